@@ -1,0 +1,380 @@
+/**
+ * skillgate's view of `<home>/config.yaml`. Only the sections skillgate uses (`skills`, `curator`,
+ * `auxiliary`, `gateway`, and `model` for the LLM fallback) are read and validated; every other key is
+ * left alone and the file is never rewritten. Errors name the key, the value and what is allowed.
+ */
+import { readFileSync, statSync } from "node:fs";
+import YAML from "yaml";
+import { ConfigError } from "../core/errors.js";
+
+/** The skills section. */
+export interface SkillsConfig {
+  /** Raw `external_dirs` entries (expanded by the library). */
+  externalDirs: string[];
+  disabled: string[];
+  /** `platform_disabled.<platform>` lists. */
+  platformDisabled: Record<string, string[]>;
+  ledger: boolean;
+  ledgerMaxBytes: number;
+  /** Set when the disabled lists are malformed: visibility then fails closed with this error. */
+  visibilityError?: ConfigError;
+}
+
+/** Model settings for an LLM caller (auxiliary.curator, curator.auxiliary, or the main `model`). */
+export interface ModelConfig {
+  provider?: string;
+  model?: string;
+  baseUrl?: string;
+  apiKey?: string;
+  timeoutSeconds?: number;
+  extraBody?: Record<string, unknown>;
+}
+
+/** The curator section, with defaults applied. */
+export interface CuratorConfig {
+  enabled: boolean;
+  intervalHours: number;
+  minIdleHours: number;
+  staleAfterDays: number;
+  archiveAfterDays: number;
+  consolidate: boolean;
+  pruneBuiltins: boolean;
+  backup: { enabled: boolean; keep: number };
+  archiveTtlDays: number;
+  /** Legacy `curator.auxiliary` block, when present. */
+  legacyAuxiliary?: ModelConfig;
+  /** Iteration and time caps of the consolidation pass. */
+  maxIterations: number;
+  maxSeconds: number;
+}
+
+/** One platform's gateway settings (a superset; each adapter reads what it needs). */
+export interface PlatformConfig {
+  enabled: boolean;
+  mode?: string;
+  apiRoot?: string;
+  domain?: string;
+  verificationToken?: string;
+  encryptKey?: string;
+  applicationId?: string;
+  guildId?: string;
+  api?: string;
+  webhook: { url?: string; port?: number; path?: string; secret?: string };
+}
+
+/** The gateway section, with defaults applied. */
+export interface GatewayConfig {
+  admins: string[];
+  allowedUsers: string[];
+  allowedChats: string[];
+  /** `platform:chat_id` where maintenance summaries are posted. */
+  homeChannel?: string;
+  health: { port: number; enabled: boolean };
+  maintenance: { checkMinutes: number };
+  /** Most commands handled at once across all chats. */
+  concurrency: number;
+  telegram: PlatformConfig;
+  feishu: PlatformConfig;
+  discord: PlatformConfig;
+  agent: { enabled: boolean; historyMessages: number };
+}
+
+/** Everything skillgate reads from config.yaml. */
+export interface SkillgateConfig {
+  skills: SkillsConfig;
+  curator: CuratorConfig;
+  /** `auxiliary.curator`, when present. */
+  auxiliaryCurator?: ModelConfig;
+  /** The main `model` section, when present. */
+  model?: ModelConfig;
+  gateway: GatewayConfig;
+  /** Non-fatal notes (fallbacks to defaults, deprecations) to show or log once. */
+  warnings: string[];
+  /** mtime of config.yaml in ms (0 when absent); lets caches notice edits. */
+  mtimeMs: number;
+}
+
+/** Curator defaults from the seed document and the contract. */
+export const CURATOR_DEFAULTS = {
+  enabled: true,
+  intervalHours: 168,
+  minIdleHours: 2,
+  staleAfterDays: 30,
+  archiveAfterDays: 90,
+  consolidate: false,
+  pruneBuiltins: true,
+  backup: { enabled: true, keep: 5 },
+  archiveTtlDays: 0,
+  maxIterations: 40,
+  maxSeconds: 600,
+} as const;
+
+/** Default ledger cap: 5 MiB. */
+export const DEFAULT_LEDGER_MAX_BYTES = 5 * 1024 * 1024;
+
+type Raw = Record<string, unknown>;
+
+function isRecord(value: unknown): value is Raw {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function show(value: unknown): string {
+  return JSON.stringify(value) ?? String(value);
+}
+
+function section(raw: Raw, key: string, at: string): Raw {
+  const value = raw[key];
+  if (value === undefined || value === null) return {};
+  if (!isRecord(value)) throw new ConfigError(`${at}${key}`, `config.yaml: \`${at}${key}\` is ${show(value)}; it must be a mapping (key: value lines).`);
+  return value;
+}
+
+function bool(raw: Raw, key: string, at: string, fallback: boolean): boolean {
+  const value = raw[key];
+  if (value === undefined || value === null) return fallback;
+  if (typeof value === "boolean") return value;
+  if (value === "true" || value === "false") return value === "true";
+  throw new ConfigError(`${at}${key}`, `config.yaml: \`${at}${key}\` is ${show(value)}; allowed values are true or false.`);
+}
+
+function str(raw: Raw, key: string, at: string): string | undefined {
+  const value = raw[key];
+  if (value === undefined || value === null || value === "") return undefined;
+  if (typeof value === "string") return value;
+  if (typeof value === "number") return String(value);
+  throw new ConfigError(`${at}${key}`, `config.yaml: \`${at}${key}\` is ${show(value)}; it must be a string.`);
+}
+
+function oneOf(raw: Raw, key: string, at: string, allowed: string[], fallback: string): string {
+  const value = str(raw, key, at) ?? fallback;
+  if (!allowed.includes(value)) {
+    throw new ConfigError(`${at}${key}`, `config.yaml: \`${at}${key}\` is ${show(value)}; allowed values are ${allowed.join(", ")}.`);
+  }
+  return value;
+}
+
+function num(raw: Raw, key: string, at: string, fallback: number, options: { integer?: boolean; min?: number; max?: number } = {}): number {
+  const value = raw[key];
+  if (value === undefined || value === null) return fallback;
+  const parsed = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
+  const ok = typeof parsed === "number" && Number.isFinite(parsed) && (!options.integer || Number.isInteger(parsed)) &&
+    (options.min === undefined || parsed >= options.min) && (options.max === undefined || parsed <= options.max);
+  if (!ok) {
+    const range = [options.integer ? "a whole number" : "a number", options.min !== undefined ? `≥ ${options.min}` : "", options.max !== undefined ? `≤ ${options.max}` : ""].filter(Boolean).join(" ");
+    throw new ConfigError(`${at}${key}`, `config.yaml: \`${at}${key}\` is ${show(value)}; it must be ${range}.`);
+  }
+  return parsed as number;
+}
+
+/** A curator number: below 1 (or not a number) falls back to the default with one warning, as Hermes does. */
+function curatorNumber(raw: Raw, key: string, fallback: number, warnings: string[]): number {
+  const value = raw[key];
+  if (value === undefined || value === null) return fallback;
+  const parsed = typeof value === "string" ? Number(value) : value;
+  if (typeof parsed !== "number" || !Number.isFinite(parsed) || parsed < 1) {
+    warnings.push(`config.yaml: \`curator.${key}\` is ${show(value)}; using the default ${fallback} (it must be a number ≥ 1).`);
+    return fallback;
+  }
+  return parsed;
+}
+
+function stringList(raw: Raw, key: string, at: string): string[] {
+  const value = raw[key];
+  if (value === undefined || value === null) return [];
+  if (typeof value === "string") return [value];
+  if (Array.isArray(value) && value.every((item) => typeof item === "string" || typeof item === "number")) {
+    return value.map(String);
+  }
+  throw new ConfigError(`${at}${key}`, `config.yaml: \`${at}${key}\` is ${show(value)}; it must be a list of strings.`);
+}
+
+function platformRefList(raw: Raw, key: string): string[] {
+  const list = stringList(raw, key, "gateway.");
+  for (const entry of list) {
+    if (!/^(telegram|feishu|discord|console|mock):\S+$/.test(entry)) {
+      throw new ConfigError(`gateway.${key}`, `config.yaml: \`gateway.${key}\` has ${show(entry)}; each entry must be \`platform:id\` with platform one of telegram, feishu, discord (e.g. "telegram:123456789").`);
+    }
+  }
+  return list;
+}
+
+function modelSection(raw: Raw, at: string): ModelConfig {
+  const extra = raw.extra_body;
+  if (extra !== undefined && extra !== null && !isRecord(extra)) {
+    throw new ConfigError(`${at}extra_body`, `config.yaml: \`${at}extra_body\` is ${show(extra)}; it must be a mapping.`);
+  }
+  const timeout = raw.timeout === undefined || raw.timeout === null ? undefined : num(raw, "timeout", at, 120, { min: 1 });
+  return {
+    provider: str(raw, "provider", at),
+    model: str(raw, "model", at) ?? str(raw, "default", at),
+    baseUrl: str(raw, "base_url", at),
+    apiKey: str(raw, "api_key", at),
+    timeoutSeconds: timeout,
+    extraBody: isRecord(extra) ? extra : undefined,
+  };
+}
+
+function parseSkills(raw: Raw): SkillsConfig {
+  const skills = section(raw, "skills", "");
+  const externalRaw = skills.external_dirs;
+  let externalDirs: string[] = [];
+  if (typeof externalRaw === "string") externalDirs = [externalRaw];
+  else if (Array.isArray(externalRaw)) externalDirs = externalRaw.filter((item): item is string => typeof item === "string");
+  else if (externalRaw !== undefined && externalRaw !== null) {
+    throw new ConfigError("skills.external_dirs", `config.yaml: \`skills.external_dirs\` is ${show(externalRaw)}; it must be a path or a list of paths.`);
+  }
+  const result: SkillsConfig = {
+    externalDirs,
+    disabled: [],
+    platformDisabled: {},
+    ledger: bool(skills, "ledger", "skills.", true),
+    ledgerMaxBytes: num(skills, "ledger_max_bytes", "skills.", DEFAULT_LEDGER_MAX_BYTES, { integer: true, min: 0 }),
+  };
+  // The disabled lists decide visibility: a malformed one must not crash unrelated commands, but every
+  // visibility check fails closed with this error until it is fixed.
+  try {
+    result.disabled = stringList(skills, "disabled", "skills.");
+    const perPlatform = section(skills, "platform_disabled", "skills.");
+    for (const [platform, list] of Object.entries(perPlatform)) {
+      result.platformDisabled[platform] = stringList(perPlatform, platform, "skills.platform_disabled.");
+    }
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    result.visibilityError = error;
+  }
+  return result;
+}
+
+function parseCurator(raw: Raw, warnings: string[]): CuratorConfig {
+  const curator = section(raw, "curator", "");
+  const backup = section(curator, "backup", "curator.");
+  const legacy = curator.auxiliary;
+  let legacyAuxiliary: ModelConfig | undefined;
+  if (legacy !== undefined && legacy !== null) {
+    if (!isRecord(legacy)) throw new ConfigError("curator.auxiliary", `config.yaml: \`curator.auxiliary\` is ${show(legacy)}; it must be a mapping.`);
+    legacyAuxiliary = modelSection(legacy, "curator.auxiliary.");
+    warnings.push("config.yaml: `curator.auxiliary` is deprecated; move it to `auxiliary.curator` (same keys).");
+  }
+  const keepRaw = num(backup, "keep", "curator.backup.", CURATOR_DEFAULTS.backup.keep, { integer: true });
+  return {
+    enabled: bool(curator, "enabled", "curator.", CURATOR_DEFAULTS.enabled),
+    intervalHours: curatorNumber(curator, "interval_hours", CURATOR_DEFAULTS.intervalHours, warnings),
+    minIdleHours: (() => {
+      const value = curator.min_idle_hours;
+      if (value === undefined || value === null) return CURATOR_DEFAULTS.minIdleHours;
+      return num(curator, "min_idle_hours", "curator.", CURATOR_DEFAULTS.minIdleHours, { min: 0 });
+    })(),
+    staleAfterDays: curatorNumber(curator, "stale_after_days", CURATOR_DEFAULTS.staleAfterDays, warnings),
+    archiveAfterDays: curatorNumber(curator, "archive_after_days", CURATOR_DEFAULTS.archiveAfterDays, warnings),
+    consolidate: bool(curator, "consolidate", "curator.", CURATOR_DEFAULTS.consolidate),
+    pruneBuiltins: bool(curator, "prune_builtins", "curator.", CURATOR_DEFAULTS.pruneBuiltins),
+    backup: { enabled: bool(backup, "enabled", "curator.backup.", true), keep: Math.max(1, keepRaw) },
+    archiveTtlDays: num(curator, "archive_ttl_days", "curator.", CURATOR_DEFAULTS.archiveTtlDays, { min: 0 }),
+    legacyAuxiliary,
+    maxIterations: num(curator, "max_iterations", "curator.", CURATOR_DEFAULTS.maxIterations, { integer: true, min: 1 }),
+    maxSeconds: num(curator, "max_seconds", "curator.", CURATOR_DEFAULTS.maxSeconds, { min: 1 }),
+  };
+}
+
+function parsePlatform(gateway: Raw, name: string, modes: string[]): PlatformConfig {
+  const at = `gateway.${name}.`;
+  const raw = section(gateway, name, "gateway.");
+  const webhook = section(raw, "webhook", at);
+  const config: PlatformConfig = {
+    enabled: bool(raw, "enabled", at, true),
+    mode: modes.length > 0 ? oneOf(raw, "mode", at, modes, modes[0] ?? "") : undefined,
+    apiRoot: str(raw, "api_root", at)?.replace(/\/+$/, ""),
+    domain: str(raw, "domain", at),
+    verificationToken: str(raw, "verification_token", at),
+    encryptKey: str(raw, "encrypt_key", at),
+    applicationId: str(raw, "application_id", at),
+    guildId: str(raw, "guild_id", at),
+    api: str(raw, "api", at)?.replace(/\/+$/, ""),
+    webhook: {
+      url: str(webhook, "url", `${at}webhook.`),
+      port: webhook.port === undefined ? undefined : num(webhook, "port", `${at}webhook.`, 0, { integer: true, min: 0, max: 65535 }),
+      path: str(webhook, "path", `${at}webhook.`),
+      secret: str(webhook, "secret", `${at}webhook.`),
+    },
+  };
+  if (name === "feishu" && config.domain && !["feishu", "lark"].includes(config.domain) && !/^https?:\/\//.test(config.domain)) {
+    throw new ConfigError("gateway.feishu.domain", `config.yaml: \`gateway.feishu.domain\` is ${show(config.domain)}; allowed values are feishu, lark, or a full URL (https://…).`);
+  }
+  return config;
+}
+
+function parseGateway(raw: Raw): GatewayConfig {
+  const gateway = section(raw, "gateway", "");
+  const health = section(gateway, "health", "gateway.");
+  const maintenance = section(gateway, "maintenance", "gateway.");
+  const agent = section(gateway, "agent", "gateway.");
+  const homeChannel = str(gateway, "home_channel", "gateway.");
+  if (homeChannel !== undefined && !/^(telegram|feishu|discord|console|mock):\S+$/.test(homeChannel)) {
+    throw new ConfigError("gateway.home_channel", `config.yaml: \`gateway.home_channel\` is ${show(homeChannel)}; it must be \`platform:chat_id\`, e.g. "telegram:-1001234567890".`);
+  }
+  return {
+    admins: platformRefList(gateway, "admins"),
+    allowedUsers: platformRefList(gateway, "allowed_users"),
+    allowedChats: platformRefList(gateway, "allowed_chats"),
+    homeChannel,
+    health: {
+      port: num(health, "port", "gateway.health.", 8787, { integer: true, min: 0, max: 65535 }),
+      enabled: bool(health, "enabled", "gateway.health.", true),
+    },
+    maintenance: { checkMinutes: num(maintenance, "check_minutes", "gateway.maintenance.", 60, { min: 0.01 }) },
+    concurrency: num(gateway, "concurrency", "gateway.", 8, { integer: true, min: 1, max: 256 }),
+    telegram: parsePlatform(gateway, "telegram", ["polling", "webhook"]),
+    feishu: parsePlatform(gateway, "feishu", ["websocket", "webhook"]),
+    discord: parsePlatform(gateway, "discord", []),
+    agent: {
+      enabled: bool(agent, "enabled", "gateway.agent.", false),
+      historyMessages: num(agent, "history_messages", "gateway.agent.", 20, { integer: true, min: 0, max: 500 }),
+    },
+  };
+}
+
+/** Validates a parsed config.yaml document. Throws `ConfigError` naming the first wrong key. */
+export function parseConfig(document: unknown, mtimeMs = 0): SkillgateConfig {
+  const raw: Raw = document === null || document === undefined ? {} : isRecord(document) ? document : (() => {
+    throw new ConfigError("(root)", "config.yaml must be a mapping of sections (skills:, curator:, gateway: …).");
+  })();
+  const warnings: string[] = [];
+  const auxiliary = section(raw, "auxiliary", "");
+  const auxCurator = auxiliary.curator;
+  if (auxCurator !== undefined && auxCurator !== null && !isRecord(auxCurator)) {
+    throw new ConfigError("auxiliary.curator", `config.yaml: \`auxiliary.curator\` is ${show(auxCurator)}; it must be a mapping.`);
+  }
+  const model = raw.model;
+  let mainModel: ModelConfig | undefined;
+  if (typeof model === "string") mainModel = { model };
+  else if (isRecord(model)) mainModel = modelSection(model, "model.");
+  return {
+    skills: parseSkills(raw),
+    curator: parseCurator(raw, warnings),
+    auxiliaryCurator: isRecord(auxCurator) ? modelSection(auxCurator, "auxiliary.curator.") : undefined,
+    model: mainModel,
+    gateway: parseGateway(raw),
+    warnings,
+    mtimeMs,
+  };
+}
+
+/** Reads and validates `<home>/config.yaml`; a missing file gives the defaults. */
+export function loadConfig(configPath: string): SkillgateConfig {
+  let text: string;
+  let mtimeMs = 0;
+  try {
+    text = readFileSync(configPath, "utf8");
+    mtimeMs = statSync(configPath).mtimeMs;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return parseConfig({}, 0);
+    throw new ConfigError("(file)", `Cannot read ${configPath}: ${(error as Error).message}. Check its permissions.`, { cause: error });
+  }
+  let document: unknown;
+  try {
+    document = YAML.parse(text.replace(/^\uFEFF/, ""));
+  } catch (error) {
+    throw new ConfigError("(syntax)", `${configPath} is not valid YAML: ${(error as Error).message.split("\n")[0]}. Fix the syntax and try again.`, { cause: error });
+  }
+  return parseConfig(document, mtimeMs);
+}

@@ -1,0 +1,43 @@
+/** Locating skillgate's home (shared with Hermes): `--home`, then `HERMES_HOME`, then `~/.hermes`. */
+import os from "node:os";
+import path from "node:path";
+
+/** Resolves the home directory from a `--home` flag, the environment, or the default. */
+export function resolveHome(flag?: string, env: NodeJS.ProcessEnv = process.env): string {
+  const chosen = flag ?? env.HERMES_HOME ?? path.join(os.homedir(), ".hermes");
+  return path.resolve(expandUser(chosen));
+}
+
+/** Expands a leading `~` to the user's home directory. */
+export function expandUser(value: string): string {
+  if (value === "~") return os.homedir();
+  if (value.startsWith("~/")) return path.join(os.homedir(), value.slice(2));
+  return value;
+}
+
+/** Standard paths under a home. */
+export function homePaths(home: string) {
+  const skills = path.join(home, "skills");
+  return {
+    home,
+    config: path.join(home, "config.yaml"),
+    env: path.join(home, ".env"),
+    skills,
+    usage: path.join(skills, ".usage.json"),
+    curatorState: path.join(skills, ".curator_state"),
+    bundledManifest: path.join(skills, ".bundled_manifest"),
+    hubLock: path.join(skills, ".hub", "lock.json"),
+    suppressed: path.join(skills, ".curator_suppressed"),
+    archive: path.join(skills, ".archive"),
+    backups: path.join(skills, ".curator_backups"),
+    ledger: path.join(skills, ".curator_ledger.jsonl"),
+    blobs: path.join(home, ".curator_backups", "blobs"),
+    locks: path.join(skills, ".locks"),
+    curatorLogs: path.join(home, "logs", "curator"),
+    cronJobs: path.join(home, "cron", "jobs.json"),
+    gateway: path.join(home, "gateway"),
+  };
+}
+
+/** The paths `homePaths` returns. */
+export type HomePaths = ReturnType<typeof homePaths>;

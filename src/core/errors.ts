@@ -1,0 +1,63 @@
+/**
+ * skillgate's error classes. Each carries a stable `code` and a message that tells the person what to
+ * do next. Commands turn them into a `Reply` with the matching exit code; nothing else should need to
+ * inspect messages.
+ */
+
+/** Base class: every error skillgate raises on purpose. */
+export class SkillgateError extends Error {
+  /** Stable machine-readable code, e.g. `config.invalid_value`. */
+  readonly code: string;
+  /** Process exit code for the CLI: 1 refused/failed, 2 bad usage, 78 bad config. */
+  readonly exitCode: number;
+
+  constructor(code: string, message: string, exitCode = 1, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+    this.exitCode = exitCode;
+  }
+}
+
+/** A value in config.yaml (or a flag standing in for it) is wrong. `key` is the dotted path. */
+export class ConfigError extends SkillgateError {
+  readonly key: string;
+  constructor(key: string, message: string, options?: { cause?: unknown }) {
+    super("config.invalid", message, 78, options);
+    this.key = key;
+  }
+}
+
+/** A skill could not be found, read, shown or written; `skill` names it when known. */
+export class SkillError extends SkillgateError {
+  readonly skill: string | undefined;
+  constructor(code: string, message: string, skill?: string, options?: { cause?: unknown }) {
+    super(code, message, 1, options);
+    this.skill = skill;
+  }
+}
+
+/** A curator operation was refused or failed; `phase` says where (plan, apply, snapshot, rollback…). */
+export class CuratorError extends SkillgateError {
+  readonly phase: string;
+  constructor(phase: string, message: string, options?: { cause?: unknown; code?: string }) {
+    super(options?.code ?? `curator.${phase}`, message, 1, options);
+    this.phase = phase;
+  }
+}
+
+/** A platform adapter failed to connect, send or register; `adapter` names the platform. */
+export class AdapterError extends SkillgateError {
+  readonly adapter: string;
+  constructor(adapter: string, message: string, options?: { cause?: unknown; code?: string }) {
+    super(options?.code ?? `adapter.${adapter}`, message, 1, options);
+    this.adapter = adapter;
+  }
+}
+
+/** The command line or chat command was malformed (exit 2). */
+export class UsageError extends SkillgateError {
+  constructor(message: string) {
+    super("usage", message, 2);
+  }
+}

@@ -1,0 +1,168 @@
+/**
+ * File helpers every writer in skillgate uses: atomic replacement (tmp + fsync + rename) and a
+ * cross-process lock file, so two processes on one home never lose each other's writes.
+ */
+import { randomBytes } from "node:crypto";
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { SkillgateError } from "./errors.js";
+
+/** Writes `data` to `file` atomically: a sibling tmp file is written, fsynced and renamed over it. */
+export async function atomicWriteFile(file: string, data: string | Uint8Array, options: { mode?: number } = {}): Promise<void> {
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+  const handle = await fs.open(tmp, "w", options.mode ?? 0o644);
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await fs.rename(tmp, file);
+  } catch (error) {
+    await fs.rm(tmp, { force: true });
+    throw error;
+  }
+}
+
+/** JSON as Hermes writes it: indent 2, keys sorted at every level, trailing newline omitted. */
+export function stableJson(value: unknown): string {
+  return JSON.stringify(sortKeysDeep(value), null, 2);
+}
+
+/** Returns a copy of `value` with object keys sorted (arrays keep their order). */
+export function sortKeysDeep(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeysDeep);
+  if (value !== null && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort()) out[key] = sortKeysDeep((value as Record<string, unknown>)[key]);
+    return out;
+  }
+  return value;
+}
+
+/** True when a process with this pid exists (signal 0 probe). */
+export function processAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Options of `acquireLock`. */
+export interface LockOptions {
+  /** A lock older than this is taken over (ms). Default 1 hour. */
+  staleMs?: number;
+  /** How long to keep trying before giving up (ms); 0 = try once. Default 10 s. */
+  waitMs?: number;
+}
+
+/** A held lock; `release` removes the file only if it is still ours. */
+export interface HeldLock {
+  readonly file: string;
+  release(): Promise<void>;
+}
+
+/** Thrown by `acquireLock` when another live process holds the lock. */
+export class LockBusyError extends SkillgateError {
+  readonly holderPid: number | undefined;
+  constructor(file: string, holderPid: number | undefined) {
+    super("lock.busy", `${path.basename(file)} is held by ${holderPid ? `process ${holderPid}` : "another process"}; wait for it to finish and try again.`);
+    this.holderPid = holderPid;
+  }
+}
+
+async function readHolder(file: string): Promise<{ pid?: number; token?: string; mtimeMs: number } | undefined> {
+  try {
+    const [text, stat] = await Promise.all([fs.readFile(file, "utf8"), fs.stat(file)]);
+    const [pidText, token] = text.trim().split(/\s+/);
+    const pid = Number(pidText);
+    return { pid: Number.isInteger(pid) ? pid : undefined, token, mtimeMs: stat.mtimeMs };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Takes a lock file (created with O_EXCL, holding `<pid> <token>`). A lock whose holder is dead, or
+ * older than `staleMs`, is taken over. Throws `LockBusyError` when it stays busy for `waitMs`.
+ */
+export async function acquireLock(file: string, options: LockOptions = {}): Promise<HeldLock> {
+  const staleMs = options.staleMs ?? 3_600_000;
+  const deadline = Date.now() + (options.waitMs ?? 10_000);
+  const token = randomBytes(8).toString("hex");
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  let delay = 1;
+  for (;;) {
+    try {
+      const handle = await fs.open(file, "wx", 0o644);
+      try {
+        await handle.writeFile(`${process.pid} ${token}\n`);
+      } finally {
+        await handle.close();
+      }
+      return {
+        file,
+        release: async () => {
+          const holder = await readHolder(file);
+          if (holder?.token === token) await fs.rm(file, { force: true });
+        },
+      };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+    const holder = await readHolder(file);
+    if (holder) {
+      const dead = holder.pid !== undefined && holder.pid !== process.pid && !processAlive(holder.pid);
+      const stale = Date.now() - holder.mtimeMs > staleMs;
+      if (dead || stale) {
+        // Take over by renaming the stale file aside first, so two takers cannot both remove a fresh lock.
+        const aside = `${file}.stale-${token}`;
+        try {
+          await fs.rename(file, aside);
+          const moved = await readHolder(aside);
+          if (moved && moved.token !== holder.token) {
+            // Someone re-created the lock between our read and rename: put theirs back if the slot is free.
+            await fs.link(aside, file).catch(() => undefined);
+          }
+          await fs.rm(aside, { force: true });
+        } catch {
+          // Another taker won; loop and retry.
+        }
+        continue;
+      }
+    }
+    if (Date.now() >= deadline) throw new LockBusyError(file, holder?.pid);
+    await new Promise((resolve) => setTimeout(resolve, delay));
+    delay = Math.min(delay * 2, 25);
+  }
+}
+
+/** Runs `fn` while holding the lock file. */
+export async function withLock<T>(file: string, fn: () => Promise<T>, options?: LockOptions): Promise<T> {
+  const lock = await acquireLock(file, options);
+  try {
+    return await fn();
+  } finally {
+    await lock.release();
+  }
+}
+
+/** Reads a file as UTF-8, or `undefined` when it does not exist. */
+export async function readTextIfExists(file: string): Promise<string | undefined> {
+  try {
+    return await fs.readFile(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+}
+
+/** Hermes-style timestamp: ISO 8601 UTC with microseconds and `+00:00`. */
+export function isoTimestamp(date: Date): string {
+  return date.toISOString().replace(/\.(\d{3})Z$/, ".$1000+00:00");
+}

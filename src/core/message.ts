@@ -1,0 +1,95 @@
+/**
+ * The platform-neutral message model and the adapter contract. Adapters turn a platform event into an
+ * `InboundMessage` with a pure `normalize`, and a `Reply` into platform payloads with a pure `render`;
+ * the gateway core never branches on a platform's name, only on declared `AdapterCapabilities`.
+ */
+import type { Reply } from "./reply.js";
+
+/** Platforms skillgate speaks to. `console` is the local terminal chat, `mock` the test adapter. */
+export type PlatformName = "telegram" | "feishu" | "discord" | "console" | "mock";
+
+/** Where a message was said. */
+export type ChatKind = "dm" | "group" | "thread";
+
+/** A command parsed out of a message: `/curator pin foo` → `{name: "curator", args: ["pin", "foo"]}`. */
+export interface ParsedCommand {
+  /** Lower-case command name without the slash or a `@bot` suffix. */
+  name: string;
+  /** Arguments split shell-style (quotes respected). */
+  args: string[];
+  /** The text after the command name, unsplit. */
+  rawArgs: string;
+}
+
+/** One normalized inbound message. */
+export interface InboundMessage {
+  /** The platform's id for this event (Telegram update_id, Feishu event_id, Discord message/interaction id). */
+  eventId: string;
+  platform: PlatformName;
+  chat: { kind: ChatKind; id: string; threadId?: string };
+  sender: { id: string; name?: string; isBot: boolean };
+  /** The message text with any leading bot mention removed. */
+  text: string;
+  /** Present when the text is a command for this bot. */
+  command?: ParsedCommand;
+  /** Id of the message this one replies to, when any. */
+  replyTo?: string;
+  /** When the platform says the message was sent (ms since epoch). */
+  receivedAt: number;
+  /** The platform payload, for logging and adapter-specific replies. Never rendered. */
+  raw?: unknown;
+}
+
+/** Where a reply goes: a chat, optionally a thread/topic, optionally as a reply to a message. */
+export interface OutboundTarget {
+  chatId: string;
+  threadId?: string;
+  replyTo?: string;
+}
+
+/** What an adapter can do; the core reads these instead of checking platform names. */
+export interface AdapterCapabilities {
+  /** Longest message the platform accepts, in the platform's own unit (Telegram: UTF-16 units). */
+  maxMessageLength: number;
+  /** The platform has a native command menu or slash commands that skillgate registers. */
+  nativeCommands: boolean;
+  /** Sent messages can be edited. */
+  edit: boolean;
+  /** Replies can go to threads or topics. */
+  threads: boolean;
+}
+
+/** The gateway hands inbound messages to this sink. It resolves once the message is queued. */
+export type InboundSink = (message: InboundMessage) => Promise<void>;
+
+/** Health of one adapter, as `/healthz` reports it. */
+export interface AdapterHealth {
+  state: "starting" | "connected" | "degraded" | "stopped";
+  detail?: string;
+}
+
+/** A platform adapter: a thin network shell around pure normalize/render functions. */
+export interface Adapter {
+  readonly platform: PlatformName;
+  readonly capabilities: AdapterCapabilities;
+  /** Connects and starts delivering messages to `sink`. Resolves once connected. */
+  start(sink: InboundSink): Promise<void>;
+  /** Disconnects; resolves when no more messages will be delivered. */
+  stop(): Promise<void>;
+  /** Sends a reply, chunked and rendered for the platform. */
+  send(target: OutboundTarget, reply: Reply, inReplyTo?: InboundMessage): Promise<void>;
+  /** Current health. */
+  health(): AdapterHealth;
+  /** Registers native commands (menus, slash commands) from the registry; optional. */
+  syncCommands?(catalog: CommandCatalogEntry[]): Promise<void>;
+}
+
+/** A command as advertised to native menus. */
+export interface CommandCatalogEntry {
+  name: string;
+  description: string;
+  /** Subcommands with their options, for platforms with structured commands (Discord). */
+  subcommands?: { name: string; description: string; options: { name: string; description: string; required: boolean; kind: "string" | "boolean" | "integer" }[] }[];
+  /** True for a skill that can be loaded as `/<name>`. */
+  isSkill?: boolean;
+}

@@ -1,0 +1,67 @@
+/**
+ * The skills library's public shapes. `src/skills/library.ts` implements `SkillLibrary`; the curator,
+ * the commands and the gateway only use what is declared here.
+ */
+
+/** One discovered skill. */
+export interface SkillEntry {
+  /** Frontmatter name (≤ 64 chars) or the folder name. */
+  name: string;
+  /** Frontmatter description (≤ 1024) or the first body line. */
+  description: string;
+  /** First path component when the skill sits in a category folder, else null. */
+  category: string | null;
+  /** Absolute path of the skill's folder, as found under its root (not resolved through symlinks). */
+  dir: string;
+  /** Absolute path of its SKILL.md. */
+  skillFile: string;
+  /** The root it was found under. */
+  root: string;
+  /** `local` for `<home>/skills`, `external` for `skills.external_dirs`. */
+  rootKind: "local" | "external";
+  /** `dir` relative to `root`, POSIX separators: `name` or `category/name` (deeper nesting kept). */
+  relPath: string;
+  /** Parsed frontmatter (empty when there is none or it is malformed). */
+  frontmatter: Record<string, unknown>;
+}
+
+/** The `skills_list` result object, exactly as the reference defines it. */
+export interface SkillsListResult {
+  success: boolean;
+  skills?: { name: string; description: string; category: string | null }[];
+  categories?: string[];
+  count?: number;
+  hint?: string;
+  message?: string;
+  error?: string;
+}
+
+/** The `skill_view` result object, exactly as the reference defines it (success and failure shapes). */
+export type SkillViewResult = Record<string, unknown> & { success: boolean };
+
+/** Options of `SkillLibrary.view`. */
+export interface ViewOptions {
+  /** A file inside the skill to show instead of SKILL.md. */
+  filePath?: string;
+  /** Chat surface (`telegram`, …) or null for the terminal. Applies `platform_disabled` and setup hints. */
+  platform?: string | null;
+  /** Count a view in `.usage.json` (the CLI and tool handler do). Default false. */
+  bumpView?: boolean;
+}
+
+/** The skill library of one home. Implementations cache and notice changes within a second. */
+export interface SkillLibrary {
+  readonly home: string;
+  /** Every skill found (OS-platform gated, disabled ones included), local first, first name wins. */
+  all(): Promise<SkillEntry[]>;
+  /** The skills visible on `platform` (null = terminal), via the one visibility function. */
+  visible(platform: string | null): Promise<SkillEntry[]>;
+  /** Looks a skill up by name among `all()`. */
+  find(name: string): Promise<SkillEntry | undefined>;
+  /** The `skills_list` result for `platform`. */
+  list(options?: { category?: string; platform?: string | null }): Promise<SkillsListResult>;
+  /** The `skill_view` result. */
+  view(name: string, options?: ViewOptions): Promise<SkillViewResult>;
+  /** Forgets cached scans (after a write skillgate made itself). */
+  invalidate(): void;
+}

@@ -1,0 +1,193 @@
+/**
+ * Usage telemetry `<home>/skills/.usage.json`, byte-compatible with Hermes: an object keyed by skill
+ * name, written atomically with indent 2 and sorted keys. Every read-modify-write holds the lock file
+ * `.usage.json.lock`, so bumps from several processes never lose a count. A corrupt file is moved aside
+ * (`.usage.json.corrupt-<timestamp>`) and read as empty, never silently overwritten in place.
+ */
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { atomicWriteFile, isoTimestamp, readTextIfExists, stableJson, withLock } from "../core/fsutil.js";
+
+/** Lifecycle state of a skill. */
+export type SkillState = "active" | "stale" | "archived";
+
+/** One skill's record. Unknown keys found on disk are preserved. */
+export interface UsageRecord {
+  created_by: string | null;
+  use_count: number;
+  view_count: number;
+  patch_count: number;
+  last_used_at: string | null;
+  last_viewed_at: string | null;
+  last_patched_at: string | null;
+  created_at: string | null;
+  state: SkillState;
+  pinned: boolean;
+  archived_at: string | null;
+  patch_generation?: number;
+  last_reused_patch_generation?: number;
+  agent_created?: boolean;
+  first_seen_at?: string | null;
+  [key: string]: unknown;
+}
+
+/** All records, keyed by skill name. */
+export type UsageMap = Record<string, UsageRecord>;
+
+/** What a bump counts. */
+export type UsageKind = "use" | "view" | "patch";
+
+/** A fresh record with every key Hermes backfills. */
+export function emptyRecord(createdAt: string | null = null): UsageRecord {
+  return {
+    created_by: null,
+    use_count: 0,
+    view_count: 0,
+    patch_count: 0,
+    last_used_at: null,
+    last_viewed_at: null,
+    last_patched_at: null,
+    created_at: createdAt,
+    state: "active",
+    pinned: false,
+    archived_at: null,
+  };
+}
+
+/** Fills missing keys of a stored record (non-objects are dropped by the caller). */
+export function backfill(raw: Record<string, unknown>): UsageRecord {
+  const record = { ...emptyRecord(), ...raw } as UsageRecord;
+  for (const key of ["use_count", "view_count", "patch_count"] as const) {
+    if (typeof record[key] !== "number" || !Number.isFinite(record[key])) record[key] = 0;
+  }
+  if (!["active", "stale", "archived"].includes(record.state)) record.state = "active";
+  if (typeof record.pinned !== "boolean") record.pinned = Boolean(record.pinned);
+  return record;
+}
+
+/** True when the record marks a curator-managed skill (`created_by: agent` or legacy `agent_created`). */
+export function isManagedRecord(record: Partial<UsageRecord> | undefined): boolean {
+  return record?.created_by === "agent" || record?.agent_created === true;
+}
+
+/** Latest of last_used/last_viewed/last_patched (created_at excluded), as its raw string, or null. */
+export function lastActivityAt(record: UsageRecord): string | null {
+  let best: string | null = null;
+  let bestMs = Number.NEGATIVE_INFINITY;
+  for (const value of [record.last_used_at, record.last_viewed_at, record.last_patched_at]) {
+    if (typeof value !== "string") continue;
+    const ms = parseTimestamp(value);
+    if (ms !== undefined && ms > bestMs) {
+      best = value;
+      bestMs = ms;
+    }
+  }
+  return best;
+}
+
+/** use + view + patch counts. */
+export function activityCount(record: UsageRecord): number {
+  return record.use_count + record.view_count + record.patch_count;
+}
+
+/** Parses an ISO timestamp; a naive one (no zone) counts as UTC. Python's microseconds are accepted. */
+export function parseTimestamp(value: string): number | undefined {
+  let text = value.trim();
+  if (text === "") return undefined;
+  if (!/[zZ]$|[+-]\d{2}:?\d{2}$/.test(text)) text += "Z";
+  text = text.replace(/(\.\d{3})\d+/, "$1");
+  const ms = Date.parse(text);
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+/** Reads, locks and atomically rewrites `.usage.json`. One instance per skills directory. */
+export class UsageStore {
+  readonly file: string;
+  readonly lockFile: string;
+  /** Warnings about corrupt files moved aside (for the caller to show). */
+  readonly warnings: string[] = [];
+
+  constructor(skillsDir: string) {
+    this.file = path.join(skillsDir, ".usage.json");
+    this.lockFile = path.join(skillsDir, ".usage.json.lock");
+  }
+
+  /** Current records (backfilled). A corrupt file is moved aside and read as empty. */
+  async read(): Promise<UsageMap> {
+    const text = await readTextIfExists(this.file);
+    if (text === undefined) return {};
+    const parsed = this.parse(text);
+    if (parsed !== undefined) return parsed;
+    return withLock(this.lockFile, async () => {
+      // Re-check under the lock: another process may have repaired or replaced it meanwhile.
+      const again = await readTextIfExists(this.file);
+      if (again === undefined) return {};
+      const reparsed = this.parse(again);
+      if (reparsed !== undefined) return reparsed;
+      await this.moveAside();
+      return {};
+    });
+  }
+
+  /**
+   * Runs `mutate` on the current records under the lock and writes the result atomically. Returns what
+   * `mutate` returns. Nothing is written when `mutate` throws.
+   */
+  async update<T>(mutate: (records: UsageMap) => T | Promise<T>): Promise<T> {
+    return withLock(this.lockFile, async () => {
+      const text = await readTextIfExists(this.file);
+      let records: UsageMap = {};
+      if (text !== undefined) {
+        const parsed = this.parse(text);
+        if (parsed === undefined) await this.moveAside();
+        else records = parsed;
+      }
+      const result = await mutate(records);
+      await atomicWriteFile(this.file, stableJson(records));
+      return result;
+    }, { waitMs: 60_000 });
+  }
+
+  /** Counts one use, view or patch of `name` at `now`. */
+  async bump(name: string, kind: UsageKind, now: Date = new Date()): Promise<void> {
+    const stamp = isoTimestamp(now);
+    await this.update((records) => {
+      const record = records[name] ?? emptyRecord(stamp);
+      if (kind === "use") {
+        record.use_count += 1;
+        record.last_used_at = stamp;
+      } else if (kind === "view") {
+        record.view_count += 1;
+        record.last_viewed_at = stamp;
+      } else {
+        record.patch_count += 1;
+        record.last_patched_at = stamp;
+      }
+      records[name] = record;
+    });
+  }
+
+  private parse(text: string): UsageMap | undefined {
+    let data: unknown;
+    try {
+      data = JSON.parse(text.replace(/^\uFEFF/, ""));
+    } catch {
+      return undefined;
+    }
+    if (data === null || typeof data !== "object" || Array.isArray(data)) return undefined;
+    const records: UsageMap = {};
+    for (const [name, value] of Object.entries(data as Record<string, unknown>)) {
+      if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+        records[name] = backfill(value as Record<string, unknown>);
+      }
+    }
+    return records;
+  }
+
+  private async moveAside(): Promise<void> {
+    const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*$/, "");
+    const aside = `${this.file}.corrupt-${stamp}`;
+    await fs.rename(this.file, aside).catch(() => undefined);
+    this.warnings.push(`${path.basename(this.file)} was not valid JSON; it was kept as ${path.basename(aside)} and usage starts empty.`);
+  }
+}
