@@ -73,7 +73,7 @@ export interface Adapter {
   readonly platform: PlatformName;
   readonly capabilities: AdapterCapabilities;
   /** Connects and starts delivering messages to `sink`. Resolves once connected. */
-  start(sink: InboundSink): Promise<void>;
+  start(sink: InboundSink, hooks?: AdapterHooks): Promise<void>;
   /** Disconnects; resolves when no more messages will be delivered. */
   stop(): Promise<void>;
   /** Sends a reply, chunked and rendered for the platform. */
@@ -92,4 +92,10 @@ export interface CommandCatalogEntry {
   subcommands?: { name: string; description: string; options: { name: string; description: string; required: boolean; kind: "string" | "boolean" | "integer" }[] }[];
   /** True for a skill that can be loaded as `/<name>`. */
   isSkill?: boolean;
+}
+
+/** Questions an adapter may ask the gateway while running (e.g. Discord autocomplete). */
+export interface AdapterHooks {
+  /** Skill names this sender may load on this platform that start with `prefix` (visibility + authorisation applied). */
+  suggestSkills(senderId: string, prefix: string): Promise<string[]>;
 }
