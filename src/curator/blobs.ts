@@ -1,0 +1,126 @@
+/**
+ * The ledger's content store `<home>/.curator_backups/blobs/<sha256>`: one write-once file per distinct
+ * content. A blob is written to `.tmp-<8hex>-<digest>` and renamed into place; an existing blob is never
+ * rewritten. Garbage collection removes unreferenced blobs older than one hour.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { createReadStream, createWriteStream, promises as fs } from "node:fs";
+import path from "node:path";
+import { pipeline } from "node:stream/promises";
+import { homePaths } from "../config/home.js";
+
+/** Files up to this size are hashed in memory; larger ones are streamed. */
+const IN_MEMORY_LIMIT = 4 * 1024 * 1024;
+
+/** Blobs and tmp files younger than this survive garbage collection. */
+export const BLOB_GC_GRACE_MS = 3_600_000;
+
+/** A blob's path. */
+export function blobPath(home: string, digest: string): string {
+  return path.join(homePaths(home).blobs, digest);
+}
+
+/** sha256 of some bytes, hex. */
+export function sha256(data: Uint8Array | string): string {
+  return createHash("sha256").update(data).digest("hex");
+}
+
+/** True when the blob exists. */
+export async function hasBlob(home: string, digest: string): Promise<boolean> {
+  if (!/^[0-9a-f]{64}$/.test(digest)) return false;
+  return fs
+    .stat(blobPath(home, digest))
+    .then((stat) => stat.isFile())
+    .catch(() => false);
+}
+
+/** Reads a blob's bytes. */
+export async function readBlob(home: string, digest: string): Promise<Buffer> {
+  return fs.readFile(blobPath(home, digest));
+}
+
+/** Stores bytes (write-once) and returns their digest. */
+export async function storeBytes(home: string, data: Uint8Array): Promise<string> {
+  const digest = sha256(data);
+  const dest = blobPath(home, digest);
+  if (await hasBlob(home, digest)) return digest;
+  const dir = path.dirname(dest);
+  await fs.mkdir(dir, { recursive: true });
+  const tmp = path.join(dir, `.tmp-${randomBytes(4).toString("hex")}-${digest}`);
+  await fs.writeFile(tmp, data, { mode: 0o644 });
+  await commitTmp(tmp, dest);
+  return digest;
+}
+
+/**
+ * Stores a regular file's content and returns its digest. Large files are streamed through the hash
+ * into the tmp file, so the blob always matches its name even if the file changes meanwhile.
+ */
+export async function storeFile(home: string, file: string): Promise<string> {
+  const stat = await fs.stat(file);
+  if (stat.size <= IN_MEMORY_LIMIT) return storeBytes(home, await fs.readFile(file));
+  const dir = homePaths(home).blobs;
+  await fs.mkdir(dir, { recursive: true });
+  const tmp = path.join(dir, `.tmp-${randomBytes(4).toString("hex")}-streaming`);
+  const hash = createHash("sha256");
+  try {
+    await pipeline(
+      createReadStream(file),
+      async function* (source: AsyncIterable<Buffer>) {
+        for await (const chunk of source) {
+          hash.update(chunk);
+          yield chunk;
+        }
+      },
+      createWriteStream(tmp, { mode: 0o644 }),
+    );
+  } catch (error) {
+    await fs.rm(tmp, { force: true });
+    throw error;
+  }
+  const digest = hash.digest("hex");
+  await commitTmp(tmp, blobPath(home, digest));
+  return digest;
+}
+
+/** Renames a finished tmp blob into place unless the blob already exists. */
+async function commitTmp(tmp: string, dest: string): Promise<void> {
+  const exists = await fs
+    .stat(dest)
+    .then(() => true)
+    .catch(() => false);
+  if (exists) {
+    await fs.rm(tmp, { force: true });
+    return;
+  }
+  await fs.rename(tmp, dest);
+}
+
+/**
+ * Removes blobs not in `referenced` (and abandoned tmp files) older than the grace period. Returns the
+ * number of files removed.
+ */
+export async function gcBlobs(home: string, referenced: Set<string>, now = Date.now()): Promise<number> {
+  const dir = homePaths(home).blobs;
+  let names: string[];
+  try {
+    names = await fs.readdir(dir);
+  } catch {
+    return 0;
+  }
+  let removed = 0;
+  for (const name of names) {
+    if (referenced.has(name)) continue;
+    if (!/^[0-9a-f]{64}$/.test(name) && !name.startsWith(".tmp-")) continue;
+    const file = path.join(dir, name);
+    try {
+      const stat = await fs.lstat(file);
+      if (now - stat.mtimeMs < BLOB_GC_GRACE_MS) continue;
+      await fs.rm(file, { force: true });
+      removed++;
+    } catch {
+      // Gone already.
+    }
+  }
+  return removed;
+}

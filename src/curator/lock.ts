@@ -1,0 +1,42 @@
+/**
+ * The one curator run lock `<home>/skills/.locks/curator-run`. Every run — automatic or manual, from
+ * any process — takes it, so two gateways or a CLI beside a gateway never run the curator at once. The
+ * file holds the holder's pid; a lock whose holder is dead or that is older than an hour is taken over.
+ */
+import path from "node:path";
+import { homePaths } from "../config/home.js";
+import { CuratorError } from "../core/errors.js";
+import { acquireLock, type HeldLock, LockBusyError, readTextIfExists } from "../core/fsutil.js";
+
+/** A run lock older than this is considered abandoned. */
+export const RUN_LOCK_STALE_MS = 3_600_000;
+
+/** Path of the run lock of `home`. */
+export function runLockFile(home: string): string {
+  return path.join(homePaths(home).locks, "curator-run");
+}
+
+/**
+ * Takes the run lock without waiting. Throws `CuratorError` with code `curator.locked` when another
+ * live process holds it.
+ */
+export async function acquireRunLock(home: string): Promise<HeldLock> {
+  try {
+    return await acquireLock(runLockFile(home), { waitMs: 0, staleMs: RUN_LOCK_STALE_MS });
+  } catch (error) {
+    if (!(error instanceof LockBusyError)) throw error;
+    const holder = error.holderPid ? `process ${error.holderPid}` : "another process";
+    throw new CuratorError(
+      "run",
+      `another curator run is in progress (${holder} holds ${runLockFile(home)}); wait for it to finish and try again.`,
+      { code: "curator.locked", cause: error },
+    );
+  }
+}
+
+/** The pid written in the run lock, when a lock file exists (it may be stale). */
+export async function runLockHolder(home: string): Promise<number | null> {
+  const text = await readTextIfExists(runLockFile(home)).catch(() => undefined);
+  const pid = Number(text?.trim().split(/\s+/)[0]);
+  return Number.isInteger(pid) && pid > 0 ? pid : null;
+}

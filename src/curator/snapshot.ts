@@ -1,0 +1,278 @@
+/**
+ * Whole-library snapshots: `skills/.curator_backups/<id>/skills.tar.gz` plus `manifest.json` (indent 2,
+ * sorted keys) and, when present, a copy of `cron/jobs.json` as `cron-jobs.json`. The archive is streamed
+ * from disk to a tmp file and renamed into place, so memory stays flat whatever the library size, and a
+ * snapshot directory without `skills.tar.gz` is an unfinished one that listings ignore and pruning removes.
+ */
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { c as tarCreate } from "tar";
+import type { SkillgateConfig } from "../config/config.js";
+import { homePaths } from "../config/home.js";
+import { CuratorError } from "../core/errors.js";
+import { atomicWriteFile, isoTimestamp, stableJson, withLock } from "../core/fsutil.js";
+import { crashPoint as hook } from "./journal.js";
+
+/** A snapshot id: UTC with dashes, `2026-05-01T13-05-42Z`, plus `-01`, `-02`… on a collision. */
+export const SNAPSHOT_ID_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}Z(-\d{2})?$/;
+
+/** The archive's file name inside a snapshot directory. */
+export const SNAPSHOT_ARCHIVE = "skills.tar.gz";
+
+/** Top-level entries of `skills/` never archived nor swapped by a rollback (they are not library content). */
+const ALWAYS_EXCLUDED = new Set([".curator_backups", ".hub", ".locks", ".usage.json.lock", ".rollback-journal.json"]);
+
+/** Prefixes of transient top-level entries (rollback staging and side dirs, purge trash). */
+const TRANSIENT_PREFIXES = [".rollback-staging-", ".rollback-side-", ".purge-trash"];
+
+/**
+ * True when a top-level entry of `skills/` belongs in snapshots and whole-tree rollbacks. Excludes the
+ * backups, the hub, lock files, rollback and purge scratch space, and atomic-write tmp files.
+ */
+export function isLibraryEntry(name: string): boolean {
+  if (ALWAYS_EXCLUDED.has(name)) return false;
+  if (TRANSIENT_PREFIXES.some((prefix) => name.startsWith(prefix))) return false;
+  if (name.startsWith(".") && name.endsWith(".tmp")) return false;
+  return true;
+}
+
+/** How the cron jobs file fared in a snapshot. */
+export interface CronBackupInfo {
+  backed_up: boolean;
+  jobs_count?: number;
+  reason?: string;
+  parse_warning?: string;
+}
+
+/** A symlink found while archiving: restored as-is by a rollback even when it points outside the tree. */
+export interface RecordedLink {
+  path: string;
+  target: string;
+}
+
+/** `manifest.json` of a snapshot (Hermes' fields plus `links`). */
+export interface SnapshotManifest {
+  id: string;
+  reason: string;
+  created_at: string;
+  archive: string;
+  archive_bytes: number;
+  skill_files: number;
+  cron_jobs: CronBackupInfo;
+  /** Symlinks captured in the archive, so a rollback can tell a faithful link from a planted one. */
+  links?: RecordedLink[];
+}
+
+/** A snapshot as listed (newest first). */
+export interface SnapshotInfo {
+  id: string;
+  dir: string;
+  archive: string;
+  manifest: SnapshotManifest | null;
+}
+
+/** Options of `createSnapshot`. */
+export interface CreateSnapshotOptions {
+  home: string;
+  config: SkillgateConfig;
+  reason: string;
+  now?: Date;
+  /** Ids that retention must keep whatever `keep` says (a rollback's target). */
+  protectIds?: string[];
+}
+
+/** Formats the base id (no collision suffix) for a moment. */
+export function snapshotIdFor(now: Date): string {
+  return `${now.toISOString().replace(/\.\d{3}Z$/, "Z").replace(/:/g, "-")}`;
+}
+
+/**
+ * Takes a snapshot of the library. Throws `CuratorError` (phase `snapshot`) when backups are disabled,
+ * the skills directory is missing, or writing fails; a failed attempt leaves no snapshot behind.
+ * Retention (`curator.backup.keep`) is applied afterwards, never pruning `protectIds`.
+ */
+export async function createSnapshot(opts: CreateSnapshotOptions): Promise<{ id: string; dir: string }> {
+  const paths = homePaths(opts.home);
+  if (!opts.config.curator.backup.enabled) {
+    throw new CuratorError(
+      "snapshot",
+      "backups are disabled via config (`curator.backup.enabled: false`); re-enable them to take a snapshot.",
+      { code: "curator.backup_disabled" },
+    );
+  }
+  try {
+    const stat = await fs.stat(paths.skills);
+    if (!stat.isDirectory()) throw new Error("not a directory");
+  } catch {
+    throw new CuratorError("snapshot", `no skills directory at ${paths.skills}; nothing to snapshot.`);
+  }
+  await fs.mkdir(paths.backups, { recursive: true });
+  return withLock(
+    path.join(paths.locks, "snapshot.lock"),
+    async () => {
+      const now = opts.now ?? new Date();
+      const { id, dir } = await claimSnapshotDir(paths.backups, snapshotIdFor(now));
+      try {
+        await writeSnapshot({ skills: paths.skills, cronJobs: paths.cronJobs, dir, id, reason: opts.reason, now });
+      } catch (error) {
+        await fs.rm(dir, { recursive: true, force: true });
+        throw new CuratorError("snapshot", `snapshot failed: ${(error as Error).message}`, { cause: error });
+      }
+      await pruneSnapshots(paths.backups, opts.config.curator.backup.keep, [id, ...(opts.protectIds ?? [])]);
+      return { id, dir };
+    },
+    { waitMs: 300_000 },
+  );
+}
+
+/** Creates `<backups>/<base>` or the first free `<base>-NN`, exclusively. */
+async function claimSnapshotDir(backups: string, base: string): Promise<{ id: string; dir: string }> {
+  for (let n = 0; n < 100; n++) {
+    const id = n === 0 ? base : `${base}-${String(n).padStart(2, "0")}`;
+    const dir = path.join(backups, id);
+    try {
+      await fs.mkdir(dir);
+      return { id, dir };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+  }
+  throw new CuratorError("snapshot", `too many snapshots within one second (${base}); wait a second and retry.`);
+}
+
+interface WriteSnapshotInput {
+  skills: string;
+  cronJobs: string;
+  dir: string;
+  id: string;
+  reason: string;
+  now: Date;
+}
+
+/** Streams the tar, copies cron jobs, writes the manifest, then commits by renaming the archive in. */
+async function writeSnapshot(input: WriteSnapshotInput): Promise<void> {
+  const entries = (await fs.readdir(input.skills)).filter(isLibraryEntry).sort();
+  const tmpArchive = path.join(input.dir, `${SNAPSHOT_ARCHIVE}.partial`);
+  let skillFiles = 0;
+  const links: RecordedLink[] = [];
+  await hook("snapshot:before-tar");
+  await tarCreate(
+    {
+      file: tmpArchive,
+      cwd: input.skills,
+      gzip: true,
+      portable: true,
+      follow: false,
+      noDirRecurse: false,
+      onWriteEntry: (entry) => {
+        const rel = entry.path.replace(/\/$/, "");
+        if (entry.type === "File" && path.posix.basename(rel) === "SKILL.md") skillFiles++;
+        if (entry.type === "SymbolicLink" && entry.linkpath !== undefined) links.push({ path: rel, target: entry.linkpath });
+      },
+    },
+    entries,
+  );
+  await hook("snapshot:after-tar");
+  const cron = await copyCronJobs(input.cronJobs, path.join(input.dir, "cron-jobs.json"));
+  const manifest: SnapshotManifest = {
+    id: input.id,
+    reason: input.reason,
+    created_at: isoTimestamp(input.now),
+    archive: SNAPSHOT_ARCHIVE,
+    archive_bytes: (await fs.stat(tmpArchive)).size,
+    skill_files: skillFiles,
+    cron_jobs: cron,
+    links,
+  };
+  await atomicWriteFile(path.join(input.dir, "manifest.json"), stableJson(manifest));
+  await hook("snapshot:before-commit");
+  await fs.rename(tmpArchive, path.join(input.dir, SNAPSHOT_ARCHIVE));
+}
+
+/** Copies `cron/jobs.json` (raw bytes, even when it is not valid JSON) and describes the outcome. */
+async function copyCronJobs(source: string, dest: string): Promise<CronBackupInfo> {
+  let raw: Buffer;
+  try {
+    raw = await fs.readFile(source);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { backed_up: false, reason: "no cron/jobs.json present" };
+    return { backed_up: false, reason: `read error: ${(error as Error).message}` };
+  }
+  try {
+    await atomicWriteFile(dest, raw);
+  } catch (error) {
+    return { backed_up: false, reason: `write error: ${(error as Error).message}` };
+  }
+  try {
+    const doc = JSON.parse(raw.toString("utf8").replace(/^\uFEFF/, "")) as { jobs?: unknown };
+    const jobs = Array.isArray(doc?.jobs) ? doc.jobs.length : 0;
+    return { backed_up: true, jobs_count: jobs };
+  } catch {
+    return { backed_up: true, jobs_count: 0, parse_warning: "jobs.json was not valid JSON at snapshot time" };
+  }
+}
+
+/**
+ * Snapshots newest first: directories whose name matches the id pattern and that hold an archive.
+ * The manifest is `null` when it is missing or unreadable.
+ */
+export async function listSnapshots(home: string): Promise<SnapshotInfo[]> {
+  const backups = homePaths(home).backups;
+  let names: string[];
+  try {
+    names = await fs.readdir(backups);
+  } catch {
+    return [];
+  }
+  const out: SnapshotInfo[] = [];
+  for (const id of names.filter((name) => SNAPSHOT_ID_PATTERN.test(name)).sort().reverse()) {
+    const dir = path.join(backups, id);
+    const archive = path.join(dir, SNAPSHOT_ARCHIVE);
+    try {
+      if (!(await fs.stat(archive)).isFile()) continue;
+    } catch {
+      continue;
+    }
+    out.push({ id, dir, archive, manifest: await readManifest(dir) });
+  }
+  return out;
+}
+
+/** Reads a snapshot's manifest, or null. */
+export async function readManifest(dir: string): Promise<SnapshotManifest | null> {
+  try {
+    const doc = JSON.parse(await fs.readFile(path.join(dir, "manifest.json"), "utf8")) as SnapshotManifest;
+    return doc !== null && typeof doc === "object" ? doc : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The snapshot with this id, or the newest when `id` is omitted; null when none matches. */
+export async function resolveSnapshot(home: string, id?: string): Promise<SnapshotInfo | null> {
+  const all = await listSnapshots(home);
+  if (id === undefined) return all[0] ?? null;
+  return all.find((snapshot) => snapshot.id === id) ?? null;
+}
+
+/**
+ * Keeps the `keep` newest complete snapshots plus `protect`, and removes unfinished snapshot dirs
+ * (callers hold the snapshot lock, so no other writer is mid-way).
+ */
+async function pruneSnapshots(backups: string, keep: number, protect: string[]): Promise<void> {
+  const names = (await fs.readdir(backups)).filter((name) => SNAPSHOT_ID_PATTERN.test(name)).sort().reverse();
+  let kept = 0;
+  for (const id of names) {
+    const dir = path.join(backups, id);
+    const complete = await fs
+      .stat(path.join(dir, SNAPSHOT_ARCHIVE))
+      .then((stat) => stat.isFile())
+      .catch(() => false);
+    if (!complete) {
+      if (!protect.includes(id)) await fs.rm(dir, { recursive: true, force: true });
+      continue;
+    }
+    kept++;
+    if (kept > Math.max(1, keep) && !protect.includes(id)) await fs.rm(dir, { recursive: true, force: true });
+  }
+}
