@@ -7,7 +7,8 @@
  * from the end; other mentions read as `@Name`. Direct chats (`p2p`) always answer; group chats only
  * when the bot is mentioned. Messages sent by apps (including this bot) are ignored.
  */
-import type { InboundMessage, ParsedCommand } from "../../src/core/message.js";
+import { matchChatCommand } from "../../commands/parse.js";
+import type { InboundMessage } from "../../src/core/message.js";
 
 /** One entry of `message.mentions`. */
 export interface FeishuMention {
@@ -60,7 +61,10 @@ export function envelopeFromDispatcher(data: Record<string, unknown>): FeishuEve
       token: asString(data.token),
       app_id: asString(data.app_id),
     },
-    event: { sender: data.sender as FeishuMessageBody["sender"], message: data.message as FeishuMessageBody["message"] },
+    event: {
+      sender: data.sender as FeishuMessageBody["sender"],
+      message: data.message as FeishuMessageBody["message"],
+    },
   };
 }
 
@@ -85,7 +89,7 @@ export function normalizeEvent(envelope: FeishuEventEnvelope, botOpenId: string)
   const text = resolveMentions(stripBotMentions(content, botKeys), mentions, botKeys);
   if (text.length === 0) return null;
 
-  const command = parseCommandText(text);
+  const command = matchChatCommand(text) ?? undefined;
   const threadId = message.thread_id || undefined;
   return {
     eventId,
@@ -111,7 +115,7 @@ export function contentToText(messageType: string, content: string): string {
   } catch {
     return "";
   }
-  if (messageType === "text") return isRecord(parsed) ? asString(parsed.text) ?? "" : "";
+  if (messageType === "text") return isRecord(parsed) ? (asString(parsed.text) ?? "") : "";
   if (messageType === "post") return postToText(parsed);
   return `[${messageType || "message"}]`;
 }
@@ -161,7 +165,9 @@ function postElementText(element: PostElement): string {
     case "at":
       // In received posts `user_id` holds the mention key (`@_user_1`); `all` means everyone.
       if (element.user_id === "all") return "@_all";
-      return element.user_id?.startsWith("@_") ? element.user_id : `@${element.user_name ?? element.user_id ?? ""}`;
+      return element.user_id?.startsWith("@_")
+        ? element.user_id
+        : `@${element.user_name ?? element.user_id ?? ""}`;
     case "code_block":
       return `\n${element.text ?? ""}\n`;
     case "emotion":
@@ -206,7 +212,11 @@ export function stripBotMentions(text: string, botKeys: ReadonlySet<string>): st
 }
 
 /** Replaces the remaining mention keys with `@Name` (`@all` for `@_all`). */
-export function resolveMentions(text: string, mentions: FeishuMention[], botKeys: ReadonlySet<string>): string {
+export function resolveMentions(
+  text: string,
+  mentions: FeishuMention[],
+  botKeys: ReadonlySet<string>,
+): string {
   const byLength = [...mentions].sort((a, b) => b.key.length - a.key.length);
   let result = text;
   for (const mention of byLength) {
@@ -230,40 +240,6 @@ function replaceKey(text: string, key: string, label: string): string {
     }
   }
   return out;
-}
-
-/**
- * Parses `/name args…` into a command: the name is lower-cased and cut at `@` (`/cmd@bot`); a name
- * still containing `/` (a path like `/etc/hosts`) is not a command. Arguments are split shell-style;
- * smart dashes typed by phones become `--` / `-`.
- */
-export function parseCommandText(text: string): ParsedCommand | undefined {
-  const match = /^\/(\S+)(?:\s+([\s\S]*))?$/.exec(text.trim());
-  if (!match) return undefined;
-  const name = (match[1] ?? "").split("@")[0]?.toLowerCase() ?? "";
-  if (name.length === 0 || name.includes("/")) return undefined;
-  const rawArgs = (match[2] ?? "").replace(/\u2014/g, "--").replace(/\u2013/g, "-").trim();
-  return { name, args: splitArgs(rawArgs), rawArgs };
-}
-
-/** Splits on whitespace, keeping "double" or 'single' quoted runs (quotes removed) together. */
-export function splitArgs(input: string): string[] {
-  const args: string[] = [];
-  const pattern = /"([^"]*)"|'([^']*)'|(\S+)/g;
-  let current = "";
-  let lastEnd = -1;
-  for (const match of input.matchAll(pattern)) {
-    const piece = match[1] ?? match[2] ?? match[3] ?? "";
-    const start = match.index ?? 0;
-    if (lastEnd === start) current += piece;
-    else {
-      if (lastEnd !== -1) args.push(current);
-      current = piece;
-    }
-    lastEnd = start + match[0].length;
-  }
-  if (lastEnd !== -1) args.push(current);
-  return args;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

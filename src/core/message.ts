@@ -88,8 +88,10 @@ export interface Adapter {
 export interface CommandCatalogEntry {
   name: string;
   description: string;
+  /** Options of a command without subcommands (`/skill <name> [file]`). */
+  options?: CatalogOption[];
   /** Subcommands with their options, for platforms with structured commands (Discord). */
-  subcommands?: { name: string; description: string; options: { name: string; description: string; required: boolean; kind: "string" | "boolean" | "integer" }[] }[];
+  subcommands?: { name: string; description: string; options: CatalogOption[] }[];
   /** True for a skill that can be loaded as `/<name>`. */
   isSkill?: boolean;
 }
@@ -98,4 +100,14 @@ export interface CommandCatalogEntry {
 export interface AdapterHooks {
   /** Skill names this sender may load on this platform that start with `prefix` (visibility + authorisation applied). */
   suggestSkills(senderId: string, prefix: string): Promise<string[]>;
+}
+
+/** One option of a catalog command, as structured-command platforms (Discord) register it. */
+export interface CatalogOption {
+  name: string;
+  description: string;
+  required: boolean;
+  kind: "string" | "boolean" | "integer";
+  /** A positional argument (`pin <skill>`) rather than a flag (`--days N`). */
+  positional?: boolean;
 }

@@ -6,6 +6,7 @@
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import { gzipSync } from "node:zlib";
 import { c as tarCreate } from "tar";
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
@@ -19,8 +20,18 @@ export const SNAPSHOT_ID_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}Z(-\d{2}
 /** The archive's file name inside a snapshot directory. */
 export const SNAPSHOT_ARCHIVE = "skills.tar.gz";
 
-/** Top-level entries of `skills/` never archived nor swapped by a rollback (they are not library content). */
-const ALWAYS_EXCLUDED = new Set([".curator_backups", ".hub", ".locks", ".usage.json.lock", ".rollback-journal.json"]);
+/**
+ * Top-level entries of `skills/` never archived nor swapped by a rollback: backups, the hub, locks, the
+ * rollback journal, and the audit ledger (an append-only history that must outlive any rollback).
+ */
+const ALWAYS_EXCLUDED = new Set([
+  ".curator_ledger.jsonl",
+  ".curator_backups",
+  ".hub",
+  ".locks",
+  ".usage.json.lock",
+  ".rollback-journal.json",
+]);
 
 /** Prefixes of transient top-level entries (rollback staging and side dirs, purge trash). */
 const TRANSIENT_PREFIXES = [".rollback-staging-", ".rollback-side-", ".purge-trash"];
@@ -83,7 +94,10 @@ export interface CreateSnapshotOptions {
 
 /** Formats the base id (no collision suffix) for a moment. */
 export function snapshotIdFor(now: Date): string {
-  return `${now.toISOString().replace(/\.\d{3}Z$/, "Z").replace(/:/g, "-")}`;
+  return `${now
+    .toISOString()
+    .replace(/\.\d{3}Z$/, "Z")
+    .replace(/:/g, "-")}`;
 }
 
 /**
@@ -113,7 +127,14 @@ export async function createSnapshot(opts: CreateSnapshotOptions): Promise<{ id:
       const now = opts.now ?? new Date();
       const { id, dir } = await claimSnapshotDir(paths.backups, snapshotIdFor(now));
       try {
-        await writeSnapshot({ skills: paths.skills, cronJobs: paths.cronJobs, dir, id, reason: opts.reason, now });
+        await writeSnapshot({
+          skills: paths.skills,
+          cronJobs: paths.cronJobs,
+          dir,
+          id,
+          reason: opts.reason,
+          now,
+        });
       } catch (error) {
         await fs.rm(dir, { recursive: true, force: true });
         throw new CuratorError("snapshot", `snapshot failed: ${(error as Error).message}`, { cause: error });
@@ -137,7 +158,10 @@ async function claimSnapshotDir(backups: string, base: string): Promise<{ id: st
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     }
   }
-  throw new CuratorError("snapshot", `too many snapshots within one second (${base}); wait a second and retry.`);
+  throw new CuratorError(
+    "snapshot",
+    `too many snapshots within one second (${base}); wait a second and retry.`,
+  );
 }
 
 interface WriteSnapshotInput {
@@ -156,22 +180,25 @@ async function writeSnapshot(input: WriteSnapshotInput): Promise<void> {
   let skillFiles = 0;
   const links: RecordedLink[] = [];
   await hook("snapshot:before-tar");
-  await tarCreate(
-    {
-      file: tmpArchive,
-      cwd: input.skills,
-      gzip: true,
-      portable: true,
-      follow: false,
-      noDirRecurse: false,
-      onWriteEntry: (entry) => {
-        const rel = entry.path.replace(/\/$/, "");
-        if (entry.type === "File" && path.posix.basename(rel) === "SKILL.md") skillFiles++;
-        if (entry.type === "SymbolicLink" && entry.linkpath !== undefined) links.push({ path: rel, target: entry.linkpath });
+  if (entries.length === 0) await fs.writeFile(tmpArchive, gzipSync(Buffer.alloc(1024)));
+  else
+    await tarCreate(
+      {
+        file: tmpArchive,
+        cwd: input.skills,
+        gzip: true,
+        portable: true,
+        follow: false,
+        noDirRecurse: false,
+        onWriteEntry: (entry) => {
+          const rel = entry.path.replace(/\/$/, "");
+          if (entry.type === "File" && path.posix.basename(rel) === "SKILL.md") skillFiles++;
+          if (entry.type === "SymbolicLink" && entry.linkpath !== undefined)
+            links.push({ path: rel, target: entry.linkpath });
+        },
       },
-    },
-    entries,
-  );
+      entries,
+    );
   await hook("snapshot:after-tar");
   const cron = await copyCronJobs(input.cronJobs, path.join(input.dir, "cron-jobs.json"));
   const manifest: SnapshotManifest = {
@@ -195,7 +222,8 @@ async function copyCronJobs(source: string, dest: string): Promise<CronBackupInf
   try {
     raw = await fs.readFile(source);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { backed_up: false, reason: "no cron/jobs.json present" };
+    if ((error as NodeJS.ErrnoException).code === "ENOENT")
+      return { backed_up: false, reason: "no cron/jobs.json present" };
     return { backed_up: false, reason: `read error: ${(error as Error).message}` };
   }
   try {
@@ -225,7 +253,10 @@ export async function listSnapshots(home: string): Promise<SnapshotInfo[]> {
     return [];
   }
   const out: SnapshotInfo[] = [];
-  for (const id of names.filter((name) => SNAPSHOT_ID_PATTERN.test(name)).sort().reverse()) {
+  for (const id of names
+    .filter((name) => SNAPSHOT_ID_PATTERN.test(name))
+    .sort()
+    .reverse()) {
     const dir = path.join(backups, id);
     const archive = path.join(dir, SNAPSHOT_ARCHIVE);
     try {
@@ -260,7 +291,10 @@ export async function resolveSnapshot(home: string, id?: string): Promise<Snapsh
  * (callers hold the snapshot lock, so no other writer is mid-way).
  */
 async function pruneSnapshots(backups: string, keep: number, protect: string[]): Promise<void> {
-  const names = (await fs.readdir(backups)).filter((name) => SNAPSHOT_ID_PATTERN.test(name)).sort().reverse();
+  const names = (await fs.readdir(backups))
+    .filter((name) => SNAPSHOT_ID_PATTERN.test(name))
+    .sort()
+    .reverse();
   let kept = 0;
   for (const id of names) {
     const dir = path.join(backups, id);

@@ -64,4 +64,6 @@ export interface SkillLibrary {
   view(name: string, options?: ViewOptions): Promise<SkillViewResult>;
   /** Forgets cached scans (after a write skillgate made itself). */
   invalidate(): void;
+  /** Releases file watchers and timers (the library keeps working without them). */
+  close?(): void;
 }

@@ -1,0 +1,683 @@
+/**
+ * The Feishu/Lark adapter: a thin network shell (official `@larksuiteoapi/node-sdk`) around the pure
+ * `normalizeEvent` and `renderReply`.
+ *
+ * - Inbound: the long connection (`WSClient`) by default, or webhook mode (`EventDispatcher` behind
+ *   `adaptDefault` with `autoChallenge`) on `gateway.feishu.webhook.{port,path}` (bound to 127.0.0.1;
+ *   put a reverse proxy in front). In webhook mode we check what the SDK does not: the verification
+ *   token (constant-time, 401 on mismatch, also for `url_verification`), the signature when an
+ *   `encrypt_key` is set (401), body size (413) and a per-IP rate limit (429).
+ * - Every event is acknowledged at once; the message goes to the gateway's queue without being awaited
+ *   (Feishu redelivers when the ack takes over 3 s). Redeliveries are dropped here for the recent past
+ *   and by the gateway's persistent dedupe (keyed by event id) across restarts.
+ * - Outbound: `im.message.reply` to the triggering message (first part; all parts inside a thread) or
+ *   `im.message.create` to a chat; each part as a post, re-sent as plain text when the API rejects it.
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Readable } from "node:stream";
+import * as lark from "@larksuiteoapi/node-sdk";
+import { AdapterError, ConfigError } from "../../src/core/errors.js";
+import type { Logger } from "../../src/core/logger.js";
+import type {
+  Adapter,
+  AdapterCapabilities,
+  AdapterHealth,
+  InboundMessage,
+  InboundSink,
+  OutboundTarget,
+} from "../../src/core/message.js";
+import type { Reply } from "../../src/core/reply.js";
+import type { AdapterOptions } from "../types.js";
+import { envelopeFromDispatcher, MESSAGE_EVENT_TYPE, normalizeEvent } from "./normalize.js";
+import { FEISHU_MAX_CHARS, type FeishuPayload, postToTextPayloads, renderReply } from "./render.js";
+
+/** What the Feishu adapter factory receives: the shared `AdapterOptions`. */
+export type FeishuAdapterOptions = AdapterOptions;
+
+/** Feishu's capabilities: no native command menu; messages can be edited and threaded. */
+export const FEISHU_CAPABILITIES: AdapterCapabilities = {
+  maxMessageLength: FEISHU_MAX_CHARS,
+  nativeCommands: false,
+  edit: true,
+  threads: true,
+};
+
+/** Largest webhook body accepted (bytes). */
+const MAX_WEBHOOK_BODY = 1024 * 1024;
+/** Webhook requests accepted per IP per minute. */
+const WEBHOOK_RATE_PER_MINUTE = 120;
+/** Event and message ids remembered in memory for fast redelivery drops. */
+const RECENT_IDS = 4096;
+/** How long `start()` waits for the long connection to come up. */
+const CONNECT_TIMEOUT_MS = 20_000;
+/** Reply targets that no longer exist (withdrawn or deleted): fall back to a new chat message. */
+const GONE_MESSAGE_CODES = new Set([230011, 231003]);
+
+/** Builds the Feishu/Lark adapter from config and secrets (`FEISHU_APP_ID`, `FEISHU_APP_SECRET`). */
+export function createFeishuAdapter(opts: FeishuAdapterOptions): FeishuAdapter {
+  return new FeishuAdapter(opts);
+}
+
+/** The SDK's domain for `gateway.feishu.domain`: `feishu`, `lark`, or a full URL used verbatim. */
+export function resolveDomain(domain: string | undefined): lark.Domain | string {
+  if (domain === undefined || domain === "feishu") return lark.Domain.Feishu;
+  if (domain === "lark") return lark.Domain.Lark;
+  return domain.replace(/\/+$/, "");
+}
+
+/** The Feishu/Lark adapter. `webhookUrl` is set after `start()` in webhook mode. */
+export class FeishuAdapter implements Adapter {
+  readonly platform = "feishu" as const;
+  readonly capabilities = FEISHU_CAPABILITIES;
+  /** The bot's own open_id (from `bot/v3/info`), known after `start()`. */
+  botOpenId = "";
+  /** `http://127.0.0.1:PORT/path` of the webhook listener, in webhook mode after `start()`. */
+  webhookUrl: string | undefined;
+
+  private readonly opts: FeishuAdapterOptions;
+  private readonly log: Logger;
+  private client: lark.Client | undefined;
+  private wsClient: lark.WSClient | undefined;
+  private server: Server | undefined;
+  private sink: InboundSink | undefined;
+  private state: AdapterHealth = { state: "stopped" };
+  private readonly recent = new RecentIds(RECENT_IDS);
+  private readonly rate = new Map<string, { windowStart: number; count: number }>();
+  private stopped = false;
+
+  constructor(opts: FeishuAdapterOptions) {
+    this.opts = opts;
+    this.log = opts.logger.child({ platform: "feishu" });
+  }
+
+  private get settings() {
+    return this.opts.config.gateway.feishu;
+  }
+
+  /** Connects: reads the bot's open_id, then opens the long connection or the webhook listener. */
+  async start(sink: InboundSink): Promise<void> {
+    const appId = this.opts.secret("FEISHU_APP_ID");
+    const appSecret = this.opts.secret("FEISHU_APP_SECRET");
+    if (!appId || !appSecret) {
+      throw new AdapterError(
+        "feishu",
+        "Feishu needs FEISHU_APP_ID and FEISHU_APP_SECRET: put them in <home>/.env or the environment.",
+      );
+    }
+    this.stopped = false;
+    this.sink = sink;
+    this.state = { state: "starting" };
+    const domain = resolveDomain(this.settings.domain);
+    const sdkLogger = sdkLoggerFor(this.log, [
+      appSecret,
+      this.settings.encryptKey,
+      this.settings.verificationToken,
+    ]);
+    this.client = new lark.Client({
+      appId,
+      appSecret,
+      domain,
+      cache: new lark.DefaultCache(),
+      logger: sdkLogger,
+      loggerLevel: lark.LoggerLevel.warn,
+    });
+    this.botOpenId = await this.fetchBotOpenId();
+    const dispatcher = new lark.EventDispatcher({
+      encryptKey: this.settings.encryptKey,
+      verificationToken: this.settings.verificationToken,
+      logger: sdkLogger,
+      loggerLevel: lark.LoggerLevel.warn,
+    }).register({
+      [MESSAGE_EVENT_TYPE]: async (data: Record<string, unknown>) => {
+        this.onEvent(data);
+      },
+    });
+    if (this.settings.mode === "webhook") await this.startWebhook(dispatcher);
+    else await this.startLongConnection({ appId, appSecret, domain, logger: sdkLogger }, dispatcher);
+    this.state = {
+      state: "connected",
+      detail: this.settings.mode === "webhook" ? `webhook ${this.webhookUrl}` : "long connection",
+    };
+    this.log.info(
+      { mode: this.settings.mode ?? "websocket", botOpenId: this.botOpenId },
+      "feishu adapter connected",
+    );
+  }
+
+  /** Closes the long connection or the webhook listener; no message is delivered afterwards. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wsClient?.close({ force: true });
+    this.wsClient = undefined;
+    const server = this.server;
+    this.server = undefined;
+    if (server) {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    }
+    this.state = { state: "stopped" };
+  }
+
+  /** Current health; the long connection's own state is consulted when in use. */
+  health(): AdapterHealth {
+    if (this.state.state !== "connected" || !this.wsClient) return this.state;
+    const status = this.wsClient.getConnectionStatus();
+    if (status.state === "connected") return this.state;
+    return {
+      state: "degraded",
+      detail: `long connection ${status.state} (${status.reconnectAttempts} reconnect attempts)`,
+    };
+  }
+
+  /** Sends a reply, rendered as posts and chunked; a rejected post part is re-sent as plain text. */
+  async send(target: OutboundTarget, reply: Reply, inReplyTo?: InboundMessage): Promise<void> {
+    const payloads = renderReply(reply);
+    let replyTo = replyTargetId(target, inReplyTo);
+    const inThread = Boolean(target.threadId);
+    for (const [index, payload] of payloads.entries()) {
+      const anchor = index === 0 || inThread ? replyTo : undefined;
+      const sentAs = await this.sendWithFallback(target, payload, anchor, inThread);
+      if (sentAs === "gone") replyTo = undefined;
+    }
+  }
+
+  private async sendWithFallback(
+    target: OutboundTarget,
+    payload: FeishuPayload,
+    replyTo: string | undefined,
+    inThread: boolean,
+  ): Promise<"sent" | "gone"> {
+    try {
+      return await this.sendPayload(target, payload, replyTo, inThread);
+    } catch (error) {
+      if (payload.msg_type !== "post" || !isContentRejection(error)) throw error;
+      this.log.warn(
+        { code: feishuErrorCode(error) },
+        "feishu rejected a post message; sending it as plain text",
+      );
+      let result: "sent" | "gone" = "sent";
+      for (const textPayload of postToTextPayloads(payload)) {
+        if (
+          (await this.sendPayload(target, textPayload, result === "gone" ? undefined : replyTo, inThread)) ===
+          "gone"
+        ) {
+          result = "gone";
+        }
+      }
+      return result;
+    }
+  }
+
+  /** One API call; a withdrawn reply target falls back to a new chat message (never outside a thread). */
+  private async sendPayload(
+    target: OutboundTarget,
+    payload: FeishuPayload,
+    replyTo: string | undefined,
+    inThread: boolean,
+  ): Promise<"sent" | "gone"> {
+    const client = this.requireClient();
+    if (replyTo) {
+      try {
+        checkResponse(
+          await client.im.message.reply({
+            path: { message_id: replyTo },
+            data: {
+              msg_type: payload.msg_type,
+              content: payload.content,
+              reply_in_thread: inThread || undefined,
+            },
+          }),
+        );
+        return "sent";
+      } catch (error) {
+        const code = feishuErrorCode(error);
+        if (code === undefined || !GONE_MESSAGE_CODES.has(code)) throw error;
+        if (inThread) {
+          this.log.warn(
+            { code },
+            "feishu reply target is gone inside a thread; not posting at the top level",
+          );
+          return "gone";
+        }
+        this.log.info({ code }, "feishu reply target is gone; posting to the chat instead");
+      }
+    }
+    checkResponse(
+      await client.im.message.create({
+        params: { receive_id_type: receiveIdType(target.chatId) },
+        data: { receive_id: target.chatId, msg_type: payload.msg_type, content: payload.content },
+      }),
+    );
+    return replyTo ? "gone" : "sent";
+  }
+
+  private requireClient(): lark.Client {
+    if (!this.client)
+      throw new AdapterError("feishu", "The Feishu adapter is not started; call start() before sending.");
+    return this.client;
+  }
+
+  /** Reads the bot's own open_id, needed to tell whether a group message mentions the bot. */
+  private async fetchBotOpenId(): Promise<string> {
+    let response: unknown;
+    try {
+      response = await this.requireClient().request({ method: "GET", url: "/open-apis/bot/v3/info" });
+    } catch (error) {
+      throw new AdapterError(
+        "feishu",
+        `Could not read the Feishu bot's identity (bot/v3/info): ${describeError(error)}. Check FEISHU_APP_ID, FEISHU_APP_SECRET and gateway.feishu.domain, and that the app has the bot capability enabled.`,
+        { cause: error },
+      );
+    }
+    const body = response as { code?: number; msg?: string; bot?: { open_id?: string } };
+    if (body.code !== 0 || !body.bot?.open_id) {
+      throw new AdapterError(
+        "feishu",
+        `Feishu bot/v3/info answered code ${body.code ?? "?"} (${body.msg ?? "no message"}): enable the bot capability of the app and check its credentials.`,
+      );
+    }
+    return body.bot.open_id;
+  }
+
+  /** Handles one dispatched event synchronously (the ack goes out right after); delivery is not awaited. */
+  private onEvent(data: Record<string, unknown>): void {
+    if (this.stopped) return;
+    const envelope = envelopeFromDispatcher(data);
+    const message = normalizeEvent(envelope, this.botOpenId);
+    if (!message) return;
+    const messageId = envelope.event?.message?.message_id;
+    const keys = [`event:${message.eventId}`, ...(messageId ? [`message:${messageId}`] : [])];
+    if (keys.some((key) => this.recent.has(key))) {
+      this.log.debug({ eventId: message.eventId }, "feishu redelivery dropped");
+      return;
+    }
+    for (const key of keys) this.recent.add(key);
+    void this.deliver(message, keys);
+  }
+
+  private async deliver(message: InboundMessage, keys: string[]): Promise<void> {
+    try {
+      await this.sink?.(message);
+    } catch (error) {
+      for (const key of keys) this.recent.delete(key);
+      this.log.error(
+        { eventId: message.eventId, err: describeError(error) },
+        "feishu message could not be queued",
+      );
+    }
+  }
+
+  private async startLongConnection(
+    params: { appId: string; appSecret: string; domain: lark.Domain | string; logger: lark.Logger },
+    dispatcher: lark.EventDispatcher,
+  ): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        reject(
+          new AdapterError(
+            "feishu",
+            `The Feishu long connection did not open within ${CONNECT_TIMEOUT_MS / 1000} s. Check gateway.feishu.domain and that the app uses "receive events through persistent connection".`,
+          ),
+        );
+      }, CONNECT_TIMEOUT_MS);
+      const fail = (error: Error) => {
+        clearTimeout(timer);
+        reject(
+          new AdapterError("feishu", `The Feishu long connection failed: ${error.message}`, { cause: error }),
+        );
+      };
+      if (!/^cli_[0-9a-fA-F]{16}$/.test(params.appId)) {
+        fail(new Error("FEISHU_APP_ID must look like cli_ followed by 16 hex digits"));
+        return;
+      }
+      this.wsClient = new lark.WSClient({
+        ...params,
+        loggerLevel: lark.LoggerLevel.warn,
+        autoReconnect: true,
+        onReady: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        onError: fail,
+        onReconnecting: () => this.log.warn("feishu long connection lost; reconnecting"),
+        onReconnected: () => this.log.info("feishu long connection restored"),
+      });
+      this.wsClient.start({ eventDispatcher: dispatcher }).catch(fail);
+    }).catch((error: unknown) => {
+      this.wsClient?.close({ force: true });
+      this.wsClient = undefined;
+      throw error;
+    });
+  }
+
+  private async startWebhook(dispatcher: lark.EventDispatcher): Promise<void> {
+    const { verificationToken, encryptKey } = this.settings;
+    if (!verificationToken && !encryptKey) {
+      throw new ConfigError(
+        "gateway.feishu.verification_token",
+        "Feishu webhook mode needs gateway.feishu.verification_token (and preferably encrypt_key) so forged events can be rejected; copy them from the app's Events & Callbacks page.",
+      );
+    }
+    const path = normalizePath(this.settings.webhook.path ?? "/feishu/webhook");
+    const sdkHandler = lark.adaptDefault(path, dispatcher, { autoChallenge: true });
+    const server = createServer((req, res) => {
+      this.handleWebhook(req, res, path, sdkHandler).catch((error: unknown) => {
+        this.log.error({ err: describeError(error) }, "feishu webhook request failed");
+        if (!res.headersSent) respond(res, 500, "internal error");
+      });
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", (error) =>
+        reject(
+          new AdapterError(
+            "feishu",
+            `Could not listen for Feishu webhooks on port ${this.settings.webhook.port ?? 0}: ${error.message}`,
+            { cause: error },
+          ),
+        ),
+      );
+      server.listen(this.settings.webhook.port ?? 0, "127.0.0.1", () => resolve());
+    });
+    this.server = server;
+    const { port } = server.address() as AddressInfo;
+    this.webhookUrl = `http://127.0.0.1:${port}${path}`;
+  }
+
+  /** Checks a webhook request (path, size, rate, signature, token), then hands it to the SDK. */
+  private async handleWebhook(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    sdkHandler: (req: unknown, res: unknown) => Promise<void>,
+  ): Promise<void> {
+    if (new URL(req.url ?? "/", "http://localhost").pathname !== path) return respond(res, 404, "not found");
+    if (req.method !== "POST") return respond(res, 405, "POST only");
+    if (!this.admitRate(req.socket.remoteAddress ?? "?")) return respond(res, 429, "too many requests");
+    const raw = await readBody(req, MAX_WEBHOOK_BODY);
+    if (raw === null) return respond(res, 413, "body too large");
+    const verdict = verifyWebhook(
+      raw,
+      req.headers,
+      this.settings.encryptKey,
+      this.settings.verificationToken,
+    );
+    if (!verdict.ok) {
+      this.log.warn({ status: verdict.status, reason: verdict.reason }, "feishu webhook request rejected");
+      return respond(res, verdict.status, verdict.reason);
+    }
+    // Hand the SDK a canonical request: compact JSON, re-signed, so its own checks agree with ours.
+    const body = JSON.stringify(verdict.body);
+    const headers = { ...req.headers, ...signatureHeaders(body, this.settings.encryptKey) };
+    const forwarded = Object.assign(Readable.from([Buffer.from(body)]), {
+      url: path,
+      headers,
+      method: "POST",
+    });
+    await sdkHandler(forwarded, res);
+  }
+
+  private admitRate(ip: string): boolean {
+    const now = Date.now();
+    const entry = this.rate.get(ip);
+    if (!entry || now - entry.windowStart >= 60_000) {
+      if (this.rate.size > 10_000) this.rate.clear();
+      this.rate.set(ip, { windowStart: now, count: 1 });
+      return true;
+    }
+    entry.count += 1;
+    return entry.count <= WEBHOOK_RATE_PER_MINUTE;
+  }
+}
+
+/** Outcome of checking a webhook body: the parsed (still encrypted, if it was) body, or an HTTP error. */
+export type WebhookVerdict =
+  | { ok: true; body: Record<string, unknown>; decrypted: Record<string, unknown> }
+  | { ok: false; status: number; reason: string };
+
+/**
+ * Checks a webhook body the way the SDK does not: the signature (when `encryptKey` is set; over the
+ * raw body or its compact form) for everything but `url_verification`, and the verification token of
+ * both events (`header.token`) and challenges (`token`), compared in constant time.
+ */
+export function verifyWebhook(
+  raw: string,
+  headers: Record<string, string | string[] | undefined>,
+  encryptKey: string | undefined,
+  verificationToken: string | undefined,
+): WebhookVerdict {
+  let body: unknown;
+  try {
+    body = JSON.parse(raw);
+  } catch {
+    return { ok: false, status: 400, reason: "body is not JSON" };
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body))
+    return { ok: false, status: 400, reason: "body is not a JSON object" };
+  const record = body as Record<string, unknown>;
+  let decrypted = record;
+  if (typeof record.encrypt === "string") {
+    if (!encryptKey)
+      return { ok: false, status: 400, reason: "encrypted event but gateway.feishu.encrypt_key is not set" };
+    try {
+      decrypted = JSON.parse(new lark.AESCipher(encryptKey).decrypt(record.encrypt)) as Record<
+        string,
+        unknown
+      >;
+    } catch {
+      return {
+        ok: false,
+        status: 400,
+        reason: "event could not be decrypted with gateway.feishu.encrypt_key",
+      };
+    }
+  }
+  const isChallenge = decrypted.type === "url_verification";
+  if (encryptKey && !isChallenge && !signatureMatches(raw, record, headers, encryptKey)) {
+    return { ok: false, status: 401, reason: "bad signature" };
+  }
+  if (verificationToken) {
+    const header = decrypted.header as { token?: unknown } | undefined;
+    const token = typeof header?.token === "string" ? header.token : decrypted.token;
+    if (typeof token !== "string" || !constantTimeEqual(token, verificationToken)) {
+      return { ok: false, status: 401, reason: "verification token mismatch" };
+    }
+  }
+  return { ok: true, body: record, decrypted };
+}
+
+function signatureMatches(
+  raw: string,
+  body: Record<string, unknown>,
+  headers: Record<string, string | string[] | undefined>,
+  encryptKey: string,
+): boolean {
+  const timestamp = headerValue(headers["x-lark-request-timestamp"]);
+  const nonce = headerValue(headers["x-lark-request-nonce"]);
+  const signature = headerValue(headers["x-lark-signature"]);
+  if (!timestamp || !nonce || !signature) return false;
+  return [raw, JSON.stringify(body)].some((text) =>
+    constantTimeEqual(sign(timestamp, nonce, encryptKey, text), signature),
+  );
+}
+
+/** `sha256_hex(timestamp + nonce + encryptKey + body)`, Feishu's event signature. */
+export function sign(timestamp: string, nonce: string, encryptKey: string, body: string): string {
+  return createHash("sha256")
+    .update(timestamp + nonce + encryptKey + body)
+    .digest("hex");
+}
+
+function signatureHeaders(body: string, encryptKey: string | undefined): Record<string, string> {
+  if (!encryptKey) return {};
+  const timestamp = String(Math.floor(Date.now() / 1000));
+  const nonce = createHash("sha256")
+    .update(body + timestamp)
+    .digest("hex")
+    .slice(0, 16);
+  return {
+    "x-lark-request-timestamp": timestamp,
+    "x-lark-request-nonce": nonce,
+    "x-lark-signature": sign(timestamp, nonce, encryptKey, body),
+  };
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function constantTimeEqual(a: string, b: string): boolean {
+  const left = createHash("sha256").update(a).digest();
+  const right = createHash("sha256").update(b).digest();
+  return timingSafeEqual(left, right) && a.length === b.length;
+}
+
+function normalizePath(path: string): string {
+  return path.startsWith("/") ? path : `/${path}`;
+}
+
+function respond(res: ServerResponse, status: number, message: string): void {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(JSON.stringify({ error: message }));
+}
+
+/** Reads a request body as UTF-8; null when it exceeds `limit` bytes. */
+function readBody(req: IncomingMessage, limit: number): Promise<string | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) tooLarge = true;
+      else chunks.push(chunk);
+    });
+    req.on("end", () => resolve(tooLarge ? null : Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+/** The platform message id to reply to: the triggering message, else the target's `replyTo`. */
+function replyTargetId(target: OutboundTarget, inReplyTo: InboundMessage | undefined): string | undefined {
+  const raw = inReplyTo?.raw as { event?: { message?: { message_id?: string } } } | undefined;
+  const fromEvent = inReplyTo?.platform === "feishu" ? raw?.event?.message?.message_id : undefined;
+  if (fromEvent) return fromEvent;
+  return target.replyTo?.startsWith("om_") ? target.replyTo : undefined;
+}
+
+/** The id type of a receive id: `ou_` open_id, `on_` union_id, otherwise a chat id. */
+export function receiveIdType(id: string): "open_id" | "union_id" | "chat_id" {
+  if (id.startsWith("ou_")) return "open_id";
+  if (id.startsWith("on_")) return "union_id";
+  return "chat_id";
+}
+
+/** Throws when an API answer (HTTP 200) carries a non-zero `code`. */
+function checkResponse(response: unknown): void {
+  const code = (response as { code?: number } | undefined)?.code;
+  if (code !== undefined && code !== 0) {
+    const msg = (response as { msg?: string }).msg ?? "";
+    throw new AdapterError("feishu", `Feishu API error ${code}: ${msg}`, {
+      code: `adapter.feishu.${code}`,
+      cause: response,
+    });
+  }
+}
+
+/** The Feishu error code of a failed call (API body `code`, from an HTTP error or a checked response). */
+function feishuErrorCode(error: unknown): number | undefined {
+  const candidates = [
+    (error as { response?: { data?: { code?: unknown } } })?.response?.data?.code,
+    ((error as { cause?: { code?: unknown } })?.cause as { code?: unknown } | undefined)?.code,
+  ];
+  const code = candidates.find((value) => typeof value === "number");
+  return typeof code === "number" ? code : undefined;
+}
+
+function feishuErrorMessage(error: unknown): string {
+  const data = (error as { response?: { data?: { msg?: unknown } } })?.response?.data;
+  const cause = (error as { cause?: { msg?: unknown } })?.cause;
+  return String(data?.msg ?? cause?.msg ?? "");
+}
+
+/** True when the API refused the message content (bad post format, content too long). */
+function isContentRejection(error: unknown): boolean {
+  const code = feishuErrorCode(error);
+  if (code === 230001 || code === 230025) return true;
+  return /content|post/i.test(feishuErrorMessage(error));
+}
+
+function describeError(error: unknown): string {
+  const code = feishuErrorCode(error);
+  const status = (error as { response?: { status?: unknown } })?.response?.status;
+  const message = error instanceof Error ? error.message : String(error);
+  return [message, status ? `HTTP ${status}` : "", code !== undefined ? `code ${code}` : ""]
+    .filter(Boolean)
+    .join(", ");
+}
+
+/**
+ * A Lark SDK logger that writes to pino. The SDK logs whole request configs (including the app
+ * secret of a failed token request), so only messages, statuses and API codes are kept, and any
+ * secret value left in them is masked.
+ */
+export function sdkLoggerFor(log: Logger, secrets: (string | undefined)[]): lark.Logger {
+  const masked = secrets.filter((value): value is string => typeof value === "string" && value.length >= 4);
+  const text = (args: unknown[]) => {
+    let line = args.map(summarize).filter(Boolean).join(" ");
+    for (const secret of masked) line = line.split(secret).join("[redacted]");
+    return line;
+  };
+  return {
+    error: (...args: unknown[]) => log.error({ sdk: "lark" }, text(args)),
+    warn: (...args: unknown[]) => log.warn({ sdk: "lark" }, text(args)),
+    info: (...args: unknown[]) => log.info({ sdk: "lark" }, text(args)),
+    debug: (...args: unknown[]) => log.debug({ sdk: "lark" }, text(args)),
+    trace: (...args: unknown[]) => log.trace({ sdk: "lark" }, text(args)),
+  };
+}
+
+function summarize(value: unknown): string {
+  if (typeof value === "string") return value;
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  if (value instanceof Error) return value.message;
+  if (Array.isArray(value)) return value.map(summarize).filter(Boolean).join(" ");
+  if (typeof value === "object" && value !== null) {
+    const record = value as Record<string, unknown>;
+    const response = record.response as
+      | { status?: unknown; data?: { code?: unknown; msg?: unknown } }
+      | undefined;
+    const parts = [
+      typeof record.message === "string" ? record.message : "",
+      response?.status !== undefined ? `HTTP ${String(response.status)}` : "",
+      record.code !== undefined ? `code ${String(record.code)}` : "",
+      typeof record.msg === "string" ? record.msg : "",
+      response?.data?.code !== undefined ? `code ${String(response.data.code)}` : "",
+      typeof response?.data?.msg === "string" ? response.data.msg : "",
+    ];
+    return parts.filter(Boolean).join(", ");
+  }
+  return "";
+}
+
+/** A bounded set of recently seen ids (oldest forgotten first). */
+class RecentIds {
+  private readonly ids = new Set<string>();
+  constructor(private readonly capacity: number) {}
+  has(id: string): boolean {
+    return this.ids.has(id);
+  }
+  add(id: string): void {
+    this.ids.add(id);
+    if (this.ids.size > this.capacity) {
+      const oldest = this.ids.values().next().value;
+      if (oldest !== undefined) this.ids.delete(oldest);
+    }
+  }
+  delete(id: string): void {
+    this.ids.delete(id);
+  }
+}

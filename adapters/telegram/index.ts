@@ -1,0 +1,625 @@
+/**
+ * The Telegram adapter: a thin network shell (grammy) around the pure `normalizeUpdate`, `renderReply`
+ * and `buildCommandMenu`.
+ *
+ * - Inbound, polling (default): our own `getUpdates` loop over grammy's API client, so the offset is
+ *   ours: the next offset is persisted in `<home>/gateway/telegram-offset.json` after each batch and
+ *   passed to `getUpdates` on restart, which confirms what was handled (nothing replayed) and fetches
+ *   what arrived while we were down (nothing lost). A 409 conflict (another poller on this token) puts
+ *   health in `degraded` naming the conflict and is retried with exponential backoff.
+ * - Inbound, webhook: grammy's `webhookCallback(bot, "http")` with `secret_token` on
+ *   `gateway.telegram.webhook.port` (127.0.0.1; put a TLS reverse proxy in front), registered with
+ *   `setWebhook`.
+ * - Both run updates through `bot.handleUpdate`, one at a time in order, into the gateway's sink.
+ * - Outbound: HTML chunks of ≤ 4096 UTF-16 units; a chunk Telegram cannot parse is re-sent as plain
+ *   text; 429 `retry_after` is waited out; replies in a forum topic carry `message_thread_id`.
+ * - One process per bot token and home: a lock file refuses a second gateway polling the same bot.
+ */
+import { promises as fs } from "node:fs";
+import http from "node:http";
+import path from "node:path";
+import { Bot, GrammyError, HttpError, webhookCallback } from "grammy";
+import type { Update } from "grammy/types";
+import { AdapterError, ConfigError } from "../../src/core/errors.js";
+import { acquireLock, atomicWriteFile, type HeldLock, LockBusyError } from "../../src/core/fsutil.js";
+import type { Logger } from "../../src/core/logger.js";
+import type {
+  Adapter,
+  AdapterCapabilities,
+  AdapterHealth,
+  CommandCatalogEntry,
+  InboundMessage,
+  InboundSink,
+  OutboundTarget,
+} from "../../src/core/message.js";
+import type { Reply } from "../../src/core/reply.js";
+import type { AdapterOptions } from "../types.js";
+import { buildCommandMenu, fallbackMenus, type MenuCommand } from "./menu.js";
+import { normalizeUpdate } from "./normalize.js";
+import { htmlToPlain, renderReply, TELEGRAM_MAX_LENGTH, type TelegramChunk } from "./render.js";
+
+/** The common adapter options, plus timings that tests shorten. */
+export interface TelegramAdapterOptions extends AdapterOptions {
+  tuning?: Partial<TelegramTuning>;
+}
+
+/** Timings and retry limits. */
+export interface TelegramTuning {
+  /** Long-poll timeout passed to getUpdates (s). */
+  pollTimeoutSeconds: number;
+  /** First delay after a 409 conflict (ms); doubles on each further conflict. */
+  conflictBaseMs: number;
+  /** Longest delay between conflict or network retries (ms). */
+  maxBackoffMs: number;
+  /** First delay after a network error (ms); doubles. */
+  networkBaseMs: number;
+  /** Attempts per API call (429 waits and network retries included). */
+  maxAttempts: number;
+  /** A `retry_after` above this many seconds is not waited out; the call fails instead. */
+  maxRetryAfterSeconds: number;
+}
+
+const DEFAULT_TUNING: TelegramTuning = {
+  pollTimeoutSeconds: 30,
+  conflictBaseMs: 5_000,
+  maxBackoffMs: 120_000,
+  networkBaseMs: 1_000,
+  maxAttempts: 5,
+  maxRetryAfterSeconds: 300,
+};
+
+/** Telegram's capabilities. */
+export const TELEGRAM_CAPABILITIES: AdapterCapabilities = {
+  maxMessageLength: TELEGRAM_MAX_LENGTH,
+  nativeCommands: true,
+  edit: true,
+  threads: true,
+};
+
+/** Update types requested: edits and everything else are never acted on, so they are not fetched. */
+const ALLOWED_UPDATES = ["message"] as const;
+
+/** An offset older than this is not reused: Telegram may restart update ids after a week of silence. */
+const OFFSET_MAX_AGE_MS = 6 * 24 * 60 * 60 * 1000;
+
+/** Builds the Telegram adapter; throws `AdapterError` when `TELEGRAM_BOT_TOKEN` is missing. */
+export function createTelegramAdapter(options: TelegramAdapterOptions): Adapter {
+  return new TelegramAdapter(options);
+}
+
+interface PersistedOffset {
+  bot_id: number;
+  offset: number;
+  saved_at: string;
+}
+
+class TelegramAdapter implements Adapter {
+  readonly platform = "telegram" as const;
+  readonly capabilities = TELEGRAM_CAPABILITIES;
+
+  private readonly bot: Bot;
+  private readonly botId: number;
+  private readonly logger: Logger;
+  private readonly tuning: TelegramTuning;
+  private readonly offsetFile: string;
+  private state: AdapterHealth = { state: "stopped" };
+  private sink: InboundSink | undefined;
+  private running = false;
+  private abort = new AbortController();
+  private pollLoop: Promise<void> | undefined;
+  private offset: number | undefined;
+  private offsetWrite: Promise<void> | undefined;
+  private offsetDirty = false;
+  private webhookServer: http.Server | undefined;
+  private lock: HeldLock | undefined;
+  private menu: MenuCommand[] | undefined;
+
+  constructor(private readonly options: TelegramAdapterOptions) {
+    const token = options.secret("TELEGRAM_BOT_TOKEN");
+    if (!token) {
+      throw new AdapterError(
+        "telegram",
+        `TELEGRAM_BOT_TOKEN is not set. Put it in ${path.join(options.home, ".env")} (TELEGRAM_BOT_TOKEN=123456:ABC…, from @BotFather) or the environment, or set gateway.telegram.enabled: false.`,
+        { code: "adapter.telegram.no_token" },
+      );
+    }
+    this.botId = Number(token.split(":")[0]) || 0;
+    this.logger = options.logger.child({ adapter: "telegram" });
+    this.tuning = { ...DEFAULT_TUNING, ...options.tuning };
+    this.offsetFile = path.join(options.home, "gateway", "telegram-offset.json");
+    const apiRoot = options.config.gateway.telegram.apiRoot?.replace(/\/+$/, "");
+    this.bot = new Bot(token, { client: apiRoot ? { apiRoot } : {} });
+    this.bot.use(async (ctx) => {
+      const message = normalizeUpdate(ctx.update, ctx.me.username);
+      if (message === null) {
+        this.logger.debug({ update_id: ctx.update.update_id }, "telegram update ignored");
+        return;
+      }
+      await this.sink?.(message);
+    });
+  }
+
+  health(): AdapterHealth {
+    return { ...this.state };
+  }
+
+  async start(sink: InboundSink): Promise<void> {
+    if (this.running) return;
+    this.sink = sink;
+    this.state = { state: "starting" };
+    this.abort = new AbortController();
+    await this.takeLock();
+    try {
+      await this.connect();
+    } catch (error) {
+      this.state = { state: "stopped", detail: (error as Error).message };
+      await this.releaseLock();
+      throw error;
+    }
+  }
+
+  private async connect(): Promise<void> {
+    try {
+      await this.call("getMe", () => this.bot.init(this.signal));
+    } catch (error) {
+      throw this.connectError(error);
+    }
+    this.running = true;
+    if (this.options.config.gateway.telegram.mode === "webhook") {
+      await this.startWebhook();
+    } else {
+      await this.call("deleteWebhook", () => this.bot.api.deleteWebhook({}, this.signal));
+      this.offset = await this.loadOffset();
+      this.state = { state: "connected", detail: "long polling" };
+      this.pollLoop = this.poll();
+    }
+    this.logger.info(
+      { bot: this.bot.botInfo.username, mode: this.options.config.gateway.telegram.mode ?? "polling" },
+      "telegram connected",
+    );
+  }
+
+  private connectError(error: unknown): AdapterError {
+    if (error instanceof GrammyError && error.error_code === 401) {
+      return new AdapterError(
+        "telegram",
+        "Telegram refused TELEGRAM_BOT_TOKEN (401 Unauthorized). Copy the token again from @BotFather into .env.",
+        {
+          cause: error,
+          code: "adapter.telegram.unauthorized",
+        },
+      );
+    }
+    const root = this.options.config.gateway.telegram.apiRoot ?? "https://api.telegram.org";
+    return new AdapterError(
+      "telegram",
+      `Cannot reach the Telegram Bot API at ${root}: ${(error as Error).message}. Check the network or gateway.telegram.api_root.`,
+      {
+        cause: error,
+        code: "adapter.telegram.unreachable",
+      },
+    );
+  }
+
+  async stop(): Promise<void> {
+    const wasRunning = this.running;
+    this.running = false;
+    this.abort.abort();
+    await this.pollLoop;
+    this.pollLoop = undefined;
+    await this.offsetSaved();
+    if (wasRunning && this.offset !== undefined && !this.webhookServer) {
+      // Confirm what was handled so the server forgets it (a getUpdates with a later offset).
+      await this.bot.api.getUpdates({ offset: this.offset, limit: 1, timeout: 0 }).catch((error: unknown) => {
+        this.logger.warn(
+          { err: error },
+          "telegram: could not confirm the last update offset; the gateway's dedupe covers a replay",
+        );
+      });
+    }
+    await this.closeWebhookServer();
+    await this.releaseLock();
+    this.state = { state: "stopped" };
+  }
+
+  // ── inbound: long polling ────────────────────────────────────────────────────────────────────────
+
+  private async poll(): Promise<void> {
+    let conflicts = 0;
+    let failures = 0;
+    while (this.running) {
+      let updates: Update[];
+      try {
+        updates = await this.bot.api.getUpdates(
+          {
+            offset: this.offset,
+            limit: 100,
+            timeout: this.tuning.pollTimeoutSeconds,
+            allowed_updates: [...ALLOWED_UPDATES],
+          },
+          this.signal,
+        );
+      } catch (error) {
+        if (!this.running) break;
+        if (error instanceof GrammyError && error.error_code === 409) {
+          conflicts += 1;
+          await this.backoffConflict(error, conflicts);
+        } else {
+          failures += 1;
+          await this.backoffPollError(error, failures);
+        }
+        continue;
+      }
+      if (conflicts > 0 || failures > 0) this.logger.info("telegram polling recovered");
+      conflicts = 0;
+      failures = 0;
+      if (this.state.state !== "connected") this.state = { state: "connected", detail: "long polling" };
+      await this.handleBatch(updates);
+    }
+  }
+
+  private async handleBatch(updates: Update[]): Promise<void> {
+    if (updates.length === 0) return;
+    for (const update of updates) {
+      if (!this.running) break;
+      await this.dispatch(update);
+      this.offset = update.update_id + 1;
+    }
+    this.scheduleOffsetSave();
+  }
+
+  private async dispatch(update: Update): Promise<void> {
+    try {
+      await this.bot.handleUpdate(update);
+    } catch (error) {
+      this.logger.error(
+        { err: error, update_id: update.update_id },
+        "telegram: handling an update failed; it is skipped",
+      );
+    }
+  }
+
+  private async backoffConflict(error: GrammyError, attempt: number): Promise<void> {
+    const delay = Math.min(this.tuning.maxBackoffMs, this.tuning.conflictBaseMs * 2 ** (attempt - 1));
+    const detail = `409 Conflict: another process is polling this bot token with getUpdates (${error.description}); retry ${attempt} in ${Math.round(delay / 1000)} s. Stop the other bot instance or use a different token.`;
+    this.state = { state: "degraded", detail };
+    this.logger.error({ attempt, delayMs: delay }, `telegram ${detail}`);
+    await this.sleep(delay);
+  }
+
+  private async backoffPollError(error: unknown, attempt: number): Promise<void> {
+    let delay = Math.min(this.tuning.maxBackoffMs, this.tuning.networkBaseMs * 2 ** (attempt - 1));
+    let detail = `getUpdates failed: ${(error as Error).message}; retry ${attempt} in ${Math.round(delay / 1000)} s`;
+    if (error instanceof GrammyError && error.error_code === 429) {
+      delay = (error.parameters.retry_after ?? 1) * 1000;
+      detail = `flood control on getUpdates; waiting ${error.parameters.retry_after ?? 1} s`;
+    } else if (error instanceof GrammyError && error.error_code === 401) {
+      detail =
+        "Telegram refused TELEGRAM_BOT_TOKEN (401 Unauthorized); was the token revoked? Update .env and restart.";
+      delay = this.tuning.maxBackoffMs;
+    }
+    this.state = { state: "degraded", detail };
+    this.logger.warn({ attempt, delayMs: delay }, `telegram ${detail}`);
+    await this.sleep(delay);
+  }
+
+  private async loadOffset(): Promise<number | undefined> {
+    let text: string;
+    try {
+      text = await fs.readFile(this.offsetFile, "utf8");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT")
+        this.logger.warn({ err: error }, "telegram: cannot read the saved offset");
+      return undefined;
+    }
+    try {
+      const saved = JSON.parse(text) as Partial<PersistedOffset>;
+      const age = Date.now() - Date.parse(String(saved.saved_at));
+      if (saved.bot_id !== this.botId || !Number.isInteger(saved.offset) || !(age < OFFSET_MAX_AGE_MS))
+        return undefined;
+      return saved.offset;
+    } catch {
+      this.logger.warn(
+        { file: this.offsetFile },
+        "telegram: the saved offset is not valid JSON; starting from Telegram's queue (the gateway's dedupe drops repeats)",
+      );
+      return undefined;
+    }
+  }
+
+  /**
+   * Saves the offset without holding up the next poll (an fsync can take tens of ms): one write at a
+   * time, and a write requested meanwhile is done once the current one ends, with the newest offset.
+   */
+  private scheduleOffsetSave(): void {
+    if (this.offsetWrite) {
+      this.offsetDirty = true;
+      return;
+    }
+    this.offsetWrite = this.saveOffset().finally(() => {
+      this.offsetWrite = undefined;
+      if (this.offsetDirty) {
+        this.offsetDirty = false;
+        this.scheduleOffsetSave();
+      }
+    });
+  }
+
+  /** Resolves once every requested offset write is on disk. */
+  private async offsetSaved(): Promise<void> {
+    while (this.offsetWrite) await this.offsetWrite;
+  }
+
+  private async saveOffset(): Promise<void> {
+    if (this.offset === undefined) return;
+    const data: PersistedOffset = {
+      bot_id: this.botId,
+      offset: this.offset,
+      saved_at: new Date().toISOString(),
+    };
+    try {
+      await atomicWriteFile(this.offsetFile, `${JSON.stringify(data)}\n`);
+    } catch (error) {
+      this.logger.warn(
+        { err: error },
+        "telegram: cannot save the update offset; a restart may see repeats (dropped by dedupe)",
+      );
+    }
+  }
+
+  // ── inbound: webhook ─────────────────────────────────────────────────────────────────────────────
+
+  private async startWebhook(): Promise<void> {
+    const { url, port, secret } = this.webhookSettings();
+    const handle = webhookCallback(this.bot, "http", {
+      secretToken: secret,
+      onTimeout: "return",
+      timeoutMilliseconds: 8_000,
+    });
+    const expectedPath = new URL(url).pathname;
+    const server = http.createServer((req, res) => {
+      const requestPath = new URL(req.url ?? "/", "http://127.0.0.1").pathname;
+      if (req.method !== "POST" || requestPath !== expectedPath) {
+        res.writeHead(404).end();
+        return;
+      }
+      handle(req, res).catch((error: unknown) => {
+        this.logger.error({ err: error }, "telegram webhook: handling an update failed");
+        if (!res.headersSent) res.writeHead(500);
+        res.end();
+      });
+    });
+    this.webhookServer = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, "127.0.0.1", () => resolve());
+    });
+    await this.call("setWebhook", () =>
+      this.bot.api.setWebhook(
+        url,
+        { secret_token: secret, allowed_updates: [...ALLOWED_UPDATES] },
+        this.signal,
+      ),
+    );
+    this.state = { state: "connected", detail: `webhook ${url}` };
+  }
+
+  private webhookSettings(): { url: string; port: number; secret: string } {
+    const webhook = this.options.config.gateway.telegram.webhook;
+    const url = webhook.url ?? this.options.secret("TELEGRAM_WEBHOOK_URL");
+    const secret = webhook.secret ?? this.options.secret("TELEGRAM_WEBHOOK_SECRET");
+    if (!url || !/^https?:\/\//.test(url)) {
+      throw new ConfigError(
+        "gateway.telegram.webhook.url",
+        "gateway.telegram.mode is webhook but gateway.telegram.webhook.url is not a URL; set the public https:// address Telegram should POST to.",
+      );
+    }
+    if (!secret || !/^[A-Za-z0-9_-]{1,256}$/.test(secret)) {
+      throw new ConfigError(
+        "gateway.telegram.webhook.secret",
+        "Telegram webhook mode needs a secret token (1–256 of A-Z a-z 0-9 _ -): set gateway.telegram.webhook.secret or TELEGRAM_WEBHOOK_SECRET in .env.",
+      );
+    }
+    return { url, port: webhook.port ?? 8443, secret };
+  }
+
+  private async closeWebhookServer(): Promise<void> {
+    const server = this.webhookServer;
+    if (!server) return;
+    this.webhookServer = undefined;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  // ── outbound ─────────────────────────────────────────────────────────────────────────────────────
+
+  async send(target: OutboundTarget, reply: Reply, inReplyTo?: InboundMessage): Promise<void> {
+    const chunks = renderReply(reply);
+    const replyTo = target.replyTo ?? replyAnchor(inReplyTo);
+    for (const [index, chunk] of chunks.entries()) {
+      await this.sendChunk(target, chunk, index === 0 ? replyTo : undefined);
+    }
+  }
+
+  private async sendChunk(
+    target: OutboundTarget,
+    chunk: TelegramChunk,
+    replyTo: string | undefined,
+  ): Promise<void> {
+    const chatId = chatIdOf(target.chatId);
+    const base = {
+      link_preview_options: { is_disabled: true },
+      ...(replyTo
+        ? { reply_parameters: { message_id: Number(replyTo), allow_sending_without_reply: true } }
+        : {}),
+    };
+    let threadId = target.threadId === undefined ? undefined : Number(target.threadId);
+    let html = true;
+    for (;;) {
+      const payload = {
+        ...base,
+        ...(html ? { parse_mode: chunk.parse_mode } : {}),
+        ...(threadId !== undefined ? { message_thread_id: threadId } : {}),
+      };
+      try {
+        await this.call("sendMessage", () =>
+          this.bot.api.sendMessage(chatId, html ? chunk.text : htmlToPlain(chunk.text), payload),
+        );
+        return;
+      } catch (error) {
+        const description = error instanceof GrammyError && error.error_code === 400 ? error.description : "";
+        if (html && /can't parse entities/i.test(description)) {
+          this.logger.warn(
+            { chat: target.chatId, description },
+            "telegram refused the HTML of a reply; sending it as plain text",
+          );
+          html = false;
+        } else if (threadId !== undefined && /message thread not found/i.test(description)) {
+          this.logger.warn(
+            { chat: target.chatId, thread: threadId },
+            "telegram: the topic no longer exists; replying in the chat",
+          );
+          threadId = undefined;
+        } else {
+          throw new AdapterError(
+            "telegram",
+            `Telegram did not accept the reply to chat ${target.chatId}: ${(error as Error).message}`,
+            {
+              cause: error,
+              code: "adapter.telegram.send_failed",
+            },
+          );
+        }
+      }
+    }
+  }
+
+  // ── command menu ─────────────────────────────────────────────────────────────────────────────────
+
+  async syncCommands(catalog: CommandCatalogEntry[]): Promise<void> {
+    const menu = buildCommandMenu(catalog);
+    if (menu.commands.length === 0) {
+      this.logger.warn("telegram: the command catalog is empty; the menu is left as it is");
+      return;
+    }
+    for (const commands of fallbackMenus(menu)) {
+      try {
+        await this.call("setMyCommands", () => this.bot.api.setMyCommands(commands, {}, this.signal));
+        this.menu = commands;
+        if (commands.length < menu.commands.length) {
+          this.logger.warn(
+            { kept: commands.length, wanted: menu.commands.length },
+            "telegram: the menu was shortened to fit; the other skills still work when typed",
+          );
+        }
+        return;
+      } catch (error) {
+        if (!(error instanceof GrammyError && error.error_code === 400)) {
+          this.logger.error(
+            { err: error },
+            `telegram: setMyCommands failed; ${this.menu ? "the previous menu stays" : "the menu is unchanged"}`,
+          );
+          return;
+        }
+        this.logger.warn(
+          { entries: commands.length, description: error.description },
+          "telegram refused the command menu; trying a shorter one",
+        );
+      }
+    }
+    this.logger.error("telegram: every command menu was refused; the previous menu stays");
+  }
+
+  // ── helpers ──────────────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Runs one API call: waits out a 429 `retry_after` and retries network errors with backoff, up to
+   * `maxAttempts`. Other errors are thrown at once.
+   */
+  private async call<T>(method: string, fn: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await fn();
+      } catch (error) {
+        if (this.abort.signal.aborted || attempt >= this.tuning.maxAttempts) throw error;
+        if (error instanceof GrammyError && error.error_code === 429) {
+          const seconds = error.parameters.retry_after ?? 1;
+          if (seconds > this.tuning.maxRetryAfterSeconds) throw error;
+          this.logger.warn(
+            { method, retryAfter: seconds },
+            "telegram flood control: waiting before retrying",
+          );
+          await this.sleep(seconds * 1000);
+        } else if (error instanceof HttpError && !/timed out/i.test(error.message)) {
+          const delay = Math.min(this.tuning.maxBackoffMs, this.tuning.networkBaseMs * 2 ** (attempt - 1));
+          this.logger.warn(
+            { method, attempt, delayMs: delay, err: error },
+            "telegram: network error; retrying",
+          );
+          await this.sleep(delay);
+        } else {
+          throw error;
+        }
+      }
+    }
+  }
+
+  /** The stop signal, typed as grammy's client expects (its AbortSignal shim; Node's works at run time). */
+  private get signal(): GrammySignal {
+    return this.abort.signal as unknown as GrammySignal;
+  }
+
+  /** Sleeps, cut short by `stop()`. */
+  private sleep(ms: number): Promise<void> {
+    const signal = this.abort.signal;
+    return new Promise((resolve) => {
+      if (signal.aborted) return resolve();
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", done);
+        resolve();
+      }
+      signal.addEventListener("abort", done, { once: true });
+    });
+  }
+
+  private async takeLock(): Promise<void> {
+    const file = path.join(this.options.home, "gateway", "locks", `telegram-${this.botId}.lock`);
+    try {
+      this.lock = await acquireLock(file, { waitMs: 0, staleMs: Number.MAX_SAFE_INTEGER });
+    } catch (error) {
+      if (!(error instanceof LockBusyError)) throw error;
+      const holder = error.holderPid ? `process ${error.holderPid}` : "another process";
+      throw new AdapterError(
+        "telegram",
+        `Another skillgate gateway (${holder}) is already connected to this Telegram bot from ${this.options.home}. Stop it first, or give this gateway its own bot token.`,
+        {
+          cause: error,
+          code: "adapter.telegram.locked",
+        },
+      );
+    }
+  }
+
+  private async releaseLock(): Promise<void> {
+    await this.lock?.release();
+    this.lock = undefined;
+  }
+}
+
+type GrammySignal = NonNullable<Parameters<Bot["api"]["getMe"]>[0]>;
+
+/** Numeric chat ids go to the API as numbers; `@channelname` stays a string. */
+function chatIdOf(chatId: string): number | string {
+  return /^-?\d+$/.test(chatId) ? Number(chatId) : chatId;
+}
+
+/** In groups and topics the first chunk quotes the user's message; in a DM that is noise. */
+function replyAnchor(message: InboundMessage | undefined): string | undefined {
+  if (message === undefined || message.platform !== "telegram" || message.chat.kind === "dm")
+    return undefined;
+  const raw = message.raw as Update | undefined;
+  const id = raw?.message?.message_id;
+  return id === undefined ? undefined : String(id);
+}

@@ -1,0 +1,182 @@
+/**
+ * Telegram update → `InboundMessage`. Pure: no network, no clock, no state. Decides what the bot sees:
+ * commands come only from a `bot_command` entity at the start of the text (after an optional leading
+ * `@ourbot` mention), `/cmd@bot args` keeps its arguments, anything addressed to another bot is dropped,
+ * and edited messages are never turned into anything (an edit must not replay an old command).
+ */
+import type { Message, MessageEntity, Update } from "grammy/types";
+import type { ChatKind, InboundMessage, ParsedCommand } from "../../src/core/message.js";
+
+/** Normalizes one Bot API update for the bot `botUsername`; null when the gateway should not see it. */
+export function normalizeUpdate(update: Update, botUsername: string): InboundMessage | null {
+  const message = update.message;
+  // edited_message, channel_post, callback queries…: never a command, never chat input.
+  if (message === undefined) return null;
+  const text = message.text ?? message.caption;
+  if (text === undefined || text.trim() === "") return null;
+  const entities = message.entities ?? message.caption_entities ?? [];
+  const chat = chatOf(message);
+  if (chat === null) return null;
+
+  const addressed = stripLeadingMention(text, entities, botUsername);
+  if (addressed === null) return null;
+  const command = parseCommand(addressed.text, entities, addressed.offset, botUsername);
+  if (command === "other-bot") return null;
+
+  const from = message.from;
+  const sender = from
+    ? { id: String(from.id), name: displayName(from), isBot: from.is_bot }
+    : {
+        id: String(message.sender_chat?.id ?? message.chat.id),
+        name: message.sender_chat?.title,
+        isBot: false,
+      };
+
+  const inbound: InboundMessage = {
+    eventId: String(update.update_id),
+    platform: "telegram",
+    chat,
+    sender,
+    text: addressed.text,
+    receivedAt: message.date * 1000,
+    raw: update,
+  };
+  if (command !== null) inbound.command = command;
+  if (message.reply_to_message !== undefined && !isTopicAnchor(message)) {
+    inbound.replyTo = String(message.reply_to_message.message_id);
+  }
+  return inbound;
+}
+
+/** Which conversation a message belongs to; forum topics become `thread` so replies land in the topic. */
+function chatOf(message: Message): InboundMessage["chat"] | null {
+  const id = String(message.chat.id);
+  switch (message.chat.type) {
+    case "private":
+      return { kind: "dm", id };
+    case "group":
+    case "supergroup": {
+      // Only real forum topics carry a thread; a plain reply in a non-forum group sets
+      // message_thread_id too, and sending to it fails ("message thread not found").
+      if (message.is_topic_message === true && message.message_thread_id !== undefined) {
+        const kind: ChatKind = "thread";
+        return { kind, id, threadId: String(message.message_thread_id) };
+      }
+      return { kind: "group", id };
+    }
+    default:
+      return null;
+  }
+}
+
+/** A topic message's `reply_to_message` is the topic's creation service message, not a real reply. */
+function isTopicAnchor(message: Message): boolean {
+  return (
+    message.is_topic_message === true && message.reply_to_message?.message_id === message.message_thread_id
+  );
+}
+
+function displayName(from: NonNullable<Message["from"]>): string {
+  if (from.username) return from.username;
+  return [from.first_name, from.last_name].filter(Boolean).join(" ");
+}
+
+/**
+ * Removes a leading `@ourbot` mention (and the separator after it). Returns null when the message opens
+ * by mentioning a different bot: it is meant for that bot, not us.
+ */
+function stripLeadingMention(
+  text: string,
+  entities: MessageEntity[],
+  botUsername: string,
+): { text: string; offset: number } | null {
+  const mention = entities.find((entity) => entity.type === "mention" && entity.offset === 0);
+  if (mention === undefined) return { text, offset: 0 };
+  const name = text.slice(1, mention.length);
+  if (sameUsername(name, botUsername)) {
+    const rest = text.slice(mention.length);
+    const trimmed = rest.replace(/^[\s,:-]+/, "");
+    return { text: trimmed, offset: mention.length + (rest.length - trimmed.length) };
+  }
+  if (/bot$/i.test(name)) return null;
+  return { text, offset: 0 };
+}
+
+/**
+ * The command at the start of `text`, from the `bot_command` entity Telegram put at `offset` in the
+ * original text. `"other-bot"` when it is `/cmd@someoneelse`. The command token runs to the first
+ * whitespace: Telegram's entity stops at a hyphen (`/pdf-tools` → entity `/pdf`), and a token that still
+ * contains a slash (`/etc/hosts`) is a path, not a command.
+ */
+function parseCommand(
+  text: string,
+  entities: MessageEntity[],
+  offset: number,
+  botUsername: string,
+): ParsedCommand | "other-bot" | null {
+  const hasEntity = entities.some((entity) => entity.type === "bot_command" && entity.offset === offset);
+  if (!hasEntity || !text.startsWith("/")) return null;
+  const token = /^\S+/.exec(text)?.[0] ?? "";
+  const at = token.indexOf("@");
+  const name = (at === -1 ? token.slice(1) : token.slice(1, at)).toLowerCase();
+  const target = at === -1 ? undefined : token.slice(at + 1);
+  if (name === "" || name.includes("/")) return null;
+  if (target !== undefined && !sameUsername(target, botUsername)) return "other-bot";
+  const rawArgs = text.slice(token.length).trim();
+  return { name, args: splitArgs(rawArgs), rawArgs };
+}
+
+function sameUsername(a: string, b: string): boolean {
+  return a.replace(/^@/, "").toLowerCase() === b.replace(/^@/, "").toLowerCase();
+}
+
+const QUOTE_PAIRS: Record<string, string> = { '"': '"', "'": "'", "“": "”", "‘": "’", "„": "“" };
+
+/** A quote at the start of a token opens a group only when its closing partner follows. */
+function opensQuote(input: string, index: number): boolean {
+  const closing = QUOTE_PAIRS[input[index] as string];
+  return closing !== undefined && input.indexOf(closing, index + 1) !== -1;
+}
+
+/**
+ * Splits arguments shell-style: whitespace separates, straight or typographic quotes at the start of
+ * a token group (an apostrophe inside a word stays literal), a backslash escapes the next character. Phone keyboards turn `--` into an em dash and `-` into an en
+ * dash; a token that starts with one gets its dashes back (`—dry-run` → `--dry-run`).
+ */
+export function splitArgs(input: string): string[] {
+  const args: string[] = [];
+  let current = "";
+  let inToken = false;
+  let closing: string | undefined;
+  for (let index = 0; index < input.length; index += 1) {
+    const char = input[index] as string;
+    if (closing !== undefined) {
+      if (char === closing) closing = undefined;
+      else current += char;
+      continue;
+    }
+    if (char === "\\" && index + 1 < input.length) {
+      current += input[index + 1];
+      index += 1;
+      inToken = true;
+    } else if (!inToken && opensQuote(input, index)) {
+      closing = QUOTE_PAIRS[char];
+      inToken = true;
+    } else if (/\s/.test(char)) {
+      if (inToken) args.push(current);
+      current = "";
+      inToken = false;
+    } else {
+      current += char;
+      inToken = true;
+    }
+  }
+  if (inToken) args.push(current);
+  return args.map(restoreDashes);
+}
+
+function restoreDashes(token: string): string {
+  if (token.startsWith("—")) return `--${token.slice(1)}`;
+  if (token.startsWith("–")) return `-${token.slice(1)}`;
+  return token;
+}

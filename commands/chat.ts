@@ -1,0 +1,308 @@
+/**
+ * The commands every surface has besides the curator and skills trees: `help`, `whoami` and
+ * `skill <name> [file]`, plus skill loading by name (`/<skill_name> [instruction]`, stacked
+ * `/a /b do X`). Loading asks the one visibility rule for the caller's platform, answers with a skill
+ * card (description, linked files, readiness with the missing variables and the setup hint), bumps the
+ * use counter and remembers the skill in the chat session.
+ */
+import { errorReply, type Reply, type ReplyBlock, reply } from "../src/core/reply.js";
+import { roleOf } from "../src/gateway/access.js";
+import { SessionStore } from "../src/gateway/sessions.js";
+import type { SkillEntry, SkillViewResult } from "../src/skills/types.js";
+import { UsageStore } from "../src/skills/usage.js";
+import { isSkillVisible } from "../src/skills/visibility.js";
+import { effectiveOptions, normalizeName, optionsHelp, usageLine } from "./parse.js";
+import type { CommandContext, CommandSpec } from "./types.js";
+
+/** Most skills a stacked invocation loads (`/a /b /c … text`). */
+export const MAX_STACKED_SKILLS = 5;
+
+/** Skills listed by `help` before "… and N more". */
+const HELP_SKILL_LIMIT = 30;
+
+function shorten(text: string, max: number): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/** Finds a skill by a chat-typed name: exact, case-folded, or with `_` read as `-` (`/claude_code`). */
+export async function findSkillByChatName(
+  ctx: CommandContext,
+  typed: string,
+): Promise<SkillEntry | undefined> {
+  const exact = await ctx.library.find(typed);
+  if (exact) return exact;
+  const wanted = normalizeName(typed);
+  return (await ctx.library.all()).find((entry) => normalizeName(entry.name) === wanted);
+}
+
+/** The refusal for a skill the visibility rule hides on this platform. */
+export function disabledSkillReply(name: string, platform: string | null): Reply {
+  const where = platform ?? "this terminal";
+  return errorReply(
+    `The **${name}** skill is disabled for ${where} (skills.disabled or skills.platform_disabled.${platform ?? "<platform>"} in config.yaml). Ask an admin to enable it there.`,
+    1,
+    { ok: false, error: "disabled", skill: name, platform },
+  );
+}
+
+function asStrings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : [];
+}
+
+function linkedFileItems(view: SkillViewResult): string[] {
+  const linked = view.linked_files;
+  if (!linked || typeof linked !== "object") return [];
+  return Object.entries(linked as Record<string, unknown>)
+    .map(([kind, files]) => [kind, asStrings(files)] as const)
+    .filter(([, files]) => files.length > 0)
+    .map(([kind, files]) => `${kind}: ${files.map((file) => `\`${file}\``).join(", ")}`);
+}
+
+function readinessBlocks(view: SkillViewResult, surface: CommandContext["surface"]): ReplyBlock[] {
+  const missing = asStrings(view.missing_required_environment_variables);
+  const missingFiles = asStrings(view.missing_credential_files);
+  if (missing.length === 0 && missingFiles.length === 0 && view.setup_needed !== true) {
+    return [{ kind: "paragraph", text: "Readiness: ready." }];
+  }
+  const parts = [
+    missing.length > 0
+      ? `missing environment variable${missing.length > 1 ? "s" : ""} ${missing.map((name) => `\`${name}\``).join(", ")}`
+      : "",
+    missingFiles.length > 0
+      ? `missing file${missingFiles.length > 1 ? "s" : ""} ${missingFiles.map((name) => `\`${name}\``).join(", ")}`
+      : "",
+  ].filter(Boolean);
+  const blocks: ReplyBlock[] = [
+    {
+      kind: "paragraph",
+      text: `Readiness: setup needed — ${parts.join("; ") || "see the skill's setup notes"}. The skill is loaded anyway.`,
+    },
+  ];
+  const hint = typeof view.gateway_setup_hint === "string" ? view.gateway_setup_hint : undefined;
+  const note = typeof view.setup_note === "string" ? view.setup_note : undefined;
+  if (surface === "chat" && hint) blocks.push({ kind: "paragraph", text: hint });
+  else if (hint ?? note) blocks.push({ kind: "paragraph", text: (hint ?? note) as string });
+  return blocks;
+}
+
+/** The skill card: description, category, linked files, readiness, security warnings. */
+export function skillCard(entry: SkillEntry, view: SkillViewResult, ctx: CommandContext): ReplyBlock[] {
+  const description = typeof view.description === "string" ? view.description : entry.description;
+  const blocks: ReplyBlock[] = [{ kind: "heading", text: `Skill loaded: ${entry.name}` }];
+  if (description) blocks.push({ kind: "paragraph", text: description });
+  if (entry.category) blocks.push({ kind: "paragraph", text: `Category: ${entry.category}` });
+  const files = linkedFileItems(view);
+  if (files.length > 0) {
+    blocks.push({ kind: "paragraph", text: "Linked files:" }, { kind: "list", items: files });
+    blocks.push({
+      kind: "paragraph",
+      text: `Open one with \`${ctx.commandPrefix(["skill", entry.name])} <file>\`.`,
+    });
+  }
+  blocks.push(...readinessBlocks(view, ctx.surface));
+  const warnings = asStrings(view.security_warnings);
+  if (warnings.length > 0) {
+    blocks.push({ kind: "paragraph", text: "⚠️ Security warnings:" }, { kind: "list", items: warnings });
+  }
+  return blocks;
+}
+
+function viewFailure(view: SkillViewResult, name: string): Reply {
+  const message = typeof view.error === "string" ? view.error : `Skill '${name}' could not be loaded.`;
+  return errorReply(message, 1, view);
+}
+
+/**
+ * Loads skills by the names a chat typed (`/<skill>` or `/a /b …`): each must exist and be visible on
+ * the caller's platform (the first refusal names the skill and the platform). Returns the cards, with
+ * the instruction echoed; bumps the use counters and records the skills in the chat session.
+ */
+export async function loadSkills(
+  ctx: CommandContext,
+  typedNames: string[],
+  instruction: string,
+): Promise<{ reply: Reply; loaded: string[] }> {
+  const entries: SkillEntry[] = [];
+  for (const typed of typedNames.slice(0, MAX_STACKED_SKILLS)) {
+    const entry = await findSkillByChatName(ctx, typed);
+    if (!entry)
+      return {
+        reply: errorReply(`No skill named \`${typed}\`. See \`${ctx.commandPrefix(["skills", "list"])}\`.`),
+        loaded: [],
+      };
+    if (!isSkillVisible(entry.name, entry.frontmatter, ctx.platform, ctx.config)) {
+      return { reply: disabledSkillReply(entry.name, ctx.platform), loaded: [] };
+    }
+    if (!entries.some((known) => known.name === entry.name)) entries.push(entry);
+  }
+  const blocks: ReplyBlock[] = [];
+  const views: SkillViewResult[] = [];
+  for (const entry of entries) {
+    const view = await ctx.library.view(entry.name, { platform: ctx.platform });
+    if (!view.success) return { reply: viewFailure(view, entry.name), loaded: [] };
+    views.push(view);
+    blocks.push(...skillCard(entry, view, ctx));
+  }
+  const names = entries.map((entry) => entry.name);
+  const usage = new UsageStore(ctx.paths.skills);
+  for (const name of names) await usage.bump(name, "use", ctx.now());
+  if (ctx.sessionKey) SessionStore.for(ctx.home).addLoadedSkills(ctx.sessionKey, names);
+  if (instruction.trim()) blocks.push({ kind: "paragraph", text: `Instruction: ${instruction.trim()}` });
+  const json = { ok: true, loaded: names, instruction: instruction.trim() || null, skills: views };
+  return { reply: reply(blocks, { json }), loaded: names };
+}
+
+async function showSkillFile(ctx: CommandContext, entry: SkillEntry, file: string): Promise<Reply> {
+  const view = await ctx.library.view(entry.name, { platform: ctx.platform, filePath: file });
+  if (!view.success) return viewFailure(view, entry.name);
+  await new UsageStore(ctx.paths.skills).bump(entry.name, "view", ctx.now());
+  const content = typeof view.content === "string" ? view.content : "";
+  const lang = typeof view.file_type === "string" ? view.file_type.replace(/^\./, "") : undefined;
+  return reply(
+    [
+      { kind: "heading", text: `${entry.name}: ${file}` },
+      { kind: "code", text: content, lang },
+    ],
+    { json: view },
+  );
+}
+
+function roleText(ctx: CommandContext): { role: string; text: string } {
+  const caller = ctx.caller;
+  if (ctx.surface === "terminal" || !caller) return { role: "owner", text: "the local owner (admin)" };
+  if (caller.isAdmin) return { role: "admin", text: "an admin (every command)" };
+  const chatId = ctx.sessionKey?.split(":")[1];
+  return roleOf(ctx.config, caller.platform, caller.id, chatId) === "stranger"
+    ? { role: "stranger", text: "not on the allowed list" }
+    : { role: "user", text: "an allowed user (read-only commands)" };
+}
+
+function commandItems(ctx: CommandContext, specs: readonly CommandSpec[], withOptions: boolean): string[] {
+  const adminNote = ctx.surface === "chat" && !ctx.caller?.isAdmin;
+  return specs
+    .filter((spec) => !spec.hidden)
+    .map((spec) => {
+      const line = `\`${usageLine(spec, ctx.commandPrefix)}\` — ${spec.summary}${adminNote && spec.mutating ? " (admins)" : ""}`;
+      const options = effectiveOptions(spec).filter((option) => option.name !== "json" || withOptions);
+      return withOptions && options.length > 0 ? `${line}\n  options: ${optionsHelp(spec)}` : line;
+    });
+}
+
+async function skillItems(ctx: CommandContext): Promise<{ blocks: ReplyBlock[]; names: string[] }> {
+  let skills: SkillEntry[];
+  try {
+    skills = await ctx.library.visible(ctx.platform);
+  } catch (error) {
+    return {
+      blocks: [{ kind: "paragraph", text: `Skills are hidden: ${(error as Error).message}` }],
+      names: [],
+    };
+  }
+  if (skills.length === 0)
+    return { blocks: [{ kind: "paragraph", text: "No skills are available here." }], names: [] };
+  const sorted = [...skills].sort((a, b) => a.name.localeCompare(b.name));
+  const spell = (name: string) => (ctx.surface === "chat" ? `/${name}` : ctx.commandPrefix(["skill", name]));
+  const items = sorted
+    .slice(0, HELP_SKILL_LIMIT)
+    .map((entry) => `\`${spell(entry.name)}\` — ${shorten(entry.description, 80)}`);
+  if (sorted.length > HELP_SKILL_LIMIT) {
+    items.push(
+      `… and ${sorted.length - HELP_SKILL_LIMIT} more: \`${ctx.commandPrefix(["skills", "list"])}\``,
+    );
+  }
+  return {
+    blocks: [
+      { kind: "heading", text: `Skills (${sorted.length})` },
+      { kind: "list", items },
+    ],
+    names: sorted.map((entry) => entry.name),
+  };
+}
+
+/** The chat commands, built over the registry they describe (help lists the registry). */
+export function createChatCommands(getRegistry: () => readonly CommandSpec[]): CommandSpec[] {
+  const help: CommandSpec = {
+    path: ["help"],
+    summary: "list the commands and the skills you can load here",
+    args: [{ name: "command", description: "a command to show in detail, e.g. curator", variadic: true }],
+    mutating: false,
+    async run(ctx, input) {
+      const registry = getRegistry();
+      const wanted = input.args.map(normalizeName);
+      if (wanted.length > 0) {
+        const specs = registry.filter((spec) => wanted.every((word, index) => spec.path[index] === word));
+        if (specs.length === 0) {
+          return errorReply(
+            `No command \`${ctx.commandPrefix(wanted)}\`. Try \`${ctx.commandPrefix(["help"])}\`.`,
+            2,
+          );
+        }
+        return reply(
+          [
+            { kind: "heading", text: `${ctx.commandPrefix(wanted)}` },
+            { kind: "list", items: commandItems(ctx, specs, true) },
+          ],
+          {
+            json: {
+              commands: specs.map((spec) => ({
+                path: spec.path,
+                summary: spec.summary,
+                mutating: spec.mutating,
+              })),
+            },
+          },
+        );
+      }
+      const skills = await skillItems(ctx);
+      const blocks: ReplyBlock[] = [
+        { kind: "heading", text: "Commands" },
+        { kind: "list", items: commandItems(ctx, registry, false) },
+        ...skills.blocks,
+        { kind: "paragraph", text: `Details: \`${ctx.commandPrefix(["help", "<command>"])}\`.` },
+      ];
+      const json = {
+        commands: registry
+          .filter((spec) => !spec.hidden)
+          .map((spec) => ({ path: spec.path, summary: spec.summary, mutating: spec.mutating })),
+        skills: skills.names,
+      };
+      return reply(blocks, { json });
+    },
+  };
+  const whoami: CommandSpec = {
+    path: ["whoami"],
+    summary: "show your platform:id and what you may run",
+    mutating: false,
+    async run(ctx) {
+      const { role, text } = roleText(ctx);
+      const caller = ctx.caller;
+      const id = caller ? `${caller.platform}:${caller.id}` : "local terminal";
+      const name = caller?.name ? ` (${caller.name})` : "";
+      return reply([{ kind: "paragraph", text: `You are \`${id}\`${name}: ${text}.` }], {
+        json: { id: caller ? id : null, platform: caller?.platform ?? ctx.platform, role },
+      });
+    },
+  };
+  const skill: CommandSpec = {
+    path: ["skill"],
+    summary: "load a skill (or show one of its files) for this chat",
+    args: [
+      { name: "name", description: "the skill's name", required: true },
+      { name: "file", description: "a file inside the skill, e.g. references/api.md" },
+    ],
+    mutating: false,
+    async run(ctx, input) {
+      const name = input.args[0] ?? "";
+      const file = input.args[1];
+      if (!file) return (await loadSkills(ctx, [name], "")).reply;
+      const entry = await findSkillByChatName(ctx, name);
+      if (!entry)
+        return errorReply(`No skill named \`${name}\`. See \`${ctx.commandPrefix(["skills", "list"])}\`.`);
+      if (!isSkillVisible(entry.name, entry.frontmatter, ctx.platform, ctx.config))
+        return disabledSkillReply(entry.name, ctx.platform);
+      return showSkillFile(ctx, entry, file);
+    },
+  };
+  return [help, whoami, skill];
+}

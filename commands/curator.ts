@@ -1,0 +1,481 @@
+/**
+ * The curator lifecycle commands: `curator status | run | pause | resume | pin | unpin | adopt |
+ * list-unmanaged | archive | restore | list-archived | prune`. One implementation for the terminal and
+ * every chat; the surface's `commandPrefix` spells command hints (`skillgate curator …` or `/curator …`).
+ */
+import { spawn } from "node:child_process";
+import { CuratorError, UsageError } from "../src/core/errors.js";
+import { errorReply, type Reply, type ReplyBlock, reply, textReply } from "../src/core/reply.js";
+import { archiveSkill, listArchived, restoreSkill } from "../src/curator/archive.js";
+import { consolidationPreview, consolidator } from "../src/curator/consolidate.js";
+import { acquireRunLock } from "../src/curator/lock.js";
+import {
+  type ActivityRow,
+  adoptSkill,
+  archiveCandidates,
+  type CuratorStatus,
+  curatorStatus,
+  listUnmanaged,
+  type OpsContext,
+  pruneCandidates,
+  setPaused,
+  setPinned,
+} from "../src/curator/operations.js";
+import { runJsonSummary, summaryReply } from "../src/curator/report.js";
+import { runCurator } from "../src/curator/run.js";
+import { describeInterval } from "../src/curator/schedule.js";
+import type { CuratorRunResult } from "../src/curator/types.js";
+import { parseTimestamp } from "../src/skills/usage.js";
+import type { CommandContext, CommandInput, CommandSpec } from "./types.js";
+
+function ops(ctx: CommandContext): OpsContext {
+  return { home: ctx.home, config: ctx.config, library: ctx.library, now: ctx.now(), commandPrefix: ctx.commandPrefix };
+}
+
+function flag(input: CommandInput, name: string): boolean {
+  return input.options[name] === true;
+}
+
+/** `never`, `42s ago`, `5m ago`, `3h ago`, `12d ago`; an unparseable value is shown as it is. */
+export function ago(value: string | null, now: Date): string {
+  if (value === null) return "never";
+  const ms = parseTimestamp(value);
+  if (ms === undefined) return value;
+  const seconds = Math.max(0, Math.floor((now.getTime() - ms) / 1000));
+  if (seconds < 60) return `${seconds}s ago`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m ago`;
+  if (seconds < 86_400) return `${Math.floor(seconds / 3600)}h ago`;
+  return `${Math.floor(seconds / 86_400)}d ago`;
+}
+
+function pad3(n: number): string {
+  return String(n).padStart(3);
+}
+
+function rankingBlock(title: string, rows: ActivityRow[], now: Date): ReplyBlock[] {
+  if (rows.length === 0) return [];
+  const lines = rows.map(
+    (row) =>
+      `  ${row.name.padEnd(40)}  activity=${pad3(row.activity)}  use=${pad3(row.use)}  view=${pad3(row.view)}  patches=${pad3(row.patches)}  last_activity=${ago(row.last_activity_at, now)}`,
+  );
+  return [
+    { kind: "paragraph", text: title },
+    { kind: "code", text: lines.join("\n") },
+  ];
+}
+
+function headerText(status: CuratorStatus, now: Date): string {
+  const summary = (status.last_run_summary ?? "none").split("\n");
+  const report = status.last_report_path ? `${status.last_report_path}${status.last_report_missing ? " (missing)" : ""}` : "none";
+  return [
+    `curator: ${status.state.toUpperCase()}`,
+    `  runs:           ${status.run_count}`,
+    `  last run:       ${ago(status.last_run_at, now)}`,
+    `  last summary:   ${summary[0] ?? ""}`,
+    ...summary.slice(1).map((line) => `${" ".repeat(18)}${line}`),
+    `  last report:    ${report}`,
+    `  interval:       ${describeInterval(status.interval_hours)}`,
+    `  stale after:    ${status.stale_after_days}d unused`,
+    `  archive after:  ${status.archive_after_days}d unused`,
+    `  consolidate:    ${status.consolidate ? "on" : "off (prune-only; LLM merge pass opt-in)"}`,
+  ].join("\n");
+}
+
+function unmanagedText(status: CuratorStatus, ctx: CommandContext): string | null {
+  const u = status.unmanaged;
+  if (u.total === 0) return null;
+  return [
+    `unmanaged (no provenance marker): ${u.total} total`,
+    `  pre-dates marker    ${u.pre_dates_marker}`,
+    `  foreground-created  ${u.foreground_created}`,
+    `  never auto-staled or archived — \`${ctx.commandPrefix(["curator", "adopt", "<name>"])}\` hands one over`,
+  ].join("\n");
+}
+
+/** The status reply: header, managed counts, pins, the unmanaged block, then the activity rankings. */
+export function statusReply(status: CuratorStatus, ctx: CommandContext): Reply {
+  const now = ctx.now();
+  const m = status.managed;
+  const blocks: ReplyBlock[] = [{ kind: "paragraph", text: headerText(status, now) }];
+  const unmanaged = unmanagedText(status, ctx);
+  if (m.total === 0) {
+    blocks.push({ kind: "paragraph", text: "no curator-managed skills" });
+    if (unmanaged) blocks.push({ kind: "paragraph", text: unmanaged });
+  } else {
+    blocks.push({
+      kind: "paragraph",
+      text: [
+        `curator-managed skills: ${m.total} total  (agent-created=${m.agent_created}  bundled=${m.bundled})`,
+        `  active     ${m.active}`,
+        `  stale      ${m.stale}`,
+        `  archived   ${m.archived}`,
+      ].join("\n"),
+    });
+    if (status.pinned.length > 0) blocks.push({ kind: "paragraph", text: `pinned (${status.pinned.length}): ${status.pinned.join(", ")}` });
+    if (unmanaged) blocks.push({ kind: "paragraph", text: unmanaged });
+    blocks.push(...rankingBlock("least recently active (top 5):", status.rankings.least_recently_active, now));
+    blocks.push(...rankingBlock("most active (top 5):", status.rankings.most_active, now));
+    blocks.push(...rankingBlock("least active (top 5):", status.rankings.least_active, now));
+  }
+  for (const warning of status.warnings) blocks.push({ kind: "paragraph", text: `warning: ${warning}` });
+  return reply(blocks, { json: status });
+}
+
+// ---------------------------------------------------------------- status
+
+const statusCommand: CommandSpec = {
+  path: ["curator", "status"],
+  summary: "last run, managed and unmanaged counts, pins, least recently active skills",
+  mutating: false,
+  async run(ctx) {
+    return statusReply(await curatorStatus(ops(ctx)), ctx);
+  },
+};
+
+// ---------------------------------------------------------------- run
+
+/** The argv of a detached `curator run` child for `--background`. */
+export function backgroundArgv(home: string, input: CommandInput): string[] {
+  const script = process.argv[1];
+  if (!script) throw new CuratorError("run", "cannot start a background run: the skillgate entry script is unknown; run without --background.");
+  const flags = [flag(input, "dry-run") ? "--dry-run" : "", flag(input, "consolidate") ? "--consolidate" : ""].filter(Boolean);
+  return [...process.execArgv, script, "--home", home, "curator", "run", ...flags];
+}
+
+function startInBackground(ctx: CommandContext, input: CommandInput): Reply {
+  const child = spawn(process.execPath, backgroundArgv(ctx.home, input), { detached: true, stdio: "ignore" });
+  child.unref();
+  const status = ctx.commandPrefix(["curator", "status"]);
+  return textReply(`curator: run started in the background (pid ${child.pid ?? "?"}) — check \`${status}\` later`, {
+    json: { ok: true, background: true, pid: child.pid ?? null },
+  });
+}
+
+function runTextBlocks(result: CuratorRunResult, consolidating: boolean, ctx: CommandContext): ReplyBlock[] {
+  const blocks: ReplyBlock[] = [];
+  if (!consolidating) {
+    blocks.push({ kind: "paragraph", text: `prune-only pass (LLM consolidation is off; \`${ctx.commandPrefix(["curator", "run"])} --consolidate\` turns it on for one run)` });
+  }
+  blocks.push(...summaryReply(result, ctx.commandPrefix).blocks);
+  const a = result.autoTransitions;
+  if (result.dryRun) {
+    blocks.push({ kind: "paragraph", text: `auto (preview): ${a.checked} candidate skill(s) — no transitions applied in dry-run` });
+    const planned = result.stateTransitions.map((t) => `${t.name}: ${t.from} → ${t.to}`);
+    if (planned.length > 0) blocks.push({ kind: "paragraph", text: "a real run would do:" }, { kind: "list", items: planned });
+    blocks.push({ kind: "paragraph", text: `dry-run: no changes applied; report: ${result.reportPath ?? "(not written)"}` });
+  } else {
+    blocks.push({ kind: "paragraph", text: `auto: checked=${a.checked} stale=${a.marked_stale} archived=${a.archived} reactivated=${a.reactivated}` });
+    if (result.reportPath) blocks.push({ kind: "paragraph", text: `report: ${result.reportPath}` });
+  }
+  for (const warning of result.warnings) blocks.push({ kind: "paragraph", text: `warning: ${warning}` });
+  return blocks;
+}
+
+const runCommand: CommandSpec = {
+  path: ["curator", "run"],
+  summary: "run the curator now (prune-only unless consolidation is on)",
+  options: [
+    { name: "dry-run", description: "preview only: write the report, change nothing", kind: "boolean" },
+    { name: "consolidate", description: "force the LLM consolidation pass on for this run", kind: "boolean" },
+    { name: "background", description: "start the run in a detached process and return at once", kind: "boolean" },
+  ],
+  mutating: true,
+  // In chat, a consolidating run first shows the dry run's proposed merges and waits for `-y` (llm engineer).
+  confirm: (ctx, input) =>
+    ctx.config.curator.enabled
+      ? consolidationPreview(ctx, { consolidate: flag(input, "consolidate"), dryRun: flag(input, "dry-run") })
+      : null,
+  async run(ctx, input) {
+    if (!ctx.config.curator.enabled) {
+      return errorReply("curator: disabled via config; enable it with `curator.enabled: true`");
+    }
+    if (flag(input, "background")) return startInBackground(ctx, input);
+    const consolidating = flag(input, "consolidate") || ctx.config.curator.consolidate;
+    const result = await runCurator({
+      home: ctx.home,
+      config: ctx.config,
+      library: ctx.library,
+      now: ctx.now(),
+      dryRun: flag(input, "dry-run"),
+      consolidate: flag(input, "consolidate") ? true : undefined,
+      actor: ctx.actor === "curator" ? "curator" : "user",
+      trigger: "manual",
+      progress: ctx.progress,
+      commandPrefix: ctx.commandPrefix,
+      consolidator,
+    });
+    return reply(runTextBlocks(result, consolidating, ctx), { json: runJsonSummary(result) });
+  },
+};
+
+// ---------------------------------------------------------------- pause / resume
+
+function pauseCommand(paused: boolean): CommandSpec {
+  return {
+    path: ["curator", paused ? "pause" : "resume"],
+    summary: paused ? "stop automatic curator runs until resumed" : "let automatic curator runs happen again",
+    mutating: true,
+    async run(ctx) {
+      await setPaused(ctx.home, paused);
+      const text = paused
+        ? `curator: paused — automatic runs stop until \`${ctx.commandPrefix(["curator", "resume"])}\``
+        : "curator: resumed";
+      return textReply(text, { json: { ok: true, paused } });
+    },
+  };
+}
+
+// ---------------------------------------------------------------- pin / unpin
+
+function pinCommand(value: boolean): CommandSpec {
+  return {
+    path: ["curator", value ? "pin" : "unpin"],
+    summary: value ? "keep a skill out of every automatic transition" : "let automatic transitions consider a skill again",
+    args: [{ name: "skill", description: "skill name", required: true }],
+    mutating: true,
+    async run(ctx, input) {
+      const name = input.args[0] ?? "";
+      const result = await setPinned(ops(ctx), name, value);
+      const text = `curator: ${result.message}`;
+      return result.ok
+        ? textReply(text, { json: { ok: true, skill: name, pinned: value, message: result.message } })
+        : errorReply(text, 1, { ok: false, skill: name, error: result.message });
+    },
+  };
+}
+
+// ---------------------------------------------------------------- adopt / list-unmanaged
+
+async function adoptTargets(ctx: CommandContext, input: CommandInput): Promise<string[]> {
+  if (input.args.length > 0 && flag(input, "all-unmanaged")) {
+    throw new CuratorError("adopt", "pass either skill names or --all-unmanaged, not both", { code: "curator.bad_args" });
+  }
+  if (flag(input, "all-unmanaged")) return (await listUnmanaged(ops(ctx))).map((item) => item.name);
+  if (input.args.length === 0) {
+    throw new CuratorError("adopt", `name the skills to adopt, or pass --all-unmanaged (\`${ctx.commandPrefix(["curator", "list-unmanaged"])}\` lists them)`, {
+      code: "curator.bad_args",
+    });
+  }
+  return input.args;
+}
+
+const adoptCommand: CommandSpec = {
+  path: ["curator", "adopt"],
+  summary: "hand unmanaged skills over to the curator (their inactivity clock is kept)",
+  args: [{ name: "skill", description: "skill names", variadic: true }],
+  options: [
+    { name: "all-unmanaged", description: "adopt every unmanaged skill", kind: "boolean" },
+    { name: "dry-run", description: "show what would be adopted", kind: "boolean" },
+  ],
+  mutating: true,
+  async confirm(ctx, input) {
+    if (!flag(input, "all-unmanaged") || flag(input, "dry-run") || input.args.length > 0) return null;
+    const names = await adoptTargets(ctx, input);
+    if (names.length === 0) return null;
+    const shown = names.slice(0, 20).join(", ") + (names.length > 20 ? `, … and ${names.length - 20} more` : "");
+    return `Adopt ${names.length} unmanaged skill(s) into curator management (${shown})? Unused ones may then be marked stale or archived.`;
+  },
+  async run(ctx, input) {
+    const names = await adoptTargets(ctx, input);
+    if (names.length === 0) return textReply("curator: no unmanaged skills to adopt", { json: { ok: true, adopted: [], failed: [] } });
+    if (flag(input, "dry-run")) {
+      return reply(
+        [
+          { kind: "paragraph", text: `would adopt ${names.length} skill(s) (dry run):` },
+          { kind: "code", text: names.map((name) => `  + ${name}`).join("\n") },
+        ],
+        { json: { ok: true, dry_run: true, would_adopt: names } },
+      );
+    }
+    const lines: string[] = [];
+    const adopted: string[] = [];
+    const failed: { name: string; error: string }[] = [];
+    for (const name of names) {
+      const result = await adoptSkill(ops(ctx), name);
+      lines.push(`curator: ${result.message}`);
+      if (result.ok) adopted.push(name);
+      else failed.push({ name, error: result.message });
+    }
+    if (names.length > 1) lines.push(`adopted ${adopted.length}/${names.length}`);
+    return reply([{ kind: "paragraph", text: lines.join("\n") }], {
+      exitCode: failed.length > 0 ? 1 : 0,
+      json: { ok: failed.length === 0, adopted, failed },
+    });
+  },
+};
+
+const listUnmanagedCommand: CommandSpec = {
+  path: ["curator", "list-unmanaged"],
+  summary: "skills the curator does not manage, with the reason",
+  mutating: false,
+  async run(ctx) {
+    const items = await listUnmanaged(ops(ctx));
+    const json = { unmanaged: items.map((item) => ({ ...item, created_by: item.created_by ?? null, has_provenance_key: item.created_by !== undefined })) };
+    if (items.length === 0) return textReply("curator: no unmanaged skills — every eligible skill is managed", { json });
+    const now = ctx.now();
+    const rows = items.map((item) => {
+      const marker = item.created_by === undefined ? "no marker" : `created_by:${item.created_by ?? "null"}`;
+      return `  ${item.name.padEnd(44)} activity=${String(item.activity).padStart(4)} last_activity=${ago(item.last_activity_at, now).padEnd(14)}  (${marker})`;
+    });
+    return reply(
+      [
+        { kind: "paragraph", text: `unmanaged skills (${items.length}):` },
+        { kind: "code", text: rows.join("\n") },
+        {
+          kind: "paragraph",
+          text: `hand one over with \`${ctx.commandPrefix(["curator", "adopt", "<name>"])}\`, or all of them with \`${ctx.commandPrefix(["curator", "adopt"])} --all-unmanaged\``,
+        },
+      ],
+      { json },
+    );
+  },
+};
+
+// ---------------------------------------------------------------- archive / restore / list-archived
+
+/** Runs `fn` holding the curator run lock, so a manual move never races a run. */
+async function underRunLock<T>(home: string, fn: () => Promise<T>): Promise<T> {
+  const lock = await acquireRunLock(home);
+  try {
+    return await fn();
+  } finally {
+    await lock.release();
+  }
+}
+
+const archiveCommand: CommandSpec = {
+  path: ["curator", "archive"],
+  summary: "archive one skill now (recoverable with restore)",
+  args: [{ name: "skill", description: "skill name", required: true }],
+  mutating: true,
+  async run(ctx, input) {
+    const name = input.args[0] ?? "";
+    const result = await underRunLock(ctx.home, () =>
+      archiveSkill(name, { home: ctx.home, config: ctx.config, library: ctx.library, actor: "user", now: ctx.now(), commandPrefix: ctx.commandPrefix }),
+    );
+    const restore = ctx.commandPrefix(["curator", "restore", result.archivedAs]);
+    return textReply(`curator: archived '${result.name}' to .archive/${result.archivedAs} — \`${restore}\` brings it back`, {
+      json: { ok: true, skill: result.name, from: result.from, archived_as: result.archivedAs, dest: result.dest },
+    });
+  },
+};
+
+const restoreCommand: CommandSpec = {
+  path: ["curator", "restore"],
+  summary: "move an archived skill back to where it lived",
+  args: [{ name: "skill", description: "a name from list-archived, or the skill's name", required: true }],
+  mutating: true,
+  async run(ctx, input) {
+    const name = input.args[0] ?? "";
+    const result = await underRunLock(ctx.home, () =>
+      restoreSkill(name, { home: ctx.home, config: ctx.config, library: ctx.library, actor: "user", now: ctx.now(), commandPrefix: ctx.commandPrefix }),
+    );
+    const note = result.flattened ? " (its original place was taken, so it went to the top level)" : "";
+    return textReply(`curator: restored '${result.name}' to skills/${result.restoredTo}${note}`, {
+      json: { ok: true, skill: result.name, archived_as: result.archivedAs, restored_to: result.restoredTo, dest: result.dest, flattened: result.flattened },
+    });
+  },
+};
+
+const listArchivedCommand: CommandSpec = {
+  path: ["curator", "list-archived"],
+  summary: "archived skills, by the name restore takes",
+  mutating: false,
+  async run(ctx) {
+    const items = await listArchived(ctx.home);
+    const json = {
+      archived: items.map((item) => ({ name: item.archivedAs, skill: item.skillName, restore_to: item.restoreTo, category: item.category })),
+    };
+    if (items.length === 0) return textReply("curator: no archived skills", { json });
+    const width = Math.max(...items.map((item) => item.archivedAs.length));
+    const rows = items.map((item) => {
+      const skill = item.skillName !== item.restoreTo.split("/").pop() ? `  (skill '${item.skillName}')` : "";
+      return `  ${item.archivedAs.padEnd(width)}  → skills/${item.restoreTo}${skill}`;
+    });
+    return reply(
+      [
+        { kind: "paragraph", text: `archived skills (${items.length}):` },
+        { kind: "code", text: rows.join("\n") },
+        { kind: "paragraph", text: `restore one with \`${ctx.commandPrefix(["curator", "restore", "<name>"])}\` using a name from the left column` },
+      ],
+      { json },
+    );
+  },
+};
+
+// ---------------------------------------------------------------- prune
+
+function pruneDays(ctx: CommandContext, input: CommandInput): number {
+  const value = input.options.days;
+  const days = typeof value === "number" ? value : ctx.config.curator.archiveAfterDays;
+  if (!Number.isInteger(days) || days < 1) throw new UsageError(`curator: --days must be >= 1 (got ${days})`);
+  return days;
+}
+
+const pruneCommand: CommandSpec = {
+  path: ["curator", "prune"],
+  summary: "archive curated skills idle for N days (pinned, cron-referenced and young never-used skills are kept)",
+  options: [
+    { name: "days", description: "idle threshold in days (default curator.archive_after_days)", kind: "integer" },
+    { name: "dry-run", description: "list the candidates, change nothing", kind: "boolean" },
+  ],
+  mutating: true,
+  async confirm(ctx, input) {
+    const days = pruneDays(ctx, input);
+    if (flag(input, "dry-run")) return null;
+    const { candidates } = await pruneCandidates(ops(ctx), days);
+    if (candidates.length === 0) return null;
+    const names = candidates.slice(0, 20).map((c) => c.name).join(", ") + (candidates.length > 20 ? ", …" : "");
+    return `Archive ${candidates.length} skill(s) idle >= ${days}d (${names})?`;
+  },
+  async run(ctx, input) {
+    const days = pruneDays(ctx, input);
+    const dryRun = flag(input, "dry-run");
+    const work = async () => {
+      const { candidates, warnings } = await pruneCandidates(ops(ctx), days);
+      const done = dryRun || candidates.length === 0 ? null : await archiveCandidates(ops(ctx), candidates);
+      return { candidates, warnings, done };
+    };
+    const { candidates, warnings, done } = dryRun ? await work() : await underRunLock(ctx.home, work);
+    const warningBlocks: ReplyBlock[] = warnings.map((warning) => ({ kind: "paragraph", text: `warning: ${warning}` }));
+    const listed = candidates.map((c) => ({ name: c.name, idle_days: c.idleDays }));
+    if (candidates.length === 0) {
+      return reply([{ kind: "paragraph", text: `curator: nothing to prune (no unpinned skills idle >= ${days}d)` }, ...warningBlocks], {
+        json: { ok: true, days, candidates: [], archived: [], failures: [] },
+      });
+    }
+    const blocks: ReplyBlock[] = [
+      { kind: "paragraph", text: `${candidates.length} skill(s) idle >= ${days}d:` },
+      { kind: "code", text: candidates.map((c) => `  ${c.name.padEnd(40)} idle ${c.idleDays}d`).join("\n") },
+    ];
+    if (!done) {
+      blocks.push({ kind: "paragraph", text: "(dry run — no changes made)" }, ...warningBlocks);
+      return reply(blocks, { json: { ok: true, days, dry_run: true, candidates: listed } });
+    }
+    blocks.push({ kind: "paragraph", text: `archived ${done.archived.length}/${candidates.length}` });
+    if (done.failures.length > 0) {
+      blocks.push({ kind: "paragraph", text: "failures:" }, { kind: "list", items: done.failures.map((f) => `${f.name}: ${f.error}`) });
+    }
+    blocks.push(...warningBlocks);
+    return reply(blocks, {
+      exitCode: done.failures.length > 0 ? 1 : 0,
+      json: { ok: done.failures.length === 0, days, candidates: listed, archived: done.archived.map((a) => a.name), failures: done.failures },
+    });
+  },
+};
+
+/** Every curator lifecycle command, in help order. */
+export const curatorCommands: CommandSpec[] = [
+  statusCommand,
+  runCommand,
+  pauseCommand(true),
+  pauseCommand(false),
+  pinCommand(true),
+  pinCommand(false),
+  adoptCommand,
+  listUnmanagedCommand,
+  archiveCommand,
+  restoreCommand,
+  listArchivedCommand,
+  pruneCommand,
+];

@@ -1,0 +1,17 @@
+/**
+ * The one command registry. The CLI (commander) and every chat surface are built from these specs, so
+ * a command behaves the same in `skillgate curator pin x` and `/curator pin x`.
+ */
+import { createChatCommands } from "./chat.js";
+import { curatorCommands } from "./curator.js";
+import { safetyCommands } from "./curator-safety.js";
+import { skillsCommands } from "./skills.js";
+import type { CommandSpec } from "./types.js";
+
+/** Every command, in help order: skills, curator (lifecycle then safety net), then help/whoami/skill. */
+export const registry: readonly CommandSpec[] = [
+  ...skillsCommands,
+  ...curatorCommands,
+  ...safetyCommands,
+  ...createChatCommands(() => registry),
+];

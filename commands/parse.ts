@@ -1,0 +1,335 @@
+/**
+ * Parsing shared by the CLI helpers and every chat surface: shell-style splitting, parsing of arguments
+ * against a `CommandSpec`, resolving `/curator pin x` to its spec, and telling chat commands
+ * (`/curator status`) apart from text that merely starts with a slash (`/etc/hosts is broken`).
+ */
+
+import { UsageError } from "../src/core/errors.js";
+import type { ParsedCommand } from "../src/core/message.js";
+import type { CommandInput, CommandSpec, OptionSpec } from "./types.js";
+
+/** Subcommand run when a group is called bare: `/curator` = `curator status`, `/skills` = `skills list`. */
+export const DEFAULT_SUBCOMMANDS: Readonly<Record<string, string>> = { curator: "status", skills: "list" };
+
+/** The `-y/--yes` option every command with a confirmation gets. */
+export const YES_OPTION: OptionSpec = {
+  name: "yes",
+  short: "y",
+  kind: "boolean",
+  description: "answer yes to the confirmation",
+};
+
+/** The `--json` option every command gets. */
+export const JSON_OPTION: OptionSpec = {
+  name: "json",
+  kind: "boolean",
+  description: "print one JSON document",
+};
+
+const QUOTE_PAIRS: Record<string, string> = { '"': '"', "'": "'", "\u201c": "\u201d", "\u2018": "\u2019" };
+
+/** Options of `splitArgs`. */
+export interface SplitOptions {
+  /** Close an unterminated quote at the end instead of throwing (chat text is never rejected for it). */
+  lenient?: boolean;
+  /** Turn a leading em dash into `--` and a leading en dash into `-` (phone keyboards' smart dashes). */
+  smartDashes?: boolean;
+}
+
+/**
+ * Splits a command line into words: whitespace separates, `'…'` is literal, `"…"` allows `\"` and `\\`,
+ * a backslash outside quotes escapes the next character; curly quotes count as quotes.
+ */
+export function splitArgs(text: string, options: SplitOptions = {}): string[] {
+  const words: string[] = [];
+  let current = "";
+  let inWord = false;
+  let quote: { close: string; literal: boolean } | undefined;
+  for (let index = 0; index < text.length; index++) {
+    const char = text[index] ?? "";
+    if (quote) {
+      if (char === quote.close) quote = undefined;
+      else if (char === "\\" && !quote.literal && (text[index + 1] === '"' || text[index + 1] === "\\"))
+        current += text[++index];
+      else current += char;
+      continue;
+    }
+    if (/\s/.test(char)) {
+      if (inWord) words.push(current);
+      current = "";
+      inWord = false;
+      continue;
+    }
+    inWord = true;
+    const close = QUOTE_PAIRS[char];
+    if (close !== undefined) quote = { close, literal: char === "'" || char === "\u2018" };
+    else if (char === "\\" && index + 1 < text.length) current += text[++index];
+    else current += char;
+  }
+  if (quote && !options.lenient)
+    throw new UsageError(`Unterminated quote in: ${text.trim()}. Close the quote and try again.`);
+  if (inWord) words.push(current);
+  return options.smartDashes ? words.map(normalizeDashes) : words;
+}
+
+function normalizeDashes(word: string): string {
+  if (word.startsWith("\u2014")) return `--${word.slice(1)}`;
+  if (word.startsWith("\u2013")) return `-${word.slice(1)}`;
+  return word;
+}
+
+/** Quotes a word so `splitArgs` gives it back unchanged. */
+export function quoteArg(word: string): string {
+  if (word !== "" && /^[A-Za-z0-9_@%+=:,./-]+$/.test(word)) return word;
+  return `'${word.replace(/'/g, `'"'"'`)}'`;
+}
+
+/** The options a spec accepts, including the automatic `--json` and (with `confirm`) `-y/--yes`. */
+export function effectiveOptions(spec: CommandSpec): OptionSpec[] {
+  const options = [...(spec.options ?? [])];
+  const has = (name: string) => options.some((option) => option.name === name);
+  if (spec.confirm && !has("yes")) options.push(YES_OPTION);
+  if (!has("json")) options.push(JSON_OPTION);
+  return options;
+}
+
+/** One-line usage of a spec: `/curator pin <skill>` (args only; options listed by `optionsHelp`). */
+export function usageLine(spec: CommandSpec, prefix: (path: string[]) => string): string {
+  const args = (spec.args ?? []).map((arg) => {
+    const name = arg.variadic ? `${arg.name}...` : arg.name;
+    return arg.required ? `<${name}>` : `[${name}]`;
+  });
+  return [prefix(spec.path), ...args].join(" ");
+}
+
+/** `--dry-run, -y/--yes, --days N` for a usage message. */
+export function optionsHelp(spec: CommandSpec): string {
+  return effectiveOptions(spec)
+    .map((option) => {
+      const flag = option.short ? `-${option.short}/--${option.name}` : `--${option.name}`;
+      if (option.kind === "boolean") return flag;
+      return `${flag} ${option.choices ? option.choices.join("|") : option.kind === "integer" ? "N" : "VALUE"}`;
+    })
+    .join(", ");
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_value, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    let diagonal = row[0] ?? 0;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const above = row[j] ?? 0;
+      row[j] = Math.min(above + 1, (row[j - 1] ?? 0) + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diagonal = above;
+    }
+  }
+  return row[b.length] ?? 0;
+}
+
+/** The closest candidate within two edits, for "did you mean" hints. */
+export function closest(word: string, candidates: string[]): string | undefined {
+  let best: { name: string; distance: number } | undefined;
+  for (const candidate of candidates) {
+    const distance = editDistance(word, candidate);
+    if (distance <= 2 && (!best || distance < best.distance)) best = { name: candidate, distance };
+  }
+  return best?.name;
+}
+
+function convertValue(option: OptionSpec, raw: string, label: string, where: string): string | number {
+  if (option.kind === "integer") {
+    if (!/^-?\d+$/.test(raw)) throw new UsageError(`${label} needs a whole number, got '${raw}' (${where}).`);
+    return Number(raw);
+  }
+  if (option.choices && !option.choices.includes(raw)) {
+    throw new UsageError(`${label} must be one of ${option.choices.join(", ")}; got '${raw}' (${where}).`);
+  }
+  return raw;
+}
+
+function booleanValue(raw: string, label: string, where: string): boolean {
+  if (/^(true|yes|1|on)$/i.test(raw)) return true;
+  if (/^(false|no|0|off)$/i.test(raw)) return false;
+  throw new UsageError(`${label} takes no value or true/false; got '${raw}' (${where}).`);
+}
+
+/**
+ * Parses words (after the command path) against a spec: long options (`--days 3`, `--days=3`), short
+ * flags (`-y`, `-yn`), `--` ending options, integer and choice checks, required and variadic arguments.
+ * Throws `UsageError` with the usage line and the accepted options when something does not fit.
+ */
+export function parseCommandInput(
+  spec: CommandSpec,
+  words: string[],
+  prefix: (path: string[]) => string = defaultPrefix,
+): CommandInput {
+  const options = effectiveOptions(spec);
+  const where = `usage: ${usageLine(spec, prefix)}; options: ${optionsHelp(spec)}`;
+  const input: CommandInput = { args: [], options: {} };
+  const unknown = (flag: string): never => {
+    const guess = closest(
+      flag.replace(/^-+/, ""),
+      options.map((option) => option.name),
+    );
+    throw new UsageError(
+      `Unknown option ${flag} for \`${prefix(spec.path)}\`.${guess ? ` Did you mean --${guess}?` : ""} (${where})`,
+    );
+  };
+  let onlyArgs = false;
+  for (let index = 0; index < words.length; index++) {
+    const word = words[index] ?? "";
+    if (onlyArgs || word === "-" || !word.startsWith("-") || /^-\d/.test(word)) {
+      input.args.push(word);
+      continue;
+    }
+    if (word === "--") {
+      onlyArgs = true;
+      continue;
+    }
+    if (word.startsWith("--")) {
+      const eq = word.indexOf("=");
+      const name = eq === -1 ? word.slice(2) : word.slice(2, eq);
+      const option = options.find((candidate) => candidate.name === name) ?? unknown(`--${name}`);
+      const label = `--${option.name}`;
+      if (option.kind === "boolean") {
+        input.options[option.name] = eq === -1 ? true : booleanValue(word.slice(eq + 1), label, where);
+        continue;
+      }
+      const raw = eq === -1 ? words[++index] : word.slice(eq + 1);
+      if (raw === undefined) throw new UsageError(`${label} needs a value (${where}).`);
+      input.options[option.name] = convertValue(option, raw, label, where);
+      continue;
+    }
+    // Short flags: `-y`, `-yn` (booleans bundled), `-d 3` or `-d3` for a valued option.
+    for (let at = 1; at < word.length; at++) {
+      const letter = word[at] ?? "";
+      const option = options.find((candidate) => candidate.short === letter) ?? unknown(`-${letter}`);
+      if (option.kind === "boolean") {
+        input.options[option.name] = true;
+        continue;
+      }
+      const rest = word.slice(at + 1);
+      const raw = rest !== "" ? rest : words[++index];
+      if (raw === undefined) throw new UsageError(`-${letter} needs a value (${where}).`);
+      input.options[option.name] = convertValue(option, raw, `-${letter}`, where);
+      break;
+    }
+  }
+  checkArgs(spec, input.args, where);
+  return input;
+}
+
+function checkArgs(spec: CommandSpec, args: string[], where: string): void {
+  const specs = spec.args ?? [];
+  const variadic = specs.some((arg) => arg.variadic);
+  specs.forEach((arg, index) => {
+    if (arg.required && (args[index] === undefined || args[index] === "")) {
+      throw new UsageError(`Missing <${arg.name}>: ${arg.description} (${where}).`);
+    }
+  });
+  if (!variadic && args.length > specs.length) {
+    throw new UsageError(`Unexpected argument '${args[specs.length]}' (${where}).`);
+  }
+}
+
+/** How the chat spells a command path: `/curator pin`. */
+export function defaultPrefix(path: string[]): string {
+  return `/${path.join(" ")}`;
+}
+
+/** Options of `matchChatCommand`. */
+export interface ChatMatchOptions {
+  /** The bot's own username: `/cmd@thisbot` is ours (suffix stripped), `/cmd@otherbot` is not a command for us. */
+  botUsername?: string;
+}
+
+/**
+ * Reads a chat text as a command when it is one: `/name args…` where `name` is `[a-z0-9_-]+` (upper case
+ * is folded), optionally followed by `@botname`. Text whose first word is a path (`/etc/hosts is broken`)
+ * or has no name is not a command and gives null. Whether the name is known is the router's question.
+ */
+export function matchChatCommand(text: string, options: ChatMatchOptions = {}): ParsedCommand | null {
+  const trimmed = text.replace(/^\s+/, "");
+  if (!trimmed.startsWith("/")) return null;
+  const match = /^\/(\S+)(?:\s+([\s\S]*))?$/.exec(trimmed);
+  if (!match) return null;
+  const token = match[1] ?? "";
+  const at = token.indexOf("@");
+  const name = (at === -1 ? token : token.slice(0, at)).toLowerCase();
+  if (at !== -1) {
+    const bot = token.slice(at + 1);
+    if (!/^[A-Za-z0-9_]+$/.test(bot)) return null;
+    if (options.botUsername && bot.toLowerCase() !== options.botUsername.replace(/^@/, "").toLowerCase())
+      return null;
+  }
+  if (!/^[a-z0-9_-]+$/.test(name)) return null;
+  const rawArgs = (match[2] ?? "").trim();
+  return { name, args: splitArgs(rawArgs, { lenient: true, smartDashes: true }), rawArgs };
+}
+
+/** A spec found for a command name and its words, and the words left for `parseCommandInput`. */
+export interface ResolvedCommand {
+  spec: CommandSpec;
+  rest: string[];
+}
+
+/** Folds `list_unmanaged` to `list-unmanaged` (menus replace hyphens with underscores). */
+export function normalizeName(name: string): string {
+  return name.toLowerCase().replace(/_/g, "-");
+}
+
+/** True when some spec in `registry` starts with `name` (e.g. `curator`, `help`). */
+export function isRegisteredName(registry: readonly CommandSpec[], name: string): boolean {
+  const wanted = normalizeName(name);
+  return registry.some((spec) => spec.path[0] === wanted);
+}
+
+/**
+ * Resolves a command name and its words to a spec of the registry: a one-word command (`help`) keeps
+ * every word; a group (`curator`) takes its subcommand from the first word, or its default subcommand
+ * when called bare or with options only. Returns undefined for a name the registry does not have;
+ * throws `UsageError` for an unknown subcommand, listing the ones that exist.
+ */
+export function resolveCommand(
+  registry: readonly CommandSpec[],
+  name: string,
+  words: string[],
+  prefix: (path: string[]) => string = defaultPrefix,
+): ResolvedCommand | undefined {
+  const group = normalizeName(name);
+  const specs = registry.filter((spec) => spec.path[0] === group);
+  if (specs.length === 0) return undefined;
+  const single = specs.find((spec) => spec.path.length === 1);
+  if (single) return { spec: single, rest: words };
+  const first = words[0];
+  const sub =
+    first === undefined || first.startsWith("-") ? DEFAULT_SUBCOMMANDS[group] : normalizeName(first);
+  const rest = first === undefined || first.startsWith("-") ? words : words.slice(1);
+  const spec = specs.find((candidate) => candidate.path[1] === sub);
+  if (spec) return { spec, rest };
+  const names = specs.filter((candidate) => !candidate.hidden).map((candidate) => candidate.path[1] ?? "");
+  const guess = sub ? closest(sub, names) : undefined;
+  const asked = sub
+    ? `Unknown subcommand \`${prefix([group, sub])}\`.`
+    : `\`${prefix([group])}\` needs a subcommand.`;
+  throw new UsageError(
+    `${asked}${guess ? ` Did you mean \`${prefix([group, guess])}\`?` : ""} Available: ${names.join(", ")}.`,
+  );
+}
+
+/** Rebuilds a command line from a spec and parsed input (for "reply … -y to confirm"). */
+export function formatCommandLine(
+  spec: CommandSpec,
+  input: CommandInput,
+  prefix: (path: string[]) => string,
+  extra: string[] = [],
+): string {
+  const words = [prefix(spec.path), ...input.args.map(quoteArg)];
+  for (const option of effectiveOptions(spec)) {
+    const value = input.options[option.name];
+    if (value === undefined || value === false || option.name === "yes" || option.name === "json") continue;
+    words.push(value === true ? `--${option.name}` : `--${option.name} ${quoteArg(String(value))}`);
+  }
+  return [...words, ...extra].join(" ");
+}

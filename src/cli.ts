@@ -1,0 +1,398 @@
+#!/usr/bin/env node
+/**
+ * The `skillgate` command line, built from the command registry (the same specs chat uses):
+ * `skillgate [--home DIR] <group> <sub> …` and `skillgate serve [--console]`. At start it resolves the
+ * home, finishes an interrupted rollback, loads config.yaml (a bad value exits 78), runs the command,
+ * prints the rendered reply (one JSON document with `--json`) and exits with the reply's exit code.
+ * Only commander, the config and the commands needed are loaded up front; the gateway, pino and the
+ * platform SDKs are imported only by `serve`.
+ */
+import { realpathSync } from "node:fs";
+import { readdir } from "node:fs/promises";
+import path from "node:path";
+import readline from "node:readline";
+import { fileURLToPath } from "node:url";
+import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
+import { terminalContext, terminalPrefix } from "../commands/context.js";
+import { DEFAULT_SUBCOMMANDS, effectiveOptions, resolveCommand } from "../commands/parse.js";
+import { runCommand } from "../commands/runner.js";
+import type { CommandInput, CommandSpec, OptionSpec } from "../commands/types.js";
+import { loadConfig, type SkillgateConfig } from "./config/config.js";
+import { lookupSecret, readDotenv } from "./config/dotenv.js";
+import { homePaths, resolveHome } from "./config/home.js";
+import { ConfigError, UsageError } from "./core/errors.js";
+import type { Logger } from "./core/logger.js";
+import { renderJson, renderTerminal } from "./core/render-terminal.js";
+import type { Reply } from "./core/reply.js";
+import { journalPath } from "./curator/journal.js";
+
+/** The streams and environment the CLI uses (tests pass their own). */
+export interface CliIo {
+  stdin: NodeJS.ReadStream | (NodeJS.ReadableStream & { isTTY?: boolean });
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream;
+  env: NodeJS.ProcessEnv;
+}
+
+/** What the command line asked for. */
+type Selection =
+  | { kind: "command"; spec: CommandSpec; input: CommandInput }
+  | { kind: "serve"; console: boolean }
+  | { kind: "usage"; message: string };
+
+/** Exit code for bad usage. */
+const EXIT_USAGE = 2;
+/** Exit code for bad configuration (sysexits EX_CONFIG). */
+const EXIT_CONFIG = 78;
+
+function parseInteger(value: string): number {
+  if (!/^-?\d+$/.test(value)) throw new InvalidArgumentError("it must be a whole number.");
+  return Number(value);
+}
+
+function toOption(spec: OptionSpec): Option {
+  const long =
+    spec.kind === "boolean"
+      ? `--${spec.name}`
+      : `--${spec.name} <${spec.kind === "integer" ? "n" : "value"}>`;
+  const option = new Option(spec.short ? `-${spec.short}, ${long}` : long, spec.description);
+  if (spec.choices) option.choices(spec.choices);
+  if (spec.kind === "integer") option.argParser(parseInteger);
+  if (spec.name === "platform") option.env("HERMES_PLATFORM");
+  return option;
+}
+
+function addLeaf(
+  parent: Command,
+  name: string,
+  spec: CommandSpec,
+  select: (selection: Selection) => void,
+): void {
+  const command = parent.command(name, { hidden: spec.hidden }).description(spec.summary);
+  for (const arg of spec.args ?? []) {
+    const label = arg.variadic ? `${arg.name}...` : arg.name;
+    command.argument(arg.required ? `<${label}>` : `[${label}]`, arg.description);
+  }
+  const options = effectiveOptions(spec);
+  for (const option of options) command.addOption(toOption(option));
+  command.action((...received: unknown[]) => {
+    const self = received[received.length - 1] as Command;
+    const values = self.opts();
+    const input: CommandInput = { args: [], options: {} };
+    for (const value of self.processedArgs as unknown[]) {
+      if (Array.isArray(value)) input.args.push(...value.map(String));
+      else if (value !== undefined) input.args.push(String(value));
+    }
+    for (const option of options) {
+      const value = values[toOption(option).attributeName()];
+      if (value !== undefined) input.options[option.name] = value as string | number | boolean;
+    }
+    select({ kind: "command", spec, input });
+  });
+}
+
+/**
+ * Builds the commander program from registry specs. Each leaf's action records the spec and its parsed
+ * input through `select`; nothing runs during parsing.
+ */
+export function buildProgram(
+  specs: readonly CommandSpec[],
+  select: (selection: Selection) => void,
+  io: Pick<CliIo, "stdout" | "stderr">,
+): Command {
+  const program = new Command("skillgate")
+    .description("Chat gateway and curator for an agent's skill library (Hermes format).")
+    .option("--home <dir>", "skillgate/Hermes home (default: $HERMES_HOME or ~/.hermes)")
+    .helpCommand(false)
+    .exitOverride()
+    .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) })
+    .showSuggestionAfterError(true);
+  const groups = new Map<string, Command>();
+  for (const spec of specs) {
+    const [head, sub] = spec.path;
+    if (!head) continue;
+    if (sub === undefined) {
+      addLeaf(program, head, spec, select);
+      continue;
+    }
+    let group = groups.get(head);
+    if (!group) {
+      const fallback = DEFAULT_SUBCOMMANDS[head];
+      group = program
+        .command(head)
+        .description(fallback ? `${head} commands (bare: ${head} ${fallback})` : `${head} commands`)
+        .helpCommand(false)
+        .exitOverride()
+        .allowUnknownOption()
+        .argument("[subcommand...]", "one of the commands below");
+      groups.set(head, group);
+      const groupName = head;
+      // Reached for a bare group (`skillgate curator [--json]`) or a subcommand that does not exist.
+      group.action((_word: unknown, _options: unknown, self: Command) => {
+        const words = self.args;
+        const json = words.includes("--json");
+        const rest = words.filter((word) => word !== "--json");
+        try {
+          if (rest.some((word) => word.startsWith("-")))
+            throw new UsageError(
+              `Unknown option ${rest.find((word) => word.startsWith("-"))} for \`${terminalPrefix([groupName])}\`.`,
+            );
+          const resolved = resolveCommand(specs, groupName, rest.slice(0, 1), terminalPrefix);
+          if (resolved)
+            select({
+              kind: "command",
+              spec: resolved.spec,
+              input: { args: [], options: json ? { json: true } : {} },
+            });
+        } catch (error) {
+          select({ kind: "usage", message: (error as Error).message });
+        }
+      });
+    }
+    addLeaf(group, sub, spec, select);
+  }
+  program
+    .command("serve")
+    .description("run the chat gateway (platforms from config and secrets; the terminal chat when none)")
+    .option("--console", "only the local terminal chat")
+    .action((options: { console?: boolean }) => select({ kind: "serve", console: options.console === true }));
+  return program;
+}
+
+/** The top-level command word in argv (skipping `--home DIR`), if any. */
+function commandWord(args: string[]): string | undefined {
+  for (let index = 0; index < args.length; index++) {
+    const word = args[index] ?? "";
+    if (word === "--home") index++;
+    else if (!word.startsWith("-")) return word;
+  }
+  return undefined;
+}
+
+/** Loads only the specs the command needs: the skills group alone for `skills …`, else the registry. */
+async function specsFor(word: string | undefined): Promise<readonly CommandSpec[]> {
+  if (word === "skills") return (await import("../commands/skills.js")).skillsCommands;
+  return (await import("../commands/index.js")).registry;
+}
+
+function makePrompt(io: CliIo) {
+  return (question: string, options: { hidden?: boolean } = {}) =>
+    new Promise<string>((resolve) => {
+      const rl = readline.createInterface({ input: io.stdin, output: io.stdout, terminal: true });
+      if (options.hidden) {
+        const internals = rl as unknown as { _writeToOutput: (text: string) => void };
+        internals._writeToOutput = (text: string) => {
+          if (text.startsWith(question)) io.stdout.write(question);
+        };
+      }
+      rl.question(question, (answer) => {
+        if (options.hidden) io.stdout.write("\n");
+        rl.close();
+        resolve(answer);
+      });
+    });
+}
+
+/**
+ * Cheap pre-check before loading the rollback module (and tar): a rollback journal or a purge's trash
+ * folder is what `recoverInterruptedRollback` acts on; without either there is nothing to recover.
+ */
+async function mayNeedRecovery(home: string): Promise<boolean> {
+  const names = await readdir(homePaths(home).skills).catch(() => [] as string[]);
+  return (
+    names.includes(path.basename(journalPath(home))) || names.some((name) => name.startsWith(".purge-trash"))
+  );
+}
+
+function printReply(reply: Reply, json: boolean, io: CliIo): void {
+  if (json) {
+    io.stdout.write(renderJson(reply));
+    return;
+  }
+  const color = Boolean(io.stdout.isTTY) && !io.env.NO_COLOR;
+  const text = renderTerminal(reply, { color });
+  (reply.exitCode === 0 ? io.stdout : io.stderr).write(text);
+}
+
+function fail(io: CliIo, json: boolean, message: string, exitCode: number): number {
+  io.stderr.write(`${message.replace(/\n*$/, "")}\n`);
+  if (json)
+    io.stdout.write(
+      `${JSON.stringify({ ok: false, error: message.trim(), exit_code: exitCode }, null, 2)}\n`,
+    );
+  return exitCode;
+}
+
+/** Runs the CLI and resolves with the exit code. */
+export async function main(
+  argv: string[] = process.argv.slice(2),
+  io: CliIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env },
+): Promise<number> {
+  const wantsJson = argv.includes("--json");
+  const specs = await specsFor(commandWord(argv));
+  let selection: Selection | undefined;
+  const program = buildProgram(
+    specs,
+    (chosen) => {
+      selection = chosen;
+    },
+    io,
+  );
+  try {
+    await program.parseAsync(argv, { from: "user" });
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === "commander.helpDisplayed" || error.code === "commander.version") return 0;
+      if (error.code === "commander.help")
+        return wantsJson
+          ? fail(io, true, "A command is needed; see `skillgate --help`.", EXIT_USAGE)
+          : EXIT_USAGE;
+      return wantsJson ? fail(io, true, error.message, EXIT_USAGE) : EXIT_USAGE;
+    }
+    throw error;
+  }
+  if (!selection) {
+    program.outputHelp({ error: true });
+    return EXIT_USAGE;
+  }
+  if (selection.kind === "usage") return fail(io, wantsJson, selection.message, EXIT_USAGE);
+  const home = resolveHome(program.opts<{ home?: string }>().home, io.env);
+  try {
+    if (await mayNeedRecovery(home)) {
+      const { recoverInterruptedRollback } = await import("./curator/rollback.js");
+      const notice = await recoverInterruptedRollback(home);
+      if (notice) io.stderr.write(`${notice}\n`);
+    }
+  } catch (error) {
+    io.stderr.write(`warning: checking for an interrupted rollback failed: ${(error as Error).message}\n`);
+  }
+  let config: SkillgateConfig;
+  try {
+    config = loadConfig(homePaths(home).config);
+  } catch (error) {
+    if (error instanceof ConfigError) return fail(io, wantsJson, error.message, EXIT_CONFIG);
+    throw error;
+  }
+  for (const warning of config.warnings) io.stderr.write(`warning: ${warning}\n`);
+  if (selection.kind === "serve") return serve(home, config, selection.console, io);
+  const { spec, input } = selection;
+  const json = input.options.json === true;
+  const platformOption = input.options.platform;
+  const platform = typeof platformOption === "string" ? platformOption : io.env.HERMES_PLATFORM || null;
+  const interactive = Boolean((io.stdin as { isTTY?: boolean }).isTTY);
+  const ctx = terminalContext({
+    home,
+    config,
+    platform,
+    json,
+    interactive,
+    prompt: interactive ? makePrompt(io) : undefined,
+    progress: (line) => io.stderr.write(`${line}\n`),
+  });
+  const reply = await runCommand(spec, ctx, input, {
+    onUnexpected: (error) =>
+      io.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`),
+  });
+  printReply(reply, json, io);
+  return reply.exitCode;
+}
+
+/** The LLM agent for chat text when `gateway.agent.enabled` is set and a model resolves; else undefined. */
+async function loadAgent(home: string, config: SkillgateConfig, env: NodeJS.ProcessEnv, logger: Logger) {
+  if (!config.gateway.agent.enabled) return undefined;
+  const { createChatAgent } = await import("./gateway/agent.js");
+  return createChatAgent({ home, config, env, logger }) ?? undefined;
+}
+
+/** `skillgate serve`: runs the gateway until SIGTERM/SIGINT or, for the terminal chat, the end of stdin. */
+async function serve(
+  home: string,
+  config: SkillgateConfig,
+  consoleOnly: boolean,
+  io: CliIo,
+): Promise<number> {
+  const [{ createGateway }, { createAdapters, configuredPlatforms }, { createLogger }] = await Promise.all([
+    import("./gateway/gateway.js"),
+    import("../adapters/index.js"),
+    import("./core/logger.js"),
+  ]);
+  const dotenv = readDotenv(homePaths(home).env);
+  const secret = (name: string) => lookupSecret(name, dotenv, io.env);
+  const secretValues = [...dotenv.values()].filter((value) => value.length >= 6);
+  const quiet = consoleOnly || configuredPlatforms({ config, secret }).length === 0;
+  const logger = createLogger({
+    level: io.env.SKILLGATE_LOG_LEVEL ?? (quiet ? "warn" : "info"),
+    secrets: secretValues,
+  });
+  let finish: (code: number) => void = () => undefined;
+  const finished = new Promise<number>((resolve) => {
+    finish = resolve;
+  });
+  let stopping = false;
+  let gateway: ReturnType<typeof createGateway> | undefined;
+  const shutdown = (reason: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ reason }, "gateway: shutting down");
+    const forced = setTimeout(() => {
+      logger.error("gateway: shutdown took longer than 10 s; exiting anyway");
+      finish(1);
+    }, 10_000);
+    forced.unref();
+    void (gateway?.stop() ?? Promise.resolve()).then(
+      () => finish(0),
+      (error) => {
+        logger.error({ err: error }, "gateway: shutdown failed");
+        finish(1);
+      },
+    );
+  };
+  try {
+    const adapters = await createAdapters({
+      config,
+      home,
+      secret,
+      logger,
+      console: consoleOnly,
+      consoleOptions: { input: io.stdin, output: io.stdout, onEnd: () => shutdown("end of input") },
+    });
+    const agent = await loadAgent({ home, config, logger });
+    gateway = createGateway({
+      home,
+      config,
+      adapters,
+      logger,
+      agent: agent as Parameters<typeof createGateway>[0]["agent"],
+    });
+    process.once("SIGTERM", () => shutdown("SIGTERM"));
+    process.once("SIGINT", () => shutdown("SIGINT"));
+    await gateway.start();
+  } catch (error) {
+    if (error instanceof ConfigError) return fail(io, false, error.message, EXIT_CONFIG);
+    logger.error({ err: error }, "gateway: failed to start");
+    return fail(io, false, `skillgate serve could not start: ${(error as Error).message}`, 1);
+  }
+  return finished;
+}
+
+function isMainModule(): boolean {
+  const entry = process.argv[1];
+  if (!entry) return false;
+  try {
+    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isMainModule()) {
+  main().then(
+    (code) => process.exit(code),
+    (error) => {
+      process.stderr.write(
+        `skillgate: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      );
+      process.exit(1);
+    },
+  );
+}

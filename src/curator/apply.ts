@@ -1,0 +1,152 @@
+/**
+ * Performs a `CuratorPlan`. When the plan changes anything, a `pre-curator-run` snapshot is taken first
+ * (if backups are enabled) and a failed snapshot aborts with nothing changed. State changes (seed, stale,
+ * reactivate) land in one locked `.usage.json` update, re-checked against the current records; each
+ * archive is a ledgered move. A plan that changes nothing takes no snapshot.
+ */
+import type { SkillgateConfig } from "../config/config.js";
+import { homePaths } from "../config/home.js";
+import { CuratorError } from "../core/errors.js";
+import type { SkillEntry, SkillLibrary } from "../skills/types.js";
+import { emptyRecord, type SkillState, type UsageMap, UsageStore } from "../skills/usage.js";
+import { type ArchiveResult, archiveEntry } from "./archive.js";
+import type { LedgerActor } from "./ledger.js";
+import { loadProvenance, type Provenance } from "./provenance.js";
+import { createSnapshot } from "./snapshot.js";
+import type { AutoTransitionCounts, CuratorPlan, PlanAction } from "./types.js";
+
+/** What `applyPlan` needs. */
+export interface ApplyOptions {
+  home: string;
+  config: SkillgateConfig;
+  library: SkillLibrary;
+  actor: LedgerActor;
+  dryRun: boolean;
+  /** Provenance already read by the caller (read again when absent). */
+  provenance?: Provenance;
+}
+
+/** What was done (or, for a dry run, what would be done). */
+export interface ApplyOutcome {
+  /** False for a dry run: nothing was touched. */
+  applied: boolean;
+  snapshotId: string | null;
+  counts: AutoTransitionCounts;
+  archived: ArchiveResult[];
+  transitions: { name: string; from: SkillState; to: SkillState }[];
+  failures: { name: string; error: string }[];
+}
+
+function preview(plan: CuratorPlan): ApplyOutcome {
+  return {
+    applied: false,
+    snapshotId: null,
+    counts: { ...plan.counts },
+    archived: plan.actions
+      .filter((action) => action.kind === "archive")
+      .map((action) => ({ name: action.name, from: action.relPath ?? action.name, archivedAs: action.relPath ?? action.name, dest: "" })),
+    transitions: plan.actions.flatMap((action) =>
+      action.from && action.to ? [{ name: action.name, from: action.from, to: action.to }] : [],
+    ),
+    failures: [],
+  };
+}
+
+async function takeSnapshot(opts: ApplyOptions, now: Date): Promise<string | null> {
+  if (!opts.config.curator.backup.enabled) return null;
+  try {
+    return (await createSnapshot({ home: opts.home, config: opts.config, reason: "pre-curator-run", now })).id;
+  } catch (error) {
+    throw new CuratorError(
+      "snapshot",
+      `the pre-run snapshot failed (${(error as Error).message}); nothing was changed. Fix the cause, or set curator.backup.enabled: false to run without a snapshot.`,
+      { cause: error },
+    );
+  }
+}
+
+/** Applies one non-archive action to the current records; returns the transition made, if any. */
+function applyStateAction(records: UsageMap, action: PlanAction, nowIso: string): { from: SkillState; to: SkillState } | "seeded" | null {
+  const record = records[action.name];
+  if (action.kind === "seed") {
+    if (!record) {
+      records[action.name] = emptyRecord(nowIso);
+      return "seeded";
+    }
+    if (action.reanchor && !record.first_seen_at) {
+      record.first_seen_at = nowIso;
+      record.created_at = nowIso;
+      return "seeded";
+    }
+    return null;
+  }
+  // Re-check against what is on disk now: a pin or a use since planning wins.
+  if (!record || record.pinned || record.state !== action.from || !action.to) return null;
+  record.state = action.to;
+  if (action.to === "active") record.archived_at = null;
+  return { from: action.from, to: action.to };
+}
+
+/** Performs `plan`. Throws `CuratorError` (phase `snapshot`) when the pre-run snapshot fails. */
+export async function applyPlan(plan: CuratorPlan, opts: ApplyOptions): Promise<ApplyOutcome> {
+  if (opts.dryRun) return preview(plan);
+  const now = new Date(plan.now);
+  const outcome: ApplyOutcome = {
+    applied: true,
+    snapshotId: null,
+    counts: { checked: plan.counts.checked, marked_stale: 0, archived: 0, reactivated: 0, seeded: 0 },
+    archived: [],
+    transitions: [],
+    failures: [],
+  };
+  if (plan.changes) outcome.snapshotId = await takeSnapshot(opts, now);
+  const stateActions = plan.actions.filter((action) => action.kind !== "archive");
+  if (stateActions.length > 0) {
+    await new UsageStore(homePaths(opts.home).skills).update((records) => {
+      for (const action of stateActions) {
+        const done = applyStateAction(records, action, plan.now);
+        if (done === "seeded") outcome.counts.seeded += 1;
+        else if (done) {
+          outcome.transitions.push({ name: action.name, ...done });
+          if (done.to === "stale") outcome.counts.marked_stale += 1;
+          else outcome.counts.reactivated += 1;
+        }
+      }
+    });
+  }
+  const archives = plan.actions.filter((action) => action.kind === "archive");
+  if (archives.length > 0) await applyArchives(archives, opts, now, outcome);
+  return outcome;
+}
+
+async function applyArchives(archives: PlanAction[], opts: ApplyOptions, now: Date, outcome: ApplyOutcome): Promise<void> {
+  const entries = new Map<string, SkillEntry>((await opts.library.all()).map((entry) => [entry.name, entry]));
+  const provenance = opts.provenance ?? (await loadProvenance(opts.home, [...entries.values()]));
+  try {
+    for (const action of archives) {
+      const entry = entries.get(action.name);
+      if (!entry) {
+        outcome.failures.push({ name: action.name, error: "no longer on disk" });
+        continue;
+      }
+      try {
+        const result = await archiveEntry(entry, {
+          home: opts.home,
+          config: opts.config,
+          library: opts.library,
+          actor: opts.actor,
+          now,
+          provenance,
+          evidence: { reason: "unused", idle_days: action.idleDays },
+        });
+        outcome.archived.push(result);
+        outcome.transitions.push({ name: action.name, from: action.from ?? "active", to: "archived" });
+        outcome.counts.archived += 1;
+      } catch (error) {
+        outcome.failures.push({ name: action.name, error: (error as Error).message });
+      }
+    }
+  } finally {
+    opts.library.invalidate();
+  }
+}

@@ -1,0 +1,337 @@
+/**
+ * Archive and restore, never delete. `.archive/` mirrors where a skill lived (`.archive/<category>/<name>`),
+ * with a `-YYYYMMDDHHMMSS` suffix only when that place is taken, so `restore` can put a skill back in its
+ * category. Every name `listArchived` reports is accepted by `restoreSkill`. Both moves are ledgered and
+ * keep `.usage.json` (state, archived_at) and `.curator_suppressed` in step.
+ */
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import type { SkillgateConfig } from "../config/config.js";
+import { homePaths } from "../config/home.js";
+import { CuratorError } from "../core/errors.js";
+import { isoTimestamp, readTextIfExists } from "../core/fsutil.js";
+import type { SkillEntry, SkillLibrary } from "../skills/types.js";
+import { emptyRecord, UsageStore } from "../skills/usage.js";
+import { type LedgerActor, withLedger } from "./ledger.js";
+import { addSuppressed, classify, frontmatterName, loadProvenance, type Provenance, removeSuppressed } from "./provenance.js";
+
+/** How a surface spells a command (`skillgate curator unpin` or `/curator unpin`). */
+export type CommandPrefix = (path: string[]) => string;
+
+/** The terminal spelling, used when a caller gives none. */
+export const terminalPrefix: CommandPrefix = (parts) => `skillgate ${parts.join(" ")}`;
+
+/** What archive and restore need. */
+export interface MoveOptions {
+  home: string;
+  config: SkillgateConfig;
+  library: SkillLibrary;
+  actor: LedgerActor;
+  now?: Date;
+  commandPrefix?: CommandPrefix;
+  /** Preloaded provenance (the run passes it to avoid re-reading per skill). */
+  provenance?: Provenance;
+  /** Extra ledger evidence (e.g. `absorbed_into` from the consolidation pass). */
+  evidence?: Record<string, unknown>;
+}
+
+/** One archived skill package under `.archive/`. */
+export interface ArchivedItem {
+  /** Path under `.archive/`, POSIX separators: the name `list-archived` prints and `restore` accepts. */
+  archivedAs: string;
+  /** The skill's frontmatter name (or its original folder name). */
+  skillName: string;
+  /** Where `restore` puts it back, relative to skills/ (`category/name` or `name`). */
+  restoreTo: string;
+  category: string | null;
+  dir: string;
+  /** The `YYYYMMDDHHMMSS` collision suffix, when there is one. */
+  stamp: string | null;
+  mtimeMs: number;
+}
+
+/** Result of an archive. */
+export interface ArchiveResult {
+  name: string;
+  /** Where the skill lived, relative to skills/. */
+  from: string;
+  /** Its path under `.archive/`. */
+  archivedAs: string;
+  dest: string;
+}
+
+/** Result of a restore. */
+export interface RestoreResult {
+  name: string;
+  archivedAs: string;
+  /** Relative to skills/. */
+  restoredTo: string;
+  dest: string;
+  /** True when the original place was taken and the skill went to `skills/<name>` instead. */
+  flattened: boolean;
+}
+
+const STAMP_SUFFIX = /^(.+)-(\d{14})(?:-(\d+))?$/;
+
+function refuse(message: string, code = "curator.refused"): CuratorError {
+  return new CuratorError("archive", message, { code });
+}
+
+/** Rejects names that could escape the library: empty, absolute, `..` segments, backslashes, NUL. */
+export function assertSafeName(name: string, what = "skill name"): void {
+  const bad =
+    name.trim() === "" ||
+    name.includes("\0") ||
+    name.includes("\\") ||
+    path.posix.isAbsolute(name) ||
+    path.win32.isAbsolute(name) ||
+    name.split("/").some((part) => part === ".." || part === "." || part === "");
+  if (bad) throw refuse(`invalid ${what} '${name}': use a plain skill name (no '..', no absolute paths).`, "curator.bad_name");
+}
+
+function stampOf(now: Date): string {
+  return now.toISOString().replace(/[-:T]/g, "").replace(/\..*$/, "");
+}
+
+async function exists(target: string): Promise<boolean> {
+  try {
+    await fs.lstat(target);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Moves a directory, copying across devices when a rename cannot. */
+async function moveDir(from: string, to: string): Promise<void> {
+  await fs.mkdir(path.dirname(to), { recursive: true });
+  try {
+    await fs.rename(from, to);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EXDEV") throw error;
+    await fs.cp(from, to, { recursive: true, errorOnExist: true, force: false, verbatimSymlinks: true });
+    await fs.rm(from, { recursive: true, force: true });
+  }
+}
+
+/** A free place under `.archive/` for `relPath`: the same path, or with a timestamp suffix on collision. */
+async function archiveDestination(archiveRoot: string, relPath: string, now: Date): Promise<string> {
+  const plain = path.join(archiveRoot, ...relPath.split("/"));
+  if (!(await exists(plain))) return plain;
+  const stamped = `${plain}-${stampOf(now)}`;
+  if (!(await exists(stamped))) return stamped;
+  for (let n = 2; ; n += 1) {
+    const candidate = `${stamped}-${n}`;
+    if (!(await exists(candidate))) return candidate;
+  }
+}
+
+/** Why the curator may not archive this skill, or null when it may. */
+export function archiveRefusal(
+  entry: SkillEntry,
+  provenance: Provenance,
+  config: SkillgateConfig,
+  pinned: boolean,
+  prefix: CommandPrefix,
+): string | null {
+  const name = entry.name;
+  const verdict = classify(name, entry, undefined, true, provenance, config);
+  if (verdict.kind === "external") return `skill '${name}' lives in skills.external_dirs; external skills are read-only to the curator`;
+  if (verdict.kind === "protected") return `skill '${name}' is a protected built-in; it backs load-bearing commands and is never archived or consolidated`;
+  if (verdict.kind === "hub") return `skill '${name}' is hub-installed; its upstream owns it, so it is never archived`;
+  if (verdict.kind === "bundled" && !verdict.eligible) {
+    return `skill '${name}' is a bundled built-in; enable curator.prune_builtins to allow archiving it`;
+  }
+  if (pinned) return `'${name}' is pinned — unpin first with \`${prefix(["curator", "unpin", name])}\``;
+  return null;
+}
+
+/**
+ * Archives a live skill entry (the caller found it). Refusals throw `CuratorError`. The move, the usage
+ * record (state archived, archived_at) and the suppression list change inside one ledger entry.
+ */
+export async function archiveEntry(entry: SkillEntry, opts: MoveOptions): Promise<ArchiveResult> {
+  const paths = homePaths(opts.home);
+  const now = opts.now ?? new Date();
+  const provenance = opts.provenance ?? (await loadProvenance(opts.home, [entry]));
+  const store = new UsageStore(paths.skills);
+  const pinned = (await store.read())[entry.name]?.pinned === true;
+  const refusal = archiveRefusal(entry, provenance, opts.config, pinned, opts.commandPrefix ?? terminalPrefix);
+  if (refusal) throw refuse(refusal);
+  assertSafeName(entry.relPath, "skill path");
+  const dest = await archiveDestination(paths.archive, entry.relPath, now);
+  const archivedAs = path.relative(paths.archive, dest).split(path.sep).join("/");
+  await withLedger(
+    {
+      home: opts.home,
+      config: opts.config,
+      actor: opts.actor,
+      action: "archive",
+      skill: entry.name,
+      evidence: { archived: true, archived_as: archivedAs, ...(opts.evidence ?? {}) },
+      paths: [entry.dir, dest],
+    },
+    async () => {
+      await moveDir(entry.dir, dest);
+      await store.update((records) => {
+        const record = records[entry.name] ?? emptyRecord();
+        record.state = "archived";
+        record.archived_at = isoTimestamp(now);
+        records[entry.name] = record;
+      });
+      if (provenance.bundled.has(entry.name)) await addSuppressed(opts.home, entry.name);
+    },
+  );
+  return { name: entry.name, from: entry.relPath, archivedAs, dest };
+}
+
+/** Archives the skill called `name`: finds it, refuses what the reference refuses, moves it, ledgers it. */
+export async function archiveSkill(name: string, opts: MoveOptions): Promise<ArchiveResult> {
+  assertSafeName(name);
+  const entry = await opts.library.find(name);
+  if (!entry) throw refuse(`skill '${name}' not found`, "curator.not_found");
+  try {
+    return await archiveEntry(entry, opts);
+  } finally {
+    opts.library.invalidate();
+  }
+}
+
+async function readArchivedItem(archiveRoot: string, dir: string): Promise<ArchivedItem> {
+  const archivedAs = path.relative(archiveRoot, dir).split(path.sep).join("/");
+  const base = path.posix.basename(archivedAs);
+  const match = STAMP_SUFFIX.exec(base);
+  const original = match?.[1] ?? base;
+  const parent = path.posix.dirname(archivedAs);
+  const restoreTo = parent === "." ? original : `${parent}/${original}`;
+  const text = await readTextIfExists(path.join(dir, "SKILL.md")).catch(() => undefined);
+  const stat = await fs.stat(dir);
+  return {
+    archivedAs,
+    skillName: (text !== undefined ? frontmatterName(text) : undefined) ?? original,
+    restoreTo,
+    category: parent === "." ? null : (parent.split("/")[0] ?? null),
+    dir,
+    stamp: match?.[2] ?? null,
+    mtimeMs: stat.mtimeMs,
+  };
+}
+
+/** Every archived skill package (a folder holding SKILL.md) under `.archive/`, sorted by path. */
+export async function listArchived(home: string): Promise<ArchivedItem[]> {
+  const root = homePaths(home).archive;
+  const items: ArchivedItem[] = [];
+  const walk = async (dir: string): Promise<void> => {
+    let children: import("node:fs").Dirent[];
+    try {
+      children = await fs.readdir(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    if (dir !== root && children.some((child) => child.isFile() && child.name === "SKILL.md")) {
+      items.push(await readArchivedItem(root, dir));
+      return;
+    }
+    for (const child of children) {
+      if (child.isDirectory()) await walk(path.join(dir, child.name));
+    }
+  };
+  await walk(root);
+  return items.sort((a, b) => (a.archivedAs < b.archivedAs ? -1 : a.archivedAs > b.archivedAs ? 1 : 0));
+}
+
+function newestFirst(a: ArchivedItem, b: ArchivedItem): number {
+  const byStamp = (b.stamp ?? "").localeCompare(a.stamp ?? "");
+  return byStamp !== 0 ? byStamp : b.mtimeMs - a.mtimeMs;
+}
+
+/**
+ * Picks the archived package `name` refers to: its exact `.archive/` path; else the one folder with
+ * that exact name (several in different categories → refused as ambiguous); else, newest first, a
+ * timestamped copy `name-YYYYMMDDHHMMSS` or a package whose skill is called `name`. `name-foo` never
+ * matches `name`.
+ */
+export function pickArchived(items: ArchivedItem[], name: string, prefix: CommandPrefix): ArchivedItem | undefined {
+  const exactPath = items.find((item) => item.archivedAs === name);
+  if (exactPath) return exactPath;
+  const exactDir = items.filter((item) => path.posix.basename(item.archivedAs) === name);
+  if (exactDir.length > 1) {
+    const choices = exactDir.map((item) => item.archivedAs).join(", ");
+    throw refuse(
+      `several archived skills are named '${name}' (${choices}); restore one by its path, e.g. \`${prefix(["curator", "restore", exactDir[0]?.archivedAs ?? name])}\``,
+      "curator.ambiguous",
+    );
+  }
+  if (exactDir[0]) return exactDir[0];
+  const loose = items.filter((item) => {
+    const base = path.posix.basename(item.archivedAs);
+    return STAMP_SUFFIX.exec(base)?.[1] === name || item.skillName === name;
+  });
+  return loose.sort(newestFirst)[0];
+}
+
+/** Why a restore of `skillName` must not happen, or null. */
+function restoreRefusal(skillName: string, provenance: Provenance, config: SkillgateConfig): string | null {
+  if (provenance.hub.has(skillName)) return `skill '${skillName}' is now hub-installed; restoring it would shadow the upstream version`;
+  if (provenance.bundled.has(skillName) && !config.curator.pruneBuiltins) {
+    return `skill '${skillName}' is now a bundled built-in and curator.prune_builtins is off; restoring it would shadow the built-in`;
+  }
+  if (provenance.protected.has(skillName)) return `skill '${skillName}' is a protected built-in; it cannot be restored over`;
+  return null;
+}
+
+/**
+ * Restores an archived skill to where it lived (its category kept); when that place is taken it goes to
+ * `skills/<name>`, and when that is taken too the restore is refused. State becomes active, archived_at is
+ * cleared, the name leaves `.curator_suppressed`, and the move is ledgered.
+ */
+export async function restoreSkill(name: string, opts: MoveOptions): Promise<RestoreResult> {
+  assertSafeName(name);
+  const paths = homePaths(opts.home);
+  const prefix = opts.commandPrefix ?? terminalPrefix;
+  if (!(await exists(paths.archive))) throw refuse("no archive directory — nothing has been archived yet", "curator.not_found");
+  const item = pickArchived(await listArchived(opts.home), name, prefix);
+  if (!item) {
+    throw refuse(`skill '${name}' not found in archive; \`${prefix(["curator", "list-archived"])}\` shows what can be restored`, "curator.not_found");
+  }
+  const provenance = opts.provenance ?? (await loadProvenance(opts.home, []));
+  const refusal = restoreRefusal(item.skillName, provenance, opts.config);
+  if (refusal) throw refuse(refusal);
+  const live = await opts.library.find(item.skillName);
+  if (live) {
+    throw refuse(`a skill named '${item.skillName}' is already live at ${live.dir}; archive or rename it before restoring this one`);
+  }
+  let dest = path.join(paths.skills, ...item.restoreTo.split("/"));
+  let flattened = false;
+  if (await exists(dest)) {
+    const flat = path.join(paths.skills, path.posix.basename(item.restoreTo));
+    if (await exists(flat)) throw refuse(`destination already exists: ${dest} (and ${flat}); move it away first`);
+    dest = flat;
+    flattened = true;
+  }
+  const store = new UsageStore(paths.skills);
+  await withLedger(
+    {
+      home: opts.home,
+      config: opts.config,
+      actor: opts.actor,
+      action: "restore",
+      skill: item.skillName,
+      evidence: { archived_as: item.archivedAs, ...(opts.evidence ?? {}) },
+      paths: [item.dir, dest],
+    },
+    async () => {
+      await moveDir(item.dir, dest);
+      await store.update((records) => {
+        const record = records[item.skillName] ?? emptyRecord();
+        record.state = "active";
+        record.archived_at = null;
+        records[item.skillName] = record;
+      });
+      await removeSuppressed(opts.home, item.skillName);
+    },
+  );
+  opts.library.invalidate();
+  const restoredTo = path.relative(paths.skills, dest).split(path.sep).join("/");
+  return { name: item.skillName, archivedAs: item.archivedAs, restoredTo, dest, flattened };
+}

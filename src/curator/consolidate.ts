@@ -1,0 +1,464 @@
+/**
+ * The curator's LLM consolidation pass (opt-in: `curator.consolidate: true` or `curator run
+ * --consolidate`). A model reviews the curator-managed skills with three tools only — `skills_list`,
+ * `skill_view`, `skill_manage` — and folds overlapping skills into class-level umbrellas. Guard rails:
+ * a snapshot first; `skill_manage` under the background-review origin (pinned, hub, bundled, external and
+ * unmanaged skills refused, every delete names its umbrella and becomes an archive); iteration and time
+ * caps; the outcome classified from evidence, not from the model's say-so; cron jobs re-pointed at the
+ * umbrellas. A dry run tells the model it is report-only and offers no tool that writes.
+ */
+import type { SkillgateConfig } from "../config/config.js";
+import { homePaths } from "../config/home.js";
+import { isoTimestamp } from "../core/fsutil.js";
+import {
+  type ClassifyInput,
+  classifyPass,
+  parseStructuredSummary,
+  type RecordedCall,
+} from "../llm/classify.js";
+import {
+  type ChatMessage,
+  type ClientOptions,
+  createModelClient,
+  type ModelClient,
+  ModelError,
+} from "../llm/client.js";
+import { type ResolvedModel, resolveCuratorModel } from "../llm/config.js";
+import { runToolCall, type SkillToolName, type ToolRuntime, toolDefinitions } from "../llm/tools.js";
+import { createManageSession } from "../skills/manage.js";
+import type { SkillLibrary } from "../skills/types.js";
+import { lastActivityAt, UsageStore } from "../skills/usage.js";
+import { readCronRefs } from "./cron.js";
+import { rewriteCronReferences } from "./cron-rewrite.js";
+import { type CuratedRow, curatedRows, isCronReferenced } from "./plan.js";
+import { loadProvenance } from "./provenance.js";
+import { runCurator } from "./run.js";
+import { createSnapshot, listSnapshots } from "./snapshot.js";
+import type {
+  ConsolidatedEntry,
+  ConsolidationOutcome,
+  Consolidator,
+  ConsolidatorInput,
+  PrunedEntry,
+} from "./types.js";
+
+/** The first line of a dry run's prompt. */
+export const DRY_RUN_BANNER =
+  "DRY-RUN — REPORT ONLY. This run must not change anything: no tool that writes is available. Review the candidates and describe, in the structured summary, exactly which merges and prunings you would make.";
+
+/** The review rules, in skillgate's words (reference B6 lists what they must cover). */
+export const REVIEW_RULES = `You are the curator of an AI agent's skill library, working in the background with nobody watching.
+Your job: find candidates that cover the same kind of task and fold each such cluster into one class-level umbrella skill, so the library stays small and easy to search. You may also prune a candidate that is clearly obsolete.
+
+Your tools are skills_list, skill_view and skill_manage. There are no others.
+
+Rules you must follow:
+1. Work only on the candidates listed below. Bundled, hub-installed, external, pinned and protected skills are off limits (skill_manage refuses them anyway).
+2. Nothing is ever destroyed: a skill_manage delete moves the skill to the archive, where its owner can restore it. Every delete must say where the content went — absorbed_into="<umbrella>" naming an existing skill other than the one you delete, or absorbed_into="" when you prune an obsolete skill. Archiving is the most you can do to a skill.
+3. Never pin or unpin anything.
+4. A candidate marked cron=yes is used by a scheduled job. You may merge it into an umbrella (the job will be re-pointed at the umbrella), but never prune it.
+5. Usage counters are not quality. Do not merge or prune a skill because its numbers are low, and never prune a skill with use=0 that was created less than 30 days ago.
+6. Read before you write: skill_view a skill (or the file) before edit, patch, write_file or remove_file.
+7. Umbrellas first: when two or more candidates cover the same class of task, create one umbrella (or extend an existing candidate) whose SKILL.md covers the whole class, keeping each member's specifics as a section or as references/<member>.md.
+8. Keep packages whole: a skill's references/, templates/, scripts/ and assets/ belong to it. When you merge, copy every file the umbrella still needs with write_file (fixing relative links), and only then delete the old skill. Never keep just the SKILL.md text and lose its files.
+9. When unsure, leave it. A small, certain change is better than a large, speculative one.
+
+When you are done, write a short plain-language summary of what you did, then this section:
+
+## Structured summary (required)
+\`\`\`yaml
+consolidations:
+  - from: <old skill>
+    into: <umbrella skill>
+    reason: <one line>
+prunings:
+  - name: <skill>
+    reason: <one line>
+\`\`\`
+Use empty lists when you changed nothing.`;
+
+/** Longest tool result handed back to the model (characters). */
+const MAX_TOOL_OUTPUT = 60_000;
+
+/** Test and embedding seams. */
+export interface ConsolidatorOptions {
+  /** Environment for secret lookups (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
+  /** Client tuning (retries, backoff). */
+  clientOptions?: ClientOptions;
+  /** Replaces the client factory. */
+  createClient?: (model: ResolvedModel) => ModelClient;
+}
+
+/** Builds the consolidation pass the curator run calls. */
+export function createConsolidator(options: ConsolidatorOptions = {}): Consolidator {
+  return (input) => consolidate(input, options);
+}
+
+/** The consolidation pass with default settings. */
+export const consolidator: Consolidator = createConsolidator();
+
+function emptyOutcome(): ConsolidationOutcome {
+  return {
+    consolidated: [],
+    pruned: [],
+    added: [],
+    toolCalls: [],
+    model: null,
+    provider: null,
+    final: "",
+    summary: "",
+    error: null,
+    cronRewrites: null,
+  };
+}
+
+/** The managed skills the model may review: curator-managed, visible, not pinned, not archived. */
+export async function listCandidates(
+  input: Pick<ConsolidatorInput, "home" | "config" | "library">,
+): Promise<{ rows: CuratedRow[]; cron: ReadonlySet<string> }> {
+  input.library.invalidate();
+  const skills = await input.library.all();
+  // The one visibility rule (globally disabled skills are not offered); a config error fails closed here.
+  const visible = new Set((await input.library.visible(null)).map((entry) => entry.name));
+  const usage = await new UsageStore(homePaths(input.home).skills).read();
+  const provenance = await loadProvenance(input.home, skills);
+  const cron = (await readCronRefs(input.home)).names;
+  const rows = curatedRows({ skills, usage, provenance, config: input.config }).filter(
+    (row) =>
+      row.kind === "agent" &&
+      visible.has(row.name) &&
+      row.record?.pinned !== true &&
+      row.record?.state !== "archived",
+  );
+  return { rows, cron };
+}
+
+/** One candidate line of the prompt. */
+export function candidateLine(row: CuratedRow, cronReferenced: boolean): string {
+  const r = row.record;
+  const use = r?.use_count ?? 0;
+  const view = r?.view_count ?? 0;
+  const patches = r?.patch_count ?? 0;
+  const description = row.entry.description.replace(/\s+/g, " ").slice(0, 160);
+  return [
+    `- ${row.name}  state=${r?.state ?? "active"}  pinned=no  cron=${cronReferenced ? "yes" : "no"}  activity=${use + view + patches}  use=${use}  view=${view}  patches=${patches}  last_activity=${(r && lastActivityAt(r)) ?? "never"}  created=${r?.created_at ?? "unknown"}`,
+    `    ${description}`,
+  ].join("\n");
+}
+
+/** The whole review prompt: the banner (dry run), the rules, a blank line, the candidate list. */
+export function reviewPrompt(rows: CuratedRow[], cron: ReadonlySet<string>, dryRun: boolean): string {
+  const list =
+    rows.length === 0
+      ? "No agent-created skills to review."
+      : [
+          `Agent-created skills (${rows.length}):`,
+          ...rows.map((row) => candidateLine(row, isCronReferenced(row.entry, cron))),
+        ].join("\n");
+  return [...(dryRun ? [DRY_RUN_BANNER, ""] : []), REVIEW_RULES, "", list].join("\n");
+}
+
+async function curatedNames(input: ConsolidatorInput): Promise<string[]> {
+  input.library.invalidate();
+  const skills = await input.library.all();
+  const usage = await new UsageStore(homePaths(input.home).skills).read();
+  const provenance = await loadProvenance(input.home, skills);
+  return curatedRows({ skills, usage, provenance, config: input.config }).map((row) => row.name);
+}
+
+/**
+ * Makes sure a snapshot of this run exists before the model may change anything: the run's own
+ * `pre-curator-run` snapshot when it took one, else a new one. Returns its id (null when backups are
+ * disabled). Throws when a snapshot is needed and cannot be taken.
+ */
+async function ensureSnapshot(input: ConsolidatorInput): Promise<string | null> {
+  if (!input.config.curator.backup.enabled) {
+    input.progress("backups are disabled (curator.backup.enabled: false); consolidating without a snapshot");
+    return null;
+  }
+  const newest = (await listSnapshots(input.home))[0];
+  const createdAt = newest?.manifest?.created_at
+    ? Date.parse(newest.manifest.created_at.replace(/(\.\d{3})\d+/, "$1"))
+    : Number.NaN;
+  if (newest?.manifest?.reason === "pre-curator-run" && createdAt >= input.now.getTime() - 1000)
+    return newest.id;
+  const snapshot = await createSnapshot({
+    home: input.home,
+    config: input.config,
+    reason: "pre-curator-run",
+  });
+  input.progress(`snapshot created (${snapshot.id})`);
+  return snapshot.id;
+}
+
+function describeCall(name: string, args: Record<string, unknown>, raw?: string): string {
+  if (raw !== undefined) return `${name}(<unparsable arguments>)`;
+  const shown = ["action", "name", "file_path", "absorbed_into", "category"]
+    .filter((key) => typeof args[key] === "string")
+    .map((key) => `${key}=${JSON.stringify(args[key]).slice(0, 60)}`);
+  return `${name}(${shown.join(", ")})`;
+}
+
+function oneLineSummary(
+  consolidated: ConsolidatedEntry[],
+  pruned: PrunedEntry[],
+  added: string[],
+  dryRun: boolean,
+): string {
+  const umbrellas = new Set(consolidated.map((item) => item.into)).size;
+  const parts = [
+    consolidated.length > 0 ? `${consolidated.length} merged into ${umbrellas} umbrella(s)` : "",
+    pruned.length > 0 ? `${pruned.length} pruned` : "",
+    added.length > 0 ? `${added.length} new skill(s)` : "",
+  ].filter(Boolean);
+  if (parts.length === 0) return dryRun ? "proposed no changes" : "no change";
+  return dryRun ? `proposed: ${parts.join(", ")}` : parts.join(", ");
+}
+
+/** Runs the pass. Model failures end the pass early and come back in `error`; the run continues. */
+async function consolidate(
+  input: ConsolidatorInput,
+  options: ConsolidatorOptions,
+): Promise<ConsolidationOutcome> {
+  const outcome = emptyOutcome();
+  const { rows, cron } = await listCandidates(input);
+  if (rows.length === 0) {
+    outcome.summary = "no candidates";
+    return outcome;
+  }
+  const resolution = resolveCuratorModel(input.config, input.home, options.env ?? process.env);
+  for (const note of resolution.notes) input.progress(note);
+  if (!resolution.ok) {
+    outcome.error = resolution.reason;
+    return outcome;
+  }
+  const model = resolution.model;
+  outcome.model = model.model;
+  outcome.provider = model.provider;
+  let snapshotId: string | null = null;
+  if (!input.dryRun) {
+    try {
+      snapshotId = await ensureSnapshot(input);
+    } catch (error) {
+      outcome.error = `the pre-consolidation snapshot failed (${(error as Error).message}); the model was not called and nothing was changed`;
+      return outcome;
+    }
+  }
+  const client = options.createClient?.(model) ?? createModelClient(model, options.clientOptions);
+  const before = await curatedNames(input);
+  const conversation = await converse(input, client, rows, cron);
+  Object.assign(outcome, {
+    toolCalls: conversation.toolCalls,
+    final: conversation.final,
+    error: conversation.error,
+  });
+
+  if (input.dryRun) {
+    const proposals = proposalsFrom(conversation.final, new Set(rows.map((row) => row.name)));
+    outcome.consolidated = proposals.consolidated;
+    outcome.pruned = proposals.pruned;
+  } else {
+    const after = await curatedNames(input);
+    const classified = classifyPass({
+      before,
+      after,
+      calls: conversation.calls,
+      final: conversation.final,
+    } satisfies ClassifyInput);
+    outcome.consolidated = classified.consolidated;
+    outcome.pruned = classified.pruned;
+    outcome.added = classified.added;
+    for (const claim of parseStructuredSummary(conversation.final).consolidations) {
+      if (after.includes(claim.from))
+        input.progress(
+          `note: the model claimed '${claim.from}' → '${claim.into}', but '${claim.from}' is still in the library`,
+        );
+    }
+    if (outcome.consolidated.length + outcome.pruned.length > 0) {
+      const merged = new Map(outcome.consolidated.map((item) => [item.name, item.into]));
+      const pruned = new Set(outcome.pruned.map((item) => item.name));
+      outcome.cronRewrites = await rewriteCronReferences(input.home, merged, pruned, new Date());
+      if (outcome.cronRewrites.jobs_updated > 0)
+        input.progress(`cron: ${outcome.cronRewrites.jobs_updated} job(s) re-pointed`);
+    }
+  }
+  outcome.summary = oneLineSummary(outcome.consolidated, outcome.pruned, outcome.added, input.dryRun);
+  // The run reports the snapshot it knows about; this one is carried alongside for it to pick up.
+  return Object.assign(outcome, { snapshotId });
+}
+
+/** A dry run's proposals: the YAML block's merges and prunings of actual candidates. */
+function proposalsFrom(
+  final: string,
+  candidates: ReadonlySet<string>,
+): { consolidated: ConsolidatedEntry[]; pruned: PrunedEntry[] } {
+  const summary = parseStructuredSummary(final);
+  return {
+    consolidated: summary.consolidations
+      .filter((item) => candidates.has(item.from) && item.from !== item.into)
+      .map((item) => ({
+        name: item.from,
+        into: item.into,
+        source: "dry-run proposal (model)",
+        reason: item.reason || `would merge into ${item.into}`,
+      })),
+    pruned: summary.prunings
+      .filter((item) => candidates.has(item.name))
+      .map((item) => ({
+        name: item.name,
+        source: "dry-run proposal (model)",
+        reason: item.reason || "would prune",
+      })),
+  };
+}
+
+interface Conversation {
+  final: string;
+  error: string | null;
+  toolCalls: { name: string; arguments: string }[];
+  calls: RecordedCall[];
+}
+
+/** The tool loop: model turn, tool calls, results, until a final answer or a cap or an error. */
+async function converse(
+  input: ConsolidatorInput,
+  client: ModelClient,
+  rows: CuratedRow[],
+  cron: ReadonlySet<string>,
+): Promise<Conversation> {
+  const started = Date.now();
+  const elapsed = () => `${Math.round((Date.now() - started) / 1000)}s`;
+  const tools: SkillToolName[] = input.dryRun
+    ? ["skills_list", "skill_view"]
+    : ["skills_list", "skill_view", "skill_manage"];
+  const session = createManageSession({
+    origin: "background_review",
+    actor: "curator",
+    id: `curator-${isoTimestamp(input.now)}`,
+  });
+  const runtime: ToolRuntime = {
+    library: input.library,
+    home: input.home,
+    platform: null,
+    allowed: tools,
+    countUsage: false,
+    manage: input.dryRun
+      ? undefined
+      : { home: input.home, config: input.config, library: input.library, session },
+  };
+  const messages: ChatMessage[] = [
+    {
+      role: "system",
+      content: "You maintain a skill library with the tools provided. Follow the user's rules exactly.",
+    },
+    { role: "user", content: reviewPrompt(rows, cron, input.dryRun) },
+  ];
+  const result: Conversation = { final: "", error: null, toolCalls: [], calls: [] };
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), input.config.curator.maxSeconds * 1000);
+  try {
+    for (let turn = 1; ; turn += 1) {
+      if (turn > input.config.curator.maxIterations) {
+        result.error = `stopped after ${input.config.curator.maxIterations} model turns (curator.max_iterations) before the model finished; raise it or run again`;
+        break;
+      }
+      let response: Awaited<ReturnType<ModelClient["chat"]>>;
+      try {
+        response = await client.chat({ messages, tools: toolDefinitions(tools), signal: controller.signal });
+      } catch (error) {
+        if (error instanceof ModelError && error.kind === "aborted" && controller.signal.aborted) {
+          result.error = `stopped after ${input.config.curator.maxSeconds}s (curator.max_seconds) before the model finished; raise it or run again`;
+        } else {
+          result.error = error instanceof Error ? error.message : String(error);
+        }
+        break;
+      }
+      messages.push(response.message);
+      const calls = response.message.tool_calls ?? [];
+      if (calls.length === 0) {
+        result.final = response.message.content ?? "";
+        break;
+      }
+      for (const call of calls) {
+        const ran = await runToolCall(runtime, call);
+        result.toolCalls.push({ name: call.function.name, arguments: call.function.arguments });
+        result.calls.push({
+          name: call.function.name,
+          args: ran.rawArguments !== undefined ? { _raw: ran.rawArguments } : ran.arguments,
+        });
+        const failed =
+          ran.output.success === false ? ` → refused: ${String(ran.output.error).slice(0, 120)}` : "";
+        input.progress(`[${elapsed()}] ${describeCall(ran.name, ran.arguments, ran.rawArguments)}${failed}`);
+        let content = JSON.stringify(ran.output);
+        if (content.length > MAX_TOOL_OUTPUT) content = `${content.slice(0, MAX_TOOL_OUTPUT)}… (truncated)`;
+        messages.push({ role: "tool", tool_call_id: call.id, content });
+      }
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+  input.progress(
+    `[${elapsed()}] model pass finished: ${result.toolCalls.length} tool call(s)${result.error ? `, error: ${result.error}` : ""}`,
+  );
+  return result;
+}
+
+/** What the chat preview needs from a command context. */
+export interface PreviewContext {
+  home: string;
+  config: SkillgateConfig;
+  library: SkillLibrary;
+  surface: "terminal" | "chat";
+  commandPrefix: (path: string[]) => string;
+  now: () => Date;
+}
+
+/**
+ * The chat confirmation of a consolidating `curator run` (beyond Hermes, #18373): before a chat run
+ * lets the model merge anything, a dry run shows the merges it proposes and the person repeats the
+ * command with `-y` to apply. Returns the question to ask, or null when no preview is needed (terminal,
+ * dry runs, prune-only runs). Uses `consolidatorImpl` for the model pass (default the real one).
+ */
+export async function consolidationPreview(
+  ctx: PreviewContext,
+  flags: { consolidate: boolean; dryRun: boolean },
+  consolidatorImpl: Consolidator = consolidator,
+): Promise<string | null> {
+  if (ctx.surface !== "chat" || flags.dryRun) return null;
+  if (!(flags.consolidate || ctx.config.curator.consolidate)) return null;
+  const preview = await runCurator({
+    home: ctx.home,
+    config: ctx.config,
+    library: ctx.library,
+    now: ctx.now(),
+    dryRun: true,
+    consolidate: true,
+    actor: "user",
+    trigger: "manual",
+    commandPrefix: ctx.commandPrefix,
+    consolidator: consolidatorImpl,
+  });
+  const lines = ["Consolidation preview (a dry run; nothing has changed yet)."];
+  if (preview.llm.error) {
+    lines.push(`The model pass did not finish: ${preview.llm.error}`);
+  } else if (preview.consolidated.length + preview.pruned.length === 0) {
+    lines.push("The model proposes no merges or prunings.");
+  } else {
+    lines.push("The model proposes:");
+    for (const item of preview.consolidated)
+      lines.push(`  • ${item.name} → ${item.into}${item.reason ? ` — ${item.reason}` : ""}`);
+    for (const item of preview.pruned)
+      lines.push(`  • ${item.name} — prune${item.reason ? ` (${item.reason})` : ""}`);
+  }
+  if (preview.autoTransitions.archived + preview.autoTransitions.marked_stale > 0) {
+    lines.push(
+      `The automatic pass would also mark ${preview.autoTransitions.marked_stale} stale and archive ${preview.autoTransitions.archived}.`,
+    );
+  }
+  lines.push(
+    "The real run asks the model again (its choices may differ slightly); a snapshot is taken first and every change is ledgered.",
+  );
+  lines.push("Apply it?");
+  return lines.join("\n");
+}

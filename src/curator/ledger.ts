@@ -1,0 +1,314 @@
+/**
+ * The audit ledger `skills/.curator_ledger.jsonl`: one JSON line per mutation of the library, with the
+ * before and after content of every touched file kept as blobs, so any single mutation can be undone.
+ * Directories are captured as whole packages (support files included) without descending into
+ * dependency folders; symlinks are recorded as links. `skills.ledger: false` turns all of it off.
+ */
+import { randomUUID } from "node:crypto";
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import type { SkillgateConfig } from "../config/config.js";
+import { homePaths } from "../config/home.js";
+import { atomicWriteFile, isoTimestamp, readTextIfExists, withLock } from "../core/fsutil.js";
+import { type UsageRecord, UsageStore } from "../skills/usage.js";
+import { gcBlobs, storeFile } from "./blobs.js";
+
+/** Who made a change. */
+export type LedgerActor = "curator" | "agent" | "user";
+
+/** Actions written to the ledger. */
+export const LEDGER_ACTIONS = [
+  "create",
+  "edit",
+  "patch",
+  "delete",
+  "write_file",
+  "remove_file",
+  "archive",
+  "restore",
+  "purge",
+  "rollback",
+  "pre-rollback",
+  "pin",
+  "unpin",
+  "adopt",
+  "state",
+] as const;
+
+/** Directory names never captured, at any depth (#107539). */
+export const CAPTURE_SKIP_DIRS = new Set([
+  ".venv",
+  "venv",
+  "env",
+  ".env",
+  "node_modules",
+  "__pycache__",
+  ".pytest_cache",
+  ".mypy_cache",
+  ".ruff_cache",
+  ".git",
+]);
+
+/** One captured path: a regular file (its content digest) or a symlink (its target, not followed). */
+export type LedgerFile = { path: string; sha256: string } | { path: string; link: string };
+
+/** One ledger line. */
+export interface LedgerEntry {
+  id: string;
+  ts: string;
+  actor: LedgerActor;
+  action: string;
+  skill: string;
+  evidence: Record<string, unknown>;
+  before: LedgerFile[];
+  after: LedgerFile[];
+  /** The paths the mutation declared (packages are restored whole under these). */
+  roots?: string[];
+  /** The skill's usage record around the mutation (null = no record). */
+  usage_before?: UsageRecord | null;
+  usage_after?: UsageRecord | null;
+}
+
+/** A state capture: files found under the declared roots. */
+export interface Capture {
+  roots: string[];
+  files: LedgerFile[];
+}
+
+/** Options of `withLedger`. */
+export interface LedgerOptions {
+  home: string;
+  config: SkillgateConfig;
+  actor: LedgerActor;
+  action: string;
+  skill: string;
+  evidence?: Record<string, unknown>;
+  /** Files or skill directories the mutation touches (absolute, or relative to the home). */
+  paths: string[];
+}
+
+/** The ledger lock file. */
+export function ledgerLockPath(home: string): string {
+  return path.join(homePaths(home).locks, "ledger.lock");
+}
+
+/** Identity of a captured file for comparisons: its digest or its link target. */
+export function fileKey(file: LedgerFile): string {
+  return "sha256" in file ? `f:${file.sha256}` : `l:${file.link}`;
+}
+
+/**
+ * Runs `mutate` and records it: the before state of `paths` is captured, `mutate` runs, the after state
+ * is captured and one ledger line is appended. A capture or ledger failure never blocks the mutation;
+ * a throwing `mutate` is still recorded when it changed something, then rethrown.
+ */
+export async function withLedger<T>(opts: LedgerOptions, mutate: () => Promise<T>): Promise<T> {
+  if (!opts.config.skills.ledger) return mutate();
+  const roots = opts.paths.map((p) => path.resolve(opts.home, p));
+  const store = new UsageStore(homePaths(opts.home).skills);
+  let before: Capture | undefined;
+  let usageBefore: UsageRecord | null = null;
+  try {
+    before = await captureState(opts.home, roots);
+    usageBefore = (await store.read())[opts.skill] ?? null;
+  } catch {
+    before = undefined;
+  }
+  let result: T;
+  try {
+    result = await mutate();
+  } catch (error) {
+    if (before) await recordQuietly(opts, roots, before, usageBefore, store, { error: (error as Error).message });
+    throw error;
+  }
+  if (before) await recordQuietly(opts, roots, before, usageBefore, store);
+  return result;
+}
+
+async function recordQuietly(
+  opts: LedgerOptions,
+  roots: string[],
+  before: Capture,
+  usageBefore: UsageRecord | null,
+  store: UsageStore,
+  extraEvidence?: Record<string, unknown>,
+): Promise<void> {
+  try {
+    const after = await captureState(opts.home, roots);
+    const usageAfter = (await store.read())[opts.skill] ?? null;
+    if (extraEvidence && sameFiles(before.files, after.files) && JSON.stringify(usageBefore) === JSON.stringify(usageAfter)) return;
+    await appendEntry(opts.home, opts.config, {
+      actor: opts.actor,
+      action: opts.action,
+      skill: opts.skill,
+      evidence: { ...(opts.evidence ?? {}), ...(extraEvidence ?? {}) },
+      before: before.files,
+      after: after.files,
+      roots,
+      usage_before: usageBefore,
+      usage_after: usageAfter,
+    });
+  } catch {
+    // The ledger fails open: an audit problem never undoes or blocks the user's change.
+  }
+}
+
+function sameFiles(a: LedgerFile[], b: LedgerFile[]): boolean {
+  if (a.length !== b.length) return false;
+  const map = new Map(a.map((file) => [file.path, fileKey(file)]));
+  return b.every((file) => map.get(file.path) === fileKey(file));
+}
+
+/**
+ * Captures the current state of `roots`: each regular file is stored as a blob, each symlink recorded
+ * as a link. Directories are walked whole except dependency folders; missing paths capture nothing.
+ */
+export async function captureState(home: string, roots: string[]): Promise<Capture> {
+  const files = new Map<string, LedgerFile>();
+  for (const root of roots) await captureInto(home, path.resolve(home, root), files);
+  return { roots: roots.map((root) => path.resolve(home, root)), files: [...files.values()] };
+}
+
+async function captureInto(home: string, target: string, out: Map<string, LedgerFile>): Promise<void> {
+  let stat: import("node:fs").Stats;
+  try {
+    stat = await fs.lstat(target);
+  } catch {
+    return;
+  }
+  if (out.has(target)) return;
+  if (stat.isSymbolicLink()) {
+    out.set(target, { path: target, link: await fs.readlink(target) });
+  } else if (stat.isFile()) {
+    out.set(target, { path: target, sha256: await storeFile(home, target) });
+  } else if (stat.isDirectory()) {
+    const children = await fs.readdir(target, { withFileTypes: true });
+    children.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const child of children) {
+      if (child.isDirectory() && CAPTURE_SKIP_DIRS.has(child.name)) continue;
+      await captureInto(home, path.join(target, child.name), out);
+    }
+  }
+}
+
+/** The fields a caller supplies to `appendEntry`. */
+export type NewLedgerEntry = Omit<LedgerEntry, "id" | "ts"> & { ts?: string };
+
+/**
+ * Appends one entry under the ledger lock and returns it (null when the ledger is disabled). Paths whose
+ * content is unchanged are dropped from before and after, except in `pre-rollback` entries. When the file
+ * grows past `skills.ledger_max_bytes` it is compacted and trimmed, then unreferenced blobs are collected.
+ */
+export async function appendEntry(home: string, config: SkillgateConfig, fields: NewLedgerEntry): Promise<LedgerEntry | null> {
+  if (!config.skills.ledger) return null;
+  const { before, after } = fields.action === "pre-rollback" ? fields : dropUnchanged(fields.before, fields.after);
+  const entry: LedgerEntry = {
+    id: randomUUID().replace(/-/g, "").slice(0, 12),
+    ts: fields.ts ?? isoTimestamp(new Date()),
+    actor: fields.actor,
+    action: fields.action,
+    skill: fields.skill,
+    evidence: fields.evidence ?? {},
+    before,
+    after,
+  };
+  if (fields.roots !== undefined) entry.roots = fields.roots;
+  if (fields.usage_before !== undefined) entry.usage_before = fields.usage_before;
+  if (fields.usage_after !== undefined) entry.usage_after = fields.usage_after;
+  const file = homePaths(home).ledger;
+  await withLock(
+    ledgerLockPath(home),
+    async () => {
+      await fs.mkdir(path.dirname(file), { recursive: true });
+      await fs.appendFile(file, `${JSON.stringify(entry)}\n`, "utf8");
+      const cap = config.skills.ledgerMaxBytes;
+      if (cap > 0 && (await fs.stat(file)).size > cap) await compactLocked(home, cap);
+    },
+    { waitMs: 60_000 },
+  );
+  return entry;
+}
+
+/** Drops paths whose content is the same before and after. */
+export function dropUnchanged(before: LedgerFile[], after: LedgerFile[]): { before: LedgerFile[]; after: LedgerFile[] } {
+  const beforeKeys = new Map(before.map((file) => [file.path, fileKey(file)]));
+  const afterKeys = new Map(after.map((file) => [file.path, fileKey(file)]));
+  const unchanged = (file: LedgerFile, other: Map<string, string>) => other.get(file.path) === fileKey(file);
+  return {
+    before: before.filter((file) => !unchanged(file, afterKeys)),
+    after: after.filter((file) => !unchanged(file, beforeKeys)),
+  };
+}
+
+/** A ledger line as read: the entry, or the raw text when it is not a valid entry. */
+type Row = { entry: LedgerEntry; raw?: undefined } | { entry?: undefined; raw: string };
+
+function parseRows(text: string): Row[] {
+  const rows: Row[] = [];
+  for (const line of text.replace(/^\uFEFF/, "").split("\n")) {
+    if (line.trim() === "") continue;
+    try {
+      const doc = JSON.parse(line) as LedgerEntry;
+      if (doc && typeof doc === "object" && typeof doc.id === "string" && Array.isArray(doc.before) && Array.isArray(doc.after)) {
+        rows.push({ entry: doc });
+      } else rows.push({ raw: line });
+    } catch {
+      rows.push({ raw: line });
+    }
+  }
+  return rows;
+}
+
+/**
+ * Compacts the ledger (lock held): rows are re-serialised without whitespace; if the file is still above
+ * 80 % of the cap the oldest lines go (the newest always stays); then unreferenced blobs are collected,
+ * unless a malformed line makes the set of references uncertain.
+ */
+async function compactLocked(home: string, cap: number): Promise<void> {
+  const file = homePaths(home).ledger;
+  const rows = parseRows((await readTextIfExists(file)) ?? "");
+  const lines = rows.map((row) => (row.entry ? JSON.stringify(row.entry) : row.raw));
+  const sizes = lines.map((line) => Buffer.byteLength(line, "utf8") + 1);
+  let total = sizes.reduce((sum, size) => sum + size, 0);
+  let start = 0;
+  while (total > cap * 0.8 && start < lines.length - 1) {
+    total -= sizes[start] ?? 0;
+    start++;
+  }
+  const kept = rows.slice(start);
+  await atomicWriteFile(file, lines.slice(start).map((line) => `${line}\n`).join(""));
+  if (rows.some((row) => row.raw !== undefined)) return;
+  const referenced = new Set<string>();
+  for (const row of kept) {
+    for (const item of [...(row.entry?.before ?? []), ...(row.entry?.after ?? [])]) {
+      if ("sha256" in item) referenced.add(item.sha256);
+    }
+  }
+  await gcBlobs(home, referenced);
+}
+
+/** Runs compaction and blob GC now (under the ledger lock), whatever the file size. */
+export async function compactLedger(home: string, config: SkillgateConfig): Promise<void> {
+  if (!config.skills.ledger) return;
+  const cap = config.skills.ledgerMaxBytes > 0 ? config.skills.ledgerMaxBytes : Number.MAX_SAFE_INTEGER;
+  await withLock(ledgerLockPath(home), () => compactLocked(home, cap), { waitMs: 60_000 });
+}
+
+/** Every valid entry, oldest first (a BOM and malformed lines are tolerated). */
+export async function readEntries(home: string): Promise<LedgerEntry[]> {
+  const text = await readTextIfExists(homePaths(home).ledger);
+  if (text === undefined) return [];
+  return parseRows(text).flatMap((row) => (row.entry ? [row.entry] : []));
+}
+
+/** Entries newest first, optionally for one skill, at most `limit`. */
+export async function listEntries(home: string, options: { skill?: string; limit?: number } = {}): Promise<LedgerEntry[]> {
+  const all = (await readEntries(home)).reverse();
+  const filtered = options.skill === undefined ? all : all.filter((entry) => entry.skill === options.skill);
+  return options.limit === undefined ? filtered : filtered.slice(0, Math.max(0, options.limit));
+}
+
+/** The entry with this id, or undefined. */
+export async function findEntry(home: string, id: string): Promise<LedgerEntry | undefined> {
+  return (await readEntries(home)).find((entry) => entry.id === id);
+}

@@ -1,0 +1,374 @@
+/**
+ * The curator's operations behind `skillgate curator …` and `/curator …`: status, pause/resume,
+ * pin/unpin, adopt, list-unmanaged and prune. They return data; `commands/curator.ts` words the replies.
+ */
+import { promises as fs } from "node:fs";
+import type { SkillgateConfig } from "../config/config.js";
+import { homePaths } from "../config/home.js";
+import { CuratorError } from "../core/errors.js";
+import { isoTimestamp } from "../core/fsutil.js";
+import type { SkillEntry, SkillLibrary } from "../skills/types.js";
+import {
+  activityCount,
+  emptyRecord,
+  isManagedRecord,
+  lastActivityAt,
+  parseTimestamp,
+  type UsageMap,
+  type UsageRecord,
+  UsageStore,
+} from "../skills/usage.js";
+import { type ArchiveResult, archiveEntry, assertSafeName, type CommandPrefix, terminalPrefix } from "./archive.js";
+import { readCronRefs } from "./cron.js";
+import { activityAnchor, type CuratedRow, curatedRows, idleDays, isCronReferenced } from "./plan.js";
+import { classify, loadProvenance, type Provenance, readCreatedByKeys } from "./provenance.js";
+import { type CuratorState, readState, updateState } from "./state.js";
+import type { UnmanagedReason } from "./types.js";
+
+/** What every operation needs. */
+export interface OpsContext {
+  home: string;
+  config: SkillgateConfig;
+  library: SkillLibrary;
+  now: Date;
+  commandPrefix?: CommandPrefix;
+}
+
+/** A snapshot of the library as the curator sees it, read once per operation. */
+interface LibraryView {
+  skills: SkillEntry[];
+  usage: UsageMap;
+  provenance: Provenance;
+  createdByKeys: Map<string, boolean>;
+}
+
+async function readView(ctx: OpsContext): Promise<LibraryView> {
+  const skills = await ctx.library.all();
+  const usage = await new UsageStore(homePaths(ctx.home).skills).read();
+  const provenance = await loadProvenance(ctx.home, skills);
+  return { skills, usage, provenance, createdByKeys: await readCreatedByKeys(ctx.home) };
+}
+
+/** One row of the status rankings. */
+export interface ActivityRow {
+  name: string;
+  activity: number;
+  use: number;
+  view: number;
+  patches: number;
+  last_activity_at: string | null;
+}
+
+/** Everything `curator status` shows (and `--json` prints). */
+export interface CuratorStatus {
+  state: "enabled" | "paused" | "disabled";
+  run_count: number;
+  last_run_at: string | null;
+  last_run_summary: string | null;
+  last_report_path: string | null;
+  last_report_missing: boolean;
+  interval_hours: number;
+  stale_after_days: number;
+  archive_after_days: number;
+  consolidate: boolean;
+  managed: { total: number; agent_created: number; bundled: number; active: number; stale: number; archived: number };
+  pinned: string[];
+  unmanaged: { total: number; pre_dates_marker: number; foreground_created: number };
+  least_recently_active: string[];
+  rankings: { least_recently_active: ActivityRow[]; most_active: ActivityRow[]; least_active: ActivityRow[] };
+  warnings: string[];
+}
+
+function activityRow(name: string, record: UsageRecord | undefined): ActivityRow {
+  const r = record ?? emptyRecord();
+  return {
+    name,
+    activity: activityCount(r),
+    use: r.use_count,
+    view: r.view_count,
+    patches: r.patch_count,
+    last_activity_at: lastActivityAt(r),
+  };
+}
+
+function recencyMs(record: UsageRecord | undefined): number {
+  if (!record) return Number.NEGATIVE_INFINITY;
+  for (const value of [lastActivityAt(record), record.created_at]) {
+    const ms = typeof value === "string" ? parseTimestamp(value) : undefined;
+    if (ms !== undefined) return ms;
+  }
+  return Number.NEGATIVE_INFINITY;
+}
+
+function rankings(rows: CuratedRow[]): CuratorStatus["rankings"] {
+  const active = rows.filter((row) => (row.record?.state ?? "active") === "active");
+  const byName = (a: CuratedRow, b: CuratedRow) => a.name.localeCompare(b.name);
+  const lra = [...active].sort((a, b) => recencyMs(a.record) - recencyMs(b.record) || byName(a, b)).slice(0, 5);
+  const withActivity = active.map((row) => ({ row, n: row.record ? activityCount(row.record) : 0 }));
+  const most = [...withActivity].sort((a, b) => b.n - a.n || byName(a.row, b.row)).slice(0, 5);
+  const least = [...withActivity].sort((a, b) => a.n - b.n || byName(a.row, b.row)).slice(0, 5);
+  const toRow = (row: CuratedRow) => activityRow(row.name, row.record);
+  return {
+    least_recently_active: lra.map(toRow),
+    most_active: (most[0]?.n ?? 0) > 0 ? most.map((item) => toRow(item.row)) : [],
+    least_active: least.map((item) => toRow(item.row)),
+  };
+}
+
+/** The unmanaged skills: eligible, not bundled, not managed, with the reason. */
+function unmanagedRows(view: LibraryView, config: SkillgateConfig) {
+  const rows: { entry: SkillEntry; record: UsageRecord | undefined; reason: UnmanagedReason }[] = [];
+  for (const entry of view.skills) {
+    if (entry.rootKind !== "local") continue;
+    const record = view.usage[entry.name];
+    const verdict = classify(entry.name, entry, record, view.createdByKeys.get(entry.name) ?? false, view.provenance, config);
+    if (verdict.kind === "unmanaged" && verdict.unmanagedReason) rows.push({ entry, record, reason: verdict.unmanagedReason });
+  }
+  return rows.sort((a, b) => a.entry.name.localeCompare(b.entry.name));
+}
+
+/** Archived skills the curator manages (their records say archived and they are no longer live). */
+function archivedManaged(view: LibraryView, config: SkillgateConfig): { agent: number; bundled: number } {
+  const live = new Set(view.skills.map((entry) => entry.name));
+  let agent = 0;
+  let bundled = 0;
+  for (const [name, record] of Object.entries(view.usage)) {
+    if (record.state !== "archived" || live.has(name)) continue;
+    if (view.provenance.hub.has(name) || view.provenance.protected.has(name)) continue;
+    if (view.provenance.bundled.has(name)) bundled += config.curator.pruneBuiltins ? 1 : 0;
+    else if (isManagedRecord(record)) agent += 1;
+  }
+  return { agent, bundled };
+}
+
+function stateLabel(config: SkillgateConfig, state: CuratorState): CuratorStatus["state"] {
+  if (state.paused) return "paused";
+  return config.curator.enabled ? "enabled" : "disabled";
+}
+
+async function fileExists(file: string): Promise<boolean> {
+  return fs.stat(file).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Gathers the status of the curator and the library. */
+export async function curatorStatus(ctx: OpsContext): Promise<CuratorStatus> {
+  const { state, warning } = await readState(ctx.home);
+  const view = await readView(ctx);
+  const rows = curatedRows({ ...view, config: ctx.config });
+  const countState = (wanted: string) => rows.filter((row) => (row.record?.state ?? "active") === wanted).length;
+  const archived = archivedManaged(view, ctx.config);
+  const agentLive = rows.filter((row) => row.kind === "agent").length;
+  const bundledLive = rows.length - agentLive;
+  const unmanaged = unmanagedRows(view, ctx.config);
+  const ranked = rankings(rows);
+  const pinned = view.skills
+    .filter((entry) => view.usage[entry.name]?.pinned && classify(entry.name, entry, undefined, true, view.provenance, ctx.config).eligible)
+    .map((entry) => entry.name)
+    .sort();
+  const curator = ctx.config.curator;
+  return {
+    state: stateLabel(ctx.config, state),
+    run_count: state.run_count,
+    last_run_at: state.last_run_at,
+    last_run_summary: state.last_run_summary,
+    last_report_path: state.last_report_path,
+    last_report_missing: state.last_report_path !== null && !(await fileExists(state.last_report_path)),
+    interval_hours: curator.intervalHours,
+    stale_after_days: curator.staleAfterDays,
+    archive_after_days: curator.archiveAfterDays,
+    consolidate: curator.consolidate,
+    managed: {
+      total: rows.length + archived.agent + archived.bundled,
+      agent_created: agentLive + archived.agent,
+      bundled: bundledLive + archived.bundled,
+      active: countState("active"),
+      stale: countState("stale"),
+      archived: archived.agent + archived.bundled + countState("archived"),
+    },
+    pinned,
+    unmanaged: {
+      total: unmanaged.length,
+      pre_dates_marker: unmanaged.filter((row) => row.reason === "pre-dates marker").length,
+      foreground_created: unmanaged.filter((row) => row.reason === "foreground-created").length,
+    },
+    least_recently_active: ranked.least_recently_active.map((row) => row.name),
+    rankings: ranked,
+    warnings: [warning, ...view.provenance.warnings].filter((item): item is string => Boolean(item)),
+  };
+}
+
+/** Pauses or resumes automatic runs (persisted in `.curator_state`). */
+export async function setPaused(home: string, paused: boolean): Promise<void> {
+  await updateState(home, (state) => {
+    state.paused = paused;
+  });
+}
+
+/** The outcome of pin/unpin and adopt: a message and whether it succeeded. */
+export interface OpResult {
+  ok: boolean;
+  message: string;
+}
+
+/** Pins (`value` true) or unpins a skill. Only eligible, non-bundled, non-hub skills take a pin. */
+export async function setPinned(ctx: OpsContext, name: string, value: boolean): Promise<OpResult> {
+  assertSafeName(name);
+  const prefix = ctx.commandPrefix ?? terminalPrefix;
+  const verb = value ? "pin" : "unpin";
+  const entry = await ctx.library.find(name);
+  if (!entry) return { ok: false, message: `skill '${name}' not found` };
+  const provenance = await loadProvenance(ctx.home, [entry]);
+  const store = new UsageStore(homePaths(ctx.home).skills);
+  const record = (await store.read())[name];
+  const verdict = classify(name, entry, record, true, provenance, ctx.config);
+  if (verdict.kind === "bundled" || verdict.kind === "hub") {
+    return { ok: false, message: `'${name}' is bundled or hub-installed — cannot ${verb} (only agent-created skills take part in curation)` };
+  }
+  if (!verdict.eligible) {
+    return {
+      ok: false,
+      message: `could not ${verb} '${name}' — the skill is not curation-eligible (protected built-in or external). \`${prefix(["curator", "list-unmanaged"])}\` shows which skills the curator tracks.`,
+    };
+  }
+  await store.update((records) => {
+    const current = records[name] ?? emptyRecord();
+    current.pinned = value;
+    records[name] = current;
+  });
+  const done = value ? "pinned" : "unpinned";
+  if (verdict.kind === "unmanaged") {
+    return {
+      ok: true,
+      message: `${done} '${name}' (recorded; this skill is unmanaged, so auto-transitions never consider it anyway — \`${prefix(["curator", "adopt", name])}\` puts it under curator management)`,
+    };
+  }
+  return { ok: true, message: value ? `pinned '${name}' (auto-transitions will leave it alone)` : `unpinned '${name}' (auto-transitions consider it again)` };
+}
+
+/** Why `name` cannot be adopted, or null. Checked in the reference's order. */
+function adoptRefusal(name: string, entry: SkillEntry | undefined, provenance: Provenance): string | null {
+  if (name.trim() === "") return "no skill name given";
+  if (provenance.protected.has(name)) return `'${name}' is a protected built-in; the curator never manages it`;
+  if (provenance.hub.has(name)) return `'${name}' is hub-installed; its upstream owns it`;
+  if (provenance.bundled.has(name)) return `'${name}' is a bundled built-in — curator.prune_builtins governs it, not adoption`;
+  if (entry?.rootKind === "external") return `'${name}' lives in skills.external_dirs and is read-only to the curator`;
+  if (!entry) return `skill '${name}' not found`;
+  return null;
+}
+
+/**
+ * Hands a skill over to the curator (`created_by: agent`). Its inactivity clock is not reset: activity
+ * timestamps are kept, and a skill without any record gets `created_at` from its SKILL.md's mtime.
+ */
+export async function adoptSkill(ctx: OpsContext, name: string): Promise<OpResult> {
+  if (name.trim() !== "") assertSafeName(name);
+  const entry = name.trim() === "" ? undefined : await ctx.library.find(name);
+  const provenance = await loadProvenance(ctx.home, entry ? [entry] : []);
+  const refusal = adoptRefusal(name, entry, provenance);
+  if (refusal || !entry) return { ok: false, message: refusal ?? `skill '${name}' not found` };
+  const store = new UsageStore(homePaths(ctx.home).skills);
+  if (isManagedRecord((await store.read())[name])) return { ok: true, message: `'${name}' is already curator-managed` };
+  const mtime = await fs.stat(entry.skillFile).then(
+    (stat) => stat.mtime,
+    () => ctx.now,
+  );
+  const createdAt = isoTimestamp(mtime.getTime() < ctx.now.getTime() ? mtime : ctx.now);
+  await store.update((records) => {
+    const record = records[name] ?? emptyRecord(createdAt);
+    record.created_by = "agent";
+    if (!record.created_at) record.created_at = createdAt;
+    records[name] = record;
+  });
+  const check = (await store.read())[name];
+  if (!isManagedRecord(check)) return { ok: false, message: `could not mark '${name}' as curator-managed` };
+  return { ok: true, message: `adopted '${name}' into curator management` };
+}
+
+/** One unmanaged skill, for `list-unmanaged`. */
+export interface UnmanagedItem {
+  name: string;
+  activity: number;
+  last_activity_at: string | null;
+  /** The stored `created_by` value when the record has the key, else undefined ("no marker"). */
+  created_by: string | null | undefined;
+  reason: UnmanagedReason;
+}
+
+/** The unmanaged skills, sorted by name. */
+export async function listUnmanaged(ctx: OpsContext): Promise<UnmanagedItem[]> {
+  const view = await readView(ctx);
+  return unmanagedRows(view, ctx.config).map(({ entry, record, reason }) => ({
+    name: entry.name,
+    activity: record ? activityCount(record) : 0,
+    last_activity_at: record ? lastActivityAt(record) : null,
+    created_by: view.createdByKeys.get(entry.name) ? (record?.created_by ?? null) : undefined,
+    reason,
+  }));
+}
+
+/** One prune candidate. */
+export interface PruneCandidate {
+  name: string;
+  idleDays: number;
+  entry: SkillEntry;
+}
+
+/**
+ * Curated, live skills idle for at least `days` days, most idle first. Pinned and cron-referenced skills
+ * are left out, and a never-used skill needs at least `stale_after_days` of idleness (the same grace as
+ * the automatic pass).
+ */
+export async function pruneCandidates(ctx: OpsContext, days: number): Promise<{ candidates: PruneCandidate[]; warnings: string[] }> {
+  if (!Number.isInteger(days) || days < 1) {
+    throw new CuratorError("prune", `--days must be >= 1 (got ${days})`, { code: "curator.bad_days" });
+  }
+  const view = await readView(ctx);
+  const cron = await readCronRefs(ctx.home);
+  const candidates: PruneCandidate[] = [];
+  for (const row of curatedRows({ ...view, config: ctx.config })) {
+    const record = row.record;
+    if (!record || record.pinned || record.state === "archived" || isCronReferenced(row.entry, cron.names)) continue;
+    const idle = idleDays(activityAnchor(record, ctx.now).ms, ctx.now);
+    if (idle < days) continue;
+    if (record.use_count === 0 && idle < ctx.config.curator.staleAfterDays) continue;
+    candidates.push({ name: row.name, idleDays: idle, entry: row.entry });
+  }
+  candidates.sort((a, b) => b.idleDays - a.idleDays || a.name.localeCompare(b.name));
+  return { candidates, warnings: [...cron.warnings, ...view.provenance.warnings] };
+}
+
+/** Archives prune candidates (ledger actor `user`); failures are collected, not thrown. */
+export async function archiveCandidates(
+  ctx: OpsContext,
+  candidates: PruneCandidate[],
+): Promise<{ archived: ArchiveResult[]; failures: { name: string; error: string }[] }> {
+  const provenance = await loadProvenance(ctx.home, candidates.map((candidate) => candidate.entry));
+  const archived: ArchiveResult[] = [];
+  const failures: { name: string; error: string }[] = [];
+  try {
+    for (const candidate of candidates) {
+      try {
+        archived.push(
+          await archiveEntry(candidate.entry, {
+            home: ctx.home,
+            config: ctx.config,
+            library: ctx.library,
+            actor: "user",
+            now: ctx.now,
+            provenance,
+            commandPrefix: ctx.commandPrefix,
+            evidence: { reason: "prune", idle_days: candidate.idleDays },
+          }),
+        );
+      } catch (error) {
+        failures.push({ name: candidate.name, error: (error as Error).message });
+      }
+    }
+  } finally {
+    ctx.library.invalidate();
+  }
+  return { archived, failures };
+}

@@ -1,0 +1,140 @@
+/**
+ * Purge: permanently deletes archived packages older than a TTL (`--days`, else
+ * `curator.archive_ttl_days`; 0 = disabled). Each package is captured into the ledger FIRST (action
+ * `purge`, whole package as blobs) so it can be rolled back, then moved into a trash dir with one rename
+ * and deleted. A crash leaves the package either in place or in the trash, which the next start empties.
+ */
+import { randomBytes } from "node:crypto";
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import type { SkillgateConfig } from "../config/config.js";
+import { homePaths } from "../config/home.js";
+import { CuratorError, UsageError } from "../core/errors.js";
+import { parseTimestamp, UsageStore } from "../skills/usage.js";
+import { type ArchivedItem, listArchived } from "./archive.js";
+import { crashPoint } from "./journal.js";
+import { appendEntry, captureState, type LedgerActor } from "./ledger.js";
+
+const DAY_MS = 86_400_000;
+
+/** Options of `purgeArchived`. */
+export interface PurgeOptions {
+  home: string;
+  config: SkillgateConfig;
+  /** Overrides `curator.archive_ttl_days`; must be ≥ 1. */
+  days?: number;
+  dryRun: boolean;
+  actor?: LedgerActor;
+  now?: Date;
+}
+
+/** One archived package old enough to purge. */
+export interface PurgeCandidate {
+  archivedAs: string;
+  skill: string;
+  dir: string;
+  ageDays: number;
+  /** Where the age comes from. */
+  agedBy: "archived_at" | "mtime";
+}
+
+/** Outcome of a purge. */
+export interface PurgeResult {
+  ttlDays: number;
+  /** False when there is no `.archive/` at all. */
+  archiveExists: boolean;
+  candidates: PurgeCandidate[];
+  purged: Array<PurgeCandidate & { ledgerEntry: string | null }>;
+  failures: Array<{ archivedAs: string; error: string }>;
+  dryRun: boolean;
+}
+
+/** The TTL in force, or a clear error when purge is disabled or `--days` is invalid. */
+export function purgeTtl(config: SkillgateConfig, days?: number): number {
+  if (days !== undefined) {
+    if (!Number.isInteger(days) || days < 1) throw new UsageError(`--days must be a whole number >= 1 (got ${days}).`);
+    return days;
+  }
+  const ttl = config.curator.archiveTtlDays;
+  if (!(ttl > 0)) {
+    throw new CuratorError(
+      "purge",
+      "purge is disabled (curator.archive_ttl_days is 0). Set that key, or pass --days N, to delete archives older than N days.",
+      { code: "curator.purge_disabled" },
+    );
+  }
+  return ttl;
+}
+
+/** Archived packages older than `ttlDays`, by their usage `archived_at`, else the folder's mtime. */
+export async function purgeCandidates(home: string, ttlDays: number, now: Date): Promise<PurgeCandidate[]> {
+  const usage = await new UsageStore(homePaths(home).skills).read();
+  const out: PurgeCandidate[] = [];
+  for (const item of await listArchived(home)) {
+    const { ms, agedBy } = archivedMoment(item, usage[item.skillName]?.archived_at);
+    const ageDays = (now.getTime() - ms) / DAY_MS;
+    if (ageDays >= ttlDays) out.push({ archivedAs: item.archivedAs, skill: item.skillName, dir: item.dir, ageDays, agedBy });
+  }
+  return out.sort((a, b) => b.ageDays - a.ageDays);
+}
+
+function archivedMoment(item: ArchivedItem, archivedAt: unknown): { ms: number; agedBy: PurgeCandidate["agedBy"] } {
+  const ms = typeof archivedAt === "string" ? parseTimestamp(archivedAt) : undefined;
+  // A timestamped duplicate is a different (older or newer) copy than the one the record describes.
+  if (ms !== undefined && item.stamp === null) return { ms, agedBy: "archived_at" };
+  return { ms: item.mtimeMs, agedBy: "mtime" };
+}
+
+/**
+ * Purges archived packages older than the TTL. With `dryRun` it only lists them. Each purge is ledgered
+ * before anything is deleted; a package whose ledger entry cannot be written is left alone.
+ */
+export async function purgeArchived(opts: PurgeOptions): Promise<PurgeResult> {
+  const ttlDays = purgeTtl(opts.config, opts.days);
+  const paths = homePaths(opts.home);
+  const result: PurgeResult = { ttlDays, archiveExists: true, candidates: [], purged: [], failures: [], dryRun: opts.dryRun };
+  const archiveStat = await fs.stat(paths.archive).catch(() => undefined);
+  if (!archiveStat?.isDirectory()) return { ...result, archiveExists: false };
+  result.candidates = await purgeCandidates(opts.home, ttlDays, opts.now ?? new Date());
+  if (opts.dryRun) return result;
+  for (const candidate of result.candidates) {
+    try {
+      const ledgerEntry = await purgeOne(opts, candidate, ttlDays);
+      result.purged.push({ ...candidate, ledgerEntry });
+    } catch (error) {
+      result.failures.push({ archivedAs: candidate.archivedAs, error: (error as Error).message });
+    }
+  }
+  return result;
+}
+
+/** Ledgers one package, then removes it (rename into trash, then delete). Returns the entry id. */
+async function purgeOne(opts: PurgeOptions, candidate: PurgeCandidate, ttlDays: number): Promise<string | null> {
+  const skills = homePaths(opts.home).skills;
+  let entryId: string | null = null;
+  if (opts.config.skills.ledger) {
+    const before = await captureState(opts.home, [candidate.dir]);
+    const usage = (await new UsageStore(skills).read())[candidate.skill] ?? null;
+    const entry = await appendEntry(opts.home, opts.config, {
+      actor: opts.actor ?? "user",
+      action: "purge",
+      skill: candidate.skill,
+      evidence: { ttl_days: ttlDays, archived_as: candidate.archivedAs },
+      before: before.files,
+      after: [],
+      roots: [candidate.dir],
+      usage_before: usage,
+      usage_after: usage,
+    });
+    if (!entry) throw new CuratorError("purge", `could not ledger ${candidate.archivedAs}; it was kept.`);
+    entryId = entry.id;
+  }
+  await crashPoint("purge:ledgered");
+  const trash = path.join(skills, `.purge-trash-${randomBytes(4).toString("hex")}`);
+  await fs.mkdir(trash);
+  await fs.rename(candidate.dir, path.join(trash, "package"));
+  await crashPoint("purge:moved");
+  await fs.rm(trash, { recursive: true, force: true });
+  await crashPoint("purge:deleted");
+  return entryId;
+}

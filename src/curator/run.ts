@@ -1,0 +1,231 @@
+/**
+ * A curator run: take the one run lock, read state, plan the automatic transitions, apply them (after a
+ * snapshot when anything changes), hand over to the optional LLM consolidation pass, then write the
+ * report and the state. `maybeRunCurator` is the automatic entry point with every scheduling gate.
+ */
+import { performance } from "node:perf_hooks";
+import type { SkillgateConfig } from "../config/config.js";
+import { homePaths } from "../config/home.js";
+import { CuratorError } from "../core/errors.js";
+import { isoTimestamp } from "../core/fsutil.js";
+import type { SkillLibrary } from "../skills/types.js";
+import { parseTimestamp, UsageStore } from "../skills/usage.js";
+import { type ApplyOutcome, applyPlan } from "./apply.js";
+import { type CommandPrefix, terminalPrefix } from "./archive.js";
+import { readCronRefs } from "./cron.js";
+import { acquireRunLock } from "./lock.js";
+import { curatedRows, plan } from "./plan.js";
+import { loadProvenance } from "./provenance.js";
+import { buildRenameMap, headline, renameMapText, writeRunReport } from "./report.js";
+import { scheduleVerdict, seedFirstRun } from "./schedule.js";
+import { readState, updateState } from "./state.js";
+import type { ConsolidationOutcome, Consolidator, CuratorRunResult, LlmReport } from "./types.js";
+
+/** Options of a run. */
+export interface RunOptions {
+  home: string;
+  config: SkillgateConfig;
+  library: SkillLibrary;
+  now?: Date;
+  dryRun?: boolean;
+  /** Forces the LLM pass on (true) or off (false); default `curator.consolidate`. */
+  consolidate?: boolean;
+  actor?: "user" | "curator";
+  trigger: "manual" | "auto";
+  progress?: (line: string) => void;
+  /** The LLM consolidation pass; without one a consolidating run reports `llm: skipped (no model configured)`. */
+  consolidator?: Consolidator;
+  /** How the surface spells commands in stored summaries; default the terminal's `skillgate …`. */
+  commandPrefix?: CommandPrefix;
+}
+
+/** Result of `maybeRunCurator`. */
+export interface MaybeRunResult {
+  ran: boolean;
+  reason: string;
+  result?: CuratorRunResult;
+}
+
+/** Runs the curator now (manual or automatic trigger). Throws `curator.locked` when another run holds the lock. */
+export async function runCurator(opts: RunOptions): Promise<CuratorRunResult> {
+  if (!opts.config.curator.enabled) {
+    throw new CuratorError("run", "the curator is disabled via config; enable it with `curator.enabled: true`", {
+      code: "curator.disabled",
+    });
+  }
+  const lock = await acquireRunLock(opts.home);
+  try {
+    return await runLocked(opts);
+  } finally {
+    await lock.release();
+  }
+}
+
+/**
+ * The automatic entry point: runs only when enabled, not paused, past the first-run deferral, one
+ * interval after the last run, and idle for `min_idle_hours`. A fresh home only gets its clock seeded.
+ * Never throws: a failure comes back as `{ran: false, reason}`.
+ */
+export async function maybeRunCurator(opts: RunOptions & { idleForSeconds: number }): Promise<MaybeRunResult> {
+  const now = opts.now ?? new Date();
+  const prefix = opts.commandPrefix ?? terminalPrefix;
+  try {
+    const verdict = scheduleVerdict((await readState(opts.home)).state, opts.config.curator, now, opts.idleForSeconds);
+    if (verdict.due === false && verdict.seed) {
+      await updateState(opts.home, (state) => {
+        if (state.last_run_at === null || parseTimestamp(state.last_run_at) === undefined) seedFirstRun(state, now, prefix);
+      });
+      return { ran: false, reason: verdict.reason };
+    }
+    if (!verdict.due) return { ran: false, reason: verdict.reason };
+    let lock: Awaited<ReturnType<typeof acquireRunLock>>;
+    try {
+      lock = await acquireRunLock(opts.home);
+    } catch (error) {
+      if (error instanceof CuratorError && error.code === "curator.locked") return { ran: false, reason: "another run in progress" };
+      throw error;
+    }
+    try {
+      // Another process may have finished a run between our check and the lock: decide again.
+      const again = scheduleVerdict((await readState(opts.home)).state, opts.config.curator, now, opts.idleForSeconds);
+      if (!again.due) return { ran: false, reason: again.reason };
+      const result = await runLocked({ ...opts, now, actor: opts.actor ?? "curator", trigger: "auto" });
+      return { ran: true, reason: "due", result };
+    } finally {
+      await lock.release();
+    }
+  } catch (error) {
+    return { ran: false, reason: `failed: ${(error as Error).message}` };
+  }
+}
+
+async function curatedNames(opts: RunOptions): Promise<string[]> {
+  opts.library.invalidate();
+  const skills = await opts.library.all();
+  const usage = await new UsageStore(homePaths(opts.home).skills).read();
+  const provenance = await loadProvenance(opts.home, skills);
+  return curatedRows({ skills, usage, provenance, config: opts.config }).map((row) => row.name);
+}
+
+function skippedLlm(status: string): LlmReport {
+  return { status: `skipped (${status})`, model: null, provider: null, final: "", summary: "", error: null, toolCalls: [] };
+}
+
+async function runLlm(opts: RunOptions, candidates: string[], now: Date, progress: (line: string) => void) {
+  const consolidate = opts.consolidate ?? opts.config.curator.consolidate;
+  if (!consolidate) return { report: skippedLlm("consolidation off"), outcome: null };
+  if (!opts.consolidator) return { report: skippedLlm("no model configured"), outcome: null };
+  if (candidates.length === 0) return { report: skippedLlm("no candidates"), outcome: null };
+  let outcome: ConsolidationOutcome;
+  try {
+    outcome = await opts.consolidator({
+      home: opts.home,
+      config: opts.config,
+      library: opts.library,
+      dryRun: opts.dryRun ?? false,
+      now,
+      progress,
+    });
+  } catch (error) {
+    const message = (error as Error).message;
+    return { report: { ...skippedLlm(""), status: `error (${message})`, error: message }, outcome: null };
+  }
+  const report: LlmReport = {
+    status: outcome.error ? `error (${outcome.error})` : outcome.summary || "no change",
+    model: outcome.model,
+    provider: outcome.provider,
+    final: outcome.final,
+    summary: outcome.summary,
+    error: outcome.error,
+    toolCalls: outcome.toolCalls,
+  };
+  return { report, outcome };
+}
+
+function beforeNames(candidates: string[], applied: ApplyOutcome): string[] {
+  const gone = new Set(applied.archived.map((item) => item.name));
+  return candidates.filter((name) => !gone.has(name));
+}
+
+async function runLocked(opts: RunOptions): Promise<CuratorRunResult> {
+  const started = opts.now ?? new Date();
+  const clockStart = performance.now();
+  const dryRun = opts.dryRun ?? false;
+  const prefix = opts.commandPrefix ?? terminalPrefix;
+  const progress = opts.progress ?? (() => undefined);
+  const warnings: string[] = [];
+  progress(dryRun ? "running DRY-RUN (report only, no mutations)..." : "running review pass...");
+
+  opts.library.invalidate();
+  const skills = await opts.library.all();
+  const store = new UsageStore(homePaths(opts.home).skills);
+  const usage = await store.read();
+  const provenance = await loadProvenance(opts.home, skills);
+  const cron = await readCronRefs(opts.home);
+  warnings.push(...store.warnings, ...provenance.warnings, ...cron.warnings);
+  const curatorPlan = plan({ skills, usage, cronRefs: cron.names, provenance, now: started, config: opts.config });
+  const applied = await applyPlan(curatorPlan, {
+    home: opts.home,
+    config: opts.config,
+    library: opts.library,
+    actor: opts.actor ?? (opts.trigger === "auto" ? "curator" : "user"),
+    dryRun,
+    provenance,
+  });
+  if (applied.snapshotId) progress(`snapshot created (${applied.snapshotId})`);
+  warnings.push(...applied.failures.map((failure) => `could not archive '${failure.name}': ${failure.error}`));
+  const startedAt = isoTimestamp(started);
+  const autoHead = headline(dryRun, applied.counts, "pending");
+  await updateState(opts.home, (state) => {
+    state.last_run_summary = autoHead.replace(/; llm: pending$/, "");
+    if (!dryRun) {
+      state.last_run_at = startedAt;
+      state.run_count += 1;
+    }
+  });
+
+  const before = dryRun ? beforeNames(curatorPlan.candidates, applied) : await curatedNames(opts);
+  const llm = await runLlm(opts, before, started, progress);
+  const after = llm.outcome && !dryRun ? await curatedNames(opts) : before;
+  const consolidated = llm.outcome?.consolidated ?? [];
+  const pruned = llm.outcome?.pruned ?? [];
+  const archived = applied.archived.map((item) => item.name);
+  const renameMap = buildRenameMap(consolidated, pruned, archived);
+  const mapText = renameMapText(renameMap, prefix);
+  const summary = headline(dryRun, applied.counts, llm.report.status) + (mapText ? `\n${mapText}` : "");
+  const added = llm.outcome?.added ?? [];
+  const result: CuratorRunResult = {
+    startedAt,
+    durationSeconds: (performance.now() - clockStart) / 1000,
+    dryRun,
+    trigger: opts.trigger,
+    changed: !dryRun && (applied.transitions.length > 0 || consolidated.length + pruned.length + added.length > 0),
+    autoTransitions: applied.counts,
+    summary,
+    reportPath: null,
+    // A consolidating pass snapshots itself when the automatic pass took none (llm engineer).
+    snapshotId: applied.snapshotId ?? (llm.outcome as { snapshotId?: string | null } | null)?.snapshotId ?? null,
+    renameMap,
+    archived,
+    stateTransitions: applied.transitions,
+    consolidated,
+    pruned,
+    added,
+    llm: llm.report,
+    cronRewrites: llm.outcome?.cronRewrites ?? null,
+    before,
+    after,
+    warnings,
+  };
+  try {
+    result.reportPath = await writeRunReport(opts.home, result, prefix);
+  } catch (error) {
+    warnings.push(`could not write the run report: ${(error as Error).message}`);
+  }
+  await updateState(opts.home, (state) => {
+    state.last_run_summary = summary;
+    state.last_run_duration_seconds = Math.round(result.durationSeconds * 100) / 100;
+    if (result.reportPath) state.last_report_path = result.reportPath;
+  });
+  return result;
+}

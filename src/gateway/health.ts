@@ -1,0 +1,71 @@
+/**
+ * `/healthz` on 127.0.0.1: a JSON document with each adapter's state; HTTP 200 when every adapter is
+ * connected, 503 otherwise (starting, degraded or stopped). Port 0 picks an ephemeral port (tests).
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import type { AdapterHealth } from "../core/message.js";
+
+/** What `/healthz` reports. */
+export interface HealthReport {
+  status: "ok" | "unavailable";
+  adapters: Record<string, AdapterHealth>;
+}
+
+/** Builds the report from the adapters' states. */
+export function healthReport(adapters: { platform: string; health(): AdapterHealth }[]): HealthReport {
+  const states: Record<string, AdapterHealth> = {};
+  for (const adapter of adapters) states[adapter.platform] = adapter.health();
+  const ok = adapters.length > 0 && Object.values(states).every((state) => state.state === "connected");
+  return { status: ok ? "ok" : "unavailable", adapters: states };
+}
+
+/** A running health server. */
+export interface HealthServer {
+  /** `http://127.0.0.1:<port>/healthz`. */
+  readonly url: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/** Starts the health server on 127.0.0.1:`port`. */
+export async function startHealthServer(port: number, report: () => HealthReport): Promise<HealthServer> {
+  const server = http.createServer((request, response) => {
+    const url = (request.url ?? "/").split("?")[0];
+    if (request.method !== "GET" && request.method !== "HEAD") {
+      response.writeHead(405, { allow: "GET, HEAD" }).end();
+      return;
+    }
+    if (url !== "/healthz") {
+      response
+        .writeHead(404, { "content-type": "application/json" })
+        .end('{"error":"not found; try /healthz"}\n');
+      return;
+    }
+    const body = report();
+    response
+      .writeHead(body.status === "ok" ? 200 : 503, {
+        "content-type": "application/json",
+        "cache-control": "no-store",
+      })
+      .end(request.method === "HEAD" ? undefined : `${JSON.stringify(body)}\n`);
+  });
+  server.keepAliveTimeout = 1000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const actual = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${actual}/healthz`,
+    port: actual,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,139 @@
+/**
+ * The maintenance tick. Every `gateway.maintenance.check_minutes` it asks the curator whether a run is
+ * due, passing the idle time really measured from the last chat activity; it never starts while a chat
+ * command is being handled. After a run that changed anything, the summary with the rename map is
+ * posted to the home chat; no-op runs and the first-run seeding post nothing. The clock is injectable.
+ */
+import type { SkillgateConfig } from "../config/config.js";
+import { CuratorError } from "../core/errors.js";
+import { LockBusyError } from "../core/fsutil.js";
+import type { Logger } from "../core/logger.js";
+import type { Reply } from "../core/reply.js";
+import { consolidator as defaultConsolidator } from "../curator/consolidate.js";
+import { summaryReply } from "../curator/report.js";
+import { maybeRunCurator } from "../curator/run.js";
+import type { Consolidator } from "../curator/types.js";
+import type { SkillLibrary } from "../skills/types.js";
+
+/** What one tick did. */
+export interface TickOutcome {
+  ran: boolean;
+  /** Why it ran or not (`busy`, `locked`, or the curator's own reason). */
+  reason: string;
+  /** A summary was delivered to the home chat. */
+  posted: boolean;
+}
+
+/** What the ticker needs from the gateway. */
+export interface MaintenanceOptions {
+  home: string;
+  config: SkillgateConfig;
+  library: SkillLibrary;
+  logger: Logger;
+  /** Clock in ms (tests pass a controlled one). */
+  now: () => number;
+  /** True while a chat command is queued or running. */
+  busy: () => boolean;
+  /** Seconds since the last chat activity of this home. */
+  idleSeconds: () => Promise<number>;
+  /** Posts a reply to the home chat; resolves false when there is none to post to. */
+  post: (reply: Reply) => Promise<boolean>;
+  /** The LLM consolidation pass (used only when `curator.consolidate` is on); default the real one. */
+  consolidator?: Consolidator;
+  /** Called after a run that changed the library (the gateway refreshes command menus). */
+  changed?: () => Promise<void>;
+}
+
+/** How chat spells a command in posted summaries. */
+const chatSpelling = (path: string[]) => `/${path.join(" ")}`;
+
+/** Runs the curator from the gateway when due and idle; one tick at a time. */
+export class MaintenanceTicker {
+  private timer: NodeJS.Timeout | undefined;
+  private current: Promise<TickOutcome> | undefined;
+
+  constructor(private readonly options: MaintenanceOptions) {}
+
+  /** Starts ticking every `intervalMs` (the first tick after one interval). */
+  start(intervalMs: number): void {
+    this.stop();
+    this.timer = setInterval(() => {
+      void this.tick().catch((error) => this.options.logger.error({ err: error }, "maintenance tick failed"));
+    }, intervalMs);
+    this.timer.unref();
+  }
+
+  /** Stops the timer; `settled` waits for a tick in progress. */
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Resolves when no tick is running. */
+  async settled(): Promise<void> {
+    await this.current?.catch(() => undefined);
+  }
+
+  /** One tick now. A tick already in progress is not doubled: its outcome is returned. */
+  tick(): Promise<TickOutcome> {
+    if (this.current) return this.current;
+    this.current = this.runTick().finally(() => {
+      this.current = undefined;
+    });
+    return this.current;
+  }
+
+  private async runTick(): Promise<TickOutcome> {
+    const { options } = this;
+    if (options.busy()) {
+      options.logger.info(
+        "maintenance: a chat command is in flight; curator check deferred to the next tick",
+      );
+      return { ran: false, reason: "busy", posted: false };
+    }
+    const idleForSeconds = await options.idleSeconds();
+    let outcome: Awaited<ReturnType<typeof maybeRunCurator>>;
+    try {
+      outcome = await maybeRunCurator({
+        home: options.home,
+        config: options.config,
+        library: options.library,
+        now: new Date(options.now()),
+        actor: "curator",
+        trigger: "auto",
+        idleForSeconds,
+        consolidator: options.consolidator ?? defaultConsolidator,
+      });
+    } catch (error) {
+      if (
+        error instanceof LockBusyError ||
+        (error instanceof CuratorError && error.code === "curator.locked")
+      ) {
+        options.logger.info("maintenance: another process is running the curator; skipped");
+        return { ran: false, reason: "locked", posted: false };
+      }
+      throw error;
+    }
+    options.logger.info({ ran: outcome.ran, reason: outcome.reason }, "maintenance: curator check");
+    const result = outcome.result;
+    if (!outcome.ran || !result?.changed) return { ran: outcome.ran, reason: outcome.reason, posted: false };
+    await options
+      .changed?.()
+      .catch((error) => options.logger.warn({ err: error }, "maintenance: refreshing command menus failed"));
+    let posted = false;
+    try {
+      posted = await options.post(summaryReply(result, chatSpelling));
+    } catch (error) {
+      options.logger.error(
+        { err: error },
+        "maintenance: posting the curator summary to the home chat failed",
+      );
+    }
+    if (!posted)
+      options.logger.info(
+        { summary: result.summary },
+        "maintenance: curator changed the library (no home chat to post to)",
+      );
+    return { ran: true, reason: outcome.reason, posted };
+  }
+}

@@ -1,0 +1,146 @@
+/**
+ * Chat sessions of a home, persisted in `<home>/gateway/sessions.json`: the skills loaded in each chat
+ * session (`/skill x`, `/<skill>`) and a bounded message history the agent uses. Keys are session keys
+ * `platform:chat[:thread]`. One store per home per process (`SessionStore.for`); writes are batched.
+ */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { atomicWriteFile } from "../core/fsutil.js";
+import { BatchedWriter } from "./batched-writer.js";
+
+/** One remembered message of a chat session. */
+export interface HistoryEntry {
+  role: "user" | "assistant";
+  text: string;
+  /** ISO time. */
+  at: string;
+}
+
+interface SessionRecord {
+  loaded_skills: string[];
+  history: HistoryEntry[];
+  updated_at: string;
+}
+
+/** Most sessions kept (least recently updated forgotten first). */
+const MAX_SESSIONS = 2000;
+/** Default bound on history entries kept per session. */
+export const DEFAULT_HISTORY_LIMIT = 50;
+
+const stores = new Map<string, SessionStore>();
+
+function readSessions(file: string): Map<string, SessionRecord> {
+  const sessions = new Map<string, SessionRecord>();
+  let data: unknown;
+  try {
+    data = JSON.parse(readFileSync(file, "utf8"));
+  } catch {
+    return sessions;
+  }
+  const raw = (data as { sessions?: Record<string, Partial<SessionRecord>> }).sessions ?? {};
+  for (const [key, value] of Object.entries(raw)) {
+    if (!value || typeof value !== "object") continue;
+    sessions.set(key, {
+      loaded_skills: Array.isArray(value.loaded_skills)
+        ? value.loaded_skills.filter((name) => typeof name === "string")
+        : [],
+      history: Array.isArray(value.history)
+        ? value.history.filter((entry) => entry && typeof entry.text === "string")
+        : [],
+      updated_at: typeof value.updated_at === "string" ? value.updated_at : new Date(0).toISOString(),
+    });
+  }
+  return sessions;
+}
+
+/** Loaded skills and history per chat session. */
+export class SessionStore {
+  private readonly sessions: Map<string, SessionRecord>;
+  private readonly writer: BatchedWriter;
+
+  /** Opens the file directly; prefer `SessionStore.for(home)` to share one instance. */
+  constructor(readonly file: string) {
+    this.sessions = readSessions(file);
+    this.writer = new BatchedWriter(() => this.write(), 100);
+  }
+
+  /** The shared store of a home. */
+  static for(home: string): SessionStore {
+    const file = path.join(path.resolve(home), "gateway", "sessions.json");
+    let store = stores.get(file);
+    if (!store) {
+      store = new SessionStore(file);
+      stores.set(file, store);
+    }
+    return store;
+  }
+
+  /** Skills loaded in this session, in load order. */
+  loadedSkills(sessionKey: string): string[] {
+    return [...(this.sessions.get(sessionKey)?.loaded_skills ?? [])];
+  }
+
+  /** Adds skills to this session (already loaded ones keep their place). */
+  addLoadedSkills(sessionKey: string, names: string[]): void {
+    const record = this.record(sessionKey);
+    for (const name of names) if (!record.loaded_skills.includes(name)) record.loaded_skills.push(name);
+    this.touch(record);
+  }
+
+  /** Forgets the skills loaded in this session. */
+  clearLoadedSkills(sessionKey: string): void {
+    const record = this.sessions.get(sessionKey);
+    if (!record) return;
+    record.loaded_skills = [];
+    this.touch(record);
+  }
+
+  /** The session's history, oldest first. */
+  history(sessionKey: string): HistoryEntry[] {
+    return (this.sessions.get(sessionKey)?.history ?? []).map((entry) => ({ ...entry }));
+  }
+
+  /** Appends to the session's history, keeping at most `limit` entries. */
+  appendHistory(sessionKey: string, entry: HistoryEntry, limit = DEFAULT_HISTORY_LIMIT): void {
+    const record = this.record(sessionKey);
+    record.history.push({ ...entry });
+    if (record.history.length > limit) record.history.splice(0, record.history.length - limit);
+    this.touch(record);
+  }
+
+  /** Forgets the session's history. */
+  clearHistory(sessionKey: string): void {
+    const record = this.sessions.get(sessionKey);
+    if (!record) return;
+    record.history = [];
+    this.touch(record);
+  }
+
+  /** Writes pending changes now. */
+  flush(): Promise<void> {
+    return this.writer.flush();
+  }
+
+  private record(sessionKey: string): SessionRecord {
+    let record = this.sessions.get(sessionKey);
+    if (!record) {
+      record = { loaded_skills: [], history: [], updated_at: new Date().toISOString() };
+      this.sessions.set(sessionKey, record);
+    }
+    return record;
+  }
+
+  private touch(record: SessionRecord): void {
+    record.updated_at = new Date().toISOString();
+    if (this.sessions.size > MAX_SESSIONS) {
+      const oldest = [...this.sessions].sort((a, b) => a[1].updated_at.localeCompare(b[1].updated_at))[0];
+      if (oldest) this.sessions.delete(oldest[0]);
+    }
+    this.writer.schedule();
+  }
+
+  private async write(): Promise<void> {
+    const sessions = Object.fromEntries([...this.sessions].sort((a, b) => a[0].localeCompare(b[0])));
+    await atomicWriteFile(this.file, JSON.stringify({ version: 1, sessions }, null, 2));
+  }
+}

@@ -1,0 +1,304 @@
+/**
+ * The skill library of one home: discovery over the roots, the `skills_list` and `skill_view` results,
+ * and a cache that notices changes quickly.
+ *
+ * Caching: the first call scans. After that, directory watchers (`fs.watch`, one per walked folder,
+ * non-persistent so they never keep a process alive) are armed shortly afterwards; any relevant event marks
+ * the cache dirty and the next call refreshes, re-reading only SKILL.md files whose mtime/size/inode
+ * changed. Until watchers are armed, or if they cannot be (inotify limits, unsupported platform), the
+ * cache is re-validated by a refresh at most every 500 ms. Changes are therefore seen within a second.
+ *
+ * Config: pass a `SkillgateConfig` and the library re-reads `<home>/config.yaml` whenever its mtime
+ * differs from the one seen at open (a broken file then makes visibility fail closed); or pass a function
+ * returning the current config, and the library calls it on every operation.
+ */
+import { type FSWatcher, mkdirSync, statSync, watch } from "node:fs";
+import path from "node:path";
+import { type SkillgateConfig, loadConfig } from "../config/config.js";
+import { ConfigError } from "../core/errors.js";
+import { resolveRoots, type SkillRoot } from "./roots.js";
+import { isExcludedDir, type ScanRecord, type ScanResult, scanRoots } from "./scan.js";
+import type { SkillEntry, SkillLibrary, SkillsListResult, SkillViewResult, ViewOptions } from "./types.js";
+import { viewSkill } from "./view.js";
+import { disabledNames, isDisabledIn } from "./visibility.js";
+
+/** Options of `openLibrary`. */
+export interface LibraryOptions {
+  /** Arm directory watchers after the first scan (default true). Without them the cache polls. */
+  watch?: boolean;
+  /** Environment for `${VAR}` expansion, `HERMES_PLATFORM` and readiness (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** A library that can also release its watchers. */
+export interface ManagedSkillLibrary extends SkillLibrary {
+  /** The config in force for the last operation (after any reload of config.yaml). */
+  currentConfig(): SkillgateConfig;
+  /** The roots in force for the last operation. */
+  roots(): SkillRoot[];
+}
+
+const POLL_MS = 500;
+const ARM_DELAY_MS = 200;
+const LIST_HINT = "Use skill_view(name) to see full content, tags, and linked files";
+
+/** Internal state of one scan. */
+export interface Snapshot {
+  scan: ScanResult;
+  rootsKey: string;
+  /** OS/environment-gated skills, first name wins, in root then path order. */
+  entries: SkillEntry[];
+  /** `entries` sorted by (category or "", name), the listing order. */
+  listOrder: SkillEntry[];
+}
+
+function buildEntries(scan: ScanResult): SkillEntry[] {
+  const seen = new Set<string>();
+  const entries: SkillEntry[] = [];
+  for (const record of scan.records) {
+    const head = record.head;
+    if (!head || !head.osOk || !head.envOk || seen.has(head.name)) continue;
+    seen.add(head.name);
+    const root = scan.roots[record.rootIndex] as SkillRoot;
+    const relDir = record.relFile === "SKILL.md" ? "" : record.relFile.slice(0, -"/SKILL.md".length);
+    entries.push({
+      name: head.name,
+      description: head.description,
+      category: head.category,
+      dir: record.dir,
+      skillFile: record.skillFile,
+      root: root.dir,
+      rootKind: root.kind,
+      relPath: relDir,
+      frontmatter: head.frontmatter,
+    });
+  }
+  return entries;
+}
+
+/** The listing order: by (category or "", name), compared by code unit like Python's sort. */
+function sortForList(entries: SkillEntry[]): SkillEntry[] {
+  const keyed = entries.map((entry) => ({ key: `${entry.category ?? ""}\u0000${entry.name}`, entry }));
+  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return keyed.map((item) => item.entry);
+}
+
+function isRelevantChange(filename: string | Buffer | null): boolean {
+  if (filename === null) return true;
+  const name = path.basename(String(filename));
+  if (isExcludedDir(name)) return false;
+  return !(name.startsWith(".") && !name.endsWith(".md"));
+}
+
+class Library implements ManagedSkillLibrary {
+  readonly home: string;
+  private readonly configPath: string;
+  private readonly configSource: SkillgateConfig | (() => SkillgateConfig);
+  private readonly env: NodeJS.ProcessEnv;
+  private readonly watchEnabled: boolean;
+  private config: SkillgateConfig;
+  private configStamp: number;
+  private snapshot: Snapshot | undefined;
+  private currentRoots: SkillRoot[] = [];
+  private dirty = false;
+  private lastRefresh = 0;
+  private watchState: "off" | "pending" | "on" | "failed" = "off";
+  private readonly watchers = new Map<string, FSWatcher>();
+  private armTimer: NodeJS.Timeout | undefined;
+
+  constructor(home: string, config: SkillgateConfig | (() => SkillgateConfig), options: LibraryOptions) {
+    this.home = path.resolve(home);
+    this.configPath = path.join(this.home, "config.yaml");
+    this.configSource = config;
+    this.env = options.env ?? process.env;
+    this.watchEnabled = options.watch ?? true;
+    this.config = typeof config === "function" ? config() : config;
+    this.configStamp = this.configMtime();
+  }
+
+  private configMtime(): number {
+    try {
+      return statSync(this.configPath).mtimeMs;
+    } catch {
+      return 0;
+    }
+  }
+
+  currentConfig(): SkillgateConfig {
+    if (typeof this.configSource === "function") {
+      this.config = this.configSource();
+      return this.config;
+    }
+    const stamp = this.configMtime();
+    if (stamp !== this.configStamp) {
+      this.configStamp = stamp;
+      try {
+        this.config = loadConfig(this.configPath);
+      } catch (error) {
+        const failure = error instanceof ConfigError ? error : new ConfigError("(file)", `config.yaml could not be read: ${(error as Error).message}`);
+        // Keep the last good roots but refuse visibility decisions until the file is fixed.
+        this.config = { ...this.config, skills: { ...this.config.skills, visibilityError: failure } };
+      }
+    }
+    return this.config;
+  }
+
+  roots(): SkillRoot[] {
+    return this.currentRoots;
+  }
+
+  /** Returns a snapshot that reflects the disk (scanning or refreshing as needed). */
+  private fresh(): Snapshot {
+    const config = this.currentConfig();
+    const roots = resolveRoots(this.home, config.skills.externalDirs, this.env);
+    this.currentRoots = roots;
+    const rootsKey = roots.map((root) => `${root.kind}:${root.real}:${root.exists}`).join("\n");
+    const now = Date.now();
+    const stale =
+      !this.snapshot ||
+      this.snapshot.rootsKey !== rootsKey ||
+      this.dirty ||
+      (this.watchState !== "on" && now - this.lastRefresh > POLL_MS);
+    if (stale) this.rescan(roots, rootsKey);
+    return this.snapshot as Snapshot;
+  }
+
+  private rescan(roots: SkillRoot[], rootsKey: string): void {
+    const previous = this.snapshot ? new Map(this.snapshot.scan.records.map((record): [string, ScanRecord] => [record.skillFile, record])) : undefined;
+    this.dirty = false;
+    const scan = scanRoots(roots, { previous });
+    const entries = buildEntries(scan);
+    this.snapshot = { scan, rootsKey, entries, listOrder: sortForList(entries) };
+    this.lastRefresh = Date.now();
+    this.syncWatchers(scan.dirs);
+  }
+
+  private syncWatchers(dirs: string[]): void {
+    if (!this.watchEnabled || this.watchState === "failed") return;
+    if (this.watchState === "off") {
+      this.watchState = "pending";
+      this.armTimer = setTimeout(() => this.arm(), ARM_DELAY_MS);
+      this.armTimer.unref();
+      return;
+    }
+    if (this.watchState === "on") this.updateWatchers(dirs);
+  }
+
+  private arm(): void {
+    this.armTimer = undefined;
+    if (this.watchState !== "pending" || !this.snapshot) return;
+    this.watchState = "on";
+    this.updateWatchers(this.snapshot.scan.dirs);
+    // Anything that changed between the scan and now was not watched yet.
+    this.dirty = true;
+  }
+
+  private updateWatchers(dirs: string[]): void {
+    const wanted = new Set(dirs);
+    for (const [dir, watcher] of this.watchers) {
+      if (!wanted.has(dir)) {
+        watcher.close();
+        this.watchers.delete(dir);
+      }
+    }
+    for (const dir of wanted) {
+      if (this.watchers.has(dir)) continue;
+      try {
+        const watcher = watch(dir, { persistent: false }, (_event, filename) => {
+          if (isRelevantChange(filename)) this.dirty = true;
+        });
+        watcher.on("error", () => {
+          this.dirty = true;
+          this.watchers.get(dir)?.close();
+          this.watchers.delete(dir);
+        });
+        this.watchers.set(dir, watcher);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === "ENOENT" || code === "ENOTDIR") {
+          this.dirty = true;
+          continue;
+        }
+        // Out of watches (ENOSPC/EMFILE) or unsupported: fall back to polling.
+        this.close();
+        this.watchState = "failed";
+        return;
+      }
+    }
+  }
+
+  /** Releases watchers and timers; the library keeps working by polling. */
+  close(): void {
+    if (this.armTimer) clearTimeout(this.armTimer);
+    this.armTimer = undefined;
+    for (const watcher of this.watchers.values()) watcher.close();
+    this.watchers.clear();
+    if (this.watchState !== "failed") this.watchState = "off";
+  }
+
+  invalidate(): void {
+    this.dirty = true;
+  }
+
+  async all(): Promise<SkillEntry[]> {
+    return this.fresh().entries.map((entry) => ({ ...entry }));
+  }
+
+  async visible(platform: string | null): Promise<SkillEntry[]> {
+    return this.visibleIn(this.fresh().entries, platform).map((entry) => ({ ...entry }));
+  }
+
+  private visibleIn(entries: SkillEntry[], platform: string | null): SkillEntry[] {
+    const disabled = disabledNames(platform, this.config);
+    if (disabled.size === 0) return entries;
+    return entries.filter((entry) => !isDisabledIn(disabled, entry.name, entry.frontmatter) && !disabled.has(path.basename(entry.dir)));
+  }
+
+  async find(name: string): Promise<SkillEntry | undefined> {
+    const entry = this.fresh().entries.find((candidate) => candidate.name === name);
+    return entry ? { ...entry } : undefined;
+  }
+
+  async list(options: { category?: string; platform?: string | null } = {}): Promise<SkillsListResult> {
+    const snapshot = this.fresh();
+    const local = this.currentRoots[0];
+    if (local && !local.exists) {
+      mkdirSync(local.dir, { recursive: true });
+      this.dirty = true;
+      return { success: true, skills: [], categories: [], message: `No skills found. Skills directory created at ${local.dir}/` };
+    }
+    const visible = this.visibleIn(snapshot.listOrder, options.platform ?? null);
+    if (visible.length === 0) return { success: true, skills: [], categories: [], message: "No skills found in skills/ directory." };
+    const category = options.category;
+    const chosen = category === undefined ? visible : visible.filter((entry) => entry.category === category);
+    const categories = [...new Set(chosen.map((entry) => entry.category).filter((value): value is string => value !== null))].sort();
+    return {
+      success: true,
+      skills: chosen.map((entry) => ({ name: entry.name, description: entry.description, category: entry.category })),
+      categories,
+      count: chosen.length,
+      hint: LIST_HINT,
+    };
+  }
+
+  async view(name: string, options: ViewOptions = {}): Promise<SkillViewResult> {
+    const snapshot = this.fresh();
+    return viewSkill(
+      {
+        home: this.home,
+        config: this.config,
+        env: this.env,
+        roots: this.currentRoots,
+        snapshot,
+        listNames: (platform) => this.visibleIn(snapshot.listOrder, platform).map((entry) => entry.name),
+      },
+      name,
+      options,
+    );
+  }
+}
+
+/** Opens the skill library of `home`. See the module comment for how config and caching work. */
+export function openLibrary(home: string, config: SkillgateConfig | (() => SkillgateConfig), options: LibraryOptions = {}): ManagedSkillLibrary {
+  return new Library(home, config, options);
+}

@@ -1,0 +1,263 @@
+/**
+ * Skill readiness: which environment variables and credential files a skill needs, which are missing,
+ * and what to tell the person. Requirements come from `required_environment_variables`,
+ * `setup.collect_secrets` and the legacy `prerequisites.env_vars`. A variable is present when it is
+ * non-empty in `<home>/.env` or in the process environment. On a chat surface nothing is prompted: the
+ * view carries `gateway_setup_hint`. In a terminal, `promptForMissingSecrets` asks with hidden input.
+ */
+import { access, chmod } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { readDotenv } from "../config/dotenv.js";
+import { atomicWriteFile, readTextIfExists, withLock } from "../core/fsutil.js";
+import type { SkillEntry } from "./types.js";
+import { effectivePlatform } from "./visibility.js";
+
+/** One normalised environment requirement. Optional keys appear only when set. */
+export interface EnvRequirement {
+  name: string;
+  prompt: string;
+  help?: string;
+  required_for?: string;
+  optional?: true;
+}
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const REMOTE_BACKENDS = new Set(["docker", "singularity", "modal", "ssh", "daytona"]);
+
+function record(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+function text(value: unknown): string | undefined {
+  if (typeof value === "string" && value.trim() !== "") return value.trim();
+  if (typeof value === "number") return String(value);
+  return undefined;
+}
+
+/** The normalised, de-duplicated environment requirements declared in a skill's frontmatter. */
+export function envRequirements(frontmatter: Record<string, unknown>): EnvRequirement[] {
+  const out = new Map<string, EnvRequirement>();
+  const setup = record(frontmatter.setup);
+  const setupHelp = text(setup?.help);
+  const add = (requirement: EnvRequirement) => {
+    if (ENV_NAME.test(requirement.name) && !out.has(requirement.name)) out.set(requirement.name, requirement);
+  };
+
+  const declared = frontmatter.required_environment_variables;
+  const items: unknown[] = Array.isArray(declared)
+    ? declared
+    : record(declared)
+      ? Object.entries(record(declared) as Record<string, unknown>).map(([name, value]) => ({ ...(record(value) ?? { prompt: value }), name }))
+      : [];
+  for (const item of items) {
+    if (typeof item === "string") {
+      add({ name: item.trim(), prompt: `Enter value for ${item.trim()}` });
+      continue;
+    }
+    const entry = record(item);
+    const name = text(entry?.name) ?? text(entry?.env_var);
+    if (!entry || !name) continue;
+    const requirement: EnvRequirement = { name, prompt: text(entry.prompt) ?? `Enter value for ${name}` };
+    const help = text(entry.help) ?? text(entry.provider_url) ?? text(entry.url) ?? setupHelp;
+    if (help) requirement.help = help;
+    const requiredFor = text(entry.required_for);
+    if (requiredFor) requirement.required_for = requiredFor;
+    if (entry.optional === true) requirement.optional = true;
+    add(requirement);
+  }
+
+  const secrets = Array.isArray(setup?.collect_secrets) ? setup.collect_secrets : [];
+  for (const item of secrets) {
+    const entry = record(item);
+    const name = text(entry?.env_var) ?? text(entry?.name);
+    if (!entry || !name) continue;
+    const requirement: EnvRequirement = { name, prompt: text(entry.prompt) ?? `Enter value for ${name}` };
+    const help = text(entry.provider_url) ?? text(entry.url) ?? text(entry.help) ?? setupHelp;
+    if (help) requirement.help = help;
+    add(requirement);
+  }
+
+  const legacy = record(frontmatter.prerequisites)?.env_vars;
+  for (const item of Array.isArray(legacy) ? legacy : typeof legacy === "string" ? [legacy] : []) {
+    const name = text(item);
+    if (name) add({ name, prompt: `Enter value for ${name}` });
+  }
+  return [...out.values()];
+}
+
+/** `required_credential_files` entries (strings or `{path}`), as written. */
+export function credentialFiles(frontmatter: Record<string, unknown>): string[] {
+  const declared = frontmatter.required_credential_files;
+  const items = Array.isArray(declared) ? declared : declared === undefined || declared === null ? [] : [declared];
+  const files: string[] = [];
+  for (const item of items) {
+    const file = text(item) ?? text(record(item)?.path);
+    if (file) files.push(file);
+  }
+  return files;
+}
+
+/** True when the request comes from a chat surface (no prompting there). */
+export function isGatewaySurface(platform: string | null | undefined, env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env.HERMES_INTERACTIVE) return false;
+  return Boolean(env.HERMES_GATEWAY_SESSION) || effectivePlatform(platform, env) !== null;
+}
+
+/** How to show `<home>/.env` to a person: `~/…` under their home directory. */
+export function displayEnvFile(home: string): string {
+  const file = path.join(home, ".env");
+  const user = os.homedir();
+  return file.startsWith(user + path.sep) ? `~/${path.relative(user, file).split(path.sep).join("/")}` : file;
+}
+
+/** The `gateway_setup_hint` text: secrets are never collected over chat. */
+export function gatewaySetupHint(home: string): string {
+  return `Secure secret entry is not supported over messaging. Load this skill in the local CLI to be prompted (skillgate skills view <name>), or add the key to ${displayEnvFile(home)} manually.`;
+}
+
+/** Options of the readiness checks. */
+export interface ReadinessOptions {
+  /** Chat platform (or null for the terminal); decides whether `gateway_setup_hint` is given. */
+  platform?: string | null;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** The readiness keys of a `skill_view` result. */
+export interface ReadinessFields {
+  required_environment_variables: EnvRequirement[];
+  required_commands: string[];
+  missing_required_environment_variables: string[];
+  missing_credential_files: string[];
+  missing_required_commands: string[];
+  setup_needed: boolean;
+  setup_skipped: boolean;
+  readiness_status: "available" | "setup_needed";
+  setup_help?: string;
+  gateway_setup_hint?: string;
+  setup_note?: string;
+}
+
+/** Names of non-optional requirements that are not present (empty values count as missing). */
+export function missingEnv(requirements: EnvRequirement[], home: string, env: NodeJS.ProcessEnv = process.env): string[] {
+  const dotenv = readDotenv(path.join(home, ".env"));
+  const remote = REMOTE_BACKENDS.has((env.TERMINAL_ENV ?? "").toLowerCase());
+  return requirements
+    .filter((requirement) => !requirement.optional)
+    .filter((requirement) => {
+      if ((dotenv.get(requirement.name) ?? "") !== "") return false;
+      // A remote backend only receives persisted values, so the host shell does not count there.
+      return remote || (env[requirement.name] ?? "") === "";
+    })
+    .map((requirement) => requirement.name);
+}
+
+/** Computes the readiness keys of a view for a skill's (full) frontmatter. */
+export async function readinessFields(frontmatter: Record<string, unknown>, home: string, options: ReadinessOptions = {}): Promise<ReadinessFields> {
+  const env = options.env ?? process.env;
+  const requirements = envRequirements(frontmatter);
+  const missing = missingEnv(requirements, home, env);
+  const missingFiles: string[] = [];
+  for (const file of credentialFiles(frontmatter)) {
+    const absolute = path.resolve(home, file.startsWith("~/") ? path.join(os.homedir(), file.slice(2)) : file);
+    const exists = await access(absolute).then(
+      () => true,
+      () => false,
+    );
+    if (!exists) missingFiles.push(file);
+  }
+  const setupNeeded = missing.length > 0 || missingFiles.length > 0;
+  const fields: ReadinessFields = {
+    required_environment_variables: requirements,
+    required_commands: [],
+    missing_required_environment_variables: missing,
+    missing_credential_files: missingFiles,
+    missing_required_commands: [],
+    setup_needed: setupNeeded,
+    setup_skipped: false,
+    readiness_status: setupNeeded ? "setup_needed" : "available",
+  };
+  const setupHelp = text(record(frontmatter.setup)?.help);
+  if (setupHelp) fields.setup_help = setupHelp;
+  if (missing.length > 0 && isGatewaySurface(options.platform, env)) fields.gateway_setup_hint = gatewaySetupHint(home);
+  if (setupNeeded) fields.setup_note = setupNote(missing, missingFiles, setupHelp, env);
+  return fields;
+}
+
+function setupNote(missing: string[], files: string[], help: string | undefined, env: NodeJS.ProcessEnv): string {
+  const parts: string[] = [];
+  if (missing.length > 0) parts.push(`missing env ${missing.map((name) => `$${name}`).join(", ")}`);
+  if (files.length > 0) parts.push(`file ${files.join(", ")}`);
+  let note = `Setup needed before using this skill: ${parts.join(", ")}.`;
+  if (help) note += ` ${help}`;
+  const backend = (env.TERMINAL_ENV ?? "").toLowerCase();
+  if (REMOTE_BACKENDS.has(backend)) {
+    note += ` ${backend.toUpperCase()}-backed skills need these requirements available inside the remote environment as well.`;
+  }
+  return note;
+}
+
+/**
+ * Missing variables and, on a chat surface, the setup hint, for a listed skill. Uses the frontmatter
+ * the library read (the first 4000 characters of SKILL.md).
+ */
+export function checkReadiness(entry: SkillEntry, home: string, env: NodeJS.ProcessEnv = process.env, options: { platform?: string | null } = {}): { missing: string[]; setupHint?: string } {
+  const missing = missingEnv(envRequirements(entry.frontmatter), home, env);
+  if (missing.length > 0 && isGatewaySurface(options.platform ?? null, env)) return { missing, setupHint: gatewaySetupHint(home) };
+  return { missing };
+}
+
+/** A secret to ask for: a variable name, or a requirement with its prompt text. */
+export type SecretRequest = string | Pick<EnvRequirement, "name" | "prompt" | "help">;
+
+/**
+ * Asks the person at the terminal for each secret (hidden input) and stores the answers in
+ * `<home>/.env` (created with mode 0600; the mode is kept 0600). An empty answer skips that secret. An
+ * empty placeholder line (`KEY=`) is filled in place; otherwise a `KEY=value` line is appended. Values
+ * are never echoed or logged. Returns the names stored and the names skipped.
+ */
+export async function promptForMissingSecrets(
+  requests: readonly SecretRequest[],
+  home: string,
+  prompt: (question: string, options?: { hidden?: boolean }) => Promise<string>,
+): Promise<{ stored: string[]; skipped: string[] }> {
+  const answers = new Map<string, string>();
+  const skipped: string[] = [];
+  for (const request of requests) {
+    const item = typeof request === "string" ? { name: request, prompt: `Enter value for ${request}` } : request;
+    if (!ENV_NAME.test(item.name) || answers.has(item.name)) continue;
+    const help = "help" in item && item.help ? ` (${item.help})` : "";
+    const value = (await prompt(`${item.prompt}${help} [${item.name}, hidden; empty to skip]: `, { hidden: true })).trim();
+    if (value === "" || /[\r\n\0]/.test(value)) skipped.push(item.name);
+    else answers.set(item.name, value);
+  }
+  if (answers.size > 0) await storeSecrets(home, answers);
+  return { stored: [...answers.keys()], skipped };
+}
+
+function quoteValue(value: string): string {
+  const quoted = /^\s|\s$|^["'].*["']$|^["']$/.test(value);
+  if (!quoted) return value;
+  return value.includes('"') ? `'${value}'` : `"${value}"`;
+}
+
+async function storeSecrets(home: string, answers: Map<string, string>): Promise<void> {
+  const file = path.join(home, ".env");
+  await withLock(`${file}.lock`, async () => {
+    const existing = (await readTextIfExists(file)) ?? "";
+    const pending = new Map(answers);
+    const lines = existing === "" ? [] : existing.replace(/\n$/, "").split("\n");
+    const updated = lines.map((line) => {
+      const match = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(?:""|'')?\s*$/.exec(line);
+      const name = match?.[1];
+      if (!name || !pending.has(name)) return line;
+      const value = pending.get(name) as string;
+      pending.delete(name);
+      return `${name}=${quoteValue(value)}`;
+    });
+    for (const [name, value] of pending) updated.push(`${name}=${quoteValue(value)}`);
+    // The tmp file is created 0600 and renamed over .env, so a secret never sits in a wider file.
+    await atomicWriteFile(file, `${updated.join("\n")}\n`, { mode: 0o600 });
+    await chmod(file, 0o600);
+  });
+}

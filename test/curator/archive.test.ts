@@ -1,0 +1,212 @@
+/** Archive and restore on disk: reference scenarios 14–16, 50, 52, 53, plus category round trips. */
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { CuratorError } from "../../src/core/errors.js";
+import { archiveSkill, listArchived, restoreSkill } from "../../src/curator/archive.js";
+import { readEntries } from "../../src/curator/ledger.js";
+import { readSuppressed } from "../../src/curator/provenance.js";
+import { libraryFor } from "./harness.js";
+import { configWith, makeHome, readUsage, record, removeHome, writeSkill, writeUsage } from "./helpers.js";
+
+const NOW = new Date("2026-06-01T12:00:00Z");
+let home: string;
+const skills = () => path.join(home, "skills");
+
+beforeEach(async () => {
+  home = await makeHome();
+});
+afterEach(async () => {
+  await removeHome(home);
+});
+
+function opts(config = configWith(), now = NOW) {
+  return { home, config, library: libraryFor(home, config), actor: "user" as const, now };
+}
+
+async function refusal(promise: Promise<unknown>): Promise<string> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(CuratorError);
+  return (error as Error).message;
+}
+
+describe("archive", () => {
+  it("moves the package under .archive keeping its category, sets archived state and ledgers it (scenarios 50, 52)", async () => {
+    await writeSkill(home, "devops/deployer", { "references/notes.md": "notes" });
+    await writeUsage(home, { deployer: record(NOW, { idleDays: 5 }) });
+    const result = await archiveSkill("deployer", opts());
+    expect(result).toMatchObject({ name: "deployer", from: "devops/deployer", archivedAs: "devops/deployer" });
+    await expect(fs.stat(path.join(skills(), "devops/deployer"))).rejects.toThrow();
+    expect(await fs.readFile(path.join(skills(), ".archive/devops/deployer/references/notes.md"), "utf8")).toBe("notes");
+    const usage = await readUsage(home);
+    expect(usage.deployer?.state).toBe("archived");
+    expect(usage.deployer?.archived_at).toBe("2026-06-01T12:00:00.000000+00:00");
+    const entries = await readEntries(home);
+    expect(entries.map((e) => [e.action, e.skill, e.actor])).toEqual([["archive", "deployer", "user"]]);
+    expect(entries[0]?.before.map((f) => path.basename(f.path)).sort()).toEqual(["SKILL.md", "notes.md"]);
+  });
+
+  it("adds a timestamp suffix on collision (scenario 52)", async () => {
+    await writeSkill(home, "dup");
+    await fs.mkdir(path.join(skills(), ".archive/dup"), { recursive: true });
+    await fs.writeFile(path.join(skills(), ".archive/dup/SKILL.md"), "---\nname: dup\n---\nolder\n");
+    const result = await archiveSkill("dup", opts());
+    expect(result.archivedAs).toBe("dup-20260601120000");
+    const again = await writeSkill(home, "dup");
+    expect(again).toContain("dup");
+    expect((await archiveSkill("dup", opts())).archivedAs).toBe("dup-20260601120000-2");
+  });
+
+  it("refuses bundled (prune off), hub, external, missing and '..' names (scenarios 15, 16, 52)", async () => {
+    await writeSkill(home, "builtin");
+    await writeSkill(home, "hubby");
+    await writeSkill(home, "hub-dir", {}, "from-hub-frontmatter");
+    await fs.writeFile(path.join(skills(), ".bundled_manifest"), "builtin:abc\n");
+    await fs.mkdir(path.join(skills(), ".hub"), { recursive: true });
+    await fs.writeFile(
+      path.join(skills(), ".hub/lock.json"),
+      JSON.stringify({ version: 1, installed: { hubby: { install_path: "hubby" }, other: { install_path: "hub-dir" } } }),
+    );
+    const ext = path.join(home, "ext");
+    await fs.mkdir(path.join(ext, "outside"), { recursive: true });
+    await fs.writeFile(path.join(ext, "outside/SKILL.md"), "---\nname: outside\n---\nx\n");
+    const noPrune = configWith({ curator: { prune_builtins: false }, skills: { external_dirs: [ext] } });
+    expect(await refusal(archiveSkill("builtin", opts(noPrune)))).toContain("enable curator.prune_builtins");
+    expect(await refusal(archiveSkill("hubby", opts(noPrune)))).toContain("hub-installed");
+    expect(await refusal(archiveSkill("from-hub-frontmatter", opts(noPrune)))).toContain("hub-installed");
+    expect(await refusal(archiveSkill("outside", opts(noPrune)))).toContain("external");
+    expect(await refusal(archiveSkill("ghost", opts(noPrune)))).toContain("not found");
+    expect(await refusal(archiveSkill("../etc", opts(noPrune)))).toContain("invalid skill name");
+    expect((await listArchived(home)).length).toBe(0);
+    expect(await fs.readdir(path.join(ext))).toEqual(["outside"]);
+  });
+
+  it("refuses a pinned skill and names the unpin command", async () => {
+    await writeSkill(home, "keeper");
+    await writeUsage(home, { keeper: record(NOW, { pinned: true }) });
+    expect(await refusal(archiveSkill("keeper", opts()))).toContain("`skillgate curator unpin keeper`");
+  });
+
+  it("suppresses an archived built-in and restore clears it (scenario 14)", async () => {
+    await writeSkill(home, "builtin");
+    await fs.writeFile(path.join(skills(), ".bundled_manifest"), "builtin:abc\n");
+    await fs.writeFile(path.join(skills(), ".curator_suppressed"), "# pruned built-ins\nother\n");
+    await archiveSkill("builtin", opts());
+    expect([...(await readSuppressed(home))].sort()).toEqual(["builtin", "other"]);
+    await restoreSkill("builtin", opts());
+    expect([...(await readSuppressed(home))]).toEqual(["other"]);
+    expect(await fs.readFile(path.join(skills(), ".curator_suppressed"), "utf8")).toContain("# pruned built-ins");
+  });
+
+  it("never suppresses or archives a protected built-in (scenario 15)", async () => {
+    await writeSkill(home, "plan");
+    const protectedProv = { bundled: new Set(["plan"]), hub: new Set<string>(), protected: new Set(["plan"]), warnings: [] };
+    expect(await refusal(archiveSkill("plan", { ...opts(), provenance: protectedProv }))).toContain("protected built-in");
+    expect(await readSuppressed(home)).toEqual(new Set());
+  });
+});
+
+describe("restore", () => {
+  it("puts a skill back into its category, active, archived_at cleared, ledgered (scenario 50)", async () => {
+    await writeSkill(home, "research/scholar", { "scripts/run.sh": "echo hi" });
+    await writeUsage(home, { scholar: record(NOW, { idleDays: 100 }) });
+    await archiveSkill("scholar", opts());
+    const back = await restoreSkill("scholar", opts());
+    expect(back).toMatchObject({ name: "scholar", restoredTo: "research/scholar", flattened: false });
+    expect(await fs.readFile(path.join(skills(), "research/scholar/scripts/run.sh"), "utf8")).toBe("echo hi");
+    const usage = await readUsage(home);
+    expect(usage.scholar).toMatchObject({ state: "active", archived_at: null });
+    expect((await readEntries(home)).map((e) => e.action)).toEqual(["archive", "restore"]);
+    expect(await listArchived(home)).toEqual([]);
+  });
+
+  it("falls back to the top level only when the original place is taken", async () => {
+    await writeSkill(home, "cat/tool");
+    await archiveSkill("tool", opts());
+    await fs.mkdir(path.join(skills(), "cat/tool"), { recursive: true });
+    await fs.writeFile(path.join(skills(), "cat/tool/notes.txt"), "not a skill");
+    const back = await restoreSkill("tool", opts());
+    expect(back).toMatchObject({ restoredTo: "tool", flattened: true });
+    expect(await fs.readFile(path.join(skills(), "cat/tool/notes.txt"), "utf8")).toBe("not a skill");
+  });
+
+  it("refuses when the name is live, hub-installed or bundled with prune off, or the archive is missing", async () => {
+    expect(await refusal(restoreSkill("x", opts()))).toContain("no archive directory");
+    await writeSkill(home, "twin");
+    await archiveSkill("twin", opts());
+    await writeSkill(home, "other-cat/twin");
+    expect(await refusal(restoreSkill("twin", opts()))).toContain("already live");
+    await fs.rm(path.join(skills(), "other-cat"), { recursive: true });
+    await fs.mkdir(path.join(skills(), ".hub"), { recursive: true });
+    await fs.writeFile(path.join(skills(), ".hub/lock.json"), JSON.stringify({ installed: { twin: {} } }));
+    expect(await refusal(restoreSkill("twin", opts()))).toContain("now hub-installed");
+    await fs.rm(path.join(skills(), ".hub"), { recursive: true });
+    await fs.writeFile(path.join(skills(), ".bundled_manifest"), "twin\n");
+    expect(await refusal(restoreSkill("twin", opts(configWith({ curator: { prune_builtins: false } }))))).toContain("bundled");
+    expect(await refusal(restoreSkill("nothing-here", opts()))).toContain("not found in archive");
+    expect(await refusal(restoreSkill("../../etc", opts()))).toContain("invalid");
+    expect((await listArchived(home)).map((item) => item.archivedAs)).toEqual(["twin"]);
+  });
+
+  it("finds nested and timestamped archives; `git` never takes `git-helpers`; dupes beat siblings (scenario 53)", async () => {
+    const archive = path.join(skills(), ".archive");
+    const put = async (rel: string, name: string) => {
+      await fs.mkdir(path.join(archive, rel), { recursive: true });
+      await fs.writeFile(path.join(archive, rel, "SKILL.md"), `---\nname: ${name}\n---\nbody\n`);
+    };
+    await put("tools/nested", "nested");
+    await put("git-helpers", "git-helpers");
+    await put("report-card", "report-card");
+    await put("report-20260101000000", "report");
+    await put("report-20260301000000", "report");
+    const git = await refusal(restoreSkill("git", opts()));
+    expect(git).toContain("not found in archive");
+    expect((await restoreSkill("nested", opts())).restoredTo).toBe("tools/nested");
+    const report = await restoreSkill("report", opts());
+    expect(report.archivedAs).toBe("report-20260301000000");
+    expect(report.restoredTo).toBe("report");
+    expect((await listArchived(home)).map((item) => item.archivedAs)).toEqual(["git-helpers", "report-20260101000000", "report-card"]);
+  });
+
+  it("asks for a path when two categories archived the same folder name", async () => {
+    await writeSkill(home, "a/same", {}, "same-a");
+    await writeSkill(home, "b/same", {}, "same-b");
+    await archiveSkill("same-a", opts());
+    await archiveSkill("same-b", opts());
+    expect(await refusal(restoreSkill("same", opts()))).toContain("several archived skills");
+    expect((await restoreSkill("b/same", opts())).restoredTo).toBe("b/same");
+    expect((await restoreSkill("same-a", opts())).restoredTo).toBe("a/same");
+  });
+
+  it("accepts every name list-archived prints, and each lands back in its category", async () => {
+    const layout = ["flat-one", "alpha/one", "alpha/two", "beta/deep/three", "gamma/one"];
+    for (const rel of layout) await writeSkill(home, rel, {}, rel.replaceAll("/", "-"));
+    for (const rel of layout) await archiveSkill(rel.replaceAll("/", "-"), opts());
+    // A second generation of the same folder creates timestamped archives too.
+    await writeSkill(home, "alpha/one", {}, "alpha-one");
+    await archiveSkill("alpha-one", opts(configWith(), new Date("2026-06-02T08:00:00Z")));
+    await writeSkill(home, "legacy-flat", {}, "legacy-flat");
+    await fs.rename(path.join(skills(), "legacy-flat"), path.join(skills(), ".archive/legacy-flat-20250101010101"));
+    const listed = await listArchived(home);
+    expect(listed.map((item) => item.archivedAs)).toEqual([
+      "alpha/one",
+      "alpha/one-20260602080000",
+      "alpha/two",
+      "beta/deep/three",
+      "flat-one",
+      "gamma/one",
+      "legacy-flat-20250101010101",
+    ]);
+    for (const [index, item] of listed.entries()) {
+      const restored = await restoreSkill(item.archivedAs, opts());
+      expect(restored.restoredTo).toBe(item.restoreTo);
+      await fs.stat(path.join(skills(), restored.restoredTo, "SKILL.md"));
+      // Two generations of one skill cannot both be live: archive this one again before the next returns.
+      if (listed.slice(index + 1).some((later) => later.skillName === item.skillName)) await archiveSkill(restored.name, opts());
+    }
+    expect((await listArchived(home)).map((item) => item.archivedAs)).toEqual(["alpha/one"]);
+  });
+});

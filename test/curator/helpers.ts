@@ -1,0 +1,82 @@
+/** Fixtures for the curator tests: temp homes, skills with usage records, a tree hash, a command runner. */
+import { createHash } from "node:crypto";
+import { promises as fs } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseConfig, type SkillgateConfig } from "../../src/config/config.js";
+import { isoTimestamp } from "../../src/core/fsutil.js";
+import { emptyRecord, type UsageRecord, UsageStore } from "../../src/skills/usage.js";
+
+export const DAY = 86_400_000;
+
+/** A fresh temp home with an empty `skills/`. */
+export async function makeHome(): Promise<string> {
+  const home = await fs.mkdtemp(path.join(os.tmpdir(), "skillgate-curator-"));
+  await fs.mkdir(path.join(home, "skills"), { recursive: true });
+  return home;
+}
+
+/** Removes a temp home. */
+export async function removeHome(home: string): Promise<void> {
+  await fs.rm(home, { recursive: true, force: true });
+}
+
+/** A config from a YAML-like document (defaults for the rest). */
+export function configWith(doc: Record<string, unknown> = {}): SkillgateConfig {
+  return parseConfig(doc);
+}
+
+/** Writes `skills/<rel>/SKILL.md` (+ extra files) and returns the skill folder. */
+export async function writeSkill(home: string, rel: string, extra: Record<string, string> = {}, name = path.basename(rel)): Promise<string> {
+  const dir = path.join(home, "skills", rel);
+  await fs.mkdir(dir, { recursive: true });
+  await fs.writeFile(path.join(dir, "SKILL.md"), `---\nname: ${name}\ndescription: ${name} does things\n---\n\nBody of ${name}.\n`);
+  for (const [file, text] of Object.entries(extra)) {
+    await fs.mkdir(path.dirname(path.join(dir, file)), { recursive: true });
+    await fs.writeFile(path.join(dir, file), text);
+  }
+  return dir;
+}
+
+/** A usage record `daysAgo` days idle (last used then) relative to `now`, managed unless told. */
+export function record(now: Date, fields: Partial<UsageRecord> & { idleDays?: number } = {}): UsageRecord {
+  const { idleDays, ...rest } = fields;
+  const base = emptyRecord(isoTimestamp(new Date(now.getTime() - 400 * DAY)));
+  base.created_by = "agent";
+  if (idleDays !== undefined) {
+    base.use_count = 1;
+    base.last_used_at = isoTimestamp(new Date(now.getTime() - idleDays * DAY));
+  }
+  return { ...base, ...rest };
+}
+
+/** Replaces `.usage.json` with these records. */
+export async function writeUsage(home: string, records: Record<string, UsageRecord | Record<string, unknown>>): Promise<void> {
+  await fs.writeFile(path.join(home, "skills", ".usage.json"), JSON.stringify(records, null, 2));
+}
+
+/** Current usage records. */
+export async function readUsage(home: string): Promise<Record<string, UsageRecord>> {
+  return new UsageStore(path.join(home, "skills")).read();
+}
+
+/** Hash of every path and content under `skills/`, minus `.curator_state` and lock files. */
+export async function skillsTreeHash(home: string): Promise<string> {
+  const hash = createHash("sha256");
+  const walk = async (dir: string, rel: string): Promise<void> => {
+    for (const name of (await fs.readdir(dir)).sort()) {
+      const childRel = rel ? `${rel}/${name}` : name;
+      if (childRel === ".curator_state" || childRel === ".locks" || name.endsWith(".lock")) continue;
+      const abs = path.join(dir, name);
+      const stat = await fs.lstat(abs);
+      if (stat.isDirectory()) {
+        hash.update(`D ${childRel}\n`);
+        await walk(abs, childRel);
+      } else {
+        hash.update(`F ${childRel} ${createHash("sha256").update(await fs.readFile(abs)).digest("hex")}\n`);
+      }
+    }
+  };
+  await walk(path.join(home, "skills"), "");
+  return hash.digest("hex");
+}

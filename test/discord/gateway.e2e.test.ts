@@ -1,0 +1,499 @@
+/**
+ * End to end: the real gateway with the real Discord adapter (discord.js) against the loopback Discord
+ * emulator — slash commands in a guild, text commands in a DM, chunked answers, access rules, skill
+ * visibility, secret hints, the maintenance summary, command registration and autocomplete.
+ */
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { createDiscordAdapter, type DiscordAdapter } from "../../adapters/discord/index.js";
+import { createMockAdapter } from "../../adapters/mock/index.js";
+import { parseConfig, type SkillgateConfig } from "../../src/config/config.js";
+import { acquireLock } from "../../src/core/fsutil.js";
+import { createLogger } from "../../src/core/logger.js";
+import type { Adapter } from "../../src/core/message.js";
+import { createGateway, type Gateway } from "../../src/gateway/gateway.js";
+import {
+  DiscordEmulator,
+  type EmulatedInteraction,
+  type EmulatedMessage,
+  type EmulatorUser,
+} from "../emulators/discord.js";
+import { finalText, startOpenAIEmulator, toolCalls } from "../emulators/openai.js";
+
+const GUILD = "910000000000000001";
+const CHANNEL = "920000000000000001";
+const HOME_CHANNEL = "920000000000000002";
+const DM_CHANNEL = "930000000000000001";
+const admin: EmulatorUser = { id: "222333444", username: "ada", global_name: "Ada" };
+const member: EmulatorUser = { id: "555666777", username: "bob" };
+const MISSING_SECRET = "SKILLGATE_DISCORD_E2E_WEATHER_KEY";
+const DAY_MS = 24 * 60 * 60 * 1000;
+const TELEGRAM_ADMIN = "4242";
+const LLM_KEY_VAR = "SKILLGATE_DISCORD_E2E_LLM_KEY";
+
+interface Running {
+  home: string;
+  emulator: DiscordEmulator;
+  config: SkillgateConfig;
+  gateway: Gateway;
+  adapter: DiscordAdapter;
+  stop: () => Promise<void>;
+}
+
+const cleanups: (() => Promise<void>)[] = [];
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function writeSkill(
+  home: string,
+  category: string,
+  name: string,
+  extraFrontmatter = "",
+  body = "Do the thing.",
+): Promise<string> {
+  const dir = path.join(home, "skills", category, name);
+  await mkdir(dir, { recursive: true });
+  await writeFile(
+    path.join(dir, "SKILL.md"),
+    `---\nname: ${name}\ndescription: ${name} skill for tests\n${extraFrontmatter}---\n\n# ${name}\n\n${body}\n`,
+  );
+  return dir;
+}
+
+/** The 10,000+ character file the long-answer test reads back. */
+function longFile(): string {
+  return Array.from(
+    { length: 400 },
+    (_unused, index) => `row ${String(index).padStart(4, "0")}: ${"abcdefgh ".repeat(2)}`,
+  ).join("\n");
+}
+
+/** A temp home: `arxiv` (disabled for discord), `weather` (needs a missing secret), `pdf-tools` with a long file. */
+async function makeHome(): Promise<string> {
+  const home = await mkdtemp(path.join(os.tmpdir(), "skillgate-discord-e2e-"));
+  cleanups.push(() => rm(home, { recursive: true, force: true }));
+  await writeSkill(home, "research", "arxiv");
+  await writeSkill(
+    home,
+    "tools",
+    "weather",
+    `required_environment_variables:\n  - name: ${MISSING_SECRET}\n    prompt: Weather API key\n`,
+  );
+  const pdf = await writeSkill(home, "documents", "pdf-tools");
+  await mkdir(path.join(pdf, "references"), { recursive: true });
+  await writeFile(path.join(pdf, "references", "long.txt"), longFile());
+  await writeSkill(home, "documents", "pdf-forms");
+  return home;
+}
+
+/** Makes the curator due on `home`: a stale agent-created skill and a last run a month ago. */
+async function makeCuratorDue(home: string): Promise<void> {
+  await writeSkill(home, "notes", "old-stale");
+  const longAgo = new Date(Date.now() - 200 * DAY_MS).toISOString();
+  const usage = {
+    "old-stale": {
+      created_by: "agent",
+      use_count: 1,
+      view_count: 0,
+      patch_count: 0,
+      last_used_at: longAgo,
+      last_viewed_at: null,
+      last_patched_at: null,
+      created_at: longAgo,
+      state: "active",
+      pinned: false,
+      archived_at: null,
+    },
+  };
+  await writeFile(path.join(home, "skills", ".usage.json"), `${JSON.stringify(usage, null, 2)}\n`);
+  const state = {
+    last_run_at: new Date(Date.now() - 30 * DAY_MS).toISOString(),
+    last_run_duration_seconds: 1,
+    last_run_summary: "auto: no changes; llm: skipped",
+    last_run_summary_shown_at: null,
+    last_report_path: null,
+    paused: false,
+    run_count: 1,
+  };
+  await writeFile(path.join(home, "skills", ".curator_state"), `${JSON.stringify(state, null, 2)}\n`);
+}
+
+async function newEmulator(): Promise<DiscordEmulator> {
+  const emulator = new DiscordEmulator({
+    guilds: [
+      {
+        id: GUILD,
+        name: "Skill Ops",
+        channels: [
+          { id: CHANNEL, name: "general" },
+          { id: HOME_CHANNEL, name: "curator-news" },
+        ],
+      },
+    ],
+  });
+  await emulator.listen();
+  cleanups.push(() => emulator.close());
+  return emulator;
+}
+
+async function boot(
+  opts: {
+    home?: string;
+    emulator?: DiscordEmulator;
+    guildId?: string;
+    extra?: Record<string, unknown>;
+    /** More adapters beside Discord (another platform for visibility comparisons). */
+    others?: Adapter[];
+  } = {},
+): Promise<Running> {
+  const home = opts.home ?? (await makeHome());
+  const emulator = opts.emulator ?? (await newEmulator());
+  const config = parseConfig({
+    ...opts.extra,
+    skills: { platform_disabled: { discord: ["arxiv"] } },
+    gateway: {
+      admins: [`discord:${admin.id}`, `telegram:${TELEGRAM_ADMIN}`],
+      allowed_users: [`discord:${member.id}`],
+      home_channel: `discord:${HOME_CHANNEL}`,
+      health: { enabled: false },
+      discord: { enabled: true, api: emulator.apiBase, ...(opts.guildId ? { guild_id: opts.guildId } : {}) },
+    },
+  });
+  const logger = createLogger({ level: "silent" });
+  const adapter = createDiscordAdapter({
+    config,
+    home,
+    secret: (name) => (name === "DISCORD_BOT_TOKEN" ? emulator.token : undefined),
+    logger,
+  });
+  const gateway = createGateway({ home, config, adapters: [adapter, ...(opts.others ?? [])], logger });
+  await gateway.start();
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    await gateway.stop();
+  };
+  cleanups.push(stop);
+  return { home, emulator, config, gateway, adapter, stop };
+}
+
+/** Polls until `probe` is true; rejects after the timeout. */
+async function until(probe: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!probe()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** Discord shows escaped markdown without the backslashes; compare what a person reads. */
+function shown(content: string): string {
+  return content.replace(/\\([\\*_~|`[\]>#.-])/g, "$1");
+}
+
+/** Sends a slash command in the guild and resolves with its answered (edited) original response. */
+async function slash(
+  run: Running,
+  user: EmulatorUser,
+  name: string,
+  subcommand?: string,
+  options?: Record<string, string | number | boolean>,
+  where: { channelId: string; guildId?: string } = { channelId: CHANNEL, guildId: GUILD },
+): Promise<{ sent: EmulatedInteraction; original: EmulatedMessage }> {
+  const sent = run.emulator.interaction({
+    user,
+    ...where,
+    name,
+    ...(subcommand ? { subcommand } : {}),
+    ...(options ? { options } : {}),
+  });
+  const original = await run.emulator.waitForMessage(
+    (message) => message.interactionId === sent.id && message.kind === "original" && !message.deferred,
+  );
+  return { sent, original };
+}
+
+describe("discord e2e through the real gateway", () => {
+  it("answers /curator status as a slash command in a guild, deferring first", async () => {
+    const run = await boot();
+    const { sent, original } = await slash(run, admin, "curator", "status");
+    expect(sent.callbacks.map((callback) => callback.type)).toEqual([5]);
+    expect(original.edits).toBe(1);
+    expect(original.createdSeq).toBeLessThan(original.updatedSeq);
+    expect(shown(original.content)).toMatch(/curator: ENABLED/);
+    expect(original.channelId).toBe(CHANNEL);
+  });
+
+  it("answers /curator status typed as text in a DM, and when mentioned in a guild", async () => {
+    const run = await boot();
+    const dm = run.emulator.userMessage({ user: member, channelId: DM_CHANNEL, content: "/curator status" });
+    const dmReply = await run.emulator.waitForMessage((message) => message.replyTo === dm);
+    expect(dmReply.channelId).toBe(DM_CHANNEL);
+    expect(shown(dmReply.content)).toMatch(/curator: ENABLED/);
+
+    const mention = run.emulator.userMessage({
+      user: member,
+      guildId: GUILD,
+      channelId: CHANNEL,
+      content: `<@${run.emulator.bot.id}> /curator status`,
+    });
+    const mentionReply = await run.emulator.waitForMessage((message) => message.replyTo === mention);
+    expect(mentionReply.channelId).toBe(CHANNEL);
+    expect(shown(mentionReply.content)).toMatch(/curator: ENABLED/);
+  });
+
+  it("ignores an unmentioned guild message", async () => {
+    const run = await boot();
+    const ignored = run.emulator.userMessage({
+      user: admin,
+      guildId: GUILD,
+      channelId: CHANNEL,
+      content: "/curator status",
+    });
+    const later = run.emulator.userMessage({
+      user: admin,
+      channelId: DM_CHANNEL,
+      content: "/curator status",
+    });
+    await run.emulator.waitForMessage((message) => message.replyTo === later);
+    await run.gateway.whenIdle();
+    expect(run.emulator.messages.filter((message) => message.replyTo === ignored)).toEqual([]);
+  });
+
+  it("refuses a mutating command from a non-admin and leaves the library alone", async () => {
+    const run = await boot();
+    const { original } = await slash(run, member, "curator", "pause");
+    expect(shown(original.content)).toMatch(/admins only/);
+    expect(shown(original.content)).toContain(`discord:${member.id}`);
+    const state = await readFile(path.join(run.home, "skills", ".curator_state"), "utf8").catch(() => "{}");
+    expect(JSON.parse(state).paused ?? false).toBe(false);
+
+    const { original: allowed } = await slash(run, admin, "curator", "pause");
+    expect(allowed.content).not.toMatch(/admins only/);
+    const after = JSON.parse(await readFile(path.join(run.home, "skills", ".curator_state"), "utf8"));
+    expect(after.paused).toBe(true);
+  });
+
+  it("delivers a 10,000-character answer as the edited deferred reply plus follow-ups, complete", async () => {
+    const run = await boot();
+    const expected = longFile();
+    expect(expected.length).toBeGreaterThanOrEqual(10_000);
+    const { sent } = await slash(run, admin, "skill", undefined, {
+      name: "pdf-tools",
+      file: "references/long.txt",
+    });
+    await run.gateway.whenIdle();
+    const parts = run.emulator.interactionMessages(sent.id);
+    expect(parts[0]?.kind).toBe("original");
+    expect(parts[0]?.edits).toBe(1);
+    expect(parts.length).toBeGreaterThanOrEqual(6);
+    expect(parts.slice(1).every((part) => part.kind === "followup")).toBe(true);
+    for (const part of parts) expect(part.content.length).toBeLessThanOrEqual(2000);
+    // Reassemble the code block: drop each chunk's fence lines (and the heading before the block).
+    const body = parts
+      .flatMap((part) =>
+        part.content.split("\n").filter((line) => !/^```/.test(line) && !line.startsWith("**")),
+      )
+      .join("\n")
+      .trim();
+    expect(body).toBe(expected.trim());
+  });
+
+  it("refuses a skill disabled for discord and shows the missing-secret hint for another", async () => {
+    delete process.env[MISSING_SECRET];
+    const telegram = createMockAdapter({ platform: "telegram" });
+    const run = await boot({ others: [telegram] });
+    const { original: disabled } = await slash(run, admin, "skill", undefined, { name: "arxiv" });
+    expect(shown(disabled.content)).toMatch(/arxiv.*disabled for discord/);
+    // The same skill loads on a platform that does not disable it.
+    const elsewhere = await telegram.shouldReply("/skill arxiv", "arxiv", { user: TELEGRAM_ADMIN });
+    expect(elsewhere).not.toMatch(/disabled/);
+
+    const { original: weather } = await slash(run, admin, "skill", undefined, { name: "weather" });
+    expect(shown(weather.content)).toContain(MISSING_SECRET);
+    expect(shown(weather.content)).toMatch(/not supported over messaging/);
+    expect(weather.content).not.toMatch(/disabled/);
+  });
+
+  it("posts the maintenance summary with the rename map to the home channel", async () => {
+    const home = await makeHome();
+    await makeCuratorDue(home);
+    const run = await boot({ home });
+    const outcome = await run.gateway.runMaintenanceTick();
+    expect(outcome).toMatchObject({ ran: true, posted: true });
+    const summary = await run.emulator.waitForMessage((message) => message.channelId === HOME_CHANNEL);
+    expect(summary.kind).toBe("channel");
+    const text = shown(summary.content);
+    expect(text).toContain("archived 1 skill(s):");
+    expect(text).toMatch(/old-stale — pruned \(stale\)/);
+    expect(text).toContain("/curator status");
+  });
+
+  it("posts the consolidation rename map (old → umbrella) and the pin hint to the home channel", async () => {
+    const llm = await startOpenAIEmulator();
+    cleanups.push(() => llm.close());
+    process.env[LLM_KEY_VAR] = "sk-discord-e2e";
+    cleanups.push(async () => {
+      delete process.env[LLM_KEY_VAR];
+    });
+    const home = await makeHome();
+    await makeCuratorDue(home);
+    await writeSkill(home, "documents", "docx-extraction");
+    await writeSkill(home, "documents", "docx-render");
+    const usage = JSON.parse(await readFile(path.join(home, "skills", ".usage.json"), "utf8"));
+    const recent = new Date(Date.now() - DAY_MS).toISOString();
+    for (const name of ["docx-extraction", "docx-render"]) {
+      usage[name] = {
+        ...usage["old-stale"],
+        created_by: "agent",
+        use_count: 3,
+        last_used_at: recent,
+        created_at: recent,
+      };
+    }
+    await writeFile(path.join(home, "skills", ".usage.json"), `${JSON.stringify(usage, null, 2)}\n`);
+    const umbrella =
+      "---\nname: document-tools\ndescription: Everything about office documents.\n---\n\n# Document tools\n";
+    llm.push(
+      toolCalls({
+        name: "skill_manage",
+        arguments: { action: "create", name: "document-tools", category: "documents", content: umbrella },
+      }),
+      toolCalls(
+        {
+          name: "skill_manage",
+          arguments: { action: "delete", name: "docx-extraction", absorbed_into: "document-tools" },
+        },
+        {
+          name: "skill_manage",
+          arguments: { action: "delete", name: "docx-render", absorbed_into: "document-tools" },
+        },
+      ),
+      finalText("Merged the docx skills into document-tools."),
+    );
+    const run = await boot({
+      home,
+      extra: {
+        auxiliary: {
+          curator: {
+            provider: "custom",
+            model: "curator-model",
+            base_url: llm.baseUrl,
+            api_key: LLM_KEY_VAR,
+          },
+        },
+        curator: { consolidate: true },
+      },
+    });
+    const outcome = await run.gateway.runMaintenanceTick();
+    expect(outcome).toMatchObject({ ran: true, posted: true });
+    const summary = await run.emulator.waitForMessage((message) => message.channelId === HOME_CHANNEL);
+    const text = shown(summary.content);
+    expect(text).toContain("docx-extraction → document-tools");
+    expect(text).toContain("docx-render → document-tools");
+    expect(text).toContain("old-stale — pruned (stale)");
+    expect(text).toContain("/curator pin document-tools");
+  });
+
+  it("registers one global command set, twice over, and guild-only when guild_id is set", async () => {
+    const emulator = await newEmulator();
+    const home = await makeHome();
+    const first = await boot({ home, emulator });
+    await first.stop();
+    const second = await boot({ home, emulator });
+    const globalNames = emulator.globalCommands().map((command) => command.name);
+    expect(globalNames).toEqual(expect.arrayContaining(["curator", "skills", "skill"]));
+    expect(new Set(globalNames).size).toBe(globalNames.length);
+    expect(emulator.guildCommands(GUILD)).toEqual([]);
+    const skill = emulator.globalCommands().find((command) => command.name === "skill");
+    expect(JSON.stringify(skill?.options)).toContain('"autocomplete":true');
+    const curator = emulator.globalCommands().find((command) => command.name === "curator");
+    const subcommands = ((curator?.options ?? []) as { name: string }[]).map((option) => option.name);
+    expect(subcommands).toEqual(expect.arrayContaining(["status", "pin", "run", "archive", "restore"]));
+    await second.stop();
+
+    const guildRun = await boot({ home, emulator, guildId: GUILD });
+    expect(
+      emulator
+        .guildCommands(GUILD)
+        .map((command) => command.name)
+        .sort(),
+    ).toEqual([...globalNames].sort());
+    expect(emulator.globalCommands()).toEqual([]);
+    await guildRun.stop();
+
+    await boot({ home, emulator });
+    expect(
+      emulator
+        .globalCommands()
+        .map((command) => command.name)
+        .sort(),
+    ).toEqual([...globalNames].sort());
+    expect(emulator.guildCommands(GUILD)).toEqual([]);
+  });
+
+  it("autocompletes /skill name with visible skills only, and nothing for strangers", async () => {
+    const run = await boot();
+    const where = { guildId: GUILD, channelId: CHANNEL, name: "skill", focused: "name" };
+    const all = await run.emulator.autocomplete({ ...where, user: member, options: { name: "" } });
+    const names = all.map((choice) => choice.name);
+    expect(names).toEqual(expect.arrayContaining(["pdf-tools", "pdf-forms", "weather"]));
+    expect(names).not.toContain("arxiv");
+    const pdf = await run.emulator.autocomplete({ ...where, user: member, options: { name: "pdf" } });
+    expect(pdf.map((choice) => choice.name).sort()).toEqual(["pdf-forms", "pdf-tools"]);
+    const ar = await run.emulator.autocomplete({ ...where, user: member, options: { name: "ar" } });
+    expect(ar).toEqual([]);
+    const stranger = await run.emulator.autocomplete({
+      ...where,
+      user: { id: "999", username: "eve" },
+      options: { name: "" },
+    });
+    expect(stranger).toEqual([]);
+  });
+
+  it("defers the reply before a slow command finishes", async () => {
+    const run = await boot();
+    // Hold the usage lock: loading a skill bumps its usage, so the command waits until we let go.
+    const lock = await acquireLock(path.join(run.home, "skills", ".usage.json.lock"));
+    let released = false;
+    try {
+      const sent = run.emulator.interaction({
+        user: admin,
+        guildId: GUILD,
+        channelId: CHANNEL,
+        name: "skill",
+        options: { name: "pdf-tools" },
+      });
+      await run.emulator.waitForCall(
+        (call) => call.path === `/interactions/${sent.id}/${sent.token}/callback`,
+      );
+      expect(sent.callbacks.map((callback) => callback.type)).toEqual([5]);
+      // The command is queued or running, and cannot finish while the lock is held.
+      await until(() => run.gateway.inFlight > 0);
+      const original = run.emulator.interactionMessages(sent.id)[0];
+      expect(original?.deferred).toBe(true);
+      expect(original?.edits).toBe(0);
+      await lock.release();
+      released = true;
+      const answered = await run.emulator.waitForMessage(
+        (message) => message.interactionId === sent.id && !message.deferred,
+      );
+      expect(shown(answered.content)).toContain("pdf-tools");
+      expect(answered.updatedSeq).toBeGreaterThan(sent.callbacks[0]?.seq ?? Number.POSITIVE_INFINITY);
+    } finally {
+      if (!released) await lock.release();
+    }
+  });
+
+  it("answers a slash command in a DM", async () => {
+    const run = await boot();
+    const { original } = await slash(run, member, "curator", "status", undefined, { channelId: DM_CHANNEL });
+    expect(original.channelId).toBe(DM_CHANNEL);
+    expect(shown(original.content)).toMatch(/curator: ENABLED/);
+  });
+});

@@ -1,0 +1,1071 @@
+/**
+ * A loopback Discord emulator for end-to-end tests with the real discord.js: the REST API (v10) the
+ * client and skillgate call, and the gateway WebSocket (Hello, Identify → READY, GUILD_CREATE for every
+ * guild, heartbeat acks, resume). Tests inject slash commands, autocomplete requests and messages, and
+ * read what the bot posted, edited and registered. It enforces the limits that matter (2000-character
+ * messages, command name/description rules, one response per interaction) so a client bug fails loudly.
+ */
+import { EventEmitter } from "node:events";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { WebSocket, WebSocketServer } from "ws";
+
+/** A Discord user as the emulator sends it. */
+export interface EmulatorUser {
+  id: string;
+  username: string;
+  global_name?: string | null;
+  bot?: boolean;
+}
+
+/** A guild with its text channels. */
+export interface EmulatorGuild {
+  id: string;
+  name: string;
+  channels: { id: string; name: string; type?: number }[];
+}
+
+/** Emulator setup; everything has a usable default. */
+export interface DiscordEmulatorOptions {
+  token?: string;
+  applicationId?: string;
+  bot?: EmulatorUser;
+  guilds?: EmulatorGuild[];
+  /** Heartbeat interval sent in Hello (ms). */
+  heartbeatIntervalMs?: number;
+}
+
+/** One REST request the emulator received. */
+export interface EmulatorCall {
+  seq: number;
+  method: string;
+  /** Path after `/api/v10`, URL-decoded (`/webhooks/app/token/messages/@original`). */
+  path: string;
+  query: Record<string, string>;
+  body: unknown;
+  /** The request carried `Authorization: Bot <the right token>`. */
+  authorized: boolean;
+}
+
+/** A message the bot created (in a channel, as an interaction response, or as a follow-up). */
+export interface EmulatedMessage {
+  id: string;
+  channelId: string;
+  content: string;
+  kind: "channel" | "original" | "followup";
+  interactionId?: string;
+  /** `message_reference.message_id` of a channel reply. */
+  replyTo?: string;
+  /** The original response is a deferral (“thinking…”) that has not been edited yet. */
+  deferred: boolean;
+  /** How many times it was edited. */
+  edits: number;
+  /** Sequence number of the REST call that created it. */
+  createdSeq: number;
+  /** Sequence number of the latest REST call that changed it. */
+  updatedSeq: number;
+  allowedMentions?: unknown;
+}
+
+/** A registered application command (whatever the client sent, plus ids). */
+export interface RegisteredCommand {
+  id: string;
+  application_id: string;
+  guild_id?: string;
+  name: string;
+  description: string;
+  type?: number;
+  options?: unknown[];
+  [key: string]: unknown;
+}
+
+/** An interaction the emulator dispatched. */
+export interface EmulatedInteraction {
+  id: string;
+  token: string;
+  type: number;
+  payload: Record<string, unknown>;
+  /** Callback types received, in order (5 defer, 4 reply, 8 autocomplete result). */
+  callbacks: { type: number; data: unknown; seq: number }[];
+}
+
+/** What `interaction()` takes. Options are a map (types inferred) or raw option objects. */
+export interface InteractionInput {
+  user: EmulatorUser;
+  channelId: string;
+  /** Omit for a DM. */
+  guildId?: string;
+  name: string;
+  subcommand?: string;
+  options?: Record<string, string | number | boolean> | Record<string, unknown>[];
+  /** For autocomplete: the option being typed. */
+  focused?: string;
+  kind?: "command" | "autocomplete";
+}
+
+/** What `userMessage()` takes. */
+export interface MessageInput {
+  user: EmulatorUser;
+  channelId: string;
+  /** Omit for a DM. */
+  guildId?: string;
+  content: string;
+  /** Extra users mentioned; the bot is added automatically when the content contains `<@botId>`. */
+  mentions?: EmulatorUser[];
+  /** Discord channel type; defaults to 1 (DM) without a guild, else the guild channel's type. */
+  channelType?: number;
+}
+
+const DISCORD_EPOCH = 1_420_070_400_000n;
+const NAME_RULE = /^[-_\p{L}\p{N}]{1,32}$/u;
+const WRONG_TOKEN_CLOSE = 4004;
+
+/** The emulator. `listen()` first; `close()` at the end. */
+export class DiscordEmulator {
+  readonly token: string;
+  readonly applicationId: string;
+  readonly bot: EmulatorUser;
+  readonly guilds: EmulatorGuild[];
+  /** Every REST call, in order. */
+  readonly calls: EmulatorCall[] = [];
+  /** Every message the bot created. */
+  readonly messages: EmulatedMessage[] = [];
+  /** Interactions dispatched, by id. */
+  readonly interactions = new Map<string, EmulatedInteraction>();
+  /** Number of successful Identify handshakes. */
+  identifies = 0;
+  /** Heartbeats received (each answered with op 11). */
+  heartbeats = 0;
+
+  private readonly heartbeatIntervalMs: number;
+  private readonly server = http.createServer((req, res) => void this.onRequest(req, res));
+  private readonly wss = new WebSocketServer({ noServer: true });
+  private readonly sessions = new Map<WebSocket, { seq: number; sessionId: string | null }>();
+  private readonly global: RegisteredCommand[] = [];
+  private readonly guildCommandSets = new Map<string, RegisteredCommand[]>();
+  private readonly events = new EventEmitter();
+  private seq = 0;
+  private idCounter = 0n;
+  private port = 0;
+
+  constructor(options: DiscordEmulatorOptions = {}) {
+    this.token = options.token ?? "emulator-bot-token";
+    this.applicationId = options.applicationId ?? "900000000000000001";
+    this.bot = options.bot ?? { id: this.applicationId, username: "skillgate", bot: true };
+    this.guilds = options.guilds ?? [
+      {
+        id: "910000000000000001",
+        name: "Test Guild",
+        channels: [{ id: "920000000000000001", name: "general" }],
+      },
+    ];
+    this.heartbeatIntervalMs = options.heartbeatIntervalMs ?? 41_250;
+    this.events.setMaxListeners(0);
+    this.server.on("upgrade", (req, socket, head) => {
+      if (!req.url?.startsWith("/gateway")) {
+        socket.destroy();
+        return;
+      }
+      this.wss.handleUpgrade(req, socket, head, (ws) => this.onSocket(ws));
+    });
+  }
+
+  /** Starts listening on 127.0.0.1 (ephemeral port); returns the REST base for `rest.api`. */
+  async listen(): Promise<string> {
+    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
+    this.port = (this.server.address() as AddressInfo).port;
+    return this.apiBase;
+  }
+
+  /** `http://127.0.0.1:PORT/api`: what discord.js takes as `rest.api`. */
+  get apiBase(): string {
+    return `http://127.0.0.1:${this.port}/api`;
+  }
+
+  /** Closes every socket and the server. */
+  async close(): Promise<void> {
+    for (const ws of this.sessions.keys()) ws.terminate();
+    this.sessions.clear();
+    this.wss.close();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** Commands registered globally. */
+  globalCommands(): RegisteredCommand[] {
+    return [...this.global];
+  }
+
+  /** Commands registered in one guild. */
+  guildCommands(guildId: string): RegisteredCommand[] {
+    return [...(this.guildCommandSets.get(guildId) ?? [])];
+  }
+
+  /** Connected, identified gateway clients. */
+  get connectedClients(): number {
+    return [...this.sessions.values()].filter((session) => session.sessionId !== null).length;
+  }
+
+  /** Dispatches a slash command (or an autocomplete request) and returns its record. */
+  interaction(input: InteractionInput): EmulatedInteraction {
+    const id = this.nextId();
+    const token = `itoken-${id}`;
+    const type = input.kind === "autocomplete" ? 4 : 2;
+    const leaves = toOptions(input.options ?? {}, input.focused);
+    const options = input.subcommand ? [{ type: 1, name: input.subcommand, options: leaves }] : leaves;
+    const user = publicUser(input.user);
+    const guild = input.guildId ? this.guilds.find((candidate) => candidate.id === input.guildId) : undefined;
+    const channel = guild
+      ? {
+          id: input.channelId,
+          type: guild.channels.find((candidate) => candidate.id === input.channelId)?.type ?? 0,
+          guild_id: guild.id,
+          name: guild.channels.find((candidate) => candidate.id === input.channelId)?.name ?? "channel",
+          permissions: "2248473465835073",
+        }
+      : { id: input.channelId, type: 1, recipients: [user] };
+    const payload: Record<string, unknown> = {
+      id,
+      application_id: this.applicationId,
+      type,
+      token,
+      version: 1,
+      channel_id: input.channelId,
+      channel,
+      data: { id: this.commandIdFor(input.name, input.guildId), name: input.name, type: 1, options },
+      app_permissions: "2248473465835073",
+      locale: "en-US",
+      entitlements: [],
+      authorizing_integration_owners: input.guildId ? { "0": input.guildId } : { "1": input.user.id },
+      context: input.guildId ? 0 : 1,
+      attachment_size_limit: 10_485_760,
+      ...(input.guildId
+        ? {
+            guild_id: input.guildId,
+            guild_locale: "en-US",
+            member: {
+              user,
+              roles: [],
+              joined_at: new Date().toISOString(),
+              permissions: "2248473465835073",
+              deaf: false,
+              mute: false,
+              flags: 0,
+              pending: false,
+              nick: null,
+              avatar: null,
+            },
+          }
+        : { user }),
+    };
+    const record: EmulatedInteraction = { id, token, type, payload, callbacks: [] };
+    this.interactions.set(id, record);
+    this.dispatch("INTERACTION_CREATE", payload);
+    return record;
+  }
+
+  /** Sends an autocomplete request and resolves with the choices the bot answers. */
+  async autocomplete(
+    input: Omit<InteractionInput, "kind"> & { focused: string },
+    timeoutMs = 5_000,
+  ): Promise<{ name: string; value: string | number }[]> {
+    const record = this.interaction({ ...input, kind: "autocomplete" });
+    const call = await this.waitForCall(
+      (candidate) => candidate.path === `/interactions/${record.id}/${record.token}/callback`,
+      timeoutMs,
+    );
+    return ((call.body as { data?: { choices?: { name: string; value: string | number }[] } }).data
+      ?.choices ?? []) as { name: string; value: string | number }[];
+  }
+
+  /** Dispatches MESSAGE_CREATE from a user; returns the message id. */
+  userMessage(input: MessageInput): string {
+    const id = this.nextId();
+    const mentions = [...(input.mentions ?? [])];
+    if (input.content.includes(`<@${this.bot.id}>`) || input.content.includes(`<@!${this.bot.id}>`)) {
+      mentions.push(this.bot);
+    }
+    const guild = input.guildId ? this.guilds.find((candidate) => candidate.id === input.guildId) : undefined;
+    const channelType =
+      input.channelType ??
+      (guild ? (guild.channels.find((candidate) => candidate.id === input.channelId)?.type ?? 0) : 1);
+    const payload: Record<string, unknown> = {
+      id,
+      channel_id: input.channelId,
+      channel_type: channelType,
+      author: publicUser(input.user),
+      content: input.content,
+      timestamp: new Date().toISOString(),
+      edited_timestamp: null,
+      tts: false,
+      mention_everyone: false,
+      mentions: mentions.map(publicUser),
+      mention_roles: [],
+      attachments: [],
+      embeds: [],
+      pinned: false,
+      type: 0,
+      flags: 0,
+      components: [],
+      nonce: id,
+      ...(input.guildId
+        ? {
+            guild_id: input.guildId,
+            member: { roles: [], joined_at: new Date().toISOString(), deaf: false, mute: false, flags: 0 },
+          }
+        : {}),
+    };
+    this.dispatch("MESSAGE_CREATE", payload);
+    return id;
+  }
+
+  /** Sends any dispatch event to every identified client. */
+  dispatch(event: string, data: unknown): void {
+    for (const [ws, session] of this.sessions) {
+      if (session.sessionId === null || ws.readyState !== WebSocket.OPEN) continue;
+      session.seq += 1;
+      ws.send(JSON.stringify({ op: 0, t: event, s: session.seq, d: data }));
+    }
+  }
+
+  /** Resolves with the first bot message (created or edited) that matches; rejects after the timeout. */
+  waitForMessage(
+    predicate: (message: EmulatedMessage) => boolean,
+    timeoutMs = 5_000,
+  ): Promise<EmulatedMessage> {
+    return this.waitFor("message", () => this.messages.find(predicate), timeoutMs, "bot message");
+  }
+
+  /** Resolves with the first REST call that matches; rejects after the timeout. */
+  waitForCall(predicate: (call: EmulatorCall) => boolean, timeoutMs = 5_000): Promise<EmulatorCall> {
+    return this.waitFor("call", () => this.calls.find(predicate), timeoutMs, "REST call");
+  }
+
+  /** Resolves once `count` clients have identified. */
+  waitForIdentify(count = 1, timeoutMs = 5_000): Promise<number> {
+    return this.waitFor(
+      "identify",
+      () => (this.identifies >= count ? this.identifies : undefined),
+      timeoutMs,
+      "identify",
+    );
+  }
+
+  /** Resolves once `count` heartbeats have been answered. */
+  waitForHeartbeats(count: number, timeoutMs = 5_000): Promise<number> {
+    return this.waitFor(
+      "heartbeat",
+      () => (this.heartbeats >= count ? this.heartbeats : undefined),
+      timeoutMs,
+      "heartbeat",
+    );
+  }
+
+  /** Messages of one interaction (original first, then follow-ups), in creation order. */
+  interactionMessages(interactionId: string): EmulatedMessage[] {
+    return this.messages.filter((message) => message.interactionId === interactionId);
+  }
+
+  private waitFor<T>(event: string, probe: () => T | undefined, timeoutMs: number, what: string): Promise<T> {
+    const found = probe();
+    if (found !== undefined) return Promise.resolve(found);
+    return new Promise<T>((resolve, reject) => {
+      const check = (): void => {
+        const value = probe();
+        if (value === undefined) return;
+        clearTimeout(timer);
+        this.events.off(event, check);
+        resolve(value);
+      };
+      const timer = setTimeout(() => {
+        this.events.off(event, check);
+        reject(new Error(`discord emulator: no matching ${what} within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.events.on(event, check);
+    });
+  }
+
+  private nextId(): string {
+    this.idCounter += 1n;
+    return String(((BigInt(Date.now()) - DISCORD_EPOCH) << 22n) | (this.idCounter & 0xfffn));
+  }
+
+  private commandIdFor(name: string, guildId: string | undefined): string {
+    const set = guildId ? (this.guildCommandSets.get(guildId) ?? []) : [];
+    return (
+      set.find((command) => command.name === name)?.id ??
+      this.global.find((command) => command.name === name)?.id ??
+      this.nextId()
+    );
+  }
+
+  // ---- gateway WebSocket -------------------------------------------------------------------------
+
+  private onSocket(ws: WebSocket): void {
+    const session = { seq: 0, sessionId: null as string | null };
+    this.sessions.set(ws, session);
+    ws.send(
+      JSON.stringify({ op: 10, d: { heartbeat_interval: this.heartbeatIntervalMs }, s: null, t: null }),
+    );
+    ws.on("message", (data) => {
+      let frame: { op?: number; d?: Record<string, unknown> };
+      try {
+        frame = JSON.parse(String(data));
+      } catch {
+        ws.close(4002, "Decode error");
+        return;
+      }
+      this.onFrame(ws, session, frame);
+    });
+    ws.on("close", () => this.sessions.delete(ws));
+  }
+
+  private onFrame(
+    ws: WebSocket,
+    session: { seq: number; sessionId: string | null },
+    frame: { op?: number; d?: Record<string, unknown> },
+  ): void {
+    switch (frame.op) {
+      case 1:
+        this.heartbeats += 1;
+        ws.send(JSON.stringify({ op: 11, d: null, s: null, t: null }));
+        this.events.emit("heartbeat");
+        return;
+      case 2: {
+        if (frame.d?.token !== this.token) {
+          ws.close(WRONG_TOKEN_CLOSE, "Authentication failed.");
+          return;
+        }
+        session.sessionId = `session-${this.nextId()}`;
+        this.identifies += 1;
+        const send = (t: string, d: unknown): void => {
+          session.seq += 1;
+          ws.send(JSON.stringify({ op: 0, t, s: session.seq, d }));
+        };
+        send("READY", {
+          v: 10,
+          user: { ...publicUser(this.bot), bot: true, verified: true, flags: 0, mfa_enabled: false },
+          guilds: this.guilds.map((guild) => ({ id: guild.id, unavailable: true })),
+          session_id: session.sessionId,
+          resume_gateway_url: `ws://127.0.0.1:${this.port}/gateway`,
+          shard: [0, 1],
+          application: { id: this.applicationId, flags: 0 },
+          private_channels: [],
+          presences: [],
+          relationships: [],
+          user_settings: {},
+        });
+        for (const guild of this.guilds) send("GUILD_CREATE", this.guildPayload(guild));
+        this.events.emit("identify");
+        return;
+      }
+      case 6: {
+        if (frame.d?.token !== this.token) {
+          ws.close(WRONG_TOKEN_CLOSE, "Authentication failed.");
+          return;
+        }
+        session.sessionId = String(frame.d?.session_id ?? "");
+        session.seq = Number(frame.d?.seq ?? 0);
+        session.seq += 1;
+        ws.send(JSON.stringify({ op: 0, t: "RESUMED", s: session.seq, d: {} }));
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  private guildPayload(guild: EmulatorGuild): Record<string, unknown> {
+    return {
+      id: guild.id,
+      name: guild.name,
+      icon: null,
+      owner_id: "1",
+      afk_timeout: 300,
+      verification_level: 0,
+      default_message_notifications: 0,
+      explicit_content_filter: 0,
+      roles: [
+        {
+          id: guild.id,
+          name: "@everyone",
+          permissions: "2248473465835073",
+          position: 0,
+          color: 0,
+          hoist: false,
+          managed: false,
+          mentionable: false,
+          flags: 0,
+        },
+      ],
+      emojis: [],
+      stickers: [],
+      features: [],
+      mfa_level: 0,
+      system_channel_flags: 0,
+      premium_tier: 0,
+      preferred_locale: "en-US",
+      nsfw_level: 0,
+      premium_progress_bar_enabled: false,
+      unavailable: false,
+      member_count: 2,
+      large: false,
+      joined_at: new Date().toISOString(),
+      members: [
+        {
+          user: { ...publicUser(this.bot), bot: true },
+          roles: [],
+          joined_at: new Date().toISOString(),
+          deaf: false,
+          mute: false,
+          flags: 0,
+        },
+      ],
+      channels: guild.channels.map((channel, position) => ({
+        id: channel.id,
+        type: channel.type ?? 0,
+        guild_id: guild.id,
+        name: channel.name,
+        position,
+        permission_overwrites: [],
+        nsfw: false,
+        parent_id: null,
+        topic: null,
+        last_message_id: null,
+        rate_limit_per_user: 0,
+      })),
+      threads: [],
+      presences: [],
+      voice_states: [],
+      stage_instances: [],
+      guild_scheduled_events: [],
+      soundboard_sounds: [],
+    };
+  }
+
+  // ---- REST --------------------------------------------------------------------------------------
+
+  private async onRequest(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    const raw = await readBody(req);
+    let body: unknown = null;
+    if (raw.length > 0) {
+      try {
+        body = JSON.parse(raw);
+      } catch {
+        body = raw;
+      }
+    }
+    const segments = url.pathname
+      .replace(/^\/api(\/v\d+)?/, "")
+      .split("/")
+      .filter(Boolean)
+      .map((segment) => decodeURIComponent(segment));
+    const call: EmulatorCall = {
+      seq: ++this.seq,
+      method: req.method ?? "GET",
+      path: `/${segments.join("/")}`,
+      query: Object.fromEntries(url.searchParams),
+      body,
+      authorized: req.headers.authorization === `Bot ${this.token}`,
+    };
+    this.calls.push(call);
+    let answer: { status: number; json?: unknown };
+    try {
+      answer = this.route(call, segments);
+    } catch (error) {
+      answer = { status: 500, json: { message: String(error), code: 0 } };
+    }
+    this.events.emit("call");
+    if (answer.json === undefined) {
+      res.writeHead(answer.status);
+      res.end();
+      return;
+    }
+    const text = JSON.stringify(answer.json);
+    res.writeHead(answer.status, { "content-type": "application/json" });
+    res.end(text);
+  }
+
+  private route(call: EmulatorCall, s: string[]): { status: number; json?: unknown } {
+    const { method } = call;
+    const key = `${method} ${s.map((part, index) => (index === 0 || /^(@me|@original|commands|guilds|messages|callback|bot|channels)$/.test(part) ? part : ":")).join("/")}`;
+    // Interaction callbacks and webhook routes authenticate with the token in the URL, not a header.
+    const tokenRoute = s[0] === "interactions" || s[0] === "webhooks";
+    if (!tokenRoute && !call.authorized)
+      return { status: 401, json: { message: "401: Unauthorized", code: 0 } };
+    switch (key) {
+      case "GET gateway/bot":
+        return {
+          status: 200,
+          json: {
+            url: `ws://127.0.0.1:${this.port}/gateway`,
+            shards: 1,
+            session_start_limit: { total: 1000, remaining: 1000, reset_after: 0, max_concurrency: 1 },
+          },
+        };
+      case "GET gateway":
+        return { status: 200, json: { url: `ws://127.0.0.1:${this.port}/gateway` } };
+      case "GET users/@me":
+        return { status: 200, json: { ...publicUser(this.bot), bot: true } };
+      case "GET users/@me/guilds":
+        return {
+          status: 200,
+          json: this.guilds.map((guild) => ({ id: guild.id, name: guild.name, icon: null })),
+        };
+      case "GET applications/@me":
+        return {
+          status: 200,
+          json: { id: this.applicationId, name: this.bot.username, bot: publicUser(this.bot), flags: 0 },
+        };
+      case "GET applications/:/commands":
+        return this.ownApp(s[1]) ?? { status: 200, json: this.global };
+      case "PUT applications/:/commands":
+        return this.ownApp(s[1]) ?? this.overwrite(this.global, call.body, undefined);
+      case "POST applications/:/commands":
+        return this.ownApp(s[1]) ?? this.upsert(this.global, call.body, undefined);
+      case "DELETE applications/:/commands/:":
+        return this.ownApp(s[1]) ?? removeCommand(this.global, s[3] ?? "");
+      case "GET applications/:/guilds/:/commands":
+        return this.ownApp(s[1]) ?? this.knownGuild(s[3]) ?? { status: 200, json: this.guildSet(s[3] ?? "") };
+      case "PUT applications/:/guilds/:/commands":
+        return (
+          this.ownApp(s[1]) ??
+          this.knownGuild(s[3]) ??
+          this.overwrite(this.guildSet(s[3] ?? ""), call.body, s[3])
+        );
+      case "POST applications/:/guilds/:/commands":
+        return (
+          this.ownApp(s[1]) ??
+          this.knownGuild(s[3]) ??
+          this.upsert(this.guildSet(s[3] ?? ""), call.body, s[3])
+        );
+      case "DELETE applications/:/guilds/:/commands/:":
+        return (
+          this.ownApp(s[1]) ?? this.knownGuild(s[3]) ?? removeCommand(this.guildSet(s[3] ?? ""), s[5] ?? "")
+        );
+      case "POST interactions/:/:/callback":
+        return this.callback(call, s[1] ?? "", s[2] ?? "");
+      case "GET webhooks/:/:/messages/@original":
+      case "PATCH webhooks/:/:/messages/@original":
+      case "DELETE webhooks/:/:/messages/@original":
+      case "PATCH webhooks/:/:/messages/:":
+        return this.webhookMessage(call, s[1] ?? "", s[2] ?? "", s[4] ?? "");
+      case "POST webhooks/:/:":
+        return this.followUp(call, s[1] ?? "", s[2] ?? "");
+      case "POST channels/:/messages":
+        return this.createChannelMessage(call, s[1] ?? "");
+      case "PATCH channels/:/messages/:":
+        return this.editChannelMessage(call, s[1] ?? "", s[3] ?? "");
+      case "GET channels/:":
+        return this.channel(s[1] ?? "");
+      case "POST users/@me/channels":
+        return {
+          status: 200,
+          json: {
+            id: this.nextId(),
+            type: 1,
+            recipients: [
+              { id: String((call.body as { recipient_id?: string })?.recipient_id), username: "user" },
+            ],
+          },
+        };
+      default:
+        return { status: 404, json: { message: "404: Not Found", code: 0 } };
+    }
+  }
+
+  private ownApp(id: string | undefined): { status: number; json: unknown } | undefined {
+    return id === this.applicationId
+      ? undefined
+      : { status: 403, json: { message: "Missing Access", code: 50001 } };
+  }
+
+  private knownGuild(id: string | undefined): { status: number; json: unknown } | undefined {
+    return this.guilds.some((guild) => guild.id === id)
+      ? undefined
+      : { status: 403, json: { message: "Missing Access", code: 50001 } };
+  }
+
+  private guildSet(guildId: string): RegisteredCommand[] {
+    let set = this.guildCommandSets.get(guildId);
+    if (!set) {
+      set = [];
+      this.guildCommandSets.set(guildId, set);
+    }
+    return set;
+  }
+
+  private overwrite(
+    set: RegisteredCommand[],
+    body: unknown,
+    guildId: string | undefined,
+  ): { status: number; json: unknown } {
+    if (!Array.isArray(body)) return invalidForm("body must be an array of commands");
+    if (body.length > 100)
+      return {
+        status: 400,
+        json: { message: "Maximum number of application commands reached (100)", code: 30032 },
+      };
+    const names = new Set<string>();
+    for (const command of body as Record<string, unknown>[]) {
+      const problem = validateCommand(command);
+      if (problem) return invalidForm(problem);
+      if (names.has(String(command.name)))
+        return invalidForm(`duplicate command name ${String(command.name)}`);
+      names.add(String(command.name));
+    }
+    const previous = [...set];
+    set.length = 0;
+    for (const command of body as Record<string, unknown>[]) {
+      const kept = previous.find((old) => old.name === command.name);
+      set.push(this.stored(command, kept?.id, guildId));
+    }
+    return { status: 200, json: set };
+  }
+
+  private upsert(
+    set: RegisteredCommand[],
+    body: unknown,
+    guildId: string | undefined,
+  ): { status: number; json: unknown } {
+    const command = body as Record<string, unknown>;
+    const problem = validateCommand(command);
+    if (problem) return invalidForm(problem);
+    const index = set.findIndex((old) => old.name === command.name);
+    const stored = this.stored(command, index >= 0 ? set[index]?.id : undefined, guildId);
+    if (index >= 0) set[index] = stored;
+    else set.push(stored);
+    return { status: index >= 0 ? 200 : 201, json: stored };
+  }
+
+  private stored(
+    command: Record<string, unknown>,
+    id: string | undefined,
+    guildId: string | undefined,
+  ): RegisteredCommand {
+    return {
+      ...command,
+      id: id ?? this.nextId(),
+      application_id: this.applicationId,
+      ...(guildId ? { guild_id: guildId } : {}),
+      version: this.nextId(),
+      name: String(command.name),
+      description: String(command.description ?? ""),
+    };
+  }
+
+  private callback(call: EmulatorCall, id: string, token: string): { status: number; json?: unknown } {
+    const interaction = this.interactions.get(id);
+    if (!interaction || interaction.token !== token)
+      return { status: 404, json: { message: "Unknown interaction", code: 10062 } };
+    if (interaction.callbacks.length > 0) {
+      return { status: 400, json: { message: "Interaction has already been acknowledged.", code: 40060 } };
+    }
+    const { type, data } = (call.body ?? {}) as { type?: number; data?: Record<string, unknown> };
+    interaction.callbacks.push({ type: type ?? 0, data, seq: call.seq });
+    if (type === 4 || type === 5) {
+      const content = type === 4 ? String(data?.content ?? "") : "";
+      if (type === 4) {
+        const problem = contentProblem(data);
+        if (problem) return problem;
+      }
+      this.addMessage({
+        channelId: String(interaction.payload.channel_id),
+        content,
+        kind: "original",
+        interactionId: id,
+        deferred: type === 5,
+        seq: call.seq,
+        allowedMentions: data?.allowed_mentions,
+      });
+    }
+    if (call.query.with_response === "true") {
+      return { status: 200, json: { interaction: { id, type: interaction.type }, resource: { type } } };
+    }
+    return { status: 204 };
+  }
+
+  private interactionByToken(appId: string, token: string): EmulatedInteraction | undefined {
+    if (appId !== this.applicationId) return undefined;
+    return [...this.interactions.values()].find((interaction) => interaction.token === token);
+  }
+
+  private webhookMessage(
+    call: EmulatorCall,
+    appId: string,
+    token: string,
+    messageId: string,
+  ): { status: number; json?: unknown } {
+    const interaction = this.interactionByToken(appId, token);
+    if (!interaction) return { status: 404, json: { message: "Unknown Webhook", code: 10015 } };
+    const message =
+      messageId === "@original"
+        ? this.messages.find(
+            (candidate) => candidate.interactionId === interaction.id && candidate.kind === "original",
+          )
+        : this.messages.find(
+            (candidate) => candidate.interactionId === interaction.id && candidate.id === messageId,
+          );
+    if (!message) return { status: 404, json: { message: "Unknown Message", code: 10008 } };
+    if (call.method === "GET") return { status: 200, json: this.messageJson(message) };
+    if (call.method === "DELETE") {
+      this.messages.splice(this.messages.indexOf(message), 1);
+      return { status: 204 };
+    }
+    const data = (call.body ?? {}) as Record<string, unknown>;
+    const problem = contentProblem(data);
+    if (problem) return problem;
+    this.updateMessage(message, data, call.seq);
+    return { status: 200, json: this.messageJson(message) };
+  }
+
+  private followUp(call: EmulatorCall, appId: string, token: string): { status: number; json?: unknown } {
+    const interaction = this.interactionByToken(appId, token);
+    if (!interaction) return { status: 404, json: { message: "Unknown Webhook", code: 10015 } };
+    if (interaction.callbacks.length === 0)
+      return { status: 404, json: { message: "Unknown Webhook", code: 10015 } };
+    const data = (call.body ?? {}) as Record<string, unknown>;
+    const problem = contentProblem(data);
+    if (problem) return problem;
+    const message = this.addMessage({
+      channelId: String(interaction.payload.channel_id),
+      content: String(data.content ?? ""),
+      kind: "followup",
+      interactionId: interaction.id,
+      deferred: false,
+      seq: call.seq,
+      allowedMentions: data.allowed_mentions,
+    });
+    return { status: 200, json: this.messageJson(message) };
+  }
+
+  private createChannelMessage(call: EmulatorCall, channelId: string): { status: number; json?: unknown } {
+    if (!this.channelExists(channelId))
+      return { status: 404, json: { message: "Unknown Channel", code: 10003 } };
+    const data = (call.body ?? {}) as Record<string, unknown>;
+    const problem = contentProblem(data);
+    if (problem) return problem;
+    const reference = data.message_reference as { message_id?: string } | undefined;
+    const message = this.addMessage({
+      channelId,
+      content: String(data.content ?? ""),
+      kind: "channel",
+      deferred: false,
+      seq: call.seq,
+      replyTo: reference?.message_id,
+      allowedMentions: data.allowed_mentions,
+    });
+    return { status: 200, json: this.messageJson(message) };
+  }
+
+  private editChannelMessage(
+    call: EmulatorCall,
+    channelId: string,
+    messageId: string,
+  ): { status: number; json?: unknown } {
+    const message = this.messages.find(
+      (candidate) => candidate.channelId === channelId && candidate.id === messageId,
+    );
+    if (!message) return { status: 404, json: { message: "Unknown Message", code: 10008 } };
+    const data = (call.body ?? {}) as Record<string, unknown>;
+    const problem = contentProblem(data);
+    if (problem) return problem;
+    this.updateMessage(message, data, call.seq);
+    return { status: 200, json: this.messageJson(message) };
+  }
+
+  /** Guild channels exist when configured; any other id is taken as a DM channel. */
+  private channelExists(channelId: string): boolean {
+    return /^\d+$/.test(channelId);
+  }
+
+  private channel(channelId: string): { status: number; json: unknown } {
+    for (const guild of this.guilds) {
+      const channel = guild.channels.find((candidate) => candidate.id === channelId);
+      if (channel)
+        return {
+          status: 200,
+          json: { id: channel.id, type: channel.type ?? 0, guild_id: guild.id, name: channel.name },
+        };
+    }
+    return { status: 200, json: { id: channelId, type: 1, recipients: [] } };
+  }
+
+  private addMessage(input: {
+    channelId: string;
+    content: string;
+    kind: EmulatedMessage["kind"];
+    interactionId?: string;
+    deferred: boolean;
+    seq: number;
+    replyTo?: string;
+    allowedMentions?: unknown;
+  }): EmulatedMessage {
+    const message: EmulatedMessage = {
+      id: this.nextId(),
+      channelId: input.channelId,
+      content: input.content,
+      kind: input.kind,
+      deferred: input.deferred,
+      edits: 0,
+      createdSeq: input.seq,
+      updatedSeq: input.seq,
+      ...(input.interactionId ? { interactionId: input.interactionId } : {}),
+      ...(input.replyTo ? { replyTo: input.replyTo } : {}),
+      ...(input.allowedMentions !== undefined ? { allowedMentions: input.allowedMentions } : {}),
+    };
+    this.messages.push(message);
+    this.events.emit("message");
+    return message;
+  }
+
+  private updateMessage(message: EmulatedMessage, data: Record<string, unknown>, seq: number): void {
+    message.content = String(data.content ?? "");
+    if (data.allowed_mentions !== undefined) message.allowedMentions = data.allowed_mentions;
+    message.deferred = false;
+    message.edits += 1;
+    message.updatedSeq = seq;
+    this.events.emit("message");
+  }
+
+  private messageJson(message: EmulatedMessage): Record<string, unknown> {
+    return {
+      id: message.id,
+      channel_id: message.channelId,
+      author: { ...publicUser(this.bot), bot: true },
+      content: message.content,
+      timestamp: new Date().toISOString(),
+      edited_timestamp: message.edits > 0 ? new Date().toISOString() : null,
+      tts: false,
+      mention_everyone: false,
+      mentions: [],
+      mention_roles: [],
+      attachments: [],
+      embeds: [],
+      pinned: false,
+      type: message.kind === "channel" ? (message.replyTo ? 19 : 0) : 20,
+      flags: message.deferred ? 128 : 0,
+      components: [],
+      ...(message.interactionId
+        ? { webhook_id: this.applicationId, application_id: this.applicationId }
+        : {}),
+      ...(message.replyTo
+        ? { message_reference: { message_id: message.replyTo, channel_id: message.channelId } }
+        : {}),
+    };
+  }
+}
+
+function publicUser(user: EmulatorUser): Record<string, unknown> {
+  return {
+    id: user.id,
+    username: user.username,
+    discriminator: "0",
+    global_name: user.global_name ?? null,
+    avatar: null,
+    ...(user.bot ? { bot: true } : {}),
+  };
+}
+
+function toOptions(
+  options: Record<string, string | number | boolean> | Record<string, unknown>[],
+  focused: string | undefined,
+): Record<string, unknown>[] {
+  if (Array.isArray(options)) return options;
+  return Object.entries(options).map(([name, value]) => ({
+    name,
+    type: typeof value === "boolean" ? 5 : typeof value === "number" ? 4 : 3,
+    value,
+    ...(name === focused ? { focused: true } : {}),
+  }));
+}
+
+async function readBody(req: http.IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function invalidForm(reason: string): { status: number; json: unknown } {
+  return { status: 400, json: { message: "Invalid Form Body", code: 50035, errors: { reason } } };
+}
+
+/** Discord's message content rules: at most 2000 characters, never empty (without embeds or files). */
+function contentProblem(
+  data: Record<string, unknown> | undefined,
+): { status: number; json: unknown } | undefined {
+  const content = data?.content;
+  if (typeof content === "string" && content.length > 2000) {
+    return invalidForm(`content: Must be 2000 or fewer in length (got ${content.length})`);
+  }
+  if (content === undefined || content === "") {
+    const embeds = data?.embeds as unknown[] | undefined;
+    if (!embeds || embeds.length === 0)
+      return { status: 400, json: { message: "Cannot send an empty message", code: 50006 } };
+  }
+  return undefined;
+}
+
+function removeCommand(set: RegisteredCommand[], id: string): { status: number; json?: unknown } {
+  const index = set.findIndex((command) => command.id === id);
+  if (index < 0) return { status: 404, json: { message: "Unknown application command", code: 10063 } };
+  set.splice(index, 1);
+  return { status: 204 };
+}
+
+/** Checks one command against Discord's validation rules; returns the problem or null. */
+function validateCommand(command: Record<string, unknown>): string | null {
+  const name = command.name;
+  if (typeof name !== "string" || !NAME_RULE.test(name) || name !== name.toLowerCase())
+    return `invalid command name ${String(name)}`;
+  const description = command.description;
+  if (typeof description !== "string" || description.length < 1 || description.length > 100) {
+    return `command ${name}: description must be 1-100 characters`;
+  }
+  let total = name.length + description.length;
+  const problem = validateOptions(name, command.options, 0, (count) => {
+    total += count;
+  });
+  if (problem) return problem;
+  if (total > 4000) return `command ${name}: more than 4000 characters in names and descriptions`;
+  return null;
+}
+
+function validateOptions(
+  where: string,
+  options: unknown,
+  depth: number,
+  count: (n: number) => void,
+): string | null {
+  if (options === undefined) return null;
+  if (!Array.isArray(options)) return `${where}: options must be an array`;
+  if (options.length > 25) return `${where}: more than 25 options`;
+  const names = new Set<string>();
+  let optionalSeen = false;
+  for (const option of options as Record<string, unknown>[]) {
+    const name = option.name;
+    if (typeof name !== "string" || !NAME_RULE.test(name) || name !== name.toLowerCase())
+      return `${where}: invalid option name ${String(name)}`;
+    if (names.has(name)) return `${where}: duplicate option ${name}`;
+    names.add(name);
+    const description = option.description;
+    if (typeof description !== "string" || description.length < 1 || description.length > 100) {
+      return `${where} ${name}: description must be 1-100 characters`;
+    }
+    count(name.length + description.length);
+    const type = Number(option.type);
+    if (type === 1 || type === 2) {
+      if (depth > 1) return `${where} ${name}: subcommands nested too deep`;
+      const nested = validateOptions(`${where} ${name}`, option.options, depth + 1, count);
+      if (nested) return nested;
+      continue;
+    }
+    if (option.required === true && optionalSeen)
+      return `${where}: required option ${name} after an optional one`;
+    if (option.required !== true) optionalSeen = true;
+    if (option.autocomplete === true && ![3, 4, 10].includes(type))
+      return `${where} ${name}: autocomplete on a non-text option`;
+  }
+  return null;
+}

@@ -1,0 +1,576 @@
+/**
+ * A loopback emulator of the Feishu/Lark open platform, enough for the real `@larksuiteoapi/node-sdk`:
+ * - open API: `auth/v3/tenant_access_token/internal`, `bot/v3/info`, `im/v1/messages` (create),
+ *   `im/v1/messages/:id/reply`, `PUT im/v1/messages/:id` (edit); every send is recorded;
+ * - fault injection: reject the next post messages (code 230001), or mark a message as withdrawn;
+ * - webhook delivery to an adapter: plain, or encrypted (AES-256-CBC) and signed, compact JSON, and
+ *   `url_verification` challenges;
+ * - the long connection: `POST /callback/ws/endpoint` and a WebSocket speaking the SDK's protobuf
+ *   `pbbp2.Frame` protocol (ping/pong, event frames, acks), with `pushWsEvent`.
+ * Listens on 127.0.0.1 with an ephemeral port.
+ */
+import { createCipheriv, createHash, randomBytes, randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import protobuf from "protobufjs";
+import { type WebSocket, WebSocketServer } from "ws";
+
+/** One message the bot sent through the API. */
+export interface LarkSend {
+  kind: "create" | "reply" | "edit";
+  messageId: string;
+  /** Chat the message went to (for replies: the chat of the replied-to message, when known). */
+  chatId: string;
+  receiveIdType?: string;
+  /** For replies and edits: the message replied to / edited. */
+  target?: string;
+  replyInThread?: boolean;
+  msgType: string;
+  content: string;
+  /** Visible text: the `text` of a text message, the lines of a post (code blocks included). */
+  text: string;
+}
+
+/** One API call, as logged. */
+export interface LarkCall {
+  method: string;
+  path: string;
+  body: unknown;
+  status: number;
+}
+
+/** Options of `messageEvent`. */
+export interface MessageEventOptions {
+  chatId?: string;
+  chatType?: "p2p" | "group";
+  senderOpenId?: string;
+  text: string;
+  /** Prefix the text with a mention of the bot (`@_user_1 `), or put it where `{bot}` appears in `text`. */
+  mentionBot?: boolean;
+  eventId?: string;
+  messageId?: string;
+  token?: string;
+  threadId?: string;
+}
+
+const FRAME_SCHEMA = {
+  nested: {
+    pbbp2: {
+      nested: {
+        Header: {
+          fields: {
+            key: { rule: "required", type: "string", id: 1 },
+            value: { rule: "required", type: "string", id: 2 },
+          },
+        },
+        Frame: {
+          fields: {
+            SeqID: { rule: "required", type: "uint64", id: 1 },
+            LogID: { rule: "required", type: "uint64", id: 2 },
+            service: { rule: "required", type: "int32", id: 3 },
+            method: { rule: "required", type: "int32", id: 4 },
+            headers: { rule: "repeated", type: "Header", id: 5 },
+            payloadEncoding: { type: "string", id: 6 },
+            payloadType: { type: "string", id: 7 },
+            payload: { type: "bytes", id: 8 },
+            LogIDNew: { type: "string", id: 9 },
+          },
+        },
+      },
+    },
+  },
+};
+const Frame = protobuf.Root.fromJSON(FRAME_SCHEMA).lookupType("pbbp2.Frame");
+
+interface FrameObject {
+  SeqID: number;
+  LogID: number;
+  service: number;
+  method: number;
+  headers: { key: string; value: string }[];
+  payload?: Uint8Array;
+}
+
+const CLIENT_CONFIG = { PingInterval: 120, ReconnectCount: -1, ReconnectInterval: 120, ReconnectNonce: 30 };
+const SERVICE_ID = 7;
+
+/** The emulator. */
+export class LarkEmulator {
+  readonly appId: string;
+  readonly appSecret: string;
+  readonly botOpenId: string;
+  readonly botName: string;
+  readonly calls: LarkCall[] = [];
+  readonly sends: LarkSend[] = [];
+  /** Every ack the long-connection client sent back, by frame message id. */
+  readonly wsAcks = new Map<string, { code: number }>();
+  /** How many tenant tokens were issued. */
+  tokensIssued = 0;
+  private baseUrl = "";
+  private token = "";
+  private readonly server: Server;
+  private readonly wss = new WebSocketServer({ noServer: true });
+  private readonly sockets = new Set<WebSocket>();
+  private postRejections = 0;
+  private readonly withdrawn = new Set<string>();
+  private readonly messageChats = new Map<string, string>();
+  private readonly waiters = new Set<() => void>();
+  private messageCounter = 0;
+  private frameCounter = 0;
+
+  constructor(opts: { appId?: string; appSecret?: string; botOpenId?: string; botName?: string } = {}) {
+    this.appId = opts.appId ?? `cli_${randomBytes(8).toString("hex")}`;
+    this.appSecret = opts.appSecret ?? `secret-${randomBytes(6).toString("hex")}`;
+    this.botOpenId = opts.botOpenId ?? "ou_bot_0001";
+    this.botName = opts.botName ?? "curator";
+    this.server = createServer((req, res) => {
+      this.route(req, res).catch((error: unknown) => {
+        res.writeHead(500, { "content-type": "application/json" });
+        res.end(JSON.stringify({ code: 1, msg: String(error) }));
+      });
+    });
+    this.server.on("upgrade", (req, socket, head) => {
+      if (!req.url?.startsWith("/ws")) {
+        socket.destroy();
+        return;
+      }
+      this.wss.handleUpgrade(req, socket, head, (ws) => this.onSocket(ws));
+    });
+  }
+
+  /** Starts listening; resolves with the base URL (use it as `gateway.feishu.domain`). */
+  async listen(): Promise<string> {
+    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", () => resolve()));
+    const { port } = this.server.address() as AddressInfo;
+    this.baseUrl = `http://127.0.0.1:${port}`;
+    return this.baseUrl;
+  }
+
+  /** The base URL (after `listen`). */
+  get url(): string {
+    return this.baseUrl;
+  }
+
+  /** Stops the server and drops every long connection. */
+  async close(): Promise<void> {
+    for (const socket of this.sockets) socket.terminate();
+    this.wss.close();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** The next `count` post messages are refused like Feishu refuses malformed post content. */
+  rejectPosts(count = 1): void {
+    this.postRejections += count;
+  }
+
+  /** Replies to `messageId` fail as if the user withdrew it (code 230011). */
+  withdraw(messageId: string): void {
+    this.withdrawn.add(messageId);
+  }
+
+  /** Number of open long connections. */
+  get wsConnections(): number {
+    return this.sockets.size;
+  }
+
+  // ---- events -------------------------------------------------------------------------------------
+
+  /** A schema 2.0 `im.message.receive_v1` envelope with a text message. */
+  messageEvent(opts: MessageEventOptions): Record<string, unknown> {
+    const chatType = opts.chatType ?? "p2p";
+    let text = opts.text;
+    if (opts.mentionBot)
+      text = text.includes("{bot}") ? text.replace("{bot}", "@_user_1") : `@_user_1 ${text}`;
+    const message: Record<string, unknown> = {
+      message_id: opts.messageId ?? `om_${randomUUID().replace(/-/g, "")}`,
+      create_time: String(Date.now()),
+      update_time: String(Date.now()),
+      chat_id: opts.chatId ?? (chatType === "p2p" ? "oc_p2p_alice" : "oc_group_ops"),
+      chat_type: chatType,
+      message_type: "text",
+      content: JSON.stringify({ text }),
+    };
+    if (opts.threadId) message.thread_id = opts.threadId;
+    if (opts.mentionBot) {
+      message.mentions = [
+        {
+          key: "@_user_1",
+          id: { open_id: this.botOpenId, union_id: "on_bot", user_id: "" },
+          name: this.botName,
+          tenant_key: "tk",
+        },
+      ];
+    }
+    return this.envelope(opts, message);
+  }
+
+  /** A `post` (rich text) message event; `paragraphs` are arrays of post elements. */
+  postEvent(
+    opts: Omit<MessageEventOptions, "text"> & { title?: string; paragraphs: unknown[][] },
+  ): Record<string, unknown> {
+    const envelope = this.messageEvent({ ...opts, text: "" });
+    const message = (envelope.event as { message: Record<string, unknown> }).message;
+    message.message_type = "post";
+    message.content = JSON.stringify({ title: opts.title ?? "", content: opts.paragraphs });
+    return envelope;
+  }
+
+  private envelope(opts: MessageEventOptions, message: Record<string, unknown>): Record<string, unknown> {
+    const senderOpenId = opts.senderOpenId ?? "ou_alice";
+    this.messageChats.set(String(message.message_id), String(message.chat_id));
+    return {
+      schema: "2.0",
+      header: {
+        event_id: opts.eventId ?? randomUUID().replace(/-/g, ""),
+        event_type: "im.message.receive_v1",
+        create_time: String(Date.now()),
+        token: opts.token ?? "",
+        app_id: this.appId,
+        tenant_key: "tk",
+      },
+      event: {
+        sender: {
+          sender_id: {
+            open_id: senderOpenId,
+            union_id: `on_${senderOpenId.slice(3)}`,
+            user_id: senderOpenId.slice(3),
+          },
+          sender_type: "user",
+          tenant_key: "tk",
+        },
+        message,
+      },
+    };
+  }
+
+  /**
+   * POSTs an event to a webhook URL as compact JSON; with `encryptKey` it is encrypted and signed like
+   * Feishu does. `badSignature` corrupts the signature. Resolves with the HTTP status and body.
+   */
+  async deliverWebhook(
+    url: string,
+    payload: Record<string, unknown>,
+    opts: { encryptKey?: string; badSignature?: boolean } = {},
+  ): Promise<{ status: number; body: string }> {
+    const body = opts.encryptKey
+      ? JSON.stringify({ encrypt: encryptPayload(JSON.stringify(payload), opts.encryptKey) })
+      : JSON.stringify(payload);
+    const headers: Record<string, string> = { "content-type": "application/json; charset=utf-8" };
+    if (opts.encryptKey) {
+      const timestamp = String(Math.floor(Date.now() / 1000));
+      const nonce = randomBytes(8).toString("hex");
+      const signature = createHash("sha256")
+        .update(timestamp + nonce + opts.encryptKey + body)
+        .digest("hex");
+      headers["x-lark-request-timestamp"] = timestamp;
+      headers["x-lark-request-nonce"] = nonce;
+      headers["x-lark-signature"] = opts.badSignature
+        ? signature.replace(/^./, (c) => (c === "0" ? "1" : "0"))
+        : signature;
+    }
+    const response = await fetch(url, { method: "POST", headers, body });
+    return { status: response.status, body: await response.text() };
+  }
+
+  /** Sends Feishu's `url_verification` challenge to a webhook URL (encrypted when `encryptKey` is given). */
+  async urlVerification(
+    url: string,
+    opts: { token: string; challenge?: string; encryptKey?: string },
+  ): Promise<{ status: number; body: string }> {
+    const challenge = {
+      challenge: opts.challenge ?? randomUUID(),
+      token: opts.token,
+      type: "url_verification",
+    };
+    return this.deliverWebhook(url, challenge, { encryptKey: opts.encryptKey });
+  }
+
+  /**
+   * Pushes an event over the long connection (to the most recent client) and resolves with the
+   * client's ack payload (`{code: 200}` when handled).
+   */
+  async pushWsEvent(payload: Record<string, unknown>, timeoutMs = 5000): Promise<{ code: number }> {
+    const socket = [...this.sockets].at(-1);
+    if (!socket) throw new Error("no long-connection client is connected to the Lark emulator");
+    this.frameCounter += 1;
+    const messageId = `ws_msg_${this.frameCounter}`;
+    const frame = Frame.create({
+      SeqID: this.frameCounter,
+      LogID: this.frameCounter,
+      service: SERVICE_ID,
+      method: 1,
+      headers: [
+        { key: "type", value: "event" },
+        { key: "message_id", value: messageId },
+        { key: "sum", value: "1" },
+        { key: "seq", value: "0" },
+        { key: "trace_id", value: `trace_${this.frameCounter}` },
+      ],
+      payload: Buffer.from(JSON.stringify(payload), "utf8"),
+    });
+    socket.send(Frame.encode(frame).finish());
+    await this.waitUntil(() => this.wsAcks.has(messageId), timeoutMs, `ack of ${messageId}`);
+    return this.wsAcks.get(messageId)!;
+  }
+
+  /** Resolves once at least one long-connection client is connected. */
+  async waitForWsClient(timeoutMs = 5000): Promise<void> {
+    await this.waitUntil(() => this.sockets.size > 0, timeoutMs, "a long-connection client");
+  }
+
+  /** Resolves with the first recorded send (past or future) matching `predicate`. */
+  async waitForSend(predicate: (send: LarkSend) => boolean, timeoutMs = 5000): Promise<LarkSend> {
+    await this.waitUntil(() => this.sends.some(predicate), timeoutMs, "a matching send");
+    return this.sends.find(predicate)!;
+  }
+
+  /** Resolves with all sends matching `predicate` once there are at least `count`. */
+  async waitForSends(
+    count: number,
+    predicate: (send: LarkSend) => boolean = () => true,
+    timeoutMs = 5000,
+  ): Promise<LarkSend[]> {
+    await this.waitUntil(
+      () => this.sends.filter(predicate).length >= count,
+      timeoutMs,
+      `${count} matching sends`,
+    );
+    return this.sends.filter(predicate);
+  }
+
+  private waitUntil(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
+    if (condition()) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        if (!condition()) return;
+        clearTimeout(timer);
+        this.waiters.delete(check);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.waiters.delete(check);
+        reject(
+          new Error(
+            `Lark emulator: timed out after ${timeoutMs} ms waiting for ${what}; sends so far: ${JSON.stringify(this.sends.map((s) => s.text.slice(0, 80)))}`,
+          ),
+        );
+      }, timeoutMs);
+      this.waiters.add(check);
+    });
+  }
+
+  private notify(): void {
+    for (const waiter of [...this.waiters]) waiter();
+  }
+
+  // ---- HTTP API -----------------------------------------------------------------------------------
+
+  private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", this.baseUrl || "http://127.0.0.1");
+    const raw = await readAll(req);
+    const body: unknown = raw.length > 0 ? safeJson(raw) : undefined;
+    const reply = (status: number, payload: unknown) => {
+      this.calls.push({ method: req.method ?? "?", path: url.pathname, body, status });
+      res.writeHead(status, { "content-type": "application/json" });
+      res.end(JSON.stringify(payload));
+      this.notify();
+    };
+    const path = url.pathname;
+    if (req.method === "POST" && path === "/open-apis/auth/v3/tenant_access_token/internal") {
+      const { app_id, app_secret } = (body ?? {}) as { app_id?: string; app_secret?: string };
+      if (app_id !== this.appId || app_secret !== this.appSecret)
+        return reply(200, { code: 10014, msg: "app secret invalid" });
+      this.token = `t-${randomBytes(12).toString("hex")}`;
+      this.tokensIssued += 1;
+      return reply(200, { code: 0, msg: "ok", tenant_access_token: this.token, expire: 7200 });
+    }
+    if (req.method === "POST" && path === "/callback/ws/endpoint") {
+      const { AppID, AppSecret } = (body ?? {}) as { AppID?: string; AppSecret?: string };
+      if (AppID !== this.appId || AppSecret !== this.appSecret)
+        return reply(200, { code: 1000040343, msg: "invalid app credentials", data: {} });
+      const wsUrl = `${this.baseUrl.replace(/^http/, "ws")}/ws?device_id=d1&service_id=${SERVICE_ID}`;
+      return reply(200, { code: 0, msg: "ok", data: { URL: wsUrl, ClientConfig: CLIENT_CONFIG } });
+    }
+    if (!path.startsWith("/open-apis/")) return reply(404, { code: 404, msg: "not found" });
+    if (!this.token || req.headers.authorization !== `Bearer ${this.token}`) {
+      return reply(401, {
+        code: 99991663,
+        msg: "Invalid access token for authorization. Please make a request with token attached.",
+      });
+    }
+    if (req.method === "GET" && path === "/open-apis/bot/v3/info") {
+      return reply(200, {
+        code: 0,
+        msg: "ok",
+        bot: {
+          activate_status: 2,
+          app_name: this.botName,
+          avatar_url: "",
+          ip_white_list: [],
+          open_id: this.botOpenId,
+        },
+      });
+    }
+    const data = (body ?? {}) as {
+      receive_id?: string;
+      msg_type?: string;
+      content?: string;
+      reply_in_thread?: boolean;
+    };
+    if (req.method === "POST" && path === "/open-apis/im/v1/messages") {
+      return this.recordSend(
+        reply,
+        {
+          kind: "create",
+          chatId: data.receive_id ?? "",
+          receiveIdType: url.searchParams.get("receive_id_type") ?? undefined,
+        },
+        data,
+      );
+    }
+    const replyMatch = /^\/open-apis\/im\/v1\/messages\/([^/]+)\/reply$/.exec(path);
+    if (req.method === "POST" && replyMatch) {
+      const target = decodeURIComponent(replyMatch[1] ?? "");
+      if (this.withdrawn.has(target)) return reply(400, { code: 230011, msg: "The message was withdrawn." });
+      const chatId = this.messageChats.get(target) ?? "";
+      return this.recordSend(
+        reply,
+        { kind: "reply", chatId, target, replyInThread: data.reply_in_thread },
+        data,
+      );
+    }
+    const editMatch = /^\/open-apis\/im\/v1\/messages\/([^/]+)$/.exec(path);
+    if (req.method === "PUT" && editMatch) {
+      const target = decodeURIComponent(editMatch[1] ?? "");
+      return this.recordSend(
+        reply,
+        { kind: "edit", chatId: this.messageChats.get(target) ?? "", target },
+        data,
+      );
+    }
+    return reply(404, { code: 404, msg: `no route ${req.method} ${path}` });
+  }
+
+  private recordSend(
+    reply: (status: number, payload: unknown) => void,
+    base: Pick<LarkSend, "kind" | "chatId" | "receiveIdType" | "target" | "replyInThread">,
+    data: { msg_type?: string; content?: string },
+  ): void {
+    const msgType = data.msg_type ?? "";
+    const content = data.content ?? "";
+    if (msgType === "post" && this.postRejections > 0) {
+      this.postRejections -= 1;
+      reply(400, {
+        code: 230001,
+        msg: "Your request contains an invalid request parameter, ext=invalid message content: content format of the post type is incorrect",
+      });
+      return;
+    }
+    let text: string;
+    try {
+      text = contentText(msgType, content);
+    } catch {
+      reply(400, { code: 230001, msg: "invalid message content: content is not JSON" });
+      return;
+    }
+    if (!["text", "post"].includes(msgType)) {
+      reply(400, { code: 230001, msg: `unsupported msg_type ${msgType}` });
+      return;
+    }
+    this.messageCounter += 1;
+    const messageId = base.kind === "edit" && base.target ? base.target : `om_sent_${this.messageCounter}`;
+    this.messageChats.set(messageId, base.chatId);
+    this.sends.push({ ...base, messageId, msgType, content, text });
+    reply(200, {
+      code: 0,
+      msg: "success",
+      data: {
+        message_id: messageId,
+        chat_id: base.chatId,
+        msg_type: msgType,
+        body: { content },
+        sender: { id: this.appId, id_type: "app_id", sender_type: "app" },
+        create_time: String(Date.now()),
+      },
+    });
+  }
+
+  /** Registers the chat of an inbound message so replies to it are attributed to that chat. */
+  rememberMessage(envelope: Record<string, unknown>): void {
+    const message = (envelope.event as { message?: { message_id?: string; chat_id?: string } } | undefined)
+      ?.message;
+    if (message?.message_id && message.chat_id) this.messageChats.set(message.message_id, message.chat_id);
+  }
+
+  // ---- long connection ----------------------------------------------------------------------------
+
+  private onSocket(ws: WebSocket): void {
+    this.sockets.add(ws);
+    this.notify();
+    ws.on("close", () => {
+      this.sockets.delete(ws);
+      this.notify();
+    });
+    ws.on("error", () => ws.terminate());
+    ws.on("message", (data: Buffer) => {
+      const frame = Frame.toObject(Frame.decode(data), { longs: Number, bytes: Buffer }) as FrameObject;
+      const type = frame.headers?.find((h) => h.key === "type")?.value;
+      if (frame.method === 0 && type === "ping") {
+        const pong = Frame.create({
+          SeqID: 0,
+          LogID: 0,
+          service: SERVICE_ID,
+          method: 0,
+          headers: [{ key: "type", value: "pong" }],
+          payload: Buffer.from(JSON.stringify(CLIENT_CONFIG)),
+        });
+        ws.send(Frame.encode(pong).finish());
+        return;
+      }
+      if (frame.method === 1) {
+        const messageId = frame.headers.find((h) => h.key === "message_id")?.value ?? "";
+        const ack = JSON.parse(Buffer.from(frame.payload ?? []).toString("utf8")) as { code: number };
+        this.wsAcks.set(messageId, ack);
+        this.notify();
+      }
+    });
+  }
+}
+
+/** Feishu's event encryption: base64(iv || AES-256-CBC(key = sha256(encryptKey), PKCS7)(json)). */
+export function encryptPayload(json: string, encryptKey: string): string {
+  const key = createHash("sha256").update(encryptKey).digest();
+  const iv = randomBytes(16);
+  const cipher = createCipheriv("aes-256-cbc", key, iv);
+  return Buffer.concat([iv, cipher.update(json, "utf8"), cipher.final()]).toString("base64");
+}
+
+/** Visible text of a message `content` for its `msg_type`. */
+export function contentText(msgType: string, content: string): string {
+  const parsed = JSON.parse(content) as Record<string, unknown>;
+  if (msgType === "text") return String(parsed.text ?? "");
+  const body = (Array.isArray(parsed.content) ? parsed : Object.values(parsed)[0]) as
+    | { content?: { text?: string }[][] }
+    | undefined;
+  return (body?.content ?? [])
+    .map((paragraph) => paragraph.map((element) => element.text ?? "").join(""))
+    .join("\n");
+}
+
+function readAll(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

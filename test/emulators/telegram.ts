@@ -1,0 +1,695 @@
+/**
+ * A loopback Telegram Bot API server for end-to-end tests with the real grammy client (node:http only).
+ * It keeps real long-polling semantics (updates are kept until a later `offset` confirms them; an empty
+ * `getUpdates` is held until an update arrives or the timeout ends; a second poller makes the first one
+ * fail with 409 as Telegram does), validates HTML like Telegram (unbalanced or unknown tags → 400
+ * "can't parse entities"; more than 4096 characters → 400), stores command menus per scope, delivers
+ * updates to a webhook with the secret header, and lets a test inject errors (429 with retry_after, 409,
+ * anything). Every call is logged.
+ */
+import { EventEmitter } from "node:events";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** A Bot API error the next call(s) of a method will answer with. */
+export interface InjectedError {
+  error_code: number;
+  description: string;
+  parameters?: { retry_after?: number; migrate_to_chat_id?: number };
+}
+
+/** One logged API call. */
+export interface CallRecord {
+  method: string;
+  params: Record<string, unknown>;
+  at: number;
+  /** The error the call was answered with, if any. */
+  error?: InjectedError;
+}
+
+/** A message the bot sent (a successful sendMessage or editMessageText). */
+export interface SentMessage {
+  message_id: number;
+  chat_id: string;
+  text: string;
+  parse_mode?: string;
+  /** The text as a user sees it (HTML tags removed, escapes undone). */
+  plain: string;
+  message_thread_id?: number;
+  reply_to_message_id?: number;
+  at: number;
+  edited?: boolean;
+}
+
+/** What a user says: a private message by default. */
+export interface UserSays {
+  text: string;
+  userId?: number;
+  chatId?: number;
+  chatType?: "private" | "group" | "supergroup";
+  /** A forum topic id: the chat becomes a forum supergroup and the message a topic message. */
+  threadId?: number;
+  /** Deliver as an `edited_message` of an earlier message (its id, or a fresh one when true). */
+  edited?: boolean | number;
+  username?: string;
+  firstName?: string;
+  replyTo?: number;
+}
+
+type Update = Record<string, unknown> & { update_id: number };
+
+interface PendingPoll {
+  res: http.ServerResponse;
+  offset: number;
+  limit: number;
+  timer: NodeJS.Timeout;
+}
+
+/** Tags Telegram accepts with parse_mode HTML. */
+const HTML_TAGS = new Set([
+  "b",
+  "strong",
+  "i",
+  "em",
+  "u",
+  "ins",
+  "s",
+  "strike",
+  "del",
+  "span",
+  "tg-spoiler",
+  "a",
+  "code",
+  "pre",
+  "blockquote",
+  "tg-emoji",
+]);
+
+/** Parses Telegram HTML; returns the visible text, or the error Telegram would give. */
+export function parseTelegramHtml(html: string): { ok: true; plain: string } | { ok: false; error: string } {
+  const stack: string[] = [];
+  let plain = "";
+  let index = 0;
+  while (index < html.length) {
+    const char = html[index] as string;
+    if (char === "<") {
+      const end = html.indexOf(">", index);
+      if (end === -1) return { ok: false, error: `Unclosed start tag at byte offset ${index}` };
+      const tag = /^<(\/?)([a-zA-Z-]+)(\s[^>]*)?>$/.exec(html.slice(index, end + 1));
+      if (!tag) return { ok: false, error: `Unsupported start tag at byte offset ${index}` };
+      const name = (tag[2] as string).toLowerCase();
+      if (!HTML_TAGS.has(name))
+        return { ok: false, error: `Unsupported start tag "${name}" at byte offset ${index}` };
+      if (tag[1]) {
+        if (stack.pop() !== name) return { ok: false, error: `Unexpected end tag at byte offset ${index}` };
+      } else {
+        stack.push(name);
+      }
+      index = end + 1;
+    } else if (char === "&") {
+      const entity = /^&(lt|gt|amp|quot|#\d+|#x[0-9a-fA-F]+);/.exec(html.slice(index, index + 12));
+      if (entity) {
+        const code = entity[1] as string;
+        plain +=
+          code === "lt"
+            ? "<"
+            : code === "gt"
+              ? ">"
+              : code === "amp"
+                ? "&"
+                : code === "quot"
+                  ? '"'
+                  : String.fromCodePoint(
+                      code.startsWith("#x") ? Number.parseInt(code.slice(2), 16) : Number(code.slice(1)),
+                    );
+        index += entity[0].length;
+      } else {
+        plain += "&";
+        index += 1;
+      }
+    } else {
+      plain += char;
+      index += 1;
+    }
+  }
+  if (stack.length > 0)
+    return { ok: false, error: `Can't find end tag corresponding to start tag "${stack.at(-1)}"` };
+  return { ok: true, plain };
+}
+
+/** The emulator. `listen()` gives the `apiRoot` for grammy's `client.apiRoot`. */
+export class TelegramEmulator extends EventEmitter {
+  readonly token: string;
+  readonly botUser: { id: number; is_bot: true; first_name: string; username: string };
+  readonly calls: CallRecord[] = [];
+  readonly sent: SentMessage[] = [];
+  /** Menus by scope key (`default`, or the JSON of a scope). */
+  readonly menus = new Map<string, { command: string; description: string }[]>();
+  /** Every setMyCommands payload accepted, in order. */
+  readonly menuHistory: { command: string; description: string }[][] = [];
+  webhook: { url: string; secretToken?: string } | null = null;
+  /** Webhook POSTs made: update id and HTTP status (0 on a network error). */
+  readonly webhookDeliveries: { update_id: number; status: number }[] = [];
+
+  private server: http.Server | undefined;
+  private queue: Update[] = [];
+  private nextUpdateId = 500_000_001;
+  private nextMessageId = 1;
+  private polls: PendingPoll[] = [];
+  private injected = new Map<string, InjectedError[]>();
+  private forumTopics = new Map<string, Set<number>>();
+  private chatTypes = new Map<string, string>();
+  private delivering = false;
+
+  constructor(options: { token?: string; username?: string; botId?: number } = {}) {
+    super();
+    this.setMaxListeners(0);
+    this.token = options.token ?? "7000000001:AAEmulatorTokenForTestsOnly_0123456789";
+    this.botUser = {
+      id: options.botId ?? Number(this.token.split(":")[0]),
+      is_bot: true,
+      first_name: "Skillgate",
+      username: options.username ?? "SkillgateBot",
+    };
+  }
+
+  /** Starts on 127.0.0.1 with an ephemeral port; resolves to the API root (no trailing slash). */
+  async listen(): Promise<string> {
+    this.server = http.createServer((req, res) => void this.handle(req, res));
+    this.server.keepAliveTimeout = 60_000;
+    await new Promise<void>((resolve) => this.server?.listen(0, "127.0.0.1", resolve));
+    return this.apiRoot;
+  }
+
+  /** `http://127.0.0.1:PORT`. */
+  get apiRoot(): string {
+    const address = this.server?.address() as AddressInfo | null;
+    if (!address) throw new Error("TelegramEmulator: call listen() first");
+    return `http://127.0.0.1:${address.port}`;
+  }
+
+  /** Stops the server, answering held polls first. */
+  async close(): Promise<void> {
+    for (const poll of this.polls.splice(0)) {
+      clearTimeout(poll.timer);
+      this.respond(poll.res, 200, { ok: true, result: [] });
+    }
+    this.webhook = null;
+    const server = this.server;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    this.server = undefined;
+  }
+
+  /** The next `times` calls of `method` fail with `error`. */
+  failNext(method: string, error: InjectedError, times = 1): void {
+    const list = this.injected.get(method) ?? [];
+    for (let count = 0; count < times; count += 1) list.push(error);
+    this.injected.set(method, list);
+  }
+
+  /** Number of getUpdates requests currently held open. */
+  get pendingPolls(): number {
+    return this.polls.length;
+  }
+
+  /** Updates not yet confirmed by an offset (or delivered to the webhook). */
+  get pendingUpdates(): number {
+    return this.queue.length;
+  }
+
+  /** Calls of one method, in order. */
+  callsOf(method: string): CallRecord[] {
+    return this.calls.filter((call) => call.method === method);
+  }
+
+  /** Queues a user message the way Telegram would deliver it; returns the update. */
+  userSays(input: UserSays): Update {
+    const userId = input.userId ?? 1001;
+    const chatType = input.threadId !== undefined ? "supergroup" : (input.chatType ?? "private");
+    const chatId = input.chatId ?? (chatType === "private" ? userId : -1000000000000 - userId);
+    const user = {
+      id: userId,
+      is_bot: false,
+      first_name: input.firstName ?? `User${userId}`,
+      username: input.username ?? `user${userId}`,
+    };
+    const chat: Record<string, unknown> =
+      chatType === "private"
+        ? { id: chatId, type: "private", first_name: user.first_name, username: user.username }
+        : { id: chatId, type: chatType, title: `Chat ${chatId}` };
+    this.chatTypes.set(String(chatId), chatType);
+    const message: Record<string, unknown> = {
+      message_id: typeof input.edited === "number" ? input.edited : this.nextMessageId++,
+      from: user,
+      chat,
+      date: Math.floor(Date.now() / 1000),
+      text: input.text,
+    };
+    const entities = detectEntities(input.text);
+    if (entities.length > 0) message.entities = entities;
+    if (input.threadId !== undefined) {
+      chat.is_forum = true;
+      const topics = this.forumTopics.get(String(chatId)) ?? new Set<number>();
+      topics.add(input.threadId);
+      this.forumTopics.set(String(chatId), topics);
+      message.message_thread_id = input.threadId;
+      message.is_topic_message = true;
+      message.reply_to_message = {
+        message_id: input.threadId,
+        from: user,
+        chat,
+        date: 1_700_000_000,
+        message_thread_id: input.threadId,
+        forum_topic_created: { name: `Topic ${input.threadId}`, icon_color: 7322096 },
+        is_topic_message: true,
+      };
+    } else if (input.replyTo !== undefined) {
+      message.reply_to_message = { message_id: input.replyTo, chat, date: message.date, text: "" };
+    }
+    if (input.edited !== undefined && input.edited !== false) message.edit_date = message.date;
+    const key = input.edited !== undefined && input.edited !== false ? "edited_message" : "message";
+    return this.pushUpdate({ [key]: message });
+  }
+
+  /** Queues a raw update (an `update_id` is assigned) and wakes pollers or the webhook. */
+  pushUpdate(body: Record<string, unknown>): Update {
+    const update: Update = { ...body, update_id: this.nextUpdateId++ };
+    this.queue.push(update);
+    this.flushPolls();
+    void this.deliverWebhook();
+    return update;
+  }
+
+  /** Resolves with the first message sent from now on (or since index `since`) matching `predicate`. */
+  waitForMessage(
+    predicate: (message: SentMessage) => boolean,
+    timeoutMs = 5000,
+    since = this.sent.length,
+  ): Promise<SentMessage> {
+    return this.waitForMessages(1, predicate, timeoutMs, since).then((list) => list[0] as SentMessage);
+  }
+
+  /** Resolves once `count` messages matching `predicate` were sent from now on (or since `since`). */
+  waitForMessages(
+    count: number,
+    predicate: (message: SentMessage) => boolean,
+    timeoutMs = 5000,
+    since = this.sent.length,
+  ): Promise<SentMessage[]> {
+    return new Promise((resolve, reject) => {
+      const matches = () => this.sent.slice(since).filter(predicate);
+      const check = () => {
+        const found = matches();
+        if (found.length < count) return;
+        cleanup();
+        resolve(found.slice(0, count));
+      };
+      const timer = setTimeout(() => {
+        cleanup();
+        reject(
+          new Error(`TelegramEmulator: ${matches().length}/${count} matching messages after ${timeoutMs} ms`),
+        );
+      }, timeoutMs);
+      const cleanup = () => {
+        clearTimeout(timer);
+        this.off("message", check);
+      };
+      this.on("message", check);
+      check();
+    });
+  }
+
+  /** Resolves with the first call of `method` from now on matching `predicate`. */
+  waitForCall(
+    method: string,
+    predicate: (call: CallRecord) => boolean = () => true,
+    timeoutMs = 5000,
+  ): Promise<CallRecord> {
+    return new Promise((resolve, reject) => {
+      const check = (call: CallRecord) => {
+        if (call.method !== method || !predicate(call)) return;
+        cleanup();
+        resolve(call);
+      };
+      const timer = setTimeout(() => {
+        cleanup();
+        reject(new Error(`TelegramEmulator: no ${method} call within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const cleanup = () => {
+        clearTimeout(timer);
+        this.off("call", check);
+      };
+      this.on("call", check);
+    });
+  }
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    const match = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(url.pathname);
+    if (!match) {
+      this.respond(res, 404, { ok: false, error_code: 404, description: "Not Found" });
+      return;
+    }
+    const [, token, method] = match as unknown as [string, string, string];
+    const params = { ...Object.fromEntries(url.searchParams), ...(await readJson(req)) };
+    const call: CallRecord = { method, params, at: Date.now() };
+    this.calls.push(call);
+    if (token !== this.token) {
+      call.error = { error_code: 401, description: "Unauthorized" };
+      this.emit("call", call);
+      this.respond(res, 401, { ok: false, ...call.error });
+      return;
+    }
+    const injected = this.injected.get(method)?.shift();
+    if (injected) {
+      call.error = injected;
+      this.emit("call", call);
+      this.respond(res, injected.error_code, { ok: false, ...injected });
+      return;
+    }
+    this.emit("call", call);
+    const handler = this.methods[method];
+    if (!handler)
+      return this.respond(res, 404, {
+        ok: false,
+        error_code: 404,
+        description: "Not Found: method not found",
+      });
+    handler(params, res, call);
+  }
+
+  private methods: Record<
+    string,
+    (params: Record<string, unknown>, res: http.ServerResponse, call: CallRecord) => void
+  > = {
+    getMe: (_params, res) =>
+      this.ok(res, {
+        ...this.botUser,
+        can_join_groups: true,
+        can_read_all_group_messages: false,
+        supports_inline_queries: false,
+      }),
+    getUpdates: (params, res, call) => this.getUpdates(params, res, call),
+    sendMessage: (params, res, call) => this.sendMessage(params, res, call),
+    editMessageText: (params, res, call) => this.editMessageText(params, res, call),
+    sendChatAction: (_params, res) => this.ok(res, true),
+    setMyCommands: (params, res, call) => this.setMyCommands(params, res, call),
+    getMyCommands: (params, res) => this.ok(res, this.menus.get(scopeKey(params)) ?? []),
+    deleteMyCommands: (params, res) => {
+      this.menus.delete(scopeKey(params));
+      this.ok(res, true);
+    },
+    setWebhook: (params, res) => {
+      this.webhook = { url: String(params.url), secretToken: params.secret_token as string | undefined };
+      for (const poll of this.polls.splice(0)) {
+        clearTimeout(poll.timer);
+        this.respond(poll.res, 409, {
+          ok: false,
+          error_code: 409,
+          description:
+            "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first",
+        });
+      }
+      this.ok(res, true);
+      void this.deliverWebhook();
+    },
+    deleteWebhook: (params, res) => {
+      this.webhook = null;
+      if (params.drop_pending_updates === true) this.queue = [];
+      this.ok(res, true);
+    },
+    getWebhookInfo: (_params, res) =>
+      this.ok(res, {
+        url: this.webhook?.url ?? "",
+        has_custom_certificate: false,
+        pending_update_count: this.queue.length,
+      }),
+  };
+
+  private getUpdates(params: Record<string, unknown>, res: http.ServerResponse, call: CallRecord): void {
+    if (this.webhook) {
+      call.error = {
+        error_code: 409,
+        description:
+          "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first",
+      };
+      this.respond(res, 409, { ok: false, ...call.error });
+      return;
+    }
+    // A newer getUpdates terminates an older one that is still waiting, exactly like Telegram.
+    for (const poll of this.polls.splice(0)) {
+      clearTimeout(poll.timer);
+      this.respond(poll.res, 409, {
+        ok: false,
+        error_code: 409,
+        description:
+          "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running",
+      });
+    }
+    const offset = Number(params.offset ?? 0);
+    const limit = Math.min(100, Math.max(1, Number(params.limit ?? 100)));
+    const timeout = Math.max(0, Number(params.timeout ?? 0));
+    if (offset > 0) this.queue = this.queue.filter((update) => update.update_id >= offset);
+    const ready = this.queue.slice(0, limit);
+    if (ready.length > 0 || timeout === 0) {
+      this.ok(res, ready);
+      return;
+    }
+    const poll: PendingPoll = {
+      res,
+      offset,
+      limit,
+      timer: setTimeout(() => {
+        this.polls = this.polls.filter((other) => other !== poll);
+        this.ok(res, []);
+      }, timeout * 1000),
+    };
+    // The client gave up (abort on stop): forget the poll so no timer or response outlives it.
+    res.on("close", () => {
+      clearTimeout(poll.timer);
+      this.polls = this.polls.filter((other) => other !== poll);
+    });
+    this.polls.push(poll);
+  }
+
+  private flushPolls(): void {
+    for (const poll of this.polls.splice(0)) {
+      clearTimeout(poll.timer);
+      this.ok(poll.res, this.queue.slice(0, poll.limit));
+    }
+  }
+
+  private sendMessage(params: Record<string, unknown>, res: http.ServerResponse, call: CallRecord): void {
+    const chatId = String(params.chat_id ?? "");
+    const text = typeof params.text === "string" ? params.text : "";
+    const rendered = this.checkText(text, params.parse_mode);
+    if (!rendered.ok) {
+      this.fail(res, call, 400, rendered.error);
+      return;
+    }
+    const threadId = params.message_thread_id === undefined ? undefined : Number(params.message_thread_id);
+    if (
+      threadId !== undefined &&
+      this.chatTypes.has(chatId) &&
+      !this.forumTopics.get(chatId)?.has(threadId)
+    ) {
+      this.fail(res, call, 400, "Bad Request: message thread not found");
+      return;
+    }
+    const replyParameters = params.reply_parameters as { message_id?: number } | undefined;
+    const sent: SentMessage = {
+      message_id: this.nextMessageId++,
+      chat_id: chatId,
+      text,
+      parse_mode: params.parse_mode as string | undefined,
+      plain: rendered.plain,
+      message_thread_id: threadId,
+      reply_to_message_id: replyParameters?.message_id,
+      at: Date.now(),
+    };
+    this.sent.push(sent);
+    this.ok(res, this.messageObject(sent));
+    this.emit("message", sent);
+  }
+
+  private editMessageText(params: Record<string, unknown>, res: http.ServerResponse, call: CallRecord): void {
+    const chatId = String(params.chat_id ?? "");
+    const target = this.sent.find(
+      (message) => message.chat_id === chatId && message.message_id === Number(params.message_id),
+    );
+    if (!target) {
+      this.fail(res, call, 400, "Bad Request: message to edit not found");
+      return;
+    }
+    const text = typeof params.text === "string" ? params.text : "";
+    const rendered = this.checkText(text, params.parse_mode);
+    if (!rendered.ok) {
+      this.fail(res, call, 400, rendered.error);
+      return;
+    }
+    if (text === target.text) {
+      this.fail(res, call, 400, "Bad Request: message is not modified");
+      return;
+    }
+    const edited: SentMessage = {
+      ...target,
+      text,
+      plain: rendered.plain,
+      parse_mode: params.parse_mode as string | undefined,
+      at: Date.now(),
+      edited: true,
+    };
+    this.sent.push(edited);
+    this.ok(res, this.messageObject(edited));
+    this.emit("message", edited);
+  }
+
+  private checkText(
+    text: string,
+    parseMode: unknown,
+  ): { ok: true; plain: string } | { ok: false; error: string } {
+    let plain = text;
+    if (parseMode === "HTML") {
+      const parsed = parseTelegramHtml(text);
+      if (!parsed.ok) return { ok: false, error: `Bad Request: can't parse entities: ${parsed.error}` };
+      plain = parsed.plain;
+    }
+    if (plain.trim() === "") return { ok: false, error: "Bad Request: message text is empty" };
+    if (plain.length > 4096) return { ok: false, error: "Bad Request: message is too long" };
+    return { ok: true, plain };
+  }
+
+  private setMyCommands(params: Record<string, unknown>, res: http.ServerResponse, call: CallRecord): void {
+    const commands = params.commands as { command: string; description: string }[] | undefined;
+    if (!Array.isArray(commands)) {
+      this.fail(res, call, 400, 'Bad Request: parameter "commands" is required');
+      return;
+    }
+    if (commands.length > 100) {
+      this.fail(res, call, 400, "Bad Request: BOT_COMMANDS_TOO_MUCH");
+      return;
+    }
+    for (const entry of commands) {
+      if (!/^[a-z0-9_]{1,32}$/.test(entry.command ?? "")) {
+        this.fail(res, call, 400, "Bad Request: BOT_COMMAND_INVALID");
+        return;
+      }
+      const length = (entry.description ?? "").length;
+      if (length < 1 || length > 256) {
+        this.fail(res, call, 400, "Bad Request: command description is empty or too long");
+        return;
+      }
+    }
+    if (new Set(commands.map((entry) => entry.command)).size !== commands.length) {
+      this.fail(res, call, 400, "Bad Request: BOT_COMMAND_DUPLICATE");
+      return;
+    }
+    this.menus.set(scopeKey(params), commands);
+    this.menuHistory.push(commands);
+    this.ok(res, true);
+  }
+
+  private messageObject(sent: SentMessage): Record<string, unknown> {
+    const type = this.chatTypes.get(sent.chat_id) ?? (Number(sent.chat_id) > 0 ? "private" : "supergroup");
+    const message: Record<string, unknown> = {
+      message_id: sent.message_id,
+      from: this.botUser,
+      chat: { id: Number(sent.chat_id), type },
+      date: Math.floor(sent.at / 1000),
+      text: sent.plain,
+    };
+    if (sent.message_thread_id !== undefined) {
+      message.message_thread_id = sent.message_thread_id;
+      message.is_topic_message = true;
+    }
+    return message;
+  }
+
+  private async deliverWebhook(): Promise<void> {
+    if (this.delivering) return;
+    this.delivering = true;
+    try {
+      let failures = 0;
+      while (this.webhook && this.queue.length > 0 && failures < 20) {
+        const update = this.queue[0] as Update;
+        const status = await this.post(this.webhook, update);
+        this.webhookDeliveries.push({ update_id: update.update_id, status });
+        if (status >= 200 && status < 300) {
+          this.queue = this.queue.filter((other) => other !== update);
+          failures = 0;
+        } else {
+          failures += 1;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      }
+    } finally {
+      this.delivering = false;
+    }
+  }
+
+  private async post(webhook: { url: string; secretToken?: string }, update: Update): Promise<number> {
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (webhook.secretToken) headers["x-telegram-bot-api-secret-token"] = webhook.secretToken;
+    try {
+      const response = await fetch(webhook.url, { method: "POST", headers, body: JSON.stringify(update) });
+      await response.arrayBuffer();
+      return response.status;
+    } catch {
+      return 0;
+    }
+  }
+
+  private fail(res: http.ServerResponse, call: CallRecord, code: number, description: string): void {
+    call.error = { error_code: code, description };
+    this.respond(res, code, { ok: false, error_code: code, description });
+  }
+
+  private ok(res: http.ServerResponse, result: unknown): void {
+    this.respond(res, 200, { ok: true, result });
+  }
+
+  private respond(res: http.ServerResponse, status: number, body: unknown): void {
+    if (res.writableEnded || res.destroyed) return;
+    const text = JSON.stringify(body);
+    res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+    res.end(text);
+  }
+}
+
+function scopeKey(params: Record<string, unknown>): string {
+  const scope = params.scope as { type?: string } | undefined;
+  const language = typeof params.language_code === "string" ? params.language_code : "";
+  if ((scope === undefined || scope.type === "default") && language === "") return "default";
+  return JSON.stringify({ scope: scope ?? { type: "default" }, language });
+}
+
+/** Entities Telegram's servers add: a leading `@mention` and a bot command at the start (after it). */
+function detectEntities(text: string): { type: string; offset: number; length: number }[] {
+  const entities: { type: string; offset: number; length: number }[] = [];
+  let offset = 0;
+  const mention = /^@[A-Za-z0-9_]{3,32}/.exec(text);
+  if (mention) {
+    entities.push({ type: "mention", offset: 0, length: mention[0].length });
+    offset = mention[0].length + (/^\s*/.exec(text.slice(mention[0].length))?.[0].length ?? 0);
+  }
+  const command = /^\/[A-Za-z0-9_]{1,64}(@[A-Za-z0-9_]{3,32})?/.exec(text.slice(offset));
+  if (command) entities.push({ type: "bot_command", offset, length: command[0].length });
+  return entities;
+}
+
+async function readJson(req: http.IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  if (chunks.length === 0) return {};
+  const text = Buffer.concat(chunks).toString("utf8");
+  if (!(req.headers["content-type"] ?? "").includes("json"))
+    return Object.fromEntries(new URLSearchParams(text));
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    return typeof parsed === "object" && parsed !== null ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}

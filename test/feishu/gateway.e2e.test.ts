@@ -1,0 +1,335 @@
+/**
+ * End to end: the real gateway with the real Feishu adapter (official Lark SDK) against the loopback
+ * Lark emulator, over the long connection and in webhook mode.
+ */
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { createFeishuAdapter, type FeishuAdapter } from "../../adapters/feishu/index.js";
+import { createMockAdapter } from "../../adapters/mock/index.js";
+import { parseConfig, type SkillgateConfig } from "../../src/config/config.js";
+import { createLogger, type Logger } from "../../src/core/logger.js";
+import type { Adapter } from "../../src/core/message.js";
+import { textReply } from "../../src/core/reply.js";
+import { type ChatAgent, createGateway, type Gateway } from "../../src/gateway/gateway.js";
+import { type LarkEmulator as Emulator, LarkEmulator, type LarkSend } from "../emulators/lark.js";
+
+const ADMIN = "ou_admin_0001";
+const USER = "ou_bob_0002";
+const TOKEN = "vtoken-e2e";
+const ENCRYPT_KEY = "encrypt-key-e2e";
+const MISSING_SECRET = "SKILLGATE_FEISHU_E2E_WEATHER_KEY";
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+interface Running {
+  home: string;
+  emulator: Emulator;
+  config: SkillgateConfig;
+  gateway: Gateway;
+  adapter: FeishuAdapter;
+  logLines: string[];
+}
+
+const cleanups: (() => Promise<void>)[] = [];
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+function quietLogger(): { logger: Logger; lines: string[] } {
+  const lines: string[] = [];
+  const destination = { write: (line: string) => void lines.push(line) };
+  return { logger: createLogger({ destination: destination as never, level: "debug" }), lines };
+}
+
+async function writeSkill(
+  home: string,
+  category: string,
+  name: string,
+  extraFrontmatter = "",
+  body = "Do the thing.",
+): Promise<void> {
+  const dir = path.join(home, "skills", category, name);
+  await mkdir(dir, { recursive: true });
+  await writeFile(
+    path.join(dir, "SKILL.md"),
+    `---\nname: ${name}\ndescription: ${name} skill for tests\n${extraFrontmatter}---\n\n# ${name}\n\n${body}\n`,
+  );
+}
+
+/** A temp home with an `arxiv` skill (disabled for feishu) and a `weather` skill needing a missing secret. */
+async function makeHome(): Promise<string> {
+  const home = await mkdtemp(path.join(os.tmpdir(), "skillgate-feishu-"));
+  cleanups.push(() => rm(home, { recursive: true, force: true }));
+  await writeSkill(home, "research", "arxiv");
+  await writeSkill(
+    home,
+    "tools",
+    "weather",
+    `required_environment_variables:\n  - name: ${MISSING_SECRET}\n    prompt: Weather API key\n`,
+  );
+  return home;
+}
+
+/** Makes the curator due on `home`: a stale agent-created skill and a last run a month ago. */
+async function makeCuratorDue(home: string): Promise<void> {
+  await writeSkill(home, "notes", "old-stale");
+  const longAgo = new Date(Date.now() - 200 * DAY_MS).toISOString();
+  const usage = {
+    "old-stale": {
+      created_by: "agent",
+      use_count: 1,
+      view_count: 0,
+      patch_count: 0,
+      last_used_at: longAgo,
+      last_viewed_at: null,
+      last_patched_at: null,
+      created_at: longAgo,
+      state: "active",
+      pinned: false,
+      archived_at: null,
+    },
+  };
+  await writeFile(path.join(home, "skills", ".usage.json"), `${JSON.stringify(usage, null, 2)}\n`);
+  const state = {
+    last_run_at: new Date(Date.now() - 30 * DAY_MS).toISOString(),
+    last_run_duration_seconds: 1,
+    last_run_summary: "auto: no changes; llm: skipped",
+    last_run_summary_shown_at: null,
+    last_report_path: null,
+    paused: false,
+    run_count: 1,
+  };
+  await writeFile(path.join(home, "skills", ".curator_state"), `${JSON.stringify(state, null, 2)}\n`);
+}
+
+function configFor(emulator: Emulator, feishu: Record<string, unknown> = {}): SkillgateConfig {
+  return parseConfig({
+    skills: { platform_disabled: { feishu: ["arxiv"] } },
+    gateway: {
+      admins: [`feishu:${ADMIN}`, "mock:u1"],
+      allowed_users: [`feishu:${USER}`],
+      home_channel: "feishu:oc_home",
+      health: { enabled: false },
+      feishu: { enabled: true, mode: "websocket", domain: emulator.url, ...feishu },
+    },
+  });
+}
+
+async function bootGateway(
+  opts: {
+    home?: string;
+    emulator?: Emulator;
+    feishu?: Record<string, unknown>;
+    agent?: ChatAgent;
+    extra?: Adapter[];
+  } = {},
+): Promise<Running> {
+  const home = opts.home ?? (await makeHome());
+  let emulator = opts.emulator;
+  if (!emulator) {
+    const created = new LarkEmulator();
+    await created.listen();
+    cleanups.push(() => created.close());
+    emulator = created;
+  }
+  const config = configFor(emulator, opts.feishu);
+  const { logger, lines } = quietLogger();
+  const secrets: Record<string, string> = {
+    FEISHU_APP_ID: emulator.appId,
+    FEISHU_APP_SECRET: emulator.appSecret,
+  };
+  const adapter = createFeishuAdapter({ config, home, secret: (name) => secrets[name], logger });
+  const gateway = createGateway({
+    home,
+    config,
+    adapters: [adapter, ...(opts.extra ?? [])],
+    logger,
+    agent: opts.agent,
+  });
+  await gateway.start();
+  let stopped = false;
+  const running: Running = { home, emulator, config, gateway, adapter, logLines: lines };
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    await gateway.stop();
+  };
+  cleanups.push(stop);
+  (running as Running & { stop: () => Promise<void> }).stop = stop;
+  return running;
+}
+
+function messageIdOf(event: Record<string, unknown>): string {
+  return (event.event as { message: { message_id: string } }).message.message_id;
+}
+
+/** Pushes an event over the long connection and waits for the reply to it. */
+async function ask(run: Running, event: Record<string, unknown>): Promise<LarkSend> {
+  expect(await run.emulator.pushWsEvent(event)).toEqual({ code: 200 });
+  const id = messageIdOf(event);
+  return run.emulator.waitForSend((send) => send.kind === "reply" && send.target === id);
+}
+
+function repliesTo(emulator: Emulator, event: Record<string, unknown>): LarkSend[] {
+  const id = messageIdOf(event);
+  return emulator.sends.filter((send) => send.target === id);
+}
+
+describe("feishu e2e over the long connection", () => {
+  it("answers /curator status in a p2p chat with a post reply to the message", async () => {
+    const run = await bootGateway();
+    const event = run.emulator.messageEvent({ senderOpenId: ADMIN, text: "/curator status" });
+    const sent = await ask(run, event);
+    expect(sent.msgType).toBe("post");
+    expect(sent.chatId).toBe("oc_p2p_alice");
+    expect(sent.text).toMatch(/curator: (ENABLED|PAUSED|DISABLED)/);
+  });
+
+  it("answers in a group when mentioned (with a space and as @Bot/cmd), and ignores it otherwise", async () => {
+    const run = await bootGateway();
+    const group = { chatType: "group" as const, chatId: "oc_ops", senderOpenId: USER };
+    const spaced = await ask(
+      run,
+      run.emulator.messageEvent({ ...group, text: "/curator status", mentionBot: true }),
+    );
+    expect(spaced.text).toMatch(/curator: ENABLED/);
+    const glued = await ask(
+      run,
+      run.emulator.messageEvent({ ...group, text: "{bot}/curator status", mentionBot: true }),
+    );
+    expect(glued.text).toMatch(/curator: ENABLED/);
+    expect(glued.chatId).toBe("oc_ops");
+
+    const ignored = run.emulator.messageEvent({ ...group, text: "/curator status" });
+    expect(await run.emulator.pushWsEvent(ignored)).toEqual({ code: 200 });
+    // The adapter drops unmentioned group messages before the ack; a later message proves nothing is pending.
+    await ask(run, run.emulator.messageEvent({ senderOpenId: ADMIN, text: "/curator status" }));
+    await run.gateway.whenIdle();
+    expect(repliesTo(run.emulator, ignored)).toEqual([]);
+  });
+
+  it("refuses a mutating command from a non-admin and leaves the library alone", async () => {
+    const run = await bootGateway();
+    const sent = await ask(run, run.emulator.messageEvent({ senderOpenId: USER, text: "/curator pause" }));
+    expect(sent.text).toContain("admins only");
+    expect(sent.text).toContain(`feishu:${USER}`);
+    const state = await readFile(path.join(run.home, "skills", ".curator_state"), "utf8").catch(() => "{}");
+    expect(JSON.parse(state).paused ?? false).toBe(false);
+  });
+
+  it("delivers a 10,000-character answer in several messages, complete and in order", async () => {
+    const words = Array.from({ length: 1500 }, (_, i) => `w${String(i).padStart(5, "0")}`);
+    const long = words.join(" ");
+    expect(long.length).toBeGreaterThanOrEqual(10_000);
+    const agent: ChatAgent = { respond: async () => textReply(long) };
+    const run = await bootGateway({ agent });
+    const event = run.emulator.messageEvent({ senderOpenId: ADMIN, text: "tell me everything" });
+    await ask(run, event);
+    await run.gateway.whenIdle();
+    const parts = run.emulator.sends.filter((send) => send.chatId === "oc_p2p_alice");
+    expect(parts.length).toBeGreaterThanOrEqual(2);
+    expect(parts[0]?.target).toBe(messageIdOf(event));
+    for (const part of parts)
+      expect(part.text.length).toBeLessThanOrEqual(run.adapter.capabilities.maxMessageLength);
+    expect(parts.map((part) => part.text).join("")).toBe(long);
+  });
+
+  it("refuses a skill disabled for feishu (it loads on another platform) and shows the missing-secret hint", async () => {
+    delete process.env[MISSING_SECRET];
+    const other = createMockAdapter();
+    const run = await bootGateway({ extra: [other] });
+    const disabled = await ask(
+      run,
+      run.emulator.messageEvent({ senderOpenId: ADMIN, text: "/arxiv find papers" }),
+    );
+    expect(disabled.text).toMatch(/arxiv.*disabled for feishu/);
+    const elsewhere = await other.request("/arxiv find papers", { user: "u1" });
+    expect(elsewhere?.text).toContain("arxiv");
+    expect(elsewhere?.text).not.toMatch(/disabled/);
+    expect(elsewhere?.reply.exitCode).toBe(0);
+    const weather = await ask(
+      run,
+      run.emulator.messageEvent({ senderOpenId: ADMIN, text: "/weather today" }),
+    );
+    expect(weather.text).toContain(MISSING_SECRET);
+    expect(weather.text).toMatch(/not supported over messaging/);
+    expect(weather.text).not.toMatch(/disabled/);
+  });
+
+  it("posts the maintenance summary with the rename map to the home chat", async () => {
+    const home = await makeHome();
+    await makeCuratorDue(home);
+    const run = await bootGateway({ home });
+    const outcome = await run.gateway.runMaintenanceTick();
+    expect(outcome).toMatchObject({ ran: true, posted: true });
+    const summary = await run.emulator.waitForSend((send) => send.chatId === "oc_home");
+    expect(summary.kind).toBe("create");
+    expect(summary.receiveIdType).toBe("chat_id");
+    expect(summary.text).toContain("archived 1 skill(s):");
+    expect(summary.text).toContain("old-stale");
+    expect(summary.text).toContain("/curator status");
+  });
+
+  it("processes an event redelivered after a gateway restart only once", async () => {
+    const first = await bootGateway();
+    const event = first.emulator.messageEvent({
+      senderOpenId: ADMIN,
+      text: "/curator status",
+      eventId: "ev-redelivered",
+    });
+    await ask(first, event);
+    await (first as Running & { stop: () => Promise<void> }).stop();
+
+    const second = await bootGateway({ home: first.home, emulator: first.emulator });
+    expect(await second.emulator.pushWsEvent(event)).toEqual({ code: 200 });
+    await ask(second, second.emulator.messageEvent({ senderOpenId: ADMIN, text: "/curator status" }));
+    await second.gateway.whenIdle();
+    expect(repliesTo(second.emulator, event)).toHaveLength(1);
+  });
+});
+
+describe("feishu e2e in webhook mode", () => {
+  const webhook = {
+    mode: "webhook",
+    verification_token: TOKEN,
+    webhook: { port: 0, path: "/feishu/webhook" },
+  };
+
+  it("rejects an event with a wrong verification token and answers one with the right token", async () => {
+    const run = await bootGateway({ feishu: webhook });
+    const url = run.adapter.webhookUrl!;
+    const forged = run.emulator.messageEvent({ senderOpenId: ADMIN, text: "/curator pause", token: "WRONG" });
+    expect((await run.emulator.deliverWebhook(url, forged)).status).toBe(401);
+    const genuine = run.emulator.messageEvent({ senderOpenId: ADMIN, text: "/curator status", token: TOKEN });
+    expect((await run.emulator.deliverWebhook(url, genuine)).status).toBe(200);
+    const sent = await run.emulator.waitForSend((send) => send.target === messageIdOf(genuine));
+    expect(sent.text).toMatch(/curator: ENABLED/);
+    await run.gateway.whenIdle();
+    expect(repliesTo(run.emulator, forged)).toEqual([]);
+  });
+
+  it("handles an encrypted, signed event and the url_verification challenge", async () => {
+    const run = await bootGateway({ feishu: { ...webhook, encrypt_key: ENCRYPT_KEY } });
+    const url = run.adapter.webhookUrl!;
+    const challenge = await run.emulator.urlVerification(url, {
+      token: TOKEN,
+      challenge: "c-42",
+      encryptKey: ENCRYPT_KEY,
+    });
+    expect(challenge).toEqual({ status: 200, body: JSON.stringify({ challenge: "c-42" }) });
+    const event = run.emulator.messageEvent({
+      chatType: "group",
+      chatId: "oc_ops",
+      senderOpenId: ADMIN,
+      text: "{bot}/curator status",
+      mentionBot: true,
+      token: TOKEN,
+    });
+    expect((await run.emulator.deliverWebhook(url, event, { encryptKey: ENCRYPT_KEY })).status).toBe(200);
+    const sent = await run.emulator.waitForSend((send) => send.target === messageIdOf(event));
+    expect(sent.chatId).toBe("oc_ops");
+    expect(sent.text).toMatch(/curator: ENABLED/);
+  });
+});

@@ -1,0 +1,237 @@
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createMockAdapter } from "../../adapters/mock/index.js";
+import { registry } from "../../commands/index.js";
+import type { CommandSpec } from "../../commands/types.js";
+import { textReply } from "../../src/core/reply.js";
+import type { ConsolidationOutcome, Consolidator } from "../../src/curator/types.js";
+import { createGateway } from "../../src/gateway/gateway.js";
+import {
+  Clock,
+  DAY,
+  gatewayDoc,
+  HOUR,
+  makeHome,
+  removeHome,
+  startGateway,
+  writeConfig,
+  writeSkill,
+  writeUsage,
+} from "./helpers.js";
+
+let home: string;
+const T0 = Date.UTC(2026, 2, 1, 12);
+
+beforeEach(async () => {
+  home = await makeHome();
+});
+afterEach(async () => {
+  await removeHome(home);
+});
+
+async function readState(): Promise<Record<string, unknown>> {
+  return JSON.parse(await fs.readFile(path.join(home, "skills", ".curator_state"), "utf8"));
+}
+
+/** A home whose curator was seeded `daysAgo` days before `now`, with one stale agent-created skill. */
+async function dueHome(now: number, extra: Record<string, unknown> = {}) {
+  const config = await writeConfig(home, {
+    gateway: gatewayDoc({ home_channel: "mock:home-chat" }),
+    ...extra,
+  });
+  await writeSkill(home, { name: "old-notes" });
+  await writeSkill(home, { name: "fresh-notes" });
+  await writeUsage(home, now, { "old-notes": 120, "fresh-notes": 1 });
+  await fs.writeFile(
+    path.join(home, "skills", ".curator_state"),
+    JSON.stringify({ last_run_at: new Date(now - 8 * DAY).toISOString(), paused: false, run_count: 1 }),
+  );
+  return config;
+}
+
+function homePosts(mock: ReturnType<typeof createMockAdapter>) {
+  return mock.sent.filter((sent) => sent.target.chatId === "home-chat" && !sent.inReplyTo);
+}
+
+describe("maintenance tick", () => {
+  it("first tick on a fresh home only seeds last_run_at and posts nothing", async () => {
+    const config = await writeConfig(home, { gateway: gatewayDoc({ home_channel: "mock:home-chat" }) });
+    await writeSkill(home, { name: "old-notes" });
+    await writeUsage(home, T0, { "old-notes": 200 });
+    const clock = new Clock(T0);
+    const { gateway, mock } = await startGateway({ home, config, now: clock.now });
+    const outcome = await gateway.runMaintenanceTick();
+    expect(outcome).toMatchObject({ ran: false, posted: false });
+    expect(outcome.reason).toMatch(/first run/);
+    expect(new Date(String((await readState()).last_run_at)).getTime()).toBe(T0);
+    await expect(fs.access(path.join(home, "skills", "old-notes"))).resolves.toBeUndefined();
+    expect(homePosts(mock)).toHaveLength(0);
+    await gateway.stop();
+  });
+
+  it("due and idle: one run and one post with the rename map; the next tick does nothing", async () => {
+    const config = await dueHome(T0);
+    const clock = new Clock(T0);
+    const { gateway, mock } = await startGateway({ home, config, now: clock.now });
+    const outcome = await gateway.runMaintenanceTick();
+    expect(outcome).toEqual({ ran: true, reason: "due", posted: true });
+    const posts = homePosts(mock);
+    expect(posts).toHaveLength(1);
+    expect(posts[0]?.text).toContain("archived 1 skill(s):");
+    expect(posts[0]?.text).toContain("old-notes — pruned (stale)");
+    expect(posts[0]?.text).toContain("/curator status");
+    expect(posts[0]?.text).not.toContain("keep an umbrella stable");
+    await expect(fs.access(path.join(home, "skills", "old-notes"))).rejects.toThrow();
+    clock.advance(HOUR);
+    expect(await gateway.runMaintenanceTick()).toMatchObject({
+      ran: false,
+      reason: "not due",
+      posted: false,
+    });
+    expect(homePosts(mock)).toHaveLength(1);
+    await gateway.stop();
+  });
+
+  it("posts the umbrella rename and the pin hint after a consolidation (scenario 33)", async () => {
+    const config = await dueHome(T0, { curator: { consolidate: true } });
+    await writeSkill(home, { name: "docx-extraction" });
+    await writeSkill(home, { name: "document-tools" });
+    await writeUsage(home, T0, {
+      "old-notes": 120,
+      "fresh-notes": 1,
+      "docx-extraction": 3,
+      "document-tools": 2,
+    });
+    const fake: Consolidator = async (input) => {
+      if (!input.dryRun) {
+        await fs.mkdir(path.join(home, "skills", ".archive"), { recursive: true });
+        await fs.rename(
+          path.join(home, "skills", "docx-extraction"),
+          path.join(home, "skills", ".archive", "docx-extraction"),
+        );
+      }
+      const outcome: ConsolidationOutcome = {
+        consolidated: [
+          { name: "docx-extraction", into: "document-tools", source: "agent", reason: "overlap" },
+        ],
+        pruned: [],
+        added: [],
+        toolCalls: [],
+        model: "fake",
+        provider: "test",
+        final: "merged",
+        summary: "1 consolidated",
+        error: null,
+        cronRewrites: null,
+      };
+      return outcome;
+    };
+    const clock = new Clock(T0);
+    const { gateway, mock } = await startGateway({ home, config, now: clock.now, consolidator: fake });
+    expect(await gateway.runMaintenanceTick()).toMatchObject({ ran: true, posted: true });
+    const text = homePosts(mock)[0]?.text ?? "";
+    expect(text).toContain("archived 2 skill(s):");
+    expect(text).toContain("docx-extraction → document-tools");
+    expect(text).toContain("old-notes — pruned (stale)");
+    expect(text).toContain("keep an umbrella stable: `/curator pin document-tools`");
+    await gateway.stop();
+  });
+
+  it("a due run with nothing to change posts nothing", async () => {
+    const config = await dueHome(T0);
+    await writeUsage(home, T0, { "old-notes": 1, "fresh-notes": 1 });
+    const clock = new Clock(T0);
+    const { gateway, mock } = await startGateway({ home, config, now: clock.now });
+    const outcome = await gateway.runMaintenanceTick();
+    expect(outcome.posted).toBe(false);
+    expect(homePosts(mock)).toHaveLength(0);
+    await gateway.stop();
+  });
+
+  it("not idle: recent chat activity keeps the curator from running (min_idle_hours)", async () => {
+    const config = await dueHome(T0, { curator: { min_idle_hours: 2 } });
+    const clock = new Clock(T0);
+    const { gateway, mock } = await startGateway({ home, config, now: clock.now });
+    await mock.shouldReply("/whoami", "mock:reader", { user: "reader" });
+    await gateway.whenIdle();
+    clock.advance(HOUR);
+    expect(await gateway.runMaintenanceTick()).toEqual({ ran: false, reason: "not idle", posted: false });
+    await expect(fs.access(path.join(home, "skills", "old-notes"))).resolves.toBeUndefined();
+    clock.advance(HOUR + 1000);
+    expect(await gateway.runMaintenanceTick()).toMatchObject({ ran: true, posted: true });
+    await gateway.stop();
+  });
+
+  it("idle time survives a restart of the gateway", async () => {
+    const config = await dueHome(T0, { curator: { min_idle_hours: 2 } });
+    const clock = new Clock(T0);
+    const first = await startGateway({ home, config, now: clock.now });
+    await first.mock.shouldReply("/whoami", "mock:reader", { user: "reader" });
+    await first.gateway.stop();
+    clock.advance(HOUR);
+    const second = await startGateway({ home, config, now: clock.now });
+    expect(await second.gateway.runMaintenanceTick()).toMatchObject({ ran: false, reason: "not idle" });
+    await second.gateway.stop();
+  });
+
+  it("a command in flight defers the run to a later tick", async () => {
+    const config = await dueHome(T0, { curator: { min_idle_hours: 0 } });
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const slow: CommandSpec = {
+      path: ["slow"],
+      summary: "waits",
+      mutating: false,
+      run: async () => {
+        await gate;
+        return textReply("slow done");
+      },
+    };
+    const clock = new Clock(T0);
+    const { gateway, mock } = await startGateway({
+      home,
+      config,
+      now: clock.now,
+      registry: [...registry, slow],
+    });
+    const answered = mock.request("/slow", { user: "reader" });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(gateway.inFlight).toBe(1);
+    expect(await gateway.runMaintenanceTick()).toEqual({ ran: false, reason: "busy", posted: false });
+    await expect(fs.access(path.join(home, "skills", "old-notes"))).resolves.toBeUndefined();
+    release();
+    expect((await answered)?.text).toBe("slow done");
+    await gateway.whenIdle();
+    expect(await gateway.runMaintenanceTick()).toMatchObject({ ran: true, posted: true });
+    await gateway.stop();
+  });
+
+  it("two gateways on one home: one run, one post", async () => {
+    const config = await dueHome(T0);
+    const clock = new Clock(T0);
+    const a = createMockAdapter();
+    const b = createMockAdapter();
+    const one = createGateway({ home, config, adapters: [a], now: clock.now });
+    const two = createGateway({ home, config, adapters: [b], now: clock.now });
+    await one.start();
+    await two.start();
+    const outcomes = await Promise.all([one.runMaintenanceTick(), two.runMaintenanceTick()]);
+    expect(outcomes.filter((outcome) => outcome.ran)).toHaveLength(1);
+    expect(homePosts(a).length + homePosts(b).length).toBe(1);
+    expect((await readState()).run_count).toBe(2);
+    await Promise.all([one.stop(), two.stop()]);
+  });
+
+  it("does not post when no home channel is configured, but still runs", async () => {
+    const config = await dueHome(T0);
+    const noHome = { ...config, gateway: { ...config.gateway, homeChannel: undefined } };
+    const clock = new Clock(T0);
+    const { gateway, mock } = await startGateway({ home, config: noHome, now: clock.now });
+    expect(await gateway.runMaintenanceTick()).toEqual({ ran: true, reason: "due", posted: false });
+    expect(mock.sent).toHaveLength(0);
+    await gateway.stop();
+  });
+});

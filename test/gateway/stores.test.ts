@@ -1,0 +1,151 @@
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ActivityStore } from "../../src/gateway/activity.js";
+import { DEDUPE_TTL_MS, DedupeStore } from "../../src/gateway/dedupe.js";
+import { ChatQueues } from "../../src/gateway/queue.js";
+import { SessionStore } from "../../src/gateway/sessions.js";
+import { Clock, HOUR, makeHome, removeHome } from "./helpers.js";
+
+let home: string;
+beforeEach(async () => {
+  home = await makeHome();
+});
+afterEach(async () => {
+  await removeHome(home);
+});
+
+describe("DedupeStore", () => {
+  it("drops a redelivery after a restart (2 h later) and keeps entries at least 24 h", async () => {
+    const clock = new Clock(Date.UTC(2026, 0, 1));
+    const first = await DedupeStore.open(home, { now: clock.now });
+    expect(first.checkAndMark("feishu", "evt-1")).toBe(false);
+    expect(first.checkAndMark("feishu", "evt-1")).toBe(true);
+    await first.flush();
+    clock.advance(2 * HOUR);
+    const restarted = await DedupeStore.open(home, { now: clock.now });
+    expect(restarted.checkAndMark("feishu", "evt-1")).toBe(true);
+    expect(restarted.checkAndMark("telegram", "evt-1")).toBe(false);
+    clock.advance(24 * HOUR);
+    expect(restarted.checkAndMark("feishu", "evt-1")).toBe(true);
+    expect(DEDUPE_TTL_MS).toBeGreaterThanOrEqual(24 * HOUR);
+  });
+  it("forgets entries after the TTL", async () => {
+    const clock = new Clock(0);
+    const store = await DedupeStore.open(home, { now: clock.now, ttlMs: 1000 });
+    store.checkAndMark("x", "1");
+    clock.advance(1001);
+    expect(store.checkAndMark("x", "1")).toBe(false);
+  });
+  it("stays bounded, forgetting the oldest first", async () => {
+    const clock = new Clock(0);
+    const store = await DedupeStore.open(home, { now: clock.now, maxEntries: 3 });
+    for (const id of ["a", "b", "c", "d"]) {
+      clock.advance(1);
+      store.checkAndMark("x", id);
+    }
+    expect(store.size).toBe(3);
+    expect(store.checkAndMark("x", "d")).toBe(true);
+    expect(store.checkAndMark("x", "a")).toBe(false);
+  });
+  it("batches writes and merges what another process recorded", async () => {
+    const clock = new Clock(Date.now());
+    const one = await DedupeStore.open(home, { now: clock.now, flushDelayMs: 10_000 });
+    const two = await DedupeStore.open(home, { now: clock.now, flushDelayMs: 10_000 });
+    one.checkAndMark("feishu", "a");
+    two.checkAndMark("feishu", "b");
+    await expect(fs.access(one.file)).rejects.toThrow();
+    await one.flush();
+    await two.flush();
+    const reopened = await DedupeStore.open(home, { now: clock.now });
+    expect(reopened.checkAndMark("feishu", "a")).toBe(true);
+    expect(reopened.checkAndMark("feishu", "b")).toBe(true);
+  });
+  it("starts empty from a corrupt file and repairs it", async () => {
+    await fs.mkdir(path.join(home, "gateway"), { recursive: true });
+    await fs.writeFile(path.join(home, "gateway", "dedupe.json"), "{not json");
+    const store = await DedupeStore.open(home);
+    expect(store.checkAndMark("x", "1")).toBe(false);
+    await store.flush();
+    expect(JSON.parse(await fs.readFile(store.file, "utf8")).entries).toHaveProperty("x:1");
+  });
+});
+
+describe("ActivityStore", () => {
+  it("persists the last activity so idle time survives a restart", async () => {
+    const clock = new Clock(Date.UTC(2026, 0, 1));
+    const store = await ActivityStore.open(home, { now: clock.now });
+    expect(await store.idleSeconds()).toBe(Number.POSITIVE_INFINITY);
+    store.touch();
+    await store.flush();
+    clock.advance(3 * HOUR);
+    const restarted = await ActivityStore.open(home, { now: clock.now });
+    expect(await restarted.idleSeconds()).toBe(3 * 3600);
+  });
+  it("takes the newest time recorded by any process on the home", async () => {
+    const clock = new Clock(Date.UTC(2026, 0, 1));
+    const one = await ActivityStore.open(home, { now: clock.now });
+    const two = await ActivityStore.open(home, { now: clock.now });
+    one.touch();
+    await one.flush();
+    clock.advance(HOUR);
+    two.touch();
+    await two.flush();
+    clock.advance(HOUR);
+    expect(await one.idleSeconds()).toBe(3600);
+  });
+});
+
+describe("SessionStore", () => {
+  it("remembers loaded skills and history per session across a reload", async () => {
+    const file = path.join(home, "gateway", "sessions.json");
+    const store = new SessionStore(file);
+    store.addLoadedSkills("telegram:1", ["pdf", "arxiv"]);
+    store.addLoadedSkills("telegram:1", ["pdf"]);
+    store.appendHistory("telegram:1", { role: "user", text: "hi", at: "2026-01-01T00:00:00Z" }, 2);
+    store.appendHistory("telegram:1", { role: "assistant", text: "hello", at: "2026-01-01T00:00:01Z" }, 2);
+    store.appendHistory("telegram:1", { role: "user", text: "again", at: "2026-01-01T00:00:02Z" }, 2);
+    await store.flush();
+    const reloaded = new SessionStore(file);
+    expect(reloaded.loadedSkills("telegram:1")).toEqual(["pdf", "arxiv"]);
+    expect(reloaded.history("telegram:1").map((entry) => entry.text)).toEqual(["hello", "again"]);
+    expect(reloaded.loadedSkills("telegram:2")).toEqual([]);
+  });
+  it("shares one instance per home", () => {
+    expect(SessionStore.for(home)).toBe(SessionStore.for(`${home}/`));
+  });
+});
+
+describe("ChatQueues", () => {
+  it("keeps each chat's order and bounds the global concurrency", async () => {
+    const queues = new ChatQueues(2);
+    const order: string[] = [];
+    let running = 0;
+    let peak = 0;
+    const task = (label: string, ms: number) => async () => {
+      running++;
+      peak = Math.max(peak, running);
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      order.push(label);
+      running--;
+    };
+    const all = [
+      queues.run("a", task("a1", 30)),
+      queues.run("a", task("a2", 1)),
+      queues.run("b", task("b1", 5)),
+      queues.run("c", task("c1", 5)),
+      queues.run("d", task("d1", 5)),
+    ];
+    expect(queues.inFlight).toBe(5);
+    await queues.idle();
+    await Promise.all(all);
+    expect(order.indexOf("a1")).toBeLessThan(order.indexOf("a2"));
+    expect(peak).toBe(2);
+    expect(queues.inFlight).toBe(0);
+  });
+  it("keeps going after a failing task", async () => {
+    const queues = new ChatQueues(1);
+    await expect(queues.run("a", async () => Promise.reject(new Error("x")))).rejects.toThrow("x");
+    await expect(queues.run("a", async () => 5)).resolves.toBe(5);
+  });
+});

@@ -1,0 +1,206 @@
+/**
+ * Crash safety: a child process running a snapshot, a whole-tree rollback or a purge is killed with
+ * SIGKILL at a random point (mostly at a random crash-point step, some after a random delay), then
+ * recovery runs. The library must hash exactly as before or exactly as after, and nothing may be lost.
+ * 100 trials in total across the three operations.
+ */
+import { spawn } from "node:child_process";
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { readBlob } from "../../src/curator/blobs.js";
+import { readJournal } from "../../src/curator/journal.js";
+import { readEntries } from "../../src/curator/ledger.js";
+import { recoverInterruptedRollback } from "../../src/curator/rollback.js";
+import { createSnapshot, listSnapshots } from "../../src/curator/snapshot.js";
+import { configWith, exists, makeHome, removeHome, treeHash, writeFiles, writeSkill } from "./helpers.js";
+
+const child = path.join(path.dirname(fileURLToPath(import.meta.url)), "crash-child.ts");
+const homes: string[] = [];
+afterAll(async () => {
+  await Promise.all(homes.map(removeHome));
+});
+
+/** Deterministic pseudo-random numbers (mulberry32), so a failing trial can be replayed. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface ChildRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stderr: string;
+}
+
+/** Runs the child; `crashStep` kills it at that crash point, `killAfterMs` kills it that long after it is ready. */
+function runChild(args: string[], opts: { crashStep?: number; killAfterMs?: number; trace?: boolean }): Promise<ChildRun> {
+  return new Promise((resolve, reject) => {
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    delete env.SKILLGATE_CRASH_STEP;
+    delete env.SKILLGATE_CRASH_AT;
+    delete env.SKILLGATE_CRASH_TRACE;
+    if (opts.crashStep !== undefined) env.SKILLGATE_CRASH_STEP = String(opts.crashStep);
+    if (opts.trace) env.SKILLGATE_CRASH_TRACE = "1";
+    const proc = spawn(process.execPath, ["--import", "tsx", child, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    proc.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    proc.stdout.on("data", (chunk: Buffer) => {
+      if (opts.killAfterMs !== undefined && chunk.toString().includes("ready")) {
+        setTimeout(() => proc.kill("SIGKILL"), opts.killAfterMs);
+      }
+    });
+    proc.on("error", reject);
+    proc.on("close", (code, signal) => resolve({ code, signal, stderr }));
+  });
+}
+
+/** How many crash points an operation passes through (from a traced, uninterrupted run). */
+async function countSteps(args: string[]): Promise<number> {
+  const run = await runChild(args, { trace: true });
+  expect(run.code).toBe(0);
+  return run.stderr.split("\n").filter((line) => line.startsWith("crash-point")).length;
+}
+
+async function leftovers(home: string): Promise<string[]> {
+  const names = await fs.readdir(path.join(home, "skills"));
+  return names.filter((name) => name.startsWith(".rollback") || name.startsWith(".purge-trash"));
+}
+
+/** A tiny library with a category, support files, usage data, an archive and a symlinked skill. */
+async function tinyLibrary(home: string): Promise<void> {
+  await writeSkill(home, "alpha", { "references/a.md": "A\n" });
+  await writeSkill(home, "tools/beta", { "scripts/run.sh": "echo beta\n" });
+  await writeFiles(path.join(home, "skills"), { ".usage.json": '{"alpha": {"use_count": 1}}', ".archive/gone/SKILL.md": "---\nname: gone\n---\n" });
+  await fs.symlink("alpha", path.join(home, "skills", "alias"));
+}
+
+const TRIALS = { snapshot: 30, rollback: 40, purge: 30 };
+
+describe("SIGKILL at random points, then recovery (100 trials)", () => {
+  it(`snapshot: ${TRIALS.snapshot} trials leave the library untouched and list only complete snapshots`, async () => {
+    const probe = await makeHome();
+    homes.push(probe);
+    await tinyLibrary(probe);
+    const steps = await countSteps(["snapshot", probe]);
+    expect(steps).toBeGreaterThanOrEqual(3);
+    const random = rng(36);
+    for (let trial = 0; trial < TRIALS.snapshot; trial++) {
+      const home = await makeHome();
+      homes.push(home);
+      await tinyLibrary(home);
+      const before = await treeHash(home);
+      const timed = trial % 5 === 4;
+      const run = await runChild(["snapshot", home], timed ? { killAfterMs: Math.floor(random() * 40) } : { crashStep: 1 + Math.floor(random() * steps) });
+      await recoverInterruptedRollback(home);
+      expect(await treeHash(home), `trial ${trial}`).toBe(before);
+      for (const snapshot of await listSnapshots(home)) {
+        expect(snapshot.manifest?.reason, `trial ${trial}`).toBe("crash-test");
+      }
+      if (run.signal !== "SIGKILL") expect(await listSnapshots(home)).toHaveLength(1);
+      // A later snapshot cleans up whatever the killed one left.
+      await createSnapshot({ home, config: configWith(), reason: "after" });
+      const dirs = await fs.readdir(path.join(home, "skills", ".curator_backups"));
+      expect(dirs.length, `trial ${trial}`).toBe((await listSnapshots(home)).length);
+      await removeHome(home);
+    }
+  }, 120_000);
+
+  it(`rollback: ${TRIALS.rollback} trials end exactly before or exactly after, with nothing lost`, async () => {
+    const setup = async (home: string) => {
+      await tinyLibrary(home);
+      const snap = await createSnapshot({ home, config: configWith(), reason: "target", now: new Date("2026-01-01T00:00:00Z") });
+      const after = await treeHash(home);
+      // Diverge: delete a skill, add one, edit a file, repoint the link.
+      await fs.rm(path.join(home, "skills", "tools"), { recursive: true });
+      await writeSkill(home, "gamma", { "notes.md": "new\n" });
+      await fs.appendFile(path.join(home, "skills", "alpha", "SKILL.md"), "edited\n");
+      await fs.rm(path.join(home, "skills", "alias"));
+      await fs.symlink("gamma", path.join(home, "skills", "alias"));
+      return { id: snap.id, after, before: await treeHash(home) };
+    };
+    const probe = await makeHome();
+    homes.push(probe);
+    const probeState = await setup(probe);
+    const steps = await countSteps(["rollback", probe, probeState.id]);
+    expect(await treeHash(probe)).toBe(probeState.after);
+    expect(steps).toBeGreaterThanOrEqual(10);
+    const random = rng(38);
+    const outcomes = { before: 0, after: 0 };
+    for (let trial = 0; trial < TRIALS.rollback; trial++) {
+      const home = await makeHome();
+      homes.push(home);
+      const state = await setup(home);
+      const timed = trial % 5 === 4;
+      await runChild(["rollback", home, state.id], timed ? { killAfterMs: Math.floor(random() * 60) } : { crashStep: 1 + (trial % steps) });
+      const notice = await recoverInterruptedRollback(home);
+      const hash = await treeHash(home);
+      expect([state.before, state.after], `trial ${trial} (notice: ${notice})`).toContain(hash);
+      expect(await leftovers(home), `trial ${trial}`).toEqual([]);
+      expect(await readJournal(home)).toBeNull();
+      if (hash === state.after) {
+        // The state it replaced is kept in the safety snapshot.
+        const safety = (await listSnapshots(home)).find((s) => s.manifest?.reason === `pre-rollback to ${state.id}`);
+        expect(safety, `trial ${trial}`).toBeDefined();
+        outcomes.after++;
+      } else outcomes.before++;
+      await removeHome(home);
+    }
+    expect(outcomes.before).toBeGreaterThan(0);
+    expect(outcomes.after).toBeGreaterThan(0);
+  }, 120_000);
+
+  it(`purge: ${TRIALS.purge} trials keep the package or ledger it completely`, async () => {
+    const packageFiles = { "SKILL.md": "---\nname: old\n---\nold skill\n", "references/r.md": "ref\n", "scripts/s.sh": "echo s\n" };
+    const setup = async (home: string) => {
+      await tinyLibrary(home);
+      const dir = path.join(home, "skills", ".archive", "old");
+      await writeFiles(dir, packageFiles);
+      const old = new Date(Date.now() - 10 * 86_400_000);
+      for (const target of [dir, path.join(home, "skills", ".archive", "gone")]) await fs.utimes(target, old, old);
+      return {
+        before: await treeHash(home),
+        after: await treeHash(home, [".archive/old", ".archive/gone"]),
+        oldGone: await treeHash(home, [".archive/old"]),
+        goneGone: await treeHash(home, [".archive/gone"]),
+      };
+    };
+    const probe = await makeHome();
+    homes.push(probe);
+    const probeState = await setup(probe);
+    const steps = await countSteps(["purge", probe]);
+    expect(await treeHash(probe)).toBe(probeState.after);
+    const random = rng(48);
+    for (let trial = 0; trial < TRIALS.purge; trial++) {
+      const home = await makeHome();
+      homes.push(home);
+      const state = await setup(home);
+      const timed = trial % 5 === 4;
+      await runChild(["purge", home], timed ? { killAfterMs: Math.floor(random() * 40) } : { crashStep: 1 + (trial % steps) });
+      await recoverInterruptedRollback(home);
+      const hash = await treeHash(home);
+      // Packages are purged one at a time: each one is either fully present or fully gone.
+      expect([state.before, state.after, state.oldGone, state.goneGone], `trial ${trial}`).toContain(hash);
+      expect(await leftovers(home)).toEqual([]);
+      if (!(await exists(path.join(home, "skills", ".archive", "old")))) {
+        const entry = (await readEntries(home)).find((e) => e.action === "purge" && e.skill === "old");
+        expect(entry, `trial ${trial}`).toBeDefined();
+        const saved: Record<string, string> = {};
+        for (const file of entry?.before ?? []) {
+          if ("sha256" in file) saved[path.relative(path.join(home, "skills", ".archive", "old"), file.path)] = (await readBlob(home, file.sha256)).toString();
+        }
+        expect(saved, `trial ${trial}`).toEqual(packageFiles);
+      }
+      await removeHome(home);
+    }
+  }, 120_000);
+});
