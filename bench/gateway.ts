@@ -34,7 +34,10 @@ interface ChildSetup {
   allowedUsers: string[];
 }
 
-type ChildMessage = { type: "ready"; platforms: string[] } | { type: "rss"; rss: number; heapUsed: number } | { type: "error"; message: string };
+type ChildMessage =
+  | { type: "ready"; platforms: string[] }
+  | { type: "rss"; rss: number; heapUsed: number }
+  | { type: "error"; message: string };
 
 if (process.argv.includes("--child")) {
   await runChild();
@@ -45,7 +48,9 @@ if (process.argv.includes("--child")) {
 // ── child: the gateway under test ─────────────────────────────────────────────────────────────────
 
 async function runChild(): Promise<void> {
-  const setup = await new Promise<ChildSetup>((resolve) => process.once("message", (message) => resolve(message as ChildSetup)));
+  const setup = await new Promise<ChildSetup>((resolve) =>
+    process.once("message", (message) => resolve(message as ChildSetup)),
+  );
   const send = (message: ChildMessage) => process.send?.(message);
   try {
     const { parseConfig } = await import("../src/config/config.js");
@@ -68,13 +73,22 @@ async function runChild(): Promise<void> {
       FEISHU_APP_SECRET: setup.feishu?.appSecret,
       DISCORD_BOT_TOKEN: setup.discord?.token,
     };
-    const options = { config, home: setup.home, secret: (name: string) => secrets[name], logger: createLogger({ level: "silent" }) };
+    const options = {
+      config,
+      home: setup.home,
+      secret: (name: string) => secrets[name],
+      logger: createLogger({ level: "silent" }),
+    };
     const adapters = [createTelegramAdapter(options)];
-    if (setup.feishu) adapters.push((await import("../adapters/feishu/index.js")).createFeishuAdapter(options));
-    if (setup.discord) adapters.push((await import("../adapters/discord/index.js")).createDiscordAdapter(options));
+    if (setup.feishu)
+      adapters.push((await import("../adapters/feishu/index.js")).createFeishuAdapter(options));
+    if (setup.discord)
+      adapters.push((await import("../adapters/discord/index.js")).createDiscordAdapter(options));
     const gateway = createGateway({ home: setup.home, config, adapters, logger: options.logger });
     await gateway.start();
-    const connected = adapters.filter((adapter) => adapter.health().state === "connected").map((adapter) => adapter.platform);
+    const connected = adapters
+      .filter((adapter) => adapter.health().state === "connected")
+      .map((adapter) => adapter.platform);
     process.on("message", async (message) => {
       if (message === "rss") {
         (globalThis as { gc?: () => void }).gc?.();
@@ -128,7 +142,12 @@ async function startEmulators(): Promise<Emulators> {
   } catch (error) {
     notes.push(`discord not measured: ${(error as Error).message.split("\n")[0]}`);
   }
-  return { telegram, setup, notes, close: async () => void (await Promise.allSettled(closers.map((close) => close()))) };
+  return {
+    telegram,
+    setup,
+    notes,
+    close: async () => void (await Promise.allSettled(closers.map((close) => close()))),
+  };
 }
 
 async function seedHome(): Promise<string> {
@@ -136,13 +155,19 @@ async function seedHome(): Promise<string> {
   for (let index = 0; index < 40; index += 1) {
     const dir = path.join(home, "skills", `category-${index % 5}`, `skill-${index}`);
     await mkdir(dir, { recursive: true });
-    await writeFile(path.join(dir, "SKILL.md"), `---\nname: skill-${index}\ndescription: Benchmark skill number ${index}\n---\n\nBody ${index}.\n`);
+    await writeFile(
+      path.join(dir, "SKILL.md"),
+      `---\nname: skill-${index}\ndescription: Benchmark skill number ${index}\n---\n\nBody ${index}.\n`,
+    );
   }
   return home;
 }
 
 function startChild(setup: ChildSetup): Promise<{ child: ChildProcess; platforms: string[] }> {
-  const child = fork(import.meta.filename, ["--child"], { execArgv: ["--import", "tsx", "--expose-gc"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const child = fork(import.meta.filename, ["--child"], {
+    execArgv: ["--import", "tsx", "--expose-gc"],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
   child.send(setup);
   return new Promise((resolve, reject) => {
     child.once("message", (message: ChildMessage) => {
@@ -155,7 +180,8 @@ function startChild(setup: ChildSetup): Promise<{ child: ChildProcess; platforms
 
 /** RSS of an empty node process, with or without the tsx loader. */
 function emptyRss(withTsx: boolean): Promise<number> {
-  const code = "gc(); setTimeout(() => { gc(); process.send(process.memoryUsage().rss, () => process.exit(0)); }, 500);";
+  const code =
+    "gc(); setTimeout(() => { gc(); process.send(process.memoryUsage().rss, () => process.exit(0)); }, 500);";
   const args = [...(withTsx ? ["--import", "tsx"] : []), "--expose-gc", "-e", code];
   const child = spawn(process.execPath, args, { stdio: ["ignore", "inherit", "inherit", "ipc"] });
   return new Promise((resolve) => child.once("message", (rss) => resolve(Number(rss))));
@@ -191,30 +217,49 @@ async function drive(emulator: Emulators["telegram"], chats: number, total: numb
     const left = remaining.get(chatId) ?? 0;
     if (left <= 0) return;
     remaining.set(chatId, left - 1);
-    const update = emulator.userSays({ userId: chat, chatId: Number(chatId), chatType: "supergroup", text: "/curator@SkillgateBot status" });
+    const update = emulator.userSays({
+      userId: chat,
+      chatId: Number(chatId),
+      chatType: "supergroup",
+      text: "/curator@SkillgateBot status",
+    });
     askedAt.set((update.message as { message_id: number }).message_id, performance.now());
   };
   const onMessage = (message: import("../test/emulators/telegram.js").SentMessage) => {
     const at = performance.now();
-    const asked = message.reply_to_message_id === undefined ? undefined : askedAt.get(message.reply_to_message_id);
+    const asked =
+      message.reply_to_message_id === undefined ? undefined : askedAt.get(message.reply_to_message_id);
     if (asked === undefined) return;
     latencies.push(at - asked);
-    order.set(message.chat_id, [...(order.get(message.chat_id) ?? []), message.reply_to_message_id as number]);
+    order.set(message.chat_id, [
+      ...(order.get(message.chat_id) ?? []),
+      message.reply_to_message_id as number,
+    ]);
     answered += 1;
     say(Number(message.chat_id) * -1 - 1_000_000_000_000);
     if (answered === perChat * chats) done();
   };
   emulator.on("message", onMessage);
   const started = performance.now();
-  for (let chat = FIRST_USER; chat < FIRST_USER + chats; chat += 1) remaining.set(String(-1_000_000_000_000 - chat), perChat);
-  for (let slot = 0; slot < window; slot += 1) for (let chat = FIRST_USER; chat < FIRST_USER + chats; chat += 1) say(chat);
+  for (let chat = FIRST_USER; chat < FIRST_USER + chats; chat += 1)
+    remaining.set(String(-1_000_000_000_000 - chat), perChat);
+  for (let slot = 0; slot < window; slot += 1)
+    for (let chat = FIRST_USER; chat < FIRST_USER + chats; chat += 1) say(chat);
   const timeout = setTimeout(() => done(), 120_000);
   await finished;
   clearTimeout(timeout);
   const seconds = (performance.now() - started) / 1000;
   emulator.off("message", onMessage);
-  const inOrder = [...order.values()].every((ids) => ids.every((id, index) => index === 0 || id > (ids[index - 1] ?? 0)));
-  return { seconds, answered, expected: perChat * chats, latencies: latencies.sort((a, b) => a - b), inOrder };
+  const inOrder = [...order.values()].every((ids) =>
+    ids.every((id, index) => index === 0 || id > (ids[index - 1] ?? 0)),
+  );
+  return {
+    seconds,
+    answered,
+    expected: perChat * chats,
+    latencies: latencies.sort((a, b) => a - b),
+    inOrder,
+  };
 }
 
 /** Sends `total` commands round-robin over `chats` chats at a fixed `rate` per second (open loop). */
@@ -228,10 +273,14 @@ async function paced(emulator: Emulators["telegram"], chats: number, total: numb
     done = resolve;
   });
   const onMessage = (message: import("../test/emulators/telegram.js").SentMessage) => {
-    const asked = message.reply_to_message_id === undefined ? undefined : askedAt.get(message.reply_to_message_id);
+    const asked =
+      message.reply_to_message_id === undefined ? undefined : askedAt.get(message.reply_to_message_id);
     if (asked === undefined) return;
     latencies.push(performance.now() - asked);
-    order.set(message.chat_id, [...(order.get(message.chat_id) ?? []), message.reply_to_message_id as number]);
+    order.set(message.chat_id, [
+      ...(order.get(message.chat_id) ?? []),
+      message.reply_to_message_id as number,
+    ]);
     answered += 1;
     if (answered === total) done();
   };
@@ -242,14 +291,21 @@ async function paced(emulator: Emulators["telegram"], chats: number, total: numb
     const wait = due - performance.now();
     if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
     const chat = FIRST_USER + (index % chats);
-    const update = emulator.userSays({ userId: chat, chatId: -1_000_000_000_000 - chat, chatType: "supergroup", text: "/curator@SkillgateBot status" });
+    const update = emulator.userSays({
+      userId: chat,
+      chatId: -1_000_000_000_000 - chat,
+      chatType: "supergroup",
+      text: "/curator@SkillgateBot status",
+    });
     askedAt.set((update.message as { message_id: number }).message_id, performance.now());
   }
   const timeout = setTimeout(() => done(), 60_000);
   await finished;
   clearTimeout(timeout);
   emulator.off("message", onMessage);
-  const inOrder = [...order.values()].every((ids) => ids.every((id, index) => index === 0 || id > (ids[index - 1] ?? 0)));
+  const inOrder = [...order.values()].every((ids) =>
+    ids.every((id, index) => index === 0 || id > (ids[index - 1] ?? 0)),
+  );
   return { answered, latencies: latencies.sort((a, b) => a - b), inOrder };
 }
 
@@ -275,15 +331,31 @@ async function runParent(): Promise<void> {
     const throughput = saturated.answered / saturated.seconds;
     const p99 = percentile(steady.latencies, 99);
     const net = idle.rss - loader;
-    console.log(`gateway bench: /curator status from ${CHATS} Telegram group chats through the real gateway + grammy`);
-    console.log(`  throughput        ${throughput.toFixed(0)} commands/s   (${saturated.answered}/${saturated.expected} answered, ${WINDOW} outstanding per chat; target ≥ 300)  ${throughput >= 300 ? "ok" : "MISSED"}`);
-    console.log(`  latency at ${RATE}/s  p50 ${percentile(steady.latencies, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${(steady.latencies.at(-1) ?? Number.NaN).toFixed(1)} ms   (${steady.answered}/${COMMANDS} answered; target p99 ≤ 100)  ${p99 <= 100 ? "ok" : "MISSED"}`);
-    console.log(`  latency saturated p50 ${percentile(saturated.latencies, 50).toFixed(1)} ms, p99 ${percentile(saturated.latencies, 99).toFixed(1)} ms (queueing: ${CHATS * WINDOW} in flight)`);
+    console.log(
+      `gateway bench: /curator status from ${CHATS} Telegram group chats through the real gateway + grammy`,
+    );
+    console.log(
+      `  throughput        ${throughput.toFixed(0)} commands/s   (${saturated.answered}/${saturated.expected} answered, ${WINDOW} outstanding per chat; target ≥ 300)  ${throughput >= 300 ? "ok" : "MISSED"}`,
+    );
+    console.log(
+      `  latency at ${RATE}/s  p50 ${percentile(steady.latencies, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${(steady.latencies.at(-1) ?? Number.NaN).toFixed(1)} ms   (${steady.answered}/${COMMANDS} answered; target p99 ≤ 100)  ${p99 <= 100 ? "ok" : "MISSED"}`,
+    );
+    console.log(
+      `  latency saturated p50 ${percentile(saturated.latencies, 50).toFixed(1)} ms, p99 ${percentile(saturated.latencies, 99).toFixed(1)} ms (queueing: ${CHATS * WINDOW} in flight)`,
+    );
     console.log(`  per-chat order    ${saturated.inOrder && steady.inOrder ? "kept" : "BROKEN"}`);
-    console.log(`  idle RSS          ${mb(idle.rss)} with ${started.platforms.join(" + ")} connected; ${mb(net)} without the tsx loader's ${mb(loader)}   (target ≤ 150 MB)  ${net <= 150 * 1024 * 1024 ? "ok" : "MISSED"}`);
+    console.log(
+      `  idle RSS          ${mb(idle.rss)} with ${started.platforms.join(" + ")} connected; ${mb(net)} without the tsx loader's ${mb(loader)}   (target ≤ 150 MB)  ${net <= 150 * 1024 * 1024 ? "ok" : "MISSED"}`,
+    );
     console.log(`  RSS after load    ${mb(after.rss)}`);
     for (const note of emulators.notes) console.log(`  note: ${note}`);
-    if (saturated.answered !== saturated.expected || steady.answered !== COMMANDS || !saturated.inOrder || !steady.inOrder) process.exitCode = 1;
+    if (
+      saturated.answered !== saturated.expected ||
+      steady.answered !== COMMANDS ||
+      !saturated.inOrder ||
+      !steady.inOrder
+    )
+      process.exitCode = 1;
   } finally {
     if (child?.connected) {
       const exited = new Promise((resolve) => child?.once("exit", resolve));

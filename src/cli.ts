@@ -356,13 +356,13 @@ async function serve(
       console: consoleOnly,
       consoleOptions: { input: io.stdin, output: io.stdout, onEnd: () => shutdown("end of input") },
     });
-    const agent = await loadAgent({ home, config, logger });
+    const agent = await loadAgent(home, config, io.env, logger);
     gateway = createGateway({
       home,
       config,
       adapters,
       logger,
-      agent: agent as Parameters<typeof createGateway>[0]["agent"],
+      agent,
     });
     process.once("SIGTERM", () => shutdown("SIGTERM"));
     process.once("SIGINT", () => shutdown("SIGINT"));

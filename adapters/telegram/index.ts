@@ -152,8 +152,11 @@ class TelegramAdapter implements Adapter {
     try {
       await this.connect();
     } catch (error) {
-      this.state = { state: "stopped", detail: (error as Error).message };
+      this.running = false;
+      this.abort.abort();
+      await this.closeWebhookServer();
       await this.releaseLock();
+      this.state = { state: "stopped", detail: (error as Error).message };
       throw error;
     }
   }

@@ -9,7 +9,7 @@ import { homePaths } from "../config/home.js";
 import { CuratorError } from "../core/errors.js";
 import type { SkillEntry, SkillLibrary } from "../skills/types.js";
 import { emptyRecord, type SkillState, type UsageMap, UsageStore } from "../skills/usage.js";
-import { type ArchiveResult, archiveEntry } from "./archive.js";
+import { type ArchiveResult, archiveMany } from "./archive.js";
 import type { LedgerActor } from "./ledger.js";
 import { loadProvenance, type Provenance } from "./provenance.js";
 import { createSnapshot } from "./snapshot.js";
@@ -122,31 +122,18 @@ export async function applyPlan(plan: CuratorPlan, opts: ApplyOptions): Promise<
 async function applyArchives(archives: PlanAction[], opts: ApplyOptions, now: Date, outcome: ApplyOutcome): Promise<void> {
   const entries = new Map<string, SkillEntry>((await opts.library.all()).map((entry) => [entry.name, entry]));
   const provenance = opts.provenance ?? (await loadProvenance(opts.home, [...entries.values()]));
-  try {
-    for (const action of archives) {
-      const entry = entries.get(action.name);
-      if (!entry) {
-        outcome.failures.push({ name: action.name, error: "no longer on disk" });
-        continue;
-      }
-      try {
-        const result = await archiveEntry(entry, {
-          home: opts.home,
-          config: opts.config,
-          library: opts.library,
-          actor: opts.actor,
-          now,
-          provenance,
-          evidence: { reason: "unused", idle_days: action.idleDays },
-        });
-        outcome.archived.push(result);
-        outcome.transitions.push({ name: action.name, from: action.from ?? "active", to: "archived" });
-        outcome.counts.archived += 1;
-      } catch (error) {
-        outcome.failures.push({ name: action.name, error: (error as Error).message });
-      }
-    }
-  } finally {
-    opts.library.invalidate();
+  const found: { entry: SkillEntry; evidence: Record<string, unknown> }[] = [];
+  const actionOf = new Map(archives.map((action) => [action.name, action]));
+  for (const action of archives) {
+    const entry = entries.get(action.name);
+    if (entry) found.push({ entry, evidence: { reason: "unused", idle_days: action.idleDays } });
+    else outcome.failures.push({ name: action.name, error: "no longer on disk" });
+  }
+  const done = await archiveMany(found, { home: opts.home, config: opts.config, library: opts.library, actor: opts.actor, now, provenance });
+  outcome.failures.push(...done.failures);
+  for (const result of done.archived) {
+    outcome.archived.push(result);
+    outcome.transitions.push({ name: result.name, from: actionOf.get(result.name)?.from ?? "active", to: "archived" });
+    outcome.counts.archived += 1;
   }
 }

@@ -11,7 +11,7 @@ import { homePaths } from "../config/home.js";
 import { CuratorError } from "../core/errors.js";
 import { isoTimestamp, readTextIfExists } from "../core/fsutil.js";
 import type { SkillEntry, SkillLibrary } from "../skills/types.js";
-import { emptyRecord, UsageStore } from "../skills/usage.js";
+import { emptyRecord, type UsageMap, UsageStore } from "../skills/usage.js";
 import { type LedgerActor, withLedger } from "./ledger.js";
 import { addSuppressed, classify, frontmatterName, loadProvenance, type Provenance, removeSuppressed } from "./provenance.js";
 
@@ -33,6 +33,12 @@ export interface MoveOptions {
   provenance?: Provenance;
   /** Extra ledger evidence (e.g. `absorbed_into` from the consolidation pass). */
   evidence?: Record<string, unknown>;
+}
+
+/** Internal knobs of `archiveEntry` for batches: a fresh usage read to check pins against, and deferral of the record update. */
+interface BatchKnobs {
+  usage?: UsageMap;
+  deferUsage?: boolean;
 }
 
 /** One archived skill package under `.archive/`. */
@@ -150,12 +156,12 @@ export function archiveRefusal(
  * Archives a live skill entry (the caller found it). Refusals throw `CuratorError`. The move, the usage
  * record (state archived, archived_at) and the suppression list change inside one ledger entry.
  */
-export async function archiveEntry(entry: SkillEntry, opts: MoveOptions): Promise<ArchiveResult> {
+export async function archiveEntry(entry: SkillEntry, opts: MoveOptions, knobs: BatchKnobs = {}): Promise<ArchiveResult> {
   const paths = homePaths(opts.home);
   const now = opts.now ?? new Date();
   const provenance = opts.provenance ?? (await loadProvenance(opts.home, [entry]));
   const store = new UsageStore(paths.skills);
-  const pinned = (await store.read())[entry.name]?.pinned === true;
+  const pinned = (knobs.usage ?? (await store.read()))[entry.name]?.pinned === true;
   const refusal = archiveRefusal(entry, provenance, opts.config, pinned, opts.commandPrefix ?? terminalPrefix);
   if (refusal) throw refuse(refusal);
   assertSafeName(entry.relPath, "skill path");
@@ -173,16 +179,52 @@ export async function archiveEntry(entry: SkillEntry, opts: MoveOptions): Promis
     },
     async () => {
       await moveDir(entry.dir, dest);
-      await store.update((records) => {
-        const record = records[entry.name] ?? emptyRecord();
-        record.state = "archived";
-        record.archived_at = isoTimestamp(now);
-        records[entry.name] = record;
-      });
+      if (!knobs.deferUsage) await store.update((records) => markArchived(records, entry.name, now));
       if (provenance.bundled.has(entry.name)) await addSuppressed(opts.home, entry.name);
     },
   );
   return { name: entry.name, from: entry.relPath, archivedAs, dest };
+}
+
+function markArchived(records: UsageMap, name: string, now: Date): void {
+  const record = records[name] ?? emptyRecord();
+  record.state = "archived";
+  record.archived_at = isoTimestamp(now);
+  records[name] = record;
+}
+
+/**
+ * Archives many live entries (the automatic pass, `prune`): each move is ledgered on its own, while the
+ * usage records are read once for the pin check and updated in one write at the end — even when some
+ * archives fail — so a large run stays linear. Failures are collected, not thrown.
+ */
+export async function archiveMany(
+  entries: { entry: SkillEntry; evidence?: Record<string, unknown> }[],
+  opts: MoveOptions,
+): Promise<{ archived: ArchiveResult[]; failures: { name: string; error: string }[] }> {
+  const store = new UsageStore(homePaths(opts.home).skills);
+  const usage = await store.read();
+  const now = opts.now ?? new Date();
+  const archived: ArchiveResult[] = [];
+  const failures: { name: string; error: string }[] = [];
+  try {
+    for (const { entry, evidence } of entries) {
+      try {
+        const options = { ...opts, now, evidence: { ...(opts.evidence ?? {}), ...(evidence ?? {}) } };
+        archived.push(await archiveEntry(entry, options, { usage, deferUsage: true }));
+      } catch (error) {
+        failures.push({ name: entry.name, error: (error as Error).message });
+      }
+    }
+  } finally {
+    if (archived.length > 0) {
+      await store.update((records) => {
+        for (const result of archived) markArchived(records, result.name, now);
+      });
+    }
+    opts.library.invalidate();
+  }
+  return { archived, failures };
 }
 
 /** Archives the skill called `name`: finds it, refuses what the reference refuses, moves it, ledgers it. */

@@ -18,7 +18,7 @@ import {
   type UsageRecord,
   UsageStore,
 } from "../skills/usage.js";
-import { type ArchiveResult, archiveEntry, assertSafeName, type CommandPrefix, terminalPrefix } from "./archive.js";
+import { type ArchiveResult, archiveMany, assertSafeName, type CommandPrefix, terminalPrefix } from "./archive.js";
 import { readCronRefs } from "./cron.js";
 import { activityAnchor, type CuratedRow, curatedRows, idleDays, isCronReferenced } from "./plan.js";
 import { classify, loadProvenance, type Provenance, readCreatedByKeys } from "./provenance.js";
@@ -346,29 +346,8 @@ export async function archiveCandidates(
   candidates: PruneCandidate[],
 ): Promise<{ archived: ArchiveResult[]; failures: { name: string; error: string }[] }> {
   const provenance = await loadProvenance(ctx.home, candidates.map((candidate) => candidate.entry));
-  const archived: ArchiveResult[] = [];
-  const failures: { name: string; error: string }[] = [];
-  try {
-    for (const candidate of candidates) {
-      try {
-        archived.push(
-          await archiveEntry(candidate.entry, {
-            home: ctx.home,
-            config: ctx.config,
-            library: ctx.library,
-            actor: "user",
-            now: ctx.now,
-            provenance,
-            commandPrefix: ctx.commandPrefix,
-            evidence: { reason: "prune", idle_days: candidate.idleDays },
-          }),
-        );
-      } catch (error) {
-        failures.push({ name: candidate.name, error: (error as Error).message });
-      }
-    }
-  } finally {
-    ctx.library.invalidate();
-  }
-  return { archived, failures };
+  return archiveMany(
+    candidates.map((candidate) => ({ entry: candidate.entry, evidence: { reason: "prune", idle_days: candidate.idleDays } })),
+    { home: ctx.home, config: ctx.config, library: ctx.library, actor: "user", now: ctx.now, provenance, commandPrefix: ctx.commandPrefix },
+  );
 }

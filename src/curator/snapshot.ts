@@ -4,10 +4,10 @@
  * from disk to a tmp file and renamed into place, so memory stays flat whatever the library size, and a
  * snapshot directory without `skills.tar.gz` is an unfinished one that listings ignore and pruning removes.
  */
-import { promises as fs } from "node:fs";
+import { createWriteStream, promises as fs } from "node:fs";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
-import { c as tarCreate } from "tar";
+import { Pack } from "tar";
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
 import { CuratorError } from "../core/errors.js";
@@ -177,28 +177,8 @@ interface WriteSnapshotInput {
 async function writeSnapshot(input: WriteSnapshotInput): Promise<void> {
   const entries = (await fs.readdir(input.skills)).filter(isLibraryEntry).sort();
   const tmpArchive = path.join(input.dir, `${SNAPSHOT_ARCHIVE}.partial`);
-  let skillFiles = 0;
-  const links: RecordedLink[] = [];
   await hook("snapshot:before-tar");
-  if (entries.length === 0) await fs.writeFile(tmpArchive, gzipSync(Buffer.alloc(1024)));
-  else
-    await tarCreate(
-      {
-        file: tmpArchive,
-        cwd: input.skills,
-        gzip: true,
-        portable: true,
-        follow: false,
-        noDirRecurse: false,
-        onWriteEntry: (entry) => {
-          const rel = entry.path.replace(/\/$/, "");
-          if (entry.type === "File" && path.posix.basename(rel) === "SKILL.md") skillFiles++;
-          if (entry.type === "SymbolicLink" && entry.linkpath !== undefined)
-            links.push({ path: rel, target: entry.linkpath });
-        },
-      },
-      entries,
-    );
+  const { skillFiles, links } = await streamArchive(input.skills, entries, tmpArchive);
   await hook("snapshot:after-tar");
   const cron = await copyCronJobs(input.cronJobs, path.join(input.dir, "cron-jobs.json"));
   const manifest: SnapshotManifest = {
@@ -214,6 +194,79 @@ async function writeSnapshot(input: WriteSnapshotInput): Promise<void> {
   await atomicWriteFile(path.join(input.dir, "manifest.json"), stableJson(manifest));
   await hook("snapshot:before-commit");
   await fs.rename(tmpArchive, path.join(input.dir, SNAPSHOT_ARCHIVE));
+}
+
+/** Members added to the packer but not yet turned into entries; the walk pauses above this. */
+const MAX_QUEUED_MEMBERS = 256;
+
+/** Walks `entries` (relative to `root`) depth-first in a stable order, yielding every path; never follows links. */
+async function* walkTree(root: string, entries: string[]): AsyncGenerator<string> {
+  for (const entry of entries) {
+    yield entry;
+    const stat = await fs.lstat(path.join(root, entry)).catch(() => undefined);
+    if (!stat?.isDirectory()) continue;
+    const children = (await fs.readdir(path.join(root, entry)).catch(() => [] as string[])).sort();
+    yield* walkTree(root, children.map((child) => `${entry}/${child}`));
+  }
+}
+
+/**
+ * Streams a gzipped tar of `entries` to `dest`. We walk the tree ourselves and feed the packer with
+ * backpressure (at most `MAX_QUEUED_MEMBERS` ahead of it) and without its stat cache, so memory stays
+ * flat however large the library is. Counts SKILL.md files and records symlinks on the way.
+ */
+async function streamArchive(root: string, entries: string[], dest: string): Promise<{ skillFiles: number; links: RecordedLink[] }> {
+  let skillFiles = 0;
+  const links: RecordedLink[] = [];
+  if (entries.length === 0) {
+    await fs.writeFile(dest, gzipSync(Buffer.alloc(1024)));
+    return { skillFiles, links };
+  }
+  let added = 0;
+  let created = 0;
+  let wake: (() => void) | undefined;
+  const noCache = { get: () => undefined, set: () => noCache, has: () => false } as unknown as Map<string, import("node:fs").Stats>;
+  const pack = new Pack({
+    cwd: root,
+    gzip: true,
+    portable: true,
+    follow: false,
+    noDirRecurse: true,
+    statCache: noCache,
+    onWriteEntry: (entry) => {
+      created++;
+      const rel = entry.path.replace(/\/$/, "");
+      if (entry.type === "File" && path.posix.basename(rel) === "SKILL.md") skillFiles++;
+      if (entry.type === "SymbolicLink" && entry.linkpath !== undefined) links.push({ path: rel, target: entry.linkpath });
+      if (wake && added - created <= MAX_QUEUED_MEMBERS / 4) {
+        wake();
+        wake = undefined;
+      }
+    },
+  });
+  const out = createWriteStream(dest, { mode: 0o644 });
+  const written = new Promise<void>((resolve, reject) => {
+    out.on("close", resolve);
+    out.on("error", reject);
+    pack.on("error", (error: Error) => {
+      out.destroy();
+      reject(error);
+    });
+  });
+  pack.pipe(out);
+  try {
+    for await (const member of walkTree(root, entries)) {
+      pack.add(member);
+      added++;
+      if (added - created > MAX_QUEUED_MEMBERS) await new Promise<void>((resolve) => (wake = resolve));
+    }
+    pack.end();
+  } catch (error) {
+    out.destroy();
+    throw error;
+  }
+  await written;
+  return { skillFiles, links };
 }
 
 /** Copies `cron/jobs.json` (raw bytes, even when it is not valid JSON) and describes the outcome. */

@@ -156,8 +156,16 @@ class GatewayImpl implements Gateway {
     if (this.state !== "running") return;
     const health = this.options.config.gateway.health;
     if (health.enabled) {
-      this.health = await startHealthServer(health.port, () => healthReport(this.options.adapters));
-      this.logger.info({ url: this.health.url }, "gateway: health endpoint listening");
+      try {
+        this.health = await startHealthServer(health.port, () => healthReport(this.options.adapters));
+        this.logger.info({ url: this.health.url }, "gateway: health endpoint listening");
+      } catch (error) {
+        // Chat keeps working; a supervisor probing /healthz will notice the missing endpoint.
+        this.logger.error(
+          { err: error, port: health.port },
+          "gateway: /healthz could not listen (set gateway.health.port to a free port)",
+        );
+      }
     }
     this.maintenance.start(this.options.config.gateway.maintenance.checkMinutes * 60_000);
   }

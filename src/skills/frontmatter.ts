@@ -39,7 +39,7 @@ export function parseFrontmatterBlock(block: string): { frontmatter: Record<stri
   if (fast !== undefined) return { frontmatter: fast };
   let document: unknown;
   try {
-    document = YAML.parse(block);
+    document = YAML.parse(block, { logLevel: "error" });
   } catch (error) {
     return { frontmatter: lineFallback(block), error: firstLine(error) };
   }

@@ -4,9 +4,10 @@
  * `.usage.json.lock`, so bumps from several processes never lose a count. A corrupt file is moved aside
  * (`.usage.json.corrupt-<timestamp>`) and read as empty, never silently overwritten in place.
  */
+import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { atomicWriteFile, isoTimestamp, readTextIfExists, stableJson, withLock } from "../core/fsutil.js";
+import { atomicWriteFile, isoTimestamp, LockBusyError, processAlive, readTextIfExists, stableJson } from "../core/fsutil.js";
 
 /** Lifecycle state of a skill. */
 export type SkillState = "active" | "stale" | "archived";
@@ -100,6 +101,85 @@ export function parseTimestamp(value: string): number | undefined {
   return Number.isNaN(ms) ? undefined : ms;
 }
 
+/** A lock file whose holder wrote nothing parseable is taken over only after this long (ms). */
+const MALFORMED_LOCK_GRACE_MS = 5_000;
+/** Any lock older than this is stale (ms), as in `acquireLock`. */
+const STALE_LOCK_MS = 3_600_000;
+
+async function readLockHolder(file: string): Promise<{ pid?: number; token?: string; ageMs: number } | undefined> {
+  try {
+    const [text, stat] = await Promise.all([fs.readFile(file, "utf8"), fs.stat(file)]);
+    const [pidText, token] = text.trim().split(/\s+/);
+    const pid = Number(pidText);
+    return { pid: Number.isInteger(pid) && pid > 0 ? pid : undefined, token: token || undefined, ageMs: Date.now() - stat.mtimeMs };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Takes `file` as a lock in the same format as `acquireLock` (`<pid> <token>`), but the file appears with
+ * its content already in it (written to a temp file, then hard-linked into place), so no other process
+ * can ever read it half-written and mistake it for a dead holder's. A holder that is dead, a malformed
+ * lock older than a few seconds, or any lock older than an hour is taken over.
+ */
+async function lockUsageFile(file: string, waitMs: number): Promise<() => Promise<void>> {
+  const token = randomBytes(8).toString("hex");
+  const tmp = `${file}.${process.pid}.${token}.tmp`;
+  await fs.writeFile(tmp, `${process.pid} ${token}\n`, { mode: 0o644 });
+  const deadline = Date.now() + waitMs;
+  let delay = 1;
+  try {
+    for (;;) {
+      try {
+        await fs.link(tmp, file);
+        return async () => {
+          const holder = await readLockHolder(file);
+          if (holder?.token === token) await fs.rm(file, { force: true });
+        };
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      }
+      const holder = await readLockHolder(file);
+      if (holder) {
+        const dead = holder.pid !== undefined && holder.pid !== process.pid && !processAlive(holder.pid);
+        const malformed = holder.pid === undefined || holder.token === undefined;
+        if (dead || (malformed && holder.ageMs > MALFORMED_LOCK_GRACE_MS) || holder.ageMs > STALE_LOCK_MS) {
+          await takeOver(file, holder.token, token);
+          continue;
+        }
+      }
+      if (Date.now() >= deadline) throw new LockBusyError(file, holder?.pid);
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      delay = Math.min(delay * 2, 25);
+    }
+  } finally {
+    await fs.rm(tmp, { force: true });
+  }
+}
+
+async function takeOver(file: string, staleToken: string | undefined, ourToken: string): Promise<void> {
+  const aside = `${file}.stale-${ourToken}`;
+  try {
+    await fs.rename(file, aside);
+    const moved = await readLockHolder(aside);
+    // Someone re-took the lock between our read and the rename: put theirs back.
+    if (moved && moved.token !== staleToken) await fs.link(aside, file).catch(() => undefined);
+    await fs.rm(aside, { force: true });
+  } catch {
+    // Another process took it over first; the caller retries.
+  }
+}
+
+async function withUsageLock<T>(file: string, fn: () => Promise<T>, waitMs = 10_000): Promise<T> {
+  const release = await lockUsageFile(file, waitMs);
+  try {
+    return await fn();
+  } finally {
+    await release();
+  }
+}
+
 /** Reads, locks and atomically rewrites `.usage.json`. One instance per skills directory. */
 export class UsageStore {
   readonly file: string;
@@ -118,7 +198,7 @@ export class UsageStore {
     if (text === undefined) return {};
     const parsed = this.parse(text);
     if (parsed !== undefined) return parsed;
-    return withLock(this.lockFile, async () => {
+    return withUsageLock(this.lockFile, async () => {
       // Re-check under the lock: another process may have repaired or replaced it meanwhile.
       const again = await readTextIfExists(this.file);
       if (again === undefined) return {};
@@ -134,7 +214,7 @@ export class UsageStore {
    * `mutate` returns. Nothing is written when `mutate` throws.
    */
   async update<T>(mutate: (records: UsageMap) => T | Promise<T>): Promise<T> {
-    return withLock(this.lockFile, async () => {
+    return withUsageLock(this.lockFile, async () => {
       const text = await readTextIfExists(this.file);
       let records: UsageMap = {};
       if (text !== undefined) {
@@ -145,11 +225,12 @@ export class UsageStore {
       const result = await mutate(records);
       await atomicWriteFile(this.file, stableJson(records));
       return result;
-    }, { waitMs: 60_000 });
+    }, 60_000);
   }
 
   /** Counts one use, view or patch of `name` at `now`. */
   async bump(name: string, kind: UsageKind, now: Date = new Date()): Promise<void> {
+    if (name === "") return;
     const stamp = isoTimestamp(now);
     await this.update((records) => {
       const record = records[name] ?? emptyRecord(stamp);
@@ -164,6 +245,32 @@ export class UsageStore {
         record.last_patched_at = stamp;
       }
       records[name] = record;
+    });
+  }
+
+  /**
+   * Sets a skill's lifecycle state: `archived` stamps `archived_at`, `active` clears it, `stale` leaves it.
+   * An unknown state or an empty name is a no-op (returns false). Whether a skill may get lifecycle
+   * writes at all (bundled, hub, external) is the caller's decision.
+   */
+  async setState(name: string, state: string, now: Date = new Date()): Promise<boolean> {
+    if (name === "" || !["active", "stale", "archived"].includes(state)) return false;
+    await this.update((records) => {
+      const record = records[name] ?? emptyRecord(isoTimestamp(now));
+      record.state = state as SkillState;
+      if (state === "archived") record.archived_at = isoTimestamp(now);
+      else if (state === "active") record.archived_at = null;
+      records[name] = record;
+    });
+    return true;
+  }
+
+  /** Deletes a skill's record; returns whether there was one. */
+  async forget(name: string): Promise<boolean> {
+    return this.update((records) => {
+      if (!Object.hasOwn(records, name)) return false;
+      delete records[name];
+      return true;
     });
   }
 

@@ -121,7 +121,10 @@ export async function viewSkill(ctx: ViewContext, rawName: string, options: View
     const matches = candidates.map((candidate) => (candidate.root.kind === "local" ? relativeLabel(candidate) : path.join(candidate.root.dir, relativeLabel(candidate))));
     return failure(
       `Ambiguous skill name '${rawName}': ${candidates.length} skills match across your local skills dir and external_dirs. Refusing to guess — load one explicitly by its categorized path.`,
-      { matches, hint: `Load one of the matches by its path, e.g. skill_view('${relativeLabel(candidates[0] as Candidate)}'), or rename one of them.` },
+      {
+        matches,
+        hint: `Load one of the matches by its categorized path, e.g. skill_view('${relativeLabel(candidates.find((item) => item.root.kind === "local") ?? (candidates[0] as Candidate))}'), or rename one of them so the names are unique.`,
+      },
     );
   }
   const candidate = candidates[0];

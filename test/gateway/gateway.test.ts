@@ -1,4 +1,6 @@
 import { promises as fs } from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createMockAdapter } from "../../adapters/mock/index.js";
@@ -269,6 +271,21 @@ describe("service", () => {
     expect((await fetch(url.replace("/healthz", "/other"))).status).toBe(404);
     await gateway.stop();
     await expect(fetch(url)).rejects.toThrow();
+  });
+
+  it("keeps chatting when the health port is taken", async () => {
+    const blocker = http.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
+    const port = (blocker.address() as AddressInfo).port;
+    try {
+      const config = await writeConfig(home, { gateway: gatewayDoc({ health: { port } }) });
+      const { gateway, mock } = await startGateway({ home, config });
+      expect(gateway.healthUrl).toBeUndefined();
+      await mock.shouldReply("/whoami", "mock:reader", { user: "reader" });
+      await gateway.stop();
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
+    }
   });
 
   it("drains an in-flight command before stopping the adapters", async () => {

@@ -107,6 +107,23 @@ describe("telegram adapter: inbound", () => {
     expect(forged.status).toBe(401);
   });
 
+  it("a refused setWebhook fails start and frees the port and the lock", async () => {
+    const { emulator, home } = await setup();
+    const port = await freePort();
+    const webhook = { url: `http://127.0.0.1:${port}/hook`, port, secret: "abc" };
+    const config = emulatorConfig(emulator, { telegram: { mode: "webhook", webhook } });
+    emulator.failNext("setWebhook", {
+      error_code: 400,
+      description: "Bad Request: bad webhook: HTTPS url must be provided for webhook",
+    });
+    const first = adapterFor(emulator, home, { config });
+    await expect(first.adapter.start(first.sink)).rejects.toThrow(/bad webhook/);
+    expect(first.adapter.health().state).toBe("stopped");
+    const second = adapterFor(emulator, home, { config });
+    await track(second.adapter).start(second.sink);
+    expect(second.adapter.health().state).toBe("connected");
+  });
+
   it("refuses webhook mode without a secret", async () => {
     const { emulator, home } = await setup();
     const config = emulatorConfig(emulator, {

@@ -44,7 +44,9 @@ describe("telegram command menu", () => {
         }
         for (const attempt of fallbackMenus({ commands, registryCount })) {
           expect(attempt.length).toBeGreaterThan(0);
-          expect(attempt.slice(0, registryCount)).toEqual(commands.slice(0, Math.min(registryCount, attempt.length)));
+          expect(attempt.slice(0, registryCount)).toEqual(
+            commands.slice(0, Math.min(registryCount, attempt.length)),
+          );
         }
       }),
       { numRuns: 200 },
