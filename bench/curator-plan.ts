@@ -3,7 +3,7 @@
  * managed, with a spread of idle times so one run marks ~20 % stale, archives ~5 % and reactivates
  * ~5 %. Reports: the read phase (library scan, usage, provenance, cron), the pure `plan`, `applyPlan`
  * (ledger on, snapshot off — the snapshot has its own bench) and a whole `runCurator` on a fresh copy.
- * Run: `node --import tsx bench/curator-plan.ts [count…]`.
+ * Run: `node --import tsx bench/curator-plan.ts [count…]`; `BENCH_LEDGER=off` measures without the ledger.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -21,7 +21,10 @@ import { buildSyntheticLibrary } from "./synthetic.js";
 
 const DAY = 86_400_000;
 const NOW = new Date("2026-06-01T12:00:00Z");
-const config = parseConfig({ curator: { backup: { enabled: false } } });
+const config = parseConfig({
+  curator: { backup: { enabled: false } },
+  skills: { ledger: process.env.BENCH_LEDGER !== "off" },
+});
 
 /** Usage for every skill: mostly fresh, 20 % idle 30–89 d, 5 % idle 90+ d, 5 % stale but used lately. */
 async function writeUsage(home: string): Promise<void> {
@@ -67,10 +70,23 @@ async function measure(count: number): Promise<void> {
     });
     const [curatorPlan, planMs] = await timed(() => plan(input));
     const [outcome, applyMs] = await timed(() =>
-      applyPlan(curatorPlan, { home, config, library, actor: "curator", dryRun: false, provenance: input.provenance }),
+      applyPlan(curatorPlan, {
+        home,
+        config,
+        library,
+        actor: "curator",
+        dryRun: false,
+        provenance: input.provenance,
+      }),
     );
     const [result, runMs] = await timed(() =>
-      runCurator({ home: second, config, library: openLibrary(second, config, { watch: false }), trigger: "manual", now: NOW }),
+      runCurator({
+        home: second,
+        config,
+        library: openLibrary(second, config, { watch: false }),
+        trigger: "manual",
+        now: NOW,
+      }),
     );
     const c = outcome.counts;
     console.log(
@@ -84,5 +100,8 @@ async function measure(count: number): Promise<void> {
   }
 }
 
-const counts = process.argv.slice(2).map(Number).filter((n) => n > 0);
+const counts = process.argv
+  .slice(2)
+  .map(Number)
+  .filter((n) => n > 0);
 for (const count of counts.length > 0 ? counts : [1000, 10_000]) await measure(count);

@@ -19,7 +19,10 @@ import { buildSyntheticLibrary } from "./synthetic.js";
 const repo = path.resolve(import.meta.dirname, "..");
 const cli = path.join(repo, "dist", "src", "cli.js");
 const libraryJs = path.join(repo, "dist", "src", "skills", "library.js");
-const sizes = process.argv.slice(2).map(Number).filter((value) => value > 0);
+const sizes = process.argv
+  .slice(2)
+  .map(Number)
+  .filter((value) => value > 0);
 
 function best(runs: number, fn: () => number): number {
   let result = Number.POSITIVE_INFINITY;
@@ -63,7 +66,8 @@ function processTime(args: string[], expectCount?: number): number {
     if (result.status !== 0) throw new Error(`${args.join(" ")} failed: ${result.stderr}`);
     if (expectCount !== undefined) {
       const count = (JSON.parse(result.stdout) as { count?: number }).count;
-      if (count !== expectCount) throw new Error(`expected ${expectCount} skills, the process listed ${count}`);
+      if (count !== expectCount)
+        throw new Error(`expected ${expectCount} skills, the process listed ${count}`);
     }
     return elapsed;
   });
@@ -86,7 +90,11 @@ async function warm(home: string, count: number): Promise<{ cold: number; median
   }
   library.close?.();
   samples.sort((a, b) => a - b);
-  return { cold, median: samples[Math.floor(samples.length / 2)] as number, max: samples[samples.length - 1] as number };
+  return {
+    cold,
+    median: samples[Math.floor(samples.length / 2)] as number,
+    max: samples[samples.length - 1] as number,
+  };
 }
 
 function ensureBuilt(): void {
@@ -101,7 +109,9 @@ async function main(): Promise<void> {
   ensureBuilt();
   const startup = processTime(["-e", "0"]);
   const libraryScript = `const {openLibrary}=await import(${JSON.stringify(libraryJs)});const {parseConfig}=await import(${JSON.stringify(path.join(repo, "dist", "src", "config", "config.js"))});const r=await openLibrary(process.argv[1],parseConfig({}),{watch:false}).list();process.stdout.write(JSON.stringify(r));`;
-  console.log(`Node start-up (node -e 0): ${ms(startup)}; CLI ${existsSync(cli) ? "found" : "not built"} at dist/src/cli.js`);
+  console.log(
+    `Node start-up (node -e 0): ${ms(startup)}; CLI ${existsSync(cli) ? "found" : "not built"} at dist/src/cli.js`,
+  );
   for (const count of sizes.length > 0 ? sizes : [1000, 10000]) {
     const home = mkdtempSync(path.join(os.tmpdir(), `skillgate-bench-${count}-`));
     try {
@@ -123,11 +133,18 @@ async function main(): Promise<void> {
       console.log(`\n${count} skills (${files.length} SKILL.md files)`);
       console.log(`  floor (first 4 KB of every SKILL.md): ${ms(floorMs)}`);
       console.log(`  target for a fresh process (2 × floor + start-up): ${ms(target)}`);
-      if (cliMs !== undefined) console.log(`  fresh process, skillgate skills list --json: ${ms(cliMs)} ${cliMs <= target ? "(meets target)" : "(over target)"}`);
+      if (cliMs !== undefined)
+        console.log(
+          `  fresh process, skillgate skills list --json: ${ms(cliMs)} ${cliMs <= target ? "(meets target)" : "(over target)"}`,
+        );
       else console.log(`  fresh process, skillgate skills list --json: not measured — ${cliProblem}`);
-      console.log(`  fresh process, library only (node -e + list): ${ms(libraryMs)} ${libraryMs <= target ? "(meets target)" : "(over target)"}`);
+      console.log(
+        `  fresh process, library only (node -e + list): ${ms(libraryMs)} ${libraryMs <= target ? "(meets target)" : "(over target)"}`,
+      );
       console.log(`  in-process cold list: ${ms(inProcess.cold)}`);
-      console.log(`  warm in-process list (+JSON): median ${ms(inProcess.median)}, max ${ms(inProcess.max)} ${inProcess.max <= 20 ? "(meets ≤ 20 ms)" : "(over 20 ms)"}`);
+      console.log(
+        `  warm in-process list (+JSON): median ${ms(inProcess.median)}, max ${ms(inProcess.max)} ${inProcess.max <= 20 ? "(meets ≤ 20 ms)" : "(over 20 ms)"}`,
+      );
     } finally {
       rmSync(home, { recursive: true, force: true });
     }

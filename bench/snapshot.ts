@@ -33,13 +33,19 @@ async function child(mode: string, home: string): Promise<void> {
     const newest = (await listSnapshots(home))[0];
     await rollbackToSnapshot({ home, config, id: newest?.id });
   }
-  const figures: ChildFigures = { ms: performance.now() - started, maxRssMb: process.resourceUsage().maxRSS / 1024, archiveBytes };
+  const figures: ChildFigures = {
+    ms: performance.now() - started,
+    maxRssMb: process.resourceUsage().maxRSS / 1024,
+    archiveBytes,
+  };
   process.stdout.write(`${JSON.stringify(figures)}\n`);
 }
 
 function runChild(mode: string, home: string): ChildFigures {
   const self = fileURLToPath(import.meta.url);
-  const result = spawnSync(process.execPath, ["--import", "tsx", self, "--child", mode, home], { encoding: "utf8" });
+  const result = spawnSync(process.execPath, ["--import", "tsx", self, "--child", mode, home], {
+    encoding: "utf8",
+  });
   if (result.status !== 0) throw new Error(`${mode} child failed: ${result.stderr}`);
   const line = result.stdout.trim().split("\n").pop() ?? "{}";
   return JSON.parse(line) as ChildFigures;
@@ -64,18 +70,24 @@ async function main(): Promise<void> {
     // Warm the page cache once so both contenders read from memory.
     gnuTar(skills, tarOut);
     const gnuMs = gnuTar(skills, tarOut);
-    console.log(`GNU tar czf:          ${gnuMs.toFixed(0)} ms  (${(statSync(tarOut).size / 1024).toFixed(0)} KB)`);
+    console.log(
+      `GNU tar czf:          ${gnuMs.toFixed(0)} ms  (${(statSync(tarOut).size / 1024).toFixed(0)} KB)`,
+    );
     rmSync(tarOut);
     const snap = runChild("snapshot", home);
     console.log(
       `skillgate snapshot:   ${snap.ms.toFixed(0)} ms  (${((snap.archiveBytes ?? 0) / 1024).toFixed(0)} KB), peak RSS ${snap.maxRssMb.toFixed(0)} MB`,
     );
     const rollback = runChild("rollback", home);
-    console.log(`skillgate rollback:   ${rollback.ms.toFixed(0)} ms (incl. safety snapshot), peak RSS ${rollback.maxRssMb.toFixed(0)} MB`);
+    console.log(
+      `skillgate rollback:   ${rollback.ms.toFixed(0)} ms (incl. safety snapshot), peak RSS ${rollback.maxRssMb.toFixed(0)} MB`,
+    );
     const ratio = snap.ms / gnuMs;
     const verdict = (ok: boolean) => (ok ? "ok" : "MISSED");
     console.log(`snapshot / GNU tar:   ${ratio.toFixed(2)}×  (target ≤ 1.5×: ${verdict(ratio <= 1.5)})`);
-    console.log(`peak RSS:             ${Math.max(snap.maxRssMb, rollback.maxRssMb).toFixed(0)} MB (target ≤ 200 MB: ${verdict(Math.max(snap.maxRssMb, rollback.maxRssMb) <= 200)})`);
+    console.log(
+      `peak RSS:             ${Math.max(snap.maxRssMb, rollback.maxRssMb).toFixed(0)} MB (target ≤ 200 MB: ${verdict(Math.max(snap.maxRssMb, rollback.maxRssMb) <= 200)})`,
+    );
   } finally {
     rmSync(base, { recursive: true, force: true });
   }

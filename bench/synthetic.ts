@@ -7,14 +7,63 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
 const WORDS = [
-  "parse", "render", "deploy", "review", "extract", "summarise", "convert", "monitor", "schedule", "index",
-  "pdf", "kubernetes", "invoice", "postgres", "calendar", "slides", "spreadsheet", "email", "docker", "api",
-  "report", "image", "audio", "backup", "metrics", "release", "changelog", "search", "translate", "notes",
+  "parse",
+  "render",
+  "deploy",
+  "review",
+  "extract",
+  "summarise",
+  "convert",
+  "monitor",
+  "schedule",
+  "index",
+  "pdf",
+  "kubernetes",
+  "invoice",
+  "postgres",
+  "calendar",
+  "slides",
+  "spreadsheet",
+  "email",
+  "docker",
+  "api",
+  "report",
+  "image",
+  "audio",
+  "backup",
+  "metrics",
+  "release",
+  "changelog",
+  "search",
+  "translate",
+  "notes",
 ];
 const CATEGORIES = [
-  "devops", "data", "documents", "research", "writing", "productivity", "mlops", "security", "media",
-  "finance", "communication", "software-development", "databases", "cloud", "design", "automation",
-  "analytics", "education", "health", "legal", "marketing", "ops", "testing", "web", "mobile",
+  "devops",
+  "data",
+  "documents",
+  "research",
+  "writing",
+  "productivity",
+  "mlops",
+  "security",
+  "media",
+  "finance",
+  "communication",
+  "software-development",
+  "databases",
+  "cloud",
+  "design",
+  "automation",
+  "analytics",
+  "education",
+  "health",
+  "legal",
+  "marketing",
+  "ops",
+  "testing",
+  "web",
+  "mobile",
 ];
 
 function pick<T>(list: readonly T[], seed: number): T {
@@ -23,7 +72,7 @@ function pick<T>(list: readonly T[], seed: number): T {
 
 function sentence(seed: number, words: number): string {
   const out: string[] = [];
-  for (let i = 0; i < words; i++) out.push(pick(WORDS, seed * 7 + i * 13 + (i * i) % 11));
+  for (let i = 0; i < words; i++) out.push(pick(WORDS, seed * 7 + i * 13 + ((i * i) % 11)));
   return out.join(" ");
 }
 
@@ -39,7 +88,11 @@ function skillMarkdown(index: number, name: string): string {
   ];
   if (index % 17 === 0) lines.push("platforms: [linux, macos]");
   if (index % 23 === 0) {
-    lines.push("required_environment_variables:", `  - name: ${name.toUpperCase().replace(/-/g, "_")}_TOKEN`, "    prompt: API token");
+    lines.push(
+      "required_environment_variables:",
+      `  - name: ${name.toUpperCase().replace(/-/g, "_")}_TOKEN`,
+      "    prompt: API token",
+    );
   }
   lines.push(
     "metadata:",
@@ -55,7 +108,13 @@ function skillMarkdown(index: number, name: string): string {
   for (let s = 0; s < sections; s++) {
     lines.push(`## Step ${s + 1}: ${sentence(index + s, 4)}`, "");
     for (let p = 0; p < 3; p++) lines.push(`${sentence(index * 3 + s * 5 + p, 24)}.`);
-    lines.push("", "```bash", `${pick(WORDS, index + s)} --input data/${pick(WORDS, s)}.json --verbose`, "```", "");
+    lines.push(
+      "",
+      "```bash",
+      `${pick(WORDS, index + s)} --input data/${pick(WORDS, s)}.json --verbose`,
+      "```",
+      "",
+    );
   }
   return `${lines.join("\n")}\n`;
 }

@@ -9,7 +9,12 @@ import { errorReply, type Reply, type ReplyBlock, reply, textReply } from "../sr
 import { findEntry, type LedgerEntry, listEntries } from "../src/curator/ledger.js";
 import { purgeArchived, purgeCandidates, purgeTtl } from "../src/curator/purge.js";
 import { rollbackEntry, rollbackToSnapshot } from "../src/curator/rollback.js";
-import { createSnapshot, listSnapshots, resolveSnapshot, type SnapshotInfo } from "../src/curator/snapshot.js";
+import {
+  createSnapshot,
+  listSnapshots,
+  resolveSnapshot,
+  type SnapshotInfo,
+} from "../src/curator/snapshot.js";
 import type { CommandContext, CommandInput, CommandSpec } from "./types.js";
 
 /** `512 B`, `1.5 KB`, `3.2 MB`. */
@@ -46,14 +51,27 @@ function tildify(p: string): string {
 const backupCommand: CommandSpec = {
   path: ["curator", "backup"],
   summary: "take a snapshot of the whole skill library now",
-  options: [{ name: "reason", kind: "string", description: "why (stored in the snapshot's manifest; default `manual`)" }],
+  options: [
+    {
+      name: "reason",
+      kind: "string",
+      description: "why (stored in the snapshot's manifest; default `manual`)",
+    },
+  ],
   mutating: true,
   async run(ctx, input) {
     if (!ctx.config.curator.backup.enabled) {
-      return errorReply("curator: backups are disabled via config (`curator.backup.enabled: false`); re-enable them to take a snapshot.");
+      return errorReply(
+        "curator: backups are disabled via config (`curator.backup.enabled: false`); re-enable them to take a snapshot.",
+      );
     }
     try {
-      const snapshot = await createSnapshot({ home: ctx.home, config: ctx.config, reason: stringOption(input, "reason") ?? "manual", now: ctx.now() });
+      const snapshot = await createSnapshot({
+        home: ctx.home,
+        config: ctx.config,
+        reason: stringOption(input, "reason") ?? "manual",
+        now: ctx.now(),
+      });
       const info = await resolveSnapshot(ctx.home, snapshot.id);
       return textReply(`curator: snapshot created at ${tildify(snapshot.dir)}`, {
         json: { ok: true, id: snapshot.id, dir: snapshot.dir, manifest: info?.manifest ?? null },
@@ -80,7 +98,14 @@ function snapshotTable(snapshots: SnapshotInfo[]): ReplyBlock {
 }
 
 function snapshotJson(s: SnapshotInfo) {
-  return { id: s.id, dir: s.dir, reason: s.manifest?.reason ?? null, created_at: s.manifest?.created_at ?? null, skill_files: s.manifest?.skill_files ?? null, archive_bytes: s.manifest?.archive_bytes ?? null };
+  return {
+    id: s.id,
+    dir: s.dir,
+    reason: s.manifest?.reason ?? null,
+    created_at: s.manifest?.created_at ?? null,
+    skill_files: s.manifest?.skill_files ?? null,
+    archive_bytes: s.manifest?.archive_bytes ?? null,
+  };
 }
 
 function describeEntry(entry: LedgerEntry): string {
@@ -110,18 +135,22 @@ function describeSnapshot(s: SnapshotInfo): string {
   ].join("\n");
 }
 
-function rollbackMode(input: CommandInput): { kind: "list" } | { kind: "entry"; id: string } | { kind: "snapshot"; id?: string } {
+function rollbackMode(
+  input: CommandInput,
+): { kind: "list" } | { kind: "entry"; id: string } | { kind: "snapshot"; id?: string } {
   const entryId = input.args[0];
   const snapshotId = stringOption(input, "id");
   if (input.options.list === true) return { kind: "list" };
-  if (entryId !== undefined && snapshotId !== undefined) throw new UsageError("pass either a ledger ENTRY_ID or --id SNAPSHOT, not both.");
+  if (entryId !== undefined && snapshotId !== undefined)
+    throw new UsageError("pass either a ledger ENTRY_ID or --id SNAPSHOT, not both.");
   if (entryId !== undefined) return { kind: "entry", id: entryId };
   return { kind: "snapshot", id: snapshotId };
 }
 
 async function rollbackList(ctx: CommandContext): Promise<Reply> {
   const snapshots = await listSnapshots(ctx.home);
-  if (snapshots.length === 0) return textReply("No curator snapshots yet.", { json: { ok: true, snapshots: [] } });
+  if (snapshots.length === 0)
+    return textReply("No curator snapshots yet.", { json: { ok: true, snapshots: [] } });
   return reply([snapshotTable(snapshots)], { json: { ok: true, snapshots: snapshots.map(snapshotJson) } });
 }
 
@@ -132,10 +161,13 @@ async function missingSnapshotReply(ctx: CommandContext, id: string | undefined)
       `curator: no snapshots exist yet. Take one with \`${ctx.commandPrefix(["curator", "backup"])}\` or wait for the next curator run.`,
     );
   }
-  return reply([{ kind: "paragraph", text: `curator: no snapshot matching id '${id}'. Available:` }, snapshotTable(all)], {
-    exitCode: 1,
-    json: { ok: false, error: `no snapshot matching id '${id}'`, snapshots: all.map(snapshotJson) },
-  });
+  return reply(
+    [{ kind: "paragraph", text: `curator: no snapshot matching id '${id}'. Available:` }, snapshotTable(all)],
+    {
+      exitCode: 1,
+      json: { ok: false, error: `no snapshot matching id '${id}'`, snapshots: all.map(snapshotJson) },
+    },
+  );
 }
 
 const rollbackCommand: CommandSpec = {
@@ -163,13 +195,27 @@ const rollbackCommand: CommandSpec = {
     if (mode.kind === "entry") {
       const entry = await findEntry(ctx.home, mode.id);
       if (!entry) {
-        return errorReply(`curator: no ledger entry '${mode.id}'. See \`${ctx.commandPrefix(["curator", "ledger"])}\` for entry ids.`);
+        return errorReply(
+          `curator: no ledger entry '${mode.id}'. See \`${ctx.commandPrefix(["curator", "ledger"])}\` for entry ids.`,
+        );
       }
       try {
-        const result = await rollbackEntry({ home: ctx.home, config: ctx.config, entryId: mode.id, actor: ctx.actor });
+        const result = await rollbackEntry({
+          home: ctx.home,
+          config: ctx.config,
+          entryId: mode.id,
+          actor: ctx.actor,
+        });
         ctx.library.invalidate();
         return textReply(`curator: ${result.message}`, {
-          json: { ok: true, entry: entry.id, safety_entry: result.safetyEntryId, rollback_entry: result.rollbackEntryId, restored: result.restored, removed: result.removed },
+          json: {
+            ok: true,
+            entry: entry.id,
+            safety_entry: result.safetyEntryId,
+            rollback_entry: result.rollbackEntryId,
+            restored: result.restored,
+            removed: result.removed,
+          },
         });
       } catch (error) {
         return rollbackFailure(error);
@@ -178,10 +224,20 @@ const rollbackCommand: CommandSpec = {
     const target = await resolveSnapshot(ctx.home, mode.id);
     if (!target) return missingSnapshotReply(ctx, mode.id);
     try {
-      const result = await rollbackToSnapshot({ home: ctx.home, config: ctx.config, id: target.id, now: ctx.now() });
+      const result = await rollbackToSnapshot({
+        home: ctx.home,
+        config: ctx.config,
+        id: target.id,
+        now: ctx.now(),
+      });
       ctx.library.invalidate();
       return textReply(`curator: ${result.message}`, {
-        json: { ok: true, snapshot: result.target, safety_snapshot: result.safetySnapshot, cron: result.cron },
+        json: {
+          ok: true,
+          snapshot: result.target,
+          safety_snapshot: result.safetySnapshot,
+          cron: result.cron,
+        },
       });
     } catch (error) {
       return rollbackFailure(error);
@@ -191,7 +247,11 @@ const rollbackCommand: CommandSpec = {
 
 function rollbackFailure(error: unknown): Reply {
   if (error instanceof CuratorError) {
-    return errorReply(`curator: rollback failed — ${error.message}`, 1, { ok: false, error: error.message, code: error.code });
+    return errorReply(`curator: rollback failed — ${error.message}`, 1, {
+      ok: false,
+      error: error.message,
+      code: error.code,
+    });
   }
   throw error;
 }
@@ -223,9 +283,17 @@ const ledgerCommand: CommandSpec = {
     if (limit < 1) throw new UsageError(`--limit must be >= 1 (got ${limit}).`);
     const entries = await listEntries(ctx.home, { skill: stringOption(input, "skill"), limit });
     if (entries.length === 0) {
-      return textReply("curator: ledger is empty (or skills.ledger is disabled).", { json: { ok: true, entries: [] } });
+      return textReply("curator: ledger is empty (or skills.ledger is disabled).", {
+        json: { ok: true, entries: [] },
+      });
     }
-    const rows = entries.map((entry) => [entry.id, shortWhen(entry.ts), entry.actor, entry.action, `${entry.skill}${ledgerSuffix(entry)}`]);
+    const rows = entries.map((entry) => [
+      entry.id,
+      shortWhen(entry.ts),
+      entry.actor,
+      entry.action,
+      `${entry.skill}${ledgerSuffix(entry)}`,
+    ]);
     const footer = `Undo one change with \`${ctx.commandPrefix(["curator", "rollback", "<id>"])}\`; whole-library snapshots: \`${ctx.commandPrefix(["curator", "rollback", "--list"])}\`.`;
     return reply(
       [
@@ -243,7 +311,11 @@ const purgeCommand: CommandSpec = {
   path: ["curator", "purge"],
   summary: "permanently delete archived skills older than N days (each one ledgered first)",
   options: [
-    { name: "days", kind: "integer", description: "age threshold in days (default curator.archive_ttl_days)" },
+    {
+      name: "days",
+      kind: "integer",
+      description: "age threshold in days (default curator.archive_ttl_days)",
+    },
     { name: "dry-run", kind: "boolean", description: "list what would be deleted, change nothing" },
   ],
   mutating: true,
@@ -264,7 +336,14 @@ const purgeCommand: CommandSpec = {
     const dryRun = input.options["dry-run"] === true;
     let result: Awaited<ReturnType<typeof purgeArchived>>;
     try {
-      result = await purgeArchived({ home: ctx.home, config: ctx.config, days: integerOption(input, "days"), dryRun, actor: ctx.actor, now: ctx.now() });
+      result = await purgeArchived({
+        home: ctx.home,
+        config: ctx.config,
+        days: integerOption(input, "days"),
+        dryRun,
+        actor: ctx.actor,
+        now: ctx.now(),
+      });
     } catch (error) {
       if (error instanceof CuratorError && error.code === "curator.purge_disabled") {
         return errorReply(
@@ -280,23 +359,40 @@ const purgeCommand: CommandSpec = {
       ok: result.failures.length === 0,
       ttl_days: result.ttlDays,
       dry_run: dryRun,
-      candidates: result.candidates.map((c) => ({ archived_as: c.archivedAs, skill: c.skill, age_days: Math.floor(c.ageDays), aged_by: c.agedBy })),
+      candidates: result.candidates.map((c) => ({
+        archived_as: c.archivedAs,
+        skill: c.skill,
+        age_days: Math.floor(c.ageDays),
+        aged_by: c.agedBy,
+      })),
       purged: result.purged.map((p) => ({ archived_as: p.archivedAs, ledger_entry: p.ledgerEntry })),
       failures: result.failures,
     };
-    if (!result.archiveExists) return textReply("curator: no archive directory — nothing to purge.", { json });
-    if (result.candidates.length === 0) return textReply(`curator: no archived skills older than ${result.ttlDays}d.`, { json });
+    if (!result.archiveExists)
+      return textReply("curator: no archive directory — nothing to purge.", { json });
+    if (result.candidates.length === 0)
+      return textReply(`curator: no archived skills older than ${result.ttlDays}d.`, { json });
     const listing: ReplyBlock[] = [
       { kind: "paragraph", text: `Archived skills older than ${result.ttlDays}d:` },
-      { kind: "list", items: result.candidates.map((c) => `${c.archivedAs} (${Math.floor(c.ageDays)}d, by ${c.agedBy === "mtime" ? "folder time" : "archived_at"})`) },
+      {
+        kind: "list",
+        items: result.candidates.map(
+          (c) =>
+            `${c.archivedAs} (${Math.floor(c.ageDays)}d, by ${c.agedBy === "mtime" ? "folder time" : "archived_at"})`,
+        ),
+      },
     ];
-    if (dryRun) return reply([...listing, { kind: "paragraph", text: "(dry run — nothing deleted)" }], { json });
+    if (dryRun)
+      return reply([...listing, { kind: "paragraph", text: "(dry run — nothing deleted)" }], { json });
     const done = ctx.config.skills.ledger
       ? `curator: purged ${result.purged.length} archived skill(s). Ledger entries recorded; undo one with \`${ctx.commandPrefix(["curator", "rollback", "<id>"])}\`.`
       : `curator: purged ${result.purged.length} archived skill(s). The ledger is disabled (skills.ledger: false), so this cannot be undone.`;
     const blocks: ReplyBlock[] = [{ kind: "paragraph", text: done }];
     if (result.failures.length > 0) {
-      blocks.push({ kind: "paragraph", text: "failures:" }, { kind: "list", items: result.failures.map((f) => `${f.archivedAs}: ${f.error}`) });
+      blocks.push(
+        { kind: "paragraph", text: "failures:" },
+        { kind: "list", items: result.failures.map((f) => `${f.archivedAs}: ${f.error}`) },
+      );
     }
     return reply(blocks, { json, exitCode: result.failures.length > 0 ? 1 : 0 });
   },
@@ -304,4 +400,3 @@ const purgeCommand: CommandSpec = {
 
 /** The safety-net commands of the shared registry. */
 export const safetyCommands: CommandSpec[] = [backupCommand, rollbackCommand, ledgerCommand, purgeCommand];
-

@@ -29,7 +29,13 @@ import { parseTimestamp } from "../src/skills/usage.js";
 import type { CommandContext, CommandInput, CommandSpec } from "./types.js";
 
 function ops(ctx: CommandContext): OpsContext {
-  return { home: ctx.home, config: ctx.config, library: ctx.library, now: ctx.now(), commandPrefix: ctx.commandPrefix };
+  return {
+    home: ctx.home,
+    config: ctx.config,
+    library: ctx.library,
+    now: ctx.now(),
+    commandPrefix: ctx.commandPrefix,
+  };
 }
 
 function flag(input: CommandInput, name: string): boolean {
@@ -66,7 +72,9 @@ function rankingBlock(title: string, rows: ActivityRow[], now: Date): ReplyBlock
 
 function headerText(status: CuratorStatus, now: Date): string {
   const summary = (status.last_run_summary ?? "none").split("\n");
-  const report = status.last_report_path ? `${status.last_report_path}${status.last_report_missing ? " (missing)" : ""}` : "none";
+  const report = status.last_report_path
+    ? `${status.last_report_path}${status.last_report_missing ? " (missing)" : ""}`
+    : "none";
   return [
     `curator: ${status.state.toUpperCase()}`,
     `  runs:           ${status.run_count}`,
@@ -111,9 +119,15 @@ export function statusReply(status: CuratorStatus, ctx: CommandContext): Reply {
         `  archived   ${m.archived}`,
       ].join("\n"),
     });
-    if (status.pinned.length > 0) blocks.push({ kind: "paragraph", text: `pinned (${status.pinned.length}): ${status.pinned.join(", ")}` });
+    if (status.pinned.length > 0)
+      blocks.push({
+        kind: "paragraph",
+        text: `pinned (${status.pinned.length}): ${status.pinned.join(", ")}`,
+      });
     if (unmanaged) blocks.push({ kind: "paragraph", text: unmanaged });
-    blocks.push(...rankingBlock("least recently active (top 5):", status.rankings.least_recently_active, now));
+    blocks.push(
+      ...rankingBlock("least recently active (top 5):", status.rankings.least_recently_active, now),
+    );
     blocks.push(...rankingBlock("most active (top 5):", status.rankings.most_active, now));
     blocks.push(...rankingBlock("least active (top 5):", status.rankings.least_active, now));
   }
@@ -137,8 +151,15 @@ const statusCommand: CommandSpec = {
 /** The argv of a detached `curator run` child for `--background`. */
 export function backgroundArgv(home: string, input: CommandInput): string[] {
   const script = process.argv[1];
-  if (!script) throw new CuratorError("run", "cannot start a background run: the skillgate entry script is unknown; run without --background.");
-  const flags = [flag(input, "dry-run") ? "--dry-run" : "", flag(input, "consolidate") ? "--consolidate" : ""].filter(Boolean);
+  if (!script)
+    throw new CuratorError(
+      "run",
+      "cannot start a background run: the skillgate entry script is unknown; run without --background.",
+    );
+  const flags = [
+    flag(input, "dry-run") ? "--dry-run" : "",
+    flag(input, "consolidate") ? "--consolidate" : "",
+  ].filter(Boolean);
   return [...process.execArgv, script, "--home", home, "curator", "run", ...flags];
 }
 
@@ -146,25 +167,41 @@ function startInBackground(ctx: CommandContext, input: CommandInput): Reply {
   const child = spawn(process.execPath, backgroundArgv(ctx.home, input), { detached: true, stdio: "ignore" });
   child.unref();
   const status = ctx.commandPrefix(["curator", "status"]);
-  return textReply(`curator: run started in the background (pid ${child.pid ?? "?"}) — check \`${status}\` later`, {
-    json: { ok: true, background: true, pid: child.pid ?? null },
-  });
+  return textReply(
+    `curator: run started in the background (pid ${child.pid ?? "?"}) — check \`${status}\` later`,
+    {
+      json: { ok: true, background: true, pid: child.pid ?? null },
+    },
+  );
 }
 
 function runTextBlocks(result: CuratorRunResult, consolidating: boolean, ctx: CommandContext): ReplyBlock[] {
   const blocks: ReplyBlock[] = [];
   if (!consolidating) {
-    blocks.push({ kind: "paragraph", text: `prune-only pass (LLM consolidation is off; \`${ctx.commandPrefix(["curator", "run"])} --consolidate\` turns it on for one run)` });
+    blocks.push({
+      kind: "paragraph",
+      text: `prune-only pass (LLM consolidation is off; \`${ctx.commandPrefix(["curator", "run"])} --consolidate\` turns it on for one run)`,
+    });
   }
   blocks.push(...summaryReply(result, ctx.commandPrefix).blocks);
   const a = result.autoTransitions;
   if (result.dryRun) {
-    blocks.push({ kind: "paragraph", text: `auto (preview): ${a.checked} candidate skill(s) — no transitions applied in dry-run` });
+    blocks.push({
+      kind: "paragraph",
+      text: `auto (preview): ${a.checked} candidate skill(s) — no transitions applied in dry-run`,
+    });
     const planned = result.stateTransitions.map((t) => `${t.name}: ${t.from} → ${t.to}`);
-    if (planned.length > 0) blocks.push({ kind: "paragraph", text: "a real run would do:" }, { kind: "list", items: planned });
-    blocks.push({ kind: "paragraph", text: `dry-run: no changes applied; report: ${result.reportPath ?? "(not written)"}` });
+    if (planned.length > 0)
+      blocks.push({ kind: "paragraph", text: "a real run would do:" }, { kind: "list", items: planned });
+    blocks.push({
+      kind: "paragraph",
+      text: `dry-run: no changes applied; report: ${result.reportPath ?? "(not written)"}`,
+    });
   } else {
-    blocks.push({ kind: "paragraph", text: `auto: checked=${a.checked} stale=${a.marked_stale} archived=${a.archived} reactivated=${a.reactivated}` });
+    blocks.push({
+      kind: "paragraph",
+      text: `auto: checked=${a.checked} stale=${a.marked_stale} archived=${a.archived} reactivated=${a.reactivated}`,
+    });
     if (result.reportPath) blocks.push({ kind: "paragraph", text: `report: ${result.reportPath}` });
   }
   for (const warning of result.warnings) blocks.push({ kind: "paragraph", text: `warning: ${warning}` });
@@ -177,7 +214,11 @@ const runCommand: CommandSpec = {
   options: [
     { name: "dry-run", description: "preview only: write the report, change nothing", kind: "boolean" },
     { name: "consolidate", description: "force the LLM consolidation pass on for this run", kind: "boolean" },
-    { name: "background", description: "start the run in a detached process and return at once", kind: "boolean" },
+    {
+      name: "background",
+      description: "start the run in a detached process and return at once",
+      kind: "boolean",
+    },
   ],
   mutating: true,
   // In chat, a consolidating run first shows the dry run's proposed merges and waits for `-y` (llm engineer).
@@ -230,7 +271,9 @@ function pauseCommand(paused: boolean): CommandSpec {
 function pinCommand(value: boolean): CommandSpec {
   return {
     path: ["curator", value ? "pin" : "unpin"],
-    summary: value ? "keep a skill out of every automatic transition" : "let automatic transitions consider a skill again",
+    summary: value
+      ? "keep a skill out of every automatic transition"
+      : "let automatic transitions consider a skill again",
     args: [{ name: "skill", description: "skill name", required: true }],
     mutating: true,
     async run(ctx, input) {
@@ -248,13 +291,19 @@ function pinCommand(value: boolean): CommandSpec {
 
 async function adoptTargets(ctx: CommandContext, input: CommandInput): Promise<string[]> {
   if (input.args.length > 0 && flag(input, "all-unmanaged")) {
-    throw new CuratorError("adopt", "pass either skill names or --all-unmanaged, not both", { code: "curator.bad_args" });
+    throw new CuratorError("adopt", "pass either skill names or --all-unmanaged, not both", {
+      code: "curator.bad_args",
+    });
   }
   if (flag(input, "all-unmanaged")) return (await listUnmanaged(ops(ctx))).map((item) => item.name);
   if (input.args.length === 0) {
-    throw new CuratorError("adopt", `name the skills to adopt, or pass --all-unmanaged (\`${ctx.commandPrefix(["curator", "list-unmanaged"])}\` lists them)`, {
-      code: "curator.bad_args",
-    });
+    throw new CuratorError(
+      "adopt",
+      `name the skills to adopt, or pass --all-unmanaged (\`${ctx.commandPrefix(["curator", "list-unmanaged"])}\` lists them)`,
+      {
+        code: "curator.bad_args",
+      },
+    );
   }
   return input.args;
 }
@@ -272,12 +321,16 @@ const adoptCommand: CommandSpec = {
     if (!flag(input, "all-unmanaged") || flag(input, "dry-run") || input.args.length > 0) return null;
     const names = await adoptTargets(ctx, input);
     if (names.length === 0) return null;
-    const shown = names.slice(0, 20).join(", ") + (names.length > 20 ? `, … and ${names.length - 20} more` : "");
+    const shown =
+      names.slice(0, 20).join(", ") + (names.length > 20 ? `, … and ${names.length - 20} more` : "");
     return `Adopt ${names.length} unmanaged skill(s) into curator management (${shown})? Unused ones may then be marked stale or archived.`;
   },
   async run(ctx, input) {
     const names = await adoptTargets(ctx, input);
-    if (names.length === 0) return textReply("curator: no unmanaged skills to adopt", { json: { ok: true, adopted: [], failed: [] } });
+    if (names.length === 0)
+      return textReply("curator: no unmanaged skills to adopt", {
+        json: { ok: true, adopted: [], failed: [] },
+      });
     if (flag(input, "dry-run")) {
       return reply(
         [
@@ -310,8 +363,15 @@ const listUnmanagedCommand: CommandSpec = {
   mutating: false,
   async run(ctx) {
     const items = await listUnmanaged(ops(ctx));
-    const json = { unmanaged: items.map((item) => ({ ...item, created_by: item.created_by ?? null, has_provenance_key: item.created_by !== undefined })) };
-    if (items.length === 0) return textReply("curator: no unmanaged skills — every eligible skill is managed", { json });
+    const json = {
+      unmanaged: items.map((item) => ({
+        ...item,
+        created_by: item.created_by ?? null,
+        has_provenance_key: item.created_by !== undefined,
+      })),
+    };
+    if (items.length === 0)
+      return textReply("curator: no unmanaged skills — every eligible skill is managed", { json });
     const now = ctx.now();
     const rows = items.map((item) => {
       const marker = item.created_by === undefined ? "no marker" : `created_by:${item.created_by ?? "null"}`;
@@ -351,12 +411,28 @@ const archiveCommand: CommandSpec = {
   async run(ctx, input) {
     const name = input.args[0] ?? "";
     const result = await underRunLock(ctx.home, () =>
-      archiveSkill(name, { home: ctx.home, config: ctx.config, library: ctx.library, actor: "user", now: ctx.now(), commandPrefix: ctx.commandPrefix }),
+      archiveSkill(name, {
+        home: ctx.home,
+        config: ctx.config,
+        library: ctx.library,
+        actor: "user",
+        now: ctx.now(),
+        commandPrefix: ctx.commandPrefix,
+      }),
     );
     const restore = ctx.commandPrefix(["curator", "restore", result.archivedAs]);
-    return textReply(`curator: archived '${result.name}' to .archive/${result.archivedAs} — \`${restore}\` brings it back`, {
-      json: { ok: true, skill: result.name, from: result.from, archived_as: result.archivedAs, dest: result.dest },
-    });
+    return textReply(
+      `curator: archived '${result.name}' to .archive/${result.archivedAs} — \`${restore}\` brings it back`,
+      {
+        json: {
+          ok: true,
+          skill: result.name,
+          from: result.from,
+          archived_as: result.archivedAs,
+          dest: result.dest,
+        },
+      },
+    );
   },
 };
 
@@ -368,11 +444,25 @@ const restoreCommand: CommandSpec = {
   async run(ctx, input) {
     const name = input.args[0] ?? "";
     const result = await underRunLock(ctx.home, () =>
-      restoreSkill(name, { home: ctx.home, config: ctx.config, library: ctx.library, actor: "user", now: ctx.now(), commandPrefix: ctx.commandPrefix }),
+      restoreSkill(name, {
+        home: ctx.home,
+        config: ctx.config,
+        library: ctx.library,
+        actor: "user",
+        now: ctx.now(),
+        commandPrefix: ctx.commandPrefix,
+      }),
     );
     const note = result.flattened ? " (its original place was taken, so it went to the top level)" : "";
     return textReply(`curator: restored '${result.name}' to skills/${result.restoredTo}${note}`, {
-      json: { ok: true, skill: result.name, archived_as: result.archivedAs, restored_to: result.restoredTo, dest: result.dest, flattened: result.flattened },
+      json: {
+        ok: true,
+        skill: result.name,
+        archived_as: result.archivedAs,
+        restored_to: result.restoredTo,
+        dest: result.dest,
+        flattened: result.flattened,
+      },
     });
   },
 };
@@ -384,7 +474,12 @@ const listArchivedCommand: CommandSpec = {
   async run(ctx) {
     const items = await listArchived(ctx.home);
     const json = {
-      archived: items.map((item) => ({ name: item.archivedAs, skill: item.skillName, restore_to: item.restoreTo, category: item.category })),
+      archived: items.map((item) => ({
+        name: item.archivedAs,
+        skill: item.skillName,
+        restore_to: item.restoreTo,
+        category: item.category,
+      })),
     };
     if (items.length === 0) return textReply("curator: no archived skills", { json });
     const width = Math.max(...items.map((item) => item.archivedAs.length));
@@ -396,7 +491,10 @@ const listArchivedCommand: CommandSpec = {
       [
         { kind: "paragraph", text: `archived skills (${items.length}):` },
         { kind: "code", text: rows.join("\n") },
-        { kind: "paragraph", text: `restore one with \`${ctx.commandPrefix(["curator", "restore", "<name>"])}\` using a name from the left column` },
+        {
+          kind: "paragraph",
+          text: `restore one with \`${ctx.commandPrefix(["curator", "restore", "<name>"])}\` using a name from the left column`,
+        },
       ],
       { json },
     );
@@ -414,9 +512,14 @@ function pruneDays(ctx: CommandContext, input: CommandInput): number {
 
 const pruneCommand: CommandSpec = {
   path: ["curator", "prune"],
-  summary: "archive curated skills idle for N days (pinned, cron-referenced and young never-used skills are kept)",
+  summary:
+    "archive curated skills idle for N days (pinned, cron-referenced and young never-used skills are kept)",
   options: [
-    { name: "days", description: "idle threshold in days (default curator.archive_after_days)", kind: "integer" },
+    {
+      name: "days",
+      description: "idle threshold in days (default curator.archive_after_days)",
+      kind: "integer",
+    },
     { name: "dry-run", description: "list the candidates, change nothing", kind: "boolean" },
   ],
   mutating: true,
@@ -425,7 +528,11 @@ const pruneCommand: CommandSpec = {
     if (flag(input, "dry-run")) return null;
     const { candidates } = await pruneCandidates(ops(ctx), days);
     if (candidates.length === 0) return null;
-    const names = candidates.slice(0, 20).map((c) => c.name).join(", ") + (candidates.length > 20 ? ", …" : "");
+    const names =
+      candidates
+        .slice(0, 20)
+        .map((c) => c.name)
+        .join(", ") + (candidates.length > 20 ? ", …" : "");
     return `Archive ${candidates.length} skill(s) idle >= ${days}d (${names})?`;
   },
   async run(ctx, input) {
@@ -437,12 +544,21 @@ const pruneCommand: CommandSpec = {
       return { candidates, warnings, done };
     };
     const { candidates, warnings, done } = dryRun ? await work() : await underRunLock(ctx.home, work);
-    const warningBlocks: ReplyBlock[] = warnings.map((warning) => ({ kind: "paragraph", text: `warning: ${warning}` }));
+    const warningBlocks: ReplyBlock[] = warnings.map((warning) => ({
+      kind: "paragraph",
+      text: `warning: ${warning}`,
+    }));
     const listed = candidates.map((c) => ({ name: c.name, idle_days: c.idleDays }));
     if (candidates.length === 0) {
-      return reply([{ kind: "paragraph", text: `curator: nothing to prune (no unpinned skills idle >= ${days}d)` }, ...warningBlocks], {
-        json: { ok: true, days, candidates: [], archived: [], failures: [] },
-      });
+      return reply(
+        [
+          { kind: "paragraph", text: `curator: nothing to prune (no unpinned skills idle >= ${days}d)` },
+          ...warningBlocks,
+        ],
+        {
+          json: { ok: true, days, candidates: [], archived: [], failures: [] },
+        },
+      );
     }
     const blocks: ReplyBlock[] = [
       { kind: "paragraph", text: `${candidates.length} skill(s) idle >= ${days}d:` },
@@ -454,12 +570,21 @@ const pruneCommand: CommandSpec = {
     }
     blocks.push({ kind: "paragraph", text: `archived ${done.archived.length}/${candidates.length}` });
     if (done.failures.length > 0) {
-      blocks.push({ kind: "paragraph", text: "failures:" }, { kind: "list", items: done.failures.map((f) => `${f.name}: ${f.error}`) });
+      blocks.push(
+        { kind: "paragraph", text: "failures:" },
+        { kind: "list", items: done.failures.map((f) => `${f.name}: ${f.error}`) },
+      );
     }
     blocks.push(...warningBlocks);
     return reply(blocks, {
       exitCode: done.failures.length > 0 ? 1 : 0,
-      json: { ok: done.failures.length === 0, days, candidates: listed, archived: done.archived.map((a) => a.name), failures: done.failures },
+      json: {
+        ok: done.failures.length === 0,
+        days,
+        candidates: listed,
+        archived: done.archived.map((a) => a.name),
+        failures: done.failures,
+      },
     });
   },
 };

@@ -9,7 +9,14 @@ import { type Reply, type ReplyBlock, reply } from "../src/core/reply.js";
 import { classify, loadProvenance, readCreatedByKeys } from "../src/curator/provenance.js";
 import { type EnvRequirement, promptForMissingSecrets } from "../src/skills/readiness.js";
 import type { SkillEntry, SkillViewResult } from "../src/skills/types.js";
-import { activityCount, emptyRecord, lastActivityAt, parseTimestamp, type UsageRecord, UsageStore } from "../src/skills/usage.js";
+import {
+  activityCount,
+  emptyRecord,
+  lastActivityAt,
+  parseTimestamp,
+  type UsageRecord,
+  UsageStore,
+} from "../src/skills/usage.js";
 import { effectivePlatform } from "../src/skills/visibility.js";
 import type { CommandContext, CommandInput, CommandSpec, OptionSpec } from "./types.js";
 
@@ -42,7 +49,10 @@ async function listSkills(ctx: CommandContext, input: CommandInput): Promise<Rep
   blocks.push({ kind: "heading", text: `Skills${scope} (${skills.length})` });
   if (skills.length === 0) {
     const known = result.categories ?? [];
-    blocks.push({ kind: "paragraph", text: `No skill has the category \`${category}\`.${known.length ? "" : " List all skills to see the categories in use."}` });
+    blocks.push({
+      kind: "paragraph",
+      text: `No skill has the category \`${category}\`.${known.length ? "" : " List all skills to see the categories in use."}`,
+    });
     return reply(blocks, { json: result });
   }
   blocks.push({
@@ -50,19 +60,28 @@ async function listSkills(ctx: CommandContext, input: CommandInput): Promise<Rep
     headers: ["name", "category", "description"],
     rows: skills.map((skill) => [skill.name, skill.category ?? "", shorten(skill.description, 80)]),
   });
-  blocks.push({ kind: "paragraph", text: `Show one with \`${ctx.commandPrefix(["skills", "view"])} <name>\`.` });
+  blocks.push({
+    kind: "paragraph",
+    text: `Show one with \`${ctx.commandPrefix(["skills", "view"])} <name>\`.`,
+  });
   return reply(blocks, { json: result });
 }
 
 function failureBlocks(result: SkillViewResult): ReplyBlock[] {
-  const blocks: ReplyBlock[] = [{ kind: "paragraph", text: String(result.error ?? "The skill could not be shown.") }];
+  const blocks: ReplyBlock[] = [
+    { kind: "paragraph", text: String(result.error ?? "The skill could not be shown.") },
+  ];
   const matches = result.matches as string[] | undefined;
   if (matches?.length) blocks.push({ kind: "list", items: matches });
   const available = result.available_skills as string[] | undefined;
-  if (available?.length) blocks.push({ kind: "paragraph", text: `Some available skills: ${available.join(", ")}` });
+  if (available?.length)
+    blocks.push({ kind: "paragraph", text: `Some available skills: ${available.join(", ")}` });
   const files = result.available_files as Record<string, string[]> | undefined;
   if (files && Object.keys(files).length > 0) {
-    blocks.push({ kind: "list", items: Object.entries(files).map(([group, list]) => `${group}: ${list.join(", ")}`) });
+    blocks.push({
+      kind: "list",
+      items: Object.entries(files).map(([group, list]) => `${group}: ${list.join(", ")}`),
+    });
   }
   if (typeof result.hint === "string") blocks.push({ kind: "paragraph", text: result.hint });
   return blocks;
@@ -73,19 +92,27 @@ function successBlocks(result: SkillViewResult, ctx: CommandContext, name: strin
   const warnings = (result.security_warnings as string[] | undefined) ?? [];
   if (typeof result.file === "string") {
     blocks.push({ kind: "heading", text: `${result.name} — ${result.file}` });
-    if (warnings.length) blocks.push({ kind: "paragraph", text: "⚠ Security warnings:" }, { kind: "list", items: warnings });
+    if (warnings.length)
+      blocks.push({ kind: "paragraph", text: "⚠ Security warnings:" }, { kind: "list", items: warnings });
     const lang = typeof result.file_type === "string" ? result.file_type.replace(/^\./, "") : undefined;
-    blocks.push(result.is_binary ? { kind: "paragraph", text: String(result.content) } : { kind: "code", text: String(result.content), lang: lang || undefined });
+    blocks.push(
+      result.is_binary
+        ? { kind: "paragraph", text: String(result.content) }
+        : { kind: "code", text: String(result.content), lang: lang || undefined },
+    );
     return blocks;
   }
   blocks.push({ kind: "heading", text: `${result.name} (${result.path})` });
   if (result.description) blocks.push({ kind: "paragraph", text: String(result.description) });
   const tags = result.tags as string[];
   if (tags.length) blocks.push({ kind: "paragraph", text: `Tags: ${tags.join(", ")}` });
-  if (warnings.length) blocks.push({ kind: "paragraph", text: "⚠ Security warnings:" }, { kind: "list", items: warnings });
+  if (warnings.length)
+    blocks.push({ kind: "paragraph", text: "⚠ Security warnings:" }, { kind: "list", items: warnings });
   const missing = result.missing_required_environment_variables as string[];
   if (result.setup_needed) {
-    const lines = [typeof result.setup_note === "string" ? result.setup_note : "Setup is needed before using this skill."];
+    const lines = [
+      typeof result.setup_note === "string" ? result.setup_note : "Setup is needed before using this skill.",
+    ];
     if (missing.length) lines.push(`Missing variables: ${missing.map((item) => `\`${item}\``).join(", ")}`);
     if (typeof result.gateway_setup_hint === "string") lines.push(result.gateway_setup_hint);
     blocks.push({ kind: "paragraph", text: lines.join("\n") });
@@ -93,7 +120,10 @@ function successBlocks(result: SkillViewResult, ctx: CommandContext, name: strin
   blocks.push({ kind: "code", text: String(result.content), lang: "markdown" });
   const linked = result.linked_files as Record<string, string[]> | null;
   if (linked) {
-    blocks.push({ kind: "paragraph", text: `Linked files (show one with \`${ctx.commandPrefix(["skills", "view"])} ${name} <file>\`):` });
+    blocks.push({
+      kind: "paragraph",
+      text: `Linked files (show one with \`${ctx.commandPrefix(["skills", "view"])} ${name} <file>\`):`,
+    });
     blocks.push({ kind: "list", items: Object.values(linked).flat() });
   }
   return blocks;
@@ -108,12 +138,19 @@ async function viewSkill(ctx: CommandContext, input: CommandInput): Promise<Repl
   const [name = "", file] = input.args;
   const platform = platformOf(ctx, input);
   const options = { filePath: file, platform };
-  const canPrompt = ctx.surface === "terminal" && ctx.interactive && !ctx.json && ctx.prompt && effectivePlatform(platform) === null;
+  const canPrompt =
+    ctx.surface === "terminal" &&
+    ctx.interactive &&
+    !ctx.json &&
+    ctx.prompt &&
+    effectivePlatform(platform) === null;
   if (canPrompt && file === undefined && ctx.prompt) {
     const first = await ctx.library.view(name, options);
     const missing = new Set((first.missing_required_environment_variables as string[] | undefined) ?? []);
     if (first.success && missing.size > 0) {
-      const requests = ((first.required_environment_variables as EnvRequirement[]) ?? []).filter((item) => missing.has(item.name));
+      const requests = ((first.required_environment_variables as EnvRequirement[]) ?? []).filter((item) =>
+        missing.has(item.name),
+      );
       const { skipped } = await promptForMissingSecrets(requests, ctx.home, ctx.prompt);
       const result = await ctx.library.view(name, { ...options, bumpView: true });
       if (skipped.length > 0 && result.success) result.setup_skipped = true;
@@ -141,7 +178,8 @@ export interface UsageRow {
 
 function sortRows(rows: UsageRow[], sort: string): UsageRow[] {
   const byName = (a: UsageRow, b: UsageRow) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-  const time = (row: UsageRow) => (row.last_activity_at ? (parseTimestamp(row.last_activity_at) ?? 0) : Number.NEGATIVE_INFINITY);
+  const time = (row: UsageRow) =>
+    row.last_activity_at ? (parseTimestamp(row.last_activity_at) ?? 0) : Number.NEGATIVE_INFINITY;
   if (sort === "name") return rows.sort(byName);
   if (sort === "recent") return rows.sort((a, b) => time(b) - time(a) || byName(a, b));
   return rows.sort((a, b) => b.activity_count - a.activity_count || time(b) - time(a) || byName(a, b));
@@ -160,7 +198,8 @@ async function usageReport(ctx: CommandContext, input: CommandInput): Promise<Re
   const row = (name: string, entry: SkillEntry | undefined, record: UsageRecord): UsageRow => ({
     name,
     category: entry?.category ?? null,
-    provenance: classify(name, entry, records[name], createdByKeys.get(name) ?? false, provenance, ctx.config).kind,
+    provenance: classify(name, entry, records[name], createdByKeys.get(name) ?? false, provenance, ctx.config)
+      .kind,
     state: record.state,
     pinned: record.pinned,
     use_count: record.use_count,
@@ -176,11 +215,20 @@ async function usageReport(ctx: CommandContext, input: CommandInput): Promise<Re
     if (!present.has(name)) rows.push(row(name, undefined, record));
   }
   sortRows(rows, sort);
-  const json = { success: true, sort, count: rows.length, skills: rows, warnings: [...store.warnings, ...provenance.warnings] };
+  const json = {
+    success: true,
+    sort,
+    count: rows.length,
+    skills: rows,
+    warnings: [...store.warnings, ...provenance.warnings],
+  };
   const blocks: ReplyBlock[] = [{ kind: "heading", text: `Skill usage (${rows.length}, by ${sort})` }];
   for (const warning of json.warnings) blocks.push({ kind: "paragraph", text: `⚠ ${warning}` });
   if (rows.length === 0) {
-    blocks.push({ kind: "paragraph", text: `No skills and no usage recorded yet under ${path.join(ctx.home, "skills")}.` });
+    blocks.push({
+      kind: "paragraph",
+      text: `No skills and no usage recorded yet under ${path.join(ctx.home, "skills")}.`,
+    });
     return reply(blocks, { json });
   }
   blocks.push({
@@ -205,7 +253,10 @@ export const skillsCommands: CommandSpec[] = [
   {
     path: ["skills", "list"],
     summary: "list the skills visible here, by category",
-    options: [{ name: "category", kind: "string", description: "only skills in this category" }, PLATFORM_OPTION],
+    options: [
+      { name: "category", kind: "string", description: "only skills in this category" },
+      PLATFORM_OPTION,
+    ],
     mutating: false,
     run: listSkills,
   },
@@ -224,7 +275,12 @@ export const skillsCommands: CommandSpec[] = [
     path: ["skills", "usage"],
     summary: "usage counters and lifecycle state of every skill",
     options: [
-      { name: "sort", kind: "string", choices: ["activity", "recent", "name"], description: "order: activity (default), recent or name" },
+      {
+        name: "sort",
+        kind: "string",
+        choices: ["activity", "recent", "name"],
+        description: "order: activity (default), recent or name",
+      },
       PLATFORM_OPTION,
     ],
     mutating: false,

@@ -375,6 +375,12 @@ async function serve(
   return finished;
 }
 
+/** Exits once stdout and stderr have drained: a pipe reader must get the whole JSON document. */
+function exitAfterFlush(code: number): void {
+  process.exitCode = code;
+  process.stdout.write("", () => process.stderr.write("", () => process.exit(code)));
+}
+
 function isMainModule(): boolean {
   const entry = process.argv[1];
   if (!entry) return false;
@@ -386,13 +392,10 @@ function isMainModule(): boolean {
 }
 
 if (isMainModule()) {
-  main().then(
-    (code) => process.exit(code),
-    (error) => {
-      process.stderr.write(
-        `skillgate: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-      );
-      process.exit(1);
-    },
-  );
+  main().then(exitAfterFlush, (error) => {
+    process.stderr.write(
+      `skillgate: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    exitAfterFlush(1);
+  });
 }

@@ -76,69 +76,81 @@ export class LockBusyError extends SkillgateError {
   }
 }
 
-async function readHolder(file: string): Promise<{ pid?: number; token?: string; mtimeMs: number } | undefined> {
+/** A lock whose content cannot be parsed is taken over only after this long (ms). */
+const MALFORMED_LOCK_GRACE_MS = 5_000;
+
+async function readHolder(file: string): Promise<{ pid?: number; token?: string; ageMs: number } | undefined> {
   try {
     const [text, stat] = await Promise.all([fs.readFile(file, "utf8"), fs.stat(file)]);
     const [pidText, token] = text.trim().split(/\s+/);
     const pid = Number(pidText);
-    return { pid: Number.isInteger(pid) ? pid : undefined, token, mtimeMs: stat.mtimeMs };
+    return {
+      pid: Number.isInteger(pid) && pid > 0 ? pid : undefined,
+      token: token || undefined,
+      ageMs: Date.now() - stat.mtimeMs,
+    };
   } catch {
     return undefined;
   }
 }
 
+/** Moves a stale lock aside; if it turns out to be a fresh one someone just took, puts it back. */
+async function takeOver(file: string, staleToken: string | undefined, ourToken: string): Promise<void> {
+  const aside = `${file}.stale-${ourToken}`;
+  try {
+    await fs.rename(file, aside);
+    const moved = await readHolder(aside);
+    if (moved && moved.token !== staleToken) await fs.link(aside, file).catch(() => undefined);
+    await fs.rm(aside, { force: true });
+  } catch {
+    // Another process took it over first; the caller retries.
+  }
+}
+
 /**
- * Takes a lock file (created with O_EXCL, holding `<pid> <token>`). A lock whose holder is dead, or
- * older than `staleMs`, is taken over. Throws `LockBusyError` when it stays busy for `waitMs`.
+ * Takes a lock file holding `<pid> <token>`. The file appears with its content already in it (written to
+ * a temp file, then hard-linked into place, which fails if the lock exists), so no process ever reads a
+ * half-written lock and mistakes it for a dead holder's. A lock whose holder is dead, a malformed one
+ * older than a few seconds, or any lock older than `staleMs` is taken over. Throws `LockBusyError` when
+ * it stays busy for `waitMs`.
  */
 export async function acquireLock(file: string, options: LockOptions = {}): Promise<HeldLock> {
   const staleMs = options.staleMs ?? 3_600_000;
   const deadline = Date.now() + (options.waitMs ?? 10_000);
   const token = randomBytes(8).toString("hex");
   await fs.mkdir(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.${token}.tmp`;
+  await fs.writeFile(tmp, `${process.pid} ${token}\n`, { mode: 0o644 });
   let delay = 1;
-  for (;;) {
-    try {
-      const handle = await fs.open(file, "wx", 0o644);
+  try {
+    for (;;) {
       try {
-        await handle.writeFile(`${process.pid} ${token}\n`);
-      } finally {
-        await handle.close();
+        await fs.link(tmp, file);
+        return {
+          file,
+          release: async () => {
+            const holder = await readHolder(file);
+            if (holder?.token === token) await fs.rm(file, { force: true });
+          },
+        };
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       }
-      return {
-        file,
-        release: async () => {
-          const holder = await readHolder(file);
-          if (holder?.token === token) await fs.rm(file, { force: true });
-        },
-      };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-    }
-    const holder = await readHolder(file);
-    if (holder) {
-      const dead = holder.pid !== undefined && holder.pid !== process.pid && !processAlive(holder.pid);
-      const stale = Date.now() - holder.mtimeMs > staleMs;
-      if (dead || stale) {
-        // Take over by renaming the stale file aside first, so two takers cannot both remove a fresh lock.
-        const aside = `${file}.stale-${token}`;
-        try {
-          await fs.rename(file, aside);
-          const moved = await readHolder(aside);
-          if (moved && moved.token !== holder.token) {
-            // Someone re-created the lock between our read and rename: put theirs back if the slot is free.
-            await fs.link(aside, file).catch(() => undefined);
-          }
-          await fs.rm(aside, { force: true });
-        } catch {
-          // Another taker won; loop and retry.
+      const holder = await readHolder(file);
+      if (holder) {
+        const dead = holder.pid !== undefined && holder.pid !== process.pid && !processAlive(holder.pid);
+        const malformed = holder.pid === undefined || holder.token === undefined;
+        if (dead || (malformed && holder.ageMs > MALFORMED_LOCK_GRACE_MS) || holder.ageMs > staleMs) {
+          await takeOver(file, holder.token, token);
+          continue;
         }
-        continue;
       }
+      if (Date.now() >= deadline) throw new LockBusyError(file, holder?.pid);
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      delay = Math.min(delay * 2, 25);
     }
-    if (Date.now() >= deadline) throw new LockBusyError(file, holder?.pid);
-    await new Promise((resolve) => setTimeout(resolve, delay));
-    delay = Math.min(delay * 2, 25);
+  } finally {
+    await fs.rm(tmp, { force: true });
   }
 }
 

@@ -44,7 +44,12 @@ function preview(plan: CuratorPlan): ApplyOutcome {
     counts: { ...plan.counts },
     archived: plan.actions
       .filter((action) => action.kind === "archive")
-      .map((action) => ({ name: action.name, from: action.relPath ?? action.name, archivedAs: action.relPath ?? action.name, dest: "" })),
+      .map((action) => ({
+        name: action.name,
+        from: action.relPath ?? action.name,
+        archivedAs: action.relPath ?? action.name,
+        dest: "",
+      })),
     transitions: plan.actions.flatMap((action) =>
       action.from && action.to ? [{ name: action.name, from: action.from, to: action.to }] : [],
     ),
@@ -55,7 +60,8 @@ function preview(plan: CuratorPlan): ApplyOutcome {
 async function takeSnapshot(opts: ApplyOptions, now: Date): Promise<string | null> {
   if (!opts.config.curator.backup.enabled) return null;
   try {
-    return (await createSnapshot({ home: opts.home, config: opts.config, reason: "pre-curator-run", now })).id;
+    return (await createSnapshot({ home: opts.home, config: opts.config, reason: "pre-curator-run", now }))
+      .id;
   } catch (error) {
     throw new CuratorError(
       "snapshot",
@@ -66,7 +72,11 @@ async function takeSnapshot(opts: ApplyOptions, now: Date): Promise<string | nul
 }
 
 /** Applies one non-archive action to the current records; returns the transition made, if any. */
-function applyStateAction(records: UsageMap, action: PlanAction, nowIso: string): { from: SkillState; to: SkillState } | "seeded" | null {
+function applyStateAction(
+  records: UsageMap,
+  action: PlanAction,
+  nowIso: string,
+): { from: SkillState; to: SkillState } | "seeded" | null {
   const record = records[action.name];
   if (action.kind === "seed") {
     if (!record) {
@@ -119,7 +129,12 @@ export async function applyPlan(plan: CuratorPlan, opts: ApplyOptions): Promise<
   return outcome;
 }
 
-async function applyArchives(archives: PlanAction[], opts: ApplyOptions, now: Date, outcome: ApplyOutcome): Promise<void> {
+async function applyArchives(
+  archives: PlanAction[],
+  opts: ApplyOptions,
+  now: Date,
+  outcome: ApplyOutcome,
+): Promise<void> {
   const entries = new Map<string, SkillEntry>((await opts.library.all()).map((entry) => [entry.name, entry]));
   const provenance = opts.provenance ?? (await loadProvenance(opts.home, [...entries.values()]));
   const found: { entry: SkillEntry; evidence: Record<string, unknown> }[] = [];
@@ -129,11 +144,22 @@ async function applyArchives(archives: PlanAction[], opts: ApplyOptions, now: Da
     if (entry) found.push({ entry, evidence: { reason: "unused", idle_days: action.idleDays } });
     else outcome.failures.push({ name: action.name, error: "no longer on disk" });
   }
-  const done = await archiveMany(found, { home: opts.home, config: opts.config, library: opts.library, actor: opts.actor, now, provenance });
+  const done = await archiveMany(found, {
+    home: opts.home,
+    config: opts.config,
+    library: opts.library,
+    actor: opts.actor,
+    now,
+    provenance,
+  });
   outcome.failures.push(...done.failures);
   for (const result of done.archived) {
     outcome.archived.push(result);
-    outcome.transitions.push({ name: result.name, from: actionOf.get(result.name)?.from ?? "active", to: "archived" });
+    outcome.transitions.push({
+      name: result.name,
+      from: actionOf.get(result.name)?.from ?? "active",
+      to: "archived",
+    });
     outcome.counts.archived += 1;
   }
 }

@@ -13,7 +13,14 @@ import { isoTimestamp, readTextIfExists } from "../core/fsutil.js";
 import type { SkillEntry, SkillLibrary } from "../skills/types.js";
 import { emptyRecord, type UsageMap, UsageStore } from "../skills/usage.js";
 import { type LedgerActor, withLedger } from "./ledger.js";
-import { addSuppressed, classify, frontmatterName, loadProvenance, type Provenance, removeSuppressed } from "./provenance.js";
+import {
+  addSuppressed,
+  classify,
+  frontmatterName,
+  loadProvenance,
+  type Provenance,
+  removeSuppressed,
+} from "./provenance.js";
 
 /** How a surface spells a command (`skillgate curator unpin` or `/curator unpin`). */
 export type CommandPrefix = (path: string[]) => string;
@@ -92,7 +99,11 @@ export function assertSafeName(name: string, what = "skill name"): void {
     path.posix.isAbsolute(name) ||
     path.win32.isAbsolute(name) ||
     name.split("/").some((part) => part === ".." || part === "." || part === "");
-  if (bad) throw refuse(`invalid ${what} '${name}': use a plain skill name (no '..', no absolute paths).`, "curator.bad_name");
+  if (bad)
+    throw refuse(
+      `invalid ${what} '${name}': use a plain skill name (no '..', no absolute paths).`,
+      "curator.bad_name",
+    );
 }
 
 function stampOf(now: Date): string {
@@ -142,9 +153,12 @@ export function archiveRefusal(
 ): string | null {
   const name = entry.name;
   const verdict = classify(name, entry, undefined, true, provenance, config);
-  if (verdict.kind === "external") return `skill '${name}' lives in skills.external_dirs; external skills are read-only to the curator`;
-  if (verdict.kind === "protected") return `skill '${name}' is a protected built-in; it backs load-bearing commands and is never archived or consolidated`;
-  if (verdict.kind === "hub") return `skill '${name}' is hub-installed; its upstream owns it, so it is never archived`;
+  if (verdict.kind === "external")
+    return `skill '${name}' lives in skills.external_dirs; external skills are read-only to the curator`;
+  if (verdict.kind === "protected")
+    return `skill '${name}' is a protected built-in; it backs load-bearing commands and is never archived or consolidated`;
+  if (verdict.kind === "hub")
+    return `skill '${name}' is hub-installed; its upstream owns it, so it is never archived`;
   if (verdict.kind === "bundled" && !verdict.eligible) {
     return `skill '${name}' is a bundled built-in; enable curator.prune_builtins to allow archiving it`;
   }
@@ -156,13 +170,23 @@ export function archiveRefusal(
  * Archives a live skill entry (the caller found it). Refusals throw `CuratorError`. The move, the usage
  * record (state archived, archived_at) and the suppression list change inside one ledger entry.
  */
-export async function archiveEntry(entry: SkillEntry, opts: MoveOptions, knobs: BatchKnobs = {}): Promise<ArchiveResult> {
+export async function archiveEntry(
+  entry: SkillEntry,
+  opts: MoveOptions,
+  knobs: BatchKnobs = {},
+): Promise<ArchiveResult> {
   const paths = homePaths(opts.home);
   const now = opts.now ?? new Date();
   const provenance = opts.provenance ?? (await loadProvenance(opts.home, [entry]));
   const store = new UsageStore(paths.skills);
   const pinned = (knobs.usage ?? (await store.read()))[entry.name]?.pinned === true;
-  const refusal = archiveRefusal(entry, provenance, opts.config, pinned, opts.commandPrefix ?? terminalPrefix);
+  const refusal = archiveRefusal(
+    entry,
+    provenance,
+    opts.config,
+    pinned,
+    opts.commandPrefix ?? terminalPrefix,
+  );
   if (refusal) throw refuse(refusal);
   assertSafeName(entry.relPath, "skill path");
   const dest = await archiveDestination(paths.archive, entry.relPath, now);
@@ -293,7 +317,11 @@ function newestFirst(a: ArchivedItem, b: ArchivedItem): number {
  * timestamped copy `name-YYYYMMDDHHMMSS` or a package whose skill is called `name`. `name-foo` never
  * matches `name`.
  */
-export function pickArchived(items: ArchivedItem[], name: string, prefix: CommandPrefix): ArchivedItem | undefined {
+export function pickArchived(
+  items: ArchivedItem[],
+  name: string,
+  prefix: CommandPrefix,
+): ArchivedItem | undefined {
   const exactPath = items.find((item) => item.archivedAs === name);
   if (exactPath) return exactPath;
   const exactDir = items.filter((item) => path.posix.basename(item.archivedAs) === name);
@@ -314,11 +342,13 @@ export function pickArchived(items: ArchivedItem[], name: string, prefix: Comman
 
 /** Why a restore of `skillName` must not happen, or null. */
 function restoreRefusal(skillName: string, provenance: Provenance, config: SkillgateConfig): string | null {
-  if (provenance.hub.has(skillName)) return `skill '${skillName}' is now hub-installed; restoring it would shadow the upstream version`;
+  if (provenance.hub.has(skillName))
+    return `skill '${skillName}' is now hub-installed; restoring it would shadow the upstream version`;
   if (provenance.bundled.has(skillName) && !config.curator.pruneBuiltins) {
     return `skill '${skillName}' is now a bundled built-in and curator.prune_builtins is off; restoring it would shadow the built-in`;
   }
-  if (provenance.protected.has(skillName)) return `skill '${skillName}' is a protected built-in; it cannot be restored over`;
+  if (provenance.protected.has(skillName))
+    return `skill '${skillName}' is a protected built-in; it cannot be restored over`;
   return null;
 }
 
@@ -331,23 +361,30 @@ export async function restoreSkill(name: string, opts: MoveOptions): Promise<Res
   assertSafeName(name);
   const paths = homePaths(opts.home);
   const prefix = opts.commandPrefix ?? terminalPrefix;
-  if (!(await exists(paths.archive))) throw refuse("no archive directory — nothing has been archived yet", "curator.not_found");
+  if (!(await exists(paths.archive)))
+    throw refuse("no archive directory — nothing has been archived yet", "curator.not_found");
   const item = pickArchived(await listArchived(opts.home), name, prefix);
   if (!item) {
-    throw refuse(`skill '${name}' not found in archive; \`${prefix(["curator", "list-archived"])}\` shows what can be restored`, "curator.not_found");
+    throw refuse(
+      `skill '${name}' not found in archive; \`${prefix(["curator", "list-archived"])}\` shows what can be restored`,
+      "curator.not_found",
+    );
   }
   const provenance = opts.provenance ?? (await loadProvenance(opts.home, []));
   const refusal = restoreRefusal(item.skillName, provenance, opts.config);
   if (refusal) throw refuse(refusal);
   const live = await opts.library.find(item.skillName);
   if (live) {
-    throw refuse(`a skill named '${item.skillName}' is already live at ${live.dir}; archive or rename it before restoring this one`);
+    throw refuse(
+      `a skill named '${item.skillName}' is already live at ${live.dir}; archive or rename it before restoring this one`,
+    );
   }
   let dest = path.join(paths.skills, ...item.restoreTo.split("/"));
   let flattened = false;
   if (await exists(dest)) {
     const flat = path.join(paths.skills, path.posix.basename(item.restoreTo));
-    if (await exists(flat)) throw refuse(`destination already exists: ${dest} (and ${flat}); move it away first`);
+    if (await exists(flat))
+      throw refuse(`destination already exists: ${dest} (and ${flat}); move it away first`);
     dest = flat;
     flattened = true;
   }

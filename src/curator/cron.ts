@@ -52,12 +52,20 @@ export async function readCronRefs(home: string): Promise<CronRefs> {
   try {
     text = await readTextIfExists(file);
   } catch (error) {
-    return { names: new Set(), warnings: [`cannot read ${file} (${(error as Error).message}); cron-referenced skills are not protected this run.`] };
+    return {
+      names: new Set(),
+      warnings: [
+        `cannot read ${file} (${(error as Error).message}); cron-referenced skills are not protected this run.`,
+      ],
+    };
   }
   if (text === undefined) return { names: new Set(), warnings: [] };
   try {
     return { names: cronRefsFromJobs(JSON.parse(text.replace(/^\uFEFF/, ""))), warnings: [] };
   } catch {
-    return { names: new Set(), warnings: [`${file} is not valid JSON; cron-referenced skills are not protected this run.`] };
+    return {
+      names: new Set(),
+      warnings: [`${file} is not valid JSON; cron-referenced skills are not protected this run.`],
+    };
   }
 }

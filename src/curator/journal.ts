@@ -47,7 +47,8 @@ export async function readJournal(home: string): Promise<RollbackJournal | null 
   if (text === undefined) return null;
   try {
     const doc = JSON.parse(text) as RollbackJournal;
-    if (doc?.version !== 1 || typeof doc.staging !== "string" || typeof doc.side !== "string") return "corrupt";
+    if (doc?.version !== 1 || typeof doc.staging !== "string" || typeof doc.side !== "string")
+      return "corrupt";
     if (!Array.isArray(doc.old_entries) || !Array.isArray(doc.new_entries)) return "corrupt";
     return doc;
   } catch {

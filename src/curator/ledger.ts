@@ -118,7 +118,8 @@ export async function withLedger<T>(opts: LedgerOptions, mutate: () => Promise<T
   try {
     result = await mutate();
   } catch (error) {
-    if (before) await recordQuietly(opts, roots, before, usageBefore, store, { error: (error as Error).message });
+    if (before)
+      await recordQuietly(opts, roots, before, usageBefore, store, { error: (error as Error).message });
     throw error;
   }
   if (before) await recordQuietly(opts, roots, before, usageBefore, store);
@@ -136,7 +137,12 @@ async function recordQuietly(
   try {
     const after = await captureState(opts.home, roots);
     const usageAfter = (await store.read())[opts.skill] ?? null;
-    if (extraEvidence && sameFiles(before.files, after.files) && JSON.stringify(usageBefore) === JSON.stringify(usageAfter)) return;
+    if (
+      extraEvidence &&
+      sameFiles(before.files, after.files) &&
+      JSON.stringify(usageBefore) === JSON.stringify(usageAfter)
+    )
+      return;
     await appendEntry(opts.home, opts.config, {
       actor: opts.actor,
       action: opts.action,
@@ -199,9 +205,14 @@ export type NewLedgerEntry = Omit<LedgerEntry, "id" | "ts"> & { ts?: string };
  * content is unchanged are dropped from before and after, except in `pre-rollback` entries. When the file
  * grows past `skills.ledger_max_bytes` it is compacted and trimmed, then unreferenced blobs are collected.
  */
-export async function appendEntry(home: string, config: SkillgateConfig, fields: NewLedgerEntry): Promise<LedgerEntry | null> {
+export async function appendEntry(
+  home: string,
+  config: SkillgateConfig,
+  fields: NewLedgerEntry,
+): Promise<LedgerEntry | null> {
   if (!config.skills.ledger) return null;
-  const { before, after } = fields.action === "pre-rollback" ? fields : dropUnchanged(fields.before, fields.after);
+  const { before, after } =
+    fields.action === "pre-rollback" ? fields : dropUnchanged(fields.before, fields.after);
   const entry: LedgerEntry = {
     id: randomUUID().replace(/-/g, "").slice(0, 12),
     ts: fields.ts ?? isoTimestamp(new Date()),
@@ -230,7 +241,10 @@ export async function appendEntry(home: string, config: SkillgateConfig, fields:
 }
 
 /** Drops paths whose content is the same before and after. */
-export function dropUnchanged(before: LedgerFile[], after: LedgerFile[]): { before: LedgerFile[]; after: LedgerFile[] } {
+export function dropUnchanged(
+  before: LedgerFile[],
+  after: LedgerFile[],
+): { before: LedgerFile[]; after: LedgerFile[] } {
   const beforeKeys = new Map(before.map((file) => [file.path, fileKey(file)]));
   const afterKeys = new Map(after.map((file) => [file.path, fileKey(file)]));
   const unchanged = (file: LedgerFile, other: Map<string, string>) => other.get(file.path) === fileKey(file);
@@ -249,7 +263,13 @@ function parseRows(text: string): Row[] {
     if (line.trim() === "") continue;
     try {
       const doc = JSON.parse(line) as LedgerEntry;
-      if (doc && typeof doc === "object" && typeof doc.id === "string" && Array.isArray(doc.before) && Array.isArray(doc.after)) {
+      if (
+        doc &&
+        typeof doc === "object" &&
+        typeof doc.id === "string" &&
+        Array.isArray(doc.before) &&
+        Array.isArray(doc.after)
+      ) {
         rows.push({ entry: doc });
       } else rows.push({ raw: line });
     } catch {
@@ -276,7 +296,13 @@ async function compactLocked(home: string, cap: number): Promise<void> {
     start++;
   }
   const kept = rows.slice(start);
-  await atomicWriteFile(file, lines.slice(start).map((line) => `${line}\n`).join(""));
+  await atomicWriteFile(
+    file,
+    lines
+      .slice(start)
+      .map((line) => `${line}\n`)
+      .join(""),
+  );
   if (rows.some((row) => row.raw !== undefined)) return;
   const referenced = new Set<string>();
   for (const row of kept) {
@@ -302,7 +328,10 @@ export async function readEntries(home: string): Promise<LedgerEntry[]> {
 }
 
 /** Entries newest first, optionally for one skill, at most `limit`. */
-export async function listEntries(home: string, options: { skill?: string; limit?: number } = {}): Promise<LedgerEntry[]> {
+export async function listEntries(
+  home: string,
+  options: { skill?: string; limit?: number } = {},
+): Promise<LedgerEntry[]> {
   const all = (await readEntries(home)).reverse();
   const filtered = options.skill === undefined ? all : all.filter((entry) => entry.skill === options.skill);
   return options.limit === undefined ? filtered : filtered.slice(0, Math.max(0, options.limit));

@@ -18,7 +18,13 @@ import {
   type UsageRecord,
   UsageStore,
 } from "../skills/usage.js";
-import { type ArchiveResult, archiveMany, assertSafeName, type CommandPrefix, terminalPrefix } from "./archive.js";
+import {
+  type ArchiveResult,
+  archiveMany,
+  assertSafeName,
+  type CommandPrefix,
+  terminalPrefix,
+} from "./archive.js";
 import { readCronRefs } from "./cron.js";
 import { activityAnchor, type CuratedRow, curatedRows, idleDays, isCronReferenced } from "./plan.js";
 import { classify, loadProvenance, type Provenance, readCreatedByKeys } from "./provenance.js";
@@ -71,7 +77,14 @@ export interface CuratorStatus {
   stale_after_days: number;
   archive_after_days: number;
   consolidate: boolean;
-  managed: { total: number; agent_created: number; bundled: number; active: number; stale: number; archived: number };
+  managed: {
+    total: number;
+    agent_created: number;
+    bundled: number;
+    active: number;
+    stale: number;
+    archived: number;
+  };
   pinned: string[];
   unmanaged: { total: number; pre_dates_marker: number; foreground_created: number };
   least_recently_active: string[];
@@ -103,7 +116,9 @@ function recencyMs(record: UsageRecord | undefined): number {
 function rankings(rows: CuratedRow[]): CuratorStatus["rankings"] {
   const active = rows.filter((row) => (row.record?.state ?? "active") === "active");
   const byName = (a: CuratedRow, b: CuratedRow) => a.name.localeCompare(b.name);
-  const lra = [...active].sort((a, b) => recencyMs(a.record) - recencyMs(b.record) || byName(a, b)).slice(0, 5);
+  const lra = [...active]
+    .sort((a, b) => recencyMs(a.record) - recencyMs(b.record) || byName(a, b))
+    .slice(0, 5);
   const withActivity = active.map((row) => ({ row, n: row.record ? activityCount(row.record) : 0 }));
   const most = [...withActivity].sort((a, b) => b.n - a.n || byName(a.row, b.row)).slice(0, 5);
   const least = [...withActivity].sort((a, b) => a.n - b.n || byName(a.row, b.row)).slice(0, 5);
@@ -121,8 +136,16 @@ function unmanagedRows(view: LibraryView, config: SkillgateConfig) {
   for (const entry of view.skills) {
     if (entry.rootKind !== "local") continue;
     const record = view.usage[entry.name];
-    const verdict = classify(entry.name, entry, record, view.createdByKeys.get(entry.name) ?? false, view.provenance, config);
-    if (verdict.kind === "unmanaged" && verdict.unmanagedReason) rows.push({ entry, record, reason: verdict.unmanagedReason });
+    const verdict = classify(
+      entry.name,
+      entry,
+      record,
+      view.createdByKeys.get(entry.name) ?? false,
+      view.provenance,
+      config,
+    );
+    if (verdict.kind === "unmanaged" && verdict.unmanagedReason)
+      rows.push({ entry, record, reason: verdict.unmanagedReason });
   }
   return rows.sort((a, b) => a.entry.name.localeCompare(b.entry.name));
 }
@@ -158,14 +181,19 @@ export async function curatorStatus(ctx: OpsContext): Promise<CuratorStatus> {
   const { state, warning } = await readState(ctx.home);
   const view = await readView(ctx);
   const rows = curatedRows({ ...view, config: ctx.config });
-  const countState = (wanted: string) => rows.filter((row) => (row.record?.state ?? "active") === wanted).length;
+  const countState = (wanted: string) =>
+    rows.filter((row) => (row.record?.state ?? "active") === wanted).length;
   const archived = archivedManaged(view, ctx.config);
   const agentLive = rows.filter((row) => row.kind === "agent").length;
   const bundledLive = rows.length - agentLive;
   const unmanaged = unmanagedRows(view, ctx.config);
   const ranked = rankings(rows);
   const pinned = view.skills
-    .filter((entry) => view.usage[entry.name]?.pinned && classify(entry.name, entry, undefined, true, view.provenance, ctx.config).eligible)
+    .filter(
+      (entry) =>
+        view.usage[entry.name]?.pinned &&
+        classify(entry.name, entry, undefined, true, view.provenance, ctx.config).eligible,
+    )
     .map((entry) => entry.name)
     .sort();
   const curator = ctx.config.curator;
@@ -225,7 +253,10 @@ export async function setPinned(ctx: OpsContext, name: string, value: boolean): 
   const record = (await store.read())[name];
   const verdict = classify(name, entry, record, true, provenance, ctx.config);
   if (verdict.kind === "bundled" || verdict.kind === "hub") {
-    return { ok: false, message: `'${name}' is bundled or hub-installed — cannot ${verb} (only agent-created skills take part in curation)` };
+    return {
+      ok: false,
+      message: `'${name}' is bundled or hub-installed — cannot ${verb} (only agent-created skills take part in curation)`,
+    };
   }
   if (!verdict.eligible) {
     return {
@@ -245,16 +276,24 @@ export async function setPinned(ctx: OpsContext, name: string, value: boolean): 
       message: `${done} '${name}' (recorded; this skill is unmanaged, so auto-transitions never consider it anyway — \`${prefix(["curator", "adopt", name])}\` puts it under curator management)`,
     };
   }
-  return { ok: true, message: value ? `pinned '${name}' (auto-transitions will leave it alone)` : `unpinned '${name}' (auto-transitions consider it again)` };
+  return {
+    ok: true,
+    message: value
+      ? `pinned '${name}' (auto-transitions will leave it alone)`
+      : `unpinned '${name}' (auto-transitions consider it again)`,
+  };
 }
 
 /** Why `name` cannot be adopted, or null. Checked in the reference's order. */
 function adoptRefusal(name: string, entry: SkillEntry | undefined, provenance: Provenance): string | null {
   if (name.trim() === "") return "no skill name given";
-  if (provenance.protected.has(name)) return `'${name}' is a protected built-in; the curator never manages it`;
+  if (provenance.protected.has(name))
+    return `'${name}' is a protected built-in; the curator never manages it`;
   if (provenance.hub.has(name)) return `'${name}' is hub-installed; its upstream owns it`;
-  if (provenance.bundled.has(name)) return `'${name}' is a bundled built-in — curator.prune_builtins governs it, not adoption`;
-  if (entry?.rootKind === "external") return `'${name}' lives in skills.external_dirs and is read-only to the curator`;
+  if (provenance.bundled.has(name))
+    return `'${name}' is a bundled built-in — curator.prune_builtins governs it, not adoption`;
+  if (entry?.rootKind === "external")
+    return `'${name}' lives in skills.external_dirs and is read-only to the curator`;
   if (!entry) return `skill '${name}' not found`;
   return null;
 }
@@ -270,7 +309,8 @@ export async function adoptSkill(ctx: OpsContext, name: string): Promise<OpResul
   const refusal = adoptRefusal(name, entry, provenance);
   if (refusal || !entry) return { ok: false, message: refusal ?? `skill '${name}' not found` };
   const store = new UsageStore(homePaths(ctx.home).skills);
-  if (isManagedRecord((await store.read())[name])) return { ok: true, message: `'${name}' is already curator-managed` };
+  if (isManagedRecord((await store.read())[name]))
+    return { ok: true, message: `'${name}' is already curator-managed` };
   const mtime = await fs.stat(entry.skillFile).then(
     (stat) => stat.mtime,
     () => ctx.now,
@@ -321,7 +361,10 @@ export interface PruneCandidate {
  * are left out, and a never-used skill needs at least `stale_after_days` of idleness (the same grace as
  * the automatic pass).
  */
-export async function pruneCandidates(ctx: OpsContext, days: number): Promise<{ candidates: PruneCandidate[]; warnings: string[] }> {
+export async function pruneCandidates(
+  ctx: OpsContext,
+  days: number,
+): Promise<{ candidates: PruneCandidate[]; warnings: string[] }> {
   if (!Number.isInteger(days) || days < 1) {
     throw new CuratorError("prune", `--days must be >= 1 (got ${days})`, { code: "curator.bad_days" });
   }
@@ -330,7 +373,8 @@ export async function pruneCandidates(ctx: OpsContext, days: number): Promise<{ 
   const candidates: PruneCandidate[] = [];
   for (const row of curatedRows({ ...view, config: ctx.config })) {
     const record = row.record;
-    if (!record || record.pinned || record.state === "archived" || isCronReferenced(row.entry, cron.names)) continue;
+    if (!record || record.pinned || record.state === "archived" || isCronReferenced(row.entry, cron.names))
+      continue;
     const idle = idleDays(activityAnchor(record, ctx.now).ms, ctx.now);
     if (idle < days) continue;
     if (record.use_count === 0 && idle < ctx.config.curator.staleAfterDays) continue;
@@ -345,9 +389,23 @@ export async function archiveCandidates(
   ctx: OpsContext,
   candidates: PruneCandidate[],
 ): Promise<{ archived: ArchiveResult[]; failures: { name: string; error: string }[] }> {
-  const provenance = await loadProvenance(ctx.home, candidates.map((candidate) => candidate.entry));
+  const provenance = await loadProvenance(
+    ctx.home,
+    candidates.map((candidate) => candidate.entry),
+  );
   return archiveMany(
-    candidates.map((candidate) => ({ entry: candidate.entry, evidence: { reason: "prune", idle_days: candidate.idleDays } })),
-    { home: ctx.home, config: ctx.config, library: ctx.library, actor: "user", now: ctx.now, provenance, commandPrefix: ctx.commandPrefix },
+    candidates.map((candidate) => ({
+      entry: candidate.entry,
+      evidence: { reason: "prune", idle_days: candidate.idleDays },
+    })),
+    {
+      home: ctx.home,
+      config: ctx.config,
+      library: ctx.library,
+      actor: "user",
+      now: ctx.now,
+      provenance,
+      commandPrefix: ctx.commandPrefix,
+    },
   );
 }

@@ -32,7 +32,9 @@ export interface CuratedRow {
 }
 
 /** The live, local skills in the curated set: managed ones, plus bundled ones while prune_builtins is on. */
-export function curatedRows(input: Pick<PlanInput, "skills" | "usage" | "provenance" | "config">): CuratedRow[] {
+export function curatedRows(
+  input: Pick<PlanInput, "skills" | "usage" | "provenance" | "config">,
+): CuratedRow[] {
   const rows: CuratedRow[] = [];
   for (const entry of input.skills) {
     if (entry.rootKind !== "local") continue;
@@ -69,11 +71,21 @@ function hasNoActivity(record: UsageRecord): boolean {
 }
 
 /** Decides the transition of one curated skill that is neither pinned nor cron-referenced. */
-function decide(row: CuratedRow, record: UsageRecord, now: Date, config: SkillgateConfig): PlanAction | "grace" | null {
+function decide(
+  row: CuratedRow,
+  record: UsageRecord,
+  now: Date,
+  config: SkillgateConfig,
+): PlanAction | "grace" | null {
   const anchor = activityAnchor(record, now);
   const staleCutoff = now.getTime() - config.curator.staleAfterDays * DAY_MS;
   const archiveCutoff = now.getTime() - config.curator.archiveAfterDays * DAY_MS;
-  const base = { name: row.name, relPath: row.entry.relPath, anchor: anchor.iso, idleDays: idleDays(anchor.ms, now) };
+  const base = {
+    name: row.name,
+    relPath: row.entry.relPath,
+    anchor: anchor.iso,
+    idleDays: idleDays(anchor.ms, now),
+  };
   if (record.use_count === 0 && anchor.ms > staleCutoff) {
     // Never used and still young: not evidence that it can go. A stale one comes back to active.
     if (record.state === "stale") return { ...base, kind: "reactivate", from: "stale", to: "active" };
@@ -82,8 +94,10 @@ function decide(row: CuratedRow, record: UsageRecord, now: Date, config: Skillga
   if (anchor.ms <= archiveCutoff && record.state !== "archived") {
     return { ...base, kind: "archive", from: record.state, to: "archived" };
   }
-  if (anchor.ms <= staleCutoff && record.state === "active") return { ...base, kind: "stale", from: "active", to: "stale" };
-  if (anchor.ms > staleCutoff && record.state === "stale") return { ...base, kind: "reactivate", from: "stale", to: "active" };
+  if (anchor.ms <= staleCutoff && record.state === "active")
+    return { ...base, kind: "stale", from: "active", to: "stale" };
+  if (anchor.ms > staleCutoff && record.state === "stale")
+    return { ...base, kind: "reactivate", from: "stale", to: "active" };
   return null;
 }
 
@@ -108,7 +122,13 @@ export function plan(input: PlanInput): CuratorPlan {
       result.skipped.push({ name: row.name, reason: "cron" });
       continue;
     }
-    const seed = { kind: "seed" as const, name: row.name, relPath: row.entry.relPath, anchor: null, idleDays: 0 };
+    const seed = {
+      kind: "seed" as const,
+      name: row.name,
+      relPath: row.entry.relPath,
+      anchor: null,
+      idleDays: 0,
+    };
     if (!row.record) {
       result.actions.push(seed);
       result.counts.seeded += 1;

@@ -83,7 +83,9 @@ async function readHubNames(home: string, skills: SkillEntry[], warnings: string
       installed = data.installed as Record<string, unknown>;
     }
   } catch {
-    warnings.push(`${paths.hubLock} is not valid JSON; hub-installed skills cannot be recognised until it is fixed.`);
+    warnings.push(
+      `${paths.hubLock} is not valid JSON; hub-installed skills cannot be recognised until it is fixed.`,
+    );
     return names;
   }
   const byDir = new Map(skills.map((entry) => [path.resolve(entry.dir), entry]));

@@ -52,7 +52,8 @@ export interface PurgeResult {
 /** The TTL in force, or a clear error when purge is disabled or `--days` is invalid. */
 export function purgeTtl(config: SkillgateConfig, days?: number): number {
   if (days !== undefined) {
-    if (!Number.isInteger(days) || days < 1) throw new UsageError(`--days must be a whole number >= 1 (got ${days}).`);
+    if (!Number.isInteger(days) || days < 1)
+      throw new UsageError(`--days must be a whole number >= 1 (got ${days}).`);
     return days;
   }
   const ttl = config.curator.archiveTtlDays;
@@ -73,12 +74,16 @@ export async function purgeCandidates(home: string, ttlDays: number, now: Date):
   for (const item of await listArchived(home)) {
     const { ms, agedBy } = archivedMoment(item, usage[item.skillName]?.archived_at);
     const ageDays = (now.getTime() - ms) / DAY_MS;
-    if (ageDays >= ttlDays) out.push({ archivedAs: item.archivedAs, skill: item.skillName, dir: item.dir, ageDays, agedBy });
+    if (ageDays >= ttlDays)
+      out.push({ archivedAs: item.archivedAs, skill: item.skillName, dir: item.dir, ageDays, agedBy });
   }
   return out.sort((a, b) => b.ageDays - a.ageDays);
 }
 
-function archivedMoment(item: ArchivedItem, archivedAt: unknown): { ms: number; agedBy: PurgeCandidate["agedBy"] } {
+function archivedMoment(
+  item: ArchivedItem,
+  archivedAt: unknown,
+): { ms: number; agedBy: PurgeCandidate["agedBy"] } {
   const ms = typeof archivedAt === "string" ? parseTimestamp(archivedAt) : undefined;
   // A timestamped duplicate is a different (older or newer) copy than the one the record describes.
   if (ms !== undefined && item.stamp === null) return { ms, agedBy: "archived_at" };
@@ -92,7 +97,14 @@ function archivedMoment(item: ArchivedItem, archivedAt: unknown): { ms: number; 
 export async function purgeArchived(opts: PurgeOptions): Promise<PurgeResult> {
   const ttlDays = purgeTtl(opts.config, opts.days);
   const paths = homePaths(opts.home);
-  const result: PurgeResult = { ttlDays, archiveExists: true, candidates: [], purged: [], failures: [], dryRun: opts.dryRun };
+  const result: PurgeResult = {
+    ttlDays,
+    archiveExists: true,
+    candidates: [],
+    purged: [],
+    failures: [],
+    dryRun: opts.dryRun,
+  };
   const archiveStat = await fs.stat(paths.archive).catch(() => undefined);
   if (!archiveStat?.isDirectory()) return { ...result, archiveExists: false };
   result.candidates = await purgeCandidates(opts.home, ttlDays, opts.now ?? new Date());
@@ -109,7 +121,11 @@ export async function purgeArchived(opts: PurgeOptions): Promise<PurgeResult> {
 }
 
 /** Ledgers one package, then removes it (rename into trash, then delete). Returns the entry id. */
-async function purgeOne(opts: PurgeOptions, candidate: PurgeCandidate, ttlDays: number): Promise<string | null> {
+async function purgeOne(
+  opts: PurgeOptions,
+  candidate: PurgeCandidate,
+  ttlDays: number,
+): Promise<string | null> {
   const skills = homePaths(opts.home).skills;
   let entryId: string | null = null;
   if (opts.config.skills.ledger) {

@@ -9,14 +9,29 @@ import path from "node:path";
 import { homePaths } from "../config/home.js";
 import { atomicWriteFile, stableJson } from "../core/fsutil.js";
 import { type Reply, type ReplyBlock, reply } from "../core/reply.js";
-import type { AutoTransitionCounts, ConsolidatedEntry, CuratorRunResult, PrunedEntry, RenameEntry, RenameMap } from "./types.js";
+import type {
+  AutoTransitionCounts,
+  ConsolidatedEntry,
+  CuratorRunResult,
+  PrunedEntry,
+  RenameEntry,
+  RenameMap,
+} from "./types.js";
 
 /** The rename map shows at most this many lines. */
 export const RENAME_MAP_CAP = 10;
 
 /** Builds the rename map: umbrella moves first, then skills archived for staleness (LLM or automatic). */
-export function buildRenameMap(consolidated: ConsolidatedEntry[], pruned: PrunedEntry[], autoArchived: string[]): RenameMap {
-  const entries: RenameEntry[] = consolidated.map((item) => ({ kind: "consolidated", name: item.name, into: item.into }));
+export function buildRenameMap(
+  consolidated: ConsolidatedEntry[],
+  pruned: PrunedEntry[],
+  autoArchived: string[],
+): RenameMap {
+  const entries: RenameEntry[] = consolidated.map((item) => ({
+    kind: "consolidated",
+    name: item.name,
+    into: item.into,
+  }));
   const seen = new Set(entries.map((entry) => entry.name));
   for (const name of [...pruned.map((item) => item.name), ...autoArchived]) {
     if (seen.has(name)) continue;
@@ -37,16 +52,19 @@ export function autoSummary(counts: AutoTransitionCounts): string {
   return parts.length > 0 ? parts.join(", ") : "no changes";
 }
 
-/** The one-line head of a run summary: `[dry-run ]auto: …; llm: …`. */
-export function headline(dryRun: boolean, counts: AutoTransitionCounts, llmStatus: string): string {
-  return `${dryRun ? "dry-run auto: " : "auto: "}${autoSummary(counts)}; llm: ${llmStatus}`;
+/** The one-line head of a run summary: `[dry-run ]auto: …[; llm: …]` (the llm part once it is known). */
+export function headline(dryRun: boolean, counts: AutoTransitionCounts, llmStatus?: string): string {
+  const auto = `${dryRun ? "dry-run auto: " : "auto: "}${autoSummary(counts)}`;
+  return llmStatus === undefined ? auto : `${auto}; llm: ${llmStatus}`;
 }
 
 /** The rename-map items as text (`old → umbrella`, `x — pruned (stale)`, `… and K more`). */
 export function renameMapItems(map: RenameMap): string[] {
   const items = map.entries
     .slice(0, RENAME_MAP_CAP)
-    .map((entry) => (entry.kind === "consolidated" ? `${entry.name} → ${entry.into}` : `${entry.name} — pruned (stale)`));
+    .map((entry) =>
+      entry.kind === "consolidated" ? `${entry.name} → ${entry.into}` : `${entry.name} — pruned (stale)`,
+    );
   const more = map.entries.length - RENAME_MAP_CAP;
   if (more > 0) items.push(`… and ${more} more`);
   return items;
@@ -61,7 +79,10 @@ function renameMapBlocks(map: RenameMap, prefix: (path: string[]) => string): Re
     { kind: "paragraph", text: `full report: \`${prefix(["curator", "status"])}\`` },
   ];
   if (map.pinHint) {
-    blocks.push({ kind: "paragraph", text: `keep an umbrella stable: \`${prefix(["curator", "pin", map.pinHint])}\`` });
+    blocks.push({
+      kind: "paragraph",
+      text: `keep an umbrella stable: \`${prefix(["curator", "pin", map.pinHint])}\``,
+    });
   }
   return blocks;
 }
@@ -82,7 +103,10 @@ export function renameMapText(map: RenameMap, prefix: (path: string[]) => string
  */
 export function summaryReply(result: CuratorRunResult, prefix: (path: string[]) => string): Reply {
   const head = result.summary.split("\n")[0] ?? "";
-  const blocks: ReplyBlock[] = [{ kind: "paragraph", text: `curator: ${head}` }, ...renameMapBlocks(result.renameMap, prefix)];
+  const blocks: ReplyBlock[] = [
+    { kind: "paragraph", text: `curator: ${head}` },
+    ...renameMapBlocks(result.renameMap, prefix),
+  ];
   return reply(blocks, { json: runJsonSummary(result) });
 }
 
@@ -150,7 +174,10 @@ export function runJson(result: CuratorRunResult): Record<string, unknown> {
     llm_final: result.llm.final,
     llm_summary: result.llm.summary,
     llm_error: result.llm.error,
-    tool_calls: result.llm.toolCalls.map((call) => ({ name: call.name, arguments: capArgument(call.arguments) })),
+    tool_calls: result.llm.toolCalls.map((call) => ({
+      name: call.name,
+      arguments: capArgument(call.arguments),
+    })),
     warnings: result.warnings,
   };
 }
@@ -173,8 +200,12 @@ function section<T>(title: string, items: T[], cap: number, line: (item: T) => s
 function consolidatedLines(item: ConsolidatedEntry, after: string[]): string[] {
   const lines = [`- \`${item.name}\` → merged into \`${item.into}\` — ${item.reason}`];
   if (item.source.startsWith("tool-call audit")) lines.push(`  _(detected via ${item.source})_`);
-  if (item.model_claimed_into) lines.push(`  ⚠ the model named \`${item.model_claimed_into}\`, which does not exist; the tool calls point at \`${item.into}\``);
-  else if (!after.includes(item.into)) lines.push(`  ⚠ umbrella \`${item.into}\` is not in the library after the run`);
+  if (item.model_claimed_into)
+    lines.push(
+      `  ⚠ the model named \`${item.model_claimed_into}\`, which does not exist; the tool calls point at \`${item.into}\``,
+    );
+  else if (!after.includes(item.into))
+    lines.push(`  ⚠ umbrella \`${item.into}\` is not in the library after the run`);
   return lines;
 }
 
@@ -188,7 +219,11 @@ export function reportMarkdown(result: CuratorRunResult, prefix: (path: string[]
     `Model: \`${llm.model ?? "(not resolved)"}\` via \`${llm.provider ?? "(not resolved)"}\`  ·  Duration: ${formatDuration(result.durationSeconds)}  ·  Agent-created skills: ${result.before.length} → ${result.after.length} (${delta >= 0 ? "+" : ""}${delta})`,
     "",
   ];
-  if (result.dryRun) lines.push("> DRY-RUN — report only; nothing was changed. The counts below are what a real run would do.", "");
+  if (result.dryRun)
+    lines.push(
+      "> DRY-RUN — report only; nothing was changed. The counts below are what a real run would do.",
+      "",
+    );
   if (llm.error) lines.push(`> ⚠ LLM pass error: ${llm.error}`, "");
   const auto = result.autoTransitions;
   lines.push(
@@ -215,11 +250,23 @@ export function reportMarkdown(result: CuratorRunResult, prefix: (path: string[]
     `- state transitions: ${result.stateTransitions.length}`,
     "",
   );
-  lines.push(...section("Consolidated into umbrella skills", result.consolidated, 50, (item) => consolidatedLines(item, result.after)));
-  lines.push(...section("Pruned — archived for staleness", result.pruned, 50, (item) => [`- \`${item.name}\` — ${item.reason}`]));
+  lines.push(
+    ...section("Consolidated into umbrella skills", result.consolidated, 50, (item) =>
+      consolidatedLines(item, result.after),
+    ),
+  );
+  lines.push(
+    ...section("Pruned — archived for staleness", result.pruned, 50, (item) => [
+      `- \`${item.name}\` — ${item.reason}`,
+    ]),
+  );
   lines.push(...section("Archived by the automatic pass", result.archived, 50, (name) => [`- \`${name}\``]));
   lines.push(...section("New skills this run", result.added, 50, (name) => [`- \`${name}\``]));
-  lines.push(...section("State transitions", result.stateTransitions, 200, (t) => [`- \`${t.name}\`: ${t.from} → ${t.to}`]));
+  lines.push(
+    ...section("State transitions", result.stateTransitions, 200, (t) => [
+      `- \`${t.name}\`: ${t.from} → ${t.to}`,
+    ]),
+  );
   const rewrites = result.cronRewrites?.rewrites ?? [];
   lines.push(
     ...section("Cron job skill references rewritten", rewrites, 25, (r) => [
@@ -235,10 +282,16 @@ export function reportMarkdown(result: CuratorRunResult, prefix: (path: string[]
 function recoveryLines(result: CuratorRunResult, prefix: (path: string[]) => string): string[] {
   const lines = ["## Recovery", ""];
   if (result.dryRun) return [...lines, "Nothing to recover: this was a dry run.", ""];
-  lines.push(`- restore one archived skill: \`${prefix(["curator", "restore", "<name>"])}\` (names: \`${prefix(["curator", "list-archived"])}\`)`);
-  lines.push(`- undo one change: \`${prefix(["curator", "ledger"])}\`, then \`${prefix(["curator", "rollback", "<entry-id>"])}\``);
+  lines.push(
+    `- restore one archived skill: \`${prefix(["curator", "restore", "<name>"])}\` (names: \`${prefix(["curator", "list-archived"])}\`)`,
+  );
+  lines.push(
+    `- undo one change: \`${prefix(["curator", "ledger"])}\`, then \`${prefix(["curator", "rollback", "<entry-id>"])}\``,
+  );
   if (result.snapshotId) {
-    lines.push(`- undo the whole run: \`${prefix(["curator", "rollback", "--id", result.snapshotId])}\` (snapshot taken before it)`);
+    lines.push(
+      `- undo the whole run: \`${prefix(["curator", "rollback", "--id", result.snapshotId])}\` (snapshot taken before it)`,
+    );
   }
   lines.push(`- keep a skill out of the curator's hands: \`${prefix(["curator", "pin", "<name>"])}\``, "");
   return lines;
@@ -252,7 +305,11 @@ function reportDirName(startedAt: Date): string {
  * Writes the run's report folder and returns the path of its `REPORT.md`. A second report in the same
  * second gets `-2`, then `-3`, …
  */
-export async function writeRunReport(home: string, result: CuratorRunResult, prefix: (path: string[]) => string): Promise<string> {
+export async function writeRunReport(
+  home: string,
+  result: CuratorRunResult,
+  prefix: (path: string[]) => string,
+): Promise<string> {
   const root = homePaths(home).curatorLogs;
   await fs.mkdir(root, { recursive: true });
   const base = reportDirName(new Date(result.startedAt));

@@ -5,14 +5,31 @@
  * `recoverInterruptedRollback` uses to finish the swap (or undo an unfinished extraction), so the
  * library ends up exactly as before or exactly as after.
  */
-import { promises as fs } from "node:fs";
+import {
+  createReadStream,
+  createWriteStream,
+  promises as fs,
+  linkSync,
+  mkdirSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
-import { t as tarList, x as tarExtract } from "tar";
+import { Parser, type ReadEntry, t as tarList } from "tar";
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
-import { UsageStore } from "../skills/usage.js";
 import { CuratorError } from "../core/errors.js";
-import { acquireLock, atomicWriteFile, type HeldLock, isoTimestamp, LockBusyError, withLock } from "../core/fsutil.js";
+import {
+  acquireLock,
+  atomicWriteFile,
+  type HeldLock,
+  isoTimestamp,
+  LockBusyError,
+  withLock,
+} from "../core/fsutil.js";
+import { UsageStore } from "../skills/usage.js";
+import { hasBlob, readBlob, storeBytes } from "./blobs.js";
 import {
   clearJournal,
   crashPoint,
@@ -21,7 +38,6 @@ import {
   readJournal,
   writeJournal,
 } from "./journal.js";
-import { hasBlob, readBlob, storeBytes } from "./blobs.js";
 import {
   appendEntry,
   CAPTURE_SKIP_DIRS,
@@ -66,7 +82,8 @@ export function checkMemberPath(raw: string): { ok: true; path: string } | { ok:
 
 /** True when a link at `memberPath` pointing to `target` resolves inside the archive root. */
 function linkStaysInside(memberPath: string, target: string): boolean {
-  if (target === "" || target.startsWith("/") || /^[A-Za-z]:/.test(target) || target.includes("\0")) return false;
+  if (target === "" || target.startsWith("/") || /^[A-Za-z]:/.test(target) || target.includes("\0"))
+    return false;
   const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(memberPath), target));
   return resolved !== ".." && !resolved.startsWith("../") && !path.posix.isAbsolute(resolved);
 }
@@ -76,7 +93,10 @@ function linkStaysInside(memberPath: string, target: string): boolean {
  * a bad path, a device or other special type, a hard link leaving the tree, a symlink leaving the tree
  * that the snapshot's manifest did not record, or a member placed under a symlink.
  */
-export async function verifyArchive(archive: string, recordedLinks: RecordedLink[] = []): Promise<VerifiedArchive> {
+export async function verifyArchive(
+  archive: string,
+  recordedLinks: RecordedLink[] = [],
+): Promise<VerifiedArchive> {
   const problems: string[] = [];
   const paths: string[] = [];
   const symlinks = new Map<string, string>();
@@ -86,34 +106,37 @@ export async function verifyArchive(archive: string, recordedLinks: RecordedLink
     if (problems.length < 5) problems.push(`'${member}' ${reason}`);
   };
   try {
-    await tarList({
-      file: archive,
-      strict: true,
-      onReadEntry: (entry) => {
-        const raw = String(entry.path);
-        const checked = checkMemberPath(raw);
-        if (!checked.ok) return refuse(raw, checked.reason);
-        const member = checked.path;
-        const top = member.split("/")[0] ?? member;
-        if (!isLibraryEntry(top)) return refuse(raw, "is not part of a skill library");
-        if (!SAFE_TYPES.has(entry.type)) return refuse(raw, `is a ${entry.type}, which a snapshot never contains`);
-        paths.push(member);
-        const linkpath = entry.linkpath === undefined ? "" : String(entry.linkpath);
-        if (entry.type === "SymbolicLink") {
-          const faithful = recorded.has(`${member}\0${linkpath}`);
-          if (!linkStaysInside(member, linkpath) && !faithful) return refuse(raw, `is a symlink leaving the tree (-> ${linkpath})`);
-          symlinks.set(member, linkpath);
-        } else if (entry.type === "Link") {
-          const target = checkMemberPath(linkpath);
-          if (!target.ok) return refuse(raw, `is a hard link whose target ${target.reason}`);
-          hardlinks.push({ path: member, target: target.path });
-        }
-      },
+    await parseArchive(archive, (entry) => {
+      entry.resume();
+      const raw = String(entry.path);
+      const checked = checkMemberPath(raw);
+      if (!checked.ok) return refuse(raw, checked.reason);
+      const member = checked.path;
+      const top = member.split("/")[0] ?? member;
+      if (!isLibraryEntry(top)) return refuse(raw, "is not part of a skill library");
+      if (!SAFE_TYPES.has(entry.type))
+        return refuse(raw, `is a ${entry.type}, which a snapshot never contains`);
+      paths.push(member);
+      const linkpath = entry.linkpath === undefined ? "" : String(entry.linkpath);
+      if (entry.type === "SymbolicLink") {
+        const faithful = recorded.has(`${member}\0${linkpath}`);
+        if (!linkStaysInside(member, linkpath) && !faithful)
+          return refuse(raw, `is a symlink leaving the tree (-> ${linkpath})`);
+        symlinks.set(member, linkpath);
+      } else if (entry.type === "Link") {
+        const target = checkMemberPath(linkpath);
+        if (!target.ok) return refuse(raw, `is a hard link whose target ${target.reason}`);
+        hardlinks.push({ path: member, target: target.path });
+      }
     });
   } catch (error) {
-    throw new CuratorError("rollback", `snapshot archive ${archive} is unreadable (${(error as Error).message}); pick another snapshot with --id.`, {
-      cause: error,
-    });
+    throw new CuratorError(
+      "rollback",
+      `snapshot archive ${archive} is unreadable (${(error as Error).message}); pick another snapshot with --id.`,
+      {
+        cause: error,
+      },
+    );
   }
   for (const member of paths) {
     const parts = member.split("/");
@@ -129,42 +152,127 @@ export async function verifyArchive(archive: string, recordedLinks: RecordedLink
     }
   }
   if (problems.length > 0) {
-    throw new CuratorError("rollback", `refusing unsafe snapshot archive: ${problems.join("; ")}. Nothing was changed.`, {
-      code: "curator.unsafe_archive",
-    });
+    throw new CuratorError(
+      "rollback",
+      `refusing unsafe snapshot archive: ${problems.join("; ")}. Nothing was changed.`,
+      {
+        code: "curator.unsafe_archive",
+      },
+    );
   }
   const topLevel = [...new Set(paths.map((member) => member.split("/")[0] ?? member))].sort();
   return { topLevel, links: [...symlinks].map(([p, target]) => ({ path: p, target })) };
 }
 
+/** Files up to this size are written from memory; larger ones are streamed. */
+const BUFFERED_FILE_LIMIT = 1024 * 1024;
+
 /**
- * Extracts a verified archive into `dest` (which must exist and be empty). Symlinks are created by us
- * afterwards, exactly as recorded (tar's sanitising would rewrite absolute targets).
+ * Feeds an archive through tar's parser in small chunks (the gzip stream is inflated incrementally),
+ * calling `onEntry` for every member. Resolves when the archive has been read to the end.
  */
-export async function extractVerified(archive: string, dest: string, verified: VerifiedArchive): Promise<void> {
-  let rejected: string | undefined;
-  await tarExtract({
-    file: archive,
-    cwd: dest,
-    strict: true,
-    preservePaths: false,
-    filter: (memberPath, entry) => {
-      const checked = checkMemberPath(String(memberPath));
-      const type = "type" in entry ? entry.type : "File";
-      if (!checked.ok || !SAFE_TYPES.has(type)) {
-        rejected = String(memberPath);
-        return false;
-      }
-      return type !== "SymbolicLink";
-    },
+async function parseArchive(archive: string, onEntry: (entry: ReadEntry) => void): Promise<void> {
+  const source = createReadStream(archive, { highWaterMark: 16 * 1024 });
+  const parser = new Parser({ strict: true });
+  parser.on("entry", onEntry);
+  await new Promise<void>((resolve, reject) => {
+    parser.on("end", () => resolve());
+    parser.on("error", reject);
+    source.on("error", reject);
+    source.pipe(parser);
   });
-  if (rejected !== undefined) throw new CuratorError("rollback", `archive changed during extraction (unexpected member '${rejected}')`);
+}
+
+/**
+ * Extracts a verified archive into `dest` (which must exist and be empty). We write every member
+ * ourselves, re-checking each one: tar's parser only reads. Nothing is written outside `dest`: member
+ * paths are plain relative paths, and no symlink exists inside `dest` until the very end, when the
+ * recorded symlinks are created exactly as archived. Modes keep only permission bits; mtimes are kept.
+ * Small files are written synchronously (no thread-pool hop per file); the parser still yields to the
+ * event loop between chunks of the archive.
+ */
+export async function extractVerified(
+  archive: string,
+  dest: string,
+  verified: VerifiedArchive,
+): Promise<void> {
+  const streams: Array<Promise<void>> = [];
+  const madeDirs = new Set<string>([dest]);
+  const dirTimes: Array<[string, Date]> = [];
+  let failure: unknown;
+  const ensureDir = (dir: string) => {
+    if (madeDirs.has(dir)) return;
+    mkdirSync(dir, { recursive: true });
+    madeDirs.add(dir);
+  };
+  const guarded = (fn: () => void) => {
+    try {
+      if (failure === undefined) fn();
+    } catch (error) {
+      failure ??= error;
+    }
+  };
+  await parseArchive(archive, (entry) => {
+    const checked = checkMemberPath(String(entry.path));
+    if (!checked.ok || !SAFE_TYPES.has(entry.type)) {
+      failure ??= new Error(`archive changed during extraction (unexpected member '${String(entry.path)}')`);
+      entry.resume();
+      return;
+    }
+    const abs = path.join(dest, ...checked.path.split("/"));
+    const mtime = entry.mtime;
+    if (entry.type === "Directory" || entry.type === "SymbolicLink" || entry.type === "Link") {
+      entry.resume();
+      guarded(() => {
+        if (entry.type === "Directory") {
+          ensureDir(abs);
+          if (mtime) dirTimes.push([abs, mtime]);
+        } else if (entry.type === "Link") {
+          const target = checkMemberPath(String(entry.linkpath ?? ""));
+          if (!target.ok) throw new Error(`hard link '${checked.path}' has an unsafe target`);
+          ensureDir(path.dirname(abs));
+          rmSync(abs, { force: true });
+          linkSync(path.join(dest, ...target.path.split("/")), abs);
+        }
+      });
+      return;
+    }
+    const mode = (entry.mode ?? 0o644) & 0o777;
+    if (entry.size > BUFFERED_FILE_LIMIT) {
+      guarded(() => ensureDir(path.dirname(abs)));
+      const sink = createWriteStream(abs, { mode });
+      const done = new Promise<void>((resolve, reject) => {
+        sink.on("close", resolve);
+        sink.on("error", reject);
+      }).then(async () => {
+        if (mtime) await fs.utimes(abs, mtime, mtime);
+      });
+      done.catch((error: unknown) => {
+        failure ??= error;
+      });
+      streams.push(done);
+      entry.pipe(sink);
+      return;
+    }
+    const chunks: Buffer[] = [];
+    entry.on("data", (chunk: Buffer) => chunks.push(chunk));
+    entry.on("end", () =>
+      guarded(() => {
+        ensureDir(path.dirname(abs));
+        writeFileSync(abs, Buffer.concat(chunks), { mode });
+        if (mtime) utimesSync(abs, mtime, mtime);
+      }),
+    );
+  });
+  await Promise.allSettled(streams);
+  if (failure !== undefined) throw failure;
   for (const link of verified.links) {
     const where = path.join(dest, ...link.path.split("/"));
-    await fs.mkdir(path.dirname(where), { recursive: true });
+    ensureDir(path.dirname(where));
     await fs.rm(where, { force: true });
     await fs.symlink(link.target, where);
   }
+  for (const [dir, mtime] of dirTimes.reverse()) await fs.lutimes(dir, mtime, mtime).catch(() => undefined);
 }
 
 /** Outcome of a whole-tree rollback. */
@@ -201,9 +309,13 @@ export async function rollbackToSnapshot(opts: SnapshotRollbackOptions): Promise
     const target = await resolveSnapshot(opts.home, opts.id);
     if (!target) {
       const which = opts.id === undefined ? "" : ` for id '${opts.id}'`;
-      throw new CuratorError("rollback", `no matching backup found${which}; list them with \`curator rollback --list\`.`, {
-        code: "curator.no_snapshot",
-      });
+      throw new CuratorError(
+        "rollback",
+        `no matching backup found${which}; list them with \`curator rollback --list\`.`,
+        {
+          code: "curator.no_snapshot",
+        },
+      );
     }
     let safety: { id: string };
     try {
@@ -215,10 +327,14 @@ export async function rollbackToSnapshot(opts: SnapshotRollbackOptions): Promise
         protectIds: [target.id],
       });
     } catch (error) {
-      throw new CuratorError("rollback", `pre-rollback safety snapshot failed: ${(error as Error).message} Rollback aborted; nothing was changed.`, {
-        cause: error,
-        code: "curator.safety_snapshot_failed",
-      });
+      throw new CuratorError(
+        "rollback",
+        `pre-rollback safety snapshot failed: ${(error as Error).message} Rollback aborted; nothing was changed.`,
+        {
+          cause: error,
+          code: "curator.safety_snapshot_failed",
+        },
+      );
     }
     await crashPoint("rollback:after-safety");
     const manifest = target.manifest ?? (await readManifest(target.dir));
@@ -238,16 +354,25 @@ async function takeRollbackLock(home: string): Promise<HeldLock> {
     return await acquireLock(rollbackLockPath(home), { waitMs: 2_000 });
   } catch (error) {
     if (error instanceof LockBusyError) {
-      throw new CuratorError("rollback", "another rollback is running on this home; wait for it to finish and try again.", {
-        code: "curator.locked",
-      });
+      throw new CuratorError(
+        "rollback",
+        "another rollback is running on this home; wait for it to finish and try again.",
+        {
+          code: "curator.locked",
+        },
+      );
     }
     throw error;
   }
 }
 
 /** Extracts into staging and swaps the library, journaling each phase. Returns the committed journal. */
-async function swapIn(home: string, target: SnapshotInfo, safetyId: string, verified: VerifiedArchive): Promise<RollbackJournal> {
+async function swapIn(
+  home: string,
+  target: SnapshotInfo,
+  safetyId: string,
+  verified: VerifiedArchive,
+): Promise<RollbackJournal> {
   const skills = homePaths(home).skills;
   const journal: RollbackJournal = {
     version: 1,
@@ -272,7 +397,11 @@ async function swapIn(home: string, target: SnapshotInfo, safetyId: string, veri
   } catch (error) {
     await fs.rm(staging, { recursive: true, force: true });
     await clearJournal(home);
-    throw new CuratorError("rollback", `snapshot extract failed (state restored): ${(error as Error).message}`, { cause: error });
+    throw new CuratorError(
+      "rollback",
+      `snapshot extract failed (state restored): ${(error as Error).message}`,
+      { cause: error },
+    );
   }
   await crashPoint("rollback:extracted");
   journal.new_entries = (await fs.readdir(staging)).filter(isLibraryEntry).sort();
@@ -281,10 +410,16 @@ async function swapIn(home: string, target: SnapshotInfo, safetyId: string, veri
   await writeJournal(home, journal);
   await crashPoint("rollback:journal-swapping");
   try {
-    await withLock(path.join(skills, ".usage.json.lock"), () => finishSwap(home, journal), { waitMs: 60_000 });
+    await withLock(path.join(skills, ".usage.json.lock"), () => finishSwap(home, journal), {
+      waitMs: 60_000,
+    });
   } catch (error) {
     await undoSwap(home, journal);
-    throw new CuratorError("rollback", `rollback failed while swapping (state restored): ${(error as Error).message}`, { cause: error });
+    throw new CuratorError(
+      "rollback",
+      `rollback failed while swapping (state restored): ${(error as Error).message}`,
+      { cause: error },
+    );
   }
   journal.phase = "committed";
   await writeJournal(home, journal);
@@ -401,7 +536,9 @@ async function recoverLocked(home: string): Promise<string | null> {
   const target = await resolveSnapshot(home, journal.target);
   const cron = target ? await restoreCronLinks(home, target) : undefined;
   await finishCleanup(home, journal);
-  const cronNote = cron ? rollbackMessage(journal.target, cron).replace(/^restored from snapshot \S+/, "") : "";
+  const cronNote = cron
+    ? rollbackMessage(journal.target, cron).replace(/^restored from snapshot \S+/, "")
+    : "";
   return `curator: an interrupted rollback to snapshot ${journal.target} was completed${cronNote}.`;
 }
 
@@ -416,8 +553,10 @@ export async function emptyPurgeTrash(home: string): Promise<void> {
   const skills = homePaths(home).skills;
   const names = await fs.readdir(skills).catch(() => [] as string[]);
   for (const name of names) {
-    if (name.startsWith(".purge-trash")) await fs.rm(path.join(skills, name), { recursive: true, force: true });
-    if (name.startsWith(".rollback-journal.json.") && name.endsWith(".tmp")) await fs.rm(path.join(skills, name), { force: true });
+    if (name.startsWith(".purge-trash"))
+      await fs.rm(path.join(skills, name), { recursive: true, force: true });
+    if (name.startsWith(".rollback-journal.json.") && name.endsWith(".tmp"))
+      await fs.rm(path.join(skills, name), { force: true });
   }
 }
 
@@ -440,7 +579,9 @@ export async function restoreCronLinks(home: string, snapshot: SnapshotInfo): Pr
   const result: CronRestoreResult = { restored: 0, skipped: 0, matched: 0 };
   let backed: CronJob[];
   try {
-    const doc = JSON.parse(await fs.readFile(path.join(snapshot.dir, "cron-jobs.json"), "utf8")) as { jobs?: unknown };
+    const doc = JSON.parse(await fs.readFile(path.join(snapshot.dir, "cron-jobs.json"), "utf8")) as {
+      jobs?: unknown;
+    };
     backed = Array.isArray(doc?.jobs) ? (doc.jobs as CronJob[]) : [];
   } catch {
     return { ...result, note: "no readable cron-jobs.json in the snapshot" };
@@ -466,7 +607,10 @@ export async function restoreCronLinks(home: string, snapshot: SnapshotInfo): Pr
           result.skipped++;
           continue;
         }
-        if (JSON.stringify(job.skills) === JSON.stringify(old.skills) && JSON.stringify(job.skill) === JSON.stringify(old.skill)) {
+        if (
+          JSON.stringify(job.skills) === JSON.stringify(old.skills) &&
+          JSON.stringify(job.skill) === JSON.stringify(old.skill)
+        ) {
           result.matched++;
           continue;
         }
@@ -532,17 +676,26 @@ async function confinePaths(home: string, targets: string[]): Promise<void> {
   for (const target of targets) {
     const resolved = path.resolve(target);
     if (!path.isAbsolute(target) || !isStrictlyInside(home, resolved) || isForbiddenTarget(home, resolved)) {
-      throw new CuratorError("rollback", `refusing rollback: entry references a path outside ${home}: ${target}`, {
-        code: "curator.path_outside",
-      });
+      throw new CuratorError(
+        "rollback",
+        `refusing rollback: entry references a path outside ${home}: ${target}`,
+        {
+          code: "curator.path_outside",
+        },
+      );
     }
     let ancestor = path.dirname(resolved);
-    while (!(await exists(ancestor)) && ancestor !== path.dirname(ancestor)) ancestor = path.dirname(ancestor);
+    while (!(await exists(ancestor)) && ancestor !== path.dirname(ancestor))
+      ancestor = path.dirname(ancestor);
     const real = await fs.realpath(ancestor);
     if (real !== realHome && !isStrictlyInside(realHome, real)) {
-      throw new CuratorError("rollback", `refusing rollback: entry references a path outside ${home} (through a symlink): ${target}`, {
-        code: "curator.path_outside",
-      });
+      throw new CuratorError(
+        "rollback",
+        `refusing rollback: entry references a path outside ${home} (through a symlink): ${target}`,
+        {
+          code: "curator.path_outside",
+        },
+      );
     }
   }
 }
@@ -607,7 +760,9 @@ async function writeCaptured(home: string, file: LedgerFile): Promise<void> {
 
 /** Removes now-empty directories from `start` up to (and including) the enclosing root. */
 async function pruneEmptyDirs(start: string, roots: string[]): Promise<void> {
-  const root = roots.filter((r) => start === r || isStrictlyInside(r, start)).sort((a, b) => a.length - b.length)[0];
+  const root = roots
+    .filter((r) => start === r || isStrictlyInside(r, start))
+    .sort((a, b) => a.length - b.length)[0];
   if (!root) return;
   let dir = start;
   while (dir === root || isStrictlyInside(root, dir)) {
@@ -660,19 +815,30 @@ export async function rollbackEntry(opts: EntryRollbackOptions): Promise<EntryRo
   const actor = opts.actor ?? "user";
   const entry = await findEntry(home, opts.entryId);
   if (!entry) {
-    throw new CuratorError("rollback", `no ledger entry with id '${opts.entryId}'; see \`curator ledger\` for ids.`, {
-      code: "curator.no_entry",
-    });
+    throw new CuratorError(
+      "rollback",
+      `no ledger entry with id '${opts.entryId}'; see \`curator ledger\` for ids.`,
+      {
+        code: "curator.no_entry",
+      },
+    );
   }
   const roots = (entry.roots ?? []).filter((root) => typeof root === "string");
   await confinePaths(home, [...entry.before, ...entry.after].map((file) => file.path).concat(roots));
   const target = await fillFromNewestSnapshot(home, entry);
-  await confinePaths(home, target.map((file) => file.path));
+  await confinePaths(
+    home,
+    target.map((file) => file.path),
+  );
   for (const file of target) {
     if ("sha256" in file && !(await hasBlob(home, file.sha256))) {
-      throw new CuratorError("rollback", `missing blob ${file.sha256} for ${file.path}; rollback aborted, nothing was changed.`, {
-        code: "curator.missing_blob",
-      });
+      throw new CuratorError(
+        "rollback",
+        `missing blob ${file.sha256} for ${file.path}; rollback aborted, nothing was changed.`,
+        {
+          code: "curator.missing_blob",
+        },
+      );
     }
   }
   const targetPaths = new Set(target.map((file) => file.path));

@@ -49,9 +49,13 @@ export interface MaybeRunResult {
 /** Runs the curator now (manual or automatic trigger). Throws `curator.locked` when another run holds the lock. */
 export async function runCurator(opts: RunOptions): Promise<CuratorRunResult> {
   if (!opts.config.curator.enabled) {
-    throw new CuratorError("run", "the curator is disabled via config; enable it with `curator.enabled: true`", {
-      code: "curator.disabled",
-    });
+    throw new CuratorError(
+      "run",
+      "the curator is disabled via config; enable it with `curator.enabled: true`",
+      {
+        code: "curator.disabled",
+      },
+    );
   }
   const lock = await acquireRunLock(opts.home);
   try {
@@ -66,14 +70,22 @@ export async function runCurator(opts: RunOptions): Promise<CuratorRunResult> {
  * interval after the last run, and idle for `min_idle_hours`. A fresh home only gets its clock seeded.
  * Never throws: a failure comes back as `{ran: false, reason}`.
  */
-export async function maybeRunCurator(opts: RunOptions & { idleForSeconds: number }): Promise<MaybeRunResult> {
+export async function maybeRunCurator(
+  opts: RunOptions & { idleForSeconds: number },
+): Promise<MaybeRunResult> {
   const now = opts.now ?? new Date();
   const prefix = opts.commandPrefix ?? terminalPrefix;
   try {
-    const verdict = scheduleVerdict((await readState(opts.home)).state, opts.config.curator, now, opts.idleForSeconds);
+    const verdict = scheduleVerdict(
+      (await readState(opts.home)).state,
+      opts.config.curator,
+      now,
+      opts.idleForSeconds,
+    );
     if (verdict.due === false && verdict.seed) {
       await updateState(opts.home, (state) => {
-        if (state.last_run_at === null || parseTimestamp(state.last_run_at) === undefined) seedFirstRun(state, now, prefix);
+        if (state.last_run_at === null || parseTimestamp(state.last_run_at) === undefined)
+          seedFirstRun(state, now, prefix);
       });
       return { ran: false, reason: verdict.reason };
     }
@@ -82,12 +94,18 @@ export async function maybeRunCurator(opts: RunOptions & { idleForSeconds: numbe
     try {
       lock = await acquireRunLock(opts.home);
     } catch (error) {
-      if (error instanceof CuratorError && error.code === "curator.locked") return { ran: false, reason: "another run in progress" };
+      if (error instanceof CuratorError && error.code === "curator.locked")
+        return { ran: false, reason: "another run in progress" };
       throw error;
     }
     try {
       // Another process may have finished a run between our check and the lock: decide again.
-      const again = scheduleVerdict((await readState(opts.home)).state, opts.config.curator, now, opts.idleForSeconds);
+      const again = scheduleVerdict(
+        (await readState(opts.home)).state,
+        opts.config.curator,
+        now,
+        opts.idleForSeconds,
+      );
       if (!again.due) return { ran: false, reason: again.reason };
       const result = await runLocked({ ...opts, now, actor: opts.actor ?? "curator", trigger: "auto" });
       return { ran: true, reason: "due", result };
@@ -108,7 +126,15 @@ async function curatedNames(opts: RunOptions): Promise<string[]> {
 }
 
 function skippedLlm(status: string): LlmReport {
-  return { status: `skipped (${status})`, model: null, provider: null, final: "", summary: "", error: null, toolCalls: [] };
+  return {
+    status: `skipped (${status})`,
+    model: null,
+    provider: null,
+    final: "",
+    summary: "",
+    error: null,
+    toolCalls: [],
+  };
 }
 
 async function runLlm(opts: RunOptions, candidates: string[], now: Date, progress: (line: string) => void) {
@@ -147,6 +173,33 @@ function beforeNames(candidates: string[], applied: ApplyOutcome): string[] {
   return candidates.filter((name) => !gone.has(name));
 }
 
+/** Reads what the plan needs and plans the automatic pass for `now`. */
+async function planRun(opts: RunOptions, now: Date, warnings: string[]) {
+  opts.library.invalidate();
+  const skills = await opts.library.all();
+  const store = new UsageStore(homePaths(opts.home).skills);
+  const usage = await store.read();
+  const provenance = await loadProvenance(opts.home, skills);
+  const cron = await readCronRefs(opts.home);
+  warnings.push(...store.warnings, ...provenance.warnings, ...cron.warnings);
+  const curatorPlan = plan({ skills, usage, cronRefs: cron.names, provenance, now, config: opts.config });
+  return { curatorPlan, provenance };
+}
+
+/** Writes the report (best-effort) and the final state of a run. */
+async function finishRun(opts: RunOptions, result: CuratorRunResult, prefix: CommandPrefix): Promise<void> {
+  try {
+    result.reportPath = await writeRunReport(opts.home, result, prefix);
+  } catch (error) {
+    result.warnings.push(`could not write the run report: ${(error as Error).message}`);
+  }
+  await updateState(opts.home, (state) => {
+    state.last_run_summary = result.summary;
+    state.last_run_duration_seconds = Math.round(result.durationSeconds * 100) / 100;
+    if (result.reportPath) state.last_report_path = result.reportPath;
+  });
+}
+
 async function runLocked(opts: RunOptions): Promise<CuratorRunResult> {
   const started = opts.now ?? new Date();
   const clockStart = performance.now();
@@ -156,14 +209,7 @@ async function runLocked(opts: RunOptions): Promise<CuratorRunResult> {
   const warnings: string[] = [];
   progress(dryRun ? "running DRY-RUN (report only, no mutations)..." : "running review pass...");
 
-  opts.library.invalidate();
-  const skills = await opts.library.all();
-  const store = new UsageStore(homePaths(opts.home).skills);
-  const usage = await store.read();
-  const provenance = await loadProvenance(opts.home, skills);
-  const cron = await readCronRefs(opts.home);
-  warnings.push(...store.warnings, ...provenance.warnings, ...cron.warnings);
-  const curatorPlan = plan({ skills, usage, cronRefs: cron.names, provenance, now: started, config: opts.config });
+  const { curatorPlan, provenance } = await planRun(opts, started, warnings);
   const applied = await applyPlan(curatorPlan, {
     home: opts.home,
     config: opts.config,
@@ -173,11 +219,12 @@ async function runLocked(opts: RunOptions): Promise<CuratorRunResult> {
     provenance,
   });
   if (applied.snapshotId) progress(`snapshot created (${applied.snapshotId})`);
-  warnings.push(...applied.failures.map((failure) => `could not archive '${failure.name}': ${failure.error}`));
+  warnings.push(
+    ...applied.failures.map((failure) => `could not archive '${failure.name}': ${failure.error}`),
+  );
   const startedAt = isoTimestamp(started);
-  const autoHead = headline(dryRun, applied.counts, "pending");
   await updateState(opts.home, (state) => {
-    state.last_run_summary = autoHead.replace(/; llm: pending$/, "");
+    state.last_run_summary = headline(dryRun, applied.counts);
     if (!dryRun) {
       state.last_run_at = startedAt;
       state.run_count += 1;
@@ -189,22 +236,21 @@ async function runLocked(opts: RunOptions): Promise<CuratorRunResult> {
   const after = llm.outcome && !dryRun ? await curatedNames(opts) : before;
   const consolidated = llm.outcome?.consolidated ?? [];
   const pruned = llm.outcome?.pruned ?? [];
+  const added = llm.outcome?.added ?? [];
   const archived = applied.archived.map((item) => item.name);
   const renameMap = buildRenameMap(consolidated, pruned, archived);
   const mapText = renameMapText(renameMap, prefix);
-  const summary = headline(dryRun, applied.counts, llm.report.status) + (mapText ? `\n${mapText}` : "");
-  const added = llm.outcome?.added ?? [];
   const result: CuratorRunResult = {
     startedAt,
     durationSeconds: (performance.now() - clockStart) / 1000,
     dryRun,
     trigger: opts.trigger,
-    changed: !dryRun && (applied.transitions.length > 0 || consolidated.length + pruned.length + added.length > 0),
+    changed:
+      !dryRun && (applied.transitions.length > 0 || consolidated.length + pruned.length + added.length > 0),
     autoTransitions: applied.counts,
-    summary,
+    summary: headline(dryRun, applied.counts, llm.report.status) + (mapText ? `\n${mapText}` : ""),
     reportPath: null,
-    // A consolidating pass snapshots itself when the automatic pass took none (llm engineer).
-    snapshotId: applied.snapshotId ?? (llm.outcome as { snapshotId?: string | null } | null)?.snapshotId ?? null,
+    snapshotId: applied.snapshotId ?? llm.outcome?.snapshotId ?? null,
     renameMap,
     archived,
     stateTransitions: applied.transitions,
@@ -217,15 +263,6 @@ async function runLocked(opts: RunOptions): Promise<CuratorRunResult> {
     after,
     warnings,
   };
-  try {
-    result.reportPath = await writeRunReport(opts.home, result, prefix);
-  } catch (error) {
-    warnings.push(`could not write the run report: ${(error as Error).message}`);
-  }
-  await updateState(opts.home, (state) => {
-    state.last_run_summary = summary;
-    state.last_run_duration_seconds = Math.round(result.durationSeconds * 100) / 100;
-    if (result.reportPath) state.last_report_path = result.reportPath;
-  });
+  await finishRun(opts, result, prefix);
   return result;
 }

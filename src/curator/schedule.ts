@@ -11,7 +11,11 @@ import type { CuratorState } from "./state.js";
 /** Why the scheduler said no (or `due`). */
 export type ScheduleVerdict =
   | { due: true; reason: "due" }
-  | { due: false; reason: "disabled" | "paused" | "first run deferred" | "not due" | "not idle"; seed?: boolean };
+  | {
+      due: false;
+      reason: "disabled" | "paused" | "first run deferred" | "not due" | "not idle";
+      seed?: boolean;
+    };
 
 /** The summary stored when the first automatic check only seeds the clock. */
 export function deferredFirstRunSummary(commandPrefix: (path: string[]) => string): string {
@@ -39,7 +43,11 @@ export function scheduleVerdict(
 }
 
 /** Seeds the clock of a fresh home: the first real run happens one interval from `now`. */
-export function seedFirstRun(state: CuratorState, now: Date, commandPrefix: (path: string[]) => string): void {
+export function seedFirstRun(
+  state: CuratorState,
+  now: Date,
+  commandPrefix: (path: string[]) => string,
+): void {
   state.last_run_at = isoTimestamp(now);
   state.last_run_summary = deferredFirstRunSummary(commandPrefix);
 }

@@ -4,10 +4,20 @@
  * from disk to a tmp file and renamed into place, so memory stays flat whatever the library size, and a
  * snapshot directory without `skills.tar.gz` is an unfinished one that listings ignore and pruning removes.
  */
-import { createWriteStream, promises as fs } from "node:fs";
+import { once } from "node:events";
+import {
+  createReadStream,
+  createWriteStream,
+  promises as fs,
+  lstatSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+} from "node:fs";
 import path from "node:path";
-import { gzipSync } from "node:zlib";
-import { Pack } from "tar";
+import { pipeline } from "node:stream/promises";
+import { createGzip } from "node:zlib";
+import { Header, type HeaderData, Pax } from "tar";
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
 import { CuratorError } from "../core/errors.js";
@@ -196,77 +206,185 @@ async function writeSnapshot(input: WriteSnapshotInput): Promise<void> {
   await fs.rename(tmpArchive, path.join(input.dir, SNAPSHOT_ARCHIVE));
 }
 
-/** Members added to the packer but not yet turned into entries; the walk pauses above this. */
-const MAX_QUEUED_MEMBERS = 256;
+/** Files above this size are streamed instead of read into memory. */
+const BUFFERED_FILE_LIMIT = 1024 * 1024;
+/** Bytes gathered before one write to gzip. */
+const OUTPUT_BATCH_BYTES = 256 * 1024;
+/** The walk yields to the event loop at least this often (ms), so a gateway keeps answering. */
+const MAX_BLOCKING_MS = 20;
 
-/** Walks `entries` (relative to `root`) depth-first in a stable order, yielding every path; never follows links. */
+/**
+ * Walks `entries` (relative to `root`) depth-first in a stable order, yielding every path; never
+ * follows links. Reads are synchronous (thousands of tiny files cost far less without a thread-pool
+ * hop each) but the walk yields to the event loop every few milliseconds.
+ */
 async function* walkTree(root: string, entries: string[]): AsyncGenerator<string> {
-  for (const entry of entries) {
-    yield entry;
-    const stat = await fs.lstat(path.join(root, entry)).catch(() => undefined);
-    if (!stat?.isDirectory()) continue;
-    const children = (await fs.readdir(path.join(root, entry)).catch(() => [] as string[])).sort();
-    yield* walkTree(root, children.map((child) => `${entry}/${child}`));
+  let since = performance.now();
+  const stack: string[] = [...entries].reverse();
+  while (stack.length > 0) {
+    const rel = stack.pop() as string;
+    yield rel;
+    if (performance.now() - since > MAX_BLOCKING_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      since = performance.now();
+    }
+    let children: import("node:fs").Dirent[];
+    try {
+      if (!lstatSync(path.join(root, rel)).isDirectory()) continue;
+      children = readdirSync(path.join(root, rel), { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    const names = children.map((child) => child.name).sort();
+    for (let i = names.length - 1; i >= 0; i--) stack.push(`${rel}/${names[i]}`);
   }
 }
 
+/** One member ready to be written: its header blocks, and its body (or the file to stream it from). */
+interface PreparedMember {
+  rel: string;
+  type: "File" | "Directory" | "SymbolicLink";
+  headers: Buffer[];
+  body?: Buffer;
+  streamFrom?: { file: string; size: number };
+  linkpath?: string;
+}
+
+/** Tar header blocks (a pax header first when the ustar fields cannot hold the path or link). */
+function headerBlocks(data: HeaderData): Buffer[] {
+  const header = new Header(data);
+  const blocks: Buffer[] = [];
+  if (header.encode())
+    blocks.push(
+      new Pax({ path: data.path, linkpath: data.linkpath, size: data.size, mtime: data.mtime }).encode(),
+    );
+  if (header.block) blocks.push(header.block);
+  return blocks;
+}
+
 /**
- * Streams a gzipped tar of `entries` to `dest`. We walk the tree ourselves and feed the packer with
- * backpressure (at most `MAX_QUEUED_MEMBERS` ahead of it) and without its stat cache, so memory stays
- * flat however large the library is. Counts SKILL.md files and records symlinks on the way.
+ * Reads one member: lstat, then its content (small files), its link target (symlinks) or nothing
+ * (directories). Other file types (sockets, fifos, devices) and vanished paths yield null.
  */
-async function streamArchive(root: string, entries: string[], dest: string): Promise<{ skillFiles: number; links: RecordedLink[] }> {
+function prepareMember(root: string, rel: string): PreparedMember | null {
+  const abs = path.join(root, rel);
+  try {
+    const stat = lstatSync(abs);
+    const base = { mode: stat.mode & 0o777, mtime: stat.mtime, uid: 0, gid: 0 };
+    if (stat.isDirectory()) {
+      return {
+        rel,
+        type: "Directory",
+        headers: headerBlocks({ ...base, path: `${rel}/`, type: "Directory", size: 0 }),
+      };
+    }
+    if (stat.isSymbolicLink()) {
+      const linkpath = readlinkSync(abs);
+      return {
+        rel,
+        type: "SymbolicLink",
+        linkpath,
+        headers: headerBlocks({ ...base, path: rel, type: "SymbolicLink", size: 0, linkpath }),
+      };
+    }
+    if (!stat.isFile()) return null;
+    if (stat.size > BUFFERED_FILE_LIMIT) {
+      const headers = headerBlocks({ ...base, path: rel, type: "File", size: stat.size });
+      return { rel, type: "File", headers, streamFrom: { file: abs, size: stat.size } };
+    }
+    const body = readFileSync(abs);
+    return {
+      rel,
+      type: "File",
+      body,
+      headers: headerBlocks({ ...base, path: rel, type: "File", size: body.length }),
+    };
+  } catch {
+    // Vanished or unreadable while we walked: leave it out rather than fail the whole snapshot.
+    return null;
+  }
+}
+
+/** Zero padding up to the next 512-byte boundary. */
+function padding(size: number): Buffer {
+  const rest = size % 512;
+  return Buffer.alloc(rest === 0 ? 0 : 512 - rest);
+}
+
+/**
+ * Streams a gzipped tar of `entries` to `dest`, one member at a time, encoded with tar's header and
+ * pax encoders; gzip backpressure paces the walk, so memory stays flat however large the library is.
+ * Counts SKILL.md files and records symlinks on the way.
+ */
+async function streamArchive(
+  root: string,
+  entries: string[],
+  dest: string,
+): Promise<{ skillFiles: number; links: RecordedLink[] }> {
   let skillFiles = 0;
   const links: RecordedLink[] = [];
-  if (entries.length === 0) {
-    await fs.writeFile(dest, gzipSync(Buffer.alloc(1024)));
-    return { skillFiles, links };
-  }
-  let added = 0;
-  let created = 0;
-  let wake: (() => void) | undefined;
-  const noCache = { get: () => undefined, set: () => noCache, has: () => false } as unknown as Map<string, import("node:fs").Stats>;
-  const pack = new Pack({
-    cwd: root,
-    gzip: true,
-    portable: true,
-    follow: false,
-    noDirRecurse: true,
-    statCache: noCache,
-    onWriteEntry: (entry) => {
-      created++;
-      const rel = entry.path.replace(/\/$/, "");
-      if (entry.type === "File" && path.posix.basename(rel) === "SKILL.md") skillFiles++;
-      if (entry.type === "SymbolicLink" && entry.linkpath !== undefined) links.push({ path: rel, target: entry.linkpath });
-      if (wake && added - created <= MAX_QUEUED_MEMBERS / 4) {
-        wake();
-        wake = undefined;
-      }
-    },
-  });
-  const out = createWriteStream(dest, { mode: 0o644 });
-  const written = new Promise<void>((resolve, reject) => {
-    out.on("close", resolve);
-    out.on("error", reject);
-    pack.on("error", (error: Error) => {
-      out.destroy();
-      reject(error);
-    });
-  });
-  pack.pipe(out);
-  try {
-    for await (const member of walkTree(root, entries)) {
-      pack.add(member);
-      added++;
-      if (added - created > MAX_QUEUED_MEMBERS) await new Promise<void>((resolve) => (wake = resolve));
+  const gzip = createGzip();
+  const written = pipeline(gzip, createWriteStream(dest, { mode: 0o644 }));
+  // Small members are batched into one gzip write (each write is a thread-pool job of its own).
+  let batch: Buffer[] = [];
+  let batched = 0;
+  const flush = async () => {
+    if (batched === 0) return;
+    const chunk = Buffer.concat(batch, batched);
+    batch = [];
+    batched = 0;
+    if (!gzip.write(chunk)) await once(gzip, "drain");
+  };
+  const write = async (chunk: Buffer) => {
+    if (chunk.length === 0) return;
+    batch.push(chunk);
+    batched += chunk.length;
+    if (batched >= OUTPUT_BATCH_BYTES) await flush();
+  };
+  const emit = async (member: PreparedMember) => {
+    for (const block of member.headers) await write(block);
+    if (member.body) {
+      await write(member.body);
+      await write(padding(member.body.length));
+    } else if (member.streamFrom) {
+      await streamBody(member.streamFrom.file, member.streamFrom.size, write);
     }
-    pack.end();
+    if (member.type === "File" && path.posix.basename(member.rel) === "SKILL.md") skillFiles++;
+    if (member.type === "SymbolicLink" && member.linkpath !== undefined)
+      links.push({ path: member.rel, target: member.linkpath });
+  };
+  try {
+    for await (const rel of walkTree(root, entries)) {
+      const member = prepareMember(root, rel);
+      if (member) await emit(member);
+    }
+    await write(Buffer.alloc(1024));
+    await flush();
+    gzip.end();
   } catch (error) {
-    out.destroy();
+    gzip.destroy(error as Error);
+    await written.catch(() => undefined);
     throw error;
   }
   await written;
   return { skillFiles, links };
+}
+
+/** Streams exactly `size` bytes of a file (zero-filled if it shrank meanwhile), then the padding. */
+async function streamBody(
+  file: string,
+  size: number,
+  write: (chunk: Buffer) => Promise<void>,
+): Promise<void> {
+  let sent = 0;
+  if (size > 0) {
+    for await (const chunk of createReadStream(file, { start: 0, end: size - 1 }) as AsyncIterable<Buffer>) {
+      sent += chunk.length;
+      await write(chunk);
+    }
+  }
+  if (sent < size) await write(Buffer.alloc(size - sent));
+  await write(padding(size));
 }
 
 /** Copies `cron/jobs.json` (raw bytes, even when it is not valid JSON) and describes the outcome. */

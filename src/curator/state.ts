@@ -51,7 +51,8 @@ export function normalizeState(raw: Record<string, unknown>): CuratorState {
   state.last_run_summary_shown_at = nullableString(raw.last_run_summary_shown_at);
   state.last_report_path = nullableString(raw.last_report_path);
   const duration = raw.last_run_duration_seconds;
-  state.last_run_duration_seconds = typeof duration === "number" && Number.isFinite(duration) ? duration : null;
+  state.last_run_duration_seconds =
+    typeof duration === "number" && Number.isFinite(duration) ? duration : null;
   state.paused = raw.paused === true;
   const runs = raw.run_count;
   state.run_count = typeof runs === "number" && Number.isInteger(runs) && runs >= 0 ? runs : 0;

@@ -3,8 +3,8 @@
  * provenance classification. Kept free of logic so every module (and other engineers) can import them.
  */
 import type { SkillgateConfig } from "../config/config.js";
-import type { SkillState } from "../skills/usage.js";
 import type { SkillLibrary } from "../skills/types.js";
+import type { SkillState } from "../skills/usage.js";
 
 /** Counts of the automatic (time-based, no LLM) pass, as `run.json` names them. */
 export interface AutoTransitionCounts {
@@ -101,6 +101,8 @@ export interface ConsolidationOutcome {
   /** Set when the pass failed; the run continues. */
   error: string | null;
   cronRewrites: CronRewriteSummary | null;
+  /** The snapshot the pass took before changing anything, when the automatic pass took none. */
+  snapshotId?: string | null;
 }
 
 /** Input handed to the consolidation pass. */
@@ -117,7 +119,9 @@ export interface ConsolidatorInput {
 export type Consolidator = (input: ConsolidatorInput) => Promise<ConsolidationOutcome>;
 
 /** One line of the rename map. */
-export type RenameEntry = { kind: "consolidated"; name: string; into: string } | { kind: "pruned"; name: string };
+export type RenameEntry =
+  | { kind: "consolidated"; name: string; into: string }
+  | { kind: "pruned"; name: string };
 
 /** The rename map of a run: umbrella moves first, then skills archived for staleness. */
 export interface RenameMap {

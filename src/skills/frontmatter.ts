@@ -34,7 +34,10 @@ export function parseSkillMd(text: string): ParsedSkillMd {
 }
 
 /** Parses the YAML between the `---` lines, with the per-line fallback on a YAML error. */
-export function parseFrontmatterBlock(block: string): { frontmatter: Record<string, unknown>; error?: string } {
+export function parseFrontmatterBlock(block: string): {
+  frontmatter: Record<string, unknown>;
+  error?: string;
+} {
   const fast = parseSimpleYaml(block);
   if (fast !== undefined) return { frontmatter: fast };
   let document: unknown;
@@ -164,7 +167,8 @@ function parseMapping(lines: Lines, cursor: { index: number }, indent: number): 
     cursor.index += 1;
     const nextIndent = indents[cursor.index];
     if (inline !== "") {
-      result[key] = inline.charCodeAt(0) === 91 /* [ */ ? parseFlowSequence(inline) : parseScalar(inline, false);
+      result[key] =
+        inline.charCodeAt(0) === 91 /* [ */ ? parseFlowSequence(inline) : parseScalar(inline, false);
       if (nextIndent !== undefined && nextIndent > indent) throw UNSUPPORTED;
     } else if (nextIndent !== undefined && nextIndent > indent) {
       result[key] = isSequenceLine(texts[cursor.index] as string)
@@ -228,16 +232,25 @@ function parseScalar(value: string, inFlow: boolean): unknown {
   const first = value.charCodeAt(0);
   if (first === 34 /* " */) {
     const inner = value.slice(1, -1);
-    if (value.length < 2 || value.charCodeAt(value.length - 1) !== 34 || inner.includes('"') || inner.includes("\\")) throw UNSUPPORTED;
+    if (
+      value.length < 2 ||
+      value.charCodeAt(value.length - 1) !== 34 ||
+      inner.includes('"') ||
+      inner.includes("\\")
+    )
+      throw UNSUPPORTED;
     return inner;
   }
   if (first === 39 /* ' */) {
     const inner = value.slice(1, -1);
-    if (value.length < 2 || value.charCodeAt(value.length - 1) !== 39 || inner.includes("'")) throw UNSUPPORTED;
+    if (value.length < 2 || value.charCodeAt(value.length - 1) !== 39 || inner.includes("'"))
+      throw UNSUPPORTED;
     return inner;
   }
-  if (value.includes(" #") || value.includes(": ") || value.charCodeAt(value.length - 1) === 58) throw UNSUPPORTED;
-  if (inFlow && (value.includes("[") || value.includes("]") || value.includes("{") || value.includes("}"))) throw UNSUPPORTED;
+  if (value.includes(" #") || value.includes(": ") || value.charCodeAt(value.length - 1) === 58)
+    throw UNSUPPORTED;
+  if (inFlow && (value.includes("[") || value.includes("]") || value.includes("{") || value.includes("}")))
+    throw UNSUPPORTED;
   if (NULLS.has(value)) return null;
   if (TRUE.has(value)) return true;
   if (FALSE.has(value)) return false;

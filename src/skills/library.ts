@@ -14,12 +14,11 @@
  */
 import { type FSWatcher, mkdirSync, statSync, watch } from "node:fs";
 import path from "node:path";
-import { type SkillgateConfig, loadConfig } from "../config/config.js";
+import { loadConfig, type SkillgateConfig } from "../config/config.js";
 import { ConfigError } from "../core/errors.js";
 import { resolveRoots, type SkillRoot } from "./roots.js";
 import { isExcludedDir, type ScanRecord, type ScanResult, scanRoots } from "./scan.js";
 import type { SkillEntry, SkillLibrary, SkillsListResult, SkillViewResult, ViewOptions } from "./types.js";
-import { viewSkill } from "./view.js";
 import { disabledNames, isDisabledIn } from "./visibility.js";
 
 /** Options of `openLibrary`. */
@@ -36,6 +35,8 @@ export interface ManagedSkillLibrary extends SkillLibrary {
   currentConfig(): SkillgateConfig;
   /** The roots in force for the last operation. */
   roots(): SkillRoot[];
+  /** How many scans or refreshes of the disk this library has done (for tests and diagnostics). */
+  scanCount(): number;
 }
 
 const POLL_MS = 500;
@@ -57,7 +58,7 @@ function buildEntries(scan: ScanResult): SkillEntry[] {
   const entries: SkillEntry[] = [];
   for (const record of scan.records) {
     const head = record.head;
-    if (!head || !head.osOk || !head.envOk || seen.has(head.name)) continue;
+    if (!head?.osOk || !head.envOk || seen.has(head.name)) continue;
     seen.add(head.name);
     const root = scan.roots[record.rootIndex] as SkillRoot;
     const relDir = record.relFile === "SKILL.md" ? "" : record.relFile.slice(0, -"/SKILL.md".length);
@@ -105,6 +106,7 @@ class Library implements ManagedSkillLibrary {
   private watchState: "off" | "pending" | "on" | "failed" = "off";
   private readonly watchers = new Map<string, FSWatcher>();
   private armTimer: NodeJS.Timeout | undefined;
+  private scans = 0;
 
   constructor(home: string, config: SkillgateConfig | (() => SkillgateConfig), options: LibraryOptions) {
     this.home = path.resolve(home);
@@ -135,7 +137,10 @@ class Library implements ManagedSkillLibrary {
       try {
         this.config = loadConfig(this.configPath);
       } catch (error) {
-        const failure = error instanceof ConfigError ? error : new ConfigError("(file)", `config.yaml could not be read: ${(error as Error).message}`);
+        const failure =
+          error instanceof ConfigError
+            ? error
+            : new ConfigError("(file)", `config.yaml could not be read: ${(error as Error).message}`);
         // Keep the last good roots but refuse visibility decisions until the file is fixed.
         this.config = { ...this.config, skills: { ...this.config.skills, visibilityError: failure } };
       }
@@ -145,6 +150,10 @@ class Library implements ManagedSkillLibrary {
 
   roots(): SkillRoot[] {
     return this.currentRoots;
+  }
+
+  scanCount(): number {
+    return this.scans;
   }
 
   /** Returns a snapshot that reflects the disk (scanning or refreshing as needed). */
@@ -164,8 +173,11 @@ class Library implements ManagedSkillLibrary {
   }
 
   private rescan(roots: SkillRoot[], rootsKey: string): void {
-    const previous = this.snapshot ? new Map(this.snapshot.scan.records.map((record): [string, ScanRecord] => [record.skillFile, record])) : undefined;
+    const previous = this.snapshot
+      ? new Map(this.snapshot.scan.records.map((record): [string, ScanRecord] => [record.skillFile, record]))
+      : undefined;
     this.dirty = false;
+    this.scans += 1;
     const scan = scanRoots(roots, { previous });
     const entries = buildEntries(scan);
     this.snapshot = { scan, rootsKey, entries, listOrder: sortForList(entries) };
@@ -251,7 +263,10 @@ class Library implements ManagedSkillLibrary {
   private visibleIn(entries: SkillEntry[], platform: string | null): SkillEntry[] {
     const disabled = disabledNames(platform, this.config);
     if (disabled.size === 0) return entries;
-    return entries.filter((entry) => !isDisabledIn(disabled, entry.name, entry.frontmatter) && !disabled.has(path.basename(entry.dir)));
+    return entries.filter(
+      (entry) =>
+        !isDisabledIn(disabled, entry.name, entry.frontmatter) && !disabled.has(path.basename(entry.dir)),
+    );
   }
 
   async find(name: string): Promise<SkillEntry | undefined> {
@@ -265,16 +280,28 @@ class Library implements ManagedSkillLibrary {
     if (local && !local.exists) {
       mkdirSync(local.dir, { recursive: true });
       this.dirty = true;
-      return { success: true, skills: [], categories: [], message: `No skills found. Skills directory created at ${local.dir}/` };
+      return {
+        success: true,
+        skills: [],
+        categories: [],
+        message: `No skills found. Skills directory created at ${local.dir}/`,
+      };
     }
     const visible = this.visibleIn(snapshot.listOrder, options.platform ?? null);
-    if (visible.length === 0) return { success: true, skills: [], categories: [], message: "No skills found in skills/ directory." };
+    if (visible.length === 0)
+      return { success: true, skills: [], categories: [], message: "No skills found in skills/ directory." };
     const category = options.category;
     const chosen = category === undefined ? visible : visible.filter((entry) => entry.category === category);
-    const categories = [...new Set(chosen.map((entry) => entry.category).filter((value): value is string => value !== null))].sort();
+    const categories = [
+      ...new Set(chosen.map((entry) => entry.category).filter((value): value is string => value !== null)),
+    ].sort();
     return {
       success: true,
-      skills: chosen.map((entry) => ({ name: entry.name, description: entry.description, category: entry.category })),
+      skills: chosen.map((entry) => ({
+        name: entry.name,
+        description: entry.description,
+        category: entry.category,
+      })),
       categories,
       count: chosen.length,
       hint: LIST_HINT,
@@ -283,6 +310,8 @@ class Library implements ManagedSkillLibrary {
 
   async view(name: string, options: ViewOptions = {}): Promise<SkillViewResult> {
     const snapshot = this.fresh();
+    // Loaded on first use: a listing process never needs the view code.
+    const { viewSkill } = await import("./view.js");
     return viewSkill(
       {
         home: this.home,
@@ -299,6 +328,10 @@ class Library implements ManagedSkillLibrary {
 }
 
 /** Opens the skill library of `home`. See the module comment for how config and caching work. */
-export function openLibrary(home: string, config: SkillgateConfig | (() => SkillgateConfig), options: LibraryOptions = {}): ManagedSkillLibrary {
+export function openLibrary(
+  home: string,
+  config: SkillgateConfig | (() => SkillgateConfig),
+  options: LibraryOptions = {},
+): ManagedSkillLibrary {
   return new Library(home, config, options);
 }

@@ -26,7 +26,9 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const REMOTE_BACKENDS = new Set(["docker", "singularity", "modal", "ssh", "daytona"]);
 
 function record(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }
 
 function text(value: unknown): string | undefined {
@@ -48,7 +50,10 @@ export function envRequirements(frontmatter: Record<string, unknown>): EnvRequir
   const items: unknown[] = Array.isArray(declared)
     ? declared
     : record(declared)
-      ? Object.entries(record(declared) as Record<string, unknown>).map(([name, value]) => ({ ...(record(value) ?? { prompt: value }), name }))
+      ? Object.entries(record(declared) as Record<string, unknown>).map(([name, value]) => ({
+          ...(record(value) ?? { prompt: value }),
+          name,
+        }))
       : [];
   for (const item of items) {
     if (typeof item === "string") {
@@ -89,7 +94,11 @@ export function envRequirements(frontmatter: Record<string, unknown>): EnvRequir
 /** `required_credential_files` entries (strings or `{path}`), as written. */
 export function credentialFiles(frontmatter: Record<string, unknown>): string[] {
   const declared = frontmatter.required_credential_files;
-  const items = Array.isArray(declared) ? declared : declared === undefined || declared === null ? [] : [declared];
+  const items = Array.isArray(declared)
+    ? declared
+    : declared === undefined || declared === null
+      ? []
+      : [declared];
   const files: string[] = [];
   for (const item of items) {
     const file = text(item) ?? text(record(item)?.path);
@@ -99,7 +108,10 @@ export function credentialFiles(frontmatter: Record<string, unknown>): string[] 
 }
 
 /** True when the request comes from a chat surface (no prompting there). */
-export function isGatewaySurface(platform: string | null | undefined, env: NodeJS.ProcessEnv = process.env): boolean {
+export function isGatewaySurface(
+  platform: string | null | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): boolean {
   if (env.HERMES_INTERACTIVE) return false;
   return Boolean(env.HERMES_GATEWAY_SESSION) || effectivePlatform(platform, env) !== null;
 }
@@ -139,7 +151,11 @@ export interface ReadinessFields {
 }
 
 /** Names of non-optional requirements that are not present (empty values count as missing). */
-export function missingEnv(requirements: EnvRequirement[], home: string, env: NodeJS.ProcessEnv = process.env): string[] {
+export function missingEnv(
+  requirements: EnvRequirement[],
+  home: string,
+  env: NodeJS.ProcessEnv = process.env,
+): string[] {
   const dotenv = readDotenv(path.join(home, ".env"));
   const remote = REMOTE_BACKENDS.has((env.TERMINAL_ENV ?? "").toLowerCase());
   return requirements
@@ -153,13 +169,20 @@ export function missingEnv(requirements: EnvRequirement[], home: string, env: No
 }
 
 /** Computes the readiness keys of a view for a skill's (full) frontmatter. */
-export async function readinessFields(frontmatter: Record<string, unknown>, home: string, options: ReadinessOptions = {}): Promise<ReadinessFields> {
+export async function readinessFields(
+  frontmatter: Record<string, unknown>,
+  home: string,
+  options: ReadinessOptions = {},
+): Promise<ReadinessFields> {
   const env = options.env ?? process.env;
   const requirements = envRequirements(frontmatter);
   const missing = missingEnv(requirements, home, env);
   const missingFiles: string[] = [];
   for (const file of credentialFiles(frontmatter)) {
-    const absolute = path.resolve(home, file.startsWith("~/") ? path.join(os.homedir(), file.slice(2)) : file);
+    const absolute = path.resolve(
+      home,
+      file.startsWith("~/") ? path.join(os.homedir(), file.slice(2)) : file,
+    );
     const exists = await access(absolute).then(
       () => true,
       () => false,
@@ -179,12 +202,18 @@ export async function readinessFields(frontmatter: Record<string, unknown>, home
   };
   const setupHelp = text(record(frontmatter.setup)?.help);
   if (setupHelp) fields.setup_help = setupHelp;
-  if (missing.length > 0 && isGatewaySurface(options.platform, env)) fields.gateway_setup_hint = gatewaySetupHint(home);
+  if (missing.length > 0 && isGatewaySurface(options.platform, env))
+    fields.gateway_setup_hint = gatewaySetupHint(home);
   if (setupNeeded) fields.setup_note = setupNote(missing, missingFiles, setupHelp, env);
   return fields;
 }
 
-function setupNote(missing: string[], files: string[], help: string | undefined, env: NodeJS.ProcessEnv): string {
+function setupNote(
+  missing: string[],
+  files: string[],
+  help: string | undefined,
+  env: NodeJS.ProcessEnv,
+): string {
   const parts: string[] = [];
   if (missing.length > 0) parts.push(`missing env ${missing.map((name) => `$${name}`).join(", ")}`);
   if (files.length > 0) parts.push(`file ${files.join(", ")}`);
@@ -201,9 +230,15 @@ function setupNote(missing: string[], files: string[], help: string | undefined,
  * Missing variables and, on a chat surface, the setup hint, for a listed skill. Uses the frontmatter
  * the library read (the first 4000 characters of SKILL.md).
  */
-export function checkReadiness(entry: SkillEntry, home: string, env: NodeJS.ProcessEnv = process.env, options: { platform?: string | null } = {}): { missing: string[]; setupHint?: string } {
+export function checkReadiness(
+  entry: SkillEntry,
+  home: string,
+  env: NodeJS.ProcessEnv = process.env,
+  options: { platform?: string | null } = {},
+): { missing: string[]; setupHint?: string } {
   const missing = missingEnv(envRequirements(entry.frontmatter), home, env);
-  if (missing.length > 0 && isGatewaySurface(options.platform ?? null, env)) return { missing, setupHint: gatewaySetupHint(home) };
+  if (missing.length > 0 && isGatewaySurface(options.platform ?? null, env))
+    return { missing, setupHint: gatewaySetupHint(home) };
   return { missing };
 }
 
@@ -224,10 +259,13 @@ export async function promptForMissingSecrets(
   const answers = new Map<string, string>();
   const skipped: string[] = [];
   for (const request of requests) {
-    const item = typeof request === "string" ? { name: request, prompt: `Enter value for ${request}` } : request;
+    const item =
+      typeof request === "string" ? { name: request, prompt: `Enter value for ${request}` } : request;
     if (!ENV_NAME.test(item.name) || answers.has(item.name)) continue;
     const help = "help" in item && item.help ? ` (${item.help})` : "";
-    const value = (await prompt(`${item.prompt}${help} [${item.name}, hidden; empty to skip]: `, { hidden: true })).trim();
+    const value = (
+      await prompt(`${item.prompt}${help} [${item.name}, hidden; empty to skip]: `, { hidden: true })
+    ).trim();
     if (value === "" || /[\r\n\0]/.test(value)) skipped.push(item.name);
     else answers.set(item.name, value);
   }

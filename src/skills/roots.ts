@@ -21,11 +21,14 @@ export interface SkillRoot {
 
 /** Expands `$VAR` and `${VAR}` from `env`; unset variables are left as written (Python's expandvars). */
 export function expandVars(value: string, env: NodeJS.ProcessEnv = process.env): string {
-  return value.replace(/\$(?:\{([^}]*)\}|([A-Za-z_][A-Za-z0-9_]*))/g, (whole, braced?: string, bare?: string) => {
-    const name = braced ?? bare ?? "";
-    const found = env[name];
-    return found === undefined ? whole : found;
-  });
+  return value.replace(
+    /\$(?:\{([^}]*)\}|([A-Za-z_][A-Za-z0-9_]*))/g,
+    (whole, braced?: string, bare?: string) => {
+      const name = braced ?? bare ?? "";
+      const found = env[name];
+      return found === undefined ? whole : found;
+    },
+  );
 }
 
 /** Expands a leading `~` or `~/` to the user's home directory. */
@@ -59,7 +62,11 @@ export function localRoot(home: string): SkillRoot {
 }
 
 /** All roots of a home: local first, then the usable external dirs in config order. */
-export function resolveRoots(home: string, externalDirs: readonly string[], env: NodeJS.ProcessEnv = process.env): SkillRoot[] {
+export function resolveRoots(
+  home: string,
+  externalDirs: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): SkillRoot[] {
   const local = localRoot(home);
   const roots: SkillRoot[] = [local];
   const seen = new Set<string>([local.real]);

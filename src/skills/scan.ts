@@ -9,17 +9,37 @@
  * as fast as their promise versions on this kind of tree, and the library only scans on start and after
  * a change.
  */
-import { closeSync, openSync, type Dirent, readdirSync, readSync, realpathSync, statSync } from "node:fs";
+
 import { isAscii } from "node:buffer";
+import { closeSync, type Dirent, openSync, readdirSync, readSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { parseFrontmatterBlock, parseSkillMd } from "./frontmatter.js";
 import type { SkillRoot } from "./roots.js";
-import { detectEnvironments, type RuntimeEnvironments, skillMatchesEnvironment, skillMatchesPlatform } from "./visibility.js";
+import {
+  detectEnvironments,
+  type RuntimeEnvironments,
+  skillMatchesEnvironment,
+  skillMatchesPlatform,
+} from "./visibility.js";
 
 /** Folders never walked. `.curator_backups`, `.locks` and rollback staging are skillgate additions. */
 export const EXCLUDED_DIRS = new Set([
-  ".git", ".github", ".hub", ".archive", ".venv", "venv", "node_modules", "site-packages", "__pycache__",
-  ".tox", ".nox", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".curator_backups", ".locks",
+  ".git",
+  ".github",
+  ".hub",
+  ".archive",
+  ".venv",
+  "venv",
+  "node_modules",
+  "site-packages",
+  "__pycache__",
+  ".tox",
+  ".nox",
+  ".pytest_cache",
+  ".mypy_cache",
+  ".ruff_cache",
+  ".curator_backups",
+  ".locks",
 ]);
 
 /** Support folders: pruned inside a skill folder, never skill roots themselves. */
@@ -133,7 +153,12 @@ export function describe(frontmatter: Record<string, unknown>, body: string): st
 }
 
 /** Builds the head of one SKILL.md text. */
-export function headFromText(text: string, relFile: string, dirName: string, runtime: RuntimeEnvironments): SkillHead {
+export function headFromText(
+  text: string,
+  relFile: string,
+  dirName: string,
+  runtime: RuntimeEnvironments,
+): SkillHead {
   const { frontmatter, body } = parseSkillMd(text);
   return buildHead(frontmatter, () => body, relFile, dirName, runtime);
 }
@@ -146,7 +171,8 @@ function buildHead(
   runtime: RuntimeEnvironments,
 ): SkillHead {
   const rawName = frontmatter.name;
-  const declaredName = rawName === undefined || rawName === null || rawName === "" ? undefined : String(rawName).trim();
+  const declaredName =
+    rawName === undefined || rawName === null || rawName === "" ? undefined : String(rawName).trim();
   const name = (declaredName || dirName).slice(0, 64);
   const declared = frontmatter.description;
   const hasDescription = declared !== undefined && declared !== null && String(declared).trim() !== "";
@@ -174,7 +200,12 @@ function isAsciiSpace(byte: number | undefined): boolean {
  * only the frontmatter block is turned into a string, and the body only when the description needs it.
  * Anything else goes through the full 4000-character decode.
  */
-export function loadHead(file: string, relFile: string, dirName: string, runtime: RuntimeEnvironments): SkillHead {
+export function loadHead(
+  file: string,
+  relFile: string,
+  dirName: string,
+  runtime: RuntimeEnvironments,
+): SkillHead {
   const fd = openSync(file, "r");
   try {
     const length = readSync(fd, buffer, 0, HEAD_CHARS, 0);
@@ -195,7 +226,13 @@ export function loadHead(file: string, relFile: string, dirName: string, runtime
         if (lastNewline >= 0) {
           const { frontmatter } = parseFrontmatterBlock(bytes.toString("latin1", 3, at));
           const bodyStart = lastNewline + 1;
-          return buildHead(frontmatter, () => bytes.toString("latin1", bodyStart, length), relFile, dirName, runtime);
+          return buildHead(
+            frontmatter,
+            () => bytes.toString("latin1", bodyStart, length),
+            relFile,
+            dirName,
+            runtime,
+          );
         }
         from = at + 1;
       }
@@ -218,7 +255,10 @@ function stampOf(file: string): string | undefined {
 function kindOf(full: string, entry: Dirent): "dir" | "file" | "other" {
   if (entry.isDirectory()) return "dir";
   if (entry.isFile()) return "file";
-  if (entry.isSymbolicLink() || !(entry.isFIFO() || entry.isSocket() || entry.isCharacterDevice() || entry.isBlockDevice())) {
+  if (
+    entry.isSymbolicLink() ||
+    !(entry.isFIFO() || entry.isSocket() || entry.isCharacterDevice() || entry.isBlockDevice())
+  ) {
     try {
       const stat = statSync(full);
       return stat.isDirectory() ? "dir" : stat.isFile() ? "file" : "other";
@@ -249,7 +289,12 @@ export function scanRoots(roots: SkillRoot[], options: ScanOptions = {}): ScanRe
       const dirName = path.basename(record.dir);
       const previous = options.previous?.get(record.skillFile);
       if (options.previous) record.stamp = stampOf(record.skillFile);
-      if (previous?.head && previous.stamp !== undefined && previous.stamp === record.stamp && previous.realDir === record.realDir) {
+      if (
+        previous?.head &&
+        previous.stamp !== undefined &&
+        previous.stamp === record.stamp &&
+        previous.realDir === record.realDir
+      ) {
         record.head = previous.head;
       } else {
         try {
@@ -285,7 +330,13 @@ function walkRoot(root: SkillRoot, rootIndex: number, found: ScanRecord[], resul
       }
     }
     if (hasSkill) {
-      found.push({ rootIndex, dir, realDir: real, relFile: rel === "" ? "SKILL.md" : `${rel}/SKILL.md`, skillFile: dir + path.sep + "SKILL.md" });
+      found.push({
+        rootIndex,
+        dir,
+        realDir: real,
+        relFile: rel === "" ? "SKILL.md" : `${rel}/SKILL.md`,
+        skillFile: `${dir}${path.sep}SKILL.md`,
+      });
     }
     const children: [string, string, string][] = [];
     for (const entry of entries) {
@@ -294,7 +345,8 @@ function walkRoot(root: SkillRoot, rootIndex: number, found: ScanRecord[], resul
       const full = dir + path.sep + name;
       const kind = entry.isDirectory() ? "dir" : entry.isFile() ? "file" : kindOf(full, entry);
       if (kind === "file") {
-        if (!hasSkill && name.endsWith(".md") && name !== "SKILL.md") addLegacy(result.legacy, name.slice(0, -3), full);
+        if (!hasSkill && name.endsWith(".md") && name !== "SKILL.md")
+          addLegacy(result.legacy, name.slice(0, -3), full);
         continue;
       }
       if (kind !== "dir") continue;

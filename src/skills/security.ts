@@ -28,16 +28,28 @@ export function checkSkillName(name: string, roots: readonly string[] = []): str
     const normalized = path.resolve(candidate);
     const root = roots.find((dir) => isInside(dir, normalized) && normalized !== dir);
     if (!root || WINDOWS_DRIVE.test(candidate)) {
-      throw new SkillError("skill.invalid_name", "Skill name must be a relative path within the skills directory.", name);
+      throw new SkillError(
+        "skill.invalid_name",
+        "Skill name must be a relative path within the skills directory.",
+        name,
+      );
     }
     if (components(path.relative(root, candidate)).includes("..")) {
-      throw new SkillError("skill.path_traversal", "Skill name cannot contain '..' path traversal components.", name);
+      throw new SkillError(
+        "skill.path_traversal",
+        "Skill name cannot contain '..' path traversal components.",
+        name,
+      );
     }
     candidate = path.relative(root, normalized);
   }
   const parts = components(candidate);
   if (parts.includes("..")) {
-    throw new SkillError("skill.path_traversal", "Skill name cannot contain '..' path traversal components.", name);
+    throw new SkillError(
+      "skill.path_traversal",
+      "Skill name cannot contain '..' path traversal components.",
+      name,
+    );
   }
   return parts.filter((part) => part !== "" && part !== ".").join("/");
 }
@@ -51,12 +63,22 @@ export function checkFilePath(filePath: string, skill?: string): string {
     throw new SkillError("skill.invalid_path", "File path must not contain NUL characters.", skill);
   }
   const parts = components(filePath);
-  if (parts.includes("..")) throw new SkillError("skill.path_traversal", "Path traversal ('..') is not allowed.", skill);
+  if (parts.includes(".."))
+    throw new SkillError("skill.path_traversal", "Path traversal ('..') is not allowed.", skill);
   if (path.isAbsolute(filePath) || WINDOWS_DRIVE.test(filePath) || filePath.startsWith("\\")) {
-    throw new SkillError("skill.invalid_path", "File path must be relative to the skill directory, e.g. 'references/api.md'.", skill);
+    throw new SkillError(
+      "skill.invalid_path",
+      "File path must be relative to the skill directory, e.g. 'references/api.md'.",
+      skill,
+    );
   }
   const clean = parts.filter((part) => part !== "" && part !== ".").join("/");
-  if (clean === "") throw new SkillError("skill.invalid_path", "File path is empty; name a file such as 'references/api.md'.", skill);
+  if (clean === "")
+    throw new SkillError(
+      "skill.invalid_path",
+      "File path is empty; name a file such as 'references/api.md'.",
+      skill,
+    );
   return clean;
 }
 
@@ -70,7 +92,11 @@ export function resolveInside(baseDir: string, relative: string, skill?: string)
   try {
     real = realpathSync.native(path.join(baseDir, relative));
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT" || (error as NodeJS.ErrnoException).code === "ENOTDIR") return undefined;
+    if (
+      (error as NodeJS.ErrnoException).code === "ENOENT" ||
+      (error as NodeJS.ErrnoException).code === "ENOTDIR"
+    )
+      return undefined;
     throw error;
   }
   if (!isInside(realBase, real)) {
@@ -91,17 +117,32 @@ interface InjectionPattern {
 // Matched against text lowercased, NFKC-normalised, with invisible characters removed and whitespace
 // collapsed, so spacing, case and zero-width tricks do not hide a phrase.
 const INJECTION_PATTERNS: InjectionPattern[] = [
-  { label: "asks to ignore previous instructions", test: /ignore (all )?(the )?(previous|prior|above|earlier|preceding) (instructions|prompts|rules|messages)/ },
+  {
+    label: "asks to ignore previous instructions",
+    test: /ignore (all )?(the )?(previous|prior|above|earlier|preceding) (instructions|prompts|rules|messages)/,
+  },
   { label: "asks to ignore previous instructions", test: /ignore all previous/ },
-  { label: "tries to redefine the assistant (\"you are now\")", test: /\byou are now\b/ },
-  { label: "asks to disregard the assistant's rules", test: /disregard (all )?(your|the|any) (previous |prior )?(instructions|rules|guidelines|system prompt)|disregard your/ },
+  { label: 'tries to redefine the assistant ("you are now")', test: /\byou are now\b/ },
+  {
+    label: "asks to disregard the assistant's rules",
+    test: /disregard (all )?(your|the|any) (previous |prior )?(instructions|rules|guidelines|system prompt)|disregard your/,
+  },
   { label: "asks to forget instructions", test: /forget (all )?(your|the|previous) instructions/ },
   { label: "declares new instructions", test: /new instructions:/ },
-  { label: "tries to override the system prompt", test: /system prompt:|(override|replace|ignore|reveal|print|show) (the |your )?system prompt/ },
+  {
+    label: "tries to override the system prompt",
+    test: /system prompt:|(override|replace|ignore|reveal|print|show) (the |your )?system prompt/,
+  },
   { label: "contains a fake <system> tag", test: /<\/?system>/ },
   { label: "contains a CDATA terminator (]]>)", test: /\]\]>/ },
-  { label: "pipes a download into a shell (curl|sh)", test: /\b(curl|wget)\b[^\n|;]*\|\s*(sudo\s+)?(ba|z|da|k)?sh\b/ },
-  { label: "pipes decoded data into a shell", test: /base64 (-d|--decode)[^\n|;]*\|\s*(sudo\s+)?(ba|z|da)?sh\b/ },
+  {
+    label: "pipes a download into a shell (curl|sh)",
+    test: /\b(curl|wget)\b[^\n|;]*\|\s*(sudo\s+)?(ba|z|da|k)?sh\b/,
+  },
+  {
+    label: "pipes decoded data into a shell",
+    test: /base64 (-d|--decode)[^\n|;]*\|\s*(sudo\s+)?(ba|z|da)?sh\b/,
+  },
 ];
 
 // Zero-width characters, bidi controls and Unicode tag characters hide text from a human reader.
@@ -116,9 +157,13 @@ export function scanForInjection(text: string, label = "SKILL.md"): string[] {
   const warnings: string[] = [];
   const seen = new Set<string>();
   const lines = text.split("\n");
-  const hiddenLine = lines.findIndex((line, index) => HIDDEN_UNICODE.test(index === 0 ? line.replace(/^\uFEFF/, "") : line));
+  const hiddenLine = lines.findIndex((line, index) =>
+    HIDDEN_UNICODE.test(index === 0 ? line.replace(/^\uFEFF/, "") : line),
+  );
   if (hiddenLine >= 0) {
-    warnings.push(`${label} line ${hiddenLine + 1}: contains invisible Unicode characters (zero-width, bidi or tag characters) that can hide instructions.`);
+    warnings.push(
+      `${label} line ${hiddenLine + 1}: contains invisible Unicode characters (zero-width, bidi or tag characters) that can hide instructions.`,
+    );
   }
   const normalized = lines.map((line) =>
     line.normalize("NFKC").replace(HIDDEN_UNICODE_GLOBAL, "").toLowerCase().replace(/\s+/g, " "),

@@ -21,7 +21,10 @@ export interface SkillEntry {
   rootKind: "local" | "external";
   /** `dir` relative to `root`, POSIX separators: `name` or `category/name` (deeper nesting kept). */
   relPath: string;
-  /** Parsed frontmatter (empty when there is none or it is malformed). */
+  /**
+   * Parsed frontmatter of the first 4000 characters (empty when there is none; the line fallback when it
+   * is malformed). Shared with the library's cache: read it, do not mutate it.
+   */
   frontmatter: Record<string, unknown>;
 }
 

@@ -4,10 +4,9 @@
  * `.usage.json.lock`, so bumps from several processes never lose a count. A corrupt file is moved aside
  * (`.usage.json.corrupt-<timestamp>`) and read as empty, never silently overwritten in place.
  */
-import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { atomicWriteFile, isoTimestamp, LockBusyError, processAlive, readTextIfExists, stableJson } from "../core/fsutil.js";
+import { atomicWriteFile, isoTimestamp, readTextIfExists, stableJson, withLock } from "../core/fsutil.js";
 
 /** Lifecycle state of a skill. */
 export type SkillState = "active" | "stale" | "archived";
@@ -101,85 +100,6 @@ export function parseTimestamp(value: string): number | undefined {
   return Number.isNaN(ms) ? undefined : ms;
 }
 
-/** A lock file whose holder wrote nothing parseable is taken over only after this long (ms). */
-const MALFORMED_LOCK_GRACE_MS = 5_000;
-/** Any lock older than this is stale (ms), as in `acquireLock`. */
-const STALE_LOCK_MS = 3_600_000;
-
-async function readLockHolder(file: string): Promise<{ pid?: number; token?: string; ageMs: number } | undefined> {
-  try {
-    const [text, stat] = await Promise.all([fs.readFile(file, "utf8"), fs.stat(file)]);
-    const [pidText, token] = text.trim().split(/\s+/);
-    const pid = Number(pidText);
-    return { pid: Number.isInteger(pid) && pid > 0 ? pid : undefined, token: token || undefined, ageMs: Date.now() - stat.mtimeMs };
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Takes `file` as a lock in the same format as `acquireLock` (`<pid> <token>`), but the file appears with
- * its content already in it (written to a temp file, then hard-linked into place), so no other process
- * can ever read it half-written and mistake it for a dead holder's. A holder that is dead, a malformed
- * lock older than a few seconds, or any lock older than an hour is taken over.
- */
-async function lockUsageFile(file: string, waitMs: number): Promise<() => Promise<void>> {
-  const token = randomBytes(8).toString("hex");
-  const tmp = `${file}.${process.pid}.${token}.tmp`;
-  await fs.writeFile(tmp, `${process.pid} ${token}\n`, { mode: 0o644 });
-  const deadline = Date.now() + waitMs;
-  let delay = 1;
-  try {
-    for (;;) {
-      try {
-        await fs.link(tmp, file);
-        return async () => {
-          const holder = await readLockHolder(file);
-          if (holder?.token === token) await fs.rm(file, { force: true });
-        };
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      }
-      const holder = await readLockHolder(file);
-      if (holder) {
-        const dead = holder.pid !== undefined && holder.pid !== process.pid && !processAlive(holder.pid);
-        const malformed = holder.pid === undefined || holder.token === undefined;
-        if (dead || (malformed && holder.ageMs > MALFORMED_LOCK_GRACE_MS) || holder.ageMs > STALE_LOCK_MS) {
-          await takeOver(file, holder.token, token);
-          continue;
-        }
-      }
-      if (Date.now() >= deadline) throw new LockBusyError(file, holder?.pid);
-      await new Promise((resolve) => setTimeout(resolve, delay));
-      delay = Math.min(delay * 2, 25);
-    }
-  } finally {
-    await fs.rm(tmp, { force: true });
-  }
-}
-
-async function takeOver(file: string, staleToken: string | undefined, ourToken: string): Promise<void> {
-  const aside = `${file}.stale-${ourToken}`;
-  try {
-    await fs.rename(file, aside);
-    const moved = await readLockHolder(aside);
-    // Someone re-took the lock between our read and the rename: put theirs back.
-    if (moved && moved.token !== staleToken) await fs.link(aside, file).catch(() => undefined);
-    await fs.rm(aside, { force: true });
-  } catch {
-    // Another process took it over first; the caller retries.
-  }
-}
-
-async function withUsageLock<T>(file: string, fn: () => Promise<T>, waitMs = 10_000): Promise<T> {
-  const release = await lockUsageFile(file, waitMs);
-  try {
-    return await fn();
-  } finally {
-    await release();
-  }
-}
-
 /** Reads, locks and atomically rewrites `.usage.json`. One instance per skills directory. */
 export class UsageStore {
   readonly file: string;
@@ -198,7 +118,7 @@ export class UsageStore {
     if (text === undefined) return {};
     const parsed = this.parse(text);
     if (parsed !== undefined) return parsed;
-    return withUsageLock(this.lockFile, async () => {
+    return withLock(this.lockFile, async () => {
       // Re-check under the lock: another process may have repaired or replaced it meanwhile.
       const again = await readTextIfExists(this.file);
       if (again === undefined) return {};
@@ -214,18 +134,22 @@ export class UsageStore {
    * `mutate` returns. Nothing is written when `mutate` throws.
    */
   async update<T>(mutate: (records: UsageMap) => T | Promise<T>): Promise<T> {
-    return withUsageLock(this.lockFile, async () => {
-      const text = await readTextIfExists(this.file);
-      let records: UsageMap = {};
-      if (text !== undefined) {
-        const parsed = this.parse(text);
-        if (parsed === undefined) await this.moveAside();
-        else records = parsed;
-      }
-      const result = await mutate(records);
-      await atomicWriteFile(this.file, stableJson(records));
-      return result;
-    }, 60_000);
+    return withLock(
+      this.lockFile,
+      async () => {
+        const text = await readTextIfExists(this.file);
+        let records: UsageMap = {};
+        if (text !== undefined) {
+          const parsed = this.parse(text);
+          if (parsed === undefined) await this.moveAside();
+          else records = parsed;
+        }
+        const result = await mutate(records);
+        await atomicWriteFile(this.file, stableJson(records));
+        return result;
+      },
+      { waitMs: 60_000 },
+    );
   }
 
   /** Counts one use, view or patch of `name` at `now`. */
@@ -295,6 +219,8 @@ export class UsageStore {
     const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*$/, "");
     const aside = `${this.file}.corrupt-${stamp}`;
     await fs.rename(this.file, aside).catch(() => undefined);
-    this.warnings.push(`${path.basename(this.file)} was not valid JSON; it was kept as ${path.basename(aside)} and usage starts empty.`);
+    this.warnings.push(
+      `${path.basename(this.file)} was not valid JSON; it was kept as ${path.basename(aside)} and usage starts empty.`,
+    );
   }
 }

@@ -43,6 +43,8 @@ const USAGE_HINT =
 const TEXT_SUFFIXES = new Set([".md", ".py", ".yaml", ".yml", ".json", ".tex", ".sh"]);
 const SCRIPT_SUFFIXES = new Set([".py", ".sh", ".bash", ".js", ".ts", ".rb"]);
 const MAX_LISTED = 1000;
+/** Template variable replaced by the skill folder in served content (Hermes' template preprocessing). */
+const SKILL_DIR_PLACEHOLDER = ["$", "{HERMES_SKILL_DIR}"].join("");
 const MAX_FILE_BYTES = 4 * 1024 * 1024;
 
 function failure(error: string, extra: Record<string, unknown> = {}): SkillViewResult {
@@ -76,18 +78,27 @@ function findCandidates(ctx: ViewContext, name: string): Candidate[] {
   for (const root of ctx.roots) {
     if (!root.exists || blockedPath) continue;
     const direct = path.join(root.dir, ...parts);
-    if (isFile(path.join(direct, "SKILL.md"))) add({ kind: "dir", dir: direct, file: path.join(direct, "SKILL.md"), root });
-    else if (isFile(`${direct}.md`)) add({ kind: "file", dir: path.dirname(direct), file: `${direct}.md`, root });
+    if (isFile(path.join(direct, "SKILL.md")))
+      add({ kind: "dir", dir: direct, file: path.join(direct, "SKILL.md"), root });
+    else if (isFile(`${direct}.md`))
+      add({ kind: "file", dir: path.dirname(direct), file: `${direct}.md`, root });
   }
   if (!name.includes("/")) {
     for (const record of ctx.snapshot.scan.records) {
       const head = record.head;
       if (path.basename(record.dir) === name || head?.declaredName === name || head?.name === name) {
-        add({ kind: "dir", dir: record.dir, file: record.skillFile, root: ctx.snapshot.scan.roots[record.rootIndex] as SkillRoot });
+        add({
+          kind: "dir",
+          dir: record.dir,
+          file: record.skillFile,
+          root: ctx.snapshot.scan.roots[record.rootIndex] as SkillRoot,
+        });
       }
     }
     for (const file of ctx.snapshot.scan.legacy.get(name) ?? []) {
-      const root = ctx.roots.find((candidate) => candidate.exists && isInside(candidate.dir, file)) ?? (ctx.roots[0] as SkillRoot);
+      const root =
+        ctx.roots.find((candidate) => candidate.exists && isInside(candidate.dir, file)) ??
+        (ctx.roots[0] as SkillRoot);
       add({ kind: "file", dir: path.dirname(file), file, root });
     }
   }
@@ -100,11 +111,18 @@ function relativeLabel(candidate: Candidate): string {
 }
 
 /** Shows a skill (or one of its files). See the module comment. */
-export async function viewSkill(ctx: ViewContext, rawName: string, options: ViewOptions = {}): Promise<SkillViewResult> {
+export async function viewSkill(
+  ctx: ViewContext,
+  rawName: string,
+  options: ViewOptions = {},
+): Promise<SkillViewResult> {
   const platform = options.platform ?? null;
   let name: string;
   try {
-    name = checkSkillName(rawName, ctx.roots.filter((root) => root.exists).flatMap((root) => [root.dir, root.real]));
+    name = checkSkillName(
+      rawName,
+      ctx.roots.filter((root) => root.exists).flatMap((root) => [root.dir, root.real]),
+    );
   } catch (error) {
     if (error instanceof SkillError) return failure(error.message);
     throw error;
@@ -118,7 +136,11 @@ export async function viewSkill(ctx: ViewContext, rawName: string, options: View
   if (name === "") return notFound(ctx, rawName, platform);
   const candidates = findCandidates(ctx, name);
   if (candidates.length > 1) {
-    const matches = candidates.map((candidate) => (candidate.root.kind === "local" ? relativeLabel(candidate) : path.join(candidate.root.dir, relativeLabel(candidate))));
+    const matches = candidates.map((candidate) =>
+      candidate.root.kind === "local"
+        ? relativeLabel(candidate)
+        : path.join(candidate.root.dir, relativeLabel(candidate)),
+    );
     return failure(
       `Ambiguous skill name '${rawName}': ${candidates.length} skills match across your local skills dir and external_dirs. Refusing to guess — load one explicitly by its categorized path.`,
       {
@@ -139,28 +161,44 @@ function notFound(ctx: ViewContext, rawName: string, platform: string | null): S
   });
 }
 
-async function showCandidate(ctx: ViewContext, rawName: string, candidate: Candidate, options: ViewOptions): Promise<SkillViewResult> {
+async function showCandidate(
+  ctx: ViewContext,
+  rawName: string,
+  candidate: Candidate,
+  options: ViewOptions,
+): Promise<SkillViewResult> {
   const platform = options.platform ?? null;
   let content: string;
   try {
     content = (await readFile(candidate.file, "utf8")).replace(/^\uFEFF/, "");
   } catch (error) {
-    return failure(`Skill '${rawName}' could not be read: ${(error as Error).message}. Check the file's permissions.`);
+    return failure(
+      `Skill '${rawName}' could not be read: ${(error as Error).message}. Check the file's permissions.`,
+    );
   }
-  const { frontmatter, body } = parseSkillMd(content.includes("\r") ? content.replace(/\r\n?/g, "\n") : content);
-  const folderName = candidate.kind === "dir" ? path.basename(candidate.dir) : path.basename(candidate.file, ".md");
-  const declared = typeof frontmatter.name === "string" && frontmatter.name.trim() !== "" ? frontmatter.name.trim() : undefined;
+  const { frontmatter, body } = parseSkillMd(
+    content.includes("\r") ? content.replace(/\r\n?/g, "\n") : content,
+  );
+  const folderName =
+    candidate.kind === "dir" ? path.basename(candidate.dir) : path.basename(candidate.file, ".md");
+  const declared =
+    typeof frontmatter.name === "string" && frontmatter.name.trim() !== ""
+      ? frontmatter.name.trim()
+      : undefined;
   const skillName = declared ?? folderName;
 
   if (!skillMatchesPlatform(frontmatter)) {
-    return failure(`Skill '${rawName}' is not supported on this platform.`, { readiness_status: "unsupported" });
+    return failure(`Skill '${rawName}' is not supported on this platform.`, {
+      readiness_status: "unsupported",
+    });
   }
   const refusal = disabledRefusal(ctx, rawName, [skillName, folderName, skillName.slice(0, 64)], platform);
   if (refusal) return refusal;
 
-  const result = options.filePath === undefined
-    ? await skillResult(ctx, candidate, content, frontmatter, body, skillName, platform)
-    : await fileResult(candidate, skillName, options.filePath);
+  const result =
+    options.filePath === undefined
+      ? await skillResult(ctx, candidate, content, frontmatter, body, skillName, platform)
+      : await fileResult(candidate, skillName, options.filePath);
   if (result.success && options.bumpView) {
     // Telemetry must not break a view: a busy or unwritable usage file only costs this one count.
     await new UsageStore(path.join(ctx.home, "skills")).bump(skillName, "view").catch(() => undefined);
@@ -168,13 +206,21 @@ async function showCandidate(ctx: ViewContext, rawName: string, candidate: Candi
   return result;
 }
 
-function disabledRefusal(ctx: ViewContext, rawName: string, names: string[], platform: string | null): SkillViewResult | undefined {
+function disabledRefusal(
+  ctx: ViewContext,
+  rawName: string,
+  names: string[],
+  platform: string | null,
+): SkillViewResult | undefined {
   const disabled = disabledNames(platform, ctx.config);
   const hit = names.find((candidate) => disabled.has(candidate));
   if (hit === undefined) return undefined;
   const effective = effectivePlatform(platform, ctx.env);
   const globally = ctx.config.skills.disabled.map((entry) => entry.trim()).includes(hit);
-  const where = globally || !effective ? "everywhere (skills.disabled)" : `on ${effective} (skills.platform_disabled.${effective})`;
+  const where =
+    globally || !effective
+      ? "everywhere (skills.disabled)"
+      : `on ${effective} (skills.platform_disabled.${effective})`;
   return failure(
     `Skill '${rawName}' is disabled ${where}${effective ? ` and cannot be loaded on ${effective}` : ""}. Remove it from that list in config.yaml to enable it, or inspect the files directly on disk.`,
   );
@@ -190,7 +236,10 @@ async function skillResult(
   platform: string | null,
 ): Promise<SkillViewResult> {
   const hermes = (frontmatter.metadata as { hermes?: Record<string, unknown> } | undefined)?.hermes;
-  const pick = (key: string) => parseListField(hermes && typeof hermes === "object" && hermes[key] !== undefined ? hermes[key] : frontmatter[key]);
+  const pick = (key: string) =>
+    parseListField(
+      hermes && typeof hermes === "object" && hermes[key] !== undefined ? hermes[key] : frontmatter[key],
+    );
   const linked = candidate.kind === "dir" ? linkedFiles(candidate.dir) : null;
   const readiness = await readinessFields(frontmatter, ctx.home, { platform, env: ctx.env });
   const pathLabel =
@@ -205,7 +254,7 @@ async function skillResult(
     description: describe(frontmatter, body),
     tags: pick("tags"),
     related_skills: pick("related_skills"),
-    content: content.replaceAll("${HERMES_SKILL_DIR}", candidate.dir),
+    content: content.replaceAll(SKILL_DIR_PLACEHOLDER, candidate.dir),
     path: pathLabel,
     skill_dir: candidate.kind === "dir" ? candidate.dir : null,
     linked_files: linked,
@@ -214,7 +263,10 @@ async function skillResult(
   };
   if (frontmatter.compatibility !== undefined) result.compatibility = frontmatter.compatibility;
   if (frontmatter.metadata !== undefined) result.metadata = frontmatter.metadata;
-  result.security_warnings = [...trustWarnings(ctx, candidate, skillName), ...scanForInjection(content, "SKILL.md")];
+  result.security_warnings = [
+    ...trustWarnings(ctx, candidate, skillName),
+    ...scanForInjection(content, "SKILL.md"),
+  ];
   return result;
 }
 
@@ -227,7 +279,9 @@ function trustWarnings(ctx: ViewContext, candidate: Candidate, skillName: string
     );
   }
   if (candidate.root.kind === "external") {
-    warnings.push(`'${skillName}' comes from the external folder ${candidate.root.dir}, not from ${path.join(ctx.home, "skills")}; it is outside the curated library.`);
+    warnings.push(
+      `'${skillName}' comes from the external folder ${candidate.root.dir}, not from ${path.join(ctx.home, "skills")}; it is outside the curated library.`,
+    );
   }
   return warnings;
 }
@@ -281,7 +335,13 @@ export function linkedFiles(skillDir: string): Record<string, string[]> | null {
 function availableFiles(skillDir: string): Record<string, string[]> {
   const all: string[] = [];
   listFiles(skillDir, realOf(skillDir), true, "", all);
-  const groups: Record<string, string[]> = { references: [], templates: [], assets: [], scripts: [], other: [] };
+  const groups: Record<string, string[]> = {
+    references: [],
+    templates: [],
+    assets: [],
+    scripts: [],
+    other: [],
+  };
   for (const file of all) {
     if (file === "SKILL.md") continue;
     const top = file.split("/")[0] as string;
@@ -301,7 +361,11 @@ function looksBinary(bytes: Buffer): boolean {
   }
 }
 
-async function fileResult(candidate: Candidate, skillName: string, rawPath: string): Promise<SkillViewResult> {
+async function fileResult(
+  candidate: Candidate,
+  skillName: string,
+  rawPath: string,
+): Promise<SkillViewResult> {
   if (candidate.kind !== "dir") {
     return failure(`Skill '${skillName}' is a single-file skill; it has no linked files to view.`);
   }
@@ -316,15 +380,30 @@ async function fileResult(candidate: Candidate, skillName: string, rawPath: stri
   }
   const stat = real ? statSync(real, { throwIfNoEntry: false }) : undefined;
   if (!real || !stat?.isFile()) {
-    return failure(`File '${rawPath}' not found in skill '${skillName}'.`, { available_files: availableFiles(candidate.dir) });
+    return failure(`File '${rawPath}' not found in skill '${skillName}'.`, {
+      available_files: availableFiles(candidate.dir),
+    });
   }
   const fileName = path.basename(relative);
   if (stat.size > MAX_FILE_BYTES) {
-    return { success: true, name: skillName, file: relative, content: `[File too large to show: ${fileName}, size: ${stat.size} bytes]`, is_binary: false, file_type: path.extname(relative) };
+    return {
+      success: true,
+      name: skillName,
+      file: relative,
+      content: `[File too large to show: ${fileName}, size: ${stat.size} bytes]`,
+      is_binary: false,
+      file_type: path.extname(relative),
+    };
   }
   const bytes = await readFile(real);
   if (looksBinary(bytes)) {
-    return { success: true, name: skillName, file: relative, content: `[Binary file: ${fileName}, size: ${bytes.length} bytes]`, is_binary: true };
+    return {
+      success: true,
+      name: skillName,
+      file: relative,
+      content: `[Binary file: ${fileName}, size: ${bytes.length} bytes]`,
+      is_binary: true,
+    };
   }
   const content = bytes.toString("utf8");
   return {

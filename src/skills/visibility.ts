@@ -17,7 +17,11 @@ function asList(value: unknown): string[] {
 
 /** True on Termux (Android), where `linux`, `termux` and `android` tags all match. */
 function isTermux(env: NodeJS.ProcessEnv): boolean {
-  return (process.platform as string) === "android" || env.TERMUX_VERSION !== undefined || (env.PREFIX ?? "").includes("com.termux");
+  return (
+    (process.platform as string) === "android" ||
+    env.TERMUX_VERSION !== undefined ||
+    (env.PREFIX ?? "").includes("com.termux")
+  );
 }
 
 /**
@@ -65,7 +69,10 @@ export function detectEnvironments(env: NodeJS.ProcessEnv = process.env): Runtim
  * The `environments:` gate used by listing (not by an explicit view): absent or empty matches; otherwise
  * one listed environment must be present. An unknown tag fails open (matches).
  */
-export function skillMatchesEnvironment(frontmatter: Record<string, unknown> | undefined, runtime: RuntimeEnvironments = detectEnvironments()): boolean {
+export function skillMatchesEnvironment(
+  frontmatter: Record<string, unknown> | undefined,
+  runtime: RuntimeEnvironments = detectEnvironments(),
+): boolean {
   const wanted = asList(frontmatter?.environments);
   if (wanted.length === 0) return true;
   for (const tag of wanted) {
@@ -79,7 +86,10 @@ export function skillMatchesEnvironment(frontmatter: Record<string, unknown> | u
 }
 
 /** The platform a request answers as: the explicit one, else `HERMES_PLATFORM`, else `HERMES_SESSION_PLATFORM`. */
-export function effectivePlatform(platform: string | null | undefined, env: NodeJS.ProcessEnv = process.env): string | null {
+export function effectivePlatform(
+  platform: string | null | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): string | null {
   const chosen = platform ?? env.HERMES_PLATFORM ?? env.HERMES_SESSION_PLATFORM ?? null;
   const trimmed = chosen?.trim().toLowerCase();
   return trimmed ? trimmed : null;
@@ -121,8 +131,15 @@ export function isSkillVisible(
 }
 
 /** True when `name` or the frontmatter name is in `disabled`. */
-export function isDisabledIn(disabled: ReadonlySet<string>, name: string, frontmatter?: Record<string, unknown>): boolean {
+export function isDisabledIn(
+  disabled: ReadonlySet<string>,
+  name: string,
+  frontmatter?: Record<string, unknown>,
+): boolean {
   if (disabled.has(name)) return true;
   const declared = frontmatter?.name;
-  return typeof declared === "string" && (disabled.has(declared.trim()) || disabled.has(declared.trim().slice(0, 64)));
+  return (
+    typeof declared === "string" &&
+    (disabled.has(declared.trim()) || disabled.has(declared.trim().slice(0, 64)))
+  );
 }

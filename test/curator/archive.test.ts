@@ -38,9 +38,15 @@ describe("archive", () => {
     await writeSkill(home, "devops/deployer", { "references/notes.md": "notes" });
     await writeUsage(home, { deployer: record(NOW, { idleDays: 5 }) });
     const result = await archiveSkill("deployer", opts());
-    expect(result).toMatchObject({ name: "deployer", from: "devops/deployer", archivedAs: "devops/deployer" });
+    expect(result).toMatchObject({
+      name: "deployer",
+      from: "devops/deployer",
+      archivedAs: "devops/deployer",
+    });
     await expect(fs.stat(path.join(skills(), "devops/deployer"))).rejects.toThrow();
-    expect(await fs.readFile(path.join(skills(), ".archive/devops/deployer/references/notes.md"), "utf8")).toBe("notes");
+    expect(
+      await fs.readFile(path.join(skills(), ".archive/devops/deployer/references/notes.md"), "utf8"),
+    ).toBe("notes");
     const usage = await readUsage(home);
     expect(usage.deployer?.state).toBe("archived");
     expect(usage.deployer?.archived_at).toBe("2026-06-01T12:00:00.000000+00:00");
@@ -68,7 +74,10 @@ describe("archive", () => {
     await fs.mkdir(path.join(skills(), ".hub"), { recursive: true });
     await fs.writeFile(
       path.join(skills(), ".hub/lock.json"),
-      JSON.stringify({ version: 1, installed: { hubby: { install_path: "hubby" }, other: { install_path: "hub-dir" } } }),
+      JSON.stringify({
+        version: 1,
+        installed: { hubby: { install_path: "hubby" }, other: { install_path: "hub-dir" } },
+      }),
     );
     const ext = path.join(home, "ext");
     await fs.mkdir(path.join(ext, "outside"), { recursive: true });
@@ -98,13 +107,22 @@ describe("archive", () => {
     expect([...(await readSuppressed(home))].sort()).toEqual(["builtin", "other"]);
     await restoreSkill("builtin", opts());
     expect([...(await readSuppressed(home))]).toEqual(["other"]);
-    expect(await fs.readFile(path.join(skills(), ".curator_suppressed"), "utf8")).toContain("# pruned built-ins");
+    expect(await fs.readFile(path.join(skills(), ".curator_suppressed"), "utf8")).toContain(
+      "# pruned built-ins",
+    );
   });
 
   it("never suppresses or archives a protected built-in (scenario 15)", async () => {
     await writeSkill(home, "plan");
-    const protectedProv = { bundled: new Set(["plan"]), hub: new Set<string>(), protected: new Set(["plan"]), warnings: [] };
-    expect(await refusal(archiveSkill("plan", { ...opts(), provenance: protectedProv }))).toContain("protected built-in");
+    const protectedProv = {
+      bundled: new Set(["plan"]),
+      hub: new Set<string>(),
+      protected: new Set(["plan"]),
+      warnings: [],
+    };
+    expect(await refusal(archiveSkill("plan", { ...opts(), provenance: protectedProv }))).toContain(
+      "protected built-in",
+    );
     expect(await readSuppressed(home)).toEqual(new Set());
   });
 });
@@ -145,7 +163,9 @@ describe("restore", () => {
     expect(await refusal(restoreSkill("twin", opts()))).toContain("now hub-installed");
     await fs.rm(path.join(skills(), ".hub"), { recursive: true });
     await fs.writeFile(path.join(skills(), ".bundled_manifest"), "twin\n");
-    expect(await refusal(restoreSkill("twin", opts(configWith({ curator: { prune_builtins: false } }))))).toContain("bundled");
+    expect(
+      await refusal(restoreSkill("twin", opts(configWith({ curator: { prune_builtins: false } })))),
+    ).toContain("bundled");
     expect(await refusal(restoreSkill("nothing-here", opts()))).toContain("not found in archive");
     expect(await refusal(restoreSkill("../../etc", opts()))).toContain("invalid");
     expect((await listArchived(home)).map((item) => item.archivedAs)).toEqual(["twin"]);
@@ -168,7 +188,11 @@ describe("restore", () => {
     const report = await restoreSkill("report", opts());
     expect(report.archivedAs).toBe("report-20260301000000");
     expect(report.restoredTo).toBe("report");
-    expect((await listArchived(home)).map((item) => item.archivedAs)).toEqual(["git-helpers", "report-20260101000000", "report-card"]);
+    expect((await listArchived(home)).map((item) => item.archivedAs)).toEqual([
+      "git-helpers",
+      "report-20260101000000",
+      "report-card",
+    ]);
   });
 
   it("asks for a path when two categories archived the same folder name", async () => {
@@ -189,7 +213,10 @@ describe("restore", () => {
     await writeSkill(home, "alpha/one", {}, "alpha-one");
     await archiveSkill("alpha-one", opts(configWith(), new Date("2026-06-02T08:00:00Z")));
     await writeSkill(home, "legacy-flat", {}, "legacy-flat");
-    await fs.rename(path.join(skills(), "legacy-flat"), path.join(skills(), ".archive/legacy-flat-20250101010101"));
+    await fs.rename(
+      path.join(skills(), "legacy-flat"),
+      path.join(skills(), ".archive/legacy-flat-20250101010101"),
+    );
     const listed = await listArchived(home);
     expect(listed.map((item) => item.archivedAs)).toEqual([
       "alpha/one",
@@ -205,7 +232,8 @@ describe("restore", () => {
       expect(restored.restoredTo).toBe(item.restoreTo);
       await fs.stat(path.join(skills(), restored.restoredTo, "SKILL.md"));
       // Two generations of one skill cannot both be live: archive this one again before the next returns.
-      if (listed.slice(index + 1).some((later) => later.skillName === item.skillName)) await archiveSkill(restored.name, opts());
+      if (listed.slice(index + 1).some((later) => later.skillName === item.skillName))
+        await archiveSkill(restored.name, opts());
     }
     expect((await listArchived(home)).map((item) => item.archivedAs)).toEqual(["alpha/one"]);
   });

@@ -7,7 +7,17 @@ import { isoTimestamp } from "../../src/core/fsutil.js";
 import { acquireRunLock } from "../../src/curator/lock.js";
 import { readState } from "../../src/curator/state.js";
 import { runCli } from "./harness.js";
-import { configWith, DAY, makeHome, readUsage, record, removeHome, skillsTreeHash, writeSkill, writeUsage } from "./helpers.js";
+import {
+  configWith,
+  DAY,
+  makeHome,
+  readUsage,
+  record,
+  removeHome,
+  skillsTreeHash,
+  writeSkill,
+  writeUsage,
+} from "./helpers.js";
 
 const NOW = new Date("2026-06-01T12:00:00Z");
 let home: string;
@@ -50,7 +60,11 @@ describe("status (scenarios 57, 58)", () => {
     await writeUsage(home, {
       "top-dog": record(NOW, { use_count: 10, last_used_at: isoTimestamp(new Date(NOW.getTime() - DAY)) }),
       "never-used": record(NOW, { created_at: isoTimestamp(new Date(NOW.getTime() - 5 * DAY)) }),
-      viewer: record(NOW, { view_count: 3, patch_count: 1, last_viewed_at: isoTimestamp(new Date(NOW.getTime() - 2 * 3600_000)) }),
+      viewer: record(NOW, {
+        view_count: 3,
+        patch_count: 1,
+        last_viewed_at: isoTimestamp(new Date(NOW.getTime() - 2 * 3600_000)),
+      }),
       napper: record(NOW, { idleDays: 40, state: "stale", pinned: true }),
     });
     const { reply, text } = await cli(["status"]);
@@ -59,9 +73,13 @@ describe("status (scenarios 57, 58)", () => {
     expect(text).toContain("  interval:       every 7d");
     expect(text).toContain("  stale after:    30d unused");
     expect(text).toContain("  consolidate:    off (prune-only; LLM merge pass opt-in)");
-    expect(text).toContain("curator-managed skills: 4 total  (agent-created=4  bundled=0)\n  active     3\n  stale      1\n  archived   0");
+    expect(text).toContain(
+      "curator-managed skills: 4 total  (agent-created=4  bundled=0)\n  active     3\n  stale      1\n  archived   0",
+    );
     expect(text).toContain("pinned (1): napper");
-    expect(text).toMatch(/viewer\s+activity=\s+4 {2}use=\s+0 {2}view=\s+3 {2}patches=\s+1 {2}last_activity=2h ago/);
+    expect(text).toMatch(
+      /viewer\s+activity=\s+4 {2}use=\s+0 {2}view=\s+3 {2}patches=\s+1 {2}last_activity=2h ago/,
+    );
     const most = text.slice(text.indexOf("most active (top 5):"));
     expect(most.split("\n")[2]).toMatch(/^ {2}top-dog\s+activity= 10/);
     const least = text.slice(text.indexOf("least active (top 5):"));
@@ -85,7 +103,10 @@ describe("status (scenarios 57, 58)", () => {
     expect(empty.text).not.toContain("least recently active");
     await writeSkill(home, "idle");
     await writeUsage(home, { idle: record(NOW) });
-    await fs.writeFile(path.join(home, "skills/.curator_state"), JSON.stringify({ last_report_path: "/nope/REPORT.md", paused: true }));
+    await fs.writeFile(
+      path.join(home, "skills/.curator_state"),
+      JSON.stringify({ last_report_path: "/nope/REPORT.md", paused: true }),
+    );
     const { text } = await cli(["status"]);
     expect(text).toContain("curator: PAUSED");
     expect(text).toContain("last report:    /nope/REPORT.md (missing)");
@@ -99,7 +120,9 @@ describe("status (scenarios 57, 58)", () => {
     await writeUsage(home, { "fg-made": { use_count: 1, created_by: null } });
     const { text } = await cli(["status"], { chat: true });
     expect(text).toContain("no curator-managed skills");
-    expect(text).toContain("unmanaged (no provenance marker): 2 total\n  pre-dates marker    1\n  foreground-created  1");
+    expect(text).toContain(
+      "unmanaged (no provenance marker): 2 total\n  pre-dates marker    1\n  foreground-created  1",
+    );
     expect(text).toContain("`/curator adopt <name>` hands one over");
   });
 });
@@ -116,8 +139,29 @@ describe("run (scenario 59)", () => {
     expect(text).toContain("ancient — pruned (stale)");
     expect(text).toContain("auto: checked=1 stale=0 archived=1 reactivated=0");
     const json = (await cli(["run", "--json", "--dry-run"])).reply.json as Record<string, unknown>;
-    expect(Object.keys(json)).toEqual(expect.arrayContaining(["started_at", "dry_run", "auto_transitions", "summary", "report_path", "snapshot_id"]));
+    expect(Object.keys(json)).toEqual(
+      expect.arrayContaining([
+        "started_at",
+        "dry_run",
+        "auto_transitions",
+        "summary",
+        "report_path",
+        "snapshot_id",
+      ]),
+    );
     expect(json.dry_run).toBe(true);
+  });
+
+  it("shows a multi-line last summary in status with continuation lines indented", async () => {
+    await writeSkill(home, "ops/ancient");
+    await writeUsage(home, { ancient: record(NOW, { idleDays: 120 }) });
+    await cli(["run"]);
+    const { text } = await cli(["status"]);
+    expect(text).toContain(
+      "  last summary:   auto: 1 archived; llm: skipped (consolidation off)\n                  archived 1 skill(s):",
+    );
+    expect(text).toMatch(/last report: {4}\S+REPORT\.md\n/);
+    expect(text).toContain("  runs:           1");
   });
 
   it("previews with --dry-run and changes nothing", async () => {
@@ -150,7 +194,15 @@ describe("run (scenario 59)", () => {
 
   it("builds a detached child command line for --background", () => {
     const argv = backgroundArgv("/h", { args: [], options: { background: true, "dry-run": true } });
-    expect(argv).toEqual([...process.execArgv, process.argv[1], "--home", "/h", "curator", "run", "--dry-run"]);
+    expect(argv).toEqual([
+      ...process.execArgv,
+      process.argv[1],
+      "--home",
+      "/h",
+      "curator",
+      "run",
+      "--dry-run",
+    ]);
   });
 });
 
@@ -168,7 +220,9 @@ describe("pause, resume, pin, unpin (scenarios 3, 23, 54)", () => {
     await writeSkill(home, "builtin");
     await fs.writeFile(path.join(home, "skills/.bundled_manifest"), "builtin\n");
     await writeUsage(home, { mine: record(NOW), builtin: record(NOW, { created_by: null, use_count: 4 }) });
-    expect((await cli(["pin", "mine"])).text).toBe("curator: pinned 'mine' (auto-transitions will leave it alone)");
+    expect((await cli(["pin", "mine"])).text).toBe(
+      "curator: pinned 'mine' (auto-transitions will leave it alone)",
+    );
     const loose = await cli(["pin", "loose"]);
     expect(loose.reply.exitCode).toBe(0);
     expect(loose.text).toContain("this skill is unmanaged");
@@ -205,7 +259,12 @@ describe("adopt and list-unmanaged (scenario 58)", () => {
     expect(text).toMatch(/ {2}alpha\s+activity= {3}2 last_activity=\d+d ago\s+\(no marker\)/);
     expect(text).toMatch(/ {2}beta\s+activity= {3}0 last_activity=never\s+\(created_by:null\)/);
     expect(text).not.toMatch(/^ {2}managed\s/m);
-    expect((reply.json as { unmanaged: { name: string; reason: string }[] }).unmanaged.map((u) => [u.name, u.reason])).toEqual([
+    expect(
+      (reply.json as { unmanaged: { name: string; reason: string }[] }).unmanaged.map((u) => [
+        u.name,
+        u.reason,
+      ]),
+    ).toEqual([
       ["alpha", "pre-dates marker"],
       ["beta", "foreground-created"],
     ]);
@@ -264,7 +323,9 @@ describe("archive, restore, list-archived (scenario 55)", () => {
     expect(ok.text).toContain("archived 'thing' to .archive/cat/thing");
     expect((await cli(["archive", "ghost"])).reply.exitCode).toBe(1);
     const listed = await cli(["list-archived", "--json"]);
-    expect((listed.reply.json as { archived: unknown[] }).archived).toEqual([{ name: "cat/thing", skill: "thing", restore_to: "cat/thing", category: "cat" }]);
+    expect((listed.reply.json as { archived: unknown[] }).archived).toEqual([
+      { name: "cat/thing", skill: "thing", restore_to: "cat/thing", category: "cat" },
+    ]);
     expect((await cli(["list-archived"])).text).toContain("cat/thing  → skills/cat/thing");
     const back = await cli(["restore", "cat/thing"]);
     expect(back.text).toBe("curator: restored 'thing' to skills/cat/thing");
@@ -284,14 +345,20 @@ describe("prune (scenario 56)", () => {
     await writeUsage(home, {
       "old-active": record(NOW, { idleDays: 100 }),
       "old-pinned": record(NOW, { idleDays: 100, pinned: true }),
-      "created-long-ago": record(NOW, { use_count: 2, created_at: isoTimestamp(new Date(NOW.getTime() - 95 * DAY)) }),
+      "created-long-ago": record(NOW, {
+        use_count: 2,
+        created_at: isoTimestamp(new Date(NOW.getTime() - 95 * DAY)),
+      }),
       "cron-linked": record(NOW, { idleDays: 100 }),
       "young-unused": record(NOW, { created_at: isoTimestamp(new Date(NOW.getTime() - 20 * DAY)) }),
       recent: record(NOW, { idleDays: 2 }),
       "gone-archived": record(NOW, { idleDays: 300, state: "archived" }),
     });
     await fs.mkdir(path.join(home, "cron"), { recursive: true });
-    await fs.writeFile(path.join(home, "cron/jobs.json"), JSON.stringify({ jobs: [{ id: "1", skill: "cron-linked", paused: true }] }));
+    await fs.writeFile(
+      path.join(home, "cron/jobs.json"),
+      JSON.stringify({ jobs: [{ id: "1", skill: "cron-linked", paused: true }] }),
+    );
   });
 
   it("rejects --days below 1 with exit 2", async () => {
@@ -310,7 +377,9 @@ describe("prune (scenario 56)", () => {
     expect(text).not.toContain("young-unused");
     expect(text).toContain("(dry run — no changes made)");
     expect(await skillsTreeHash(home)).toBe(before);
-    expect((await cli(["prune", "--days", "500"])).text).toBe("curator: nothing to prune (no unpinned skills idle >= 500d)");
+    expect((await cli(["prune", "--days", "500"])).text).toBe(
+      "curator: nothing to prune (no unpinned skills idle >= 500d)",
+    );
   });
 
   it("archives after confirmation; 'n' aborts; a partial failure exits 1", async () => {

@@ -27,10 +27,18 @@ export function configWith(doc: Record<string, unknown> = {}): SkillgateConfig {
 }
 
 /** Writes `skills/<rel>/SKILL.md` (+ extra files) and returns the skill folder. */
-export async function writeSkill(home: string, rel: string, extra: Record<string, string> = {}, name = path.basename(rel)): Promise<string> {
+export async function writeSkill(
+  home: string,
+  rel: string,
+  extra: Record<string, string> = {},
+  name = path.basename(rel),
+): Promise<string> {
   const dir = path.join(home, "skills", rel);
   await fs.mkdir(dir, { recursive: true });
-  await fs.writeFile(path.join(dir, "SKILL.md"), `---\nname: ${name}\ndescription: ${name} does things\n---\n\nBody of ${name}.\n`);
+  await fs.writeFile(
+    path.join(dir, "SKILL.md"),
+    `---\nname: ${name}\ndescription: ${name} does things\n---\n\nBody of ${name}.\n`,
+  );
   for (const [file, text] of Object.entries(extra)) {
     await fs.mkdir(path.dirname(path.join(dir, file)), { recursive: true });
     await fs.writeFile(path.join(dir, file), text);
@@ -51,7 +59,10 @@ export function record(now: Date, fields: Partial<UsageRecord> & { idleDays?: nu
 }
 
 /** Replaces `.usage.json` with these records. */
-export async function writeUsage(home: string, records: Record<string, UsageRecord | Record<string, unknown>>): Promise<void> {
+export async function writeUsage(
+  home: string,
+  records: Record<string, UsageRecord | Record<string, unknown>>,
+): Promise<void> {
   await fs.writeFile(path.join(home, "skills", ".usage.json"), JSON.stringify(records, null, 2));
 }
 
@@ -73,7 +84,11 @@ export async function skillsTreeHash(home: string): Promise<string> {
         hash.update(`D ${childRel}\n`);
         await walk(abs, childRel);
       } else {
-        hash.update(`F ${childRel} ${createHash("sha256").update(await fs.readFile(abs)).digest("hex")}\n`);
+        hash.update(
+          `F ${childRel} ${createHash("sha256")
+            .update(await fs.readFile(abs))
+            .digest("hex")}\n`,
+        );
       }
     }
   };

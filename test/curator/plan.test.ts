@@ -1,10 +1,10 @@
 /** The pure planner: reference scenarios 6–13, 15–17, 51 on hand-built skill entries (no disk). */
 import { describe, expect, it } from "vitest";
-import { type SkillgateConfig } from "../../src/config/config.js";
+import type { SkillgateConfig } from "../../src/config/config.js";
 import { isoTimestamp } from "../../src/core/fsutil.js";
 import { cronRefsFromJobs, normalizeSkillRef } from "../../src/curator/cron.js";
 import { curatedRows, plan } from "../../src/curator/plan.js";
-import { classify, parseBundledManifest, type Provenance } from "../../src/curator/provenance.js";
+import { classify, type Provenance, parseBundledManifest } from "../../src/curator/provenance.js";
 import type { SkillEntry } from "../../src/skills/types.js";
 import type { UsageMap } from "../../src/skills/usage.js";
 import { configWith, DAY, record } from "./helpers.js";
@@ -110,15 +110,24 @@ describe("plan: automatic transitions", () => {
   });
 
   it("brings a young never-used stale skill back to active", () => {
-    const stale = record(NOW, { state: "stale", created_at: isoTimestamp(new Date(NOW.getTime() - 3 * DAY)) });
-    expect(planFor([entry("s")], { s: stale }).actions).toMatchObject([{ kind: "reactivate", from: "stale", to: "active" }]);
+    const stale = record(NOW, {
+      state: "stale",
+      created_at: isoTimestamp(new Date(NOW.getTime() - 3 * DAY)),
+    });
+    expect(planFor([entry("s")], { s: stale }).actions).toMatchObject([
+      { kind: "reactivate", from: "stale", to: "active" },
+    ]);
   });
 
   it("ignores bundled skills while prune_builtins is off (scenario 12)", () => {
-    const result = planFor([entry("builtin")], { builtin: record(NOW, { idleDays: 500, created_by: null }) }, {
-      prov: { bundled: new Set(["builtin"]) },
-      config: configWith({ curator: { prune_builtins: false } }),
-    });
+    const result = planFor(
+      [entry("builtin")],
+      { builtin: record(NOW, { idleDays: 500, created_by: null }) },
+      {
+        prov: { bundled: new Set(["builtin"]) },
+        config: configWith({ curator: { prune_builtins: false } }),
+      },
+    );
     expect(result.counts.checked).toBe(0);
   });
 
@@ -131,11 +140,19 @@ describe("plan: automatic transitions", () => {
 
   it("re-anchors the clock of an untouched bundled skill once, then ages it normally", () => {
     const untouched = record(NOW, { created_by: null });
-    const first = planFor([entry("builtin")], { builtin: untouched }, { prov: { bundled: new Set(["builtin"]) } });
+    const first = planFor(
+      [entry("builtin")],
+      { builtin: untouched },
+      { prov: { bundled: new Set(["builtin"]) } },
+    );
     expect(first.actions).toMatchObject([{ kind: "seed", reanchor: true }]);
     const seen = { ...untouched, first_seen_at: isoTimestamp(NOW), created_at: isoTimestamp(NOW) };
     const later = new Date(NOW.getTime() + 100 * DAY);
-    const second = planFor([entry("builtin")], { builtin: seen }, { prov: { bundled: new Set(["builtin"]) }, now: later });
+    const second = planFor(
+      [entry("builtin")],
+      { builtin: seen },
+      { prov: { bundled: new Set(["builtin"]) }, now: later },
+    );
     expect(second.actions).toMatchObject([{ kind: "archive", name: "builtin" }]);
   });
 
@@ -145,14 +162,29 @@ describe("plan: automatic transitions", () => {
       hubby: record(NOW, { idleDays: 500 }),
       ext: record(NOW, { idleDays: 500 }),
     };
-    const skills = [entry("plan"), entry("hubby"), entry("ext", { rootKind: "external", root: "/ext", dir: "/ext/ext" })];
-    const result = planFor(skills, usage, { prov: { protected: new Set(["plan"]), hub: new Set(["hubby"]) } });
+    const skills = [
+      entry("plan"),
+      entry("hubby"),
+      entry("ext", { rootKind: "external", root: "/ext", dir: "/ext/ext" }),
+    ];
+    const result = planFor(skills, usage, {
+      prov: { protected: new Set(["plan"]), hub: new Set(["hubby"]) },
+    });
     expect(result.counts.checked).toBe(0);
     const config = configWith();
     const prov = provenance({ protected: new Set(["plan"]), hub: new Set(["hubby"]) });
-    expect(classify("plan", skills[0], usage.plan, true, prov, config)).toMatchObject({ kind: "protected", eligible: false });
-    expect(classify("hubby", skills[1], usage.hubby, true, prov, config)).toMatchObject({ kind: "hub", eligible: false });
-    expect(classify("ext", skills[2], usage.ext, true, prov, config)).toMatchObject({ kind: "external", eligible: false });
+    expect(classify("plan", skills[0], usage.plan, true, prov, config)).toMatchObject({
+      kind: "protected",
+      eligible: false,
+    });
+    expect(classify("hubby", skills[1], usage.hubby, true, prov, config)).toMatchObject({
+      kind: "hub",
+      eligible: false,
+    });
+    expect(classify("ext", skills[2], usage.ext, true, prov, config)).toMatchObject({
+      kind: "external",
+      eligible: false,
+    });
   });
 
   it("counts a recent view or patch as activity even when the last use is old (scenario 17)", () => {
@@ -165,7 +197,10 @@ describe("plan: automatic transitions", () => {
   });
 
   it("counts created_at only when there is no activity", () => {
-    const created = record(NOW, { use_count: 1, created_at: isoTimestamp(new Date(NOW.getTime() - 50 * DAY)) });
+    const created = record(NOW, {
+      use_count: 1,
+      created_at: isoTimestamp(new Date(NOW.getTime() - 50 * DAY)),
+    });
     expect(planFor([entry("c")], { c: created }).actions).toMatchObject([{ kind: "stale", idleDays: 50 }]);
   });
 
@@ -178,9 +213,18 @@ describe("plan: automatic transitions", () => {
   });
 
   it("lists only managed skills, plus bundled ones when prune_builtins is on (scenario 51)", () => {
-    const usage: UsageMap = { agent: record(NOW), manual: record(NOW, { created_by: null }), legacy: { ...record(NOW, { created_by: null }), agent_created: true } };
+    const usage: UsageMap = {
+      agent: record(NOW),
+      manual: record(NOW, { created_by: null }),
+      legacy: { ...record(NOW, { created_by: null }), agent_created: true },
+    };
     const skills = [entry("agent"), entry("manual"), entry("legacy"), entry("builtin")];
-    const rows = curatedRows({ skills, usage, provenance: provenance({ bundled: new Set(["builtin"]) }), config: configWith() });
+    const rows = curatedRows({
+      skills,
+      usage,
+      provenance: provenance({ bundled: new Set(["builtin"]) }),
+      config: configWith(),
+    });
     expect(rows.map((row) => [row.name, row.kind])).toEqual([
       ["agent", "agent"],
       ["legacy", "agent"],
@@ -191,14 +235,22 @@ describe("plan: automatic transitions", () => {
 
 describe("provenance and cron parsing", () => {
   it("reads both manifest formats and skips comments", () => {
-    expect([...parseBundledManifest("# header\nalpha:0123abcd\nbeta\n\n  gamma:ff  \n")]).toEqual(["alpha", "beta", "gamma"]);
+    expect([...parseBundledManifest("# header\nalpha:0123abcd\nbeta\n\n  gamma:ff  \n")]).toEqual([
+      "alpha",
+      "beta",
+      "gamma",
+    ]);
   });
 
   it("tells the two unmanaged reasons apart", () => {
     const prov = provenance();
     const config = configWith();
-    expect(classify("x", entry("x"), undefined, false, prov, config).unmanagedReason).toBe("pre-dates marker");
-    expect(classify("x", entry("x"), record(NOW, { created_by: null }), true, prov, config).unmanagedReason).toBe("foreground-created");
+    expect(classify("x", entry("x"), undefined, false, prov, config).unmanagedReason).toBe(
+      "pre-dates marker",
+    );
+    expect(
+      classify("x", entry("x"), record(NOW, { created_by: null }), true, prov, config).unmanagedReason,
+    ).toBe("foreground-created");
   });
 
   it("normalises skill references from cron jobs", () => {

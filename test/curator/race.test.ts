@@ -28,7 +28,10 @@ beforeEach(async () => {
   await fs.mkdir(path.join(home, "barrier"));
   await writeSkill(home, "one");
   await writeSkill(home, "two");
-  await writeUsage(home, { one: { created_by: "agent", use_count: 1, last_used_at: "2026-01-01T00:00:00+00:00" }, two: { created_by: "agent" } });
+  await writeUsage(home, {
+    one: { created_by: "agent", use_count: 1, last_used_at: "2026-01-01T00:00:00+00:00" },
+    two: { created_by: "agent" },
+  });
   await writeState(home, { ...defaultState(), last_run_at: isoTimestamp(new Date("2026-01-01T00:00:00Z")) });
 });
 afterEach(async () => {
@@ -37,9 +40,9 @@ afterEach(async () => {
 
 async function race(mode: string, iterations = ITERATIONS): Promise<[RacerReport, RacerReport]> {
   const start = (id: string, other: string) =>
-    run(process.execPath, ["--import", "tsx", RACER, home, id, other, mode, String(iterations)], { timeout: 120_000 }).then(
-      ({ stdout }) => JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}") as RacerReport,
-    );
+    run(process.execPath, ["--import", "tsx", RACER, home, id, other, mode, String(iterations)], {
+      timeout: 120_000,
+    }).then(({ stdout }) => JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}") as RacerReport);
   return Promise.all([start("a", "b"), start("b", "a")]);
 }
 
@@ -47,7 +50,9 @@ describe("run lock across processes", () => {
   it("lets exactly one automatic run happen per due moment, never two at once", async () => {
     const [a, b] = await race("auto");
     expect(a.overlaps + b.overlaps).toBe(0);
-    expect([...a.ran, ...b.ran].sort((x, y) => x - y)).toEqual(Array.from({ length: ITERATIONS }, (_v, i) => i + 1));
+    expect([...a.ran, ...b.ran].sort((x, y) => x - y)).toEqual(
+      Array.from({ length: ITERATIONS }, (_v, i) => i + 1),
+    );
     expect((await readState(home)).state.run_count).toBe(ITERATIONS);
   }, 180_000);
 

@@ -14,7 +14,16 @@ import { readState } from "../../src/curator/state.js";
 import type { ConsolidationOutcome, Consolidator } from "../../src/curator/types.js";
 import { UsageStore } from "../../src/skills/usage.js";
 import { libraryFor } from "./harness.js";
-import { configWith, makeHome, readUsage, record, removeHome, skillsTreeHash, writeSkill, writeUsage } from "./helpers.js";
+import {
+  configWith,
+  makeHome,
+  readUsage,
+  record,
+  removeHome,
+  skillsTreeHash,
+  writeSkill,
+  writeUsage,
+} from "./helpers.js";
 
 const NOW = new Date("2026-06-01T12:00:00Z");
 let home: string;
@@ -26,7 +35,14 @@ afterEach(async () => {
 });
 
 function run(config: SkillgateConfig = configWith(), extra: Partial<Parameters<typeof runCurator>[0]> = {}) {
-  return runCurator({ home, config, library: libraryFor(home, config), trigger: "manual", now: NOW, ...extra });
+  return runCurator({
+    home,
+    config,
+    library: libraryFor(home, config),
+    trigger: "manual",
+    now: NOW,
+    ...extra,
+  });
 }
 
 /** A library with one skill for each automatic transition. */
@@ -44,7 +60,10 @@ async function seedLibrary(): Promise<void> {
     "cron-kept": record(NOW, { idleDays: 200 }),
   });
   await fs.mkdir(path.join(home, "cron"), { recursive: true });
-  await fs.writeFile(path.join(home, "cron/jobs.json"), JSON.stringify({ jobs: [{ id: "j1", skills: [`${home}/skills/cron-kept`], enabled: false }] }));
+  await fs.writeFile(
+    path.join(home, "cron/jobs.json"),
+    JSON.stringify({ jobs: [{ id: "j1", skills: [`${home}/skills/cron-kept`], enabled: false }] }),
+  );
 }
 
 function outcome(partial: Partial<ConsolidationOutcome>): ConsolidationOutcome {
@@ -67,23 +86,38 @@ describe("a real run", () => {
   it("applies every transition, snapshots first, ledgers the archive and updates the state (scenarios 6, 9, 18, 21)", async () => {
     await seedLibrary();
     const result = await run();
-    expect(result.autoTransitions).toEqual({ checked: 5, marked_stale: 1, archived: 1, reactivated: 1, seeded: 0 });
+    expect(result.autoTransitions).toEqual({
+      checked: 5,
+      marked_stale: 1,
+      archived: 1,
+      reactivated: 1,
+      seeded: 0,
+    });
     expect(result.changed).toBe(true);
     expect(result.archived).toEqual(["ancient"]);
     await fs.stat(path.join(home, "skills/.archive/ops/ancient/SKILL.md"));
     await fs.stat(path.join(home, "skills/cron-kept/SKILL.md"));
     const usage = await readUsage(home);
-    expect([usage.tired?.state, usage.ancient?.state, usage.comeback?.state, usage["cron-kept"]?.state]).toEqual(["stale", "archived", "active", "active"]);
+    expect([
+      usage.tired?.state,
+      usage.ancient?.state,
+      usage.comeback?.state,
+      usage["cron-kept"]?.state,
+    ]).toEqual(["stale", "archived", "active", "active"]);
     const snapshots = await listSnapshots(home);
     expect(snapshots.map((s) => s.manifest?.reason)).toEqual(["pre-curator-run"]);
     expect(result.snapshotId).toBe(snapshots[0]?.id);
-    expect((await readEntries(home)).map((e) => [e.action, e.skill, e.actor])).toEqual([["archive", "ancient", "user"]]);
+    expect((await readEntries(home)).map((e) => [e.action, e.skill, e.actor])).toEqual([
+      ["archive", "ancient", "user"],
+    ]);
     const { state } = await readState(home);
     expect(state.run_count).toBe(1);
     expect(state.last_run_at).toBe(result.startedAt);
     expect(state.last_run_summary).toBe(result.summary);
     expect(state.last_report_path).toBe(result.reportPath);
-    expect(result.summary.split("\n")[0]).toBe("auto: 1 marked stale, 1 archived, 1 reactivated; llm: skipped (consolidation off)");
+    expect(result.summary.split("\n")[0]).toBe(
+      "auto: 1 marked stale, 1 archived, 1 reactivated; llm: skipped (consolidation off)",
+    );
     expect(result.summary).toContain("  • ancient — pruned (stale)");
     expect(result.summary).toContain("full report: skillgate curator status");
   });
@@ -121,8 +155,19 @@ describe("a real run", () => {
     await writeUsage(home, { "old-builtin": record(NOW, { idleDays: 500, created_by: null }) });
     const result = await run();
     expect(result.autoTransitions).toMatchObject({ checked: 2, seeded: 1, archived: 1 });
-    expect((await readUsage(home))["new-builtin"]).toMatchObject({ state: "active", created_at: result.startedAt });
+    expect((await readUsage(home))["new-builtin"]).toMatchObject({
+      state: "active",
+      created_at: result.startedAt,
+    });
     expect(await readSuppressed(home)).toEqual(new Set(["old-builtin"]));
+  });
+
+  it("warns and protects nothing when cron/jobs.json is unreadable, but still runs", async () => {
+    await seedLibrary();
+    await fs.writeFile(path.join(home, "cron/jobs.json"), "{ broken");
+    const result = await run();
+    expect(result.warnings.join("\n")).toContain("jobs.json is not valid JSON");
+    expect(result.archived.sort()).toEqual(["ancient", "cron-kept"]);
   });
 
   it("loses no usage bump made while the run applies its plan (scenario 49)", async () => {
@@ -143,7 +188,12 @@ describe("a dry run", () => {
     expect(result.dryRun).toBe(true);
     expect(result.changed).toBe(false);
     expect(result.snapshotId).toBeNull();
-    expect(result.autoTransitions).toMatchObject({ checked: 5, marked_stale: 1, archived: 1, reactivated: 1 });
+    expect(result.autoTransitions).toMatchObject({
+      checked: 5,
+      marked_stale: 1,
+      archived: 1,
+      reactivated: 1,
+    });
     expect(result.summary.startsWith("dry-run auto: 1 marked stale, 1 archived, 1 reactivated")).toBe(true);
     const { state } = await readState(home);
     expect(state.last_run_at).toBeNull();
@@ -151,7 +201,9 @@ describe("a dry run", () => {
     expect(state.last_run_summary).toContain("dry-run");
     const report = await fs.readFile(result.reportPath ?? "", "utf8");
     expect(report).toContain("DRY-RUN");
-    const json = JSON.parse(await fs.readFile(path.join(path.dirname(result.reportPath ?? ""), "run.json"), "utf8"));
+    const json = JSON.parse(
+      await fs.readFile(path.join(path.dirname(result.reportPath ?? ""), "run.json"), "utf8"),
+    );
     expect(json.dry_run).toBe(true);
     expect(await listSnapshots(home)).toEqual([]);
   });
@@ -164,9 +216,15 @@ describe("the LLM seam (scenario 20)", () => {
       calls += 1;
       return outcome({ summary: "nothing to merge" });
     };
-    expect((await run(configWith(), { consolidator: counting })).llm.status).toBe("skipped (consolidation off)");
-    expect((await run(configWith({ curator: { consolidate: true } }))).llm.status).toBe("skipped (no model configured)");
-    expect((await run(configWith(), { consolidate: true, consolidator: counting })).llm.status).toBe("skipped (no candidates)");
+    expect((await run(configWith(), { consolidator: counting })).llm.status).toBe(
+      "skipped (consolidation off)",
+    );
+    expect((await run(configWith({ curator: { consolidate: true } }))).llm.status).toBe(
+      "skipped (no model configured)",
+    );
+    expect((await run(configWith(), { consolidate: true, consolidator: counting })).llm.status).toBe(
+      "skipped (no candidates)",
+    );
     expect(calls).toBe(0);
     await writeSkill(home, "solo");
     await writeUsage(home, { solo: record(NOW, { idleDays: 1 }) });
@@ -196,15 +254,31 @@ describe("reports (scenarios 27–29)", () => {
   it("classifies a consolidation in run.json and REPORT.md and builds the rename map with the pin hint", async () => {
     await writeSkill(home, "old-thing");
     await writeSkill(home, "keeper");
-    await writeUsage(home, { "old-thing": record(NOW, { idleDays: 2 }), keeper: record(NOW, { idleDays: 2 }) });
+    await writeUsage(home, {
+      "old-thing": record(NOW, { idleDays: 2 }),
+      keeper: record(NOW, { idleDays: 2 }),
+    });
     const merging: Consolidator = async (input) => {
       await writeSkill(input.home, "new-umbrella", { "references/old-thing.md": "moved" });
       await new UsageStore(path.join(input.home, "skills")).update((records) => {
         records["new-umbrella"] = record(NOW, { idleDays: 0 });
       });
-      await archiveSkill("old-thing", { home: input.home, config: input.config, library: input.library, actor: "curator", evidence: { absorbed_into: "new-umbrella" } });
+      await archiveSkill("old-thing", {
+        home: input.home,
+        config: input.config,
+        library: input.library,
+        actor: "curator",
+        evidence: { absorbed_into: "new-umbrella" },
+      });
       return outcome({
-        consolidated: [{ name: "old-thing", into: "new-umbrella", source: "absorbed_into (model-declared at delete)", reason: "overlaps" }],
+        consolidated: [
+          {
+            name: "old-thing",
+            into: "new-umbrella",
+            source: "absorbed_into (model-declared at delete)",
+            reason: "overlaps",
+          },
+        ],
         added: ["new-umbrella"],
         toolCalls: [
           { name: "skill_manage", arguments: JSON.stringify({ action: "create", name: "new-umbrella" }) },
@@ -219,10 +293,20 @@ describe("reports (scenarios 27–29)", () => {
     expect(result.before.sort()).toEqual(["keeper", "old-thing"]);
     expect(result.after.sort()).toEqual(["keeper", "new-umbrella"]);
     expect(result.changed).toBe(true);
-    const json = JSON.parse(await fs.readFile(path.join(path.dirname(result.reportPath ?? ""), "run.json"), "utf8"));
+    const json = JSON.parse(
+      await fs.readFile(path.join(path.dirname(result.reportPath ?? ""), "run.json"), "utf8"),
+    );
     expect(json.archived).toEqual(["old-thing"]);
     expect(json.added).toEqual(["new-umbrella"]);
-    expect(json.counts).toMatchObject({ before: 2, after: 2, delta: 0, archived_this_run: 1, added_this_run: 1, consolidated_this_run: 1, tool_calls_total: 3 });
+    expect(json.counts).toMatchObject({
+      before: 2,
+      after: 2,
+      delta: 0,
+      archived_this_run: 1,
+      added_this_run: 1,
+      consolidated_this_run: 1,
+      tool_calls_total: 3,
+    });
     expect(json.tool_call_counts).toEqual({ skill_manage: 2, skill_view: 1 });
     expect(json.tool_calls[1].arguments).toHaveLength(401);
     expect(json.model).toBe("m-1");
@@ -231,7 +315,13 @@ describe("reports (scenarios 27–29)", () => {
     expect(report).toContain("Model: `m-1` via `prov`");
     expect(report).toContain("`old-thing` → merged into `new-umbrella` — overlaps");
     expect(report).toContain("## LLM final summary\n\nMerged old-thing into new-umbrella.\n\nDone.");
-    const order = ["## Auto-transitions", "## LLM consolidation pass", "### Consolidated into umbrella skills (1)", "## LLM final summary", "## Recovery"].map((h) => report.indexOf(h));
+    const order = [
+      "## Auto-transitions",
+      "## LLM consolidation pass",
+      "### Consolidated into umbrella skills (1)",
+      "## LLM final summary",
+      "## Recovery",
+    ].map((h) => report.indexOf(h));
     expect(order.every((at, i) => at >= 0 && (i === 0 || at > (order[i - 1] ?? 0)))).toBe(true);
     expect(result.summary).toContain("  • old-thing → new-umbrella");
     expect(result.summary).toContain("keep an umbrella stable: skillgate curator pin new-umbrella");
@@ -275,7 +365,9 @@ describe("rename map (scenario 35)", () => {
   });
 
   it("gives the pin hint only after a consolidation, naming the alphabetically first umbrella", () => {
-    expect(renameMapText(buildRenameMap([], [{ name: "x", source: "model", reason: "r" }], []), prefix)).not.toContain("pin");
+    expect(
+      renameMapText(buildRenameMap([], [{ name: "x", source: "model", reason: "r" }], []), prefix),
+    ).not.toContain("pin");
     const two = buildRenameMap(
       [
         { name: "a", into: "zeta", source: "model", reason: "r" },

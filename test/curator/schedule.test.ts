@@ -36,9 +36,22 @@ afterEach(async () => {
 describe("config (scenario 1)", () => {
   it("has the seed document's defaults and reads overrides back", () => {
     const defaults = configWith().curator;
-    expect(defaults).toMatchObject({ enabled: true, intervalHours: 168, minIdleHours: 2, staleAfterDays: 30, archiveAfterDays: 90 });
-    const custom = configWith({ curator: { interval_hours: 12, min_idle_hours: 0.5, stale_after_days: 7, archive_after_days: 60 } }).curator;
-    expect(custom).toMatchObject({ intervalHours: 12, minIdleHours: 0.5, staleAfterDays: 7, archiveAfterDays: 60 });
+    expect(defaults).toMatchObject({
+      enabled: true,
+      intervalHours: 168,
+      minIdleHours: 2,
+      staleAfterDays: 30,
+      archiveAfterDays: 90,
+    });
+    const custom = configWith({
+      curator: { interval_hours: 12, min_idle_hours: 0.5, stale_after_days: 7, archive_after_days: 60 },
+    }).curator;
+    expect(custom).toMatchObject({
+      intervalHours: 12,
+      minIdleHours: 0.5,
+      staleAfterDays: 7,
+      archiveAfterDays: 60,
+    });
   });
 });
 
@@ -47,8 +60,13 @@ describe("schedule (scenarios 2–4)", () => {
 
   it("never runs when disabled or paused", () => {
     const old = { ...defaultState(), last_run_at: isoTimestamp(new Date(NOW.getTime() - 30 * DAY)) };
-    expect(scheduleVerdict(old, configWith({ curator: { enabled: false } }).curator, NOW, Infinity)).toMatchObject({ due: false, reason: "disabled" });
-    expect(scheduleVerdict({ ...old, paused: true }, config, NOW, Infinity)).toMatchObject({ due: false, reason: "paused" });
+    expect(
+      scheduleVerdict(old, configWith({ curator: { enabled: false } }).curator, NOW, Infinity),
+    ).toMatchObject({ due: false, reason: "disabled" });
+    expect(scheduleVerdict({ ...old, paused: true }, config, NOW, Infinity)).toMatchObject({
+      due: false,
+      reason: "paused",
+    });
     expect(scheduleVerdict(old, config, NOW, Infinity)).toEqual({ due: true, reason: "due" });
   });
 
@@ -69,14 +87,24 @@ describe("schedule (scenarios 2–4)", () => {
 
   it("defers the first run: seeds last_run_at with a summary naming the dry-run command, twice in a row no run", async () => {
     const cfg = configWith();
-    const opts = { home, config: cfg, library: emptyLibrary(home), trigger: "auto" as const, idleForSeconds: Infinity, now: NOW };
+    const opts = {
+      home,
+      config: cfg,
+      library: emptyLibrary(home),
+      trigger: "auto" as const,
+      idleForSeconds: Infinity,
+      now: NOW,
+    };
     expect(await maybeRunCurator(opts)).toEqual({ ran: false, reason: "first run deferred" });
     const { state } = await readState(home);
     expect(state.last_run_at).toBe(isoTimestamp(NOW));
     expect(state.run_count).toBe(0);
     expect(state.last_run_summary).toContain("deferred first run");
     expect(state.last_run_summary).toContain("`skillgate curator run --dry-run`");
-    expect(await maybeRunCurator({ ...opts, now: new Date(NOW.getTime() + HOUR) })).toEqual({ ran: false, reason: "not due" });
+    expect(await maybeRunCurator({ ...opts, now: new Date(NOW.getTime() + HOUR) })).toEqual({
+      ran: false,
+      reason: "not due",
+    });
     expect((await readState(home)).state.last_run_at).toBe(isoTimestamp(NOW));
   });
 
@@ -84,8 +112,17 @@ describe("schedule (scenarios 2–4)", () => {
     const last = isoTimestamp(new Date(NOW.getTime() - 8 * DAY));
     await writeState(home, { ...defaultState(), last_run_at: last });
     const base = { home, library: emptyLibrary(home), trigger: "auto" as const, now: NOW };
-    expect(await maybeRunCurator({ ...base, config: configWith({ curator: { enabled: false } }), idleForSeconds: Infinity })).toMatchObject({ ran: false, reason: "disabled" });
-    expect(await maybeRunCurator({ ...base, config: configWith(), idleForSeconds: 60 })).toMatchObject({ ran: false, reason: "not idle" });
+    expect(
+      await maybeRunCurator({
+        ...base,
+        config: configWith({ curator: { enabled: false } }),
+        idleForSeconds: Infinity,
+      }),
+    ).toMatchObject({ ran: false, reason: "disabled" });
+    expect(await maybeRunCurator({ ...base, config: configWith(), idleForSeconds: 60 })).toMatchObject({
+      ran: false,
+      reason: "not idle",
+    });
     const ran = await maybeRunCurator({ ...base, config: configWith(), idleForSeconds: 3 * 3600 });
     expect(ran.ran).toBe(true);
     expect(ran.result?.trigger).toBe("auto");
@@ -93,16 +130,34 @@ describe("schedule (scenarios 2–4)", () => {
     expect(state.run_count).toBe(1);
     expect(state.last_run_at).toBe(isoTimestamp(NOW));
     await writeState(home, { ...state, last_run_at: last });
-    const broken: SkillLibrary = { ...emptyLibrary(home), all: async () => Promise.reject(new Error("disk on fire")) };
-    const failed = await maybeRunCurator({ ...base, library: broken, config: configWith(), idleForSeconds: Infinity });
+    const broken: SkillLibrary = {
+      ...emptyLibrary(home),
+      all: async () => Promise.reject(new Error("disk on fire")),
+    };
+    const failed = await maybeRunCurator({
+      ...base,
+      library: broken,
+      config: configWith(),
+      idleForSeconds: Infinity,
+    });
     expect(failed).toEqual({ ran: false, reason: "failed: disk on fire" });
   });
 
   it("does not run while another process holds the run lock", async () => {
-    await writeState(home, { ...defaultState(), last_run_at: isoTimestamp(new Date(NOW.getTime() - 8 * DAY)) });
+    await writeState(home, {
+      ...defaultState(),
+      last_run_at: isoTimestamp(new Date(NOW.getTime() - 8 * DAY)),
+    });
     const lock = await acquireRunLock(home);
     try {
-      const opts = { home, config: configWith(), library: emptyLibrary(home), trigger: "auto" as const, now: NOW, idleForSeconds: Infinity };
+      const opts = {
+        home,
+        config: configWith(),
+        library: emptyLibrary(home),
+        trigger: "auto" as const,
+        now: NOW,
+        idleForSeconds: Infinity,
+      };
       expect(await maybeRunCurator(opts)).toEqual({ ran: false, reason: "another run in progress" });
     } finally {
       await lock.release();
@@ -137,7 +192,9 @@ describe("state file (scenarios 3, 5)", () => {
     const read = await readState(home);
     expect(read.state).toEqual(defaultState());
     expect(read.warning).toMatch(/corrupt-/);
-    const kept = (await fs.readdir(path.join(home, "skills"))).filter((name) => name.startsWith(".curator_state.corrupt-"));
+    const kept = (await fs.readdir(path.join(home, "skills"))).filter((name) =>
+      name.startsWith(".curator_state.corrupt-"),
+    );
     expect(kept).toHaveLength(1);
     expect(await fs.readFile(path.join(home, "skills", kept[0] ?? ""), "utf8")).toBe("{ not json");
     await updateState(home, (state) => {
@@ -155,7 +212,13 @@ describe("state file (scenarios 3, 5)", () => {
 describe("run lock", () => {
   it("refuses a manual run while the lock is held, names the holder, and frees it afterwards", async () => {
     const lock = await acquireRunLock(home);
-    const opts = { home, config: configWith(), library: emptyLibrary(home), trigger: "manual" as const, now: NOW };
+    const opts = {
+      home,
+      config: configWith(),
+      library: emptyLibrary(home),
+      trigger: "manual" as const,
+      now: NOW,
+    };
     const error = await runCurator(opts).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CuratorError);
     expect((error as CuratorError).code).toBe("curator.locked");
@@ -174,7 +237,12 @@ describe("run lock", () => {
   });
 
   it("refuses a manual run when the curator is disabled", async () => {
-    const error = await runCurator({ home, config: configWith({ curator: { enabled: false } }), library: emptyLibrary(home), trigger: "manual" }).catch((e: unknown) => e);
+    const error = await runCurator({
+      home,
+      config: configWith({ curator: { enabled: false } }),
+      library: emptyLibrary(home),
+      trigger: "manual",
+    }).catch((e: unknown) => e);
     expect((error as CuratorError).code).toBe("curator.disabled");
   });
 });

@@ -2,8 +2,8 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { safetyCommands } from "../../commands/curator-safety.js";
 import { chatPrefix, terminalContext } from "../../commands/context.js";
+import { safetyCommands } from "../../commands/curator-safety.js";
 import { parseAndRun } from "../../commands/runner.js";
 import type { CommandContext, CommandSpec } from "../../commands/types.js";
 import type { SkillgateConfig } from "../../src/config/config.js";
@@ -30,7 +30,10 @@ function spec(sub: string): CommandSpec {
 }
 
 function ctx(config: SkillgateConfig = configWith(), extra: Partial<CommandContext> = {}): CommandContext {
-  return { ...terminalContext({ home, config, library, now: () => new Date("2026-03-01T12:00:00Z") }), ...extra };
+  return {
+    ...terminalContext({ home, config, library, now: () => new Date("2026-03-01T12:00:00Z") }),
+    ...extra,
+  };
 }
 
 async function run(sub: string, words: string[], context = ctx()) {
@@ -48,7 +51,11 @@ describe("curator backup", () => {
   });
 
   it("refuses when backups are disabled", async () => {
-    const { reply, text } = await run("backup", [], ctx(configWith({ curator: { backup: { enabled: false } } })));
+    const { reply, text } = await run(
+      "backup",
+      [],
+      ctx(configWith({ curator: { backup: { enabled: false } } })),
+    );
     expect(reply.exitCode).toBe(1);
     expect(text).toContain("curator.backup.enabled: false");
   });
@@ -102,8 +109,9 @@ describe("curator rollback", () => {
 
   it("undoes one ledger entry after confirmation, and rejects an entry id with --id", async () => {
     const dir = await writeSkill(home, "alpha");
-    await withLedger({ home, config: configWith(), actor: "user", action: "delete", skill: "alpha", paths: [dir] }, () =>
-      fs.rm(dir, { recursive: true }),
+    await withLedger(
+      { home, config: configWith(), actor: "user", action: "delete", skill: "alpha", paths: [dir] },
+      () => fs.rm(dir, { recursive: true }),
     );
     const [entry] = await listEntries(home);
     const both = await run("rollback", [entry?.id ?? "", "--id", "x", "-y"]);
@@ -113,7 +121,9 @@ describe("curator rollback", () => {
     expect(refused.text).toContain("Restore this mutation's before-state?");
     const done = await run("rollback", [entry?.id ?? "", "-y"]);
     expect(done.reply.exitCode).toBe(0);
-    expect(done.text).toContain(`curator: rolled back entry ${entry?.id} (delete on 'alpha'): 1 file(s) restored, 0 removed.`);
+    expect(done.text).toContain(
+      `curator: rolled back entry ${entry?.id} (delete on 'alpha'): 1 file(s) restored, 0 removed.`,
+    );
     const unknown = await run("rollback", ["ffffffffffff", "-y"]);
     expect(unknown.reply.exitCode).toBe(1);
     expect(unknown.text).toContain("no ledger entry 'ffffffffffff'");
@@ -125,12 +135,23 @@ describe("curator ledger", () => {
     expect((await run("ledger", [])).text).toBe("curator: ledger is empty (or skills.ledger is disabled).");
     const config = configWith();
     for (const skill of ["a", "b"]) {
-      await withLedger({ home, config, actor: "curator", action: "delete", skill, evidence: { absorbed_into: "umbrella" }, paths: [] }, async () => undefined);
+      await withLedger(
+        {
+          home,
+          config,
+          actor: "curator",
+          action: "delete",
+          skill,
+          evidence: { absorbed_into: "umbrella" },
+          paths: [],
+        },
+        async () => undefined,
+      );
     }
     const { text } = await run("ledger", []);
     const lines = text.split("\n");
     expect(lines[0]).toMatch(/^id\s+when\s+actor\s+action\s+skill$/);
-    expect(lines[1]).toMatch(/curator\s+delete\s+b  → absorbed into 'umbrella'$/);
+    expect(lines[1]).toMatch(/curator\s+delete\s+b {2}→ absorbed into 'umbrella'$/);
     expect(text).toContain("skillgate curator rollback <id>");
     const filtered = await run("ledger", ["--skill", "a", "--limit", "5"]);
     expect(filtered.text.split("\n").filter((l) => /delete/.test(l))).toHaveLength(1);
@@ -157,9 +178,13 @@ describe("curator purge", () => {
   });
 
   it("reports a missing archive and nothing old enough", async () => {
-    expect((await run("purge", ["--days", "5", "-y"])).text).toBe("curator: no archive directory — nothing to purge.");
+    expect((await run("purge", ["--days", "5", "-y"])).text).toBe(
+      "curator: no archive directory — nothing to purge.",
+    );
     await archived("fresh", 1);
-    expect((await run("purge", ["--days", "5", "-y"])).text).toBe("curator: no archived skills older than 5d.");
+    expect((await run("purge", ["--days", "5", "-y"])).text).toBe(
+      "curator: no archived skills older than 5d.",
+    );
   });
 
   it("dry-runs, asks, then purges with ledger entries that can be rolled back", async () => {
@@ -190,7 +215,9 @@ describe("curator purge", () => {
   it("ages by archived_at in usage before the folder time", async () => {
     await archived("recorded", 1);
     await writeFiles(path.join(home, "skills"), {
-      ".usage.json": JSON.stringify({ recorded: { state: "archived", archived_at: "2025-01-01T00:00:00+00:00" } }),
+      ".usage.json": JSON.stringify({
+        recorded: { state: "archived", archived_at: "2025-01-01T00:00:00+00:00" },
+      }),
     });
     const { text } = await run("purge", ["--days", "30", "--dry-run"]);
     expect(text).toContain("recorded");

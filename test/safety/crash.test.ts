@@ -41,7 +41,10 @@ interface ChildRun {
 }
 
 /** Runs the child; `crashStep` kills it at that crash point, `killAfterMs` kills it that long after it is ready. */
-function runChild(args: string[], opts: { crashStep?: number; killAfterMs?: number; trace?: boolean }): Promise<ChildRun> {
+function runChild(
+  args: string[],
+  opts: { crashStep?: number; killAfterMs?: number; trace?: boolean },
+): Promise<ChildRun> {
   return new Promise((resolve, reject) => {
     const env: NodeJS.ProcessEnv = { ...process.env };
     delete env.SKILLGATE_CRASH_STEP;
@@ -49,7 +52,10 @@ function runChild(args: string[], opts: { crashStep?: number; killAfterMs?: numb
     delete env.SKILLGATE_CRASH_TRACE;
     if (opts.crashStep !== undefined) env.SKILLGATE_CRASH_STEP = String(opts.crashStep);
     if (opts.trace) env.SKILLGATE_CRASH_TRACE = "1";
-    const proc = spawn(process.execPath, ["--import", "tsx", child, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+    const proc = spawn(process.execPath, ["--import", "tsx", child, ...args], {
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stderr = "";
     proc.stderr.on("data", (chunk: Buffer) => {
       stderr += chunk.toString();
@@ -80,7 +86,10 @@ async function leftovers(home: string): Promise<string[]> {
 async function tinyLibrary(home: string): Promise<void> {
   await writeSkill(home, "alpha", { "references/a.md": "A\n" });
   await writeSkill(home, "tools/beta", { "scripts/run.sh": "echo beta\n" });
-  await writeFiles(path.join(home, "skills"), { ".usage.json": '{"alpha": {"use_count": 1}}', ".archive/gone/SKILL.md": "---\nname: gone\n---\n" });
+  await writeFiles(path.join(home, "skills"), {
+    ".usage.json": '{"alpha": {"use_count": 1}}',
+    ".archive/gone/SKILL.md": "---\nname: gone\n---\n",
+  });
   await fs.symlink("alpha", path.join(home, "skills", "alias"));
 }
 
@@ -100,7 +109,10 @@ describe("SIGKILL at random points, then recovery (100 trials)", () => {
       await tinyLibrary(home);
       const before = await treeHash(home);
       const timed = trial % 5 === 4;
-      const run = await runChild(["snapshot", home], timed ? { killAfterMs: Math.floor(random() * 40) } : { crashStep: 1 + Math.floor(random() * steps) });
+      const run = await runChild(
+        ["snapshot", home],
+        timed ? { killAfterMs: Math.floor(random() * 40) } : { crashStep: 1 + Math.floor(random() * steps) },
+      );
       await recoverInterruptedRollback(home);
       expect(await treeHash(home), `trial ${trial}`).toBe(before);
       for (const snapshot of await listSnapshots(home)) {
@@ -118,7 +130,12 @@ describe("SIGKILL at random points, then recovery (100 trials)", () => {
   it(`rollback: ${TRIALS.rollback} trials end exactly before or exactly after, with nothing lost`, async () => {
     const setup = async (home: string) => {
       await tinyLibrary(home);
-      const snap = await createSnapshot({ home, config: configWith(), reason: "target", now: new Date("2026-01-01T00:00:00Z") });
+      const snap = await createSnapshot({
+        home,
+        config: configWith(),
+        reason: "target",
+        now: new Date("2026-01-01T00:00:00Z"),
+      });
       const after = await treeHash(home);
       // Diverge: delete a skill, add one, edit a file, repoint the link.
       await fs.rm(path.join(home, "skills", "tools"), { recursive: true });
@@ -141,7 +158,10 @@ describe("SIGKILL at random points, then recovery (100 trials)", () => {
       homes.push(home);
       const state = await setup(home);
       const timed = trial % 5 === 4;
-      await runChild(["rollback", home, state.id], timed ? { killAfterMs: Math.floor(random() * 60) } : { crashStep: 1 + (trial % steps) });
+      await runChild(
+        ["rollback", home, state.id],
+        timed ? { killAfterMs: Math.floor(random() * 60) } : { crashStep: 1 + (trial % steps) },
+      );
       const notice = await recoverInterruptedRollback(home);
       const hash = await treeHash(home);
       expect([state.before, state.after], `trial ${trial} (notice: ${notice})`).toContain(hash);
@@ -149,7 +169,9 @@ describe("SIGKILL at random points, then recovery (100 trials)", () => {
       expect(await readJournal(home)).toBeNull();
       if (hash === state.after) {
         // The state it replaced is kept in the safety snapshot.
-        const safety = (await listSnapshots(home)).find((s) => s.manifest?.reason === `pre-rollback to ${state.id}`);
+        const safety = (await listSnapshots(home)).find(
+          (s) => s.manifest?.reason === `pre-rollback to ${state.id}`,
+        );
         expect(safety, `trial ${trial}`).toBeDefined();
         outcomes.after++;
       } else outcomes.before++;
@@ -160,13 +182,18 @@ describe("SIGKILL at random points, then recovery (100 trials)", () => {
   }, 120_000);
 
   it(`purge: ${TRIALS.purge} trials keep the package or ledger it completely`, async () => {
-    const packageFiles = { "SKILL.md": "---\nname: old\n---\nold skill\n", "references/r.md": "ref\n", "scripts/s.sh": "echo s\n" };
+    const packageFiles = {
+      "SKILL.md": "---\nname: old\n---\nold skill\n",
+      "references/r.md": "ref\n",
+      "scripts/s.sh": "echo s\n",
+    };
     const setup = async (home: string) => {
       await tinyLibrary(home);
       const dir = path.join(home, "skills", ".archive", "old");
       await writeFiles(dir, packageFiles);
       const old = new Date(Date.now() - 10 * 86_400_000);
-      for (const target of [dir, path.join(home, "skills", ".archive", "gone")]) await fs.utimes(target, old, old);
+      for (const target of [dir, path.join(home, "skills", ".archive", "gone")])
+        await fs.utimes(target, old, old);
       return {
         before: await treeHash(home),
         after: await treeHash(home, [".archive/old", ".archive/gone"]),
@@ -185,7 +212,10 @@ describe("SIGKILL at random points, then recovery (100 trials)", () => {
       homes.push(home);
       const state = await setup(home);
       const timed = trial % 5 === 4;
-      await runChild(["purge", home], timed ? { killAfterMs: Math.floor(random() * 40) } : { crashStep: 1 + (trial % steps) });
+      await runChild(
+        ["purge", home],
+        timed ? { killAfterMs: Math.floor(random() * 40) } : { crashStep: 1 + (trial % steps) },
+      );
       await recoverInterruptedRollback(home);
       const hash = await treeHash(home);
       // Packages are purged one at a time: each one is either fully present or fully gone.
@@ -196,7 +226,10 @@ describe("SIGKILL at random points, then recovery (100 trials)", () => {
         expect(entry, `trial ${trial}`).toBeDefined();
         const saved: Record<string, string> = {};
         for (const file of entry?.before ?? []) {
-          if ("sha256" in file) saved[path.relative(path.join(home, "skills", ".archive", "old"), file.path)] = (await readBlob(home, file.sha256)).toString();
+          if ("sha256" in file)
+            saved[path.relative(path.join(home, "skills", ".archive", "old"), file.path)] = (
+              await readBlob(home, file.sha256)
+            ).toString();
         }
         expect(saved, `trial ${trial}`).toEqual(packageFiles);
       }

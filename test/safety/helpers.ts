@@ -33,10 +33,17 @@ export async function writeFiles(base: string, files: Record<string, string>): P
 }
 
 /** Writes a skill package `skills/<rel>/SKILL.md` (+ extra files). */
-export async function writeSkill(home: string, rel: string, extra: Record<string, string> = {}): Promise<string> {
+export async function writeSkill(
+  home: string,
+  rel: string,
+  extra: Record<string, string> = {},
+): Promise<string> {
   const dir = path.join(home, "skills", rel);
   const name = path.basename(rel);
-  await writeFiles(dir, { "SKILL.md": `---\nname: ${name}\ndescription: ${name} skill\n---\n\nDoes ${name}.\n`, ...extra });
+  await writeFiles(dir, {
+    "SKILL.md": `---\nname: ${name}\ndescription: ${name} skill\n---\n\nDoes ${name}.\n`,
+    ...extra,
+  });
   return dir;
 }
 
@@ -60,7 +67,12 @@ export async function treeHash(home: string, skip: string[] = []): Promise<strin
       else if (stat.isDirectory()) {
         hash.update(`D ${childRel}\n`);
         await walk(abs, childRel);
-      } else hash.update(`F ${childRel} ${createHash("sha256").update(await fs.readFile(abs)).digest("hex")}\n`);
+      } else
+        hash.update(
+          `F ${childRel} ${createHash("sha256")
+            .update(await fs.readFile(abs))
+            .digest("hex")}\n`,
+        );
     }
   };
   await walk(skills, "");

@@ -48,7 +48,12 @@ beforeAll(async () => {
   await fs.writeFile(path.join(sentinel, "passwd"), "root:x:0:0\n");
   await fs.writeFile(path.join(sentinel, "inner", "keep"), "keep\n");
   await writeSkill(home, "alpha");
-  const snap = await createSnapshot({ home, config, reason: "fuzz target", now: new Date("2020-01-01T00:00:00Z") });
+  const snap = await createSnapshot({
+    home,
+    config,
+    reason: "fuzz target",
+    now: new Date("2020-01-01T00:00:00Z"),
+  });
   snapshotDir = snap.dir;
   snapshotId = snap.id;
 });
@@ -58,34 +63,80 @@ afterAll(async () => {
 });
 
 /** Path components, from harmless to hostile. */
-const component = fc.constantFrom("alpha", "beta", "SKILL.md", "refs", "x", "..", ".", "", ".curator_backups", ".hub", "sentinel");
+const component = fc.constantFrom(
+  "alpha",
+  "beta",
+  "SKILL.md",
+  "refs",
+  "x",
+  "..",
+  ".",
+  "",
+  ".curator_backups",
+  ".hub",
+  "sentinel",
+);
 
 function memberPath(): fc.Arbitrary<string> {
   return fc.oneof(
-    { weight: 5, arbitrary: fc.array(component, { minLength: 1, maxLength: 4 }).map((parts) => parts.join("/")) },
+    {
+      weight: 5,
+      arbitrary: fc.array(component, { minLength: 1, maxLength: 4 }).map((parts) => parts.join("/")),
+    },
     { weight: 1, arbitrary: fc.constantFrom("/tmp/sg-hostile-escape", `/${ESCAPE_NAME}`) },
     { weight: 2, arbitrary: fc.constantFrom("SENTINEL/passwd", "SENTINEL/new", "SENTINEL") },
-    { weight: 1, arbitrary: fc.constantFrom(`../${ESCAPE_NAME}`, `../../${ESCAPE_NAME}`, `alpha/../../${ESCAPE_NAME}`, "alpha\\..\\..\\x") },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        `../${ESCAPE_NAME}`,
+        `../../${ESCAPE_NAME}`,
+        `alpha/../../${ESCAPE_NAME}`,
+        "alpha\\..\\..\\x",
+      ),
+    },
   );
 }
 
 function linkTarget(): fc.Arbitrary<string> {
   return fc.oneof(
-    fc.constantFrom("alpha", "alpha/SKILL.md", "../..", "..", "../sentinel", "/", "SENTINEL", "SENTINEL/passwd", "SENTINEL/inner"),
+    fc.constantFrom(
+      "alpha",
+      "alpha/SKILL.md",
+      "../..",
+      "..",
+      "../sentinel",
+      "/",
+      "SENTINEL",
+      "SENTINEL/passwd",
+      "SENTINEL/inner",
+    ),
     memberPath(),
   );
 }
 
 const member: fc.Arbitrary<RawMember> = fc.record({
   path: memberPath(),
-  type: fc.constantFrom<RawMember["type"]>("file", "file", "file", "dir", "symlink", "symlink", "hardlink", "chardev", "blockdev", "fifo"),
+  type: fc.constantFrom<RawMember["type"]>(
+    "file",
+    "file",
+    "file",
+    "dir",
+    "symlink",
+    "symlink",
+    "hardlink",
+    "chardev",
+    "blockdev",
+    "fifo",
+  ),
   content: fc.constantFrom("pwned\n", "---\nname: evil\n---\n"),
   linkpath: linkTarget(),
 });
 
 /** Members a real snapshot could hold (plain names, in-tree links), so accepted rollbacks happen too. */
 const benignMember: fc.Arbitrary<RawMember> = fc.record({
-  path: fc.array(fc.constantFrom("alpha", "beta", "refs", "SKILL.md", "x"), { minLength: 1, maxLength: 3 }).map((p) => p.join("/")),
+  path: fc
+    .array(fc.constantFrom("alpha", "beta", "refs", "SKILL.md", "x"), { minLength: 1, maxLength: 3 })
+    .map((p) => p.join("/")),
   type: fc.constantFrom<RawMember["type"]>("file", "file", "dir", "symlink"),
   content: fc.constant("ok\n"),
   linkpath: fc.constantFrom("alpha", "SKILL.md", "../alpha"),
@@ -110,7 +161,11 @@ function obviouslyUnsafe(raw: RawMember): boolean {
   const parts = raw.path.split("/");
   if (raw.path.startsWith("/") || raw.path.includes("\\") || parts.includes("..")) return true;
   if (["chardev", "blockdev", "fifo"].includes(raw.type)) return true;
-  if (raw.type === "hardlink" && ((raw.linkpath ?? "").startsWith("/") || (raw.linkpath ?? "").split("/").includes(".."))) return true;
+  if (
+    raw.type === "hardlink" &&
+    ((raw.linkpath ?? "").startsWith("/") || (raw.linkpath ?? "").split("/").includes(".."))
+  )
+    return true;
   return false;
 }
 
@@ -135,7 +190,9 @@ describe("hostile archives (1,000 generated)", () => {
         if (members.length === 0) return;
         const concrete = members.map(materialise);
         await fs.writeFile(archive, buildTar(concrete));
-        const links = forgeManifest ? concrete.filter((m) => m.type === "symlink").map((m) => ({ path: m.path, target: m.linkpath })) : [];
+        const links = forgeManifest
+          ? concrete.filter((m) => m.type === "symlink").map((m) => ({ path: m.path, target: m.linkpath }))
+          : [];
         await fs.writeFile(manifestFile, stableJson({ ...manifest, links }));
         const libraryBefore = await treeHash(home);
         let ok = true;
@@ -152,7 +209,9 @@ describe("hostile archives (1,000 generated)", () => {
           expect(ok).toBe(false);
           expect(await treeHash(home)).toBe(libraryBefore);
         }
-        const scratch = (await fs.readdir(path.join(home, "skills"))).filter((n) => n.startsWith(".rollback"));
+        const scratch = (await fs.readdir(path.join(home, "skills"))).filter((n) =>
+          n.startsWith(".rollback"),
+        );
         expect(scratch).toEqual([]);
       }),
       { numRuns: 1000, seed: 4242 },

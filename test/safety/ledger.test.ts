@@ -3,12 +3,18 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { blobPath, sha256 } from "../../src/curator/blobs.js";
-import { appendEntry, type LedgerEntry, listEntries, readEntries, withLedger } from "../../src/curator/ledger.js";
+import {
+  appendEntry,
+  type LedgerEntry,
+  listEntries,
+  readEntries,
+  withLedger,
+} from "../../src/curator/ledger.js";
 import { rollbackEntry } from "../../src/curator/rollback.js";
 import { createSnapshot } from "../../src/curator/snapshot.js";
 import { UsageStore } from "../../src/skills/usage.js";
-import { buildTar } from "./tarbuild.js";
 import { configWith, exists, listTree, makeHome, removeHome, writeFiles, writeSkill } from "./helpers.js";
+import { buildTar } from "./tarbuild.js";
 
 let home: string;
 let skills: string;
@@ -27,7 +33,14 @@ async function blobCount(): Promise<number> {
 }
 
 async function appendRaw(entry: Partial<LedgerEntry>): Promise<void> {
-  const line = JSON.stringify({ ts: "2026-08-07T10:00:00.000000+00:00", actor: "curator", evidence: {}, before: [], after: [], ...entry });
+  const line = JSON.stringify({
+    ts: "2026-08-07T10:00:00.000000+00:00",
+    actor: "curator",
+    evidence: {},
+    before: [],
+    after: [],
+    ...entry,
+  });
   await fs.mkdir(skills, { recursive: true });
   await fs.appendFile(path.join(skills, ".curator_ledger.jsonl"), `${line}\n`);
 }
@@ -37,12 +50,18 @@ describe("withLedger", () => {
     const dir = await writeSkill(home, "pdf");
     const file = path.join(dir, "SKILL.md");
     const original = await fs.readFile(file, "utf8");
-    await withLedger({ home, config, actor: "curator", action: "patch", skill: "pdf", paths: [dir] }, async () => {
-      await fs.writeFile(file, `${original}\npatched\n`);
-    });
-    await withLedger({ home, config, actor: "agent", action: "patch", skill: "pdf", paths: [file] }, async () => {
-      await fs.appendFile(file, "more\n");
-    });
+    await withLedger(
+      { home, config, actor: "curator", action: "patch", skill: "pdf", paths: [dir] },
+      async () => {
+        await fs.writeFile(file, `${original}\npatched\n`);
+      },
+    );
+    await withLedger(
+      { home, config, actor: "agent", action: "patch", skill: "pdf", paths: [file] },
+      async () => {
+        await fs.appendFile(file, "more\n");
+      },
+    );
     const [second, first] = await listEntries(home);
     expect(first?.actor).toBe("curator");
     expect(second?.actor).toBe("agent");
@@ -51,7 +70,9 @@ describe("withLedger", () => {
     expect(first?.before).toEqual([{ path: file, sha256: sha256(original) }]);
     const result = await rollbackEntry({ home, config, entryId: first?.id ?? "" });
     expect(await fs.readFile(file, "utf8")).toBe(original);
-    expect(result.message).toMatch(/^rolled back entry [0-9a-f]{12} \(patch on 'pdf'\): 1 file\(s\) restored, 0 removed\. Safety entry [0-9a-f]{12}/);
+    expect(result.message).toMatch(
+      /^rolled back entry [0-9a-f]{12} \(patch on 'pdf'\): 1 file\(s\) restored, 0 removed\. Safety entry [0-9a-f]{12}/,
+    );
     const actions = (await listEntries(home)).map((e) => e.action);
     expect(actions.slice(0, 2)).toEqual(["rollback", "pre-rollback"]);
   });
@@ -78,22 +99,35 @@ describe("withLedger", () => {
   });
 
   it("resurrects a hard-deleted package with support files; archive and restore write entries (scenario 44)", async () => {
-    const dir = await writeSkill(home, "tools/deploy", { "scripts/go.sh": "#!/bin/sh\necho go\n", "references/a.md": "A\n" });
+    const dir = await writeSkill(home, "tools/deploy", {
+      "scripts/go.sh": "#!/bin/sh\necho go\n",
+      "references/a.md": "A\n",
+    });
     const before = await listTree(home);
     await withLedger({ home, config, actor: "agent", action: "delete", skill: "deploy", paths: [dir] }, () =>
       fs.rm(dir, { recursive: true }),
     );
     const [deletion] = await listEntries(home);
-    expect(deletion?.before.map((f) => path.relative(dir, f.path)).sort()).toEqual(["SKILL.md", "references/a.md", "scripts/go.sh"]);
+    expect(deletion?.before.map((f) => path.relative(dir, f.path)).sort()).toEqual([
+      "SKILL.md",
+      "references/a.md",
+      "scripts/go.sh",
+    ]);
     await rollbackEntry({ home, config, entryId: deletion?.id ?? "" });
     expect(await listTree(home)).toEqual(before);
 
     const dest = path.join(skills, ".archive", "tools", "deploy");
-    await withLedger({ home, config, actor: "curator", action: "archive", skill: "deploy", paths: [dir, dest] }, async () => {
-      await fs.mkdir(path.dirname(dest), { recursive: true });
-      await fs.rename(dir, dest);
-    });
-    await withLedger({ home, config, actor: "user", action: "restore", skill: "deploy", paths: [dest, dir] }, () => fs.rename(dest, dir));
+    await withLedger(
+      { home, config, actor: "curator", action: "archive", skill: "deploy", paths: [dir, dest] },
+      async () => {
+        await fs.mkdir(path.dirname(dest), { recursive: true });
+        await fs.rename(dir, dest);
+      },
+    );
+    await withLedger(
+      { home, config, actor: "user", action: "restore", skill: "deploy", paths: [dest, dir] },
+      () => fs.rename(dest, dir),
+    );
     const [restore, archive] = await listEntries(home);
     expect(archive?.action).toBe("archive");
     expect(archive?.before.length).toBe(3);
@@ -114,8 +148,9 @@ describe("withLedger", () => {
   it("writes nothing when skills.ledger is false and the mutation still happens (scenario 46)", async () => {
     const off = configWith({ skills: { ledger: false } });
     const dir = await writeSkill(home, "quiet");
-    await withLedger({ home, config: off, actor: "user", action: "delete", skill: "quiet", paths: [dir] }, () =>
-      fs.rm(dir, { recursive: true }),
+    await withLedger(
+      { home, config: off, actor: "user", action: "delete", skill: "quiet", paths: [dir] },
+      () => fs.rm(dir, { recursive: true }),
     );
     expect(await exists(dir)).toBe(false);
     expect(await exists(path.join(skills, ".curator_ledger.jsonl"))).toBe(false);
@@ -125,10 +160,13 @@ describe("withLedger", () => {
   it("never blocks the mutation when the capture raises (scenario 46)", async () => {
     const dir = await writeSkill(home, "fragile");
     await writeFiles(home, { ".curator_backups/blobs": "not a directory" });
-    const value = await withLedger({ home, config, actor: "user", action: "delete", skill: "fragile", paths: [dir] }, async () => {
-      await fs.rm(dir, { recursive: true });
-      return 42;
-    });
+    const value = await withLedger(
+      { home, config, actor: "user", action: "delete", skill: "fragile", paths: [dir] },
+      async () => {
+        await fs.rm(dir, { recursive: true });
+        return 42;
+      },
+    );
     expect(value).toBe(42);
     expect(await exists(dir)).toBe(false);
   });
@@ -136,8 +174,9 @@ describe("withLedger", () => {
   it("rolls back a write_file by removing the created file (scenario 46)", async () => {
     const dir = await writeSkill(home, "writer");
     const added = path.join(dir, "references", "new.md");
-    await withLedger({ home, config, actor: "agent", action: "write_file", skill: "writer", paths: [dir] }, () =>
-      writeFiles(dir, { "references/new.md": "new\n" }),
+    await withLedger(
+      { home, config, actor: "agent", action: "write_file", skill: "writer", paths: [dir] },
+      () => writeFiles(dir, { "references/new.md": "new\n" }),
     );
     const [entry] = await listEntries(home);
     expect(entry?.before).toEqual([]);
@@ -151,7 +190,10 @@ describe("withLedger", () => {
 
   it("filters by skill and limit, newest first (scenario 47)", async () => {
     for (const name of ["a", "b", "a", "a"]) {
-      await withLedger({ home, config, actor: "user", action: "edit", skill: name, paths: [] }, async () => undefined);
+      await withLedger(
+        { home, config, actor: "user", action: "edit", skill: name, paths: [] },
+        async () => undefined,
+      );
     }
     expect(await listEntries(home, { skill: "a" })).toHaveLength(3);
     expect(await listEntries(home, { skill: "a", limit: 2 })).toHaveLength(2);
@@ -164,14 +206,20 @@ describe("withLedger", () => {
     for (let i = 0; i < 50; i++) {
       const pkg = path.join(modules, `pkg${i}`);
       await fs.mkdir(pkg, { recursive: true });
-      await Promise.all(Array.from({ length: 100 }, (_, j) => fs.writeFile(path.join(pkg, `f${j}.js`), `// ${i}-${j}\n`)));
+      await Promise.all(
+        Array.from({ length: 100 }, (_, j) => fs.writeFile(path.join(pkg, `f${j}.js`), `// ${i}-${j}\n`)),
+      );
     }
     await writeFiles(dir, { "lib/.venv/x.py": "x", "lib/__pycache__/y.pyc": "y", "lib/keep.py": "keep\n" });
     await withLedger({ home, config, actor: "agent", action: "delete", skill: "js-tool", paths: [dir] }, () =>
       fs.rm(dir, { recursive: true }),
     );
     const [entry] = await listEntries(home);
-    expect(entry?.before.map((f) => path.relative(dir, f.path)).sort()).toEqual(["SKILL.md", "index.js", "lib/keep.py"]);
+    expect(entry?.before.map((f) => path.relative(dir, f.path)).sort()).toEqual([
+      "SKILL.md",
+      "index.js",
+      "lib/keep.py",
+    ]);
     expect(await blobCount()).toBe(3);
   });
 
@@ -180,7 +228,9 @@ describe("withLedger", () => {
     await writeFiles(outside, { "SKILL.md": "secret content\n" });
     const link = path.join(skills, "linked");
     await fs.symlink(outside, link);
-    await withLedger({ home, config, actor: "user", action: "delete", skill: "linked", paths: [link] }, () => fs.rm(link));
+    await withLedger({ home, config, actor: "user", action: "delete", skill: "linked", paths: [link] }, () =>
+      fs.rm(link),
+    );
     const [entry] = await listEntries(home);
     expect(entry?.before).toEqual([{ path: link, link: outside }]);
     expect(await blobCount()).toBe(0);
@@ -211,20 +261,29 @@ describe("withLedger", () => {
     const dir = await writeSkill(home, "lifecycle");
     const store = new UsageStore(skills);
     await store.update((r) => {
-      r.lifecycle = { ...(r.lifecycle ?? {}), created_by: "agent", state: "active", pinned: false, archived_at: null } as never;
+      r.lifecycle = {
+        ...(r.lifecycle ?? {}),
+        created_by: "agent",
+        state: "active",
+        pinned: false,
+        archived_at: null,
+      } as never;
     });
     const dest = path.join(skills, ".archive", "lifecycle");
-    await withLedger({ home, config, actor: "curator", action: "archive", skill: "lifecycle", paths: [dir, dest] }, async () => {
-      await fs.mkdir(path.dirname(dest), { recursive: true });
-      await fs.rename(dir, dest);
-      await store.update((r) => {
-        const rec = r.lifecycle;
-        if (rec) {
-          rec.state = "archived";
-          rec.archived_at = "2026-08-01T00:00:00+00:00";
-        }
-      });
-    });
+    await withLedger(
+      { home, config, actor: "curator", action: "archive", skill: "lifecycle", paths: [dir, dest] },
+      async () => {
+        await fs.mkdir(path.dirname(dest), { recursive: true });
+        await fs.rename(dir, dest);
+        await store.update((r) => {
+          const rec = r.lifecycle;
+          if (rec) {
+            rec.state = "archived";
+            rec.archived_at = "2026-08-01T00:00:00+00:00";
+          }
+        });
+      },
+    );
     await store.bump("lifecycle", "view");
     const [entry] = await listEntries(home);
     expect(entry?.usage_before?.state).toBe("active");
@@ -241,7 +300,12 @@ describe("withLedger", () => {
 
 describe("rollbackEntry refusals", () => {
   it("refuses paths outside the home (scenario 42)", async () => {
-    await appendRaw({ id: "aaaaaaaaaaaa", action: "edit", skill: "x", before: [{ path: "/etc/passwd", sha256: sha256("x") }] });
+    await appendRaw({
+      id: "aaaaaaaaaaaa",
+      action: "edit",
+      skill: "x",
+      before: [{ path: "/etc/passwd", sha256: sha256("x") }],
+    });
     await expect(rollbackEntry({ home, config, entryId: "aaaaaaaaaaaa" })).rejects.toThrow(/outside/);
   });
 
@@ -251,7 +315,12 @@ describe("rollbackEntry refusals", () => {
     try {
       await fs.symlink(outside, path.join(skills, "escape"));
       const target = path.join(skills, "escape", "SKILL.md");
-      await appendRaw({ id: "bbbbbbbbbbbb", action: "edit", skill: "x", after: [{ path: target, sha256: sha256("x") }] });
+      await appendRaw({
+        id: "bbbbbbbbbbbb",
+        action: "edit",
+        skill: "x",
+        after: [{ path: target, sha256: sha256("x") }],
+      });
       await expect(rollbackEntry({ home, config, entryId: "bbbbbbbbbbbb" })).rejects.toThrow(/outside/);
       expect(await fs.readdir(outside)).toEqual([]);
     } finally {
@@ -274,7 +343,9 @@ describe("rollbackEntry refusals", () => {
         { path: path.join(dir, "a.md"), sha256: "f".repeat(64) },
       ],
     });
-    await expect(rollbackEntry({ home, config, entryId: "cccccccccccc" })).rejects.toThrow(/missing blob f{64} .*nothing was changed/);
+    await expect(rollbackEntry({ home, config, entryId: "cccccccccccc" })).rejects.toThrow(
+      /missing blob f{64} .*nothing was changed/,
+    );
     expect(await listTree(home)).toEqual(before);
     expect((await readEntries(home)).map((e) => e.action)).toEqual(["edit"]);
   });
@@ -287,12 +358,16 @@ describe("rollbackEntry refusals", () => {
     const [entry] = await listEntries(home);
     const before = await listTree(home);
     const off = configWith({ skills: { ledger: false } });
-    await expect(rollbackEntry({ home, config: off, entryId: entry?.id ?? "" })).rejects.toThrow(/safety capture failed/);
+    await expect(rollbackEntry({ home, config: off, entryId: entry?.id ?? "" })).rejects.toThrow(
+      /safety capture failed/,
+    );
     expect(await listTree(home)).toEqual(before);
   });
 
   it("names an unknown id", async () => {
-    await expect(rollbackEntry({ home, config, entryId: "nope" })).rejects.toThrow(/no ledger entry with id 'nope'/);
+    await expect(rollbackEntry({ home, config, entryId: "nope" })).rejects.toThrow(
+      /no ledger entry with id 'nope'/,
+    );
   });
 });
 
@@ -325,7 +400,10 @@ describe("hollow entries are filled from the newest snapshot (scenario 48, #9696
     expect(await fs.readFile(path.join(dir, "references", "deep", "ref.md"), "utf8")).toBe("ref\n");
     expect(await exists(path.join(skills, "evil.md"))).toBe(false);
     expect(await exists(path.join(dir, "node_modules"))).toBe(false);
-    expect(Object.keys(await listTree(home)).filter((p) => p.startsWith("pkg/"))).toEqual(["pkg/SKILL.md", "pkg/references/deep/ref.md"]);
+    expect(Object.keys(await listTree(home)).filter((p) => p.startsWith("pkg/"))).toEqual([
+      "pkg/SKILL.md",
+      "pkg/references/deep/ref.md",
+    ]);
   });
 });
 
@@ -342,8 +420,9 @@ describe("compaction and blob GC", () => {
     await fs.writeFile(blobPath(home, young), "young");
     await fs.writeFile(path.join(skills, ".curator_ledger.jsonl"), "\uFEFF");
     for (let i = 0; i < 12; i++) {
-      await withLedger({ home, config: small, actor: "agent", action: "patch", skill: "busy", paths: [dir] }, () =>
-        fs.appendFile(path.join(dir, "SKILL.md"), `${i}\n`),
+      await withLedger(
+        { home, config: small, actor: "agent", action: "patch", skill: "busy", paths: [dir] },
+        () => fs.appendFile(path.join(dir, "SKILL.md"), `${i}\n`),
       );
     }
     const size = (await fs.stat(path.join(skills, ".curator_ledger.jsonl"))).size;
@@ -367,7 +446,14 @@ describe("compaction and blob GC", () => {
     const old = new Date(Date.now() - 2 * 3_600_000);
     await fs.utimes(blobPath(home, orphan), old, old);
     await fs.writeFile(path.join(skills, ".curator_ledger.jsonl"), "{not json\n");
-    await appendEntry(home, small, { actor: "user", action: "edit", skill: "s", evidence: { pad: "x".repeat(700) }, before: [], after: [] });
+    await appendEntry(home, small, {
+      actor: "user",
+      action: "edit",
+      skill: "s",
+      evidence: { pad: "x".repeat(700) },
+      before: [],
+      after: [],
+    });
     expect(await exists(blobPath(home, orphan))).toBe(true);
   });
 });

@@ -5,8 +5,22 @@ import { t as tarList } from "tar";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readJournal } from "../../src/curator/journal.js";
 import { recoverInterruptedRollback, rollbackToSnapshot } from "../../src/curator/rollback.js";
-import { createSnapshot, listSnapshots, resolveSnapshot, SNAPSHOT_ID_PATTERN } from "../../src/curator/snapshot.js";
-import { configWith, exists, listTree, makeHome, removeHome, treeHash, writeFiles, writeSkill } from "./helpers.js";
+import {
+  createSnapshot,
+  listSnapshots,
+  resolveSnapshot,
+  SNAPSHOT_ID_PATTERN,
+} from "../../src/curator/snapshot.js";
+import {
+  configWith,
+  exists,
+  listTree,
+  makeHome,
+  removeHome,
+  treeHash,
+  writeFiles,
+  writeSkill,
+} from "./helpers.js";
 
 let home: string;
 beforeEach(async () => {
@@ -50,7 +64,9 @@ describe("createSnapshot (scenario 36)", () => {
     expect(names).toContain("alpha/scripts/run.sh");
     expect(names).toContain(".usage.json");
     expect(names.some((n) => n.startsWith(".archive/old"))).toBe(true);
-    expect(names.some((n) => n.startsWith(".hub") || n.startsWith(".curator_backups") || n.startsWith(".locks"))).toBe(false);
+    expect(
+      names.some((n) => n.startsWith(".hub") || n.startsWith(".curator_backups") || n.startsWith(".locks")),
+    ).toBe(false);
   });
 
   it("refuses when backups are disabled and leaves nothing behind", async () => {
@@ -67,7 +83,11 @@ describe("createSnapshot (scenario 36)", () => {
     const a = await createSnapshot({ home, config, reason: "a", now });
     const b = await createSnapshot({ home, config, reason: "b", now });
     const c = await createSnapshot({ home, config, reason: "c", now });
-    expect([a.id, b.id, c.id]).toEqual(["2026-05-01T13-05-42Z", "2026-05-01T13-05-42Z-01", "2026-05-01T13-05-42Z-02"]);
+    expect([a.id, b.id, c.id]).toEqual([
+      "2026-05-01T13-05-42Z",
+      "2026-05-01T13-05-42Z-01",
+      "2026-05-01T13-05-42Z-02",
+    ]);
     expect((await listSnapshots(home)).map((s) => s.id)).toEqual([c.id, b.id]);
   });
 
@@ -108,7 +128,12 @@ describe("rollbackToSnapshot (scenarios 38–40)", () => {
     await writeSkill(home, "alpha", { "references/notes.md": "notes\n" });
     await writeSkill(home, "beta");
     const config = configWith();
-    const snap = await createSnapshot({ home, config, reason: "manual", now: new Date("2026-01-01T00:00:00Z") });
+    const snap = await createSnapshot({
+      home,
+      config,
+      reason: "manual",
+      now: new Date("2026-01-01T00:00:00Z"),
+    });
     const before = await treeHash(home);
     await fs.rm(path.join(home, "skills", "alpha"), { recursive: true });
     await writeSkill(home, "gamma");
@@ -125,8 +150,12 @@ describe("rollbackToSnapshot (scenarios 38–40)", () => {
 
   it("says there is no matching backup when none exists", async () => {
     await writeSkill(home, "alpha");
-    await expect(rollbackToSnapshot({ home, config: configWith() })).rejects.toThrow(/no matching backup found/);
-    await expect(rollbackToSnapshot({ home, config: configWith(), id: "nope" })).rejects.toThrow(/for id 'nope'/);
+    await expect(rollbackToSnapshot({ home, config: configWith() })).rejects.toThrow(
+      /no matching backup found/,
+    );
+    await expect(rollbackToSnapshot({ home, config: configWith(), id: "nope" })).rejects.toThrow(
+      /for id 'nope'/,
+    );
   });
 
   it("restores only skill links of cron jobs that still exist and leaves new jobs alone", async () => {
@@ -142,7 +171,12 @@ describe("rollbackToSnapshot (scenarios 38–40)", () => {
         ],
       }),
     });
-    const snap = await createSnapshot({ home, config, reason: "manual", now: new Date("2026-01-01T00:00:00Z") });
+    const snap = await createSnapshot({
+      home,
+      config,
+      reason: "manual",
+      now: new Date("2026-01-01T00:00:00Z"),
+    });
     await fs.writeFile(
       jobsAt,
       JSON.stringify({
@@ -153,11 +187,22 @@ describe("rollbackToSnapshot (scenarios 38–40)", () => {
         ],
       }),
     );
-    const result = await rollbackToSnapshot({ home, config, id: snap.id, now: new Date("2026-01-02T00:00:00Z") });
+    const result = await rollbackToSnapshot({
+      home,
+      config,
+      id: snap.id,
+      now: new Date("2026-01-02T00:00:00Z"),
+    });
     expect(result.cron).toMatchObject({ restored: 1, skipped: 1, matched: 1 });
     expect(result.message).toContain("1 job(s) had skill links restored");
     const jobs = JSON.parse(await fs.readFile(jobsAt, "utf8")).jobs;
-    expect(jobs[0]).toEqual({ id: "j1", name: "one", skills: ["alpha"], skill: "alpha", prompt: "new prompt" });
+    expect(jobs[0]).toEqual({
+      id: "j1",
+      name: "one",
+      skills: ["alpha"],
+      skill: "alpha",
+      prompt: "new prompt",
+    });
     expect(jobs[2]).toEqual({ id: "j4", name: "new", skills: ["umbrella"] });
     expect(jobs).toHaveLength(3);
   });
@@ -165,7 +210,12 @@ describe("rollbackToSnapshot (scenarios 38–40)", () => {
   it("keeps the oldest target at the keep limit (scenario 40)", async () => {
     await writeSkill(home, "alpha");
     const config = configWith({ curator: { backup: { keep: 2 } } });
-    const oldest = await createSnapshot({ home, config, reason: "one", now: new Date("2026-01-01T00:00:00Z") });
+    const oldest = await createSnapshot({
+      home,
+      config,
+      reason: "one",
+      now: new Date("2026-01-01T00:00:00Z"),
+    });
     await createSnapshot({ home, config, reason: "two", now: new Date("2026-01-02T00:00:00Z") });
     await fs.rm(path.join(home, "skills", "alpha"), { recursive: true });
     await rollbackToSnapshot({ home, config, id: oldest.id, now: new Date("2026-01-03T00:00:00Z") });
@@ -177,20 +227,35 @@ describe("rollbackToSnapshot (scenarios 38–40)", () => {
 
   it("aborts without touching anything when the safety snapshot cannot be taken (scenario 40, #63366)", async () => {
     await writeSkill(home, "alpha");
-    const snap = await createSnapshot({ home, config: configWith(), reason: "manual", now: new Date("2026-01-01T00:00:00Z") });
+    const snap = await createSnapshot({
+      home,
+      config: configWith(),
+      reason: "manual",
+      now: new Date("2026-01-01T00:00:00Z"),
+    });
     await writeSkill(home, "beta", { "x.md": "live" });
     const before = await listTree(home);
     const disabled = configWith({ curator: { backup: { enabled: false } } });
-    await expect(rollbackToSnapshot({ home, config: disabled, id: snap.id })).rejects.toThrow(/pre-rollback safety snapshot failed/);
+    await expect(rollbackToSnapshot({ home, config: disabled, id: snap.id })).rejects.toThrow(
+      /pre-rollback safety snapshot failed/,
+    );
     expect(await listTree(home)).toEqual(before);
   });
 
   it("refuses an archive with an unsafe member and changes nothing (scenario 38)", async () => {
     await writeSkill(home, "alpha");
-    const snap = await createSnapshot({ home, config: configWith(), reason: "manual", now: new Date("2026-01-01T00:00:00Z") });
+    const snap = await createSnapshot({
+      home,
+      config: configWith(),
+      reason: "manual",
+      now: new Date("2026-01-01T00:00:00Z"),
+    });
     // Replace the archive with one holding a `..` member (built by hand: tar itself refuses to write it).
     const { buildTar } = await import("./tarbuild.js");
-    const gz = buildTar([{ path: "../escape.md", type: "file", content: "x" }, { path: "alpha/SKILL.md", type: "file", content: "y" }]);
+    const gz = buildTar([
+      { path: "../escape.md", type: "file", content: "x" },
+      { path: "alpha/SKILL.md", type: "file", content: "y" },
+    ]);
     await fs.writeFile(path.join(snap.dir, "skills.tar.gz"), gz);
     const before = await listTree(home);
     await expect(rollbackToSnapshot({ home, config: configWith(), id: snap.id })).rejects.toThrow(/unsafe/);
@@ -205,7 +270,12 @@ describe("rollbackToSnapshot (scenarios 38–40)", () => {
     await fs.symlink(outside, path.join(home, "skills", "linked-skill"));
     await fs.symlink("real", path.join(home, "skills", "alias"));
     const config = configWith();
-    const snap = await createSnapshot({ home, config, reason: "manual", now: new Date("2026-01-01T00:00:00Z") });
+    const snap = await createSnapshot({
+      home,
+      config,
+      reason: "manual",
+      now: new Date("2026-01-01T00:00:00Z"),
+    });
     const before = await treeHash(home);
     await fs.rm(path.join(home, "skills", "linked-skill"));
     await fs.rm(path.join(home, "skills", "alias"));
@@ -214,12 +284,19 @@ describe("rollbackToSnapshot (scenarios 38–40)", () => {
     expect(await treeHash(home)).toBe(before);
     expect(await fs.readlink(path.join(home, "skills", "linked-skill"))).toBe(outside);
     expect(await fs.readlink(path.join(home, "skills", "alias"))).toBe("real");
-    expect(await fs.readFile(path.join(home, "skills", "linked-skill", "SKILL.md"), "utf8")).toContain("linked-skill");
+    expect(await fs.readFile(path.join(home, "skills", "linked-skill", "SKILL.md"), "utf8")).toContain(
+      "linked-skill",
+    );
   });
 
   it("puts everything back when extraction fails midway", async () => {
     await writeSkill(home, "alpha");
-    const snap = await createSnapshot({ home, config: configWith(), reason: "manual", now: new Date("2026-01-01T00:00:00Z") });
+    const snap = await createSnapshot({
+      home,
+      config: configWith(),
+      reason: "manual",
+      now: new Date("2026-01-01T00:00:00Z"),
+    });
     await writeSkill(home, "beta");
     const before = await listTree(home);
     // Truncate the gzip stream: verification reads it and fails before anything moves.

@@ -53,7 +53,8 @@ function pad(data: Buffer): Buffer {
 function paxRecord(key: string, value: string): string {
   const body = ` ${key}=${value}\n`;
   let length = Buffer.byteLength(body) + 1;
-  while (String(length).length + Buffer.byteLength(body) !== length) length = String(length).length + Buffer.byteLength(body);
+  while (String(length).length + Buffer.byteLength(body) !== length)
+    length = String(length).length + Buffer.byteLength(body);
   return `${length}${body}`;
 }
 
@@ -64,7 +65,10 @@ export function buildTar(members: RawMember[], options: { gzip?: boolean } = {})
     const content = Buffer.from(member.content ?? "", "utf8");
     const linkpath = member.linkpath ?? "";
     if (Buffer.byteLength(member.path) > 99 || Buffer.byteLength(linkpath) > 99) {
-      const pax = Buffer.from(paxRecord("path", member.path) + (linkpath ? paxRecord("linkpath", linkpath) : ""), "utf8");
+      const pax = Buffer.from(
+        paxRecord("path", member.path) + (linkpath ? paxRecord("linkpath", linkpath) : ""),
+        "utf8",
+      );
       parts.push(header("PaxHeader", "x", pax.length, ""), pad(pax));
     }
     const size = member.type === "file" ? content.length : 0;

@@ -36,7 +36,9 @@ describe("parseSkillMd (scenario 60)", () => {
   });
 
   it("falls back to key: value lines on malformed YAML and still has the name", () => {
-    const parsed = parseSkillMd("---\nname: broken-skill\n: invalid\ndescription: Use when: things break\n---\nbody");
+    const parsed = parseSkillMd(
+      "---\nname: broken-skill\n: invalid\ndescription: Use when: things break\n---\nbody",
+    );
     expect(parsed.error).toBeTypeOf("string");
     expect(parsed.frontmatter.name).toBe("broken-skill");
     expect(parsed.frontmatter.description).toBe("Use when: things break");
@@ -72,23 +74,92 @@ describe("parseListField (tags)", () => {
 });
 
 describe("the fast subset parser agrees with the yaml package", () => {
-  const keys = fc.constantFrom("name", "description", "version", "tags", "a", "b-c", "x_y", "true", "null", "__proto__");
+  const keys = fc.constantFrom(
+    "name",
+    "description",
+    "version",
+    "tags",
+    "a",
+    "b-c",
+    "x_y",
+    "true",
+    "null",
+    "__proto__",
+  );
   const scalars = fc.oneof(
     fc.constantFrom(
-      "foo", "foo bar", "1.0.0", "1", "-2", "0x1F", "0o17", "1e3", ".5", "5.", "true", "False", "null", "~",
-      "yes", "on", "a: b", "a #b", "#c", "'q'", '"d"', '"e\\"f"', "-x", "[a]", "{a}", "C#", "http://x.y",
-      "@at", "`tick`", "x:", "3D", ".inf", "-.Inf", ".nan", "+5", "012", "1_000", "2024-01-01", "a, b", "ü",
-      "*ref", "&anc", "!tag", "|", ">", "it's", "say \"hi\"", "[a, b]", "[]", "[a,]", "[a,,b]", "- x",
-      "12345678901234567890", "0b101", "1:2", "a\u00a0b", "x\ty",
+      "foo",
+      "foo bar",
+      "1.0.0",
+      "1",
+      "-2",
+      "0x1F",
+      "0o17",
+      "1e3",
+      ".5",
+      "5.",
+      "true",
+      "False",
+      "null",
+      "~",
+      "yes",
+      "on",
+      "a: b",
+      "a #b",
+      "#c",
+      "'q'",
+      '"d"',
+      '"e\\"f"',
+      "-x",
+      "[a]",
+      "{a}",
+      "C#",
+      "http://x.y",
+      "@at",
+      "`tick`",
+      "x:",
+      "3D",
+      ".inf",
+      "-.Inf",
+      ".nan",
+      "+5",
+      "012",
+      "1_000",
+      "2024-01-01",
+      "a, b",
+      "ü",
+      "*ref",
+      "&anc",
+      "!tag",
+      "|",
+      ">",
+      "it's",
+      'say "hi"',
+      "[a, b]",
+      "[]",
+      "[a,]",
+      "[a,,b]",
+      "- x",
+      "12345678901234567890",
+      "0b101",
+      "1:2",
+      "a\u00a0b",
+      "x\ty",
     ),
     fc.string({ maxLength: 12 }),
   );
   const line = fc.oneof(
-    fc.tuple(fc.constantFrom(0, 2, 4), keys, scalars).map(([indent, key, value]) => `${" ".repeat(indent)}${key}: ${value}`),
+    fc
+      .tuple(fc.constantFrom(0, 2, 4), keys, scalars)
+      .map(([indent, key, value]) => `${" ".repeat(indent)}${key}: ${value}`),
     fc.tuple(fc.constantFrom(0, 2, 4), keys).map(([indent, key]) => `${" ".repeat(indent)}${key}:`),
     fc.tuple(fc.constantFrom(0, 2, 4), scalars).map(([indent, value]) => `${" ".repeat(indent)}- ${value}`),
-    fc.tuple(fc.constantFrom(2, 4), keys, scalars).map(([indent, key, value]) => `${" ".repeat(indent)}- ${key}: ${value}`),
-    fc.tuple(fc.constantFrom(0, 2), fc.array(scalars, { maxLength: 3 })).map(([indent, items]) => `${" ".repeat(indent)}tags: [${items.join(", ")}]`),
+    fc
+      .tuple(fc.constantFrom(2, 4), keys, scalars)
+      .map(([indent, key, value]) => `${" ".repeat(indent)}- ${key}: ${value}`),
+    fc
+      .tuple(fc.constantFrom(0, 2), fc.array(scalars, { maxLength: 3 }))
+      .map(([indent, items]) => `${" ".repeat(indent)}tags: [${items.join(", ")}]`),
     fc.constantFrom("", "# comment", "  # indented comment", "---", "..."),
   );
 
@@ -102,7 +173,9 @@ describe("the fast subset parser agrees with the yaml package", () => {
         try {
           expected = YAML.parse(block, { logLevel: "error" });
         } catch (error) {
-          throw new Error(`fast parser accepted invalid YAML ${JSON.stringify(block)}: ${(error as Error).message}`);
+          throw new Error(
+            `fast parser accepted invalid YAML ${JSON.stringify(block)}: ${(error as Error).message}`,
+          );
         }
         expect(fast).toEqual(expected ?? {});
       }),

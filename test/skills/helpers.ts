@@ -5,14 +5,23 @@ import path from "node:path";
 import { parseConfig, type SkillgateConfig } from "../../src/config/config.js";
 
 /** A fresh temp home; `cleanup` removes it. */
-export function tempHome(prefix = "skillgate-skills-"): { home: string; skills: string; cleanup: () => void } {
+export function tempHome(prefix = "skillgate-skills-"): {
+  home: string;
+  skills: string;
+  cleanup: () => void;
+} {
   const home = mkdtempSync(path.join(os.tmpdir(), prefix));
   const skills = path.join(home, "skills");
   return { home, skills, cleanup: () => rmSync(home, { recursive: true, force: true }) };
 }
 
 /** Writes `<base>/<rel>/SKILL.md` with the given frontmatter lines and body; returns the folder. */
-export function writeSkill(base: string, rel: string, frontmatter: string | null, body = "# Title\n\nBody text.\n"): string {
+export function writeSkill(
+  base: string,
+  rel: string,
+  frontmatter: string | null,
+  body = "# Title\n\nBody text.\n",
+): string {
   const dir = path.join(base, rel);
   mkdirSync(dir, { recursive: true });
   const text = frontmatter === null ? body : `---\n${frontmatter}\n---\n${body}`;
@@ -32,7 +41,10 @@ export function config(document: Record<string, unknown> = {}): SkillgateConfig 
 }
 
 /** Polls `check` until it returns true or `timeoutMs` passes. */
-export async function eventually(check: () => Promise<boolean> | boolean, timeoutMs = 5000): Promise<boolean> {
+export async function eventually(
+  check: () => Promise<boolean> | boolean,
+  timeoutMs = 5000,
+): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await check()) return true;

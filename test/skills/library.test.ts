@@ -43,7 +43,12 @@ describe("discovery (scenarios 62, 63, 75)", () => {
   });
 
   it("takes the description from the first body line that is not a heading", async () => {
-    writeSkill(env.skills, "no-desc", "name: no-desc", "# Heading\n\n## Sub\n\nFirst paragraph.\nSecond line.\n");
+    writeSkill(
+      env.skills,
+      "no-desc",
+      "name: no-desc",
+      "# Heading\n\n## Sub\n\nFirst paragraph.\nSecond line.\n",
+    );
     writeSkill(env.skills, "no-frontmatter", null, "# T\n\nPlain body line.\n");
     const all = await open().all();
     expect(all.find((entry) => entry.name === "no-desc")?.description).toBe("First paragraph.");
@@ -64,7 +69,12 @@ describe("discovery (scenarios 62, 63, 75)", () => {
     // A frontmatter block that closes after 4000 characters is not seen: the folder name is used.
     writeSkill(env.skills, "huge-front", `name: declared\nnotes: ${"x".repeat(5000)}`);
     // Multi-byte text: the block closes after byte 4000 but before character 4000, so it is seen.
-    writeSkill(env.skills, "multibyte", `name: multibyte\ndescription: ${"é".repeat(1000)}\nnotes: ${"ü".repeat(1500)}`, "ö".repeat(3000));
+    writeSkill(
+      env.skills,
+      "multibyte",
+      `name: multibyte\ndescription: ${"é".repeat(1000)}\nnotes: ${"ü".repeat(1500)}`,
+      "ö".repeat(3000),
+    );
     const all = await open().all();
     expect(all.map((entry) => entry.name).sort()).toEqual(["huge-front", "multibyte"]);
     expect(all.find((entry) => entry.name === "multibyte")?.description).toBe("é".repeat(1000));
@@ -137,17 +147,31 @@ describe("OS platform gating (scenario 68)", () => {
     const library = open();
     expect((await library.all()).map((entry) => entry.name).sort()).toEqual(["everywhere", "mine"]);
     const refused = await library.view("other");
-    expect(refused).toEqual({ success: false, error: "Skill 'other' is not supported on this platform.", readiness_status: "unsupported" });
+    expect(refused).toEqual({
+      success: false,
+      error: "Skill 'other' is not supported on this platform.",
+      readiness_status: "unsupported",
+    });
   });
 });
 
 describe("skills_list (scenario 64)", () => {
   it("creates a missing skills dir and says so", async () => {
     const result = await open().list();
-    expect(result).toEqual({ success: true, skills: [], categories: [], message: `No skills found. Skills directory created at ${env.skills}/` });
+    expect(result).toEqual({
+      success: true,
+      skills: [],
+      categories: [],
+      message: `No skills found. Skills directory created at ${env.skills}/`,
+    });
     expect(readFileSync.length).toBeGreaterThan(0);
     const again = await open().list();
-    expect(again).toEqual({ success: true, skills: [], categories: [], message: "No skills found in skills/ directory." });
+    expect(again).toEqual({
+      success: true,
+      skills: [],
+      categories: [],
+      message: "No skills found in skills/ directory.",
+    });
   });
 
   it("sorts by (category, name), lists categories and filters by exact category", async () => {
@@ -180,10 +204,15 @@ describe("skills_list (scenario 64)", () => {
     writeSkill(env.skills, "a", "name: a");
     writeSkill(env.skills, "b", "name: b");
     writeSkill(env.skills, "c", "name: c");
-    const library = open(config({ skills: { disabled: ["a"], platform_disabled: { telegram: ["b"], discord: [] } } }));
+    const library = open(
+      config({ skills: { disabled: ["a"], platform_disabled: { telegram: ["b"], discord: [] } } }),
+    );
     expect((await library.list()).skills?.map((skill) => skill.name)).toEqual(["b", "c"]);
     expect((await library.list({ platform: "telegram" })).skills?.map((skill) => skill.name)).toEqual(["c"]);
-    expect((await library.list({ platform: "discord" })).skills?.map((skill) => skill.name)).toEqual(["b", "c"]);
+    expect((await library.list({ platform: "discord" })).skills?.map((skill) => skill.name)).toEqual([
+      "b",
+      "c",
+    ]);
     expect((await library.visible("telegram")).map((entry) => entry.name)).toEqual(["c"]);
   });
 });
@@ -194,6 +223,7 @@ describe("skill_view (scenario 65)", () => {
       env.skills,
       "docs/pdf-tools",
       "name: pdf\ndescription: Work with PDFs\nmetadata:\n  hermes:\n    tags: [pdf, docs]\n    related_skills: ocr, scan",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a literal ${VAR} placeholder is the point of this test
       "# PDF\n\nRun ${HERMES_SKILL_DIR}/scripts/x.sh\n",
     );
     writeFile(path.join(dir, "references", "api.md"), "# API\n");
@@ -213,6 +243,7 @@ describe("skill_view (scenario 65)", () => {
       description: "Work with PDFs",
       tags: ["pdf", "docs"],
       related_skills: ["ocr", "scan"],
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a literal ${VAR} placeholder is the point of this test
       content: readFileSync(path.join(dir, "SKILL.md"), "utf8").replace("${HERMES_SKILL_DIR}", dir),
       path: "docs/pdf-tools/SKILL.md",
       skill_dir: dir,
@@ -222,7 +253,8 @@ describe("skill_view (scenario 65)", () => {
         assets: ["assets/logo.svg"],
         scripts: ["scripts/x.sh"],
       },
-      usage_hint: "To view linked files, call skill_view(name, file_path) where file_path is e.g. 'references/api.md' or 'assets/config.yaml'",
+      usage_hint:
+        "To view linked files, call skill_view(name, file_path) where file_path is e.g. 'references/api.md' or 'assets/config.yaml'",
       required_environment_variables: [],
       required_commands: [],
       missing_required_environment_variables: [],
@@ -270,26 +302,45 @@ describe("skill_view (scenario 65)", () => {
     expect(await library.view("kit", { filePath: "references/missing.md" })).toEqual({
       success: false,
       error: "File 'references/missing.md' not found in skill 'kit'.",
-      available_files: { references: ["references/api.md"], assets: ["assets/blob.bin"], other: ["helper.py"] },
+      available_files: {
+        references: ["references/api.md"],
+        assets: ["assets/blob.bin"],
+        other: ["helper.py"],
+      },
     });
   });
 
   it("says not found with the first 20 names in list order and the hint", async () => {
-    for (let i = 0; i < 25; i++) writeSkill(env.skills, `cat${i % 3}/s${String(i).padStart(2, "0")}`, `name: s${String(i).padStart(2, "0")}`);
+    for (let i = 0; i < 25; i++)
+      writeSkill(
+        env.skills,
+        `cat${i % 3}/s${String(i).padStart(2, "0")}`,
+        `name: s${String(i).padStart(2, "0")}`,
+      );
     const library = open();
     const listed = (await library.list()).skills?.map((skill) => skill.name) ?? [];
     const result = await library.view("nope");
-    expect(result).toEqual({ success: false, error: "Skill 'nope' not found.", available_skills: listed.slice(0, 20), hint: "Use skills_list to see all available skills" });
+    expect(result).toEqual({
+      success: false,
+      error: "Skill 'nope' not found.",
+      available_skills: listed.slice(0, 20),
+      hint: "Use skills_list to see all available skills",
+    });
   });
 
   it("says the skills dir does not exist when there are no roots", async () => {
-    expect(await open().view("anything")).toEqual({ success: false, error: "Skills directory does not exist yet. It will be created on first install." });
+    expect(await open().view("anything")).toEqual({
+      success: false,
+      error: "Skills directory does not exist yet. It will be created on first install.",
+    });
   });
 
   it("refuses disabled skills, naming the skill and the platform (scenario 65, 73)", async () => {
     writeSkill(env.skills, "secret-ops", "name: secret-ops");
     writeSkill(env.skills, "chatty", "name: chatty");
-    const library = open(config({ skills: { disabled: ["secret-ops"], platform_disabled: { telegram: ["chatty"] } } }));
+    const library = open(
+      config({ skills: { disabled: ["secret-ops"], platform_disabled: { telegram: ["chatty"] } } }),
+    );
     const global = await library.view("secret-ops");
     expect(global.success).toBe(false);
     expect(global.error).toContain("'secret-ops' is disabled everywhere");
@@ -302,7 +353,10 @@ describe("skill_view (scenario 65)", () => {
   });
 
   it("serves a legacy single-file skill", async () => {
-    writeFile(path.join(env.skills, "notes", "legacy-tool.md"), "---\nname: legacy-tool\ndescription: Old style\n---\nBody\n");
+    writeFile(
+      path.join(env.skills, "notes", "legacy-tool.md"),
+      "---\nname: legacy-tool\ndescription: Old style\n---\nBody\n",
+    );
     const result = await open().view("legacy-tool");
     expect(result.success).toBe(true);
     expect(result.name).toBe("legacy-tool");
@@ -334,7 +388,9 @@ describe("collisions and external dirs (scenarios 70, 74)", () => {
     expect(result.error).toBe(
       "Ambiguous skill name 'fmt': 2 skills match across your local skills dir and external_dirs. Refusing to guess — load one explicitly by its categorized path.",
     );
-    expect([...(result.matches as string[])].sort()).toEqual([path.join(external, "fmt"), "tools/fmt"].sort());
+    expect([...(result.matches as string[])].sort()).toEqual(
+      [path.join(external, "fmt"), "tools/fmt"].sort(),
+    );
     expect(result.hint).toContain("skill_view('tools/fmt')");
     const local = await library.view("tools/fmt");
     expect(local.success).toBe(true);
@@ -359,7 +415,9 @@ describe("collisions and external dirs (scenarios 70, 74)", () => {
     const result = await open(config({ skills: { external_dirs: [external] } })).view("outside");
     expect(result.success).toBe(true);
     expect(result.path).toBe("outside/SKILL.md");
-    expect((result.security_warnings as string[]).some((warning) => warning.includes("external folder"))).toBe(true);
+    expect(
+      (result.security_warnings as string[]).some((warning) => warning.includes("external folder")),
+    ).toBe(true);
   });
 
   it("does not treat references/x.md or references/<pkg>/SKILL.md as skills", async () => {
@@ -372,15 +430,23 @@ describe("collisions and external dirs (scenarios 70, 74)", () => {
     expect((await library.view("host/references/pkg")).success).toBe(false);
   });
 
-  it("expands ${VAR} and ~, resolves relative entries against home, skips missing, duplicate and local entries", async () => {
+  it("expands $VAR placeholders and ~, resolves relative entries against home, skips missing, duplicate and local entries", async () => {
     const external = path.join(env.home, "ext-a");
     writeSkill(external, "from-var", "name: from-var");
     writeSkill(env.skills, "local-one", "name: local-one");
-    const cfg = config({ skills: { external_dirs: ["${EXT_DIR}", "ext-a", "./skills", "${UNSET_VAR}/x", "missing-dir", env.skills] } });
+    const cfg = config({
+      skills: {
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a literal ${VAR} placeholder is the point of this test
+        external_dirs: ["${EXT_DIR}", "ext-a", "./skills", "${UNSET_VAR}/x", "missing-dir", env.skills],
+      },
+    });
     const library = openLibrary(env.home, cfg, { watch: false, env: { EXT_DIR: external } });
     libraries.push(library);
     const all = await library.all();
-    expect(all.map((entry) => `${entry.rootKind}:${entry.name}`)).toEqual(["local:local-one", "external:from-var"]);
+    expect(all.map((entry) => `${entry.rootKind}:${entry.name}`)).toEqual([
+      "local:local-one",
+      "external:from-var",
+    ]);
     expect(library.roots().map((root) => root.kind)).toEqual(["local", "external"]);
   });
 });

@@ -30,10 +30,22 @@ afterEach(() => {
 
 describe("name and file_path checks (scenario 71)", () => {
   it("refuses traversal and absolute names with the reference messages", async () => {
-    expect(await library.view("../outside-skill")).toEqual({ success: false, error: "Skill name cannot contain '..' path traversal components." });
-    expect(await library.view("cat/../../secret")).toEqual({ success: false, error: "Skill name cannot contain '..' path traversal components." });
-    expect(await library.view("/etc/passwd")).toEqual({ success: false, error: "Skill name must be a relative path within the skills directory." });
-    expect(await library.view("C:\\Windows")).toEqual({ success: false, error: "Skill name must be a relative path within the skills directory." });
+    expect(await library.view("../outside-skill")).toEqual({
+      success: false,
+      error: "Skill name cannot contain '..' path traversal components.",
+    });
+    expect(await library.view("cat/../../secret")).toEqual({
+      success: false,
+      error: "Skill name cannot contain '..' path traversal components.",
+    });
+    expect(await library.view("/etc/passwd")).toEqual({
+      success: false,
+      error: "Skill name must be a relative path within the skills directory.",
+    });
+    expect(await library.view("C:\\Windows")).toEqual({
+      success: false,
+      error: "Skill name must be a relative path within the skills directory.",
+    });
     expect((await library.view("safe\0x")).success).toBe(false);
   });
 
@@ -65,8 +77,30 @@ describe("name and file_path checks (scenario 71)", () => {
   });
 
   it("fuzz: no name or file_path reads anything outside the skill roots", async () => {
-    const segments = fc.constantFrom("..", ".", "", "cat", "safe", "references", "leak.md", "assets", "secret.txt", "secret", "outside-skill", "%2e%2e", "…", "SKILL.md", "\0", "~", "C:", "\\..", "ok.md");
-    const pathLike = fc.tuple(fc.boolean(), fc.array(segments, { maxLength: 6 }), fc.constantFrom("/", "\\")).map(([absolute, parts, sep]) => (absolute ? sep : "") + parts.join(sep));
+    const segments = fc.constantFrom(
+      "..",
+      ".",
+      "",
+      "cat",
+      "safe",
+      "references",
+      "leak.md",
+      "assets",
+      "secret.txt",
+      "secret",
+      "outside-skill",
+      "%2e%2e",
+      "…",
+      "SKILL.md",
+      "\0",
+      "~",
+      "C:",
+      "\\..",
+      "ok.md",
+    );
+    const pathLike = fc
+      .tuple(fc.boolean(), fc.array(segments, { maxLength: 6 }), fc.constantFrom("/", "\\"))
+      .map(([absolute, parts, sep]) => (absolute ? sep : "") + parts.join(sep));
     await fc.assert(
       fc.asyncProperty(pathLike, fc.option(pathLike, { nil: undefined }), async (name, filePath) => {
         const result = await library.view(name, { filePath });
@@ -107,7 +141,11 @@ describe("security_warnings (skillgate differs from Hermes: shown, not only logg
     library.invalidate();
     const result = await library.view("outside-skill");
     expect(result.success).toBe(true);
-    expect((result.security_warnings as string[]).some((warning) => warning.includes("outside the local skills folder"))).toBe(true);
+    expect(
+      (result.security_warnings as string[]).some((warning) =>
+        warning.includes("outside the local skills folder"),
+      ),
+    ).toBe(true);
   });
 
   it("scans viewed files too", async () => {

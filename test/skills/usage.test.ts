@@ -19,10 +19,21 @@ const usageFile = () => path.join(env.skills, ".usage.json");
 describe("usage store (scenario 49)", () => {
   it("reads {} when empty, round-trips, backfills and writes Hermes' format", async () => {
     expect(await store.read()).toEqual({});
-    writeFileSync(usageFile(), JSON.stringify({ partial: { use_count: 3, extra_key: "kept" }, junk: 5, list: [1] }));
+    writeFileSync(
+      usageFile(),
+      JSON.stringify({ partial: { use_count: 3, extra_key: "kept" }, junk: 5, list: [1] }),
+    );
     const records = await store.read();
     expect(Object.keys(records)).toEqual(["partial"]);
-    expect(records.partial).toMatchObject({ use_count: 3, view_count: 0, patch_count: 0, state: "active", pinned: false, created_by: null, extra_key: "kept" });
+    expect(records.partial).toMatchObject({
+      use_count: 3,
+      view_count: 0,
+      patch_count: 0,
+      state: "active",
+      pinned: false,
+      created_by: null,
+      extra_key: "kept",
+    });
     await store.update(() => undefined);
     const text = readFileSync(usageFile(), "utf8");
     expect(text.startsWith('{\n  "partial": {\n    "archived_at": null,')).toBe(true);
@@ -82,19 +93,27 @@ describe("state and forget (scenario 50)", () => {
 describe("cross-process bumps (skillgate differs from Hermes: no lost updates)", () => {
   it("4 processes × 500 bumps lose nothing", async () => {
     const worker = path.join(import.meta.dirname, "bump-worker.ts");
-    const runs = Array.from({ length: 4 }, () =>
-      new Promise<void>((resolve, reject) => {
-        const child = spawn(process.execPath, ["--import", "tsx", worker, env.skills, "raced", "500"], { stdio: ["ignore", "ignore", "pipe"] });
-        let stderr = "";
-        child.stderr.on("data", (chunk) => {
-          stderr += chunk;
-        });
-        child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`worker exited ${code}: ${stderr}`))));
-      }),
+    const runs = Array.from(
+      { length: 4 },
+      () =>
+        new Promise<void>((resolve, reject) => {
+          const child = spawn(process.execPath, ["--import", "tsx", worker, env.skills, "raced", "500"], {
+            stdio: ["ignore", "ignore", "pipe"],
+          });
+          let stderr = "";
+          child.stderr.on("data", (chunk) => {
+            stderr += chunk;
+          });
+          child.on("exit", (code) =>
+            code === 0 ? resolve() : reject(new Error(`worker exited ${code}: ${stderr}`)),
+          );
+        }),
     );
     await Promise.all(runs);
     const records = JSON.parse(readFileSync(usageFile(), "utf8"));
     expect(records.raced.view_count).toBe(2000);
-    expect(readdirSync(env.skills).filter((name) => name.endsWith(".tmp") || name.endsWith(".lock"))).toEqual([]);
+    expect(readdirSync(env.skills).filter((name) => name.endsWith(".tmp") || name.endsWith(".lock"))).toEqual(
+      [],
+    );
   }, 180_000);
 });

@@ -3,9 +3,20 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/core/errors.js";
 import { openLibrary } from "../../src/skills/library.js";
-import { checkReadiness, envRequirements, gatewaySetupHint, promptForMissingSecrets, readinessFields } from "../../src/skills/readiness.js";
+import {
+  checkReadiness,
+  envRequirements,
+  gatewaySetupHint,
+  promptForMissingSecrets,
+  readinessFields,
+} from "../../src/skills/readiness.js";
 import type { SkillLibrary } from "../../src/skills/types.js";
-import { disabledNames, isSkillVisible, skillMatchesEnvironment, skillMatchesPlatform } from "../../src/skills/visibility.js";
+import {
+  disabledNames,
+  isSkillVisible,
+  skillMatchesEnvironment,
+  skillMatchesPlatform,
+} from "../../src/skills/visibility.js";
 import { config, tempHome, writeSkill } from "./helpers.js";
 
 let env: ReturnType<typeof tempHome>;
@@ -53,7 +64,9 @@ describe("environments gate", () => {
 
 describe("disabled skills (scenario 73)", () => {
   it("is the union of global and platform lists; an empty platform list keeps the global one", () => {
-    const cfg = config({ skills: { disabled: ["g"], platform_disabled: { telegram: ["t", " "], discord: [] } } });
+    const cfg = config({
+      skills: { disabled: ["g"], platform_disabled: { telegram: ["t", " "], discord: [] } },
+    });
     expect([...disabledNames("telegram", cfg)].sort()).toEqual(["g", "t"]);
     expect([...disabledNames("discord", cfg)]).toEqual(["g"]);
     expect(isSkillVisible("t", {}, "telegram", cfg)).toBe(false);
@@ -63,7 +76,9 @@ describe("disabled skills (scenario 73)", () => {
 
   it("treats a scalar as one name and null sections as empty", () => {
     expect([...disabledNames(null, config({ skills: { disabled: "my-skill" } }))]).toEqual(["my-skill"]);
-    expect(disabledNames("telegram", config({ skills: { disabled: null, platform_disabled: null } })).size).toBe(0);
+    expect(
+      disabledNames("telegram", config({ skills: { disabled: null, platform_disabled: null } })).size,
+    ).toBe(0);
     expect(isSkillVisible("my-skill-2", {}, null, config({ skills: { disabled: "my-skill" } }))).toBe(true);
   });
 
@@ -102,13 +117,35 @@ describe("env requirements (scenario 61)", () => {
   it("keeps a full entry exactly and normalises the legacy and setup forms", () => {
     expect(
       envRequirements({
-        required_environment_variables: [{ name: "TENOR_API_KEY", prompt: "Tenor API key", help: "https://tenor.com", required_for: "gif search" }],
+        required_environment_variables: [
+          {
+            name: "TENOR_API_KEY",
+            prompt: "Tenor API key",
+            help: "https://tenor.com",
+            required_for: "gif search",
+          },
+        ],
       }),
-    ).toEqual([{ name: "TENOR_API_KEY", prompt: "Tenor API key", help: "https://tenor.com", required_for: "gif search" }]);
-    expect(envRequirements({ prerequisites: { env_vars: ["TENOR_API_KEY"] } })).toEqual([{ name: "TENOR_API_KEY", prompt: "Enter value for TENOR_API_KEY" }]);
+    ).toEqual([
+      {
+        name: "TENOR_API_KEY",
+        prompt: "Tenor API key",
+        help: "https://tenor.com",
+        required_for: "gif search",
+      },
+    ]);
+    expect(envRequirements({ prerequisites: { env_vars: ["TENOR_API_KEY"] } })).toEqual([
+      { name: "TENOR_API_KEY", prompt: "Enter value for TENOR_API_KEY" },
+    ]);
     expect(
       envRequirements({
-        setup: { help: "See docs", collect_secrets: [{ env_var: "A_KEY", prompt: "A key", provider_url: "https://a" }, { env_var: "B_KEY" }] },
+        setup: {
+          help: "See docs",
+          collect_secrets: [
+            { env_var: "A_KEY", prompt: "A key", provider_url: "https://a" },
+            { env_var: "B_KEY" },
+          ],
+        },
         required_environment_variables: ["A_KEY", "bad-name", { env_var: "C_KEY", optional: true }],
       }),
     ).toEqual([
@@ -120,18 +157,23 @@ describe("env requirements (scenario 61)", () => {
 
   it("counts empty values in .env or the environment as missing", async () => {
     writeFileSync(path.join(env.home, ".env"), "EMPTY_IN_FILE=\nSET_IN_FILE='yes'\n");
-    const fm = { required_environment_variables: ["EMPTY_IN_FILE", "SET_IN_FILE", "EMPTY_IN_ENV", "SET_IN_ENV"] };
+    const fm = {
+      required_environment_variables: ["EMPTY_IN_FILE", "SET_IN_FILE", "EMPTY_IN_ENV", "SET_IN_ENV"],
+    };
     const fields = await readinessFields(fm, env.home, { env: { EMPTY_IN_ENV: "", SET_IN_ENV: "1" } });
     expect(fields.missing_required_environment_variables).toEqual(["EMPTY_IN_FILE", "EMPTY_IN_ENV"]);
     expect(fields.setup_needed).toBe(true);
     expect(fields.readiness_status).toBe("setup_needed");
-    expect(fields.setup_note).toBe("Setup needed before using this skill: missing env $EMPTY_IN_FILE, $EMPTY_IN_ENV.");
+    expect(fields.setup_note).toBe(
+      "Setup needed before using this skill: missing env $EMPTY_IN_FILE, $EMPTY_IN_ENV.",
+    );
     expect(fields.gateway_setup_hint).toBeUndefined();
   });
 });
 
 describe("readiness on chat surfaces (scenarios 67, 69)", () => {
-  const skill = "name: gif\nrequired_environment_variables:\n  - name: TENOR_API_KEY\n    prompt: Tenor API key";
+  const skill =
+    "name: gif\nrequired_environment_variables:\n  - name: TENOR_API_KEY\n    prompt: Tenor API key";
 
   it("gives gateway_setup_hint on a chat platform and still serves the content", async () => {
     writeSkill(env.skills, "gif", skill, "# GIF\n\nSearch gifs.\n");
@@ -151,12 +193,18 @@ describe("readiness on chat surfaces (scenarios 67, 69)", () => {
   });
 
   it("uses HERMES_SESSION_PLATFORM and mentions ~/.hermes/.env for the default home", async () => {
-    const fields = await readinessFields({ prerequisites: { env_vars: ["LEGACY_KEY"] } }, path.join(process.env.HOME ?? "/root", ".hermes"), {
-      env: { HERMES_SESSION_PLATFORM: "telegram", TERMINAL_ENV: "docker" },
-    });
+    const fields = await readinessFields(
+      { prerequisites: { env_vars: ["LEGACY_KEY"] } },
+      path.join(process.env.HOME ?? "/root", ".hermes"),
+      {
+        env: { HERMES_SESSION_PLATFORM: "telegram", TERMINAL_ENV: "docker" },
+      },
+    );
     expect(fields.setup_needed).toBe(true);
     expect(fields.gateway_setup_hint).toContain("~/.hermes/.env");
-    expect(fields.setup_note).toContain("DOCKER-backed skills need these requirements available inside the remote environment as well.");
+    expect(fields.setup_note).toContain(
+      "DOCKER-backed skills need these requirements available inside the remote environment as well.",
+    );
     const interactive = await readinessFields({ prerequisites: { env_vars: ["LEGACY_KEY"] } }, env.home, {
       env: { HERMES_SESSION_PLATFORM: "telegram", HERMES_INTERACTIVE: "1" },
     });
@@ -166,7 +214,9 @@ describe("readiness on chat surfaces (scenarios 67, 69)", () => {
   it("on a remote backend only persisted values count (backend-only key is missing)", async () => {
     writeFileSync(path.join(env.home, ".env"), "PERSISTED_KEY=abc\n");
     const fm = { required_environment_variables: ["PERSISTED_KEY", "SHELL_ONLY_KEY"] };
-    const remote = await readinessFields(fm, env.home, { env: { TERMINAL_ENV: "docker", SHELL_ONLY_KEY: "x" } });
+    const remote = await readinessFields(fm, env.home, {
+      env: { TERMINAL_ENV: "docker", SHELL_ONLY_KEY: "x" },
+    });
     expect(remote.missing_required_environment_variables).toEqual(["SHELL_ONLY_KEY"]);
     const local = await readinessFields(fm, env.home, { env: { SHELL_ONLY_KEY: "x" } });
     expect(local.setup_needed).toBe(false);
@@ -178,7 +228,9 @@ describe("readiness on chat surfaces (scenarios 67, 69)", () => {
     libraries.push(library);
     const [entry] = await library.all();
     expect(checkReadiness(entry!, env.home, {})).toEqual({ missing: ["TENOR_API_KEY"] });
-    expect(checkReadiness(entry!, env.home, {}, { platform: "discord" }).setupHint).toBe(gatewaySetupHint(env.home));
+    expect(checkReadiness(entry!, env.home, {}, { platform: "discord" }).setupHint).toBe(
+      gatewaySetupHint(env.home),
+    );
     expect(checkReadiness(entry!, env.home, { TENOR_API_KEY: "k" })).toEqual({ missing: [] });
   });
 });
@@ -203,7 +255,9 @@ describe("promptForMissingSecrets (scenario 66, adapted)", () => {
     const file = path.join(env.home, ".env");
     expect(readFileSync(file, "utf8")).toBe("EXISTING=1\nTENOR_API_KEY=s3cr3t value\n");
     expect(statSync(file).mode & 0o777).toBe(0o600);
-    const fields = await readinessFields({ required_environment_variables: ["TENOR_API_KEY"] }, env.home, { env: {} });
+    const fields = await readinessFields({ required_environment_variables: ["TENOR_API_KEY"] }, env.home, {
+      env: {},
+    });
     expect(fields.setup_needed).toBe(false);
   });
 

@@ -1,0 +1,111 @@
+import { appendFileSync, renameSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openLibrary } from "../../src/skills/library.js";
+import type { SkillLibrary } from "../../src/skills/types.js";
+import { config, eventually, tempHome, writeSkill } from "./helpers.js";
+
+let env: ReturnType<typeof tempHome>;
+let library: SkillLibrary | undefined;
+beforeEach(() => {
+  env = tempHome();
+  writeSkill(env.skills, "cat/alpha", "name: alpha\ndescription: first");
+  writeSkill(env.skills, "beta", "name: beta\ndescription: second");
+});
+afterEach(() => {
+  library?.close?.();
+  library = undefined;
+  env.cleanup();
+});
+
+const names = async (lib: SkillLibrary, platform: string | null = null) =>
+  ((await lib.list({ platform })).skills ?? []).map((skill) => skill.name);
+
+describe.each([
+  { mode: "watchers", watch: true },
+  { mode: "polling", watch: false },
+])("cache ($mode) sees changes within a second (scenario 72)", ({ watch }) => {
+  it("sees an added nested skill, an edit and a removal", async () => {
+    library = openLibrary(env.home, config(), { watch });
+    expect(await names(library)).toEqual(["beta", "alpha"]);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await library.list();
+
+    writeSkill(env.skills, "newcat/deep/gamma", "name: gamma\ndescription: added");
+    const lib = library;
+    expect(await eventually(async () => (await names(lib)).includes("gamma"))).toBe(true);
+
+    appendFileSync(path.join(env.skills, "beta", "SKILL.md"), "\nmore body\n");
+    writeFileSync(
+      path.join(env.skills, "beta", "SKILL.md"),
+      "---\nname: beta\ndescription: edited in place\n---\nbody\n",
+    );
+    expect(
+      await eventually(
+        async () =>
+          ((await lib.list()).skills ?? []).find((skill) => skill.name === "beta")?.description ===
+          "edited in place",
+      ),
+    ).toBe(true);
+
+    rmSync(path.join(env.skills, "cat", "alpha"), { recursive: true });
+    expect(await eventually(async () => !(await names(lib)).includes("alpha"))).toBe(true);
+
+    // An atomic replace (tmp + rename), as editors and skillgate's own writers do.
+    const tmp = path.join(env.skills, "beta", ".SKILL.md.tmp");
+    writeFileSync(tmp, "---\nname: beta\ndescription: replaced atomically\n---\n");
+    renameSync(tmp, path.join(env.skills, "beta", "SKILL.md"));
+    expect(
+      await eventually(
+        async () =>
+          ((await lib.list()).skills ?? []).find((skill) => skill.name === "beta")?.description ===
+          "replaced atomically",
+      ),
+    ).toBe(true);
+  });
+
+  it("sees a change of the disabled lists in config.yaml", async () => {
+    const file = path.join(env.home, "config.yaml");
+    writeFileSync(file, "skills:\n  disabled: []\n");
+    const { loadConfig } = await import("../../src/config/config.js");
+    library = openLibrary(env.home, loadConfig(file), { watch });
+    const lib = library;
+    expect(await names(lib, "telegram")).toEqual(["beta", "alpha"]);
+    writeFileSync(file, "skills:\n  disabled: [beta]\n  platform_disabled:\n    telegram: [alpha]\n");
+    const later = new Date(Date.now() + 2000);
+    utimesSync(file, later, later);
+    expect(await eventually(async () => (await names(lib, "telegram")).length === 0)).toBe(true);
+    expect(await names(lib)).toEqual(["alpha"]);
+  });
+});
+
+describe("cache without changes", () => {
+  it("does not rescan an unchanged tree", async () => {
+    const lib = openLibrary(env.home, config(), { watch: true });
+    library = lib;
+    await lib.list();
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    await lib.list(); // the refresh right after the watchers are armed
+    const scans = lib.scanCount();
+    const first = await lib.all();
+    for (let i = 0; i < 5; i++) {
+      expect(await lib.all()).toEqual(first);
+      await lib.list();
+      await lib.view("beta", { bumpView: true }); // usage writes in skills/ are not library changes
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await lib.list();
+    expect(lib.scanCount()).toBe(scans);
+    lib.invalidate();
+    await lib.list();
+    expect(lib.scanCount()).toBe(scans + 1);
+  });
+
+  it("a config given as a function is consulted on every call", async () => {
+    let disabled: string[] = [];
+    library = openLibrary(env.home, () => config({ skills: { disabled } }), { watch: false });
+    expect(await names(library)).toEqual(["beta", "alpha"]);
+    disabled = ["alpha"];
+    expect(await names(library)).toEqual(["beta"]);
+  });
+});
