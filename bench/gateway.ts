@@ -139,7 +139,8 @@ async function startEmulators(): Promise<Emulators> {
     closers.push(() => lark.close());
     setup.feishu = { domain, appId: lark.appId, appSecret: lark.appSecret };
   } catch (error) {
-    if (wanted.includes("feishu")) notes.push(`feishu not measured: ${(error as Error).message.split("\n")[0]}`);
+    if (wanted.includes("feishu"))
+      notes.push(`feishu not measured: ${(error as Error).message.split("\n")[0]}`);
   }
   try {
     if (!wanted.includes("discord")) throw new Error("skipped");
@@ -150,7 +151,8 @@ async function startEmulators(): Promise<Emulators> {
     closers.push(() => discord.close());
     setup.discord = { api, token: discord.token };
   } catch (error) {
-    if (wanted.includes("discord")) notes.push(`discord not measured: ${(error as Error).message.split("\n")[0]}`);
+    if (wanted.includes("discord"))
+      notes.push(`discord not measured: ${(error as Error).message.split("\n")[0]}`);
   }
   return {
     telegram,
@@ -174,7 +176,9 @@ async function seedHome(): Promise<string> {
 }
 
 function startChild(setup: ChildSetup): Promise<{ child: ChildProcess; platforms: string[] }> {
-  const profile = process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const profile = process.env.BENCH_PROFILE
+    ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
+    : [];
   const child = fork(import.meta.filename, ["--child"], {
     execArgv: ["--import", "tsx", "--expose-gc", ...profile],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
@@ -316,7 +320,8 @@ async function paced(emulator: Emulators["telegram"], chats: number, total: numb
   await finished;
   clearTimeout(timeout);
   emulator.off("message", onMessage);
-  if (process.env.BENCH_TRACE) await writeFile(process.env.BENCH_TRACE, trace.map((row) => row.join(" ")).join("\n"));
+  if (process.env.BENCH_TRACE)
+    await writeFile(process.env.BENCH_TRACE, trace.map((row) => row.join(" ")).join("\n"));
   const inOrder = [...order.values()].every((ids) =>
     ids.every((id, index) => index === 0 || id > (ids[index - 1] ?? 0)),
   );
@@ -360,7 +365,9 @@ async function runParent(): Promise<void> {
     console.log(
       `  latency at ${RATE}/s  p50 ${percentile(steady.latencies, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${(steady.latencies.at(-1) ?? Number.NaN).toFixed(1)} ms   (${steady.answered}/${COMMANDS} answered; target p99 ≤ 100)  ${p99 <= 100 ? "ok" : "MISSED"}`,
     );
-    console.log(`  gateway stall     longest event-loop delay in the gateway during the paced run: ${stall.toFixed(0)} ms`);
+    console.log(
+      `  gateway stall     longest event-loop delay in the gateway during the paced run: ${stall.toFixed(0)} ms`,
+    );
     console.log(
       `  latency saturated p50 ${percentile(saturated.latencies, 50).toFixed(1)} ms, p99 ${percentile(saturated.latencies, 99).toFixed(1)} ms (queueing: ${CHATS * WINDOW} in flight)`,
     );

@@ -1,12 +1,12 @@
 /**
  * Snapshot benchmark on the 10k-skill synthetic library: GNU `tar czf` of the same tree, skillgate's
  * snapshot time and peak RSS, and the whole-tree rollback time (safety snapshot + verify + extract +
- * swap). skillgate's figures are measured in child processes so each peak RSS is its own.
+ * swap), next to GNU `tar xzf` of the same archive for reference. skillgate's figures are measured in child processes so each peak RSS is its own.
  * Targets: snapshot ≤ 1.5× GNU tar, peak RSS ≤ 200 MB.
  * Run: `node --import tsx bench/snapshot.ts [skill-count]`.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -73,6 +73,14 @@ async function main(): Promise<void> {
     console.log(
       `GNU tar czf:          ${gnuMs.toFixed(0)} ms  (${(statSync(tarOut).size / 1024).toFixed(0)} KB)`,
     );
+    const unpackDir = path.join(base, "gnu-x");
+    mkdirSync(unpackDir);
+    const xStart = performance.now();
+    spawnSync("tar", ["xzf", tarOut, "-C", unpackDir], { stdio: "inherit" });
+    console.log(
+      `GNU tar xzf:          ${(performance.now() - xStart).toFixed(0)} ms  (reference for the rollback's extraction)`,
+    );
+    rmSync(unpackDir, { recursive: true, force: true });
     rmSync(tarOut);
     const snap = runChild("snapshot", home);
     console.log(

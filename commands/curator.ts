@@ -454,7 +454,9 @@ const restoreCommand: CommandSpec = {
       }),
     );
     const note = result.flattened ? " (its original place was taken, so it went to the top level)" : "";
-    return textReply(`curator: restored '${result.name}' to skills/${result.restoredTo}${note}`, {
+    const pin = ctx.commandPrefix(["curator", "pin", result.name]);
+    const hint = `\nIts inactivity clock is unchanged, so a later run may archive it again; \`${pin}\` keeps it.`;
+    return textReply(`curator: restored '${result.name}' to skills/${result.restoredTo}${note}${hint}`, {
       json: {
         ok: true,
         skill: result.name,

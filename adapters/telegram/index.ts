@@ -53,6 +53,8 @@ export interface TelegramTuning {
   maxBackoffMs: number;
   /** First delay after a network error (ms); doubles. */
   networkBaseMs: number;
+  /** Least time between two writes of the update offset (ms). */
+  offsetFlushMs: number;
   /** Attempts per API call (429 waits and network retries included). */
   maxAttempts: number;
   /** A `retry_after` above this many seconds is not waited out; the call fails instead. */
@@ -64,6 +66,7 @@ const DEFAULT_TUNING: TelegramTuning = {
   conflictBaseMs: 5_000,
   maxBackoffMs: 120_000,
   networkBaseMs: 1_000,
+  offsetFlushMs: 250,
   maxAttempts: 5,
   maxRetryAfterSeconds: 300,
 };
@@ -110,6 +113,7 @@ class TelegramAdapter implements Adapter {
   private offset: number | undefined;
   private offsetWrite: Promise<void> | undefined;
   private offsetDirty = false;
+  private offsetTimer: NodeJS.Timeout | undefined;
   private webhookServer: http.Server | undefined;
   private lock: HeldLock | undefined;
   private menu: MenuCommand[] | undefined;
@@ -210,7 +214,7 @@ class TelegramAdapter implements Adapter {
     this.abort.abort();
     await this.pollLoop;
     this.pollLoop = undefined;
-    await this.offsetSaved();
+    await this.flushOffset();
     if (wasRunning && this.offset !== undefined && !this.webhookServer) {
       // Confirm what was handled so the server forgets it (a getUpdates with a later offset).
       await this.bot.api.getUpdates({ offset: this.offset, limit: 1, timeout: 0 }).catch((error: unknown) => {
@@ -331,26 +335,31 @@ class TelegramAdapter implements Adapter {
   }
 
   /**
-   * Saves the offset without holding up the next poll (an fsync can take tens of ms): one write at a
-   * time, and a write requested meanwhile is done once the current one ends, with the newest offset.
+   * Saves the offset without holding up the next poll (an fsync can take tens of ms), at most once per
+   * `offsetFlushMs`: a crash replays at most that much, and the gateway's dedupe drops the replay.
    */
   private scheduleOffsetSave(): void {
-    if (this.offsetWrite) {
-      this.offsetDirty = true;
-      return;
-    }
-    this.offsetWrite = this.saveOffset().finally(() => {
-      this.offsetWrite = undefined;
-      if (this.offsetDirty) {
-        this.offsetDirty = false;
-        this.scheduleOffsetSave();
-      }
-    });
+    this.offsetDirty = true;
+    if (this.offsetTimer || this.offsetWrite) return;
+    this.offsetTimer = setTimeout(() => {
+      this.offsetTimer = undefined;
+      void this.flushOffset();
+    }, this.tuning.offsetFlushMs);
+    this.offsetTimer.unref();
   }
 
-  /** Resolves once every requested offset write is on disk. */
-  private async offsetSaved(): Promise<void> {
+  /** Writes the newest offset now (after any write in progress); `stop()` calls it last. */
+  private async flushOffset(): Promise<void> {
+    clearTimeout(this.offsetTimer);
+    this.offsetTimer = undefined;
     while (this.offsetWrite) await this.offsetWrite;
+    if (!this.offsetDirty) return;
+    this.offsetDirty = false;
+    this.offsetWrite = this.saveOffset().finally(() => {
+      this.offsetWrite = undefined;
+      if (this.offsetDirty && this.running) this.scheduleOffsetSave();
+    });
+    await this.offsetWrite;
   }
 
   private async saveOffset(): Promise<void> {

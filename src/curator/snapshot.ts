@@ -6,13 +6,16 @@
  */
 import { once } from "node:events";
 import {
+  closeSync,
   createReadStream,
   createWriteStream,
   promises as fs,
   lstatSync,
+  openSync,
   readdirSync,
   readFileSync,
   readlinkSync,
+  readSync,
 } from "node:fs";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
@@ -210,35 +213,11 @@ async function writeSnapshot(input: WriteSnapshotInput): Promise<void> {
 const BUFFERED_FILE_LIMIT = 1024 * 1024;
 /** Bytes gathered before one write to gzip. */
 const OUTPUT_BATCH_BYTES = 256 * 1024;
-/** The walk yields to the event loop at least this often (ms), so a gateway keeps answering. */
-const MAX_BLOCKING_MS = 20;
-
 /**
- * Walks `entries` (relative to `root`) depth-first in a stable order, yielding every path; never
- * follows links. Reads are synchronous (thousands of tiny files cost far less without a thread-pool
- * hop each) but the walk yields to the event loop every few milliseconds.
+ * Reads are synchronous (thousands of tiny files cost far less without a thread-pool hop each), so the
+ * walk yields to the event loop at least this often (ms) and a gateway keeps answering.
  */
-async function* walkTree(root: string, entries: string[]): AsyncGenerator<string> {
-  let since = performance.now();
-  const stack: string[] = [...entries].reverse();
-  while (stack.length > 0) {
-    const rel = stack.pop() as string;
-    yield rel;
-    if (performance.now() - since > MAX_BLOCKING_MS) {
-      await new Promise((resolve) => setImmediate(resolve));
-      since = performance.now();
-    }
-    let children: import("node:fs").Dirent[];
-    try {
-      if (!lstatSync(path.join(root, rel)).isDirectory()) continue;
-      children = readdirSync(path.join(root, rel), { withFileTypes: true });
-    } catch {
-      continue;
-    }
-    const names = children.map((child) => child.name).sort();
-    for (let i = names.length - 1; i >= 0; i--) stack.push(`${rel}/${names[i]}`);
-  }
-}
+const MAX_BLOCKING_MS = 20;
 
 /** One member ready to be written: its header blocks, and its body (or the file to stream it from). */
 interface PreparedMember {
@@ -292,7 +271,7 @@ function prepareMember(root: string, rel: string): PreparedMember | null {
       const headers = headerBlocks({ ...base, path: rel, type: "File", size: stat.size });
       return { rel, type: "File", headers, streamFrom: { file: abs, size: stat.size } };
     }
-    const body = readFileSync(abs);
+    const body = readSmallFile(abs, stat.size);
     return {
       rel,
       type: "File",
@@ -302,6 +281,34 @@ function prepareMember(root: string, rel: string): PreparedMember | null {
   } catch {
     // Vanished or unreadable while we walked: leave it out rather than fail the whole snapshot.
     return null;
+  }
+}
+
+/** A directory's entry names, sorted; empty when it vanished meanwhile. */
+function listDir(dir: string): string[] {
+  try {
+    return readdirSync(dir).sort();
+  } catch {
+    return [];
+  }
+}
+
+/** Reads a small regular file whose size lstat gave (open, read, close: no extra fstat). */
+function readSmallFile(file: string, size: number): Buffer {
+  const fd = openSync(file, "r");
+  try {
+    const buffer = Buffer.allocUnsafe(size + 1);
+    let length = 0;
+    for (;;) {
+      const n = readSync(fd, buffer, length, buffer.length - length, null);
+      if (n === 0) break;
+      length += n;
+      // The file grew since lstat: fall back to reading whatever it holds now.
+      if (length === buffer.length) return Buffer.concat([buffer, readFileSync(file).subarray(length)]);
+    }
+    return buffer.subarray(0, length);
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -354,9 +361,22 @@ async function streamArchive(
       links.push({ path: member.rel, target: member.linkpath });
   };
   try {
-    for await (const rel of walkTree(root, entries)) {
+    // Depth-first in a stable order; one lstat per member decides both its header and whether to descend.
+    const stack: string[] = [...entries].reverse();
+    let since = performance.now();
+    while (stack.length > 0) {
+      const rel = stack.pop() as string;
       const member = prepareMember(root, rel);
-      if (member) await emit(member);
+      if (!member) continue;
+      await emit(member);
+      if (member.type === "Directory") {
+        const names = listDir(path.join(root, rel));
+        for (let i = names.length - 1; i >= 0; i--) stack.push(`${rel}/${names[i]}`);
+      }
+      if (performance.now() - since > MAX_BLOCKING_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        since = performance.now();
+      }
     }
     await write(Buffer.alloc(1024));
     await flush();

@@ -13,7 +13,8 @@ export type SkillState = "active" | "stale" | "archived";
 
 /** One skill's record. Unknown keys found on disk are preserved. */
 export interface UsageRecord {
-  created_by: string | null;
+  /** Absent on records that pre-date the provenance marker; kept absent so the two unmanaged reasons stay apart. */
+  created_by?: string | null;
   use_count: number;
   view_count: number;
   patch_count: number;
@@ -54,9 +55,13 @@ export function emptyRecord(createdAt: string | null = null): UsageRecord {
   };
 }
 
-/** Fills missing keys of a stored record (non-objects are dropped by the caller). */
+/**
+ * Fills missing keys of a stored record (non-objects are dropped by the caller). `created_by` is not
+ * invented: whether a record carries it at all tells "pre-dates the marker" from "created by hand".
+ */
 export function backfill(raw: Record<string, unknown>): UsageRecord {
   const record = { ...emptyRecord(), ...raw } as UsageRecord;
+  if (!Object.hasOwn(raw, "created_by")) delete record.created_by;
   for (const key of ["use_count", "view_count", "patch_count"] as const) {
     if (typeof record[key] !== "number" || !Number.isFinite(record[key])) record[key] = 0;
   }

@@ -328,7 +328,8 @@ describe("archive, restore, list-archived (scenario 55)", () => {
     ]);
     expect((await cli(["list-archived"])).text).toContain("cat/thing  → skills/cat/thing");
     const back = await cli(["restore", "cat/thing"]);
-    expect(back.text).toBe("curator: restored 'thing' to skills/cat/thing");
+    expect(back.text).toContain("curator: restored 'thing' to skills/cat/thing");
+    expect(back.text).toContain("`skillgate curator pin thing` keeps it");
     expect((await cli(["list-archived"])).text).toBe("curator: no archived skills");
     expect((await cli(["restore", "thing"])).reply.exitCode).toBe(1);
   });

@@ -90,7 +90,13 @@ describe("curator rollback", () => {
     await writeSkill(home, "alpha");
     await run("backup", []);
     const asked: string[] = [];
-    const context = ctx(configWith(), { interactive: true, prompt: async (q) => (asked.push(q), "n") });
+    const context = ctx(configWith(), {
+      interactive: true,
+      prompt: async (q) => {
+        asked.push(q);
+        return "n";
+      },
+    });
     const { reply } = await run("rollback", [], context);
     expect(asked[0]).toContain("Proceed?");
     expect(reply.exitCode).toBe(1);

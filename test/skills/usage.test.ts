@@ -31,9 +31,10 @@ describe("usage store (scenario 49)", () => {
       patch_count: 0,
       state: "active",
       pinned: false,
-      created_by: null,
       extra_key: "kept",
     });
+    // A record without the provenance marker keeps lacking it ("pre-dates marker").
+    expect(Object.hasOwn(records.partial ?? {}, "created_by")).toBe(false);
     await store.update(() => undefined);
     const text = readFileSync(usageFile(), "utf8");
     expect(text.startsWith('{\n  "partial": {\n    "archived_at": null,')).toBe(true);

@@ -1,0 +1,30 @@
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { UsageStore } from "../../src/skills/usage.js";
+
+describe("usage records keep the provenance marker as found", () => {
+  let skills: string;
+  beforeEach(async () => {
+    skills = await mkdtemp(path.join(os.tmpdir(), "sg-usage-marker-"));
+  });
+  afterEach(async () => {
+    await rm(skills, { recursive: true, force: true });
+  });
+
+  it("does not add created_by to a record that never had it when another record is bumped", async () => {
+    await writeFile(
+      path.join(skills, ".usage.json"),
+      JSON.stringify({ legacy: { use_count: 3 }, manual: { created_by: null, use_count: 1 } }),
+    );
+    const store = new UsageStore(skills);
+    await store.bump("manual", "use");
+    const onDisk = JSON.parse(await readFile(path.join(skills, ".usage.json"), "utf8"));
+    expect(Object.hasOwn(onDisk.legacy, "created_by")).toBe(false);
+    expect(onDisk.legacy.use_count).toBe(3);
+    expect(onDisk.legacy.state).toBe("active");
+    expect(onDisk.manual.created_by).toBeNull();
+    expect(onDisk.manual.use_count).toBe(2);
+  });
+});
