@@ -110,7 +110,7 @@ export async function withLedger<T>(opts: LedgerOptions, mutate: () => Promise<T
   let usageBefore: UsageRecord | null = null;
   try {
     before = await captureState(opts.home, roots);
-    usageBefore = (await store.read())[opts.skill] ?? null;
+    usageBefore = await store.readRecord(opts.skill);
   } catch {
     before = undefined;
   }
@@ -136,7 +136,7 @@ async function recordQuietly(
 ): Promise<void> {
   try {
     const after = await captureState(opts.home, roots);
-    const usageAfter = (await store.read())[opts.skill] ?? null;
+    const usageAfter = await store.readRecord(opts.skill);
     if (
       extraEvidence &&
       sameFiles(before.files, after.files) &&

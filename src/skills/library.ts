@@ -2,22 +2,27 @@
  * The skill library of one home: discovery over the roots, the `skills_list` and `skill_view` results,
  * and a cache that notices changes quickly.
  *
- * Caching: the first call scans. After that, directory watchers (`fs.watch`, one per walked folder,
- * non-persistent so they never keep a process alive) are armed shortly afterwards; any relevant event marks
- * the cache dirty and the next call refreshes, re-reading only SKILL.md files whose mtime/size/inode
- * changed. Until watchers are armed, or if they cannot be (inotify limits, unsupported platform), the
- * cache is re-validated by a refresh at most every 500 ms. Changes are therefore seen within a second.
+ * Caching: the first call of a process starts from the persistent scan index
+ * (`<home>/.cache/skillgate/skills-index.json`, see `index-cache.ts`) when there is one, so an unchanged
+ * library costs one `stat` per folder and per SKILL.md; only changed folders are listed again and only
+ * changed SKILL.md files re-read, and the index is rewritten when anything differed. After that, directory
+ * watchers (`fs.watch`, one per walked folder, non-persistent so they never keep a process alive) are
+ * armed shortly afterwards; any relevant event marks the cache dirty and the next call refreshes the same
+ * incremental way. Until watchers are armed, or if they cannot be (inotify limits, unsupported platform),
+ * the cache is re-validated by a refresh at most every 500 ms. Changes are therefore seen within a second.
  *
  * Config: pass a `SkillgateConfig` and the library re-reads `<home>/config.yaml` whenever its mtime
  * differs from the one seen at open (a broken file then makes visibility fail closed); or pass a function
- * returning the current config, and the library calls it on every operation.
+ * returning the current config, and the library calls it on every operation. Visibility (the disabled
+ * lists) is applied after the scan, so it is never part of the cached data.
  */
 import { type FSWatcher, mkdirSync, statSync, watch } from "node:fs";
 import path from "node:path";
 import { loadConfig, type SkillgateConfig } from "../config/config.js";
 import { ConfigError } from "../core/errors.js";
+import { loadIndex, saveIndex } from "./index-cache.js";
 import { resolveRoots, type SkillRoot } from "./roots.js";
-import { isExcludedDir, type ScanRecord, type ScanResult, scanRoots } from "./scan.js";
+import { Gates, isExcludedDir, type ScanCache, type ScanResult, type ScanStats, scanRoots } from "./scan.js";
 import type { SkillEntry, SkillLibrary, SkillsListResult, SkillViewResult, ViewOptions } from "./types.js";
 import { disabledNames, isDisabledIn } from "./visibility.js";
 
@@ -25,6 +30,8 @@ import { disabledNames, isDisabledIn } from "./visibility.js";
 export interface LibraryOptions {
   /** Arm directory watchers after the first scan (default true). Without them the cache polls. */
   watch?: boolean;
+  /** Use and keep the persistent scan index in `<home>/.cache/skillgate` (default true). */
+  persistIndex?: boolean;
   /** Environment for `${VAR}` expansion, `HERMES_PLATFORM` and readiness (default `process.env`). */
   env?: NodeJS.ProcessEnv;
 }
@@ -37,6 +44,8 @@ export interface ManagedSkillLibrary extends SkillLibrary {
   roots(): SkillRoot[];
   /** How many scans or refreshes of the disk this library has done (for tests and diagnostics). */
   scanCount(): number;
+  /** What the last scan had to read from disk, and whether it started from the persistent index. */
+  lastScan(): (ScanStats & { fromIndex: boolean; indexWritten: boolean }) | undefined;
 }
 
 const POLL_MS = 500;
@@ -65,7 +74,7 @@ function buildEntries(scan: ScanResult): SkillEntry[] {
     entries.push({
       name: head.name,
       description: head.description,
-      category: head.category,
+      category: record.category,
       dir: record.dir,
       skillFile: record.skillFile,
       root: root.dir,
@@ -97,6 +106,9 @@ class Library implements ManagedSkillLibrary {
   private readonly configSource: SkillgateConfig | (() => SkillgateConfig);
   private readonly env: NodeJS.ProcessEnv;
   private readonly watchEnabled: boolean;
+  private readonly persistIndex: boolean;
+  private cache: ScanCache | undefined;
+  private last: (ScanStats & { fromIndex: boolean; indexWritten: boolean }) | undefined;
   private config: SkillgateConfig;
   private configStamp: number;
   private snapshot: Snapshot | undefined;
@@ -114,6 +126,7 @@ class Library implements ManagedSkillLibrary {
     this.configSource = config;
     this.env = options.env ?? process.env;
     this.watchEnabled = options.watch ?? true;
+    this.persistIndex = options.persistIndex ?? true;
     this.config = typeof config === "function" ? config() : config;
     this.configStamp = this.configMtime();
   }
@@ -156,6 +169,10 @@ class Library implements ManagedSkillLibrary {
     return this.scans;
   }
 
+  lastScan(): (ScanStats & { fromIndex: boolean; indexWritten: boolean }) | undefined {
+    return this.last && { ...this.last };
+  }
+
   /** Returns a snapshot that reflects the disk (scanning or refreshing as needed). */
   private fresh(): Snapshot {
     const config = this.currentConfig();
@@ -173,12 +190,19 @@ class Library implements ManagedSkillLibrary {
   }
 
   private rescan(roots: SkillRoot[], rootsKey: string): void {
-    const previous = this.snapshot
-      ? new Map(this.snapshot.scan.records.map((record): [string, ScanRecord] => [record.skillFile, record]))
-      : undefined;
     this.dirty = false;
     this.scans += 1;
-    const scan = scanRoots(roots, { previous });
+    const gates = new Gates();
+    let fromIndex = false;
+    if (!this.cache && this.persistIndex) {
+      this.cache = loadIndex(this.home, gates);
+      fromIndex = this.cache !== undefined;
+    }
+    const scan = scanRoots(roots, { cache: this.cache, gates });
+    this.cache = scan.cache;
+    const indexWritten = this.persistIndex && scan.changed;
+    if (indexWritten) saveIndex(this.home, scan.cache);
+    this.last = { ...scan.stats, fromIndex, indexWritten };
     const entries = buildEntries(scan);
     this.snapshot = { scan, rootsKey, entries, listOrder: sortForList(entries) };
     this.lastRefresh = Date.now();

@@ -5,9 +5,18 @@
  * followed, each real folder at most once, so link loops end. Each SKILL.md is read up to its first 4000
  * characters with a bounded read.
  *
+ * Incremental scans: every folder listing and every SKILL.md head is kept in a `ScanCache` together with
+ * the stamp (mtime, ctime, size, inode) its path had just before it was read. A later scan stats each
+ * path first and reuses what it recorded when the stamp is unchanged, so an unchanged tree costs one
+ * `stat` per folder and per SKILL.md instead of a `readdir`, an open/read/close and a parse. Adding,
+ * removing or renaming an entry changes its folder's mtime; editing a file changes its own mtime/ctime;
+ * an atomic replace changes its inode; a retargeted symlink leads to another inode. Entries whose mtime or
+ * ctime is within `RACY_MS` of the scan are never trusted later (a change in the same clock tick would
+ * keep the stamp), so they are re-read until they settle. The same cache backs the long-running library
+ * and, through `index-cache.ts`, fresh processes.
+ *
  * The walk is synchronous on purpose: on a warm page cache, sync `readdir`/`open`/`read` are about twice
- * as fast as their promise versions on this kind of tree, and the library only scans on start and after
- * a change.
+ * as fast as their promise versions on this kind of tree.
  */
 
 import { isAscii } from "node:buffer";
@@ -53,15 +62,20 @@ export function isExcludedDir(name: string): boolean {
 /** How much of each SKILL.md listing reads. */
 export const HEAD_CHARS = 4000;
 
+/** Entries whose mtime/ctime is this close to the scan (or later) are re-read next time. */
+export const RACY_MS = 2000;
+
 /** What listing needs from one SKILL.md head. */
 export interface SkillHead {
   /** Frontmatter name (or folder name), truncated to 64. */
   name: string;
   /** The untruncated frontmatter name, when declared. */
   declaredName: string | undefined;
+  /** `frontmatter.name` when it is a string: the disabled lists are matched against it too. */
+  frontmatterName: string | undefined;
   description: string;
-  category: string | null;
-  frontmatter: Record<string, unknown>;
+  /** The parsed frontmatter (a head from the persistent index parses it on first access). */
+  readonly frontmatter: Record<string, unknown>;
   /** The `platforms:` gate passes on this OS. */
   osOk: boolean;
   /** The `environments:` gate passes here. */
@@ -78,11 +92,52 @@ export interface ScanRecord {
   /** SKILL.md path relative to the root, POSIX separators. */
   relFile: string;
   skillFile: string;
+  /** First path component when the skill sits in a category folder, else null. */
+  category: string | null;
   head?: SkillHead;
   /** Why the file could not be read (the skill is skipped). */
   error?: string;
-  /** mtime/size/inode of SKILL.md when the scan took them (refreshes reuse unchanged heads). */
-  stamp?: string;
+}
+
+/** The stamp of a path (`stat`, following symlinks): unchanged means a recorded listing or head holds. */
+export interface Stamp {
+  mtimeMs: number;
+  ctimeMs: number;
+  size: number;
+  ino: number;
+  dev: number;
+}
+
+/**
+ * A folder's entries as the walk needs them, each as a type letter and the name (`d` folder, `f` file,
+ * `l` symlink, `u` unknown type), joined by `/` (which no name contains). Entries the walk can never use
+ * (excluded names, non-`.md` files, devices; support folders beside a regular SKILL.md) are left out.
+ */
+export interface DirListing {
+  stamp: Stamp;
+  entries: string;
+}
+
+/** A SKILL.md head and the stamp of the file it was read from. */
+export interface CachedHead {
+  stamp: Stamp;
+  head: SkillHead;
+  /** The frontmatter is known to survive a JSON round trip unchanged (it came from the index). */
+  jsonExact?: boolean;
+}
+
+/** What one scan recorded for the next: listings by folder path, heads by SKILL.md path (lexical). */
+export interface ScanCache {
+  dirs: Map<string, DirListing>;
+  heads: Map<string, CachedHead>;
+}
+
+/** How much of the disk a scan had to read (for tests and diagnostics). */
+export interface ScanStats {
+  /** Folders listed with `readdir` (the rest came from the cache). */
+  dirsListed: number;
+  /** SKILL.md heads read and parsed (the rest came from the cache). */
+  headsRead: number;
 }
 
 /** The outcome of one walk over all roots. */
@@ -92,8 +147,13 @@ export interface ScanResult {
   records: ScanRecord[];
   /** Legacy single-file skills: `<stem>` → `.md` files outside skill folders, in walk order. */
   legacy: Map<string, string[]>;
-  /** Every real folder walked (for watchers and validation). */
+  /** Every real folder walked (for watchers). */
   dirs: string[];
+  /** The listings and heads of this scan, for the next one. */
+  cache: ScanCache;
+  /** True when `cache` differs from the cache the scan was given. */
+  changed: boolean;
+  stats: ScanStats;
 }
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
@@ -152,40 +212,86 @@ export function describe(frontmatter: Record<string, unknown>, body: string): st
   return description.length > 1024 ? `${description.slice(0, 1021)}...` : description;
 }
 
-/** Builds the head of one SKILL.md text. */
-export function headFromText(
-  text: string,
-  relFile: string,
-  dirName: string,
-  runtime: RuntimeEnvironments,
-): SkillHead {
-  const { frontmatter, body } = parseSkillMd(text);
-  return buildHead(frontmatter, () => body, relFile, dirName, runtime);
+/** The description taken from the frontmatter alone ("" when it has none and the body decides). */
+export function declaredDescription(frontmatter: Record<string, unknown>): string {
+  const declared = frontmatter.description;
+  const description = declared === undefined || declared === null ? "" : String(declared).trim();
+  return description.length > 1024 ? `${description.slice(0, 1021)}...` : description;
 }
 
-function buildHead(
+/** The category of a SKILL.md path relative to its root: the first folder when nested two deep. */
+export function categoryOf(relFile: string): string | null {
+  const slash = relFile.indexOf("/");
+  return slash >= 0 && relFile.indexOf("/", slash + 1) >= 0 ? relFile.slice(0, slash) : null;
+}
+
+/**
+ * The OS and environment gates, remembered per distinct `platforms:` / `environments:` value (the gates
+ * read nothing else), so thousands of skills cost a handful of checks.
+ */
+export class Gates {
+  private readonly platforms = new Map<string, boolean>();
+  private readonly environments = new Map<string, boolean>();
+
+  constructor(readonly runtime: RuntimeEnvironments = detectEnvironments()) {}
+
+  /** The `platforms:` gate of `frontmatter` on this OS. */
+  osOk(frontmatter: Record<string, unknown>): boolean {
+    const value = frontmatter.platforms;
+    if (value === undefined || value === null) return true;
+    const key = JSON.stringify(value);
+    let result = this.platforms.get(key);
+    if (result === undefined) {
+      result = skillMatchesPlatform({ platforms: value });
+      this.platforms.set(key, result);
+    }
+    return result;
+  }
+
+  /** The `environments:` gate of `frontmatter` here. */
+  envOk(frontmatter: Record<string, unknown>): boolean {
+    const value = frontmatter.environments;
+    if (value === undefined || value === null) return true;
+    const key = JSON.stringify(value);
+    let result = this.environments.get(key);
+    if (result === undefined) {
+      result = skillMatchesEnvironment({ environments: value }, this.runtime);
+      this.environments.set(key, result);
+    }
+    return result;
+  }
+}
+
+/**
+ * Builds a head from parsed frontmatter. `description` is the final description when known, or a
+ * function giving the body (called only when the frontmatter has no description).
+ */
+export function buildHead(
   frontmatter: Record<string, unknown>,
-  body: () => string,
-  relFile: string,
+  description: string | (() => string),
   dirName: string,
-  runtime: RuntimeEnvironments,
+  gates: Gates,
 ): SkillHead {
   const rawName = frontmatter.name;
   const declaredName =
     rawName === undefined || rawName === null || rawName === "" ? undefined : String(rawName).trim();
-  const name = (declaredName || dirName).slice(0, 64);
-  const declared = frontmatter.description;
-  const hasDescription = declared !== undefined && declared !== null && String(declared).trim() !== "";
-  const slash = relFile.indexOf("/");
+  let text = typeof description === "string" ? description : declaredDescription(frontmatter);
+  if (typeof description !== "string" && text === "") text = describe({}, description());
   return {
-    name,
+    name: (declaredName || dirName).slice(0, 64),
     declaredName,
-    description: describe(frontmatter, hasDescription ? "" : body()),
-    category: slash >= 0 && relFile.indexOf("/", slash + 1) >= 0 ? relFile.slice(0, slash) : null,
+    frontmatterName: typeof rawName === "string" ? rawName : undefined,
+    description: text,
     frontmatter,
-    osOk: skillMatchesPlatform(frontmatter),
-    envOk: skillMatchesEnvironment(frontmatter, runtime),
+    osOk: gates.osOk(frontmatter),
+    envOk: gates.envOk(frontmatter),
   };
+}
+
+/** Builds the head of one SKILL.md text. */
+export function headFromText(text: string, dirName: string, gates: Gates): SkillHead {
+  const { frontmatter, body } = parseSkillMd(text);
+  return buildHead(frontmatter, () => body, dirName, gates);
 }
 
 const NEWLINE = 10;
@@ -200,12 +306,7 @@ function isAsciiSpace(byte: number | undefined): boolean {
  * only the frontmatter block is turned into a string, and the body only when the description needs it.
  * Anything else goes through the full 4000-character decode.
  */
-export function loadHead(
-  file: string,
-  relFile: string,
-  dirName: string,
-  runtime: RuntimeEnvironments,
-): SkillHead {
+export function loadHead(file: string, dirName: string, gates: Gates): SkillHead {
   const fd = openSync(file, "r");
   try {
     const length = readSync(fd, buffer, 0, HEAD_CHARS, 0);
@@ -226,144 +327,238 @@ export function loadHead(
         if (lastNewline >= 0) {
           const { frontmatter } = parseFrontmatterBlock(bytes.toString("latin1", 3, at));
           const bodyStart = lastNewline + 1;
-          return buildHead(
-            frontmatter,
-            () => bytes.toString("latin1", bodyStart, length),
-            relFile,
-            dirName,
-            runtime,
-          );
+          return buildHead(frontmatter, () => bytes.toString("latin1", bodyStart, length), dirName, gates);
         }
         from = at + 1;
       }
     }
-    return headFromText(decodeAll(fd, length), relFile, dirName, runtime);
+    return headFromText(decodeAll(fd, length), dirName, gates);
   } finally {
     closeSync(fd);
   }
 }
 
-function stampOf(file: string): string | undefined {
+/** The stamp of `file` (following symlinks), or undefined when it cannot be stat'ed. */
+export function stampOf(file: string): Stamp | undefined {
   try {
-    const stat = statSync(file);
-    return `${stat.mtimeMs}:${stat.ctimeMs}:${stat.size}:${stat.ino}`;
+    const stat = statSync(file, { throwIfNoEntry: false });
+    return (
+      stat && { mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, size: stat.size, ino: stat.ino, dev: stat.dev }
+    );
   } catch {
     return undefined;
   }
 }
 
-function kindOf(full: string, entry: Dirent): "dir" | "file" | "other" {
-  if (entry.isDirectory()) return "dir";
-  if (entry.isFile()) return "file";
-  if (
-    entry.isSymbolicLink() ||
-    !(entry.isFIFO() || entry.isSocket() || entry.isCharacterDevice() || entry.isBlockDevice())
-  ) {
-    try {
-      const stat = statSync(full);
-      return stat.isDirectory() ? "dir" : stat.isFile() ? "file" : "other";
-    } catch {
-      return "other";
-    }
+/** True when two stamps describe the same unchanged file. */
+export function sameStamp(a: Stamp, b: Stamp): boolean {
+  return (
+    a.mtimeMs === b.mtimeMs &&
+    a.ctimeMs === b.ctimeMs &&
+    a.size === b.size &&
+    a.ino === b.ino &&
+    a.dev === b.dev
+  );
+}
+
+/** A stamp that matches nothing, recorded for entries too recent to be trusted later. */
+export const UNSETTLED: Stamp = { mtimeMs: -1, ctimeMs: -1, size: -1, ino: -1, dev: -1 };
+
+type Kind = "dir" | "file" | "other";
+
+function statKind(full: string): Kind {
+  try {
+    const stat = statSync(full);
+    return stat.isDirectory() ? "dir" : stat.isFile() ? "file" : "other";
+  } catch {
+    return "other";
   }
-  return "other";
+}
+
+/** The kind of one encoded entry (`d`, `f`, or `l`/`u`, which are resolved with `stat`). */
+function kindOfEntry(type: string, full: string): Kind {
+  return type === "d" ? "dir" : type === "f" ? "file" : statKind(full);
+}
+
+function typeLetter(entry: Dirent): string | undefined {
+  if (entry.isDirectory()) return "d";
+  if (entry.isFile()) return "f";
+  if (entry.isSymbolicLink()) return "l";
+  if (entry.isFIFO() || entry.isSocket() || entry.isCharacterDevice() || entry.isBlockDevice())
+    return undefined;
+  return "u";
+}
+
+/** Encodes a folder's entries, keeping only those the walk can use (see `DirListing`). */
+function encodeEntries(entries: Dirent[]): string {
+  let skillType: string | undefined;
+  for (const entry of entries) if (entry.name === "SKILL.md") skillType = typeLetter(entry);
+  const parts: string[] = [];
+  for (const entry of entries) {
+    const name = entry.name;
+    const type = typeLetter(entry);
+    if (type === undefined) continue;
+    if (name !== "SKILL.md") {
+      if (isExcludedDir(name) || (skillType === "f" && SUPPORT_DIRS.has(name))) continue;
+      if (type === "f" && !name.endsWith(".md")) continue;
+    }
+    parts.push(type + name);
+  }
+  return parts.join("/");
 }
 
 /** Options of `scanRoots`. */
 export interface ScanOptions {
-  /** Records of the previous scan, by SKILL.md path: unchanged files (same stamp) are not re-read. */
-  previous?: Map<string, ScanRecord>;
-  runtime?: RuntimeEnvironments;
+  /** What an earlier scan recorded: listings and heads whose stamps still match are reused. */
+  cache?: ScanCache;
+  /** OS/environment gates (default: detected for this process). */
+  gates?: Gates;
 }
 
 /** Walks every root and reads every SKILL.md head. Never throws for unreadable entries. */
 export function scanRoots(roots: SkillRoot[], options: ScanOptions = {}): ScanResult {
-  const runtime = options.runtime ?? detectEnvironments();
-  const result: ScanResult = { roots, records: [], legacy: new Map(), dirs: [] };
+  const walker = new Walker(options.cache, options.gates ?? new Gates());
+  const records: ScanRecord[] = [];
+  const legacy = new Map<string, string[]>();
+  const dirs: string[] = [];
   roots.forEach((root, rootIndex) => {
     if (!root.exists) return;
-    const found: ScanRecord[] = [];
-    walkRoot(root, rootIndex, found, result);
+    const found = walker.walkRoot(root, rootIndex, legacy, dirs);
     found.sort((a, b) => (a.relFile < b.relFile ? -1 : a.relFile > b.relFile ? 1 : 0));
     for (const record of found) {
-      const dirName = path.basename(record.dir);
-      const previous = options.previous?.get(record.skillFile);
-      if (options.previous) record.stamp = stampOf(record.skillFile);
-      if (
-        previous?.head &&
-        previous.stamp !== undefined &&
-        previous.stamp === record.stamp &&
-        previous.realDir === record.realDir
-      ) {
-        record.head = previous.head;
-      } else {
-        try {
-          record.head = loadHead(record.skillFile, record.relFile, dirName, runtime);
-        } catch (error) {
-          record.error = (error as Error).message;
-        }
-      }
-      result.records.push(record);
+      walker.readHead(record);
+      records.push(record);
     }
   });
-  return result;
+  return { roots, records, legacy, dirs, ...walker.outcome() };
 }
 
-function walkRoot(root: SkillRoot, rootIndex: number, found: ScanRecord[], result: ScanResult): void {
-  const visited = new Set<string>([root.real]);
-  // Depth-first, sorted; each item: lexical dir, real dir, relative dir ("" for the root).
-  const stack: [string, string, string][] = [[root.dir, root.real, ""]];
-  while (stack.length > 0) {
-    const [dir, real, rel] = stack.pop() as [string, string, string];
-    result.dirs.push(real);
-    let entries: Dirent[];
+/** One walk: reuses the old cache where stamps match and records the new one. */
+class Walker {
+  private readonly old: ScanCache;
+  private readonly cache: ScanCache = { dirs: new Map(), heads: new Map() };
+  private readonly stats: ScanStats = { dirsListed: 0, headsRead: 0 };
+  /** Stamps at or after this time are recorded as unsettled. */
+  private readonly settledBefore = Date.now() - RACY_MS;
+
+  constructor(
+    old: ScanCache | undefined,
+    private readonly gates: Gates,
+  ) {
+    this.old = old ?? { dirs: new Map(), heads: new Map() };
+  }
+
+  outcome(): Pick<ScanResult, "cache" | "changed" | "stats"> {
+    const changed =
+      this.stats.dirsListed > 0 ||
+      this.stats.headsRead > 0 ||
+      this.cache.dirs.size !== this.old.dirs.size ||
+      this.cache.heads.size !== this.old.heads.size;
+    return { cache: this.cache, changed, stats: this.stats };
+  }
+
+  private settled(stamp: Stamp): Stamp {
+    return stamp.mtimeMs >= this.settledBefore || stamp.ctimeMs >= this.settledBefore ? UNSETTLED : stamp;
+  }
+
+  /** The encoded entries of `dir`, from the cache when its stamp is unchanged; undefined if unreadable. */
+  private list(dir: string): string | undefined {
+    const stamp = stampOf(dir);
+    if (!stamp) return undefined;
+    const known = this.old.dirs.get(dir);
+    if (known && sameStamp(known.stamp, stamp)) {
+      this.cache.dirs.set(dir, known);
+      return known.entries;
+    }
+    let entries: string;
     try {
-      entries = readdirSync(dir, { withFileTypes: true });
+      entries = encodeEntries(readdirSync(dir, { withFileTypes: true }));
     } catch {
-      continue;
+      return undefined;
     }
-    let hasSkill = false;
-    for (const entry of entries) {
-      if (entry.name === "SKILL.md" && kindOf(dir + path.sep + entry.name, entry) === "file") {
-        hasSkill = true;
-        break;
-      }
+    this.stats.dirsListed += 1;
+    this.cache.dirs.set(dir, { stamp: this.settled(stamp), entries });
+    return entries;
+  }
+
+  /** Fills `record.head` (or `record.error`), reusing the cached head when the file is unchanged. */
+  readHead(record: ScanRecord): void {
+    const file = record.skillFile;
+    const stamp = stampOf(file);
+    const known = this.old.heads.get(file);
+    if (stamp && known && sameStamp(known.stamp, stamp)) {
+      this.cache.heads.set(file, known);
+      record.head = known.head;
+      return;
     }
-    if (hasSkill) {
-      found.push({
-        rootIndex,
-        dir,
-        realDir: real,
-        relFile: rel === "" ? "SKILL.md" : `${rel}/SKILL.md`,
-        skillFile: `${dir}${path.sep}SKILL.md`,
-      });
+    try {
+      record.head = loadHead(file, path.basename(record.dir), this.gates);
+      this.stats.headsRead += 1;
+      if (stamp) this.cache.heads.set(file, { stamp: this.settled(stamp), head: record.head });
+    } catch (error) {
+      record.error = (error as Error).message;
     }
-    const children: [string, string, string][] = [];
-    for (const entry of entries) {
-      const name = entry.name;
-      if (isExcludedDir(name) || (hasSkill && SUPPORT_DIRS.has(name))) continue;
-      const full = dir + path.sep + name;
-      const kind = entry.isDirectory() ? "dir" : entry.isFile() ? "file" : kindOf(full, entry);
-      if (kind === "file") {
-        if (!hasSkill && name.endsWith(".md") && name !== "SKILL.md")
-          addLegacy(result.legacy, name.slice(0, -3), full);
-        continue;
-      }
-      if (kind !== "dir") continue;
-      let childReal = real + path.sep + name;
-      if (entry.isSymbolicLink()) {
-        try {
-          childReal = realpathSync.native(full);
-        } catch {
-          continue;
+  }
+
+  /** Depth-first, sorted walk of one root; returns its SKILL.md records (heads not read yet). */
+  walkRoot(root: SkillRoot, rootIndex: number, legacy: Map<string, string[]>, dirs: string[]): ScanRecord[] {
+    const found: ScanRecord[] = [];
+    const visited = new Set<string>([root.real]);
+    // Each item: lexical dir, real dir, relative dir ("" for the root).
+    const stack: [string, string, string][] = [[root.dir, root.real, ""]];
+    while (stack.length > 0) {
+      const [dir, real, rel] = stack.pop() as [string, string, string];
+      dirs.push(real);
+      const encoded = this.list(dir);
+      if (encoded === undefined || encoded === "") continue;
+      const entries = encoded.split("/");
+      let hasSkill = false;
+      for (const entry of entries) {
+        if (entry.endsWith("SKILL.md") && entry.length === 9) {
+          hasSkill = kindOfEntry(entry[0] as string, `${dir}${path.sep}SKILL.md`) === "file";
+          break;
         }
       }
-      if (visited.has(childReal)) continue;
-      visited.add(childReal);
-      children.push([full, childReal, rel === "" ? name : `${rel}/${name}`]);
+      if (hasSkill) {
+        const relFile = rel === "" ? "SKILL.md" : `${rel}/SKILL.md`;
+        found.push({
+          rootIndex,
+          dir,
+          realDir: real,
+          relFile,
+          skillFile: `${dir}${path.sep}SKILL.md`,
+          category: categoryOf(relFile),
+        });
+      }
+      const children: [string, string, string][] = [];
+      for (const entry of entries) {
+        const type = entry[0] as string;
+        const name = entry.slice(1);
+        if (isExcludedDir(name) || (hasSkill && SUPPORT_DIRS.has(name))) continue;
+        const full = dir + path.sep + name;
+        const kind = kindOfEntry(type, full);
+        if (kind === "file") {
+          if (!hasSkill && name.endsWith(".md") && name !== "SKILL.md")
+            addLegacy(legacy, name.slice(0, -3), full);
+          continue;
+        }
+        if (kind !== "dir") continue;
+        let childReal = real + path.sep + name;
+        if (type === "l") {
+          try {
+            childReal = realpathSync.native(full);
+          } catch {
+            continue;
+          }
+        }
+        if (visited.has(childReal)) continue;
+        visited.add(childReal);
+        children.push([full, childReal, rel === "" ? name : `${rel}/${name}`]);
+      }
+      children.sort((a, b) => (a[2] < b[2] ? 1 : a[2] > b[2] ? -1 : 0));
+      for (const child of children) stack.push(child);
     }
-    children.sort((a, b) => (a[2] < b[2] ? 1 : a[2] > b[2] ? -1 : 0));
-    for (const child of children) stack.push(child);
+    return found;
   }
 }
 

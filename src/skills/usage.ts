@@ -105,6 +105,9 @@ export function parseTimestamp(value: string): number | undefined {
   return Number.isNaN(ms) ? undefined : ms;
 }
 
+/** Last parse of each usage file, for `readRecord`. */
+const parsedCache = new Map<string, { key: string; records: UsageMap }>();
+
 /** Reads, locks and atomically rewrites `.usage.json`. One instance per skills directory. */
 export class UsageStore {
   readonly file: string;
@@ -132,6 +135,29 @@ export class UsageStore {
       await this.moveAside();
       return {};
     });
+  }
+
+  /**
+   * One skill's record (a copy), or null. Repeated calls on an unchanged file reuse one parse, keyed by
+   * the file's inode, size and mtime (every writer replaces the file atomically, so a write always
+   * changes the inode): the ledger asks for one record around each of thousands of mutations.
+   */
+  async readRecord(name: string): Promise<UsageRecord | null> {
+    let stat: { ino: number; size: number; mtimeMs: number };
+    try {
+      stat = await fs.stat(this.file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+      throw error;
+    }
+    const key = `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+    let cached = parsedCache.get(this.file);
+    if (cached?.key !== key) {
+      cached = { key, records: await this.read() };
+      parsedCache.set(this.file, cached);
+    }
+    const record = cached.records[name];
+    return record ? structuredClone(record) : null;
   }
 
   /**

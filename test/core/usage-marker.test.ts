@@ -27,4 +27,17 @@ describe("usage records keep the provenance marker as found", () => {
     expect(onDisk.manual.created_by).toBeNull();
     expect(onDisk.manual.use_count).toBe(2);
   });
+
+  it("readRecord sees every write, including ones by another store instance", async () => {
+    const first = new UsageStore(skills);
+    const second = new UsageStore(skills);
+    expect(await first.readRecord("a")).toBeNull();
+    for (let round = 1; round <= 5; round++) {
+      await second.bump("a", "view");
+      expect((await first.readRecord("a"))?.view_count).toBe(round);
+    }
+    const copy = await first.readRecord("a");
+    if (copy) copy.view_count = 99;
+    expect((await first.readRecord("a"))?.view_count).toBe(5);
+  });
 });
