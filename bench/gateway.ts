@@ -11,7 +11,7 @@
  *
  * Run: `node --import tsx bench/gateway.ts` (builds dist/ first; BENCH_BUILD=0 skips that). Env:
  * BENCH_CHATS, BENCH_COMMANDS, BENCH_WINDOW, BENCH_RATE, BENCH_IDLE_MS, BENCH_PLATFORMS=telegram,feishu,discord,
- * BENCH_NODE_ARGS (extra node flags for the gateway, e.g. to compare V8 settings), BENCH_PROFILE=<dir>
+ * BENCH_CLI (another built cli.js), BENCH_NODE_ARGS (extra node flags for the gateway, e.g. to compare V8 settings), BENCH_PROFILE=<dir>
  * (CPU profile of the gateway), BENCH_TRACE=<file> (the paced run's "sent-at-ms latency-ms" pairs).
  * Targets on 2 cores: ≥ 300 commands/s, p99 ≤ 100 ms, order kept, idle RSS ≤ 150 MB.
  */
@@ -33,7 +33,8 @@ const RATE = Number(process.env.BENCH_RATE ?? 300);
 const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 5000);
 const FIRST_USER = 5001;
 const ROOT = path.resolve(import.meta.dirname, "..");
-const CLI = path.join(ROOT, "dist", "src", "cli.js");
+/** The built CLI (BENCH_CLI points at another build, e.g. to compare two builds). */
+const CLI = process.env.BENCH_CLI ?? path.join(ROOT, "dist", "src", "cli.js");
 
 await runParent();
 
@@ -301,7 +302,7 @@ async function paced(emulator: Emulators["telegram"], chats: number, total: numb
 }
 
 async function runParent(): Promise<void> {
-  if (process.env.BENCH_BUILD !== "0") {
+  if (process.env.BENCH_BUILD !== "0" && !process.env.BENCH_CLI) {
     const build = spawnSync("npm", ["run", "--silent", "build"], { cwd: ROOT, stdio: "inherit" });
     if (build.status !== 0) throw new Error("npm run build failed; fix the build or run with BENCH_BUILD=0");
   }

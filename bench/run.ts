@@ -16,7 +16,9 @@ const scripts = readdirSync(here)
 let failures = 0;
 for (const script of scripts) {
   console.log(`\n=== bench/${script}`);
-  const result = spawnSync(process.execPath, ["--import", "tsx", path.join(here, script)], { stdio: "inherit" });
+  const result = spawnSync(process.execPath, ["--import", "tsx", path.join(here, script)], {
+    stdio: "inherit",
+  });
   if (result.status !== 0) {
     failures += 1;
     console.log(`bench/${script} exited with ${result.status ?? result.signal}`);

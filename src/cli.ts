@@ -12,6 +12,7 @@ import { readdir } from "node:fs/promises";
 import path from "node:path";
 import readline from "node:readline";
 import { fileURLToPath } from "node:url";
+import v8 from "node:v8";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { terminalContext, terminalPrefix } from "../commands/context.js";
 import { DEFAULT_SUBCOMMANDS, effectiveOptions, resolveCommand } from "../commands/parse.js";
@@ -223,13 +224,31 @@ function fail(io: CliIo, json: boolean, message: string, exitCode: number): numb
   return exitCode;
 }
 
+/**
+ * Heap settings for the long-running `serve` process, applied before it loads the gateway and the
+ * platform SDKs. V8's young generation otherwise grows to 32 MB while the SDKs load (their objects
+ * survive) and never shrinks, which is a fifth of an idle gateway's RSS. Stopping its growth keeps it
+ * at a few MB; the cost is more frequent minor GCs (about 0.2 ms more CPU per command). The semi-space
+ * size itself is fixed when the heap is created (only `node --max-semi-space-size` changes it); the
+ * growth factor is read at each growth, so setting it here works.
+ */
+function tuneHeapForServe(): void {
+  try {
+    v8.setFlagsFromString("--semi-space-growth-factor=1");
+  } catch {
+    // A V8 without the flag keeps its defaults.
+  }
+}
+
 /** Runs the CLI and resolves with the exit code. */
 export async function main(
   argv: string[] = process.argv.slice(2),
   io: CliIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env },
 ): Promise<number> {
   const wantsJson = argv.includes("--json");
-  const specs = await specsFor(commandWord(argv));
+  const word = commandWord(argv);
+  if (word === "serve") tuneHeapForServe();
+  const specs = await specsFor(word);
   let selection: Selection | undefined;
   const program = buildProgram(
     specs,

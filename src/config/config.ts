@@ -125,7 +125,11 @@ function show(value: unknown): string {
 function section(raw: Raw, key: string, at: string): Raw {
   const value = raw[key];
   if (value === undefined || value === null) return {};
-  if (!isRecord(value)) throw new ConfigError(`${at}${key}`, `config.yaml: \`${at}${key}\` is ${show(value)}; it must be a mapping (key: value lines).`);
+  if (!isRecord(value))
+    throw new ConfigError(
+      `${at}${key}`,
+      `config.yaml: \`${at}${key}\` is ${show(value)}; it must be a mapping (key: value lines).`,
+    );
   return value;
 }
 
@@ -134,7 +138,10 @@ function bool(raw: Raw, key: string, at: string, fallback: boolean): boolean {
   if (value === undefined || value === null) return fallback;
   if (typeof value === "boolean") return value;
   if (value === "true" || value === "false") return value === "true";
-  throw new ConfigError(`${at}${key}`, `config.yaml: \`${at}${key}\` is ${show(value)}; allowed values are true or false.`);
+  throw new ConfigError(
+    `${at}${key}`,
+    `config.yaml: \`${at}${key}\` is ${show(value)}; allowed values are true or false.`,
+  );
 }
 
 function str(raw: Raw, key: string, at: string): string | undefined {
@@ -142,26 +149,51 @@ function str(raw: Raw, key: string, at: string): string | undefined {
   if (value === undefined || value === null || value === "") return undefined;
   if (typeof value === "string") return value;
   if (typeof value === "number") return String(value);
-  throw new ConfigError(`${at}${key}`, `config.yaml: \`${at}${key}\` is ${show(value)}; it must be a string.`);
+  throw new ConfigError(
+    `${at}${key}`,
+    `config.yaml: \`${at}${key}\` is ${show(value)}; it must be a string.`,
+  );
 }
 
 function oneOf(raw: Raw, key: string, at: string, allowed: string[], fallback: string): string {
   const value = str(raw, key, at) ?? fallback;
   if (!allowed.includes(value)) {
-    throw new ConfigError(`${at}${key}`, `config.yaml: \`${at}${key}\` is ${show(value)}; allowed values are ${allowed.join(", ")}.`);
+    throw new ConfigError(
+      `${at}${key}`,
+      `config.yaml: \`${at}${key}\` is ${show(value)}; allowed values are ${allowed.join(", ")}.`,
+    );
   }
   return value;
 }
 
-function num(raw: Raw, key: string, at: string, fallback: number, options: { integer?: boolean; min?: number; max?: number } = {}): number {
+function num(
+  raw: Raw,
+  key: string,
+  at: string,
+  fallback: number,
+  options: { integer?: boolean; min?: number; max?: number } = {},
+): number {
   const value = raw[key];
   if (value === undefined || value === null) return fallback;
   const parsed = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
-  const ok = typeof parsed === "number" && Number.isFinite(parsed) && (!options.integer || Number.isInteger(parsed)) &&
-    (options.min === undefined || parsed >= options.min) && (options.max === undefined || parsed <= options.max);
+  const ok =
+    typeof parsed === "number" &&
+    Number.isFinite(parsed) &&
+    (!options.integer || Number.isInteger(parsed)) &&
+    (options.min === undefined || parsed >= options.min) &&
+    (options.max === undefined || parsed <= options.max);
   if (!ok) {
-    const range = [options.integer ? "a whole number" : "a number", options.min !== undefined ? `≥ ${options.min}` : "", options.max !== undefined ? `≤ ${options.max}` : ""].filter(Boolean).join(" ");
-    throw new ConfigError(`${at}${key}`, `config.yaml: \`${at}${key}\` is ${show(value)}; it must be ${range}.`);
+    const range = [
+      options.integer ? "a whole number" : "a number",
+      options.min !== undefined ? `≥ ${options.min}` : "",
+      options.max !== undefined ? `≤ ${options.max}` : "",
+    ]
+      .filter(Boolean)
+      .join(" ");
+    throw new ConfigError(
+      `${at}${key}`,
+      `config.yaml: \`${at}${key}\` is ${show(value)}; it must be ${range}.`,
+    );
   }
   return parsed as number;
 }
@@ -172,7 +204,9 @@ function curatorNumber(raw: Raw, key: string, fallback: number, warnings: string
   if (value === undefined || value === null) return fallback;
   const parsed = typeof value === "string" ? Number(value) : value;
   if (typeof parsed !== "number" || !Number.isFinite(parsed) || parsed < 1) {
-    warnings.push(`config.yaml: \`curator.${key}\` is ${show(value)}; using the default ${fallback} (it must be a number ≥ 1).`);
+    warnings.push(
+      `config.yaml: \`curator.${key}\` is ${show(value)}; using the default ${fallback} (it must be a number ≥ 1).`,
+    );
     return fallback;
   }
   return parsed;
@@ -185,14 +219,20 @@ function stringList(raw: Raw, key: string, at: string): string[] {
   if (Array.isArray(value) && value.every((item) => typeof item === "string" || typeof item === "number")) {
     return value.map(String);
   }
-  throw new ConfigError(`${at}${key}`, `config.yaml: \`${at}${key}\` is ${show(value)}; it must be a list of strings.`);
+  throw new ConfigError(
+    `${at}${key}`,
+    `config.yaml: \`${at}${key}\` is ${show(value)}; it must be a list of strings.`,
+  );
 }
 
 function platformRefList(raw: Raw, key: string): string[] {
   const list = stringList(raw, key, "gateway.");
   for (const entry of list) {
     if (!/^(telegram|feishu|discord|console|mock):\S+$/.test(entry)) {
-      throw new ConfigError(`gateway.${key}`, `config.yaml: \`gateway.${key}\` has ${show(entry)}; each entry must be \`platform:id\` with platform one of telegram, feishu, discord (e.g. "telegram:123456789").`);
+      throw new ConfigError(
+        `gateway.${key}`,
+        `config.yaml: \`gateway.${key}\` has ${show(entry)}; each entry must be \`platform:id\` with platform one of telegram, feishu, discord (e.g. "telegram:123456789").`,
+      );
     }
   }
   return list;
@@ -201,9 +241,13 @@ function platformRefList(raw: Raw, key: string): string[] {
 function modelSection(raw: Raw, at: string): ModelConfig {
   const extra = raw.extra_body;
   if (extra !== undefined && extra !== null && !isRecord(extra)) {
-    throw new ConfigError(`${at}extra_body`, `config.yaml: \`${at}extra_body\` is ${show(extra)}; it must be a mapping.`);
+    throw new ConfigError(
+      `${at}extra_body`,
+      `config.yaml: \`${at}extra_body\` is ${show(extra)}; it must be a mapping.`,
+    );
   }
-  const timeout = raw.timeout === undefined || raw.timeout === null ? undefined : num(raw, "timeout", at, 120, { min: 1 });
+  const timeout =
+    raw.timeout === undefined || raw.timeout === null ? undefined : num(raw, "timeout", at, 120, { min: 1 });
   return {
     provider: str(raw, "provider", at),
     model: str(raw, "model", at) ?? str(raw, "default", at),
@@ -219,23 +263,30 @@ function parseSkills(raw: Raw): SkillsConfig {
   const externalRaw = skills.external_dirs;
   let externalDirs: string[] = [];
   if (typeof externalRaw === "string") externalDirs = [externalRaw];
-  else if (Array.isArray(externalRaw)) externalDirs = externalRaw.filter((item): item is string => typeof item === "string");
+  else if (Array.isArray(externalRaw))
+    externalDirs = externalRaw.filter((item): item is string => typeof item === "string");
   else if (externalRaw !== undefined && externalRaw !== null) {
-    throw new ConfigError("skills.external_dirs", `config.yaml: \`skills.external_dirs\` is ${show(externalRaw)}; it must be a path or a list of paths.`);
+    throw new ConfigError(
+      "skills.external_dirs",
+      `config.yaml: \`skills.external_dirs\` is ${show(externalRaw)}; it must be a path or a list of paths.`,
+    );
   }
   const result: SkillsConfig = {
     externalDirs,
     disabled: [],
     platformDisabled: {},
     ledger: bool(skills, "ledger", "skills.", true),
-    ledgerMaxBytes: num(skills, "ledger_max_bytes", "skills.", DEFAULT_LEDGER_MAX_BYTES, { integer: true, min: 0 }),
+    ledgerMaxBytes: num(skills, "ledger_max_bytes", "skills.", DEFAULT_LEDGER_MAX_BYTES, {
+      integer: true,
+      min: 0,
+    }),
   };
   // The disabled lists decide visibility: a malformed one must not crash unrelated commands, but every
   // visibility check fails closed with this error until it is fixed.
   try {
     result.disabled = stringList(skills, "disabled", "skills.");
     const perPlatform = section(skills, "platform_disabled", "skills.");
-    for (const [platform, list] of Object.entries(perPlatform)) {
+    for (const platform of Object.keys(perPlatform)) {
       result.platformDisabled[platform] = stringList(perPlatform, platform, "skills.platform_disabled.");
     }
   } catch (error) {
@@ -251,9 +302,15 @@ function parseCurator(raw: Raw, warnings: string[]): CuratorConfig {
   const legacy = curator.auxiliary;
   let legacyAuxiliary: ModelConfig | undefined;
   if (legacy !== undefined && legacy !== null) {
-    if (!isRecord(legacy)) throw new ConfigError("curator.auxiliary", `config.yaml: \`curator.auxiliary\` is ${show(legacy)}; it must be a mapping.`);
+    if (!isRecord(legacy))
+      throw new ConfigError(
+        "curator.auxiliary",
+        `config.yaml: \`curator.auxiliary\` is ${show(legacy)}; it must be a mapping.`,
+      );
     legacyAuxiliary = modelSection(legacy, "curator.auxiliary.");
-    warnings.push("config.yaml: `curator.auxiliary` is deprecated; move it to `auxiliary.curator` (same keys).");
+    warnings.push(
+      "config.yaml: `curator.auxiliary` is deprecated; move it to `auxiliary.curator` (same keys).",
+    );
   }
   const keepRaw = num(backup, "keep", "curator.backup.", CURATOR_DEFAULTS.backup.keep, { integer: true });
   return {
@@ -265,13 +322,21 @@ function parseCurator(raw: Raw, warnings: string[]): CuratorConfig {
       return num(curator, "min_idle_hours", "curator.", CURATOR_DEFAULTS.minIdleHours, { min: 0 });
     })(),
     staleAfterDays: curatorNumber(curator, "stale_after_days", CURATOR_DEFAULTS.staleAfterDays, warnings),
-    archiveAfterDays: curatorNumber(curator, "archive_after_days", CURATOR_DEFAULTS.archiveAfterDays, warnings),
+    archiveAfterDays: curatorNumber(
+      curator,
+      "archive_after_days",
+      CURATOR_DEFAULTS.archiveAfterDays,
+      warnings,
+    ),
     consolidate: bool(curator, "consolidate", "curator.", CURATOR_DEFAULTS.consolidate),
     pruneBuiltins: bool(curator, "prune_builtins", "curator.", CURATOR_DEFAULTS.pruneBuiltins),
     backup: { enabled: bool(backup, "enabled", "curator.backup.", true), keep: Math.max(1, keepRaw) },
     archiveTtlDays: num(curator, "archive_ttl_days", "curator.", CURATOR_DEFAULTS.archiveTtlDays, { min: 0 }),
     legacyAuxiliary,
-    maxIterations: num(curator, "max_iterations", "curator.", CURATOR_DEFAULTS.maxIterations, { integer: true, min: 1 }),
+    maxIterations: num(curator, "max_iterations", "curator.", CURATOR_DEFAULTS.maxIterations, {
+      integer: true,
+      min: 1,
+    }),
     maxSeconds: num(curator, "max_seconds", "curator.", CURATOR_DEFAULTS.maxSeconds, { min: 1 }),
   };
 }
@@ -292,13 +357,24 @@ function parsePlatform(gateway: Raw, name: string, modes: string[]): PlatformCon
     api: str(raw, "api", at)?.replace(/\/+$/, ""),
     webhook: {
       url: str(webhook, "url", `${at}webhook.`),
-      port: webhook.port === undefined ? undefined : num(webhook, "port", `${at}webhook.`, 0, { integer: true, min: 0, max: 65535 }),
+      port:
+        webhook.port === undefined
+          ? undefined
+          : num(webhook, "port", `${at}webhook.`, 0, { integer: true, min: 0, max: 65535 }),
       path: str(webhook, "path", `${at}webhook.`),
       secret: str(webhook, "secret", `${at}webhook.`),
     },
   };
-  if (name === "feishu" && config.domain && !["feishu", "lark"].includes(config.domain) && !/^https?:\/\//.test(config.domain)) {
-    throw new ConfigError("gateway.feishu.domain", `config.yaml: \`gateway.feishu.domain\` is ${show(config.domain)}; allowed values are feishu, lark, or a full URL (https://…).`);
+  if (
+    name === "feishu" &&
+    config.domain &&
+    !["feishu", "lark"].includes(config.domain) &&
+    !/^https?:\/\//.test(config.domain)
+  ) {
+    throw new ConfigError(
+      "gateway.feishu.domain",
+      `config.yaml: \`gateway.feishu.domain\` is ${show(config.domain)}; allowed values are feishu, lark, or a full URL (https://…).`,
+    );
   }
   return config;
 }
@@ -310,7 +386,10 @@ function parseGateway(raw: Raw): GatewayConfig {
   const agent = section(gateway, "agent", "gateway.");
   const homeChannel = str(gateway, "home_channel", "gateway.");
   if (homeChannel !== undefined && !/^(telegram|feishu|discord|console|mock):\S+$/.test(homeChannel)) {
-    throw new ConfigError("gateway.home_channel", `config.yaml: \`gateway.home_channel\` is ${show(homeChannel)}; it must be \`platform:chat_id\`, e.g. "telegram:-1001234567890".`);
+    throw new ConfigError(
+      "gateway.home_channel",
+      `config.yaml: \`gateway.home_channel\` is ${show(homeChannel)}; it must be \`platform:chat_id\`, e.g. "telegram:-1001234567890".`,
+    );
   }
   return {
     admins: platformRefList(gateway, "admins"),
@@ -321,28 +400,45 @@ function parseGateway(raw: Raw): GatewayConfig {
       port: num(health, "port", "gateway.health.", 8787, { integer: true, min: 0, max: 65535 }),
       enabled: bool(health, "enabled", "gateway.health.", true),
     },
-    maintenance: { checkMinutes: num(maintenance, "check_minutes", "gateway.maintenance.", 60, { min: 0.01 }) },
+    maintenance: {
+      checkMinutes: num(maintenance, "check_minutes", "gateway.maintenance.", 60, { min: 0.01 }),
+    },
     concurrency: num(gateway, "concurrency", "gateway.", 8, { integer: true, min: 1, max: 256 }),
     telegram: parsePlatform(gateway, "telegram", ["polling", "webhook"]),
     feishu: parsePlatform(gateway, "feishu", ["websocket", "webhook"]),
     discord: parsePlatform(gateway, "discord", []),
     agent: {
       enabled: bool(agent, "enabled", "gateway.agent.", false),
-      historyMessages: num(agent, "history_messages", "gateway.agent.", 20, { integer: true, min: 0, max: 500 }),
+      historyMessages: num(agent, "history_messages", "gateway.agent.", 20, {
+        integer: true,
+        min: 0,
+        max: 500,
+      }),
     },
   };
 }
 
 /** Validates a parsed config.yaml document. Throws `ConfigError` naming the first wrong key. */
 export function parseConfig(document: unknown, mtimeMs = 0): SkillgateConfig {
-  const raw: Raw = document === null || document === undefined ? {} : isRecord(document) ? document : (() => {
-    throw new ConfigError("(root)", "config.yaml must be a mapping of sections (skills:, curator:, gateway: …).");
-  })();
+  const raw: Raw =
+    document === null || document === undefined
+      ? {}
+      : isRecord(document)
+        ? document
+        : (() => {
+            throw new ConfigError(
+              "(root)",
+              "config.yaml must be a mapping of sections (skills:, curator:, gateway: …).",
+            );
+          })();
   const warnings: string[] = [];
   const auxiliary = section(raw, "auxiliary", "");
   const auxCurator = auxiliary.curator;
   if (auxCurator !== undefined && auxCurator !== null && !isRecord(auxCurator)) {
-    throw new ConfigError("auxiliary.curator", `config.yaml: \`auxiliary.curator\` is ${show(auxCurator)}; it must be a mapping.`);
+    throw new ConfigError(
+      "auxiliary.curator",
+      `config.yaml: \`auxiliary.curator\` is ${show(auxCurator)}; it must be a mapping.`,
+    );
   }
   const model = raw.model;
   let mainModel: ModelConfig | undefined;
@@ -368,13 +464,21 @@ export function loadConfig(configPath: string): SkillgateConfig {
     mtimeMs = statSync(configPath).mtimeMs;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return parseConfig({}, 0);
-    throw new ConfigError("(file)", `Cannot read ${configPath}: ${(error as Error).message}. Check its permissions.`, { cause: error });
+    throw new ConfigError(
+      "(file)",
+      `Cannot read ${configPath}: ${(error as Error).message}. Check its permissions.`,
+      { cause: error },
+    );
   }
   let document: unknown;
   try {
     document = YAML.parse(text.replace(/^\uFEFF/, ""));
   } catch (error) {
-    throw new ConfigError("(syntax)", `${configPath} is not valid YAML: ${(error as Error).message.split("\n")[0]}. Fix the syntax and try again.`, { cause: error });
+    throw new ConfigError(
+      "(syntax)",
+      `${configPath} is not valid YAML: ${(error as Error).message.split("\n")[0]}. Fix the syntax and try again.`,
+      { cause: error },
+    );
   }
   return parseConfig(document, mtimeMs);
 }

@@ -35,7 +35,11 @@ export function readDotenv(file: string): Map<string, string> {
  * Looks a secret up: a non-empty value in `<home>/.env` or the process environment (the environment wins
  * when both are set and non-empty, as a service manager's values should).
  */
-export function lookupSecret(name: string, dotenv: Map<string, string>, env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function lookupSecret(
+  name: string,
+  dotenv: Map<string, string>,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
   const fromEnv = env[name];
   if (fromEnv !== undefined && fromEnv !== "") return fromEnv;
   const fromFile = dotenv.get(name);

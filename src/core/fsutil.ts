@@ -8,9 +8,16 @@ import path from "node:path";
 import { SkillgateError } from "./errors.js";
 
 /** Writes `data` to `file` atomically: a sibling tmp file is written, fsynced and renamed over it. */
-export async function atomicWriteFile(file: string, data: string | Uint8Array, options: { mode?: number } = {}): Promise<void> {
+export async function atomicWriteFile(
+  file: string,
+  data: string | Uint8Array,
+  options: { mode?: number } = {},
+): Promise<void> {
   await fs.mkdir(path.dirname(file), { recursive: true });
-  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+  const tmp = path.join(
+    path.dirname(file),
+    `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`,
+  );
   const handle = await fs.open(tmp, "w", options.mode ?? 0o644);
   try {
     await handle.writeFile(data);
@@ -36,7 +43,8 @@ export function sortKeysDeep(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeysDeep);
   if (value !== null && typeof value === "object") {
     const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value).sort()) out[key] = sortKeysDeep((value as Record<string, unknown>)[key]);
+    for (const key of Object.keys(value).sort())
+      out[key] = sortKeysDeep((value as Record<string, unknown>)[key]);
     return out;
   }
   return value;
@@ -71,7 +79,10 @@ export interface HeldLock {
 export class LockBusyError extends SkillgateError {
   readonly holderPid: number | undefined;
   constructor(file: string, holderPid: number | undefined) {
-    super("lock.busy", `${path.basename(file)} is held by ${holderPid ? `process ${holderPid}` : "another process"}; wait for it to finish and try again.`);
+    super(
+      "lock.busy",
+      `${path.basename(file)} is held by ${holderPid ? `process ${holderPid}` : "another process"}; wait for it to finish and try again.`,
+    );
     this.holderPid = holderPid;
   }
 }
@@ -79,7 +90,9 @@ export class LockBusyError extends SkillgateError {
 /** A lock whose content cannot be parsed is taken over only after this long (ms). */
 const MALFORMED_LOCK_GRACE_MS = 5_000;
 
-async function readHolder(file: string): Promise<{ pid?: number; token?: string; ageMs: number } | undefined> {
+async function readHolder(
+  file: string,
+): Promise<{ pid?: number; token?: string; ageMs: number } | undefined> {
   try {
     const [text, stat] = await Promise.all([fs.readFile(file, "utf8"), fs.stat(file)]);
     const [pidText, token] = text.trim().split(/\s+/);

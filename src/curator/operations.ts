@@ -28,6 +28,7 @@ import {
 import { readCronRefs } from "./cron.js";
 import { activityAnchor, type CuratedRow, curatedRows, idleDays, isCronReferenced } from "./plan.js";
 import { classify, loadProvenance, type Provenance, readCreatedByKeys } from "./provenance.js";
+import { cachedByFile } from "./read-cache.js";
 import { type CuratorState, readState, updateState } from "./state.js";
 import type { UnmanagedReason } from "./types.js";
 
@@ -45,12 +46,18 @@ interface LibraryView {
   skills: SkillEntry[];
   usage: UsageMap;
   provenance: Provenance;
-  createdByKeys: Map<string, boolean>;
+  createdByKeys: ReadonlyMap<string, boolean>;
+}
+
+/** The usage records, parsed once per change of `.usage.json` (the view only reads them). */
+function readUsage(home: string): Promise<UsageMap> {
+  const paths = homePaths(home);
+  return cachedByFile(paths.usage, "usage-map", () => new UsageStore(paths.skills).read());
 }
 
 async function readView(ctx: OpsContext): Promise<LibraryView> {
   const skills = await ctx.library.all();
-  const usage = await new UsageStore(homePaths(ctx.home).skills).read();
+  const usage = await readUsage(ctx.home);
   const provenance = await loadProvenance(ctx.home, skills);
   return { skills, usage, provenance, createdByKeys: await readCreatedByKeys(ctx.home) };
 }

@@ -18,6 +18,7 @@ import { atomicWriteFile, readTextIfExists, withLock } from "../core/fsutil.js";
 import { parseSkillMd } from "../skills/frontmatter.js";
 import type { SkillEntry } from "../skills/types.js";
 import { isManagedRecord, type UsageRecord } from "../skills/usage.js";
+import { cachedByFile, readTextCached } from "./read-cache.js";
 import type { ProvenanceKind, UnmanagedReason } from "./types.js";
 
 /** Built-ins that back load-bearing commands and are never archived or consolidated. Empty today. */
@@ -71,7 +72,7 @@ async function readHubNames(home: string, skills: SkillEntry[], warnings: string
   const names = new Set<string>();
   let text: string | undefined;
   try {
-    text = await readTextIfExists(paths.hubLock);
+    text = await readTextCached(paths.hubLock);
   } catch (error) {
     warnings.push(`cannot read ${paths.hubLock}: ${(error as Error).message}`);
   }
@@ -111,7 +112,7 @@ export async function loadProvenance(home: string, skills: SkillEntry[]): Promis
   const warnings: string[] = [];
   let bundled = new Set<string>();
   try {
-    const text = await readTextIfExists(homePaths(home).bundledManifest);
+    const text = await readTextCached(homePaths(home).bundledManifest);
     if (text !== undefined) bundled = parseBundledManifest(text);
   } catch (error) {
     warnings.push(`cannot read .bundled_manifest: ${(error as Error).message}`);
@@ -149,11 +150,19 @@ export function classify(
 
 /**
  * For each stored usage record, whether it carries a `created_by` key. Read straight from disk because
- * the usage store backfills the key; a missing or unreadable file gives an empty map.
+ * the usage store backfills the key; a missing or unreadable file gives an empty map. The map is shared
+ * while the file is unchanged: read it, do not change it.
  */
-export async function readCreatedByKeys(home: string): Promise<Map<string, boolean>> {
+export function readCreatedByKeys(home: string): Promise<ReadonlyMap<string, boolean>> {
+  const file = homePaths(home).usage;
+  return cachedByFile(file, "created-by-keys", async () => {
+    const text = await readTextIfExists(file).catch(() => undefined);
+    return createdByKeysOf(text);
+  });
+}
+
+function createdByKeysOf(text: string | undefined): Map<string, boolean> {
   const keys = new Map<string, boolean>();
-  const text = await readTextIfExists(homePaths(home).usage).catch(() => undefined);
   if (text === undefined) return keys;
   try {
     const data = JSON.parse(text.replace(/^\uFEFF/, "")) as Record<string, unknown>;
@@ -173,7 +182,7 @@ function suppressedLock(home: string): string {
 
 /** Names in `.curator_suppressed` (one per line, `#` comments ignored). */
 export async function readSuppressed(home: string): Promise<Set<string>> {
-  const text = await readTextIfExists(homePaths(home).suppressed).catch(() => undefined);
+  const text = await readTextCached(homePaths(home).suppressed).catch(() => undefined);
   const names = new Set<string>();
   for (const line of (text ?? "").split(/\r?\n/)) {
     const trimmed = line.trim();

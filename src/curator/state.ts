@@ -7,6 +7,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { homePaths } from "../config/home.js";
 import { atomicWriteFile, readTextIfExists, stableJson, withLock } from "../core/fsutil.js";
+import { readTextCached } from "./read-cache.js";
 
 /** The scheduler state. Keys starting with `_` are kept as they are. */
 export interface CuratorState {
@@ -95,7 +96,7 @@ async function loadUnlocked(file: string): Promise<StateRead> {
 /** Reads the state of `home`; a missing file gives the defaults, a corrupt one is moved aside first. */
 export async function readState(home: string): Promise<StateRead> {
   const file = homePaths(home).curatorState;
-  const text = await readTextIfExists(file);
+  const text = await readTextCached(file);
   if (text === undefined) return { state: defaultState() };
   const parsed = parseState(text);
   if (parsed) return { state: parsed };

@@ -11,26 +11,31 @@
  * malformed entry) means no index, and the scan starts from scratch. Writes are a plain tmp file + rename
  * (no fsync: a torn file fails to parse and is ignored), and a failed write (read-only home) is ignored.
  *
- * Frontmatter is stored as JSON; values JSON cannot carry exactly (non-finite numbers, -0) keep that
- * skill out of the index. Descriptions are stored only when they do not follow from the frontmatter;
- * names and the OS/environment gates are derived again on load.
+ * Layout: the first line is a JSON document with the folder listings and, per SKILL.md, what listing
+ * needs (name, description, the inputs of the OS/environment gates, which are evaluated again on load);
+ * the second line is a JSON array of the frontmatters, parsed only when some caller reads a frontmatter,
+ * so `skills list` never pays for it. A frontmatter JSON cannot carry exactly (non-finite numbers, -0) is
+ * stored as null and read from its file when needed; a skill whose gate inputs are such values is left
+ * out of the index.
  */
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import {
-  buildHead,
   type CachedHead,
   type DirListing,
-  declaredDescription,
   type Gates,
+  isJsonExact,
+  isStorableHead,
+  isUnsettled,
+  loadHead,
   type ScanCache,
-  type Stamp,
-  UNSETTLED,
+  type SkillHead,
 } from "./scan.js";
 
 /** Bump when the stored shape or the meaning of a listing/head changes. */
-const INDEX_VERSION = 1;
+const INDEX_VERSION = 2;
 const INDEX_FORMAT = "skillgate-skills-index";
+const NEWLINE = 10;
 
 /** Where the index of `home` lives. */
 export function indexPath(home: string): string {
@@ -38,33 +43,31 @@ export function indexPath(home: string): string {
 }
 
 type StoredStamp = [mtimeMs: number, ctimeMs: number, size: number, ino: number, dev: number];
-type StoredDir = [dir: string, ...stamp: StoredStamp, entries: string];
+/** `declared`: 0 when equal to `name`, null when absent. `gates`: 0 when neither gate is declared. */
 type StoredHead = [
   file: string,
   ...stamp: StoredStamp,
-  frontmatter: Record<string, unknown>,
-  description: string | 0,
+  name: string,
+  declared: string | 0 | null,
+  frontmatterName: string | 0 | null,
+  description: string,
+  gates: 0 | [platforms: unknown, environments: unknown],
 ];
 
 interface StoredIndex {
   format: string;
   version: number;
-  dirs: StoredDir[];
+  dirs: DirListing[];
+  /** In the order of the frontmatter array on the second line. */
   heads: StoredHead[];
 }
 
 /** Thrown inside `loadIndex` when the file does not have the expected shape. */
 class Malformed extends Error {}
 
-function stampAt(item: unknown[]): Stamp {
-  for (let index = 1; index <= 5; index++) if (typeof item[index] !== "number") throw new Malformed();
-  return {
-    mtimeMs: item[1] as number,
-    ctimeMs: item[2] as number,
-    size: item[3] as number,
-    ino: item[4] as number,
-    dev: item[5] as number,
-  };
+function hasStamp(item: unknown[]): boolean {
+  for (let index = 1; index <= 5; index++) if (typeof item[index] !== "number") return false;
+  return true;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -73,79 +76,149 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
+function optionalString(value: unknown, zero: string): string | undefined {
+  if (value === null) return undefined;
+  if (value === 0) return zero;
+  if (typeof value !== "string") throw new Malformed();
+  return value;
+}
+
 function parseDirs(items: unknown): Map<string, DirListing> {
   if (!Array.isArray(items)) throw new Malformed();
   const dirs = new Map<string, DirListing>();
   for (const item of items as unknown[][]) {
-    if (!Array.isArray(item) || typeof item[0] !== "string" || typeof item[6] !== "string")
+    if (
+      !Array.isArray(item) ||
+      item.length !== 7 ||
+      typeof item[0] !== "string" ||
+      typeof item[6] !== "string"
+    )
       throw new Malformed();
-    dirs.set(item[0], { stamp: stampAt(item), entries: item[6] });
+    if (!hasStamp(item)) throw new Malformed();
+    // Stored exactly as the scan keeps it.
+    dirs.set(item[0], item as DirListing);
   }
   return dirs;
 }
 
-function parseHeads(items: unknown, gates: Gates): Map<string, CachedHead> {
+/** The frontmatters on the second line, parsed on first use; undefined entries when unusable. */
+type FrontmatterSource = (position: number, file: string) => Record<string, unknown>;
+
+function frontmatterSource(bytes: Buffer, from: number, gates: Gates): FrontmatterSource {
+  let parsed: unknown[] | undefined;
+  let pending: Buffer | undefined = bytes;
+  return (position, file) => {
+    if (pending) {
+      try {
+        const value: unknown = JSON.parse(pending.toString("utf8", from));
+        parsed = Array.isArray(value) ? value : [];
+      } catch {
+        parsed = [];
+      }
+      pending = undefined;
+    }
+    const frontmatter = parsed?.[position];
+    if (isPlainObject(frontmatter)) return frontmatter;
+    // The second line is damaged: read the file itself.
+    try {
+      return loadHead(file, path.basename(path.dirname(file)), gates).frontmatter;
+    } catch {
+      return {};
+    }
+  };
+}
+
+function indexedHead(item: unknown[], position: number, source: FrontmatterSource, gates: Gates): SkillHead {
+  const file = item[0] as string;
+  const name = item[6];
+  const description = item[9];
+  const gateInputs = item[10];
+  if (typeof name !== "string" || typeof description !== "string") throw new Malformed();
+  if (gateInputs !== 0 && !(Array.isArray(gateInputs) && gateInputs.length === 2)) throw new Malformed();
+  const declaredName = optionalString(item[7], name);
+  let frontmatter: Record<string, unknown> | undefined;
+  return {
+    name,
+    declaredName,
+    frontmatterName: optionalString(item[8], declaredName ?? name),
+    description,
+    osOk: gateInputs === 0 || gates.osOk({ platforms: gateInputs[0] }),
+    envOk: gateInputs === 0 || gates.envOk({ environments: gateInputs[1] }),
+    get frontmatter() {
+      frontmatter ??= source(position, file);
+      return frontmatter;
+    },
+  };
+}
+
+function parseHeads(items: unknown, source: FrontmatterSource, gates: Gates): Map<string, CachedHead> {
   if (!Array.isArray(items)) throw new Malformed();
   const heads = new Map<string, CachedHead>();
-  for (const item of items as unknown[][]) {
-    const file = item[0];
-    const frontmatter = item[6];
-    const description = item[7];
-    if (typeof file !== "string" || !isPlainObject(frontmatter)) throw new Malformed();
-    if (description !== 0 && typeof description !== "string") throw new Malformed();
-    const dirName = path.basename(path.dirname(file));
-    const text = description === 0 ? declaredDescription(frontmatter) : description;
-    heads.set(file, { stamp: stampAt(item), head: buildHead(frontmatter, text, dirName, gates) });
-  }
+  (items as unknown[][]).forEach((item, position) => {
+    if (!Array.isArray(item) || typeof item[0] !== "string" || !hasStamp(item)) throw new Malformed();
+    heads.set(item[0], {
+      file: item[0],
+      mtimeMs: item[1] as number,
+      ctimeMs: item[2] as number,
+      size: item[3] as number,
+      ino: item[4] as number,
+      dev: item[5] as number,
+      head: indexedHead(item, position, source, gates),
+    });
+  });
   return heads;
 }
 
 /** Reads the index of `home`; undefined when there is none or it cannot be used. */
 export function loadIndex(home: string, gates: Gates): ScanCache | undefined {
   try {
-    const stored = JSON.parse(readFileSync(indexPath(home), "utf8")) as Partial<StoredIndex>;
+    const bytes = readFileSync(indexPath(home));
+    const end = bytes.indexOf(NEWLINE);
+    if (end < 0) return undefined;
+    const stored = JSON.parse(bytes.toString("utf8", 0, end)) as Partial<StoredIndex>;
     if (stored.format !== INDEX_FORMAT || stored.version !== INDEX_VERSION) return undefined;
-    return { dirs: parseDirs(stored.dirs), heads: parseHeads(stored.heads, gates) };
+    const source = frontmatterSource(bytes, end + 1, gates);
+    return { dirs: parseDirs(stored.dirs), heads: parseHeads(stored.heads, source, gates) };
   } catch {
     return undefined;
   }
 }
 
-/** True when JSON carries `value` exactly (plain objects, arrays, strings, booleans, null, finite numbers). */
-function isJsonExact(value: unknown): boolean {
-  switch (typeof value) {
-    case "string":
-    case "boolean":
-      return true;
-    case "number":
-      return Number.isFinite(value) && !Object.is(value, -0);
-    case "object":
-      if (value === null) return true;
-      if (Array.isArray(value)) return value.every(isJsonExact);
-      return isPlainObject(value) && Object.values(value).every(isJsonExact);
-    default:
-      return false;
-  }
+function storedHead(entry: CachedHead): StoredHead {
+  const { file, head } = entry;
+  const { name, declaredName, frontmatterName, frontmatter } = head;
+  const platforms = frontmatter.platforms ?? null;
+  const environments = frontmatter.environments ?? null;
+  return [
+    file,
+    entry.mtimeMs,
+    entry.ctimeMs,
+    entry.size,
+    entry.ino,
+    entry.dev,
+    name,
+    declaredName === undefined ? null : declaredName === name ? 0 : declaredName,
+    frontmatterName === undefined ? null : frontmatterName === (declaredName ?? name) ? 0 : frontmatterName,
+    head.description,
+    platforms === null && environments === null ? 0 : [platforms, environments],
+  ];
 }
 
-function storedStamp(stamp: Stamp): StoredStamp {
-  return [stamp.mtimeMs, stamp.ctimeMs, stamp.size, stamp.ino, stamp.dev];
-}
-
-/** The JSON text of an index for `cache` (unsettled entries and inexact frontmatter left out). */
+/** The text of an index for `cache` (unsettled entries and inexact frontmatter left out). */
 export function serializeIndex(cache: ScanCache): string {
-  const dirs: StoredDir[] = [];
-  for (const [dir, listing] of cache.dirs) {
-    if (listing.stamp !== UNSETTLED) dirs.push([dir, ...storedStamp(listing.stamp), listing.entries]);
-  }
+  const dirs: DirListing[] = [];
+  for (const listing of cache.dirs.values()) if (!isUnsettled({ mtimeMs: listing[1] })) dirs.push(listing);
   const heads: StoredHead[] = [];
-  for (const [file, { stamp, head }] of cache.heads) {
-    if (stamp === UNSETTLED || !isJsonExact(head.frontmatter)) continue;
-    const description = head.description === declaredDescription(head.frontmatter) ? 0 : head.description;
-    heads.push([file, ...storedStamp(stamp), head.frontmatter, description]);
+  const frontmatters: (Record<string, unknown> | null)[] = [];
+  for (const entry of cache.heads.values()) {
+    if (isUnsettled(entry) || !isStorableHead(entry.head)) continue;
+    heads.push(storedHead(entry));
+    const { frontmatter } = entry.head;
+    // null: JSON would alter a value, so that frontmatter is read from the file when needed.
+    frontmatters.push(isJsonExact(frontmatter) ? frontmatter : null);
   }
   const index: StoredIndex = { format: INDEX_FORMAT, version: INDEX_VERSION, dirs, heads };
-  return JSON.stringify(index);
+  return `${JSON.stringify(index)}\n${JSON.stringify(frontmatters)}\n`;
 }
 
 /** Writes the index of `home` (tmp file + rename). Returns false when it could not be written. */

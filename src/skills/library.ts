@@ -32,6 +32,8 @@ export interface LibraryOptions {
   watch?: boolean;
   /** Use and keep the persistent scan index in `<home>/.cache/skillgate` (default true). */
   persistIndex?: boolean;
+  /** Settle time of the scan cache in ms (default `RACY_MS`; tests shorten it). */
+  racyMs?: number;
   /** Environment for `${VAR}` expansion, `HERMES_PLATFORM` and readiness (default `process.env`). */
   env?: NodeJS.ProcessEnv;
 }
@@ -60,18 +62,21 @@ export interface Snapshot {
   entries: SkillEntry[];
   /** `entries` sorted by (category or "", name), the listing order. */
   listOrder: SkillEntry[];
+  /** Per entry, its `frontmatter.name` when that is a string (for the disabled lists, without parsing). */
+  frontmatterNames: Map<SkillEntry, string | undefined>;
 }
 
-function buildEntries(scan: ScanResult): SkillEntry[] {
+function buildEntries(scan: ScanResult): Pick<Snapshot, "entries" | "frontmatterNames"> {
   const seen = new Set<string>();
   const entries: SkillEntry[] = [];
+  const frontmatterNames = new Map<SkillEntry, string | undefined>();
   for (const record of scan.records) {
     const head = record.head;
     if (!head?.osOk || !head.envOk || seen.has(head.name)) continue;
     seen.add(head.name);
     const root = scan.roots[record.rootIndex] as SkillRoot;
     const relDir = record.relFile === "SKILL.md" ? "" : record.relFile.slice(0, -"/SKILL.md".length);
-    entries.push({
+    const entry: SkillEntry = {
       name: head.name,
       description: head.description,
       category: record.category,
@@ -80,17 +85,25 @@ function buildEntries(scan: ScanResult): SkillEntry[] {
       root: root.dir,
       rootKind: root.kind,
       relPath: relDir,
-      frontmatter: head.frontmatter,
-    });
+      // A head from the persistent index parses its frontmatter only when someone reads it.
+      get frontmatter() {
+        return head.frontmatter;
+      },
+    };
+    entries.push(entry);
+    frontmatterNames.set(entry, head.frontmatterName);
   }
-  return entries;
+  return { entries, frontmatterNames };
 }
 
 /** The listing order: by (category or "", name), compared by code unit like Python's sort. */
 function sortForList(entries: SkillEntry[]): SkillEntry[] {
-  const keyed = entries.map((entry) => ({ key: `${entry.category ?? ""}\u0000${entry.name}`, entry }));
-  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  return keyed.map((item) => item.entry);
+  return [...entries].sort((a, b) => {
+    const left = a.category ?? "";
+    const right = b.category ?? "";
+    if (left !== right) return left < right ? -1 : 1;
+    return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+  });
 }
 
 function isRelevantChange(filename: string | Buffer | null): boolean {
@@ -107,6 +120,7 @@ class Library implements ManagedSkillLibrary {
   private readonly env: NodeJS.ProcessEnv;
   private readonly watchEnabled: boolean;
   private readonly persistIndex: boolean;
+  private readonly racyMs: number | undefined;
   private cache: ScanCache | undefined;
   private last: (ScanStats & { fromIndex: boolean; indexWritten: boolean }) | undefined;
   private config: SkillgateConfig;
@@ -127,6 +141,7 @@ class Library implements ManagedSkillLibrary {
     this.env = options.env ?? process.env;
     this.watchEnabled = options.watch ?? true;
     this.persistIndex = options.persistIndex ?? true;
+    this.racyMs = options.racyMs;
     this.config = typeof config === "function" ? config() : config;
     this.configStamp = this.configMtime();
   }
@@ -198,13 +213,13 @@ class Library implements ManagedSkillLibrary {
       this.cache = loadIndex(this.home, gates);
       fromIndex = this.cache !== undefined;
     }
-    const scan = scanRoots(roots, { cache: this.cache, gates });
+    const scan = scanRoots(roots, { cache: this.cache, gates, racyMs: this.racyMs });
     this.cache = scan.cache;
     const indexWritten = this.persistIndex && scan.changed;
     if (indexWritten) saveIndex(this.home, scan.cache);
     this.last = { ...scan.stats, fromIndex, indexWritten };
-    const entries = buildEntries(scan);
-    this.snapshot = { scan, rootsKey, entries, listOrder: sortForList(entries) };
+    const { entries, frontmatterNames } = buildEntries(scan);
+    this.snapshot = { scan, rootsKey, entries, listOrder: sortForList(entries), frontmatterNames };
     this.lastRefresh = Date.now();
     this.syncWatchers(scan.dirs);
   }
@@ -281,15 +296,17 @@ class Library implements ManagedSkillLibrary {
   }
 
   async visible(platform: string | null): Promise<SkillEntry[]> {
-    return this.visibleIn(this.fresh().entries, platform).map((entry) => ({ ...entry }));
+    const snapshot = this.fresh();
+    return this.visibleIn(snapshot, snapshot.entries, platform).map((entry) => ({ ...entry }));
   }
 
-  private visibleIn(entries: SkillEntry[], platform: string | null): SkillEntry[] {
+  private visibleIn(snapshot: Snapshot, entries: SkillEntry[], platform: string | null): SkillEntry[] {
     const disabled = disabledNames(platform, this.config);
     if (disabled.size === 0) return entries;
     return entries.filter(
       (entry) =>
-        !isDisabledIn(disabled, entry.name, entry.frontmatter) && !disabled.has(path.basename(entry.dir)),
+        !isDisabledIn(disabled, entry.name, { name: snapshot.frontmatterNames.get(entry) }) &&
+        !disabled.has(path.basename(entry.dir)),
     );
   }
 
@@ -311,7 +328,7 @@ class Library implements ManagedSkillLibrary {
         message: `No skills found. Skills directory created at ${local.dir}/`,
       };
     }
-    const visible = this.visibleIn(snapshot.listOrder, options.platform ?? null);
+    const visible = this.visibleIn(snapshot, snapshot.listOrder, options.platform ?? null);
     if (visible.length === 0)
       return { success: true, skills: [], categories: [], message: "No skills found in skills/ directory." };
     const category = options.category;
@@ -343,7 +360,8 @@ class Library implements ManagedSkillLibrary {
         env: this.env,
         roots: this.currentRoots,
         snapshot,
-        listNames: (platform) => this.visibleIn(snapshot.listOrder, platform).map((entry) => entry.name),
+        listNames: (platform) =>
+          this.visibleIn(snapshot, snapshot.listOrder, platform).map((entry) => entry.name),
       },
       name,
       options,

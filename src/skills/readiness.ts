@@ -125,7 +125,7 @@ export function displayEnvFile(home: string): string {
 
 /** The `gateway_setup_hint` text: secrets are never collected over chat. */
 export function gatewaySetupHint(home: string): string {
-  return `Secure secret entry is not supported over messaging. Load this skill in the local CLI to be prompted (skillgate skills view <name>), or add the key to ${displayEnvFile(home)} manually.`;
+  return `Secure secret entry is not supported over messaging. Load this skill in the local CLI (\`skillgate skills view\` on the host) to be prompted, or add the key to ${displayEnvFile(home)} manually.`;
 }
 
 /** Options of the readiness checks. */

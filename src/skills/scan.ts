@@ -20,7 +20,16 @@
  */
 
 import { isAscii } from "node:buffer";
-import { closeSync, type Dirent, openSync, readdirSync, readSync, realpathSync, statSync } from "node:fs";
+import {
+  closeSync,
+  type Dirent,
+  openSync,
+  readdirSync,
+  readSync,
+  realpathSync,
+  type Stats,
+  statSync,
+} from "node:fs";
 import path from "node:path";
 import { parseFrontmatterBlock, parseSkillMd } from "./frontmatter.js";
 import type { SkillRoot } from "./roots.js";
@@ -109,21 +118,26 @@ export interface Stamp {
 }
 
 /**
- * A folder's entries as the walk needs them, each as a type letter and the name (`d` folder, `f` file,
- * `l` symlink, `u` unknown type), joined by `/` (which no name contains). Entries the walk can never use
- * (excluded names, non-`.md` files, devices; support folders beside a regular SKILL.md) are left out.
+ * A folder's listing under the stamp its folder had: `[dir, mtimeMs, ctimeMs, size, ino, dev, entries]`
+ * (a flat array, stored as is in the persistent index). `entries` holds each entry the walk needs as a
+ * type letter and the name (`d` folder, `f` file, `l` symlink, `u` unknown type), joined by `/` (which no
+ * name contains). Entries the walk can never use (excluded names, non-`.md` files, devices; support
+ * folders beside a regular SKILL.md) are left out.
  */
-export interface DirListing {
-  stamp: Stamp;
-  entries: string;
-}
+export type DirListing = [
+  dir: string,
+  mtimeMs: number,
+  ctimeMs: number,
+  size: number,
+  ino: number,
+  dev: number,
+  entries: string,
+];
 
-/** A SKILL.md head and the stamp of the file it was read from. */
-export interface CachedHead {
-  stamp: Stamp;
+/** A SKILL.md head, its path and the stamp of the file it was read from. */
+export interface CachedHead extends Stamp {
+  file: string;
   head: SkillHead;
-  /** The frontmatter is known to survive a JSON round trip unchanged (it came from the index). */
-  jsonExact?: boolean;
 }
 
 /** What one scan recorded for the next: listings by folder path, heads by SKILL.md path (lexical). */
@@ -338,31 +352,62 @@ export function loadHead(file: string, dirName: string, gates: Gates): SkillHead
   }
 }
 
-/** The stamp of `file` (following symlinks), or undefined when it cannot be stat'ed. */
-export function stampOf(file: string): Stamp | undefined {
+/** `stat` of `file` (following symlinks), or undefined when it cannot be stat'ed. */
+function statOf(file: string): Stats | undefined {
   try {
-    const stat = statSync(file, { throwIfNoEntry: false });
-    return (
-      stat && { mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, size: stat.size, ino: stat.ino, dev: stat.dev }
-    );
+    return statSync(file, { throwIfNoEntry: false });
   } catch {
     return undefined;
   }
 }
 
-/** True when two stamps describe the same unchanged file. */
-export function sameStamp(a: Stamp, b: Stamp): boolean {
+/** True when `stat` still has the stamp recorded. */
+function unchanged(
+  stat: Stats,
+  mtimeMs: number,
+  ctimeMs: number,
+  size: number,
+  ino: number,
+  dev: number,
+): boolean {
   return (
-    a.mtimeMs === b.mtimeMs &&
-    a.ctimeMs === b.ctimeMs &&
-    a.size === b.size &&
-    a.ino === b.ino &&
-    a.dev === b.dev
+    stat.mtimeMs === mtimeMs &&
+    stat.ctimeMs === ctimeMs &&
+    stat.size === size &&
+    stat.ino === ino &&
+    stat.dev === dev
   );
 }
 
-/** A stamp that matches nothing, recorded for entries too recent to be trusted later. */
-export const UNSETTLED: Stamp = { mtimeMs: -1, ctimeMs: -1, size: -1, ino: -1, dev: -1 };
+/** True when JSON carries `value` exactly (plain objects, arrays, strings, booleans, null, finite numbers). */
+export function isJsonExact(value: unknown): boolean {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return true;
+    case "number":
+      return Number.isFinite(value) && !Object.is(value, -0);
+    case "object": {
+      if (value === null) return true;
+      if (Array.isArray(value)) return value.every(isJsonExact);
+      const proto = Object.getPrototypeOf(value);
+      return (proto === Object.prototype || proto === null) && Object.values(value).every(isJsonExact);
+    }
+    default:
+      return false;
+  }
+}
+
+/** True when the persistent index can hold `head` (its gate inputs survive JSON; see `index-cache.ts`). */
+export function isStorableHead(head: SkillHead): boolean {
+  const { platforms, environments } = head.frontmatter;
+  return isJsonExact(platforms ?? null) && isJsonExact(environments ?? null);
+}
+
+/** True for a stamp recorded as unsettled (never matches; not written to the index). */
+export function isUnsettled(stamp: Pick<Stamp, "mtimeMs">): boolean {
+  return Number.isNaN(stamp.mtimeMs);
+}
 
 type Kind = "dir" | "file" | "other";
 
@@ -413,11 +458,13 @@ export interface ScanOptions {
   cache?: ScanCache;
   /** OS/environment gates (default: detected for this process). */
   gates?: Gates;
+  /** Settle time (default `RACY_MS`): entries changed more recently than this are re-read next time. */
+  racyMs?: number;
 }
 
 /** Walks every root and reads every SKILL.md head. Never throws for unreadable entries. */
 export function scanRoots(roots: SkillRoot[], options: ScanOptions = {}): ScanResult {
-  const walker = new Walker(options.cache, options.gates ?? new Gates());
+  const walker = new Walker(options.cache, options.gates ?? new Gates(), options.racyMs ?? RACY_MS);
   const records: ScanRecord[] = [];
   const legacy = new Map<string, string[]>();
   const dirs: string[] = [];
@@ -436,39 +483,61 @@ export function scanRoots(roots: SkillRoot[], options: ScanOptions = {}): ScanRe
 /** One walk: reuses the old cache where stamps match and records the new one. */
 class Walker {
   private readonly old: ScanCache;
-  private readonly cache: ScanCache = { dirs: new Map(), heads: new Map() };
+  /** Entries reused as they were, and entries read again: the new cache is built from both. */
+  private readonly keptDirs: DirListing[] = [];
+  private readonly newDirs: DirListing[] = [];
+  private readonly keptHeads: CachedHead[] = [];
+  private readonly newHeads: CachedHead[] = [];
   private readonly stats: ScanStats = { dirsListed: 0, headsRead: 0 };
   /** Stamps at or after this time are recorded as unsettled. */
-  private readonly settledBefore = Date.now() - RACY_MS;
+  private readonly settledBefore: number;
 
   constructor(
     old: ScanCache | undefined,
     private readonly gates: Gates,
+    racyMs: number,
   ) {
     this.old = old ?? { dirs: new Map(), heads: new Map() };
+    this.settledBefore = Date.now() - racyMs;
   }
 
+  /**
+   * The new cache, and whether it differs from the old one in what the persistent index stores: an entry
+   * dropped, or a new settled (and storable) one. Every walked path is visited once, so "nothing new and
+   * everything kept" means the same cache.
+   */
   outcome(): Pick<ScanResult, "cache" | "changed" | "stats"> {
-    const changed =
-      this.stats.dirsListed > 0 ||
-      this.stats.headsRead > 0 ||
-      this.cache.dirs.size !== this.old.dirs.size ||
-      this.cache.heads.size !== this.old.heads.size;
-    return { cache: this.cache, changed, stats: this.stats };
+    const dropped = this.keptDirs.length < this.old.dirs.size || this.keptHeads.length < this.old.heads.size;
+    const added =
+      this.newDirs.some((row) => !isUnsettled({ mtimeMs: row[1] })) ||
+      this.newHeads.some((entry) => !isUnsettled(entry) && isStorableHead(entry.head));
+    const cache: ScanCache = {
+      dirs:
+        this.newDirs.length === 0 && !dropped
+          ? this.old.dirs
+          : new Map([...this.keptDirs, ...this.newDirs].map((row) => [row[0], row])),
+      heads:
+        this.newHeads.length === 0 && !dropped
+          ? this.old.heads
+          : new Map([...this.keptHeads, ...this.newHeads].map((entry) => [entry.file, entry])),
+    };
+    return { cache, changed: dropped || added, stats: this.stats };
   }
 
-  private settled(stamp: Stamp): Stamp {
-    return stamp.mtimeMs >= this.settledBefore || stamp.ctimeMs >= this.settledBefore ? UNSETTLED : stamp;
+  private settledTime(stat: Stats): number {
+    return stat.mtimeMs >= this.settledBefore || stat.ctimeMs >= this.settledBefore
+      ? Number.NaN
+      : stat.mtimeMs;
   }
 
   /** The encoded entries of `dir`, from the cache when its stamp is unchanged; undefined if unreadable. */
   private list(dir: string): string | undefined {
-    const stamp = stampOf(dir);
-    if (!stamp) return undefined;
+    const stat = statOf(dir);
+    if (!stat) return undefined;
     const known = this.old.dirs.get(dir);
-    if (known && sameStamp(known.stamp, stamp)) {
-      this.cache.dirs.set(dir, known);
-      return known.entries;
+    if (known && unchanged(stat, known[1], known[2], known[3], known[4], known[5])) {
+      this.keptDirs.push(known);
+      return known[6];
     }
     let entries: string;
     try {
@@ -477,24 +546,28 @@ class Walker {
       return undefined;
     }
     this.stats.dirsListed += 1;
-    this.cache.dirs.set(dir, { stamp: this.settled(stamp), entries });
+    this.newDirs.push([dir, this.settledTime(stat), stat.ctimeMs, stat.size, stat.ino, stat.dev, entries]);
     return entries;
   }
 
   /** Fills `record.head` (or `record.error`), reusing the cached head when the file is unchanged. */
   readHead(record: ScanRecord): void {
     const file = record.skillFile;
-    const stamp = stampOf(file);
+    const stat = statOf(file);
     const known = this.old.heads.get(file);
-    if (stamp && known && sameStamp(known.stamp, stamp)) {
-      this.cache.heads.set(file, known);
+    if (stat && known && unchanged(stat, known.mtimeMs, known.ctimeMs, known.size, known.ino, known.dev)) {
+      this.keptHeads.push(known);
       record.head = known.head;
       return;
     }
     try {
-      record.head = loadHead(file, path.basename(record.dir), this.gates);
+      const head = loadHead(file, path.basename(record.dir), this.gates);
+      record.head = head;
       this.stats.headsRead += 1;
-      if (stamp) this.cache.heads.set(file, { stamp: this.settled(stamp), head: record.head });
+      if (stat) {
+        const { ctimeMs, size, ino, dev } = stat;
+        this.newHeads.push({ file, mtimeMs: this.settledTime(stat), ctimeMs, size, ino, dev, head });
+      }
     } catch (error) {
       record.error = (error as Error).message;
     }
@@ -511,6 +584,11 @@ class Walker {
       dirs.push(real);
       const encoded = this.list(dir);
       if (encoded === undefined || encoded === "") continue;
+      if (encoded === PLAIN_SKILL) {
+        // The common case: a skill folder with nothing else to walk.
+        found.push(skillRecord(rootIndex, dir, real, rel));
+        continue;
+      }
       const entries = encoded.split("/");
       let hasSkill = false;
       for (const entry of entries) {
@@ -519,17 +597,7 @@ class Walker {
           break;
         }
       }
-      if (hasSkill) {
-        const relFile = rel === "" ? "SKILL.md" : `${rel}/SKILL.md`;
-        found.push({
-          rootIndex,
-          dir,
-          realDir: real,
-          relFile,
-          skillFile: `${dir}${path.sep}SKILL.md`,
-          category: categoryOf(relFile),
-        });
-      }
+      if (hasSkill) found.push(skillRecord(rootIndex, dir, real, rel));
       const children: [string, string, string][] = [];
       for (const entry of entries) {
         const type = entry[0] as string;
@@ -560,6 +628,21 @@ class Walker {
     }
     return found;
   }
+}
+
+/** The listing of a skill folder whose only walkable entry is a regular SKILL.md. */
+const PLAIN_SKILL = "fSKILL.md";
+
+function skillRecord(rootIndex: number, dir: string, real: string, rel: string): ScanRecord {
+  const relFile = rel === "" ? "SKILL.md" : `${rel}/SKILL.md`;
+  return {
+    rootIndex,
+    dir,
+    realDir: real,
+    relFile,
+    skillFile: `${dir}${path.sep}SKILL.md`,
+    category: categoryOf(relFile),
+  };
 }
 
 function addLegacy(legacy: Map<string, string[]>, stem: string, file: string): void {

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CURATOR_DEFAULTS, loadConfig, parseConfig } from "../../src/config/config.js";
-import { parseDotenv, lookupSecret } from "../../src/config/dotenv.js";
+import { lookupSecret, parseDotenv } from "../../src/config/dotenv.js";
 import { homePaths, resolveHome } from "../../src/config/home.js";
 import { ConfigError } from "../../src/core/errors.js";
 
@@ -47,7 +47,10 @@ describe("config.yaml", () => {
   });
 
   it("leaves sections it does not use alone, even when they are odd", async () => {
-    await writeFile(path.join(dir, "config.yaml"), "terminal:\n  backend: 42\ndisplay: [1, 2]\ncurator:\n  stale_after_days: 10\n");
+    await writeFile(
+      path.join(dir, "config.yaml"),
+      "terminal:\n  backend: 42\ndisplay: [1, 2]\ncurator:\n  stale_after_days: 10\n",
+    );
     const config = loadConfig(path.join(dir, "config.yaml"));
     expect(config.curator.staleAfterDays).toBe(10);
     expect(config.mtimeMs).toBeGreaterThan(0);
@@ -66,7 +69,9 @@ describe("config.yaml", () => {
   });
 
   it("rejects a malformed platform:id entry in admins", () => {
-    expect(() => parseConfig({ gateway: { admins: ["123456"] } })).toThrow(/gateway\.admins.*"123456".*platform:id/);
+    expect(() => parseConfig({ gateway: { admins: ["123456"] } })).toThrow(
+      /gateway\.admins.*"123456".*platform:id/,
+    );
   });
 
   it("falls back to the default with one warning for curator numbers below 1", () => {
@@ -94,8 +99,12 @@ describe("config.yaml", () => {
 
   it("accepts feishu domains feishu, lark and URLs only", () => {
     expect(parseConfig({ gateway: { feishu: { domain: "lark" } } }).gateway.feishu.domain).toBe("lark");
-    expect(parseConfig({ gateway: { feishu: { domain: "http://127.0.0.1:9" } } }).gateway.feishu.domain).toBe("http://127.0.0.1:9");
-    expect(() => parseConfig({ gateway: { feishu: { domain: "larkk" } } })).toThrow(/feishu, lark, or a full URL/);
+    expect(parseConfig({ gateway: { feishu: { domain: "http://127.0.0.1:9" } } }).gateway.feishu.domain).toBe(
+      "http://127.0.0.1:9",
+    );
+    expect(() => parseConfig({ gateway: { feishu: { domain: "larkk" } } })).toThrow(
+      /feishu, lark, or a full URL/,
+    );
   });
 
   it("records the legacy curator.auxiliary block with a deprecation warning", () => {

@@ -13,7 +13,17 @@ describe("deploy files (no Docker engine here: checked statically)", () => {
     const config = parseConfig(document);
     expect(config.gateway.admins.length).toBeGreaterThan(0);
     expect(config.gateway.homeChannel).toMatch(/^telegram:/);
-    for (const key of ["telegram", "feishu", "discord", "agent", "health", "maintenance", "admins", "allowed_users", "home_channel"]) {
+    for (const key of [
+      "telegram",
+      "feishu",
+      "discord",
+      "agent",
+      "health",
+      "maintenance",
+      "admins",
+      "allowed_users",
+      "home_channel",
+    ]) {
       expect(Object.keys(document.gateway)).toContain(key);
     }
   });
@@ -37,7 +47,9 @@ describe("deploy files (no Docker engine here: checked statically)", () => {
   it("compose.yaml parses and points at the Dockerfile with a volume, restart policy and healthcheck", () => {
     const compose = YAML.parse(readFileSync(deploy("compose.yaml"), "utf8"));
     const service = compose.services.skillgate;
-    expect(path.resolve(root, "deploy", service.build.context, service.build.dockerfile)).toBe(deploy("Dockerfile"));
+    expect(path.resolve(root, "deploy", service.build.context, service.build.dockerfile)).toBe(
+      deploy("Dockerfile"),
+    );
     expect(service.restart).toBe("unless-stopped");
     expect(service.volumes[0]).toMatch(/:\/data$/);
     expect(service.healthcheck.test[0]).toBe("CMD");

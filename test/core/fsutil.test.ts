@@ -2,7 +2,14 @@ import { mkdtemp, readdir, readFile, rm, utimes, writeFile } from "node:fs/promi
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { LockBusyError, acquireLock, atomicWriteFile, isoTimestamp, stableJson, withLock } from "../../src/core/fsutil.js";
+import {
+  acquireLock,
+  atomicWriteFile,
+  isoTimestamp,
+  LockBusyError,
+  stableJson,
+  withLock,
+} from "../../src/core/fsutil.js";
 
 describe("file helpers", () => {
   let dir: string;

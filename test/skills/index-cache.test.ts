@@ -1,0 +1,291 @@
+/**
+ * The persistent scan index (`<home>/.cache/skillgate/skills-index.json`): each fresh `openLibrary` acts
+ * as a new process would. Every change must be seen with the index present, and an index-backed library
+ * must answer exactly like a full scan without one.
+ */
+import {
+  appendFileSync,
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { SkillgateConfig } from "../../src/config/config.js";
+import { indexPath } from "../../src/skills/index-cache.js";
+import { type ManagedSkillLibrary, openLibrary } from "../../src/skills/library.js";
+import { config, tempHome, writeFile, writeSkill } from "./helpers.js";
+
+/** Short settle time for tests; `settle()` waits past it so recorded stamps become trusted. */
+const RACY_MS = 40;
+const settle = () => new Promise((resolve) => setTimeout(resolve, RACY_MS + 30));
+
+let env: ReturnType<typeof tempHome>;
+let opened: ManagedSkillLibrary[] = [];
+
+/** A new library on the same home, as a new process would open it (no watchers). */
+function fresh(cfg: SkillgateConfig = config()): ManagedSkillLibrary {
+  const library = openLibrary(env.home, cfg, { watch: false, env: {}, racyMs: RACY_MS });
+  opened.push(library);
+  return library;
+}
+
+/** The ground truth: a full scan that neither reads nor writes the index. */
+function fullScan(cfg: SkillgateConfig = config()): ManagedSkillLibrary {
+  const library = openLibrary(env.home, cfg, { watch: false, env: {}, persistIndex: false });
+  opened.push(library);
+  return library;
+}
+
+/** Opens fresh libraries until one is served entirely from the index (at most three). */
+async function primeIndex(cfg: SkillgateConfig = config()): Promise<void> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const library = fresh(cfg);
+    await library.list();
+    const last = library.lastScan();
+    if (last?.fromIndex && last.dirsListed === 0 && last.headsRead === 0) return;
+    await settle();
+  }
+  throw new Error("the index never settled");
+}
+
+/** Lists with a fresh index-backed library and checks it against a full scan; returns the names. */
+async function namesChecked(cfg: SkillgateConfig = config()): Promise<string[]> {
+  const library = fresh(cfg);
+  const list = await library.list();
+  expect(library.lastScan()?.fromIndex).toBe(true);
+  const truth = fullScan(cfg);
+  expect(list).toEqual(await truth.list());
+  expect(await library.all()).toEqual(await truth.all());
+  return (list.skills ?? []).map((skill) => skill.name).sort();
+}
+
+beforeEach(async () => {
+  env = tempHome();
+  writeSkill(env.skills, "cat/alpha", "description: first");
+  writeSkill(env.skills, "cat/beta", "name: beta\ndescription: second");
+  writeSkill(env.skills, "gamma", "name: gamma\ndescription: third");
+  writeFile(path.join(env.skills, "cat", "alpha", "references", "notes.md"), "# notes\n");
+  await settle();
+});
+afterEach(() => {
+  for (const library of opened) library.close?.();
+  opened = [];
+  env.cleanup();
+});
+
+describe("the scan index", () => {
+  it("is written outside skills/ and serves an unchanged tree without reading it", async () => {
+    await primeIndex();
+    expect(existsSync(indexPath(env.home))).toBe(true);
+    expect(indexPath(env.home).startsWith(env.skills)).toBe(false);
+    const library = fresh();
+    const list = await library.list();
+    expect(library.lastScan()).toEqual({ dirsListed: 0, headsRead: 0, fromIndex: true, indexWritten: false });
+    expect(list).toEqual(await fullScan().list());
+    expect(await namesChecked()).toEqual(["alpha", "beta", "gamma"]);
+  });
+
+  it("sees an added skill, also one nested inside an existing skill folder", async () => {
+    await primeIndex();
+    writeSkill(env.skills, "cat/delta", "name: delta\ndescription: added");
+    writeSkill(env.skills, "cat/alpha/inner", "name: inner\ndescription: nested");
+    expect(await namesChecked()).toEqual(["alpha", "beta", "delta", "gamma", "inner"]);
+    await settle();
+    await primeIndex();
+    expect(await namesChecked()).toEqual(["alpha", "beta", "delta", "gamma", "inner"]);
+  });
+
+  it("sees a removed and a renamed skill", async () => {
+    await primeIndex();
+    rmSync(path.join(env.skills, "cat", "beta"), { recursive: true });
+    renameSync(path.join(env.skills, "cat", "alpha"), path.join(env.skills, "cat", "alpha-two"));
+    expect(await namesChecked()).toEqual(["alpha-two", "gamma"]);
+  });
+
+  it("sees an in-place edit of the same size and an atomic replace", async () => {
+    await primeIndex();
+    const alpha = path.join(env.skills, "cat", "alpha", "SKILL.md");
+    const before = readFileSync(alpha, "utf8");
+    writeFileSync(alpha, before.replace("first", "FIRST"));
+    let library = fresh();
+    let skills = (await library.list()).skills ?? [];
+    expect(skills.find((skill) => skill.name === "alpha")?.description).toBe("FIRST");
+    expect(library.lastScan()?.headsRead).toBe(1);
+
+    const beta = path.join(env.skills, "cat", "beta", "SKILL.md");
+    writeFileSync(`${beta}.tmp`, "---\nname: beta\ndescription: replaced\n---\n");
+    renameSync(`${beta}.tmp`, beta);
+    library = fresh();
+    skills = (await library.list()).skills ?? [];
+    expect(skills.find((skill) => skill.name === "beta")?.description).toBe("replaced");
+    expect(await namesChecked()).toEqual(["alpha", "beta", "gamma"]);
+  });
+
+  it("sees an edit right after the index was written (entries too recent are not trusted)", async () => {
+    const gamma = path.join(env.skills, "gamma", "SKILL.md");
+    writeFileSync(gamma, "---\nname: gamma\ndescription: v1\n---\n");
+    await fresh().list(); // indexes a file changed moments ago
+    // Not trusted yet: a later change in the same clock tick would leave its stamp as it was.
+    const again = fresh();
+    await again.list();
+    expect(again.lastScan()?.headsRead).toBe(1);
+    writeFileSync(gamma, "---\nname: gamma\ndescription: v2\n---\n"); // same size, maybe same clock tick
+    const skills = (await fresh().list()).skills ?? [];
+    expect(skills.find((skill) => skill.name === "gamma")?.description).toBe("v2");
+  });
+
+  it("follows a retargeted symlink, also through a chain of links", async () => {
+    const outside = path.join(env.home, "outside");
+    writeSkill(outside, "a/from-a", "name: from-a\ndescription: a");
+    writeSkill(outside, "b/from-b", "name: from-b\ndescription: b");
+    symlinkSync(path.join(outside, "a"), path.join(outside, "current"));
+    symlinkSync(path.join(outside, "current"), path.join(env.skills, "linked"));
+    await settle();
+    await primeIndex();
+    expect(await namesChecked()).toContain("from-a");
+
+    // Only the second link changes: skills/ itself is untouched.
+    unlinkSync(path.join(outside, "current"));
+    symlinkSync(path.join(outside, "b"), path.join(outside, "current"));
+    let names = await namesChecked();
+    expect(names).toContain("from-b");
+    expect(names).not.toContain("from-a");
+
+    // The link inside skills/ is replaced.
+    unlinkSync(path.join(env.skills, "linked"));
+    symlinkSync(path.join(outside, "a"), path.join(env.skills, "linked"));
+    names = await namesChecked();
+    expect(names).toContain("from-a");
+    expect(names).not.toContain("from-b");
+  });
+
+  it("follows changes of skills.external_dirs", async () => {
+    const one = path.join(env.home, "ext-one");
+    const two = path.join(env.home, "ext-two");
+    writeSkill(one, "tools/from-one", "name: from-one\ndescription: one");
+    writeSkill(two, "from-two", "name: from-two\ndescription: two");
+    await settle();
+    const withOne = config({ skills: { external_dirs: [one] } });
+    await primeIndex(withOne);
+    expect(await namesChecked(withOne)).toEqual(["alpha", "beta", "from-one", "gamma"]);
+    expect(await namesChecked(config())).toEqual(["alpha", "beta", "gamma"]);
+    expect(await namesChecked(config({ skills: { external_dirs: [two] } }))).toEqual([
+      "alpha",
+      "beta",
+      "from-two",
+      "gamma",
+    ]);
+    // An external dir nested in another root gives its skills another category there.
+    const nested = config({ skills: { external_dirs: [path.join(one, "tools"), one] } });
+    const library = fresh(nested);
+    expect(await library.all()).toEqual(await fullScan(nested).all());
+  });
+
+  it("keeps every entry field and frontmatter value exact across processes", async () => {
+    writeSkill(env.skills, "gated/windows-only", "name: windows-only\nplatforms: [windows]");
+    writeSkill(env.skills, "gated/linux-mac", "name: linux-mac\nplatforms: [linux, macos]\ndescription: d");
+    writeSkill(env.skills, "gated/docker", "name: in-docker\nenvironments: [docker]");
+    writeSkill(env.skills, "odd/numeric", "name: 123\ndescription: 4.5");
+    writeSkill(env.skills, "odd/from-body", "name: from-body", "# Title\n\nThe first body line.\n");
+    writeSkill(env.skills, "odd/long", `name: long\ndescription: ${"x".repeat(1100)}`);
+    writeSkill(env.skills, "odd/renamed-folder", `name: ${"N".repeat(70)}\ndescription: long name`);
+    writeSkill(env.skills, "odd/inexact", "name: inexact\nratio: .inf\nzero: -0.0\nbad: .nan");
+    writeSkill(env.skills, "odd/nested", "name: nested\nmetadata:\n  hermes:\n    tags: [a, b]\n    n: 1");
+    writeSkill(env.skills, "odd/broken", "name: broken\ndescription: [unclosed\nkey: value");
+    writeSkill(env.skills, "odd/none", null, "No frontmatter here.\n");
+    writeSkill(env.skills, "odd/unicode", "name: ünïcode\ndescription: 説明 ✓");
+    writeFile(path.join(env.skills, "legacy.md"), "# legacy single-file skill\n");
+    await settle();
+    await primeIndex();
+    await namesChecked();
+    const library = fresh();
+    expect((await library.find("inexact"))?.frontmatter).toEqual({
+      name: "inexact",
+      ratio: Number.POSITIVE_INFINITY,
+      zero: -0,
+      bad: Number.NaN,
+    });
+    expect(Object.is((await library.find("inexact"))?.frontmatter.zero, -0)).toBe(true);
+    expect(await library.view("legacy")).toEqual(await fullScan().view("legacy"));
+    expect(await library.view("nested")).toEqual(await fullScan().view("nested"));
+  });
+
+  it("applies the disabled lists to index-backed entries, by frontmatter and folder name", async () => {
+    writeSkill(env.skills, "folder-name", "name: Pretty Name\ndescription: p");
+    await settle();
+    await primeIndex();
+    for (const disabled of [["Pretty Name"], ["folder-name"], ["alpha"]]) {
+      const cfg = config({ skills: { disabled } });
+      const names = await namesChecked(cfg);
+      expect(names).not.toContain(disabled[0] === "alpha" ? "alpha" : "Pretty Name");
+    }
+  });
+
+  it("ignores a corrupt, truncated or foreign index and replaces it", async () => {
+    await primeIndex();
+    const file = indexPath(env.home);
+    const good = readFileSync(file, "utf8");
+    const firstLine = good.slice(0, good.indexOf("\n"));
+    for (const bad of [
+      "not json",
+      "",
+      good.slice(0, Math.floor(good.length / 3)),
+      firstLine.replace('"version":', '"version":9'),
+      firstLine.replace(/"dirs":\[\[/, '"dirs":[[42,'),
+      '{"format":"skillgate-skills-index","version":2,"dirs":{},"heads":[]}\n[]',
+    ]) {
+      writeFileSync(file, bad);
+      const library = fresh();
+      expect(await library.list()).toEqual(await fullScan().list());
+      expect(library.lastScan()?.fromIndex).toBe(false);
+      expect(library.lastScan()?.indexWritten).toBe(true);
+    }
+  });
+
+  it("reads the frontmatter from the files when only the frontmatter line is damaged", async () => {
+    await primeIndex();
+    const file = indexPath(env.home);
+    const good = readFileSync(file, "utf8");
+    writeFileSync(file, `${good.slice(0, good.indexOf("\n"))}\n[{"broken`);
+    const library = fresh();
+    expect(await library.all()).toEqual(await fullScan().all());
+    expect(library.lastScan()?.fromIndex).toBe(true);
+  });
+
+  it("works when the index cannot be written", async () => {
+    mkdirSync(path.join(env.home, ".cache"), { recursive: true });
+    writeFileSync(path.join(env.home, ".cache", "skillgate"), "a file where the folder should be");
+    const library = fresh();
+    expect(await library.list()).toEqual(await fullScan().list());
+    expect(existsSync(indexPath(env.home))).toBe(false);
+    if (process.getuid?.() !== 0) {
+      rmSync(path.join(env.home, ".cache"), { recursive: true });
+      chmodSync(env.home, 0o555);
+      try {
+        expect((await fresh().list()).count).toBe(3);
+      } finally {
+        chmodSync(env.home, 0o755);
+      }
+    }
+  });
+
+  it("a long-running library writes what it refreshed, so the next process starts from it", async () => {
+    const gateway = fresh();
+    await gateway.list();
+    await settle();
+    appendFileSync(path.join(env.skills, "gamma", "SKILL.md"), "\nmore\n");
+    writeSkill(env.skills, "cat/epsilon", "name: epsilon\ndescription: new");
+    gateway.invalidate();
+    expect(((await gateway.list()).skills ?? []).map((skill) => skill.name)).toContain("epsilon");
+    await settle();
+    await primeIndex();
+    expect(await namesChecked()).toEqual(["alpha", "beta", "epsilon", "gamma"]);
+  });
+});
