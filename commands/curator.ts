@@ -403,6 +403,18 @@ async function underRunLock<T>(home: string, fn: () => Promise<T>): Promise<T> {
   }
 }
 
+/** Options of an archive or restore a person asked for from the CLI or chat. */
+function manualMoveOptions(ctx: CommandContext) {
+  return {
+    home: ctx.home,
+    config: ctx.config,
+    library: ctx.library,
+    actor: "user" as const,
+    now: ctx.now(),
+    commandPrefix: ctx.commandPrefix,
+  };
+}
+
 const archiveCommand: CommandSpec = {
   path: ["curator", "archive"],
   summary: "archive one skill now (recoverable with restore)",
@@ -411,14 +423,7 @@ const archiveCommand: CommandSpec = {
   async run(ctx, input) {
     const name = input.args[0] ?? "";
     const result = await underRunLock(ctx.home, () =>
-      archiveSkill(name, {
-        home: ctx.home,
-        config: ctx.config,
-        library: ctx.library,
-        actor: "user",
-        now: ctx.now(),
-        commandPrefix: ctx.commandPrefix,
-      }),
+      archiveSkill(name, manualMoveOptions(ctx)),
     );
     const restore = ctx.commandPrefix(["curator", "restore", result.archivedAs]);
     return textReply(
@@ -444,14 +449,7 @@ const restoreCommand: CommandSpec = {
   async run(ctx, input) {
     const name = input.args[0] ?? "";
     const result = await underRunLock(ctx.home, () =>
-      restoreSkill(name, {
-        home: ctx.home,
-        config: ctx.config,
-        library: ctx.library,
-        actor: "user",
-        now: ctx.now(),
-        commandPrefix: ctx.commandPrefix,
-      }),
+      restoreSkill(name, manualMoveOptions(ctx)),
     );
     const note = result.flattened ? " (its original place was taken, so it went to the top level)" : "";
     const pin = ctx.commandPrefix(["curator", "pin", result.name]);
