@@ -7,6 +7,7 @@ import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
 import { CuratorError } from "../core/errors.js";
 import { isoTimestamp } from "../core/fsutil.js";
+import { cachedByFile } from "../core/read-cache.js";
 import type { SkillEntry, SkillLibrary } from "../skills/types.js";
 import {
   activityCount,
@@ -28,7 +29,6 @@ import {
 import { readCronRefs } from "./cron.js";
 import { activityAnchor, type CuratedRow, curatedRows, idleDays, isCronReferenced } from "./plan.js";
 import { classify, loadProvenance, type Provenance, readCreatedByKeys } from "./provenance.js";
-import { cachedByFile } from "./read-cache.js";
 import { type CuratorState, readState, updateState } from "./state.js";
 import type { UnmanagedReason } from "./types.js";
 
@@ -52,7 +52,7 @@ interface LibraryView {
 /** The usage records, parsed once per change of `.usage.json` (the view only reads them). */
 function readUsage(home: string): Promise<UsageMap> {
   const paths = homePaths(home);
-  return cachedByFile(paths.usage, "usage-map", () => new UsageStore(paths.skills).read());
+  return new UsageStore(paths.skills).readShared();
 }
 
 async function readView(ctx: OpsContext): Promise<LibraryView> {

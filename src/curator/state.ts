@@ -7,7 +7,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { homePaths } from "../config/home.js";
 import { atomicWriteFile, readTextIfExists, stableJson, withLock } from "../core/fsutil.js";
-import { readTextCached } from "./read-cache.js";
+import { readTextCached } from "../core/read-cache.js";
 
 /** The scheduler state. Keys starting with `_` are kept as they are. */
 export interface CuratorState {

@@ -7,6 +7,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { atomicWriteFile, isoTimestamp, readTextIfExists, stableJson, withLock } from "../core/fsutil.js";
+import { cachedByFile } from "../core/read-cache.js";
 
 /** Lifecycle state of a skill. */
 export type SkillState = "active" | "stale" | "archived";
@@ -105,9 +106,6 @@ export function parseTimestamp(value: string): number | undefined {
   return Number.isNaN(ms) ? undefined : ms;
 }
 
-/** Last parse of each usage file, for `readRecord`. */
-const parsedCache = new Map<string, { key: string; records: UsageMap }>();
-
 /** Reads, locks and atomically rewrites `.usage.json`. One instance per skills directory. */
 export class UsageStore {
   readonly file: string;
@@ -138,25 +136,19 @@ export class UsageStore {
   }
 
   /**
-   * One skill's record (a copy), or null. Repeated calls on an unchanged file reuse one parse, keyed by
-   * the file's inode, size and mtime (every writer replaces the file atomically, so a write always
-   * changes the inode): the ledger asks for one record around each of thousands of mutations.
+   * All records from one parse shared by every caller while the file is unchanged. Read-only: callers
+   * that change records use `update`.
+   */
+  readShared(): Promise<Readonly<UsageMap>> {
+    return cachedByFile(this.file, "usage-map", () => this.read());
+  }
+
+  /**
+   * One skill's record (a copy), or null. Repeated calls on an unchanged file reuse one parse (see
+   * `cachedByFile`): the ledger asks for one record around each of thousands of mutations.
    */
   async readRecord(name: string): Promise<UsageRecord | null> {
-    let stat: { ino: number; size: number; mtimeMs: number };
-    try {
-      stat = await fs.stat(this.file);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-      throw error;
-    }
-    const key = `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
-    let cached = parsedCache.get(this.file);
-    if (cached?.key !== key) {
-      cached = { key, records: await this.read() };
-      parsedCache.set(this.file, cached);
-    }
-    const record = cached.records[name];
+    const record = (await this.readShared())[name];
     return record ? structuredClone(record) : null;
   }
 

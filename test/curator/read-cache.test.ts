@@ -2,7 +2,7 @@ import { mkdtemp, rm, unlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cachedByFile, readTextCached } from "../../src/curator/read-cache.js";
+import { cachedByFile, readTextCached } from "../../src/core/read-cache.js";
 
 let dir: string;
 beforeEach(async () => {

@@ -1,6 +1,6 @@
 /**
- * Read-path cache for the small metadata files the curator reads on every `/curator status`
- * (`.curator_state`, `.usage.json`, `.bundled_manifest`, `.hub/lock.json`). Each read stats the file
+ * Read-path cache for small metadata files read on every command (`/curator status`, ledger captures):
+ * `.curator_state`, `.usage.json`, `.bundled_manifest`, `.hub/lock.json`. Each read stats the file
  * (one synchronous `stat`, no error object when it is missing) and reuses the previous text, or a value
  * derived from it, while the file's inode, size, mtime and ctime are unchanged. Every writer replaces
  * these files atomically (new inode), and an in-place edit changes mtime/ctime, so a change is seen on
