@@ -422,9 +422,7 @@ const archiveCommand: CommandSpec = {
   mutating: true,
   async run(ctx, input) {
     const name = input.args[0] ?? "";
-    const result = await underRunLock(ctx.home, () =>
-      archiveSkill(name, manualMoveOptions(ctx)),
-    );
+    const result = await underRunLock(ctx.home, () => archiveSkill(name, manualMoveOptions(ctx)));
     const restore = ctx.commandPrefix(["curator", "restore", result.archivedAs]);
     return textReply(
       `curator: archived '${result.name}' to .archive/${result.archivedAs} — \`${restore}\` brings it back`,
@@ -448,9 +446,7 @@ const restoreCommand: CommandSpec = {
   mutating: true,
   async run(ctx, input) {
     const name = input.args[0] ?? "";
-    const result = await underRunLock(ctx.home, () =>
-      restoreSkill(name, manualMoveOptions(ctx)),
-    );
+    const result = await underRunLock(ctx.home, () => restoreSkill(name, manualMoveOptions(ctx)));
     const note = result.flattened ? " (its original place was taken, so it went to the top level)" : "";
     const pin = ctx.commandPrefix(["curator", "pin", result.name]);
     const hint = `\nIts inactivity clock is unchanged, so a later run may archive it again; \`${pin}\` keeps it.`;

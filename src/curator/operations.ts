@@ -7,7 +7,6 @@ import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
 import { CuratorError } from "../core/errors.js";
 import { isoTimestamp } from "../core/fsutil.js";
-import { cachedByFile } from "../core/read-cache.js";
 import type { SkillEntry, SkillLibrary } from "../skills/types.js";
 import {
   activityCount,

@@ -15,10 +15,10 @@ import path from "node:path";
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
 import { atomicWriteFile, readTextIfExists, withLock } from "../core/fsutil.js";
+import { cachedByFile, readTextCached } from "../core/read-cache.js";
 import { parseSkillMd } from "../skills/frontmatter.js";
 import type { SkillEntry } from "../skills/types.js";
 import { isManagedRecord, type UsageRecord } from "../skills/usage.js";
-import { cachedByFile, readTextCached } from "../core/read-cache.js";
 import type { ProvenanceKind, UnmanagedReason } from "./types.js";
 
 /** Built-ins that back load-bearing commands and are never archived or consolidated. Empty today. */
