@@ -187,6 +187,19 @@ export async function readTextIfExists(file: string): Promise<string | undefined
   }
 }
 
+/** Parses JSON text (a BOM tolerated) that must hold an object; anything else is `undefined`. */
+export function parseJsonObject(text: string): Record<string, unknown> | undefined {
+  let data: unknown;
+  try {
+    data = JSON.parse(text.replace(/^\uFEFF/, ""));
+  } catch {
+    return undefined;
+  }
+  return data !== null && typeof data === "object" && !Array.isArray(data)
+    ? (data as Record<string, unknown>)
+    : undefined;
+}
+
 /** Hermes-style timestamp: ISO 8601 UTC with microseconds and `+00:00`. */
 export function isoTimestamp(date: Date): string {
   return date.toISOString().replace(/\.(\d{3})Z$/, ".$1000+00:00");

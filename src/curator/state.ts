@@ -6,7 +6,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { homePaths } from "../config/home.js";
-import { atomicWriteFile, readTextIfExists, stableJson, withLock } from "../core/fsutil.js";
+import { atomicWriteFile, parseJsonObject, readTextIfExists, stableJson, withLock } from "../core/fsutil.js";
 import { readTextCached } from "../core/read-cache.js";
 
 /** The scheduler state. Keys starting with `_` are kept as they are. */
@@ -64,14 +64,8 @@ export function normalizeState(raw: Record<string, unknown>): CuratorState {
 }
 
 function parseState(text: string): CuratorState | undefined {
-  let data: unknown;
-  try {
-    data = JSON.parse(text.replace(/^\uFEFF/, ""));
-  } catch {
-    return undefined;
-  }
-  if (data === null || typeof data !== "object" || Array.isArray(data)) return undefined;
-  return normalizeState(data as Record<string, unknown>);
+  const data = parseJsonObject(text);
+  return data && normalizeState(data);
 }
 
 function stateLockFile(home: string): string {

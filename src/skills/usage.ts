@@ -6,7 +6,14 @@
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { atomicWriteFile, isoTimestamp, readTextIfExists, stableJson, withLock } from "../core/fsutil.js";
+import {
+  atomicWriteFile,
+  isoTimestamp,
+  parseJsonObject,
+  readTextIfExists,
+  stableJson,
+  withLock,
+} from "../core/fsutil.js";
 import { cachedByFile } from "../core/read-cache.js";
 
 /** Lifecycle state of a skill. */
@@ -222,15 +229,10 @@ export class UsageStore {
   }
 
   private parse(text: string): UsageMap | undefined {
-    let data: unknown;
-    try {
-      data = JSON.parse(text.replace(/^\uFEFF/, ""));
-    } catch {
-      return undefined;
-    }
-    if (data === null || typeof data !== "object" || Array.isArray(data)) return undefined;
+    const data = parseJsonObject(text);
+    if (data === undefined) return undefined;
     const records: UsageMap = {};
-    for (const [name, value] of Object.entries(data as Record<string, unknown>)) {
+    for (const [name, value] of Object.entries(data)) {
       if (value !== null && typeof value === "object" && !Array.isArray(value)) {
         records[name] = backfill(value as Record<string, unknown>);
       }
