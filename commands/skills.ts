@@ -39,6 +39,8 @@ function shorten(text: string, max: number): string {
 async function listSkills(ctx: CommandContext, input: CommandInput): Promise<Reply> {
   const category = typeof input.options.category === "string" ? input.options.category : undefined;
   const result = await ctx.library.list({ category, platform: platformOf(ctx, input) });
+  // `--json` prints the result object alone: skip laying out a table nobody will see.
+  if (ctx.json) return reply([], { json: result });
   const blocks: ReplyBlock[] = [];
   if (result.message) {
     blocks.push({ kind: "paragraph", text: result.message });
