@@ -239,7 +239,6 @@ const runCommand: CommandSpec = {
       now: ctx.now(),
       dryRun: flag(input, "dry-run"),
       consolidate: flag(input, "consolidate") ? true : undefined,
-      actor: ctx.actor === "curator" ? "curator" : "user",
       trigger: "manual",
       progress: ctx.progress,
       commandPrefix: ctx.commandPrefix,

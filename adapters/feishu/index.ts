@@ -181,6 +181,8 @@ export class FeishuAdapter implements Adapter {
     for (const [index, payload] of payloads.entries()) {
       const anchor = index === 0 || inThread ? replyTo : undefined;
       const sentAs = await this.sendWithFallback(target, payload, anchor, inThread);
+      // Inside a topic the anchor is the only way in: without it the rest would open a top-level post.
+      if (sentAs === "gone" && inThread) return;
       if (sentAs === "gone") replyTo = undefined;
     }
   }
@@ -201,11 +203,10 @@ export class FeishuAdapter implements Adapter {
       );
       let result: "sent" | "gone" = "sent";
       for (const textPayload of postToTextPayloads(payload)) {
-        if (
-          (await this.sendPayload(target, textPayload, result === "gone" ? undefined : replyTo, inThread)) ===
-          "gone"
-        ) {
+        const anchor = result === "gone" ? undefined : replyTo;
+        if ((await this.sendPayload(target, textPayload, anchor, inThread)) === "gone") {
           result = "gone";
+          if (inThread) break;
         }
       }
       return result;

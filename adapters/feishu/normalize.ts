@@ -4,8 +4,9 @@
  *
  * Rules: `text` and `post` content become plain text; mention placeholders (`@_user_1`) that point at
  * the bot are stripped from the start (also `@Bot/cmd` without a space, which is then a command) and
- * from the end; other mentions read as `@Name`. Direct chats (`p2p`) always answer; group chats only
- * when the bot is mentioned. Messages sent by apps (including this bot) are ignored.
+ * from the end; other mentions read as `@Name`, and a chat message (not a command) that mentions
+ * others starts with a `[Mentioned: Name (open_id=…)]` line. Direct chats (`p2p`) always answer;
+ * group chats only when the bot is mentioned. Messages sent by apps (including this bot) are ignored.
  */
 import { matchChatCommand } from "../../commands/parse.js";
 import type { InboundMessage } from "../../src/core/message.js";
@@ -91,12 +92,13 @@ export function normalizeEvent(envelope: FeishuEventEnvelope, botOpenId: string)
 
   const command = matchChatCommand(text) ?? undefined;
   const threadId = message.thread_id || undefined;
+  const mentioned = command ? [] : mentionedOthers(content, mentions, botKeys);
   return {
     eventId,
     platform: "feishu",
     chat: { kind: isDirect ? "dm" : "group", id: message.chat_id, ...(threadId ? { threadId } : {}) },
     sender: { id: senderId, isBot: false },
-    text,
+    text: mentioned.length > 0 ? `[Mentioned: ${mentioned.join(", ")}]\n${text}` : text,
     ...(command ? { command } : {}),
     ...(message.parent_id ? { replyTo: message.parent_id } : {}),
     receivedAt: Number(message.create_time ?? envelope.header?.create_time ?? 0) || 0,
@@ -211,6 +213,27 @@ export function stripBotMentions(text: string, botKeys: ReadonlySet<string>): st
   return rest.trim();
 }
 
+/**
+ * The people (other than the bot) a chat message mentions, as `Name (open_id=ou_…)`, plus `@all`: the
+ * `@Name` left in the text does not say who that is, so the agent gets the ids on a line of their own.
+ */
+export function mentionedOthers(
+  content: string,
+  mentions: FeishuMention[],
+  botKeys: ReadonlySet<string>,
+): string[] {
+  const present = (key: string) => containsKey(content, key);
+  const labels: string[] = [];
+  for (const mention of mentions) {
+    if (!mention.key || botKeys.has(mention.key) || !present(mention.key)) continue;
+    const openId = mention.id?.open_id;
+    const name = mention.name || openId || "user";
+    labels.push(openId ? `${name} (open_id=${openId})` : name);
+  }
+  if (present("@_all")) labels.push("@all");
+  return labels;
+}
+
 /** Replaces the remaining mention keys with `@Name` (`@all` for `@_all`). */
 export function resolveMentions(
   text: string,
@@ -225,6 +248,13 @@ export function resolveMentions(
     result = replaceKey(result, mention.key, label);
   }
   return replaceKey(result, "@_all", "@all");
+}
+
+function containsKey(text: string, key: string): boolean {
+  for (let index = text.indexOf(key); index !== -1; index = text.indexOf(key, index + 1)) {
+    if (keyAt(text, key, index)) return true;
+  }
+  return false;
 }
 
 function replaceKey(text: string, key: string, label: string): string {

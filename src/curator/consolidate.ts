@@ -434,7 +434,6 @@ export async function consolidationPreview(
     now: ctx.now(),
     dryRun: true,
     consolidate: true,
-    actor: "user",
     trigger: "manual",
     commandPrefix: ctx.commandPrefix,
     consolidator: consolidatorImpl,

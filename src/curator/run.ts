@@ -30,7 +30,6 @@ export interface RunOptions {
   dryRun?: boolean;
   /** Forces the LLM pass on (true) or off (false); default `curator.consolidate`. */
   consolidate?: boolean;
-  actor?: "user" | "curator";
   trigger: "manual" | "auto";
   progress?: (line: string) => void;
   /** The LLM consolidation pass; without one a consolidating run reports `llm: skipped (no model configured)`. */
@@ -107,7 +106,7 @@ export async function maybeRunCurator(
         opts.idleForSeconds,
       );
       if (!again.due) return { ran: false, reason: again.reason };
-      const result = await runLocked({ ...opts, now, actor: opts.actor ?? "curator", trigger: "auto" });
+      const result = await runLocked({ ...opts, now, trigger: "auto" });
       return { ran: true, reason: "due", result };
     } finally {
       await lock.release();
@@ -214,7 +213,8 @@ async function runLocked(opts: RunOptions): Promise<CuratorRunResult> {
     home: opts.home,
     config: opts.config,
     library: opts.library,
-    actor: opts.actor ?? (opts.trigger === "auto" ? "curator" : "user"),
+    // The transitions are the curator's decisions, whoever asked for the run.
+    actor: "curator",
     dryRun,
     provenance,
   });

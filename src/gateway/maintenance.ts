@@ -99,7 +99,6 @@ export class MaintenanceTicker {
         config: options.config,
         library: options.library,
         now: new Date(options.now()),
-        actor: "curator",
         trigger: "auto",
         idleForSeconds,
         consolidator: options.consolidator ?? defaultConsolidator,

@@ -129,7 +129,7 @@ function resolveSlot(
 ): Partial {
   const provider = (slot.provider ?? "custom").trim().toLowerCase();
   const known = KNOWN_PROVIDERS[provider];
-  const baseUrl = slot.baseUrl?.trim().replace(/\/+$/, "") ?? known?.baseUrl;
+  const baseUrl = slot.baseUrl?.trim().replace(/\/+$/, "") || known?.baseUrl;
   if (!baseUrl) {
     return {
       ok: false,

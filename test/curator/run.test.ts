@@ -108,7 +108,7 @@ describe("a real run", () => {
     expect(snapshots.map((s) => s.manifest?.reason)).toEqual(["pre-curator-run"]);
     expect(result.snapshotId).toBe(snapshots[0]?.id);
     expect((await readEntries(home)).map((e) => [e.action, e.skill, e.actor])).toEqual([
-      ["archive", "ancient", "user"],
+      ["archive", "ancient", "curator"],
     ]);
     const { state } = await readState(home);
     expect(state.run_count).toBe(1);
