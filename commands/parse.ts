@@ -279,12 +279,6 @@ export function normalizeName(name: string): string {
   return name.toLowerCase().replace(/_/g, "-");
 }
 
-/** True when some spec in `registry` starts with `name` (e.g. `curator`, `help`). */
-export function isRegisteredName(registry: readonly CommandSpec[], name: string): boolean {
-  const wanted = normalizeName(name);
-  return registry.some((spec) => spec.path[0] === wanted);
-}
-
 /**
  * Resolves a command name and its words to a spec of the registry: a one-word command (`help`) keeps
  * every word; a group (`curator`) takes its subcommand from the first word, or its default subcommand

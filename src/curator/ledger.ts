@@ -16,25 +16,6 @@ import { gcBlobs, storeFile } from "./blobs.js";
 /** Who made a change. */
 export type LedgerActor = "curator" | "agent" | "user";
 
-/** Actions written to the ledger. */
-export const LEDGER_ACTIONS = [
-  "create",
-  "edit",
-  "patch",
-  "delete",
-  "write_file",
-  "remove_file",
-  "archive",
-  "restore",
-  "purge",
-  "rollback",
-  "pre-rollback",
-  "pin",
-  "unpin",
-  "adopt",
-  "state",
-] as const;
-
 /** Directory names never captured, at any depth (#107539). */
 export const CAPTURE_SKIP_DIRS = new Set([
   ".venv",
@@ -311,13 +292,6 @@ async function compactLocked(home: string, cap: number): Promise<void> {
     }
   }
   await gcBlobs(home, referenced);
-}
-
-/** Runs compaction and blob GC now (under the ledger lock), whatever the file size. */
-export async function compactLedger(home: string, config: SkillgateConfig): Promise<void> {
-  if (!config.skills.ledger) return;
-  const cap = config.skills.ledgerMaxBytes > 0 ? config.skills.ledgerMaxBytes : Number.MAX_SAFE_INTEGER;
-  await withLock(ledgerLockPath(home), () => compactLocked(home, cap), { waitMs: 60_000 });
 }
 
 /** Every valid entry, oldest first (a BOM and malformed lines are tolerated). */
