@@ -7,7 +7,8 @@ import path from "node:path";
 import { CuratorError, UsageError } from "../src/core/errors.js";
 import { errorReply, type Reply, type ReplyBlock, reply, textReply } from "../src/core/reply.js";
 import { findEntry, type LedgerEntry, listEntries } from "../src/curator/ledger.js";
-import { purgeArchived, purgeCandidates, purgeTtl } from "../src/curator/purge.js";
+import { withRunLock } from "../src/curator/lock.js";
+import { type PurgeCandidate, purgeArchived, purgeCandidates, purgeTtl } from "../src/curator/purge.js";
 import { rollbackEntry, rollbackToSnapshot } from "../src/curator/rollback.js";
 import {
   createSnapshot,
@@ -200,12 +201,9 @@ const rollbackCommand: CommandSpec = {
         );
       }
       try {
-        const result = await rollbackEntry({
-          home: ctx.home,
-          config: ctx.config,
-          entryId: mode.id,
-          actor: ctx.actor,
-        });
+        const result = await withRunLock(ctx.home, () =>
+          rollbackEntry({ home: ctx.home, config: ctx.config, entryId: mode.id, actor: ctx.actor }),
+        );
         ctx.library.invalidate();
         return textReply(`curator: ${result.message}`, {
           json: {
@@ -224,12 +222,9 @@ const rollbackCommand: CommandSpec = {
     const target = await resolveSnapshot(ctx.home, mode.id);
     if (!target) return missingSnapshotReply(ctx, mode.id);
     try {
-      const result = await rollbackToSnapshot({
-        home: ctx.home,
-        config: ctx.config,
-        id: target.id,
-        now: ctx.now(),
-      });
+      const result = await withRunLock(ctx.home, () =>
+        rollbackToSnapshot({ home: ctx.home, config: ctx.config, id: target.id, now: ctx.now() }),
+      );
       ctx.library.invalidate();
       return textReply(`curator: ${result.message}`, {
         json: {
@@ -307,6 +302,13 @@ const ledgerCommand: CommandSpec = {
 
 // ---------------------------------------------------------------- purge
 
+/** How purge tells where a package's age came from. */
+const AGED_BY_LABEL: Record<PurgeCandidate["agedBy"], string> = {
+  archived_at: "archived_at",
+  archive_stamp: "archive suffix",
+  mtime: "folder time",
+};
+
 const purgeCommand: CommandSpec = {
   path: ["curator", "purge"],
   summary: "permanently delete archived skills older than N days (each one ledgered first)",
@@ -336,14 +338,16 @@ const purgeCommand: CommandSpec = {
     const dryRun = input.options["dry-run"] === true;
     let result: Awaited<ReturnType<typeof purgeArchived>>;
     try {
-      result = await purgeArchived({
-        home: ctx.home,
-        config: ctx.config,
-        days: integerOption(input, "days"),
-        dryRun,
-        actor: ctx.actor,
-        now: ctx.now(),
-      });
+      const purge = () =>
+        purgeArchived({
+          home: ctx.home,
+          config: ctx.config,
+          days: integerOption(input, "days"),
+          dryRun,
+          actor: ctx.actor,
+          now: ctx.now(),
+        });
+      result = dryRun ? await purge() : await withRunLock(ctx.home, purge);
     } catch (error) {
       if (error instanceof CuratorError && error.code === "curator.purge_disabled") {
         return errorReply(
@@ -377,8 +381,7 @@ const purgeCommand: CommandSpec = {
       {
         kind: "list",
         items: result.candidates.map(
-          (c) =>
-            `${c.archivedAs} (${Math.floor(c.ageDays)}d, by ${c.agedBy === "mtime" ? "folder time" : "archived_at"})`,
+          (c) => `${c.archivedAs} (${Math.floor(c.ageDays)}d, by ${AGED_BY_LABEL[c.agedBy]})`,
         ),
       },
     ];

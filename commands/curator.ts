@@ -8,7 +8,7 @@ import { CuratorError, UsageError } from "../src/core/errors.js";
 import { errorReply, type Reply, type ReplyBlock, reply, textReply } from "../src/core/reply.js";
 import { archiveSkill, listArchived, restoreSkill } from "../src/curator/archive.js";
 import { consolidationPreview, consolidator } from "../src/curator/consolidate.js";
-import { acquireRunLock } from "../src/curator/lock.js";
+import { withRunLock } from "../src/curator/lock.js";
 import {
   type ActivityRow,
   adoptSkill,
@@ -392,16 +392,6 @@ const listUnmanagedCommand: CommandSpec = {
 
 // ---------------------------------------------------------------- archive / restore / list-archived
 
-/** Runs `fn` holding the curator run lock, so a manual move never races a run. */
-async function underRunLock<T>(home: string, fn: () => Promise<T>): Promise<T> {
-  const lock = await acquireRunLock(home);
-  try {
-    return await fn();
-  } finally {
-    await lock.release();
-  }
-}
-
 /** Options of an archive or restore a person asked for from the CLI or chat. */
 function manualMoveOptions(ctx: CommandContext) {
   return {
@@ -421,7 +411,7 @@ const archiveCommand: CommandSpec = {
   mutating: true,
   async run(ctx, input) {
     const name = input.args[0] ?? "";
-    const result = await underRunLock(ctx.home, () => archiveSkill(name, manualMoveOptions(ctx)));
+    const result = await withRunLock(ctx.home, () => archiveSkill(name, manualMoveOptions(ctx)));
     const restore = ctx.commandPrefix(["curator", "restore", result.archivedAs]);
     return textReply(
       `curator: archived '${result.name}' to .archive/${result.archivedAs} — \`${restore}\` brings it back`,
@@ -445,7 +435,7 @@ const restoreCommand: CommandSpec = {
   mutating: true,
   async run(ctx, input) {
     const name = input.args[0] ?? "";
-    const result = await underRunLock(ctx.home, () => restoreSkill(name, manualMoveOptions(ctx)));
+    const result = await withRunLock(ctx.home, () => restoreSkill(name, manualMoveOptions(ctx)));
     const note = result.flattened ? " (its original place was taken, so it went to the top level)" : "";
     const pin = ctx.commandPrefix(["curator", "pin", result.name]);
     const hint = `\nIts inactivity clock is unchanged, so a later run may archive it again; \`${pin}\` keeps it.`;
@@ -538,7 +528,7 @@ const pruneCommand: CommandSpec = {
       const done = dryRun || candidates.length === 0 ? null : await archiveCandidates(ops(ctx), candidates);
       return { candidates, warnings, done };
     };
-    const { candidates, warnings, done } = dryRun ? await work() : await underRunLock(ctx.home, work);
+    const { candidates, warnings, done } = dryRun ? await work() : await withRunLock(ctx.home, work);
     const warningBlocks: ReplyBlock[] = warnings.map((warning) => ({
       kind: "paragraph",
       text: `warning: ${warning}`,

@@ -67,6 +67,11 @@ export interface LockOptions {
   staleMs?: number;
   /** How long to keep trying before giving up (ms); 0 = try once. Default 10 s. */
   waitMs?: number;
+  /**
+   * Touch the lock file this often (ms) while it is held, so a long holder that is alive is never
+   * mistaken for a stale one. Off by default (short critical sections).
+   */
+  keepAliveMs?: number;
 }
 
 /** A held lock; `release` removes the file only if it is still ours. */
@@ -85,6 +90,29 @@ export class LockBusyError extends SkillgateError {
     );
     this.holderPid = holderPid;
   }
+}
+
+/**
+ * Tokens of this process's locks: the ones held now, and the newest released ones (a concurrent
+ * acquirer may still be reading a file that is about to vanish). A lock file with our pid but a token
+ * in neither was left by an earlier process that had the same pid (a restarted container): it is dead.
+ */
+const heldTokens = new Set<string>();
+const releasedTokens = new Set<string>();
+const RELEASED_TOKENS_MAX = 1024;
+
+function forgetHeld(token: string): void {
+  heldTokens.delete(token);
+  releasedTokens.add(token);
+  if (releasedTokens.size > RELEASED_TOKENS_MAX) {
+    const oldest = releasedTokens.values().next().value;
+    if (oldest !== undefined) releasedTokens.delete(oldest);
+  }
+}
+
+/** True when `token` belongs to a lock this process holds or released a moment ago. */
+function isOurToken(token: string): boolean {
+  return heldTokens.has(token) || releasedTokens.has(token);
 }
 
 /** A lock whose content cannot be parsed is taken over only after this long (ms). */
@@ -138,20 +166,37 @@ export async function acquireLock(file: string, options: LockOptions = {}): Prom
   try {
     for (;;) {
       try {
+        // Marked held before the link appears, so no concurrent acquirer here sees an unknown token of ours.
+        heldTokens.add(token);
         await fs.link(tmp, file);
+        const keepAlive =
+          options.keepAliveMs === undefined
+            ? undefined
+            : setInterval(() => {
+                const now = new Date();
+                fs.utimes(file, now, now).catch(() => undefined);
+              }, options.keepAliveMs).unref();
         return {
           file,
           release: async () => {
+            clearInterval(keepAlive);
             const holder = await readHolder(file);
             if (holder?.token === token) await fs.rm(file, { force: true });
+            forgetHeld(token);
           },
         };
       } catch (error) {
+        heldTokens.delete(token);
         if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       }
       const holder = await readHolder(file);
       if (holder) {
-        const dead = holder.pid !== undefined && holder.pid !== process.pid && !processAlive(holder.pid);
+        // A pid can come back after a restart (containers): with our pid, only our live tokens count.
+        const dead =
+          holder.pid !== undefined &&
+          (holder.pid === process.pid
+            ? holder.token === undefined || !isOurToken(holder.token)
+            : !processAlive(holder.pid));
         const malformed = holder.pid === undefined || holder.token === undefined;
         if (dead || (malformed && holder.ageMs > MALFORMED_LOCK_GRACE_MS) || holder.ageMs > staleMs) {
           await takeOver(file, holder.token, token);

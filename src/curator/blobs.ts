@@ -43,7 +43,10 @@ export async function readBlob(home: string, digest: string): Promise<Buffer> {
 export async function storeBytes(home: string, data: Uint8Array): Promise<string> {
   const digest = sha256(data);
   const dest = blobPath(home, digest);
-  if (await hasBlob(home, digest)) return digest;
+  if (await hasBlob(home, digest)) {
+    await touch(dest);
+    return digest;
+  }
   const dir = path.dirname(dest);
   await fs.mkdir(dir, { recursive: true });
   const tmp = path.join(dir, `.tmp-${randomBytes(4).toString("hex")}-${digest}`);
@@ -83,6 +86,15 @@ export async function storeFile(home: string, file: string): Promise<string> {
   return digest;
 }
 
+/**
+ * Refreshes a reused blob's time, so a concurrent GC's one-hour grace covers the ledger entry that is
+ * about to cite it.
+ */
+async function touch(blob: string): Promise<void> {
+  const now = new Date();
+  await fs.utimes(blob, now, now).catch(() => undefined);
+}
+
 /** Renames a finished tmp blob into place unless the blob already exists. */
 async function commitTmp(tmp: string, dest: string): Promise<void> {
   const exists = await fs
@@ -91,6 +103,7 @@ async function commitTmp(tmp: string, dest: string): Promise<void> {
     .catch(() => false);
   if (exists) {
     await fs.rm(tmp, { force: true });
+    await touch(dest);
     return;
   }
   await fs.rename(tmp, dest);

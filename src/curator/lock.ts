@@ -23,7 +23,12 @@ export function runLockFile(home: string): string {
  */
 export async function acquireRunLock(home: string): Promise<HeldLock> {
   try {
-    return await acquireLock(runLockFile(home), { waitMs: 0, staleMs: RUN_LOCK_STALE_MS });
+    // Kept fresh while held: a run longer than the stale limit must not be taken over while alive.
+    return await acquireLock(runLockFile(home), {
+      waitMs: 0,
+      staleMs: RUN_LOCK_STALE_MS,
+      keepAliveMs: 60_000,
+    });
   } catch (error) {
     if (!(error instanceof LockBusyError)) throw error;
     const holder = error.holderPid ? `process ${error.holderPid}` : "another process";
@@ -32,5 +37,15 @@ export async function acquireRunLock(home: string): Promise<HeldLock> {
       `another curator run is in progress (${holder} holds ${runLockFile(home)}); wait for it to finish and try again.`,
       { code: "curator.locked", cause: error },
     );
+  }
+}
+
+/** Runs `fn` holding the run lock, so a manual change never races a curator run in any process. */
+export async function withRunLock<T>(home: string, fn: () => Promise<T>): Promise<T> {
+  const lock = await acquireRunLock(home);
+  try {
+    return await fn();
+  } finally {
+    await lock.release();
   }
 }

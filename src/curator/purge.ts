@@ -35,7 +35,7 @@ export interface PurgeCandidate {
   dir: string;
   ageDays: number;
   /** Where the age comes from. */
-  agedBy: "archived_at" | "mtime";
+  agedBy: "archived_at" | "archive_stamp" | "mtime";
 }
 
 /** Outcome of a purge. */
@@ -84,10 +84,23 @@ function archivedMoment(
   item: ArchivedItem,
   archivedAt: unknown,
 ): { ms: number; agedBy: PurgeCandidate["agedBy"] } {
+  // A timestamped duplicate is a different (older or newer) copy than the one the record describes;
+  // its suffix is the moment it was archived (UTC). A rename keeps a folder's mtime, so the folder time
+  // is only the last resort.
+  const stamped = item.stamp === null ? undefined : stampTime(item.stamp);
+  if (stamped !== undefined) return { ms: stamped, agedBy: "archive_stamp" };
   const ms = typeof archivedAt === "string" ? parseTimestamp(archivedAt) : undefined;
-  // A timestamped duplicate is a different (older or newer) copy than the one the record describes.
   if (ms !== undefined && item.stamp === null) return { ms, agedBy: "archived_at" };
   return { ms: item.mtimeMs, agedBy: "mtime" };
+}
+
+/** The UTC moment of an archive suffix `YYYYMMDDHHMMSS`, or undefined when it is not one. */
+function stampTime(stamp: string): number | undefined {
+  const match = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/.exec(stamp);
+  if (!match) return undefined;
+  const [, y, mo, d, h, mi, s] = match.map(Number) as number[];
+  const ms = Date.UTC(y ?? 0, (mo ?? 1) - 1, d ?? 1, h ?? 0, mi ?? 0, s ?? 0);
+  return Number.isNaN(ms) ? undefined : ms;
 }
 
 /**

@@ -50,6 +50,28 @@ describe("file helpers", () => {
     await taken.release();
   });
 
+  it("takes over a lock left by an earlier process that had our pid, but never one we hold", async () => {
+    const file = path.join(dir, "lock");
+    // A restarted container often gets the same pid: the old holder's token is unknown to us.
+    await writeFile(file, `${process.pid} feedfacefeedface\n`);
+    const taken = await acquireLock(file, { waitMs: 0, staleMs: Number.MAX_SAFE_INTEGER });
+    await expect(acquireLock(file, { waitMs: 0, staleMs: Number.MAX_SAFE_INTEGER })).rejects.toBeInstanceOf(
+      LockBusyError,
+    );
+    await taken.release();
+  });
+
+  it("keeps a held lock fresh with keepAliveMs", async () => {
+    const file = path.join(dir, "lock");
+    const held = await acquireLock(file, { keepAliveMs: 20 });
+    const old = new Date(Date.now() - 2 * 3_600_000);
+    await utimes(file, old, old);
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    // Refreshed by the holder, so an hour-stale check no longer applies.
+    await expect(acquireLock(file, { waitMs: 0, staleMs: 3_600_000 })).rejects.toBeInstanceOf(LockBusyError);
+    await held.release();
+  });
+
   it("takes over a lock older than staleMs even when the pid looks alive", async () => {
     const file = path.join(dir, "lock");
     await writeFile(file, `${process.ppid} cafe\n`);
