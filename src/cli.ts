@@ -330,14 +330,20 @@ async function serve(
   consoleOnly: boolean,
   io: CliIo,
 ): Promise<number> {
-  const [{ createGateway }, { createAdapters, configuredPlatforms }, { createLogger }] = await Promise.all([
-    import("./gateway/gateway.js"),
-    import("../adapters/index.js"),
-    import("./core/logger.js"),
-  ]);
+  const [{ createGateway }, { createAdapters, configuredPlatforms, PLATFORM_SECRETS }, { createLogger }] =
+    await Promise.all([
+      import("./gateway/gateway.js"),
+      import("../adapters/index.js"),
+      import("./core/logger.js"),
+    ]);
   const dotenv = readDotenv(homePaths(home).env);
   const secret = (name: string) => lookupSecret(name, dotenv, io.env);
-  const secretValues = [...dotenv.values()].filter((value) => value.length >= 6);
+  // Every .env value, and the platform tokens wherever they come from (a service's environment wins).
+  const platformTokens = Object.values(PLATFORM_SECRETS)
+    .flat()
+    .map((name) => secret(name))
+    .filter((value): value is string => value !== undefined);
+  const secretValues = [...dotenv.values(), ...platformTokens].filter((value) => value.length >= 6);
   const quiet = consoleOnly || configuredPlatforms({ config, secret }).length === 0;
   const logger = createLogger({
     level: io.env.SKILLGATE_LOG_LEVEL ?? (quiet ? "warn" : "info"),

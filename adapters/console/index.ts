@@ -6,6 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import readline from "node:readline";
+import { matchChatCommand } from "../../commands/parse.js";
 import type { Logger } from "../../src/core/logger.js";
 import type {
   Adapter,
@@ -114,6 +115,7 @@ export class ConsoleAdapter implements Adapter {
       chat: { kind: "dm", id: CONSOLE_CHAT_ID },
       sender: { id: CONSOLE_CHAT_ID, name: this.options.user, isBot: false },
       text,
+      command: matchChatCommand(text) ?? undefined,
       receivedAt: Date.now(),
     };
   }

@@ -3,7 +3,9 @@
  * assert on it with `shouldReply(input, expected)`. Records everything sent (including unsolicited
  * posts such as maintenance summaries) and every command catalog synced.
  */
+
 import { randomUUID } from "node:crypto";
+import { matchChatCommand } from "../../commands/parse.js";
 import type {
   Adapter,
   AdapterCapabilities,
@@ -34,6 +36,8 @@ export interface InjectOptions {
   eventId?: string;
   /** A pre-parsed command, as a native-command adapter would deliver it. */
   command?: ParsedCommand;
+  /** Deliver as plain text even if it looks like a command (the platform said it is not one for us). */
+  asText?: boolean;
 }
 
 /** One recorded send. */
@@ -135,7 +139,7 @@ export class MockAdapter implements Adapter {
       chat: { kind: options.kind ?? "dm", id: options.chat ?? user, threadId: options.threadId },
       sender: { id: user, name: options.userName, isBot: options.isBot ?? false },
       text,
-      command: options.command,
+      command: options.asText ? undefined : (options.command ?? matchChatCommand(text) ?? undefined),
       receivedAt: Date.now(),
     };
   }

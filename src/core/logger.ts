@@ -67,6 +67,36 @@ export function scrubText(text: string, secrets: readonly string[] = []): string
   return out;
 }
 
+/** Keys of HTTP client errors (axios, fetch) that carry request headers and bodies: never logged from an error. */
+const DROPPED_ERROR_KEYS = new Set(["config", "request", "response", "headers", "socket", "agent"]);
+/** How deep `scrubDeep` looks into nested errors and objects. */
+const SCRUB_DEPTH = 6;
+
+/**
+ * A copy of `value` safe to log: every string scrubbed, nested errors serialized (their message and
+ * stack too, e.g. a fetch error whose URL holds a bot token), HTTP request/response objects dropped.
+ */
+export function scrubDeep(
+  value: unknown,
+  secrets: readonly string[],
+  depth = 0,
+  seen = new WeakSet<object>(),
+): unknown {
+  if (typeof value === "string") return scrubText(value, secrets);
+  if (value === null || typeof value !== "object") return value;
+  if (depth > SCRUB_DEPTH || seen.has(value)) return "[…]";
+  seen.add(value);
+  const isError = value instanceof Error;
+  const plain = isError ? pino.stdSerializers.err(value) : value;
+  if (Array.isArray(plain)) return plain.map((item) => scrubDeep(item, secrets, depth + 1, seen));
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(plain)) {
+    if (isError && DROPPED_ERROR_KEYS.has(key)) continue;
+    out[key] = scrubDeep(item, secrets, depth + 1, seen);
+  }
+  return out;
+}
+
 /** Creates the logger. */
 export function createLogger(options: LoggerOptions = {}): Logger {
   const secrets = [...(options.secrets ?? [])];
@@ -79,18 +109,13 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       base: options.base ?? {},
       redact: { paths: REDACT_PATHS, censor: CENSOR },
       serializers: {
-        err: (error: unknown) => {
-          const serialized = pino.stdSerializers.err(error as Error);
-          return {
-            ...serialized,
-            message: scrubText(String(serialized.message ?? ""), secrets),
-            stack: scrubText(String(serialized.stack ?? ""), secrets),
-          };
-        },
+        err: (error: unknown) => scrubDeep(error, secrets),
       },
       hooks: {
         logMethod(args, method) {
-          const cleaned = args.map((arg) => (typeof arg === "string" ? scrubText(arg, secrets) : arg));
+          const cleaned = args.map((arg) =>
+            typeof arg === "string" ? scrubText(arg, secrets) : scrubDeep(arg, secrets),
+          );
           method.apply(this, cleaned as Parameters<typeof method>);
         },
       },

@@ -295,7 +295,9 @@ class GatewayImpl implements Gateway {
       now: () => new Date(this.now()),
       library: this.library,
     });
-    const command = message.command ?? matchChatCommand(message.text);
+    // Each adapter decides what is a command for this bot (entities, mentions, `@bot` suffixes); a
+    // message it delivered without one is text, however it starts.
+    const command = message.command ?? null;
     const { reply, mutated } = await this.route(ctx, message, command);
     if (reply.blocks.length > 0) await this.send(adapter, message, reply);
     this.activity?.touch();
