@@ -257,8 +257,10 @@ class GatewayImpl implements Gateway {
 
   /** The sink each adapter delivers to: resolves once the message is queued (or dropped). */
   private async accept(adapter: Adapter, message: InboundMessage): Promise<void> {
-    if (this.state !== "running") {
-      this.logger.info({ platform: message.platform }, "gateway: message dropped while stopping");
+    // While draining, the adapters are still connected and have already acknowledged what they deliver:
+    // queue it like any other message (the drain waits for it) rather than lose it.
+    if (this.state !== "running" && this.state !== "stopping") {
+      this.logger.info({ platform: message.platform }, "gateway: message dropped after stop");
       return;
     }
     if (this.dedupe?.checkAndMark(message.platform, message.eventId)) {
