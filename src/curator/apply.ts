@@ -8,7 +8,14 @@ import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
 import { CuratorError } from "../core/errors.js";
 import type { SkillEntry, SkillLibrary } from "../skills/types.js";
-import { emptyRecord, type SkillState, type UsageMap, UsageStore } from "../skills/usage.js";
+import {
+  emptyRecord,
+  lastActivityAt,
+  parseTimestamp,
+  type SkillState,
+  type UsageMap,
+  UsageStore,
+} from "../skills/usage.js";
 import { type ArchiveResult, archiveMany } from "./archive.js";
 import type { LedgerActor } from "./ledger.js";
 import { loadProvenance, type Provenance } from "./provenance.js";
@@ -97,6 +104,8 @@ function applyStateAction(
   return { from: action.from, to: action.to };
 }
 
+const DAY_MS = 86_400_000;
+
 /** Performs `plan`. Throws `CuratorError` (phase `snapshot`) when the pre-run snapshot fails. */
 export async function applyPlan(plan: CuratorPlan, opts: ApplyOptions): Promise<ApplyOutcome> {
   if (opts.dryRun) return preview(plan);
@@ -124,9 +133,37 @@ export async function applyPlan(plan: CuratorPlan, opts: ApplyOptions): Promise<
       }
     });
   }
-  const archives = plan.actions.filter((action) => action.kind === "archive");
+  const archives = await stillIdle(
+    plan.actions.filter((action) => action.kind === "archive"),
+    opts,
+    now,
+    outcome,
+  );
   if (archives.length > 0) await applyArchives(archives, opts, now, outcome);
   return outcome;
+}
+
+/**
+ * The archive actions whose skill is still idle: a use, view or patch since planning (the snapshot can
+ * take a while on a large library) moves its anchor past the archive cutoff, and the skill stays.
+ */
+async function stillIdle(
+  archives: PlanAction[],
+  opts: ApplyOptions,
+  now: Date,
+  outcome: ApplyOutcome,
+): Promise<PlanAction[]> {
+  if (archives.length === 0) return archives;
+  const records = await new UsageStore(homePaths(opts.home).skills).readShared();
+  const cutoff = now.getTime() - opts.config.curator.archiveAfterDays * DAY_MS;
+  return archives.filter((action) => {
+    const record = records[action.name];
+    const last = record ? lastActivityAt(record) : null;
+    const lastMs = last ? parseTimestamp(last) : undefined;
+    if (lastMs === undefined || lastMs <= cutoff) return true;
+    outcome.failures.push({ name: action.name, error: "used since the plan was made; kept" });
+    return false;
+  });
 }
 
 async function applyArchives(
