@@ -439,16 +439,21 @@ export type WebhookVerdict =
   | { ok: true; body: Record<string, unknown>; decrypted: Record<string, unknown> }
   | { ok: false; status: number; reason: string };
 
+/** How far a signed webhook request's timestamp may be from our clock. */
+const WEBHOOK_MAX_SKEW_MS = 5 * 60_000;
+
 /**
  * Checks a webhook body the way the SDK does not: the signature (when `encryptKey` is set; over the
- * raw body or its compact form) for everything but `url_verification`, and the verification token of
- * both events (`header.token`) and challenges (`token`), compared in constant time.
+ * raw body or its compact form) for everything but `url_verification`, with a signed timestamp no more
+ * than five minutes from `now`, and the verification token of both events (`header.token`) and
+ * challenges (`token`), compared in constant time.
  */
 export function verifyWebhook(
   raw: string,
   headers: Record<string, string | string[] | undefined>,
   encryptKey: string | undefined,
   verificationToken: string | undefined,
+  now: number = Date.now(),
 ): WebhookVerdict {
   let body: unknown;
   try {
@@ -477,8 +482,14 @@ export function verifyWebhook(
     }
   }
   const isChallenge = decrypted.type === "url_verification";
-  if (encryptKey && !isChallenge && !signatureMatches(raw, record, headers, encryptKey)) {
-    return { ok: false, status: 401, reason: "bad signature" };
+  if (encryptKey && !isChallenge) {
+    if (!signatureMatches(raw, record, headers, encryptKey))
+      return { ok: false, status: 401, reason: "bad signature" };
+    // A signed request is only good for a few minutes: a captured one cannot be replayed later.
+    const signedAt = Number(headerValue(headers["x-lark-request-timestamp"])) * 1000;
+    if (!Number.isFinite(signedAt) || Math.abs(now - signedAt) > WEBHOOK_MAX_SKEW_MS) {
+      return { ok: false, status: 401, reason: "request timestamp too old or too far ahead" };
+    }
   }
   if (verificationToken) {
     const header = decrypted.header as { token?: unknown } | undefined;

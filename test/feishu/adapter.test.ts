@@ -284,16 +284,25 @@ describe("feishu adapter setup", () => {
       body: Record<string, unknown>;
     };
     const raw = JSON.stringify(recorded.body);
-    const verdict = verifyWebhook(raw, recorded.headers, recorded.encrypt_key, "vtoken-fixture");
+    // The recorded request is judged at the moment it was signed.
+    const signedAt = Number(recorded.headers["x-lark-request-timestamp"]) * 1000;
+    const verdict = verifyWebhook(raw, recorded.headers, recorded.encrypt_key, "vtoken-fixture", signedAt);
     expect(verdict.ok).toBe(true);
     if (verdict.ok)
       expect((verdict.decrypted.header as { event_id: string }).event_id).toBe(
         "e1d2c3b4a5f60718293a4b5c6d7e8f9a",
       );
-    expect(verifyWebhook(raw, recorded.headers, recorded.encrypt_key, "other-token")).toMatchObject({
+    expect(verifyWebhook(raw, recorded.headers, recorded.encrypt_key, "vtoken-fixture")).toMatchObject({
       ok: false,
       status: 401,
+      reason: "request timestamp too old or too far ahead",
     });
+    expect(verifyWebhook(raw, recorded.headers, recorded.encrypt_key, "other-token", signedAt)).toMatchObject(
+      {
+        ok: false,
+        status: 401,
+      },
+    );
     expect(
       verifyWebhook(
         raw,
