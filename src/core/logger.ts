@@ -97,6 +97,23 @@ export function scrubDeep(
   return out;
 }
 
+/**
+ * A log call's object with its top-level strings scrubbed and any error under another key than `err`
+ * (which has its serializer) made safe; cheap enough for every log line.
+ */
+function scrubFields(value: unknown, secrets: readonly string[]): unknown {
+  if (value === null || typeof value !== "object" || Array.isArray(value) || value instanceof Error) {
+    return value instanceof Error ? scrubDeep(value, secrets) : value;
+  }
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    if (typeof item === "string") out[key] = scrubText(item, secrets);
+    else if (item instanceof Error && key !== "err") out[key] = scrubDeep(item, secrets);
+    else out[key] = item;
+  }
+  return out;
+}
+
 /** Creates the logger. */
 export function createLogger(options: LoggerOptions = {}): Logger {
   const secrets = [...(options.secrets ?? [])];
@@ -114,7 +131,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       hooks: {
         logMethod(args, method) {
           const cleaned = args.map((arg) =>
-            typeof arg === "string" ? scrubText(arg, secrets) : scrubDeep(arg, secrets),
+            typeof arg === "string" ? scrubText(arg, secrets) : scrubFields(arg, secrets),
           );
           method.apply(this, cleaned as Parameters<typeof method>);
         },
