@@ -21,6 +21,7 @@ import {
   type EmulatorUser,
 } from "../emulators/discord.js";
 import { finalText, startOpenAIEmulator, toolCalls } from "../emulators/openai.js";
+import { makeCuratorDue, writeTestSkill } from "../support/platform-home.js";
 
 const GUILD = "910000000000000001";
 const CHANNEL = "920000000000000001";
@@ -48,22 +49,6 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function writeSkill(
-  home: string,
-  category: string,
-  name: string,
-  extraFrontmatter = "",
-  body = "Do the thing.",
-): Promise<string> {
-  const dir = path.join(home, "skills", category, name);
-  await mkdir(dir, { recursive: true });
-  await writeFile(
-    path.join(dir, "SKILL.md"),
-    `---\nname: ${name}\ndescription: ${name} skill for tests\n${extraFrontmatter}---\n\n# ${name}\n\n${body}\n`,
-  );
-  return dir;
-}
-
 /** The 10,000+ character file the long-answer test reads back. */
 function longFile(): string {
   return Array.from(
@@ -76,50 +61,18 @@ function longFile(): string {
 async function makeHome(): Promise<string> {
   const home = await mkdtemp(path.join(os.tmpdir(), "skillgate-discord-e2e-"));
   cleanups.push(() => rm(home, { recursive: true, force: true }));
-  await writeSkill(home, "research", "arxiv");
-  await writeSkill(
+  await writeTestSkill(home, "research", "arxiv");
+  await writeTestSkill(
     home,
     "tools",
     "weather",
     `required_environment_variables:\n  - name: ${MISSING_SECRET}\n    prompt: Weather API key\n`,
   );
-  const pdf = await writeSkill(home, "documents", "pdf-tools");
+  const pdf = await writeTestSkill(home, "documents", "pdf-tools");
   await mkdir(path.join(pdf, "references"), { recursive: true });
   await writeFile(path.join(pdf, "references", "long.txt"), longFile());
-  await writeSkill(home, "documents", "pdf-forms");
+  await writeTestSkill(home, "documents", "pdf-forms");
   return home;
-}
-
-/** Makes the curator due on `home`: a stale agent-created skill and a last run a month ago. */
-async function makeCuratorDue(home: string): Promise<void> {
-  await writeSkill(home, "notes", "old-stale");
-  const longAgo = new Date(Date.now() - 200 * DAY_MS).toISOString();
-  const usage = {
-    "old-stale": {
-      created_by: "agent",
-      use_count: 1,
-      view_count: 0,
-      patch_count: 0,
-      last_used_at: longAgo,
-      last_viewed_at: null,
-      last_patched_at: null,
-      created_at: longAgo,
-      state: "active",
-      pinned: false,
-      archived_at: null,
-    },
-  };
-  await writeFile(path.join(home, "skills", ".usage.json"), `${JSON.stringify(usage, null, 2)}\n`);
-  const state = {
-    last_run_at: new Date(Date.now() - 30 * DAY_MS).toISOString(),
-    last_run_duration_seconds: 1,
-    last_run_summary: "auto: no changes; llm: skipped",
-    last_run_summary_shown_at: null,
-    last_report_path: null,
-    paused: false,
-    run_count: 1,
-  };
-  await writeFile(path.join(home, "skills", ".curator_state"), `${JSON.stringify(state, null, 2)}\n`);
 }
 
 async function newEmulator(): Promise<DiscordEmulator> {
@@ -343,8 +296,8 @@ describe("discord e2e through the real gateway", () => {
     });
     const home = await makeHome();
     await makeCuratorDue(home);
-    await writeSkill(home, "documents", "docx-extraction");
-    await writeSkill(home, "documents", "docx-render");
+    await writeTestSkill(home, "documents", "docx-extraction");
+    await writeTestSkill(home, "documents", "docx-render");
     const usage = JSON.parse(await readFile(path.join(home, "skills", ".usage.json"), "utf8"));
     const recent = new Date(Date.now() - DAY_MS).toISOString();
     for (const name of ["docx-extraction", "docx-render"]) {

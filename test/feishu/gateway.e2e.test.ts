@@ -2,7 +2,7 @@
  * End to end: the real gateway with the real Feishu adapter (official Lark SDK) against the loopback
  * Lark emulator, over the long connection and in webhook mode.
  */
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -14,13 +14,13 @@ import type { Adapter } from "../../src/core/message.js";
 import { textReply } from "../../src/core/reply.js";
 import { type ChatAgent, createGateway, type Gateway } from "../../src/gateway/gateway.js";
 import { type LarkEmulator as Emulator, LarkEmulator, type LarkSend } from "../emulators/lark.js";
+import { makeCuratorDue, writeTestSkill } from "../support/platform-home.js";
 
 const ADMIN = "ou_admin_0001";
 const USER = "ou_bob_0002";
 const TOKEN = "vtoken-e2e";
 const ENCRYPT_KEY = "encrypt-key-e2e";
 const MISSING_SECRET = "SKILLGATE_FEISHU_E2E_WEATHER_KEY";
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 interface Running {
   home: string;
@@ -43,65 +43,18 @@ function quietLogger(): { logger: Logger; lines: string[] } {
   return { logger: createLogger({ destination: destination as never, level: "debug" }), lines };
 }
 
-async function writeSkill(
-  home: string,
-  category: string,
-  name: string,
-  extraFrontmatter = "",
-  body = "Do the thing.",
-): Promise<void> {
-  const dir = path.join(home, "skills", category, name);
-  await mkdir(dir, { recursive: true });
-  await writeFile(
-    path.join(dir, "SKILL.md"),
-    `---\nname: ${name}\ndescription: ${name} skill for tests\n${extraFrontmatter}---\n\n# ${name}\n\n${body}\n`,
-  );
-}
-
 /** A temp home with an `arxiv` skill (disabled for feishu) and a `weather` skill needing a missing secret. */
 async function makeHome(): Promise<string> {
   const home = await mkdtemp(path.join(os.tmpdir(), "skillgate-feishu-"));
   cleanups.push(() => rm(home, { recursive: true, force: true }));
-  await writeSkill(home, "research", "arxiv");
-  await writeSkill(
+  await writeTestSkill(home, "research", "arxiv");
+  await writeTestSkill(
     home,
     "tools",
     "weather",
     `required_environment_variables:\n  - name: ${MISSING_SECRET}\n    prompt: Weather API key\n`,
   );
   return home;
-}
-
-/** Makes the curator due on `home`: a stale agent-created skill and a last run a month ago. */
-async function makeCuratorDue(home: string): Promise<void> {
-  await writeSkill(home, "notes", "old-stale");
-  const longAgo = new Date(Date.now() - 200 * DAY_MS).toISOString();
-  const usage = {
-    "old-stale": {
-      created_by: "agent",
-      use_count: 1,
-      view_count: 0,
-      patch_count: 0,
-      last_used_at: longAgo,
-      last_viewed_at: null,
-      last_patched_at: null,
-      created_at: longAgo,
-      state: "active",
-      pinned: false,
-      archived_at: null,
-    },
-  };
-  await writeFile(path.join(home, "skills", ".usage.json"), `${JSON.stringify(usage, null, 2)}\n`);
-  const state = {
-    last_run_at: new Date(Date.now() - 30 * DAY_MS).toISOString(),
-    last_run_duration_seconds: 1,
-    last_run_summary: "auto: no changes; llm: skipped",
-    last_run_summary_shown_at: null,
-    last_report_path: null,
-    paused: false,
-    run_count: 1,
-  };
-  await writeFile(path.join(home, "skills", ".curator_state"), `${JSON.stringify(state, null, 2)}\n`);
 }
 
 function configFor(emulator: Emulator, feishu: Record<string, unknown> = {}): SkillgateConfig {

@@ -1,0 +1,54 @@
+/** Home fixtures shared by the platform end-to-end tests: skills on disk and a curator that is due. */
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** Writes `skills/<category>/<name>/SKILL.md` with a test description; returns the skill's folder. */
+export async function writeTestSkill(
+  home: string,
+  category: string,
+  name: string,
+  extraFrontmatter = "",
+  body = "Do the thing.",
+): Promise<string> {
+  const dir = path.join(home, "skills", category, name);
+  await mkdir(dir, { recursive: true });
+  await writeFile(
+    path.join(dir, "SKILL.md"),
+    `---\nname: ${name}\ndescription: ${name} skill for tests\n${extraFrontmatter}---\n\n# ${name}\n\n${body}\n`,
+  );
+  return dir;
+}
+
+/** Makes the curator due on `home`: a stale agent-created skill `old-stale` and a last run a month ago. */
+export async function makeCuratorDue(home: string): Promise<void> {
+  await writeTestSkill(home, "notes", "old-stale");
+  const longAgo = new Date(Date.now() - 200 * DAY_MS).toISOString();
+  const usage = {
+    "old-stale": {
+      created_by: "agent",
+      use_count: 1,
+      view_count: 0,
+      patch_count: 0,
+      last_used_at: longAgo,
+      last_viewed_at: null,
+      last_patched_at: null,
+      created_at: longAgo,
+      state: "active",
+      pinned: false,
+      archived_at: null,
+    },
+  };
+  await writeFile(path.join(home, "skills", ".usage.json"), `${JSON.stringify(usage, null, 2)}\n`);
+  const state = {
+    last_run_at: new Date(Date.now() - 30 * DAY_MS).toISOString(),
+    last_run_duration_seconds: 1,
+    last_run_summary: "auto: no changes; llm: skipped",
+    last_run_summary_shown_at: null,
+    last_report_path: null,
+    paused: false,
+    run_count: 1,
+  };
+  await writeFile(path.join(home, "skills", ".curator_state"), `${JSON.stringify(state, null, 2)}\n`);
+}
