@@ -63,6 +63,8 @@ const READY_TIMEOUT_MS = 30_000;
 const SEEN_IDS = 2000;
 /** Sent instead of an empty reply so a deferred “thinking…” never stays forever. */
 const EMPTY_REPLY = "Done.";
+/** Interactions waiting for discord.js to hand them over, at most. */
+const RAW_INTERACTIONS_MAX = 256;
 /** File under `<home>/gateway/` remembering where commands were registered last. */
 const REGISTRATION_FILE = "discord-commands.json";
 
@@ -266,6 +268,13 @@ export class DiscordAdapter implements Adapter {
       this.botUserId = (packet.d as { user?: { id?: string } }).user?.id ?? this.botUserId;
     } else if (packet.t === "INTERACTION_CREATE") {
       const data = packet.d as DiscordInteractionJson;
+      // Only the kinds `onInteraction` consumes (slash command 2, autocomplete 4) wait here for it, and
+      // never more than a bounded number, so nothing piles up.
+      if (data.type !== 2 && data.type !== 4) return;
+      if (this.rawInteractions.size >= RAW_INTERACTIONS_MAX) {
+        const oldest = this.rawInteractions.keys().next().value;
+        if (oldest !== undefined) this.rawInteractions.delete(oldest);
+      }
       this.rawInteractions.set(data.id, data);
     } else if (packet.t === "MESSAGE_CREATE") {
       this.onMessage(packet.d as DiscordMessageJson);
