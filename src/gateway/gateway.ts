@@ -263,13 +263,6 @@ class GatewayImpl implements Gateway {
       this.logger.info({ platform: message.platform }, "gateway: message dropped after stop");
       return;
     }
-    if (this.dedupe?.checkAndMark(message.platform, message.eventId)) {
-      this.logger.debug(
-        { platform: message.platform, eventId: message.eventId },
-        "gateway: duplicate event dropped",
-      );
-      return;
-    }
     const admission = this.access.admit(message);
     if (!admission.admit) {
       this.logger.info(
@@ -277,6 +270,15 @@ class GatewayImpl implements Gateway {
         "gateway: message not admitted",
       );
       if (admission.notice) await this.send(adapter, message, admission.notice);
+      return;
+    }
+    // Only admitted messages are remembered, so a flood from strangers cannot push real event ids out of
+    // the bounded store (a stranger's redelivery only meets the rate-limited notice again).
+    if (this.dedupe?.checkAndMark(message.platform, message.eventId)) {
+      this.logger.debug(
+        { platform: message.platform, eventId: message.eventId },
+        "gateway: duplicate event dropped",
+      );
       return;
     }
     this.activity?.touch();

@@ -1,0 +1,30 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { gatewayDoc, makeHome, removeHome, startGateway, writeConfig } from "../gateway/helpers.js";
+
+describe("the dedupe store remembers admitted messages only", () => {
+  let home: string;
+  beforeEach(async () => {
+    home = await makeHome();
+  });
+  afterEach(async () => {
+    await removeHome(home);
+  });
+
+  it("does not spend its bounded space on strangers' events", async () => {
+    const config = await writeConfig(home, { gateway: gatewayDoc() });
+    const { gateway, mock } = await startGateway({ home, config });
+    await mock.shouldReply("/curator status", ["mock:stranger"], {
+      user: "stranger",
+      eventId: "evt-stranger",
+    });
+    await mock.shouldReply("/whoami", ["mock:reader"], { user: "reader", eventId: "evt-reader" });
+    // The same admitted event again is dropped.
+    await mock.shouldNotReply("/whoami", { user: "reader", eventId: "evt-reader" });
+    await gateway.stop();
+    const stored = await readFile(path.join(home, "gateway", "dedupe.json"), "utf8");
+    expect(stored).toContain("evt-reader");
+    expect(stored).not.toContain("evt-stranger");
+  });
+});
