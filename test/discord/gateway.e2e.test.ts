@@ -21,7 +21,7 @@ import {
   type EmulatorUser,
 } from "../emulators/discord.js";
 import { finalText, startOpenAIEmulator, toolCalls } from "../emulators/openai.js";
-import { makeCuratorDue, writeTestSkill } from "../support/platform-home.js";
+import { makeCuratorDue, writeArxivAndWeather, writeTestSkill } from "../support/platform-home.js";
 
 const GUILD = "910000000000000001";
 const CHANNEL = "920000000000000001";
@@ -61,13 +61,7 @@ function longFile(): string {
 async function makeHome(): Promise<string> {
   const home = await mkdtemp(path.join(os.tmpdir(), "skillgate-discord-e2e-"));
   cleanups.push(() => rm(home, { recursive: true, force: true }));
-  await writeTestSkill(home, "research", "arxiv");
-  await writeTestSkill(
-    home,
-    "tools",
-    "weather",
-    `required_environment_variables:\n  - name: ${MISSING_SECRET}\n    prompt: Weather API key\n`,
-  );
+  await writeArxivAndWeather(home, MISSING_SECRET);
   const pdf = await writeTestSkill(home, "documents", "pdf-tools");
   await mkdir(path.join(pdf, "references"), { recursive: true });
   await writeFile(path.join(pdf, "references", "long.txt"), longFile());

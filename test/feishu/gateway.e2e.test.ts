@@ -14,7 +14,7 @@ import type { Adapter } from "../../src/core/message.js";
 import { textReply } from "../../src/core/reply.js";
 import { type ChatAgent, createGateway, type Gateway } from "../../src/gateway/gateway.js";
 import { type LarkEmulator as Emulator, LarkEmulator, type LarkSend } from "../emulators/lark.js";
-import { makeCuratorDue, writeTestSkill } from "../support/platform-home.js";
+import { makeCuratorDue, writeArxivAndWeather } from "../support/platform-home.js";
 
 const ADMIN = "ou_admin_0001";
 const USER = "ou_bob_0002";
@@ -47,13 +47,7 @@ function quietLogger(): { logger: Logger; lines: string[] } {
 async function makeHome(): Promise<string> {
   const home = await mkdtemp(path.join(os.tmpdir(), "skillgate-feishu-"));
   cleanups.push(() => rm(home, { recursive: true, force: true }));
-  await writeTestSkill(home, "research", "arxiv");
-  await writeTestSkill(
-    home,
-    "tools",
-    "weather",
-    `required_environment_variables:\n  - name: ${MISSING_SECRET}\n    prompt: Weather API key\n`,
-  );
+  await writeArxivAndWeather(home, MISSING_SECRET);
   return home;
 }
 

@@ -21,6 +21,20 @@ export async function writeTestSkill(
   return dir;
 }
 
+/**
+ * The two skills every platform's end-to-end test needs: `research/arxiv` (the config disables it on the
+ * platform under test) and `tools/weather`, which requires the unset variable `missingSecret`.
+ */
+export async function writeArxivAndWeather(home: string, missingSecret: string): Promise<void> {
+  await writeTestSkill(home, "research", "arxiv");
+  await writeTestSkill(
+    home,
+    "tools",
+    "weather",
+    `required_environment_variables:\n  - name: ${missingSecret}\n    prompt: Weather API key\n`,
+  );
+}
+
 /** Makes the curator due on `home`: a stale agent-created skill `old-stale` and a last run a month ago. */
 export async function makeCuratorDue(home: string): Promise<void> {
   await writeTestSkill(home, "notes", "old-stale");
