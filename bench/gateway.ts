@@ -11,13 +11,14 @@
  *
  * Run: `node --import tsx bench/gateway.ts` (builds dist/ first; BENCH_BUILD=0 skips that). Env:
  * BENCH_CHATS, BENCH_COMMANDS, BENCH_WINDOW, BENCH_RATE, BENCH_IDLE_MS, BENCH_PLATFORMS=telegram,feishu,discord,
- * BENCH_CLI (another built cli.js), BENCH_NODE_ARGS (extra node flags for the gateway, e.g. to compare V8 settings), BENCH_PROFILE=<dir>
+ * BENCH_HOME (a home to copy the skills/ of, e.g. a make-library 10k home; default 40 small skills),
+ * BENCH_JSON=1 (also print the figures as one JSON line), BENCH_CLI (another built cli.js), BENCH_NODE_ARGS (extra node flags for the gateway, e.g. to compare V8 settings), BENCH_PROFILE=<dir>
  * (CPU profile of the gateway), BENCH_TRACE=<file> (the paced run's "sent-at-ms latency-ms" pairs).
  * Targets on 2 cores: ≥ 300 commands/s, p99 ≤ 100 ms, order kept, idle RSS ≤ 150 MB.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -92,6 +93,11 @@ async function startEmulators(): Promise<Emulators> {
 
 async function seedHome(gateway: Record<string, unknown>): Promise<string> {
   const home = await mkdtemp(path.join(os.tmpdir(), "skillgate-bench-gw-"));
+  if (process.env.BENCH_HOME) {
+    await cp(path.join(process.env.BENCH_HOME, "skills"), path.join(home, "skills"), { recursive: true });
+    await writeFile(path.join(home, "config.yaml"), `${JSON.stringify({ gateway }, null, 2)}\n`);
+    return home;
+  }
   for (let index = 0; index < 40; index += 1) {
     const dir = path.join(home, "skills", `category-${index % 5}`, `skill-${index}`);
     await mkdir(dir, { recursive: true });
@@ -170,11 +176,11 @@ async function waitHealthy(port: number, platforms: string[], gateway: Gateway):
 }
 
 /** Memory figures of a process from /proc (bytes). */
-function procMemory(pid: number): { rss: number; anon: number; file: number } {
+function procMemory(pid: number): { rss: number; anon: number; file: number; peak: number } {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const kb = (key: string) =>
     Number(new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN) * 1024;
-  return { rss: kb("VmRSS"), anon: kb("RssAnon"), file: kb("RssFile") };
+  return { rss: kb("VmRSS"), anon: kb("RssAnon"), file: kb("RssFile"), peak: kb("VmHWM") };
 }
 
 /** User + system CPU time of a process, in milliseconds. */
@@ -356,6 +362,21 @@ async function runParent(): Promise<void> {
       `  idle RSS          ${mb(idle.rss)} (anon ${mb(idle.anon)}, file ${mb(idle.file)}) with ${emulators.platforms.join(" + ")} connected, ${IDLE_MS / 1000} s idle   (target ≤ 150 MB)  ${idle.rss <= 150 * 1024 * 1024 ? "ok" : "MISSED"}`,
     );
     console.log(`  RSS after load    ${mb(after.rss)}`);
+    if (process.env.BENCH_JSON === "1") {
+      const toMb = (bytes: number) => bytes / 1024 / 1024;
+      console.log(
+        JSON.stringify({
+          rate: RATE,
+          throughput,
+          p50_ms: percentile(steady.latencies, 50),
+          p99_ms: p99,
+          max_ms: steady.latencies.at(-1) ?? null,
+          idle_rss_mb: toMb(idle.rss),
+          load_rss_mb: toMb(after.peak),
+          load_average: os.loadavg(),
+        }),
+      );
+    }
     if (
       saturated.answered !== saturated.expected ||
       steady.answered !== COMMANDS ||

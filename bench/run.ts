@@ -1,22 +1,28 @@
 /**
- * `npm run bench`: runs every benchmark script in this folder, one after another in fresh processes, so
- * each one's memory and timing figures are its own. Pass names to run a subset: `npm run bench -- snapshot`.
+ * `npm run bench`: the ratio table (`bench/ratios.ts`; its flags `--50k` and `--quick` pass through).
+ * `npm run bench -- all` runs every benchmark script in this folder instead, one after another in fresh
+ * processes, so each one's memory and timing figures are its own; names run a subset:
+ * `npm run bench -- snapshot gateway`.
  */
 import { spawnSync } from "node:child_process";
 import { readdirSync } from "node:fs";
 import path from "node:path";
 
 const here = import.meta.dirname;
-const wanted = process.argv.slice(2);
+const args = process.argv.slice(2);
+const flags = args.filter((arg) => arg.startsWith("--"));
+const names = args.filter((arg) => !arg.startsWith("--"));
+const wanted = names.length === 0 ? ["ratios"] : names.includes("all") ? [] : names;
 const scripts = readdirSync(here)
   .filter((file) => file.endsWith(".ts") && !["run.ts", "synthetic.ts"].includes(file))
+  .filter((file) => wanted.length > 0 || file !== "ratios.ts")
   .filter((file) => wanted.length === 0 || wanted.includes(path.basename(file, ".ts")))
   .sort();
 
 let failures = 0;
 for (const script of scripts) {
   console.log(`\n=== bench/${script}`);
-  const result = spawnSync(process.execPath, ["--import", "tsx", path.join(here, script)], {
+  const result = spawnSync(process.execPath, ["--import", "tsx", path.join(here, script), ...flags], {
     stdio: "inherit",
   });
   if (result.status !== 0) {
