@@ -1,8 +1,9 @@
 /**
  * Performs a `CuratorPlan`. When the plan changes anything, a `pre-curator-run` snapshot is taken first
- * (if backups are enabled) and a failed snapshot aborts with nothing changed. State changes (seed, stale,
- * reactivate) land in one locked `.usage.json` update, re-checked against the current records; each
- * archive is a ledgered move. A plan that changes nothing takes no snapshot.
+ * (if backups are enabled) and a failed snapshot aborts with nothing changed. Archives are ledgered moves,
+ * group-committed (see `archiveMany`); state changes (seed, stale, reactivate), re-checked against the
+ * current records, land in the same single locked `.usage.json` write as the archive marks. A plan that
+ * changes nothing takes no snapshot.
  */
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
@@ -120,26 +121,27 @@ export async function applyPlan(plan: CuratorPlan, opts: ApplyOptions): Promise<
   };
   if (plan.changes) outcome.snapshotId = await takeSnapshot(opts, now);
   const stateActions = plan.actions.filter((action) => action.kind !== "archive");
-  if (stateActions.length > 0) {
-    await new UsageStore(homePaths(opts.home).skills).update((records) => {
-      for (const action of stateActions) {
-        const done = applyStateAction(records, action, plan.now);
-        if (done === "seeded") outcome.counts.seeded += 1;
-        else if (done) {
-          outcome.transitions.push({ name: action.name, ...done });
-          if (done.to === "stale") outcome.counts.marked_stale += 1;
-          else outcome.counts.reactivated += 1;
-        }
+  const applyStates = (records: UsageMap) => {
+    for (const action of stateActions) {
+      const done = applyStateAction(records, action, plan.now);
+      if (done === "seeded") outcome.counts.seeded += 1;
+      else if (done) {
+        outcome.transitions.push({ name: action.name, ...done });
+        if (done.to === "stale") outcome.counts.marked_stale += 1;
+        else outcome.counts.reactivated += 1;
       }
-    });
-  }
+    }
+  };
   const archives = await stillIdle(
     plan.actions.filter((action) => action.kind === "archive"),
     opts,
     now,
     outcome,
   );
-  if (archives.length > 0) await applyArchives(archives, opts, now, outcome);
+  // One `.usage.json` write per run: the state changes ride along with the archives' record update.
+  if (archives.length > 0)
+    await applyArchives(archives, opts, now, outcome, stateActions.length > 0 ? applyStates : undefined);
+  else if (stateActions.length > 0) await new UsageStore(homePaths(opts.home).skills).update(applyStates);
   return outcome;
 }
 
@@ -171,6 +173,7 @@ async function applyArchives(
   opts: ApplyOptions,
   now: Date,
   outcome: ApplyOutcome,
+  alsoUpdateUsage: ((records: UsageMap) => void) | undefined,
 ): Promise<void> {
   const entries = new Map<string, SkillEntry>((await opts.library.all()).map((entry) => [entry.name, entry]));
   const provenance = opts.provenance ?? (await loadProvenance(opts.home, [...entries.values()]));
@@ -188,6 +191,7 @@ async function applyArchives(
     actor: opts.actor,
     now,
     provenance,
+    alsoUpdateUsage,
   });
   outcome.failures.push(...done.failures);
   for (const result of done.archived) {

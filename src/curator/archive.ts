@@ -4,7 +4,7 @@
  * category. Every name `listArchived` reports is accepted by `restoreSkill`. Both moves are ledgered and
  * keep `.usage.json` (state, archived_at) and `.curator_suppressed` in step.
  */
-import { promises as fs } from "node:fs";
+import { promises as fs, lstatSync, mkdirSync, renameSync } from "node:fs";
 import path from "node:path";
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
@@ -12,9 +12,18 @@ import { CuratorError } from "../core/errors.js";
 import { isoTimestamp, readTextIfExists } from "../core/fsutil.js";
 import type { SkillEntry, SkillLibrary } from "../skills/types.js";
 import { emptyRecord, type UsageMap, UsageStore } from "../skills/usage.js";
-import { type LedgerActor, withLedger } from "./ledger.js";
+import {
+  appendEntries,
+  type Capture,
+  captureStateSync,
+  type LedgerActor,
+  type LedgerFile,
+  type NewLedgerEntry,
+  withLedger,
+} from "./ledger.js";
 import {
   addSuppressed,
+  addSuppressedMany,
   classify,
   frontmatterName,
   loadProvenance,
@@ -40,12 +49,6 @@ export interface MoveOptions {
   provenance?: Provenance;
   /** Extra ledger evidence (e.g. `absorbed_into` from the consolidation pass). */
   evidence?: Record<string, unknown>;
-}
-
-/** Internal knobs of `archiveEntry` for batches: a fresh usage read to check pins against, and deferral of the record update. */
-interface BatchKnobs {
-  usage?: UsageMap;
-  deferUsage?: boolean;
 }
 
 /** One archived skill package under `.archive/`. */
@@ -170,16 +173,12 @@ export function archiveRefusal(
  * Archives a live skill entry (the caller found it). Refusals throw `CuratorError`. The move, the usage
  * record (state archived, archived_at) and the suppression list change inside one ledger entry.
  */
-export async function archiveEntry(
-  entry: SkillEntry,
-  opts: MoveOptions,
-  knobs: BatchKnobs = {},
-): Promise<ArchiveResult> {
+export async function archiveEntry(entry: SkillEntry, opts: MoveOptions): Promise<ArchiveResult> {
   const paths = homePaths(opts.home);
   const now = opts.now ?? new Date();
   const provenance = opts.provenance ?? (await loadProvenance(opts.home, [entry]));
   const store = new UsageStore(paths.skills);
-  const pinned = (knobs.usage ?? (await store.read()))[entry.name]?.pinned === true;
+  const pinned = (await store.read())[entry.name]?.pinned === true;
   const refusal = archiveRefusal(
     entry,
     provenance,
@@ -203,7 +202,7 @@ export async function archiveEntry(
     },
     async () => {
       await moveDir(entry.dir, dest);
-      if (!knobs.deferUsage) await store.update((records) => markArchived(records, entry.name, now));
+      await store.update((records) => markArchived(records, entry.name, now));
       if (provenance.bundled.has(entry.name)) await addSuppressed(opts.home, entry.name);
     },
   );
@@ -217,38 +216,192 @@ function markArchived(records: UsageMap, name: string, now: Date): void {
   records[name] = record;
 }
 
+/** Skills moved per group commit in `archiveMany`: one ledger append and one yield to the event loop each. */
+const ARCHIVE_CHUNK = 64;
+
+/** What `archiveMany` adds to a plain `MoveOptions`. */
+export interface ArchiveManyOptions extends MoveOptions {
+  /** More record changes made in the batch's one `.usage.json` write (the curator's state transitions). */
+  alsoUpdateUsage?: (records: UsageMap) => void;
+}
+
+/** A synchronous `archiveDestination` (batches). */
+function archiveDestinationSync(archiveRoot: string, relPath: string, now: Date): string {
+  const free = (candidate: string) => {
+    try {
+      lstatSync(candidate);
+      return false;
+    } catch {
+      return true;
+    }
+  };
+  const plain = path.join(archiveRoot, ...relPath.split("/"));
+  if (free(plain)) return plain;
+  const stamped = `${plain}-${stampOf(now)}`;
+  if (free(stamped)) return stamped;
+  for (let n = 2; ; n += 1) if (free(`${stamped}-${n}`)) return `${stamped}-${n}`;
+}
+
+/** The capture of a package after it moved from `from` to `to`: the same files under the new path. */
+function movedCapture(before: Capture, from: string, to: string): LedgerFile[] {
+  return before.files.map((file) => ({ ...file, path: to + file.path.slice(from.length) }));
+}
+
 /**
- * Archives many live entries (the automatic pass, `prune`): each move is ledgered on its own, while the
- * usage records are read once for the pin check and updated in one write at the end — even when some
- * archives fail — so a large run stays linear. Failures are collected, not thrown.
+ * Archives many live entries (the automatic pass, `prune`) in O(entries) with few system calls: each
+ * package is captured for the ledger with synchronous reads (new blobs written once), moved with one
+ * rename, and its ledger line is group-committed with the rest of its chunk (one lock, one append). The
+ * usage records are read once for the pin check and written once at the end — with `alsoUpdateUsage`'s
+ * changes, and even when some archives fail. Each move is still atomic: a crash leaves every package
+ * either where it was or archived whole. Failures are collected, not thrown.
  */
 export async function archiveMany(
   entries: { entry: SkillEntry; evidence?: Record<string, unknown> }[],
-  opts: MoveOptions,
+  opts: ArchiveManyOptions,
 ): Promise<{ archived: ArchiveResult[]; failures: { name: string; error: string }[] }> {
-  const store = new UsageStore(homePaths(opts.home).skills);
+  const paths = homePaths(opts.home);
+  const store = new UsageStore(paths.skills);
   const usage = await store.read();
   const now = opts.now ?? new Date();
+  const prefix = opts.commandPrefix ?? terminalPrefix;
+  const provenance =
+    opts.provenance ??
+    (await loadProvenance(
+      opts.home,
+      entries.map((item) => item.entry),
+    ));
+  const ledgerOn = opts.config.skills.ledger;
+  const knownBlobs = new Set<string>();
   const archived: ArchiveResult[] = [];
   const failures: { name: string; error: string }[] = [];
+  const suppress: string[] = [];
   try {
-    for (const { entry, evidence } of entries) {
-      try {
-        const options = { ...opts, now, evidence: { ...(opts.evidence ?? {}), ...(evidence ?? {}) } };
-        archived.push(await archiveEntry(entry, options, { usage, deferUsage: true }));
-      } catch (error) {
-        failures.push({ name: entry.name, error: (error as Error).message });
+    for (let start = 0; start < entries.length; start += ARCHIVE_CHUNK) {
+      const lines: NewLedgerEntry[] = [];
+      for (const { entry, evidence } of entries.slice(start, start + ARCHIVE_CHUNK)) {
+        try {
+          const result = await archiveOne(entry, opts, {
+            usage,
+            now,
+            prefix,
+            provenance,
+            knownBlobs,
+            ledgerOn,
+            evidence: { ...(opts.evidence ?? {}), ...(evidence ?? {}) },
+            lines,
+          });
+          archived.push(result);
+          if (provenance.bundled.has(entry.name)) suppress.push(entry.name);
+        } catch (error) {
+          failures.push({ name: entry.name, error: (error as Error).message });
+        }
       }
+      await appendEntries(opts.home, opts.config, lines).catch(() => undefined);
+      await new Promise((resolve) => setImmediate(resolve));
     }
   } finally {
-    if (archived.length > 0) {
+    await addSuppressedMany(opts.home, suppress);
+    if (archived.length > 0 || opts.alsoUpdateUsage) {
       await store.update((records) => {
+        opts.alsoUpdateUsage?.(records);
         for (const result of archived) markArchived(records, result.name, now);
       });
     }
     opts.library.invalidate();
   }
   return { archived, failures };
+}
+
+/** One package of `archiveMany`: refusals, capture, move; its ledger line goes to `batch.lines`. */
+async function archiveOne(
+  entry: SkillEntry,
+  opts: MoveOptions,
+  batch: {
+    usage: UsageMap;
+    now: Date;
+    prefix: CommandPrefix;
+    provenance: Provenance;
+    knownBlobs: Set<string>;
+    ledgerOn: boolean;
+    evidence: Record<string, unknown>;
+    lines: NewLedgerEntry[];
+  },
+): Promise<ArchiveResult> {
+  const paths = homePaths(opts.home);
+  const pinned = batch.usage[entry.name]?.pinned === true;
+  const refusal = archiveRefusal(entry, batch.provenance, opts.config, pinned, batch.prefix);
+  if (refusal) throw refuse(refusal);
+  assertSafeName(entry.relPath, "skill path");
+  const dest = archiveDestinationSync(paths.archive, entry.relPath, batch.now);
+  const archivedAs = path.relative(paths.archive, dest).split(path.sep).join("/");
+  const ledgerFields = {
+    actor: opts.actor,
+    action: "archive",
+    skill: entry.name,
+    evidence: { archived: true, archived_as: archivedAs, ...batch.evidence },
+  };
+  if (!batch.ledgerOn) {
+    await moveDirFast(entry.dir, dest);
+    return { name: entry.name, from: entry.relPath, archivedAs, dest };
+  }
+  let before: Capture | undefined;
+  try {
+    before = captureStateSync(opts.home, [entry.dir, dest], batch.knownBlobs);
+  } catch {
+    before = undefined;
+  }
+  if (!before) {
+    // A file too large (or unreadable) for the batch capture: this one takes the one-by-one path.
+    return archiveEntryLedgered(entry, opts, dest, archivedAs, ledgerFields.evidence);
+  }
+  await moveDirFast(entry.dir, dest);
+  const usageBefore = batch.usage[entry.name] ?? null;
+  const usageAfter = structuredClone(usageBefore ?? emptyRecord());
+  usageAfter.state = "archived";
+  usageAfter.archived_at = isoTimestamp(batch.now);
+  batch.lines.push({
+    ...ledgerFields,
+    before: before.files,
+    after: movedCapture(before, entry.dir, dest),
+    roots: before.roots,
+    usage_before: usageBefore ? structuredClone(usageBefore) : null,
+    usage_after: usageAfter,
+  });
+  return { name: entry.name, from: entry.relPath, archivedAs, dest };
+}
+
+/** The one-by-one ledgered move (the usage record is left to the batch's one write). */
+async function archiveEntryLedgered(
+  entry: SkillEntry,
+  opts: MoveOptions,
+  dest: string,
+  archivedAs: string,
+  evidence: Record<string, unknown>,
+): Promise<ArchiveResult> {
+  await withLedger(
+    {
+      home: opts.home,
+      config: opts.config,
+      actor: opts.actor,
+      action: "archive",
+      skill: entry.name,
+      evidence,
+      paths: [entry.dir, dest],
+    },
+    () => moveDir(entry.dir, dest),
+  );
+  return { name: entry.name, from: entry.relPath, archivedAs, dest };
+}
+
+/** `moveDir` with a synchronous rename first (the common case: same file system). */
+async function moveDirFast(from: string, to: string): Promise<void> {
+  try {
+    mkdirSync(path.dirname(to), { recursive: true });
+    renameSync(from, to);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EXDEV") throw error;
+    await moveDir(from, to);
+  }
 }
 
 /** Archives the skill called `name`: finds it, refuses what the reference refuses, moves it, ledgers it. */

@@ -4,7 +4,19 @@
  * rewritten. Garbage collection removes unreferenced blobs older than one hour.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { createReadStream, createWriteStream, promises as fs } from "node:fs";
+import {
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  promises as fs,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import { homePaths } from "../config/home.js";
@@ -84,6 +96,48 @@ export async function storeFile(home: string, file: string): Promise<string> {
   const digest = hash.digest("hex");
   await commitTmp(tmp, blobPath(home, digest));
   return digest;
+}
+
+/**
+ * `storeFile` with synchronous calls, for batches (see `captureStateSync`). Digests in `known` were stored
+ * or refreshed earlier in the same batch and are not looked up again; new ones are added. Files above the
+ * in-memory limit go through the streaming `storeFile` path's rules by reading them whole here only when
+ * small: larger files throw, and the caller falls back to the asynchronous capture.
+ */
+export function storeFileSync(home: string, file: string, known?: Set<string>): string {
+  if (statSync(file).size > IN_MEMORY_LIMIT) throw new BlobTooLargeForBatch(file);
+  const data = readFileSync(file);
+  const digest = sha256(data);
+  if (known?.has(digest)) return digest;
+  const dest = blobPath(home, digest);
+  if (existsSync(dest)) {
+    const now = new Date();
+    try {
+      utimesSync(dest, now, now);
+    } catch {
+      // Gone meanwhile: the next capture stores it again.
+    }
+  } else {
+    const dir = path.dirname(dest);
+    mkdirSync(dir, { recursive: true });
+    const tmp = path.join(dir, `.tmp-${randomBytes(4).toString("hex")}-${digest}`);
+    writeFileSync(tmp, data, { mode: 0o644 });
+    try {
+      renameSync(tmp, dest);
+    } catch (error) {
+      rmSync(tmp, { force: true });
+      throw error;
+    }
+  }
+  known?.add(digest);
+  return digest;
+}
+
+/** Thrown by `storeFileSync` for a file too large to hash in memory. */
+export class BlobTooLargeForBatch extends Error {
+  constructor(file: string) {
+    super(`${file} is too large for an in-memory capture`);
+  }
 }
 
 /**

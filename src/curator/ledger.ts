@@ -5,13 +5,13 @@
  * dependency folders; symlinks are recorded as links. `skills.ledger: false` turns all of it off.
  */
 import { randomUUID } from "node:crypto";
-import { promises as fs } from "node:fs";
+import { promises as fs, lstatSync, readdirSync, readlinkSync } from "node:fs";
 import path from "node:path";
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
 import { atomicWriteFile, isoTimestamp, readTextIfExists, withLock } from "../core/fsutil.js";
 import { type UsageRecord, UsageStore } from "../skills/usage.js";
-import { gcBlobs, storeFile } from "./blobs.js";
+import { gcBlobs, storeFile, storeFileSync } from "./blobs.js";
 
 /** Who made a change. */
 export type LedgerActor = "curator" | "agent" | "user";
@@ -178,6 +178,51 @@ async function captureInto(home: string, target: string, out: Map<string, Ledger
   }
 }
 
+/**
+ * `captureState` with synchronous file calls, for batches: one skill package is a handful of small files,
+ * and doing them without a thread-pool round trip each keeps a batch of thousands linear and cheap on a
+ * busy machine. Blobs already seen in this batch (`known`) are not looked up again.
+ */
+export function captureStateSync(home: string, roots: string[], known?: Set<string>): Capture {
+  const files = new Map<string, LedgerFile>();
+  const resolved = roots.map((root) => path.resolve(home, root));
+  for (const root of resolved) captureIntoSync(home, root, files, known);
+  return { roots: resolved, files: [...files.values()] };
+}
+
+function captureIntoSync(
+  home: string,
+  target: string,
+  out: Map<string, LedgerFile>,
+  known: Set<string> | undefined,
+  kind?: "file" | "dir" | "link",
+): void {
+  if (out.has(target)) return;
+  let type = kind;
+  if (type === undefined) {
+    let stat: import("node:fs").Stats;
+    try {
+      stat = lstatSync(target);
+    } catch {
+      return;
+    }
+    type = stat.isSymbolicLink() ? "link" : stat.isFile() ? "file" : stat.isDirectory() ? "dir" : undefined;
+  }
+  if (type === "link") out.set(target, { path: target, link: readlinkSync(target) });
+  else if (type === "file") out.set(target, { path: target, sha256: storeFileSync(home, target, known) });
+  else if (type === "dir") {
+    const children = readdirSync(target, { withFileTypes: true });
+    children.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const child of children) {
+      const full = path.join(target, child.name);
+      if (child.isDirectory()) {
+        if (!CAPTURE_SKIP_DIRS.has(child.name)) captureIntoSync(home, full, out, known, "dir");
+      } else if (child.isSymbolicLink()) captureIntoSync(home, full, out, known, "link");
+      else if (child.isFile()) captureIntoSync(home, full, out, known, "file");
+    }
+  }
+}
+
 /** The fields a caller supplies to `appendEntry`. */
 export type NewLedgerEntry = Omit<LedgerEntry, "id" | "ts"> & { ts?: string };
 
@@ -219,6 +264,51 @@ export async function appendEntry(
     { waitMs: 60_000 },
   );
   return entry;
+}
+
+/**
+ * Appends several entries under one hold of the ledger lock, in one write (a group commit): a batch of
+ * archives costs one lock and one append instead of one each. Same rules as `appendEntry`; returns the
+ * entries written (none when the ledger is disabled).
+ */
+export async function appendEntries(
+  home: string,
+  config: SkillgateConfig,
+  batch: NewLedgerEntry[],
+): Promise<LedgerEntry[]> {
+  if (!config.skills.ledger || batch.length === 0) return [];
+  const ts = isoTimestamp(new Date());
+  const entries = batch.map((fields) => {
+    const { before, after } =
+      fields.action === "pre-rollback" ? fields : dropUnchanged(fields.before, fields.after);
+    const entry: LedgerEntry = {
+      id: randomUUID().replace(/-/g, "").slice(0, 12),
+      ts: fields.ts ?? ts,
+      actor: fields.actor,
+      action: fields.action,
+      skill: fields.skill,
+      evidence: fields.evidence ?? {},
+      before,
+      after,
+    };
+    if (fields.roots !== undefined) entry.roots = fields.roots;
+    if (fields.usage_before !== undefined) entry.usage_before = fields.usage_before;
+    if (fields.usage_after !== undefined) entry.usage_after = fields.usage_after;
+    return entry;
+  });
+  const file = homePaths(home).ledger;
+  const text = entries.map((entry) => `${JSON.stringify(entry)}\n`).join("");
+  await withLock(
+    ledgerLockPath(home),
+    async () => {
+      await fs.mkdir(path.dirname(file), { recursive: true });
+      await fs.appendFile(file, text, "utf8");
+      const cap = config.skills.ledgerMaxBytes;
+      if (cap > 0 && (await fs.stat(file)).size > cap) await compactLocked(home, cap);
+    },
+    { waitMs: 60_000 },
+  );
+  return entries;
 }
 
 /** Drops paths whose content is the same before and after. */

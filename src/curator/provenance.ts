@@ -193,13 +193,20 @@ export async function readSuppressed(home: string): Promise<Set<string>> {
 
 /** Adds a built-in the curator archived to `.curator_suppressed` (no duplicate lines). */
 export async function addSuppressed(home: string, name: string): Promise<void> {
+  await addSuppressedMany(home, [name]);
+}
+
+/** Adds several names to `.curator_suppressed` in one locked rewrite (names already there are skipped). */
+export async function addSuppressedMany(home: string, names: string[]): Promise<void> {
+  if (names.length === 0) return;
   const file = homePaths(home).suppressed;
   await withLock(suppressedLock(home), async () => {
     const text = (await readTextIfExists(file)) ?? "";
     const lines = text.split(/\r?\n/).filter((line) => line !== "");
-    if (lines.some((line) => line.trim() === name)) return;
-    lines.push(name);
-    await atomicWriteFile(file, `${lines.join("\n")}\n`);
+    const present = new Set(lines.map((line) => line.trim()));
+    const added = names.filter((name) => !present.has(name) && present.add(name));
+    if (added.length === 0) return;
+    await atomicWriteFile(file, `${[...lines, ...added].join("\n")}\n`);
   });
 }
 

@@ -1,11 +1,14 @@
 /** Archive and restore on disk: reference scenarios 14–16, 50, 52, 53, plus category round trips. */
+import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CuratorError } from "../../src/core/errors.js";
-import { archiveSkill, listArchived, restoreSkill } from "../../src/curator/archive.js";
+import { archiveMany, archiveSkill, listArchived, restoreSkill } from "../../src/curator/archive.js";
 import { readEntries } from "../../src/curator/ledger.js";
 import { readSuppressed } from "../../src/curator/provenance.js";
+import { rollbackEntry } from "../../src/curator/rollback.js";
+import type { SkillEntry } from "../../src/skills/types.js";
 import { libraryFor } from "./harness.js";
 import { configWith, makeHome, readUsage, record, removeHome, writeSkill, writeUsage } from "./helpers.js";
 
@@ -236,5 +239,89 @@ describe("restore", () => {
         await archiveSkill(restored.name, opts());
     }
     expect((await listArchived(home)).map((item) => item.archivedAs)).toEqual(["alpha/one"]);
+  });
+});
+
+describe("archiveMany (batched, group-committed)", () => {
+  it("archives more than one chunk: every move ledgered with matching before/after blobs, one usage write carrying extra changes", async () => {
+    const names = Array.from({ length: 70 }, (_, i) => `batch-${String(i).padStart(2, "0")}`);
+    const usage: Record<string, ReturnType<typeof record>> = { bystander: record(NOW, { idleDays: 1 }) };
+    for (const name of names) {
+      await writeSkill(home, `cat-${name.slice(-1)}/${name}`, { "references/r.md": `ref of ${name}` });
+      usage[name] = record(NOW, { idleDays: 200 });
+    }
+    await writeSkill(home, "pinned-one");
+    usage["pinned-one"] = record(NOW, { idleDays: 200, pinned: true });
+    await writeUsage(home, usage);
+    const o = opts();
+    const entries = await o.library.all();
+    const wanted = entries.filter((entry) => entry.name !== "bystander");
+    const done = await archiveMany(
+      wanted.map((entry) => ({ entry, evidence: { reason: "test" } })),
+      {
+        ...o,
+        alsoUpdateUsage: (records) => {
+          const bystander = records.bystander;
+          if (bystander) bystander.state = "stale";
+        },
+      },
+    );
+    expect(done.archived.map((item) => item.name).sort()).toEqual(names);
+    expect(done.failures.map((failure) => failure.name)).toEqual(["pinned-one"]);
+    const after = await readUsage(home);
+    for (const name of names) expect(after[name]?.state).toBe("archived");
+    expect(after.bystander?.state).toBe("stale");
+    expect(after["pinned-one"]?.state).toBe("active");
+    const ledger = await readEntries(home);
+    expect(ledger.map((entry) => entry.skill).sort()).toEqual(names);
+    for (const entry of ledger) {
+      expect(entry.action).toBe("archive");
+      expect(entry.evidence).toMatchObject({ archived: true, reason: "test" });
+      expect(entry.usage_after?.state).toBe("archived");
+      expect(entry.usage_before?.state).toBe("active");
+      expect(entry.before).toHaveLength(2);
+      expect(entry.after).toHaveLength(2);
+      for (const [index, file] of entry.before.entries()) {
+        const moved = entry.after[index];
+        expect(moved?.path).toBe(file.path.replace(`${skills()}${path.sep}`, `${skills()}/.archive/`));
+        expect("sha256" in file && moved && "sha256" in moved && moved.sha256 === file.sha256).toBe(true);
+        // The blob holds exactly what is now in the archive.
+        const digest = "sha256" in file ? file.sha256 : "";
+        expect(await fs.readFile(path.join(home, ".curator_backups/blobs", digest))).toEqual(
+          await fs.readFile(moved?.path ?? ""),
+        );
+      }
+    }
+  });
+
+  it("a batch-archived skill can be undone from its ledger line", async () => {
+    await writeSkill(home, "ops/undo-me", { "scripts/run.sh": "echo hi\n" });
+    await writeUsage(home, { "undo-me": record(NOW, { idleDays: 200 }) });
+    const o = opts();
+    await archiveMany([{ entry: (await o.library.find("undo-me")) as SkillEntry }], o);
+    const [entry] = await readEntries(home);
+    await rollbackEntry({ home, config: o.config, entryId: entry?.id ?? "" });
+    expect(await fs.readFile(path.join(skills(), "ops/undo-me/scripts/run.sh"), "utf8")).toBe("echo hi\n");
+    expect((await readUsage(home))["undo-me"]?.state).toBe("active");
+  });
+
+  it("a package with a file too large for the in-memory capture is still archived and ledgered", async () => {
+    const big = "x".repeat(5 * 1024 * 1024);
+    await writeSkill(home, "heavy", { "assets/big.txt": big });
+    await writeSkill(home, "light");
+    await writeUsage(home, { heavy: record(NOW, { idleDays: 200 }), light: record(NOW, { idleDays: 200 }) });
+    const o = opts();
+    const all = await o.library.all();
+    const done = await archiveMany(
+      all.map((entry) => ({ entry })),
+      o,
+    );
+    expect(done.archived.map((item) => item.name).sort()).toEqual(["heavy", "light"]);
+    const heavy = (await readEntries(home)).find((entry) => entry.skill === "heavy");
+    const bigFile = heavy?.before.find((file) => file.path.endsWith("big.txt"));
+    expect(bigFile && "sha256" in bigFile ? bigFile.sha256 : "").toBe(
+      createHash("sha256").update(big).digest("hex"),
+    );
+    expect((await readUsage(home)).heavy?.state).toBe("archived");
   });
 });
