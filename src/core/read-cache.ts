@@ -10,7 +10,7 @@ import { statSync } from "node:fs";
 import { readTextIfExists } from "../core/fsutil.js";
 
 /** Identity of a file's current content, "missing" when absent, or null when it cannot be stat'ed. */
-function contentKey(file: string): string | null {
+export function contentKey(file: string): string | null {
   try {
     const stat = statSync(file, { bigint: true, throwIfNoEntry: false });
     if (stat === undefined) return "missing";

@@ -14,7 +14,7 @@ import {
   stableJson,
   withLock,
 } from "../core/fsutil.js";
-import { cachedByFile } from "../core/read-cache.js";
+import { cachedByFile, contentKey } from "../core/read-cache.js";
 
 /** Lifecycle state of a skill. */
 export type SkillState = "active" | "stale" | "archived";
@@ -113,6 +113,70 @@ export function parseTimestamp(value: string): number | undefined {
   return Number.isNaN(ms) ? undefined : ms;
 }
 
+/**
+ * The bytes of each `.usage.json` this process last bumped, with the content key the file had right
+ * after that write. One entry per file; any other write through this module drops it.
+ */
+const bumpedFiles = new Map<string, { key: string; bytes: Buffer }>();
+
+const RECORD_KEYS = Object.keys(emptyRecord()).filter((key) => key !== "created_by");
+
+/** True when the keys of `value` (and of every object inside it) are in ascending order. */
+function sortedDeep(value: unknown): boolean {
+  if (Array.isArray(value)) return value.every(sortedDeep);
+  if (value === null || typeof value !== "object") return true;
+  let previous: string | undefined;
+  for (const key of Object.keys(value)) {
+    if (previous !== undefined && !(previous < key)) return false;
+    previous = key;
+    if (!sortedDeep((value as Record<string, unknown>)[key])) return false;
+  }
+  return true;
+}
+
+/**
+ * True when serialising `doc` as it is gives exactly what `backfill` + `stableJson` give: every record is
+ * an object with every backfilled key, well-typed, and keys are sorted at every level.
+ */
+function isCanonicalUsage(doc: Record<string, unknown>): boolean {
+  for (const value of Object.values(doc)) {
+    if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
+    const record = value as Record<string, unknown>;
+    for (const key of RECORD_KEYS) if (!Object.hasOwn(record, key)) return false;
+    for (const key of ["use_count", "view_count", "patch_count"])
+      if (typeof record[key] !== "number" || !Number.isFinite(record[key])) return false;
+    if (record.state !== "active" && record.state !== "stale" && record.state !== "archived") return false;
+    if (typeof record.pinned !== "boolean") return false;
+  }
+  return sortedDeep(doc);
+}
+
+/**
+ * The bytes of a canonical usage file (as `JSON.stringify(doc, null, 2)` wrote them) with `name`'s record
+ * changed by `apply` (`bytes` itself, changed in place, when the record keeps its length), or undefined
+ * when the record is not there. Only that record is parsed and
+ * serialised again: in this layout a top-level key is the only line that starts with exactly two spaces
+ * and a quote, and its record ends at the first line that is exactly two spaces and `}`.
+ */
+function spliceRecord(bytes: Buffer, name: string, apply: (record: UsageRecord) => void): Buffer | undefined {
+  const head = Buffer.from(`\n  ${JSON.stringify(name)}: `);
+  const at = bytes.indexOf(head);
+  if (at < 0) return undefined;
+  const start = at + head.length;
+  const close = bytes.indexOf("\n  }", start);
+  if (close < 0) return undefined;
+  const end = close + 4;
+  const record = JSON.parse(bytes.toString("utf8", start, end)) as UsageRecord;
+  apply(record);
+  const replacement = Buffer.from(JSON.stringify(record, null, 2).replaceAll("\n", "\n  "));
+  // Usually the same length (counters and timestamps keep their width): overwrite in place, no new copy.
+  if (replacement.length === end - start) {
+    replacement.copy(bytes, start);
+    return bytes;
+  }
+  return Buffer.concat([bytes.subarray(0, start), replacement, bytes.subarray(end)]);
+}
+
 /** Reads, locks and atomically rewrites `.usage.json`. One instance per skills directory. */
 export class UsageStore {
   readonly file: string;
@@ -164,30 +228,35 @@ export class UsageStore {
    * `mutate` returns. Nothing is written when `mutate` throws.
    */
   async update<T>(mutate: (records: UsageMap) => T | Promise<T>): Promise<T> {
-    return withLock(
-      this.lockFile,
-      async () => {
-        const text = await readTextIfExists(this.file);
-        let records: UsageMap = {};
-        if (text !== undefined) {
-          const parsed = this.parse(text);
-          if (parsed === undefined) await this.moveAside();
-          else records = parsed;
-        }
-        const result = await mutate(records);
-        await atomicWriteFile(this.file, stableJson(records));
-        return result;
-      },
-      { waitMs: 60_000 },
-    );
+    return withLock(this.lockFile, () => this.updateLocked(mutate), { waitMs: 60_000 });
   }
 
-  /** Counts one use, view or patch of `name` at `now`. */
+  private async updateLocked<T>(mutate: (records: UsageMap) => T | Promise<T>): Promise<T> {
+    bumpedFiles.delete(this.file);
+    const text = await readTextIfExists(this.file);
+    let records: UsageMap = {};
+    if (text !== undefined) {
+      const parsed = this.parse(text);
+      if (parsed === undefined) await this.moveAside();
+      else records = parsed;
+    }
+    const result = await mutate(records);
+    await atomicWriteFile(this.file, stableJson(records));
+    return result;
+  }
+
+  /**
+   * Counts one use, view or patch of `name` at `now`, at about the cost of rewriting the file once. When
+   * the file is canonical (keys sorted at every level, every record complete and well-typed: what
+   * skillgate and Hermes write), the record is changed in the parsed document and the whole is serialised
+   * natively — the same bytes as the general path. A warm process keeps the bytes it wrote and, while the
+   * file is unchanged, splices the one record in place of a read, parse and full serialisation. Anything
+   * else (a record not there yet, a legacy or hand-edited file) takes the general `update` path.
+   */
   async bump(name: string, kind: UsageKind, now: Date = new Date()): Promise<void> {
     if (name === "") return;
     const stamp = isoTimestamp(now);
-    await this.update((records) => {
-      const record = records[name] ?? emptyRecord(stamp);
+    const apply = (record: UsageRecord) => {
       if (kind === "use") {
         record.use_count += 1;
         record.last_used_at = stamp;
@@ -198,8 +267,43 @@ export class UsageStore {
         record.patch_count += 1;
         record.last_patched_at = stamp;
       }
-      records[name] = record;
-    });
+    };
+    await withLock(
+      this.lockFile,
+      async () => {
+        const warm = bumpedFiles.get(this.file);
+        bumpedFiles.delete(this.file);
+        const bytes =
+          warm && warm.key === contentKey(this.file)
+            ? spliceRecord(warm.bytes, name, apply)
+            : await this.canonicalBump(name, apply);
+        if (bytes === undefined) {
+          await this.updateLocked((records) => {
+            const current = records[name] ?? emptyRecord(stamp);
+            apply(current);
+            records[name] = current;
+          });
+          return;
+        }
+        await atomicWriteFile(this.file, bytes);
+        const key = contentKey(this.file);
+        if (key !== null && key !== "missing") bumpedFiles.set(this.file, { key, bytes });
+      },
+      { waitMs: 60_000 },
+    );
+  }
+
+  /** The bumped file's bytes when the file is canonical and has `name`'s record, else undefined. */
+  private async canonicalBump(
+    name: string,
+    apply: (record: UsageRecord) => void,
+  ): Promise<Buffer | undefined> {
+    const text = await readTextIfExists(this.file);
+    if (text === undefined || text.charCodeAt(0) === 0xfeff) return undefined;
+    const doc = parseJsonObject(text);
+    if (doc === undefined || !Object.hasOwn(doc, name) || !isCanonicalUsage(doc)) return undefined;
+    apply(doc[name] as UsageRecord);
+    return Buffer.from(JSON.stringify(doc, null, 2));
   }
 
   /**

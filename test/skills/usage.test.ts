@@ -1,8 +1,16 @@
 import { spawn } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { activityCount, lastActivityAt, UsageStore } from "../../src/skills/usage.js";
+import { isoTimestamp, stableJson } from "../../src/core/fsutil.js";
+import {
+  activityCount,
+  emptyRecord,
+  lastActivityAt,
+  type UsageRecord,
+  UsageStore,
+} from "../../src/skills/usage.js";
 import { tempHome } from "./helpers.js";
 
 let env: ReturnType<typeof tempHome>;
@@ -117,4 +125,120 @@ describe("cross-process bumps (skillgate differs from Hermes: no lost updates)",
       [],
     );
   }, 180_000);
+});
+
+describe("usage bump fast path", () => {
+  const timestamp = fc
+    .date({
+      min: new Date("2020-01-01T00:00:00Z"),
+      max: new Date("2030-01-01T00:00:00Z"),
+      noInvalidDate: true,
+    })
+    .map((date) => date.toISOString().replace("Z", "000+00:00"));
+  const usageRecord = fc.record(
+    {
+      created_by: fc.constantFrom("agent", null, "user"),
+      use_count: fc.nat(1000),
+      view_count: fc.nat(1000),
+      patch_count: fc.nat(50),
+      last_used_at: fc.option(timestamp),
+      last_viewed_at: fc.option(timestamp),
+      last_patched_at: fc.option(timestamp),
+      created_at: fc.option(timestamp),
+      state: fc.constantFrom("active", "stale", "archived"),
+      pinned: fc.boolean(),
+      archived_at: fc.option(timestamp),
+      extra: fc.dictionary(
+        fc.string({ maxLength: 4 }),
+        fc.oneof(fc.integer(), fc.string(), fc.constant(null)),
+        {
+          maxKeys: 3,
+        },
+      ),
+    },
+    {
+      requiredKeys: [
+        "use_count",
+        "view_count",
+        "patch_count",
+        "state",
+        "pinned",
+        "archived_at",
+        "created_at",
+      ],
+    },
+  );
+  const names = fc.uniqueArray(fc.stringMatching(/^[a-z][a-z0-9-]{0,12}$/), { minLength: 1, maxLength: 8 });
+
+  it("writes exactly the bytes the general update path writes, for canonical and non-canonical files alike", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        names,
+        fc.array(usageRecord, { minLength: 8, maxLength: 8 }),
+        fc.boolean(),
+        fc.constantFrom("use", "view", "patch"),
+        fc.nat(7),
+        async (skillNames, records, canonical, kind, pick) => {
+          const doc: Record<string, unknown> = {};
+          // A canonical file has complete records (what both writers produce); the other kind is sparse.
+          skillNames.forEach((name, index) => {
+            doc[name] = canonical ? { ...emptyRecord(), ...records[index] } : records[index];
+          });
+          const text = canonical ? stableJson(doc) : JSON.stringify(doc);
+          // Two bumps: the first from the file, the second from what this process just wrote.
+          const bumped = [
+            skillNames[pick % skillNames.length] as string,
+            skillNames[(pick + 1) % skillNames.length] as string,
+          ];
+          const now = new Date("2031-02-03T04:05:06.789Z");
+          writeFileSync(usageFile(), text);
+          for (const name of bumped) await store.bump(name, kind as "use" | "view" | "patch", now);
+          const fast = readFileSync(usageFile(), "utf8");
+          // The general path, for the same starting file and the same bumps.
+          writeFileSync(usageFile(), text);
+          for (const name of bumped) {
+            await store.update((all) => {
+              const record = all[name] as UsageRecord;
+              if (kind === "use") {
+                record.use_count += 1;
+                record.last_used_at = isoTimestamp(now);
+              } else if (kind === "view") {
+                record.view_count += 1;
+                record.last_viewed_at = isoTimestamp(now);
+              } else {
+                record.patch_count += 1;
+                record.last_patched_at = isoTimestamp(now);
+              }
+            });
+          }
+          expect(fast).toBe(readFileSync(usageFile(), "utf8"));
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it("a warm store sees a file replaced behind its back (another writer) and bumps on top of it", async () => {
+    writeFileSync(usageFile(), stableJson({ a: emptyRecord(), b: emptyRecord() }));
+    await store.bump("a", "use");
+    await store.bump("a", "use");
+    // Another process (Hermes, say) replaces the file: new inode, new content.
+    const replaced = stableJson({ a: { ...emptyRecord(), use_count: 40 }, b: emptyRecord() });
+    writeFileSync(`${usageFile()}.tmp`, replaced);
+    renameSync(`${usageFile()}.tmp`, usageFile());
+    await store.bump("a", "use");
+    await store.bump("b", "view");
+    const records = await store.read();
+    expect(records.a?.use_count).toBe(41);
+    expect(records.b?.view_count).toBe(1);
+  });
+
+  it("a bump of a skill without a record creates a complete one, and later bumps keep counting", async () => {
+    writeFileSync(usageFile(), stableJson({ zeta: emptyRecord() }));
+    await store.bump("alpha", "view");
+    await store.bump("alpha", "view");
+    const text = readFileSync(usageFile(), "utf8");
+    expect(text.indexOf('"alpha"')).toBeLessThan(text.indexOf('"zeta"'));
+    expect(JSON.parse(text).alpha).toMatchObject({ view_count: 2, use_count: 0, state: "active" });
+  });
 });
