@@ -36,6 +36,7 @@ export interface TerminalContextOptions {
   interactive?: boolean;
   prompt?: CommandContext["prompt"];
   progress?: CommandContext["progress"];
+  meter?: CommandContext["meter"];
   now?: () => Date;
   library?: SkillLibrary;
 }
@@ -54,6 +55,7 @@ export function terminalContext(options: TerminalContextOptions): CommandContext
     interactive,
     prompt: interactive ? options.prompt : undefined,
     progress: options.progress,
+    meter: options.meter,
     actor: "user",
     now: options.now ?? (() => new Date()),
     commandPrefix: terminalPrefix,

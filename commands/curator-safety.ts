@@ -346,6 +346,7 @@ const purgeCommand: CommandSpec = {
           dryRun,
           actor: ctx.actor,
           now: ctx.now(),
+          meter: ctx.meter,
         });
       result = dryRun ? await purge() : await withRunLock(ctx.home, purge);
     } catch (error) {

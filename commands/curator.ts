@@ -35,6 +35,7 @@ function ops(ctx: CommandContext): OpsContext {
     library: ctx.library,
     now: ctx.now(),
     commandPrefix: ctx.commandPrefix,
+    meter: ctx.meter,
   };
 }
 
@@ -241,6 +242,7 @@ const runCommand: CommandSpec = {
       consolidate: flag(input, "consolidate") ? true : undefined,
       trigger: "manual",
       progress: ctx.progress,
+      meter: ctx.meter,
       commandPrefix: ctx.commandPrefix,
       consolidator,
     });

@@ -3,8 +3,10 @@
  * options, whether it mutates) plus a `run` that returns a neutral `Reply`; it never prints. The CLI
  * (commander) and the chat router are both built from the same registry of these specs.
  */
+
 import type { SkillgateConfig } from "../src/config/config.js";
 import type { HomePaths } from "../src/config/home.js";
+import type { ProgressSink } from "../src/core/progress.js";
 import type { Reply } from "../src/core/reply.js";
 import type { SkillLibrary } from "../src/skills/types.js";
 
@@ -35,6 +37,8 @@ export interface CommandContext {
   prompt?: (question: string, options?: { hidden?: boolean }) => Promise<string>;
   /** Progress lines for long runs (stderr in a terminal); never part of the reply. */
   progress?: (line: string) => void;
+  /** Counted progress of long work (a bar on a terminal); absent where nothing is shown. */
+  meter?: ProgressSink;
   /** Who runs it: `user` from the CLI and chat, `curator` from the maintenance tick. */
   actor: "user" | "curator" | "agent";
   /** Set in chat. */

@@ -1,12 +1,4 @@
 #!/usr/bin/env node
-/**
- * The `skillgate` command line, built from the command registry (the same specs chat uses):
- * `skillgate [--home DIR] <group> <sub> …` and `skillgate serve [--console]`. At start it resolves the
- * home, finishes an interrupted rollback, loads config.yaml (a bad value exits 78), runs the command,
- * prints the rendered reply (one JSON document with `--json`) and exits with the reply's exit code.
- * Only commander, the config and the commands needed are loaded up front; the gateway, pino and the
- * platform SDKs are imported only by `serve`.
- */
 import { realpathSync } from "node:fs";
 import { readdir } from "node:fs/promises";
 import path from "node:path";
@@ -26,12 +18,21 @@ import type { Logger } from "./core/logger.js";
 import { renderJson, renderTerminal } from "./core/render-terminal.js";
 import type { Reply } from "./core/reply.js";
 import { journalPath } from "./curator/journal.js";
+/**
+ * The `skillgate` command line, built from the command registry (the same specs chat uses):
+ * `skillgate [--home DIR] <group> <sub> …` and `skillgate serve [--console]`. At start it resolves the
+ * home, finishes an interrupted rollback, loads config.yaml (a bad value exits 78), runs the command,
+ * prints the rendered reply (one JSON document with `--json`) and exits with the reply's exit code.
+ * Only commander, the config and the commands needed are loaded up front; the gateway, pino and the
+ * platform SDKs are imported only by `serve`.
+ */
+import { terminalProgress } from "./terminal-progress.js";
 
 /** The streams and environment the CLI uses (tests pass their own). */
 export interface CliIo {
   stdin: NodeJS.ReadStream | (NodeJS.ReadableStream & { isTTY?: boolean });
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
-  stderr: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
   env: NodeJS.ProcessEnv;
 }
 
@@ -299,6 +300,7 @@ export async function main(
   const platformOption = input.options.platform;
   const platform = typeof platformOption === "string" ? platformOption : io.env.HERMES_PLATFORM || null;
   const interactive = Boolean((io.stdin as { isTTY?: boolean }).isTTY);
+  const bar = terminalProgress(io.stderr, json);
   const ctx = terminalContext({
     home,
     config,
@@ -307,11 +309,12 @@ export async function main(
     interactive,
     prompt: interactive ? makePrompt(io) : undefined,
     progress: (line) => io.stderr.write(`${line}\n`),
+    meter: bar?.sink,
   });
   const reply = await runCommand(spec, ctx, input, {
     onUnexpected: (error) =>
       io.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`),
-  });
+  }).finally(() => bar?.stop());
   printReply(reply, json, io);
   return reply.exitCode;
 }

@@ -8,6 +8,7 @@
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
 import { CuratorError } from "../core/errors.js";
+import type { ProgressSink } from "../core/progress.js";
 import type { SkillEntry, SkillLibrary } from "../skills/types.js";
 import {
   emptyRecord,
@@ -32,6 +33,8 @@ export interface ApplyOptions {
   dryRun: boolean;
   /** Provenance already read by the caller (read again when absent). */
   provenance?: Provenance;
+  /** Counted progress of the archives. */
+  meter?: ProgressSink;
 }
 
 /** What was done (or, for a dry run, what would be done). */
@@ -192,6 +195,7 @@ async function applyArchives(
     now,
     provenance,
     alsoUpdateUsage,
+    meter: opts.meter,
   });
   outcome.failures.push(...done.failures);
   for (const result of done.archived) {

@@ -10,6 +10,7 @@ import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
 import { CuratorError } from "../core/errors.js";
 import { isoTimestamp, readTextIfExists } from "../core/fsutil.js";
+import { meterFor, type ProgressSink } from "../core/progress.js";
 import type { SkillEntry, SkillLibrary } from "../skills/types.js";
 import { emptyRecord, type UsageMap, UsageStore } from "../skills/usage.js";
 import {
@@ -49,6 +50,8 @@ export interface MoveOptions {
   provenance?: Provenance;
   /** Extra ledger evidence (e.g. `absorbed_into` from the consolidation pass). */
   evidence?: Record<string, unknown>;
+  /** Counted progress of batches (`archiveMany`). */
+  meter?: ProgressSink;
 }
 
 /** One archived skill package under `.archive/`. */
@@ -275,6 +278,7 @@ export async function archiveMany(
   const archived: ArchiveResult[] = [];
   const failures: { name: string; error: string }[] = [];
   const suppress: string[] = [];
+  const tick = meterFor(opts.meter, "archiving", entries.length);
   try {
     for (let start = 0; start < entries.length; start += ARCHIVE_CHUNK) {
       const lines: NewLedgerEntry[] = [];
@@ -297,6 +301,7 @@ export async function archiveMany(
         }
       }
       await appendEntries(opts.home, opts.config, lines).catch(() => undefined);
+      tick(Math.min(entries.length, start + ARCHIVE_CHUNK));
       await new Promise((resolve) => setImmediate(resolve));
     }
   } finally {

@@ -7,6 +7,7 @@ import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
 import { CuratorError } from "../core/errors.js";
 import { isoTimestamp } from "../core/fsutil.js";
+import type { ProgressSink } from "../core/progress.js";
 import type { SkillEntry, SkillLibrary } from "../skills/types.js";
 import {
   activityCount,
@@ -38,6 +39,7 @@ export interface OpsContext {
   library: SkillLibrary;
   now: Date;
   commandPrefix?: CommandPrefix;
+  meter?: ProgressSink;
 }
 
 /** A snapshot of the library as the curator sees it, read once per operation. */
@@ -412,6 +414,7 @@ export async function archiveCandidates(
       now: ctx.now,
       provenance,
       commandPrefix: ctx.commandPrefix,
+      meter: ctx.meter,
     },
   );
 }

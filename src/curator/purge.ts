@@ -4,12 +4,14 @@
  * `purge`, whole package as blobs) so it can be rolled back, then moved into a trash dir with one rename
  * and deleted. A crash leaves the package either in place or in the trash, which the next start empties.
  */
+
 import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
 import { CuratorError, UsageError } from "../core/errors.js";
+import { meterFor, type ProgressSink } from "../core/progress.js";
 import { parseTimestamp, UsageStore } from "../skills/usage.js";
 import { type ArchivedItem, listArchived } from "./archive.js";
 import { crashPoint } from "./journal.js";
@@ -26,6 +28,8 @@ export interface PurgeOptions {
   dryRun: boolean;
   actor?: LedgerActor;
   now?: Date;
+  /** Counted progress of the deletions. */
+  meter?: ProgressSink;
 }
 
 /** One archived package old enough to purge. */
@@ -122,7 +126,9 @@ export async function purgeArchived(opts: PurgeOptions): Promise<PurgeResult> {
   if (!archiveStat?.isDirectory()) return { ...result, archiveExists: false };
   result.candidates = await purgeCandidates(opts.home, ttlDays, opts.now ?? new Date());
   if (opts.dryRun) return result;
-  for (const candidate of result.candidates) {
+  const tick = meterFor(opts.meter, "purging", result.candidates.length);
+  for (const [index, candidate] of result.candidates.entries()) {
+    tick(index);
     try {
       const ledgerEntry = await purgeOne(opts, candidate, ttlDays);
       result.purged.push({ ...candidate, ledgerEntry });
@@ -130,6 +136,7 @@ export async function purgeArchived(opts: PurgeOptions): Promise<PurgeResult> {
       result.failures.push({ archivedAs: candidate.archivedAs, error: (error as Error).message });
     }
   }
+  tick(result.candidates.length);
   return result;
 }
 

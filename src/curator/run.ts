@@ -3,11 +3,13 @@
  * snapshot when anything changes), hand over to the optional LLM consolidation pass, then write the
  * report and the state. `maybeRunCurator` is the automatic entry point with every scheduling gate.
  */
+
 import { performance } from "node:perf_hooks";
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
 import { CuratorError } from "../core/errors.js";
 import { isoTimestamp } from "../core/fsutil.js";
+import type { ProgressSink } from "../core/progress.js";
 import type { SkillLibrary } from "../skills/types.js";
 import { parseTimestamp, UsageStore } from "../skills/usage.js";
 import { type ApplyOutcome, applyPlan } from "./apply.js";
@@ -32,6 +34,8 @@ export interface RunOptions {
   consolidate?: boolean;
   trigger: "manual" | "auto";
   progress?: (line: string) => void;
+  /** Counted progress of the long parts (the snapshot, the archives). */
+  meter?: ProgressSink;
   /** The LLM consolidation pass; without one a consolidating run reports `llm: skipped (no model configured)`. */
   consolidator?: Consolidator;
   /** How the surface spells commands in stored summaries; default the terminal's `skillgate …`. */
@@ -217,6 +221,7 @@ async function runLocked(opts: RunOptions): Promise<CuratorRunResult> {
     actor: "curator",
     dryRun,
     provenance,
+    meter: opts.meter,
   });
   if (applied.snapshotId) progress(`snapshot created (${applied.snapshotId})`);
   warnings.push(

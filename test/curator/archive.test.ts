@@ -4,6 +4,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CuratorError } from "../../src/core/errors.js";
+import type { ProgressEvent } from "../../src/core/progress.js";
 import { archiveMany, archiveSkill, listArchived, restoreSkill } from "../../src/curator/archive.js";
 import { readEntries } from "../../src/curator/ledger.js";
 import { readSuppressed } from "../../src/curator/provenance.js";
@@ -256,10 +257,12 @@ describe("archiveMany (batched, group-committed)", () => {
     const o = opts();
     const entries = await o.library.all();
     const wanted = entries.filter((entry) => entry.name !== "bystander");
+    const events: ProgressEvent[] = [];
     const done = await archiveMany(
       wanted.map((entry) => ({ entry, evidence: { reason: "test" } })),
       {
         ...o,
+        meter: (event) => events.push(event),
         alsoUpdateUsage: (records) => {
           const bystander = records.bystander;
           if (bystander) bystander.state = "stale";
@@ -268,6 +271,9 @@ describe("archiveMany (batched, group-committed)", () => {
     );
     expect(done.archived.map((item) => item.name).sort()).toEqual(names);
     expect(done.failures.map((failure) => failure.name)).toEqual(["pinned-one"]);
+    // Progress: from 0 to all 71, once per chunk, never going back.
+    expect(events.map((event) => event.done)).toEqual([0, 64, 71]);
+    expect(new Set(events.map((event) => `${event.task}/${event.total}`))).toEqual(new Set(["archiving/71"]));
     const after = await readUsage(home);
     for (const name of names) expect(after[name]?.state).toBe("archived");
     expect(after.bystander?.state).toBe("stale");
