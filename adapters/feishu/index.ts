@@ -13,11 +13,13 @@
  * - Outbound: `im.message.reply` to the triggering message (first part; all parts inside a thread) or
  *   `im.message.create` to a chat; each part as a post, re-sent as plain text when the API rejects it.
  */
+
 import { createHash, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import * as lark from "@larksuiteoapi/node-sdk";
+import { trimOldest } from "../../src/core/bounded.js";
 import { AdapterError, ConfigError } from "../../src/core/errors.js";
 import type { Logger } from "../../src/core/logger.js";
 import type {
@@ -574,8 +576,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<string | null> {
 
 /** The platform message id to reply to: the triggering message, else the target's `replyTo`. */
 function replyTargetId(target: OutboundTarget, inReplyTo: InboundMessage | undefined): string | undefined {
-  const raw = inReplyTo?.raw as { event?: { message?: { message_id?: string } } } | undefined;
-  const fromEvent = inReplyTo?.platform === "feishu" ? raw?.event?.message?.message_id : undefined;
+  const fromEvent = inReplyTo?.platform === "feishu" ? inReplyTo.messageId : undefined;
   if (fromEvent) return fromEvent;
   return target.replyTo?.startsWith("om_") ? target.replyTo : undefined;
 }
@@ -684,10 +685,7 @@ class RecentIds {
   }
   add(id: string): void {
     this.ids.add(id);
-    if (this.ids.size > this.capacity) {
-      const oldest = this.ids.values().next().value;
-      if (oldest !== undefined) this.ids.delete(oldest);
-    }
+    trimOldest(this.ids, this.capacity);
   }
   delete(id: string): void {
     this.ids.delete(id);

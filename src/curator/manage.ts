@@ -14,12 +14,13 @@ import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
 import { CuratorError } from "../core/errors.js";
 import { atomicWriteFile, isoTimestamp, withLock } from "../core/fsutil.js";
-import { archiveSkill } from "../curator/archive.js";
-import { type LedgerActor, withLedger } from "../curator/ledger.js";
-import { classify, loadProvenance, type Provenance } from "../curator/provenance.js";
-import { parseSkillMd } from "./frontmatter.js";
-import type { SkillEntry, SkillLibrary } from "./types.js";
-import { emptyRecord, type UsageRecord, UsageStore } from "./usage.js";
+import { parseSkillMd } from "../skills/frontmatter.js";
+import { SUPPORT_DIR_NAMES } from "../skills/scan.js";
+import type { SkillEntry, SkillLibrary } from "../skills/types.js";
+import { emptyRecord, type UsageRecord, UsageStore } from "../skills/usage.js";
+import { archiveSkill } from "./archive.js";
+import { type LedgerActor, withLedger } from "./ledger.js";
+import { classify, loadProvenance, type Provenance } from "./provenance.js";
 
 /** Who is writing: a person's agent in a conversation, or the curator's background review. */
 export type WriteOrigin = "foreground" | "background_review";
@@ -31,7 +32,7 @@ export const MANAGE_ACTIONS = ["create", "edit", "patch", "write_file", "remove_
 export type ManageAction = (typeof MANAGE_ACTIONS)[number];
 
 /** Support folders a file may be written to or removed from. */
-export const SUPPORT_DIRS = ["references", "templates", "scripts", "assets"] as const;
+export const SUPPORT_DIRS = SUPPORT_DIR_NAMES;
 
 /** Longest SKILL.md accepted (characters). */
 export const MAX_SKILL_CHARS = 200_000;
