@@ -12,7 +12,6 @@ import {
   splitArgs,
 } from "../src/core/command-text.js";
 import { UsageError } from "../src/core/errors.js";
-import type { ParsedCommand } from "../src/core/message.js";
 import type { CommandInput, CommandSpec, OptionSpec } from "./types.js";
 
 // The splitter lives in the core so adapters can use it; re-exported here for the command layer.

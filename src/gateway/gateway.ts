@@ -1,5 +1,5 @@
 /**
- * The gateway core: adapters → dedupe → access → per-chat queue → router → reply funnel. Commands come
+ * The gateway core: adapters → access → dedupe → per-chat queue → router → reply funnel. Commands come
  * from the one registry (the same specs as the CLI); `/<skill>` loads skills; other text goes to the
  * agent when one is configured. Around it: the maintenance tick (curator when due and idle), `/healthz`,
  * native command menus kept in sync with the visible skills, and a graceful stop that drains in-flight
