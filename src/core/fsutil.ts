@@ -248,3 +248,13 @@ export function parseJsonObject(text: string): Record<string, unknown> | undefin
 export function isoTimestamp(date: Date): string {
   return date.toISOString().replace(/\.(\d{3})Z$/, ".$1000+00:00");
 }
+
+/** True when something (a file, a folder, a dangling symlink) exists at `file`; links are not followed. */
+export async function pathExists(file: string): Promise<boolean> {
+  try {
+    await fs.lstat(file);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -13,7 +13,7 @@ import path from "node:path";
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
 import { CuratorError } from "../core/errors.js";
-import { atomicWriteFile, isoTimestamp, withLock } from "../core/fsutil.js";
+import { atomicWriteFile, isoTimestamp, pathExists, withLock } from "../core/fsutil.js";
 import { parseSkillMd } from "../skills/frontmatter.js";
 import { SUPPORT_DIR_NAMES } from "../skills/scan.js";
 import type { SkillEntry, SkillLibrary } from "../skills/types.js";
@@ -277,15 +277,6 @@ async function resolveInside(
   return target;
 }
 
-async function exists(file: string): Promise<boolean> {
-  try {
-    await fs.lstat(file);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Checks SKILL.md text: size, a frontmatter block that parses, `name` equal to the skill, a `description`. */
 function checkSkillMd(text: string, expectedName: string): void {
   if (text.length > MAX_SKILL_CHARS)
@@ -359,7 +350,8 @@ async function createSkill(
     refuse(`a skill named '${name}' already exists; pick another name or edit it`);
   const skillsDir = homePaths(ctx.home).skills;
   const dir = category ? path.join(skillsDir, category, name) : path.join(skillsDir, name);
-  if (await exists(dir)) refuse(`${path.relative(skillsDir, dir)} already exists on disk; pick another name`);
+  if (await pathExists(dir))
+    refuse(`${path.relative(skillsDir, dir)} already exists on disk; pick another name`);
   if (ctx.session.origin === "background_review") {
     const provenance = await loadProvenance(ctx.home, await ctx.library.all());
     if (provenance.hub.has(name) || provenance.bundled.has(name) || provenance.protected.has(name)) {
@@ -470,7 +462,7 @@ async function writeFile(
   const target = await findTarget(ctx, name);
   await guardBackground(ctx, target);
   const file = await resolveInside(target.entry.dir, filePath, { supportOnly: true });
-  if (await exists(file)) requireViewed(ctx, name, filePath);
+  if (await pathExists(file)) requireViewed(ctx, name, filePath);
   await mutate(
     ctx,
     { action: "write_file", skill: name, paths: [file], evidence: { file_path: normalizeRel(filePath) } },

@@ -26,6 +26,7 @@ import {
   type HeldLock,
   isoTimestamp,
   LockBusyError,
+  pathExists,
   withLock,
 } from "../core/fsutil.js";
 import { UsageStore } from "../skills/usage.js";
@@ -427,13 +428,6 @@ async function swapIn(
   return journal;
 }
 
-async function exists(file: string): Promise<boolean> {
-  return fs
-    .lstat(file)
-    .then(() => true)
-    .catch(() => false);
-}
-
 /**
  * Completes the swap from wherever it stopped (idempotent). All old entries leave before any new entry
  * arrives, so a name still in `skills/` while absent from the side dir is an old one.
@@ -444,13 +438,13 @@ async function finishSwap(home: string, journal: RollbackJournal): Promise<void>
   const staging = path.join(skills, journal.staging);
   await fs.mkdir(side, { recursive: true });
   for (const name of journal.old_entries) {
-    if ((await exists(path.join(skills, name))) && !(await exists(path.join(side, name)))) {
+    if ((await pathExists(path.join(skills, name))) && !(await pathExists(path.join(side, name)))) {
       await fs.rename(path.join(skills, name), path.join(side, name));
       await crashPoint("rollback:moved-out");
     }
   }
   for (const name of journal.new_entries) {
-    if (await exists(path.join(staging, name))) {
+    if (await pathExists(path.join(staging, name))) {
       await fs.rename(path.join(staging, name), path.join(skills, name));
       await crashPoint("rollback:moved-in");
     }
@@ -465,13 +459,14 @@ async function undoSwap(home: string, journal: RollbackJournal): Promise<void> {
   await fs.mkdir(staging, { recursive: true });
   for (const name of journal.new_entries) {
     const live = path.join(skills, name);
-    const movedIn = !(await exists(path.join(staging, name))) && (await exists(live));
+    const movedIn = !(await pathExists(path.join(staging, name))) && (await pathExists(live));
     // A name also among the old entries is only a new one once its old twin is safely in the side dir.
-    const oldTwinAside = !journal.old_entries.includes(name) || (await exists(path.join(side, name)));
+    const oldTwinAside = !journal.old_entries.includes(name) || (await pathExists(path.join(side, name)));
     if (movedIn && oldTwinAside) await fs.rename(live, path.join(staging, name));
   }
   for (const name of journal.old_entries) {
-    if (await exists(path.join(side, name))) await fs.rename(path.join(side, name), path.join(skills, name));
+    if (await pathExists(path.join(side, name)))
+      await fs.rename(path.join(side, name), path.join(skills, name));
   }
   await fs.rm(staging, { recursive: true, force: true });
   await fs.rm(side, { recursive: true, force: true });
@@ -493,7 +488,7 @@ async function finishCleanup(home: string, journal: RollbackJournal): Promise<vo
  * with a rollback right now).
  */
 export async function recoverInterruptedRollback(home: string): Promise<string | null> {
-  if (!(await exists(journalPath(home))) && !(await hasPurgeTrash(home))) return null;
+  if (!(await pathExists(journalPath(home))) && !(await hasPurgeTrash(home))) return null;
   let lock: HeldLock;
   try {
     lock = await acquireLock(rollbackLockPath(home), { waitMs: 0 });
@@ -685,7 +680,7 @@ async function confinePaths(home: string, targets: string[]): Promise<void> {
       );
     }
     let ancestor = path.dirname(resolved);
-    while (!(await exists(ancestor)) && ancestor !== path.dirname(ancestor))
+    while (!(await pathExists(ancestor)) && ancestor !== path.dirname(ancestor))
       ancestor = path.dirname(ancestor);
     const real = await fs.realpath(ancestor);
     if (real !== realHome && !isStrictlyInside(realHome, real)) {
