@@ -16,7 +16,14 @@ import {
   resolveSnapshot,
   type SnapshotInfo,
 } from "../src/curator/snapshot.js";
-import type { CommandContext, CommandInput, CommandSpec } from "./types.js";
+import {
+  type CommandContext,
+  type CommandInput,
+  type CommandSpec,
+  defineCommand,
+  type OptionSpec,
+  type OptionValues,
+} from "./types.js";
 
 /** `512 B`, `1.5 KB`, `3.2 MB`. */
 export function formatSize(bytes: number): string {
@@ -31,14 +38,9 @@ export function formatSize(bytes: number): string {
   return `${value.toFixed(1)} ${units[unit]}`;
 }
 
-function stringOption(input: CommandInput, name: string): string | undefined {
-  const value = input.options[name];
-  return typeof value === "string" && value !== "" ? value : undefined;
-}
-
-function integerOption(input: CommandInput, name: string): number | undefined {
-  const value = input.options[name];
-  return typeof value === "number" ? value : undefined;
+/** A string option's value, with an empty value counted as not given. */
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === "" ? undefined : value;
 }
 
 /** Shows `~` for the user's home directory in paths shown to people. */
@@ -49,7 +51,7 @@ function tildify(p: string): string {
 
 // ---------------------------------------------------------------- backup
 
-const backupCommand: CommandSpec = {
+const backupCommand = defineCommand({
   path: ["curator", "backup"],
   summary: "take a snapshot of the whole skill library now",
   options: [
@@ -70,7 +72,7 @@ const backupCommand: CommandSpec = {
       const snapshot = await createSnapshot({
         home: ctx.home,
         config: ctx.config,
-        reason: stringOption(input, "reason") ?? "manual",
+        reason: nonEmpty(input.options.reason) ?? "manual",
         now: ctx.now(),
       });
       const info = await resolveSnapshot(ctx.home, snapshot.id);
@@ -81,7 +83,7 @@ const backupCommand: CommandSpec = {
       return errorReply(`curator: snapshot failed — ${(error as Error).message}`);
     }
   },
-};
+});
 
 // ---------------------------------------------------------------- rollback
 
@@ -136,11 +138,16 @@ function describeSnapshot(s: SnapshotInfo): string {
   ].join("\n");
 }
 
+const ROLLBACK_OPTIONS = [
+  { name: "list", kind: "boolean", description: "list snapshots" },
+  { name: "id", kind: "string", description: "snapshot id to restore (default: the newest)" },
+] as const satisfies readonly OptionSpec[];
+
 function rollbackMode(
-  input: CommandInput,
+  input: CommandInput<OptionValues<typeof ROLLBACK_OPTIONS>>,
 ): { kind: "list" } | { kind: "entry"; id: string } | { kind: "snapshot"; id?: string } {
   const entryId = input.args[0];
-  const snapshotId = stringOption(input, "id");
+  const snapshotId = nonEmpty(input.options.id);
   if (input.options.list === true) return { kind: "list" };
   if (entryId !== undefined && snapshotId !== undefined)
     throw new UsageError("pass either a ledger ENTRY_ID or --id SNAPSHOT, not both.");
@@ -171,14 +178,11 @@ async function missingSnapshotReply(ctx: CommandContext, id: string | undefined)
   );
 }
 
-const rollbackCommand: CommandSpec = {
+const rollbackCommand = defineCommand({
   path: ["curator", "rollback"],
   summary: "undo one ledger entry, or restore the whole library from a snapshot",
   args: [{ name: "entry_id", description: "ledger entry to undo (see `curator ledger`)" }],
-  options: [
-    { name: "list", kind: "boolean", description: "list snapshots" },
-    { name: "id", kind: "string", description: "snapshot id to restore (default: the newest)" },
-  ],
+  options: ROLLBACK_OPTIONS,
   mutating: true,
   async confirm(ctx, input) {
     const mode = rollbackMode(input);
@@ -238,7 +242,7 @@ const rollbackCommand: CommandSpec = {
       return rollbackFailure(error);
     }
   },
-};
+});
 
 function rollbackFailure(error: unknown): Reply {
   if (error instanceof CuratorError) {
@@ -265,7 +269,7 @@ function shortWhen(ts: string): string {
   return ts.replace("T", " ").slice(5, 16);
 }
 
-const ledgerCommand: CommandSpec = {
+const ledgerCommand = defineCommand({
   path: ["curator", "ledger"],
   summary: "show the audit ledger of library changes, newest first",
   options: [
@@ -274,9 +278,9 @@ const ledgerCommand: CommandSpec = {
   ],
   mutating: false,
   async run(ctx, input) {
-    const limit = integerOption(input, "limit") ?? 20;
+    const limit = input.options.limit ?? 20;
     if (limit < 1) throw new UsageError(`--limit must be >= 1 (got ${limit}).`);
-    const entries = await listEntries(ctx.home, { skill: stringOption(input, "skill"), limit });
+    const entries = await listEntries(ctx.home, { skill: nonEmpty(input.options.skill), limit });
     if (entries.length === 0) {
       return textReply("curator: ledger is empty (or skills.ledger is disabled).", {
         json: { ok: true, entries: [] },
@@ -298,7 +302,7 @@ const ledgerCommand: CommandSpec = {
       { json: { ok: true, entries } },
     );
   },
-};
+});
 
 // ---------------------------------------------------------------- purge
 
@@ -309,7 +313,7 @@ const AGED_BY_LABEL: Record<PurgeCandidate["agedBy"], string> = {
   mtime: "folder time",
 };
 
-const purgeCommand: CommandSpec = {
+const purgeCommand = defineCommand({
   path: ["curator", "purge"],
   summary: "permanently delete archived skills older than N days (each one ledgered first)",
   options: [
@@ -325,7 +329,7 @@ const purgeCommand: CommandSpec = {
     if (input.options["dry-run"] === true) return null;
     let ttl: number;
     try {
-      ttl = purgeTtl(ctx.config, integerOption(input, "days"));
+      ttl = purgeTtl(ctx.config, input.options.days);
     } catch {
       return null;
     }
@@ -342,7 +346,7 @@ const purgeCommand: CommandSpec = {
         purgeArchived({
           home: ctx.home,
           config: ctx.config,
-          days: integerOption(input, "days"),
+          days: input.options.days,
           dryRun,
           actor: ctx.actor,
           now: ctx.now(),
@@ -399,7 +403,7 @@ const purgeCommand: CommandSpec = {
     }
     return reply(blocks, { json, exitCode: result.failures.length > 0 ? 1 : 0 });
   },
-};
+});
 
 /** The safety-net commands of the shared registry. */
 export const safetyCommands: CommandSpec[] = [backupCommand, rollbackCommand, ledgerCommand, purgeCommand];

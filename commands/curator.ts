@@ -26,7 +26,14 @@ import { runCurator } from "../src/curator/run.js";
 import { describeInterval } from "../src/curator/schedule.js";
 import type { CuratorRunResult } from "../src/curator/types.js";
 import { parseTimestamp } from "../src/skills/usage.js";
-import type { CommandContext, CommandInput, CommandSpec } from "./types.js";
+import {
+  type CommandContext,
+  type CommandInput,
+  type CommandSpec,
+  defineCommand,
+  type OptionSpec,
+  type OptionValues,
+} from "./types.js";
 
 function ops(ctx: CommandContext): OpsContext {
   return {
@@ -36,10 +43,6 @@ function ops(ctx: CommandContext): OpsContext {
     now: ctx.now(),
     commandPrefix: ctx.commandPrefix,
   };
-}
-
-function flag(input: CommandInput, name: string): boolean {
-  return input.options[name] === true;
 }
 
 /** `never`, `42s ago`, `5m ago`, `3h ago`, `12d ago`; an unparseable value is shown as it is. */
@@ -148,8 +151,21 @@ const statusCommand: CommandSpec = {
 
 // ---------------------------------------------------------------- run
 
+const RUN_OPTIONS = [
+  { name: "dry-run", description: "preview only: write the report, change nothing", kind: "boolean" },
+  { name: "consolidate", description: "force the LLM consolidation pass on for this run", kind: "boolean" },
+  {
+    name: "background",
+    description: "start the run in a detached process and return at once",
+    kind: "boolean",
+  },
+] as const satisfies readonly OptionSpec[];
+
+/** Parsed input of `curator run`. */
+export type RunInput = CommandInput<OptionValues<typeof RUN_OPTIONS>>;
+
 /** The argv of a detached `curator run` child for `--background`. */
-export function backgroundArgv(home: string, input: CommandInput): string[] {
+export function backgroundArgv(home: string, input: RunInput): string[] {
   const script = process.argv[1];
   if (!script)
     throw new CuratorError(
@@ -157,13 +173,13 @@ export function backgroundArgv(home: string, input: CommandInput): string[] {
       "cannot start a background run: the skillgate entry script is unknown; run without --background.",
     );
   const flags = [
-    flag(input, "dry-run") ? "--dry-run" : "",
-    flag(input, "consolidate") ? "--consolidate" : "",
+    input.options["dry-run"] ? "--dry-run" : "",
+    input.options.consolidate ? "--consolidate" : "",
   ].filter(Boolean);
   return [...process.execArgv, script, "--home", home, "curator", "run", ...flags];
 }
 
-function startInBackground(ctx: CommandContext, input: CommandInput): Reply {
+function startInBackground(ctx: CommandContext, input: RunInput): Reply {
   const child = spawn(process.execPath, backgroundArgv(ctx.home, input), { detached: true, stdio: "ignore" });
   child.unref();
   const status = ctx.commandPrefix(["curator", "status"]);
@@ -208,37 +224,33 @@ function runTextBlocks(result: CuratorRunResult, consolidating: boolean, ctx: Co
   return blocks;
 }
 
-const runCommand: CommandSpec = {
+const runCommand = defineCommand({
   path: ["curator", "run"],
   summary: "run the curator now (prune-only unless consolidation is on)",
-  options: [
-    { name: "dry-run", description: "preview only: write the report, change nothing", kind: "boolean" },
-    { name: "consolidate", description: "force the LLM consolidation pass on for this run", kind: "boolean" },
-    {
-      name: "background",
-      description: "start the run in a detached process and return at once",
-      kind: "boolean",
-    },
-  ],
+  options: RUN_OPTIONS,
   mutating: true,
   // In chat, a consolidating run first shows the dry run's proposed merges and waits for `-y` (llm engineer).
   confirm: (ctx, input) =>
     ctx.config.curator.enabled
-      ? consolidationPreview(ctx, { consolidate: flag(input, "consolidate"), dryRun: flag(input, "dry-run") })
+      ? consolidationPreview(ctx, {
+          consolidate: input.options.consolidate === true,
+          dryRun: input.options["dry-run"] === true,
+        })
       : null,
   async run(ctx, input) {
     if (!ctx.config.curator.enabled) {
       return errorReply("curator: disabled via config; enable it with `curator.enabled: true`");
     }
-    if (flag(input, "background")) return startInBackground(ctx, input);
-    const consolidating = flag(input, "consolidate") || ctx.config.curator.consolidate;
+    const { "dry-run": dryRun = false, consolidate = false, background = false } = input.options;
+    if (background) return startInBackground(ctx, input);
+    const consolidating = consolidate || ctx.config.curator.consolidate;
     const result = await runCurator({
       home: ctx.home,
       config: ctx.config,
       library: ctx.library,
       now: ctx.now(),
-      dryRun: flag(input, "dry-run"),
-      consolidate: flag(input, "consolidate") ? true : undefined,
+      dryRun,
+      consolidate: consolidate ? true : undefined,
       trigger: "manual",
       progress: ctx.progress,
       commandPrefix: ctx.commandPrefix,
@@ -246,7 +258,7 @@ const runCommand: CommandSpec = {
     });
     return reply(runTextBlocks(result, consolidating, ctx), { json: runJsonSummary(result) });
   },
-};
+});
 
 // ---------------------------------------------------------------- pause / resume
 
@@ -288,13 +300,21 @@ function pinCommand(value: boolean): CommandSpec {
 
 // ---------------------------------------------------------------- adopt / list-unmanaged
 
-async function adoptTargets(ctx: CommandContext, input: CommandInput): Promise<string[]> {
-  if (input.args.length > 0 && flag(input, "all-unmanaged")) {
+const ADOPT_OPTIONS = [
+  { name: "all-unmanaged", description: "adopt every unmanaged skill", kind: "boolean" },
+  { name: "dry-run", description: "show what would be adopted", kind: "boolean" },
+] as const satisfies readonly OptionSpec[];
+
+async function adoptTargets(
+  ctx: CommandContext,
+  input: CommandInput<OptionValues<typeof ADOPT_OPTIONS>>,
+): Promise<string[]> {
+  if (input.args.length > 0 && input.options["all-unmanaged"]) {
     throw new CuratorError("adopt", "pass either skill names or --all-unmanaged, not both", {
       code: "curator.bad_args",
     });
   }
-  if (flag(input, "all-unmanaged")) return (await listUnmanaged(ops(ctx))).map((item) => item.name);
+  if (input.options["all-unmanaged"]) return (await listUnmanaged(ops(ctx))).map((item) => item.name);
   if (input.args.length === 0) {
     throw new CuratorError(
       "adopt",
@@ -307,17 +327,14 @@ async function adoptTargets(ctx: CommandContext, input: CommandInput): Promise<s
   return input.args;
 }
 
-const adoptCommand: CommandSpec = {
+const adoptCommand = defineCommand({
   path: ["curator", "adopt"],
   summary: "hand unmanaged skills over to the curator (their inactivity clock is kept)",
   args: [{ name: "skill", description: "skill names", variadic: true }],
-  options: [
-    { name: "all-unmanaged", description: "adopt every unmanaged skill", kind: "boolean" },
-    { name: "dry-run", description: "show what would be adopted", kind: "boolean" },
-  ],
+  options: ADOPT_OPTIONS,
   mutating: true,
   async confirm(ctx, input) {
-    if (!flag(input, "all-unmanaged") || flag(input, "dry-run") || input.args.length > 0) return null;
+    if (!input.options["all-unmanaged"] || input.options["dry-run"] || input.args.length > 0) return null;
     const names = await adoptTargets(ctx, input);
     if (names.length === 0) return null;
     const shown =
@@ -330,7 +347,7 @@ const adoptCommand: CommandSpec = {
       return textReply("curator: no unmanaged skills to adopt", {
         json: { ok: true, adopted: [], failed: [] },
       });
-    if (flag(input, "dry-run")) {
+    if (input.options["dry-run"]) {
       return reply(
         [
           { kind: "paragraph", text: `would adopt ${names.length} skill(s) (dry run):` },
@@ -354,7 +371,7 @@ const adoptCommand: CommandSpec = {
       json: { ok: failed.length === 0, adopted, failed },
     });
   },
-};
+});
 
 const listUnmanagedCommand: CommandSpec = {
   path: ["curator", "list-unmanaged"],
@@ -488,29 +505,31 @@ const listArchivedCommand: CommandSpec = {
 
 // ---------------------------------------------------------------- prune
 
-function pruneDays(ctx: CommandContext, input: CommandInput): number {
+const PRUNE_OPTIONS = [
+  {
+    name: "days",
+    description: "idle threshold in days (default curator.archive_after_days)",
+    kind: "integer",
+  },
+  { name: "dry-run", description: "list the candidates, change nothing", kind: "boolean" },
+] as const satisfies readonly OptionSpec[];
+
+function pruneDays(ctx: CommandContext, input: CommandInput<OptionValues<typeof PRUNE_OPTIONS>>): number {
   const value = input.options.days;
   const days = typeof value === "number" ? value : ctx.config.curator.archiveAfterDays;
   if (!Number.isInteger(days) || days < 1) throw new UsageError(`curator: --days must be >= 1 (got ${days})`);
   return days;
 }
 
-const pruneCommand: CommandSpec = {
+const pruneCommand = defineCommand({
   path: ["curator", "prune"],
   summary:
     "archive curated skills idle for N days (pinned, cron-referenced and young never-used skills are kept)",
-  options: [
-    {
-      name: "days",
-      description: "idle threshold in days (default curator.archive_after_days)",
-      kind: "integer",
-    },
-    { name: "dry-run", description: "list the candidates, change nothing", kind: "boolean" },
-  ],
+  options: PRUNE_OPTIONS,
   mutating: true,
   async confirm(ctx, input) {
     const days = pruneDays(ctx, input);
-    if (flag(input, "dry-run")) return null;
+    if (input.options["dry-run"]) return null;
     const { candidates } = await pruneCandidates(ops(ctx), days);
     if (candidates.length === 0) return null;
     const names =
@@ -522,7 +541,7 @@ const pruneCommand: CommandSpec = {
   },
   async run(ctx, input) {
     const days = pruneDays(ctx, input);
-    const dryRun = flag(input, "dry-run");
+    const dryRun = input.options["dry-run"] === true;
     const work = async () => {
       const { candidates, warnings } = await pruneCandidates(ops(ctx), days);
       const done = dryRun || candidates.length === 0 ? null : await archiveCandidates(ops(ctx), candidates);
@@ -572,7 +591,7 @@ const pruneCommand: CommandSpec = {
       },
     });
   },
-};
+});
 
 /** Every curator lifecycle command, in help order. */
 export const curatorCommands: CommandSpec[] = [

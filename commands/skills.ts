@@ -18,17 +18,42 @@ import {
   UsageStore,
 } from "../src/skills/usage.js";
 import { effectivePlatform } from "../src/skills/visibility.js";
-import type { CommandContext, CommandInput, CommandSpec, OptionSpec } from "./types.js";
+import {
+  type CommandContext,
+  type CommandInput,
+  type CommandSpec,
+  defineCommand,
+  type OptionSpec,
+  type OptionValues,
+} from "./types.js";
 
-const PLATFORM_OPTION: OptionSpec = {
+const PLATFORM_OPTION = {
   name: "platform",
   kind: "string",
+  env: "HERMES_PLATFORM",
   description: "answer as the chat surface of this platform (telegram, feishu, discord, …) would",
-};
+} as const satisfies OptionSpec;
 
-function platformOf(ctx: CommandContext, input: CommandInput): string | null {
-  const option = input.options.platform;
-  return typeof option === "string" && option.trim() !== "" ? option.trim().toLowerCase() : ctx.platform;
+const LIST_OPTIONS = [
+  { name: "category", kind: "string", description: "only skills in this category" },
+  PLATFORM_OPTION,
+] as const satisfies readonly OptionSpec[];
+
+const VIEW_OPTIONS = [PLATFORM_OPTION] as const satisfies readonly OptionSpec[];
+
+const USAGE_OPTIONS = [
+  {
+    name: "sort",
+    kind: "string",
+    choices: ["activity", "recent", "name"],
+    description: "order: activity (default), recent or name",
+  },
+  PLATFORM_OPTION,
+] as const satisfies readonly OptionSpec[];
+
+function platformOf(ctx: CommandContext, input: CommandInput<{ readonly platform?: string }>): string | null {
+  const option = input.options.platform?.trim();
+  return option ? option.toLowerCase() : ctx.platform;
 }
 
 function shorten(text: string, max: number): string {
@@ -36,8 +61,11 @@ function shorten(text: string, max: number): string {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
-async function listSkills(ctx: CommandContext, input: CommandInput): Promise<Reply> {
-  const category = typeof input.options.category === "string" ? input.options.category : undefined;
+async function listSkills(
+  ctx: CommandContext,
+  input: CommandInput<OptionValues<typeof LIST_OPTIONS>>,
+): Promise<Reply> {
+  const category = input.options.category;
   const result = await ctx.library.list({ category, platform: platformOf(ctx, input) });
   // `--json` prints the result object alone: skip laying out a table nobody will see.
   if (ctx.json) return reply([], { json: result });
@@ -136,7 +164,10 @@ function renderView(result: SkillViewResult, ctx: CommandContext, name: string):
   return reply(successBlocks(result, ctx, name), { json: result });
 }
 
-async function viewSkill(ctx: CommandContext, input: CommandInput): Promise<Reply> {
+async function viewSkill(
+  ctx: CommandContext,
+  input: CommandInput<OptionValues<typeof VIEW_OPTIONS>>,
+): Promise<Reply> {
   const [name = "", file] = input.args;
   const platform = platformOf(ctx, input);
   const options = { filePath: file, platform };
@@ -187,8 +218,11 @@ function sortRows(rows: UsageRow[], sort: string): UsageRow[] {
   return rows.sort((a, b) => b.activity_count - a.activity_count || time(b) - time(a) || byName(a, b));
 }
 
-async function usageReport(ctx: CommandContext, input: CommandInput): Promise<Reply> {
-  const sort = typeof input.options.sort === "string" ? input.options.sort : "activity";
+async function usageReport(
+  ctx: CommandContext,
+  input: CommandInput<OptionValues<typeof USAGE_OPTIONS>>,
+): Promise<Reply> {
+  const sort = input.options.sort ?? "activity";
   const platform = platformOf(ctx, input);
   const store = new UsageStore(ctx.paths.skills);
   const records = await store.read();
@@ -252,40 +286,29 @@ async function usageReport(ctx: CommandContext, input: CommandInput): Promise<Re
 
 /** The `skills` command group. */
 export const skillsCommands: CommandSpec[] = [
-  {
+  defineCommand({
     path: ["skills", "list"],
     summary: "list the skills visible here, by category",
-    options: [
-      { name: "category", kind: "string", description: "only skills in this category" },
-      PLATFORM_OPTION,
-    ],
+    options: LIST_OPTIONS,
     mutating: false,
     run: listSkills,
-  },
-  {
+  }),
+  defineCommand({
     path: ["skills", "view"],
     summary: "show a skill (or one of its files), its readiness and any security warnings",
     args: [
       { name: "name", description: "skill name or categorized path (category/name)", required: true },
       { name: "file", description: "a file inside the skill, e.g. references/api.md" },
     ],
-    options: [PLATFORM_OPTION],
+    options: VIEW_OPTIONS,
     mutating: false,
     run: viewSkill,
-  },
-  {
+  }),
+  defineCommand({
     path: ["skills", "usage"],
     summary: "usage counters and lifecycle state of every skill",
-    options: [
-      {
-        name: "sort",
-        kind: "string",
-        choices: ["activity", "recent", "name"],
-        description: "order: activity (default), recent or name",
-      },
-      PLATFORM_OPTION,
-    ],
+    options: USAGE_OPTIONS,
     mutating: false,
     run: usageReport,
-  },
+  }),
 ];

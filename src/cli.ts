@@ -59,7 +59,7 @@ function toOption(spec: OptionSpec): Option {
   const option = new Option(spec.short ? `-${spec.short}, ${long}` : long, spec.description);
   if (spec.choices) option.choices(spec.choices);
   if (spec.kind === "integer") option.argParser(parseInteger);
-  if (spec.name === "platform") option.env("HERMES_PLATFORM");
+  if (spec.env) option.env(spec.env);
   return option;
 }
 
