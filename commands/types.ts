@@ -128,10 +128,7 @@ export interface CommandSpec<O extends readonly OptionSpec[] = readonly OptionSp
    * terminal, a refusal without a TTY and without `-y`, or in chat a request to repeat with `-y`.
    * Commands with `confirm` get a `-y/--yes` option automatically.
    */
-  confirm?(
-    ctx: CommandContext,
-    input: CommandInput<InputOptions<O>>,
-  ): Promise<string | null> | string | null;
+  confirm?(ctx: CommandContext, input: CommandInput<InputOptions<O>>): Promise<string | null> | string | null;
   /** Hidden from help and menus (still runnable). */
   hidden?: boolean;
   run(ctx: CommandContext, input: CommandInput<InputOptions<O>>): Promise<Reply>;
