@@ -14,6 +14,8 @@ import readline from "node:readline";
 import { fileURLToPath } from "node:url";
 import v8 from "node:v8";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
+// Registers the chat platforms with the core before config.yaml is read (their sections are theirs).
+import { configuredPlatforms, createAdapters, PLATFORMS } from "../adapters/index.js";
 import { terminalContext, terminalPrefix } from "../commands/context.js";
 import { DEFAULT_SUBCOMMANDS, effectiveOptions, resolveCommand } from "../commands/parse.js";
 import { runCommand } from "../commands/runner.js";
@@ -330,17 +332,14 @@ async function serve(
   consoleOnly: boolean,
   io: CliIo,
 ): Promise<number> {
-  const [{ createGateway }, { createAdapters, configuredPlatforms, PLATFORM_SECRETS }, { createLogger }] =
-    await Promise.all([
-      import("./gateway/gateway.js"),
-      import("../adapters/index.js"),
-      import("./core/logger.js"),
-    ]);
+  const [{ createGateway }, { createLogger }] = await Promise.all([
+    import("./gateway/gateway.js"),
+    import("./core/logger.js"),
+  ]);
   const dotenv = readDotenv(homePaths(home).env);
   const secret = (name: string) => lookupSecret(name, dotenv, io.env);
   // Every .env value, and the platform tokens wherever they come from (a service's environment wins).
-  const platformTokens = Object.values(PLATFORM_SECRETS)
-    .flat()
+  const platformTokens = PLATFORMS.flatMap((platform) => platform.secrets)
     .map((name) => secret(name))
     .filter((value): value is string => value !== undefined);
   const secretValues = [...dotenv.values(), ...platformTokens].filter((value) => value.length >= 6);

@@ -34,9 +34,10 @@ import type {
   InboundSink,
   OutboundTarget,
 } from "../../src/core/message.js";
+import type { AdapterOptions } from "../../src/core/platforms.js";
 import type { Reply } from "../../src/core/reply.js";
-import type { AdapterOptions } from "../types.js";
 import { buildApplicationCommands, buildInteractionLayout, SKILL_COMMAND } from "./commands.js";
+import { discordConfig } from "./config.js";
 import {
   type DiscordInteractionJson,
   type DiscordMessageJson,
@@ -121,7 +122,7 @@ export class DiscordAdapter implements Adapter {
     this.opts = opts;
     this.log = opts.logger.child({ adapter: "discord" });
     this.token = opts.secret(DISCORD_TOKEN_SECRET);
-    const api = opts.config.gateway.discord.api;
+    const api = discordConfig(opts.config).api;
     this.client = new Client({
       intents: [
         GatewayIntentBits.Guilds,
@@ -220,7 +221,7 @@ export class DiscordAdapter implements Adapter {
     this.layout = buildInteractionLayout(catalog);
     const body = buildApplicationCommands(catalog);
     const names = body.map((command) => command.name);
-    const guildId = this.opts.config.gateway.discord.guildId ?? null;
+    const guildId = discordConfig(this.opts.config).guildId ?? null;
     const fingerprint = JSON.stringify({ guildId, body });
     // Skill changes re-sync the catalog, but Discord's set only names commands: skip identical uploads.
     if (fingerprint === this.registered) return;
@@ -401,7 +402,7 @@ export class DiscordAdapter implements Adapter {
   // ---- command registration ------------------------------------------------------------------------
 
   private async applicationId(): Promise<string> {
-    const configured = this.opts.config.gateway.discord.applicationId;
+    const configured = discordConfig(this.opts.config).applicationId;
     if (configured) return configured;
     const known = this.client.application?.id;
     if (known) return known;

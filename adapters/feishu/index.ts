@@ -29,9 +29,10 @@ import type {
   InboundSink,
   OutboundTarget,
 } from "../../src/core/message.js";
+import type { AdapterOptions } from "../../src/core/platforms.js";
 import type { Reply } from "../../src/core/reply.js";
-import type { AdapterOptions } from "../types.js";
 import { checkResponse, describeError, feishuErrorCode, isContentRejection } from "./api-errors.js";
+import { feishuConfig } from "./config.js";
 import { envelopeFromDispatcher, MESSAGE_EVENT_TYPE, normalizeEvent } from "./normalize.js";
 import { FEISHU_MAX_CHARS, type FeishuPayload, postToTextPayloads, renderReply } from "./render.js";
 import { sdkLoggerFor } from "./sdk-logger.js";
@@ -101,7 +102,7 @@ export class FeishuAdapter implements Adapter {
   }
 
   private get settings() {
-    return this.opts.config.gateway.feishu;
+    return feishuConfig(this.opts.config);
   }
 
   /** Connects: reads the bot's open_id, then opens the long connection or the webhook listener. */

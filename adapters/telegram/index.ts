@@ -32,8 +32,9 @@ import type {
   InboundSink,
   OutboundTarget,
 } from "../../src/core/message.js";
+import type { AdapterOptions } from "../../src/core/platforms.js";
 import type { Reply } from "../../src/core/reply.js";
-import type { AdapterOptions } from "../types.js";
+import { telegramConfig } from "./config.js";
 import { buildCommandMenu, fallbackMenus, type MenuCommand } from "./menu.js";
 import { normalizeUpdate } from "./normalize.js";
 import { htmlToPlain, renderReply, TELEGRAM_MAX_LENGTH, type TelegramChunk } from "./render.js";
@@ -131,7 +132,7 @@ class TelegramAdapter implements Adapter {
     this.logger = options.logger.child({ adapter: "telegram" });
     this.tuning = { ...DEFAULT_TUNING, ...options.tuning };
     this.offsetFile = path.join(options.home, "gateway", "telegram-offset.json");
-    const apiRoot = options.config.gateway.telegram.apiRoot?.replace(/\/+$/, "");
+    const apiRoot = telegramConfig(options.config).apiRoot?.replace(/\/+$/, "");
     this.bot = new Bot(token, { client: apiRoot ? { apiRoot } : {} });
     this.bot.use(async (ctx) => {
       const message = normalizeUpdate(ctx.update, ctx.me.username);
@@ -172,7 +173,7 @@ class TelegramAdapter implements Adapter {
       throw this.connectError(error);
     }
     this.running = true;
-    if (this.options.config.gateway.telegram.mode === "webhook") {
+    if (telegramConfig(this.options.config).mode === "webhook") {
       await this.startWebhook();
     } else {
       await this.call("deleteWebhook", () => this.bot.api.deleteWebhook({}, this.signal));
@@ -181,7 +182,7 @@ class TelegramAdapter implements Adapter {
       this.pollLoop = this.poll();
     }
     this.logger.info(
-      { bot: this.bot.botInfo.username, mode: this.options.config.gateway.telegram.mode ?? "polling" },
+      { bot: this.bot.botInfo.username, mode: telegramConfig(this.options.config).mode },
       "telegram connected",
     );
   }
@@ -197,7 +198,7 @@ class TelegramAdapter implements Adapter {
         },
       );
     }
-    const root = this.options.config.gateway.telegram.apiRoot ?? "https://api.telegram.org";
+    const root = telegramConfig(this.options.config).apiRoot ?? "https://api.telegram.org";
     return new AdapterError(
       "telegram",
       `Cannot reach the Telegram Bot API at ${root}: ${(error as Error).message}. Check the network or gateway.telegram.api_root.`,
@@ -417,7 +418,7 @@ class TelegramAdapter implements Adapter {
   }
 
   private webhookSettings(): { url: string; port: number; secret: string } {
-    const webhook = this.options.config.gateway.telegram.webhook;
+    const webhook = telegramConfig(this.options.config).webhook;
     const url = webhook.url ?? this.options.secret("TELEGRAM_WEBHOOK_URL");
     const secret = webhook.secret ?? this.options.secret("TELEGRAM_WEBHOOK_SECRET");
     if (!url || !/^https?:\/\//.test(url)) {

@@ -5,8 +5,11 @@
  */
 import type { Reply } from "./reply.js";
 
-/** Platforms skillgate speaks to. `console` is the local terminal chat, `mock` the test adapter. */
-export type PlatformName = "telegram" | "feishu" | "discord" | "console" | "mock";
+/**
+ * A platform's name: one registered in `src/core/platforms.ts` by its adapter folder, or `console` (the
+ * local terminal chat) or `mock` (the test adapter).
+ */
+export type PlatformName = string;
 
 /** Where a message was said. */
 export type ChatKind = "dm" | "group" | "thread";

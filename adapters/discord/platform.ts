@@ -1,0 +1,14 @@
+/**
+ * Discord as it registers with the core (adapters/index.ts lists it): its name, secrets, config section
+ * parser and adapter factory. The adapter module and discord.js are imported only when the platform starts.
+ */
+import type { PlatformDefinition } from "../../src/core/platforms.js";
+import { type DiscordConfig, parseDiscordConfig } from "./config.js";
+
+/** Discord as it registers with the core. */
+export const discordPlatform: PlatformDefinition<DiscordConfig> = {
+  name: "discord",
+  secrets: ["DISCORD_BOT_TOKEN"],
+  parseConfig: parseDiscordConfig,
+  createAdapter: async (options) => (await import("./index.js")).createDiscordAdapter(options),
+};

@@ -1,0 +1,14 @@
+/**
+ * Feishu/Lark as it registers with the core (adapters/index.ts lists it): its name, secrets, config section
+ * parser and adapter factory. The adapter module and the SDK are imported only when the platform starts.
+ */
+import type { PlatformDefinition } from "../../src/core/platforms.js";
+import { type FeishuConfig, parseFeishuConfig } from "./config.js";
+
+/** Feishu/Lark as it registers with the core. */
+export const feishuPlatform: PlatformDefinition<FeishuConfig> = {
+  name: "feishu",
+  secrets: ["FEISHU_APP_ID", "FEISHU_APP_SECRET"],
+  parseConfig: parseFeishuConfig,
+  createAdapter: async (options) => (await import("./index.js")).createFeishuAdapter(options),
+};
