@@ -255,6 +255,7 @@ const runCommand = defineCommand({
       progress: ctx.progress,
       commandPrefix: ctx.commandPrefix,
       consolidator,
+      runLock: ctx.runLock,
     });
     return reply(runTextBlocks(result, consolidating, ctx), { json: runJsonSummary(result) });
   },
@@ -428,7 +429,7 @@ const archiveCommand: CommandSpec = {
   mutating: true,
   async run(ctx, input) {
     const name = input.args[0] ?? "";
-    const result = await withRunLock(ctx.home, () => archiveSkill(name, manualMoveOptions(ctx)));
+    const result = await withRunLock(ctx.home, () => archiveSkill(name, manualMoveOptions(ctx)), ctx.runLock);
     const restore = ctx.commandPrefix(["curator", "restore", result.archivedAs]);
     return textReply(
       `curator: archived '${result.name}' to .archive/${result.archivedAs} — \`${restore}\` brings it back`,
@@ -452,7 +453,7 @@ const restoreCommand: CommandSpec = {
   mutating: true,
   async run(ctx, input) {
     const name = input.args[0] ?? "";
-    const result = await withRunLock(ctx.home, () => restoreSkill(name, manualMoveOptions(ctx)));
+    const result = await withRunLock(ctx.home, () => restoreSkill(name, manualMoveOptions(ctx)), ctx.runLock);
     const note = result.flattened ? " (its original place was taken, so it went to the top level)" : "";
     const pin = ctx.commandPrefix(["curator", "pin", result.name]);
     const hint = `\nIts inactivity clock is unchanged, so a later run may archive it again; \`${pin}\` keeps it.`;
@@ -547,7 +548,9 @@ const pruneCommand = defineCommand({
       const done = dryRun || candidates.length === 0 ? null : await archiveCandidates(ops(ctx), candidates);
       return { candidates, warnings, done };
     };
-    const { candidates, warnings, done } = dryRun ? await work() : await withRunLock(ctx.home, work);
+    const { candidates, warnings, done } = dryRun
+      ? await work()
+      : await withRunLock(ctx.home, work, ctx.runLock);
     const warningBlocks: ReplyBlock[] = warnings.map((warning) => ({
       kind: "paragraph",
       text: `warning: ${warning}`,

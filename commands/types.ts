@@ -6,7 +6,7 @@
 import type { SkillgateConfig } from "../src/config/config.js";
 import type { HomePaths } from "../src/config/home.js";
 import type { Reply } from "../src/core/reply.js";
-import type { ChatSessions } from "../src/core/stores.js";
+import type { ChatSessions, RunLock } from "../src/core/stores.js";
 import type { SkillLibrary } from "../src/skills/types.js";
 
 /** Who is asking, when the command comes from a chat. */
@@ -46,6 +46,8 @@ export interface CommandContext {
   chatId?: string;
   /** The chat sessions store (loaded skills, history), set in chat by the gateway. */
   sessions?: ChatSessions;
+  /** The curator run lock, set in chat by the gateway from its stores; default the file lock of `home`. */
+  runLock?: RunLock;
   /** The clock (tests pass a fixed one). */
   now: () => Date;
   /** How the surface spells a command: `/curator` in chat, `skillgate curator` in the terminal. */

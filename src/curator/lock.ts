@@ -8,6 +8,7 @@ import path from "node:path";
 import { homePaths } from "../config/home.js";
 import { CuratorError } from "../core/errors.js";
 import { acquireLock, type HeldLock, LockBusyError } from "../core/fsutil.js";
+import type { RunLock } from "../core/stores.js";
 
 /** A run lock older than this is considered abandoned. */
 export const RUN_LOCK_STALE_MS = 3_600_000;
@@ -40,12 +41,24 @@ export async function acquireRunLock(home: string): Promise<HeldLock> {
   }
 }
 
-/** Runs `fn` holding the run lock, so a manual change never races a curator run in any process. */
-export async function withRunLock<T>(home: string, fn: () => Promise<T>): Promise<T> {
-  const lock = await acquireRunLock(home);
+/** The run lock of `home` as the file under `skills/.locks` (the default `RunLock` of every caller). */
+export function fileRunLock(home: string): RunLock {
+  return { acquire: () => acquireRunLock(home) };
+}
+
+/**
+ * Runs `fn` holding the run lock, so a manual change never races a curator run in any process. `lock`
+ * is the gateway's store when one is set (chat), else the file lock of `home`.
+ */
+export async function withRunLock<T>(
+  home: string,
+  fn: () => Promise<T>,
+  lock: RunLock = fileRunLock(home),
+): Promise<T> {
+  const held = await lock.acquire();
   try {
     return await fn();
   } finally {
-    await lock.release();
+    await held.release();
   }
 }

@@ -18,16 +18,15 @@ import { SkillgateError } from "../core/errors.js";
 import { type Logger, silentLogger } from "../core/logger.js";
 import type { Adapter, AdapterHooks, InboundMessage, ParsedCommand } from "../core/message.js";
 import { errorReply, type Reply, textReply } from "../core/reply.js";
+import type { CoordinationStores, RunLock } from "../core/stores.js";
 import type { Consolidator } from "../curator/types.js";
 import { openLibrary } from "../skills/library.js";
 import type { SkillLibrary } from "../skills/types.js";
-import { ActivityStore } from "./activity.js";
 import { buildCommandCatalog } from "./catalog.js";
-import { DedupeStore } from "./dedupe.js";
 import { type HealthServer, healthReport, startHealthServer } from "./health.js";
 import { MaintenanceTicker, type TickOutcome } from "./maintenance.js";
 import { ChatQueues } from "./queue.js";
-import { SessionStore } from "./sessions.js";
+import { openFileStores } from "./stores.js";
 
 /** Answers non-command chat text (the LLM agent). */
 export interface ChatAgent {
@@ -49,6 +48,11 @@ export interface GatewayOptions {
   consolidator?: Consolidator;
   /** How long `stop` waits for in-flight commands before stopping adapters anyway (ms). Default 8000. */
   drainTimeoutMs?: number;
+  /**
+   * The stores that coordinate gateway processes (sessions, dedupe, last activity, stranger notices,
+   * the curator run lock); default the file implementations under the home (`openFileStores`).
+   */
+  stores?: CoordinationStores;
 }
 
 /** A running (or startable) gateway. */
@@ -94,12 +98,13 @@ class GatewayImpl implements Gateway {
   private readonly now: () => number;
   private readonly library: SkillLibrary;
   private readonly registry: readonly CommandSpec[];
-  private readonly access: AccessGate;
+  private access: AccessGate | undefined;
   private readonly queues: ChatQueues;
   private readonly maintenance: MaintenanceTicker;
   private readonly catalogs = new Map<Adapter, string>();
-  private dedupe: DedupeStore | undefined;
-  private activity: ActivityStore | undefined;
+  private stores: CoordinationStores | undefined;
+  /** The run lock of the stores once opened; the maintenance ticker and chat commands take it. */
+  private readonly runLock: RunLock;
   private health: HealthServer | undefined;
   private state: "new" | "running" | "stopping" | "stopped" = "new";
   private stopping: Promise<void> | undefined;
@@ -109,8 +114,14 @@ class GatewayImpl implements Gateway {
     this.now = options.now ?? Date.now;
     this.library = openLibrary(options.home, options.config);
     this.registry = options.registry ?? defaultRegistry;
-    this.access = new AccessGate(options.config, this.now);
     this.queues = new ChatQueues(options.config.gateway.concurrency);
+    this.stores = options.stores;
+    this.runLock = {
+      acquire: () => {
+        if (!this.stores) throw new Error("The gateway's stores are opened by start(); start it first.");
+        return this.stores.runLock.acquire();
+      },
+    };
     this.maintenance = new MaintenanceTicker({
       home: options.home,
       config: options.config,
@@ -118,10 +129,11 @@ class GatewayImpl implements Gateway {
       logger: this.logger,
       now: this.now,
       busy: () => this.queues.inFlight > 0,
-      idleSeconds: async () => (this.activity ? this.activity.idleSeconds() : Number.POSITIVE_INFINITY),
+      idleSeconds: async () => (this.stores ? this.stores.activity.idleSeconds() : Number.POSITIVE_INFINITY),
       post: (reply) => this.postHome(reply),
       changed: () => this.syncCommandCatalogs(),
       consolidator: options.consolidator,
+      runLock: this.runLock,
     });
   }
 
@@ -137,8 +149,8 @@ class GatewayImpl implements Gateway {
     if (this.state !== "new") throw new Error("This gateway was already started; create a new one.");
     this.state = "running";
     const onError = (error: unknown) => this.logger.error({ err: error }, "gateway: writing state failed");
-    this.dedupe = await DedupeStore.open(this.options.home, { now: this.now, onError });
-    this.activity = await ActivityStore.open(this.options.home, { now: this.now, onError });
+    this.stores ??= await openFileStores(this.options.home, { now: this.now, onError });
+    this.access = new AccessGate(this.options.config, this.now, this.stores.strangers);
     const started: Adapter[] = [];
     for (const adapter of this.options.adapters) {
       try {
@@ -196,9 +208,9 @@ class GatewayImpl implements Gateway {
       ),
     );
     await Promise.allSettled([
-      this.dedupe?.flush(),
-      this.activity?.flush(),
-      SessionStore.for(this.options.home).flush(),
+      this.stores?.dedupe.flush(),
+      this.stores?.activity.flush(),
+      this.stores?.sessions.flush(),
       this.health?.close(),
     ]);
     (this.library as { close?: () => void }).close?.();
@@ -265,7 +277,10 @@ class GatewayImpl implements Gateway {
       this.logger.info({ platform: message.platform }, "gateway: message dropped after stop");
       return;
     }
-    const admission = this.access.admit(message);
+    const stores = this.stores;
+    const access = this.access;
+    if (!stores || !access) return;
+    const admission = access.admit(message);
     if (!admission.admit) {
       this.logger.info(
         { platform: message.platform, sender: message.sender.id, reason: admission.reason },
@@ -276,14 +291,14 @@ class GatewayImpl implements Gateway {
     }
     // Only admitted messages are remembered, so a flood from strangers cannot push real event ids out of
     // the bounded store (a stranger's redelivery only meets the rate-limited notice again).
-    if (this.dedupe?.checkAndMark(message.platform, message.eventId)) {
+    if (stores.dedupe.checkAndMark(message.platform, message.eventId)) {
       this.logger.debug(
         { platform: message.platform, eventId: message.eventId },
         "gateway: duplicate event dropped",
       );
       return;
     }
-    this.activity?.touch();
+    stores.activity.touch();
     const key = sessionKeyOf(message);
     void this.queues
       .run(key, () => this.process(adapter, message, admission.role === "admin"))
@@ -298,7 +313,8 @@ class GatewayImpl implements Gateway {
       config: this.options.config,
       message,
       isAdmin,
-      sessions: SessionStore.for(this.options.home),
+      sessions: this.stores?.sessions,
+      runLock: this.runLock,
       now: () => new Date(this.now()),
       library: this.library,
     });
@@ -307,7 +323,7 @@ class GatewayImpl implements Gateway {
     const command = message.command ?? null;
     const { reply, mutated } = await this.route(ctx, message, command);
     if (reply.blocks.length > 0) await this.send(adapter, message, reply);
-    this.activity?.touch();
+    this.stores?.activity.touch();
     if (mutated) await this.syncCommandCatalogs();
   }
 

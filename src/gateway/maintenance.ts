@@ -9,6 +9,7 @@ import { CuratorError } from "../core/errors.js";
 import { LockBusyError } from "../core/fsutil.js";
 import type { Logger } from "../core/logger.js";
 import type { Reply } from "../core/reply.js";
+import type { RunLock } from "../core/stores.js";
 import { consolidator as defaultConsolidator } from "../curator/consolidate.js";
 import { summaryReply } from "../curator/report.js";
 import { maybeRunCurator } from "../curator/run.js";
@@ -42,6 +43,8 @@ export interface MaintenanceOptions {
   consolidator?: Consolidator;
   /** Called after a run that changed the library (the gateway refreshes command menus). */
   changed?: () => Promise<void>;
+  /** The run lock; default the file lock of `home`. */
+  runLock?: RunLock;
 }
 
 /** How chat spells a command in posted summaries. */
@@ -102,6 +105,7 @@ export class MaintenanceTicker {
         trigger: "auto",
         idleForSeconds,
         consolidator: options.consolidator ?? defaultConsolidator,
+        runLock: options.runLock,
       });
     } catch (error) {
       if (
