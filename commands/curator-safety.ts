@@ -9,7 +9,8 @@ import { errorReply, type Reply, type ReplyBlock, reply, textReply } from "../sr
 import { findEntry, type LedgerEntry, listEntries } from "../src/curator/ledger.js";
 import { withRunLock } from "../src/curator/lock.js";
 import { type PurgeCandidate, purgeArchived, purgeCandidates, purgeTtl } from "../src/curator/purge.js";
-import { rollbackEntry, rollbackToSnapshot } from "../src/curator/rollback.js";
+import { rollbackToSnapshot } from "../src/curator/rollback.js";
+import { rollbackEntry } from "../src/curator/rollback-entry.js";
 import {
   createSnapshot,
   listSnapshots,
@@ -205,8 +206,10 @@ const rollbackCommand = defineCommand({
         );
       }
       try {
-        const result = await withRunLock(ctx.home, () =>
-          rollbackEntry({ home: ctx.home, config: ctx.config, entryId: mode.id, actor: ctx.actor }),
+        const result = await withRunLock(
+          ctx.home,
+          () => rollbackEntry({ home: ctx.home, config: ctx.config, entryId: mode.id, actor: ctx.actor }),
+          ctx.runLock,
         );
         ctx.library.invalidate();
         return textReply(`curator: ${result.message}`, {
@@ -226,8 +229,10 @@ const rollbackCommand = defineCommand({
     const target = await resolveSnapshot(ctx.home, mode.id);
     if (!target) return missingSnapshotReply(ctx, mode.id);
     try {
-      const result = await withRunLock(ctx.home, () =>
-        rollbackToSnapshot({ home: ctx.home, config: ctx.config, id: target.id, now: ctx.now() }),
+      const result = await withRunLock(
+        ctx.home,
+        () => rollbackToSnapshot({ home: ctx.home, config: ctx.config, id: target.id, now: ctx.now() }),
+        ctx.runLock,
       );
       ctx.library.invalidate();
       return textReply(`curator: ${result.message}`, {
@@ -351,7 +356,7 @@ const purgeCommand = defineCommand({
           actor: ctx.actor,
           now: ctx.now(),
         });
-      result = dryRun ? await purge() : await withRunLock(ctx.home, purge);
+      result = dryRun ? await purge() : await withRunLock(ctx.home, purge, ctx.runLock);
     } catch (error) {
       if (error instanceof CuratorError && error.code === "curator.purge_disabled") {
         return errorReply(

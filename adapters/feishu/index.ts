@@ -38,10 +38,6 @@ import { FEISHU_MAX_CHARS, type FeishuPayload, postToTextPayloads, renderReply }
 import { sdkLoggerFor } from "./sdk-logger.js";
 import { normalizePath, readBody, respond, signatureHeaders, verifyWebhook } from "./webhook.js";
 
-export { sdkLoggerFor } from "./sdk-logger.js";
-// Webhook security, API error decoding and the SDK logger bridge have their own modules.
-export { sign, verifyWebhook, type WebhookVerdict } from "./webhook.js";
-
 /** What the Feishu adapter factory receives: the shared `AdapterOptions`. */
 export type FeishuAdapterOptions = AdapterOptions;
 

@@ -9,14 +9,8 @@ import path from "node:path";
 import { homePaths } from "../config/home.js";
 import { atomicWriteFile, stableJson } from "../core/fsutil.js";
 import { type Reply, type ReplyBlock, reply } from "../core/reply.js";
-import type {
-  AutoTransitionCounts,
-  ConsolidatedEntry,
-  CuratorRunResult,
-  PrunedEntry,
-  RenameEntry,
-  RenameMap,
-} from "./types.js";
+import type { ConsolidatedEntry, PrunedEntry } from "../llm/classify.js";
+import type { AutoTransitionCounts, CuratorRunResult, RenameEntry, RenameMap } from "./types.js";
 
 /** The rename map shows at most this many lines. */
 export const RENAME_MAP_CAP = 10;

@@ -36,10 +36,6 @@ import {
 } from "./snapshot.js";
 import { extractVerified, type VerifiedArchive, verifyArchive } from "./tarball/read.js";
 
-export { type EntryRollbackOptions, type EntryRollbackResult, rollbackEntry } from "./rollback-entry.js";
-// Archive verification and per-entry undo live in their own modules; re-exported for existing callers.
-export { checkMemberPath, extractVerified, type VerifiedArchive, verifyArchive } from "./tarball/read.js";
-
 /** Outcome of a whole-tree rollback. */
 export interface SnapshotRollbackResult {
   target: string;

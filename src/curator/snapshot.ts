@@ -7,8 +7,6 @@ import { atomicWriteFile, isoTimestamp, stableJson, withLock } from "../core/fsu
 import { crashPoint as hook } from "./journal.js";
 import { type RecordedLink, streamArchive } from "./tarball/write.js";
 
-export type { RecordedLink } from "./tarball/write.js";
-
 /** A snapshot id: UTC with dashes, `2026-05-01T13-05-42Z`, plus `-01`, `-02`… on a collision. */
 export const SNAPSHOT_ID_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}Z(-\d{2})?$/;
 

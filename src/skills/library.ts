@@ -27,8 +27,6 @@ import { Gates, isExcludedDir, type ScanCache, type ScanResult, type ScanStats, 
 import type { SkillEntry, SkillLibrary, SkillsListResult, SkillViewResult, ViewOptions } from "./types.js";
 import { disabledNames, isDisabledIn } from "./visibility.js";
 
-export type { Snapshot } from "./library-snapshot.js";
-
 /** Options of `openLibrary`. */
 export interface LibraryOptions {
   /** Arm directory watchers after the first scan (default true). Without them the cache polls. */

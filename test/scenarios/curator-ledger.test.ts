@@ -16,7 +16,7 @@ import {
   skillManage,
   type WriteOrigin,
 } from "../../src/curator/manage.js";
-import { rollbackEntry } from "../../src/curator/rollback.js";
+import { rollbackEntry } from "../../src/curator/rollback-entry.js";
 import type { SkillLibrary } from "../../src/skills/types.js";
 import { libraryFor } from "../curator/harness.js";
 import { record } from "../curator/helpers.js";

@@ -16,7 +16,8 @@ import {
 import path from "node:path";
 import { Parser, type ReadEntry } from "tar";
 import { CuratorError } from "../../core/errors.js";
-import { isLibraryEntry, type RecordedLink } from "../snapshot.js";
+import { isLibraryEntry } from "../snapshot.js";
+import type { RecordedLink } from "./write.js";
 
 /** Member types a snapshot may contain. Everything else (devices, fifos, …) is refused. */
 const SAFE_TYPES = new Set(["File", "OldFile", "ContiguousFile", "Directory", "SymbolicLink", "Link"]);
