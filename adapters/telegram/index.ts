@@ -599,7 +599,7 @@ class TelegramAdapter implements Adapter {
   private async takeLock(): Promise<void> {
     const file = path.join(this.options.home, "gateway", "locks", `telegram-${this.botId}.lock`);
     try {
-      this.lock = await acquireLock(file, { waitMs: 0, staleMs: Number.MAX_SAFE_INTEGER });
+      this.lock = await acquireLock(file, { waitMs: 0 });
     } catch (error) {
       if (!(error instanceof LockBusyError)) throw error;
       const holder = error.holderPid ? `process ${error.holderPid}` : "another process";

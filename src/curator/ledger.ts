@@ -216,7 +216,7 @@ export async function appendEntry(
       const cap = config.skills.ledgerMaxBytes;
       if (cap > 0 && (await fs.stat(file)).size > cap) await compactLocked(home, cap);
     },
-    { waitMs: 60_000 },
+    { waitMs: 60_000, recordHolder: false },
   );
   return entry;
 }

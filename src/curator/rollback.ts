@@ -60,10 +60,12 @@ import {
 /** Member types a snapshot may contain. Everything else (devices, fifos, …) is refused. */
 const SAFE_TYPES = new Set(["File", "OldFile", "ContiguousFile", "Directory", "SymbolicLink", "Link"]);
 
-/** A verified archive: its top-level names and the symlinks to create after extraction. */
+/** A verified archive: its top-level names, the symlinks to create after extraction, the skipped members. */
 export interface VerifiedArchive {
   topLevel: string[];
   links: RecordedLink[];
+  /** Members left out by the skip rule (`skipsMember`). */
+  skipped: string[];
 }
 
 /**
@@ -101,6 +103,7 @@ export async function verifyArchive(
   const paths: string[] = [];
   const symlinks = new Map<string, string>();
   const hardlinks: Array<{ path: string; target: string }> = [];
+  const skipped: string[] = [];
   const recorded = new Set(recordedLinks.map((link) => `${link.path}\0${link.target}`));
   const refuse = (member: string, reason: string) => {
     if (problems.length < 5) problems.push(`'${member}' ${reason}`);
@@ -112,10 +115,12 @@ export async function verifyArchive(
       const checked = checkMemberPath(raw);
       if (!checked.ok) return refuse(raw, checked.reason);
       const member = checked.path;
-      const top = member.split("/")[0] ?? member;
-      if (!isLibraryEntry(top)) return refuse(raw, "is not part of a skill library");
       if (!SAFE_TYPES.has(entry.type))
         return refuse(raw, `is a ${entry.type}, which a snapshot never contains`);
+      if (skipsMember(member)) {
+        skipped.push(member);
+        return;
+      }
       paths.push(member);
       const linkpath = entry.linkpath === undefined ? "" : String(entry.linkpath);
       if (entry.type === "SymbolicLink") {
@@ -146,6 +151,7 @@ export async function verifyArchive(
   }
   for (const link of hardlinks) {
     if (symlinks.has(link.target)) refuse(link.path, "is a hard link to a symlink");
+    if (skipsMember(link.target)) refuse(link.path, "is a hard link to a member a rollback skips");
     const parts = link.target.split("/");
     for (let i = 1; i < parts.length; i++) {
       if (symlinks.has(parts.slice(0, i).join("/"))) refuse(link.path, "is a hard link through a symlink");
@@ -161,7 +167,18 @@ export async function verifyArchive(
     );
   }
   const topLevel = [...new Set(paths.map((member) => member.split("/")[0] ?? member))].sort();
-  return { topLevel, links: [...symlinks].map(([p, target]) => ({ path: p, target })) };
+  return { topLevel, links: [...symlinks].map(([p, target]) => ({ path: p, target })), skipped };
+}
+
+/**
+ * The rollback skip rule: a member whose top-level name is not skill-library content — lock files
+ * (`.usage.json.lock`, `.locks/`), the audit ledger, backups, the hub, rollback or purge scratch space,
+ * atomic-write tmp files — is never extracted, and the live copy stays as it is. Hermes snapshots carry
+ * such members (it archives everything under `skills/`); they are bookkeeping of whichever program is
+ * running, not library state, so they are skipped rather than a reason to refuse the snapshot.
+ */
+export function skipsMember(member: string): boolean {
+  return !isLibraryEntry(member.split("/")[0] ?? member);
 }
 
 /** Files up to this size are written from memory; larger ones are streamed. */
@@ -216,6 +233,10 @@ export async function extractVerified(
     const checked = checkMemberPath(String(entry.path));
     if (!checked.ok || !SAFE_TYPES.has(entry.type)) {
       failure ??= new Error(`archive changed during extraction (unexpected member '${String(entry.path)}')`);
+      entry.resume();
+      return;
+    }
+    if (skipsMember(checked.path)) {
       entry.resume();
       return;
     }
@@ -343,6 +364,15 @@ export async function rollbackToSnapshot(opts: SnapshotRollbackOptions): Promise
     const cron = await restoreCronLinks(opts.home, target);
     await crashPoint("rollback:after-cron");
     await finishCleanup(opts.home, journal);
+    // The live ledger was left in place (skip rule); the rollback itself becomes its next line.
+    await appendEntry(opts.home, opts.config, {
+      actor: "user",
+      action: "snapshot-rollback",
+      skill: "",
+      evidence: { snapshot: target.id, safety_snapshot: safety.id, skipped_members: verified.skipped.length },
+      before: [],
+      after: [],
+    }).catch(() => null);
     return { target: target.id, safetySnapshot: safety.id, cron, message: rollbackMessage(target.id, cron) };
   } finally {
     await lock.release();
@@ -410,8 +440,9 @@ async function swapIn(
   await writeJournal(home, journal);
   await crashPoint("rollback:journal-swapping");
   try {
-    await withLock(path.join(skills, ".usage.json.lock"), () => finishSwap(home, journal), {
+    await withLock(homePaths(home).usageLock, () => finishSwap(home, journal), {
       waitMs: 60_000,
+      recordHolder: false,
     });
   } catch (error) {
     await undoSwap(home, journal);
@@ -588,7 +619,7 @@ export async function restoreCronLinks(home: string, snapshot: SnapshotInfo): Pr
   }
   const live = homePaths(home).cronJobs;
   await withLock(
-    `${live}.lock`,
+    homePaths(home).cronJobsLock,
     async () => {
       let doc: { jobs?: unknown };
       try {
@@ -623,7 +654,7 @@ export async function restoreCronLinks(home: string, snapshot: SnapshotInfo): Pr
       }
       if (changed) await atomicWriteFile(live, JSON.stringify(doc, null, 2));
     },
-    { waitMs: 30_000 },
+    { waitMs: 30_000, recordHolder: false },
   );
   return result;
 }

@@ -131,15 +131,19 @@ export class UsageStore {
     if (text === undefined) return {};
     const parsed = this.parse(text);
     if (parsed !== undefined) return parsed;
-    return withLock(this.lockFile, async () => {
-      // Re-check under the lock: another process may have repaired or replaced it meanwhile.
-      const again = await readTextIfExists(this.file);
-      if (again === undefined) return {};
-      const reparsed = this.parse(again);
-      if (reparsed !== undefined) return reparsed;
-      await this.moveAside();
-      return {};
-    });
+    return withLock(
+      this.lockFile,
+      async () => {
+        // Re-check under the lock: another process may have repaired or replaced it meanwhile.
+        const again = await readTextIfExists(this.file);
+        if (again === undefined) return {};
+        const reparsed = this.parse(again);
+        if (reparsed !== undefined) return reparsed;
+        await this.moveAside();
+        return {};
+      },
+      { recordHolder: false },
+    );
   }
 
   /**
@@ -178,7 +182,7 @@ export class UsageStore {
         await atomicWriteFile(this.file, stableJson(records));
         return result;
       },
-      { waitMs: 60_000 },
+      { waitMs: 60_000, recordHolder: false },
     );
   }
 
