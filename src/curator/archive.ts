@@ -1,8 +1,9 @@
 /**
- * Archive and restore, never delete. `.archive/` mirrors where a skill lived (`.archive/<category>/<name>`),
- * with a `-YYYYMMDDHHMMSS` suffix only when that place is taken, so `restore` can put a skill back in its
- * category. Every name `listArchived` reports is accepted by `restoreSkill`. Both moves are ledgered and
- * keep `.usage.json` (state, archived_at) and `.curator_suppressed` in step.
+ * Archive and restore, never delete. Packages go flat to `.archive/<name>` (the layout Hermes reads, see
+ * `archive-layout.ts`), with a `-YYYYMMDDHHMMSS` suffix only when that place is taken; the category is
+ * recorded in the usage record so `restore` can put a skill back where it lived. Every name
+ * `listArchived` reports is accepted by `restoreSkill`. Both moves are ledgered and keep `.usage.json`
+ * (state, archived_at, archived_from) and `.curator_suppressed` in step.
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
@@ -12,6 +13,12 @@ import { CuratorError } from "../core/errors.js";
 import { isoTimestamp, readTextIfExists } from "../core/fsutil.js";
 import type { SkillEntry, SkillLibrary } from "../skills/types.js";
 import { emptyRecord, type UsageMap, UsageStore } from "../skills/usage.js";
+import {
+  archivedFrom,
+  flatArchiveDestination,
+  migrateArchiveLayout,
+  setArchivedFrom,
+} from "./archive-layout.js";
 import { type LedgerActor, withLedger } from "./ledger.js";
 import {
   addSuppressed,
@@ -131,18 +138,6 @@ async function moveDir(from: string, to: string): Promise<void> {
   }
 }
 
-/** A free place under `.archive/` for `relPath`: the same path, or with a timestamp suffix on collision. */
-async function archiveDestination(archiveRoot: string, relPath: string, now: Date): Promise<string> {
-  const plain = path.join(archiveRoot, ...relPath.split("/"));
-  if (!(await exists(plain))) return plain;
-  const stamped = `${plain}-${stampOf(now)}`;
-  if (!(await exists(stamped))) return stamped;
-  for (let n = 2; ; n += 1) {
-    const candidate = `${stamped}-${n}`;
-    if (!(await exists(candidate))) return candidate;
-  }
-}
-
 /** Why the curator may not archive this skill, or null when it may. */
 export function archiveRefusal(
   entry: SkillEntry,
@@ -189,7 +184,7 @@ export async function archiveEntry(
   );
   if (refusal) throw refuse(refusal);
   assertSafeName(entry.relPath, "skill path");
-  const dest = await archiveDestination(paths.archive, entry.relPath, now);
+  const dest = await flatArchiveDestination(paths.archive, path.posix.basename(entry.relPath), stampOf(now));
   const archivedAs = path.relative(paths.archive, dest).split(path.sep).join("/");
   await withLedger(
     {
@@ -203,18 +198,20 @@ export async function archiveEntry(
     },
     async () => {
       await moveDir(entry.dir, dest);
-      if (!knobs.deferUsage) await store.update((records) => markArchived(records, entry.name, now));
+      if (!knobs.deferUsage)
+        await store.update((records) => markArchived(records, entry.name, now, entry.relPath));
       if (provenance.bundled.has(entry.name)) await addSuppressed(opts.home, entry.name);
     },
   );
   return { name: entry.name, from: entry.relPath, archivedAs, dest };
 }
 
-function markArchived(records: UsageMap, name: string, now: Date): void {
+function markArchived(records: UsageMap, name: string, now: Date, from: string): void {
   const record = records[name] ?? emptyRecord();
   record.state = "archived";
   record.archived_at = isoTimestamp(now);
   records[name] = record;
+  setArchivedFrom(records, name, from);
 }
 
 /**
@@ -227,8 +224,9 @@ export async function archiveMany(
   opts: MoveOptions,
 ): Promise<{ archived: ArchiveResult[]; failures: { name: string; error: string }[] }> {
   const store = new UsageStore(homePaths(opts.home).skills);
-  const usage = await store.read();
   const now = opts.now ?? new Date();
+  await migrateArchiveLayout(opts.home, now);
+  const usage = await store.read();
   const archived: ArchiveResult[] = [];
   const failures: { name: string; error: string }[] = [];
   try {
@@ -243,7 +241,7 @@ export async function archiveMany(
   } finally {
     if (archived.length > 0) {
       await store.update((records) => {
-        for (const result of archived) markArchived(records, result.name, now);
+        for (const result of archived) markArchived(records, result.name, now, result.from);
       });
     }
     opts.library.invalidate();
@@ -257,26 +255,36 @@ export async function archiveSkill(name: string, opts: MoveOptions): Promise<Arc
   const entry = await opts.library.find(name);
   if (!entry) throw refuse(`skill '${name}' not found`, "curator.not_found");
   try {
+    await migrateArchiveLayout(opts.home, opts.now);
     return await archiveEntry(entry, opts);
   } finally {
     opts.library.invalidate();
   }
 }
 
-async function readArchivedItem(archiveRoot: string, dir: string): Promise<ArchivedItem> {
+async function readArchivedItem(
+  archiveRoot: string,
+  dir: string,
+  records: Readonly<UsageMap>,
+): Promise<ArchivedItem> {
   const archivedAs = path.relative(archiveRoot, dir).split(path.sep).join("/");
   const base = path.posix.basename(archivedAs);
   const match = STAMP_SUFFIX.exec(base);
   const original = match?.[1] ?? base;
   const parent = path.posix.dirname(archivedAs);
-  const restoreTo = parent === "." ? original : `${parent}/${original}`;
   const text = await readTextIfExists(path.join(dir, "SKILL.md")).catch(() => undefined);
+  const skillName = (text !== undefined ? frontmatterName(text) : undefined) ?? original;
+  // Flat (Hermes' layout): the place it came from is in the usage record, when skillgate archived it.
+  const recorded = parent === "." ? archivedFrom(records, skillName) : null;
+  const from = recorded !== null && path.posix.basename(recorded) === original ? recorded : null;
+  const restoreTo = from ?? (parent === "." ? original : `${parent}/${original}`);
+  const category = path.posix.dirname(restoreTo);
   const stat = await fs.stat(dir);
   return {
     archivedAs,
-    skillName: (text !== undefined ? frontmatterName(text) : undefined) ?? original,
+    skillName,
     restoreTo,
-    category: parent === "." ? null : (parent.split("/")[0] ?? null),
+    category: category === "." ? null : (category.split("/")[0] ?? null),
     dir,
     stamp: match?.[2] ?? null,
     mtimeMs: stat.mtimeMs,
@@ -286,6 +294,7 @@ async function readArchivedItem(archiveRoot: string, dir: string): Promise<Archi
 /** Every archived skill package (a folder holding SKILL.md) under `.archive/`, sorted by path. */
 export async function listArchived(home: string): Promise<ArchivedItem[]> {
   const root = homePaths(home).archive;
+  const records = await new UsageStore(homePaths(home).skills).readShared();
   const items: ArchivedItem[] = [];
   const walk = async (dir: string): Promise<void> => {
     let children: import("node:fs").Dirent[];
@@ -295,7 +304,7 @@ export async function listArchived(home: string): Promise<ArchivedItem[]> {
       return;
     }
     if (dir !== root && children.some((child) => child.isFile() && child.name === "SKILL.md")) {
-      items.push(await readArchivedItem(root, dir));
+      items.push(await readArchivedItem(root, dir, records));
       return;
     }
     for (const child of children) {
@@ -324,6 +333,14 @@ export function pickArchived(
 ): ArchivedItem | undefined {
   const exactPath = items.find((item) => item.archivedAs === name);
   if (exactPath) return exactPath;
+  // The `category/name` an earlier (nested) layout printed still names the package it moved to.
+  if (name.includes("/")) {
+    const base = path.posix.basename(name);
+    const origin = `${path.posix.dirname(name)}/${STAMP_SUFFIX.exec(base)?.[1] ?? base}`;
+    const byOrigin = items.filter((item) => item.restoreTo === origin);
+    const sameFolder = byOrigin.find((item) => path.posix.basename(item.archivedAs) === base);
+    if (sameFolder || byOrigin.length > 0) return sameFolder ?? byOrigin.sort(newestFirst)[0];
+  }
   const exactDir = items.filter((item) => path.posix.basename(item.archivedAs) === name);
   if (exactDir.length > 1) {
     const choices = exactDir.map((item) => item.archivedAs).join(", ");
@@ -363,6 +380,7 @@ export async function restoreSkill(name: string, opts: MoveOptions): Promise<Res
   const prefix = opts.commandPrefix ?? terminalPrefix;
   if (!(await exists(paths.archive)))
     throw refuse("no archive directory — nothing has been archived yet", "curator.not_found");
+  await migrateArchiveLayout(opts.home, opts.now);
   const item = pickArchived(await listArchived(opts.home), name, prefix);
   if (!item) {
     throw refuse(
@@ -406,6 +424,7 @@ export async function restoreSkill(name: string, opts: MoveOptions): Promise<Res
         record.state = "active";
         record.archived_at = null;
         records[item.skillName] = record;
+        setArchivedFrom(records, item.skillName, null);
       });
       await removeSuppressed(opts.home, item.skillName);
     },
