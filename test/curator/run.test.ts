@@ -95,7 +95,7 @@ describe("a real run", () => {
     });
     expect(result.changed).toBe(true);
     expect(result.archived).toEqual(["ancient"]);
-    await fs.stat(path.join(home, "skills/.archive/ops/ancient/SKILL.md"));
+    await fs.stat(path.join(home, "skills/.archive/ancient/SKILL.md"));
     await fs.stat(path.join(home, "skills/cron-kept/SKILL.md"));
     const usage = await readUsage(home);
     expect([

@@ -94,8 +94,8 @@ describe("scenario 44: archive by the curator and restore are ledgered with both
       (files ?? []).map((f) => path.relative(path.join(home, "skills"), f.path)).sort();
     expect(rel(archive?.before)).toEqual(["ops/deployer/SKILL.md", "ops/deployer/scripts/go.sh"]);
     expect(rel(archive?.after)).toEqual([
-      ".archive/ops/deployer/SKILL.md",
-      ".archive/ops/deployer/scripts/go.sh",
+      ".archive/deployer/SKILL.md",
+      ".archive/deployer/scripts/go.sh",
     ]);
     expect([restore?.action, restore?.actor]).toEqual(["restore", "user"]);
     expect(rel(restore?.after)).toEqual(["ops/deployer/SKILL.md", "ops/deployer/scripts/go.sh"]);
