@@ -17,7 +17,7 @@ import {
   type UsageRecord,
   UsageStore,
 } from "../src/skills/usage.js";
-import { effectivePlatform } from "../src/skills/visibility.js";
+import { effectivePlatform, type HiddenReason, hiddenReason } from "../src/skills/visibility.js";
 import type { CommandContext, CommandInput, CommandSpec, OptionSpec } from "./types.js";
 
 const PLATFORM_OPTION: OptionSpec = {
@@ -176,6 +176,8 @@ export interface UsageRow {
   last_activity_at: string | null;
   created_at: string | null;
   on_disk: boolean;
+  /** Why the skill is not shown here (OS, environment, a disabled list), or null when shown or not on disk. */
+  hidden: HiddenReason | null;
 }
 
 function sortRows(rows: UsageRow[], sort: string): UsageRow[] {
@@ -193,7 +195,6 @@ async function usageReport(ctx: CommandContext, input: CommandInput): Promise<Re
   const store = new UsageStore(ctx.paths.skills);
   const records = await store.read();
   const all = await ctx.library.all();
-  const visible = await ctx.library.visible(platform);
   const provenance = await loadProvenance(ctx.home, all);
   const createdByKeys = await readCreatedByKeys(ctx.home);
   const present = new Set(all.map((entry) => entry.name));
@@ -211,8 +212,10 @@ async function usageReport(ctx: CommandContext, input: CommandInput): Promise<Re
     last_activity_at: lastActivityAt(record),
     created_at: record.created_at,
     on_disk: entry !== undefined,
+    hidden: entry ? hiddenReason(entry.name, entry.frontmatter, platform, ctx.config) : null,
   });
-  const rows = visible.map((entry) => row(entry.name, entry, records[entry.name] ?? emptyRecord()));
+  // Every skill on disk, hidden ones included (flagged), then records whose skill is gone.
+  const rows = all.map((entry) => row(entry.name, entry, records[entry.name] ?? emptyRecord()));
   for (const [name, record] of Object.entries(records)) {
     if (!present.has(name)) rows.push(row(name, undefined, record));
   }
@@ -239,7 +242,11 @@ async function usageReport(ctx: CommandContext, input: CommandInput): Promise<Re
     rows: rows.map((item) => [
       `${item.name}${item.pinned ? " (pinned)" : ""}`,
       item.provenance,
-      item.on_disk ? item.state : `${item.state}, not on disk`,
+      item.on_disk
+        ? item.hidden
+          ? `${item.state}, hidden: ${item.hidden}`
+          : item.state
+        : `${item.state}, not on disk`,
       String(item.use_count),
       String(item.view_count),
       String(item.patch_count),

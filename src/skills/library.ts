@@ -58,42 +58,57 @@ const LIST_HINT = "Use skill_view(name) to see full content, tags, and linked fi
 export interface Snapshot {
   scan: ScanResult;
   rootsKey: string;
-  /** OS/environment-gated skills, first name wins, in root then path order. */
+  /** Skills this host shows and loads (OS and environment gates passed), first name wins, in root then path order. */
   entries: SkillEntry[];
+  /**
+   * Every skill on disk: `entries`, then the skills the OS or environment gate hides here (their
+   * `hiddenBy` set) under names no shown skill has. The curator works on these: the host decides what
+   * is shown and loaded, never a skill's lifecycle.
+   */
+  onDisk: SkillEntry[];
   /** `entries` sorted by (category or "", name), the listing order. */
   listOrder: SkillEntry[];
   /** Per entry, its `frontmatter.name` when that is a string (for the disabled lists, without parsing). */
   frontmatterNames: Map<SkillEntry, string | undefined>;
 }
 
-function buildEntries(scan: ScanResult): Pick<Snapshot, "entries" | "frontmatterNames"> {
+function buildEntries(scan: ScanResult): Pick<Snapshot, "entries" | "onDisk" | "frontmatterNames"> {
   const seen = new Set<string>();
   const entries: SkillEntry[] = [];
+  const gated: SkillEntry[] = [];
   const frontmatterNames = new Map<SkillEntry, string | undefined>();
-  for (const record of scan.records) {
-    const head = record.head;
-    if (!head?.osOk || !head.envOk || seen.has(head.name)) continue;
-    seen.add(head.name);
-    const root = scan.roots[record.rootIndex] as SkillRoot;
-    const relDir = record.relFile === "SKILL.md" ? "" : record.relFile.slice(0, -"/SKILL.md".length);
-    const entry: SkillEntry = {
-      name: head.name,
-      description: head.description,
-      category: record.category,
-      dir: record.dir,
-      skillFile: record.skillFile,
-      root: root.dir,
-      rootKind: root.kind,
-      relPath: relDir,
-      // A head from the persistent index parses its frontmatter only when someone reads it.
-      get frontmatter() {
-        return head.frontmatter;
-      },
-    };
-    entries.push(entry);
-    frontmatterNames.set(entry, head.frontmatterName);
+  // Shown skills first, so a gated skill never shadows a shown one of the same name.
+  for (const pass of ["shown", "gated"] as const) {
+    for (const record of scan.records) {
+      const head = record.head;
+      if (!head || seen.has(head.name)) continue;
+      const hiddenBy = !head.osOk ? "os" : !head.envOk ? "environment" : undefined;
+      if ((pass === "shown") !== (hiddenBy === undefined)) continue;
+      seen.add(head.name);
+      const root = scan.roots[record.rootIndex] as SkillRoot;
+      const relDir = record.relFile === "SKILL.md" ? "" : record.relFile.slice(0, -"/SKILL.md".length);
+      const entry: SkillEntry = {
+        name: head.name,
+        description: head.description,
+        category: record.category,
+        dir: record.dir,
+        skillFile: record.skillFile,
+        root: root.dir,
+        rootKind: root.kind,
+        relPath: relDir,
+        // A head from the persistent index parses its frontmatter only when someone reads it.
+        get frontmatter() {
+          return head.frontmatter;
+        },
+      };
+      if (hiddenBy) {
+        entry.hiddenBy = hiddenBy;
+        gated.push(entry);
+      } else entries.push(entry);
+      frontmatterNames.set(entry, head.frontmatterName);
+    }
   }
-  return { entries, frontmatterNames };
+  return { entries, onDisk: [...entries, ...gated], frontmatterNames };
 }
 
 /** The listing order: by (category or "", name), compared by code unit like Python's sort. */
@@ -218,8 +233,8 @@ class Library implements ManagedSkillLibrary {
     const indexWritten = this.persistIndex && scan.changed;
     if (indexWritten) saveIndex(this.home, scan.cache);
     this.last = { ...scan.stats, fromIndex, indexWritten };
-    const { entries, frontmatterNames } = buildEntries(scan);
-    this.snapshot = { scan, rootsKey, entries, listOrder: sortForList(entries), frontmatterNames };
+    const { entries, onDisk, frontmatterNames } = buildEntries(scan);
+    this.snapshot = { scan, rootsKey, entries, onDisk, listOrder: sortForList(entries), frontmatterNames };
     this.lastRefresh = Date.now();
     this.syncWatchers(scan.dirs);
   }
@@ -292,7 +307,7 @@ class Library implements ManagedSkillLibrary {
   }
 
   async all(): Promise<SkillEntry[]> {
-    return this.fresh().entries.map((entry) => ({ ...entry }));
+    return this.fresh().onDisk.map((entry) => ({ ...entry }));
   }
 
   async visible(platform: string | null): Promise<SkillEntry[]> {
@@ -311,7 +326,7 @@ class Library implements ManagedSkillLibrary {
   }
 
   async find(name: string): Promise<SkillEntry | undefined> {
-    const entry = this.fresh().entries.find((candidate) => candidate.name === name);
+    const entry = this.fresh().onDisk.find((candidate) => candidate.name === name);
     return entry ? { ...entry } : undefined;
   }
 

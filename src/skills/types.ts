@@ -26,6 +26,11 @@ export interface SkillEntry {
    * is malformed). Shared with the library's cache: read it, do not mutate it.
    */
   frontmatter: Record<string, unknown>;
+  /**
+   * Set when this host hides the skill: `os` when its `platforms:` excludes this OS, `environment` when
+   * its `environments:` gate fails. Hidden skills are never shown or loaded, but are still curated.
+   */
+  hiddenBy?: "os" | "environment";
 }
 
 /** The `skills_list` result object, exactly as the reference defines it. */
@@ -55,7 +60,11 @@ export interface ViewOptions {
 /** The skill library of one home. Implementations cache and notice changes within a second. */
 export interface SkillLibrary {
   readonly home: string;
-  /** Every skill found (OS-platform gated, disabled ones included), local first, first name wins. */
+  /**
+   * Every skill on disk, local first, first name wins: disabled ones and ones this host's OS or
+   * environment hides (`hiddenBy`) included. The curator works on these; showing and loading go through
+   * `visible` and the visibility rule.
+   */
   all(): Promise<SkillEntry[]>;
   /** The skills visible on `platform` (null = terminal), via the one visibility function. */
   visible(platform: string | null): Promise<SkillEntry[]>;

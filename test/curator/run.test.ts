@@ -83,6 +83,31 @@ function outcome(partial: Partial<ConsolidationOutcome>): ConsolidationOutcome {
 }
 
 describe("a real run", () => {
+  it("curates skills this OS hides: they age and archive like any other", async () => {
+    const other = process.platform === "win32" ? "linux" : "windows";
+    const dir = await writeSkill(home, "ops/win-tool");
+    await fs.writeFile(
+      path.join(dir, "SKILL.md"),
+      `---\nname: win-tool\ndescription: d\nplatforms: [${other}]\n---\nbody\n`,
+    );
+    await writeSkill(home, "win-stale");
+    await fs.writeFile(
+      path.join(home, "skills/win-stale/SKILL.md"),
+      `---\nname: win-stale\ndescription: d\nplatforms: [${other}]\n---\nbody\n`,
+    );
+    await writeUsage(home, {
+      "win-tool": record(NOW, { idleDays: 200 }),
+      "win-stale": record(NOW, { idleDays: 45 }),
+    });
+    const result = await run();
+    expect(result.autoTransitions).toMatchObject({ checked: 2, marked_stale: 1, archived: 1 });
+    expect(result.archived).toEqual(["win-tool"]);
+    await fs.stat(path.join(home, "skills/.archive/win-tool/SKILL.md"));
+    const usage = await readUsage(home);
+    expect(usage["win-stale"]?.state).toBe("stale");
+    expect(usage["win-tool"]?.archived_from).toBe("ops/win-tool");
+  });
+
   it("applies every transition, snapshots first, ledgers the archive and updates the state (scenarios 6, 9, 18, 21)", async () => {
     await seedLibrary();
     const result = await run();
