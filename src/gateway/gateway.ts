@@ -117,7 +117,8 @@ class GatewayImpl implements Gateway {
       logger: this.logger,
       now: this.now,
       busy: () => this.queues.inFlight > 0,
-      idleSeconds: async () => (this.activity ? this.activity.idleSeconds() : Number.POSITIVE_INFINITY),
+      // Before start() opened the activity store nothing has run yet: not idle at all.
+      idleSeconds: async () => (this.activity ? this.activity.idleSeconds() : 0),
       post: (reply) => this.postHome(reply),
       changed: () => this.syncCommandCatalogs(),
       consolidator: options.consolidator,

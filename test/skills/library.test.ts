@@ -146,7 +146,10 @@ describe("OS platform gating (scenario 68)", () => {
     writeSkill(env.skills, "unknown", "name: unknown\nplatforms: [plan9]");
     const library = open();
     expect((await library.visible(null)).map((entry) => entry.name).sort()).toEqual(["everywhere", "mine"]);
-    expect(((await library.list()).skills ?? []).map((skill) => skill.name).sort()).toEqual(["everywhere", "mine"]);
+    expect(((await library.list()).skills ?? []).map((skill) => skill.name).sort()).toEqual([
+      "everywhere",
+      "mine",
+    ]);
     // Still on disk for the curator: the OS decides what is shown and loaded, never the lifecycle.
     const onDisk = (await library.all()).map((entry) => [entry.name, entry.hiddenBy ?? null]);
     expect(onDisk.sort()).toEqual([
