@@ -139,7 +139,9 @@ describe("a real run", () => {
     expect(state.run_count).toBe(1);
     expect(state.last_run_at).toBe(result.startedAt);
     expect(state.last_run_summary).toBe(result.summary);
-    expect(state.last_report_path).toBe(result.reportPath);
+    // The run folder, as Hermes stores it; the run's own result names its REPORT.md.
+    expect(state.last_report_path).toBe(path.dirname(result.reportPath ?? ""));
+    expect(path.basename(result.reportPath ?? "")).toBe("REPORT.md");
     expect(result.summary.split("\n")[0]).toBe(
       "auto: 1 marked stale, 1 archived, 1 reactivated; llm: skipped (consolidation off)",
     );
