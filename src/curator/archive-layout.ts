@@ -1,33 +1,48 @@
 /**
  * The archive layout shared with Hermes: archived packages sit flat under `skills/.archive/<dir>`
  * (`<dir>-YYYYMMDDHHMMSS` when that name is taken), where Hermes' `list-archived` and `restore` find
- * them. Where a skill lived (`category/name`) is recorded in its `.usage.json` record as
- * `archived_from`, a key Hermes keeps but ignores, so skillgate's restore can put it back in its
- * category. Homes archived by earlier skillgate versions in `.archive/<category>/<name>` are migrated
- * to the flat layout, their category recorded the same way.
+ * them. Where each package lived (`category/name`) is recorded in `skills/.archive_origins.json`, a
+ * file Hermes ignores (and `.usage.json` stays exactly as Hermes would write it), so skillgate's restore
+ * can put a skill back in its category. Homes archived by earlier skillgate versions in
+ * `.archive/<category>/<name>` are migrated to the flat layout, their category recorded the same way.
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { homePaths } from "../config/home.js";
-import { readTextIfExists, withLock } from "../core/fsutil.js";
-import { emptyRecord, type UsageMap, UsageStore } from "../skills/usage.js";
-import { frontmatterName } from "./provenance.js";
+import { atomicWriteFile, parseJsonObject, readTextIfExists, stableJson, withLock } from "../core/fsutil.js";
 
-/** The usage-record key holding where an archived skill lived, relative to `skills/`. */
-export const ARCHIVED_FROM_KEY = "archived_from";
-
-/** Where the record says `name` lived before it was archived, or null. */
-export function archivedFrom(records: Readonly<UsageMap>, name: string): string | null {
-  const value = (records[name] as Record<string, unknown> | undefined)?.[ARCHIVED_FROM_KEY];
-  return typeof value === "string" && value !== "" ? value : null;
+/** The sidecar holding where each archived package lived: `{ "<folder under .archive>": "<category/name>" }`. */
+export function archiveOriginsFile(home: string): string {
+  return path.join(homePaths(home).skills, ".archive_origins.json");
 }
 
-/** Records (or, with null, forgets) where `name` lived before it was archived. */
-export function setArchivedFrom(records: UsageMap, name: string, relPath: string | null): void {
-  const record = (records[name] ?? emptyRecord()) as Record<string, unknown>;
-  if (relPath === null) delete record[ARCHIVED_FROM_KEY];
-  else record[ARCHIVED_FROM_KEY] = relPath;
-  records[name] = record as UsageMap[string];
+function originsLock(home: string): string {
+  return path.join(homePaths(home).locks, "archive-origins");
+}
+
+/** Where each archived folder (its path under `.archive/`) lived, relative to `skills/`. */
+export async function readArchiveOrigins(home: string): Promise<Record<string, string>> {
+  const text = await readTextIfExists(archiveOriginsFile(home)).catch(() => undefined);
+  const parsed = text === undefined ? undefined : parseJsonObject(text);
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(parsed ?? {})) if (typeof value === "string") out[key] = value;
+  return out;
+}
+
+/** Records (a string) or forgets (null) the origins of archived folders, under the origins lock. */
+export async function updateArchiveOrigins(
+  home: string,
+  changes: Record<string, string | null>,
+): Promise<void> {
+  if (Object.keys(changes).length === 0) return;
+  await withLock(originsLock(home), async () => {
+    const origins = await readArchiveOrigins(home);
+    for (const [folder, origin] of Object.entries(changes)) {
+      if (origin === null) delete origins[folder];
+      else origins[folder] = origin;
+    }
+    await atomicWriteFile(archiveOriginsFile(home), stableJson(origins));
+  });
 }
 
 async function exists(target: string): Promise<boolean> {
@@ -88,16 +103,13 @@ export async function migrateArchiveLayout(home: string, now: Date = new Date())
   return withLock(path.join(paths.locks, "archive-layout"), async () => {
     const nested = await nestedPackages(paths.archive);
     const stamp = now.toISOString().replace(/[-:T]/g, "").replace(/\..*$/, "");
-    const moved: Array<{ name: string; from: string }> = [];
+    const moved: Array<{ folder: string; from: string }> = [];
     for (const rel of nested) {
       const source = path.join(paths.archive, ...rel.split("/"));
       const base = path.posix.basename(rel);
       const dest = await flatArchiveDestination(paths.archive, base, stamp);
       await fs.rename(source, dest);
-      const text = await readTextIfExists(path.join(dest, "SKILL.md")).catch(() => undefined);
-      const name =
-        (text !== undefined ? frontmatterName(text) : undefined) ?? base.replace(/-\d{14}(-\d+)?$/, "");
-      moved.push({ name, from: rel.replace(/-\d{14}(-\d+)?$/, "") });
+      moved.push({ folder: path.basename(dest), from: rel.replace(/-\d{14}(-\d+)?$/, "") });
       // Empty category folders left behind go too (never one that still holds anything).
       let parent = path.dirname(source);
       while (parent !== paths.archive && (await fs.readdir(parent).catch(() => ["?"])).length === 0) {
@@ -105,12 +117,7 @@ export async function migrateArchiveLayout(home: string, now: Date = new Date())
         parent = path.dirname(parent);
       }
     }
-    if (moved.length > 0) {
-      await new UsageStore(paths.skills).update((records) => {
-        for (const { name, from } of moved)
-          if (archivedFrom(records, name) === null) setArchivedFrom(records, name, from);
-      });
-    }
+    await updateArchiveOrigins(home, Object.fromEntries(moved.map(({ folder, from }) => [folder, from])));
     return moved.length;
   });
 }

@@ -1,9 +1,9 @@
 /**
  * Archive and restore, never delete. Packages go flat to `.archive/<name>` (the layout Hermes reads, see
  * `archive-layout.ts`), with a `-YYYYMMDDHHMMSS` suffix only when that place is taken; the category is
- * recorded in the usage record so `restore` can put a skill back where it lived. Every name
+ * recorded in `.archive_origins.json` so `restore` can put a skill back where it lived. Every name
  * `listArchived` reports is accepted by `restoreSkill`. Both moves are ledgered and keep `.usage.json`
- * (state, archived_at, archived_from) and `.curator_suppressed` in step.
+ * (state, archived_at) and `.curator_suppressed` in step.
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
@@ -14,10 +14,10 @@ import { isoTimestamp, readTextIfExists } from "../core/fsutil.js";
 import type { SkillEntry, SkillLibrary } from "../skills/types.js";
 import { emptyRecord, type UsageMap, UsageStore } from "../skills/usage.js";
 import {
-  archivedFrom,
   flatArchiveDestination,
   migrateArchiveLayout,
-  setArchivedFrom,
+  readArchiveOrigins,
+  updateArchiveOrigins,
 } from "./archive-layout.js";
 import { type LedgerActor, withLedger } from "./ledger.js";
 import {
@@ -198,20 +198,19 @@ export async function archiveEntry(
     },
     async () => {
       await moveDir(entry.dir, dest);
-      if (!knobs.deferUsage)
-        await store.update((records) => markArchived(records, entry.name, now, entry.relPath));
+      await updateArchiveOrigins(opts.home, { [archivedAs]: entry.relPath });
+      if (!knobs.deferUsage) await store.update((records) => markArchived(records, entry.name, now));
       if (provenance.bundled.has(entry.name)) await addSuppressed(opts.home, entry.name);
     },
   );
   return { name: entry.name, from: entry.relPath, archivedAs, dest };
 }
 
-function markArchived(records: UsageMap, name: string, now: Date, from: string): void {
+function markArchived(records: UsageMap, name: string, now: Date): void {
   const record = records[name] ?? emptyRecord();
   record.state = "archived";
   record.archived_at = isoTimestamp(now);
   records[name] = record;
-  setArchivedFrom(records, name, from);
 }
 
 /**
@@ -241,7 +240,7 @@ export async function archiveMany(
   } finally {
     if (archived.length > 0) {
       await store.update((records) => {
-        for (const result of archived) markArchived(records, result.name, now, result.from);
+        for (const result of archived) markArchived(records, result.name, now);
       });
     }
     opts.library.invalidate();
@@ -265,7 +264,7 @@ export async function archiveSkill(name: string, opts: MoveOptions): Promise<Arc
 async function readArchivedItem(
   archiveRoot: string,
   dir: string,
-  records: Readonly<UsageMap>,
+  origins: Readonly<Record<string, string>>,
 ): Promise<ArchivedItem> {
   const archivedAs = path.relative(archiveRoot, dir).split(path.sep).join("/");
   const base = path.posix.basename(archivedAs);
@@ -274,8 +273,8 @@ async function readArchivedItem(
   const parent = path.posix.dirname(archivedAs);
   const text = await readTextIfExists(path.join(dir, "SKILL.md")).catch(() => undefined);
   const skillName = (text !== undefined ? frontmatterName(text) : undefined) ?? original;
-  // Flat (Hermes' layout): the place it came from is in the usage record, when skillgate archived it.
-  const recorded = parent === "." ? archivedFrom(records, skillName) : null;
+  // Flat (Hermes' layout): where it came from is in the origins file, when skillgate archived it.
+  const recorded = parent === "." ? (origins[archivedAs] ?? null) : null;
   const from = recorded !== null && path.posix.basename(recorded) === original ? recorded : null;
   const restoreTo = from ?? (parent === "." ? original : `${parent}/${original}`);
   const category = path.posix.dirname(restoreTo);
@@ -294,7 +293,7 @@ async function readArchivedItem(
 /** Every archived skill package (a folder holding SKILL.md) under `.archive/`, sorted by path. */
 export async function listArchived(home: string): Promise<ArchivedItem[]> {
   const root = homePaths(home).archive;
-  const records = await new UsageStore(homePaths(home).skills).readShared();
+  const origins = await readArchiveOrigins(home);
   const items: ArchivedItem[] = [];
   const walk = async (dir: string): Promise<void> => {
     let children: import("node:fs").Dirent[];
@@ -304,7 +303,7 @@ export async function listArchived(home: string): Promise<ArchivedItem[]> {
       return;
     }
     if (dir !== root && children.some((child) => child.isFile() && child.name === "SKILL.md")) {
-      items.push(await readArchivedItem(root, dir, records));
+      items.push(await readArchivedItem(root, dir, origins));
       return;
     }
     for (const child of children) {
@@ -424,8 +423,8 @@ export async function restoreSkill(name: string, opts: MoveOptions): Promise<Res
         record.state = "active";
         record.archived_at = null;
         records[item.skillName] = record;
-        setArchivedFrom(records, item.skillName, null);
       });
+      await updateArchiveOrigins(opts.home, { [item.archivedAs]: null });
       await removeSuppressed(opts.home, item.skillName);
     },
   );

@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CuratorError } from "../../src/core/errors.js";
 import { archiveSkill, listArchived, restoreSkill } from "../../src/curator/archive.js";
+import { readArchiveOrigins } from "../../src/curator/archive-layout.js";
 import { readEntries } from "../../src/curator/ledger.js";
 import { readSuppressed } from "../../src/curator/provenance.js";
 import { libraryFor } from "./harness.js";
@@ -50,7 +51,7 @@ describe("archive", () => {
     const usage = await readUsage(home);
     expect(usage.deployer?.state).toBe("archived");
     expect(usage.deployer?.archived_at).toBe("2026-06-01T12:00:00.000000+00:00");
-    expect(usage.deployer?.archived_from).toBe("devops/deployer");
+    expect(await readArchiveOrigins(home)).toEqual({ deployer: "devops/deployer" });
     const entries = await readEntries(home);
     expect(entries.map((e) => [e.action, e.skill, e.actor])).toEqual([["archive", "deployer", "user"]]);
     expect(entries[0]?.before.map((f) => path.basename(f.path)).sort()).toEqual(["SKILL.md", "notes.md"]);

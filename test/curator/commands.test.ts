@@ -160,7 +160,8 @@ describe("run (scenario 59)", () => {
     expect(text).toContain(
       "  last summary:   auto: 1 archived; llm: skipped (consolidation off)\n                  archived 1 skill(s):",
     );
-    expect(text).toMatch(/last report: {4}\S+REPORT\.md\n/);
+    // The run folder, as Hermes stores it.
+    expect(text).toMatch(/last report: {4}\S+\/logs\/curator\/\d{8}-\d{6}\n/);
     expect(text).toContain("  runs:           1");
   });
 

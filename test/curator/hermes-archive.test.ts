@@ -9,7 +9,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { archiveSkill, listArchived, restoreSkill } from "../../src/curator/archive.js";
-import { migrateArchiveLayout } from "../../src/curator/archive-layout.js";
+import { migrateArchiveLayout, readArchiveOrigins } from "../../src/curator/archive-layout.js";
 import { libraryFor } from "./harness.js";
 import { configWith, readUsage, writeSkill, writeUsage } from "./helpers.js";
 import { extractHome, HERMES_FIXTURES, removeExtracted } from "./hermes-golden.js";
@@ -90,14 +90,17 @@ describe("what skillgate archives, Hermes reads", () => {
     expect(await hermesFind("wireguard-serve")).toEqual(["wireguard-serve"]);
     await fs.stat(path.join(skills(), ".archive", "pdf-signing-checklist", "scripts", "setup.sh"));
     const usage = await readUsage(home);
-    expect(usage["pdf-signing-checklist"]).toMatchObject({
-      state: "archived",
-      archived_from: "backend-apis/pdf-signing-checklist",
+    expect(usage["pdf-signing-checklist"]).toMatchObject({ state: "archived" });
+    // The category is kept where Hermes does not look; .usage.json carries nothing Hermes would not write.
+    expect(usage["pdf-signing-checklist"]?.archived_from).toBeUndefined();
+    expect(await readArchiveOrigins(home)).toEqual({
+      "pdf-signing-checklist": "backend-apis/pdf-signing-checklist",
+      "wireguard-serve": "finance-ops/wireguard-serve",
     });
     const restored = await restoreSkill("pdf-signing-checklist", opts());
     expect(restored.restoredTo).toBe("backend-apis/pdf-signing-checklist");
     await fs.stat(path.join(skills(), "backend-apis", "pdf-signing-checklist", "scripts", "run.sh"));
-    expect((await readUsage(home))["pdf-signing-checklist"]?.archived_from).toBeUndefined();
+    expect(await readArchiveOrigins(home)).toEqual({ "wireguard-serve": "finance-ops/wireguard-serve" });
     expect(await hermesListArchived()).toEqual(["wireguard-serve"]);
   });
 });
@@ -134,9 +137,10 @@ describe("homes archived in the earlier nested layout", () => {
     expect(await migrateArchiveLayout(home, NOW)).toBe(2);
     expect(await hermesListArchived()).toEqual(["old-tool-20250101010101", "pdf-signing-checklist"]);
     expect(await migrateArchiveLayout(home, NOW)).toBe(0);
-    const usage = await readUsage(home);
-    expect(usage["old-tool"]?.archived_from).toBe("ops/deep/old-tool");
-    expect(usage["pdf-signing-checklist"]?.archived_from).toBe("backend-apis/pdf-signing-checklist");
+    expect(await readArchiveOrigins(home)).toEqual({
+      "old-tool-20250101010101": "ops/deep/old-tool",
+      "pdf-signing-checklist": "backend-apis/pdf-signing-checklist",
+    });
     const items = await listArchived(home);
     expect(items.map((item) => [item.archivedAs, item.restoreTo])).toEqual([
       ["old-tool-20250101010101", "ops/deep/old-tool"],

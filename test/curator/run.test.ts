@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { SkillgateConfig } from "../../src/config/config.js";
 import { replyToPlainText } from "../../src/core/reply.js";
 import { archiveSkill } from "../../src/curator/archive.js";
+import { readArchiveOrigins } from "../../src/curator/archive-layout.js";
 import { readEntries } from "../../src/curator/ledger.js";
 import { readSuppressed } from "../../src/curator/provenance.js";
 import { buildRenameMap, renameMapText, summaryReply } from "../../src/curator/report.js";
@@ -105,7 +106,7 @@ describe("a real run", () => {
     await fs.stat(path.join(home, "skills/.archive/win-tool/SKILL.md"));
     const usage = await readUsage(home);
     expect(usage["win-stale"]?.state).toBe("stale");
-    expect(usage["win-tool"]?.archived_from).toBe("ops/win-tool");
+    expect(await readArchiveOrigins(home)).toEqual({ "win-tool": "ops/win-tool" });
   });
 
   it("applies every transition, snapshots first, ledgers the archive and updates the state (scenarios 6, 9, 18, 21)", async () => {
