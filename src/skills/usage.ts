@@ -179,7 +179,8 @@ export class UsageStore {
           else records = parsed;
         }
         const result = await mutate(records);
-        await atomicWriteFile(this.file, stableJson(records));
+        // 0600, as Hermes writes it (a tmp file from mkstemp, renamed over).
+        await atomicWriteFile(this.file, stableJson(records), { mode: 0o600 });
         return result;
       },
       { waitMs: 60_000, recordHolder: false },
