@@ -3,6 +3,7 @@
  * cross-process lock file (`flock(2)`, see `flock.ts`), so two processes on one home never lose each
  * other's writes.
  */
+
 import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
@@ -78,4 +79,14 @@ export function parseJsonObject(text: string): Record<string, unknown> | undefin
 /** Hermes-style timestamp: ISO 8601 UTC with microseconds and `+00:00`. */
 export function isoTimestamp(date: Date): string {
   return date.toISOString().replace(/\.(\d{3})Z$/, ".$1000+00:00");
+}
+
+/** True when something (a file, a folder, a dangling symlink) exists at `file`; links are not followed. */
+export async function pathExists(file: string): Promise<boolean> {
+  try {
+    await fs.lstat(file);
+    return true;
+  } catch {
+    return false;
+  }
 }

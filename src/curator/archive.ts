@@ -10,7 +10,7 @@ import path from "node:path";
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
 import { CuratorError } from "../core/errors.js";
-import { isoTimestamp, readTextIfExists } from "../core/fsutil.js";
+import { isoTimestamp, pathExists, readTextIfExists } from "../core/fsutil.js";
 import type { SkillEntry, SkillLibrary } from "../skills/types.js";
 import { emptyRecord, type UsageMap, UsageStore } from "../skills/usage.js";
 import {
@@ -115,15 +115,6 @@ export function assertSafeName(name: string, what = "skill name"): void {
 
 function stampOf(now: Date): string {
   return now.toISOString().replace(/[-:T]/g, "").replace(/\..*$/, "");
-}
-
-async function exists(target: string): Promise<boolean> {
-  try {
-    await fs.lstat(target);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Moves a directory, copying across devices when a rename cannot. */
@@ -377,7 +368,7 @@ export async function restoreSkill(name: string, opts: MoveOptions): Promise<Res
   assertSafeName(name);
   const paths = homePaths(opts.home);
   const prefix = opts.commandPrefix ?? terminalPrefix;
-  if (!(await exists(paths.archive)))
+  if (!(await pathExists(paths.archive)))
     throw refuse("no archive directory — nothing has been archived yet", "curator.not_found");
   await migrateArchiveLayout(opts.home, opts.now);
   const item = pickArchived(await listArchived(opts.home), name, prefix);
@@ -398,9 +389,9 @@ export async function restoreSkill(name: string, opts: MoveOptions): Promise<Res
   }
   let dest = path.join(paths.skills, ...item.restoreTo.split("/"));
   let flattened = false;
-  if (await exists(dest)) {
+  if (await pathExists(dest)) {
     const flat = path.join(paths.skills, path.posix.basename(item.restoreTo));
-    if (await exists(flat))
+    if (await pathExists(flat))
       throw refuse(`destination already exists: ${dest} (and ${flat}); move it away first`);
     dest = flat;
     flattened = true;
