@@ -101,6 +101,8 @@ async function boot(
   const emulator = opts.emulator ?? (await newEmulator());
   const config = parseConfig({
     ...opts.extra,
+    // These tests tick right after boot, and idle time counts from the gateway's start.
+    curator: { min_idle_hours: 0, ...((opts.extra?.curator as Record<string, unknown> | undefined) ?? {}) },
     skills: { platform_disabled: { discord: ["arxiv"] } },
     gateway: {
       admins: [`discord:${admin.id}`, `telegram:${TELEGRAM_ADMIN}`],
