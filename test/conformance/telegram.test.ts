@@ -4,6 +4,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { Adapter, InboundMessage } from "../../src/core/message.js";
+import { textReply } from "../../src/core/reply.js";
 import { TelegramEmulator } from "../emulators/telegram.js";
 import { adapterFor, emulatorConfig, freePort, tempHome, waitUntil } from "../telegram/helpers.js";
 
@@ -62,7 +63,7 @@ describe("telegram adapter in groups that see everything (finding 2)", () => {
     const { emulator, home } = await setup({ privacyMode: false });
     const { adapter, sink, inbox, waitInbox } = adapterFor(emulator, home);
     await track(adapter).start(sink);
-    await adapter.send({ chatId: String(GROUP) }, { blocks: [{ kind: "paragraph", text: "pick one" }] });
+    await adapter.send({ chatId: String(GROUP) }, textReply("pick one"));
     const botMessage = emulator.sent.at(-1)?.message_id;
     emulator.userSays({ chatId: GROUP, chatType: "supergroup", text: "the second", replyTo: botMessage });
     emulator.userSays({ chatId: GROUP, chatType: "supergroup", text: "unrelated", replyTo: 999 });
