@@ -38,7 +38,8 @@ export interface CliIo {
 /** What the command line asked for. */
 type Selection =
   | { kind: "command"; spec: CommandSpec; input: CommandInput }
-  | { kind: "serve"; console: boolean }
+  | { kind: "serve"; console: boolean; demo: boolean }
+  | { kind: "doctor"; json: boolean }
   | { kind: "usage"; message: string };
 
 /** Exit code for bad usage. */
@@ -156,7 +157,22 @@ export function buildProgram(
     .command("serve")
     .description("run the chat gateway (platforms from config and secrets; the terminal chat when none)")
     .option("--console", "only the local terminal chat")
-    .action((options: { console?: boolean }) => select({ kind: "serve", console: options.console === true }));
+    .option(
+      "--demo",
+      "with --console: chat with the example skills on a temporary home (yours is not touched)",
+    )
+    .action((options: { console?: boolean; demo?: boolean }) =>
+      select({
+        kind: "serve",
+        console: options.console === true || options.demo === true,
+        demo: options.demo === true,
+      }),
+    );
+  program
+    .command("doctor")
+    .description("check the home, config.yaml and each configured platform's credentials and settings")
+    .option("--json", "print the checks as JSON")
+    .action((options: { json?: boolean }) => select({ kind: "doctor", json: options.json === true }));
   return program;
 }
 
@@ -276,6 +292,7 @@ export async function main(
   }
   if (selection.kind === "usage") return fail(io, wantsJson, selection.message, EXIT_USAGE);
   const home = resolveHome(program.opts<{ home?: string }>().home, io.env);
+  if (selection.kind === "doctor") return doctor(home, selection.json, io);
   try {
     if (await mayNeedRecovery(home)) {
       const { recoverInterruptedRollback } = await import("./curator/rollback.js");
@@ -314,6 +331,16 @@ export async function main(
   });
   printReply(reply, json, io);
   return reply.exitCode;
+}
+
+/** `skillgate doctor`: every check, printed with its fix; exit 1 when one failed. */
+async function doctor(home: string, json: boolean, io: CliIo): Promise<number> {
+  const { runDoctor, doctorReply } = await import("./doctor.js");
+  const dotenv = readDotenv(homePaths(home).env);
+  const checks = await runDoctor({ home, secret: (name) => lookupSecret(name, dotenv, io.env) });
+  const answer = doctorReply(checks);
+  printReply(answer, json, io);
+  return answer.exitCode;
 }
 
 /** The LLM agent for chat text when `gateway.agent.enabled` is set and a model resolves; else undefined. */
