@@ -8,7 +8,7 @@
  * platform SDKs are imported only by `serve`.
  */
 import { realpathSync } from "node:fs";
-import { readdir } from "node:fs/promises";
+import { mkdir, readdir } from "node:fs/promises";
 import path from "node:path";
 import readline from "node:readline";
 import { fileURLToPath } from "node:url";
@@ -40,6 +40,7 @@ type Selection =
   | { kind: "command"; spec: CommandSpec; input: CommandInput }
   | { kind: "serve"; console: boolean; demo: boolean }
   | { kind: "doctor"; json: boolean }
+  | { kind: "init"; examples: boolean; json: boolean }
   | { kind: "usage"; message: string };
 
 /** Exit code for bad usage. */
@@ -169,6 +170,14 @@ export function buildProgram(
       }),
     );
   program
+    .command("init")
+    .description("create the home's skills folder; --examples also installs the example skills")
+    .option("--examples", "install the example skills (existing ones are left alone)")
+    .option("--json", "print the result as JSON")
+    .action((options: { examples?: boolean; json?: boolean }) =>
+      select({ kind: "init", examples: options.examples === true, json: options.json === true }),
+    );
+  program
     .command("doctor")
     .description("check the home, config.yaml and each configured platform's credentials and settings")
     .option("--json", "print the checks as JSON")
@@ -291,8 +300,10 @@ export async function main(
     return EXIT_USAGE;
   }
   if (selection.kind === "usage") return fail(io, wantsJson, selection.message, EXIT_USAGE);
+  if (selection.kind === "serve" && selection.demo) return demo(io);
   const home = resolveHome(program.opts<{ home?: string }>().home, io.env);
   if (selection.kind === "doctor") return doctor(home, selection.json, io);
+  if (selection.kind === "init") return init(home, selection.examples, selection.json, io);
   try {
     if (await mayNeedRecovery(home)) {
       const { recoverInterruptedRollback } = await import("./curator/rollback.js");
@@ -331,6 +342,64 @@ export async function main(
   });
   printReply(reply, json, io);
   return reply.exitCode;
+}
+
+/** `skillgate serve --console --demo`: the terminal chat over the example skills in a temporary home. */
+async function demo(io: CliIo): Promise<number> {
+  const { makeDemoHome, removeDemoHome } = await import("./examples.js");
+  const home = await makeDemoHome();
+  io.stderr.write(
+    `Demo: the example skills in a temporary home (${home}); your own home is not touched and this one is removed at the end.\nTry /help, /skills list, /skill paper-digest references/checklist.md or /curator status.\n`,
+  );
+  try {
+    return await serve(home, loadConfig(homePaths(home).config), true, io);
+  } finally {
+    await removeDemoHome(home);
+  }
+}
+
+/** `skillgate init [--examples]`: creates `<home>/skills`, and installs the example skills when asked. */
+async function init(home: string, examples: boolean, json: boolean, io: CliIo): Promise<number> {
+  const { reply } = await import("./core/reply.js");
+  if (!examples) {
+    await mkdir(homePaths(home).skills, { recursive: true });
+    printReply(
+      reply(
+        [
+          { kind: "paragraph", text: `Home ready: ${home}.` },
+          {
+            kind: "paragraph",
+            text: "Add skills under skills/<category>/<name>/SKILL.md, or run `skillgate init --examples` for the example skills.",
+          },
+        ],
+        { json: { ok: true, home, installed: [] } },
+      ),
+      json,
+      io,
+    );
+    return 0;
+  }
+  const { installExamples } = await import("./examples.js");
+  const result = await installExamples(home);
+  const lines = [
+    result.installed.length > 0
+      ? `Installed ${result.installed.length} example skill(s) into ${homePaths(home).skills}: ${result.installed.join(", ")}.`
+      : "No example skill was installed.",
+    ...(result.skipped.length > 0 ? [`Left alone (already there): ${result.skipped.join(", ")}.`] : []),
+    ...(result.configWritten
+      ? [`Wrote ${homePaths(home).config} (the example config: incident-notes hidden on Telegram).`]
+      : []),
+    "Next: `skillgate serve --console` to chat with them, or `skillgate skills list`.",
+  ];
+  printReply(
+    reply(
+      lines.map((text) => ({ kind: "paragraph" as const, text })),
+      { json: { ok: true, home, ...result } },
+    ),
+    json,
+    io,
+  );
+  return 0;
 }
 
 /** `skillgate doctor`: every check, printed with its fix; exit 1 when one failed. */
