@@ -161,7 +161,10 @@ describe("discord adapter against the real rules", () => {
   it("answers autocomplete within Discord's 3 s even when the skill lookup hangs (finding 5)", async () => {
     const emu = await emulator();
     await adapterFor(emu, {
-      hooks: { suggestSkills: () => new Promise<string[]>(() => undefined) },
+      hooks: {
+        admit: () => ({ admitted: true }),
+        suggestSkills: () => new Promise<string[]>(() => undefined),
+      },
       tuning: { autocompleteBudgetMs: 150 },
     });
     const choices = await emu.autocomplete(
