@@ -22,6 +22,7 @@ import type { SkillLibrary } from "../skills/types.js";
 import { AccessGate, roleOf } from "./access.js";
 import { ActivityStore } from "./activity.js";
 import { buildCommandCatalog } from "./catalog.js";
+import type { ConsoleServer } from "./console/server.js";
 import { DedupeStore } from "./dedupe.js";
 import { type HealthServer, healthReport, startHealthServer } from "./health.js";
 import { MaintenanceTicker, type TickOutcome } from "./maintenance.js";
@@ -48,6 +49,11 @@ export interface GatewayOptions {
   consolidator?: Consolidator;
   /** How long `stop` waits for in-flight commands before stopping adapters anyway (ms). Default 8000. */
   drainTimeoutMs?: number;
+  /**
+   * Serve the web console too (when `gateway.console.enabled`); `skillgate serve` sets it. Its URL and
+   * login link go to `announce` (the terminal) and the log.
+   */
+  console?: { announce?: (line: string) => void };
 }
 
 /** A running (or startable) gateway. */
@@ -65,6 +71,8 @@ export interface Gateway {
   readonly inFlight: number;
   /** `/healthz` URL once started (undefined when disabled). */
   readonly healthUrl: string | undefined;
+  /** The web console's URL once started (undefined when not served). */
+  readonly consoleUrl: string | undefined;
 }
 
 const UNKNOWN_HINT =
@@ -100,6 +108,7 @@ class GatewayImpl implements Gateway {
   private dedupe: DedupeStore | undefined;
   private activity: ActivityStore | undefined;
   private health: HealthServer | undefined;
+  private webConsole: ConsoleServer | undefined;
   private state: "new" | "running" | "stopping" | "stopped" = "new";
   private stopping: Promise<void> | undefined;
 
@@ -130,6 +139,10 @@ class GatewayImpl implements Gateway {
 
   get healthUrl(): string | undefined {
     return this.health?.url;
+  }
+
+  get consoleUrl(): string | undefined {
+    return this.webConsole?.url;
   }
 
   async start(): Promise<void> {
@@ -167,7 +180,31 @@ class GatewayImpl implements Gateway {
         );
       }
     }
+    await this.startConsole();
     this.maintenance.start(this.options.config.gateway.maintenance.checkMinutes * 60_000);
+  }
+
+  private async startConsole(): Promise<void> {
+    if (!this.options.console || !this.options.config.gateway.console.enabled) return;
+    try {
+      const { launchConsole } = await import("./console/launch.js");
+      this.webConsole = await launchConsole({
+        home: this.options.home,
+        config: this.options.config,
+        logger: this.logger,
+        library: this.library,
+        registry: this.registry,
+        announce: this.options.console.announce,
+        idleSeconds: () => (this.activity ? this.activity.idleSeconds() : Number.POSITIVE_INFINITY),
+        onMutated: () => this.syncCommandCatalogs(),
+      });
+    } catch (error) {
+      // Chat keeps working without the console.
+      this.logger.error(
+        { err: error, port: this.options.config.gateway.console.port },
+        "gateway: the web console could not start (set gateway.console.port to a free port, or gateway.console.enabled: false)",
+      );
+    }
   }
 
   stop(): Promise<void> {
@@ -199,6 +236,7 @@ class GatewayImpl implements Gateway {
       this.activity?.flush(),
       SessionStore.for(this.options.home).flush(),
       this.health?.close(),
+      this.webConsole?.close(),
     ]);
     (this.library as { close?: () => void }).close?.();
     this.state = "stopped";
