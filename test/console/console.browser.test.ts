@@ -216,6 +216,32 @@ describe.skipIf(!BROWSER_AVAILABLE && !IN_CI)("web console in a real browser", (
     await shot("charts");
   });
 
+  it("updates an open page live when the library changes on disk", async () => {
+    const name = (await library().all()).find((skill) => skill.name.startsWith("docker"))?.name ?? "";
+    await page.goto(`${server.url}/skill/${encodeURIComponent(name)}`);
+    await page.waitForSelector("#live.on");
+    expect(await page.locator("#skill-pinned").count()).toBe(0);
+    expect((await cli(home, "curator", "pin", name)).code).toBe(0);
+    await page.waitForSelector("#skill-pinned", { timeout: 15_000 });
+    expect(new URL(page.url()).pathname).toBe(`/skill/${encodeURIComponent(name)}`);
+  });
+
+  it("runs the curator from its page and shows the run's progress", async () => {
+    await page.goto(`${server.url}/curator`);
+    const before = Number((await page.textContent("#curator-runs"))?.trim() ?? "0");
+    await confirmAction('button[data-command="curator run"]', /curator run/);
+    await page.waitForFunction(() =>
+      (document.getElementById("progress")?.textContent ?? "").includes("running"),
+    );
+    expect(await page.textContent("#progress")).toMatch(/running review pass/);
+    await page.waitForFunction(
+      (count) => Number(document.getElementById("curator-runs")?.textContent ?? "0") > count,
+      before,
+    );
+    expect(await page.locator("#runs-table tbody tr").count()).toBeGreaterThan(0);
+    await shot("curator-after-run");
+  });
+
   it("renders hostile skill content inert: no script runs, no handler or javascript: link survives", async () => {
     const violations: string[] = [];
     page.on("console", (message) => {

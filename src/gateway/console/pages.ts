@@ -249,7 +249,7 @@ export function curatorPage(
 <dl class="facts">
 <dt>Status</dt><dd id="curator-status">${status}</dd>
 <dt>Schedule</dt><dd>every ${facts.intervalHours % 24 === 0 ? `${facts.intervalHours / 24}d` : `${facts.intervalHours}h`}; stale after ${facts.staleAfterDays}d, archive after ${facts.archiveAfterDays}d unused</dd>
-<dt>Last run</dt><dd>${when(facts.lastRunAt)} (${facts.runCount} runs)</dd>
+<dt>Last run</dt><dd>${when(facts.lastRunAt)} (<span id="curator-runs">${facts.runCount}</span> runs)</dd>
 <dt>Next due</dt><dd>${facts.nextDue ? when(facts.nextDue) : "after the first check seeds the clock"} — now: ${facts.verdict}</dd>
 <dt>Last summary</dt><dd><pre class="summary">${ctx.scrub(facts.lastSummary ?? "none")}</pre></dd>
 </dl>
