@@ -8,7 +8,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConsoleAuth, consoleSecretPath, loadConsoleSecret } from "../../src/gateway/console/auth.js";
 import { CONSOLE_CSP, type ConsoleServer } from "../../src/gateway/console/server.js";
-import { csrfOf, login, makeConsoleHome, startTestConsole } from "./helpers.js";
+import { csrfOf, login, makeConsoleHome, startTestConsole, writeSkill } from "./helpers.js";
 
 describe("web console guards", () => {
   let home: string;
@@ -172,6 +172,15 @@ describe("web console guards", () => {
       skill: string;
     };
     expect(last).toMatchObject({ actor: "web", skill: "tool-2" });
+  });
+
+  it("scrubs the home's secrets from skill content it shows", async () => {
+    const secret = "sk-live-0123456789abcdef";
+    await fs.writeFile(path.join(home, ".env"), `PAYMENT_API_KEY=${secret}\n`);
+    await writeSkill(home, "leaky", `uses ${secret}`, `# Leaky\n\nThe key is ${secret}.`);
+    const page = await (await fetch(`${server.url}/skill/leaky`, { headers: { cookie: admin } })).text();
+    expect(page).toContain("The key is [redacted].");
+    expect(page).not.toContain(secret);
   });
 
   it("accepts a login link once, and not one forged, expired or minted before the start", async () => {

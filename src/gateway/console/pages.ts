@@ -341,7 +341,7 @@ ${items.map(
 /** The charts page (drawn by `/assets/charts.js` from `/api/charts`). */
 export function chartsPage(ctx: PageContext): Html {
   const body = html`<h1>Charts</h1>
-<section class="chart"><h2>Curator transitions per run</h2><canvas id="chart-runs" height="220"></canvas></section>
+<section class="chart"><h2>Library states over time (curator runs)</h2><canvas id="chart-runs" height="220"></canvas></section>
 <section class="chart"><h2>Days since last activity</h2><canvas id="chart-idle" height="220"></canvas></section>
 <section class="chart two"><div><h2>Most used</h2><canvas id="chart-most" height="260"></canvas></div><div><h2>Least used</h2><canvas id="chart-least" height="260"></canvas></div></section>`;
   return layout("charts", "Charts", ctx, body, ["/assets/charts.js"]);
