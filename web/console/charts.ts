@@ -58,7 +58,11 @@ async function draw(): Promise<void> {
             { label: "marked stale", data: data.runs.map((run) => run.stale) },
             { label: "archived", data: data.runs.map((run) => run.archived) },
             { label: "reactivated", data: data.runs.map((run) => run.reactivated) },
-            { type: "line", label: "curated skills after the run", data: data.runs.map((run) => run.curated) },
+            {
+              type: "line",
+              label: "curated skills after the run",
+              data: data.runs.map((run) => run.curated),
+            },
           ],
         },
         options: { animation, responsive: true },
