@@ -73,37 +73,40 @@ export interface ConsoleData {
   now: () => Date;
 }
 
-function visibilityOf(entry: SkillEntry | undefined, config: SkillgateConfig): PlatformVisibility[] {
-  const out: PlatformVisibility[] = [];
-  for (const platform of ["terminal", ...CONSOLE_PLATFORMS]) {
-    const key = platform === "terminal" ? null : platform;
-    if (!entry) {
-      out.push({ platform, visible: false, reason: "not on disk" });
-      continue;
-    }
-    if (!skillMatchesPlatform(entry.frontmatter)) {
-      out.push({ platform, visible: false, reason: "platforms: excludes this OS" });
-      continue;
-    }
-    let disabled: Set<string>;
+/** The disabled set of each surface, computed once per rows build (or the config error it raises). */
+type DisabledSets = { platform: string; disabled: Set<string> | Error }[];
+
+function disabledSets(config: SkillgateConfig): DisabledSets {
+  return ["terminal", ...CONSOLE_PLATFORMS].map((platform) => {
     try {
-      disabled = disabledNames(key, config);
+      return { platform, disabled: disabledNames(platform === "terminal" ? null : platform, config) };
     } catch (error) {
-      out.push({ platform, visible: false, reason: `config error: ${(error as Error).message}` });
-      continue;
+      return { platform, disabled: error as Error };
     }
-    if (!isDisabledIn(disabled, entry.name, entry.frontmatter) && !disabled.has(path.basename(entry.dir))) {
-      out.push({ platform, visible: true, reason: "" });
-      continue;
-    }
-    const globally = new Set(config.skills.disabled.map((name) => name.trim()));
+  });
+}
+
+function visibilityOf(
+  entry: SkillEntry | undefined,
+  sets: DisabledSets,
+  globally: ReadonlySet<string>,
+): PlatformVisibility[] {
+  if (!entry) return sets.map(({ platform }) => ({ platform, visible: false, reason: "not on disk" }));
+  if (!skillMatchesPlatform(entry.frontmatter)) {
+    return sets.map(({ platform }) => ({ platform, visible: false, reason: "platforms: excludes this OS" }));
+  }
+  const folder = path.basename(entry.dir);
+  return sets.map(({ platform, disabled }) => {
+    if (disabled instanceof Error)
+      return { platform, visible: false, reason: `config error: ${disabled.message}` };
+    if (!isDisabledIn(disabled, entry.name, entry.frontmatter) && !disabled.has(folder))
+      return { platform, visible: true, reason: "" };
     const reason =
-      isDisabledIn(globally, entry.name, entry.frontmatter) || globally.has(path.basename(entry.dir))
+      isDisabledIn(globally, entry.name, entry.frontmatter) || globally.has(folder)
         ? "skills.disabled"
         : `skills.platform_disabled.${platform}`;
-    out.push({ platform, visible: false, reason });
-  }
-  return out;
+    return { platform, visible: false, reason };
+  });
 }
 
 function idleDaysOf(record: UsageRecord, now: Date): number | null {
@@ -123,6 +126,8 @@ export async function libraryRows(data: ConsoleData): Promise<LibraryRow[]> {
   const provenance = await loadProvenance(data.home, all);
   const createdByKeys = await readCreatedByKeys(data.home);
   const now = data.now();
+  const sets = disabledSets(config);
+  const globally = new Set(config.skills.disabled.map((name) => name.trim()));
   const row = (name: string, entry: SkillEntry | undefined, record: UsageRecord): LibraryRow => {
     let missingSecrets: string[] = [];
     if (entry) {
@@ -148,7 +153,7 @@ export async function libraryRows(data: ConsoleData): Promise<LibraryRow[]> {
       patchCount: record.patch_count,
       activity: activityCount(record),
       missingSecrets,
-      visibility: visibilityOf(entry, config),
+      visibility: visibilityOf(entry, sets, globally),
       onDisk: entry !== undefined,
       relPath: entry ? entry.relPath || entry.name : null,
     };
