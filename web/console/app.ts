@@ -132,6 +132,8 @@ function listen(): void {
   source.addEventListener("hello", () => live?.classList.add("on"));
   source.addEventListener("error", () => live?.classList.remove("on"));
   source.addEventListener("change", () => void refresh());
+  // An action finished in this or another tab: show its effect without waiting for the change check.
+  source.addEventListener("run-finished", () => void refresh());
   source.addEventListener("progress", (event) => {
     const progress = document.getElementById("progress");
     if (!progress) return;

@@ -58,11 +58,6 @@ export class ConsoleEvents {
     }
   }
 
-  /** Listeners right now. */
-  get size(): number {
-    return this.listeners.size;
-  }
-
   /** Stops the check and forgets every listener. */
   close(): void {
     this.stopTimer();
