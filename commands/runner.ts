@@ -21,7 +21,7 @@ export interface RunOptions {
 
 /** A refusal when the chat caller may not run `spec`; null when allowed (terminal callers always are). */
 export function accessRefusal(spec: CommandSpec, ctx: CommandContext): Reply | null {
-  if (ctx.surface !== "chat") return null;
+  if (ctx.surface === "terminal") return null;
   const caller = ctx.caller;
   const command = ctx.commandPrefix(spec.path);
   if (!caller) return errorReply(`⛔ \`${command}\` needs a known sender; this message had none.`);
@@ -33,6 +33,8 @@ export function accessRefusal(spec: CommandSpec, ctx: CommandContext): Reply | n
     );
   }
   if (ALWAYS_OPEN.has(spec.path[0] ?? "")) return null;
+  // A web console login was checked by the console itself; read-only logins may run read-only commands.
+  if (ctx.surface === "web") return null;
   if (roleOf(ctx.config, caller.platform, caller.id, ctx.chatId) === "stranger") {
     return errorReply(
       `⛔ You are not on this gateway's allowed list. Your id is \`${who}\`; ask the owner to add it to gateway.allowed_users.`,
@@ -51,6 +53,7 @@ async function confirmation(
   if (!question) return null;
   const again = formatCommandLine(spec, input, ctx.commandPrefix, ["-y"]);
   const json = { ok: false, confirmation_required: true, question, command: again };
+  if (ctx.surface === "web") return errorReply(question, 1, json);
   if (ctx.surface === "chat") {
     return errorReply(`${question}\nReply \`${again}\` to confirm.`, 1, json);
   }

@@ -71,6 +71,11 @@ export interface GatewayConfig {
   /** `platform:chat_id` where maintenance summaries are posted. */
   homeChannel?: string;
   health: { port: number; enabled: boolean };
+  /**
+   * The local web console: on by default on 127.0.0.1. `bind` other than a loopback address must be set
+   * explicitly (and is announced loudly at start).
+   */
+  console: { enabled: boolean; port: number; bind: string };
   maintenance: { checkMinutes: number };
   /** Most commands handled at once across all chats. */
   concurrency: number;
@@ -384,6 +389,7 @@ function parseGateway(raw: Raw): GatewayConfig {
   const gateway = section(raw, "gateway", "");
   const health = section(gateway, "health", "gateway.");
   const maintenance = section(gateway, "maintenance", "gateway.");
+  const consoleSection = section(gateway, "console", "gateway.");
   const agent = section(gateway, "agent", "gateway.");
   const homeChannel = str(gateway, "home_channel", "gateway.");
   if (homeChannel !== undefined && !isPlatformReference(homeChannel)) {
@@ -400,6 +406,11 @@ function parseGateway(raw: Raw): GatewayConfig {
     health: {
       port: num(health, "port", "gateway.health.", 8787, { integer: true, min: 0, max: 65535 }),
       enabled: bool(health, "enabled", "gateway.health.", true),
+    },
+    console: {
+      enabled: bool(consoleSection, "enabled", "gateway.console.", true),
+      port: num(consoleSection, "port", "gateway.console.", 8788, { integer: true, min: 0, max: 65535 }),
+      bind: str(consoleSection, "bind", "gateway.console.") ?? "127.0.0.1",
     },
     maintenance: {
       checkMinutes: num(maintenance, "check_minutes", "gateway.maintenance.", 60, { min: 0.01 }),

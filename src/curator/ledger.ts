@@ -13,8 +13,8 @@ import { atomicWriteFile, isoTimestamp, readTextIfExists, withLock } from "../co
 import { type UsageRecord, UsageStore } from "../skills/usage.js";
 import { gcBlobs, storeFile } from "./blobs.js";
 
-/** Who made a change. */
-export type LedgerActor = "curator" | "agent" | "user";
+/** Who made a change (`web`: a person through the local web console). */
+export type LedgerActor = "curator" | "agent" | "user" | "web";
 
 /** Directory names never captured, at any depth (#107539). */
 export const CAPTURE_SKIP_DIRS = new Set([

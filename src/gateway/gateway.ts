@@ -23,6 +23,7 @@ import { openLibrary } from "../skills/library.js";
 import type { SkillLibrary } from "../skills/types.js";
 import { ActivityStore } from "./activity.js";
 import { buildCommandCatalog } from "./catalog.js";
+import type { ConsoleServer } from "./console/server.js";
 import { DedupeStore } from "./dedupe.js";
 import { type HealthServer, healthReport, startHealthServer } from "./health.js";
 import { MaintenanceTicker, type TickOutcome } from "./maintenance.js";
@@ -49,6 +50,11 @@ export interface GatewayOptions {
   consolidator?: Consolidator;
   /** How long `stop` waits for in-flight commands before stopping adapters anyway (ms). Default 8000. */
   drainTimeoutMs?: number;
+  /**
+   * Serve the web console too (when `gateway.console.enabled`); `skillgate serve` sets it. Its URL and
+   * login link go to `announce` (the terminal) and the log.
+   */
+  console?: { announce?: (line: string) => void };
 }
 
 /** A running (or startable) gateway. */
@@ -66,6 +72,8 @@ export interface Gateway {
   readonly inFlight: number;
   /** `/healthz` URL once started (undefined when disabled). */
   readonly healthUrl: string | undefined;
+  /** The web console's URL once started (undefined when not served). */
+  readonly consoleUrl: string | undefined;
 }
 
 const UNKNOWN_HINT =
@@ -101,6 +109,7 @@ class GatewayImpl implements Gateway {
   private dedupe: DedupeStore | undefined;
   private activity: ActivityStore | undefined;
   private health: HealthServer | undefined;
+  private webConsole: ConsoleServer | undefined;
   private state: "new" | "running" | "stopping" | "stopped" = "new";
   private stopping: Promise<void> | undefined;
 
@@ -132,6 +141,10 @@ class GatewayImpl implements Gateway {
 
   get healthUrl(): string | undefined {
     return this.health?.url;
+  }
+
+  get consoleUrl(): string | undefined {
+    return this.webConsole?.url;
   }
 
   async start(): Promise<void> {
@@ -169,7 +182,31 @@ class GatewayImpl implements Gateway {
         );
       }
     }
+    await this.startConsole();
     this.maintenance.start(this.options.config.gateway.maintenance.checkMinutes * 60_000);
+  }
+
+  private async startConsole(): Promise<void> {
+    if (!this.options.console || !this.options.config.gateway.console.enabled) return;
+    try {
+      const { launchConsole } = await import("./console/launch.js");
+      this.webConsole = await launchConsole({
+        home: this.options.home,
+        config: this.options.config,
+        logger: this.logger,
+        library: this.library,
+        registry: this.registry,
+        announce: this.options.console.announce,
+        idleSeconds: () => (this.activity ? this.activity.idleSeconds() : Number.POSITIVE_INFINITY),
+        onMutated: () => this.syncCommandCatalogs(),
+      });
+    } catch (error) {
+      // Chat keeps working without the console.
+      this.logger.error(
+        { err: error, port: this.options.config.gateway.console.port },
+        "gateway: the web console could not start (set gateway.console.port to a free port, or gateway.console.enabled: false)",
+      );
+    }
   }
 
   stop(): Promise<void> {
@@ -201,6 +238,7 @@ class GatewayImpl implements Gateway {
       this.activity?.flush(),
       SessionStore.for(this.options.home).flush(),
       this.health?.close(),
+      this.webConsole?.close(),
     ]);
     (this.library as { close?: () => void }).close?.();
     this.state = "stopped";
