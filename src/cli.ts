@@ -208,6 +208,7 @@ async function mayNeedRecovery(home: string): Promise<boolean> {
 function printReply(reply: Reply, json: boolean, io: CliIo): void {
   if (json) {
     io.stdout.write(renderJson(reply));
+    for (const warning of reply.warnings ?? []) io.stderr.write(`warning: ${warning}\n`);
     return;
   }
   const color = Boolean(io.stdout.isTTY) && !io.env.NO_COLOR;

@@ -20,6 +20,24 @@ export interface Reply {
   json?: unknown;
   /** CLI exit code: 0 done, 1 refused or failed, 2 bad usage, 78 bad config. */
   exitCode: number;
+  /**
+   * Things the person should know that are not the answer (a corrupt file moved aside, skills skipped).
+   * `withWarnings` also puts them in the blocks; with `--json` the CLI prints them on stderr.
+   */
+  warnings?: string[];
+}
+
+/**
+ * Adds warnings to a reply: as `⚠` paragraphs at the end of its blocks (every surface shows them) and in
+ * `warnings` (the CLI prints them on stderr when `--json` hides the blocks).
+ */
+export function withWarnings(value: Reply, warnings: readonly string[]): Reply {
+  if (warnings.length === 0) return value;
+  return {
+    ...value,
+    blocks: [...value.blocks, ...warnings.map((text) => ({ kind: "paragraph" as const, text: `⚠ ${text}` }))],
+    warnings: [...(value.warnings ?? []), ...warnings],
+  };
 }
 
 /** Builds a reply from blocks; exit code 0 unless given. */
