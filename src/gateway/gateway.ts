@@ -26,6 +26,7 @@ import { DedupeStore } from "./dedupe.js";
 import { type HealthServer, healthReport, startHealthServer } from "./health.js";
 import { MaintenanceTicker, type TickOutcome } from "./maintenance.js";
 import { ChatQueues } from "./queue.js";
+import { OutboundScrubber } from "./scrub.js";
 import { SessionStore } from "./sessions.js";
 
 /** Answers non-command chat text (the LLM agent). */
@@ -97,6 +98,8 @@ class GatewayImpl implements Gateway {
   private readonly queues: ChatQueues;
   private readonly maintenance: MaintenanceTicker;
   private readonly catalogs = new Map<Adapter, string>();
+  /** Every outbound message, menu and suggestion passes through it (secrets, server paths). */
+  private readonly scrubber: OutboundScrubber;
   private dedupe: DedupeStore | undefined;
   private activity: ActivityStore | undefined;
   private health: HealthServer | undefined;
@@ -108,6 +111,7 @@ class GatewayImpl implements Gateway {
     this.now = options.now ?? Date.now;
     this.library = openLibrary(options.home, options.config);
     this.registry = options.registry ?? defaultRegistry;
+    this.scrubber = new OutboundScrubber(options.home, options.config);
     this.access = new AccessGate(options.config, this.now);
     this.queues = new ChatQueues(options.config.gateway.concurrency);
     this.maintenance = new MaintenanceTicker({
@@ -223,7 +227,7 @@ class GatewayImpl implements Gateway {
         // Fail closed: a broken visibility config hides every skill from the menus.
         this.logger.warn({ err: error, platform: adapter.platform }, "gateway: skills hidden from the menu");
       }
-      const catalog = buildCommandCatalog(this.registry, skills);
+      const catalog = this.scrubber.catalog(buildCommandCatalog(this.registry, skills));
       const fingerprint = JSON.stringify(catalog);
       if (this.catalogs.get(adapter) === fingerprint) continue;
       try {
@@ -248,6 +252,7 @@ class GatewayImpl implements Gateway {
         const wanted = prefix.toLowerCase().replace(/_/g, "-");
         return skills
           .map((skill) => skill.name)
+          .filter((name) => !this.scrubber.holdsSecret(name))
           .filter((name) => name.toLowerCase().replace(/_/g, "-").startsWith(wanted))
           .sort()
           .slice(0, 25);
@@ -310,7 +315,11 @@ class GatewayImpl implements Gateway {
 
   private async send(adapter: Adapter, message: InboundMessage, reply: Reply): Promise<void> {
     try {
-      await adapter.send({ chatId: message.chat.id, threadId: message.chat.threadId }, reply, message);
+      await adapter.send(
+        { chatId: message.chat.id, threadId: message.chat.threadId },
+        this.scrubber.reply(reply),
+        message,
+      );
     } catch (error) {
       this.logger.error({ err: error, platform: adapter.platform }, "gateway: sending a reply failed");
     }
@@ -397,7 +406,7 @@ class GatewayImpl implements Gateway {
       );
       return false;
     }
-    await adapter.send({ chatId, threadId }, reply);
+    await adapter.send({ chatId, threadId }, this.scrubber.reply(reply));
     return true;
   }
 }
