@@ -201,7 +201,10 @@ function makePrompt(io: CliIo) {
 async function mayNeedRecovery(home: string): Promise<boolean> {
   const names = await readdir(homePaths(home).skills).catch(() => [] as string[]);
   return (
-    names.includes(path.basename(journalPath(home))) || names.some((name) => name.startsWith(".purge-trash"))
+    names.includes(path.basename(journalPath(home))) ||
+    names.some(
+      (name) => name.startsWith(".purge-trash") || /^\.\.?rollback-journal\.json\..*\.tmp$/.test(name),
+    )
   );
 }
 
