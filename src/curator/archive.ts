@@ -9,7 +9,16 @@ import path from "node:path";
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
 import { CuratorError } from "../core/errors.js";
-import { isoTimestamp, readTextIfExists } from "../core/fsutil.js";
+import { isoTimestamp } from "../core/fsutil.js";
+import {
+  destinationRefusal,
+  isSymlink,
+  isWithin,
+  MAX_SKILL_MD_BYTES,
+  moveRefusal,
+  readContained,
+  realPathOf,
+} from "../skills/containment.js";
 import type { SkillEntry, SkillLibrary } from "../skills/types.js";
 import { emptyRecord, type UsageMap, UsageStore } from "../skills/usage.js";
 import { type LedgerActor, withLedger } from "./ledger.js";
@@ -119,9 +128,22 @@ async function exists(target: string): Promise<boolean> {
   }
 }
 
-/** Moves a directory, copying across devices when a rename cannot. */
+/**
+ * Moves a skill folder, copying across devices when a rename cannot. A folder that is a symlink is moved
+ * as a link, never the folder behind it: a new link to the same target is made at `to` (a relative
+ * target is recomputed, so it still resolves from there) and the old link removed.
+ */
 async function moveDir(from: string, to: string): Promise<void> {
   await fs.mkdir(path.dirname(to), { recursive: true });
+  if (isSymlink(from)) {
+    const target = path.resolve(path.dirname(from), await fs.readlink(from));
+    const stored = path.isAbsolute(await fs.readlink(from))
+      ? target
+      : path.relative(path.dirname(to), target);
+    await fs.symlink(stored, to);
+    await fs.unlink(from);
+    return;
+  }
   try {
     await fs.rename(from, to);
   } catch (error) {
@@ -189,6 +211,9 @@ export async function archiveEntry(
   );
   if (refusal) throw refuse(refusal);
   assertSafeName(entry.relPath, "skill path");
+  // The containment rule: nothing outside the library is ever moved.
+  const outside = moveRefusal(paths.skills, entry.dir, entry.name);
+  if (outside) throw refuse(outside, "curator.outside_library");
   const dest = await archiveDestination(paths.archive, entry.relPath, now);
   const archivedAs = path.relative(paths.archive, dest).split(path.sep).join("/");
   await withLedger(
@@ -270,7 +295,17 @@ async function readArchivedItem(archiveRoot: string, dir: string): Promise<Archi
   const original = match?.[1] ?? base;
   const parent = path.posix.dirname(archivedAs);
   const restoreTo = parent === "." ? original : `${parent}/${original}`;
-  const text = await readTextIfExists(path.join(dir, "SKILL.md")).catch(() => undefined);
+  let text: string | undefined;
+  try {
+    // The containment rule: SKILL.md is read only when it resolves inside the package.
+    text = readContained(dir, path.join(dir, "SKILL.md"), {
+      label: "SKILL.md",
+      skill: original,
+      limit: MAX_SKILL_MD_BYTES,
+    }).bytes.toString("utf8");
+  } catch {
+    text = undefined;
+  }
   const stat = await fs.stat(dir);
   return {
     archivedAs,
@@ -283,10 +318,19 @@ async function readArchivedItem(archiveRoot: string, dir: string): Promise<Archi
   };
 }
 
-/** Every archived skill package (a folder holding SKILL.md) under `.archive/`, sorted by path. */
+/**
+ * Every archived skill package (a folder holding SKILL.md) under `.archive/`, sorted by path. An archived
+ * link to a skill folder (a linked skill that was archived) is a package too; other links are not
+ * followed. An `.archive` that resolves outside the library holds nothing skillgate will touch.
+ */
 export async function listArchived(home: string): Promise<ArchivedItem[]> {
-  const root = homePaths(home).archive;
+  const paths = homePaths(home);
+  const root = paths.archive;
   const items: ArchivedItem[] = [];
+  const realArchive = realPathOf(root);
+  const realSkills = realPathOf(paths.skills);
+  if (realArchive === undefined || realSkills === undefined || !isWithin(realSkills, realArchive))
+    return items;
   const walk = async (dir: string): Promise<void> => {
     let children: import("node:fs").Dirent[];
     try {
@@ -299,11 +343,20 @@ export async function listArchived(home: string): Promise<ArchivedItem[]> {
       return;
     }
     for (const child of children) {
-      if (child.isDirectory()) await walk(path.join(dir, child.name));
+      const full = path.join(dir, child.name);
+      if (child.isDirectory()) await walk(full);
+      else if (child.isSymbolicLink() && (await isSkillFolder(full)))
+        items.push(await readArchivedItem(root, full));
     }
   };
   await walk(root);
   return items.sort((a, b) => (a.archivedAs < b.archivedAs ? -1 : a.archivedAs > b.archivedAs ? 1 : 0));
+}
+
+/** True when `target` (followed) is a folder holding a SKILL.md. */
+async function isSkillFolder(target: string): Promise<boolean> {
+  const stat = await fs.stat(path.join(target, "SKILL.md")).catch(() => undefined);
+  return stat?.isFile() === true;
 }
 
 function newestFirst(a: ArchivedItem, b: ArchivedItem): number {
@@ -388,6 +441,8 @@ export async function restoreSkill(name: string, opts: MoveOptions): Promise<Res
     dest = flat;
     flattened = true;
   }
+  const outside = destinationRefusal(paths.skills, dest, item.skillName);
+  if (outside) throw refuse(outside, "curator.outside_library");
   const store = new UsageStore(paths.skills);
   await withLedger(
     {

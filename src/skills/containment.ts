@@ -196,3 +196,21 @@ export function writeRefusal(skillsRoot: string, dir: string, skill: string): st
     return `skill '${skill}' is linked into the library from elsewhere (a symlinked folder); skillgate only changes skills whose files live in skills/. Edit it where it lives`;
   return null;
 }
+
+/**
+ * Why the curator may not move a skill to `dest` (inside the library root `skillsRoot`), or null when it
+ * may: the deepest existing folder on the way must resolve inside the real library, so a category folder
+ * that is a symlink out of it never receives a skill.
+ */
+export function destinationRefusal(skillsRoot: string, dest: string, skill: string): string | null {
+  const realRoot = realPathOf(skillsRoot) ?? skillsRoot;
+  let ancestor = path.dirname(dest);
+  let real = realPathOf(ancestor);
+  while (real === undefined && ancestor !== path.dirname(ancestor)) {
+    ancestor = path.dirname(ancestor);
+    real = realPathOf(ancestor);
+  }
+  if (real === undefined || !isWithin(realRoot, real))
+    return `restoring skill '${skill}' would put it in a folder reached through a symlink that leads outside the library (${path.relative(skillsRoot, ancestor).split(path.sep).join("/")}); the curator never writes outside skills/. Remove the link or restore by hand`;
+  return null;
+}
