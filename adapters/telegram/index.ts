@@ -15,13 +15,21 @@
  *   text; 429 `retry_after` is waited out; replies in a forum topic carry `message_thread_id`.
  * - One process per bot token and home: a lock file refuses a second gateway polling the same bot.
  */
+import { timingSafeEqual } from "node:crypto";
 import { promises as fs } from "node:fs";
 import http from "node:http";
 import path from "node:path";
+import { Readable } from "node:stream";
 import { Bot, GrammyError, HttpError, webhookCallback } from "grammy";
 import type { Update } from "grammy/types";
 import { AdapterError, ConfigError } from "../../src/core/errors.js";
 import { acquireLock, atomicWriteFile, type HeldLock, LockBusyError } from "../../src/core/fsutil.js";
+import {
+  clientAddress,
+  FailureRateLimiter,
+  readBodyLimited,
+  refuseTooLarge,
+} from "../../src/core/http-guard.js";
 import type { Logger } from "../../src/core/logger.js";
 import type {
   Adapter,
@@ -78,6 +86,19 @@ export const TELEGRAM_CAPABILITIES: AdapterCapabilities = {
   edit: true,
   threads: true,
 };
+
+/** Largest webhook body read (bytes): an update is a few KB; Telegram's own limits keep it far below. */
+const MAX_WEBHOOK_BODY = 1024 * 1024;
+
+/** Wrong-secret webhook requests answered with 401 per client per minute; more get 429. */
+const WEBHOOK_FAILURES_PER_MINUTE = 120;
+
+/** Constant-time comparison of two secrets. */
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
 
 /** Update types requested: edits and everything else are never acted on, so they are not fetched. */
 const ALLOWED_UPDATES = ["message"] as const;
@@ -389,17 +410,31 @@ class TelegramAdapter implements Adapter {
       timeoutMilliseconds: 8_000,
     });
     const expectedPath = new URL(url).pathname;
+    const failures = new FailureRateLimiter(WEBHOOK_FAILURES_PER_MINUTE);
     const server = http.createServer((req, res) => {
       const requestPath = new URL(req.url ?? "/", "http://127.0.0.1").pathname;
       if (req.method !== "POST" || requestPath !== expectedPath) {
         res.writeHead(404).end();
         return;
       }
-      handle(req, res).catch((error: unknown) => {
-        this.logger.error({ err: error }, "telegram webhook: handling an update failed");
-        if (!res.headersSent) res.writeHead(500);
-        res.end();
-      });
+      this.admitWebhook(req, res, secret, failures)
+        .then((body) => {
+          // grammy reads the already-checked body from a canonical request (the secret header kept).
+          if (body)
+            return handle(
+              Object.assign(Readable.from([body]), {
+                headers: req.headers,
+                method: "POST",
+                url: req.url,
+              }) as unknown as http.IncomingMessage,
+              res,
+            );
+        })
+        .catch((error: unknown) => {
+          this.logger.error({ err: error }, "telegram webhook: handling an update failed");
+          if (!res.headersSent) res.writeHead(500);
+          res.end();
+        });
     });
     this.webhookServer = server;
     await new Promise<void>((resolve, reject) => {
@@ -414,6 +449,36 @@ class TelegramAdapter implements Adapter {
       ),
     );
     this.state = { state: "connected", detail: `webhook ${url}` };
+  }
+
+  /**
+   * Checks a webhook request before anything is parsed: the secret header (constant time; failures are
+   * rate limited per client, 401 then 429) and the body size (413, enforced while reading). Returns the
+   * body, or undefined when the request was answered here.
+   */
+  private async admitWebhook(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    secret: string,
+    failures: FailureRateLimiter,
+  ): Promise<Buffer | undefined> {
+    const given = req.headers["x-telegram-bot-api-secret-token"];
+    if (typeof given !== "string" || !sameSecret(given, secret)) {
+      const client = clientAddress(req, this.options.config.gateway.trustedProxies);
+      const limited = failures.failed(client);
+      this.logger.warn({ client, status: limited ? 429 : 401 }, "telegram webhook: wrong secret token");
+      req.resume();
+      res.writeHead(limited ? 429 : 401, { connection: "close" }).end();
+      return undefined;
+    }
+    const body = await readBodyLimited(req, MAX_WEBHOOK_BODY);
+    if (body === "too-large") {
+      this.logger.warn({ limit: MAX_WEBHOOK_BODY }, "telegram webhook: request body over the limit refused");
+      refuseTooLarge(req, res, MAX_WEBHOOK_BODY);
+      return undefined;
+    }
+    if (body === "aborted") return undefined;
+    return body;
   }
 
   private webhookSettings(): { url: string; port: number; secret: string } {
