@@ -21,7 +21,12 @@ import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import * as lark from "@larksuiteoapi/node-sdk";
 import { AdapterError, ConfigError } from "../../src/core/errors.js";
-import { clientAddress, FailureRateLimiter, readBodyLimited, refuseTooLarge } from "../../src/core/http-guard.js";
+import {
+  clientAddress,
+  FailureRateLimiter,
+  readBodyLimited,
+  refuseTooLarge,
+} from "../../src/core/http-guard.js";
 import type { Logger } from "../../src/core/logger.js";
 import type {
   Adapter,
@@ -418,7 +423,11 @@ export class FeishuAdapter implements Adapter {
         { status: limited ? 429 : verdict.status, reason: verdict.reason, client },
         "feishu webhook request rejected",
       );
-      return respond(res, limited ? 429 : verdict.status, limited ? "too many failed requests" : verdict.reason);
+      return respond(
+        res,
+        limited ? 429 : verdict.status,
+        limited ? "too many failed requests" : verdict.reason,
+      );
     }
     // Hand the SDK a canonical request: compact JSON, re-signed, so its own checks agree with ours.
     const body = JSON.stringify(verdict.body);
