@@ -34,6 +34,7 @@ import type {
   OutboundTarget,
 } from "../../src/core/message.js";
 import type { Reply } from "../../src/core/reply.js";
+import { connectWithRetries } from "../../src/core/startup.js";
 import { roleOf, strangerNotice } from "../../src/gateway/access.js";
 import type { AdapterOptions } from "../types.js";
 import { buildApplicationCommands, buildInteractionLayout, SKILL_COMMAND } from "./commands.js";
@@ -59,6 +60,8 @@ const INTERACTION_TTL_MS = 15 * 60 * 1000;
 const MAX_CHOICES = 25;
 /** How long `start()` waits for the gateway's READY and every guild. */
 const READY_TIMEOUT_MS = 30_000;
+/** Attempts of the first login before the adapter reports `failed`. */
+const START_ATTEMPTS = 3;
 /** Recent event ids kept to drop gateway replays after a resume. */
 const SEEN_IDS = 2000;
 /** Sent instead of an empty reply so a deferred “thinking…” never stays forever. */
@@ -149,16 +152,35 @@ export class DiscordAdapter implements Adapter {
     this.hooks = hooks;
     this.stopped = false;
     this.setState("starting", "logging in");
-    const ready = once(this.client, Events.ClientReady, { signal: AbortSignal.timeout(READY_TIMEOUT_MS) });
-    try {
-      await this.client.login(token);
-      await ready;
-    } catch (error) {
-      ready.catch(() => undefined);
-      this.setState("degraded", "login failed");
-      await this.client.destroy().catch(() => undefined);
-      throw new AdapterError("discord", loginFailure(error), { cause: error, code: "adapter.discord.login" });
-    }
+    await connectWithRetries({
+      platform: "discord",
+      attempts: START_ATTEMPTS,
+      baseDelayMs: 1_000,
+      maxDelayMs: 30_000,
+      logger: this.log,
+      onState: (detail) => this.setState("starting", detail),
+      fatal: (error) => /TokenInvalid|invalid token|Authentication failed|401/i.test(describe(error)),
+      attempt: async () => {
+        const ready = once(this.client, Events.ClientReady, {
+          signal: AbortSignal.timeout(READY_TIMEOUT_MS),
+        });
+        try {
+          await this.client.login(token);
+          await ready;
+        } catch (error) {
+          ready.catch(() => undefined);
+          await this.client.destroy().catch(() => undefined);
+          throw error;
+        }
+      },
+      wrap: (error) => {
+        this.setState("failed", loginFailure(error));
+        return new AdapterError("discord", loginFailure(error), {
+          cause: error,
+          code: "adapter.discord.login",
+        });
+      },
+    });
     this.botUserId = this.client.user?.id ?? this.botUserId;
     this.setState("connected", this.connectedDetail());
     this.log.info({ user: this.client.user?.tag }, "discord connected");

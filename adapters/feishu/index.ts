@@ -37,6 +37,7 @@ import type {
   OutboundTarget,
 } from "../../src/core/message.js";
 import type { Reply } from "../../src/core/reply.js";
+import { connectWithRetries } from "../../src/core/startup.js";
 import type { AdapterOptions } from "../types.js";
 import { envelopeFromDispatcher, MESSAGE_EVENT_TYPE, normalizeEvent } from "./normalize.js";
 import { FEISHU_MAX_CHARS, type FeishuPayload, postToTextPayloads, renderReply } from "./render.js";
@@ -52,6 +53,8 @@ export const FEISHU_CAPABILITIES: AdapterCapabilities = {
   threads: true,
 };
 
+/** Attempts of the first connection (bot/v3/info) before the adapter reports `failed`. */
+const START_ATTEMPTS = 3;
 /** Largest webhook body accepted (bytes). */
 const MAX_WEBHOOK_BODY = 1024 * 1024;
 /** Failed webhook verifications answered with 401 per client per minute; more get 429. */
@@ -131,7 +134,22 @@ export class FeishuAdapter implements Adapter {
       logger: sdkLogger,
       loggerLevel: lark.LoggerLevel.warn,
     });
-    this.botOpenId = await this.fetchBotOpenId();
+    this.botOpenId = await connectWithRetries({
+      platform: "feishu",
+      attempts: START_ATTEMPTS,
+      baseDelayMs: 1_000,
+      maxDelayMs: 30_000,
+      logger: this.log,
+      onState: (detail) => {
+        this.state = { state: "starting", detail };
+      },
+      // An answer with an error code is the app's configuration, not the network: no retry helps.
+      fatal: (error) => error instanceof AdapterError && error.cause === undefined,
+      attempt: () => this.fetchBotOpenId(),
+    }).catch((error: unknown) => {
+      this.state = { state: "failed", detail: (error as Error).message };
+      throw error;
+    });
     const dispatcher = new lark.EventDispatcher({
       encryptKey: this.settings.encryptKey,
       verificationToken: this.settings.verificationToken,

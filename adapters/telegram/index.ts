@@ -41,6 +41,7 @@ import type {
   OutboundTarget,
 } from "../../src/core/message.js";
 import type { Reply } from "../../src/core/reply.js";
+import { connectWithRetries } from "../../src/core/startup.js";
 import type { AdapterOptions } from "../types.js";
 import { buildCommandMenu, fallbackMenus, type MenuCommand } from "./menu.js";
 import { normalizeUpdate } from "./normalize.js";
@@ -67,6 +68,10 @@ export interface TelegramTuning {
   maxAttempts: number;
   /** A `retry_after` above this many seconds is not waited out; the call fails instead. */
   maxRetryAfterSeconds: number;
+  /** Attempts of the first connection (`getMe`) before the adapter gives up and reports `failed`. */
+  startAttempts: number;
+  /** How long one connection attempt may take (ms). */
+  connectTimeoutMs: number;
 }
 
 const DEFAULT_TUNING: TelegramTuning = {
@@ -77,6 +82,8 @@ const DEFAULT_TUNING: TelegramTuning = {
   offsetFlushMs: 250,
   maxAttempts: 5,
   maxRetryAfterSeconds: 300,
+  startAttempts: 5,
+  connectTimeoutMs: 15_000,
 };
 
 /** Telegram's capabilities. */
@@ -181,17 +188,34 @@ class TelegramAdapter implements Adapter {
       this.abort.abort();
       await this.closeWebhookServer();
       await this.releaseLock();
-      this.state = { state: "stopped", detail: (error as Error).message };
+      this.state = { state: "failed", detail: (error as Error).message };
       throw error;
     }
   }
 
   private async connect(): Promise<void> {
-    try {
-      await this.call("getMe", () => this.bot.init(this.signal));
-    } catch (error) {
-      throw this.connectError(error);
-    }
+    // Not `bot.init()`: it retries network errors forever on its own, silently. The first connection
+    // gets bounded attempts here, each failure logged with its cause and shown on /healthz.
+    this.bot.botInfo = await connectWithRetries({
+      platform: "telegram",
+      attempts: this.tuning.startAttempts,
+      baseDelayMs: this.tuning.networkBaseMs,
+      maxDelayMs: this.tuning.maxBackoffMs,
+      logger: this.logger,
+      signal: this.abort.signal,
+      onState: (detail) => {
+        this.state = { state: "starting", detail };
+      },
+      attempt: () =>
+        this.bot.api.getMe(
+          AbortSignal.any([
+            this.abort.signal,
+            AbortSignal.timeout(this.tuning.connectTimeoutMs),
+          ]) as unknown as GrammySignal,
+        ),
+      fatal: (error) => error instanceof GrammyError && error.error_code === 401,
+      wrap: (error) => this.connectError(error),
+    });
     this.running = true;
     if (this.options.config.gateway.telegram.mode === "webhook") {
       await this.startWebhook();

@@ -64,7 +64,8 @@ export type InboundSink = (message: InboundMessage) => Promise<void>;
 
 /** Health of one adapter, as `/healthz` reports it. */
 export interface AdapterHealth {
-  state: "starting" | "connected" | "degraded" | "stopped";
+  /** `failed`: the first connection gave up (the detail says why); the other platforms keep running. */
+  state: "starting" | "connected" | "degraded" | "stopped" | "failed";
   detail?: string;
 }
 

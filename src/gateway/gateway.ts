@@ -142,22 +142,7 @@ class GatewayImpl implements Gateway {
     const onError = (error: unknown) => this.logger.error({ err: error }, "gateway: writing state failed");
     this.dedupe = await DedupeStore.open(this.options.home, { now: this.now, onError });
     this.activity = await ActivityStore.open(this.options.home, { now: this.now, onError });
-    const started: Adapter[] = [];
-    for (const adapter of this.options.adapters) {
-      try {
-        await adapter.start((message) => this.accept(adapter, message), this.hooksFor(adapter));
-        started.push(adapter);
-        this.logger.info({ platform: adapter.platform }, "gateway: adapter started");
-      } catch (error) {
-        this.logger.error({ err: error, platform: adapter.platform }, "gateway: adapter failed to start");
-      }
-    }
-    if (started.length === 0 && this.options.adapters.length > 0) {
-      throw new Error("No chat adapter could start; see the log lines above for each platform's reason.");
-    }
-    await this.syncCommandCatalogs();
-    // Input may already have ended (a piped terminal chat): then stop() is running; start nothing more.
-    if (this.state !== "running") return;
+    // /healthz is up before any platform connects, so a supervisor sees "connecting"/"failed" and why.
     const health = this.options.config.gateway.health;
     if (health.enabled) {
       try {
@@ -171,6 +156,30 @@ class GatewayImpl implements Gateway {
         );
       }
     }
+    // Platforms connect side by side: one that never comes up does not hold the others back.
+    const outcomes = await Promise.all(
+      this.options.adapters.map(async (adapter) => {
+        try {
+          await adapter.start((message) => this.accept(adapter, message), this.hooksFor(adapter));
+          this.logger.info({ platform: adapter.platform }, "gateway: adapter started");
+          return true;
+        } catch (error) {
+          this.logger.error(
+            { err: error, platform: adapter.platform },
+            `gateway: ${adapter.platform} failed to start: ${(error as Error).message}`,
+          );
+          return false;
+        }
+      }),
+    );
+    if (!outcomes.includes(true) && this.options.adapters.length > 0) {
+      await this.health?.close();
+      this.health = undefined;
+      throw new Error("No chat adapter could start; see the log lines above for each platform's reason.");
+    }
+    await this.syncCommandCatalogs();
+    // Input may already have ended (a piped terminal chat): then stop() is running; start nothing more.
+    if (this.state !== "running") return;
     this.maintenance.start(this.options.config.gateway.maintenance.checkMinutes * 60_000);
   }
 
