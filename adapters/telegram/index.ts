@@ -20,7 +20,7 @@ import { promises as fs } from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { Readable } from "node:stream";
-import { Bot, GrammyError, HttpError, webhookCallback } from "grammy";
+import { Bot, GrammyError, HttpError, InputFile, webhookCallback } from "grammy";
 import type { Update } from "grammy/types";
 import { AdapterError, ConfigError } from "../../src/core/errors.js";
 import { acquireLock, atomicWriteFile, type HeldLock, LockBusyError } from "../../src/core/fsutil.js";
@@ -92,6 +92,7 @@ export const TELEGRAM_CAPABILITIES: AdapterCapabilities = {
   nativeCommands: true,
   edit: true,
   threads: true,
+  files: true,
 };
 
 /** Largest webhook body read (bytes): an update is a few KB; Telegram's own limits keep it far below. */
@@ -535,10 +536,39 @@ class TelegramAdapter implements Adapter {
   // ── outbound ─────────────────────────────────────────────────────────────────────────────────────
 
   async send(target: OutboundTarget, reply: Reply, inReplyTo?: InboundMessage): Promise<void> {
-    const chunks = renderReply(reply);
+    const files = reply.blocks.filter((block) => block.kind === "file");
+    const text = { ...reply, blocks: reply.blocks.filter((block) => block.kind !== "file") };
+    const chunks = text.blocks.length > 0 || files.length === 0 ? renderReply(text) : [];
     const replyTo = target.replyTo ?? replyAnchor(inReplyTo);
     for (const [index, chunk] of chunks.entries()) {
       await this.sendChunk(target, chunk, index === 0 ? replyTo : undefined);
+    }
+    for (const file of files) await this.sendFile(target, file.name, file.text);
+  }
+
+  measure(reply: Reply): number {
+    const text = reply.blocks.filter((block) => block.kind !== "file");
+    const files = reply.blocks.length - text.length;
+    return (text.length > 0 || files === 0 ? renderReply({ ...reply, blocks: text }).length : 0) + files;
+  }
+
+  /** Sends content as a document (`sendDocument`, multipart upload), in the target's topic. */
+  private async sendFile(target: OutboundTarget, name: string, content: string): Promise<void> {
+    const threadId = target.threadId === undefined ? undefined : Number(target.threadId);
+    try {
+      await this.call("sendDocument", () =>
+        this.bot.api.sendDocument(
+          chatIdOf(target.chatId),
+          new InputFile(Buffer.from(content, "utf8"), name),
+          threadId !== undefined ? { message_thread_id: threadId } : {},
+        ),
+      );
+    } catch (error) {
+      throw new AdapterError(
+        "telegram",
+        `Telegram did not accept the file ${name} for chat ${target.chatId}: ${(error as Error).message}`,
+        { cause: error, code: "adapter.telegram.send_failed" },
+      );
     }
   }
 

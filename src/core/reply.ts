@@ -11,7 +11,12 @@ export type ReplyBlock =
   | { kind: "list"; items: string[]; ordered?: boolean }
   | { kind: "code"; text: string; lang?: string }
   | { kind: "table"; headers: string[]; rows: string[][] }
-  | { kind: "attachment"; name: string; text: string };
+  | { kind: "attachment"; name: string; text: string }
+  /**
+   * Content to deliver as a file where the platform can (Telegram document, Discord attachment, Feishu
+   * file message); renderers without files show `text` inline. The reply budget produces these.
+   */
+  | { kind: "file"; name: string; text: string };
 
 /** What a command answers. `json` is the machine document printed by `--json`. */
 export interface Reply {
@@ -80,6 +85,7 @@ export function replyToPlainText(value: Reply): string {
         parts.push(formatTable(block.headers, block.rows));
         break;
       case "attachment":
+      case "file":
         parts.push(`[${block.name}]\n${block.text}`);
         break;
     }

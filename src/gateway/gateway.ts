@@ -12,10 +12,11 @@ import { matchChatCommand, resolveCommand } from "../../commands/parse.js";
 import { parseAndRun, runCommand } from "../../commands/runner.js";
 import type { CommandContext, CommandSpec } from "../../commands/types.js";
 import type { SkillgateConfig } from "../config/config.js";
+import { applyBudget } from "../core/budget.js";
 import { SkillgateError } from "../core/errors.js";
 import { type Logger, silentLogger } from "../core/logger.js";
 import type { Adapter, AdapterHooks, InboundMessage, ParsedCommand } from "../core/message.js";
-import { errorReply, type Reply, textReply } from "../core/reply.js";
+import { errorReply, type Reply, replyToPlainText, textReply } from "../core/reply.js";
 import type { Consolidator } from "../curator/types.js";
 import { openLibrary } from "../skills/library.js";
 import type { SkillLibrary } from "../skills/types.js";
@@ -322,11 +323,36 @@ class GatewayImpl implements Gateway {
     if (mutated) await this.syncCommandCatalogs();
   }
 
+  /** Everything a chat receives: scrubbed of secrets and server paths, then held to the reply budget. */
+  private outbound(adapter: Adapter, reply: Reply, message?: InboundMessage): Reply {
+    const command = message?.command;
+    const known = command && this.registry.some((spec) => spec.path[0] === command.name);
+    const cliCommand = command
+      ? known
+        ? `skillgate ${command.name} ${command.rawArgs}`.trim()
+        : `skillgate skills view ${command.name}`
+      : undefined;
+    const fileName = command
+      ? `${[command.name, ...command.args.filter((arg) => !arg.startsWith("-"))]
+          .join("-")
+          .replace(/[^\w.-]+/g, "_")
+          .slice(0, 60)}.txt`
+      : "reply.txt";
+    const maxLength = adapter.capabilities.maxMessageLength;
+    return applyBudget(this.scrubber.reply(reply), {
+      maxMessages: this.options.config.gateway.maxReplyMessages,
+      measure: (value) => adapter.measure?.(value) ?? Math.ceil(replyToPlainText(value).length / maxLength),
+      files: adapter.capabilities.files === true,
+      cliCommand,
+      fileName,
+    });
+  }
+
   private async send(adapter: Adapter, message: InboundMessage, reply: Reply): Promise<void> {
     try {
       await adapter.send(
         { chatId: message.chat.id, threadId: message.chat.threadId },
-        this.scrubber.reply(reply),
+        this.outbound(adapter, reply, message),
         message,
       );
     } catch (error) {
@@ -415,7 +441,7 @@ class GatewayImpl implements Gateway {
       );
       return false;
     }
-    await adapter.send({ chatId, threadId }, this.scrubber.reply(reply));
+    await adapter.send({ chatId, threadId }, this.outbound(adapter, reply));
     return true;
   }
 }
