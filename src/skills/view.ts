@@ -18,7 +18,7 @@ import {
   readContained,
 } from "./containment.js";
 import { parseListField, parseSkillMd } from "./frontmatter.js";
-import type { Snapshot } from "./library.js";
+import type { Snapshot } from "./library-snapshot.js";
 import { readinessFields } from "./readiness.js";
 import { isInside, type SkillRoot } from "./roots.js";
 import { describe, isExcludedDir, SUPPORT_DIRS } from "./scan.js";
