@@ -91,8 +91,9 @@ export class OutboundScrubber {
     consider("WEBHOOK_SECRET", gateway.telegram.webhook.secret, false);
     consider("VERIFICATION_TOKEN", gateway.feishu.verificationToken, false);
     consider("ENCRYPT_KEY", gateway.feishu.encryptKey, false);
-    consider("API_KEY", this.config.model?.apiKey, false);
-    consider("API_KEY", this.config.auxiliaryCurator?.apiKey, false);
+    // `api_key` may name a variable (`OPENROUTER_API_KEY`) rather than hold the key: only values count.
+    for (const key of [this.config.model?.apiKey, this.config.auxiliaryCurator?.apiKey])
+      if (key && !/^[A-Z_][A-Z0-9_]*$/.test(key)) consider("API_KEY", key, false);
     // Longest first: a secret that contains another is replaced whole.
     return [...values].sort((a, b) => b.length - a.length);
   }
