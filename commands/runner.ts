@@ -6,7 +6,8 @@
 
 import { roleOf } from "../src/core/access.js";
 import { SkillgateError } from "../src/core/errors.js";
-import { errorReply, type Reply } from "../src/core/reply.js";
+import { errorReply, type Reply, replyToPlainText, withWarnings } from "../src/core/reply.js";
+import { takeUsageWarnings } from "../src/skills/usage.js";
 import { formatCommandLine, parseCommandInput } from "./parse.js";
 import type { CommandContext, CommandInput, CommandSpec } from "./types.js";
 
@@ -97,15 +98,20 @@ export async function runCommand(
   input: CommandInput,
   options: RunOptions = {},
 ): Promise<Reply> {
+  let result: Reply;
   try {
     const refused = accessRefusal(spec, ctx);
     if (refused) return refused;
     const asked = await confirmation(spec, ctx, input);
     if (asked) return asked;
-    return await spec.run(ctx, input);
+    result = await spec.run(ctx, input);
   } catch (error) {
-    return errorToReply(error, spec, ctx, options);
+    result = errorToReply(error, spec, ctx, options);
   }
+  // A corrupt file moved aside while the command ran is told to the person, whatever the command.
+  const shown = replyToPlainText(result);
+  const warnings = takeUsageWarnings(ctx.paths.skills).filter((warning) => !shown.includes(warning));
+  return withWarnings(result, warnings);
 }
 
 /** Parses `words` against `spec` (bad usage → exit-2 reply with the usage line) and runs it. */

@@ -5,7 +5,7 @@
  * missing secrets give `gateway_setup_hint` instead of a prompt).
  */
 import path from "node:path";
-import { type Reply, type ReplyBlock, reply } from "../src/core/reply.js";
+import { type Reply, type ReplyBlock, reply, withWarnings } from "../src/core/reply.js";
 import { classify, loadProvenance, readCreatedByKeys } from "../src/curator/provenance.js";
 import { type EnvRequirement, promptForMissingSecrets } from "../src/skills/readiness.js";
 import type { SkillEntry, SkillViewResult } from "../src/skills/types.js";
@@ -39,12 +39,14 @@ function shorten(text: string, max: number): string {
 async function listSkills(ctx: CommandContext, input: CommandInput): Promise<Reply> {
   const category = typeof input.options.category === "string" ? input.options.category : undefined;
   const result = await ctx.library.list({ category, platform: platformOf(ctx, input) });
-  // `--json` prints the result object alone: skip laying out a table nobody will see.
-  if (ctx.json) return reply([], { json: result });
+  const skipped = (await ctx.library.skipped?.()) ?? [];
+  const warnings = skipped.map((item) => `skipped ${item.folder}: ${item.reason}`);
+  // `--json` prints the result object alone (the warnings go to stderr): skip laying out a table.
+  if (ctx.json) return withWarnings(reply([], { json: result }), warnings);
   const blocks: ReplyBlock[] = [];
   if (result.message) {
     blocks.push({ kind: "paragraph", text: result.message });
-    return reply(blocks, { json: result });
+    return withWarnings(reply(blocks, { json: result }), warnings);
   }
   const skills = result.skills ?? [];
   const scope = category ? ` in category \`${category}\`` : "";
@@ -66,7 +68,7 @@ async function listSkills(ctx: CommandContext, input: CommandInput): Promise<Rep
     kind: "paragraph",
     text: `Show one with \`${ctx.commandPrefix(["skills", "view"])} <name>\`.`,
   });
-  return reply(blocks, { json: result });
+  return withWarnings(reply(blocks, { json: result }), warnings);
 }
 
 function failureBlocks(result: SkillViewResult): ReplyBlock[] {

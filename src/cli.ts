@@ -243,13 +243,17 @@ function makePrompt(io: CliIo) {
 async function mayNeedRecovery(home: string): Promise<boolean> {
   const names = await readdir(homePaths(home).skills).catch(() => [] as string[]);
   return (
-    names.includes(path.basename(journalPath(home))) || names.some((name) => name.startsWith(".purge-trash"))
+    names.includes(path.basename(journalPath(home))) ||
+    names.some(
+      (name) => name.startsWith(".purge-trash") || /^\.\.?rollback-journal\.json\..*\.tmp$/.test(name),
+    )
   );
 }
 
 function printReply(reply: Reply, json: boolean, io: CliIo): void {
   if (json) {
     io.stdout.write(renderJson(reply));
+    for (const warning of reply.warnings ?? []) io.stderr.write(`warning: ${warning}\n`);
     return;
   }
   const color = Boolean(io.stdout.isTTY) && !io.env.NO_COLOR;

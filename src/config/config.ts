@@ -83,6 +83,13 @@ export interface GatewayConfig {
   feishu: PlatformConfig;
   discord: PlatformConfig;
   agent: { enabled: boolean; historyMessages: number };
+  /**
+   * Peers (IP addresses) whose `X-Forwarded-For` names the real client of a webhook request: the reverse
+   * proxies in front of the listeners. Empty (the default): the peer address is the client.
+   */
+  trustedProxies: string[];
+  /** Most messages one reply may become on a chat platform (past it: a file, or a cut with a pointer). */
+  maxReplyMessages: number;
 }
 
 /** Everything skillgate reads from config.yaml. */
@@ -427,6 +434,8 @@ function parseGateway(raw: Raw): GatewayConfig {
         max: 500,
       }),
     },
+    trustedProxies: stringList(gateway, "trusted_proxies", "gateway."),
+    maxReplyMessages: num(gateway, "max_reply_messages", "gateway.", 5, { integer: true, min: 1, max: 50 }),
   };
 }
 

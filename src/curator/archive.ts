@@ -10,7 +10,16 @@ import path from "node:path";
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
 import { CuratorError } from "../core/errors.js";
-import { isoTimestamp, pathExists, readTextIfExists } from "../core/fsutil.js";
+import { isoTimestamp, pathExists } from "../core/fsutil.js";
+import {
+  destinationRefusal,
+  isSymlink,
+  isWithin,
+  MAX_SKILL_MD_BYTES,
+  moveRefusal,
+  readContained,
+  realPathOf,
+} from "../skills/containment.js";
 import type { SkillEntry, SkillLibrary } from "../skills/types.js";
 import { emptyRecord, type UsageMap, UsageStore } from "../skills/usage.js";
 import {
@@ -117,9 +126,22 @@ function stampOf(now: Date): string {
   return now.toISOString().replace(/[-:T]/g, "").replace(/\..*$/, "");
 }
 
-/** Moves a directory, copying across devices when a rename cannot. */
+/**
+ * Moves a skill folder, copying across devices when a rename cannot. A folder that is a symlink is moved
+ * as a link, never the folder behind it: a new link to the same target is made at `to` (a relative
+ * target is recomputed, so it still resolves from there) and the old link removed.
+ */
 async function moveDir(from: string, to: string): Promise<void> {
   await fs.mkdir(path.dirname(to), { recursive: true });
+  if (isSymlink(from)) {
+    const target = path.resolve(path.dirname(from), await fs.readlink(from));
+    const stored = path.isAbsolute(await fs.readlink(from))
+      ? target
+      : path.relative(path.dirname(to), target);
+    await fs.symlink(stored, to);
+    await fs.unlink(from);
+    return;
+  }
   try {
     await fs.rename(from, to);
   } catch (error) {
@@ -175,6 +197,9 @@ export async function archiveEntry(
   );
   if (refusal) throw refuse(refusal);
   assertSafeName(entry.relPath, "skill path");
+  // The containment rule: nothing outside the library is ever moved.
+  const outside = moveRefusal(paths.skills, entry.dir, entry.name);
+  if (outside) throw refuse(outside, "curator.outside_library");
   const dest = await flatArchiveDestination(paths.archive, path.posix.basename(entry.relPath), stampOf(now));
   const archivedAs = path.relative(paths.archive, dest).split(path.sep).join("/");
   await withLedger(
@@ -262,7 +287,17 @@ async function readArchivedItem(
   const match = STAMP_SUFFIX.exec(base);
   const original = match?.[1] ?? base;
   const parent = path.posix.dirname(archivedAs);
-  const text = await readTextIfExists(path.join(dir, "SKILL.md")).catch(() => undefined);
+  let text: string | undefined;
+  try {
+    // The containment rule: SKILL.md is read only when it resolves inside the package.
+    text = readContained(dir, path.join(dir, "SKILL.md"), {
+      label: "SKILL.md",
+      skill: original,
+      limit: MAX_SKILL_MD_BYTES,
+    }).bytes.toString("utf8");
+  } catch {
+    text = undefined;
+  }
   const skillName = (text !== undefined ? frontmatterName(text) : undefined) ?? original;
   // Flat (Hermes' layout): where it came from is in the origins file, when skillgate archived it.
   const recorded = parent === "." ? (origins[archivedAs] ?? null) : null;
@@ -281,11 +316,20 @@ async function readArchivedItem(
   };
 }
 
-/** Every archived skill package (a folder holding SKILL.md) under `.archive/`, sorted by path. */
+/**
+ * Every archived skill package (a folder holding SKILL.md) under `.archive/`, sorted by path. An archived
+ * link to a skill folder (a linked skill that was archived) is a package too; other links are not
+ * followed. An `.archive` that resolves outside the library holds nothing skillgate will touch.
+ */
 export async function listArchived(home: string): Promise<ArchivedItem[]> {
-  const root = homePaths(home).archive;
+  const paths = homePaths(home);
+  const root = paths.archive;
   const origins = await readArchiveOrigins(home);
   const items: ArchivedItem[] = [];
+  const realArchive = realPathOf(root);
+  const realSkills = realPathOf(paths.skills);
+  if (realArchive === undefined || realSkills === undefined || !isWithin(realSkills, realArchive))
+    return items;
   const walk = async (dir: string): Promise<void> => {
     let children: import("node:fs").Dirent[];
     try {
@@ -298,11 +342,20 @@ export async function listArchived(home: string): Promise<ArchivedItem[]> {
       return;
     }
     for (const child of children) {
-      if (child.isDirectory()) await walk(path.join(dir, child.name));
+      const full = path.join(dir, child.name);
+      if (child.isDirectory()) await walk(full);
+      else if (child.isSymbolicLink() && (await isSkillFolder(full)))
+        items.push(await readArchivedItem(root, full, origins));
     }
   };
   await walk(root);
   return items.sort((a, b) => (a.archivedAs < b.archivedAs ? -1 : a.archivedAs > b.archivedAs ? 1 : 0));
+}
+
+/** True when `target` (followed) is a folder holding a SKILL.md. */
+async function isSkillFolder(target: string): Promise<boolean> {
+  const stat = await fs.stat(path.join(target, "SKILL.md")).catch(() => undefined);
+  return stat?.isFile() === true;
 }
 
 function newestFirst(a: ArchivedItem, b: ArchivedItem): number {
@@ -396,6 +449,8 @@ export async function restoreSkill(name: string, opts: MoveOptions): Promise<Res
     dest = flat;
     flattened = true;
   }
+  const outside = destinationRefusal(paths.skills, dest, item.skillName);
+  if (outside) throw refuse(outside, "curator.outside_library");
   const store = new UsageStore(paths.skills);
   await withLedger(
     {

@@ -318,10 +318,19 @@ async function recoverLocked(home: string): Promise<string | null> {
   return `curator: an interrupted rollback to snapshot ${journal.target} was completed${cronNote}.`;
 }
 
-/** True when a purge left its trash dir behind. */
+/** True when a purge left its trash dir behind, or a journal write left its temp file. */
 async function hasPurgeTrash(home: string): Promise<boolean> {
   const names = await fs.readdir(homePaths(home).skills).catch(() => [] as string[]);
-  return names.some((name) => name.startsWith(".purge-trash"));
+  return names.some((name) => name.startsWith(".purge-trash") || journalTempPid(name) !== undefined);
+}
+
+/**
+ * The writer's pid of a journal temp file, or undefined for any other name. `atomicWriteFile` names its
+ * temp file `.<file>.<pid>.<hex>.tmp`, and the journal's own name starts with a dot, so it has two.
+ */
+export function journalTempPid(name: string): number | undefined {
+  const match = /^\.\.?rollback-journal\.json\.(\d+)\.[0-9a-f]+\.tmp$/.exec(name);
+  return match ? Number(match[1]) : undefined;
 }
 
 /** Deletes leftovers of interrupted purges (their packages were ledgered before being moved there). */
@@ -331,8 +340,9 @@ export async function emptyPurgeTrash(home: string): Promise<void> {
   for (const name of names) {
     if (name.startsWith(".purge-trash"))
       await fs.rm(path.join(skills, name), { recursive: true, force: true });
-    if (name.startsWith(".rollback-journal.json.") && name.endsWith(".tmp"))
-      await fs.rm(path.join(skills, name), { force: true });
+    // Only a rollback writes the journal, under the rollback lock this recovery holds (a kernel lock):
+    // a journal temp file seen here was left by a writer that died mid-write.
+    if (journalTempPid(name) !== undefined) await fs.rm(path.join(skills, name), { force: true });
   }
 }
 

@@ -13,11 +13,12 @@ import { parseAndRun, runCommand } from "../../commands/runner.js";
 import type { CommandContext, CommandSpec } from "../../commands/types.js";
 import type { SkillgateConfig } from "../config/config.js";
 import { AccessGate, admitSender, roleOf } from "../core/access.js";
+import { applyBudget } from "../core/budget.js";
 import { matchChatCommand } from "../core/command-text.js";
 import { SkillgateError } from "../core/errors.js";
 import { type Logger, silentLogger } from "../core/logger.js";
 import type { Adapter, AdapterHooks, InboundMessage, ParsedCommand } from "../core/message.js";
-import { errorReply, type Reply, textReply } from "../core/reply.js";
+import { errorReply, type Reply, replyToPlainText, textReply } from "../core/reply.js";
 import type { Consolidator } from "../curator/types.js";
 import { openLibrary } from "../skills/library.js";
 import type { SkillLibrary } from "../skills/types.js";
@@ -28,6 +29,7 @@ import { DedupeStore } from "./dedupe.js";
 import { type HealthServer, healthReport, startHealthServer } from "./health.js";
 import { MaintenanceTicker, type TickOutcome } from "./maintenance.js";
 import { ChatQueues } from "./queue.js";
+import { OutboundScrubber } from "./scrub.js";
 import { SessionStore } from "./sessions.js";
 
 /** Answers non-command chat text (the LLM agent). */
@@ -106,6 +108,8 @@ class GatewayImpl implements Gateway {
   private readonly queues: ChatQueues;
   private readonly maintenance: MaintenanceTicker;
   private readonly catalogs = new Map<Adapter, string>();
+  /** Every outbound message, menu and suggestion passes through it (secrets, server paths). */
+  private readonly scrubber: OutboundScrubber;
   private dedupe: DedupeStore | undefined;
   private activity: ActivityStore | undefined;
   private health: HealthServer | undefined;
@@ -118,6 +122,7 @@ class GatewayImpl implements Gateway {
     this.now = options.now ?? Date.now;
     this.library = openLibrary(options.home, options.config);
     this.registry = options.registry ?? defaultRegistry;
+    this.scrubber = new OutboundScrubber(options.home, options.config);
     this.access = new AccessGate(options.config, this.now);
     this.queues = new ChatQueues(options.config.gateway.concurrency);
     this.maintenance = new MaintenanceTicker({
@@ -153,22 +158,7 @@ class GatewayImpl implements Gateway {
     const onError = (error: unknown) => this.logger.error({ err: error }, "gateway: writing state failed");
     this.dedupe = await DedupeStore.open(this.options.home, { now: this.now, onError });
     this.activity = await ActivityStore.open(this.options.home, { now: this.now, onError });
-    const started: Adapter[] = [];
-    for (const adapter of this.options.adapters) {
-      try {
-        await adapter.start((message) => this.accept(adapter, message), this.hooksFor(adapter));
-        started.push(adapter);
-        this.logger.info({ platform: adapter.platform }, "gateway: adapter started");
-      } catch (error) {
-        this.logger.error({ err: error, platform: adapter.platform }, "gateway: adapter failed to start");
-      }
-    }
-    if (started.length === 0 && this.options.adapters.length > 0) {
-      throw new Error("No chat adapter could start; see the log lines above for each platform's reason.");
-    }
-    await this.syncCommandCatalogs();
-    // Input may already have ended (a piped terminal chat): then stop() is running; start nothing more.
-    if (this.state !== "running") return;
+    // /healthz is up before any platform connects, so a supervisor sees "connecting"/"failed" and why.
     const health = this.options.config.gateway.health;
     if (health.enabled) {
       try {
@@ -182,6 +172,30 @@ class GatewayImpl implements Gateway {
         );
       }
     }
+    // Platforms connect side by side: one that never comes up does not hold the others back.
+    const outcomes = await Promise.all(
+      this.options.adapters.map(async (adapter) => {
+        try {
+          await adapter.start((message) => this.accept(adapter, message), this.hooksFor(adapter));
+          this.logger.info({ platform: adapter.platform }, "gateway: adapter started");
+          return true;
+        } catch (error) {
+          this.logger.error(
+            { err: error, platform: adapter.platform },
+            `gateway: ${adapter.platform} failed to start: ${(error as Error).message}`,
+          );
+          return false;
+        }
+      }),
+    );
+    if (!outcomes.includes(true) && this.options.adapters.length > 0) {
+      await this.health?.close();
+      this.health = undefined;
+      throw new Error("No chat adapter could start; see the log lines above for each platform's reason.");
+    }
+    await this.syncCommandCatalogs();
+    // Input may already have ended (a piped terminal chat): then stop() is running; start nothing more.
+    if (this.state !== "running") return;
     await this.startConsole();
     this.maintenance.start(this.options.config.gateway.maintenance.checkMinutes * 60_000);
   }
@@ -263,7 +277,7 @@ class GatewayImpl implements Gateway {
         // Fail closed: a broken visibility config hides every skill from the menus.
         this.logger.warn({ err: error, platform: adapter.platform }, "gateway: skills hidden from the menu");
       }
-      const catalog = buildCommandCatalog(this.registry, skills);
+      const catalog = this.scrubber.catalog(buildCommandCatalog(this.registry, skills));
       const fingerprint = JSON.stringify(catalog);
       if (this.catalogs.get(adapter) === fingerprint) continue;
       try {
@@ -289,6 +303,7 @@ class GatewayImpl implements Gateway {
         const wanted = prefix.toLowerCase().replace(/_/g, "-");
         return skills
           .map((skill) => skill.name)
+          .filter((name) => !this.scrubber.holdsSecret(name))
           .filter((name) => name.toLowerCase().replace(/_/g, "-").startsWith(wanted))
           .sort()
           .slice(0, 25);
@@ -350,9 +365,38 @@ class GatewayImpl implements Gateway {
     if (mutated) await this.syncCommandCatalogs();
   }
 
+  /** Everything a chat receives: scrubbed of secrets and server paths, then held to the reply budget. */
+  private outbound(adapter: Adapter, reply: Reply, message?: InboundMessage): Reply {
+    const command = message?.command;
+    const known = command && this.registry.some((spec) => spec.path[0] === command.name);
+    const cliCommand = command
+      ? known
+        ? `skillgate ${command.name} ${command.rawArgs}`.trim()
+        : `skillgate skills view ${command.name}`
+      : undefined;
+    const fileName = command
+      ? `${[command.name, ...command.args.filter((arg) => !arg.startsWith("-"))]
+          .join("-")
+          .replace(/[^\w.-]+/g, "_")
+          .slice(0, 60)}.txt`
+      : "reply.txt";
+    const maxLength = adapter.capabilities.maxMessageLength;
+    return applyBudget(this.scrubber.reply(reply), {
+      maxMessages: this.options.config.gateway.maxReplyMessages,
+      measure: (value) => adapter.measure?.(value) ?? Math.ceil(replyToPlainText(value).length / maxLength),
+      files: adapter.capabilities.files === true,
+      cliCommand,
+      fileName,
+    });
+  }
+
   private async send(adapter: Adapter, message: InboundMessage, reply: Reply): Promise<void> {
     try {
-      await adapter.send({ chatId: message.chat.id, threadId: message.chat.threadId }, reply, message);
+      await adapter.send(
+        { chatId: message.chat.id, threadId: message.chat.threadId },
+        this.outbound(adapter, reply, message),
+        message,
+      );
     } catch (error) {
       this.logger.error({ err: error, platform: adapter.platform }, "gateway: sending a reply failed");
     }
@@ -439,7 +483,7 @@ class GatewayImpl implements Gateway {
       );
       return false;
     }
-    await adapter.send({ chatId, threadId }, reply);
+    await adapter.send({ chatId, threadId }, this.outbound(adapter, reply));
     return true;
   }
 }

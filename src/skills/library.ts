@@ -24,7 +24,14 @@ import { loadIndex, saveIndex } from "./index-cache.js";
 import type { Snapshot } from "./library-snapshot.js";
 import { resolveRoots, type SkillRoot } from "./roots.js";
 import { Gates, isExcludedDir, type ScanCache, type ScanResult, type ScanStats, scanRoots } from "./scan.js";
-import type { SkillEntry, SkillLibrary, SkillsListResult, SkillViewResult, ViewOptions } from "./types.js";
+import type {
+  SkillEntry,
+  SkillLibrary,
+  SkillsListResult,
+  SkillViewResult,
+  SkippedSkill,
+  ViewOptions,
+} from "./types.js";
 import { disabledNames, isDisabledIn } from "./visibility.js";
 
 export type { Snapshot } from "./library-snapshot.js";
@@ -308,6 +315,16 @@ class Library implements ManagedSkillLibrary {
         !isDisabledIn(disabled, entry.name, { name: snapshot.frontmatterNames.get(entry) }) &&
         !disabled.has(path.basename(entry.dir)),
     );
+  }
+
+  async skipped(): Promise<SkippedSkill[]> {
+    const snapshot = this.fresh();
+    return snapshot.scan.records
+      .filter((record) => record.error !== undefined)
+      .map((record) => ({
+        folder: record.relFile.slice(0, -"/SKILL.md".length) || path.basename(record.dir),
+        reason: record.error as string,
+      }));
   }
 
   async find(name: string): Promise<SkillEntry | undefined> {

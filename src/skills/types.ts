@@ -33,6 +33,14 @@ export interface SkillEntry {
   hiddenBy?: "os" | "environment";
 }
 
+/** A skill folder the scan found but could not use (link out of the skill, too large, not UTF-8, …). */
+export interface SkippedSkill {
+  /** The folder relative to its root (`category/name`). */
+  folder: string;
+  /** Why it was skipped, in words for the person. */
+  reason: string;
+}
+
 /** The `skills_list` result object, exactly as the reference defines it. */
 export interface SkillsListResult {
   success: boolean;
@@ -68,6 +76,8 @@ export interface SkillLibrary {
   all(): Promise<SkillEntry[]>;
   /** The skills visible on `platform` (null = terminal), via the one visibility function. */
   visible(platform: string | null): Promise<SkillEntry[]>;
+  /** Skill folders found but skipped, with the reason (listing shows them as warnings). */
+  skipped?(): Promise<SkippedSkill[]>;
   /** Looks a skill up by name among `all()`. */
   find(name: string): Promise<SkillEntry | undefined>;
   /** The `skills_list` result for `platform`. */

@@ -249,8 +249,23 @@ export class UsageStore {
     const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*$/, "");
     const aside = `${this.file}.corrupt-${stamp}`;
     await fs.rename(this.file, aside).catch(() => undefined);
-    this.warnings.push(
-      `${path.basename(this.file)} was not valid JSON; it was kept as ${path.basename(aside)} and usage starts empty.`,
-    );
+    const warning = `${path.basename(this.file)} was not valid JSON; it was kept as ${path.basename(aside)} and usage starts empty.`;
+    this.warnings.push(warning);
+    const pending = pendingWarnings.get(path.dirname(this.file)) ?? [];
+    pending.push(warning);
+    pendingWarnings.set(path.dirname(this.file), pending);
   }
+}
+
+/** Warnings about files moved aside, per skills folder, until a command hands them to the person. */
+const pendingWarnings = new Map<string, string[]>();
+
+/**
+ * Takes the warnings raised in `skillsDir` since the last call (a corrupt `.usage.json` moved aside by
+ * whichever store met it), so the command that triggered it can tell the person.
+ */
+export function takeUsageWarnings(skillsDir: string): string[] {
+  const pending = pendingWarnings.get(skillsDir) ?? [];
+  pendingWarnings.delete(skillsDir);
+  return pending;
 }

@@ -109,6 +109,8 @@ async function boot(
       allowed_users: [`discord:${member.id}`],
       home_channel: `discord:${HOME_CHANNEL}`,
       health: { enabled: false },
+      // Room for the chunking tests below; the budget itself is tested in test/hostile/reply-budget.
+      max_reply_messages: 10,
       discord: { enabled: true, api: emulator.apiBase, ...(opts.guildId ? { guild_id: opts.guildId } : {}) },
     },
   });
