@@ -5,8 +5,21 @@
  */
 import path from "node:path";
 import { CuratorError, UsageError } from "../src/core/errors.js";
-import { errorReply, type Reply, type ReplyBlock, reply, textReply } from "../src/core/reply.js";
-import { findEntry, type LedgerEntry, listEntries } from "../src/curator/ledger.js";
+import {
+  errorReply,
+  type Reply,
+  type ReplyBlock,
+  reply,
+  textReply,
+  withWarnings,
+} from "../src/core/reply.js";
+import {
+  findEntry,
+  type LedgerEntry,
+  listEntries,
+  readLedger,
+  skippedLinesWarning,
+} from "../src/curator/ledger.js";
 import { withRunLock } from "../src/curator/lock.js";
 import { type PurgeCandidate, purgeArchived, purgeCandidates, purgeTtl } from "../src/curator/purge.js";
 import { rollbackToSnapshot } from "../src/curator/rollback.js";
@@ -286,10 +299,15 @@ const ledgerCommand = defineCommand({
     const limit = input.options.limit ?? 20;
     if (limit < 1) throw new UsageError(`--limit must be >= 1 (got ${limit}).`);
     const entries = await listEntries(ctx.home, { skill: nonEmpty(input.options.skill), limit });
+    const skippedWarning = skippedLinesWarning((await readLedger(ctx.home)).skipped);
+    const warnings = skippedWarning ? [skippedWarning] : [];
     if (entries.length === 0) {
-      return textReply("curator: ledger is empty (or skills.ledger is disabled).", {
-        json: { ok: true, entries: [] },
-      });
+      return withWarnings(
+        textReply("curator: ledger is empty (or skills.ledger is disabled).", {
+          json: { ok: true, entries: [] },
+        }),
+        warnings,
+      );
     }
     const rows = entries.map((entry) => [
       entry.id,
@@ -299,12 +317,15 @@ const ledgerCommand = defineCommand({
       `${entry.skill}${ledgerSuffix(entry)}`,
     ]);
     const footer = `Undo one change with \`${ctx.commandPrefix(["curator", "rollback", "<id>"])}\`; whole-library snapshots: \`${ctx.commandPrefix(["curator", "rollback", "--list"])}\`.`;
-    return reply(
-      [
-        { kind: "table", headers: ["id", "when", "actor", "action", "skill"], rows },
-        { kind: "paragraph", text: footer },
-      ],
-      { json: { ok: true, entries } },
+    return withWarnings(
+      reply(
+        [
+          { kind: "table", headers: ["id", "when", "actor", "action", "skill"], rows },
+          { kind: "paragraph", text: footer },
+        ],
+        { json: { ok: true, entries } },
+      ),
+      warnings,
     );
   },
 });

@@ -5,7 +5,7 @@
  * missing secrets give `gateway_setup_hint` instead of a prompt).
  */
 import path from "node:path";
-import { type Reply, type ReplyBlock, reply } from "../src/core/reply.js";
+import { type Reply, type ReplyBlock, reply, withWarnings } from "../src/core/reply.js";
 import { classify, loadProvenance, readCreatedByKeys } from "../src/curator/provenance.js";
 import { type EnvRequirement, promptForMissingSecrets } from "../src/skills/readiness.js";
 import type { SkillEntry, SkillViewResult } from "../src/skills/types.js";
@@ -17,7 +17,7 @@ import {
   type UsageRecord,
   UsageStore,
 } from "../src/skills/usage.js";
-import { effectivePlatform } from "../src/skills/visibility.js";
+import { effectivePlatform, type HiddenReason, hiddenReason } from "../src/skills/visibility.js";
 import {
   type CommandContext,
   type CommandInput,
@@ -67,12 +67,14 @@ async function listSkills(
 ): Promise<Reply> {
   const category = input.options.category;
   const result = await ctx.library.list({ category, platform: platformOf(ctx, input) });
-  // `--json` prints the result object alone: skip laying out a table nobody will see.
-  if (ctx.json) return reply([], { json: result });
+  const skipped = (await ctx.library.skipped?.()) ?? [];
+  const warnings = skipped.map((item) => `skipped ${item.folder}: ${item.reason}`);
+  // `--json` prints the result object alone (the warnings go to stderr): skip laying out a table.
+  if (ctx.json) return withWarnings(reply([], { json: result }), warnings);
   const blocks: ReplyBlock[] = [];
   if (result.message) {
     blocks.push({ kind: "paragraph", text: result.message });
-    return reply(blocks, { json: result });
+    return withWarnings(reply(blocks, { json: result }), warnings);
   }
   const skills = result.skills ?? [];
   const scope = category ? ` in category \`${category}\`` : "";
@@ -94,7 +96,7 @@ async function listSkills(
     kind: "paragraph",
     text: `Show one with \`${ctx.commandPrefix(["skills", "view"])} <name>\`.`,
   });
-  return reply(blocks, { json: result });
+  return withWarnings(reply(blocks, { json: result }), warnings);
 }
 
 function failureBlocks(result: SkillViewResult): ReplyBlock[] {
@@ -207,6 +209,8 @@ export interface UsageRow {
   last_activity_at: string | null;
   created_at: string | null;
   on_disk: boolean;
+  /** Why the skill is not shown here (OS, environment, a disabled list), or null when shown or not on disk. */
+  hidden: HiddenReason | null;
 }
 
 function sortRows(rows: UsageRow[], sort: string): UsageRow[] {
@@ -227,7 +231,6 @@ async function usageReport(
   const store = new UsageStore(ctx.paths.skills);
   const records = await store.read();
   const all = await ctx.library.all();
-  const visible = await ctx.library.visible(platform);
   const provenance = await loadProvenance(ctx.home, all);
   const createdByKeys = await readCreatedByKeys(ctx.home);
   const present = new Set(all.map((entry) => entry.name));
@@ -245,8 +248,10 @@ async function usageReport(
     last_activity_at: lastActivityAt(record),
     created_at: record.created_at,
     on_disk: entry !== undefined,
+    hidden: entry ? hiddenReason(entry.name, entry.frontmatter, platform, ctx.config) : null,
   });
-  const rows = visible.map((entry) => row(entry.name, entry, records[entry.name] ?? emptyRecord()));
+  // Every skill on disk, hidden ones included (flagged), then records whose skill is gone.
+  const rows = all.map((entry) => row(entry.name, entry, records[entry.name] ?? emptyRecord()));
   for (const [name, record] of Object.entries(records)) {
     if (!present.has(name)) rows.push(row(name, undefined, record));
   }
@@ -273,7 +278,11 @@ async function usageReport(
     rows: rows.map((item) => [
       `${item.name}${item.pinned ? " (pinned)" : ""}`,
       item.provenance,
-      item.on_disk ? item.state : `${item.state}, not on disk`,
+      item.on_disk
+        ? item.hidden
+          ? `${item.state}, hidden: ${item.hidden}`
+          : item.state
+        : `${item.state}, not on disk`,
       String(item.use_count),
       String(item.view_count),
       String(item.patch_count),

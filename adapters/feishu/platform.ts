@@ -1,6 +1,6 @@
 /**
  * Feishu/Lark as it registers with the core (adapters/index.ts lists it): its name, secrets, config section
- * parser and adapter factory. The adapter module and the SDK are imported only when the platform starts.
+ * parser, adapter factory and doctor checks. The adapter module and the SDK are imported only when the platform starts (or is checked).
  */
 import type { PlatformDefinition } from "../../src/core/platforms.js";
 import { type FeishuConfig, parseFeishuConfig } from "./config.js";
@@ -11,4 +11,9 @@ export const feishuPlatform: PlatformDefinition<FeishuConfig> = {
   secrets: ["FEISHU_APP_ID", "FEISHU_APP_SECRET"],
   parseConfig: parseFeishuConfig,
   createAdapter: async (options) => (await import("./index.js")).createFeishuAdapter(options),
+  diagnose: async (options) => (await import("./doctor.js")).diagnoseFeishu(options),
+  configSecrets: (section) => [
+    { name: "VERIFICATION_TOKEN", value: section.verificationToken },
+    { name: "ENCRYPT_KEY", value: section.encryptKey },
+  ],
 };

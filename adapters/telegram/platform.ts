@@ -1,6 +1,7 @@
 /**
  * Telegram as it registers with the core (adapters/index.ts lists it): its name, secrets, config section
- * parser and adapter factory. The adapter module and grammY are imported only when the platform starts.
+ * parser, adapter factory and doctor checks.
+ * The adapter module and grammY are imported only when the platform starts (or is checked).
  */
 import type { PlatformDefinition } from "../../src/core/platforms.js";
 import { parseTelegramConfig, type TelegramConfig } from "./config.js";
@@ -11,4 +12,6 @@ export const telegramPlatform: PlatformDefinition<TelegramConfig> = {
   secrets: ["TELEGRAM_BOT_TOKEN"],
   parseConfig: parseTelegramConfig,
   createAdapter: async (options) => (await import("./index.js")).createTelegramAdapter(options),
+  diagnose: async (options) => (await import("./doctor.js")).diagnoseTelegram(options),
+  configSecrets: (section) => [{ name: "WEBHOOK_SECRET", value: section.webhook.secret }],
 };

@@ -63,12 +63,24 @@ export interface GatewayConfig {
   /** `platform:chat_id` where maintenance summaries are posted. */
   homeChannel?: string;
   health: { port: number; enabled: boolean };
+  /**
+   * The local web console: on by default on 127.0.0.1. `bind` other than a loopback address must be set
+   * explicitly (and is announced loudly at start).
+   */
+  console: { enabled: boolean; port: number; bind: string };
   maintenance: { checkMinutes: number };
   /** Most commands handled at once across all chats. */
   concurrency: number;
   /** Each registered platform's own section (`gateway.<platform>`), parsed by its adapter's definition. */
   platforms: Record<string, PlatformSection>;
   agent: { enabled: boolean; historyMessages: number };
+  /**
+   * Peers (IP addresses) whose `X-Forwarded-For` names the real client of a webhook request: the reverse
+   * proxies in front of the listeners. Empty (the default): the peer address is the client.
+   */
+  trustedProxies: string[];
+  /** Most messages one reply may become on a chat platform (past it: a file, or a cut with a pointer). */
+  maxReplyMessages: number;
 }
 
 /** Everything skillgate reads from config.yaml. */
@@ -368,6 +380,7 @@ function parseGateway(raw: Raw, platforms: readonly PlatformDefinition[]): Gatew
   const gateway = section(raw, "gateway", "");
   const health = section(gateway, "health", "gateway.");
   const maintenance = section(gateway, "maintenance", "gateway.");
+  const consoleSection = section(gateway, "console", "gateway.");
   const agent = section(gateway, "agent", "gateway.");
   const homeChannel = str(gateway, "home_channel", "gateway.");
   if (homeChannel !== undefined && !isPlatformReference(homeChannel)) {
@@ -385,6 +398,11 @@ function parseGateway(raw: Raw, platforms: readonly PlatformDefinition[]): Gatew
       port: num(health, "port", "gateway.health.", 8787, { integer: true, min: 0, max: 65535 }),
       enabled: bool(health, "enabled", "gateway.health.", true),
     },
+    console: {
+      enabled: bool(consoleSection, "enabled", "gateway.console.", true),
+      port: num(consoleSection, "port", "gateway.console.", 8788, { integer: true, min: 0, max: 65535 }),
+      bind: str(consoleSection, "bind", "gateway.console.") ?? "127.0.0.1",
+    },
     maintenance: {
       checkMinutes: num(maintenance, "check_minutes", "gateway.maintenance.", 60, { min: 0.01 }),
     },
@@ -398,6 +416,8 @@ function parseGateway(raw: Raw, platforms: readonly PlatformDefinition[]): Gatew
         max: 500,
       }),
     },
+    trustedProxies: stringList(gateway, "trusted_proxies", "gateway."),
+    maxReplyMessages: num(gateway, "max_reply_messages", "gateway.", 5, { integer: true, min: 1, max: 50 }),
   };
 }
 

@@ -4,6 +4,7 @@
  * layer validates the registered sections; `platform:id` references accept the registered names. The
  * core never lists platforms itself.
  */
+import type { Check } from "./diagnostics.js";
 import type { Logger } from "./logger.js";
 import type { Adapter } from "./message.js";
 
@@ -29,9 +30,12 @@ export interface PlatformSection {
   enabled: boolean;
 }
 
-/** The part of the configuration an adapter reads: the parsed sections of the registered platforms. */
+/**
+ * The part of the configuration an adapter reads: the parsed sections of the registered platforms, and
+ * the gateway-wide `gateway.trusted_proxies` (peers whose `X-Forwarded-For` names a webhook's client).
+ */
 export interface PlatformsConfig {
-  gateway: { platforms: Readonly<Record<string, PlatformSection>> };
+  gateway: { platforms: Readonly<Record<string, PlatformSection>>; trustedProxies: readonly string[] };
 }
 
 /** Options every adapter factory receives. */
@@ -53,6 +57,13 @@ export interface PlatformDefinition<S extends PlatformSection = PlatformSection>
   parseConfig(reader: ConfigReader): S;
   /** Builds the adapter (imports the SDK lazily). */
   createAdapter(options: AdapterOptions): Promise<Adapter>;
+  /** `skillgate doctor`'s checks against the platform (imports the SDK lazily); never throws. */
+  diagnose?(options: AdapterOptions): Promise<Check[]>;
+  /**
+   * Secret values held in the platform's own config section (webhook secrets, verification tokens),
+   * named for the outbound scrubber, which keeps them out of every reply.
+   */
+  configSecrets?(section: S): Array<{ name: string; value: string | undefined }>;
 }
 
 /** Names that are not chat platforms but may appear in references: the terminal chat and the test adapter. */

@@ -13,19 +13,22 @@ import { parseAndRun, runCommand } from "../../commands/runner.js";
 import type { CommandContext, CommandSpec } from "../../commands/types.js";
 import type { SkillgateConfig } from "../config/config.js";
 import { AccessGate, admitSender, roleOf } from "../core/access.js";
+import { applyBudget } from "../core/budget.js";
 import { matchChatCommand } from "../core/command-text.js";
 import { SkillgateError } from "../core/errors.js";
 import { type Logger, silentLogger } from "../core/logger.js";
 import type { Adapter, AdapterHooks, InboundMessage, ParsedCommand } from "../core/message.js";
-import { errorReply, type Reply, textReply } from "../core/reply.js";
+import { errorReply, type Reply, replyToPlainText, textReply } from "../core/reply.js";
 import type { CoordinationStores, RunLock } from "../core/stores.js";
 import type { Consolidator } from "../curator/types.js";
 import { openLibrary } from "../skills/library.js";
 import type { SkillLibrary } from "../skills/types.js";
 import { buildCommandCatalog } from "./catalog.js";
+import type { ConsoleServer } from "./console/server.js";
 import { type HealthServer, healthReport, startHealthServer } from "./health.js";
 import { MaintenanceTicker, type TickOutcome } from "./maintenance.js";
 import { ChatQueues } from "./queue.js";
+import { OutboundScrubber } from "./scrub.js";
 import { openFileStores } from "./stores.js";
 
 /** Answers non-command chat text (the LLM agent). */
@@ -53,6 +56,11 @@ export interface GatewayOptions {
    * the curator run lock); default the file implementations under the home (`openFileStores`).
    */
   stores?: CoordinationStores;
+  /**
+   * Serve the web console too (when `gateway.console.enabled`); `skillgate serve` sets it. Its URL and
+   * login link go to `announce` (the terminal) and the log.
+   */
+  console?: { announce?: (line: string) => void };
 }
 
 /** A running (or startable) gateway. */
@@ -70,6 +78,8 @@ export interface Gateway {
   readonly inFlight: number;
   /** `/healthz` URL once started (undefined when disabled). */
   readonly healthUrl: string | undefined;
+  /** The web console's URL once started (undefined when not served). */
+  readonly consoleUrl: string | undefined;
 }
 
 const UNKNOWN_HINT =
@@ -105,7 +115,10 @@ class GatewayImpl implements Gateway {
   private stores: CoordinationStores | undefined;
   /** The run lock of the stores once opened; the maintenance ticker and chat commands take it. */
   private readonly runLock: RunLock;
+  /** Every outbound message, menu and suggestion passes through it (secrets, server paths). */
+  private readonly scrubber: OutboundScrubber;
   private health: HealthServer | undefined;
+  private webConsole: ConsoleServer | undefined;
   private state: "new" | "running" | "stopping" | "stopped" = "new";
   private stopping: Promise<void> | undefined;
 
@@ -114,6 +127,7 @@ class GatewayImpl implements Gateway {
     this.now = options.now ?? Date.now;
     this.library = openLibrary(options.home, options.config);
     this.registry = options.registry ?? defaultRegistry;
+    this.scrubber = new OutboundScrubber(options.home, options.config);
     this.queues = new ChatQueues(options.config.gateway.concurrency);
     this.stores = options.stores;
     this.runLock = {
@@ -129,7 +143,8 @@ class GatewayImpl implements Gateway {
       logger: this.logger,
       now: this.now,
       busy: () => this.queues.inFlight > 0,
-      idleSeconds: async () => (this.stores ? this.stores.activity.idleSeconds() : Number.POSITIVE_INFINITY),
+      // Before start() opened the activity store nothing has run yet: not idle at all.
+      idleSeconds: async () => (this.stores ? this.stores.activity.idleSeconds() : 0),
       post: (reply) => this.postHome(reply),
       changed: () => this.syncCommandCatalogs(),
       consolidator: options.consolidator,
@@ -145,28 +160,17 @@ class GatewayImpl implements Gateway {
     return this.health?.url;
   }
 
+  get consoleUrl(): string | undefined {
+    return this.webConsole?.url;
+  }
+
   async start(): Promise<void> {
     if (this.state !== "new") throw new Error("This gateway was already started; create a new one.");
     this.state = "running";
     const onError = (error: unknown) => this.logger.error({ err: error }, "gateway: writing state failed");
     this.stores ??= await openFileStores(this.options.home, { now: this.now, onError });
     this.access = new AccessGate(this.options.config, this.now, this.stores.strangers);
-    const started: Adapter[] = [];
-    for (const adapter of this.options.adapters) {
-      try {
-        await adapter.start((message) => this.accept(adapter, message), this.hooksFor(adapter));
-        started.push(adapter);
-        this.logger.info({ platform: adapter.platform }, "gateway: adapter started");
-      } catch (error) {
-        this.logger.error({ err: error, platform: adapter.platform }, "gateway: adapter failed to start");
-      }
-    }
-    if (started.length === 0 && this.options.adapters.length > 0) {
-      throw new Error("No chat adapter could start; see the log lines above for each platform's reason.");
-    }
-    await this.syncCommandCatalogs();
-    // Input may already have ended (a piped terminal chat): then stop() is running; start nothing more.
-    if (this.state !== "running") return;
+    // /healthz is up before any platform connects, so a supervisor sees "connecting"/"failed" and why.
     const health = this.options.config.gateway.health;
     if (health.enabled) {
       try {
@@ -180,7 +184,55 @@ class GatewayImpl implements Gateway {
         );
       }
     }
+    // Platforms connect side by side: one that never comes up does not hold the others back.
+    const outcomes = await Promise.all(
+      this.options.adapters.map(async (adapter) => {
+        try {
+          await adapter.start((message) => this.accept(adapter, message), this.hooksFor(adapter));
+          this.logger.info({ platform: adapter.platform }, "gateway: adapter started");
+          return true;
+        } catch (error) {
+          this.logger.error(
+            { err: error, platform: adapter.platform },
+            `gateway: ${adapter.platform} failed to start: ${(error as Error).message}`,
+          );
+          return false;
+        }
+      }),
+    );
+    if (!outcomes.includes(true) && this.options.adapters.length > 0) {
+      await this.health?.close();
+      this.health = undefined;
+      throw new Error("No chat adapter could start; see the log lines above for each platform's reason.");
+    }
+    await this.syncCommandCatalogs();
+    // Input may already have ended (a piped terminal chat): then stop() is running; start nothing more.
+    if (this.state !== "running") return;
+    await this.startConsole();
     this.maintenance.start(this.options.config.gateway.maintenance.checkMinutes * 60_000);
+  }
+
+  private async startConsole(): Promise<void> {
+    if (!this.options.console || !this.options.config.gateway.console.enabled) return;
+    try {
+      const { launchConsole } = await import("./console/launch.js");
+      this.webConsole = await launchConsole({
+        home: this.options.home,
+        config: this.options.config,
+        logger: this.logger,
+        library: this.library,
+        registry: this.registry,
+        announce: this.options.console.announce,
+        idleSeconds: () => (this.stores ? this.stores.activity.idleSeconds() : Number.POSITIVE_INFINITY),
+        onMutated: () => this.syncCommandCatalogs(),
+      });
+    } catch (error) {
+      // Chat keeps working without the console.
+      this.logger.error(
+        { err: error, port: this.options.config.gateway.console.port },
+        "gateway: the web console could not start (set gateway.console.port to a free port, or gateway.console.enabled: false)",
+      );
+    }
   }
 
   stop(): Promise<void> {
@@ -212,6 +264,7 @@ class GatewayImpl implements Gateway {
       this.stores?.activity.flush(),
       this.stores?.sessions.flush(),
       this.health?.close(),
+      this.webConsole?.close(),
     ]);
     (this.library as { close?: () => void }).close?.();
     this.state = "stopped";
@@ -236,7 +289,7 @@ class GatewayImpl implements Gateway {
         // Fail closed: a broken visibility config hides every skill from the menus.
         this.logger.warn({ err: error, platform: adapter.platform }, "gateway: skills hidden from the menu");
       }
-      const catalog = buildCommandCatalog(this.registry, skills);
+      const catalog = this.scrubber.catalog(buildCommandCatalog(this.registry, skills));
       const fingerprint = JSON.stringify(catalog);
       if (this.catalogs.get(adapter) === fingerprint) continue;
       try {
@@ -262,6 +315,7 @@ class GatewayImpl implements Gateway {
         const wanted = prefix.toLowerCase().replace(/_/g, "-");
         return skills
           .map((skill) => skill.name)
+          .filter((name) => !this.scrubber.holdsSecret(name))
           .filter((name) => name.toLowerCase().replace(/_/g, "-").startsWith(wanted))
           .sort()
           .slice(0, 25);
@@ -327,9 +381,38 @@ class GatewayImpl implements Gateway {
     if (mutated) await this.syncCommandCatalogs();
   }
 
+  /** Everything a chat receives: scrubbed of secrets and server paths, then held to the reply budget. */
+  private outbound(adapter: Adapter, reply: Reply, message?: InboundMessage): Reply {
+    const command = message?.command;
+    const known = command && this.registry.some((spec) => spec.path[0] === command.name);
+    const cliCommand = command
+      ? known
+        ? `skillgate ${command.name} ${command.rawArgs}`.trim()
+        : `skillgate skills view ${command.name}`
+      : undefined;
+    const fileName = command
+      ? `${[command.name, ...command.args.filter((arg) => !arg.startsWith("-"))]
+          .join("-")
+          .replace(/[^\w.-]+/g, "_")
+          .slice(0, 60)}.txt`
+      : "reply.txt";
+    const maxLength = adapter.capabilities.maxMessageLength;
+    return applyBudget(this.scrubber.reply(reply), {
+      maxMessages: this.options.config.gateway.maxReplyMessages,
+      measure: (value) => adapter.measure?.(value) ?? Math.ceil(replyToPlainText(value).length / maxLength),
+      files: adapter.capabilities.files === true,
+      cliCommand,
+      fileName,
+    });
+  }
+
   private async send(adapter: Adapter, message: InboundMessage, reply: Reply): Promise<void> {
     try {
-      await adapter.send({ chatId: message.chat.id, threadId: message.chat.threadId }, reply, message);
+      await adapter.send(
+        { chatId: message.chat.id, threadId: message.chat.threadId },
+        this.outbound(adapter, reply, message),
+        message,
+      );
     } catch (error) {
       this.logger.error({ err: error, platform: adapter.platform }, "gateway: sending a reply failed");
     }
@@ -416,7 +499,7 @@ class GatewayImpl implements Gateway {
       );
       return false;
     }
-    await adapter.send({ chatId, threadId }, reply);
+    await adapter.send({ chatId, threadId }, this.outbound(adapter, reply));
     return true;
   }
 }

@@ -6,6 +6,14 @@
  * "can't parse entities"; more than 4096 characters → 400), stores command menus per scope, delivers
  * updates to a webhook with the secret header, and lets a test inject errors (429 with retry_after, 409,
  * anything). Every call is logged.
+ *
+ * Two rules of the real service are modelled because adapters have got them wrong before:
+ * - privacy mode (on by default, https://core.telegram.org/bots/features#privacy-mode): in groups a
+ *   bot receives commands, messages that mention it by @username and replies to its own messages;
+ *   other group chatter reaches it only when privacy mode is off or the bot is a group admin;
+ * - webhook delivery uses up to `max_connections` simultaneous HTTPS connections (setWebhook; default
+ *   40, https://core.telegram.org/bots/api#setwebhook), so without `max_connections: 1` updates of one
+ *   chat can arrive at the same time and out of order.
  */
 import { EventEmitter } from "node:events";
 import http from "node:http";
@@ -53,7 +61,17 @@ export interface UserSays {
   edited?: boolean | number;
   username?: string;
   firstName?: string;
+  /** Replies to this message id; when the bot sent it, the reply names the bot as its author. */
   replyTo?: number;
+}
+
+/** Emulator settings. */
+export interface TelegramEmulatorOptions {
+  token?: string;
+  username?: string;
+  botId?: number;
+  /** BotFather's /setprivacy: on (the default) limits what the bot sees in groups. */
+  privacyMode?: boolean;
 }
 
 type Update = Record<string, unknown> & { update_id: number };
@@ -143,13 +161,30 @@ export class TelegramEmulator extends EventEmitter {
   readonly botUser: { id: number; is_bot: true; first_name: string; username: string };
   readonly calls: CallRecord[] = [];
   readonly sent: SentMessage[] = [];
+  /** Files the bot sent with `sendDocument`. */
+  readonly documents: {
+    message_id: number;
+    chat_id: string;
+    file_name: string;
+    content: string;
+    caption: string;
+    at: number;
+  }[] = [];
   /** Menus by scope key (`default`, or the JSON of a scope). */
   readonly menus = new Map<string, { command: string; description: string }[]>();
   /** Every setMyCommands payload accepted, in order. */
   readonly menuHistory: { command: string; description: string }[][] = [];
-  webhook: { url: string; secretToken?: string } | null = null;
+  webhook: { url: string; secretToken?: string; maxConnections: number } | null = null;
   /** Webhook POSTs made: update id and HTTP status (0 on a network error). */
   readonly webhookDeliveries: { update_id: number; status: number }[] = [];
+  /** Most webhook requests that were in flight at once. */
+  peakWebhookConnections = 0;
+  /** BotFather's privacy mode (tests may flip it). */
+  privacyMode: boolean;
+  /** Group chats where the bot is an admin (it then sees every message, as with privacy mode off). */
+  readonly adminIn = new Set<number>();
+  /** Group messages Telegram did not deliver to the bot because of privacy mode. */
+  readonly withheld: Record<string, unknown>[] = [];
 
   private server: http.Server | undefined;
   private queue: Update[] = [];
@@ -159,10 +194,12 @@ export class TelegramEmulator extends EventEmitter {
   private injected = new Map<string, InjectedError[]>();
   private forumTopics = new Map<string, Set<number>>();
   private chatTypes = new Map<string, string>();
-  private delivering = false;
+  private inFlight = new Set<number>();
+  private webhookFailures = 0;
 
-  constructor(options: { token?: string; username?: string; botId?: number } = {}) {
+  constructor(options: TelegramEmulatorOptions = {}) {
     super();
+    this.privacyMode = options.privacyMode ?? true;
     this.setMaxListeners(0);
     this.token = options.token ?? "7000000001:AAEmulatorTokenForTestsOnly_0123456789";
     this.botUser = {
@@ -266,11 +303,54 @@ export class TelegramEmulator extends EventEmitter {
         is_topic_message: true,
       };
     } else if (input.replyTo !== undefined) {
-      message.reply_to_message = { message_id: input.replyTo, chat, date: message.date, text: "" };
+      const ours = this.sent.some(
+        (sent) => sent.message_id === input.replyTo && sent.chat_id === String(chatId),
+      );
+      message.reply_to_message = {
+        message_id: input.replyTo,
+        chat,
+        date: message.date,
+        text: "",
+        ...(ours ? { from: this.botUser } : {}),
+      };
     }
     if (input.edited !== undefined && input.edited !== false) message.edit_date = message.date;
     const key = input.edited !== undefined && input.edited !== false ? "edited_message" : "message";
+    if (chatType !== "private" && !this.seesInGroup(message, entities, chatId)) {
+      this.withheld.push(message);
+      return { [key]: message, update_id: 0 };
+    }
     return this.pushUpdate({ [key]: message });
+  }
+
+  /**
+   * Privacy mode (https://core.telegram.org/bots/features#privacy-mode): with it on, and the bot not an
+   * admin, a group message reaches the bot only when it is a command (`/cmd` or `/cmd@thisbot`), mentions
+   * the bot by @username, or replies to one of the bot's messages.
+   */
+  private seesInGroup(
+    message: Record<string, unknown>,
+    entities: { type: string; offset: number; length: number }[],
+    chatId: number,
+  ): boolean {
+    if (!this.privacyMode || this.adminIn.has(chatId)) return true;
+    const text = String(message.text ?? "");
+    const command = entities.find((entity) => entity.type === "bot_command");
+    if (command) {
+      const token = text.slice(command.offset, command.offset + command.length);
+      const target = token.split("@")[1];
+      if (target === undefined || target.toLowerCase() === this.botUser.username.toLowerCase()) return true;
+    }
+    const mentioned = new RegExp(`@${this.botUser.username}\\b`, "i").test(text);
+    const reply = message.reply_to_message as { from?: { id?: number } } | undefined;
+    return mentioned || reply?.from?.id === this.botUser.id;
+  }
+
+  /** Queues the very same update again (Telegram redelivers an update it thinks was not handled). */
+  redeliver(update: Update): void {
+    this.queue.push(update);
+    this.flushPolls();
+    this.deliverWebhook();
   }
 
   /** Queues a raw update (an `update_id` is assigned) and wakes pollers or the webhook. */
@@ -278,7 +358,7 @@ export class TelegramEmulator extends EventEmitter {
     const update: Update = { ...body, update_id: this.nextUpdateId++ };
     this.queue.push(update);
     this.flushPolls();
-    void this.deliverWebhook();
+    this.deliverWebhook();
     return update;
   }
 
@@ -395,6 +475,7 @@ export class TelegramEmulator extends EventEmitter {
     sendMessage: (params, res, call) => this.sendMessage(params, res, call),
     editMessageText: (params, res, call) => this.editMessageText(params, res, call),
     sendChatAction: (_params, res) => this.ok(res, true),
+    sendDocument: (params, res, call) => this.sendDocument(params, res, call),
     setMyCommands: (params, res, call) => this.setMyCommands(params, res, call),
     getMyCommands: (params, res) => this.ok(res, this.menus.get(scopeKey(params)) ?? []),
     deleteMyCommands: (params, res) => {
@@ -402,7 +483,21 @@ export class TelegramEmulator extends EventEmitter {
       this.ok(res, true);
     },
     setWebhook: (params, res) => {
-      this.webhook = { url: String(params.url), secretToken: params.secret_token as string | undefined };
+      const max = params.max_connections === undefined ? 40 : Number(params.max_connections);
+      if (!Number.isInteger(max) || max < 1 || max > 100) {
+        this.respond(res, 400, {
+          ok: false,
+          error_code: 400,
+          description: "Bad Request: max_connections must be between 1 and 100",
+        });
+        return;
+      }
+      this.webhook = {
+        url: String(params.url),
+        secretToken: params.secret_token as string | undefined,
+        maxConnections: max,
+      };
+      this.webhookFailures = 0;
       for (const poll of this.polls.splice(0)) {
         clearTimeout(poll.timer);
         this.respond(poll.res, 409, {
@@ -413,7 +508,7 @@ export class TelegramEmulator extends EventEmitter {
         });
       }
       this.ok(res, true);
-      void this.deliverWebhook();
+      this.deliverWebhook();
     },
     deleteWebhook: (params, res) => {
       this.webhook = null;
@@ -425,6 +520,7 @@ export class TelegramEmulator extends EventEmitter {
         url: this.webhook?.url ?? "",
         has_custom_certificate: false,
         pending_update_count: this.queue.length,
+        ...(this.webhook ? { max_connections: this.webhook.maxConnections } : {}),
       }),
   };
 
@@ -512,6 +608,50 @@ export class TelegramEmulator extends EventEmitter {
     this.sent.push(sent);
     this.ok(res, this.messageObject(sent));
     this.emit("message", sent);
+  }
+
+  /**
+   * `sendDocument` (https://core.telegram.org/bots/api#senddocument): `document` is an uploaded file (or a
+   * file_id/URL string); "Bots can currently send files of any type of up to 50 MB in size"; `caption`
+   * is 0-1024 characters after entities parsing.
+   */
+  private sendDocument(params: Record<string, unknown>, res: http.ServerResponse, call: CallRecord): void {
+    const document = params.document as UploadedFile | string | undefined;
+    if (document === undefined || document === "") {
+      this.fail(res, call, 400, 'Bad Request: parameter "document" is required');
+      return;
+    }
+    if (typeof document === "object" && document.size > 50 * 1024 * 1024) {
+      this.fail(res, call, 413, "Request Entity Too Large");
+      return;
+    }
+    const caption = typeof params.caption === "string" ? params.caption : "";
+    if (caption.length > 1024) {
+      this.fail(res, call, 400, "Bad Request: message caption is too long");
+      return;
+    }
+    const chatId = String(params.chat_id);
+    const entry = {
+      message_id: this.nextMessageId++,
+      chat_id: chatId,
+      file_name: typeof document === "object" ? document.filename : String(document),
+      content: typeof document === "object" ? document.content : "",
+      caption,
+      at: Date.now(),
+    };
+    this.documents.push(entry);
+    this.emit("document", entry);
+    this.ok(res, {
+      message_id: entry.message_id,
+      date: Math.floor(entry.at / 1000),
+      chat: { id: Number(chatId), type: Number(chatId) > 0 ? "private" : "supergroup" },
+      document: {
+        file_name: entry.file_name,
+        file_id: `doc-${entry.message_id}`,
+        file_unique_id: `u${entry.message_id}`,
+      },
+      ...(caption ? { caption } : {}),
+    });
   }
 
   private editMessageText(params: Record<string, unknown>, res: http.ServerResponse, call: CallRecord): void {
@@ -607,25 +747,30 @@ export class TelegramEmulator extends EventEmitter {
     return message;
   }
 
-  private async deliverWebhook(): Promise<void> {
-    if (this.delivering) return;
-    this.delivering = true;
-    try {
-      let failures = 0;
-      while (this.webhook && this.queue.length > 0 && failures < 20) {
-        const update = this.queue[0] as Update;
-        const status = await this.post(this.webhook, update);
+  /**
+   * Posts queued updates to the webhook, up to `max_connections` at a time, oldest first. An update
+   * leaves the queue once answered with 2xx; a failed one is retried (20 failures in a row stop it).
+   */
+  private deliverWebhook(): void {
+    const webhook = this.webhook;
+    if (!webhook || this.webhookFailures >= 20) return;
+    for (const update of this.queue) {
+      if (this.inFlight.size >= webhook.maxConnections) break;
+      if (this.inFlight.has(update.update_id)) continue;
+      this.inFlight.add(update.update_id);
+      this.peakWebhookConnections = Math.max(this.peakWebhookConnections, this.inFlight.size);
+      void this.post(webhook, update).then((status) => {
+        this.inFlight.delete(update.update_id);
         this.webhookDeliveries.push({ update_id: update.update_id, status });
         if (status >= 200 && status < 300) {
           this.queue = this.queue.filter((other) => other !== update);
-          failures = 0;
+          this.webhookFailures = 0;
+          this.deliverWebhook();
         } else {
-          failures += 1;
-          await new Promise((resolve) => setTimeout(resolve, 50));
+          this.webhookFailures += 1;
+          setTimeout(() => this.deliverWebhook(), 50).unref();
         }
-      }
-    } finally {
-      this.delivering = false;
+      });
     }
   }
 
@@ -683,6 +828,9 @@ async function readJson(req: http.IncomingMessage): Promise<Record<string, unkno
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   if (chunks.length === 0) return {};
+  const contentType = req.headers["content-type"] ?? "";
+  const boundary = /multipart\/form-data;.*boundary=("?)([^";]+)\1/i.exec(contentType)?.[2];
+  if (boundary) return parseMultipart(Buffer.concat(chunks), boundary);
   const text = Buffer.concat(chunks).toString("utf8");
   if (!(req.headers["content-type"] ?? "").includes("json"))
     return Object.fromEntries(new URLSearchParams(text));
@@ -692,4 +840,62 @@ async function readJson(req: http.IncomingMessage): Promise<Record<string, unkno
   } catch {
     return {};
   }
+}
+
+/** An uploaded file as the emulator keeps it. */
+export interface UploadedFile {
+  filename: string;
+  content: string;
+  size: number;
+}
+
+/**
+ * Parses a multipart/form-data body (RFC 7578), the encoding the Bot API requires when a file is
+ * uploaded ("Post the file using multipart/form-data in the usual way that files are uploaded via the
+ * browser", https://core.telegram.org/bots/api#sending-files). Text fields that hold JSON (grammy sends
+ * `reply_parameters` that way) are parsed; file parts become `UploadedFile`s. A field may also be
+ * `attach://<name>`, pointing at another part, which is resolved here.
+ */
+export function parseMultipart(body: Buffer, boundary: string): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  const parts: Record<string, unknown> = {};
+  const delimiter = Buffer.from(`--${boundary}`);
+  let at = body.indexOf(delimiter);
+  while (at >= 0) {
+    const start = at + delimiter.length;
+    if (body.subarray(start, start + 2).toString() === "--") break;
+    const next = body.indexOf(delimiter, start);
+    if (next < 0) break;
+    const part = body.subarray(start + 2, next - 2);
+    const split = part.indexOf("\r\n\r\n");
+    const head = part.subarray(0, split).toString("utf8");
+    const content = part.subarray(split + 4);
+    const name = /[;:\s]name="([^"]*)"/i.exec(head)?.[1] ?? "";
+    // Quoted or not: grammy writes `filename=a.txt`.
+    const fileMatch = /filename=(?:"([^"]*)"|([^;\r\n]*))/i.exec(head);
+    const filename = fileMatch ? (fileMatch[1] ?? fileMatch[2] ?? "") : undefined;
+    if (filename !== undefined) {
+      parts[name] = {
+        filename,
+        content: content.toString("utf8"),
+        size: content.length,
+      } satisfies UploadedFile;
+    } else {
+      const text = content.toString("utf8");
+      let value: unknown = text;
+      if (/^[[{]/.test(text)) {
+        try {
+          value = JSON.parse(text);
+        } catch {
+          value = text;
+        }
+      }
+      fields[name] = value;
+    }
+    at = next;
+  }
+  for (const [key, value] of Object.entries(fields)) {
+    if (typeof value === "string" && value.startsWith("attach://")) fields[key] = parts[value.slice(9)];
+  }
+  return { ...parts, ...fields };
 }
