@@ -323,6 +323,19 @@ export function journalTempPid(name: string): number | undefined {
   return match ? Number(match[1]) : undefined;
 }
 
+/**
+ * True when a process with this pid exists in our pid namespace. Used only to leave a temp file alone
+ * (erring on keeping it), never to take over a lock: locks are kernel locks.
+ */
+function pidInUse(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
 /** Deletes leftovers of interrupted purges (their packages were ledgered before being moved there). */
 export async function emptyPurgeTrash(home: string): Promise<void> {
   const skills = homePaths(home).skills;
@@ -330,9 +343,10 @@ export async function emptyPurgeTrash(home: string): Promise<void> {
   for (const name of names) {
     if (name.startsWith(".purge-trash"))
       await fs.rm(path.join(skills, name), { recursive: true, force: true });
-    // Only a rollback writes the journal, under the rollback lock this recovery holds (a kernel lock):
-    // a journal temp file seen here was left by a writer that died mid-write.
-    if (journalTempPid(name) !== undefined) await fs.rm(path.join(skills, name), { force: true });
+    const writer = journalTempPid(name);
+    // Left by a process that died mid-write (a live one other than us may be writing it right now).
+    if (writer !== undefined && (writer === process.pid || !pidInUse(writer)))
+      await fs.rm(path.join(skills, name), { force: true });
   }
 }
 

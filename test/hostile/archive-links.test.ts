@@ -49,7 +49,7 @@ describe("finding 3: a skill folder that is a relative symlink", () => {
     await fs.symlink(path.relative(path.dirname(link), path.join(outside, "checkout")), link);
     const archived = await runCli(home, ["curator", "archive", "checkout"]);
     expect(archived.code, archived.stderr).toBe(0);
-    const inArchive = path.join(home, "skills", ".archive", "tools", "checkout");
+    const inArchive = path.join(home, "skills", ".archive", "checkout");
     expect((await fs.lstat(inArchive)).isSymbolicLink()).toBe(true);
     expect(await fs.readFile(path.join(inArchive, "SKILL.md"), "utf8")).toMatch(/name: checkout/);
     await expect(fs.stat(path.join(outside, "checkout", "references", "notes.md"))).resolves.toBeTruthy();
