@@ -69,6 +69,8 @@ export interface ChatContextOptions {
   isAdmin: boolean;
   now?: () => Date;
   library?: SkillLibrary;
+  /** The chat shows buttons (the adapter declares `capabilities.buttons`). */
+  buttons?: boolean;
 }
 
 /** Context for one chat message: never interactive, platform and caller from the message. */
@@ -91,6 +93,7 @@ export function chatContext(options: ChatContextOptions): CommandContext {
       isAdmin: options.isAdmin,
     },
     sessionKey: sessionKeyOf(message),
+    buttons: options.buttons === true,
     now: options.now ?? (() => new Date()),
     commandPrefix: chatPrefix,
   };

@@ -16,6 +16,7 @@ import {
   resolveSnapshot,
   type SnapshotInfo,
 } from "../src/curator/snapshot.js";
+import { paged } from "./buttons.js";
 import type { CommandContext, CommandInput, CommandSpec } from "./types.js";
 
 /** `512 B`, `1.5 KB`, `3.2 MB`. */
@@ -290,13 +291,14 @@ const ledgerCommand: CommandSpec = {
       `${entry.skill}${ledgerSuffix(entry)}`,
     ]);
     const footer = `Undo one change with \`${ctx.commandPrefix(["curator", "rollback", "<id>"])}\`; whole-library snapshots: \`${ctx.commandPrefix(["curator", "rollback", "--list"])}\`.`;
-    return reply(
+    const listed = reply(
       [
         { kind: "table", headers: ["id", "when", "actor", "action", "skill"], rows },
         { kind: "paragraph", text: footer },
       ],
       { json: { ok: true, entries } },
     );
+    return paged(listed, 0, ["curator", "ledger"], input);
   },
 };
 

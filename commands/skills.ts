@@ -18,6 +18,7 @@ import {
   UsageStore,
 } from "../src/skills/usage.js";
 import { effectivePlatform } from "../src/skills/visibility.js";
+import { paged } from "./buttons.js";
 import type { CommandContext, CommandInput, CommandSpec, OptionSpec } from "./types.js";
 
 const PLATFORM_OPTION: OptionSpec = {
@@ -66,7 +67,7 @@ async function listSkills(ctx: CommandContext, input: CommandInput): Promise<Rep
     kind: "paragraph",
     text: `Show one with \`${ctx.commandPrefix(["skills", "view"])} <name>\`.`,
   });
-  return reply(blocks, { json: result });
+  return paged(reply(blocks, { json: result }), blocks.length - 2, ["skills", "list"], input);
 }
 
 function failureBlocks(result: SkillViewResult): ReplyBlock[] {
@@ -247,7 +248,7 @@ async function usageReport(ctx: CommandContext, input: CommandInput): Promise<Re
       item.last_activity_at ?? "never",
     ]),
   });
-  return reply(blocks, { json });
+  return paged(reply(blocks, { json }), blocks.length - 1, ["skills", "usage"], input);
 }
 
 /** The `skills` command group. */

@@ -77,6 +77,8 @@ export interface GatewayConfig {
   feishu: PlatformConfig;
   discord: PlatformConfig;
   agent: { enabled: boolean; historyMessages: number };
+  /** Buttons in chat: how long a shown button works, and items per page of a paged list. */
+  actions: { ttlHours: number; pageSize: number };
 }
 
 /** Everything skillgate reads from config.yaml. */
@@ -384,6 +386,7 @@ function parseGateway(raw: Raw): GatewayConfig {
   const health = section(gateway, "health", "gateway.");
   const maintenance = section(gateway, "maintenance", "gateway.");
   const agent = section(gateway, "agent", "gateway.");
+  const actions = section(gateway, "actions", "gateway.");
   const homeChannel = str(gateway, "home_channel", "gateway.");
   if (homeChannel !== undefined && !/^(telegram|feishu|discord|console|mock):\S+$/.test(homeChannel)) {
     throw new ConfigError(
@@ -414,6 +417,10 @@ function parseGateway(raw: Raw): GatewayConfig {
         min: 0,
         max: 500,
       }),
+    },
+    actions: {
+      ttlHours: num(actions, "ttl_hours", "gateway.actions.", 24, { min: 0.01, max: 24 * 90 }),
+      pageSize: num(actions, "page_size", "gateway.actions.", 20, { integer: true, min: 5, max: 100 }),
     },
   };
 }
