@@ -19,7 +19,7 @@ import { promises as fs } from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { Bot, GrammyError, HttpError, webhookCallback } from "grammy";
-import type { Update } from "grammy/types";
+import type { InlineKeyboardMarkup, Update } from "grammy/types";
 import { AdapterError, ConfigError } from "../../src/core/errors.js";
 import { acquireLock, atomicWriteFile, type HeldLock, LockBusyError } from "../../src/core/fsutil.js";
 import type { Logger } from "../../src/core/logger.js";
@@ -34,6 +34,7 @@ import type {
 } from "../../src/core/message.js";
 import type { Reply } from "../../src/core/reply.js";
 import type { AdapterOptions } from "../types.js";
+import { callbackNotice, inlineKeyboard } from "./actions.js";
 import { buildCommandMenu, fallbackMenus, type MenuCommand } from "./menu.js";
 import { normalizeUpdate } from "./normalize.js";
 import { htmlToPlain, renderReply, TELEGRAM_MAX_LENGTH, type TelegramChunk } from "./render.js";
@@ -77,10 +78,11 @@ export const TELEGRAM_CAPABILITIES: AdapterCapabilities = {
   nativeCommands: true,
   edit: true,
   threads: true,
+  buttons: true,
 };
 
-/** Update types requested: edits and everything else are never acted on, so they are not fetched. */
-const ALLOWED_UPDATES = ["message"] as const;
+/** Update types requested: messages and presses of our inline buttons; edits and the rest are not fetched. */
+const ALLOWED_UPDATES = ["message", "callback_query"] as const;
 
 /** An offset older than this is not reused: Telegram may restart update ids after a week of silence. */
 const OFFSET_MAX_AGE_MS = 6 * 24 * 60 * 60 * 1000;
@@ -117,6 +119,8 @@ class TelegramAdapter implements Adapter {
   private webhookServer: http.Server | undefined;
   private lock: HeldLock | undefined;
   private menu: MenuCommand[] | undefined;
+  /** Callback queries not answered yet (answered once, privately with a refusal or plainly). */
+  private readonly openQueries = new Set<string>();
 
   constructor(private readonly options: TelegramAdapterOptions) {
     const token = options.secret("TELEGRAM_BOT_TOKEN");
@@ -139,7 +143,23 @@ class TelegramAdapter implements Adapter {
         this.logger.debug({ update_id: ctx.update.update_id }, "telegram update ignored");
         return;
       }
-      await this.sink?.(message);
+      if (!message.press) {
+        await this.sink?.(message);
+        return;
+      }
+      // A press: the gateway judges it before the sink resolves (a refusal is answered privately in
+      // `send`); every callback query is then answered at once so the client stops its spinner.
+      const queryId = ctx.update.callback_query?.id ?? "";
+      this.openQueries.add(queryId);
+      try {
+        await this.sink?.(message);
+      } finally {
+        if (this.openQueries.delete(queryId)) {
+          await this.bot.api.answerCallbackQuery(queryId).catch((error: unknown) => {
+            this.logger.warn({ err: error }, "telegram: answering a button press failed");
+          });
+        }
+      }
     });
   }
 
@@ -446,10 +466,70 @@ class TelegramAdapter implements Adapter {
   // ── outbound ─────────────────────────────────────────────────────────────────────────────────────
 
   async send(target: OutboundTarget, reply: Reply, inReplyTo?: InboundMessage): Promise<void> {
+    if (reply.private && (await this.answerPrivately(reply, inReplyTo))) return;
     const chunks = renderReply(reply);
+    const keyboard = inlineKeyboard(reply);
     const replyTo = target.replyTo ?? replyAnchor(inReplyTo);
-    for (const [index, chunk] of chunks.entries()) {
-      await this.sendChunk(target, chunk, index === 0 ? replyTo : undefined);
+    let first = 0;
+    if (target.editMessageId !== undefined && chunks[0]) {
+      const edited = await this.editChunk(
+        target,
+        target.editMessageId,
+        chunks[0],
+        chunks.length === 1 ? keyboard : undefined,
+      );
+      if (edited) first = 1;
+    }
+    for (let index = first; index < chunks.length; index += 1) {
+      const chunk = chunks[index] as TelegramChunk;
+      const markup = index === chunks.length - 1 ? keyboard : undefined;
+      await this.sendChunk(target, chunk, index === 0 ? replyTo : undefined, markup);
+    }
+  }
+
+  /**
+   * A reply meant only for whoever pressed a button: the callback query's answer, shown as an alert to
+   * that user alone (Bot API `answerCallbackQuery`, `show_alert`). False when there is no open query.
+   */
+  private async answerPrivately(reply: Reply, inReplyTo: InboundMessage | undefined): Promise<boolean> {
+    const queryId = (inReplyTo?.raw as Update | undefined)?.callback_query?.id;
+    if (!inReplyTo?.press || queryId === undefined || !this.openQueries.delete(queryId)) return false;
+    const text = callbackNotice(htmlToPlain(renderReply(reply)[0]?.text ?? ""));
+    await this.call("answerCallbackQuery", () =>
+      this.bot.api.answerCallbackQuery(queryId, { text, show_alert: true }),
+    );
+    return true;
+  }
+
+  /**
+   * Replaces the text (and keyboard: none when `markup` is undefined) of a message the bot sent, as a
+   * pressed button asks. False when it cannot be edited (gone, too old): the caller sends instead.
+   */
+  private async editChunk(
+    target: OutboundTarget,
+    messageId: string,
+    chunk: TelegramChunk,
+    markup: InlineKeyboardMarkup | undefined,
+  ): Promise<boolean> {
+    const chatId = chatIdOf(target.chatId);
+    const extra = {
+      parse_mode: chunk.parse_mode,
+      link_preview_options: { is_disabled: true },
+      reply_markup: markup,
+    };
+    try {
+      await this.call("editMessageText", () =>
+        this.bot.api.editMessageText(chatId, Number(messageId), chunk.text, extra),
+      );
+      return true;
+    } catch (error) {
+      const description = error instanceof GrammyError && error.error_code === 400 ? error.description : "";
+      if (/message is not modified/i.test(description)) return true;
+      this.logger.warn(
+        { chat: target.chatId, description },
+        "telegram: could not edit the message; sending anew",
+      );
+      return false;
     }
   }
 
@@ -457,6 +537,7 @@ class TelegramAdapter implements Adapter {
     target: OutboundTarget,
     chunk: TelegramChunk,
     replyTo: string | undefined,
+    markup?: InlineKeyboardMarkup,
   ): Promise<void> {
     const chatId = chatIdOf(target.chatId);
     const base = {
@@ -472,6 +553,7 @@ class TelegramAdapter implements Adapter {
         ...base,
         ...(html ? { parse_mode: chunk.parse_mode } : {}),
         ...(threadId !== undefined ? { message_thread_id: threadId } : {}),
+        ...(markup ? { reply_markup: markup } : {}),
       };
       try {
         await this.call("sendMessage", () =>

@@ -2,13 +2,15 @@
  * Telegram update → `InboundMessage`. Pure: no network, no clock, no state. Decides what the bot sees:
  * commands come only from a `bot_command` entity at the start of the text (after an optional leading
  * `@ourbot` mention), `/cmd@bot args` keeps its arguments, anything addressed to another bot is dropped,
- * and edited messages are never turned into anything (an edit must not replay an old command).
+ * and edited messages are never turned into anything (an edit must not replay an old command). A
+ * `callback_query` from one of our inline buttons becomes a press carrying the button's opaque data.
  */
 import type { Message, MessageEntity, Update } from "grammy/types";
 import type { ChatKind, InboundMessage, ParsedCommand } from "../../src/core/message.js";
 
 /** Normalizes one Bot API update for the bot `botUsername`; null when the gateway should not see it. */
 export function normalizeUpdate(update: Update, botUsername: string): InboundMessage | null {
+  if (update.callback_query !== undefined) return normalizeCallbackQuery(update);
   const message = update.message;
   // edited_message, channel_post, callback queries…: never a command, never chat input.
   if (message === undefined) return null;
@@ -179,4 +181,29 @@ function restoreDashes(token: string): string {
   if (token.startsWith("—")) return `--${token.slice(1)}`;
   if (token.startsWith("–")) return `-${token.slice(1)}`;
   return token;
+}
+
+/**
+ * A press of an inline button: `callback_query.data` is the opaque action id we put on the button
+ * (at most 64 bytes, Bot API `InlineKeyboardButton.callback_data`); `message` is the message carrying
+ * the keyboard (absent when it is too old to be delivered, then there is nothing to edit). Presses on
+ * inline-mode messages (`inline_message_id`, no chat) and game buttons are not ours.
+ */
+function normalizeCallbackQuery(update: Update): InboundMessage | null {
+  const query = update.callback_query;
+  if (query === undefined || typeof query.data !== "string" || query.data === "") return null;
+  const message = query.message;
+  if (message === undefined) return null;
+  const chat = chatOf(message as Message);
+  if (chat === null) return null;
+  return {
+    eventId: String(update.update_id),
+    platform: "telegram",
+    chat,
+    sender: { id: String(query.from.id), name: displayName(query.from), isBot: query.from.is_bot },
+    text: "",
+    receivedAt: message.date * 1000,
+    raw: update,
+    press: { actionId: query.data, messageId: String(message.message_id) },
+  };
 }
