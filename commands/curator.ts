@@ -22,7 +22,7 @@ import {
   setPaused,
   setPinned,
 } from "../src/curator/operations.js";
-import { runJsonSummary, summaryReply } from "../src/curator/report.js";
+import { runJsonSummary, summaryButtons, summaryReply } from "../src/curator/report.js";
 import { runCurator } from "../src/curator/run.js";
 import { describeInterval } from "../src/curator/schedule.js";
 import type { CuratorRunResult } from "../src/curator/types.js";
@@ -253,7 +253,8 @@ const runCommand: CommandSpec = {
       commandPrefix: ctx.commandPrefix,
       consolidator,
     });
-    return reply(runTextBlocks(result, consolidating, ctx), { json: runJsonSummary(result) });
+    const done = reply(runTextBlocks(result, consolidating, ctx), { json: runJsonSummary(result) });
+    return { ...done, actions: summaryButtons(result) };
   },
 };
 
