@@ -19,7 +19,7 @@ import {
 } from "../core/actions.js";
 import type { InboundMessage } from "../core/message.js";
 import { type Reply, type ReplyBlock, textReply } from "../core/reply.js";
-import type { ActionStore, StoredAction } from "./action-store.js";
+import { type ActionStore, newActionId, type StoredAction } from "./action-store.js";
 
 /** Items per page when a reply is paged. */
 export const DEFAULT_PAGE_SIZE = 20;
@@ -75,7 +75,7 @@ export class ActionRouter {
     const paged = this.applyPaging(reply, target.page ?? 0);
     const actions = allActions(paged.actions);
     if (actions.length === 0) return { ...paged, actions: undefined };
-    const nonce = Math.random().toString(36).slice(2);
+    const nonce = newActionId();
     const ids = await this.store.add(
       actions.map((action, index) => ({
         intent: action.intent,
