@@ -9,8 +9,6 @@
  * Reused by later surfaces (web console, skill set-up from chat): build actions with `runAction`,
  * `cancelAction` and `actionRow`, let the gateway's action router store and dispatch them.
  */
-import type { ReplyBlock } from "./reply.js";
-
 /** Scalar option values a stored command invocation may carry. */
 export type ActionOptionValue = string | number | boolean;
 
@@ -55,14 +53,14 @@ export interface ReplyAction {
   id?: string;
 }
 
-/** The buttons of a reply, in rows. */
-export interface ReplyActions {
+/** The buttons of a reply, in rows. `Block` is the reply's block type (kept generic: no import cycle). */
+export interface ReplyActions<Block = unknown> {
   rows: ReplyAction[][];
   /**
    * Blocks shown instead of `Reply.blocks` when the buttons are shown (e.g. the question without its
    * "reply `… -y` to confirm" line). Absent: the blocks are shown as they are.
    */
-  blocksWithButtons?: ReplyBlock[];
+  blocksWithButtons?: Block[];
 }
 
 /** Marks one list or table block of a reply as pageable in chats that can edit messages in place. */
@@ -110,24 +108,4 @@ export function invocation(
 /** Every action of a reply, row by row. */
 export function allActions(actions: ReplyActions | undefined): ReplyAction[] {
   return actions ? actions.rows.flat() : [];
-}
-
-/** Items of a pageable block (list items, table rows, code lines). */
-export function pageableLength(block: ReplyBlock | undefined): number {
-  if (!block) return 0;
-  if (block.kind === "list") return block.items.length;
-  if (block.kind === "table") return block.rows.length;
-  if (block.kind === "code") return block.text.replace(/\n+$/, "").split("\n").length;
-  return 0;
-}
-
-/** The block cut to items `[start, end)`; other kinds are returned unchanged. */
-export function slicePageable(block: ReplyBlock, start: number, end: number): ReplyBlock {
-  if (block.kind === "list") return { ...block, items: block.items.slice(start, end) };
-  if (block.kind === "table") return { ...block, rows: block.rows.slice(start, end) };
-  if (block.kind === "code") {
-    const lines = block.text.replace(/\n+$/, "").split("\n");
-    return { ...block, text: lines.slice(start, end).join("\n") };
-  }
-  return block;
 }

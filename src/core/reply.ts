@@ -23,7 +23,7 @@ export interface Reply {
   /** CLI exit code: 0 done, 1 refused or failed, 2 bad usage, 78 bad config. */
   exitCode: number;
   /** Buttons (see `core/actions.ts`); surfaces without buttons ignore them and show `blocks`. */
-  actions?: ReplyActions;
+  actions?: ReplyActions<ReplyBlock>;
   /** One block that chats able to edit in place show page by page with ‹ › buttons. */
   paging?: ReplyPaging;
   /** A richer presentation where the platform has one (Feishu card, Discord embed). */

@@ -8,7 +8,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { homePaths } from "../config/home.js";
-import { invocation, type ReplyAction, type ReplyActions, runAction } from "../core/actions.js";
+import { invocation, type ReplyAction, runAction } from "../core/actions.js";
 import { atomicWriteFile, stableJson } from "../core/fsutil.js";
 import { type Reply, type ReplyBlock, reply } from "../core/reply.js";
 import type {
@@ -120,7 +120,7 @@ const SUMMARY_RESTORE_BUTTONS = 8;
  * map's old names included; at most eight) and "Roll back this run" to the snapshot taken before it,
  * which asks Confirm / Cancel first. None for a dry run or a run that archived nothing.
  */
-export function summaryButtons(result: CuratorRunResult): ReplyActions | undefined {
+export function summaryButtons(result: CuratorRunResult): Reply["actions"] {
   if (result.dryRun) return undefined;
   const names = [...new Set([...result.renameMap.entries.map((entry) => entry.name), ...result.archived])];
   const restore = names.slice(0, SUMMARY_RESTORE_BUTTONS).map((name) =>

@@ -13,9 +13,7 @@ import {
   type ActionInvocation,
   type ActionPlacement,
   allActions,
-  pageableLength,
   type ReplyAction,
-  slicePageable,
 } from "../core/actions.js";
 import type { InboundMessage } from "../core/message.js";
 import { type Reply, type ReplyBlock, textReply } from "../core/reply.js";
@@ -198,4 +196,24 @@ export class ActionRouter {
 function placementOf(action: ReplyAction): ActionPlacement {
   if (action.placement) return action.placement;
   return action.intent.kind === "run" ? "reply" : "replace";
+}
+
+/** Items of a pageable block (list items, table rows, code lines). */
+export function pageableLength(block: ReplyBlock | undefined): number {
+  if (!block) return 0;
+  if (block.kind === "list") return block.items.length;
+  if (block.kind === "table") return block.rows.length;
+  if (block.kind === "code") return block.text.replace(/\n+$/, "").split("\n").length;
+  return 0;
+}
+
+/** The block cut to items `[start, end)`; other kinds are returned unchanged. */
+export function slicePageable(block: ReplyBlock, start: number, end: number): ReplyBlock {
+  if (block.kind === "list") return { ...block, items: block.items.slice(start, end) };
+  if (block.kind === "table") return { ...block, rows: block.rows.slice(start, end) };
+  if (block.kind === "code") {
+    const lines = block.text.replace(/\n+$/, "").split("\n");
+    return { ...block, text: lines.slice(start, end).join("\n") };
+  }
+  return block;
 }

@@ -10,6 +10,7 @@ import type { CommandContext } from "../../commands/types.js";
 import type { SkillgateConfig } from "../config/config.js";
 import type { InboundMessage } from "../core/message.js";
 import { errorReply, type Reply, type ReplyBlock, reply } from "../core/reply.js";
+import { runToolCall, type ToolRuntime, toolDefinitions } from "../curator/tools.js";
 import {
   type ChatMessage,
   type ClientOptions,
@@ -18,7 +19,6 @@ import {
   ModelError,
 } from "../llm/client.js";
 import { describeModel, type ResolvedModel, resolveChatModel } from "../llm/config.js";
-import { runToolCall, type ToolRuntime, toolDefinitions } from "../llm/tools.js";
 import type { SkillEntry, SkillLibrary } from "../skills/types.js";
 import type { ChatAgent } from "./gateway.js";
 import { SessionStore } from "./sessions.js";
