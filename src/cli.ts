@@ -8,7 +8,7 @@
  * platform SDKs are imported only by `serve`.
  */
 import { realpathSync } from "node:fs";
-import { readdir } from "node:fs/promises";
+import { mkdir, readdir } from "node:fs/promises";
 import path from "node:path";
 import readline from "node:readline";
 import { fileURLToPath } from "node:url";
@@ -38,7 +38,9 @@ export interface CliIo {
 /** What the command line asked for. */
 type Selection =
   | { kind: "command"; spec: CommandSpec; input: CommandInput }
-  | { kind: "serve"; console: boolean }
+  | { kind: "serve"; console: boolean; demo: boolean }
+  | { kind: "doctor"; json: boolean }
+  | { kind: "init"; examples: boolean; json: boolean }
   | { kind: "usage"; message: string };
 
 /** Exit code for bad usage. */
@@ -156,7 +158,30 @@ export function buildProgram(
     .command("serve")
     .description("run the chat gateway (platforms from config and secrets; the terminal chat when none)")
     .option("--console", "only the local terminal chat")
-    .action((options: { console?: boolean }) => select({ kind: "serve", console: options.console === true }));
+    .option(
+      "--demo",
+      "with --console: chat with the example skills on a temporary home (yours is not touched)",
+    )
+    .action((options: { console?: boolean; demo?: boolean }) =>
+      select({
+        kind: "serve",
+        console: options.console === true || options.demo === true,
+        demo: options.demo === true,
+      }),
+    );
+  program
+    .command("init")
+    .description("create the home's skills folder; --examples also installs the example skills")
+    .option("--examples", "install the example skills (existing ones are left alone)")
+    .option("--json", "print the result as JSON")
+    .action((options: { examples?: boolean; json?: boolean }) =>
+      select({ kind: "init", examples: options.examples === true, json: options.json === true }),
+    );
+  program
+    .command("doctor")
+    .description("check the home, config.yaml and each configured platform's credentials and settings")
+    .option("--json", "print the checks as JSON")
+    .action((options: { json?: boolean }) => select({ kind: "doctor", json: options.json === true }));
   return program;
 }
 
@@ -275,7 +300,10 @@ export async function main(
     return EXIT_USAGE;
   }
   if (selection.kind === "usage") return fail(io, wantsJson, selection.message, EXIT_USAGE);
+  if (selection.kind === "serve" && selection.demo) return demo(io);
   const home = resolveHome(program.opts<{ home?: string }>().home, io.env);
+  if (selection.kind === "doctor") return doctor(home, selection.json, io);
+  if (selection.kind === "init") return init(home, selection.examples, selection.json, io);
   try {
     if (await mayNeedRecovery(home)) {
       const { recoverInterruptedRollback } = await import("./curator/rollback.js");
@@ -314,6 +342,74 @@ export async function main(
   });
   printReply(reply, json, io);
   return reply.exitCode;
+}
+
+/** `skillgate serve --console --demo`: the terminal chat over the example skills in a temporary home. */
+async function demo(io: CliIo): Promise<number> {
+  const { makeDemoHome, removeDemoHome } = await import("./examples.js");
+  const home = await makeDemoHome();
+  io.stderr.write(
+    `Demo: the example skills in a temporary home (${home}); your own home is not touched and this one is removed at the end.\nTry /help, /skills list, /skill paper-digest references/checklist.md or /curator status.\n`,
+  );
+  try {
+    return await serve(home, loadConfig(homePaths(home).config), true, io);
+  } finally {
+    await removeDemoHome(home);
+  }
+}
+
+/** `skillgate init [--examples]`: creates `<home>/skills`, and installs the example skills when asked. */
+async function init(home: string, examples: boolean, json: boolean, io: CliIo): Promise<number> {
+  const { reply } = await import("./core/reply.js");
+  if (!examples) {
+    await mkdir(homePaths(home).skills, { recursive: true });
+    printReply(
+      reply(
+        [
+          { kind: "paragraph", text: `Home ready: ${home}.` },
+          {
+            kind: "paragraph",
+            text: "Add skills under skills/<category>/<name>/SKILL.md, or run `skillgate init --examples` for the example skills.",
+          },
+        ],
+        { json: { ok: true, home, installed: [] } },
+      ),
+      json,
+      io,
+    );
+    return 0;
+  }
+  const { installExamples } = await import("./examples.js");
+  const result = await installExamples(home);
+  const lines = [
+    result.installed.length > 0
+      ? `Installed ${result.installed.length} example skill(s) into ${homePaths(home).skills}: ${result.installed.join(", ")}.`
+      : "No example skill was installed.",
+    ...(result.skipped.length > 0 ? [`Left alone (already there): ${result.skipped.join(", ")}.`] : []),
+    ...(result.configWritten
+      ? [`Wrote ${homePaths(home).config} (the example config: incident-notes hidden on Telegram).`]
+      : []),
+    "Next: `skillgate serve --console` to chat with them, or `skillgate skills list`.",
+  ];
+  printReply(
+    reply(
+      lines.map((text) => ({ kind: "paragraph" as const, text })),
+      { json: { ok: true, home, ...result } },
+    ),
+    json,
+    io,
+  );
+  return 0;
+}
+
+/** `skillgate doctor`: every check, printed with its fix; exit 1 when one failed. */
+async function doctor(home: string, json: boolean, io: CliIo): Promise<number> {
+  const { runDoctor, doctorReply } = await import("./doctor.js");
+  const dotenv = readDotenv(homePaths(home).env);
+  const checks = await runDoctor({ home, secret: (name) => lookupSecret(name, dotenv, io.env) });
+  const answer = doctorReply(checks);
+  printReply(answer, json, io);
+  return answer.exitCode;
 }
 
 /** The LLM agent for chat text when `gateway.agent.enabled` is set and a model resolves; else undefined. */

@@ -56,8 +56,44 @@ import {
 } from "./normalize.js";
 import { DISCORD_MESSAGE_LIMIT, renderReply } from "./render.js";
 
-/** What the factory takes: the options every adapter receives. */
-export type DiscordAdapterOptions = AdapterOptions;
+/** What the factory takes: the options every adapter receives, plus timings tests shorten. */
+export interface DiscordAdapterOptions extends AdapterOptions {
+  tuning?: Partial<DiscordTuning>;
+}
+
+/** Timings of the Discord adapter. */
+export interface DiscordTuning {
+  /** How long `start()` waits for READY and every guild (ms). */
+  readyTimeoutMs: number;
+  /**
+   * Time given to the gateway's skill lookup for one autocomplete request (ms). Discord drops an
+   * answer that comes more than 3 s after the request (error 10062), so whatever is known by then is
+   * sent.
+   */
+  autocompleteBudgetMs: number;
+}
+
+const DEFAULT_TUNING: DiscordTuning = { readyTimeoutMs: 30_000, autocompleteBudgetMs: 2_000 };
+
+/**
+ * The gateway intents skillgate asks for. None is privileged: DMs and messages that mention the bot
+ * carry their content without the Message Content intent, and those are the only messages read.
+ */
+export const DISCORD_INTENTS = [
+  GatewayIntentBits.Guilds,
+  GatewayIntentBits.GuildMessages,
+  GatewayIntentBits.DirectMessages,
+] as const;
+
+/** Developer Portal switch of each privileged intent (Bot → Privileged Gateway Intents). */
+const PRIVILEGED_SWITCHES: [GatewayIntentBits, string][] = [
+  [GatewayIntentBits.MessageContent, "Message Content Intent"],
+  [GatewayIntentBits.GuildMembers, "Server Members Intent"],
+  [GatewayIntentBits.GuildPresences, "Presence Intent"],
+];
+
+/** Gateway close codes after which discord.js gives up, and what each means for the owner. */
+const FATAL_CLOSE_CODES = new Set([4004, 4010, 4011, 4012, 4013, 4014]);
 
 /** The secret holding the bot token. */
 export const DISCORD_TOKEN_SECRET = "DISCORD_BOT_TOKEN";
@@ -66,8 +102,6 @@ export const DISCORD_TOKEN_SECRET = "DISCORD_BOT_TOKEN";
 const INTERACTION_TTL_MS = 15 * 60 * 1000;
 /** Autocomplete answers at most 25 choices. */
 const MAX_CHOICES = 25;
-/** How long `start()` waits for the gateway's READY and every guild. */
-const READY_TIMEOUT_MS = 30_000;
 /** Recent event ids kept to drop gateway replays after a resume. */
 const SEEN_IDS = 2000;
 /** Sent instead of an empty reply so a deferred “thinking…” never stays forever. */
@@ -134,6 +168,8 @@ export class DiscordAdapter implements Adapter {
   };
 
   private readonly opts: DiscordAdapterOptions;
+  private readonly tuning: DiscordTuning;
+  private readonly intents: readonly GatewayIntentBits[];
   private readonly log: Logger;
   private readonly token: string | undefined;
   private readonly client: Client;
@@ -153,16 +189,13 @@ export class DiscordAdapter implements Adapter {
 
   constructor(opts: DiscordAdapterOptions) {
     this.opts = opts;
+    this.tuning = { ...DEFAULT_TUNING, ...opts.tuning };
+    this.intents = DISCORD_INTENTS;
     this.log = opts.logger.child({ adapter: "discord" });
     this.token = opts.secret(DISCORD_TOKEN_SECRET);
     const api = opts.config.gateway.discord.api;
     this.client = new Client({
-      intents: [
-        GatewayIntentBits.Guilds,
-        GatewayIntentBits.GuildMessages,
-        GatewayIntentBits.DirectMessages,
-        GatewayIntentBits.MessageContent,
-      ],
+      intents: [...this.intents],
       partials: [Partials.Channel],
       rest: api ? { api } : {},
     });
@@ -183,15 +216,36 @@ export class DiscordAdapter implements Adapter {
     this.hooks = hooks;
     this.stopped = false;
     this.setState("starting", "logging in");
-    const ready = once(this.client, Events.ClientReady, { signal: AbortSignal.timeout(READY_TIMEOUT_MS) });
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), this.tuning.readyTimeoutMs);
+    const ready = once(this.client, Events.ClientReady, { signal: abort.signal });
+    // A fatal close (bad token, disallowed intents) means READY never comes: fail at once, saying why.
+    let onClose: ((event: { code: number }) => void) | undefined;
+    const closed = new Promise<never>((_resolve, reject) => {
+      onClose = (event) => {
+        if (FATAL_CLOSE_CODES.has(event.code)) reject(new GatewayClosedError(event.code));
+      };
+      this.client.on(Events.ShardDisconnect, onClose);
+    });
     try {
-      await this.client.login(token);
-      await ready;
+      await Promise.race([this.client.login(token).then(() => ready), closed]);
     } catch (error) {
       ready.catch(() => undefined);
+      closed.catch(() => undefined);
       this.setState("degraded", "login failed");
       await this.client.destroy().catch(() => undefined);
-      throw new AdapterError("discord", loginFailure(error), { cause: error, code: "adapter.discord.login" });
+      throw new AdapterError("discord", loginFailure(error, this.intents, this.tuning.readyTimeoutMs), {
+        cause: error,
+        code:
+          error instanceof GatewayClosedError
+            ? `adapter.discord.close_${error.code}`
+            : "adapter.discord.login",
+      });
+    } finally {
+      clearTimeout(timer);
+      abort.abort();
+      if (onClose) this.client.off(Events.ShardDisconnect, onClose);
+      closed.catch(() => undefined);
     }
     this.botUserId = this.client.user?.id ?? this.botUserId;
     this.setState("connected", this.connectedDetail());
@@ -228,11 +282,14 @@ export class DiscordAdapter implements Adapter {
         await this.answerPress(press, target, reply, payloads);
         return;
       }
+      const channelId = target.threadId ?? target.chatId;
       if (pending && (await pending.deferred) && Date.now() - pending.createdAt < INTERACTION_TTL_MS) {
-        await this.answerInteraction(pending, payloads);
+        const rest = await this.answerInteraction(pending, payloads);
+        if (rest.length === 0) return;
+        // The interaction token ran out (15 minutes): what is left goes to the channel.
+        await this.postToChannel(channelId, rest, undefined);
         return;
       }
-      const channelId = target.threadId ?? target.chatId;
       if (target.editMessageId && (await this.editChannelMessage(channelId, target.editMessageId, payloads)))
         return;
       const replyTo =
@@ -324,7 +381,7 @@ export class DiscordAdapter implements Adapter {
 
   private onMessage(data: DiscordMessageJson): void {
     if (!this.sink || !this.botUserId || !this.firstSight(data.id)) return;
-    const message = normalizeMessage(data, this.botUserId);
+    const message = normalizeMessage(data, this.botUserId, this.botRoleIds(data.guild_id));
     if (message) this.deliver(message);
   }
 
@@ -458,7 +515,16 @@ export class DiscordAdapter implements Adapter {
     let names: string[] = [];
     if (query && query.path[0] === SKILL_COMMAND && query.option === "name" && this.hooks) {
       try {
-        names = await this.hooks.suggestSkills(query.senderId, query.prefix);
+        const found = await withDeadline(
+          this.hooks.suggestSkills(query.senderId, query.prefix),
+          this.tuning.autocompleteBudgetMs,
+        );
+        if (found === TIMED_OUT)
+          this.log.warn(
+            { budgetMs: this.tuning.autocompleteBudgetMs },
+            "discord autocomplete: the skill lookup was too slow; answering with no choices",
+          );
+        else names = found;
       } catch (error) {
         // Fail closed: an error in visibility or authorisation offers nothing.
         this.log.warn({ err: error }, "discord autocomplete: suggestSkills failed");
@@ -469,6 +535,13 @@ export class DiscordAdapter implements Adapter {
       .slice(0, MAX_CHOICES)
       .map((name) => ({ name, value: name }));
     await interaction.respond(choices);
+  }
+
+  /** The bot's managed role in a guild (from the cached roles whose tags name the bot). */
+  private botRoleIds(guildId: string | undefined): Set<string> {
+    if (!guildId || !this.botUserId) return new Set();
+    const role = this.client.guilds.cache.get(guildId)?.roles.botRoleFor(this.botUserId);
+    return role ? new Set([role.id]) : new Set();
   }
 
   /** Hands messages to the gateway one after another, in arrival order. */
@@ -498,16 +571,32 @@ export class DiscordAdapter implements Adapter {
 
   // ---- outbound ----------------------------------------------------------------------------------
 
-  private async answerInteraction(pending: PendingInteraction, payloads: MessagePayload[]): Promise<void> {
-    for (const payload of payloads) {
+  /**
+   * Edits the deferred reply with the first payload and follows up with the rest. Returns the payloads
+   * not sent because Discord no longer accepts the interaction's token (401 50027 after 15 minutes, or
+   * an unknown webhook), so the caller can post them to the channel instead.
+   */
+  private async answerInteraction(
+    pending: PendingInteraction,
+    payloads: MessagePayload[],
+  ): Promise<MessagePayload[]> {
+    for (const [index, payload] of payloads.entries()) {
       const body = { ...payload, allowedMentions: { parse: [] } };
-      if (!pending.edited) {
-        await pending.interaction.editReply(body);
-        pending.edited = true;
-      } else {
-        await pending.interaction.followUp(body);
+      try {
+        if (!pending.edited) {
+          await pending.interaction.editReply(body);
+          pending.edited = true;
+        } else {
+          await pending.interaction.followUp(body);
+        }
+      } catch (error) {
+        const code = (error as { code?: unknown }).code;
+        if (code !== 50027 && code !== 10015) throw error;
+        this.log.warn({ code }, "discord: the interaction token expired; posting the rest to the channel");
+        return payloads.slice(index);
       }
     }
+    return [];
   }
 
   private async postToChannel(
@@ -625,17 +714,46 @@ export class DiscordAdapter implements Adapter {
   }
 }
 
+const TIMED_OUT = Symbol("timed out");
+
+/** `promise`'s value, or `TIMED_OUT` when it takes longer than `ms`. */
+async function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
+    timer = setTimeout(() => resolve(TIMED_OUT), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-function loginFailure(error: unknown): string {
+/** The gateway closed the connection with a code discord.js does not recover from. */
+class GatewayClosedError extends Error {
+  constructor(readonly code: number) {
+    super(`Discord closed the gateway connection with code ${code}`);
+    this.name = "GatewayClosedError";
+  }
+}
+
+/** Tells the owner what a failed login means and what to change. */
+export function loginFailure(
+  error: unknown,
+  intents: readonly GatewayIntentBits[] = DISCORD_INTENTS,
+  readyTimeoutMs: number = DEFAULT_TUNING.readyTimeoutMs,
+): string {
+  if (error instanceof GatewayClosedError) return closeCodeAdvice(error.code, intents);
   const text = describe(error);
   if (/TokenInvalid|invalid token|Authentication failed|401/i.test(text)) {
     return `Discord rejected DISCORD_BOT_TOKEN (${text}). Copy the bot token again from the Developer Portal into <home>/.env.`;
   }
   if (error instanceof Error && error.name === "AbortError") {
-    return `Discord did not become ready within ${READY_TIMEOUT_MS / 1000} s. Check gateway.discord.api and the network.`;
+    return `Discord did not become ready within ${readyTimeoutMs / 1000} s. Check gateway.discord.api and the network.`;
   }
   return `Could not connect to Discord: ${text}. Check the network and gateway.discord.api.`;
 }
@@ -652,4 +770,21 @@ function messagePayloads(reply: Reply): MessagePayload[] {
   const chunks = renderReply(reply);
   const texts = chunks.length > 0 ? chunks : [EMPTY_REPLY];
   return texts.map((content, index) => (index === texts.length - 1 ? { content, ...buttons } : { content }));
+}
+
+/** What a fatal gateway close code means for the owner (Discord's Gateway Close Event Codes). */
+export function closeCodeAdvice(
+  code: number,
+  intents: readonly GatewayIntentBits[] = DISCORD_INTENTS,
+): string {
+  if (code === 4004)
+    return "Discord closed the connection with 4004 (authentication failed): DISCORD_BOT_TOKEN is wrong or was reset. Copy the bot token again from the Developer Portal (Bot → Reset Token) into <home>/.env.";
+  if (code === 4014) {
+    const wanted = PRIVILEGED_SWITCHES.filter(([bit]) => intents.includes(bit)).map(([, name]) => name);
+    const which = wanted.length > 0 ? wanted.join(", ") : "the privileged intents";
+    return `Discord closed the connection with 4014 (disallowed intents): the bot asked for ${which}, which is not switched on for this application. Turn it on in the Developer Portal → your application → Bot → Privileged Gateway Intents, then restart.`;
+  }
+  if (code === 4013)
+    return "Discord closed the connection with 4013 (invalid intents): report this as a skillgate bug.";
+  return `Discord closed the connection with code ${code} and will not reconnect. Check DISCORD_BOT_TOKEN and gateway.discord.api.`;
 }

@@ -12,6 +12,8 @@
  *   and by the gateway's persistent dedupe (keyed by event id) across restarts.
  * - Outbound: `im.message.reply` to the triggering message (first part; all parts inside a thread) or
  *   `im.message.create` to a chat; each part as a post, re-sent as plain text when the API rejects it.
+ *   A send refused by frequency control (HTTP 429 / code 99991400, or 230020 for a busy chat) is
+ *   retried after `x-ogw-ratelimit-reset` seconds (or a short backoff), so a long reply arrives whole.
  */
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -48,8 +50,32 @@ export { sdkLoggerFor } from "./sdk-logger.js";
 // Webhook security, API error decoding and the SDK logger bridge have their own modules.
 export { sign, verifyWebhook, type WebhookVerdict } from "./webhook.js";
 
-/** What the Feishu adapter factory receives: the shared `AdapterOptions`. */
-export type FeishuAdapterOptions = AdapterOptions;
+/** What the Feishu adapter factory receives: the shared `AdapterOptions`, plus timings tests shorten. */
+export interface FeishuAdapterOptions extends AdapterOptions {
+  tuning?: Partial<FeishuTuning>;
+}
+
+/** Retry timings of the Feishu adapter. */
+export interface FeishuTuning {
+  /** Length of one second of `x-ogw-ratelimit-reset` (ms): 1000, shortened in tests. */
+  secondMs: number;
+  /** Wait before retrying a throttled send without a reset header (ms); doubles per attempt. */
+  throttleBaseMs: number;
+  /** Attempts per send under frequency control. */
+  maxThrottleAttempts: number;
+  /** Longest wait for one retry (ms); a longer reset fails the send. */
+  maxThrottleWaitMs: number;
+}
+
+const DEFAULT_TUNING: FeishuTuning = {
+  secondMs: 1000,
+  throttleBaseMs: 500,
+  maxThrottleAttempts: 5,
+  maxThrottleWaitMs: 60_000,
+};
+
+/** Frequency-control codes: the platform-wide limit (99991400) and a chat's 5 messages a second (230020). */
+const THROTTLE_CODES = new Set([99991400, 230020]);
 
 /** Feishu's capabilities: no native command menu; messages can be edited and threaded. */
 export const FEISHU_CAPABILITIES: AdapterCapabilities = {
@@ -93,6 +119,7 @@ export class FeishuAdapter implements Adapter {
   webhookUrl: string | undefined;
 
   private readonly opts: FeishuAdapterOptions;
+  private readonly tuning: FeishuTuning;
   private readonly log: Logger;
   private client: lark.Client | undefined;
   private wsClient: lark.WSClient | undefined;
@@ -107,6 +134,7 @@ export class FeishuAdapter implements Adapter {
 
   constructor(opts: FeishuAdapterOptions) {
     this.opts = opts;
+    this.tuning = { ...DEFAULT_TUNING, ...opts.tuning };
     this.log = opts.logger.child({ platform: "feishu" });
   }
 
@@ -308,15 +336,17 @@ export class FeishuAdapter implements Adapter {
     const client = this.requireClient();
     if (replyTo) {
       try {
-        checkResponse(
-          await client.im.message.reply({
-            path: { message_id: replyTo },
-            data: {
-              msg_type: payload.msg_type,
-              content: payload.content,
-              reply_in_thread: inThread || undefined,
-            },
-          }),
+        await this.throttled(async () =>
+          checkResponse(
+            await client.im.message.reply({
+              path: { message_id: replyTo },
+              data: {
+                msg_type: payload.msg_type,
+                content: payload.content,
+                reply_in_thread: inThread || undefined,
+              },
+            }),
+          ),
         );
         return "sent";
       } catch (error) {
@@ -332,13 +362,51 @@ export class FeishuAdapter implements Adapter {
         this.log.info({ code }, "feishu reply target is gone; posting to the chat instead");
       }
     }
-    checkResponse(
-      await client.im.message.create({
-        params: { receive_id_type: receiveIdType(target.chatId) },
-        data: { receive_id: target.chatId, msg_type: payload.msg_type, content: payload.content },
-      }),
+    await this.throttled(async () =>
+      checkResponse(
+        await client.im.message.create({
+          params: { receive_id_type: receiveIdType(target.chatId) },
+          data: { receive_id: target.chatId, msg_type: payload.msg_type, content: payload.content },
+        }),
+      ),
     );
     return replyTo ? "gone" : "sent";
+  }
+
+  /**
+   * Runs one send, waiting out frequency control: `x-ogw-ratelimit-reset` seconds when the answer
+   * carries it, else a doubling backoff, up to `maxThrottleAttempts`.
+   */
+  private async throttled(send: () => Promise<void>): Promise<void> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await send();
+        return;
+      } catch (error) {
+        const code = feishuErrorCode(error);
+        const status = (error as { response?: { status?: unknown } })?.response?.status;
+        const throttled = (code !== undefined && THROTTLE_CODES.has(code)) || status === 429;
+        if (!throttled || this.stopped) throw error;
+        if (attempt >= this.tuning.maxThrottleAttempts)
+          throw new AdapterError(
+            "feishu",
+            `Feishu frequency control refused the message ${attempt} times (code ${code ?? status}); it was not sent. Fewer or shorter replies help; the limit is 5 messages a second per chat.`,
+            { cause: error, code: "adapter.feishu.throttled" },
+          );
+        const reset = Number(
+          (error as { response?: { headers?: Record<string, unknown> } })?.response?.headers?.[
+            "x-ogw-ratelimit-reset"
+          ],
+        );
+        const wait =
+          Number.isFinite(reset) && reset >= 0
+            ? reset * this.tuning.secondMs
+            : this.tuning.throttleBaseMs * 2 ** (attempt - 1);
+        if (wait > this.tuning.maxThrottleWaitMs) throw error;
+        this.log.warn({ code, attempt, waitMs: wait }, "feishu frequency control: waiting before resending");
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    }
   }
 
   private requireClient(): lark.Client {
@@ -416,12 +484,24 @@ export class FeishuAdapter implements Adapter {
           new AdapterError("feishu", `The Feishu long connection failed: ${error.message}`, { cause: error }),
         );
       };
-      if (!/^cli_[0-9a-fA-F]{16}$/.test(params.appId)) {
-        fail(new Error("FEISHU_APP_ID must look like cli_ followed by 16 hex digits"));
-        return;
-      }
+      // The SDK's long-connection client refuses app ids it does not recognise by logging
+      // "invalid appId" and returning; turn that into a prompt failure that names the way out.
+      const logger: lark.Logger = {
+        ...params.logger,
+        error: (...args: unknown[]) => {
+          // The SDK's logger proxy hands over its arguments as one array.
+          if (args.flat(2).some((arg) => typeof arg === "string" && /invalid appId/i.test(arg)))
+            fail(
+              new Error(
+                `the Lark SDK's long-connection client does not accept FEISHU_APP_ID "${params.appId}". Check the App ID on the app's Credentials page; if it is right, receive events by webhook instead (gateway.feishu.mode: webhook)`,
+              ),
+            );
+          params.logger.error(...args);
+        },
+      };
       this.wsClient = new lark.WSClient({
         ...params,
+        logger,
         loggerLevel: lark.LoggerLevel.warn,
         autoReconnect: true,
         onReady: () => {

@@ -8,8 +8,10 @@
  *   what arrived while we were down (nothing lost). A 409 conflict (another poller on this token) puts
  *   health in `degraded` naming the conflict and is retried with exponential backoff.
  * - Inbound, webhook: grammy's `webhookCallback(bot, "http")` with `secret_token` on
- *   `gateway.telegram.webhook.port` (127.0.0.1; put a TLS reverse proxy in front), registered with
- *   `setWebhook`.
+ *   `gateway.telegram.webhook.port` (127.0.0.1; put a TLS reverse proxy in front) at
+ *   `gateway.telegram.webhook.path` (default: the path of the public URL), registered with `setWebhook`
+ *   and `max_connections: 1` so Telegram sends one update at a time, in order; requests are also
+ *   handled one at a time here.
  * - Both run updates through `bot.handleUpdate`, one at a time in order, into the gateway's sink.
  * - Outbound: HTML chunks of ≤ 4096 UTF-16 units; a chunk Telegram cannot parse is re-sent as plain
  *   text; 429 `retry_after` is waited out; replies in a forum topic carry `message_thread_id`.
@@ -408,18 +410,23 @@ class TelegramAdapter implements Adapter {
       onTimeout: "return",
       timeoutMilliseconds: 8_000,
     });
-    const expectedPath = new URL(url).pathname;
+    const expectedPath = this.webhookPath(url);
+    // One update at a time: Telegram is asked for one connection, and a second request (a retry, or a
+    // proxy that opens more) waits here, so a chat's commands never run concurrently or reordered.
+    let chain: Promise<void> = Promise.resolve();
     const server = http.createServer((req, res) => {
       const requestPath = new URL(req.url ?? "/", "http://127.0.0.1").pathname;
       if (req.method !== "POST" || requestPath !== expectedPath) {
         res.writeHead(404).end();
         return;
       }
-      handle(req, res).catch((error: unknown) => {
-        this.logger.error({ err: error }, "telegram webhook: handling an update failed");
-        if (!res.headersSent) res.writeHead(500);
-        res.end();
-      });
+      chain = chain.then(() =>
+        handle(req, res).catch((error: unknown) => {
+          this.logger.error({ err: error }, "telegram webhook: handling an update failed");
+          if (!res.headersSent) res.writeHead(500);
+          res.end();
+        }),
+      );
     });
     this.webhookServer = server;
     await new Promise<void>((resolve, reject) => {
@@ -429,11 +436,21 @@ class TelegramAdapter implements Adapter {
     await this.call("setWebhook", () =>
       this.bot.api.setWebhook(
         url,
-        { secret_token: secret, allowed_updates: [...ALLOWED_UPDATES] },
+        { secret_token: secret, allowed_updates: [...ALLOWED_UPDATES], max_connections: 1 },
         this.signal,
       ),
     );
     this.state = { state: "connected", detail: `webhook ${url}` };
+  }
+
+  /**
+   * The local path the listener answers: `gateway.telegram.webhook.path` when set (a reverse proxy may
+   * map the public URL to another path), else the public URL's own path.
+   */
+  private webhookPath(url: string): string {
+    const configured = this.options.config.gateway.telegram.webhook.path;
+    if (configured === undefined || configured.trim() === "") return new URL(url).pathname;
+    return configured.startsWith("/") ? configured : `/${configured}`;
   }
 
   private webhookSettings(): { url: string; port: number; secret: string } {

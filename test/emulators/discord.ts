@@ -4,6 +4,15 @@
  * guild, heartbeat acks, resume). Tests inject slash commands, autocomplete requests and messages, and
  * read what the bot posted, edited and registered. It enforces the limits that matter (2000-character
  * messages, command name/description rules, one response per interaction) so a client bug fails loudly.
+ *
+ * Rules the real service applies and the emulator models (each cites where it is documented):
+ * - privileged intents requested in Identify but not switched on in the Developer Portal close the
+ *   connection with 4014;
+ * - without the Message Content intent, guild message content arrives empty unless the bot is mentioned;
+ * - an interaction (slash command or autocomplete) must get its first response within 3 s, and its
+ *   token works for follow-ups and edits for 15 minutes;
+ * - the bot has a managed role, and a message that mentions it lists it in `mention_roles`;
+ * - `@everyone`/`@here` and user mentions in bot messages ping only as `allowed_mentions` permits.
  */
 import { EventEmitter } from "node:events";
 import http from "node:http";
@@ -33,7 +42,24 @@ export interface DiscordEmulatorOptions {
   guilds?: EmulatorGuild[];
   /** Heartbeat interval sent in Hello (ms). */
   heartbeatIntervalMs?: number;
+  /**
+   * Privileged intents switched on in the Developer Portal. All off by default, as for a new
+   * application: the Message Content intent must be toggled on by hand.
+   */
+  privilegedIntents?: { messageContent?: boolean; guildMembers?: boolean; guildPresences?: boolean };
+  /** Time allowed for the first interaction response (ms); Discord's is 3 s. */
+  interactionDeadlineMs?: number;
+  /** How long an interaction token stays valid for edits and follow-ups (ms); Discord's is 15 min. */
+  interactionTokenLifetimeMs?: number;
+  /** Id of the bot's managed role in every guild. */
+  botRoleId?: string;
 }
+
+/**
+ * Gateway intent bits that are privileged (Discord docs, Gateway → Privileged Intents):
+ * GUILD_MEMBERS (1 << 1), GUILD_PRESENCES (1 << 8), MESSAGE_CONTENT (1 << 15).
+ */
+export const PRIVILEGED_INTENTS = { guildMembers: 1 << 1, guildPresences: 1 << 8, messageContent: 1 << 15 };
 
 /** One REST request the emulator received. */
 export interface EmulatorCall {
@@ -71,6 +97,8 @@ export interface EmulatedMessage {
   embeds: Record<string, unknown>[];
   /** Sent with the EPHEMERAL flag (64): only the interacting user sees it. */
   ephemeral?: boolean;
+  /** The message pinged @everyone/@here (its text has one and `allowed_mentions` did not stop it). */
+  mentionsEveryone: boolean;
 }
 
 /** What a person reads in a message: its content and the title and description of its embeds. */
@@ -107,6 +135,10 @@ export interface EmulatedInteraction {
   payload: Record<string, unknown>;
   /** Callback types received, in order (5 defer, 4 reply, 6 deferred update, 7 update, 8 autocomplete result). */
   callbacks: { type: number; data: unknown; seq: number }[];
+  /** When it was dispatched (ms since epoch): the 3-second and 15-minute clocks start here. */
+  createdAt: number;
+  /** Callbacks refused because they came after the 3-second deadline. */
+  late: number;
 }
 
 /** What `interaction()` takes. Options are a map (types inferred) or raw option objects. */
@@ -134,11 +166,25 @@ export interface MessageInput {
   mentions?: EmulatorUser[];
   /** Discord channel type; defaults to 1 (DM) without a guild, else the guild channel's type. */
   channelType?: number;
+  /** Reuse this message id (a replay of the same message, as after a resume). */
+  id?: string;
+  /** Send as MESSAGE_UPDATE: the user edited message `id`. */
+  edit?: boolean;
 }
 
 const DISCORD_EPOCH = 1_420_070_400_000n;
 const NAME_RULE = /^[-_\p{L}\p{N}]{1,32}$/u;
 const WRONG_TOKEN_CLOSE = 4004;
+/**
+ * "4014 Disallowed intent(s): You sent a disallowed intent for a Gateway Intent. You may have tried to
+ * specify an intent that you have not enabled or are not approved for." (Discord docs, Opcodes and
+ * Status Codes → Gateway Close Event Codes; not reconnectable).
+ */
+const DISALLOWED_INTENTS_CLOSE = 4014;
+/** "You must send an initial response within 3 seconds of receiving the event" (Receiving and Responding). */
+const INTERACTION_DEADLINE_MS = 3_000;
+/** "Interaction tokens are valid for 15 minutes" (Receiving and Responding → Followup Messages). */
+const INTERACTION_TOKEN_LIFETIME_MS = 15 * 60 * 1000;
 
 /** The emulator. `listen()` first; `close()` at the end. */
 export class DiscordEmulator {
@@ -156,6 +202,16 @@ export class DiscordEmulator {
   identifies = 0;
   /** Heartbeats received (each answered with op 11). */
   heartbeats = 0;
+  /** Intents of the last Identify. */
+  lastIntents: number | undefined;
+  /** Close codes the emulator sent, in order. */
+  readonly closeCodes: number[] = [];
+  /** The bot's managed role id (the same in every guild). */
+  readonly botRoleId: string;
+  /** Privileged intents switched on in the "Developer Portal" (tests may flip them). */
+  privileged: { messageContent: boolean; guildMembers: boolean; guildPresences: boolean };
+  interactionDeadlineMs: number;
+  interactionTokenLifetimeMs: number;
 
   private readonly heartbeatIntervalMs: number;
   private readonly server = http.createServer((req, res) => void this.onRequest(req, res));
@@ -165,6 +221,7 @@ export class DiscordEmulator {
   private readonly guildCommandSets = new Map<string, RegisteredCommand[]>();
   private readonly events = new EventEmitter();
   private seq = 0;
+  private forcedClose: number | undefined;
   private idCounter = 0n;
   /** Component interaction id → the message whose button was pressed (its `@original`). */
   private readonly componentMessages = new Map<string, string>();
@@ -182,6 +239,14 @@ export class DiscordEmulator {
       },
     ];
     this.heartbeatIntervalMs = options.heartbeatIntervalMs ?? 41_250;
+    this.privileged = {
+      messageContent: options.privilegedIntents?.messageContent ?? false,
+      guildMembers: options.privilegedIntents?.guildMembers ?? false,
+      guildPresences: options.privilegedIntents?.guildPresences ?? false,
+    };
+    this.interactionDeadlineMs = options.interactionDeadlineMs ?? INTERACTION_DEADLINE_MS;
+    this.interactionTokenLifetimeMs = options.interactionTokenLifetimeMs ?? INTERACTION_TOKEN_LIFETIME_MS;
+    this.botRoleId = options.botRoleId ?? "940000000000000001";
     this.events.setMaxListeners(0);
     this.server.on("upgrade", (req, socket, head) => {
       if (!req.url?.startsWith("/gateway")) {
@@ -295,7 +360,15 @@ export class DiscordEmulator {
           }
         : { user }),
     };
-    const record: EmulatedInteraction = { id, token, type: 3, payload, callbacks: [] };
+    const record: EmulatedInteraction = {
+      id,
+      token,
+      type: 3,
+      payload,
+      callbacks: [],
+      createdAt: Date.now(),
+      late: 0,
+    };
     this.componentMessages.set(id, message.id);
     this.interactions.set(id, record);
     this.dispatch("INTERACTION_CREATE", payload);
@@ -363,7 +436,15 @@ export class DiscordEmulator {
           }
         : { user }),
     };
-    const record: EmulatedInteraction = { id, token, type, payload, callbacks: [] };
+    const record: EmulatedInteraction = {
+      id,
+      token,
+      type,
+      payload,
+      callbacks: [],
+      createdAt: Date.now(),
+      late: 0,
+    };
     this.interactions.set(id, record);
     this.dispatch("INTERACTION_CREATE", payload);
     return record;
@@ -385,11 +466,22 @@ export class DiscordEmulator {
 
   /** Dispatches MESSAGE_CREATE from a user; returns the message id. */
   userMessage(input: MessageInput): string {
-    const id = this.nextId();
+    const id = input.id ?? this.nextId();
     const mentions = [...(input.mentions ?? [])];
     if (input.content.includes(`<@${this.bot.id}>`) || input.content.includes(`<@!${this.bot.id}>`)) {
       mentions.push(this.bot);
     }
+    // Role mentions `<@&id>` are listed in `mention_roles` (Discord docs, Message object).
+    const mentionRoles = input.guildId
+      ? [...input.content.matchAll(/<@&(\d+)>/g)].map((match) => match[1] as string)
+      : [];
+    const addressed =
+      mentions.some((user) => user.id === this.bot.id) || mentionRoles.includes(this.botRoleId);
+    // "Apps without the intent will receive empty values in fields that contain user-inputted content",
+    // except in DMs and messages in which the app is mentioned (Discord docs, Gateway → Message
+    // Content Intent). A mention of the app's managed role is taken as a mention of the app.
+    const contentVisible =
+      !input.guildId || addressed || ((this.lastIntents ?? 0) & PRIVILEGED_INTENTS.messageContent) !== 0;
     const guild = input.guildId ? this.guilds.find((candidate) => candidate.id === input.guildId) : undefined;
     const channelType =
       input.channelType ??
@@ -399,13 +491,13 @@ export class DiscordEmulator {
       channel_id: input.channelId,
       channel_type: channelType,
       author: publicUser(input.user),
-      content: input.content,
+      content: contentVisible ? input.content : "",
       timestamp: new Date().toISOString(),
-      edited_timestamp: null,
+      edited_timestamp: input.edit ? new Date().toISOString() : null,
       tts: false,
       mention_everyone: false,
       mentions: mentions.map(publicUser),
-      mention_roles: [],
+      mention_roles: mentionRoles,
       attachments: [],
       embeds: [],
       pinned: false,
@@ -420,7 +512,7 @@ export class DiscordEmulator {
           }
         : {}),
     };
-    this.dispatch("MESSAGE_CREATE", payload);
+    this.dispatch(input.edit ? "MESSAGE_UPDATE" : "MESSAGE_CREATE", payload);
     return id;
   }
 
@@ -538,7 +630,27 @@ export class DiscordEmulator {
         return;
       case 2: {
         if (frame.d?.token !== this.token) {
+          this.closeCodes.push(WRONG_TOKEN_CLOSE);
           ws.close(WRONG_TOKEN_CLOSE, "Authentication failed.");
+          return;
+        }
+        const intents = Number(frame.d?.intents ?? 0);
+        this.lastIntents = intents;
+        if (this.forcedClose !== undefined) {
+          const code = this.forcedClose;
+          this.forcedClose = undefined;
+          this.closeCodes.push(code);
+          ws.close(code, code === DISALLOWED_INTENTS_CLOSE ? "Disallowed intent(s)." : "Closed by the test.");
+          this.events.emit("identify");
+          return;
+        }
+        const disallowed = (Object.keys(PRIVILEGED_INTENTS) as (keyof typeof PRIVILEGED_INTENTS)[]).filter(
+          (name) => (intents & PRIVILEGED_INTENTS[name]) !== 0 && !this.privileged[name],
+        );
+        if (disallowed.length > 0) {
+          this.closeCodes.push(DISALLOWED_INTENTS_CLOSE);
+          ws.close(DISALLOWED_INTENTS_CLOSE, "Disallowed intent(s).");
+          this.events.emit("identify");
           return;
         }
         session.sessionId = `session-${this.nextId()}`;
@@ -602,6 +714,20 @@ export class DiscordEmulator {
           mentionable: false,
           flags: 0,
         },
+        {
+          // Every bot gets a managed role named after it when invited with permissions; its tags name
+          // the bot (Discord docs, Permissions → Role Tags: `bot_id`).
+          id: this.botRoleId,
+          name: this.bot.username,
+          permissions: "2248473465835073",
+          position: 1,
+          color: 0,
+          hoist: false,
+          managed: true,
+          mentionable: false,
+          flags: 0,
+          tags: { bot_id: this.bot.id },
+        },
       ],
       emojis: [],
       stickers: [],
@@ -619,7 +745,7 @@ export class DiscordEmulator {
       members: [
         {
           user: { ...publicUser(this.bot), bot: true },
-          roles: [],
+          roles: [this.botRoleId],
           joined_at: new Date().toISOString(),
           deaf: false,
           mute: false,
@@ -867,6 +993,12 @@ export class DiscordEmulator {
     if (interaction.callbacks.length > 0) {
       return { status: 400, json: { message: "Interaction has already been acknowledged.", code: 40060 } };
     }
+    // Past the 3-second window the token is invalidated and Discord answers 10062 Unknown interaction
+    // (Discord docs, Receiving and Responding → Responding to an Interaction).
+    if (Date.now() - interaction.createdAt > this.interactionDeadlineMs) {
+      interaction.late += 1;
+      return { status: 404, json: { message: "Unknown interaction", code: 10062 } };
+    }
     const { type, data } = (call.body ?? {}) as { type?: number; data?: Record<string, unknown> };
     // Discord: DEFERRED_UPDATE_MESSAGE (6) and UPDATE_MESSAGE (7) are only valid for component-based
     // interactions (interaction response types, "Only valid for component-based interactions").
@@ -905,9 +1037,26 @@ export class DiscordEmulator {
     return { status: 204 };
   }
 
-  private interactionByToken(appId: string, token: string): EmulatedInteraction | undefined {
+  /**
+   * The interaction behind a webhook token, while the token lives: edits and follow-ups work for 15
+   * minutes after the interaction, then Discord answers 401 "Invalid Webhook Token" (50027).
+   */
+  private interactionByToken(appId: string, token: string): EmulatedInteraction | "expired" | undefined {
     if (appId !== this.applicationId) return undefined;
-    return [...this.interactions.values()].find((interaction) => interaction.token === token);
+    const found = [...this.interactions.values()].find((interaction) => interaction.token === token);
+    if (found && Date.now() - found.createdAt > this.interactionTokenLifetimeMs) return "expired";
+    return found;
+  }
+
+  /** The next Identify is answered by closing the socket with `code` (e.g. 4014, 4004). */
+  closeNextIdentify(code: number): void {
+    this.forcedClose = code;
+  }
+
+  /** Ages an interaction as if it had been created `ms` earlier (for token-lifetime tests). */
+  age(interactionId: string, ms: number): void {
+    const interaction = this.interactions.get(interactionId);
+    if (interaction) interaction.createdAt -= ms;
   }
 
   private webhookMessage(
@@ -917,6 +1066,7 @@ export class DiscordEmulator {
     messageId: string,
   ): { status: number; json?: unknown } {
     const interaction = this.interactionByToken(appId, token);
+    if (interaction === "expired") return EXPIRED_TOKEN;
     if (!interaction) return { status: 404, json: { message: "Unknown Webhook", code: 10015 } };
     // For a component interaction, `@original` is the message the pressed component is attached to
     // (after a DEFERRED_UPDATE_MESSAGE the edit replaces that message).
@@ -949,6 +1099,7 @@ export class DiscordEmulator {
 
   private followUp(call: EmulatorCall, appId: string, token: string): { status: number; json?: unknown } {
     const interaction = this.interactionByToken(appId, token);
+    if (interaction === "expired") return EXPIRED_TOKEN;
     if (!interaction) return { status: 404, json: { message: "Unknown Webhook", code: 10015 } };
     if (interaction.callbacks.length === 0)
       return { status: 404, json: { message: "Unknown Webhook", code: 10015 } };
@@ -1052,6 +1203,7 @@ export class DiscordEmulator {
       ...(input.interactionId ? { interactionId: input.interactionId } : {}),
       ...(input.replyTo ? { replyTo: input.replyTo } : {}),
       ...(input.allowedMentions !== undefined ? { allowedMentions: input.allowedMentions } : {}),
+      mentionsEveryone: pingsEveryone(input.content, input.allowedMentions),
     };
     this.messages.push(message);
     this.events.emit("message");
@@ -1064,6 +1216,7 @@ export class DiscordEmulator {
     if (data.components !== undefined) message.components = data.components as ComponentRow[];
     if (data.embeds !== undefined) message.embeds = data.embeds as Record<string, unknown>[];
     if (data.allowed_mentions !== undefined) message.allowedMentions = data.allowed_mentions;
+    message.mentionsEveryone ||= pingsEveryone(message.content, message.allowedMentions);
     message.deferred = false;
     message.edits += 1;
     message.updatedSeq = seq;
@@ -1096,6 +1249,20 @@ export class DiscordEmulator {
         : {}),
     };
   }
+}
+
+const EXPIRED_TOKEN = { status: 401, json: { message: "Invalid Webhook Token", code: 50027 } };
+
+/**
+ * Whether a bot message pings everyone: its content has `@everyone` or `@here` and `allowed_mentions`
+ * does not leave "everyone" out (Discord docs, Message → Allowed Mentions Object: without the field,
+ * mentions are parsed from the content).
+ */
+function pingsEveryone(content: string, allowed: unknown): boolean {
+  if (!/@(everyone|here)\b/.test(content)) return false;
+  if (allowed === undefined || allowed === null) return true;
+  const parse = (allowed as { parse?: unknown }).parse;
+  return Array.isArray(parse) && parse.includes("everyone");
 }
 
 function publicUser(user: EmulatorUser): Record<string, unknown> {

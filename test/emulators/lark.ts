@@ -11,6 +11,16 @@
  * - the long connection: `POST /callback/ws/endpoint` and a WebSocket speaking the SDK's protobuf
  *   `pbbp2.Frame` protocol (ping/pong, event frames, acks), with `pushWsEvent`.
  * Listens on 127.0.0.1 with an ephemeral port.
+ *
+ * Rules of the real service it models:
+ * - `<at user_id="…"></at>` in a `text` message is a mention (`user_id="all"` mentions everyone),
+ *   while the text of a `post` element is shown as written (Feishu docs, "发送消息内容" / message content:
+ *   text messages support `<at>`; post mentions need a separate `at` element);
+ * - request bodies of `im/v1/messages` are capped: 150 KB for text, 30 KB for post and card messages
+ *   (Feishu docs, im-v1 message create, 请求体); over that the API answers 230025;
+ * - frequency control: HTTP 429 with code 99991400 and `x-ogw-ratelimit-reset` seconds (Feishu docs,
+ *   API call guide → frequency control), and 230020 when one chat gets more than 5 messages a second
+ *   (im-v1 message create, 使用限制). Tests trigger either with `throttleNext`.
  */
 import { createCipheriv, createHash, randomBytes, randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -34,6 +44,10 @@ export interface LarkSend {
   text: string;
   /** Buttons of an interactive card: label and `value`. */
   buttons: { label: string; value: Record<string, unknown> }[];
+  /** Users a text message mentions through `<at user_id="…">` (`all` for everyone). */
+  mentions: string[];
+  /** The message pings everyone in the chat (`<at user_id="all">` in a text message). */
+  mentionsAll: boolean;
 }
 
 /** What the long-connection client acked: its code and the handler's answer (decoded from `data`). */
@@ -41,6 +55,10 @@ export interface WsAck {
   code: number;
   data?: unknown;
 }
+
+/** Largest request body of a text message, and of a post (Feishu docs, im-v1 message create). */
+export const LARK_TEXT_BODY_LIMIT = 150 * 1024;
+export const LARK_POST_BODY_LIMIT = 30 * 1024;
 
 /** One API call, as logged. */
 export interface LarkCall {
@@ -123,6 +141,9 @@ export class LarkEmulator {
   private readonly wss = new WebSocketServer({ noServer: true });
   private readonly sockets = new Set<WebSocket>();
   private postRejections = 0;
+  private throttles: ("gateway" | "chat")[] = [];
+  /** Seconds announced in `x-ogw-ratelimit-reset` when throttling. */
+  throttleResetSeconds = 1;
   private readonly withdrawn = new Set<string>();
   private readonly messageChats = new Map<string, string>();
   private readonly waiters = new Set<() => void>();
@@ -171,6 +192,14 @@ export class LarkEmulator {
   }
 
   /** The next `count` post messages are refused like Feishu refuses malformed post content. */
+  /**
+   * The next `count` message sends are refused by frequency control: `gateway` answers HTTP 429 code
+   * 99991400 with `x-ogw-ratelimit-reset`, `chat` answers 230020 (one chat over 5 messages a second).
+   */
+  throttleNext(count = 1, kind: "gateway" | "chat" = "gateway"): void {
+    for (let index = 0; index < count; index += 1) this.throttles.push(kind);
+  }
+
   rejectPosts(count = 1): void {
     this.postRejections += count;
   }
@@ -381,9 +410,9 @@ export class LarkEmulator {
     const url = new URL(req.url ?? "/", this.baseUrl || "http://127.0.0.1");
     const raw = await readAll(req);
     const body: unknown = raw.length > 0 ? safeJson(raw) : undefined;
-    const reply = (status: number, payload: unknown) => {
+    const reply = (status: number, payload: unknown, headers: Record<string, string> = {}) => {
       this.calls.push({ method: req.method ?? "?", path: url.pathname, body, status });
-      res.writeHead(status, { "content-type": "application/json" });
+      res.writeHead(status, { "content-type": "application/json", ...headers });
       res.end(JSON.stringify(payload));
       this.notify();
     };
@@ -429,6 +458,22 @@ export class LarkEmulator {
       content?: string;
       reply_in_thread?: boolean;
     };
+    const sending = req.method === "POST" && /^\/open-apis\/im\/v1\/messages(\/[^/]+\/reply)?$/.test(path);
+    if (sending && this.throttles.length > 0) {
+      const kind = this.throttles.shift();
+      if (kind === "gateway")
+        return reply(
+          429,
+          { code: 99991400, msg: "request trigger frequency limit" },
+          { "x-ogw-ratelimit-limit": "50", "x-ogw-ratelimit-reset": String(this.throttleResetSeconds) },
+        );
+      return reply(400, { code: 230020, msg: "This message is triggering the frequency limit." });
+    }
+    if (sending && data.msg_type !== undefined) {
+      const limit = data.msg_type === "text" ? LARK_TEXT_BODY_LIMIT : LARK_POST_BODY_LIMIT;
+      if (Buffer.byteLength(raw, "utf8") > limit)
+        return reply(400, { code: 230025, msg: "The length of the message content reaches its limit." });
+    }
     if (req.method === "POST" && path === "/open-apis/im/v1/messages") {
       return this.recordSend(
         reply,
@@ -490,7 +535,7 @@ export class LarkEmulator {
   }
 
   private recordSend(
-    reply: (status: number, payload: unknown) => void,
+    reply: (status: number, payload: unknown, headers?: Record<string, string>) => void,
     base: Pick<LarkSend, "kind" | "chatId" | "receiveIdType" | "target" | "replyInThread">,
     data: { msg_type?: string; content?: string },
   ): void {
@@ -521,7 +566,17 @@ export class LarkEmulator {
         ? base.target
         : `om_sent_${this.messageCounter}`;
     this.messageChats.set(messageId, base.chatId);
-    this.sends.push({ ...base, messageId, msgType, content, text, buttons: cardButtons(msgType, content) });
+    const mentions = msgType === "text" ? textMentions(text) : [];
+    this.sends.push({
+      ...base,
+      messageId,
+      msgType,
+      content,
+      text: msgType === "text" ? renderAt(text) : text,
+      buttons: cardButtons(msgType, content),
+      mentions,
+      mentionsAll: mentions.includes("all"),
+    });
     reply(200, {
       code: 0,
       msg: "success",
@@ -676,6 +731,19 @@ export function contentText(msgType: string, content: string): string {
   return (body?.content ?? [])
     .map((paragraph) => paragraph.map((element) => element.text ?? "").join(""))
     .join("\n");
+}
+
+/** `<at user_id="ID">` tags of a text message: ids of the people it mentions (`all` = everyone). */
+function textMentions(text: string): string[] {
+  return [...text.matchAll(/<at\s+user_id\s*=\s*"([^"]*)"\s*>/g)].map((match) => match[1] as string);
+}
+
+/** A text message as Feishu shows it: each `<at user_id="…">Name</at>` becomes `@Name` (or `@all`). */
+function renderAt(text: string): string {
+  return text.replace(
+    /<at\s+user_id\s*=\s*"([^"]*)"\s*>([^<]*)<\/at>/g,
+    (_match, id: string, name: string) => (id === "all" ? "@all" : `@${name || id}`),
+  );
 }
 
 function readAll(req: IncomingMessage): Promise<string> {

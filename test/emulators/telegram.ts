@@ -6,6 +6,14 @@
  * "can't parse entities"; more than 4096 characters → 400), stores command menus per scope, delivers
  * updates to a webhook with the secret header, and lets a test inject errors (429 with retry_after, 409,
  * anything). Every call is logged.
+ *
+ * Two rules of the real service are modelled because adapters have got them wrong before:
+ * - privacy mode (on by default, https://core.telegram.org/bots/features#privacy-mode): in groups a
+ *   bot receives commands, messages that mention it by @username and replies to its own messages;
+ *   other group chatter reaches it only when privacy mode is off or the bot is a group admin;
+ * - webhook delivery uses up to `max_connections` simultaneous HTTPS connections (setWebhook; default
+ *   40, https://core.telegram.org/bots/api#setwebhook), so without `max_connections: 1` updates of one
+ *   chat can arrive at the same time and out of order.
  */
 import { EventEmitter } from "node:events";
 import http from "node:http";
@@ -65,7 +73,17 @@ export interface UserSays {
   edited?: boolean | number;
   username?: string;
   firstName?: string;
+  /** Replies to this message id; when the bot sent it, the reply names the bot as its author. */
   replyTo?: number;
+}
+
+/** Emulator settings. */
+export interface TelegramEmulatorOptions {
+  token?: string;
+  username?: string;
+  botId?: number;
+  /** BotFather's /setprivacy: on (the default) limits what the bot sees in groups. */
+  privacyMode?: boolean;
 }
 
 type Update = Record<string, unknown> & { update_id: number };
@@ -159,9 +177,17 @@ export class TelegramEmulator extends EventEmitter {
   readonly menus = new Map<string, { command: string; description: string }[]>();
   /** Every setMyCommands payload accepted, in order. */
   readonly menuHistory: { command: string; description: string }[][] = [];
-  webhook: { url: string; secretToken?: string } | null = null;
+  webhook: { url: string; secretToken?: string; maxConnections: number } | null = null;
   /** Webhook POSTs made: update id and HTTP status (0 on a network error). */
   readonly webhookDeliveries: { update_id: number; status: number }[] = [];
+  /** Most webhook requests that were in flight at once. */
+  peakWebhookConnections = 0;
+  /** BotFather's privacy mode (tests may flip it). */
+  privacyMode: boolean;
+  /** Group chats where the bot is an admin (it then sees every message, as with privacy mode off). */
+  readonly adminIn = new Set<number>();
+  /** Group messages Telegram did not deliver to the bot because of privacy mode. */
+  readonly withheld: Record<string, unknown>[] = [];
 
   private server: http.Server | undefined;
   private queue: Update[] = [];
@@ -171,13 +197,15 @@ export class TelegramEmulator extends EventEmitter {
   private injected = new Map<string, InjectedError[]>();
   private forumTopics = new Map<string, Set<number>>();
   private chatTypes = new Map<string, string>();
-  private delivering = false;
   private nextQueryId = 9_000_001;
   /** Callback queries delivered (button presses), by id. */
   readonly callbackQueries = new Map<string, CallbackQueryRecord>();
+  private inFlight = new Set<number>();
+  private webhookFailures = 0;
 
-  constructor(options: { token?: string; username?: string; botId?: number } = {}) {
+  constructor(options: TelegramEmulatorOptions = {}) {
     super();
+    this.privacyMode = options.privacyMode ?? true;
     this.setMaxListeners(0);
     this.token = options.token ?? "7000000001:AAEmulatorTokenForTestsOnly_0123456789";
     this.botUser = {
@@ -281,10 +309,23 @@ export class TelegramEmulator extends EventEmitter {
         is_topic_message: true,
       };
     } else if (input.replyTo !== undefined) {
-      message.reply_to_message = { message_id: input.replyTo, chat, date: message.date, text: "" };
+      const ours = this.sent.some(
+        (sent) => sent.message_id === input.replyTo && sent.chat_id === String(chatId),
+      );
+      message.reply_to_message = {
+        message_id: input.replyTo,
+        chat,
+        date: message.date,
+        text: "",
+        ...(ours ? { from: this.botUser } : {}),
+      };
     }
     if (input.edited !== undefined && input.edited !== false) message.edit_date = message.date;
     const key = input.edited !== undefined && input.edited !== false ? "edited_message" : "message";
+    if (chatType !== "private" && !this.seesInGroup(message, entities, chatId)) {
+      this.withheld.push(message);
+      return { [key]: message, update_id: 0 };
+    }
     return this.pushUpdate({ [key]: message });
   }
 
@@ -345,12 +386,42 @@ export class TelegramEmulator extends EventEmitter {
       .find((sent) => sent.message_id === messageId && (chatId === undefined || sent.chat_id === chatId));
   }
 
+  /**
+   * Privacy mode (https://core.telegram.org/bots/features#privacy-mode): with it on, and the bot not an
+   * admin, a group message reaches the bot only when it is a command (`/cmd` or `/cmd@thisbot`), mentions
+   * the bot by @username, or replies to one of the bot's messages.
+   */
+  private seesInGroup(
+    message: Record<string, unknown>,
+    entities: { type: string; offset: number; length: number }[],
+    chatId: number,
+  ): boolean {
+    if (!this.privacyMode || this.adminIn.has(chatId)) return true;
+    const text = String(message.text ?? "");
+    const command = entities.find((entity) => entity.type === "bot_command");
+    if (command) {
+      const token = text.slice(command.offset, command.offset + command.length);
+      const target = token.split("@")[1];
+      if (target === undefined || target.toLowerCase() === this.botUser.username.toLowerCase()) return true;
+    }
+    const mentioned = new RegExp(`@${this.botUser.username}\\b`, "i").test(text);
+    const reply = message.reply_to_message as { from?: { id?: number } } | undefined;
+    return mentioned || reply?.from?.id === this.botUser.id;
+  }
+
+  /** Queues the very same update again (Telegram redelivers an update it thinks was not handled). */
+  redeliver(update: Update): void {
+    this.queue.push(update);
+    this.flushPolls();
+    this.deliverWebhook();
+  }
+
   /** Queues a raw update (an `update_id` is assigned) and wakes pollers or the webhook. */
   pushUpdate(body: Record<string, unknown>): Update {
     const update: Update = { ...body, update_id: this.nextUpdateId++ };
     this.queue.push(update);
     this.flushPolls();
-    void this.deliverWebhook();
+    this.deliverWebhook();
     return update;
   }
 
@@ -475,7 +546,21 @@ export class TelegramEmulator extends EventEmitter {
       this.ok(res, true);
     },
     setWebhook: (params, res) => {
-      this.webhook = { url: String(params.url), secretToken: params.secret_token as string | undefined };
+      const max = params.max_connections === undefined ? 40 : Number(params.max_connections);
+      if (!Number.isInteger(max) || max < 1 || max > 100) {
+        this.respond(res, 400, {
+          ok: false,
+          error_code: 400,
+          description: "Bad Request: max_connections must be between 1 and 100",
+        });
+        return;
+      }
+      this.webhook = {
+        url: String(params.url),
+        secretToken: params.secret_token as string | undefined,
+        maxConnections: max,
+      };
+      this.webhookFailures = 0;
       for (const poll of this.polls.splice(0)) {
         clearTimeout(poll.timer);
         this.respond(poll.res, 409, {
@@ -486,7 +571,7 @@ export class TelegramEmulator extends EventEmitter {
         });
       }
       this.ok(res, true);
-      void this.deliverWebhook();
+      this.deliverWebhook();
     },
     deleteWebhook: (params, res) => {
       this.webhook = null;
@@ -498,6 +583,7 @@ export class TelegramEmulator extends EventEmitter {
         url: this.webhook?.url ?? "",
         has_custom_certificate: false,
         pending_update_count: this.queue.length,
+        ...(this.webhook ? { max_connections: this.webhook.maxConnections } : {}),
       }),
   };
 
@@ -724,25 +810,30 @@ export class TelegramEmulator extends EventEmitter {
     return message;
   }
 
-  private async deliverWebhook(): Promise<void> {
-    if (this.delivering) return;
-    this.delivering = true;
-    try {
-      let failures = 0;
-      while (this.webhook && this.queue.length > 0 && failures < 20) {
-        const update = this.queue[0] as Update;
-        const status = await this.post(this.webhook, update);
+  /**
+   * Posts queued updates to the webhook, up to `max_connections` at a time, oldest first. An update
+   * leaves the queue once answered with 2xx; a failed one is retried (20 failures in a row stop it).
+   */
+  private deliverWebhook(): void {
+    const webhook = this.webhook;
+    if (!webhook || this.webhookFailures >= 20) return;
+    for (const update of this.queue) {
+      if (this.inFlight.size >= webhook.maxConnections) break;
+      if (this.inFlight.has(update.update_id)) continue;
+      this.inFlight.add(update.update_id);
+      this.peakWebhookConnections = Math.max(this.peakWebhookConnections, this.inFlight.size);
+      void this.post(webhook, update).then((status) => {
+        this.inFlight.delete(update.update_id);
         this.webhookDeliveries.push({ update_id: update.update_id, status });
         if (status >= 200 && status < 300) {
           this.queue = this.queue.filter((other) => other !== update);
-          failures = 0;
+          this.webhookFailures = 0;
+          this.deliverWebhook();
         } else {
-          failures += 1;
-          await new Promise((resolve) => setTimeout(resolve, 50));
+          this.webhookFailures += 1;
+          setTimeout(() => this.deliverWebhook(), 50).unref();
         }
-      }
-    } finally {
-      this.delivering = false;
+      });
     }
   }
 

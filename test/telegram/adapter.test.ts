@@ -87,7 +87,7 @@ describe("telegram adapter: inbound", () => {
     });
     const { adapter, sink, waitInbox } = adapterFor(emulator, home, { config });
     await track(adapter).start(sink);
-    expect(emulator.webhook).toEqual({ url, secretToken: "s3cret_Token-1" });
+    expect(emulator.webhook).toEqual({ url, secretToken: "s3cret_Token-1", maxConnections: 1 });
     expect(emulator.callsOf("getUpdates")).toHaveLength(0);
 
     emulator.userSays({ userId: 21, text: "/curator status" });
