@@ -5,8 +5,21 @@
  */
 import path from "node:path";
 import { CuratorError, UsageError } from "../src/core/errors.js";
-import { errorReply, type Reply, type ReplyBlock, reply, textReply } from "../src/core/reply.js";
-import { findEntry, type LedgerEntry, listEntries } from "../src/curator/ledger.js";
+import {
+  errorReply,
+  type Reply,
+  type ReplyBlock,
+  reply,
+  textReply,
+  withWarnings,
+} from "../src/core/reply.js";
+import {
+  findEntry,
+  type LedgerEntry,
+  listEntries,
+  readLedger,
+  skippedLinesWarning,
+} from "../src/curator/ledger.js";
 import { withRunLock } from "../src/curator/lock.js";
 import { type PurgeCandidate, purgeArchived, purgeCandidates, purgeTtl } from "../src/curator/purge.js";
 import { rollbackEntry, rollbackToSnapshot } from "../src/curator/rollback.js";
@@ -278,10 +291,15 @@ const ledgerCommand: CommandSpec = {
     const limit = integerOption(input, "limit") ?? 20;
     if (limit < 1) throw new UsageError(`--limit must be >= 1 (got ${limit}).`);
     const entries = await listEntries(ctx.home, { skill: stringOption(input, "skill"), limit });
+    const skippedWarning = skippedLinesWarning((await readLedger(ctx.home)).skipped);
+    const warnings = skippedWarning ? [skippedWarning] : [];
     if (entries.length === 0) {
-      return textReply("curator: ledger is empty (or skills.ledger is disabled).", {
-        json: { ok: true, entries: [] },
-      });
+      return withWarnings(
+        textReply("curator: ledger is empty (or skills.ledger is disabled).", {
+          json: { ok: true, entries: [] },
+        }),
+        warnings,
+      );
     }
     const rows = entries.map((entry) => [
       entry.id,
@@ -291,12 +309,15 @@ const ledgerCommand: CommandSpec = {
       `${entry.skill}${ledgerSuffix(entry)}`,
     ]);
     const footer = `Undo one change with \`${ctx.commandPrefix(["curator", "rollback", "<id>"])}\`; whole-library snapshots: \`${ctx.commandPrefix(["curator", "rollback", "--list"])}\`.`;
-    const listed = reply(
-      [
-        { kind: "table", headers: ["id", "when", "actor", "action", "skill"], rows },
-        { kind: "paragraph", text: footer },
-      ],
-      { json: { ok: true, entries } },
+    const listed = withWarnings(
+      reply(
+        [
+          { kind: "table", headers: ["id", "when", "actor", "action", "skill"], rows },
+          { kind: "paragraph", text: footer },
+        ],
+        { json: { ok: true, entries } },
+      ),
+      warnings,
     );
     return paged(listed, 0, ["curator", "ledger"], input);
   },

@@ -409,7 +409,8 @@ function manualMoveOptions(ctx: CommandContext) {
     home: ctx.home,
     config: ctx.config,
     library: ctx.library,
-    actor: "user" as const,
+    // `user` from the CLI and chat, `web` from the console; the curator's own moves go through its run.
+    actor: ctx.actor === "web" ? ("web" as const) : ("user" as const),
     now: ctx.now(),
     commandPrefix: ctx.commandPrefix,
   };

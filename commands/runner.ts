@@ -7,7 +7,8 @@
 import { roleOf } from "../src/core/access.js";
 import { cancelAction, invocation, runAction } from "../src/core/actions.js";
 import { SkillgateError } from "../src/core/errors.js";
-import { errorReply, type Reply } from "../src/core/reply.js";
+import { errorReply, type Reply, replyToPlainText, withWarnings } from "../src/core/reply.js";
+import { takeUsageWarnings } from "../src/skills/usage.js";
 import { formatCommandLine, parseCommandInput } from "./parse.js";
 import type { CommandContext, CommandInput, CommandSpec } from "./types.js";
 
@@ -22,7 +23,7 @@ export interface RunOptions {
 
 /** A refusal when the chat caller may not run `spec`; null when allowed (terminal callers always are). */
 export function accessRefusal(spec: CommandSpec, ctx: CommandContext): Reply | null {
-  if (ctx.surface !== "chat") return null;
+  if (ctx.surface === "terminal") return null;
   const caller = ctx.caller;
   const command = ctx.commandPrefix(spec.path);
   if (!caller) return errorReply(`⛔ \`${command}\` needs a known sender; this message had none.`);
@@ -34,6 +35,8 @@ export function accessRefusal(spec: CommandSpec, ctx: CommandContext): Reply | n
     );
   }
   if (ALWAYS_OPEN.has(spec.path[0] ?? "")) return null;
+  // A web console login was checked by the console itself; read-only logins may run read-only commands.
+  if (ctx.surface === "web") return null;
   if (roleOf(ctx.config, caller.platform, caller.id, ctx.chatId) === "stranger") {
     return errorReply(
       `⛔ You are not on this gateway's allowed list. Your id is \`${who}\`; ask the owner to add it to gateway.allowed_users.`,
@@ -52,6 +55,7 @@ async function confirmation(
   if (!question) return null;
   const again = formatCommandLine(spec, input, ctx.commandPrefix, ["-y"]);
   const json = { ok: false, confirmation_required: true, question, command: again };
+  if (ctx.surface === "web") return errorReply(question, 1, json);
   if (ctx.surface === "chat") {
     const asked = errorReply(`${question}\nReply \`${again}\` to confirm.`, 1, json);
     return { ...asked, actions: confirmButtons(spec, input, question) };
@@ -119,15 +123,20 @@ export async function runCommand(
   input: CommandInput,
   options: RunOptions = {},
 ): Promise<Reply> {
+  let result: Reply;
   try {
     const refused = accessRefusal(spec, ctx);
     if (refused) return refused;
     const asked = await confirmation(spec, ctx, input);
     if (asked) return asked;
-    return await spec.run(ctx, input);
+    result = await spec.run(ctx, input);
   } catch (error) {
-    return errorToReply(error, spec, ctx, options);
+    result = errorToReply(error, spec, ctx, options);
   }
+  // A corrupt file moved aside while the command ran is told to the person, whatever the command.
+  const shown = replyToPlainText(result);
+  const warnings = takeUsageWarnings(ctx.paths.skills).filter((warning) => !shown.includes(warning));
+  return withWarnings(result, warnings);
 }
 
 /** Parses `words` against `spec` (bad usage → exit-2 reply with the usage line) and runs it. */

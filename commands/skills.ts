@@ -5,7 +5,7 @@
  * missing secrets give `gateway_setup_hint` instead of a prompt).
  */
 import path from "node:path";
-import { type Reply, type ReplyBlock, reply } from "../src/core/reply.js";
+import { type Reply, type ReplyBlock, reply, withWarnings } from "../src/core/reply.js";
 import { classify, loadProvenance, readCreatedByKeys } from "../src/curator/provenance.js";
 import { type EnvRequirement, promptForMissingSecrets } from "../src/skills/readiness.js";
 import type { SkillEntry, SkillViewResult } from "../src/skills/types.js";
@@ -17,7 +17,7 @@ import {
   type UsageRecord,
   UsageStore,
 } from "../src/skills/usage.js";
-import { effectivePlatform } from "../src/skills/visibility.js";
+import { effectivePlatform, type HiddenReason, hiddenReason } from "../src/skills/visibility.js";
 import { paged } from "./buttons.js";
 import type { CommandContext, CommandInput, CommandSpec, OptionSpec } from "./types.js";
 
@@ -40,12 +40,14 @@ function shorten(text: string, max: number): string {
 async function listSkills(ctx: CommandContext, input: CommandInput): Promise<Reply> {
   const category = typeof input.options.category === "string" ? input.options.category : undefined;
   const result = await ctx.library.list({ category, platform: platformOf(ctx, input) });
-  // `--json` prints the result object alone: skip laying out a table nobody will see.
-  if (ctx.json) return reply([], { json: result });
+  const skipped = (await ctx.library.skipped?.()) ?? [];
+  const warnings = skipped.map((item) => `skipped ${item.folder}: ${item.reason}`);
+  // `--json` prints the result object alone (the warnings go to stderr): skip laying out a table.
+  if (ctx.json) return withWarnings(reply([], { json: result }), warnings);
   const blocks: ReplyBlock[] = [];
   if (result.message) {
     blocks.push({ kind: "paragraph", text: result.message });
-    return reply(blocks, { json: result });
+    return withWarnings(reply(blocks, { json: result }), warnings);
   }
   const skills = result.skills ?? [];
   const scope = category ? ` in category \`${category}\`` : "";
@@ -67,7 +69,10 @@ async function listSkills(ctx: CommandContext, input: CommandInput): Promise<Rep
     kind: "paragraph",
     text: `Show one with \`${ctx.commandPrefix(["skills", "view"])} <name>\`.`,
   });
-  return paged(reply(blocks, { json: result }), blocks.length - 2, ["skills", "list"], input);
+  return withWarnings(
+    paged(reply(blocks, { json: result }), blocks.length - 2, ["skills", "list"], input),
+    warnings,
+  );
 }
 
 function failureBlocks(result: SkillViewResult): ReplyBlock[] {
@@ -177,6 +182,8 @@ export interface UsageRow {
   last_activity_at: string | null;
   created_at: string | null;
   on_disk: boolean;
+  /** Why the skill is not shown here (OS, environment, a disabled list), or null when shown or not on disk. */
+  hidden: HiddenReason | null;
 }
 
 function sortRows(rows: UsageRow[], sort: string): UsageRow[] {
@@ -194,7 +201,6 @@ async function usageReport(ctx: CommandContext, input: CommandInput): Promise<Re
   const store = new UsageStore(ctx.paths.skills);
   const records = await store.read();
   const all = await ctx.library.all();
-  const visible = await ctx.library.visible(platform);
   const provenance = await loadProvenance(ctx.home, all);
   const createdByKeys = await readCreatedByKeys(ctx.home);
   const present = new Set(all.map((entry) => entry.name));
@@ -212,8 +218,10 @@ async function usageReport(ctx: CommandContext, input: CommandInput): Promise<Re
     last_activity_at: lastActivityAt(record),
     created_at: record.created_at,
     on_disk: entry !== undefined,
+    hidden: entry ? hiddenReason(entry.name, entry.frontmatter, platform, ctx.config) : null,
   });
-  const rows = visible.map((entry) => row(entry.name, entry, records[entry.name] ?? emptyRecord()));
+  // Every skill on disk, hidden ones included (flagged), then records whose skill is gone.
+  const rows = all.map((entry) => row(entry.name, entry, records[entry.name] ?? emptyRecord()));
   for (const [name, record] of Object.entries(records)) {
     if (!present.has(name)) rows.push(row(name, undefined, record));
   }
@@ -240,7 +248,11 @@ async function usageReport(ctx: CommandContext, input: CommandInput): Promise<Re
     rows: rows.map((item) => [
       `${item.name}${item.pinned ? " (pinned)" : ""}`,
       item.provenance,
-      item.on_disk ? item.state : `${item.state}, not on disk`,
+      item.on_disk
+        ? item.hidden
+          ? `${item.state}, hidden: ${item.hidden}`
+          : item.state
+        : `${item.state}, not on disk`,
       String(item.use_count),
       String(item.view_count),
       String(item.patch_count),

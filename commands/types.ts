@@ -24,8 +24,11 @@ export interface CommandContext {
   paths: HomePaths;
   config: SkillgateConfig;
   library: SkillLibrary;
-  /** `terminal` for the CLI and the terminal chat, `chat` for a messaging platform. */
-  surface: "terminal" | "chat";
+  /**
+   * `terminal` for the CLI and the terminal chat, `chat` for a messaging platform, `web` for the local
+   * web console (its login decides `caller.isAdmin`; confirmations come back as questions, like chat).
+   */
+  surface: "terminal" | "chat" | "web";
   /** Chat platform, or the CLI's `--platform` / `HERMES_PLATFORM`; null in a plain terminal. */
   platform: string | null;
   /** `--json` was given: the reply's `json` document is what gets printed. */
@@ -36,8 +39,8 @@ export interface CommandContext {
   prompt?: (question: string, options?: { hidden?: boolean }) => Promise<string>;
   /** Progress lines for long runs (stderr in a terminal); never part of the reply. */
   progress?: (line: string) => void;
-  /** Who runs it: `user` from the CLI and chat, `curator` from the maintenance tick. */
-  actor: "user" | "curator" | "agent";
+  /** Who runs it: `user` from the CLI and chat, `web` from the web console, `curator` from the tick. */
+  actor: "user" | "curator" | "agent" | "web";
   /** Set in chat. */
   caller?: Caller;
   /**

@@ -41,6 +41,7 @@ type Selection =
   | { kind: "serve"; console: boolean; demo: boolean }
   | { kind: "doctor"; json: boolean }
   | { kind: "init"; examples: boolean; json: boolean }
+  | { kind: "web"; port?: number; bind?: string; link: boolean; readOnly: boolean }
   | { kind: "usage"; message: string };
 
 /** Exit code for bad usage. */
@@ -182,6 +183,22 @@ export function buildProgram(
     .description("check the home, config.yaml and each configured platform's credentials and settings")
     .option("--json", "print the checks as JSON")
     .action((options: { json?: boolean }) => select({ kind: "doctor", json: options.json === true }));
+  program
+    .command("console")
+    .description("run the local web console alone (no chat platforms); prints a one-time login link")
+    .option("--port <n>", "port (default gateway.console.port)", parseInteger)
+    .option("--bind <address>", "address to listen on (default gateway.console.bind, 127.0.0.1)")
+    .option("--link", "print a fresh login link for the console already running, and exit")
+    .option("--read-only", "the login link is for a read-only login (pages only, no actions)")
+    .action((options: { port?: number; bind?: string; link?: boolean; readOnly?: boolean }) =>
+      select({
+        kind: "web",
+        port: options.port,
+        bind: options.bind,
+        link: options.link === true,
+        readOnly: options.readOnly === true,
+      }),
+    );
   return program;
 }
 
@@ -226,13 +243,17 @@ function makePrompt(io: CliIo) {
 async function mayNeedRecovery(home: string): Promise<boolean> {
   const names = await readdir(homePaths(home).skills).catch(() => [] as string[]);
   return (
-    names.includes(path.basename(journalPath(home))) || names.some((name) => name.startsWith(".purge-trash"))
+    names.includes(path.basename(journalPath(home))) ||
+    names.some(
+      (name) => name.startsWith(".purge-trash") || /^\.\.?rollback-journal\.json\..*\.tmp$/.test(name),
+    )
   );
 }
 
 function printReply(reply: Reply, json: boolean, io: CliIo): void {
   if (json) {
     io.stdout.write(renderJson(reply));
+    for (const warning of reply.warnings ?? []) io.stderr.write(`warning: ${warning}\n`);
     return;
   }
   const color = Boolean(io.stdout.isTTY) && !io.env.NO_COLOR;
@@ -322,6 +343,7 @@ export async function main(
   }
   for (const warning of config.warnings) io.stderr.write(`warning: ${warning}\n`);
   if (selection.kind === "serve") return serve(home, config, selection.console, io);
+  if (selection.kind === "web") return webConsole(home, config, selection, io);
   const { spec, input } = selection;
   const json = input.options.json === true;
   const platformOption = input.options.platform;
@@ -484,6 +506,8 @@ async function serve(
       adapters,
       logger,
       agent,
+      // `serve --console` is the terminal chat alone; otherwise the web console comes along (if enabled).
+      console: consoleOnly ? undefined : { announce: (line) => io.stdout.write(`${line}\n`) },
     });
     process.once("SIGTERM", () => shutdown("SIGTERM"));
     process.once("SIGINT", () => shutdown("SIGINT"));
@@ -494,6 +518,47 @@ async function serve(
     return fail(io, false, `skillgate serve could not start: ${(error as Error).message}`, 1);
   }
   return finished;
+}
+
+/** `skillgate console`: the web console alone until SIGTERM/SIGINT, or `--link`: one more login link. */
+async function webConsole(
+  home: string,
+  config: SkillgateConfig,
+  options: Extract<Selection, { kind: "web" }>,
+  io: CliIo,
+): Promise<number> {
+  const role = options.readOnly ? "read-only" : "admin";
+  if (options.link) {
+    const { consoleLoginLink } = await import("./gateway/console/launch.js");
+    io.stdout.write(`${consoleLoginLink(home, config, role, options)}\n`);
+    return 0;
+  }
+  const { launchConsole } = await import("./gateway/console/launch.js");
+  const { createLogger } = await import("./core/logger.js");
+  const logger = createLogger({ level: io.env.SKILLGATE_LOG_LEVEL ?? "warn" });
+  let running: Awaited<ReturnType<typeof launchConsole>>;
+  try {
+    running = await launchConsole({
+      home,
+      config,
+      logger,
+      port: options.port,
+      bind: options.bind,
+      role,
+      announce: (line) => io.stdout.write(`${line}\n`),
+    });
+  } catch (error) {
+    return fail(io, false, `skillgate console could not start: ${(error as Error).message}`, 1);
+  }
+  return new Promise<number>((resolve) => {
+    const stop = () =>
+      void running.close().then(
+        () => resolve(0),
+        () => resolve(1),
+      );
+    process.once("SIGTERM", stop);
+    process.once("SIGINT", stop);
+  });
 }
 
 /** Exits once stdout and stderr have drained: a pipe reader must get the whole JSON document. */

@@ -36,6 +36,7 @@ import type {
   OutboundTarget,
 } from "../../src/core/message.js";
 import type { Reply } from "../../src/core/reply.js";
+import { connectWithRetries } from "../../src/core/startup.js";
 import type { AdapterOptions } from "../types.js";
 import {
   type ActionRowJson,
@@ -102,6 +103,8 @@ export const DISCORD_TOKEN_SECRET = "DISCORD_BOT_TOKEN";
 const INTERACTION_TTL_MS = 15 * 60 * 1000;
 /** Autocomplete answers at most 25 choices. */
 const MAX_CHOICES = 25;
+/** Attempts of the first login before the adapter reports `failed`. */
+const START_ATTEMPTS = 3;
 /** Recent event ids kept to drop gateway replays after a resume. */
 const SEEN_IDS = 2000;
 /** Sent instead of an empty reply so a deferred “thinking…” never stays forever. */
@@ -216,37 +219,55 @@ export class DiscordAdapter implements Adapter {
     this.hooks = hooks;
     this.stopped = false;
     this.setState("starting", "logging in");
-    const abort = new AbortController();
-    const timer = setTimeout(() => abort.abort(), this.tuning.readyTimeoutMs);
-    const ready = once(this.client, Events.ClientReady, { signal: abort.signal });
-    // A fatal close (bad token, disallowed intents) means READY never comes: fail at once, saying why.
-    let onClose: ((event: { code: number }) => void) | undefined;
-    const closed = new Promise<never>((_resolve, reject) => {
-      onClose = (event) => {
-        if (FATAL_CLOSE_CODES.has(event.code)) reject(new GatewayClosedError(event.code));
-      };
-      this.client.on(Events.ShardDisconnect, onClose);
+    const readyTimeoutMs = this.tuning.readyTimeoutMs;
+    const failure = (error: unknown) => loginFailure(error, this.intents, readyTimeoutMs);
+    await connectWithRetries({
+      platform: "discord",
+      attempts: START_ATTEMPTS,
+      baseDelayMs: 1_000,
+      maxDelayMs: 30_000,
+      logger: this.log,
+      onState: (detail) => this.setState("starting", detail),
+      // A fatal close (bad token, disallowed intents) is not worth another attempt.
+      fatal: (error) =>
+        error instanceof GatewayClosedError ||
+        /TokenInvalid|invalid token|Authentication failed|401/i.test(describe(error)),
+      attempt: async () => {
+        const abort = new AbortController();
+        const timer = setTimeout(() => abort.abort(), readyTimeoutMs);
+        const ready = once(this.client, Events.ClientReady, { signal: abort.signal });
+        // A fatal close means READY never comes: fail at once, saying why.
+        let onClose: ((event: { code: number }) => void) | undefined;
+        const closed = new Promise<never>((_resolve, reject) => {
+          onClose = (event) => {
+            if (FATAL_CLOSE_CODES.has(event.code)) reject(new GatewayClosedError(event.code));
+          };
+          this.client.on(Events.ShardDisconnect, onClose);
+        });
+        try {
+          await Promise.race([this.client.login(token).then(() => ready), closed]);
+        } catch (error) {
+          ready.catch(() => undefined);
+          await this.client.destroy().catch(() => undefined);
+          throw error;
+        } finally {
+          clearTimeout(timer);
+          abort.abort();
+          if (onClose) this.client.off(Events.ShardDisconnect, onClose);
+          closed.catch(() => undefined);
+        }
+      },
+      wrap: (error) => {
+        this.setState("failed", failure(error));
+        return new AdapterError("discord", failure(error), {
+          cause: error,
+          code:
+            error instanceof GatewayClosedError
+              ? `adapter.discord.close_${error.code}`
+              : "adapter.discord.login",
+        });
+      },
     });
-    try {
-      await Promise.race([this.client.login(token).then(() => ready), closed]);
-    } catch (error) {
-      ready.catch(() => undefined);
-      closed.catch(() => undefined);
-      this.setState("degraded", "login failed");
-      await this.client.destroy().catch(() => undefined);
-      throw new AdapterError("discord", loginFailure(error, this.intents, this.tuning.readyTimeoutMs), {
-        cause: error,
-        code:
-          error instanceof GatewayClosedError
-            ? `adapter.discord.close_${error.code}`
-            : "adapter.discord.login",
-      });
-    } finally {
-      clearTimeout(timer);
-      abort.abort();
-      if (onClose) this.client.off(Events.ShardDisconnect, onClose);
-      closed.catch(() => undefined);
-    }
     this.botUserId = this.client.user?.id ?? this.botUserId;
     this.setState("connected", this.connectedDetail());
     this.log.info({ user: this.client.user?.tag }, "discord connected");

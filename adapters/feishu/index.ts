@@ -6,7 +6,9 @@
  *   `adaptDefault` with `autoChallenge`) on `gateway.feishu.webhook.{port,path}` (bound to 127.0.0.1;
  *   put a reverse proxy in front). In webhook mode we check what the SDK does not: the verification
  *   token (constant-time, 401 on mismatch, also for `url_verification`), the signature when an
- *   `encrypt_key` is set (401), body size (413) and a per-IP rate limit (429).
+ *   `encrypt_key` is set (401), body size (413, enforced while reading) and a rate limit of failed
+ *   verifications per client (429; `gateway.trusted_proxies` names the proxies whose
+ *   `X-Forwarded-For` is believed).
  * - Every event is acknowledged at once; the message goes to the gateway's queue without being awaited
  *   (Feishu redelivers when the ack takes over 3 s). Redeliveries are dropped here for the recent past
  *   and by the gateway's persistent dedupe (keyed by event id) across restarts.
@@ -22,6 +24,12 @@ import { Readable } from "node:stream";
 import * as lark from "@larksuiteoapi/node-sdk";
 import { trimOldest } from "../../src/core/bounded.js";
 import { AdapterError, ConfigError } from "../../src/core/errors.js";
+import {
+  clientAddress,
+  FailureRateLimiter,
+  readBodyLimited,
+  refuseTooLarge,
+} from "../../src/core/http-guard.js";
 import type { Logger } from "../../src/core/logger.js";
 import type {
   Adapter,
@@ -32,6 +40,7 @@ import type {
   OutboundTarget,
 } from "../../src/core/message.js";
 import type { Reply } from "../../src/core/reply.js";
+import { connectWithRetries } from "../../src/core/startup.js";
 import type { AdapterOptions } from "../types.js";
 import { CARD_ACTION_EVENT_TYPE, hasButtons, normalizeCardAction, renderCard } from "./actions.js";
 import { checkResponse, describeError, feishuErrorCode, isContentRejection } from "./api-errors.js";
@@ -44,7 +53,7 @@ import {
   renderText,
 } from "./render.js";
 import { sdkLoggerFor } from "./sdk-logger.js";
-import { normalizePath, readBody, respond, signatureHeaders, verifyWebhook } from "./webhook.js";
+import { normalizePath, respond, signatureHeaders, verifyWebhook } from "./webhook.js";
 
 export { sdkLoggerFor } from "./sdk-logger.js";
 // Webhook security, API error decoding and the SDK logger bridge have their own modules.
@@ -86,9 +95,11 @@ export const FEISHU_CAPABILITIES: AdapterCapabilities = {
   buttons: true,
 };
 
+/** Attempts of the first connection (bot/v3/info) before the adapter reports `failed`. */
+const START_ATTEMPTS = 3;
 /** Largest webhook body accepted (bytes). */
 const MAX_WEBHOOK_BODY = 1024 * 1024;
-/** Webhook requests accepted per IP per minute. */
+/** Failed webhook verifications answered with 401 per client per minute; more get 429. */
 const WEBHOOK_RATE_PER_MINUTE = 120;
 /** Event and message ids remembered in memory for fast redelivery drops. */
 const RECENT_IDS = 4096;
@@ -127,7 +138,7 @@ export class FeishuAdapter implements Adapter {
   private sink: InboundSink | undefined;
   private state: AdapterHealth = { state: "stopped" };
   private readonly recent = new RecentIds(RECENT_IDS);
-  private readonly rate = new Map<string, { windowStart: number; count: number }>();
+  private readonly failures = new FailureRateLimiter(WEBHOOK_RATE_PER_MINUTE);
   private stopped = false;
   /** Card presses being judged: a private refusal for one is answered as the callback's toast. */
   private readonly toasts = new Map<string, string | undefined>();
@@ -169,7 +180,22 @@ export class FeishuAdapter implements Adapter {
       logger: sdkLogger,
       loggerLevel: lark.LoggerLevel.warn,
     });
-    this.botOpenId = await this.fetchBotOpenId();
+    this.botOpenId = await connectWithRetries({
+      platform: "feishu",
+      attempts: START_ATTEMPTS,
+      baseDelayMs: 1_000,
+      maxDelayMs: 30_000,
+      logger: this.log,
+      onState: (detail) => {
+        this.state = { state: "starting", detail };
+      },
+      // An answer with an error code is the app's configuration, not the network: no retry helps.
+      fatal: (error) => error instanceof AdapterError && error.cause === undefined,
+      attempt: () => this.fetchBotOpenId(),
+    }).catch((error: unknown) => {
+      this.state = { state: "failed", detail: (error as Error).message };
+      throw error;
+    });
     const dispatcher = new lark.EventDispatcher({
       encryptKey: this.settings.encryptKey,
       verificationToken: this.settings.verificationToken,
@@ -562,18 +588,29 @@ export class FeishuAdapter implements Adapter {
   ): Promise<void> {
     if (new URL(req.url ?? "/", "http://localhost").pathname !== path) return respond(res, 404, "not found");
     if (req.method !== "POST") return respond(res, 405, "POST only");
-    if (!this.admitRate(req.socket.remoteAddress ?? "?")) return respond(res, 429, "too many requests");
-    const raw = await readBody(req, MAX_WEBHOOK_BODY);
-    if (raw === null) return respond(res, 413, "body too large");
+    const bytes = await readBodyLimited(req, MAX_WEBHOOK_BODY);
+    if (bytes === "too-large") return refuseTooLarge(req, res, MAX_WEBHOOK_BODY);
+    if (bytes === "aborted") return;
     const verdict = verifyWebhook(
-      raw,
+      bytes.toString("utf8"),
       req.headers,
       this.settings.encryptKey,
       this.settings.verificationToken,
     );
     if (!verdict.ok) {
-      this.log.warn({ status: verdict.status, reason: verdict.reason }, "feishu webhook request rejected");
-      return respond(res, verdict.status, verdict.reason);
+      // Only failures are rate limited, per client (behind a trusted proxy: the forwarded address), so
+      // junk can never crowd out a correctly signed event.
+      const client = clientAddress(req, this.opts.config.gateway.trustedProxies);
+      const limited = this.failures.failed(client);
+      this.log.warn(
+        { status: limited ? 429 : verdict.status, reason: verdict.reason, client },
+        "feishu webhook request rejected",
+      );
+      return respond(
+        res,
+        limited ? 429 : verdict.status,
+        limited ? "too many failed requests" : verdict.reason,
+      );
     }
     // Hand the SDK a canonical request: compact JSON, re-signed, so its own checks agree with ours.
     const body = JSON.stringify(verdict.body);
@@ -584,18 +621,6 @@ export class FeishuAdapter implements Adapter {
       method: "POST",
     });
     await sdkHandler(forwarded, res);
-  }
-
-  private admitRate(ip: string): boolean {
-    const now = Date.now();
-    const entry = this.rate.get(ip);
-    if (!entry || now - entry.windowStart >= 60_000) {
-      if (this.rate.size > 10_000) this.rate.clear();
-      this.rate.set(ip, { windowStart: now, count: 1 });
-      return true;
-    }
-    entry.count += 1;
-    return entry.count <= WEBHOOK_RATE_PER_MINUTE;
   }
 }
 

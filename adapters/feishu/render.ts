@@ -118,6 +118,7 @@ function blockToUnits(block: ReplyBlock): Unit[] {
     case "table":
       return [{ kind: "code", text: formatTable(block.headers, block.rows) }];
     case "attachment":
+    case "file":
       return [
         { kind: "line", text: block.name, bold: true },
         { kind: "code", text: block.text },

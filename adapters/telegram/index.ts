@@ -17,13 +17,21 @@
  *   text; 429 `retry_after` is waited out; replies in a forum topic carry `message_thread_id`.
  * - One process per bot token and home: a lock file refuses a second gateway polling the same bot.
  */
+import { timingSafeEqual } from "node:crypto";
 import { promises as fs } from "node:fs";
 import http from "node:http";
 import path from "node:path";
-import { Bot, GrammyError, HttpError, webhookCallback } from "grammy";
+import { Readable } from "node:stream";
+import { Bot, GrammyError, HttpError, InputFile, webhookCallback } from "grammy";
 import type { InlineKeyboardMarkup, Update } from "grammy/types";
 import { AdapterError, ConfigError } from "../../src/core/errors.js";
 import { acquireLock, atomicWriteFile, type HeldLock, LockBusyError } from "../../src/core/fsutil.js";
+import {
+  clientAddress,
+  FailureRateLimiter,
+  readBodyLimited,
+  refuseTooLarge,
+} from "../../src/core/http-guard.js";
 import type { Logger } from "../../src/core/logger.js";
 import type {
   Adapter,
@@ -35,6 +43,7 @@ import type {
   OutboundTarget,
 } from "../../src/core/message.js";
 import type { Reply } from "../../src/core/reply.js";
+import { connectWithRetries } from "../../src/core/startup.js";
 import type { AdapterOptions } from "../types.js";
 import { callbackNotice, inlineKeyboard } from "./actions.js";
 import { buildCommandMenu, fallbackMenus, type MenuCommand } from "./menu.js";
@@ -62,6 +71,10 @@ export interface TelegramTuning {
   maxAttempts: number;
   /** A `retry_after` above this many seconds is not waited out; the call fails instead. */
   maxRetryAfterSeconds: number;
+  /** Attempts of the first connection (`getMe`) before the adapter gives up and reports `failed`. */
+  startAttempts: number;
+  /** How long one connection attempt may take (ms). */
+  connectTimeoutMs: number;
 }
 
 const DEFAULT_TUNING: TelegramTuning = {
@@ -72,6 +85,8 @@ const DEFAULT_TUNING: TelegramTuning = {
   offsetFlushMs: 250,
   maxAttempts: 5,
   maxRetryAfterSeconds: 300,
+  startAttempts: 5,
+  connectTimeoutMs: 15_000,
 };
 
 /** Telegram's capabilities. */
@@ -81,7 +96,21 @@ export const TELEGRAM_CAPABILITIES: AdapterCapabilities = {
   edit: true,
   threads: true,
   buttons: true,
+  files: true,
 };
+
+/** Largest webhook body read (bytes): an update is a few KB; Telegram's own limits keep it far below. */
+const MAX_WEBHOOK_BODY = 1024 * 1024;
+
+/** Wrong-secret webhook requests answered with 401 per client per minute; more get 429. */
+const WEBHOOK_FAILURES_PER_MINUTE = 120;
+
+/** Constant-time comparison of two secrets. */
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
 
 /** Update types requested: messages and presses of our inline buttons; edits and the rest are not fetched. */
 const ALLOWED_UPDATES = ["message", "callback_query"] as const;
@@ -182,17 +211,34 @@ class TelegramAdapter implements Adapter {
       this.abort.abort();
       await this.closeWebhookServer();
       await this.releaseLock();
-      this.state = { state: "stopped", detail: (error as Error).message };
+      this.state = { state: "failed", detail: (error as Error).message };
       throw error;
     }
   }
 
   private async connect(): Promise<void> {
-    try {
-      await this.call("getMe", () => this.bot.init(this.signal));
-    } catch (error) {
-      throw this.connectError(error);
-    }
+    // Not `bot.init()`: it retries network errors forever on its own, silently. The first connection
+    // gets bounded attempts here, each failure logged with its cause and shown on /healthz.
+    this.bot.botInfo = await connectWithRetries({
+      platform: "telegram",
+      attempts: this.tuning.startAttempts,
+      baseDelayMs: this.tuning.networkBaseMs,
+      maxDelayMs: this.tuning.maxBackoffMs,
+      logger: this.logger,
+      signal: this.abort.signal,
+      onState: (detail) => {
+        this.state = { state: "starting", detail };
+      },
+      attempt: () =>
+        this.bot.api.getMe(
+          AbortSignal.any([
+            this.abort.signal,
+            AbortSignal.timeout(this.tuning.connectTimeoutMs),
+          ]) as unknown as GrammySignal,
+        ),
+      fatal: (error) => error instanceof GrammyError && error.error_code === 401,
+      wrap: (error) => this.connectError(error),
+    });
     this.running = true;
     if (this.options.config.gateway.telegram.mode === "webhook") {
       await this.startWebhook();
@@ -411,6 +457,7 @@ class TelegramAdapter implements Adapter {
       timeoutMilliseconds: 8_000,
     });
     const expectedPath = this.webhookPath(url);
+    const failures = new FailureRateLimiter(WEBHOOK_FAILURES_PER_MINUTE);
     // One update at a time: Telegram is asked for one connection, and a second request (a retry, or a
     // proxy that opens more) waits here, so a chat's commands never run concurrently or reordered.
     let chain: Promise<void> = Promise.resolve();
@@ -420,13 +467,23 @@ class TelegramAdapter implements Adapter {
         res.writeHead(404).end();
         return;
       }
-      chain = chain.then(() =>
-        handle(req, res).catch((error: unknown) => {
+      this.admitWebhook(req, res, secret, failures)
+        .then((body) => {
+          if (!body) return;
+          // grammy reads the already-checked body from a canonical request (the secret header kept).
+          const canonical = Object.assign(Readable.from([body]), {
+            headers: req.headers,
+            method: "POST",
+            url: req.url,
+          }) as unknown as http.IncomingMessage;
+          chain = chain.then(() => handle(canonical, res));
+          return chain;
+        })
+        .catch((error: unknown) => {
           this.logger.error({ err: error }, "telegram webhook: handling an update failed");
           if (!res.headersSent) res.writeHead(500);
           res.end();
-        }),
-      );
+        });
     });
     this.webhookServer = server;
     await new Promise<void>((resolve, reject) => {
@@ -451,6 +508,36 @@ class TelegramAdapter implements Adapter {
     const configured = this.options.config.gateway.telegram.webhook.path;
     if (configured === undefined || configured.trim() === "") return new URL(url).pathname;
     return configured.startsWith("/") ? configured : `/${configured}`;
+  }
+
+  /**
+   * Checks a webhook request before anything is parsed: the secret header (constant time; failures are
+   * rate limited per client, 401 then 429) and the body size (413, enforced while reading). Returns the
+   * body, or undefined when the request was answered here.
+   */
+  private async admitWebhook(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    secret: string,
+    failures: FailureRateLimiter,
+  ): Promise<Buffer | undefined> {
+    const given = req.headers["x-telegram-bot-api-secret-token"];
+    if (typeof given !== "string" || !sameSecret(given, secret)) {
+      const client = clientAddress(req, this.options.config.gateway.trustedProxies);
+      const limited = failures.failed(client);
+      this.logger.warn({ client, status: limited ? 429 : 401 }, "telegram webhook: wrong secret token");
+      req.resume();
+      res.writeHead(limited ? 429 : 401, { connection: "close" }).end();
+      return undefined;
+    }
+    const body = await readBodyLimited(req, MAX_WEBHOOK_BODY);
+    if (body === "too-large") {
+      this.logger.warn({ limit: MAX_WEBHOOK_BODY }, "telegram webhook: request body over the limit refused");
+      refuseTooLarge(req, res, MAX_WEBHOOK_BODY);
+      return undefined;
+    }
+    if (body === "aborted") return undefined;
+    return body;
   }
 
   private webhookSettings(): { url: string; port: number; secret: string } {
@@ -484,7 +571,9 @@ class TelegramAdapter implements Adapter {
 
   async send(target: OutboundTarget, reply: Reply, inReplyTo?: InboundMessage): Promise<void> {
     if (reply.private && (await this.answerPrivately(reply, inReplyTo))) return;
-    const chunks = renderReply(reply);
+    const files = reply.blocks.filter((block) => block.kind === "file");
+    const text = { ...reply, blocks: reply.blocks.filter((block) => block.kind !== "file") };
+    const chunks = text.blocks.length > 0 || files.length === 0 ? renderReply(text) : [];
     const keyboard = inlineKeyboard(reply);
     const replyTo = target.replyTo ?? replyAnchor(inReplyTo);
     let first = 0;
@@ -502,6 +591,8 @@ class TelegramAdapter implements Adapter {
       const markup = index === chunks.length - 1 ? keyboard : undefined;
       await this.sendChunk(target, chunk, index === 0 ? replyTo : undefined, markup);
     }
+    // A reply over the budget carries its whole text as a file part: it goes as one document.
+    for (const file of files) await this.sendFile(target, file.name, file.text);
   }
 
   /**
@@ -547,6 +638,32 @@ class TelegramAdapter implements Adapter {
         "telegram: could not edit the message; sending anew",
       );
       return false;
+    }
+  }
+
+  measure(reply: Reply): number {
+    const text = reply.blocks.filter((block) => block.kind !== "file");
+    const files = reply.blocks.length - text.length;
+    return (text.length > 0 || files === 0 ? renderReply({ ...reply, blocks: text }).length : 0) + files;
+  }
+
+  /** Sends content as a document (`sendDocument`, multipart upload), in the target's topic. */
+  private async sendFile(target: OutboundTarget, name: string, content: string): Promise<void> {
+    const threadId = target.threadId === undefined ? undefined : Number(target.threadId);
+    try {
+      await this.call("sendDocument", () =>
+        this.bot.api.sendDocument(
+          chatIdOf(target.chatId),
+          new InputFile(Buffer.from(content, "utf8"), name),
+          threadId !== undefined ? { message_thread_id: threadId } : {},
+        ),
+      );
+    } catch (error) {
+      throw new AdapterError(
+        "telegram",
+        `Telegram did not accept the file ${name} for chat ${target.chatId}: ${(error as Error).message}`,
+        { cause: error, code: "adapter.telegram.send_failed" },
+      );
     }
   }
 
@@ -698,7 +815,7 @@ class TelegramAdapter implements Adapter {
   private async takeLock(): Promise<void> {
     const file = path.join(this.options.home, "gateway", "locks", `telegram-${this.botId}.lock`);
     try {
-      this.lock = await acquireLock(file, { waitMs: 0, staleMs: Number.MAX_SAFE_INTEGER });
+      this.lock = await acquireLock(file, { waitMs: 0 });
     } catch (error) {
       if (!(error instanceof LockBusyError)) throw error;
       const holder = error.holderPid ? `process ${error.holderPid}` : "another process";

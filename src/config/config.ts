@@ -71,6 +71,11 @@ export interface GatewayConfig {
   /** `platform:chat_id` where maintenance summaries are posted. */
   homeChannel?: string;
   health: { port: number; enabled: boolean };
+  /**
+   * The local web console: on by default on 127.0.0.1. `bind` other than a loopback address must be set
+   * explicitly (and is announced loudly at start).
+   */
+  console: { enabled: boolean; port: number; bind: string };
   maintenance: { checkMinutes: number };
   /** Most commands handled at once across all chats. */
   concurrency: number;
@@ -80,6 +85,13 @@ export interface GatewayConfig {
   agent: { enabled: boolean; historyMessages: number };
   /** Buttons in chat: how long a shown button works, and items per page of a paged list. */
   actions: { ttlHours: number; pageSize: number };
+  /**
+   * Peers (IP addresses) whose `X-Forwarded-For` names the real client of a webhook request: the reverse
+   * proxies in front of the listeners. Empty (the default): the peer address is the client.
+   */
+  trustedProxies: string[];
+  /** Most messages one reply may become on a chat platform (past it: a file, or a cut with a pointer). */
+  maxReplyMessages: number;
 }
 
 /** Everything skillgate reads from config.yaml. */
@@ -386,6 +398,7 @@ function parseGateway(raw: Raw): GatewayConfig {
   const gateway = section(raw, "gateway", "");
   const health = section(gateway, "health", "gateway.");
   const maintenance = section(gateway, "maintenance", "gateway.");
+  const consoleSection = section(gateway, "console", "gateway.");
   const agent = section(gateway, "agent", "gateway.");
   const actions = section(gateway, "actions", "gateway.");
   const homeChannel = str(gateway, "home_channel", "gateway.");
@@ -403,6 +416,11 @@ function parseGateway(raw: Raw): GatewayConfig {
     health: {
       port: num(health, "port", "gateway.health.", 8787, { integer: true, min: 0, max: 65535 }),
       enabled: bool(health, "enabled", "gateway.health.", true),
+    },
+    console: {
+      enabled: bool(consoleSection, "enabled", "gateway.console.", true),
+      port: num(consoleSection, "port", "gateway.console.", 8788, { integer: true, min: 0, max: 65535 }),
+      bind: str(consoleSection, "bind", "gateway.console.") ?? "127.0.0.1",
     },
     maintenance: {
       checkMinutes: num(maintenance, "check_minutes", "gateway.maintenance.", 60, { min: 0.01 }),
@@ -423,6 +441,8 @@ function parseGateway(raw: Raw): GatewayConfig {
       ttlHours: num(actions, "ttl_hours", "gateway.actions.", 24, { min: 0.01, max: 24 * 90 }),
       pageSize: num(actions, "page_size", "gateway.actions.", 20, { integer: true, min: 5, max: 100 }),
     },
+    trustedProxies: stringList(gateway, "trusted_proxies", "gateway."),
+    maxReplyMessages: num(gateway, "max_reply_messages", "gateway.", 5, { integer: true, min: 1, max: 50 }),
   };
 }
 

@@ -76,6 +76,8 @@ export interface AdapterCapabilities {
   threads: boolean;
   /** Replies can carry buttons (`Reply.actions`) whose presses come back as `InboundMessage.press`. */
   buttons?: boolean;
+  /** `file` blocks are sent as files (documents, attachments); without it the reply budget cuts instead. */
+  files?: boolean;
 }
 
 /** The gateway hands inbound messages to this sink. It resolves once the message is queued. */
@@ -83,7 +85,8 @@ export type InboundSink = (message: InboundMessage) => Promise<void>;
 
 /** Health of one adapter, as `/healthz` reports it. */
 export interface AdapterHealth {
-  state: "starting" | "connected" | "degraded" | "stopped";
+  /** `failed`: the first connection gave up (the detail says why); the other platforms keep running. */
+  state: "starting" | "connected" | "degraded" | "stopped" | "failed";
   detail?: string;
 }
 
@@ -97,6 +100,8 @@ export interface Adapter {
   stop(): Promise<void>;
   /** Sends a reply, chunked and rendered for the platform. */
   send(target: OutboundTarget, reply: Reply, inReplyTo?: InboundMessage): Promise<void>;
+  /** How many messages `send` would post for a reply (pure; the reply budget uses it). */
+  measure?(reply: Reply): number;
   /** Current health. */
   health(): AdapterHealth;
   /** Registers native commands (menus, slash commands) from the registry; optional. */

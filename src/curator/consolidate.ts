@@ -409,7 +409,7 @@ export interface PreviewContext {
   home: string;
   config: SkillgateConfig;
   library: SkillLibrary;
-  surface: "terminal" | "chat";
+  surface: "terminal" | "chat" | "web";
   commandPrefix: (path: string[]) => string;
   now: () => Date;
 }
@@ -425,7 +425,7 @@ export async function consolidationPreview(
   flags: { consolidate: boolean; dryRun: boolean },
   consolidatorImpl: Consolidator = consolidator,
 ): Promise<string | null> {
-  if (ctx.surface !== "chat" || flags.dryRun) return null;
+  if (ctx.surface === "terminal" || flags.dryRun) return null;
   if (!(flags.consolidate || ctx.config.curator.consolidate)) return null;
   const preview = await runCurator({
     home: ctx.home,

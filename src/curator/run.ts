@@ -3,6 +3,7 @@
  * snapshot when anything changes), hand over to the optional LLM consolidation pass, then write the
  * report and the state. `maybeRunCurator` is the automatic entry point with every scheduling gate.
  */
+import path from "node:path";
 import { performance } from "node:perf_hooks";
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
@@ -195,7 +196,8 @@ async function finishRun(opts: RunOptions, result: CuratorRunResult, prefix: Com
   await updateState(opts.home, (state) => {
     state.last_run_summary = result.summary;
     state.last_run_duration_seconds = Math.round(result.durationSeconds * 100) / 100;
-    if (result.reportPath) state.last_report_path = result.reportPath;
+    // The run folder, as Hermes stores it (REPORT.md, run.json and cron_rewrites.json live in it).
+    if (result.reportPath) state.last_report_path = path.dirname(result.reportPath);
   });
 }
 

@@ -13,11 +13,12 @@ import { parseAndRun, runCommand } from "../../commands/runner.js";
 import type { CommandContext, CommandSpec } from "../../commands/types.js";
 import type { SkillgateConfig } from "../config/config.js";
 import { AccessGate, admitSender, roleOf } from "../core/access.js";
+import { applyBudget } from "../core/budget.js";
 import { matchChatCommand } from "../core/command-text.js";
 import { SkillgateError } from "../core/errors.js";
 import { type Logger, silentLogger } from "../core/logger.js";
 import type { Adapter, AdapterHooks, InboundMessage, ParsedCommand } from "../core/message.js";
-import { errorReply, type Reply, textReply } from "../core/reply.js";
+import { errorReply, type Reply, replyToPlainText, textReply } from "../core/reply.js";
 import type { Consolidator } from "../curator/types.js";
 import { openLibrary } from "../skills/library.js";
 import type { SkillLibrary } from "../skills/types.js";
@@ -25,10 +26,12 @@ import { ActionStore } from "./action-store.js";
 import { ActionRouter, type PressVerdict } from "./actions.js";
 import { ActivityStore } from "./activity.js";
 import { buildCommandCatalog } from "./catalog.js";
+import type { ConsoleServer } from "./console/server.js";
 import { DedupeStore } from "./dedupe.js";
 import { type HealthServer, healthReport, startHealthServer } from "./health.js";
 import { MaintenanceTicker, type TickOutcome } from "./maintenance.js";
 import { ChatQueues } from "./queue.js";
+import { OutboundScrubber } from "./scrub.js";
 import { SessionStore } from "./sessions.js";
 
 /** Answers non-command chat text (the LLM agent). */
@@ -51,6 +54,11 @@ export interface GatewayOptions {
   consolidator?: Consolidator;
   /** How long `stop` waits for in-flight commands before stopping adapters anyway (ms). Default 8000. */
   drainTimeoutMs?: number;
+  /**
+   * Serve the web console too (when `gateway.console.enabled`); `skillgate serve` sets it. Its URL and
+   * login link go to `announce` (the terminal) and the log.
+   */
+  console?: { announce?: (line: string) => void };
 }
 
 /** A running (or startable) gateway. */
@@ -68,6 +76,8 @@ export interface Gateway {
   readonly inFlight: number;
   /** `/healthz` URL once started (undefined when disabled). */
   readonly healthUrl: string | undefined;
+  /** The web console's URL once started (undefined when not served). */
+  readonly consoleUrl: string | undefined;
 }
 
 const UNKNOWN_HINT =
@@ -100,11 +110,14 @@ class GatewayImpl implements Gateway {
   private readonly queues: ChatQueues;
   private readonly maintenance: MaintenanceTicker;
   private readonly catalogs = new Map<Adapter, string>();
+  /** Every outbound message, menu and suggestion passes through it (secrets, server paths). */
+  private readonly scrubber: OutboundScrubber;
   private dedupe: DedupeStore | undefined;
   private activity: ActivityStore | undefined;
   private actions: ActionRouter | undefined;
   private actionStore: ActionStore | undefined;
   private health: HealthServer | undefined;
+  private webConsole: ConsoleServer | undefined;
   private state: "new" | "running" | "stopping" | "stopped" = "new";
   private stopping: Promise<void> | undefined;
 
@@ -113,6 +126,7 @@ class GatewayImpl implements Gateway {
     this.now = options.now ?? Date.now;
     this.library = openLibrary(options.home, options.config);
     this.registry = options.registry ?? defaultRegistry;
+    this.scrubber = new OutboundScrubber(options.home, options.config);
     this.access = new AccessGate(options.config, this.now);
     this.queues = new ChatQueues(options.config.gateway.concurrency);
     this.maintenance = new MaintenanceTicker({
@@ -122,7 +136,8 @@ class GatewayImpl implements Gateway {
       logger: this.logger,
       now: this.now,
       busy: () => this.queues.inFlight > 0,
-      idleSeconds: async () => (this.activity ? this.activity.idleSeconds() : Number.POSITIVE_INFINITY),
+      // Before start() opened the activity store nothing has run yet: not idle at all.
+      idleSeconds: async () => (this.activity ? this.activity.idleSeconds() : 0),
       post: (reply) => this.postHome(reply),
       changed: () => this.syncCommandCatalogs(),
       consolidator: options.consolidator,
@@ -137,6 +152,10 @@ class GatewayImpl implements Gateway {
     return this.health?.url;
   }
 
+  get consoleUrl(): string | undefined {
+    return this.webConsole?.url;
+  }
+
   async start(): Promise<void> {
     if (this.state !== "new") throw new Error("This gateway was already started; create a new one.");
     this.state = "running";
@@ -149,22 +168,7 @@ class GatewayImpl implements Gateway {
       ttlMs: ttlHours * 3_600_000,
     });
     this.actions = new ActionRouter(this.actionStore, this.registry, pageSize);
-    const started: Adapter[] = [];
-    for (const adapter of this.options.adapters) {
-      try {
-        await adapter.start((message) => this.accept(adapter, message), this.hooksFor(adapter));
-        started.push(adapter);
-        this.logger.info({ platform: adapter.platform }, "gateway: adapter started");
-      } catch (error) {
-        this.logger.error({ err: error, platform: adapter.platform }, "gateway: adapter failed to start");
-      }
-    }
-    if (started.length === 0 && this.options.adapters.length > 0) {
-      throw new Error("No chat adapter could start; see the log lines above for each platform's reason.");
-    }
-    await this.syncCommandCatalogs();
-    // Input may already have ended (a piped terminal chat): then stop() is running; start nothing more.
-    if (this.state !== "running") return;
+    // /healthz is up before any platform connects, so a supervisor sees "connecting"/"failed" and why.
     const health = this.options.config.gateway.health;
     if (health.enabled) {
       try {
@@ -178,7 +182,55 @@ class GatewayImpl implements Gateway {
         );
       }
     }
+    // Platforms connect side by side: one that never comes up does not hold the others back.
+    const outcomes = await Promise.all(
+      this.options.adapters.map(async (adapter) => {
+        try {
+          await adapter.start((message) => this.accept(adapter, message), this.hooksFor(adapter));
+          this.logger.info({ platform: adapter.platform }, "gateway: adapter started");
+          return true;
+        } catch (error) {
+          this.logger.error(
+            { err: error, platform: adapter.platform },
+            `gateway: ${adapter.platform} failed to start: ${(error as Error).message}`,
+          );
+          return false;
+        }
+      }),
+    );
+    if (!outcomes.includes(true) && this.options.adapters.length > 0) {
+      await this.health?.close();
+      this.health = undefined;
+      throw new Error("No chat adapter could start; see the log lines above for each platform's reason.");
+    }
+    await this.syncCommandCatalogs();
+    // Input may already have ended (a piped terminal chat): then stop() is running; start nothing more.
+    if (this.state !== "running") return;
+    await this.startConsole();
     this.maintenance.start(this.options.config.gateway.maintenance.checkMinutes * 60_000);
+  }
+
+  private async startConsole(): Promise<void> {
+    if (!this.options.console || !this.options.config.gateway.console.enabled) return;
+    try {
+      const { launchConsole } = await import("./console/launch.js");
+      this.webConsole = await launchConsole({
+        home: this.options.home,
+        config: this.options.config,
+        logger: this.logger,
+        library: this.library,
+        registry: this.registry,
+        announce: this.options.console.announce,
+        idleSeconds: () => (this.activity ? this.activity.idleSeconds() : Number.POSITIVE_INFINITY),
+        onMutated: () => this.syncCommandCatalogs(),
+      });
+    } catch (error) {
+      // Chat keeps working without the console.
+      this.logger.error(
+        { err: error, port: this.options.config.gateway.console.port },
+        "gateway: the web console could not start (set gateway.console.port to a free port, or gateway.console.enabled: false)",
+      );
+    }
   }
 
   stop(): Promise<void> {
@@ -211,6 +263,7 @@ class GatewayImpl implements Gateway {
       this.actionStore?.flush(),
       SessionStore.for(this.options.home).flush(),
       this.health?.close(),
+      this.webConsole?.close(),
     ]);
     (this.library as { close?: () => void }).close?.();
     this.state = "stopped";
@@ -235,7 +288,7 @@ class GatewayImpl implements Gateway {
         // Fail closed: a broken visibility config hides every skill from the menus.
         this.logger.warn({ err: error, platform: adapter.platform }, "gateway: skills hidden from the menu");
       }
-      const catalog = buildCommandCatalog(this.registry, skills);
+      const catalog = this.scrubber.catalog(buildCommandCatalog(this.registry, skills));
       const fingerprint = JSON.stringify(catalog);
       if (this.catalogs.get(adapter) === fingerprint) continue;
       try {
@@ -261,6 +314,7 @@ class GatewayImpl implements Gateway {
         const wanted = prefix.toLowerCase().replace(/_/g, "-");
         return skills
           .map((skill) => skill.name)
+          .filter((name) => !this.scrubber.holdsSecret(name))
           .filter((name) => name.toLowerCase().replace(/_/g, "-").startsWith(wanted))
           .sort()
           .slice(0, 25);
@@ -380,6 +434,31 @@ class GatewayImpl implements Gateway {
     if (mutated) await this.syncCommandCatalogs();
   }
 
+  /** Everything a chat receives: scrubbed of secrets and server paths, then held to the reply budget. */
+  private outbound(adapter: Adapter, reply: Reply, message?: InboundMessage): Reply {
+    const command = message?.command;
+    const known = command && this.registry.some((spec) => spec.path[0] === command.name);
+    const cliCommand = command
+      ? known
+        ? `skillgate ${command.name} ${command.rawArgs}`.trim()
+        : `skillgate skills view ${command.name}`
+      : undefined;
+    const fileName = command
+      ? `${[command.name, ...command.args.filter((arg) => !arg.startsWith("-"))]
+          .join("-")
+          .replace(/[^\w.-]+/g, "_")
+          .slice(0, 60)}.txt`
+      : "reply.txt";
+    const maxLength = adapter.capabilities.maxMessageLength;
+    return applyBudget(this.scrubber.reply(reply), {
+      maxMessages: this.options.config.gateway.maxReplyMessages,
+      measure: (value) => adapter.measure?.(value) ?? Math.ceil(replyToPlainText(value).length / maxLength),
+      files: adapter.capabilities.files === true,
+      cliCommand,
+      fileName,
+    });
+  }
+
   private async send(
     adapter: Adapter,
     message: InboundMessage,
@@ -387,10 +466,11 @@ class GatewayImpl implements Gateway {
     options: { editMessageId?: string; page?: number } = {},
   ): Promise<void> {
     try {
+      // Buttons are stored and a paged block cut to its page first: the budget then sees one page.
       const shown = await this.present(adapter, message.chat.id, reply, options.page);
       await adapter.send(
         { chatId: message.chat.id, threadId: message.chat.threadId, editMessageId: options.editMessageId },
-        shown,
+        this.outbound(adapter, shown, message),
         message,
       );
     } catch (error) {
@@ -486,7 +566,10 @@ class GatewayImpl implements Gateway {
       );
       return false;
     }
-    await adapter.send({ chatId, threadId }, await this.present(adapter, chatId, reply));
+    await adapter.send(
+      { chatId, threadId },
+      this.outbound(adapter, await this.present(adapter, chatId, reply)),
+    );
     return true;
   }
 }

@@ -104,7 +104,10 @@ export function removeContractHome(home: string): Promise<void> {
   return rm(home, { recursive: true, force: true });
 }
 
-/** The config every run gets: who is who, and `arxiv` disabled on the platform under test. */
+/**
+ * The config every run gets: who is who, and `arxiv` disabled on the platform under test. The reply
+ * budget is raised so the long-reply case measures splitting; the budget itself has its own tests.
+ */
 export function contractConfig(platform: string): (ids: Record<Person, string>) => Record<string, unknown> {
   return (ids) => ({
     skills: { platform_disabled: { [platform]: ["arxiv"] } },
@@ -112,6 +115,7 @@ export function contractConfig(platform: string): (ids: Record<Person, string>) 
       admins: [`${platform}:${ids.admin}`],
       allowed_users: [`${platform}:${ids.member}`],
       health: { enabled: false },
+      max_reply_messages: 20,
     },
   });
 }

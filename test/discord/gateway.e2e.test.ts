@@ -102,12 +102,16 @@ async function boot(
   const emulator = opts.emulator ?? (await newEmulator());
   const config = parseConfig({
     ...opts.extra,
+    // These tests tick right after boot, and idle time counts from the gateway's start.
+    curator: { min_idle_hours: 0, ...((opts.extra?.curator as Record<string, unknown> | undefined) ?? {}) },
     skills: { platform_disabled: { discord: ["arxiv"] } },
     gateway: {
       admins: [`discord:${admin.id}`, `telegram:${TELEGRAM_ADMIN}`],
       allowed_users: [`discord:${member.id}`],
       home_channel: `discord:${HOME_CHANNEL}`,
       health: { enabled: false },
+      // Room for the chunking tests below; the budget itself is tested in test/hostile/reply-budget.
+      max_reply_messages: 10,
       discord: { enabled: true, api: emulator.apiBase, ...(opts.guildId ? { guild_id: opts.guildId } : {}) },
     },
   });

@@ -173,6 +173,15 @@ export class TelegramEmulator extends EventEmitter {
   readonly botUser: { id: number; is_bot: true; first_name: string; username: string };
   readonly calls: CallRecord[] = [];
   readonly sent: SentMessage[] = [];
+  /** Files the bot sent with `sendDocument`. */
+  readonly documents: {
+    message_id: number;
+    chat_id: string;
+    file_name: string;
+    content: string;
+    caption: string;
+    at: number;
+  }[] = [];
   /** Menus by scope key (`default`, or the JSON of a scope). */
   readonly menus = new Map<string, { command: string; description: string }[]>();
   /** Every setMyCommands payload accepted, in order. */
@@ -539,6 +548,7 @@ export class TelegramEmulator extends EventEmitter {
     answerCallbackQuery: (params, res, call) => this.answerCallbackQuery(params, res, call),
     editMessageText: (params, res, call) => this.editMessageText(params, res, call),
     sendChatAction: (_params, res) => this.ok(res, true),
+    sendDocument: (params, res, call) => this.sendDocument(params, res, call),
     setMyCommands: (params, res, call) => this.setMyCommands(params, res, call),
     getMyCommands: (params, res) => this.ok(res, this.menus.get(scopeKey(params)) ?? []),
     deleteMyCommands: (params, res) => {
@@ -677,6 +687,50 @@ export class TelegramEmulator extends EventEmitter {
     this.sent.push(sent);
     this.ok(res, this.messageObject(sent));
     this.emit("message", sent);
+  }
+
+  /**
+   * `sendDocument` (https://core.telegram.org/bots/api#senddocument): `document` is an uploaded file (or a
+   * file_id/URL string); "Bots can currently send files of any type of up to 50 MB in size"; `caption`
+   * is 0-1024 characters after entities parsing.
+   */
+  private sendDocument(params: Record<string, unknown>, res: http.ServerResponse, call: CallRecord): void {
+    const document = params.document as UploadedFile | string | undefined;
+    if (document === undefined || document === "") {
+      this.fail(res, call, 400, 'Bad Request: parameter "document" is required');
+      return;
+    }
+    if (typeof document === "object" && document.size > 50 * 1024 * 1024) {
+      this.fail(res, call, 413, "Request Entity Too Large");
+      return;
+    }
+    const caption = typeof params.caption === "string" ? params.caption : "";
+    if (caption.length > 1024) {
+      this.fail(res, call, 400, "Bad Request: message caption is too long");
+      return;
+    }
+    const chatId = String(params.chat_id);
+    const entry = {
+      message_id: this.nextMessageId++,
+      chat_id: chatId,
+      file_name: typeof document === "object" ? document.filename : String(document),
+      content: typeof document === "object" ? document.content : "",
+      caption,
+      at: Date.now(),
+    };
+    this.documents.push(entry);
+    this.emit("document", entry);
+    this.ok(res, {
+      message_id: entry.message_id,
+      date: Math.floor(entry.at / 1000),
+      chat: { id: Number(chatId), type: Number(chatId) > 0 ? "private" : "supergroup" },
+      document: {
+        file_name: entry.file_name,
+        file_id: `doc-${entry.message_id}`,
+        file_unique_id: `u${entry.message_id}`,
+      },
+      ...(caption ? { caption } : {}),
+    });
   }
 
   private editMessageText(params: Record<string, unknown>, res: http.ServerResponse, call: CallRecord): void {
@@ -891,6 +945,9 @@ async function readJson(req: http.IncomingMessage): Promise<Record<string, unkno
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   if (chunks.length === 0) return {};
+  const contentType = req.headers["content-type"] ?? "";
+  const boundary = /multipart\/form-data;.*boundary=("?)([^";]+)\1/i.exec(contentType)?.[2];
+  if (boundary) return parseMultipart(Buffer.concat(chunks), boundary);
   const text = Buffer.concat(chunks).toString("utf8");
   if (!(req.headers["content-type"] ?? "").includes("json"))
     return Object.fromEntries(new URLSearchParams(text));
@@ -926,4 +983,62 @@ function checkMarkup(value: unknown): SentMessage["reply_markup"] | string {
     }
   }
   return parsed as SentMessage["reply_markup"];
+}
+
+/** An uploaded file as the emulator keeps it. */
+export interface UploadedFile {
+  filename: string;
+  content: string;
+  size: number;
+}
+
+/**
+ * Parses a multipart/form-data body (RFC 7578), the encoding the Bot API requires when a file is
+ * uploaded ("Post the file using multipart/form-data in the usual way that files are uploaded via the
+ * browser", https://core.telegram.org/bots/api#sending-files). Text fields that hold JSON (grammy sends
+ * `reply_parameters` that way) are parsed; file parts become `UploadedFile`s. A field may also be
+ * `attach://<name>`, pointing at another part, which is resolved here.
+ */
+export function parseMultipart(body: Buffer, boundary: string): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  const parts: Record<string, unknown> = {};
+  const delimiter = Buffer.from(`--${boundary}`);
+  let at = body.indexOf(delimiter);
+  while (at >= 0) {
+    const start = at + delimiter.length;
+    if (body.subarray(start, start + 2).toString() === "--") break;
+    const next = body.indexOf(delimiter, start);
+    if (next < 0) break;
+    const part = body.subarray(start + 2, next - 2);
+    const split = part.indexOf("\r\n\r\n");
+    const head = part.subarray(0, split).toString("utf8");
+    const content = part.subarray(split + 4);
+    const name = /[;:\s]name="([^"]*)"/i.exec(head)?.[1] ?? "";
+    // Quoted or not: grammy writes `filename=a.txt`.
+    const fileMatch = /filename=(?:"([^"]*)"|([^;\r\n]*))/i.exec(head);
+    const filename = fileMatch ? (fileMatch[1] ?? fileMatch[2] ?? "") : undefined;
+    if (filename !== undefined) {
+      parts[name] = {
+        filename,
+        content: content.toString("utf8"),
+        size: content.length,
+      } satisfies UploadedFile;
+    } else {
+      const text = content.toString("utf8");
+      let value: unknown = text;
+      if (/^[[{]/.test(text)) {
+        try {
+          value = JSON.parse(text);
+        } catch {
+          value = text;
+        }
+      }
+      fields[name] = value;
+    }
+    at = next;
+  }
+  for (const [key, value] of Object.entries(fields)) {
+    if (typeof value === "string" && value.startsWith("attach://")) fields[key] = parts[value.slice(9)];
+  }
+  return { ...parts, ...fields };
 }

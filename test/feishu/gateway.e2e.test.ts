@@ -53,6 +53,8 @@ async function makeHome(): Promise<string> {
 
 function configFor(emulator: Emulator, feishu: Record<string, unknown> = {}): SkillgateConfig {
   return parseConfig({
+    // These tests tick right after boot, and idle time counts from the gateway's start.
+    curator: { min_idle_hours: 0 },
     skills: { platform_disabled: { feishu: ["arxiv"] } },
     gateway: {
       admins: [`feishu:${ADMIN}`, "mock:u1"],

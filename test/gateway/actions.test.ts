@@ -163,7 +163,7 @@ describe("buttons through the gateway", () => {
       chat: "room",
       kind: "group",
     });
-    const restore = mock.buttonsOf(archived)["Restore documents/pdf-tools"] as string;
+    const restore = mock.buttonsOf(archived)["Restore pdf-tools"] as string;
     const refused = await mock.press(restore, { user: "reader", chat: "room", kind: "group" });
     expect(refused?.reply.private).toBe(true);
     expect(refused?.text).toMatch(/admins only/);

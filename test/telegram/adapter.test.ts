@@ -118,7 +118,7 @@ describe("telegram adapter: inbound", () => {
     });
     const first = adapterFor(emulator, home, { config });
     await expect(first.adapter.start(first.sink)).rejects.toThrow(/bad webhook/);
-    expect(first.adapter.health().state).toBe("stopped");
+    expect(first.adapter.health().state).toBe("failed");
     const second = adapterFor(emulator, home, { config });
     await track(second.adapter).start(second.sink);
     expect(second.adapter.health().state).toBe("connected");
@@ -259,7 +259,7 @@ describe("telegram adapter: restarts and conflicts", () => {
       logger: capturingLogger().logger,
     });
     await expect(adapter.start(async () => {})).rejects.toThrow(/401 Unauthorized/);
-    expect(adapter.health().state).toBe("stopped");
+    expect(adapter.health().state).toBe("failed");
   });
 });
 
