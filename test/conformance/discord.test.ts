@@ -141,7 +141,7 @@ describe("discord adapter against the real rules", () => {
     expect((error as Error).message).toMatch(/4014/);
     expect((error as Error).message).toMatch(/Privileged Gateway Intents/);
     expect(Date.now() - started).toBeLessThan(15_000);
-    expect(adapter.health().state).toBe("degraded");
+    expect(adapter.health().state).toBe("failed");
   });
 
   it("takes a mention of the bot's managed role as a mention of the bot (finding 3)", async () => {
