@@ -341,24 +341,7 @@ export class DiscordEmulator {
       entitlements: [],
       authorizing_integration_owners: guild ? { "0": guild.id } : { "1": input.user.id },
       context: guild ? 0 : 1,
-      ...(guild
-        ? {
-            guild_id: guild.id,
-            guild_locale: "en-US",
-            member: {
-              user,
-              roles: [],
-              joined_at: new Date().toISOString(),
-              permissions: "2248473465835073",
-              deaf: false,
-              mute: false,
-              flags: 0,
-              pending: false,
-              nick: null,
-              avatar: null,
-            },
-          }
-        : { user }),
+      ...whereFields(guild?.id, user),
     };
     const record: EmulatedInteraction = {
       id,
@@ -417,24 +400,7 @@ export class DiscordEmulator {
       authorizing_integration_owners: input.guildId ? { "0": input.guildId } : { "1": input.user.id },
       context: input.guildId ? 0 : 1,
       attachment_size_limit: 10_485_760,
-      ...(input.guildId
-        ? {
-            guild_id: input.guildId,
-            guild_locale: "en-US",
-            member: {
-              user,
-              roles: [],
-              joined_at: new Date().toISOString(),
-              permissions: "2248473465835073",
-              deaf: false,
-              mute: false,
-              flags: 0,
-              pending: false,
-              nick: null,
-              avatar: null,
-            },
-          }
-        : { user }),
+      ...whereFields(input.guildId, user),
     };
     const record: EmulatedInteraction = {
       id,
@@ -1406,4 +1372,28 @@ function validateOptions(
       return `${where} ${name}: autocomplete on a non-text option`;
   }
   return null;
+}
+
+/**
+ * Where an interaction happened, as Discord's payload says it: in a guild the user comes inside a
+ * `member` object with the guild's id; in a DM it comes as `user` (Discord docs, Interaction Object).
+ */
+function whereFields(guildId: string | undefined, user: Record<string, unknown>): Record<string, unknown> {
+  if (!guildId) return { user };
+  return {
+    guild_id: guildId,
+    guild_locale: "en-US",
+    member: {
+      user,
+      roles: [],
+      joined_at: new Date().toISOString(),
+      permissions: "2248473465835073",
+      deaf: false,
+      mute: false,
+      flags: 0,
+      pending: false,
+      nick: null,
+      avatar: null,
+    },
+  };
 }
