@@ -75,6 +75,8 @@ export interface ChatContextOptions {
   runLock?: RunLock;
   now?: () => Date;
   library?: SkillLibrary;
+  /** The chat shows buttons (the adapter declares `capabilities.buttons`). */
+  buttons?: boolean;
 }
 
 /** Context for one chat message: never interactive, platform and caller from the message. */
@@ -100,6 +102,7 @@ export function chatContext(options: ChatContextOptions): CommandContext {
     chatId: message.chat.id,
     sessions: options.sessions,
     runLock: options.runLock,
+    buttons: options.buttons === true,
     now: options.now ?? (() => new Date()),
     commandPrefix: chatPrefix,
   };

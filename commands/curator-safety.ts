@@ -30,6 +30,7 @@ import {
   resolveSnapshot,
   type SnapshotInfo,
 } from "../src/curator/snapshot.js";
+import { paged } from "./buttons.js";
 import {
   type CommandContext,
   type CommandInput,
@@ -317,7 +318,7 @@ const ledgerCommand = defineCommand({
       `${entry.skill}${ledgerSuffix(entry)}`,
     ]);
     const footer = `Undo one change with \`${ctx.commandPrefix(["curator", "rollback", "<id>"])}\`; whole-library snapshots: \`${ctx.commandPrefix(["curator", "rollback", "--list"])}\`.`;
-    return withWarnings(
+    const listed = withWarnings(
       reply(
         [
           { kind: "table", headers: ["id", "when", "actor", "action", "skill"], rows },
@@ -327,6 +328,7 @@ const ledgerCommand = defineCommand({
       ),
       warnings,
     );
+    return paged(listed, 0, ["curator", "ledger"], input);
   },
 });
 

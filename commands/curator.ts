@@ -4,6 +4,7 @@
  * every chat; the surface's `commandPrefix` spells command hints (`skillgate curator …` or `/curator …`).
  */
 import { spawn } from "node:child_process";
+import { invocation, runAction } from "../src/core/actions.js";
 import { CuratorError, UsageError } from "../src/core/errors.js";
 import { errorReply, type Reply, type ReplyBlock, reply, textReply } from "../src/core/reply.js";
 import { archiveSkill, listArchived, restoreSkill } from "../src/curator/archive.js";
@@ -21,11 +22,12 @@ import {
   setPaused,
   setPinned,
 } from "../src/curator/operations.js";
-import { runJsonSummary, summaryReply } from "../src/curator/report.js";
+import { runJsonSummary, summaryButtons, summaryReply } from "../src/curator/report.js";
 import { runCurator } from "../src/curator/run.js";
 import { describeInterval } from "../src/curator/schedule.js";
 import type { CuratorRunResult } from "../src/curator/types.js";
 import { parseTimestamp } from "../src/skills/usage.js";
+import { paged, restoreRows, withButtons } from "./buttons.js";
 import {
   type CommandContext,
   type CommandInput,
@@ -135,7 +137,14 @@ export function statusReply(status: CuratorStatus, ctx: CommandContext): Reply {
     blocks.push(...rankingBlock("least active (top 5):", status.rankings.least_active, now));
   }
   for (const warning of status.warnings) blocks.push({ kind: "paragraph", text: `warning: ${warning}` });
-  return reply(blocks, { json: status });
+  const next = [
+    runAction("Dry run", invocation(["curator", "run"], [], { "dry-run": true }), { placement: "reply" }),
+    status.state === "paused"
+      ? runAction("Resume", invocation(["curator", "resume"]), { style: "primary", placement: "reply" })
+      : runAction("Pause", invocation(["curator", "pause"]), { placement: "reply" }),
+    runAction("Archived skills", invocation(["curator", "list-archived"]), { placement: "reply" }),
+  ];
+  return { ...reply(blocks, { json: status }), layout: "card", actions: { rows: [next] } };
 }
 
 // ---------------------------------------------------------------- status
@@ -257,7 +266,8 @@ const runCommand = defineCommand({
       consolidator,
       runLock: ctx.runLock,
     });
-    return reply(runTextBlocks(result, consolidating, ctx), { json: runJsonSummary(result) });
+    const done = reply(runTextBlocks(result, consolidating, ctx), { json: runJsonSummary(result) });
+    return { ...done, actions: summaryButtons(result) };
   },
 });
 
@@ -378,7 +388,7 @@ const listUnmanagedCommand: CommandSpec = {
   path: ["curator", "list-unmanaged"],
   summary: "skills the curator does not manage, with the reason",
   mutating: false,
-  async run(ctx) {
+  async run(ctx, input) {
     const items = await listUnmanaged(ops(ctx));
     const json = {
       unmanaged: items.map((item) => ({
@@ -394,7 +404,7 @@ const listUnmanagedCommand: CommandSpec = {
       const marker = item.created_by === undefined ? "no marker" : `created_by:${item.created_by ?? "null"}`;
       return `  ${item.name.padEnd(44)} activity=${String(item.activity).padStart(4)} last_activity=${ago(item.last_activity_at, now).padEnd(14)}  (${marker})`;
     });
-    return reply(
+    const listed = reply(
       [
         { kind: "paragraph", text: `unmanaged skills (${items.length}):` },
         { kind: "code", text: rows.join("\n") },
@@ -405,6 +415,7 @@ const listUnmanagedCommand: CommandSpec = {
       ],
       { json },
     );
+    return paged(listed, 1, ["curator", "list-unmanaged"], input);
   },
 };
 
@@ -428,11 +439,14 @@ const archiveCommand: CommandSpec = {
   summary: "archive one skill now (recoverable with restore)",
   args: [{ name: "skill", description: "skill name", required: true }],
   mutating: true,
+  // Asked only where one press answers (buttons); typed chats and the CLI archive at once, as before.
+  confirm: (ctx, input) =>
+    ctx.buttons ? `Archive '${input.args[0] ?? ""}'? It can be restored later.` : null,
   async run(ctx, input) {
     const name = input.args[0] ?? "";
     const result = await withRunLock(ctx.home, () => archiveSkill(name, manualMoveOptions(ctx)), ctx.runLock);
     const restore = ctx.commandPrefix(["curator", "restore", result.archivedAs]);
-    return textReply(
+    const archived = textReply(
       `curator: archived '${result.name}' to .archive/${result.archivedAs} — \`${restore}\` brings it back`,
       {
         json: {
@@ -444,6 +458,7 @@ const archiveCommand: CommandSpec = {
         },
       },
     );
+    return withButtons(archived, restoreRows([result.archivedAs]));
   },
 };
 
@@ -452,6 +467,8 @@ const restoreCommand: CommandSpec = {
   summary: "move an archived skill back to where it lived",
   args: [{ name: "skill", description: "a name from list-archived, or the skill's name", required: true }],
   mutating: true,
+  confirm: (ctx, input) =>
+    ctx.buttons ? `Restore '${input.args[0] ?? ""}' from the archive into the library?` : null,
   async run(ctx, input) {
     const name = input.args[0] ?? "";
     const result = await withRunLock(ctx.home, () => restoreSkill(name, manualMoveOptions(ctx)), ctx.runLock);
@@ -475,7 +492,7 @@ const listArchivedCommand: CommandSpec = {
   path: ["curator", "list-archived"],
   summary: "archived skills, by the name restore takes",
   mutating: false,
-  async run(ctx) {
+  async run(ctx, input) {
     const items = await listArchived(ctx.home);
     const json = {
       archived: items.map((item) => ({
@@ -491,7 +508,7 @@ const listArchivedCommand: CommandSpec = {
       const skill = item.skillName !== item.restoreTo.split("/").pop() ? `  (skill '${item.skillName}')` : "";
       return `  ${item.archivedAs.padEnd(width)}  → skills/${item.restoreTo}${skill}`;
     });
-    return reply(
+    const listed = reply(
       [
         { kind: "paragraph", text: `archived skills (${items.length}):` },
         { kind: "code", text: rows.join("\n") },
@@ -502,6 +519,7 @@ const listArchivedCommand: CommandSpec = {
       ],
       { json },
     );
+    return paged(listed, 1, ["curator", "list-archived"], input);
   },
 };
 
@@ -584,7 +602,8 @@ const pruneCommand = defineCommand({
       );
     }
     blocks.push(...warningBlocks);
-    return reply(blocks, {
+    const archivedNames = done.archived.map((item) => item.archivedAs);
+    const result = reply(blocks, {
       exitCode: done.failures.length > 0 ? 1 : 0,
       json: {
         ok: done.failures.length === 0,
@@ -594,6 +613,7 @@ const pruneCommand = defineCommand({
         failures: done.failures,
       },
     });
+    return withButtons(result, restoreRows(archivedNames));
   },
 });
 

@@ -5,6 +5,7 @@
  */
 
 import { roleOf } from "../src/core/access.js";
+import { cancelAction, invocation, runAction } from "../src/core/actions.js";
 import { SkillgateError } from "../src/core/errors.js";
 import { errorReply, type Reply, replyToPlainText, withWarnings } from "../src/core/reply.js";
 import { takeUsageWarnings } from "../src/skills/usage.js";
@@ -56,7 +57,8 @@ async function confirmation(
   const json = { ok: false, confirmation_required: true, question, command: again };
   if (ctx.surface === "web") return errorReply(question, 1, json);
   if (ctx.surface === "chat") {
-    return errorReply(`${question}\nReply \`${again}\` to confirm.`, 1, json);
+    const asked = errorReply(`${question}\nReply \`${again}\` to confirm.`, 1, json);
+    return { ...asked, actions: confirmButtons(spec, input, question) };
   }
   if (!ctx.interactive || !ctx.prompt) {
     return errorReply(
@@ -68,6 +70,29 @@ async function confirmation(
   const answer = await ctx.prompt(`${question} [y/N] `);
   if (/^\s*y(es)?\s*$/i.test(answer)) return null;
   return errorReply("Cancelled; nothing was changed.", 1, { ok: false, cancelled: true });
+}
+
+/**
+ * Confirm / Cancel buttons for a chat question. Confirm runs the same command with `-y` as whoever
+ * presses it (access checked again then); with buttons shown, the "reply … -y" line is left out.
+ */
+function confirmButtons(spec: CommandSpec, input: CommandInput, question: string): Reply["actions"] {
+  const { yes: _yes, json: _json, ...options } = input.options;
+  const run = invocation(spec.path, input.args, options);
+  return {
+    rows: [
+      [
+        runAction("Confirm", run, {
+          confirmed: true,
+          style: "danger",
+          placement: "replace",
+          group: "answer",
+        }),
+        cancelAction("answer"),
+      ],
+    ],
+    blocksWithButtons: [{ kind: "paragraph", text: question }],
+  };
 }
 
 /** The reply for an error thrown while running `spec`. */

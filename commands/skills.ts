@@ -18,6 +18,7 @@ import {
   UsageStore,
 } from "../src/skills/usage.js";
 import { effectivePlatform, type HiddenReason, hiddenReason } from "../src/skills/visibility.js";
+import { paged } from "./buttons.js";
 import {
   type CommandContext,
   type CommandInput,
@@ -96,7 +97,10 @@ async function listSkills(
     kind: "paragraph",
     text: `Show one with \`${ctx.commandPrefix(["skills", "view"])} <name>\`.`,
   });
-  return withWarnings(reply(blocks, { json: result }), warnings);
+  return withWarnings(
+    paged(reply(blocks, { json: result }), blocks.length - 2, ["skills", "list"], input),
+    warnings,
+  );
 }
 
 function failureBlocks(result: SkillViewResult): ReplyBlock[] {
@@ -290,7 +294,7 @@ async function usageReport(
       item.last_activity_at ?? "never",
     ]),
   });
-  return reply(blocks, { json });
+  return paged(reply(blocks, { json }), blocks.length - 1, ["skills", "usage"], input);
 }
 
 /** The `skills` command group. */

@@ -43,6 +43,11 @@ export interface CommandContext {
   actor: "user" | "curator" | "agent" | "web";
   /** Set in chat. */
   caller?: Caller;
+  /**
+   * The chat shows buttons: a command may ask a question there it would not ask in plain text
+   * (archive, restore), since answering costs one press.
+   */
+  buttons?: boolean;
   /** Chat session key (`platform:chat[:thread]`), set in chat. */
   sessionKey?: string;
   /** The platform's chat id, set in chat (allowed chats admit their members). */

@@ -11,6 +11,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import {
   type AutocompleteInteraction,
+  type ButtonInteraction,
   type ChatInputCommandInteraction,
   Client,
   Events,
@@ -37,6 +38,14 @@ import type {
 import type { AdapterOptions } from "../../src/core/platforms.js";
 import type { Reply } from "../../src/core/reply.js";
 import { connectWithRetries } from "../../src/core/startup.js";
+import {
+  type ActionRowJson,
+  type DiscordComponentJson,
+  type EmbedJson,
+  normalizeComponent,
+  renderComponents,
+  renderEmbed,
+} from "./actions.js";
 import { buildApplicationCommands, buildInteractionLayout, SKILL_COMMAND } from "./commands.js";
 import { discordConfig } from "./config.js";
 import {
@@ -106,6 +115,29 @@ const RAW_INTERACTIONS_MAX = 256;
 /** File under `<home>/gateway/` remembering where commands were registered last. */
 const REGISTRATION_FILE = "discord-commands.json";
 
+/**
+ * A component interaction must be acknowledged within 3 s; a press is acknowledged once the gateway
+ * has judged it, or after this long at the latest.
+ */
+const PRESS_ACK_DEADLINE_MS = 2_000;
+
+/** One message's worth of REST payload: text or an embed, and the buttons on it. */
+interface MessagePayload {
+  content: string;
+  embeds?: EmbedJson[];
+  components?: ActionRowJson[];
+}
+
+/** A button press waiting for (or receiving) its answer. */
+interface PendingPress {
+  interaction: ButtonInteraction;
+  /** Set once acknowledged: resolves true when Discord accepted the acknowledgement. */
+  acknowledged: Promise<boolean> | undefined;
+  /** The message carrying the button was replaced with the first chunk. */
+  edited: boolean;
+  createdAt: number;
+}
+
 /** A slash command waiting for (or receiving) its reply. */
 interface PendingInteraction {
   interaction: ChatInputCommandInteraction;
@@ -136,6 +168,7 @@ export class DiscordAdapter implements Adapter {
     nativeCommands: true,
     edit: true,
     threads: true,
+    buttons: true,
   };
 
   private readonly opts: DiscordAdapterOptions;
@@ -145,6 +178,7 @@ export class DiscordAdapter implements Adapter {
   private readonly token: string | undefined;
   private readonly client: Client;
   private readonly pending = new Map<string, PendingInteraction>();
+  private readonly presses = new Map<string, PendingPress>();
   private readonly rawInteractions = new Map<string, DiscordInteractionJson>();
   private readonly seen = new Set<string>();
   private layout: InteractionLayout = buildInteractionLayout([]);
@@ -262,20 +296,30 @@ export class DiscordAdapter implements Adapter {
    * reply to the user's message when there is one).
    */
   async send(target: OutboundTarget, reply: Reply, inReplyTo?: InboundMessage): Promise<void> {
-    const chunks = renderReply(reply);
+    const payloads = messagePayloads(reply);
     const pending = inReplyTo ? this.pending.get(inReplyTo.eventId) : undefined;
+    const press = inReplyTo?.press ? this.presses.get(inReplyTo.eventId) : undefined;
     try {
-      if (pending && (await pending.deferred) && Date.now() - pending.createdAt < INTERACTION_TTL_MS) {
-        const rest = await this.answerInteraction(pending, chunks.length > 0 ? chunks : [EMPTY_REPLY]);
-        if (rest.length === 0) return;
-        // The interaction token ran out (15 minutes): what is left goes to the channel.
-        await this.postToChannel(target.threadId ?? target.chatId, rest, undefined);
+      if (press && Date.now() - press.createdAt < INTERACTION_TTL_MS) {
+        await this.answerPress(press, target, reply, payloads);
         return;
       }
+      const channelId = target.threadId ?? target.chatId;
+      if (pending && (await pending.deferred) && Date.now() - pending.createdAt < INTERACTION_TTL_MS) {
+        const rest = await this.answerInteraction(pending, payloads);
+        if (rest.length === 0) return;
+        // The interaction token ran out (15 minutes): what is left goes to the channel.
+        await this.postToChannel(channelId, rest, undefined);
+        return;
+      }
+      if (target.editMessageId && (await this.editChannelMessage(channelId, target.editMessageId, payloads)))
+        return;
       const replyTo =
         target.replyTo ??
-        (inReplyTo && !pending && inReplyTo.chat.id === target.chatId ? inReplyTo.eventId : undefined);
-      await this.postToChannel(target.threadId ?? target.chatId, chunks, replyTo);
+        (inReplyTo && !pending && !press && inReplyTo.chat.id === target.chatId
+          ? inReplyTo.eventId
+          : undefined);
+      await this.postToChannel(channelId, payloads, replyTo);
     } catch (error) {
       if (error instanceof AdapterError) throw error;
       throw new AdapterError(
@@ -347,9 +391,9 @@ export class DiscordAdapter implements Adapter {
       this.botUserId = (packet.d as { user?: { id?: string } }).user?.id ?? this.botUserId;
     } else if (packet.t === "INTERACTION_CREATE") {
       const data = packet.d as DiscordInteractionJson;
-      // Only the kinds `onInteraction` consumes (slash command 2, autocomplete 4) wait here for it, and
-      // never more than a bounded number, so nothing piles up.
-      if (data.type !== 2 && data.type !== 4) return;
+      // Only the kinds `onInteraction` consumes (slash command 2, button 3, autocomplete 4) wait here
+      // for it, and never more than a bounded number, so nothing piles up.
+      if (data.type !== 2 && data.type !== 3 && data.type !== 4) return;
       trimOldest(this.rawInteractions, RAW_INTERACTIONS_MAX - 1);
       this.rawInteractions.set(data.id, data);
     } else if (packet.t === "MESSAGE_CREATE") {
@@ -370,6 +414,7 @@ export class DiscordAdapter implements Adapter {
     try {
       if (interaction.isAutocomplete()) await this.onAutocomplete(interaction, raw);
       else if (interaction.isChatInputCommand()) this.onCommand(interaction, raw);
+      else if (interaction.isButton()) this.onButton(interaction, raw as DiscordComponentJson);
     } catch (error) {
       this.log.warn({ err: error, interaction: interaction.id }, "discord interaction failed");
     }
@@ -400,6 +445,88 @@ export class DiscordAdapter implements Adapter {
     this.prunePending();
     this.pending.set(interaction.id, { interaction, deferred, edited: false, createdAt: Date.now() });
     this.deliver(message);
+  }
+
+  /**
+   * A button press: handed to the gateway, which judges it at once (a refusal is answered privately
+   * through `send`); then acknowledged with a deferred update (callback type 6) so the result can edit
+   * the message in place. Discord drops an interaction not acknowledged within 3 s, so the
+   * acknowledgement goes out after `PRESS_ACK_DEADLINE_MS` at the latest.
+   */
+  private onButton(interaction: ButtonInteraction, raw: DiscordComponentJson): void {
+    if (!this.firstSight(interaction.id)) return;
+    const message = normalizeComponent(raw);
+    if (!message) return;
+    const press: PendingPress = {
+      interaction,
+      acknowledged: undefined,
+      edited: false,
+      createdAt: Date.now(),
+    };
+    this.prunePending();
+    this.presses.set(interaction.id, press);
+    const timer = setTimeout(() => this.acknowledgePress(press), PRESS_ACK_DEADLINE_MS);
+    const sink = this.sink;
+    if (!sink) return;
+    this.inbox = this.inbox
+      .then(() => sink(message))
+      .catch((error: unknown) =>
+        this.log.error({ err: error, eventId: message.eventId }, "gateway rejected a discord button press"),
+      )
+      .finally(() => {
+        clearTimeout(timer);
+        this.acknowledgePress(press);
+      });
+  }
+
+  private acknowledgePress(press: PendingPress): Promise<boolean> {
+    press.acknowledged ??= press.interaction.deferUpdate().then(
+      () => true,
+      (error: unknown) => {
+        this.log.warn({ err: error, interaction: press.interaction.id }, "discord deferUpdate failed");
+        return false;
+      },
+    );
+    return press.acknowledged;
+  }
+
+  /**
+   * Answers a press: a private reply as an ephemeral message (only the presser sees it); a result that
+   * replaces the pressed message by editing it (`@original` of a component interaction is the message
+   * the button is on); any other result as a new message in the channel.
+   */
+  private async answerPress(
+    press: PendingPress,
+    target: OutboundTarget,
+    reply: Reply,
+    payloads: MessagePayload[],
+  ): Promise<void> {
+    const { interaction } = press;
+    if (reply.private) {
+      const content = payloads[0]?.content || EMPTY_REPLY;
+      const ephemeral = { content, flags: MessageFlags.Ephemeral as const, allowedMentions: { parse: [] } };
+      if (press.acknowledged === undefined) {
+        press.acknowledged = interaction.reply(ephemeral).then(() => true);
+        await press.acknowledged;
+      } else if (await press.acknowledged) {
+        await interaction.followUp(ephemeral);
+      }
+      return;
+    }
+    const acknowledged = await this.acknowledgePress(press);
+    if (target.editMessageId && acknowledged) {
+      for (const payload of payloads) {
+        const body = { ...payload, components: payload.components ?? [], allowedMentions: { parse: [] } };
+        if (!press.edited) {
+          await interaction.editReply({ ...body, embeds: payload.embeds ?? [] });
+          press.edited = true;
+        } else {
+          await interaction.followUp(body);
+        }
+      }
+      return;
+    }
+    await this.postToChannel(target.threadId ?? target.chatId, payloads, undefined);
   }
 
   private async onAutocomplete(
@@ -461,30 +588,34 @@ export class DiscordAdapter implements Adapter {
   private prunePending(): void {
     const cutoff = Date.now() - INTERACTION_TTL_MS;
     for (const [id, entry] of this.pending) if (entry.createdAt < cutoff) this.pending.delete(id);
+    for (const [id, entry] of this.presses) if (entry.createdAt < cutoff) this.presses.delete(id);
   }
 
   // ---- outbound ----------------------------------------------------------------------------------
 
   /**
-   * Edits the deferred reply with the first chunk and follows up with the rest. Returns the chunks not
-   * sent because Discord no longer accepts the interaction's token (401 50027 after 15 minutes, or an
-   * unknown webhook), so the caller can post them to the channel instead.
+   * Edits the deferred reply with the first payload and follows up with the rest. Returns the payloads
+   * not sent because Discord no longer accepts the interaction's token (401 50027 after 15 minutes, or
+   * an unknown webhook), so the caller can post them to the channel instead.
    */
-  private async answerInteraction(pending: PendingInteraction, chunks: string[]): Promise<string[]> {
-    for (const [index, content] of chunks.entries()) {
-      const payload = { content, allowedMentions: { parse: [] } };
+  private async answerInteraction(
+    pending: PendingInteraction,
+    payloads: MessagePayload[],
+  ): Promise<MessagePayload[]> {
+    for (const [index, payload] of payloads.entries()) {
+      const body = { ...payload, allowedMentions: { parse: [] } };
       try {
         if (!pending.edited) {
-          await pending.interaction.editReply(payload);
+          await pending.interaction.editReply(body);
           pending.edited = true;
         } else {
-          await pending.interaction.followUp(payload);
+          await pending.interaction.followUp(body);
         }
       } catch (error) {
         const code = (error as { code?: unknown }).code;
         if (code !== 50027 && code !== 10015) throw error;
         this.log.warn({ code }, "discord: the interaction token expired; posting the rest to the channel");
-        return chunks.slice(index);
+        return payloads.slice(index);
       }
     }
     return [];
@@ -492,18 +623,38 @@ export class DiscordAdapter implements Adapter {
 
   private async postToChannel(
     channelId: string,
-    chunks: string[],
+    payloads: MessagePayload[],
     replyTo: string | undefined,
   ): Promise<void> {
-    for (const [index, content] of chunks.entries()) {
+    for (const [index, payload] of payloads.entries()) {
       const reference =
         index === 0 && replyTo
           ? { message_reference: { message_id: replyTo, fail_if_not_exists: false } }
           : {};
       await this.client.rest.post(Routes.channelMessages(channelId), {
-        body: { content, allowed_mentions: { parse: [] }, ...reference },
+        body: { ...payload, allowed_mentions: { parse: [] }, ...reference },
       });
     }
+  }
+
+  /** Replaces a message the bot posted in a channel with the first payload; false when that fails. */
+  private async editChannelMessage(
+    channelId: string,
+    messageId: string,
+    payloads: MessagePayload[],
+  ): Promise<boolean> {
+    const [first, ...rest] = payloads;
+    if (!first) return true;
+    try {
+      await this.client.rest.patch(Routes.channelMessage(channelId, messageId), {
+        body: { embeds: [], components: [], ...first, allowed_mentions: { parse: [] } },
+      });
+    } catch (error) {
+      this.log.warn({ err: error, channel: channelId }, "discord: could not edit the message; sending anew");
+      return false;
+    }
+    await this.postToChannel(channelId, rest, undefined);
+    return true;
   }
 
   // ---- command registration ------------------------------------------------------------------------
@@ -627,6 +778,20 @@ export function loginFailure(
     return `Discord did not become ready within ${readyTimeoutMs / 1000} s. Check gateway.discord.api and the network.`;
   }
   return `Could not connect to Discord: ${text}. Check the network and gateway.discord.api.`;
+}
+
+/**
+ * A reply as REST message payloads: one embed for a card that fits, else markdown chunks of at most
+ * 2000 characters; the buttons go on the last one. Never empty (an empty reply says "Done.").
+ */
+function messagePayloads(reply: Reply): MessagePayload[] {
+  const components = renderComponents(reply);
+  const buttons = components.length > 0 ? { components } : {};
+  const embed = renderEmbed(reply);
+  if (embed) return [{ content: "", embeds: [embed], ...buttons }];
+  const chunks = renderReply(reply);
+  const texts = chunks.length > 0 ? chunks : [EMPTY_REPLY];
+  return texts.map((content, index) => (index === texts.length - 1 ? { content, ...buttons } : { content }));
 }
 
 /** What a fatal gateway close code means for the owner (Discord's Gateway Close Event Codes). */

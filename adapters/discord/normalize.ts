@@ -216,7 +216,8 @@ function isDirect(guildId: string | undefined, channelType: number | undefined):
   return !guildId && channelType !== GROUP_DM_CHANNEL;
 }
 
-function chatOf(
+/** The chat of a Discord channel: a DM, a thread (its own id is the thread), or a guild channel. */
+export function chatOf(
   channelId: string,
   guildId: string | undefined,
   channelType: number | undefined,
@@ -228,7 +229,8 @@ function chatOf(
   return { kind: "group", id: channelId };
 }
 
-function senderOf(user: DiscordUserJson): InboundMessage["sender"] {
+/** The sender of a Discord user payload. */
+export function senderOf(user: DiscordUserJson): InboundMessage["sender"] {
   const name = user.global_name ?? user.username;
   return { id: user.id, ...(name ? { name } : {}), isBot: user.bot === true };
 }

@@ -42,10 +42,17 @@ import type {
 import type { AdapterOptions } from "../../src/core/platforms.js";
 import type { Reply } from "../../src/core/reply.js";
 import { connectWithRetries } from "../../src/core/startup.js";
+import { CARD_ACTION_EVENT_TYPE, hasButtons, normalizeCardAction, renderCard } from "./actions.js";
 import { checkResponse, describeError, feishuErrorCode, isContentRejection } from "./api-errors.js";
 import { feishuConfig } from "./config.js";
 import { envelopeFromDispatcher, MESSAGE_EVENT_TYPE, normalizeEvent } from "./normalize.js";
-import { FEISHU_MAX_CHARS, type FeishuPayload, postToTextPayloads, renderReply } from "./render.js";
+import {
+  FEISHU_MAX_CHARS,
+  type FeishuPayload,
+  postToTextPayloads,
+  renderReply,
+  renderText,
+} from "./render.js";
 import { sdkLoggerFor } from "./sdk-logger.js";
 import { normalizePath, respond, signatureHeaders, verifyWebhook } from "./webhook.js";
 
@@ -82,6 +89,7 @@ export const FEISHU_CAPABILITIES: AdapterCapabilities = {
   nativeCommands: false,
   edit: true,
   threads: true,
+  buttons: true,
 };
 
 /** Attempts of the first connection (bot/v3/info) before the adapter reports `failed`. */
@@ -129,6 +137,8 @@ export class FeishuAdapter implements Adapter {
   private readonly recent = new RecentIds(RECENT_IDS);
   private readonly failures = new FailureRateLimiter(WEBHOOK_RATE_PER_MINUTE);
   private stopped = false;
+  /** Card presses being judged: a private refusal for one is answered as the callback's toast. */
+  private readonly toasts = new Map<string, string | undefined>();
 
   constructor(opts: FeishuAdapterOptions) {
     this.opts = opts;
@@ -192,6 +202,7 @@ export class FeishuAdapter implements Adapter {
       [MESSAGE_EVENT_TYPE]: async (data: Record<string, unknown>) => {
         this.onEvent(data);
       },
+      [CARD_ACTION_EVENT_TYPE]: (data: Record<string, unknown>) => this.onCardAction(data),
     });
     if (this.settings.mode === "webhook") await this.startWebhook(dispatcher);
     else await this.startLongConnection({ appId, appSecret, domain, logger: sdkLogger }, dispatcher);
@@ -234,6 +245,72 @@ export class FeishuAdapter implements Adapter {
 
   /** Sends a reply, rendered as posts and chunked; a rejected post part is re-sent as plain text. */
   async send(target: OutboundTarget, reply: Reply, inReplyTo?: InboundMessage): Promise<void> {
+    if (reply.private && inReplyTo?.press && this.toasts.has(inReplyTo.eventId)) {
+      this.toasts.set(inReplyTo.eventId, toastText(reply));
+      return;
+    }
+    const wantsCard = hasButtons(reply) || reply.layout === "card" || target.editMessageId !== undefined;
+    const card = wantsCard ? renderCard(reply) : undefined;
+    if (card && target.editMessageId && (await this.patchCard(target.editMessageId, card))) return;
+    if (card) {
+      await this.sendWithFallback(target, card, replyTargetId(target, inReplyTo), Boolean(target.threadId));
+      return;
+    }
+    await this.sendPosts(target, reply, inReplyTo);
+    if (hasButtons(reply)) {
+      // Too large for one card: the text went as posts; the buttons follow on a small card of their own.
+      const buttonsOnly = renderCard({ ...reply, blocks: [{ kind: "paragraph", text: "Choose:" }] });
+      if (buttonsOnly) await this.sendWithFallback(target, buttonsOnly, undefined, Boolean(target.threadId));
+    }
+  }
+
+  /**
+   * Replaces a card the bot sent (`PATCH /im/v1/messages/:id`, interactive messages only, both cards
+   * shared). False when Feishu refuses (too old, withdrawn, not a card): the caller sends anew.
+   */
+  private async patchCard(messageId: string, card: FeishuPayload): Promise<boolean> {
+    try {
+      checkResponse(
+        await this.requireClient().im.message.patch({
+          path: { message_id: messageId },
+          data: { content: card.content },
+        }),
+      );
+      return true;
+    } catch (error) {
+      this.log.warn({ err: describeError(error) }, "feishu could not update the card; sending a new message");
+      return false;
+    }
+  }
+
+  /**
+   * A card button press (`card.action.trigger`): handed to the gateway, which judges it before the
+   * sink resolves; the callback must be answered within 3 s, with a toast only the presser sees when
+   * the press was refused, else with nothing (the card is then updated through the API).
+   */
+  private async onCardAction(data: Record<string, unknown>): Promise<Record<string, unknown>> {
+    if (this.stopped) return {};
+    const message = normalizeCardAction(data);
+    if (!message) return {};
+    const key = `event:${message.eventId}`;
+    if (this.recent.has(key)) return {};
+    this.recent.add(key);
+    this.toasts.set(message.eventId, undefined);
+    try {
+      await this.sink?.(message);
+    } catch (error) {
+      this.recent.delete(key);
+      this.log.error(
+        { eventId: message.eventId, err: describeError(error) },
+        "feishu press could not be queued",
+      );
+    }
+    const toast = this.toasts.get(message.eventId);
+    this.toasts.delete(message.eventId);
+    return toast ? { toast: { type: "error", content: toast } } : {};
+  }
+
+  private async sendPosts(target: OutboundTarget, reply: Reply, inReplyTo?: InboundMessage): Promise<void> {
     const payloads = renderReply(reply);
     let replyTo = replyTargetId(target, inReplyTo);
     const inThread = Boolean(target.threadId);
@@ -572,4 +649,15 @@ class RecentIds {
   delete(id: string): void {
     this.ids.delete(id);
   }
+}
+
+/** A private reply as a card-callback toast: its plain text, on one short line. */
+function toastText(reply: Reply): string {
+  const text = renderText(reply)
+    .map((payload) => String((JSON.parse(payload.content) as { text?: string }).text ?? ""))
+    .join(" ")
+    .replace(/`/g, "")
+    .replace(/\s+/g, " ")
+    .trim();
+  return text.length > 300 ? `${text.slice(0, 299)}…` : text;
 }

@@ -23,7 +23,7 @@ import http from "node:http";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { Bot, GrammyError, HttpError, InputFile, webhookCallback } from "grammy";
-import type { Update } from "grammy/types";
+import type { InlineKeyboardMarkup, Update } from "grammy/types";
 import { AdapterError, ConfigError } from "../../src/core/errors.js";
 import { acquireLock, atomicWriteFile, type HeldLock, LockBusyError } from "../../src/core/fsutil.js";
 import {
@@ -45,6 +45,7 @@ import type {
 import type { AdapterOptions } from "../../src/core/platforms.js";
 import type { Reply } from "../../src/core/reply.js";
 import { connectWithRetries } from "../../src/core/startup.js";
+import { callbackNotice, inlineKeyboard } from "./actions.js";
 import { telegramConfig } from "./config.js";
 import { buildCommandMenu, fallbackMenus, type MenuCommand } from "./menu.js";
 import { normalizeUpdate } from "./normalize.js";
@@ -95,6 +96,7 @@ export const TELEGRAM_CAPABILITIES: AdapterCapabilities = {
   nativeCommands: true,
   edit: true,
   threads: true,
+  buttons: true,
   files: true,
 };
 
@@ -111,8 +113,8 @@ function sameSecret(given: string, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** Update types requested: edits and everything else are never acted on, so they are not fetched. */
-const ALLOWED_UPDATES = ["message"] as const;
+/** Update types requested: messages and presses of our inline buttons; edits and the rest are not fetched. */
+const ALLOWED_UPDATES = ["message", "callback_query"] as const;
 
 /** An offset older than this is not reused: Telegram may restart update ids after a week of silence. */
 const OFFSET_MAX_AGE_MS = 6 * 24 * 60 * 60 * 1000;
@@ -149,6 +151,8 @@ class TelegramAdapter implements Adapter {
   private webhookServer: http.Server | undefined;
   private lock: HeldLock | undefined;
   private menu: MenuCommand[] | undefined;
+  /** Callback queries not answered yet (answered once, privately with a refusal or plainly). */
+  private readonly openQueries = new Set<string>();
 
   constructor(private readonly options: TelegramAdapterOptions) {
     const token = options.secret("TELEGRAM_BOT_TOKEN");
@@ -171,7 +175,23 @@ class TelegramAdapter implements Adapter {
         this.logger.debug({ update_id: ctx.update.update_id }, "telegram update ignored");
         return;
       }
-      await this.sink?.(message);
+      if (!message.press) {
+        await this.sink?.(message);
+        return;
+      }
+      // A press: the gateway judges it before the sink resolves (a refusal is answered privately in
+      // `send`); every callback query is then answered at once so the client stops its spinner.
+      const queryId = ctx.update.callback_query?.id ?? "";
+      this.openQueries.add(queryId);
+      try {
+        await this.sink?.(message);
+      } finally {
+        if (this.openQueries.delete(queryId)) {
+          await this.bot.api.answerCallbackQuery(queryId).catch((error: unknown) => {
+            this.logger.warn({ err: error }, "telegram: answering a button press failed");
+          });
+        }
+      }
     });
   }
 
@@ -551,14 +571,75 @@ class TelegramAdapter implements Adapter {
   // ── outbound ─────────────────────────────────────────────────────────────────────────────────────
 
   async send(target: OutboundTarget, reply: Reply, inReplyTo?: InboundMessage): Promise<void> {
+    if (reply.private && (await this.answerPrivately(reply, inReplyTo))) return;
     const files = reply.blocks.filter((block) => block.kind === "file");
     const text = { ...reply, blocks: reply.blocks.filter((block) => block.kind !== "file") };
     const chunks = text.blocks.length > 0 || files.length === 0 ? renderReply(text) : [];
+    const keyboard = inlineKeyboard(reply);
     const replyTo = target.replyTo ?? replyAnchor(inReplyTo);
-    for (const [index, chunk] of chunks.entries()) {
-      await this.sendChunk(target, chunk, index === 0 ? replyTo : undefined);
+    let first = 0;
+    if (target.editMessageId !== undefined && chunks[0]) {
+      const edited = await this.editChunk(
+        target,
+        target.editMessageId,
+        chunks[0],
+        chunks.length === 1 ? keyboard : undefined,
+      );
+      if (edited) first = 1;
     }
+    for (let index = first; index < chunks.length; index += 1) {
+      const chunk = chunks[index] as TelegramChunk;
+      const markup = index === chunks.length - 1 ? keyboard : undefined;
+      await this.sendChunk(target, chunk, index === 0 ? replyTo : undefined, markup);
+    }
+    // A reply over the budget carries its whole text as a file part: it goes as one document.
     for (const file of files) await this.sendFile(target, file.name, file.text);
+  }
+
+  /**
+   * A reply meant only for whoever pressed a button: the callback query's answer, shown as an alert to
+   * that user alone (Bot API `answerCallbackQuery`, `show_alert`). False when there is no open query.
+   */
+  private async answerPrivately(reply: Reply, inReplyTo: InboundMessage | undefined): Promise<boolean> {
+    const queryId = (inReplyTo?.raw as Update | undefined)?.callback_query?.id;
+    if (!inReplyTo?.press || queryId === undefined || !this.openQueries.delete(queryId)) return false;
+    const text = callbackNotice(htmlToPlain(renderReply(reply)[0]?.text ?? ""));
+    await this.call("answerCallbackQuery", () =>
+      this.bot.api.answerCallbackQuery(queryId, { text, show_alert: true }),
+    );
+    return true;
+  }
+
+  /**
+   * Replaces the text (and keyboard: none when `markup` is undefined) of a message the bot sent, as a
+   * pressed button asks. False when it cannot be edited (gone, too old): the caller sends instead.
+   */
+  private async editChunk(
+    target: OutboundTarget,
+    messageId: string,
+    chunk: TelegramChunk,
+    markup: InlineKeyboardMarkup | undefined,
+  ): Promise<boolean> {
+    const chatId = chatIdOf(target.chatId);
+    const extra = {
+      parse_mode: chunk.parse_mode,
+      link_preview_options: { is_disabled: true },
+      reply_markup: markup,
+    };
+    try {
+      await this.call("editMessageText", () =>
+        this.bot.api.editMessageText(chatId, Number(messageId), chunk.text, extra),
+      );
+      return true;
+    } catch (error) {
+      const description = error instanceof GrammyError && error.error_code === 400 ? error.description : "";
+      if (/message is not modified/i.test(description)) return true;
+      this.logger.warn(
+        { chat: target.chatId, description },
+        "telegram: could not edit the message; sending anew",
+      );
+      return false;
+    }
   }
 
   measure(reply: Reply): number {
@@ -591,6 +672,7 @@ class TelegramAdapter implements Adapter {
     target: OutboundTarget,
     chunk: TelegramChunk,
     replyTo: string | undefined,
+    markup?: InlineKeyboardMarkup,
   ): Promise<void> {
     const chatId = chatIdOf(target.chatId);
     const base = {
@@ -606,6 +688,7 @@ class TelegramAdapter implements Adapter {
         ...base,
         ...(html ? { parse_mode: chunk.parse_mode } : {}),
         ...(threadId !== undefined ? { message_thread_id: threadId } : {}),
+        ...(markup ? { reply_markup: markup } : {}),
       };
       try {
         await this.call("sendMessage", () =>

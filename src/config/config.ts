@@ -74,6 +74,8 @@ export interface GatewayConfig {
   /** Each registered platform's own section (`gateway.<platform>`), parsed by its adapter's definition. */
   platforms: Record<string, PlatformSection>;
   agent: { enabled: boolean; historyMessages: number };
+  /** Buttons in chat: how long a shown button works, and items per page of a paged list. */
+  actions: { ttlHours: number; pageSize: number };
   /**
    * Peers (IP addresses) whose `X-Forwarded-For` names the real client of a webhook request: the reverse
    * proxies in front of the listeners. Empty (the default): the peer address is the client.
@@ -382,6 +384,7 @@ function parseGateway(raw: Raw, platforms: readonly PlatformDefinition[]): Gatew
   const maintenance = section(gateway, "maintenance", "gateway.");
   const consoleSection = section(gateway, "console", "gateway.");
   const agent = section(gateway, "agent", "gateway.");
+  const actions = section(gateway, "actions", "gateway.");
   const homeChannel = str(gateway, "home_channel", "gateway.");
   if (homeChannel !== undefined && !isPlatformReference(homeChannel)) {
     throw new ConfigError(
@@ -415,6 +418,10 @@ function parseGateway(raw: Raw, platforms: readonly PlatformDefinition[]): Gatew
         min: 0,
         max: 500,
       }),
+    },
+    actions: {
+      ttlHours: num(actions, "ttl_hours", "gateway.actions.", 24, { min: 0.01, max: 24 * 90 }),
+      pageSize: num(actions, "page_size", "gateway.actions.", 20, { integer: true, min: 5, max: 100 }),
     },
     trustedProxies: stringList(gateway, "trusted_proxies", "gateway."),
     maxReplyMessages: num(gateway, "max_reply_messages", "gateway.", 5, { integer: true, min: 1, max: 50 }),

@@ -46,6 +46,16 @@ export interface InboundMessage {
   receivedAt: number;
   /** The platform payload, for logging and adapter-specific replies. Never rendered. */
   raw?: unknown;
+  /** Set when this is a button press rather than a message (see `core/actions.ts`). */
+  press?: ButtonPress;
+}
+
+/** A press of a button the gateway showed. `text` of such a message is empty and `command` unset. */
+export interface ButtonPress {
+  /** The opaque callback id the button carried; only the gateway's action store gives it meaning. */
+  actionId: string;
+  /** The platform id of the message carrying the button (the one a `replace` press edits). */
+  messageId?: string;
 }
 
 /** Where a reply goes: a chat, optionally a thread/topic, optionally as a reply to a message. */
@@ -53,6 +63,8 @@ export interface OutboundTarget {
   chatId: string;
   threadId?: string;
   replyTo?: string;
+  /** Replace this message (one the bot sent, e.g. the one whose button was pressed) instead of sending. */
+  editMessageId?: string;
 }
 
 /** What an adapter can do; the core reads these instead of checking platform names. */
@@ -65,6 +77,8 @@ export interface AdapterCapabilities {
   edit: boolean;
   /** Replies can go to threads or topics. */
   threads: boolean;
+  /** Replies can carry buttons (`Reply.actions`) whose presses come back as `InboundMessage.press`. */
+  buttons?: boolean;
   /** `file` blocks are sent as files (documents, attachments); without it the reply budget cuts instead. */
   files?: boolean;
 }

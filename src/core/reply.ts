@@ -4,6 +4,8 @@
  * a span between backticks (`like this`) is inline code, which renderers may style.
  */
 
+import type { ReplyActions, ReplyLayout, ReplyPaging } from "./actions.js";
+
 /** One block of a reply. */
 export type ReplyBlock =
   | { kind: "heading"; text: string }
@@ -25,6 +27,14 @@ export interface Reply {
   json?: unknown;
   /** CLI exit code: 0 done, 1 refused or failed, 2 bad usage, 78 bad config. */
   exitCode: number;
+  /** Buttons (see `core/actions.ts`); surfaces without buttons ignore them and show `blocks`. */
+  actions?: ReplyActions<ReplyBlock>;
+  /** One block that chats able to edit in place show page by page with ‹ › buttons. */
+  paging?: ReplyPaging;
+  /** A richer presentation where the platform has one (Feishu card, Discord embed). */
+  layout?: ReplyLayout;
+  /** Meant only for the person who asked (a refused button press): shown privately where possible. */
+  private?: boolean;
   /**
    * Things the person should know that are not the answer (a corrupt file moved aside, skills skipped).
    * `withWarnings` also puts them in the blocks; with `--json` the CLI prints them on stderr.

@@ -23,6 +23,8 @@ import type { CoordinationStores, RunLock } from "../core/stores.js";
 import type { Consolidator } from "../curator/types.js";
 import { openLibrary } from "../skills/library.js";
 import type { SkillLibrary } from "../skills/types.js";
+import { ActionStore } from "./action-store.js";
+import { ActionRouter, type PressVerdict } from "./actions.js";
 import { buildCommandCatalog } from "./catalog.js";
 import type { ConsoleServer } from "./console/server.js";
 import { type HealthServer, healthReport, startHealthServer } from "./health.js";
@@ -117,6 +119,8 @@ class GatewayImpl implements Gateway {
   private readonly runLock: RunLock;
   /** Every outbound message, menu and suggestion passes through it (secrets, server paths). */
   private readonly scrubber: OutboundScrubber;
+  private actions: ActionRouter | undefined;
+  private actionStore: ActionStore | undefined;
   private health: HealthServer | undefined;
   private webConsole: ConsoleServer | undefined;
   private state: "new" | "running" | "stopping" | "stopped" = "new";
@@ -170,6 +174,12 @@ class GatewayImpl implements Gateway {
     const onError = (error: unknown) => this.logger.error({ err: error }, "gateway: writing state failed");
     this.stores ??= await openFileStores(this.options.home, { now: this.now, onError });
     this.access = new AccessGate(this.options.config, this.now, this.stores.strangers);
+    const { ttlHours, pageSize } = this.options.config.gateway.actions;
+    this.actionStore = await ActionStore.open(this.options.home, {
+      now: this.now,
+      ttlMs: ttlHours * 3_600_000,
+    });
+    this.actions = new ActionRouter(this.actionStore, this.registry, pageSize);
     // /healthz is up before any platform connects, so a supervisor sees "connecting"/"failed" and why.
     const health = this.options.config.gateway.health;
     if (health.enabled) {
@@ -263,6 +273,7 @@ class GatewayImpl implements Gateway {
       this.stores?.dedupe.flush(),
       this.stores?.activity.flush(),
       this.stores?.sessions.flush(),
+      this.actionStore?.flush(),
       this.health?.close(),
       this.webConsole?.close(),
     ]);
@@ -354,6 +365,10 @@ class GatewayImpl implements Gateway {
     }
     stores.activity.touch();
     const key = sessionKeyOf(message);
+    if (message.press) {
+      await this.acceptPress(adapter, message, message.press.actionId, admission.role === "admin");
+      return;
+    }
     void this.queues
       .run(key, () => this.process(adapter, message, admission.role === "admin"))
       .catch((error) =>
@@ -361,8 +376,8 @@ class GatewayImpl implements Gateway {
       );
   }
 
-  private async process(adapter: Adapter, message: InboundMessage, isAdmin: boolean): Promise<void> {
-    const ctx = chatContext({
+  private contextFor(adapter: Adapter, message: InboundMessage, isAdmin: boolean): CommandContext {
+    return chatContext({
       home: this.options.home,
       config: this.options.config,
       message,
@@ -371,7 +386,61 @@ class GatewayImpl implements Gateway {
       runLock: this.runLock,
       now: () => new Date(this.now()),
       library: this.library,
+      buttons: adapter.capabilities.buttons === true,
     });
+  }
+
+  /**
+   * A button press: judged at once for the presser (a refusal goes privately to them, before the
+   * platform's acknowledgement), then, when accepted, run in the chat's queue like a typed command.
+   */
+  private async acceptPress(
+    adapter: Adapter,
+    message: InboundMessage,
+    actionId: string,
+    isAdmin: boolean,
+  ): Promise<void> {
+    if (!this.actions) return;
+    const verdict = await this.actions.judgePress(message, actionId, () =>
+      this.contextFor(adapter, message, isAdmin),
+    );
+    if (verdict.kind === "refused") {
+      this.logger.info(
+        { platform: message.platform, sender: message.sender.id },
+        "gateway: button press refused",
+      );
+      await this.send(adapter, message, verdict.reply);
+      return;
+    }
+    void this.queues
+      .run(sessionKeyOf(message), () => this.processPress(adapter, message, verdict, isAdmin))
+      .catch((error) =>
+        this.logger.error({ err: error, platform: message.platform }, "gateway: handling a press failed"),
+      );
+  }
+
+  private async processPress(
+    adapter: Adapter,
+    message: InboundMessage,
+    verdict: Exclude<PressVerdict, { kind: "refused" }>,
+    isAdmin: boolean,
+  ): Promise<void> {
+    const edit = verdict.action.placement === "replace" ? message.press?.messageId : undefined;
+    if (verdict.kind === "cancel") {
+      await this.send(adapter, message, textReply("Cancelled; nothing was changed."), {
+        editMessageId: edit,
+      });
+      return;
+    }
+    const ctx = this.contextFor(adapter, message, isAdmin);
+    const reply = await runCommand(verdict.spec, ctx, verdict.input, { onUnexpected: this.onUnexpected });
+    await this.send(adapter, message, reply, { editMessageId: edit, page: verdict.page });
+    this.stores?.activity.touch();
+    if (verdict.spec.mutating && reply.exitCode === 0) await this.syncCommandCatalogs();
+  }
+
+  private async process(adapter: Adapter, message: InboundMessage, isAdmin: boolean): Promise<void> {
+    const ctx = this.contextFor(adapter, message, isAdmin);
     // Each adapter decides what is a command for this bot (entities, mentions, `@bot` suffixes); a
     // message it delivered without one is text, however it starts.
     const command = message.command ?? null;
@@ -406,16 +475,30 @@ class GatewayImpl implements Gateway {
     });
   }
 
-  private async send(adapter: Adapter, message: InboundMessage, reply: Reply): Promise<void> {
+  private async send(
+    adapter: Adapter,
+    message: InboundMessage,
+    reply: Reply,
+    options: { editMessageId?: string; page?: number } = {},
+  ): Promise<void> {
     try {
+      // Buttons are stored and a paged block cut to its page first: the budget then sees one page.
+      const shown = await this.present(adapter, message.chat.id, reply, options.page);
       await adapter.send(
-        { chatId: message.chat.id, threadId: message.chat.threadId },
-        this.outbound(adapter, reply, message),
+        { chatId: message.chat.id, threadId: message.chat.threadId, editMessageId: options.editMessageId },
+        this.outbound(adapter, shown, message),
         message,
       );
     } catch (error) {
       this.logger.error({ err: error, platform: adapter.platform }, "gateway: sending a reply failed");
     }
+  }
+
+  /** Stores a reply's buttons for an adapter that shows them; strips them for one that does not. */
+  private async present(adapter: Adapter, chatId: string, reply: Reply, page?: number): Promise<Reply> {
+    const buttons = adapter.capabilities.buttons === true;
+    if (!this.actions) return buttons ? reply : { ...reply, actions: undefined, paging: undefined };
+    return this.actions.present(reply, { platform: adapter.platform, chatId, buttons, page });
   }
 
   private onUnexpected = (error: unknown, spec: CommandSpec) => {
@@ -499,7 +582,10 @@ class GatewayImpl implements Gateway {
       );
       return false;
     }
-    await adapter.send({ chatId, threadId }, this.outbound(adapter, reply));
+    await adapter.send(
+      { chatId, threadId },
+      this.outbound(adapter, await this.present(adapter, chatId, reply)),
+    );
     return true;
   }
 }

@@ -120,12 +120,22 @@ export class OutboundScrubber {
     return this.knownSecrets().some((secret) => value.includes(secret));
   }
 
-  /** A reply with every text it renders scrubbed (its `json` is for the terminal and is left as it is). */
+  /**
+   * A reply with every text it renders scrubbed: blocks, button labels and the blocks shown beside
+   * buttons. Its `json` is for the terminal and is left as it is; button intents and ids are data the
+   * gateway keeps, never shown, and stay as they are so a press still finds its action.
+   */
   reply(value: Reply): Reply {
-    return {
-      ...value,
-      blocks: value.blocks.map((block) => deepScrub(block, (text) => this.text(text)) as ReplyBlock),
+    const scrub = (text: string) => this.text(text);
+    const blocks = (list: ReplyBlock[]) => list.map((block) => deepScrub(block, scrub) as ReplyBlock);
+    const actions = value.actions && {
+      ...value.actions,
+      rows: value.actions.rows.map((row) => row.map((action) => ({ ...action, label: scrub(action.label) }))),
+      ...(value.actions.blocksWithButtons
+        ? { blocksWithButtons: blocks(value.actions.blocksWithButtons) }
+        : {}),
     };
+    return { ...value, blocks: blocks(value.blocks), ...(actions ? { actions } : {}) };
   }
 
   /** A command catalog with descriptions scrubbed and entries whose name holds a secret dropped. */

@@ -12,7 +12,7 @@ import { parseConfig } from "../../src/config/config.js";
 import { createLogger } from "../../src/core/logger.js";
 import type { Adapter } from "../../src/core/message.js";
 import { createGateway } from "../../src/gateway/gateway.js";
-import { DiscordEmulator, type EmulatorUser } from "../emulators/discord.js";
+import { DiscordEmulator, type EmulatorUser, visibleText } from "../emulators/discord.js";
 import { LarkEmulator } from "../emulators/lark.js";
 import { TelegramEmulator } from "../emulators/telegram.js";
 import type { ContractDriver, ContractRun, Person, Place, Said, Seen } from "./suite.js";
@@ -358,7 +358,8 @@ export async function bootDiscord(
           const privateTo = interaction && (flags & 64) !== 0 ? invoker.get(interaction.id) : undefined;
           const dm = (Object.keys(DC_DM) as Person[]).find((who) => DC_DM[who] === message.channelId);
           const chat = privateTo ? `dm:${privateTo}` : dm ? `dm:${dm}` : "group";
-          return { chat, text: shown(message.content), mentionsEveryone: message.mentionsEveryone };
+          // A card reply arrives as an embed with empty content: a person reads both.
+          return { chat, text: shown(visibleText(message)), mentionsEveryone: message.mentionsEveryone };
         });
     },
     maxLength: 2000,

@@ -91,8 +91,28 @@ export interface EmulatedMessage {
   /** Sequence number of the latest REST call that changed it. */
   updatedSeq: number;
   allowedMentions?: unknown;
+  /** Action rows of buttons on the message (as the bot sent them). */
+  components: ComponentRow[];
+  /** Embeds on the message. */
+  embeds: Record<string, unknown>[];
+  /** Sent with the EPHEMERAL flag (64): only the interacting user sees it. */
+  ephemeral?: boolean;
   /** The message pinged @everyone/@here (its text has one and `allowed_mentions` did not stop it). */
   mentionsEveryone: boolean;
+}
+
+/** What a person reads in a message: its content and the title and description of its embeds. */
+export function visibleText(message: EmulatedMessage): string {
+  const embeds = message.embeds.map((embed) =>
+    [embed.title, embed.description].filter((part) => typeof part === "string").join("\n"),
+  );
+  return [message.content, ...embeds].filter((part) => part.length > 0).join("\n");
+}
+
+/** One action row of the message components the emulator understands (buttons). */
+export interface ComponentRow {
+  type: 1;
+  components: { type: 2; style: number; label?: string; custom_id?: string }[];
 }
 
 /** A registered application command (whatever the client sent, plus ids). */
@@ -113,7 +133,7 @@ export interface EmulatedInteraction {
   token: string;
   type: number;
   payload: Record<string, unknown>;
-  /** Callback types received, in order (5 defer, 4 reply, 8 autocomplete result). */
+  /** Callback types received, in order (5 defer, 4 reply, 6 deferred update, 7 update, 8 autocomplete result). */
   callbacks: { type: number; data: unknown; seq: number }[];
   /** When it was dispatched (ms since epoch): the 3-second and 15-minute clocks start here. */
   createdAt: number;
@@ -203,6 +223,8 @@ export class DiscordEmulator {
   private seq = 0;
   private forcedClose: number | undefined;
   private idCounter = 0n;
+  /** Component interaction id → the message whose button was pressed (its `@original`). */
+  private readonly componentMessages = new Map<string, string>();
   private port = 0;
 
   constructor(options: DiscordEmulatorOptions = {}) {
@@ -271,6 +293,80 @@ export class DiscordEmulator {
     return [...this.sessions.values()].filter((session) => session.sessionId !== null).length;
   }
 
+  /**
+   * A user presses a button on a message the bot sent: dispatches a MESSAGE_COMPONENT interaction
+   * (type 3) with `data.custom_id` (the button's, or `customId` to forge one) and the message itself,
+   * as Discord does. The bot must acknowledge it within 3 s (callback 4, 5, 6 or 7).
+   */
+  pressButton(input: {
+    user: EmulatorUser;
+    messageId: string;
+    label?: string;
+    customId?: string;
+  }): EmulatedInteraction {
+    const message = this.messages.find((candidate) => candidate.id === input.messageId);
+    if (!message) throw new Error(`DiscordEmulator: no message ${input.messageId}`);
+    const button = message.components
+      .flatMap((row) => row.components)
+      .find((candidate) => input.label !== undefined && candidate.label === input.label);
+    const customId = input.customId ?? button?.custom_id;
+    if (customId === undefined) throw new Error(`DiscordEmulator: no button ${input.label ?? "?"}`);
+    const id = this.nextId();
+    const token = `itoken-${id}`;
+    const user = publicUser(input.user);
+    const guild = this.guilds.find((candidate) =>
+      candidate.channels.some((channel) => channel.id === message.channelId),
+    );
+    const channel = guild
+      ? {
+          id: message.channelId,
+          type: guild.channels.find((candidate) => candidate.id === message.channelId)?.type ?? 0,
+          guild_id: guild.id,
+          name: guild.channels.find((candidate) => candidate.id === message.channelId)?.name ?? "channel",
+          permissions: "2248473465835073",
+        }
+      : { id: message.channelId, type: 1, recipients: [user] };
+    const payload: Record<string, unknown> = {
+      id,
+      application_id: this.applicationId,
+      type: 3,
+      token,
+      version: 1,
+      channel_id: message.channelId,
+      channel,
+      message: this.messageJson(message),
+      data: { custom_id: customId, component_type: 2 },
+      app_permissions: "2248473465835073",
+      locale: "en-US",
+      entitlements: [],
+      authorizing_integration_owners: guild ? { "0": guild.id } : { "1": input.user.id },
+      context: guild ? 0 : 1,
+      ...whereFields(guild?.id, user),
+    };
+    const record: EmulatedInteraction = {
+      id,
+      token,
+      type: 3,
+      payload,
+      callbacks: [],
+      createdAt: Date.now(),
+      late: 0,
+    };
+    this.componentMessages.set(id, message.id);
+    this.interactions.set(id, record);
+    this.dispatch("INTERACTION_CREATE", payload);
+    return record;
+  }
+
+  /** Resolves once the interaction got its callback (its acknowledgement). */
+  async waitForAcknowledgement(record: EmulatedInteraction, timeoutMs = 5_000): Promise<void> {
+    if (record.callbacks.length > 0) return;
+    await this.waitForCall(
+      (call) => call.path === `/interactions/${record.id}/${record.token}/callback`,
+      timeoutMs,
+    );
+  }
+
   /** Dispatches a slash command (or an autocomplete request) and returns its record. */
   interaction(input: InteractionInput): EmulatedInteraction {
     const id = this.nextId();
@@ -304,24 +400,7 @@ export class DiscordEmulator {
       authorizing_integration_owners: input.guildId ? { "0": input.guildId } : { "1": input.user.id },
       context: input.guildId ? 0 : 1,
       attachment_size_limit: 10_485_760,
-      ...(input.guildId
-        ? {
-            guild_id: input.guildId,
-            guild_locale: "en-US",
-            member: {
-              user,
-              roles: [],
-              joined_at: new Date().toISOString(),
-              permissions: "2248473465835073",
-              deaf: false,
-              mute: false,
-              flags: 0,
-              pending: false,
-              nick: null,
-              avatar: null,
-            },
-          }
-        : { user }),
+      ...whereFields(input.guildId, user),
     };
     const record: EmulatedInteraction = {
       id,
@@ -887,7 +966,18 @@ export class DiscordEmulator {
       return { status: 404, json: { message: "Unknown interaction", code: 10062 } };
     }
     const { type, data } = (call.body ?? {}) as { type?: number; data?: Record<string, unknown> };
+    // Discord: DEFERRED_UPDATE_MESSAGE (6) and UPDATE_MESSAGE (7) are only valid for component-based
+    // interactions (interaction response types, "Only valid for component-based interactions").
+    if ((type === 6 || type === 7) && interaction.type !== 3) {
+      return invalidForm(`interaction response type ${type} is only valid for component interactions`);
+    }
+    const componentProblem = checkComponents(data?.components);
+    if (componentProblem) return componentProblem;
     interaction.callbacks.push({ type: type ?? 0, data, seq: call.seq });
+    if (type === 7) {
+      const pressed = this.messages.find((candidate) => candidate.id === this.componentMessages.get(id));
+      if (pressed) this.updateMessage(pressed, data ?? {}, call.seq);
+    }
     if (type === 4 || type === 5) {
       const content = type === 4 ? String(data?.content ?? "") : "";
       if (type === 4) {
@@ -902,6 +992,9 @@ export class DiscordEmulator {
         deferred: type === 5,
         seq: call.seq,
         allowedMentions: data?.allowed_mentions,
+        components: data?.components,
+        embeds: data?.embeds,
+        ephemeral: (Number(data?.flags ?? 0) & 64) === 64,
       });
     }
     if (call.query.with_response === "true") {
@@ -941,11 +1034,19 @@ export class DiscordEmulator {
     const interaction = this.interactionByToken(appId, token);
     if (interaction === "expired") return EXPIRED_TOKEN;
     if (!interaction) return { status: 404, json: { message: "Unknown Webhook", code: 10015 } };
+    // For a component interaction, `@original` is the message the pressed component is attached to
+    // (after a DEFERRED_UPDATE_MESSAGE the edit replaces that message).
+    const componentMessage = this.componentMessages.get(interaction.id);
     const message =
       messageId === "@original"
-        ? this.messages.find(
+        ? componentMessage !== undefined &&
+          !this.messages.some(
             (candidate) => candidate.interactionId === interaction.id && candidate.kind === "original",
           )
+          ? this.messages.find((candidate) => candidate.id === componentMessage)
+          : this.messages.find(
+              (candidate) => candidate.interactionId === interaction.id && candidate.kind === "original",
+            )
         : this.messages.find(
             (candidate) => candidate.interactionId === interaction.id && candidate.id === messageId,
           );
@@ -956,7 +1057,7 @@ export class DiscordEmulator {
       return { status: 204 };
     }
     const data = (call.body ?? {}) as Record<string, unknown>;
-    const problem = contentProblem(data);
+    const problem = contentProblem(data) ?? checkComponents(data.components);
     if (problem) return problem;
     this.updateMessage(message, data, call.seq);
     return { status: 200, json: this.messageJson(message) };
@@ -969,7 +1070,7 @@ export class DiscordEmulator {
     if (interaction.callbacks.length === 0)
       return { status: 404, json: { message: "Unknown Webhook", code: 10015 } };
     const data = (call.body ?? {}) as Record<string, unknown>;
-    const problem = contentProblem(data);
+    const problem = contentProblem(data) ?? checkComponents(data.components);
     if (problem) return problem;
     const message = this.addMessage({
       channelId: String(interaction.payload.channel_id),
@@ -979,6 +1080,9 @@ export class DiscordEmulator {
       deferred: false,
       seq: call.seq,
       allowedMentions: data.allowed_mentions,
+      components: data.components,
+      embeds: data.embeds,
+      ephemeral: (Number(data.flags ?? 0) & 64) === 64,
     });
     return { status: 200, json: this.messageJson(message) };
   }
@@ -987,7 +1091,7 @@ export class DiscordEmulator {
     if (!this.channelExists(channelId))
       return { status: 404, json: { message: "Unknown Channel", code: 10003 } };
     const data = (call.body ?? {}) as Record<string, unknown>;
-    const problem = contentProblem(data);
+    const problem = contentProblem(data) ?? checkComponents(data.components);
     if (problem) return problem;
     const reference = data.message_reference as { message_id?: string } | undefined;
     const message = this.addMessage({
@@ -998,6 +1102,8 @@ export class DiscordEmulator {
       seq: call.seq,
       replyTo: reference?.message_id,
       allowedMentions: data.allowed_mentions,
+      components: data.components,
+      embeds: data.embeds,
     });
     return { status: 200, json: this.messageJson(message) };
   }
@@ -1012,7 +1118,7 @@ export class DiscordEmulator {
     );
     if (!message) return { status: 404, json: { message: "Unknown Message", code: 10008 } };
     const data = (call.body ?? {}) as Record<string, unknown>;
-    const problem = contentProblem(data);
+    const problem = contentProblem(data) ?? checkComponents(data.components);
     if (problem) return problem;
     this.updateMessage(message, data, call.seq);
     return { status: 200, json: this.messageJson(message) };
@@ -1044,6 +1150,9 @@ export class DiscordEmulator {
     seq: number;
     replyTo?: string;
     allowedMentions?: unknown;
+    components?: unknown;
+    embeds?: unknown;
+    ephemeral?: boolean;
   }): EmulatedMessage {
     const message: EmulatedMessage = {
       id: this.nextId(),
@@ -1052,6 +1161,9 @@ export class DiscordEmulator {
       kind: input.kind,
       deferred: input.deferred,
       edits: 0,
+      components: (input.components as ComponentRow[] | undefined) ?? [],
+      embeds: (input.embeds as Record<string, unknown>[] | undefined) ?? [],
+      ...(input.ephemeral ? { ephemeral: true } : {}),
       createdSeq: input.seq,
       updatedSeq: input.seq,
       ...(input.interactionId ? { interactionId: input.interactionId } : {}),
@@ -1065,7 +1177,10 @@ export class DiscordEmulator {
   }
 
   private updateMessage(message: EmulatedMessage, data: Record<string, unknown>, seq: number): void {
-    message.content = String(data.content ?? "");
+    // An edit changes only the fields it names (Discord's PATCH semantics).
+    if (data.content !== undefined) message.content = String(data.content ?? "");
+    if (data.components !== undefined) message.components = data.components as ComponentRow[];
+    if (data.embeds !== undefined) message.embeds = data.embeds as Record<string, unknown>[];
     if (data.allowed_mentions !== undefined) message.allowedMentions = data.allowed_mentions;
     message.mentionsEveryone ||= pingsEveryone(message.content, message.allowedMentions);
     message.deferred = false;
@@ -1087,11 +1202,11 @@ export class DiscordEmulator {
       mentions: [],
       mention_roles: [],
       attachments: [],
-      embeds: [],
+      embeds: message.embeds,
       pinned: false,
       type: message.kind === "channel" ? (message.replyTo ? 19 : 0) : 20,
-      flags: message.deferred ? 128 : 0,
-      components: [],
+      flags: (message.deferred ? 128 : 0) | (message.ephemeral ? 64 : 0),
+      components: message.components,
       ...(message.interactionId
         ? { webhook_id: this.applicationId, application_id: this.applicationId }
         : {}),
@@ -1166,6 +1281,36 @@ function contentProblem(
   return undefined;
 }
 
+/**
+ * Discord's component rules for buttons: at most 5 action rows (type 1) of at most 5 buttons (type 2);
+ * a non-link button needs a `custom_id` of 1–100 characters; a label is at most 80 characters.
+ */
+function checkComponents(value: unknown): { status: number; json: unknown } | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || value.length > 5) return invalidForm("components: at most 5 action rows");
+  const ids = new Set<string>();
+  for (const row of value as { type?: number; components?: unknown }[]) {
+    if (
+      row.type !== 1 ||
+      !Array.isArray(row.components) ||
+      row.components.length < 1 ||
+      row.components.length > 5
+    )
+      return invalidForm("components: an action row holds 1 to 5 buttons");
+    for (const button of row.components as { type?: number; custom_id?: unknown; label?: unknown }[]) {
+      if (button.type !== 2) return invalidForm("components: only buttons are emulated");
+      const id = button.custom_id;
+      if (typeof id !== "string" || id.length < 1 || id.length > 100)
+        return invalidForm("components: custom_id must be 1-100 characters");
+      if (ids.has(id)) return invalidForm("components: custom_id must be unique per message");
+      ids.add(id);
+      if (typeof button.label === "string" && button.label.length > 80)
+        return invalidForm("components: label must be at most 80 characters");
+    }
+  }
+  return undefined;
+}
+
 function removeCommand(set: RegisteredCommand[], id: string): { status: number; json?: unknown } {
   const index = set.findIndex((command) => command.id === id);
   if (index < 0) return { status: 404, json: { message: "Unknown application command", code: 10063 } };
@@ -1227,4 +1372,28 @@ function validateOptions(
       return `${where} ${name}: autocomplete on a non-text option`;
   }
   return null;
+}
+
+/**
+ * Where an interaction happened, as Discord's payload says it: in a guild the user comes inside a
+ * `member` object with the guild's id; in a DM it comes as `user` (Discord docs, Interaction Object).
+ */
+function whereFields(guildId: string | undefined, user: Record<string, unknown>): Record<string, unknown> {
+  if (!guildId) return { user };
+  return {
+    guild_id: guildId,
+    guild_locale: "en-US",
+    member: {
+      user,
+      roles: [],
+      joined_at: new Date().toISOString(),
+      permissions: "2248473465835073",
+      deaf: false,
+      mute: false,
+      flags: 0,
+      pending: false,
+      nick: null,
+      avatar: null,
+    },
+  };
 }

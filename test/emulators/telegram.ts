@@ -47,6 +47,18 @@ export interface SentMessage {
   reply_to_message_id?: number;
   at: number;
   edited?: boolean;
+  /** The inline keyboard the message carries (`reply_markup`), if any. */
+  reply_markup?: { inline_keyboard: { text: string; callback_data?: string }[][] };
+}
+
+/** A callback query the emulator delivered, and how the bot answered it. */
+export interface CallbackQueryRecord {
+  id: string;
+  data: string;
+  fromId: number;
+  messageId: number;
+  /** Set once answerCallbackQuery was called for it. */
+  answer?: { text?: string; show_alert?: boolean; at: number };
 }
 
 /** What a user says: a private message by default. */
@@ -194,6 +206,9 @@ export class TelegramEmulator extends EventEmitter {
   private injected = new Map<string, InjectedError[]>();
   private forumTopics = new Map<string, Set<number>>();
   private chatTypes = new Map<string, string>();
+  private nextQueryId = 9_000_001;
+  /** Callback queries delivered (button presses), by id. */
+  readonly callbackQueries = new Map<string, CallbackQueryRecord>();
   private inFlight = new Set<number>();
   private webhookFailures = 0;
 
@@ -321,6 +336,63 @@ export class TelegramEmulator extends EventEmitter {
       return { [key]: message, update_id: 0 };
     }
     return this.pushUpdate({ [key]: message });
+  }
+
+  /**
+   * A user presses an inline button of a message the bot sent. Like Telegram, the `callback_query`
+   * carries the button's `callback_data` verbatim (pass `data` to forge one) and the message with its
+   * keyboard. Bot API: "Telegram clients will display a progress bar until you call
+   * answerCallbackQuery" — `callbackQueries` records whether and how it was answered.
+   */
+  pressButton(input: {
+    messageId: number;
+    chatId?: string;
+    label?: string;
+    data?: string;
+    userId?: number;
+  }): CallbackQueryRecord {
+    const message = [...this.sent]
+      .reverse()
+      .find(
+        (sent) =>
+          sent.message_id === input.messageId &&
+          (input.chatId === undefined || sent.chat_id === input.chatId),
+      );
+    if (!message) throw new Error(`TelegramEmulator: no sent message ${input.messageId}`);
+    const buttons = message.reply_markup?.inline_keyboard.flat() ?? [];
+    const button =
+      input.label === undefined
+        ? undefined
+        : buttons.find((item) => item.text.startsWith(input.label as string));
+    const data = input.data ?? button?.callback_data;
+    if (data === undefined)
+      throw new Error(`TelegramEmulator: message ${input.messageId} has no button ${input.label ?? ""}`);
+    const userId = input.userId ?? 1001;
+    const record: CallbackQueryRecord = {
+      id: String(this.nextQueryId++),
+      data,
+      fromId: userId,
+      messageId: message.message_id,
+    };
+    this.callbackQueries.set(record.id, record);
+    const from = { id: userId, is_bot: false, first_name: `User${userId}`, username: `user${userId}` };
+    this.pushUpdate({
+      callback_query: {
+        id: record.id,
+        from,
+        message: { ...this.messageObject(message), reply_markup: message.reply_markup },
+        chat_instance: `ci${message.chat_id}`,
+        data,
+      },
+    });
+    return record;
+  }
+
+  /** The latest state of a sent message (after any edits). */
+  latest(messageId: number, chatId?: string): SentMessage | undefined {
+    return [...this.sent]
+      .reverse()
+      .find((sent) => sent.message_id === messageId && (chatId === undefined || sent.chat_id === chatId));
   }
 
   /**
@@ -473,6 +545,7 @@ export class TelegramEmulator extends EventEmitter {
       }),
     getUpdates: (params, res, call) => this.getUpdates(params, res, call),
     sendMessage: (params, res, call) => this.sendMessage(params, res, call),
+    answerCallbackQuery: (params, res, call) => this.answerCallbackQuery(params, res, call),
     editMessageText: (params, res, call) => this.editMessageText(params, res, call),
     sendChatAction: (_params, res) => this.ok(res, true),
     sendDocument: (params, res, call) => this.sendDocument(params, res, call),
@@ -594,8 +667,14 @@ export class TelegramEmulator extends EventEmitter {
       this.fail(res, call, 400, "Bad Request: message thread not found");
       return;
     }
+    const markup = checkMarkup(params.reply_markup);
+    if (typeof markup === "string") {
+      this.fail(res, call, 400, markup);
+      return;
+    }
     const replyParameters = params.reply_parameters as { message_id?: number } | undefined;
     const sent: SentMessage = {
+      reply_markup: markup,
       message_id: this.nextMessageId++,
       chat_id: chatId,
       text,
@@ -669,12 +748,20 @@ export class TelegramEmulator extends EventEmitter {
       this.fail(res, call, 400, rendered.error);
       return;
     }
-    if (text === target.text) {
+    const markup = checkMarkup(params.reply_markup);
+    if (typeof markup === "string") {
+      this.fail(res, call, 400, markup);
+      return;
+    }
+    // Bot API: the edit fails with "message is not modified" when text and keyboard are both unchanged;
+    // an edit without reply_markup removes the inline keyboard.
+    if (text === target.text && JSON.stringify(markup) === JSON.stringify(target.reply_markup)) {
       this.fail(res, call, 400, "Bad Request: message is not modified");
       return;
     }
     const edited: SentMessage = {
       ...target,
+      reply_markup: markup,
       text,
       plain: rendered.plain,
       parse_mode: params.parse_mode as string | undefined,
@@ -684,6 +771,36 @@ export class TelegramEmulator extends EventEmitter {
     this.sent.push(edited);
     this.ok(res, this.messageObject(edited));
     this.emit("message", edited);
+  }
+
+  /**
+   * Bot API `answerCallbackQuery`: a query can be answered once, and only for a short time; an unknown
+   * or already answered id fails with "query is too old and response timeout expired or query ID is
+   * invalid". `text` is 0–200 characters.
+   */
+  private answerCallbackQuery(
+    params: Record<string, unknown>,
+    res: http.ServerResponse,
+    call: CallRecord,
+  ): void {
+    const record = this.callbackQueries.get(String(params.callback_query_id ?? ""));
+    if (!record || record.answer) {
+      this.fail(
+        res,
+        call,
+        400,
+        "Bad Request: query is too old and response timeout expired or query ID is invalid",
+      );
+      return;
+    }
+    const text = typeof params.text === "string" ? params.text : undefined;
+    if (text !== undefined && text.length > 200) {
+      this.fail(res, call, 400, "Bad Request: MESSAGE_TOO_LONG");
+      return;
+    }
+    record.answer = { text, show_alert: params.show_alert === true, at: Date.now() };
+    this.ok(res, true);
+    this.emit("answer", record);
   }
 
   private checkText(
@@ -840,6 +957,32 @@ async function readJson(req: http.IncomingMessage): Promise<Record<string, unkno
   } catch {
     return {};
   }
+}
+
+/**
+ * Validates `reply_markup` as Telegram does for inline keyboards: each button needs text and exactly
+ * one action; `callback_data` is 1–64 bytes (Bot API `InlineKeyboardButton`; otherwise
+ * "BUTTON_DATA_INVALID"). Returns the keyboard, undefined without one, or the error description.
+ */
+function checkMarkup(value: unknown): SentMessage["reply_markup"] | string {
+  if (value === undefined) return undefined;
+  const parsed = typeof value === "string" ? (JSON.parse(value) as unknown) : value;
+  const rows = (parsed as { inline_keyboard?: unknown }).inline_keyboard;
+  if (!Array.isArray(rows))
+    return 'Bad Request: field "inline_keyboard" of the InlineKeyboardMarkup should be an Array';
+  for (const row of rows) {
+    if (!Array.isArray(row))
+      return 'Bad Request: field "inline_keyboard" of the InlineKeyboardMarkup should be an Array of Arrays';
+    for (const button of row as { text?: unknown; callback_data?: unknown }[]) {
+      if (typeof button.text !== "string" || button.text === "")
+        return "Bad Request: text buttons are unallowed in the inline keyboard";
+      const data = button.callback_data;
+      if (typeof data !== "string" || Buffer.byteLength(data) < 1 || Buffer.byteLength(data) > 64) {
+        return "Bad Request: BUTTON_DATA_INVALID";
+      }
+    }
+  }
+  return parsed as SentMessage["reply_markup"];
 }
 
 /** An uploaded file as the emulator keeps it. */

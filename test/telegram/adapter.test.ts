@@ -75,7 +75,7 @@ describe("telegram adapter: inbound", () => {
       ["group", "-100700", undefined, "curator", []],
     ]);
     // Only message updates are requested.
-    expect(emulator.callsOf("getUpdates")[0]?.params.allowed_updates).toEqual(["message"]);
+    expect(emulator.callsOf("getUpdates")[0]?.params.allowed_updates).toEqual(["message", "callback_query"]);
   });
 
   it("receives updates by webhook with the secret token and rejects a wrong secret", async () => {
