@@ -14,6 +14,10 @@ import { isSkillVisible } from "../src/skills/visibility.js";
 import { effectiveOptions, normalizeName, optionsHelp, usageLine } from "./parse.js";
 import type { CommandContext, CommandSpec } from "./types.js";
 
+/** What /help says when the library has no skill at all: where to find some to try. */
+const EMPTY_LIBRARY_HINT =
+  "No skills are installed yet. Try the examples: `skillgate serve --console --demo` runs them on a temporary home, and `skillgate init --examples` installs them into this one.";
+
 /** Most skills a stacked invocation loads (`/a /b /c … text`). */
 export const MAX_STACKED_SKILLS = 5;
 
@@ -198,8 +202,11 @@ async function skillItems(ctx: CommandContext): Promise<{ blocks: ReplyBlock[]; 
       names: [],
     };
   }
-  if (skills.length === 0)
-    return { blocks: [{ kind: "paragraph", text: "No skills are available here." }], names: [] };
+  if (skills.length === 0) {
+    const installed = await ctx.library.all().catch(() => []);
+    const text = installed.length === 0 ? EMPTY_LIBRARY_HINT : "No skills are available here.";
+    return { blocks: [{ kind: "paragraph", text }], names: [] };
+  }
   const sorted = [...skills].sort((a, b) => a.name.localeCompare(b.name));
   const spell = (name: string) => (ctx.surface === "chat" ? `/${name}` : ctx.commandPrefix(["skill", name]));
   const items = sorted

@@ -5,8 +5,11 @@
  */
 import type { Reply } from "./reply.js";
 
-/** Platforms skillgate speaks to. `console` is the local terminal chat, `mock` the test adapter. */
-export type PlatformName = "telegram" | "feishu" | "discord" | "console" | "mock";
+/**
+ * A platform's name: one registered in `src/core/platforms.ts` by its adapter folder, or `console` (the
+ * local terminal chat) or `mock` (the test adapter).
+ */
+export type PlatformName = string;
 
 /** Where a message was said. */
 export type ChatKind = "dm" | "group" | "thread";
@@ -43,6 +46,16 @@ export interface InboundMessage {
   receivedAt: number;
   /** The platform payload, for logging and adapter-specific replies. Never rendered. */
   raw?: unknown;
+  /** Set when this is a button press rather than a message (see `core/actions.ts`). */
+  press?: ButtonPress;
+}
+
+/** A press of a button the gateway showed. `text` of such a message is empty and `command` unset. */
+export interface ButtonPress {
+  /** The opaque callback id the button carried; only the gateway's action store gives it meaning. */
+  actionId: string;
+  /** The platform id of the message carrying the button (the one a `replace` press edits). */
+  messageId?: string;
 }
 
 /** Where a reply goes: a chat, optionally a thread/topic, optionally as a reply to a message. */
@@ -50,6 +63,8 @@ export interface OutboundTarget {
   chatId: string;
   threadId?: string;
   replyTo?: string;
+  /** Replace this message (one the bot sent, e.g. the one whose button was pressed) instead of sending. */
+  editMessageId?: string;
 }
 
 /** What an adapter can do; the core reads these instead of checking platform names. */
@@ -62,6 +77,10 @@ export interface AdapterCapabilities {
   edit: boolean;
   /** Replies can go to threads or topics. */
   threads: boolean;
+  /** Replies can carry buttons (`Reply.actions`) whose presses come back as `InboundMessage.press`. */
+  buttons?: boolean;
+  /** `file` blocks are sent as files (documents, attachments); without it the reply budget cuts instead. */
+  files?: boolean;
 }
 
 /** The gateway hands inbound messages to this sink. It resolves once the message is queued. */
@@ -69,7 +88,8 @@ export type InboundSink = (message: InboundMessage) => Promise<void>;
 
 /** Health of one adapter, as `/healthz` reports it. */
 export interface AdapterHealth {
-  state: "starting" | "connected" | "degraded" | "stopped";
+  /** `failed`: the first connection gave up (the detail says why); the other platforms keep running. */
+  state: "starting" | "connected" | "degraded" | "stopped" | "failed";
   detail?: string;
 }
 
@@ -83,6 +103,8 @@ export interface Adapter {
   stop(): Promise<void>;
   /** Sends a reply, chunked and rendered for the platform. */
   send(target: OutboundTarget, reply: Reply, inReplyTo?: InboundMessage): Promise<void>;
+  /** How many messages `send` would post for a reply (pure; the reply budget uses it). */
+  measure?(reply: Reply): number;
   /** Current health. */
   health(): AdapterHealth;
   /** Registers native commands (menus, slash commands) from the registry; optional. */

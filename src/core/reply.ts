@@ -4,6 +4,8 @@
  * a span between backticks (`like this`) is inline code, which renderers may style.
  */
 
+import type { ReplyActions, ReplyLayout, ReplyPaging } from "./actions.js";
+
 /** One block of a reply. */
 export type ReplyBlock =
   | { kind: "heading"; text: string }
@@ -11,7 +13,12 @@ export type ReplyBlock =
   | { kind: "list"; items: string[]; ordered?: boolean }
   | { kind: "code"; text: string; lang?: string }
   | { kind: "table"; headers: string[]; rows: string[][] }
-  | { kind: "attachment"; name: string; text: string };
+  | { kind: "attachment"; name: string; text: string }
+  /**
+   * Content to deliver as a file where the platform can (Telegram document, Discord attachment, Feishu
+   * file message); renderers without files show `text` inline. The reply budget produces these.
+   */
+  | { kind: "file"; name: string; text: string };
 
 /** What a command answers. `json` is the machine document printed by `--json`. */
 export interface Reply {
@@ -20,6 +27,32 @@ export interface Reply {
   json?: unknown;
   /** CLI exit code: 0 done, 1 refused or failed, 2 bad usage, 78 bad config. */
   exitCode: number;
+  /** Buttons (see `core/actions.ts`); surfaces without buttons ignore them and show `blocks`. */
+  actions?: ReplyActions<ReplyBlock>;
+  /** One block that chats able to edit in place show page by page with ‹ › buttons. */
+  paging?: ReplyPaging;
+  /** A richer presentation where the platform has one (Feishu card, Discord embed). */
+  layout?: ReplyLayout;
+  /** Meant only for the person who asked (a refused button press): shown privately where possible. */
+  private?: boolean;
+  /**
+   * Things the person should know that are not the answer (a corrupt file moved aside, skills skipped).
+   * `withWarnings` also puts them in the blocks; with `--json` the CLI prints them on stderr.
+   */
+  warnings?: string[];
+}
+
+/**
+ * Adds warnings to a reply: as `⚠` paragraphs at the end of its blocks (every surface shows them) and in
+ * `warnings` (the CLI prints them on stderr when `--json` hides the blocks).
+ */
+export function withWarnings(value: Reply, warnings: readonly string[]): Reply {
+  if (warnings.length === 0) return value;
+  return {
+    ...value,
+    blocks: [...value.blocks, ...warnings.map((text) => ({ kind: "paragraph" as const, text: `⚠ ${text}` }))],
+    warnings: [...(value.warnings ?? []), ...warnings],
+  };
 }
 
 /** Builds a reply from blocks; exit code 0 unless given. */
@@ -62,6 +95,7 @@ export function replyToPlainText(value: Reply): string {
         parts.push(formatTable(block.headers, block.rows));
         break;
       case "attachment":
+      case "file":
         parts.push(`[${block.name}]\n${block.text}`);
         break;
     }

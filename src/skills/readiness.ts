@@ -200,7 +200,8 @@ export async function readinessFields(
     setup_skipped: false,
     readiness_status: setupNeeded ? "setup_needed" : "available",
   };
-  const setupHelp = text(record(frontmatter.setup)?.help);
+  // As Hermes builds it: the help (or provider URL) of the first declared variable that has one.
+  const setupHelp = requirements.find((requirement) => requirement.help)?.help;
   if (setupHelp) fields.setup_help = setupHelp;
   if (missing.length > 0 && isGatewaySurface(options.platform, env))
     fields.gateway_setup_hint = gatewaySetupHint(home);

@@ -137,6 +137,7 @@ describe("discord adapter against the emulator", () => {
       nativeCommands: true,
       edit: true,
       threads: true,
+      buttons: true,
     });
     await adapter.stop();
     expect(adapter.health().state).toBe("stopped");
