@@ -334,6 +334,31 @@ export class DiscordAdapter implements Adapter {
   }
 
   /**
+   * The "running…" notice of slow work. A slash command or a press was already acknowledged with a
+   * deferral (Discord shows "thinking…" and the result edits the deferred reply), so nothing is sent for
+   * those. A typed command gets the notice as a reply in the channel; its id comes back so the result
+   * edits it (`PATCH /channels/{channel.id}/messages/{message.id}` on the bot's own message).
+   */
+  async acknowledge(
+    target: OutboundTarget,
+    notice: Reply,
+    inReplyTo?: InboundMessage,
+  ): Promise<string | undefined> {
+    if (inReplyTo && (this.pending.has(inReplyTo.eventId) || this.presses.has(inReplyTo.eventId)))
+      return undefined;
+    const [first] = messagePayloads(notice);
+    if (!first) return undefined;
+    const replyTo = target.replyTo ?? (inReplyTo?.chat.id === target.chatId ? inReplyTo.eventId : undefined);
+    const reference = replyTo
+      ? { message_reference: { message_id: replyTo, fail_if_not_exists: false } }
+      : {};
+    const sent = (await this.client.rest.post(Routes.channelMessages(target.threadId ?? target.chatId), {
+      body: { ...first, allowed_mentions: { parse: [] }, ...reference },
+    })) as { id?: string };
+    return sent.id;
+  }
+
+  /**
    * Registers skillgate's slash commands with one bulk overwrite (registering twice leaves one set):
    * for `gateway.discord.guild_id` only when it is set, and then skillgate's global commands are removed;
    * globally otherwise, and then skillgate's commands left in a previously configured guild are removed.

@@ -265,6 +265,36 @@ export class FeishuAdapter implements Adapter {
   }
 
   /**
+   * The "running…" notice of slow work, as a card: only interactive messages can be updated
+   * (`PATCH /im/v1/messages/:message_id`), so the result can replace it. It replaces the pressed card
+   * when there is one, else goes as a reply to the command; the id of the card to replace comes back.
+   */
+  async acknowledge(
+    target: OutboundTarget,
+    notice: Reply,
+    inReplyTo?: InboundMessage,
+  ): Promise<string | undefined> {
+    const card = renderCard({ ...notice, layout: "card" });
+    if (!card) return undefined;
+    if (target.editMessageId)
+      return (await this.patchCard(target.editMessageId, card)) ? target.editMessageId : undefined;
+    const client = this.requireClient();
+    const replyTo = replyTargetId(target, inReplyTo);
+    const data = { msg_type: card.msg_type, content: card.content };
+    const response = replyTo
+      ? await client.im.message.reply({
+          path: { message_id: replyTo },
+          data: { ...data, reply_in_thread: Boolean(target.threadId) || undefined },
+        })
+      : await client.im.message.create({
+          params: { receive_id_type: receiveIdType(target.chatId) },
+          data: { receive_id: target.chatId, ...data },
+        });
+    checkResponse(response);
+    return response.data?.message_id;
+  }
+
+  /**
    * Replaces a card the bot sent (`PATCH /im/v1/messages/:id`, interactive messages only, both cards
    * shared). False when Feishu refuses (too old, withdrawn, not a card): the caller sends anew.
    */

@@ -597,6 +597,25 @@ class TelegramAdapter implements Adapter {
   }
 
   /**
+   * The "running…" notice of slow work: it replaces the pressed message (dropping its keyboard, so the
+   * button cannot be pressed twice meanwhile) or goes as a reply to the command; its id comes back so
+   * the result can edit it (Bot API `editMessageText`, which works on the bot's own text messages).
+   */
+  async acknowledge(
+    target: OutboundTarget,
+    notice: Reply,
+    inReplyTo?: InboundMessage,
+  ): Promise<string | undefined> {
+    const [chunk] = renderReply(notice);
+    if (!chunk) return undefined;
+    if (target.editMessageId !== undefined)
+      return (await this.editChunk(target, target.editMessageId, chunk, undefined))
+        ? target.editMessageId
+        : undefined;
+    return this.sendChunk(target, chunk, target.replyTo ?? replyAnchor(inReplyTo));
+  }
+
+  /**
    * A reply meant only for whoever pressed a button: the callback query's answer, shown as an alert to
    * that user alone (Bot API `answerCallbackQuery`, `show_alert`). False when there is no open query.
    */
@@ -673,7 +692,7 @@ class TelegramAdapter implements Adapter {
     chunk: TelegramChunk,
     replyTo: string | undefined,
     markup?: InlineKeyboardMarkup,
-  ): Promise<void> {
+  ): Promise<string> {
     const chatId = chatIdOf(target.chatId);
     const base = {
       link_preview_options: { is_disabled: true },
@@ -691,10 +710,10 @@ class TelegramAdapter implements Adapter {
         ...(markup ? { reply_markup: markup } : {}),
       };
       try {
-        await this.call("sendMessage", () =>
+        const sent = await this.call("sendMessage", () =>
           this.bot.api.sendMessage(chatId, html ? chunk.text : htmlToPlain(chunk.text), payload),
         );
-        return;
+        return String(sent.message_id);
       } catch (error) {
         const description = error instanceof GrammyError && error.error_code === 400 ? error.description : "";
         if (html && /can't parse entities/i.test(description)) {

@@ -103,6 +103,17 @@ export interface Adapter {
   stop(): Promise<void>;
   /** Sends a reply, chunked and rendered for the platform. */
   send(target: OutboundTarget, reply: Reply, inReplyTo?: InboundMessage): Promise<void>;
+  /**
+   * Slow work's "running…" notice: shows `notice` at once (replacing `target.editMessageId` when set)
+   * and returns the platform id of the message the result should replace, or undefined when the result
+   * goes as a new message. A platform that already shows that the bot is working (a deferred
+   * interaction) sends nothing and returns undefined. Optional: without it slow work is not announced.
+   */
+  acknowledge?(
+    target: OutboundTarget,
+    notice: Reply,
+    inReplyTo?: InboundMessage,
+  ): Promise<string | undefined>;
   /** How many messages `send` would post for a reply (pure; the reply budget uses it). */
   measure?(reply: Reply): number;
   /** Current health. */

@@ -63,7 +63,18 @@ export interface GatewayOptions {
    * login link go to `announce` (the terminal) and the log.
    */
   console?: { announce?: (line: string) => void };
+  /**
+   * Work still running after this long (ms) is acknowledged in the chat ("running…") and the notice is
+   * then replaced by the result where the platform can edit messages. Default 2000.
+   */
+  acknowledgeAfterMs?: number;
 }
+
+/** Default of `GatewayOptions.acknowledgeAfterMs`. */
+const ACKNOWLEDGE_AFTER_MS = 2000;
+
+/** Settles a race without caring how the work ended (its own await reports that). */
+const done = (): "done" => "done";
 
 /** A running (or startable) gateway. */
 export interface Gateway {
@@ -433,8 +444,10 @@ class GatewayImpl implements Gateway {
       return;
     }
     const ctx = this.contextFor(adapter, message, isAdmin);
-    const reply = await runCommand(verdict.spec, ctx, verdict.input, { onUnexpected: this.onUnexpected });
-    await this.send(adapter, message, reply, { editMessageId: edit, page: verdict.page });
+    const work = runCommand(verdict.spec, ctx, verdict.input, { onUnexpected: this.onUnexpected });
+    const label = `/${verdict.spec.path.join(" ")}`;
+    const { value: reply, editMessageId } = await this.acknowledgeIfSlow(adapter, message, work, label, edit);
+    await this.send(adapter, message, reply, { editMessageId, page: verdict.page });
     this.stores?.activity.touch();
     if (verdict.spec.mutating && reply.exitCode === 0) await this.syncCommandCatalogs();
   }
@@ -444,10 +457,52 @@ class GatewayImpl implements Gateway {
     // Each adapter decides what is a command for this bot (entities, mentions, `@bot` suffixes); a
     // message it delivered without one is text, however it starts.
     const command = message.command ?? null;
-    const { reply, mutated } = await this.route(ctx, message, command);
-    if (reply.blocks.length > 0) await this.send(adapter, message, reply);
+    const label = command ? `/${[command.name, ...command.args].join(" ")}` : undefined;
+    const {
+      value: { reply, mutated },
+      editMessageId,
+    } = await this.acknowledgeIfSlow(adapter, message, this.route(ctx, message, command), label);
+    // A notice that was shown is always replaced, even by an empty result.
+    const shown = reply.blocks.length > 0 || editMessageId === undefined ? reply : textReply("Done.");
+    if (shown.blocks.length > 0) await this.send(adapter, message, shown, { editMessageId });
     this.stores?.activity.touch();
     if (mutated) await this.syncCommandCatalogs();
+  }
+
+  /**
+   * Waits for `work`; when it is still running after `acknowledgeAfterMs`, the chat gets a "running…"
+   * notice at once (through the adapter's `acknowledge`), and the message the result should replace is
+   * returned with the value: the notice where the platform can edit, else `edit` (the pressed message).
+   */
+  private async acknowledgeIfSlow<T>(
+    adapter: Adapter,
+    message: InboundMessage,
+    work: Promise<T>,
+    label: string | undefined,
+    edit?: string,
+  ): Promise<{ value: T; editMessageId: string | undefined }> {
+    if (!adapter.acknowledge) return { value: await work, editMessageId: edit };
+    let timer: NodeJS.Timeout | undefined;
+    const slow = new Promise<"slow">((resolve) => {
+      timer = setTimeout(() => resolve("slow"), this.options.acknowledgeAfterMs ?? ACKNOWLEDGE_AFTER_MS);
+    });
+    const first = await Promise.race([work.then(done, done), slow]);
+    clearTimeout(timer);
+    if (first !== "slow") return { value: await work, editMessageId: edit };
+    const text = label
+      ? `⏳ Running \`${label.slice(0, 80)}\`… this message will show the result.`
+      : "⏳ Working on it…";
+    let notice: string | undefined;
+    try {
+      notice = await adapter.acknowledge(
+        { chatId: message.chat.id, threadId: message.chat.threadId, editMessageId: edit },
+        this.scrubber.reply(textReply(text)),
+        message,
+      );
+    } catch (error) {
+      this.logger.warn({ err: error, platform: adapter.platform }, "gateway: the running… notice failed");
+    }
+    return { value: await work, editMessageId: notice ?? edit };
   }
 
   /** Everything a chat receives: scrubbed of secrets and server paths, then held to the reply budget. */
