@@ -89,6 +89,7 @@ const backupCommand = defineCommand({
         config: ctx.config,
         reason: nonEmpty(input.options.reason) ?? "manual",
         now: ctx.now(),
+        meter: ctx.meter,
       });
       const info = await resolveSnapshot(ctx.home, snapshot.id);
       return textReply(`curator: snapshot created at ${tildify(snapshot.dir)}`, {
@@ -245,7 +246,14 @@ const rollbackCommand = defineCommand({
     try {
       const result = await withRunLock(
         ctx.home,
-        () => rollbackToSnapshot({ home: ctx.home, config: ctx.config, id: target.id, now: ctx.now() }),
+        () =>
+          rollbackToSnapshot({
+            home: ctx.home,
+            config: ctx.config,
+            id: target.id,
+            now: ctx.now(),
+            meter: ctx.meter,
+          }),
         ctx.runLock,
       );
       ctx.library.invalidate();

@@ -71,8 +71,15 @@ function preview(plan: CuratorPlan): ApplyOutcome {
 async function takeSnapshot(opts: ApplyOptions, now: Date): Promise<string | null> {
   if (!opts.config.curator.backup.enabled) return null;
   try {
-    return (await createSnapshot({ home: opts.home, config: opts.config, reason: "pre-curator-run", now }))
-      .id;
+    return (
+      await createSnapshot({
+        home: opts.home,
+        config: opts.config,
+        reason: "pre-curator-run",
+        now,
+        meter: opts.meter,
+      })
+    ).id;
   } catch (error) {
     throw new CuratorError(
       "snapshot",

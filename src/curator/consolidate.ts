@@ -10,6 +10,7 @@
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
 import { isoTimestamp } from "../core/fsutil.js";
+import { meterFor } from "../core/progress.js";
 import type { ConsolidatedEntry, PrunedEntry } from "../llm/classify.js";
 import {
   type ClassifyInput,
@@ -182,6 +183,7 @@ async function ensureSnapshot(input: ConsolidatorInput): Promise<string | null> 
     home: input.home,
     config: input.config,
     reason: "pre-curator-run",
+    meter: input.meter,
   });
   input.progress(`snapshot created (${snapshot.id})`);
   return snapshot.id;
@@ -352,8 +354,10 @@ async function converse(
   const result: Conversation = { final: "", error: null, toolCalls: [], calls: [] };
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), input.config.curator.maxSeconds * 1000);
+  const turns = meterFor(input.meter, "consolidating (model turns)", input.config.curator.maxIterations);
   try {
     for (let turn = 1; ; turn += 1) {
+      turns(turn - 1);
       if (turn > input.config.curator.maxIterations) {
         result.error = `stopped after ${input.config.curator.maxIterations} model turns (curator.max_iterations) before the model finished; raise it or run again`;
         break;

@@ -19,6 +19,7 @@ import {
   pathExists,
   withLock,
 } from "../core/fsutil.js";
+import { meterFor, type ProgressSink } from "../core/progress.js";
 import {
   clearJournal,
   crashPoint,
@@ -52,6 +53,8 @@ export interface SnapshotRollbackOptions {
   /** Snapshot id; the newest when omitted. */
   id?: string;
   now?: Date;
+  /** Counted progress: the safety snapshot, then the restore (archive bytes read). */
+  meter?: ProgressSink;
 }
 
 /** The rollback lock (one whole-tree rollback at a time per home). */
@@ -87,6 +90,7 @@ export async function rollbackToSnapshot(opts: SnapshotRollbackOptions): Promise
         reason: `pre-rollback to ${target.id}`,
         now: opts.now,
         protectIds: [target.id],
+        meter: opts.meter,
       });
     } catch (error) {
       throw new CuratorError(
@@ -101,7 +105,7 @@ export async function rollbackToSnapshot(opts: SnapshotRollbackOptions): Promise
     await crashPoint("rollback:after-safety");
     const manifest = target.manifest ?? (await readManifest(target.dir));
     const verified = await verifyArchive(target.archive, manifest?.links ?? []);
-    const journal = await swapIn(opts.home, target, safety.id, verified);
+    const journal = await swapIn(opts.home, target, safety.id, verified, opts.meter);
     const cron = await restoreCronLinks(opts.home, target);
     await crashPoint("rollback:after-cron");
     await finishCleanup(opts.home, journal);
@@ -143,6 +147,7 @@ async function swapIn(
   target: SnapshotInfo,
   safetyId: string,
   verified: VerifiedArchive,
+  meter?: ProgressSink,
 ): Promise<RollbackJournal> {
   const skills = homePaths(home).skills;
   const journal: RollbackJournal = {
@@ -164,7 +169,8 @@ async function swapIn(
   await crashPoint("rollback:journal-extracting");
   try {
     await fs.mkdir(staging);
-    await extractVerified(target.archive, staging, verified);
+    const bytes = (await fs.stat(target.archive)).size;
+    await extractVerified(target.archive, staging, verified, meterFor(meter, "restoring", bytes));
   } catch (error) {
     await fs.rm(staging, { recursive: true, force: true });
     await clearJournal(home);

@@ -157,6 +157,7 @@ async function runLlm(opts: RunOptions, candidates: string[], now: Date, progres
       dryRun: opts.dryRun ?? false,
       now,
       progress,
+      meter: opts.meter,
     });
   } catch (error) {
     const message = (error as Error).message;

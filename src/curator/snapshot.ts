@@ -4,6 +4,7 @@ import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
 import { CuratorError } from "../core/errors.js";
 import { atomicWriteFile, isoTimestamp, stableJson, withLock } from "../core/fsutil.js";
+import { meterFor, type ProgressSink } from "../core/progress.js";
 import { crashPoint as hook } from "./journal.js";
 import { type RecordedLink, streamArchive } from "./tarball/write.js";
 
@@ -90,6 +91,8 @@ export interface CreateSnapshotOptions {
   now?: Date;
   /** Ids that retention must keep whatever `keep` says (a rollback's target). */
   protectIds?: string[];
+  /** Counted progress: top-level library entries archived. */
+  meter?: ProgressSink;
 }
 
 /** Formats the base id (no collision suffix) for a moment. */
@@ -134,6 +137,7 @@ export async function createSnapshot(opts: CreateSnapshotOptions): Promise<{ id:
           id,
           reason: opts.reason,
           now,
+          meter: opts.meter,
         });
       } catch (error) {
         await fs.rm(dir, { recursive: true, force: true });
@@ -171,6 +175,7 @@ interface WriteSnapshotInput {
   id: string;
   reason: string;
   now: Date;
+  meter?: ProgressSink;
 }
 
 /** Streams the tar, copies cron jobs, writes the manifest, then commits by renaming the archive in. */
@@ -178,7 +183,12 @@ async function writeSnapshot(input: WriteSnapshotInput): Promise<void> {
   const entries = (await fs.readdir(input.skills)).filter(isSnapshotEntry).sort();
   const tmpArchive = path.join(input.dir, `${SNAPSHOT_ARCHIVE}.partial`);
   await hook("snapshot:before-tar");
-  const { skillFiles, links } = await streamArchive(input.skills, entries, tmpArchive);
+  const { skillFiles, links } = await streamArchive(
+    input.skills,
+    entries,
+    tmpArchive,
+    meterFor(input.meter, "snapshot", entries.length),
+  );
   await hook("snapshot:after-tar");
   const cron = await copyCronJobs(input.cronJobs, path.join(input.dir, "cron-jobs.json"));
   const manifest: SnapshotManifest = {

@@ -3,6 +3,7 @@
  * provenance classification. Kept free of logic so every module (and other engineers) can import them.
  */
 import type { SkillgateConfig } from "../config/config.js";
+import type { ProgressSink } from "../core/progress.js";
 import type { ConsolidatedEntry, PrunedEntry } from "../llm/classify.js";
 
 import type { SkillLibrary } from "../skills/types.js";
@@ -98,6 +99,8 @@ export interface ConsolidatorInput {
   dryRun: boolean;
   now: Date;
   progress: (line: string) => void;
+  /** Counted progress (model turns of the pass; its snapshot). */
+  meter?: ProgressSink;
 }
 
 /** The LLM seam: the consolidation engineer supplies one; the run calls it when consolidating. */

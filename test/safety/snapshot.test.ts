@@ -3,6 +3,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { t as tarList } from "tar";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { ProgressEvent } from "../../src/core/progress.js";
 import { readJournal } from "../../src/curator/journal.js";
 import { recoverInterruptedRollback, rollbackToSnapshot } from "../../src/curator/rollback.js";
 import {
@@ -307,5 +308,41 @@ describe("rollbackToSnapshot (scenarios 38–40)", () => {
     await expect(rollbackToSnapshot({ home, config: configWith(), id: snap.id })).rejects.toThrow();
     expect(await listTree(home)).toEqual(before);
     expect(await recoverInterruptedRollback(home)).toBeNull();
+  });
+});
+
+describe("progress of snapshots and rollbacks", () => {
+  it("a snapshot counts its top-level entries and a rollback its archive bytes, each ending at its total", async () => {
+    for (let i = 0; i < 6; i++)
+      await writeSkill(home, `cat${i}/skill-${i}`, { "notes.md": "x".repeat(4000) });
+    const events: ProgressEvent[] = [];
+    const snap = await createSnapshot({
+      home,
+      config: configWith(),
+      reason: "manual",
+      meter: (event) => events.push(event),
+    });
+    const snapshotEvents = events.filter((event) => event.task === "snapshot");
+    // One event to start and one per top-level entry (the six categories), then the end.
+    expect(snapshotEvents[0]).toEqual({ task: "snapshot", done: 0, total: 6 });
+    expect(snapshotEvents.at(-1)).toEqual({ task: "snapshot", done: 6, total: 6 });
+    const dones = snapshotEvents.map((event) => event.done);
+    expect([...dones].sort((a, b) => a - b)).toEqual(dones);
+
+    await writeSkill(home, "cat0/added-later");
+    events.length = 0;
+    await rollbackToSnapshot({
+      home,
+      config: configWith(),
+      id: path.basename(snap.dir),
+      meter: (event) => events.push(event),
+    });
+    // The safety snapshot first (the same six categories), then the restore, by archive bytes read.
+    expect(events[0]).toEqual({ task: "snapshot", done: 0, total: 6 });
+    const restoring = events.filter((event) => event.task === "restoring");
+    const archiveBytes = (await fs.stat(path.join(snap.dir, "skills.tar.gz"))).size;
+    expect(restoring[0]).toEqual({ task: "restoring", done: 0, total: archiveBytes });
+    expect(restoring.at(-1)?.done).toBe(archiveBytes);
+    expect(await exists(path.join(home, "skills", "cat0", "added-later"))).toBe(false);
   });
 });

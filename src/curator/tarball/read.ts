@@ -150,8 +150,13 @@ const BUFFERED_FILE_LIMIT = 1024 * 1024;
  * Feeds an archive through tar's parser in small chunks (the gzip stream is inflated incrementally),
  * calling `onEntry` for every member. Resolves when the archive has been read to the end.
  */
-async function parseArchive(archive: string, onEntry: (entry: ReadEntry) => void): Promise<void> {
+async function parseArchive(
+  archive: string,
+  onEntry: (entry: ReadEntry) => void,
+  onBytes?: (read: number) => void,
+): Promise<void> {
   const source = createReadStream(archive, { highWaterMark: 16 * 1024 });
+  if (onBytes) source.on("data", () => onBytes(source.bytesRead));
   const parser = new Parser({ strict: true });
   parser.on("entry", onEntry);
   await new Promise<void>((resolve, reject) => {
@@ -174,6 +179,7 @@ export async function extractVerified(
   archive: string,
   dest: string,
   verified: VerifiedArchive,
+  progress?: (archiveBytesRead: number) => void,
 ): Promise<void> {
   const streams: Array<Promise<void>> = [];
   const madeDirs = new Set<string>([dest]);
@@ -191,62 +197,68 @@ export async function extractVerified(
       failure ??= error;
     }
   };
-  await parseArchive(archive, (entry) => {
-    const checked = checkMemberPath(String(entry.path));
-    if (!checked.ok || !SAFE_TYPES.has(entry.type)) {
-      failure ??= new Error(`archive changed during extraction (unexpected member '${String(entry.path)}')`);
-      entry.resume();
-      return;
-    }
-    if (skipsMember(checked.path)) {
-      entry.resume();
-      return;
-    }
-    const abs = path.join(dest, ...checked.path.split("/"));
-    const mtime = entry.mtime;
-    if (entry.type === "Directory" || entry.type === "SymbolicLink" || entry.type === "Link") {
-      entry.resume();
-      guarded(() => {
-        if (entry.type === "Directory") {
-          ensureDir(abs);
-          if (mtime) dirTimes.push([abs, mtime]);
-        } else if (entry.type === "Link") {
-          const target = checkMemberPath(String(entry.linkpath ?? ""));
-          if (!target.ok) throw new Error(`hard link '${checked.path}' has an unsafe target`);
+  await parseArchive(
+    archive,
+    (entry) => {
+      const checked = checkMemberPath(String(entry.path));
+      if (!checked.ok || !SAFE_TYPES.has(entry.type)) {
+        failure ??= new Error(
+          `archive changed during extraction (unexpected member '${String(entry.path)}')`,
+        );
+        entry.resume();
+        return;
+      }
+      if (skipsMember(checked.path)) {
+        entry.resume();
+        return;
+      }
+      const abs = path.join(dest, ...checked.path.split("/"));
+      const mtime = entry.mtime;
+      if (entry.type === "Directory" || entry.type === "SymbolicLink" || entry.type === "Link") {
+        entry.resume();
+        guarded(() => {
+          if (entry.type === "Directory") {
+            ensureDir(abs);
+            if (mtime) dirTimes.push([abs, mtime]);
+          } else if (entry.type === "Link") {
+            const target = checkMemberPath(String(entry.linkpath ?? ""));
+            if (!target.ok) throw new Error(`hard link '${checked.path}' has an unsafe target`);
+            ensureDir(path.dirname(abs));
+            rmSync(abs, { force: true });
+            linkSync(path.join(dest, ...target.path.split("/")), abs);
+          }
+        });
+        return;
+      }
+      const mode = (entry.mode ?? 0o644) & 0o777;
+      if (entry.size > BUFFERED_FILE_LIMIT) {
+        guarded(() => ensureDir(path.dirname(abs)));
+        const sink = createWriteStream(abs, { mode });
+        const done = new Promise<void>((resolve, reject) => {
+          sink.on("close", resolve);
+          sink.on("error", reject);
+        }).then(async () => {
+          if (mtime) await fs.utimes(abs, mtime, mtime);
+        });
+        done.catch((error: unknown) => {
+          failure ??= error;
+        });
+        streams.push(done);
+        entry.pipe(sink);
+        return;
+      }
+      const chunks: Buffer[] = [];
+      entry.on("data", (chunk: Buffer) => chunks.push(chunk));
+      entry.on("end", () =>
+        guarded(() => {
           ensureDir(path.dirname(abs));
-          rmSync(abs, { force: true });
-          linkSync(path.join(dest, ...target.path.split("/")), abs);
-        }
-      });
-      return;
-    }
-    const mode = (entry.mode ?? 0o644) & 0o777;
-    if (entry.size > BUFFERED_FILE_LIMIT) {
-      guarded(() => ensureDir(path.dirname(abs)));
-      const sink = createWriteStream(abs, { mode });
-      const done = new Promise<void>((resolve, reject) => {
-        sink.on("close", resolve);
-        sink.on("error", reject);
-      }).then(async () => {
-        if (mtime) await fs.utimes(abs, mtime, mtime);
-      });
-      done.catch((error: unknown) => {
-        failure ??= error;
-      });
-      streams.push(done);
-      entry.pipe(sink);
-      return;
-    }
-    const chunks: Buffer[] = [];
-    entry.on("data", (chunk: Buffer) => chunks.push(chunk));
-    entry.on("end", () =>
-      guarded(() => {
-        ensureDir(path.dirname(abs));
-        writeFileSync(abs, Buffer.concat(chunks), { mode });
-        if (mtime) utimesSync(abs, mtime, mtime);
-      }),
-    );
-  });
+          writeFileSync(abs, Buffer.concat(chunks), { mode });
+          if (mtime) utimesSync(abs, mtime, mtime);
+        }),
+      );
+    },
+    progress,
+  );
   await Promise.allSettled(streams);
   if (failure !== undefined) throw failure;
   for (const link of verified.links) {

@@ -275,12 +275,13 @@ function readFileOrNull(file: string): Buffer | null {
 /**
  * Streams a gzipped tar of `entries` to `dest` depth-first in a stable order; gzip backpressure paces
  * the walk, so memory stays flat however large the library is. Counts SKILL.md files and records
- * symlinks on the way.
+ * symlinks on the way; `progress` hears how many of `entries` are done.
  */
 export async function streamArchive(
   root: string,
   entries: string[],
   dest: string,
+  progress: (done: number) => void = () => undefined,
 ): Promise<{ skillFiles: number; links: RecordedLink[] }> {
   let skillFiles = 0;
   const links: RecordedLink[] = [];
@@ -296,8 +297,10 @@ export async function streamArchive(
     // One lstat per member decides both its header and whether to descend.
     const stack: string[] = [...entries].reverse();
     let since = performance.now();
+    let started = 0;
     while (stack.length > 0) {
       const rel = stack.pop() as string;
+      if (!rel.includes("/")) progress(started++);
       const member = statMember(rootPrefix + rel, rel);
       if (!member) continue;
       let result = tar.tryMember(member);
@@ -324,6 +327,7 @@ export async function streamArchive(
       }
     }
     await tar.finish();
+    progress(entries.length);
     gzip.end();
   } catch (error) {
     gzip.destroy(error as Error);
