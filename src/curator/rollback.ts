@@ -5,7 +5,8 @@
  * `recoverInterruptedRollback` uses to finish the swap (or undo an unfinished extraction), so the
  * library ends up exactly as before or exactly as after.
  */
-import { promises as fs } from "node:fs";
+import { spawn } from "node:child_process";
+import { promises as fs, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
@@ -250,13 +251,54 @@ async function undoSwap(home: string, journal: RollbackJournal): Promise<void> {
   await clearJournal(home);
 }
 
-/** Removes the side and staging dirs and the journal once a swap is committed. */
+/** Where old libraries wait for their background deletion: beside the blobs, outside `skills/`. */
+function rollbackTrashDir(home: string): string {
+  return path.join(path.dirname(homePaths(home).blobs), "trash");
+}
+
+/**
+ * Clears the side and staging dirs and the journal once a swap is committed. Deleting the old library
+ * (tens of thousands of unlinks: longer than extracting the new one) is not waited for: the side dir is
+ * moved out of `skills/` into the rollback trash, which a detached process deletes
+ * (`deleteInBackground`); what a deleter that died left there is removed by the next start's recovery.
+ */
 async function finishCleanup(home: string, journal: RollbackJournal): Promise<void> {
   const skills = homePaths(home).skills;
-  await fs.rm(path.join(skills, journal.side), { recursive: true, force: true });
+  const side = path.join(skills, journal.side);
+  const trash = path.join(rollbackTrashDir(home), `rollback-${journal.target}-${process.pid}`);
+  let moved = false;
+  try {
+    await fs.mkdir(path.dirname(trash), { recursive: true });
+    await fs.rename(side, trash);
+    moved = true;
+  } catch {
+    await fs.rm(side, { recursive: true, force: true });
+  }
   await crashPoint("rollback:side-removed");
   await fs.rm(path.join(skills, journal.staging), { recursive: true, force: true });
   await clearJournal(home);
+  if (moved && !deleteInBackground(trash)) await fs.rm(trash, { recursive: true, force: true });
+}
+
+/**
+ * Starts a detached process that deletes `dir` (purge trash) and outlives this one; false when it could
+ * not be started. `<dir>.deleter` holds its pid, so recovery leaves the dir to it while it lives
+ * (`emptyPurgeTrash`); the deleter removes that file last.
+ */
+function deleteInBackground(dir: string): boolean {
+  const script =
+    "const fs = require('node:fs'); const dir = process.argv[1];" +
+    " try { fs.rmSync(dir, { recursive: true, force: true }); fs.rmSync(dir + '.deleter', { force: true }); } catch {}";
+  try {
+    const child = spawn(process.execPath, ["-e", script, dir], { detached: true, stdio: "ignore" });
+    child.on("error", () => undefined);
+    child.unref();
+    if (child.pid === undefined) return false;
+    writeFileSync(`${dir}.deleter`, String(child.pid));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -265,7 +307,12 @@ async function finishCleanup(home: string, journal: RollbackJournal): Promise<vo
  * with a rollback right now).
  */
 export async function recoverInterruptedRollback(home: string): Promise<string | null> {
-  if (!(await pathExists(journalPath(home))) && !(await hasPurgeTrash(home))) return null;
+  if (
+    !(await pathExists(journalPath(home))) &&
+    !(await hasPurgeTrash(home)) &&
+    !(await hasRollbackTrash(home))
+  )
+    return null;
   let lock: HeldLock;
   try {
     lock = await acquireLock(rollbackLockPath(home), { waitMs: 0 });
@@ -314,6 +361,12 @@ async function recoverLocked(home: string): Promise<string | null> {
   return `curator: an interrupted rollback to snapshot ${journal.target} was completed${cronNote}.`;
 }
 
+/** True when an old library is waiting in the rollback trash (its deleter may have died). */
+async function hasRollbackTrash(home: string): Promise<boolean> {
+  const names = await fs.readdir(rollbackTrashDir(home)).catch(() => [] as string[]);
+  return names.some((name) => !name.endsWith(".deleter"));
+}
+
 /** True when a purge left its trash dir behind, or a journal write left its temp file. */
 async function hasPurgeTrash(home: string): Promise<boolean> {
   const names = await fs.readdir(homePaths(home).skills).catch(() => [] as string[]);
@@ -342,10 +395,18 @@ function pidInUse(pid: number): boolean {
   }
 }
 
-/** Deletes leftovers of interrupted purges (their packages were ledgered before being moved there). */
+/**
+ * Deletes leftovers of interrupted purges (their packages were ledgered before being moved there) and
+ * old libraries in the rollback trash whose background deleter died (a live deleter's are left to it).
+ */
 export async function emptyPurgeTrash(home: string): Promise<void> {
   const skills = homePaths(home).skills;
   const names = await fs.readdir(skills).catch(() => [] as string[]);
+  const trash = rollbackTrashDir(home);
+  for (const name of await fs.readdir(trash).catch(() => [] as string[])) {
+    if (!deleterAlive(path.join(trash, name)))
+      await fs.rm(path.join(trash, name), { recursive: true, force: true }).catch(() => undefined);
+  }
   for (const name of names) {
     if (name.startsWith(".purge-trash"))
       await fs.rm(path.join(skills, name), { recursive: true, force: true });
@@ -353,6 +414,17 @@ export async function emptyPurgeTrash(home: string): Promise<void> {
     // Left by a process that died mid-write (a live one other than us may be writing it right now).
     if (writer !== undefined && (writer === process.pid || !pidInUse(writer)))
       await fs.rm(path.join(skills, name), { force: true });
+  }
+}
+
+/** True when `trash` (or the trash a `.deleter` file belongs to) is being deleted by a live process. */
+function deleterAlive(trash: string): boolean {
+  const marker = trash.endsWith(".deleter") ? trash : `${trash}.deleter`;
+  try {
+    const pid = Number(readFileSync(marker, "utf8"));
+    return Number.isInteger(pid) && pid > 0 && pidInUse(pid);
+  } catch {
+    return false;
   }
 }
 

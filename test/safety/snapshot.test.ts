@@ -346,3 +346,25 @@ describe("progress of snapshots and rollbacks", () => {
     expect(await exists(path.join(home, "skills", "cat0", "added-later"))).toBe(false);
   });
 });
+
+describe("the old library after a rollback", () => {
+  it("leaves skills/ at once and is deleted in the background; what a dead deleter left, recovery removes", async () => {
+    await writeSkill(home, "tools/keep");
+    const snap = await createSnapshot({ home, config: configWith(), reason: "manual" });
+    await writeSkill(home, "tools/added-later", { "big.md": "y".repeat(10_000) });
+    await rollbackToSnapshot({ home, config: configWith(), id: path.basename(snap.dir) });
+    const skills = await fs.readdir(path.join(home, "skills"));
+    expect(skills.filter((name) => name.startsWith(".rollback") || name.startsWith(".purge"))).toEqual([]);
+    const trash = path.join(home, ".curator_backups", "trash");
+    const deadline = Date.now() + 15_000;
+    while ((await fs.readdir(trash).catch(() => [])).length > 0 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await fs.readdir(trash)).toEqual([]);
+
+    // A deleter that died (no live pid in its marker) leaves the rest to the next start.
+    await writeFiles(path.join(trash, "rollback-old-1"), { "tools/x/SKILL.md": "x" });
+    await fs.writeFile(path.join(trash, "rollback-old-1.deleter"), "999999999");
+    await recoverInterruptedRollback(home);
+    expect(await fs.readdir(trash)).toEqual([]);
+  });
+});
