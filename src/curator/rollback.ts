@@ -37,7 +37,8 @@ import {
   resolveSnapshot,
   type SnapshotInfo,
 } from "./snapshot.js";
-import { extractVerified, type VerifiedArchive, verifyArchive } from "./tarball/read.js";
+import { extractChecked, type VerifiedArchive } from "./tarball/read.js";
+import type { RecordedLink } from "./tarball/write.js";
 
 /** Outcome of a whole-tree rollback. */
 export interface SnapshotRollbackResult {
@@ -105,8 +106,13 @@ export async function rollbackToSnapshot(opts: SnapshotRollbackOptions): Promise
     }
     await crashPoint("rollback:after-safety");
     const manifest = target.manifest ?? (await readManifest(target.dir));
-    const verified = await verifyArchive(target.archive, manifest?.links ?? []);
-    const journal = await swapIn(opts.home, target, safety.id, verified, opts.meter);
+    const { journal, verified } = await swapIn(
+      opts.home,
+      target,
+      safety.id,
+      manifest?.links ?? [],
+      opts.meter,
+    );
     const cron = await restoreCronLinks(opts.home, target);
     await crashPoint("rollback:after-cron");
     await finishCleanup(opts.home, journal);
@@ -142,14 +148,18 @@ async function takeRollbackLock(home: string): Promise<HeldLock> {
   }
 }
 
-/** Extracts into staging and swaps the library, journaling each phase. Returns the committed journal. */
+/**
+ * Checks and extracts the archive into staging in one pass (an unsafe archive is refused there and the
+ * staging removed: the library is untouched), then swaps the library, journaling each phase. Returns
+ * the committed journal and what the check found.
+ */
 async function swapIn(
   home: string,
   target: SnapshotInfo,
   safetyId: string,
-  verified: VerifiedArchive,
+  recordedLinks: RecordedLink[],
   meter?: ProgressSink,
-): Promise<RollbackJournal> {
+): Promise<{ journal: RollbackJournal; verified: VerifiedArchive }> {
   const skills = homePaths(home).skills;
   const journal: RollbackJournal = {
     version: 1,
@@ -168,13 +178,21 @@ async function swapIn(
   await fs.rm(path.join(skills, journal.side), { recursive: true, force: true });
   await writeJournal(home, journal);
   await crashPoint("rollback:journal-extracting");
+  let verified: VerifiedArchive;
   try {
     await fs.mkdir(staging);
     const bytes = (await fs.stat(target.archive)).size;
-    await extractVerified(target.archive, staging, verified, meterFor(meter, "restoring", bytes));
+    verified = await extractChecked(
+      target.archive,
+      staging,
+      recordedLinks,
+      meterFor(meter, "restoring", bytes),
+    );
   } catch (error) {
     await fs.rm(staging, { recursive: true, force: true });
     await clearJournal(home);
+    // A refused or unreadable archive says so itself (and that nothing was changed).
+    if (error instanceof CuratorError) throw error;
     throw new CuratorError(
       "rollback",
       `snapshot extract failed (state restored): ${(error as Error).message}`,
@@ -203,7 +221,7 @@ async function swapIn(
   journal.phase = "committed";
   await writeJournal(home, journal);
   await crashPoint("rollback:journal-committed");
-  return journal;
+  return { journal, verified };
 }
 
 /**
@@ -251,15 +269,18 @@ async function undoSwap(home: string, journal: RollbackJournal): Promise<void> {
   await clearJournal(home);
 }
 
-/** Where old libraries wait for their background deletion: beside the blobs, outside `skills/`. */
+/**
+ * Where old libraries wait for their background deletion: inside the backups folder, which no library
+ * view, snapshot or rollback includes, on the same file system as the library (one rename).
+ */
 function rollbackTrashDir(home: string): string {
-  return path.join(path.dirname(homePaths(home).blobs), "trash");
+  return path.join(homePaths(home).backups, ".trash");
 }
 
 /**
  * Clears the side and staging dirs and the journal once a swap is committed. Deleting the old library
  * (tens of thousands of unlinks: longer than extracting the new one) is not waited for: the side dir is
- * moved out of `skills/` into the rollback trash, which a detached process deletes
+ * moved out of the library into the rollback trash, which a detached process deletes
  * (`deleteInBackground`); what a deleter that died left there is removed by the next start's recovery.
  */
 async function finishCleanup(home: string, journal: RollbackJournal): Promise<void> {

@@ -355,7 +355,7 @@ describe("the old library after a rollback", () => {
     await rollbackToSnapshot({ home, config: configWith(), id: path.basename(snap.dir) });
     const skills = await fs.readdir(path.join(home, "skills"));
     expect(skills.filter((name) => name.startsWith(".rollback") || name.startsWith(".purge"))).toEqual([]);
-    const trash = path.join(home, ".curator_backups", "trash");
+    const trash = path.join(home, "skills", ".curator_backups", ".trash");
     const deadline = Date.now() + 15_000;
     while ((await fs.readdir(trash).catch(() => [])).length > 0 && Date.now() < deadline)
       await new Promise((resolve) => setTimeout(resolve, 50));

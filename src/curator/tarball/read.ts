@@ -53,6 +53,109 @@ function linkStaysInside(memberPath: string, target: string): boolean {
 }
 
 /**
+ * The member checks of a snapshot archive, fed one member at a time: per-member rules as members
+ * arrive, the rules that need the whole member list (nothing under a symlink, hard links) in `finish`.
+ */
+class MemberChecker {
+  private readonly problems: string[] = [];
+  private readonly paths: string[] = [];
+  private readonly symlinks = new Map<string, string>();
+  private readonly hardlinks: Array<{ path: string; target: string }> = [];
+  private readonly skipped: string[] = [];
+  private readonly recorded: Set<string>;
+
+  constructor(recordedLinks: RecordedLink[]) {
+    this.recorded = new Set(recordedLinks.map((link) => `${link.path}\0${link.target}`));
+  }
+
+  private refuse(member: string, reason: string): undefined {
+    if (this.problems.length < 5) this.problems.push(`'${member}' ${reason}`);
+    return undefined;
+  }
+
+  /**
+   * Checks one member; returns its normalised path when it is to be extracted, undefined when it is
+   * refused (the archive will be) or left out by the skip rule.
+   */
+  check(entry: ReadEntry): string | undefined {
+    const raw = String(entry.path);
+    const checked = checkMemberPath(raw);
+    if (!checked.ok) return this.refuse(raw, checked.reason);
+    const member = checked.path;
+    if (!SAFE_TYPES.has(entry.type))
+      return this.refuse(raw, `is a ${entry.type}, which a snapshot never contains`);
+    if (skipsMember(member)) {
+      this.skipped.push(member);
+      return undefined;
+    }
+    this.paths.push(member);
+    const linkpath = entry.linkpath === undefined ? "" : String(entry.linkpath);
+    if (entry.type === "SymbolicLink") {
+      const faithful = this.recorded.has(`${member}\0${linkpath}`);
+      if (!linkStaysInside(member, linkpath) && !faithful)
+        return this.refuse(raw, `is a symlink leaving the tree (-> ${linkpath})`);
+      this.symlinks.set(member, linkpath);
+    } else if (entry.type === "Link") {
+      const target = checkMemberPath(linkpath);
+      if (!target.ok) return this.refuse(raw, `is a hard link whose target ${target.reason}`);
+      this.hardlinks.push({ path: member, target: target.path });
+    }
+    return member;
+  }
+
+  /** True once any member was refused. */
+  get refused(): boolean {
+    return this.problems.length > 0;
+  }
+
+  /** The whole-archive rules; throws `curator.unsafe_archive` when anything was refused. */
+  finish(): VerifiedArchive {
+    const { symlinks } = this;
+    for (const member of this.paths) {
+      const parts = member.split("/");
+      for (let i = 1; i < parts.length; i++) {
+        if (symlinks.has(parts.slice(0, i).join("/")))
+          this.refuse(member, "would be written through a symlink");
+      }
+    }
+    for (const link of this.hardlinks) {
+      if (symlinks.has(link.target)) this.refuse(link.path, "is a hard link to a symlink");
+      if (skipsMember(link.target)) this.refuse(link.path, "is a hard link to a member a rollback skips");
+      const parts = link.target.split("/");
+      for (let i = 1; i < parts.length; i++) {
+        if (symlinks.has(parts.slice(0, i).join("/")))
+          this.refuse(link.path, "is a hard link through a symlink");
+      }
+    }
+    if (this.problems.length > 0) {
+      throw new CuratorError(
+        "rollback",
+        `refusing unsafe snapshot archive: ${this.problems.join("; ")}. Nothing was changed.`,
+        {
+          code: "curator.unsafe_archive",
+        },
+      );
+    }
+    const topLevel = [...new Set(this.paths.map((member) => member.split("/")[0] ?? member))].sort();
+    return {
+      topLevel,
+      links: [...symlinks].map(([p, target]) => ({ path: p, target })),
+      skipped: this.skipped,
+    };
+  }
+}
+
+function unreadable(archive: string, error: unknown): CuratorError {
+  return new CuratorError(
+    "rollback",
+    `snapshot archive ${archive} is unreadable (${(error as Error).message}); pick another snapshot with --id.`,
+    {
+      cause: error,
+    },
+  );
+}
+
+/**
  * Reads the whole archive and refuses it (CuratorError, nothing written) when any member is unsafe:
  * a bad path, a device or other special type, a hard link leaving the tree, a symlink leaving the tree
  * that the snapshot's manifest did not record, or a member placed under a symlink.
@@ -61,75 +164,16 @@ export async function verifyArchive(
   archive: string,
   recordedLinks: RecordedLink[] = [],
 ): Promise<VerifiedArchive> {
-  const problems: string[] = [];
-  const paths: string[] = [];
-  const symlinks = new Map<string, string>();
-  const hardlinks: Array<{ path: string; target: string }> = [];
-  const skipped: string[] = [];
-  const recorded = new Set(recordedLinks.map((link) => `${link.path}\0${link.target}`));
-  const refuse = (member: string, reason: string) => {
-    if (problems.length < 5) problems.push(`'${member}' ${reason}`);
-  };
+  const checker = new MemberChecker(recordedLinks);
   try {
     await parseArchive(archive, (entry) => {
       entry.resume();
-      const raw = String(entry.path);
-      const checked = checkMemberPath(raw);
-      if (!checked.ok) return refuse(raw, checked.reason);
-      const member = checked.path;
-      if (!SAFE_TYPES.has(entry.type))
-        return refuse(raw, `is a ${entry.type}, which a snapshot never contains`);
-      if (skipsMember(member)) {
-        skipped.push(member);
-        return;
-      }
-      paths.push(member);
-      const linkpath = entry.linkpath === undefined ? "" : String(entry.linkpath);
-      if (entry.type === "SymbolicLink") {
-        const faithful = recorded.has(`${member}\0${linkpath}`);
-        if (!linkStaysInside(member, linkpath) && !faithful)
-          return refuse(raw, `is a symlink leaving the tree (-> ${linkpath})`);
-        symlinks.set(member, linkpath);
-      } else if (entry.type === "Link") {
-        const target = checkMemberPath(linkpath);
-        if (!target.ok) return refuse(raw, `is a hard link whose target ${target.reason}`);
-        hardlinks.push({ path: member, target: target.path });
-      }
+      checker.check(entry);
     });
   } catch (error) {
-    throw new CuratorError(
-      "rollback",
-      `snapshot archive ${archive} is unreadable (${(error as Error).message}); pick another snapshot with --id.`,
-      {
-        cause: error,
-      },
-    );
+    throw unreadable(archive, error);
   }
-  for (const member of paths) {
-    const parts = member.split("/");
-    for (let i = 1; i < parts.length; i++) {
-      if (symlinks.has(parts.slice(0, i).join("/"))) refuse(member, "would be written through a symlink");
-    }
-  }
-  for (const link of hardlinks) {
-    if (symlinks.has(link.target)) refuse(link.path, "is a hard link to a symlink");
-    if (skipsMember(link.target)) refuse(link.path, "is a hard link to a member a rollback skips");
-    const parts = link.target.split("/");
-    for (let i = 1; i < parts.length; i++) {
-      if (symlinks.has(parts.slice(0, i).join("/"))) refuse(link.path, "is a hard link through a symlink");
-    }
-  }
-  if (problems.length > 0) {
-    throw new CuratorError(
-      "rollback",
-      `refusing unsafe snapshot archive: ${problems.join("; ")}. Nothing was changed.`,
-      {
-        code: "curator.unsafe_archive",
-      },
-    );
-  }
-  const topLevel = [...new Set(paths.map((member) => member.split("/")[0] ?? member))].sort();
-  return { topLevel, links: [...symlinks].map(([p, target]) => ({ path: p, target })), skipped };
+  return checker.finish();
 }
 
 /**
@@ -175,19 +219,21 @@ async function parseArchive(
 }
 
 /**
- * Extracts a verified archive into `dest` (which must exist and be empty). We write every member
- * ourselves, re-checking each one: tar's parser only reads. Nothing is written outside `dest`: member
- * paths are plain relative paths, and no symlink exists inside `dest` until the very end, when the
- * recorded symlinks are created exactly as archived. Modes keep only permission bits; mtimes are kept.
- * Small files are written synchronously (no thread-pool hop per file); the parser still yields to the
- * event loop between chunks of the archive.
+ * Checks and extracts an archive into `dest` (which must exist and be empty) in one pass, with the
+ * rules of `verifyArchive`: when any member is refused, `curator.unsafe_archive` is thrown after the
+ * pass and the caller removes `dest` — nothing outside it was touched. We write every member ourselves
+ * (tar's parser only reads); member paths are plain relative paths, and no symlink exists inside `dest`
+ * until the whole archive passed, when the symlinks are created exactly as archived. Modes keep only
+ * permission bits; mtimes are kept. Small files are written synchronously (no thread-pool hop per
+ * file); the parser still yields to the event loop between chunks of the archive.
  */
-export async function extractVerified(
+export async function extractChecked(
   archive: string,
   dest: string,
-  verified: VerifiedArchive,
+  recordedLinks: RecordedLink[] = [],
   progress?: (archiveBytesRead: number) => void,
-): Promise<void> {
+): Promise<VerifiedArchive> {
+  const checker = new MemberChecker(recordedLinks);
   const streams: Array<Promise<void>> = [];
   const madeDirs = new Set<string>([dest]);
   const dirTimes: Array<[string, Date]> = [];
@@ -199,74 +245,74 @@ export async function extractVerified(
   };
   const guarded = (fn: () => void) => {
     try {
-      if (failure === undefined) fn();
+      if (failure === undefined && !checker.refused) fn();
     } catch (error) {
       failure ??= error;
     }
   };
-  await parseArchive(
-    archive,
-    (entry) => {
-      const checked = checkMemberPath(String(entry.path));
-      if (!checked.ok || !SAFE_TYPES.has(entry.type)) {
-        failure ??= new Error(
-          `archive changed during extraction (unexpected member '${String(entry.path)}')`,
-        );
-        entry.resume();
-        return;
-      }
-      if (skipsMember(checked.path)) {
-        entry.resume();
-        return;
-      }
-      const abs = path.join(dest, ...checked.path.split("/"));
-      const mtime = entry.mtime;
-      if (entry.type === "Directory" || entry.type === "SymbolicLink" || entry.type === "Link") {
-        entry.resume();
-        guarded(() => {
-          if (entry.type === "Directory") {
-            ensureDir(abs);
-            if (mtime) dirTimes.push([abs, mtime]);
-          } else if (entry.type === "Link") {
-            const target = checkMemberPath(String(entry.linkpath ?? ""));
-            if (!target.ok) throw new Error(`hard link '${checked.path}' has an unsafe target`);
+  try {
+    await parseArchive(
+      archive,
+      (entry) => {
+        const member = checker.check(entry);
+        if (member === undefined || checker.refused) {
+          entry.resume();
+          return;
+        }
+        const abs = path.join(dest, ...member.split("/"));
+        const mtime = entry.mtime;
+        if (entry.type === "Directory" || entry.type === "SymbolicLink" || entry.type === "Link") {
+          entry.resume();
+          guarded(() => {
+            if (entry.type === "Directory") {
+              ensureDir(abs);
+              if (mtime) dirTimes.push([abs, mtime]);
+            } else if (entry.type === "Link") {
+              const target = checkMemberPath(String(entry.linkpath ?? ""));
+              if (!target.ok) throw new Error(`hard link '${member}' has an unsafe target`);
+              ensureDir(path.dirname(abs));
+              rmSync(abs, { force: true });
+              linkSync(path.join(dest, ...target.path.split("/")), abs);
+            }
+          });
+          return;
+        }
+        const mode = (entry.mode ?? 0o644) & 0o777;
+        if (entry.size > BUFFERED_FILE_LIMIT) {
+          guarded(() => ensureDir(path.dirname(abs)));
+          const sink = createWriteStream(abs, { mode });
+          const done = new Promise<void>((resolve, reject) => {
+            sink.on("close", resolve);
+            sink.on("error", reject);
+          }).then(async () => {
+            if (mtime) await fs.utimes(abs, mtime, mtime);
+          });
+          done.catch((error: unknown) => {
+            failure ??= error;
+          });
+          streams.push(done);
+          entry.pipe(sink);
+          return;
+        }
+        const chunks: Buffer[] = [];
+        entry.on("data", (chunk: Buffer) => chunks.push(chunk));
+        entry.on("end", () =>
+          guarded(() => {
             ensureDir(path.dirname(abs));
-            rmSync(abs, { force: true });
-            linkSync(path.join(dest, ...target.path.split("/")), abs);
-          }
-        });
-        return;
-      }
-      const mode = (entry.mode ?? 0o644) & 0o777;
-      if (entry.size > BUFFERED_FILE_LIMIT) {
-        guarded(() => ensureDir(path.dirname(abs)));
-        const sink = createWriteStream(abs, { mode });
-        const done = new Promise<void>((resolve, reject) => {
-          sink.on("close", resolve);
-          sink.on("error", reject);
-        }).then(async () => {
-          if (mtime) await fs.utimes(abs, mtime, mtime);
-        });
-        done.catch((error: unknown) => {
-          failure ??= error;
-        });
-        streams.push(done);
-        entry.pipe(sink);
-        return;
-      }
-      const chunks: Buffer[] = [];
-      entry.on("data", (chunk: Buffer) => chunks.push(chunk));
-      entry.on("end", () =>
-        guarded(() => {
-          ensureDir(path.dirname(abs));
-          writeFileSync(abs, Buffer.concat(chunks), { mode });
-          if (mtime) utimesSync(abs, mtime, mtime);
-        }),
-      );
-    },
-    progress,
-  );
+            writeFileSync(abs, Buffer.concat(chunks), { mode });
+            if (mtime) utimesSync(abs, mtime, mtime);
+          }),
+        );
+      },
+      progress,
+    );
+  } catch (error) {
+    await Promise.allSettled(streams);
+    throw unreadable(archive, error);
+  }
   await Promise.allSettled(streams);
+  // Refusals first: a member the checks refused may also have made a write fail.
+  const verified = checker.finish();
   if (failure !== undefined) throw failure;
   for (const link of verified.links) {
     const where = path.join(dest, ...link.path.split("/"));
@@ -283,4 +329,5 @@ export async function extractVerified(
       // A directory time is cosmetic; its content is what was verified.
     }
   }
+  return verified;
 }
