@@ -15,9 +15,15 @@ import type { SkillgateConfig } from "../config/config.js";
 import { AccessGate, admitSender, roleOf } from "../core/access.js";
 import { applyBudget } from "../core/budget.js";
 import { matchChatCommand } from "../core/command-text.js";
-import { SkillgateError } from "../core/errors.js";
+import { FileRefusedError, SkillgateError } from "../core/errors.js";
 import { type Logger, silentLogger } from "../core/logger.js";
-import type { Adapter, AdapterHooks, InboundMessage, ParsedCommand } from "../core/message.js";
+import type {
+  Adapter,
+  AdapterHooks,
+  InboundMessage,
+  OutboundTarget,
+  ParsedCommand,
+} from "../core/message.js";
 import { errorReply, type Reply, replyToPlainText, textReply } from "../core/reply.js";
 import type { CoordinationStores, RunLock } from "../core/stores.js";
 import type { Consolidator } from "../curator/types.js";
@@ -450,8 +456,17 @@ class GatewayImpl implements Gateway {
     if (mutated) await this.syncCommandCatalogs();
   }
 
-  /** Everything a chat receives: scrubbed of secrets and server paths, then held to the reply budget. */
-  private outbound(adapter: Adapter, reply: Reply, message?: InboundMessage): Reply {
+  /**
+   * Everything a chat receives: scrubbed of secrets and server paths, then held to the reply budget.
+   * `fallback` is the retry after the platform refused the file part: no files, and only the messages
+   * of the budget that the refused attempt had not used yet.
+   */
+  private outbound(
+    adapter: Adapter,
+    reply: Reply,
+    message?: InboundMessage,
+    fallback?: { delivered: number },
+  ): Reply {
     const command = message?.command;
     const known = command && this.registry.some((spec) => spec.path[0] === command.name);
     const cliCommand = command
@@ -466,10 +481,11 @@ class GatewayImpl implements Gateway {
           .slice(0, 60)}.txt`
       : "reply.txt";
     const maxLength = adapter.capabilities.maxMessageLength;
+    const maxMessages = this.options.config.gateway.maxReplyMessages - (fallback?.delivered ?? 0);
     return applyBudget(this.scrubber.reply(reply), {
-      maxMessages: this.options.config.gateway.maxReplyMessages,
+      maxMessages: Math.max(1, maxMessages),
       measure: (value) => adapter.measure?.(value) ?? Math.ceil(replyToPlainText(value).length / maxLength),
-      files: adapter.capabilities.files === true,
+      files: adapter.capabilities.files === true && fallback === undefined,
       cliCommand,
       fileName,
     });
@@ -484,13 +500,41 @@ class GatewayImpl implements Gateway {
     try {
       // Buttons are stored and a paged block cut to its page first: the budget then sees one page.
       const shown = await this.present(adapter, message.chat.id, reply, options.page);
-      await adapter.send(
+      await this.deliver(
+        adapter,
         { chatId: message.chat.id, threadId: message.chat.threadId, editMessageId: options.editMessageId },
-        this.outbound(adapter, shown, message),
+        shown,
         message,
       );
     } catch (error) {
       this.logger.error({ err: error, platform: adapter.platform }, "gateway: sending a reply failed");
+    }
+  }
+
+  /**
+   * Sends a reply through the budget. When the platform refuses its file part (too large for this
+   * chat, say), the reply goes again cut to what is left of the budget, with the line that names the
+   * terminal command showing all of it; the refusal is logged.
+   */
+  private async deliver(
+    adapter: Adapter,
+    target: OutboundTarget,
+    shown: Reply,
+    message?: InboundMessage,
+  ): Promise<void> {
+    try {
+      await adapter.send(target, this.outbound(adapter, shown, message), message);
+    } catch (error) {
+      if (!(error instanceof FileRefusedError)) throw error;
+      this.logger.warn(
+        { err: error, platform: adapter.platform, file: error.fileName, delivered: error.delivered },
+        "gateway: the platform refused the reply's file; sending the reply cut instead",
+      );
+      await adapter.send(
+        target,
+        this.outbound(adapter, shown, message, { delivered: error.delivered }),
+        message,
+      );
     }
   }
 
@@ -582,10 +626,7 @@ class GatewayImpl implements Gateway {
       );
       return false;
     }
-    await adapter.send(
-      { chatId, threadId },
-      this.outbound(adapter, await this.present(adapter, chatId, reply)),
-    );
+    await this.deliver(adapter, { chatId, threadId }, await this.present(adapter, chatId, reply));
     return true;
   }
 }
