@@ -138,6 +138,7 @@ describe("discord adapter against the emulator", () => {
       edit: true,
       threads: true,
       buttons: true,
+      files: true,
     });
     await adapter.stop();
     expect(adapter.health().state).toBe("stopped");
