@@ -20,13 +20,19 @@
  *   (Feishu docs, im-v1 message create, 请求体); over that the API answers 230025;
  * - frequency control: HTTP 429 with code 99991400 and `x-ogw-ratelimit-reset` seconds (Feishu docs,
  *   API call guide → frequency control), and 230020 when one chat gets more than 5 messages a second
- *   (im-v1 message create, 使用限制). Tests trigger either with `throttleNext`.
+ *   (im-v1 message create, 使用限制). Tests trigger either with `throttleNext`;
+ * - files: `POST im/v1/files` is a multipart upload (`file_type`, `file_name`, `file`) answering a
+ *   `file_key`; the file "must not exceed 30 MB, and empty files are not allowed" (Feishu docs, im-v1
+ *   file create, 使用限制: 文件大小不得超过 30 MB，且不允许上传空文件), refused with 234006 and 234010
+ *   (its error-code table); a `file` message's content is `{"file_key": …}` naming an uploaded file
+ *   (发送消息内容 → 文件). Tests lower the limit with `fileSizeLimit` to see an upload refused.
  */
 import { createCipheriv, createHash, randomBytes, randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import protobuf from "protobufjs";
 import { type WebSocket, WebSocketServer } from "ws";
+import { multipartBoundary, parseFormData } from "./multipart.js";
 
 /** One message the bot sent through the API. */
 export interface LarkSend {
@@ -40,7 +46,10 @@ export interface LarkSend {
   replyInThread?: boolean;
   msgType: string;
   content: string;
-  /** Visible text: the `text` of a text message, the lines of a post (code blocks included). */
+  /**
+   * Visible text: the `text` of a text message, the lines of a post (code blocks included), the
+   * `file_key` of a file message.
+   */
   text: string;
   /** Buttons of an interactive card: label and `value`. */
   buttons: { label: string; value: Record<string, unknown> }[];
@@ -49,6 +58,21 @@ export interface LarkSend {
   /** The message pings everyone in the chat (`<at user_id="all">` in a text message). */
   mentionsAll: boolean;
 }
+
+/** A file uploaded through `im/v1/files`. */
+export interface LarkUpload {
+  fileKey: string;
+  fileType: string;
+  fileName: string;
+  /** The bytes as uploaded. */
+  data: Buffer;
+}
+
+/** Largest file `im/v1/files` takes: 30 MB (Feishu docs, im-v1 file create, 使用限制). */
+export const LARK_FILE_LIMIT = 30 * 1024 * 1024;
+
+/** The `file_type` values `im/v1/files` accepts (im-v1 file create, 请求体). */
+const FILE_TYPES = new Set(["opus", "mp4", "pdf", "doc", "xls", "ppt", "stream"]);
 
 /** What the long-connection client acked: its code and the handler's answer (decoded from `data`). */
 export interface WsAck {
@@ -133,6 +157,10 @@ export class LarkEmulator {
   readonly sends: LarkSend[] = [];
   /** Every ack the long-connection client sent back, by frame message id. */
   readonly wsAcks = new Map<string, WsAck>();
+  /** Every file uploaded through `im/v1/files`, in order. */
+  readonly uploads: LarkUpload[] = [];
+  /** Largest file accepted (bytes); tests lower it to see an upload refused with 234006. */
+  fileSizeLimit = LARK_FILE_LIMIT;
   /** How many tenant tokens were issued. */
   tokensIssued = 0;
   private baseUrl = "";
@@ -408,7 +436,9 @@ export class LarkEmulator {
 
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", this.baseUrl || "http://127.0.0.1");
-    const raw = await readAll(req);
+    const bytes = await readAll(req);
+    const boundary = multipartBoundary(req);
+    const raw = boundary ? "" : bytes.toString("utf8");
     const body: unknown = raw.length > 0 ? safeJson(raw) : undefined;
     const reply = (status: number, payload: unknown, headers: Record<string, string> = {}) => {
       this.calls.push({ method: req.method ?? "?", path: url.pathname, body, status });
@@ -451,6 +481,21 @@ export class LarkEmulator {
           open_id: this.botOpenId,
         },
       });
+    }
+    if (req.method === "POST" && path === "/open-apis/im/v1/files") {
+      const parts = boundary ? parseFormData(bytes, boundary) : [];
+      const field = (name: string) => parts.find((part) => part.name === name);
+      const fileType = field("file_type")?.data.toString("utf8") ?? "";
+      const fileName = field("file_name")?.data.toString("utf8") ?? "";
+      const file = field("file");
+      if (!FILE_TYPES.has(fileType) || fileName === "" || !file)
+        return reply(400, { code: 234001, msg: "Invalid request param." });
+      if (file.data.length === 0) return reply(400, { code: 234010, msg: "File's size can't be 0." });
+      if (file.data.length > this.fileSizeLimit)
+        return reply(400, { code: 234006, msg: "The file size exceed the max value." });
+      const fileKey = `file_v3_${randomUUID().replace(/-/g, "")}`;
+      this.uploads.push({ fileKey, fileType, fileName, data: file.data });
+      return reply(200, { code: 0, msg: "success", data: { file_key: fileKey } });
     }
     const data = (body ?? {}) as {
       receive_id?: string;
@@ -556,8 +601,12 @@ export class LarkEmulator {
       reply(400, { code: 230001, msg: "invalid message content: content is not JSON" });
       return;
     }
-    if (!["text", "post", "interactive"].includes(msgType)) {
+    if (!["text", "post", "interactive", "file"].includes(msgType)) {
       reply(400, { code: 230001, msg: `unsupported msg_type ${msgType}` });
+      return;
+    }
+    if (msgType === "file" && !this.uploads.some((upload) => upload.fileKey === text)) {
+      reply(400, { code: 230001, msg: "invalid message content: the file_key is not an uploaded file" });
       return;
     }
     this.messageCounter += 1;
@@ -713,6 +762,7 @@ function cardButtons(msgType: string, content: string): LarkSend["buttons"] {
 export function contentText(msgType: string, content: string): string {
   const parsed = JSON.parse(content) as Record<string, unknown>;
   if (msgType === "text") return String(parsed.text ?? "");
+  if (msgType === "file") return String(parsed.file_key ?? "");
   if (msgType === "interactive") {
     const card = parsed as {
       header?: { title?: { content?: string } };
@@ -746,11 +796,11 @@ function renderAt(text: string): string {
   );
 }
 
-function readAll(req: IncomingMessage): Promise<string> {
+function readAll(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("end", () => resolve(Buffer.concat(chunks)));
     req.on("error", reject);
   });
 }
