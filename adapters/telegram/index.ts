@@ -24,7 +24,7 @@ import path from "node:path";
 import { Readable } from "node:stream";
 import { Bot, GrammyError, HttpError, InputFile, webhookCallback } from "grammy";
 import type { InlineKeyboardMarkup, Update } from "grammy/types";
-import { AdapterError, ConfigError } from "../../src/core/errors.js";
+import { AdapterError, ConfigError, FileRefusedError } from "../../src/core/errors.js";
 import { acquireLock, atomicWriteFile, type HeldLock, LockBusyError } from "../../src/core/fsutil.js";
 import {
   clientAddress,
@@ -593,7 +593,7 @@ class TelegramAdapter implements Adapter {
       await this.sendChunk(target, chunk, index === 0 ? replyTo : undefined, markup);
     }
     // A reply over the budget carries its whole text as a file part: it goes as one document.
-    for (const file of files) await this.sendFile(target, file.name, file.text);
+    for (const file of files) await this.sendFile(target, file.name, file.text, chunks.length);
   }
 
   /**
@@ -648,8 +648,16 @@ class TelegramAdapter implements Adapter {
     return (text.length > 0 || files === 0 ? renderReply({ ...reply, blocks: text }).length : 0) + files;
   }
 
-  /** Sends content as a document (`sendDocument`, multipart upload), in the target's topic. */
-  private async sendFile(target: OutboundTarget, name: string, content: string): Promise<void> {
+  /**
+   * Sends content as a document (`sendDocument`, multipart upload), in the target's topic. A document
+   * Telegram refuses (too large, say) is a `FileRefusedError` counting the `delivered` messages before it.
+   */
+  private async sendFile(
+    target: OutboundTarget,
+    name: string,
+    content: string,
+    delivered: number,
+  ): Promise<void> {
     const threadId = target.threadId === undefined ? undefined : Number(target.threadId);
     try {
       await this.call("sendDocument", () =>
@@ -660,11 +668,11 @@ class TelegramAdapter implements Adapter {
         ),
       );
     } catch (error) {
-      throw new AdapterError(
-        "telegram",
-        `Telegram did not accept the file ${name} for chat ${target.chatId}: ${(error as Error).message}`,
-        { cause: error, code: "adapter.telegram.send_failed" },
-      );
+      const message = `Telegram did not accept the file ${name} for chat ${target.chatId}: ${(error as Error).message}`;
+      // Telegram answered with an error about the document itself (not flood control): send it cut.
+      if (error instanceof GrammyError && error.error_code !== 429)
+        throw new FileRefusedError("telegram", name, message, { cause: error, delivered });
+      throw new AdapterError("telegram", message, { cause: error, code: "adapter.telegram.send_failed" });
     }
   }
 

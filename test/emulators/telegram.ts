@@ -173,6 +173,8 @@ export class TelegramEmulator extends EventEmitter {
   readonly botUser: { id: number; is_bot: true; first_name: string; username: string };
   readonly calls: CallRecord[] = [];
   readonly sent: SentMessage[] = [];
+  /** Largest document `sendDocument` takes: "files of any type of up to 50 MB"; tests lower it. */
+  documentSizeLimit = 50 * 1024 * 1024;
   /** Files the bot sent with `sendDocument`. */
   readonly documents: {
     message_id: number;
@@ -700,7 +702,7 @@ export class TelegramEmulator extends EventEmitter {
       this.fail(res, call, 400, 'Bad Request: parameter "document" is required');
       return;
     }
-    if (typeof document === "object" && document.size > 50 * 1024 * 1024) {
+    if (typeof document === "object" && document.size > this.documentSizeLimit) {
       this.fail(res, call, 413, "Request Entity Too Large");
       return;
     }

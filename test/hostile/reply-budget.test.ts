@@ -81,6 +81,21 @@ describe("finding 5: the reply budget", () => {
     expect(emulator.documents[0]?.content).toContain("line 5999:");
   });
 
+  it("a document Telegram refuses falls back to the cut text within what is left of the budget", async () => {
+    const { emulator, gw } = await boot();
+    emulator.documentSizeLimit = 64 * 1024;
+    emulator.userSays({ userId: USER, text: "/skills view bigdoc references/big.md" });
+    await waitUntil(() => emulator.sent.some((message) => /cut here/.test(message.plain)), 8000);
+    await gw.whenIdle();
+    expect(emulator.documents).toHaveLength(0);
+    const messages = emulator.sent.filter((message) => message.chat_id === String(USER));
+    // The lead line went before the refusal; the cut text uses the rest of the 5 messages.
+    expect(messages.length).toBeLessThanOrEqual(5);
+    const text = messages.map((message) => message.plain).join("\n");
+    expect(text).toContain("line 0:");
+    expect(text).toContain("skillgate skills view bigdoc references/big.md");
+  });
+
   it("without files, a long reply is cut to the budget with the CLI command that shows the rest", async () => {
     const home = await makeHome();
     cleanups.push(() => removeHome(home));
