@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createMockAdapter } from "../../adapters/mock/index.js";
 import { createTelegramAdapter } from "../../adapters/telegram/index.js";
 import { applyBudget } from "../../src/core/budget.js";
+import { FileRefusedError } from "../../src/core/errors.js";
 import { type Reply, reply, replyToPlainText, textReply } from "../../src/core/reply.js";
 import { createGateway } from "../../src/gateway/gateway.js";
 import { TelegramEmulator } from "../emulators/telegram.js";
@@ -116,6 +117,50 @@ describe("finding 5: the reply budget", () => {
     });
     expect(answer).toContain("skillgate skills view bigdoc references/big.md");
     expect(answer.length).toBeLessThanOrEqual(5 * 2000);
+  });
+
+  it("a refused file is sent again cut, within the messages the refused attempt left, and logged", async () => {
+    const home = await makeHome();
+    cleanups.push(() => removeHome(home));
+    await writeSkill(home, { name: "bigdoc", files: { "references/big.md": BIG } });
+    const mock = createMockAdapter({
+      platform: "discord",
+      capabilities: { maxMessageLength: 2000, files: true },
+    });
+    const attempts: Reply[] = [];
+    const send = mock.send.bind(mock);
+    mock.send = async (target, value, inReplyTo) => {
+      attempts.push(value);
+      // The platform took two messages, then refused the file.
+      if (value.blocks.some((block) => block.kind === "file"))
+        throw new FileRefusedError("discord", "x.txt", "too large", { delivered: 2 });
+      await send(target, value, inReplyTo);
+    };
+    const { logger, lines } = capturingLogger();
+    const gw = createGateway({
+      home,
+      config: (await import("../../src/config/config.js")).parseConfig({
+        gateway: { admins: ["discord:admin"], health: { enabled: false } },
+      }),
+      adapters: [mock],
+      logger,
+    });
+    cleanups.push(() => gw.stop());
+    mock.settle = () => gw.whenIdle();
+    await gw.start();
+    const answer = await mock.shouldReply("/skills view bigdoc references/big.md", "cut here", {
+      user: "admin",
+    });
+    expect(attempts).toHaveLength(2);
+    expect(attempts[0]?.blocks.some((block) => block.kind === "file")).toBe(true);
+    expect(attempts[1]?.blocks.some((block) => block.kind === "file")).toBe(false);
+    expect(answer).toContain("skillgate skills view bigdoc references/big.md");
+    // 5 messages in the budget, 2 already used: the cut text fits in 3.
+    expect(answer.length).toBeLessThanOrEqual(3 * 2000);
+    expect(answer.length).toBeGreaterThan(2 * 2000);
+    expect(lines.some((line) => line.level === 40 && line.file === "x.txt" && line.delivered === 2)).toBe(
+      true,
+    );
   });
 
   it("applyBudget leaves a reply that fits untouched and never exceeds the budget when cutting", () => {
