@@ -5,13 +5,14 @@
  * card (description, linked files, readiness with the missing variables and the setup hint), bumps the
  * use counter and remembers the skill in the chat session.
  */
-import { errorReply, type Reply, type ReplyBlock, reply } from "../src/core/reply.js";
+import { errorReply, type Reply, type ReplyBlock, reply, type SecretInputOffer } from "../src/core/reply.js";
 import { roleOf } from "../src/gateway/access.js";
 import { SessionStore } from "../src/gateway/sessions.js";
 import type { SkillEntry, SkillViewResult } from "../src/skills/types.js";
 import { UsageStore } from "../src/skills/usage.js";
 import { isSkillVisible } from "../src/skills/visibility.js";
 import { effectiveOptions, normalizeName, optionsHelp, usageLine } from "./parse.js";
+import { secretOffers, settingLines, setupTodo, viewSettings } from "./readiness-view.js";
 import type { CommandContext, CommandSpec } from "./types.js";
 
 /** Most skills a stacked invocation loads (`/a /b /c … text`). */
@@ -59,35 +60,62 @@ function linkedFileItems(view: SkillViewResult): string[] {
     .map(([kind, files]) => `${kind}: ${files.map((file) => `\`${file}\``).join(", ")}`);
 }
 
-function readinessBlocks(view: SkillViewResult, surface: CommandContext["surface"]): ReplyBlock[] {
+function readinessBlocks(
+  view: SkillViewResult,
+  ctx: CommandContext,
+  privateEntry: ReadonlySet<string>,
+): ReplyBlock[] {
   const missing = asStrings(view.missing_required_environment_variables);
   const missingFiles = asStrings(view.missing_credential_files);
-  if (missing.length === 0 && missingFiles.length === 0 && view.setup_needed !== true) {
-    return [{ kind: "paragraph", text: "Readiness: ready." }];
-  }
-  const parts = [
-    missing.length > 0
-      ? `missing environment variable${missing.length > 1 ? "s" : ""} ${missing.map((name) => `\`${name}\``).join(", ")}`
-      : "",
-    missingFiles.length > 0
-      ? `missing file${missingFiles.length > 1 ? "s" : ""} ${missingFiles.map((name) => `\`${name}\``).join(", ")}`
-      : "",
-  ].filter(Boolean);
-  const blocks: ReplyBlock[] = [
-    {
+  const missingCommands = asStrings(view.missing_required_commands);
+  const blocks: ReplyBlock[] = [];
+  if (
+    missing.length === 0 &&
+    missingFiles.length === 0 &&
+    missingCommands.length === 0 &&
+    view.setup_needed !== true
+  ) {
+    blocks.push({ kind: "paragraph", text: "Readiness: ready." });
+  } else {
+    const parts = [
+      missing.length > 0
+        ? `missing environment variable${missing.length > 1 ? "s" : ""} ${missing.map((name) => `\`${name}\``).join(", ")}`
+        : "",
+      missingFiles.length > 0
+        ? `missing file${missingFiles.length > 1 ? "s" : ""} ${missingFiles.map((name) => `\`${name}\``).join(", ")}`
+        : "",
+      missingCommands.length > 0
+        ? `missing command${missingCommands.length > 1 ? "s" : ""} ${missingCommands.map((name) => `\`${name}\``).join(", ")}`
+        : "",
+    ].filter(Boolean);
+    blocks.push({
       kind: "paragraph",
       text: `Readiness: setup needed — ${parts.join("; ") || "see the skill's setup notes"}. The skill is loaded anyway.`,
-    },
-  ];
-  const hint = typeof view.gateway_setup_hint === "string" ? view.gateway_setup_hint : undefined;
-  const note = typeof view.setup_note === "string" ? view.setup_note : undefined;
-  if (surface === "chat" && hint) blocks.push({ kind: "paragraph", text: hint });
-  else if (hint ?? note) blocks.push({ kind: "paragraph", text: (hint ?? note) as string });
+    });
+    const hint = typeof view.gateway_setup_hint === "string" ? view.gateway_setup_hint : undefined;
+    const note = typeof view.setup_note === "string" ? view.setup_note : undefined;
+    if (ctx.surface === "chat" && hint) blocks.push({ kind: "paragraph", text: hint });
+    else if (hint ?? note) blocks.push({ kind: "paragraph", text: (hint ?? note) as string });
+  }
+  const todo = setupTodo(view, ctx, privateEntry);
+  if (todo.length > 0) blocks.push({ kind: "list", items: todo });
+  const settings = viewSettings(view);
+  if (settings.length > 0) {
+    blocks.push(
+      { kind: "paragraph", text: "Settings (skills.config in config.yaml):" },
+      { kind: "list", items: settingLines(settings) },
+    );
+  }
   return blocks;
 }
 
 /** The skill card: description, category, linked files, readiness, security warnings. */
-export function skillCard(entry: SkillEntry, view: SkillViewResult, ctx: CommandContext): ReplyBlock[] {
+export function skillCard(
+  entry: SkillEntry,
+  view: SkillViewResult,
+  ctx: CommandContext,
+  privateEntry: ReadonlySet<string> = new Set(),
+): ReplyBlock[] {
   const description = typeof view.description === "string" ? view.description : entry.description;
   const blocks: ReplyBlock[] = [{ kind: "heading", text: `Skill loaded: ${entry.name}` }];
   if (description) blocks.push({ kind: "paragraph", text: description });
@@ -100,7 +128,7 @@ export function skillCard(entry: SkillEntry, view: SkillViewResult, ctx: Command
       text: `Open one with \`${ctx.commandPrefix(["skill", entry.name])} <file>\`.`,
     });
   }
-  blocks.push(...readinessBlocks(view, ctx.surface));
+  blocks.push(...readinessBlocks(view, ctx, privateEntry));
   const warnings = asStrings(view.security_warnings);
   if (warnings.length > 0) {
     blocks.push({ kind: "paragraph", text: "⚠️ Security warnings:" }, { kind: "list", items: warnings });
@@ -138,11 +166,14 @@ export async function loadSkills(
   }
   const blocks: ReplyBlock[] = [];
   const views: SkillViewResult[] = [];
+  const offers: SecretInputOffer[] = [];
   for (const entry of entries) {
     const view = await ctx.library.view(entry.name, { platform: ctx.platform });
     if (!view.success) return { reply: viewFailure(view, entry.name), loaded: [] };
     views.push(view);
-    blocks.push(...skillCard(entry, view, ctx));
+    const offered = secretOffers(view, ctx);
+    offers.push(...offered);
+    blocks.push(...skillCard(entry, view, ctx, new Set(offered.map((offer) => offer.key))));
   }
   const names = entries.map((entry) => entry.name);
   const usage = new UsageStore(ctx.paths.skills);
@@ -150,7 +181,9 @@ export async function loadSkills(
   if (ctx.sessionKey) SessionStore.for(ctx.home).addLoadedSkills(ctx.sessionKey, names);
   if (instruction.trim()) blocks.push({ kind: "paragraph", text: `Instruction: ${instruction.trim()}` });
   const json = { ok: true, loaded: names, instruction: instruction.trim() || null, skills: views };
-  return { reply: reply(blocks, { json }), loaded: names };
+  const done = reply(blocks, { json });
+  if (offers.length > 0) done.secretInputs = offers;
+  return { reply: done, loaded: names };
 }
 
 async function showSkillFile(ctx: CommandContext, entry: SkillEntry, file: string): Promise<Reply> {

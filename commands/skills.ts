@@ -18,6 +18,7 @@ import {
   UsageStore,
 } from "../src/skills/usage.js";
 import { effectivePlatform } from "../src/skills/visibility.js";
+import { secretOffers, settingLines, setupTodo, viewSettings } from "./readiness-view.js";
 import type { CommandContext, CommandInput, CommandSpec, OptionSpec } from "./types.js";
 
 const PLATFORM_OPTION: OptionSpec = {
@@ -89,7 +90,12 @@ function failureBlocks(result: SkillViewResult): ReplyBlock[] {
   return blocks;
 }
 
-function successBlocks(result: SkillViewResult, ctx: CommandContext, name: string): ReplyBlock[] {
+function successBlocks(
+  result: SkillViewResult,
+  ctx: CommandContext,
+  name: string,
+  privateEntry: ReadonlySet<string>,
+): ReplyBlock[] {
   const blocks: ReplyBlock[] = [];
   const warnings = (result.security_warnings as string[] | undefined) ?? [];
   if (typeof result.file === "string") {
@@ -119,6 +125,15 @@ function successBlocks(result: SkillViewResult, ctx: CommandContext, name: strin
     if (typeof result.gateway_setup_hint === "string") lines.push(result.gateway_setup_hint);
     blocks.push({ kind: "paragraph", text: lines.join("\n") });
   }
+  const todo = setupTodo(result, ctx, privateEntry);
+  if (todo.length > 0) blocks.push({ kind: "paragraph", text: "To do:" }, { kind: "list", items: todo });
+  const settings = viewSettings(result);
+  if (settings.length > 0) {
+    blocks.push(
+      { kind: "paragraph", text: "Settings (skills.config in config.yaml):" },
+      { kind: "list", items: settingLines(settings) },
+    );
+  }
   blocks.push({ kind: "code", text: String(result.content), lang: "markdown" });
   const linked = result.linked_files as Record<string, string[]> | null;
   if (linked) {
@@ -133,7 +148,12 @@ function successBlocks(result: SkillViewResult, ctx: CommandContext, name: strin
 
 function renderView(result: SkillViewResult, ctx: CommandContext, name: string): Reply {
   if (!result.success) return reply(failureBlocks(result), { json: result, exitCode: 1 });
-  return reply(successBlocks(result, ctx, name), { json: result });
+  const offers = result.file === undefined ? secretOffers(result, ctx) : [];
+  const done = reply(successBlocks(result, ctx, name, new Set(offers.map((offer) => offer.key))), {
+    json: result,
+  });
+  if (offers.length > 0) done.secretInputs = offers;
+  return done;
 }
 
 async function viewSkill(ctx: CommandContext, input: CommandInput): Promise<Reply> {

@@ -5,7 +5,7 @@
  */
 import type { SkillgateConfig } from "../src/config/config.js";
 import type { HomePaths } from "../src/config/home.js";
-import type { Reply } from "../src/core/reply.js";
+import type { Reply, SecretInputOffer } from "../src/core/reply.js";
 import type { SkillLibrary } from "../src/skills/types.js";
 
 /** Who is asking, when the command comes from a chat. */
@@ -45,6 +45,11 @@ export interface CommandContext {
   now: () => Date;
   /** How the surface spells a command: `/curator` in chat, `skillgate curator` in the terminal. */
   commandPrefix: (path: string[]) => string;
+  /**
+   * Offers private inputs for missing secrets of `skill`. Set by the gateway only for an admin on a
+   * platform with a private input (Discord modal, Feishu card form, one-time form link); absent otherwise.
+   */
+  offerSecretInputs?: (skill: string, secrets: { name: string; prompt: string }[]) => SecretInputOffer[];
 }
 
 /** A positional argument. */

@@ -1,7 +1,8 @@
 /**
  * skillgate's view of `<home>/config.yaml`. Only the sections skillgate uses (`skills`, `curator`,
  * `auxiliary`, `gateway`, and `model` for the LLM fallback) are read and validated; every other key is
- * left alone and the file is never rewritten. Errors name the key, the value and what is allowed.
+ * left alone. The file is written only by `config/edit.ts` (`skills enable|disable|config set`). Errors name
+ * the key, the value and what is allowed.
  */
 import { readFileSync, statSync } from "node:fs";
 import YAML from "yaml";
@@ -16,6 +17,8 @@ export interface SkillsConfig {
   platformDisabled: Record<string, string[]>;
   ledger: boolean;
   ledgerMaxBytes: number;
+  /** The raw `skills.config` mapping: values of the settings skills declare (`metadata.hermes.config`). */
+  settings: Record<string, unknown>;
   /** Set when the disabled lists are malformed: visibility then fails closed with this error. */
   visibilityError?: ConfigError;
 }
@@ -77,6 +80,10 @@ export interface GatewayConfig {
   feishu: PlatformConfig;
   discord: PlatformConfig;
   agent: { enabled: boolean; historyMessages: number };
+  /** `gateway.public_url`: the HTTPS address that reaches the one-time secret form server, when any. */
+  publicUrl?: string;
+  /** `gateway.secret_form.port`: where the one-time secret form listens on 127.0.0.1 (behind public_url). */
+  secretForm: { port: number };
 }
 
 /** Everything skillgate reads from config.yaml. */
@@ -280,6 +287,7 @@ function parseSkills(raw: Raw): SkillsConfig {
       integer: true,
       min: 0,
     }),
+    settings: section(skills, "config", "skills."),
   };
   // The disabled lists decide visibility: a malformed one must not crash unrelated commands, but every
   // visibility check fails closed with this error until it is fixed.
@@ -384,6 +392,14 @@ function parseGateway(raw: Raw): GatewayConfig {
   const health = section(gateway, "health", "gateway.");
   const maintenance = section(gateway, "maintenance", "gateway.");
   const agent = section(gateway, "agent", "gateway.");
+  const secretForm = section(gateway, "secret_form", "gateway.");
+  const publicUrl = str(gateway, "public_url", "gateway.")?.replace(/\/+$/, "");
+  if (publicUrl !== undefined && !/^https?:\/\/[^\s/]+/.test(publicUrl)) {
+    throw new ConfigError(
+      "gateway.public_url",
+      `config.yaml: \`gateway.public_url\` is ${show(publicUrl)}; it must be a full URL such as "https://bot.example.com".`,
+    );
+  }
   const homeChannel = str(gateway, "home_channel", "gateway.");
   if (homeChannel !== undefined && !/^(telegram|feishu|discord|console|mock):\S+$/.test(homeChannel)) {
     throw new ConfigError(
@@ -414,6 +430,10 @@ function parseGateway(raw: Raw): GatewayConfig {
         min: 0,
         max: 500,
       }),
+    },
+    publicUrl,
+    secretForm: {
+      port: num(secretForm, "port", "gateway.secret_form.", 8788, { integer: true, min: 0, max: 65535 }),
     },
   };
 }

@@ -13,9 +13,29 @@ export type ReplyBlock =
   | { kind: "table"; headers: string[]; rows: string[][] }
   | { kind: "attachment"; name: string; text: string };
 
+/**
+ * A private input offered for one secret: a Discord modal, a Feishu card form, or a one-time form link.
+ * The value typed there goes straight to `<home>/.env`, never through the chat history. Platforms
+ * without a private input ignore it (the reply's text already says how to set the secret on the host).
+ */
+export interface SecretInputOffer {
+  /** The environment variable to set. */
+  key: string;
+  /** The skill that needs it. */
+  skill: string;
+  /** One-time token binding the input to the admin who asked; it expires. */
+  token: string;
+  /** What to ask (shown as the input's label). */
+  prompt: string;
+  /** The one-time form link, on platforms that get a link instead of a native input. */
+  url?: string;
+}
+
 /** What a command answers. `json` is the machine document printed by `--json`. */
 export interface Reply {
   blocks: ReplyBlock[];
+  /** Private inputs for missing secrets, for the admin who asked (see `SecretInputOffer`). */
+  secretInputs?: SecretInputOffer[];
   /** The document `--json` prints; when absent, `--json` prints `{ok, text}` derived from the blocks. */
   json?: unknown;
   /** CLI exit code: 0 done, 1 refused or failed, 2 bad usage, 78 bad config. */

@@ -241,7 +241,11 @@ async function skillResult(
       hermes && typeof hermes === "object" && hermes[key] !== undefined ? hermes[key] : frontmatter[key],
     );
   const linked = candidate.kind === "dir" ? linkedFiles(candidate.dir) : null;
-  const readiness = await readinessFields(frontmatter, ctx.home, { platform, env: ctx.env });
+  const readiness = await readinessFields(frontmatter, ctx.home, {
+    platform,
+    env: ctx.env,
+    settings: ctx.config.skills.settings,
+  });
   const pathLabel =
     candidate.root.kind === "local"
       ? path.relative(candidate.root.dir, candidate.file).split(path.sep).join("/")
