@@ -87,6 +87,11 @@ export interface CommandSpec {
   /** Changes anything on disk (admins only in chat). */
   mutating: boolean;
   /**
+   * For a command that changes something only for some inputs (`skills config set …` beside the
+   * read-only `skills config`): decides per input, instead of `mutating`, whether it is for admins.
+   */
+  mutatesFor?: (input: CommandInput) => boolean;
+  /**
    * When set and it returns a question for this input, the runner asks before `run`: a prompt on a
    * terminal, a refusal without a TTY and without `-y`, or in chat a request to repeat with `-y`.
    * Commands with `confirm` get a `-y/--yes` option automatically.

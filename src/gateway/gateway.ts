@@ -17,7 +17,7 @@ import { type Logger, silentLogger } from "../core/logger.js";
 import type { Adapter, AdapterHooks, InboundMessage, ParsedCommand } from "../core/message.js";
 import { errorReply, type Reply, textReply } from "../core/reply.js";
 import type { Consolidator } from "../curator/types.js";
-import { openLibrary } from "../skills/library.js";
+import { type ManagedSkillLibrary, openLibrary } from "../skills/library.js";
 import type { SkillLibrary } from "../skills/types.js";
 import { AccessGate, roleOf } from "./access.js";
 import { ActivityStore } from "./activity.js";
@@ -91,7 +91,9 @@ function stackedNames(rawArgs: string): { names: string[]; instruction: string }
 class GatewayImpl implements Gateway {
   private readonly logger: Logger;
   private readonly now: () => number;
-  private readonly library: SkillLibrary;
+  private readonly library: ManagedSkillLibrary;
+  /** The config in force when the menus were last synced; a newer one (an edit) triggers a resync. */
+  private syncedConfig: SkillgateConfig | undefined;
   private readonly registry: readonly CommandSpec[];
   private readonly access: AccessGate;
   private readonly queues: ChatQueues;
@@ -214,6 +216,7 @@ class GatewayImpl implements Gateway {
   }
 
   async syncCommandCatalogs(): Promise<void> {
+    this.syncedConfig = this.library.currentConfig();
     for (const adapter of this.options.adapters) {
       if (!adapter.syncCommands) continue;
       let skills: Awaited<ReturnType<SkillLibrary["visible"]>> = [];
@@ -291,9 +294,12 @@ class GatewayImpl implements Gateway {
   }
 
   private async process(adapter: Adapter, message: InboundMessage, isAdmin: boolean): Promise<void> {
+    // The config as it is now on disk (the library re-reads config.yaml when it changes), so an edit made
+    // by `skills disable` — from any chat or the CLI — applies to the very next message.
+    const config = this.library.currentConfig();
     const ctx = chatContext({
       home: this.options.home,
-      config: this.options.config,
+      config,
       message,
       isAdmin,
       now: () => new Date(this.now()),
@@ -305,7 +311,7 @@ class GatewayImpl implements Gateway {
     const { reply, mutated } = await this.route(ctx, message, command);
     if (reply.blocks.length > 0) await this.send(adapter, message, reply);
     this.activity?.touch();
-    if (mutated) await this.syncCommandCatalogs();
+    if (mutated || this.library.currentConfig() !== this.syncedConfig) await this.syncCommandCatalogs();
   }
 
   private async send(adapter: Adapter, message: InboundMessage, reply: Reply): Promise<void> {
@@ -366,7 +372,11 @@ class GatewayImpl implements Gateway {
         const loaded = await loadSkills(runCtx, [first, ...names], instruction);
         if (!agent || !instruction || loaded.reply.exitCode !== 0) return loaded.reply;
         const answer = await agent.respond({ ...message, text: instruction, command: undefined }, runCtx);
-        return { ...answer, blocks: [...loaded.reply.blocks, ...answer.blocks] };
+        return {
+          ...answer,
+          blocks: [...loaded.reply.blocks, ...answer.blocks],
+          secretInputs: loaded.reply.secretInputs,
+        };
       },
     };
     return runCommand(spec, ctx, { args: [], options: {} }, { onUnexpected: this.onUnexpected });
