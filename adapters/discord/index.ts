@@ -10,12 +10,16 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import {
   type AutocompleteInteraction,
+  type ButtonInteraction,
   type ChatInputCommandInteraction,
   Client,
   Events,
   GatewayIntentBits,
   type Interaction,
+  type InteractionEditReplyOptions,
+  type InteractionReplyOptions,
   MessageFlags,
+  type ModalSubmitInteraction,
   Partials,
   Routes,
 } from "discord.js";
@@ -46,6 +50,7 @@ import {
   normalizeMessage,
 } from "./normalize.js";
 import { DISCORD_MESSAGE_LIMIT, renderReply } from "./render.js";
+import { SECRET_FIELD, secretButtonRows, secretModal, secretToken } from "./secret-input.js";
 
 /** What the factory takes: the options every adapter receives. */
 export type DiscordAdapterOptions = AdapterOptions;
@@ -98,6 +103,7 @@ export class DiscordAdapter implements Adapter {
     nativeCommands: true,
     edit: true,
     threads: true,
+    privateInput: "modal",
   };
 
   private readonly opts: DiscordAdapterOptions;
@@ -187,16 +193,18 @@ export class DiscordAdapter implements Adapter {
    */
   async send(target: OutboundTarget, reply: Reply, inReplyTo?: InboundMessage): Promise<void> {
     const chunks = renderReply(reply);
+    // "Set KEY" buttons for private secret entry ride on the last chunk.
+    const components = reply.secretInputs?.length ? secretButtonRows(reply.secretInputs) : undefined;
     const pending = inReplyTo ? this.pending.get(inReplyTo.eventId) : undefined;
     try {
       if (pending && (await pending.deferred) && Date.now() - pending.createdAt < INTERACTION_TTL_MS) {
-        await this.answerInteraction(pending, chunks.length > 0 ? chunks : [EMPTY_REPLY]);
+        await this.answerInteraction(pending, chunks.length > 0 ? chunks : [EMPTY_REPLY], components);
         return;
       }
       const replyTo =
         target.replyTo ??
         (inReplyTo && !pending && inReplyTo.chat.id === target.chatId ? inReplyTo.eventId : undefined);
-      await this.postToChannel(target.threadId ?? target.chatId, chunks, replyTo);
+      await this.postToChannel(target.threadId ?? target.chatId, chunks, replyTo, components);
     } catch (error) {
       if (error instanceof AdapterError) throw error;
       throw new AdapterError(
@@ -268,9 +276,9 @@ export class DiscordAdapter implements Adapter {
       this.botUserId = (packet.d as { user?: { id?: string } }).user?.id ?? this.botUserId;
     } else if (packet.t === "INTERACTION_CREATE") {
       const data = packet.d as DiscordInteractionJson;
-      // Only the kinds `onInteraction` consumes (slash command 2, autocomplete 4) wait here for it, and
-      // never more than a bounded number, so nothing piles up.
-      if (data.type !== 2 && data.type !== 4) return;
+      // Only the kinds `onInteraction` consumes (slash command 2, button 3, autocomplete 4, modal submit
+      // 5) wait here for it, and never more than a bounded number, so nothing piles up.
+      if (data.type !== 2 && data.type !== 3 && data.type !== 4 && data.type !== 5) return;
       if (this.rawInteractions.size >= RAW_INTERACTIONS_MAX) {
         const oldest = this.rawInteractions.keys().next().value;
         if (oldest !== undefined) this.rawInteractions.delete(oldest);
@@ -294,6 +302,8 @@ export class DiscordAdapter implements Adapter {
     try {
       if (interaction.isAutocomplete()) await this.onAutocomplete(interaction, raw);
       else if (interaction.isChatInputCommand()) this.onCommand(interaction, raw);
+      else if (interaction.isButton()) await this.onSecretButton(interaction);
+      else if (interaction.isModalSubmit()) await this.onSecretModal(interaction);
     } catch (error) {
       this.log.warn({ err: error, interaction: interaction.id }, "discord interaction failed");
     }
@@ -346,6 +356,46 @@ export class DiscordAdapter implements Adapter {
     await interaction.respond(choices);
   }
 
+  /** A "Set KEY" button: opens the modal for the admin the token belongs to, or says why not (privately). */
+  private async onSecretButton(interaction: ButtonInteraction): Promise<void> {
+    const token = secretToken(interaction.customId);
+    if (!token) return;
+    const hooks = this.hooks?.secretInput;
+    const asked = hooks
+      ? await hooks.describe(token, interaction.user.id)
+      : { refused: "Private secret entry is not available here." };
+    if ("refused" in asked) {
+      await interaction.reply({ content: `⛔ ${asked.refused}`, flags: MessageFlags.Ephemeral });
+      return;
+    }
+    await interaction.showModal(
+      secretModal(token, asked.key, asked.prompt) as unknown as Parameters<ButtonInteraction["showModal"]>[0],
+    );
+  }
+
+  /**
+   * A submitted secret modal: the value goes to the gateway's hook only (never logged here); the channel
+   * sees the hook's answer ("`KEY` set ✓" and the readiness), a refusal only the submitter sees.
+   */
+  private async onSecretModal(interaction: ModalSubmitInteraction): Promise<void> {
+    const token = secretToken(interaction.customId);
+    const hooks = this.hooks?.secretInput;
+    if (!token || !hooks) return;
+    let value = "";
+    try {
+      value = interaction.fields.getTextInputValue(SECRET_FIELD);
+    } catch {
+      value = "";
+    }
+    const answer = await hooks.submit(token, interaction.user.id, value);
+    const [content = EMPTY_REPLY] = renderReply(answer);
+    await interaction.reply({
+      content,
+      allowedMentions: { parse: [] },
+      ...(answer.exitCode === 0 ? {} : { flags: MessageFlags.Ephemeral }),
+    });
+  }
+
   /** Hands messages to the gateway one after another, in arrival order. */
   private deliver(message: InboundMessage): void {
     const sink = this.sink;
@@ -375,11 +425,21 @@ export class DiscordAdapter implements Adapter {
 
   // ---- outbound ----------------------------------------------------------------------------------
 
-  private async answerInteraction(pending: PendingInteraction, chunks: string[]): Promise<void> {
-    for (const content of chunks) {
-      const payload = { content, allowedMentions: { parse: [] } };
+  private async answerInteraction(
+    pending: PendingInteraction,
+    chunks: string[],
+    components?: Record<string, unknown>[],
+  ): Promise<void> {
+    for (const [index, content] of chunks.entries()) {
+      const last = index === chunks.length - 1 && components ? { components } : {};
+      // Components are passed as raw API JSON (discord.js sends them as given).
+      const payload = {
+        content,
+        allowedMentions: { parse: [] as [] },
+        ...last,
+      } as unknown as InteractionReplyOptions;
       if (!pending.edited) {
-        await pending.interaction.editReply(payload);
+        await pending.interaction.editReply(payload as InteractionEditReplyOptions);
         pending.edited = true;
       } else {
         await pending.interaction.followUp(payload);
@@ -391,14 +451,16 @@ export class DiscordAdapter implements Adapter {
     channelId: string,
     chunks: string[],
     replyTo: string | undefined,
+    components?: Record<string, unknown>[],
   ): Promise<void> {
     for (const [index, content] of chunks.entries()) {
       const reference =
         index === 0 && replyTo
           ? { message_reference: { message_id: replyTo, fail_if_not_exists: false } }
           : {};
+      const last = index === chunks.length - 1 && components ? { components } : {};
       await this.client.rest.post(Routes.channelMessages(channelId), {
-        body: { content, allowed_mentions: { parse: [] }, ...reference },
+        body: { content, allowed_mentions: { parse: [] }, ...reference, ...last },
       });
     }
   }

@@ -57,6 +57,11 @@ export interface AdapterCapabilities {
   edit: boolean;
   /** Replies can go to threads or topics. */
   threads: boolean;
+  /**
+   * How an admin can type a secret privately here: `modal` (Discord), `form` (a Feishu card form),
+   * `link` (a one-time web form, when `gateway.public_url` is set). Absent: no private input.
+   */
+  privateInput?: "modal" | "form" | "link";
 }
 
 /** The gateway hands inbound messages to this sink. It resolves once the message is queued. */
@@ -100,6 +105,19 @@ export interface CommandCatalogEntry {
 export interface AdapterHooks {
   /** Skill names this sender may load on this platform that start with `prefix` (visibility + authorisation applied). */
   suggestSkills(senderId: string, prefix: string): Promise<string[]>;
+  /** Private secret entry (modal or card form); absent when the gateway offers none. */
+  secretInput?: SecretInputHooks;
+}
+
+/** What an adapter asks the gateway while an admin sets a secret through a private input. */
+export interface SecretInputHooks {
+  /** What to ask for `token` (opened by `senderId`), or why it is refused. */
+  describe(token: string, senderId: string): Promise<{ key: string; prompt: string } | { refused: string }>;
+  /**
+   * Stores the typed value (never logged or echoed) and returns what the chat may see: "`KEY` set ✓" and
+   * the skill's readiness, or a refusal.
+   */
+  submit(token: string, senderId: string, value: string): Promise<Reply>;
 }
 
 /** One option of a catalog command, as structured-command platforms (Discord) register it. */

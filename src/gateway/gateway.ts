@@ -26,6 +26,8 @@ import { DedupeStore } from "./dedupe.js";
 import { type HealthServer, healthReport, startHealthServer } from "./health.js";
 import { MaintenanceTicker, type TickOutcome } from "./maintenance.js";
 import { ChatQueues } from "./queue.js";
+import { type SecretFormServer, startSecretFormServer } from "./secrets-entry/form-server.js";
+import { SecretEntry } from "./secrets-entry/service.js";
 import { SessionStore } from "./sessions.js";
 
 /** Answers non-command chat text (the LLM agent). */
@@ -65,6 +67,8 @@ export interface Gateway {
   readonly inFlight: number;
   /** `/healthz` URL once started (undefined when disabled). */
   readonly healthUrl: string | undefined;
+  /** Port of the one-time secret form server, once started (`gateway.public_url` set). */
+  readonly secretFormPort: number | undefined;
 }
 
 const UNKNOWN_HINT =
@@ -102,6 +106,8 @@ class GatewayImpl implements Gateway {
   private dedupe: DedupeStore | undefined;
   private activity: ActivityStore | undefined;
   private health: HealthServer | undefined;
+  private readonly secrets: SecretEntry;
+  private secretForm: SecretFormServer | undefined;
   private state: "new" | "running" | "stopping" | "stopped" = "new";
   private stopping: Promise<void> | undefined;
 
@@ -112,6 +118,12 @@ class GatewayImpl implements Gateway {
     this.registry = options.registry ?? defaultRegistry;
     this.access = new AccessGate(options.config, this.now);
     this.queues = new ChatQueues(options.config.gateway.concurrency);
+    this.secrets = new SecretEntry({
+      home: options.home,
+      library: this.library,
+      now: this.now,
+      publicUrl: options.config.gateway.publicUrl,
+    });
     this.maintenance = new MaintenanceTicker({
       home: options.home,
       config: options.config,
@@ -169,7 +181,41 @@ class GatewayImpl implements Gateway {
         );
       }
     }
+    await this.startSecretForm();
     this.maintenance.start(this.options.config.gateway.maintenance.checkMinutes * 60_000);
+  }
+
+  /** The one-time secret form, when `gateway.public_url` is set and a platform gets links. */
+  private async startSecretForm(): Promise<void> {
+    const gateway = this.options.config.gateway;
+    if (!gateway.publicUrl) return;
+    if (!this.options.adapters.some((adapter) => adapter.capabilities.privateInput === "link")) return;
+    try {
+      this.secretForm = await startSecretFormServer(
+        gateway.secretForm.port,
+        this.secrets,
+        async (pending, done) => {
+          const adapter = this.options.adapters.find((candidate) => candidate.platform === pending.platform);
+          if (!adapter) return;
+          await adapter
+            .send({ chatId: pending.chatId, threadId: pending.threadId }, done.reply)
+            .catch((error) =>
+              this.logger.warn({ err: error }, "gateway: posting a secret confirmation failed"),
+            );
+        },
+      );
+      this.logger.info({ port: this.secretForm.port }, "gateway: one-time secret form listening");
+    } catch (error) {
+      this.logger.error(
+        { err: error, port: gateway.secretForm.port },
+        "gateway: the secret form could not listen (set gateway.secret_form.port to a free port); secrets are not offered by link",
+      );
+    }
+  }
+
+  /** Port of the one-time secret form server, once started. */
+  get secretFormPort(): number | undefined {
+    return this.secretForm?.port;
   }
 
   stop(): Promise<void> {
@@ -201,6 +247,7 @@ class GatewayImpl implements Gateway {
       this.activity?.flush(),
       SessionStore.for(this.options.home).flush(),
       this.health?.close(),
+      this.secretForm?.close(),
     ]);
     (this.library as { close?: () => void }).close?.();
     this.state = "stopped";
@@ -239,7 +286,24 @@ class GatewayImpl implements Gateway {
   }
 
   private hooksFor(adapter: Adapter): AdapterHooks {
+    const secrets = this.secrets;
     return {
+      ...(adapter.capabilities.privateInput === "modal" || adapter.capabilities.privateInput === "form"
+        ? {
+            secretInput: {
+              describe: async (token, senderId) => secrets.describe(token, adapter.platform, senderId),
+              submit: async (token, senderId, value) => {
+                const done = await secrets.submit(token, adapter.platform, senderId, value);
+                if (done.stored)
+                  this.logger.info(
+                    { platform: adapter.platform, key: done.stored.key, skill: done.stored.skill },
+                    "gateway: a secret was set through a private input",
+                  );
+                return done.reply;
+              },
+            },
+          }
+        : {}),
       suggestSkills: async (senderId, prefix) => {
         if (roleOf(this.options.config, adapter.platform, senderId) === "stranger") return [];
         let skills: Awaited<ReturnType<SkillLibrary["visible"]>>;
@@ -305,6 +369,7 @@ class GatewayImpl implements Gateway {
       now: () => new Date(this.now()),
       library: this.library,
     });
+    ctx.offerSecretInputs = this.secrets.offerFor(adapter.capabilities, message, isAdmin);
     // Each adapter decides what is a command for this bot (entities, mentions, `@bot` suffixes); a
     // message it delivered without one is text, however it starts.
     const command = message.command ?? null;

@@ -134,6 +134,7 @@ describe("discord adapter against the emulator", () => {
       nativeCommands: true,
       edit: true,
       threads: true,
+      privateInput: "modal",
     });
     await adapter.stop();
     expect(adapter.health().state).toBe("stopped");

@@ -65,6 +65,8 @@ export interface EmulatedMessage {
   /** Sequence number of the latest REST call that changed it. */
   updatedSeq: number;
   allowedMentions?: unknown;
+  /** Message components (action rows of buttons) as the bot sent them. */
+  components?: unknown[];
 }
 
 /** A registered application command (whatever the client sent, plus ids). */
@@ -276,6 +278,108 @@ export class DiscordEmulator {
     );
     return ((call.body as { data?: { choices?: { name: string; value: string | number }[] } }).data
       ?.choices ?? []) as { name: string; value: string | number }[];
+  }
+
+  /** Dispatches a button click (MESSAGE_COMPONENT, type 3) on a bot message; returns its record. */
+  clickButton(input: { user: EmulatorUser; messageId: string; customId: string }): EmulatedInteraction {
+    const message = this.messages.find((candidate) => candidate.id === input.messageId);
+    if (!message) throw new Error(`no bot message ${input.messageId}`);
+    const buttons = (message.components ?? []).flatMap(
+      (row) => (row as { components?: { custom_id?: string }[] }).components ?? [],
+    );
+    if (!buttons.some((button) => button.custom_id === input.customId))
+      throw new Error(`message ${input.messageId} has no button ${input.customId}`);
+    return this.componentInteraction(
+      3,
+      input.user,
+      message.channelId,
+      {
+        custom_id: input.customId,
+        component_type: 2,
+      },
+      { message: this.messageJson(message) },
+    );
+  }
+
+  /**
+   * Dispatches a modal submission (MODAL_SUBMIT, type 5) as Discord sends it: label components holding
+   * the submitted text inputs. The values travel only in this interaction, never in a message.
+   */
+  submitModal(input: {
+    user: EmulatorUser;
+    channelId: string;
+    guildId?: string;
+    customId: string;
+    values: Record<string, string>;
+  }): EmulatedInteraction {
+    const components = Object.entries(input.values).map(([customId, value], index) => ({
+      type: 18,
+      id: index * 2 + 1,
+      component: { type: 4, id: index * 2 + 2, custom_id: customId, value },
+    }));
+    return this.componentInteraction(
+      5,
+      input.user,
+      input.channelId,
+      { custom_id: input.customId, components },
+      {},
+      input.guildId,
+    );
+  }
+
+  private componentInteraction(
+    type: number,
+    user: EmulatorUser,
+    channelId: string,
+    data: Record<string, unknown>,
+    extra: Record<string, unknown>,
+    guildId?: string,
+  ): EmulatedInteraction {
+    const id = this.nextId();
+    const token = `itoken-${id}`;
+    const guild = guildId ? this.guilds.find((candidate) => candidate.id === guildId) : undefined;
+    const author = publicUser(user);
+    const payload: Record<string, unknown> = {
+      id,
+      application_id: this.applicationId,
+      type,
+      token,
+      version: 1,
+      channel_id: channelId,
+      channel: guild
+        ? { id: channelId, type: 0, guild_id: guild.id, name: "channel", permissions: "2248473465835073" }
+        : { id: channelId, type: 1, recipients: [author] },
+      data,
+      app_permissions: "2248473465835073",
+      locale: "en-US",
+      entitlements: [],
+      authorizing_integration_owners: guildId ? { "0": guildId } : { "1": user.id },
+      context: guildId ? 0 : 1,
+      attachment_size_limit: 10_485_760,
+      ...extra,
+      ...(guildId
+        ? {
+            guild_id: guildId,
+            guild_locale: "en-US",
+            member: {
+              user: author,
+              roles: [],
+              joined_at: new Date().toISOString(),
+              permissions: "2248473465835073",
+              deaf: false,
+              mute: false,
+              flags: 0,
+              pending: false,
+              nick: null,
+              avatar: null,
+            },
+          }
+        : { user: author }),
+    };
+    const record: EmulatedInteraction = { id, token, type, payload, callbacks: [] };
+    this.interactions.set(id, record);
+    this.dispatch("INTERACTION_CREATE", payload);
+    return record;
   }
 
   /** Dispatches MESSAGE_CREATE from a user; returns the message id. */
@@ -763,6 +867,14 @@ export class DiscordEmulator {
       return { status: 400, json: { message: "Interaction has already been acknowledged.", code: 40060 } };
     }
     const { type, data } = (call.body ?? {}) as { type?: number; data?: Record<string, unknown> };
+    if (type === 9) {
+      // A modal can answer a command or a component, never a modal submit or a ping (interaction
+      // response types table: MODAL "Not available for MODAL_SUBMIT and PING interactions").
+      if (interaction.type === 5 || interaction.type === 1)
+        return { status: 400, json: { message: "Invalid interaction response type", code: 50035 } };
+      const problem = modalProblem(data);
+      if (problem) return invalidForm(problem);
+    }
     interaction.callbacks.push({ type: type ?? 0, data, seq: call.seq });
     if (type === 4 || type === 5) {
       const content = type === 4 ? String(data?.content ?? "") : "";
@@ -778,6 +890,7 @@ export class DiscordEmulator {
         deferred: type === 5,
         seq: call.seq,
         allowedMentions: data?.allowed_mentions,
+        components: data?.components,
       });
     }
     if (call.query.with_response === "true") {
@@ -836,6 +949,7 @@ export class DiscordEmulator {
       deferred: false,
       seq: call.seq,
       allowedMentions: data.allowed_mentions,
+      components: data.components,
     });
     return { status: 200, json: this.messageJson(message) };
   }
@@ -901,6 +1015,7 @@ export class DiscordEmulator {
     seq: number;
     replyTo?: string;
     allowedMentions?: unknown;
+    components?: unknown;
   }): EmulatedMessage {
     const message: EmulatedMessage = {
       id: this.nextId(),
@@ -914,6 +1029,7 @@ export class DiscordEmulator {
       ...(input.interactionId ? { interactionId: input.interactionId } : {}),
       ...(input.replyTo ? { replyTo: input.replyTo } : {}),
       ...(input.allowedMentions !== undefined ? { allowedMentions: input.allowedMentions } : {}),
+      ...(Array.isArray(input.components) ? { components: input.components } : {}),
     };
     this.messages.push(message);
     this.events.emit("message");
@@ -923,6 +1039,7 @@ export class DiscordEmulator {
   private updateMessage(message: EmulatedMessage, data: Record<string, unknown>, seq: number): void {
     message.content = String(data.content ?? "");
     if (data.allowed_mentions !== undefined) message.allowedMentions = data.allowed_mentions;
+    if (Array.isArray(data.components)) message.components = data.components;
     message.deferred = false;
     message.edits += 1;
     message.updatedSeq = seq;
@@ -999,12 +1116,72 @@ function contentProblem(
   if (typeof content === "string" && content.length > 2000) {
     return invalidForm(`content: Must be 2000 or fewer in length (got ${content.length})`);
   }
+  const componentError = componentsProblem(data?.components);
+  if (componentError) return invalidForm(componentError);
   if (content === undefined || content === "") {
     const embeds = data?.embeds as unknown[] | undefined;
     if (!embeds || embeds.length === 0)
       return { status: 400, json: { message: "Cannot send an empty message", code: 50006 } };
   }
   return undefined;
+}
+
+/**
+ * Message component rules (discord.com/developers/docs/components/reference: "Action Row" holds up to 5
+ * buttons, a message up to 5 action rows; a button's custom_id is 1–100 characters and its label at most
+ * 80; a non-link button needs a custom_id).
+ */
+function componentsProblem(components: unknown): string | null {
+  if (components === undefined) return null;
+  if (!Array.isArray(components)) return "components: must be an array";
+  if (components.length > 5) return "components: Must be 5 or fewer in length";
+  for (const row of components as Record<string, unknown>[]) {
+    if (row?.type !== 1 || !Array.isArray(row.components)) return "components: top level must be action rows";
+    if (row.components.length < 1 || row.components.length > 5)
+      return "components.components: Must be between 1 and 5 in length";
+    for (const button of row.components as Record<string, unknown>[]) {
+      if (button?.type !== 2) return "components.components.type: only buttons are emulated";
+      const id = button.custom_id;
+      if (button.style !== 5 && (typeof id !== "string" || id.length < 1 || id.length > 100))
+        return "components.components.custom_id: Must be between 1 and 100 in length";
+      if (typeof button.label === "string" && button.label.length > 80)
+        return "components.components.label: Must be 80 or fewer in length";
+    }
+  }
+  return null;
+}
+
+/**
+ * Modal rules (discord.com/developers/docs/interactions/receiving-and-responding, "Modal" response;
+ * components/reference "Label", "Text Input"): custom_id 1–100, title 1–45, 1–5 components; each a label
+ * (type 18, label 1–45) holding one text input (type 4) with a custom_id, or a legacy action row of one.
+ */
+function modalProblem(data: Record<string, unknown> | undefined): string | null {
+  const id = data?.custom_id;
+  if (typeof id !== "string" || id.length < 1 || id.length > 100)
+    return "data.custom_id: Must be between 1 and 100 in length";
+  const title = data?.title;
+  if (typeof title !== "string" || title.length < 1 || title.length > 45)
+    return "data.title: Must be between 1 and 45 in length";
+  const components = data?.components;
+  if (!Array.isArray(components) || components.length < 1 || components.length > 5)
+    return "data.components: Must be between 1 and 5 in length";
+  for (const item of components as Record<string, unknown>[]) {
+    const input =
+      item?.type === 18
+        ? (item.component as Record<string, unknown> | undefined)
+        : item?.type === 1 && Array.isArray(item.components)
+          ? (item.components[0] as Record<string, unknown> | undefined)
+          : undefined;
+    if (
+      item?.type === 18 &&
+      (typeof item.label !== "string" || item.label.length < 1 || item.label.length > 45)
+    )
+      return "data.components.label: Must be between 1 and 45 in length";
+    if (input?.type !== 4 || typeof input.custom_id !== "string")
+      return "data.components: expected a text input";
+  }
+  return null;
 }
 
 function removeCommand(set: RegisteredCommand[], id: string): { status: number; json?: unknown } {
