@@ -32,7 +32,7 @@ import type {
   InboundSink,
   OutboundTarget,
 } from "../../src/core/message.js";
-import type { Reply } from "../../src/core/reply.js";
+import type { Reply, SecretInputOffer } from "../../src/core/reply.js";
 import type { AdapterOptions } from "../types.js";
 import { buildCommandMenu, fallbackMenus, type MenuCommand } from "./menu.js";
 import { normalizeUpdate } from "./normalize.js";
@@ -77,6 +77,7 @@ export const TELEGRAM_CAPABILITIES: AdapterCapabilities = {
   nativeCommands: true,
   edit: true,
   threads: true,
+  privateInput: "link",
 };
 
 /** Update types requested: edits and everything else are never acted on, so they are not fetched. */
@@ -445,11 +446,39 @@ class TelegramAdapter implements Adapter {
 
   // ── outbound ─────────────────────────────────────────────────────────────────────────────────────
 
+  /**
+   * Sends a reply in chunks. One-time secret form links (`reply.secretInputs`) become URL buttons: in a
+   * private chat under the last chunk; from a group they go to the admin's private chat instead (a link
+   * is a credential and must not sit in a group's history), with a note in the group.
+   */
   async send(target: OutboundTarget, reply: Reply, inReplyTo?: InboundMessage): Promise<void> {
     const chunks = renderReply(reply);
     const replyTo = target.replyTo ?? replyAnchor(inReplyTo);
+    const keyboard = secretLinkKeyboard(reply.secretInputs ?? []);
+    const privately = keyboard && inReplyTo && inReplyTo.chat.kind !== "dm" ? inReplyTo.sender.id : undefined;
     for (const [index, chunk] of chunks.entries()) {
-      await this.sendChunk(target, chunk, index === 0 ? replyTo : undefined);
+      const markup = index === chunks.length - 1 && keyboard && !privately ? keyboard : undefined;
+      await this.sendChunk(target, chunk, index === 0 ? replyTo : undefined, markup);
+    }
+    if (keyboard && privately) {
+      const skills = [...new Set((reply.secretInputs ?? []).map((offer) => offer.skill))].join(", ");
+      let note = "I sent you the one-time link to set the secret in a private chat.";
+      try {
+        await this.sendChunk(
+          { chatId: privately },
+          {
+            text: `Set the missing secret for ${escapeHtml(skills)} here (one-time link, 10 minutes):`,
+            parse_mode: "HTML",
+          },
+          undefined,
+          keyboard,
+        );
+      } catch {
+        // Telegram refuses a private message to someone who never opened a chat with the bot.
+        note =
+          "I could not message you privately: open a private chat with me, send /start, and load the skill there to get the link.";
+      }
+      await this.sendChunk(target, { text: escapeHtml(note), parse_mode: "HTML" }, undefined);
     }
   }
 
@@ -457,10 +486,12 @@ class TelegramAdapter implements Adapter {
     target: OutboundTarget,
     chunk: TelegramChunk,
     replyTo: string | undefined,
+    replyMarkup?: { inline_keyboard: { text: string; url: string }[][] },
   ): Promise<void> {
     const chatId = chatIdOf(target.chatId);
     const base = {
       link_preview_options: { is_disabled: true },
+      ...(replyMarkup ? { reply_markup: replyMarkup } : {}),
       ...(replyTo
         ? { reply_parameters: { message_id: Number(replyTo), allow_sending_without_reply: true } }
         : {}),
@@ -634,4 +665,20 @@ function replyAnchor(message: InboundMessage | undefined): string | undefined {
   const raw = message.raw as Update | undefined;
   const id = raw?.message?.message_id;
   return id === undefined ? undefined : String(id);
+}
+
+/** Escapes text for Telegram's HTML parse mode. */
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+/** One URL button per one-time secret form link (at most 10 rows), or undefined when there are none. */
+function secretLinkKeyboard(
+  offers: readonly SecretInputOffer[],
+): { inline_keyboard: { text: string; url: string }[][] } | undefined {
+  const rows = offers
+    .filter((offer) => offer.url !== undefined)
+    .slice(0, 10)
+    .map((offer) => [{ text: `Set ${offer.key}`.slice(0, 64), url: offer.url as string }]);
+  return rows.length > 0 ? { inline_keyboard: rows } : undefined;
 }

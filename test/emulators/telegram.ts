@@ -39,6 +39,8 @@ export interface SentMessage {
   reply_to_message_id?: number;
   at: number;
   edited?: boolean;
+  /** The inline keyboard the message carried, as sent. */
+  reply_markup?: unknown;
 }
 
 /** What a user says: a private message by default. */
@@ -498,6 +500,11 @@ export class TelegramEmulator extends EventEmitter {
       this.fail(res, call, 400, "Bad Request: message thread not found");
       return;
     }
+    const markupError = inlineKeyboardProblem(params.reply_markup);
+    if (markupError) {
+      this.fail(res, call, 400, markupError);
+      return;
+    }
     const replyParameters = params.reply_parameters as { message_id?: number } | undefined;
     const sent: SentMessage = {
       message_id: this.nextMessageId++,
@@ -508,6 +515,7 @@ export class TelegramEmulator extends EventEmitter {
       message_thread_id: threadId,
       reply_to_message_id: replyParameters?.message_id,
       at: Date.now(),
+      ...(params.reply_markup !== undefined ? { reply_markup: params.reply_markup } : {}),
     };
     this.sent.push(sent);
     this.ok(res, this.messageObject(sent));
@@ -692,4 +700,41 @@ async function readJson(req: http.IncomingMessage): Promise<Record<string, unkno
   } catch {
     return {};
   }
+}
+
+/**
+ * Inline keyboard rules (core.telegram.org/bots/api#inlinekeyboardmarkup and #inlinekeyboardbutton):
+ * `inline_keyboard` is an array of button rows; each button has a non-empty `text` and exactly one
+ * action field; a `url` is an HTTP(S) or tg:// URL; `callback_data` is 1–64 bytes. grammY passes the
+ * object through as given (it serialises `reply_markup` as JSON), so the emulator checks the JSON.
+ */
+function inlineKeyboardProblem(markup: unknown): string | null {
+  if (markup === undefined) return null;
+  const parsed = typeof markup === "string" ? (JSON.parse(markup) as unknown) : markup;
+  const rows = (parsed as { inline_keyboard?: unknown }).inline_keyboard;
+  if (!Array.isArray(rows)) return "Bad Request: can't parse reply keyboard markup JSON object";
+  for (const row of rows) {
+    if (!Array.isArray(row))
+      return 'Bad Request: field "inline_keyboard" of the InlineKeyboardMarkup must be an Array of Arrays';
+    for (const button of row as Record<string, unknown>[]) {
+      if (typeof button.text !== "string" || button.text === "")
+        return "Bad Request: text buttons are unallowed in the inline keyboard";
+      const actions = [
+        "url",
+        "callback_data",
+        "web_app",
+        "login_url",
+        "switch_inline_query",
+        "copy_text",
+      ].filter((field) => button[field] !== undefined);
+      if (actions.length !== 1) return "Bad Request: inline keyboard button must have exactly one action";
+      if (button.url !== undefined && !/^(https?|tg):\/\/\S+$/.test(String(button.url)))
+        return "Bad Request: inline keyboard button URL is invalid";
+      if (button.callback_data !== undefined) {
+        const bytes = Buffer.byteLength(String(button.callback_data));
+        if (bytes < 1 || bytes > 64) return "Bad Request: BUTTON_DATA_INVALID";
+      }
+    }
+  }
+  return null;
 }

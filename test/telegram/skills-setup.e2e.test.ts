@@ -1,0 +1,222 @@
+/**
+ * End to end on Telegram (real grammY against the Bot API emulator): an admin disables a skill for
+ * Telegram (menu and loading follow, config.yaml keeps every other byte, a read-only user is refused),
+ * and a missing secret is set through the one-time form link served by the gateway — single use, bound
+ * to the admin's chat, expiring after 10 minutes, the value stored only in .env (0600).
+ */
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import YAML from "yaml";
+import { createTelegramAdapter } from "../../adapters/telegram/index.js";
+import { loadConfig } from "../../src/config/config.js";
+import { createGateway, type Gateway } from "../../src/gateway/gateway.js";
+import { type SentMessage, TelegramEmulator } from "../emulators/telegram.js";
+import { writeArxivAndWeather } from "../support/platform-home.js";
+import { capturingLogger, FAST, tempHome } from "./helpers.js";
+
+const ADMIN = 1001;
+const USER = 2002;
+const GROUP = -100500;
+const KEY = "SKILLGATE_TG_SETUP_WEATHER_KEY";
+const VALUE = "tg-secret-VALUE-91c2e";
+const PUBLIC = "https://skillgate.example.test";
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+interface Booted {
+  emulator: TelegramEmulator;
+  home: string;
+  gateway: Gateway;
+  lines: Record<string, unknown>[];
+  file: string;
+  skew: { ms: number };
+}
+
+async function boot(): Promise<Booted> {
+  delete process.env[KEY];
+  const emulator = new TelegramEmulator();
+  await emulator.listen();
+  const { home, cleanup } = await tempHome();
+  cleanups.push(cleanup, () => emulator.close());
+  await writeArxivAndWeather(home, KEY);
+  const doc = {
+    gateway: {
+      admins: [`telegram:${ADMIN}`],
+      allowed_users: [`telegram:${USER}`],
+      health: { enabled: false },
+      public_url: PUBLIC,
+      secret_form: { port: 0 },
+      telegram: { enabled: true, api_root: emulator.apiRoot },
+    },
+  };
+  const file = path.join(home, "config.yaml");
+  await fs.writeFile(
+    file,
+    `# written by hand\n${YAML.stringify(doc)}skills:\n  # keep order\n  ledger: true\n`,
+  );
+  const config = loadConfig(file);
+  const { logger, lines } = capturingLogger();
+  const adapter = createTelegramAdapter({
+    config,
+    home,
+    secret: (name) => (name === "TELEGRAM_BOT_TOKEN" ? emulator.token : undefined),
+    logger,
+    tuning: FAST,
+  });
+  const skew = { ms: 0 };
+  const gateway = createGateway({
+    home,
+    config,
+    adapters: [adapter],
+    logger,
+    now: () => Date.now() + skew.ms,
+  });
+  cleanups.push(() => gateway.stop());
+  await gateway.start();
+  return { emulator, home, gateway, lines, file, skew };
+}
+
+async function ask(
+  emulator: TelegramEmulator,
+  says: Parameters<TelegramEmulator["userSays"]>[0],
+  count = 1,
+  chat?: string,
+): Promise<SentMessage[]> {
+  const since = emulator.sent.length;
+  emulator.userSays(says);
+  const chatId = chat ?? String(says.chatId ?? says.userId ?? ADMIN);
+  return emulator.waitForMessages(count, (message) => message.chat_id === chatId, 8000, since);
+}
+
+function linkOf(message: SentMessage | undefined): string {
+  const rows = (message?.reply_markup as { inline_keyboard?: { text: string; url: string }[][] } | undefined)
+    ?.inline_keyboard;
+  const url = rows?.[0]?.[0]?.url ?? "";
+  expect(url.startsWith(`${PUBLIC}/secret/`)).toBe(true);
+  return url;
+}
+
+/** The local address the reverse proxy behind public_url would forward to. */
+function local(run: Booted, url: string): string {
+  return `http://127.0.0.1:${run.gateway.secretFormPort}${url.slice(PUBLIC.length)}`;
+}
+
+async function post(url: string, value: string): Promise<Response> {
+  return fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ value }).toString(),
+  });
+}
+
+async function filesUnder(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...(await filesUnder(full)));
+    else if (entry.isFile()) out.push(full);
+  }
+  return out;
+}
+
+describe("telegram: skills set up from chat", () => {
+  it("an admin disables a skill for telegram: the menu and /weather follow; a reader cannot; the file keeps its bytes", async () => {
+    const run = await boot();
+    const before = await fs.readFile(run.file, "utf8");
+    const [refused] = await ask(run.emulator, {
+      userId: USER,
+      text: "/skills disable weather --platform telegram -y",
+    });
+    expect(refused?.plain).toMatch(/for admins only/);
+    expect(await fs.readFile(run.file, "utf8")).toBe(before);
+
+    const [done] = await ask(run.emulator, {
+      userId: ADMIN,
+      text: "/skills disable weather --platform telegram -y",
+    });
+    expect(done?.plain).toContain("weather disabled on telegram");
+    expect(await fs.readFile(run.file, "utf8")).toBe(
+      `${before}  platform_disabled:\n    telegram: [weather]\n`,
+    );
+    const menu = run.emulator.menuHistory.at(-1);
+    expect(JSON.stringify(menu)).not.toContain('"weather"');
+    expect(JSON.stringify(menu)).toContain('"arxiv"');
+    const [gone] = await ask(run.emulator, { userId: USER, text: "/weather" });
+    expect(gone?.plain).toMatch(/weather.*disabled for telegram/);
+  });
+
+  it("a secret set through the one-time link lands in .env (0600) and nowhere else; the link works once and expires", async () => {
+    const run = await boot();
+    const [card] = await ask(run.emulator, { userId: ADMIN, text: "/weather" });
+    expect(card?.plain).toContain(KEY);
+    const url = linkOf(card);
+
+    const form = await fetch(local(run, url));
+    expect(form.status).toBe(200);
+    expect(form.headers.get("cache-control")).toBe("no-store");
+    expect(await form.text()).toContain(KEY);
+
+    const since = run.emulator.sent.length;
+    const stored = await post(local(run, url), VALUE);
+    expect(stored.status).toBe(200);
+    expect(await stored.text()).not.toContain(VALUE);
+    const [confirmation] = await run.emulator.waitForMessages(
+      1,
+      (message) => message.chat_id === String(ADMIN),
+      8000,
+      since,
+    );
+    expect(confirmation?.plain).toContain(`${KEY} set ✓`);
+    expect(confirmation?.plain).toContain("weather: ready.");
+    const envFile = path.join(run.home, ".env");
+    expect(await fs.readFile(envFile, "utf8")).toBe(`${KEY}=${VALUE}\n`);
+    expect((await fs.stat(envFile)).mode & 0o777).toBe(0o600);
+
+    const replay = await post(local(run, url), "replayed");
+    expect(replay.status).toBe(410);
+    expect(await replay.text()).toContain("already used");
+    expect(await fs.readFile(envFile, "utf8")).toBe(`${KEY}=${VALUE}\n`);
+
+    // A second link, opened after 10 minutes, is refused.
+    await fs.rm(envFile);
+    const [again] = await ask(run.emulator, { userId: ADMIN, text: "/weather" });
+    const late = linkOf(again);
+    run.skew.ms = 10 * 60_000 + 1000;
+    const expired = await post(local(run, late), "too-late");
+    expect(expired.status).toBe(410);
+    expect(await expired.text()).toContain("expired");
+    await expect(fs.stat(envFile)).rejects.toThrow();
+
+    await run.gateway.stop();
+    for (const message of run.emulator.sent) expect(message.text).not.toContain(VALUE);
+    expect(JSON.stringify(run.emulator.calls)).not.toContain(VALUE);
+    expect(JSON.stringify(run.lines)).not.toContain(VALUE);
+    for (const file of await filesUnder(run.home))
+      expect(await fs.readFile(file, "utf8"), file).not.toContain(VALUE);
+  });
+
+  it("from a group the link goes to the admin's private chat, never into the group", async () => {
+    const run = await boot();
+    const since = run.emulator.sent.length;
+    run.emulator.userSays({ userId: ADMIN, chatId: GROUP, chatType: "supergroup", text: "/weather" });
+    const group = await run.emulator.waitForMessages(
+      2,
+      (message) => message.chat_id === String(GROUP),
+      8000,
+      since,
+    );
+    for (const message of group) expect(message.reply_markup).toBeUndefined();
+    expect(group.at(-1)?.plain).toContain("private chat");
+    const [dm] = await run.emulator.waitForMessages(
+      1,
+      (message) => message.chat_id === String(ADMIN),
+      8000,
+      since,
+    );
+    linkOf(dm);
+  });
+});
