@@ -24,6 +24,7 @@ import type {
   Adapter,
   AdapterCapabilities,
   AdapterHealth,
+  AdapterHooks,
   InboundMessage,
   InboundSink,
   OutboundTarget,
@@ -32,6 +33,7 @@ import type { Reply } from "../../src/core/reply.js";
 import type { AdapterOptions } from "../types.js";
 import { envelopeFromDispatcher, MESSAGE_EVENT_TYPE, normalizeEvent } from "./normalize.js";
 import { FEISHU_MAX_CHARS, type FeishuPayload, postToTextPayloads, renderReply } from "./render.js";
+import { readSecretSubmit, secretCard, secretCardResponse } from "./secret-input.js";
 
 /** What the Feishu adapter factory receives: the shared `AdapterOptions`. */
 export type FeishuAdapterOptions = AdapterOptions;
@@ -42,6 +44,7 @@ export const FEISHU_CAPABILITIES: AdapterCapabilities = {
   nativeCommands: false,
   edit: true,
   threads: true,
+  privateInput: "form",
 };
 
 /** Largest webhook body accepted (bytes). */
@@ -80,6 +83,7 @@ export class FeishuAdapter implements Adapter {
   private readonly log: Logger;
   private client: lark.Client | undefined;
   private wsClient: lark.WSClient | undefined;
+  private hooks: AdapterHooks | undefined;
   private server: Server | undefined;
   private sink: InboundSink | undefined;
   private state: AdapterHealth = { state: "stopped" };
@@ -97,7 +101,8 @@ export class FeishuAdapter implements Adapter {
   }
 
   /** Connects: reads the bot's open_id, then opens the long connection or the webhook listener. */
-  async start(sink: InboundSink): Promise<void> {
+  async start(sink: InboundSink, hooks?: AdapterHooks): Promise<void> {
+    this.hooks = hooks;
     const appId = this.opts.secret("FEISHU_APP_ID");
     const appSecret = this.opts.secret("FEISHU_APP_SECRET");
     if (!appId || !appSecret) {
@@ -133,6 +138,8 @@ export class FeishuAdapter implements Adapter {
       [MESSAGE_EVENT_TYPE]: async (data: Record<string, unknown>) => {
         this.onEvent(data);
       },
+      // A submitted card form: its answer (toast and replacement card) is the callback's response.
+      "card.action.trigger": async (data: Record<string, unknown>) => this.onCardAction(data),
     });
     if (this.settings.mode === "webhook") await this.startWebhook(dispatcher);
     else await this.startLongConnection({ appId, appSecret, domain, logger: sdkLogger }, dispatcher);
@@ -173,8 +180,44 @@ export class FeishuAdapter implements Adapter {
     };
   }
 
-  /** Sends a reply, rendered as posts and chunked; a rejected post part is re-sent as plain text. */
+  /**
+   * A card callback: a secret form's value goes to the gateway's hook only (never logged here); the chat
+   * then gets the hook's answer ("`KEY` set ✓" and the readiness) and the card closes.
+   */
+  private async onCardAction(data: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const submit = readSecretSubmit(data);
+    const hooks = this.hooks?.secretInput;
+    if (!submit) return {};
+    if (!hooks) return secretCardResponse(false, "Private secret entry is not available here.");
+    const answer = await hooks.submit(submit.token, submit.operatorOpenId, submit.value);
+    const text = answer.blocks
+      .map((block) => ("text" in block ? block.text : ""))
+      .join("\n")
+      .replace(/`/g, "");
+    if (answer.exitCode === 0 && submit.chatId) {
+      await this.send({ chatId: submit.chatId }, answer).catch((error: unknown) =>
+        this.log.warn({ err: describeError(error) }, "feishu: posting a secret confirmation failed"),
+      );
+    }
+    return secretCardResponse(answer.exitCode === 0, text);
+  }
+
+  /**
+   * Sends a reply, rendered as posts and chunked; a rejected post part is re-sent as plain text. Offered
+   * secret inputs follow as one card form each.
+   */
   async send(target: OutboundTarget, reply: Reply, inReplyTo?: InboundMessage): Promise<void> {
+    await this.sendRendered(target, reply, inReplyTo);
+    for (const offer of reply.secretInputs ?? []) {
+      await this.sendPayload(target, secretCard(offer), undefined, Boolean(target.threadId));
+    }
+  }
+
+  private async sendRendered(
+    target: OutboundTarget,
+    reply: Reply,
+    inReplyTo?: InboundMessage,
+  ): Promise<void> {
     const payloads = renderReply(reply);
     let replyTo = replyTargetId(target, inReplyTo);
     const inThread = Boolean(target.threadId);

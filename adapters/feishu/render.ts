@@ -24,7 +24,7 @@ export const FEISHU_MAX_CONTENT_BYTES = 28_000;
 
 /** One message as the IM API takes it: `content` is the JSON string the API expects. */
 export interface FeishuPayload {
-  msg_type: "post" | "text";
+  msg_type: "post" | "text" | "interactive";
   content: string;
 }
 

@@ -102,8 +102,8 @@ export class LarkEmulator {
   readonly botName: string;
   readonly calls: LarkCall[] = [];
   readonly sends: LarkSend[] = [];
-  /** Every ack the long-connection client sent back, by frame message id. */
-  readonly wsAcks = new Map<string, { code: number }>();
+  /** Every ack the long-connection client sent back, by frame message id (`data`: base64 JSON answer). */
+  readonly wsAcks = new Map<string, { code: number; data?: string }>();
   /** How many tenant tokens were issued. */
   tokensIssued = 0;
   private baseUrl = "";
@@ -273,6 +273,63 @@ export class LarkEmulator {
     return { status: response.status, body: await response.text() };
   }
 
+  /**
+   * A person fills the form of a card the bot sent and presses its submit button: the emulator finds
+   * the form in the sent card, fills its inputs with `values` (only inputs that exist there), and pushes
+   * the `card.action.trigger` callback over the long connection. Resolves with the bot's answer (toast
+   * and card). The values exist only in this callback, never in a message.
+   */
+  async submitCardForm(opts: {
+    messageId: string;
+    operatorOpenId: string;
+    values: Record<string, string>;
+  }): Promise<{ code: number; answer: Record<string, unknown> }> {
+    const send = this.sends.find((candidate) => candidate.messageId === opts.messageId);
+    if (send?.msgType !== "interactive") throw new Error(`no card message ${opts.messageId}`);
+    const card = JSON.parse(send.content) as { body?: { elements?: Record<string, unknown>[] } };
+    const form = (card.body?.elements ?? []).find((element) => element.tag === "form");
+    const fields = (form?.elements as Record<string, unknown>[] | undefined) ?? [];
+    const submit = fields.find(
+      (element) => element.tag === "button" && element.action_type === "form_submit",
+    );
+    if (!form || !submit) throw new Error("the card has no form with a submit button");
+    const formValue: Record<string, string> = {};
+    for (const input of fields.filter((element) => element.tag === "input")) {
+      const name = String(input.name);
+      if (opts.values[name] !== undefined) formValue[name] = opts.values[name];
+    }
+    const behavior = ((submit.behaviors as { type: string; value?: unknown }[] | undefined) ?? []).find(
+      (item) => item.type === "callback",
+    );
+    const payload = {
+      schema: "2.0",
+      header: {
+        event_id: randomUUID().replace(/-/g, ""),
+        event_type: "card.action.trigger",
+        create_time: String(Date.now() * 1000),
+        token: "",
+        app_id: this.appId,
+        tenant_key: "tk",
+      },
+      event: {
+        operator: {
+          tenant_key: "tk",
+          open_id: opts.operatorOpenId,
+          union_id: `on_${opts.operatorOpenId.slice(3)}`,
+        },
+        token: `c-${randomBytes(8).toString("hex")}`,
+        action: { tag: "button", name: submit.name, value: behavior?.value ?? {}, form_value: formValue },
+        host: "im_message",
+        context: { open_message_id: opts.messageId, open_chat_id: send.chatId },
+      },
+    };
+    const ack = await this.pushWsEvent(payload);
+    const answer = ack.data
+      ? (JSON.parse(Buffer.from(ack.data, "base64").toString("utf8")) as Record<string, unknown>)
+      : {};
+    return { code: ack.code, answer };
+  }
+
   /** Sends Feishu's `url_verification` challenge to a webhook URL (encrypted when `encryptKey` is given). */
   async urlVerification(
     url: string,
@@ -290,7 +347,10 @@ export class LarkEmulator {
    * Pushes an event over the long connection (to the most recent client) and resolves with the
    * client's ack payload (`{code: 200}` when handled).
    */
-  async pushWsEvent(payload: Record<string, unknown>, timeoutMs = 5000): Promise<{ code: number }> {
+  async pushWsEvent(
+    payload: Record<string, unknown>,
+    timeoutMs = 5000,
+  ): Promise<{ code: number; data?: string }> {
     const socket = [...this.sockets].at(-1);
     if (!socket) throw new Error("no long-connection client is connected to the Lark emulator");
     this.frameCounter += 1;
@@ -474,9 +534,16 @@ export class LarkEmulator {
       reply(400, { code: 230001, msg: "invalid message content: content is not JSON" });
       return;
     }
-    if (!["text", "post"].includes(msgType)) {
+    if (!["text", "post", "interactive"].includes(msgType)) {
       reply(400, { code: 230001, msg: `unsupported msg_type ${msgType}` });
       return;
+    }
+    if (msgType === "interactive") {
+      const problem = cardProblem(content);
+      if (problem) {
+        reply(400, { code: 230099, msg: `Failed to create card content, ext=${problem}` });
+        return;
+      }
     }
     this.messageCounter += 1;
     const messageId = base.kind === "edit" && base.target ? base.target : `om_sent_${this.messageCounter}`;
@@ -530,7 +597,10 @@ export class LarkEmulator {
       }
       if (frame.method === 1) {
         const messageId = frame.headers.find((h) => h.key === "message_id")?.value ?? "";
-        const ack = JSON.parse(Buffer.from(frame.payload ?? []).toString("utf8")) as { code: number };
+        const ack = JSON.parse(Buffer.from(frame.payload ?? []).toString("utf8")) as {
+          code: number;
+          data?: string;
+        };
         this.wsAcks.set(messageId, ack);
         this.notify();
       }
@@ -546,10 +616,49 @@ export function encryptPayload(json: string, encryptKey: string): string {
   return Buffer.concat([iv, cipher.update(json, "utf8"), cipher.final()]).toString("base64");
 }
 
+/**
+ * Card JSON 2.0 rules the emulator enforces (open.feishu.cn card docs: "Form container", "Input",
+ * card size limit): content at most 30 KB; `schema: "2.0"` with `body.elements`; a form has a `name`,
+ * the inputs inside it each a unique `name` and `max_length` ≤ 1000, and it holds a button with
+ * `action_type: "form_submit"`.
+ */
+function cardProblem(content: string): string | null {
+  if (Buffer.byteLength(content) > 30 * 1024) return "card content exceeds 30KB";
+  const card = JSON.parse(content) as { schema?: string; body?: { elements?: Record<string, unknown>[] } };
+  if (card.schema !== "2.0" || !Array.isArray(card.body?.elements))
+    return "expected a JSON 2.0 card with body.elements";
+  for (const element of card.body.elements) {
+    if (element.tag !== "form") continue;
+    if (typeof element.name !== "string" || element.name === "") return "form container needs a name";
+    const inner = (element.elements as Record<string, unknown>[] | undefined) ?? [];
+    const names = new Set<string>();
+    for (const input of inner.filter((item) => item.tag === "input")) {
+      if (typeof input.name !== "string" || input.name === "" || names.has(input.name))
+        return "every input in a form needs a unique name";
+      names.add(input.name);
+      if (typeof input.max_length === "number" && input.max_length > 1000)
+        return "input max_length is at most 1000";
+    }
+    if (!inner.some((item) => item.tag === "button" && item.action_type === "form_submit"))
+      return "a form needs a submit button (action_type form_submit)";
+  }
+  return null;
+}
+
 /** Visible text of a message `content` for its `msg_type`. */
 export function contentText(msgType: string, content: string): string {
   const parsed = JSON.parse(content) as Record<string, unknown>;
   if (msgType === "text") return String(parsed.text ?? "");
+  if (msgType === "interactive") {
+    const card = parsed as {
+      header?: { title?: { content?: string } };
+      body?: { elements?: { tag?: string; content?: string }[] };
+    };
+    const parts = [card.header?.title?.content ?? ""];
+    for (const element of card.body?.elements ?? [])
+      if (element.tag === "markdown") parts.push(element.content ?? "");
+    return parts.join("\n");
+  }
   const body = (Array.isArray(parsed.content) ? parsed : Object.values(parsed)[0]) as
     | { content?: { text?: string }[][] }
     | undefined;

@@ -1,0 +1,166 @@
+/**
+ * End to end on Feishu (the official Lark SDK over the long connection to the loopback emulator): an
+ * admin disables a skill for Feishu in place in config.yaml (a reader cannot; /help and loading follow),
+ * a concurrent edit is never overwritten, and a missing secret is set through the card form — stored in
+ * .env (0600), found in no log line, no message the bot sent and no other file; the form works once.
+ */
+import { promises as fs } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { createFeishuAdapter } from "../../adapters/feishu/index.js";
+import { loadConfig } from "../../src/config/config.js";
+import { editConfigFile } from "../../src/config/edit.js";
+import { createLogger } from "../../src/core/logger.js";
+import { createGateway, type Gateway } from "../../src/gateway/gateway.js";
+import { LarkEmulator, type LarkSend } from "../emulators/lark.js";
+import { writeArxivAndWeather } from "../support/platform-home.js";
+
+const ADMIN = "ou_admin_0001";
+const USER = "ou_bob_0002";
+const KEY = "SKILLGATE_FEISHU_SETUP_WEATHER_KEY";
+const VALUE = "fs-secret-VALUE-5d1b8";
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+interface Running {
+  home: string;
+  emulator: LarkEmulator;
+  gateway: Gateway;
+  lines: string[];
+  file: string;
+}
+
+async function boot(): Promise<Running> {
+  delete process.env[KEY];
+  const home = await fs.mkdtemp(path.join(os.tmpdir(), "skillgate-feishu-setup-"));
+  cleanups.push(() => fs.rm(home, { recursive: true, force: true }));
+  await writeArxivAndWeather(home, KEY);
+  const emulator = new LarkEmulator();
+  await emulator.listen();
+  cleanups.push(() => emulator.close());
+  const file = path.join(home, "config.yaml");
+  await fs.writeFile(
+    file,
+    `gateway:   # first, on purpose\n  admins: ["feishu:${ADMIN}"]\n  allowed_users: ["feishu:${USER}"]\n  health: {enabled: false}\n  feishu: {enabled: true, mode: websocket, domain: "${emulator.url}"}\n# skills below\nskills:\n  platform_disabled:\n    telegram:\n      - arxiv   # noisy there\n`,
+  );
+  const config = loadConfig(file);
+  const lines: string[] = [];
+  const logger = createLogger({
+    destination: { write: (line: string) => void lines.push(line) } as never,
+    level: "debug",
+  });
+  const secrets: Record<string, string> = {
+    FEISHU_APP_ID: emulator.appId,
+    FEISHU_APP_SECRET: emulator.appSecret,
+  };
+  const adapter = createFeishuAdapter({ config, home, secret: (name) => secrets[name], logger });
+  const gateway = createGateway({ home, config, adapters: [adapter], logger });
+  await gateway.start();
+  cleanups.push(() => gateway.stop());
+  return { home, emulator, gateway, lines, file };
+}
+
+async function ask(run: Running, sender: string, text: string): Promise<LarkSend> {
+  const event = run.emulator.messageEvent({ senderOpenId: sender, text });
+  const id = (event.event as { message: { message_id: string } }).message.message_id;
+  await run.emulator.pushWsEvent(event);
+  return run.emulator.waitForSend((send) => send.kind === "reply" && send.target === id);
+}
+
+async function filesUnder(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...(await filesUnder(full)));
+    else if (entry.isFile()) out.push(full);
+  }
+  return out;
+}
+
+describe("feishu: skills set up from chat", () => {
+  it("an admin disables a skill for feishu in place; a reader cannot; /help and loading follow at once", async () => {
+    const run = await boot();
+    const before = await fs.readFile(run.file, "utf8");
+    const refused = await ask(run, USER, "/skills disable weather --platform feishu -y");
+    expect(refused.text).toMatch(/for admins only/);
+    expect(await fs.readFile(run.file, "utf8")).toBe(before);
+
+    const done = await ask(run, ADMIN, "/skills disable weather --platform feishu -y");
+    expect(done.text).toContain("`weather` disabled on feishu");
+    expect(await fs.readFile(run.file, "utf8")).toBe(`${before}    feishu: [weather]\n`);
+    const help = await ask(run, USER, "/help");
+    expect(help.text).not.toContain("/weather");
+    expect(help.text).toContain("/arxiv");
+    const gone = await ask(run, USER, "/weather");
+    expect(gone.text).toMatch(/weather.*disabled for feishu/);
+  });
+
+  it("a concurrent edit of config.yaml is detected and nothing is overwritten", async () => {
+    const run = await boot();
+    const theirs = `${await fs.readFile(run.file, "utf8")}# saved by someone else meanwhile\n`;
+    await expect(
+      editConfigFile(
+        run.home,
+        { kind: "add-to-list", path: ["skills", "platform_disabled", "feishu"], value: "weather" },
+        { beforeWrite: () => fs.writeFile(run.file, theirs) },
+      ),
+    ).rejects.toThrow(/changed while skillgate was editing it/);
+    expect(await fs.readFile(run.file, "utf8")).toBe(theirs);
+    // The skill is still offered: nothing was written.
+    const loaded = await ask(run, USER, "/weather");
+    expect(loaded.text).toContain("Skill loaded: weather");
+  });
+
+  it("a secret typed into the card form lands in .env (0600) and nowhere else; the form works once and only for the admin", async () => {
+    const run = await boot();
+    const card = await ask(run, ADMIN, "/weather");
+    expect(card.text).toContain(KEY);
+    const form = await run.emulator.waitForSend((send) => send.msgType === "interactive");
+    expect(form.text).toContain(`Set ${KEY}`);
+
+    const stranger = await run.emulator.submitCardForm({
+      messageId: form.messageId,
+      operatorOpenId: USER,
+      values: { secret_value: "not-the-admin" },
+    });
+    expect(JSON.stringify(stranger.answer)).toContain("only they can use it");
+
+    const since = run.emulator.sends.length;
+    const submitted = await run.emulator.submitCardForm({
+      messageId: form.messageId,
+      operatorOpenId: ADMIN,
+      values: { secret_value: VALUE },
+    });
+    expect(submitted.code).toBe(200);
+    expect((submitted.answer.toast as { type: string }).type).toBe("success");
+    const confirmation = await run.emulator.waitForSend(
+      (send) => run.emulator.sends.indexOf(send) >= since && send.text.includes("set ✓"),
+    );
+    expect(confirmation.text).toContain(`\`${KEY}\` set ✓`);
+    expect(confirmation.text).toContain("weather: ready.");
+    const envFile = path.join(run.home, ".env");
+    expect(await fs.readFile(envFile, "utf8")).toBe(`${KEY}=${VALUE}\n`);
+    expect((await fs.stat(envFile)).mode & 0o777).toBe(0o600);
+
+    const replay = await run.emulator.submitCardForm({
+      messageId: form.messageId,
+      operatorOpenId: ADMIN,
+      values: { secret_value: "replayed" },
+    });
+    expect(JSON.stringify(replay.answer)).toContain("already used");
+    expect(await fs.readFile(envFile, "utf8")).toBe(`${KEY}=${VALUE}\n`);
+
+    await run.gateway.stop();
+    for (const send of run.emulator.sends) expect(send.content).not.toContain(VALUE);
+    expect(JSON.stringify(run.emulator.calls)).not.toContain(VALUE);
+    expect(run.lines.join("")).not.toContain(VALUE);
+    for (const file of await filesUnder(run.home)) {
+      if (file === envFile) continue;
+      expect(await fs.readFile(file, "utf8"), file).not.toContain(VALUE);
+    }
+  });
+});
