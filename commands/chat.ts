@@ -5,9 +5,9 @@
  * card (description, linked files, readiness with the missing variables and the setup hint), bumps the
  * use counter and remembers the skill in the chat session.
  */
+
+import { roleOf } from "../src/core/access.js";
 import { errorReply, type Reply, type ReplyBlock, reply, type SecretInputOffer } from "../src/core/reply.js";
-import { roleOf } from "../src/gateway/access.js";
-import { SessionStore } from "../src/gateway/sessions.js";
 import type { SkillEntry, SkillViewResult } from "../src/skills/types.js";
 import { UsageStore } from "../src/skills/usage.js";
 import { isSkillVisible } from "../src/skills/visibility.js";
@@ -178,7 +178,7 @@ export async function loadSkills(
   const names = entries.map((entry) => entry.name);
   const usage = new UsageStore(ctx.paths.skills);
   for (const name of names) await usage.bump(name, "use", ctx.now());
-  if (ctx.sessionKey) SessionStore.for(ctx.home).addLoadedSkills(ctx.sessionKey, names);
+  if (ctx.sessionKey) ctx.sessions?.addLoadedSkills(ctx.sessionKey, names);
   if (instruction.trim()) blocks.push({ kind: "paragraph", text: `Instruction: ${instruction.trim()}` });
   const json = { ok: true, loaded: names, instruction: instruction.trim() || null, skills: views };
   const done = reply(blocks, { json });
@@ -205,8 +205,7 @@ function roleText(ctx: CommandContext): { role: string; text: string } {
   const caller = ctx.caller;
   if (ctx.surface === "terminal" || !caller) return { role: "owner", text: "the local owner (admin)" };
   if (caller.isAdmin) return { role: "admin", text: "an admin (every command)" };
-  const chatId = ctx.sessionKey?.split(":")[1];
-  return roleOf(ctx.config, caller.platform, caller.id, chatId) === "stranger"
+  return roleOf(ctx.config, caller.platform, caller.id, ctx.chatId) === "stranger"
     ? { role: "stranger", text: "not on the allowed list" }
     : { role: "user", text: "an allowed user (read-only commands)" };
 }

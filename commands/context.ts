@@ -1,10 +1,12 @@
 /**
  * Builds the `CommandContext` a command runs with: one for the terminal (CLI and `skillgate` prompts)
- * and one per chat message. Both share the same library instance per home (`openLibrary` caches).
+ * and one per chat message. The gateway passes its long-lived library; without one, a fresh
+ * `openLibrary` is opened for the invocation.
  */
 import type { SkillgateConfig } from "../src/config/config.js";
 import { homePaths } from "../src/config/home.js";
 import type { InboundMessage } from "../src/core/message.js";
+import type { ChatSessions } from "../src/core/stores.js";
 import { openLibrary } from "../src/skills/library.js";
 import type { SkillLibrary } from "../src/skills/types.js";
 import type { CommandContext } from "./types.js";
@@ -67,6 +69,8 @@ export interface ChatContextOptions {
   message: InboundMessage;
   /** The sender may run mutating commands (decided by the access rules). */
   isAdmin: boolean;
+  /** The gateway's chat sessions store. */
+  sessions?: ChatSessions;
   now?: () => Date;
   library?: SkillLibrary;
 }
@@ -91,6 +95,8 @@ export function chatContext(options: ChatContextOptions): CommandContext {
       isAdmin: options.isAdmin,
     },
     sessionKey: sessionKeyOf(message),
+    chatId: message.chat.id,
+    sessions: options.sessions,
     now: options.now ?? (() => new Date()),
     commandPrefix: chatPrefix,
   };

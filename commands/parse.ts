@@ -1,12 +1,21 @@
 /**
- * Parsing shared by the CLI helpers and every chat surface: shell-style splitting, parsing of arguments
- * against a `CommandSpec`, resolving `/curator pin x` to its spec, and telling chat commands
- * (`/curator status`) apart from text that merely starts with a slash (`/etc/hosts is broken`).
+ * Parsing shared by the CLI helpers and every chat surface: parsing of arguments against a
+ * `CommandSpec` and resolving `/curator pin x` to its spec. Splitting command text is the core's
+ * (`src/core/command-text.ts`), so adapters use the same splitter.
  */
 
+import {
+  type ChatMatchOptions,
+  matchChatCommand,
+  quoteArg,
+  type SplitOptions,
+  splitArgs,
+} from "../src/core/command-text.js";
 import { UsageError } from "../src/core/errors.js";
-import type { ParsedCommand } from "../src/core/message.js";
 import type { CommandInput, CommandSpec, OptionSpec } from "./types.js";
+
+// The splitter lives in the core so adapters can use it; re-exported here for the command layer.
+export { type ChatMatchOptions, matchChatCommand, quoteArg, type SplitOptions, splitArgs };
 
 /** Subcommand run when a group is called bare: `/curator` = `curator status`, `/skills` = `skills list`. */
 export const DEFAULT_SUBCOMMANDS: Readonly<Record<string, string>> = { curator: "status", skills: "list" };
@@ -25,64 +34,6 @@ export const JSON_OPTION: OptionSpec = {
   kind: "boolean",
   description: "print one JSON document",
 };
-
-const QUOTE_PAIRS: Record<string, string> = { '"': '"', "'": "'", "\u201c": "\u201d", "\u2018": "\u2019" };
-
-/** Options of `splitArgs`. */
-export interface SplitOptions {
-  /** Close an unterminated quote at the end instead of throwing (chat text is never rejected for it). */
-  lenient?: boolean;
-  /** Turn a leading em dash into `--` and a leading en dash into `-` (phone keyboards' smart dashes). */
-  smartDashes?: boolean;
-}
-
-/**
- * Splits a command line into words: whitespace separates, `'…'` is literal, `"…"` allows `\"` and `\\`,
- * a backslash outside quotes escapes the next character; curly quotes count as quotes.
- */
-export function splitArgs(text: string, options: SplitOptions = {}): string[] {
-  const words: string[] = [];
-  let current = "";
-  let inWord = false;
-  let quote: { close: string; literal: boolean } | undefined;
-  for (let index = 0; index < text.length; index++) {
-    const char = text[index] ?? "";
-    if (quote) {
-      if (char === quote.close) quote = undefined;
-      else if (char === "\\" && !quote.literal && (text[index + 1] === '"' || text[index + 1] === "\\"))
-        current += text[++index];
-      else current += char;
-      continue;
-    }
-    if (/\s/.test(char)) {
-      if (inWord) words.push(current);
-      current = "";
-      inWord = false;
-      continue;
-    }
-    inWord = true;
-    const close = QUOTE_PAIRS[char];
-    if (close !== undefined) quote = { close, literal: char === "'" || char === "\u2018" };
-    else if (char === "\\" && index + 1 < text.length) current += text[++index];
-    else current += char;
-  }
-  if (quote && !options.lenient)
-    throw new UsageError(`Unterminated quote in: ${text.trim()}. Close the quote and try again.`);
-  if (inWord) words.push(current);
-  return options.smartDashes ? words.map(normalizeDashes) : words;
-}
-
-function normalizeDashes(word: string): string {
-  if (word.startsWith("\u2014")) return `--${word.slice(1)}`;
-  if (word.startsWith("\u2013")) return `-${word.slice(1)}`;
-  return word;
-}
-
-/** Quotes a word so `splitArgs` gives it back unchanged. */
-export function quoteArg(word: string): string {
-  if (word !== "" && /^[A-Za-z0-9_@%+=:,./-]+$/.test(word)) return word;
-  return `'${word.replace(/'/g, `'"'"'`)}'`;
-}
 
 /** The options a spec accepts, including the automatic `--json` and (with `confirm`) `-y/--yes`. */
 export function effectiveOptions(spec: CommandSpec): OptionSpec[] {
@@ -236,36 +187,6 @@ function checkArgs(spec: CommandSpec, args: string[], where: string): void {
 /** How the chat spells a command path: `/curator pin`. */
 export function defaultPrefix(path: string[]): string {
   return `/${path.join(" ")}`;
-}
-
-/** Options of `matchChatCommand`. */
-export interface ChatMatchOptions {
-  /** The bot's own username: `/cmd@thisbot` is ours (suffix stripped), `/cmd@otherbot` is not a command for us. */
-  botUsername?: string;
-}
-
-/**
- * Reads a chat text as a command when it is one: `/name args…` where `name` is `[a-z0-9_-]+` (upper case
- * is folded), optionally followed by `@botname`. Text whose first word is a path (`/etc/hosts is broken`)
- * or has no name is not a command and gives null. Whether the name is known is the router's question.
- */
-export function matchChatCommand(text: string, options: ChatMatchOptions = {}): ParsedCommand | null {
-  const trimmed = text.replace(/^\s+/, "");
-  if (!trimmed.startsWith("/")) return null;
-  const match = /^\/(\S+)(?:\s+([\s\S]*))?$/.exec(trimmed);
-  if (!match) return null;
-  const token = match[1] ?? "";
-  const at = token.indexOf("@");
-  const name = (at === -1 ? token : token.slice(0, at)).toLowerCase();
-  if (at !== -1) {
-    const bot = token.slice(at + 1);
-    if (!/^[A-Za-z0-9_]+$/.test(bot)) return null;
-    if (options.botUsername && bot.toLowerCase() !== options.botUsername.replace(/^@/, "").toLowerCase())
-      return null;
-  }
-  if (!/^[a-z0-9_-]+$/.test(name)) return null;
-  const rawArgs = (match[2] ?? "").trim();
-  return { name, args: splitArgs(rawArgs, { lenient: true, smartDashes: true }), rawArgs };
 }
 
 /** A spec found for a command name and its words, and the words left for `parseCommandInput`. */

@@ -3,9 +3,10 @@
  * handles confirmations (terminal prompt, refusal without a terminal, "repeat with -y" in chat) and
  * turns every error into a `Reply` with the right exit code. Commands themselves never print.
  */
+
+import { roleOf } from "../src/core/access.js";
 import { SkillgateError } from "../src/core/errors.js";
 import { errorReply, type Reply } from "../src/core/reply.js";
-import { roleOf } from "../src/gateway/access.js";
 import { formatCommandLine, parseCommandInput } from "./parse.js";
 import type { CommandContext, CommandInput, CommandSpec } from "./types.js";
 
@@ -16,13 +17,6 @@ const ALWAYS_OPEN = new Set(["help", "whoami"]);
 export interface RunOptions {
   /** Called with an unexpected (non-skillgate) error before it becomes a short reply; log its stack here. */
   onUnexpected?: (error: unknown, spec: CommandSpec) => void;
-}
-
-/** The chat id inside a session key `platform:chat[:thread]`. */
-function chatIdOf(sessionKey: string | undefined): string | undefined {
-  if (!sessionKey) return undefined;
-  const parts = sessionKey.split(":");
-  return parts.length >= 2 ? parts[1] : undefined;
 }
 
 /** Whether running `spec` with `input` changes anything (unknown input: the spec's static flag). */
@@ -44,7 +38,7 @@ export function accessRefusal(spec: CommandSpec, ctx: CommandContext, input?: Co
     );
   }
   if (ALWAYS_OPEN.has(spec.path[0] ?? "")) return null;
-  if (roleOf(ctx.config, caller.platform, caller.id, chatIdOf(ctx.sessionKey)) === "stranger") {
+  if (roleOf(ctx.config, caller.platform, caller.id, ctx.chatId) === "stranger") {
     return errorReply(
       `⛔ You are not on this gateway's allowed list. Your id is \`${who}\`; ask the owner to add it to gateway.allowed_users.`,
     );

@@ -6,6 +6,7 @@
 import type { SkillgateConfig } from "../src/config/config.js";
 import type { HomePaths } from "../src/config/home.js";
 import type { Reply, SecretInputOffer } from "../src/core/reply.js";
+import type { ChatSessions } from "../src/core/stores.js";
 import type { SkillLibrary } from "../src/skills/types.js";
 
 /** Who is asking, when the command comes from a chat. */
@@ -41,6 +42,10 @@ export interface CommandContext {
   caller?: Caller;
   /** Chat session key (`platform:chat[:thread]`), set in chat. */
   sessionKey?: string;
+  /** The platform's chat id, set in chat (allowed chats admit their members). */
+  chatId?: string;
+  /** The chat sessions store (loaded skills, history), set in chat by the gateway. */
+  sessions?: ChatSessions;
   /** The clock (tests pass a fixed one). */
   now: () => Date;
   /** How the surface spells a command: `/curator` in chat, `skillgate curator` in the terminal. */

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import readline from "node:readline";
-import { matchChatCommand } from "../../commands/parse.js";
+import { matchChatCommand } from "../../src/core/command-text.js";
 import type { Logger } from "../../src/core/logger.js";
 import type {
   Adapter,

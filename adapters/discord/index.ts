@@ -5,6 +5,7 @@
  * plain-text commands work in DMs and when the bot is mentioned. Commands are registered with one bulk
  * overwrite, either globally or for the configured guild, never both.
  */
+
 import { once } from "node:events";
 import { promises as fs } from "node:fs";
 import path from "node:path";
@@ -23,7 +24,7 @@ import {
   Partials,
   Routes,
 } from "discord.js";
-import { homePaths } from "../../src/config/home.js";
+import { trimOldest } from "../../src/core/bounded.js";
 import { AdapterError } from "../../src/core/errors.js";
 import { atomicWriteFile, stableJson } from "../../src/core/fsutil.js";
 import type { Logger } from "../../src/core/logger.js";
@@ -38,7 +39,6 @@ import type {
   OutboundTarget,
 } from "../../src/core/message.js";
 import type { Reply } from "../../src/core/reply.js";
-import { roleOf, strangerNotice } from "../../src/gateway/access.js";
 import type { AdapterOptions } from "../types.js";
 import { buildApplicationCommands, buildInteractionLayout, SKILL_COMMAND } from "./commands.js";
 import {
@@ -279,10 +279,7 @@ export class DiscordAdapter implements Adapter {
       // Only the kinds `onInteraction` consumes (slash command 2, button 3, autocomplete 4, modal submit
       // 5) wait here for it, and never more than a bounded number, so nothing piles up.
       if (data.type !== 2 && data.type !== 3 && data.type !== 4 && data.type !== 5) return;
-      if (this.rawInteractions.size >= RAW_INTERACTIONS_MAX) {
-        const oldest = this.rawInteractions.keys().next().value;
-        if (oldest !== undefined) this.rawInteractions.delete(oldest);
-      }
+      trimOldest(this.rawInteractions, RAW_INTERACTIONS_MAX - 1);
       this.rawInteractions.set(data.id, data);
     } else if (packet.t === "MESSAGE_CREATE") {
       this.onMessage(packet.d as DiscordMessageJson);
@@ -313,10 +310,11 @@ export class DiscordAdapter implements Adapter {
     if (!this.firstSight(interaction.id)) return;
     const message = normalizeInteraction(raw, this.layout);
     if (!message) return;
-    if (roleOf(this.opts.config, this.platform, message.sender.id, message.chat.id) === "stranger") {
+    const admission = this.hooks?.admit(message);
+    if (admission && !admission.admitted) {
       // The gateway answers strangers with silence, which would leave a slash command "thinking" for
       // 15 minutes; tell them privately instead, with the same text a DM stranger gets.
-      const [content = EMPTY_REPLY] = renderReply(strangerNotice(`${this.platform}:${message.sender.id}`));
+      const [content = EMPTY_REPLY] = renderReply(admission.notice);
       void interaction
         .reply({ content, flags: MessageFlags.Ephemeral, allowedMentions: { parse: [] } })
         .catch((error: unknown) => this.log.warn({ err: error }, "discord: answering a stranger failed"));
@@ -411,10 +409,7 @@ export class DiscordAdapter implements Adapter {
   private firstSight(id: string): boolean {
     if (this.seen.has(id)) return false;
     this.seen.add(id);
-    if (this.seen.size > SEEN_IDS) {
-      const oldest = this.seen.values().next().value;
-      if (oldest !== undefined) this.seen.delete(oldest);
-    }
+    trimOldest(this.seen, SEEN_IDS);
     return true;
   }
 
@@ -495,7 +490,7 @@ export class DiscordAdapter implements Adapter {
   }
 
   private registrationFile(): string {
-    return path.join(homePaths(this.opts.home).gateway, REGISTRATION_FILE);
+    return path.join(this.opts.home, "gateway", REGISTRATION_FILE);
   }
 
   private async readRegistration(): Promise<RegistrationState | null> {

@@ -3,7 +3,7 @@
  * `InboundMessage`. Slash-command interactions become a parsed command directly from their structured
  * options; plain messages count only in DMs or when they mention the bot, and only from humans.
  */
-import { matchChatCommand, quoteArg, splitArgs } from "../../commands/parse.js";
+import { matchChatCommand, quoteArg, splitArgs } from "../../src/core/command-text.js";
 import type { ChatKind, InboundMessage, ParsedCommand } from "../../src/core/message.js";
 
 /** The parts of a Discord user object skillgate reads. */
@@ -149,6 +149,7 @@ export function normalizeMessage(message: DiscordMessageJson, botUserId: string)
   return {
     eventId: message.id,
     platform: "discord",
+    messageId: message.id,
     chat: chatOf(message.channel_id, message.guild_id, message.channel_type),
     sender: senderOf(message.author),
     text,

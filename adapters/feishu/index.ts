@@ -13,11 +13,12 @@
  * - Outbound: `im.message.reply` to the triggering message (first part; all parts inside a thread) or
  *   `im.message.create` to a chat; each part as a post, re-sent as plain text when the API rejects it.
  */
-import { createHash, timingSafeEqual } from "node:crypto";
+
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import * as lark from "@larksuiteoapi/node-sdk";
+import { trimOldest } from "../../src/core/bounded.js";
 import { AdapterError, ConfigError } from "../../src/core/errors.js";
 import type { Logger } from "../../src/core/logger.js";
 import type {
@@ -31,9 +32,16 @@ import type {
 } from "../../src/core/message.js";
 import type { Reply } from "../../src/core/reply.js";
 import type { AdapterOptions } from "../types.js";
+import { checkResponse, describeError, feishuErrorCode, isContentRejection } from "./api-errors.js";
 import { envelopeFromDispatcher, MESSAGE_EVENT_TYPE, normalizeEvent } from "./normalize.js";
 import { FEISHU_MAX_CHARS, type FeishuPayload, postToTextPayloads, renderReply } from "./render.js";
+import { sdkLoggerFor } from "./sdk-logger.js";
 import { readSecretSubmit, secretCard, secretCardResponse } from "./secret-input.js";
+import { normalizePath, readBody, respond, signatureHeaders, verifyWebhook } from "./webhook.js";
+
+export { sdkLoggerFor } from "./sdk-logger.js";
+// Webhook security, API error decoding and the SDK logger bridge have their own modules.
+export { sign, verifyWebhook, type WebhookVerdict } from "./webhook.js";
 
 /** What the Feishu adapter factory receives: the shared `AdapterOptions`. */
 export type FeishuAdapterOptions = AdapterOptions;
@@ -477,148 +485,9 @@ export class FeishuAdapter implements Adapter {
   }
 }
 
-/** Outcome of checking a webhook body: the parsed (still encrypted, if it was) body, or an HTTP error. */
-export type WebhookVerdict =
-  | { ok: true; body: Record<string, unknown>; decrypted: Record<string, unknown> }
-  | { ok: false; status: number; reason: string };
-
-/** How far a signed webhook request's timestamp may be from our clock. */
-const WEBHOOK_MAX_SKEW_MS = 5 * 60_000;
-
-/**
- * Checks a webhook body the way the SDK does not: the signature (when `encryptKey` is set; over the
- * raw body or its compact form) for everything but `url_verification`, with a signed timestamp no more
- * than five minutes from `now`, and the verification token of both events (`header.token`) and
- * challenges (`token`), compared in constant time.
- */
-export function verifyWebhook(
-  raw: string,
-  headers: Record<string, string | string[] | undefined>,
-  encryptKey: string | undefined,
-  verificationToken: string | undefined,
-  now: number = Date.now(),
-): WebhookVerdict {
-  let body: unknown;
-  try {
-    body = JSON.parse(raw);
-  } catch {
-    return { ok: false, status: 400, reason: "body is not JSON" };
-  }
-  if (typeof body !== "object" || body === null || Array.isArray(body))
-    return { ok: false, status: 400, reason: "body is not a JSON object" };
-  const record = body as Record<string, unknown>;
-  let decrypted = record;
-  if (typeof record.encrypt === "string") {
-    if (!encryptKey)
-      return { ok: false, status: 400, reason: "encrypted event but gateway.feishu.encrypt_key is not set" };
-    try {
-      decrypted = JSON.parse(new lark.AESCipher(encryptKey).decrypt(record.encrypt)) as Record<
-        string,
-        unknown
-      >;
-    } catch {
-      return {
-        ok: false,
-        status: 400,
-        reason: "event could not be decrypted with gateway.feishu.encrypt_key",
-      };
-    }
-  }
-  const isChallenge = decrypted.type === "url_verification";
-  if (encryptKey && !isChallenge) {
-    if (!signatureMatches(raw, record, headers, encryptKey))
-      return { ok: false, status: 401, reason: "bad signature" };
-    // A signed request is only good for a few minutes: a captured one cannot be replayed later.
-    const signedAt = Number(headerValue(headers["x-lark-request-timestamp"])) * 1000;
-    if (!Number.isFinite(signedAt) || Math.abs(now - signedAt) > WEBHOOK_MAX_SKEW_MS) {
-      return { ok: false, status: 401, reason: "request timestamp too old or too far ahead" };
-    }
-  }
-  if (verificationToken) {
-    const header = decrypted.header as { token?: unknown } | undefined;
-    const token = typeof header?.token === "string" ? header.token : decrypted.token;
-    if (typeof token !== "string" || !constantTimeEqual(token, verificationToken)) {
-      return { ok: false, status: 401, reason: "verification token mismatch" };
-    }
-  }
-  return { ok: true, body: record, decrypted };
-}
-
-function signatureMatches(
-  raw: string,
-  body: Record<string, unknown>,
-  headers: Record<string, string | string[] | undefined>,
-  encryptKey: string,
-): boolean {
-  const timestamp = headerValue(headers["x-lark-request-timestamp"]);
-  const nonce = headerValue(headers["x-lark-request-nonce"]);
-  const signature = headerValue(headers["x-lark-signature"]);
-  if (!timestamp || !nonce || !signature) return false;
-  return [raw, JSON.stringify(body)].some((text) =>
-    constantTimeEqual(sign(timestamp, nonce, encryptKey, text), signature),
-  );
-}
-
-/** `sha256_hex(timestamp + nonce + encryptKey + body)`, Feishu's event signature. */
-export function sign(timestamp: string, nonce: string, encryptKey: string, body: string): string {
-  return createHash("sha256")
-    .update(timestamp + nonce + encryptKey + body)
-    .digest("hex");
-}
-
-function signatureHeaders(body: string, encryptKey: string | undefined): Record<string, string> {
-  if (!encryptKey) return {};
-  const timestamp = String(Math.floor(Date.now() / 1000));
-  const nonce = createHash("sha256")
-    .update(body + timestamp)
-    .digest("hex")
-    .slice(0, 16);
-  return {
-    "x-lark-request-timestamp": timestamp,
-    "x-lark-request-nonce": nonce,
-    "x-lark-signature": sign(timestamp, nonce, encryptKey, body),
-  };
-}
-
-function headerValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
-}
-
-function constantTimeEqual(a: string, b: string): boolean {
-  const left = createHash("sha256").update(a).digest();
-  const right = createHash("sha256").update(b).digest();
-  return timingSafeEqual(left, right) && a.length === b.length;
-}
-
-function normalizePath(path: string): string {
-  return path.startsWith("/") ? path : `/${path}`;
-}
-
-function respond(res: ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { "content-type": "application/json" });
-  res.end(JSON.stringify({ error: message }));
-}
-
-/** Reads a request body as UTF-8; null when it exceeds `limit` bytes. */
-function readBody(req: IncomingMessage, limit: number): Promise<string | null> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let tooLarge = false;
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) tooLarge = true;
-      else chunks.push(chunk);
-    });
-    req.on("end", () => resolve(tooLarge ? null : Buffer.concat(chunks).toString("utf8")));
-    req.on("error", reject);
-  });
-}
-
 /** The platform message id to reply to: the triggering message, else the target's `replyTo`. */
 function replyTargetId(target: OutboundTarget, inReplyTo: InboundMessage | undefined): string | undefined {
-  const raw = inReplyTo?.raw as { event?: { message?: { message_id?: string } } } | undefined;
-  const fromEvent = inReplyTo?.platform === "feishu" ? raw?.event?.message?.message_id : undefined;
+  const fromEvent = inReplyTo?.platform === "feishu" ? inReplyTo.messageId : undefined;
   if (fromEvent) return fromEvent;
   return target.replyTo?.startsWith("om_") ? target.replyTo : undefined;
 }
@@ -630,94 +499,6 @@ export function receiveIdType(id: string): "open_id" | "union_id" | "chat_id" {
   return "chat_id";
 }
 
-/** Throws when an API answer (HTTP 200) carries a non-zero `code`. */
-function checkResponse(response: unknown): void {
-  const code = (response as { code?: number } | undefined)?.code;
-  if (code !== undefined && code !== 0) {
-    const msg = (response as { msg?: string }).msg ?? "";
-    throw new AdapterError("feishu", `Feishu API error ${code}: ${msg}`, {
-      code: `adapter.feishu.${code}`,
-      cause: response,
-    });
-  }
-}
-
-/** The Feishu error code of a failed call (API body `code`, from an HTTP error or a checked response). */
-function feishuErrorCode(error: unknown): number | undefined {
-  const candidates = [
-    (error as { response?: { data?: { code?: unknown } } })?.response?.data?.code,
-    ((error as { cause?: { code?: unknown } })?.cause as { code?: unknown } | undefined)?.code,
-  ];
-  const code = candidates.find((value) => typeof value === "number");
-  return typeof code === "number" ? code : undefined;
-}
-
-function feishuErrorMessage(error: unknown): string {
-  const data = (error as { response?: { data?: { msg?: unknown } } })?.response?.data;
-  const cause = (error as { cause?: { msg?: unknown } })?.cause;
-  return String(data?.msg ?? cause?.msg ?? "");
-}
-
-/** True when the API refused the message content (bad post format, content too long). */
-function isContentRejection(error: unknown): boolean {
-  const code = feishuErrorCode(error);
-  if (code === 230001 || code === 230025) return true;
-  return /content|post/i.test(feishuErrorMessage(error));
-}
-
-function describeError(error: unknown): string {
-  const code = feishuErrorCode(error);
-  const status = (error as { response?: { status?: unknown } })?.response?.status;
-  const message = error instanceof Error ? error.message : String(error);
-  return [message, status ? `HTTP ${status}` : "", code !== undefined ? `code ${code}` : ""]
-    .filter(Boolean)
-    .join(", ");
-}
-
-/**
- * A Lark SDK logger that writes to pino. The SDK logs whole request configs (including the app
- * secret of a failed token request), so only messages, statuses and API codes are kept, and any
- * secret value left in them is masked.
- */
-export function sdkLoggerFor(log: Logger, secrets: (string | undefined)[]): lark.Logger {
-  const masked = secrets.filter((value): value is string => typeof value === "string" && value.length >= 4);
-  const text = (args: unknown[]) => {
-    let line = args.map(summarize).filter(Boolean).join(" ");
-    for (const secret of masked) line = line.split(secret).join("[redacted]");
-    return line;
-  };
-  return {
-    error: (...args: unknown[]) => log.error({ sdk: "lark" }, text(args)),
-    warn: (...args: unknown[]) => log.warn({ sdk: "lark" }, text(args)),
-    info: (...args: unknown[]) => log.info({ sdk: "lark" }, text(args)),
-    debug: (...args: unknown[]) => log.debug({ sdk: "lark" }, text(args)),
-    trace: (...args: unknown[]) => log.trace({ sdk: "lark" }, text(args)),
-  };
-}
-
-function summarize(value: unknown): string {
-  if (typeof value === "string") return value;
-  if (typeof value === "number" || typeof value === "boolean") return String(value);
-  if (value instanceof Error) return value.message;
-  if (Array.isArray(value)) return value.map(summarize).filter(Boolean).join(" ");
-  if (typeof value === "object" && value !== null) {
-    const record = value as Record<string, unknown>;
-    const response = record.response as
-      | { status?: unknown; data?: { code?: unknown; msg?: unknown } }
-      | undefined;
-    const parts = [
-      typeof record.message === "string" ? record.message : "",
-      response?.status !== undefined ? `HTTP ${String(response.status)}` : "",
-      record.code !== undefined ? `code ${String(record.code)}` : "",
-      typeof record.msg === "string" ? record.msg : "",
-      response?.data?.code !== undefined ? `code ${String(response.data.code)}` : "",
-      typeof response?.data?.msg === "string" ? response.data.msg : "",
-    ];
-    return parts.filter(Boolean).join(", ");
-  }
-  return "";
-}
-
 /** A bounded set of recently seen ids (oldest forgotten first). */
 class RecentIds {
   private readonly ids = new Set<string>();
@@ -727,10 +508,7 @@ class RecentIds {
   }
   add(id: string): void {
     this.ids.add(id);
-    if (this.ids.size > this.capacity) {
-      const oldest = this.ids.values().next().value;
-      if (oldest !== undefined) this.ids.delete(oldest);
-    }
+    trimOldest(this.ids, this.capacity);
   }
   delete(id: string): void {
     this.ids.delete(id);

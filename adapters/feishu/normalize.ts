@@ -8,7 +8,7 @@
  * others starts with a `[Mentioned: Name (open_id=…)]` line. Direct chats (`p2p`) always answer;
  * group chats only when the bot is mentioned. Messages sent by apps (including this bot) are ignored.
  */
-import { matchChatCommand } from "../../commands/parse.js";
+import { matchChatCommand } from "../../src/core/command-text.js";
 import type { InboundMessage } from "../../src/core/message.js";
 
 /** One entry of `message.mentions`. */
@@ -96,6 +96,7 @@ export function normalizeEvent(envelope: FeishuEventEnvelope, botOpenId: string)
   return {
     eventId,
     platform: "feishu",
+    ...(message.message_id ? { messageId: message.message_id } : {}),
     chat: { kind: isDirect ? "dm" : "group", id: message.chat_id, ...(threadId ? { threadId } : {}) },
     sender: { id: senderId, isBot: false },
     text: mentioned.length > 0 ? `[Mentioned: ${mentioned.join(", ")}]\n${text}` : text,

@@ -5,7 +5,7 @@
  */
 
 import { randomUUID } from "node:crypto";
-import { matchChatCommand } from "../../commands/parse.js";
+import { matchChatCommand } from "../../src/core/command-text.js";
 import type {
   Adapter,
   AdapterCapabilities,

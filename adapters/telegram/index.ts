@@ -662,9 +662,7 @@ function chatIdOf(chatId: string): number | string {
 function replyAnchor(message: InboundMessage | undefined): string | undefined {
   if (message === undefined || message.platform !== "telegram" || message.chat.kind === "dm")
     return undefined;
-  const raw = message.raw as Update | undefined;
-  const id = raw?.message?.message_id;
-  return id === undefined ? undefined : String(id);
+  return message.messageId;
 }
 
 /** Escapes text for Telegram's HTML parse mode. */

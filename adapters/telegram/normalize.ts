@@ -5,6 +5,7 @@
  * and edited messages are never turned into anything (an edit must not replay an old command).
  */
 import type { Message, MessageEntity, Update } from "grammy/types";
+import { parsedCommand } from "../../src/core/command-text.js";
 import type { ChatKind, InboundMessage, ParsedCommand } from "../../src/core/message.js";
 
 /** Normalizes one Bot API update for the bot `botUsername`; null when the gateway should not see it. */
@@ -35,6 +36,7 @@ export function normalizeUpdate(update: Update, botUsername: string): InboundMes
   const inbound: InboundMessage = {
     eventId: String(update.update_id),
     platform: "telegram",
+    messageId: String(message.message_id),
     chat,
     sender,
     text: addressed.text,
@@ -122,61 +124,9 @@ function parseCommand(
   const target = at === -1 ? undefined : token.slice(at + 1);
   if (name === "" || name.includes("/")) return null;
   if (target !== undefined && !sameUsername(target, botUsername)) return "other-bot";
-  const rawArgs = text.slice(token.length).trim();
-  return { name, args: splitArgs(rawArgs), rawArgs };
+  return parsedCommand(name, text.slice(token.length));
 }
 
 function sameUsername(a: string, b: string): boolean {
   return a.replace(/^@/, "").toLowerCase() === b.replace(/^@/, "").toLowerCase();
-}
-
-const QUOTE_PAIRS: Record<string, string> = { '"': '"', "'": "'", "“": "”", "‘": "’", "„": "“" };
-
-/** A quote at the start of a token opens a group only when its closing partner follows. */
-function opensQuote(input: string, index: number): boolean {
-  const closing = QUOTE_PAIRS[input[index] as string];
-  return closing !== undefined && input.indexOf(closing, index + 1) !== -1;
-}
-
-/**
- * Splits arguments shell-style: whitespace separates, straight or typographic quotes at the start of
- * a token group (an apostrophe inside a word stays literal), a backslash escapes the next character. Phone keyboards turn `--` into an em dash and `-` into an en
- * dash; a token that starts with one gets its dashes back (`—dry-run` → `--dry-run`).
- */
-export function splitArgs(input: string): string[] {
-  const args: string[] = [];
-  let current = "";
-  let inToken = false;
-  let closing: string | undefined;
-  for (let index = 0; index < input.length; index += 1) {
-    const char = input[index] as string;
-    if (closing !== undefined) {
-      if (char === closing) closing = undefined;
-      else current += char;
-      continue;
-    }
-    if (char === "\\" && index + 1 < input.length) {
-      current += input[index + 1];
-      index += 1;
-      inToken = true;
-    } else if (!inToken && opensQuote(input, index)) {
-      closing = QUOTE_PAIRS[char];
-      inToken = true;
-    } else if (/\s/.test(char)) {
-      if (inToken) args.push(current);
-      current = "";
-      inToken = false;
-    } else {
-      current += char;
-      inToken = true;
-    }
-  }
-  if (inToken) args.push(current);
-  return args.map(restoreDashes);
-}
-
-function restoreDashes(token: string): string {
-  if (token.startsWith("—")) return `--${token.slice(1)}`;
-  if (token.startsWith("–")) return `-${token.slice(1)}`;
-  return token;
 }

@@ -7,6 +7,7 @@
 import { readFileSync, statSync } from "node:fs";
 import YAML from "yaml";
 import { ConfigError } from "../core/errors.js";
+import { isPlatformReference } from "../core/platforms.js";
 
 /** The skills section. */
 export interface SkillsConfig {
@@ -235,7 +236,7 @@ function stringList(raw: Raw, key: string, at: string): string[] {
 function platformRefList(raw: Raw, key: string): string[] {
   const list = stringList(raw, key, "gateway.");
   for (const entry of list) {
-    if (!/^(telegram|feishu|discord|console|mock):\S+$/.test(entry)) {
+    if (!isPlatformReference(entry)) {
       throw new ConfigError(
         `gateway.${key}`,
         `config.yaml: \`gateway.${key}\` has ${show(entry)}; each entry must be \`platform:id\` with platform one of telegram, feishu, discord (e.g. "telegram:123456789").`,
@@ -401,7 +402,7 @@ function parseGateway(raw: Raw): GatewayConfig {
     );
   }
   const homeChannel = str(gateway, "home_channel", "gateway.");
-  if (homeChannel !== undefined && !/^(telegram|feishu|discord|console|mock):\S+$/.test(homeChannel)) {
+  if (homeChannel !== undefined && !isPlatformReference(homeChannel)) {
     throw new ConfigError(
       "gateway.home_channel",
       `config.yaml: \`gateway.home_channel\` is ${show(homeChannel)}; it must be \`platform:chat_id\`, e.g. "telegram:-1001234567890".`,

@@ -2,9 +2,11 @@
  * File helpers every writer in skillgate uses: atomic replacement (tmp + fsync + rename) and a
  * cross-process lock file, so two processes on one home never lose each other's writes.
  */
+
 import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import { trimOldest } from "./bounded.js";
 import { SkillgateError } from "./errors.js";
 
 /** Writes `data` to `file` atomically: a sibling tmp file is written, fsynced and renamed over it. */
@@ -104,10 +106,7 @@ const RELEASED_TOKENS_MAX = 1024;
 function forgetHeld(token: string): void {
   heldTokens.delete(token);
   releasedTokens.add(token);
-  if (releasedTokens.size > RELEASED_TOKENS_MAX) {
-    const oldest = releasedTokens.values().next().value;
-    if (oldest !== undefined) releasedTokens.delete(oldest);
-  }
+  trimOldest(releasedTokens, RELEASED_TOKENS_MAX);
 }
 
 /** True when `token` belongs to a lock this process holds or released a moment ago. */
@@ -248,4 +247,14 @@ export function parseJsonObject(text: string): Record<string, unknown> | undefin
 /** Hermes-style timestamp: ISO 8601 UTC with microseconds and `+00:00`. */
 export function isoTimestamp(date: Date): string {
   return date.toISOString().replace(/\.(\d{3})Z$/, ".$1000+00:00");
+}
+
+/** True when something (a file, a folder, a dangling symlink) exists at `file`; links are not followed. */
+export async function pathExists(file: string): Promise<boolean> {
+  try {
+    await fs.lstat(file);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -26,6 +26,11 @@ export interface InboundMessage {
   /** The platform's id for this event (Telegram update_id, Feishu event_id, Discord message/interaction id). */
   eventId: string;
   platform: PlatformName;
+  /**
+   * The platform's id for the message itself (Telegram `message_id`, Feishu `message_id`, Discord
+   * message id), which replies quote; absent for interactions and the terminal.
+   */
+  messageId?: string;
   chat: { kind: ChatKind; id: string; threadId?: string };
   sender: { id: string; name?: string; isBot: boolean };
   /** The message text with any leading bot mention removed. */
@@ -103,6 +108,11 @@ export interface CommandCatalogEntry {
 
 /** Questions an adapter may ask the gateway while running (e.g. Discord autocomplete). */
 export interface AdapterHooks {
+  /**
+   * The core's access decision for a message, without side effects: an adapter that must answer every
+   * interaction (Discord slash commands) shows a stranger the `notice` privately instead of delivering.
+   */
+  admit(message: InboundMessage): SenderAdmission;
   /** Skill names this sender may load on this platform that start with `prefix` (visibility + authorisation applied). */
   suggestSkills(senderId: string, prefix: string): Promise<string[]>;
   /** Private secret entry (modal or card form); absent when the gateway offers none. */
@@ -119,6 +129,9 @@ export interface SecretInputHooks {
    */
   submit(token: string, senderId: string, value: string): Promise<Reply>;
 }
+
+/** Whether a sender is admitted; a stranger gets the notice that names their `platform:id`. */
+export type SenderAdmission = { admitted: true } | { admitted: false; notice: Reply };
 
 /** One option of a catalog command, as structured-command platforms (Discord) register it. */
 export interface CatalogOption {

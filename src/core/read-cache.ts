@@ -6,8 +6,10 @@
  * these files atomically (new inode), and an in-place edit changes mtime/ctime, so a change is seen on
  * the very next read.
  */
+
 import { statSync } from "node:fs";
 import { readTextIfExists } from "../core/fsutil.js";
+import { trimOldest } from "./bounded.js";
 
 /** Identity of a file's current content, "missing" when absent, or null when it cannot be stat'ed. */
 function contentKey(file: string): string | null {
@@ -42,10 +44,7 @@ export async function cachedByFile<T>(file: string, slot: string, compute: () =>
   const hit = slots?.get(slot);
   if (hit && hit.key === key) return hit.value as T;
   const value = await compute();
-  if (!cache.has(file) && cache.size >= MAX_FILES) {
-    const oldest = cache.keys().next().value;
-    if (oldest !== undefined) cache.delete(oldest);
-  }
+  if (!cache.has(file)) trimOldest(cache, MAX_FILES - 1);
   const target = slots ?? new Map<string, Entry>();
   target.set(slot, { key, value });
   cache.set(file, target);

@@ -9,7 +9,7 @@ import path from "node:path";
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
 import { CuratorError } from "../core/errors.js";
-import { isoTimestamp, readTextIfExists } from "../core/fsutil.js";
+import { isoTimestamp, pathExists, readTextIfExists } from "../core/fsutil.js";
 import type { SkillEntry, SkillLibrary } from "../skills/types.js";
 import { emptyRecord, type UsageMap, UsageStore } from "../skills/usage.js";
 import { type LedgerActor, withLedger } from "./ledger.js";
@@ -110,15 +110,6 @@ function stampOf(now: Date): string {
   return now.toISOString().replace(/[-:T]/g, "").replace(/\..*$/, "");
 }
 
-async function exists(target: string): Promise<boolean> {
-  try {
-    await fs.lstat(target);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Moves a directory, copying across devices when a rename cannot. */
 async function moveDir(from: string, to: string): Promise<void> {
   await fs.mkdir(path.dirname(to), { recursive: true });
@@ -134,12 +125,12 @@ async function moveDir(from: string, to: string): Promise<void> {
 /** A free place under `.archive/` for `relPath`: the same path, or with a timestamp suffix on collision. */
 async function archiveDestination(archiveRoot: string, relPath: string, now: Date): Promise<string> {
   const plain = path.join(archiveRoot, ...relPath.split("/"));
-  if (!(await exists(plain))) return plain;
+  if (!(await pathExists(plain))) return plain;
   const stamped = `${plain}-${stampOf(now)}`;
-  if (!(await exists(stamped))) return stamped;
+  if (!(await pathExists(stamped))) return stamped;
   for (let n = 2; ; n += 1) {
     const candidate = `${stamped}-${n}`;
-    if (!(await exists(candidate))) return candidate;
+    if (!(await pathExists(candidate))) return candidate;
   }
 }
 
@@ -361,7 +352,7 @@ export async function restoreSkill(name: string, opts: MoveOptions): Promise<Res
   assertSafeName(name);
   const paths = homePaths(opts.home);
   const prefix = opts.commandPrefix ?? terminalPrefix;
-  if (!(await exists(paths.archive)))
+  if (!(await pathExists(paths.archive)))
     throw refuse("no archive directory — nothing has been archived yet", "curator.not_found");
   const item = pickArchived(await listArchived(opts.home), name, prefix);
   if (!item) {
@@ -381,9 +372,9 @@ export async function restoreSkill(name: string, opts: MoveOptions): Promise<Res
   }
   let dest = path.join(paths.skills, ...item.restoreTo.split("/"));
   let flattened = false;
-  if (await exists(dest)) {
+  if (await pathExists(dest)) {
     const flat = path.join(paths.skills, path.posix.basename(item.restoreTo));
-    if (await exists(flat))
+    if (await pathExists(flat))
       throw refuse(`destination already exists: ${dest} (and ${flat}); move it away first`);
     dest = flat;
     flattened = true;

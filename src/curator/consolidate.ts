@@ -24,16 +24,16 @@ import {
   ModelError,
 } from "../llm/client.js";
 import { type ResolvedModel, resolveCuratorModel } from "../llm/config.js";
-import { runToolCall, type SkillToolName, type ToolRuntime, toolDefinitions } from "../llm/tools.js";
-import { createManageSession } from "../skills/manage.js";
 import type { SkillLibrary } from "../skills/types.js";
 import { lastActivityAt, UsageStore } from "../skills/usage.js";
 import { readCronRefs } from "./cron.js";
 import { rewriteCronReferences } from "./cron-rewrite.js";
+import { createManageSession } from "./manage.js";
 import { type CuratedRow, curatedRows, isCronReferenced } from "./plan.js";
 import { loadProvenance } from "./provenance.js";
 import { runCurator } from "./run.js";
 import { createSnapshot, listSnapshots } from "./snapshot.js";
+import { runToolCall, type SkillToolName, type ToolRuntime, toolDefinitions } from "./tools.js";
 import type {
   ConsolidatedEntry,
   ConsolidationOutcome,

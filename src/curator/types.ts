@@ -3,6 +3,10 @@
  * provenance classification. Kept free of logic so every module (and other engineers) can import them.
  */
 import type { SkillgateConfig } from "../config/config.js";
+import type { ConsolidatedEntry, PrunedEntry } from "../llm/classify.js";
+
+export type { ConsolidatedEntry, PrunedEntry } from "../llm/classify.js";
+
 import type { SkillLibrary } from "../skills/types.js";
 import type { SkillState } from "../skills/usage.js";
 
@@ -48,23 +52,6 @@ export interface CuratorPlan {
   candidates: string[];
   /** True when any action changes a skill's state or location (seeds alone do not count). */
   changes: boolean;
-}
-
-/** A skill merged into an umbrella by the consolidation pass. */
-export interface ConsolidatedEntry {
-  name: string;
-  into: string;
-  source: string;
-  reason: string;
-  evidence?: string;
-  model_claimed_into?: string;
-}
-
-/** A skill the consolidation pass archived without an umbrella. */
-export interface PrunedEntry {
-  name: string;
-  source: string;
-  reason: string;
 }
 
 /** One cron job whose skill links were rewritten after a consolidation. */

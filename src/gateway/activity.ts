@@ -5,6 +5,7 @@
  */
 import path from "node:path";
 import { atomicWriteFile, isoTimestamp, readTextIfExists, withLock } from "../core/fsutil.js";
+import type { LastActivity } from "../core/stores.js";
 import { BatchedWriter } from "./batched-writer.js";
 
 function parseLast(text: string | undefined): number | undefined {
@@ -18,7 +19,7 @@ function parseLast(text: string | undefined): number | undefined {
 }
 
 /** Tracks and persists the last chat activity time (ms since epoch). */
-export class ActivityStore {
+export class ActivityStore implements LastActivity {
   private last: number | undefined;
   private readonly writer: BatchedWriter;
 

@@ -12,6 +12,13 @@ import type { SkillgateConfig } from "../config/config.js";
 import type { InboundMessage } from "../core/message.js";
 import { errorReply, type Reply, type ReplyBlock, reply } from "../core/reply.js";
 import {
+  runToolCall,
+  type SkillToolName,
+  type ToolRuntime,
+  toolDefinitions,
+  toolSetOf,
+} from "../curator/tools.js";
+import {
   type ChatMessage,
   type ClientOptions,
   createModelClient,
@@ -19,13 +26,6 @@ import {
   ModelError,
 } from "../llm/client.js";
 import { describeModel, type ResolvedModel, resolveChatModel } from "../llm/config.js";
-import {
-  runToolCall,
-  type SkillToolName,
-  type ToolRuntime,
-  toolDefinitions,
-  toolSetOf,
-} from "../llm/tools.js";
 import { activationBlocker, type ResolvedSetting, settingsBlock } from "../skills/settings.js";
 import type { SkillEntry, SkillLibrary } from "../skills/types.js";
 import type { ChatAgent } from "./gateway.js";

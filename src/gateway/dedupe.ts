@@ -6,6 +6,7 @@
  */
 import path from "node:path";
 import { atomicWriteFile, readTextIfExists, withLock } from "../core/fsutil.js";
+import type { EventDedupe } from "../core/stores.js";
 import { BatchedWriter } from "./batched-writer.js";
 
 /** How long an event id is remembered: longer than any platform's redelivery window (Feishu ≈ 6 h). */
@@ -39,7 +40,7 @@ function parseEntries(text: string | undefined): Map<string, number> {
 }
 
 /** Remembers which inbound events were already handled. */
-export class DedupeStore {
+export class DedupeStore implements EventDedupe {
   private readonly writer: BatchedWriter;
 
   private constructor(

@@ -1,5 +1,5 @@
 /**
- * The gateway core: adapters → dedupe → access → per-chat queue → router → reply funnel. Commands come
+ * The gateway core: adapters → access → dedupe → per-chat queue → router → reply funnel. Commands come
  * from the one registry (the same specs as the CLI); `/<skill>` loads skills; other text goes to the
  * agent when one is configured. Around it: the maintenance tick (curator when due and idle), `/healthz`,
  * native command menus kept in sync with the visible skills, and a graceful stop that drains in-flight
@@ -8,10 +8,12 @@
 import { findSkillByChatName, loadSkills } from "../../commands/chat.js";
 import { chatContext, sessionKeyOf } from "../../commands/context.js";
 import { registry as defaultRegistry } from "../../commands/index.js";
-import { matchChatCommand, resolveCommand } from "../../commands/parse.js";
+import { resolveCommand } from "../../commands/parse.js";
 import { parseAndRun, runCommand } from "../../commands/runner.js";
 import type { CommandContext, CommandSpec } from "../../commands/types.js";
 import type { SkillgateConfig } from "../config/config.js";
+import { AccessGate, admitSender, roleOf } from "../core/access.js";
+import { matchChatCommand } from "../core/command-text.js";
 import { SkillgateError } from "../core/errors.js";
 import { type Logger, silentLogger } from "../core/logger.js";
 import type { Adapter, AdapterHooks, InboundMessage, ParsedCommand } from "../core/message.js";
@@ -19,7 +21,6 @@ import { errorReply, type Reply, textReply } from "../core/reply.js";
 import type { Consolidator } from "../curator/types.js";
 import { type ManagedSkillLibrary, openLibrary } from "../skills/library.js";
 import type { SkillLibrary } from "../skills/types.js";
-import { AccessGate, roleOf } from "./access.js";
 import { ActivityStore } from "./activity.js";
 import { buildCommandCatalog } from "./catalog.js";
 import { DedupeStore } from "./dedupe.js";
@@ -288,6 +289,7 @@ class GatewayImpl implements Gateway {
   private hooksFor(adapter: Adapter): AdapterHooks {
     const secrets = this.secrets;
     return {
+      admit: (message) => admitSender(this.options.config, message),
       ...(adapter.capabilities.privateInput === "modal" || adapter.capabilities.privateInput === "form"
         ? {
             secretInput: {
@@ -366,6 +368,7 @@ class GatewayImpl implements Gateway {
       config,
       message,
       isAdmin,
+      sessions: SessionStore.for(this.options.home),
       now: () => new Date(this.now()),
       library: this.library,
     });

@@ -6,15 +6,10 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { atomicWriteFile } from "../core/fsutil.js";
+import type { ChatSessions, HistoryEntry } from "../core/stores.js";
 import { BatchedWriter } from "./batched-writer.js";
 
-/** One remembered message of a chat session. */
-export interface HistoryEntry {
-  role: "user" | "assistant";
-  text: string;
-  /** ISO time. */
-  at: string;
-}
+export type { HistoryEntry } from "../core/stores.js";
 
 interface SessionRecord {
   loaded_skills: string[];
@@ -53,8 +48,8 @@ function readSessions(file: string): Map<string, SessionRecord> {
   return sessions;
 }
 
-/** Loaded skills and history per chat session. */
-export class SessionStore {
+/** Loaded skills and history per chat session, in one JSON file. */
+export class SessionStore implements ChatSessions {
   private readonly sessions: Map<string, SessionRecord>;
   private readonly writer: BatchedWriter;
 

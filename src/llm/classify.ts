@@ -6,7 +6,23 @@
  * skill that mentions the removed one). A claimed umbrella that does not exist is never reported as one.
  */
 import YAML from "yaml";
-import type { ConsolidatedEntry, PrunedEntry } from "../curator/types.js";
+
+/** A skill merged into an umbrella by the consolidation pass. */
+export interface ConsolidatedEntry {
+  name: string;
+  into: string;
+  source: string;
+  reason: string;
+  evidence?: string;
+  model_claimed_into?: string;
+}
+
+/** A skill the consolidation pass archived without an umbrella. */
+export interface PrunedEntry {
+  name: string;
+  source: string;
+  reason: string;
+}
 
 /** One recorded tool call: its name and parsed arguments (`{_raw}` when they were not JSON). */
 export interface RecordedCall {

@@ -21,10 +21,13 @@ import path from "node:path";
 import { loadConfig, type SkillgateConfig } from "../config/config.js";
 import { ConfigError } from "../core/errors.js";
 import { loadIndex, saveIndex } from "./index-cache.js";
+import type { Snapshot } from "./library-snapshot.js";
 import { resolveRoots, type SkillRoot } from "./roots.js";
 import { Gates, isExcludedDir, type ScanCache, type ScanResult, type ScanStats, scanRoots } from "./scan.js";
 import type { SkillEntry, SkillLibrary, SkillsListResult, SkillViewResult, ViewOptions } from "./types.js";
 import { disabledNames, isDisabledIn } from "./visibility.js";
+
+export type { Snapshot } from "./library-snapshot.js";
 
 /** Options of `openLibrary`. */
 export interface LibraryOptions {
@@ -53,18 +56,6 @@ export interface ManagedSkillLibrary extends SkillLibrary {
 const POLL_MS = 500;
 const ARM_DELAY_MS = 200;
 const LIST_HINT = "Use skill_view(name) to see full content, tags, and linked files";
-
-/** Internal state of one scan. */
-export interface Snapshot {
-  scan: ScanResult;
-  rootsKey: string;
-  /** OS/environment-gated skills, first name wins, in root then path order. */
-  entries: SkillEntry[];
-  /** `entries` sorted by (category or "", name), the listing order. */
-  listOrder: SkillEntry[];
-  /** Per entry, its `frontmatter.name` when that is a string (for the disabled lists, without parsing). */
-  frontmatterNames: Map<SkillEntry, string | undefined>;
-}
 
 function buildEntries(scan: ScanResult): Pick<Snapshot, "entries" | "frontmatterNames"> {
   const seen = new Set<string>();

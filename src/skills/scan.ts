@@ -61,7 +61,10 @@ export const EXCLUDED_DIRS = new Set([
 ]);
 
 /** Support folders: pruned inside a skill folder, never skill roots themselves. */
-export const SUPPORT_DIRS = new Set(["references", "templates", "assets", "scripts"]);
+export const SUPPORT_DIR_NAMES = ["references", "templates", "scripts", "assets"] as const;
+
+/** `SUPPORT_DIR_NAMES` as a set, for membership checks. */
+export const SUPPORT_DIRS: ReadonlySet<string> = new Set(SUPPORT_DIR_NAMES);
 
 /** True for a folder name the walk skips everywhere. */
 export function isExcludedDir(name: string): boolean {

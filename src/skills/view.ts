@@ -10,7 +10,7 @@ import path from "node:path";
 import type { SkillgateConfig } from "../config/config.js";
 import { SkillError } from "../core/errors.js";
 import { parseListField, parseSkillMd } from "./frontmatter.js";
-import type { Snapshot } from "./library.js";
+import type { Snapshot } from "./library-snapshot.js";
 import { readinessFields } from "./readiness.js";
 import { isInside, type SkillRoot } from "./roots.js";
 import { describe, isExcludedDir, SUPPORT_DIRS } from "./scan.js";

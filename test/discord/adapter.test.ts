@@ -2,12 +2,14 @@
  * The Discord adapter with the real discord.js against the loopback emulator, without the gateway: the
  * test plays the gateway through the sink and `send`.
  */
+
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createDiscordAdapter, type DiscordAdapter } from "../../adapters/discord/index.js";
 import { parseConfig } from "../../src/config/config.js";
+import { admitSender } from "../../src/core/access.js";
 import { AdapterError } from "../../src/core/errors.js";
 import { createLogger } from "../../src/core/logger.js";
 import type { InboundMessage } from "../../src/core/message.js";
@@ -64,6 +66,7 @@ async function boot(
         inbox.push(message);
       },
       {
+        admit: (message) => admitSender(config, message),
         suggestSkills: async (_sender, prefix) =>
           ["pdf-tools", "pdf-forms", "arxiv"].filter((name) => name.startsWith(prefix)),
       },

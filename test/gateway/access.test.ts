@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/config/config.js";
+import { AccessGate, roleOf, STRANGER_NOTICE_INTERVAL_MS } from "../../src/core/access.js";
 import type { InboundMessage } from "../../src/core/message.js";
 import { replyToPlainText } from "../../src/core/reply.js";
-import { AccessGate, roleOf, STRANGER_NOTICE_INTERVAL_MS } from "../../src/gateway/access.js";
 
 const config = parseConfig({
   gateway: {

@@ -34,6 +34,7 @@ function chat(id: string, isAdmin: boolean, chatId = id): CommandContext {
     platform: "telegram",
     caller: { platform: "telegram", id, isAdmin },
     sessionKey: `telegram:${chatId}`,
+    chatId,
     commandPrefix: (path) => `/${path.join(" ")}`,
   });
 }

@@ -4,7 +4,12 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { SkillgateConfig } from "../../src/config/config.js";
 import { homePaths } from "../../src/config/home.js";
 import { listEntries } from "../../src/curator/ledger.js";
-import { createManageSession, type ManageContext, recordView, skillManage } from "../../src/skills/manage.js";
+import {
+  createManageSession,
+  type ManageContext,
+  recordView,
+  skillManage,
+} from "../../src/curator/manage.js";
 import type { SkillLibrary } from "../../src/skills/types.js";
 import {
   config,

@@ -9,14 +9,14 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { SkillgateConfig } from "../../src/config/config.js";
 import { archiveSkill, restoreSkill } from "../../src/curator/archive.js";
 import { listEntries } from "../../src/curator/ledger.js";
-import { rollbackEntry } from "../../src/curator/rollback.js";
 import {
   createManageSession,
   type ManageContext,
   recordView,
   skillManage,
   type WriteOrigin,
-} from "../../src/skills/manage.js";
+} from "../../src/curator/manage.js";
+import { rollbackEntry } from "../../src/curator/rollback.js";
 import type { SkillLibrary } from "../../src/skills/types.js";
 import { libraryFor } from "../curator/harness.js";
 import { record } from "../curator/helpers.js";

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { Update } from "grammy/types";
 import { describe, expect, it } from "vitest";
-import { normalizeUpdate, splitArgs } from "../../adapters/telegram/normalize.js";
+import { normalizeUpdate } from "../../adapters/telegram/normalize.js";
 
 const BOT = "SkillgateBot";
 const fixture = (name: string): Update =>
@@ -109,19 +109,5 @@ describe("normalizeUpdate", () => {
     const message = normalizeUpdate(update, BOT);
     expect(message?.command).toBeUndefined();
     expect(message?.text).toBe("/curator status");
-  });
-});
-
-describe("splitArgs", () => {
-  it("keeps apostrophes inside words and unmatched quotes literal", () => {
-    expect(splitArgs("what's up 'quoted words' \"open")).toEqual(["what's", "up", "quoted words", '"open']);
-  });
-
-  it("groups typographic quotes and honours backslash escapes", () => {
-    expect(splitArgs("pin “pdf tools” a\\ b")).toEqual(["pin", "pdf tools", "a b"]);
-  });
-
-  it("restores dashes only at the start of a token", () => {
-    expect(splitArgs("–y a—b —days 3")).toEqual(["-y", "a—b", "--days", "3"]);
   });
 });

@@ -3,17 +3,28 @@
  * `gateway.allowed_users` and `gateway.allowed_chats`. Admins run everything, allowed users (and every
  * member of an allowed chat) run read-only commands, everyone else is a stranger: a stranger in a DM gets
  * one rate-limited reply naming their `platform:id` so the owner can add it; in groups they get silence.
- * The local terminal chat (`console`) is the owner.
+ * The local terminal chat (`console`) is the owner. The policy lives in the core so the gateway, the
+ * command runner and adapters (through their `admit` hook) all apply the same rules.
  */
-import type { SkillgateConfig } from "../config/config.js";
-import type { InboundMessage } from "../core/message.js";
-import { type Reply, textReply } from "../core/reply.js";
+import { trimOldest } from "./bounded.js";
+import type { InboundMessage, SenderAdmission } from "./message.js";
+import { type Reply, textReply } from "./reply.js";
+import type { StrangerNotices } from "./stores.js";
 
 /** What a sender may do. */
 export type Role = "admin" | "user" | "stranger";
 
+/** The access lists the policy reads (the `gateway` section of the configuration). */
+export interface AccessRules {
+  gateway: {
+    admins: readonly string[];
+    allowedUsers: readonly string[];
+    allowedChats: readonly string[];
+  };
+}
+
 /** The role of a sender on a platform, optionally inside a chat (allowed chats admit their members). */
-export function roleOf(config: SkillgateConfig, platform: string, senderId: string, chatId?: string): Role {
+export function roleOf(config: AccessRules, platform: string, senderId: string, chatId?: string): Role {
   if (platform === "console") return "admin";
   const who = `${platform}:${senderId}`;
   if (config.gateway.admins.includes(who)) return "admin";
@@ -35,11 +46,10 @@ const MAX_REMEMBERED = 5000;
 
 /** Applies the access rules to inbound messages and rate-limits the stranger notice. */
 export class AccessGate {
-  private readonly noticed = new Map<string, number>();
-
   constructor(
-    private readonly config: SkillgateConfig,
+    private readonly config: AccessRules,
     private readonly now: () => number = Date.now,
+    private readonly notices: StrangerNotices = new RecentStrangerNotices(),
   ) {}
 
   /** Decides whether `message` is handled; a first-time stranger in a DM gets a `notice` to send. */
@@ -49,21 +59,27 @@ export class AccessGate {
     if (role !== "stranger") return { admit: true, role };
     if (message.chat.kind !== "dm") return { admit: false, reason: "stranger-group" };
     const who = `${message.platform}:${message.sender.id}`;
-    const last = this.noticed.get(who);
+    const last = this.notices.lastNoticed(who);
     const now = this.now();
     if (last !== undefined && now - last < STRANGER_NOTICE_INTERVAL_MS)
       return { admit: false, reason: "stranger-dm-quiet" };
-    this.remember(who, now);
+    this.notices.noticed(who, now);
     return { admit: false, reason: "stranger-dm", notice: strangerNotice(who) };
   }
+}
 
-  private remember(who: string, at: number): void {
-    this.noticed.delete(who);
-    this.noticed.set(who, at);
-    if (this.noticed.size > MAX_REMEMBERED) {
-      const oldest = this.noticed.keys().next().value;
-      if (oldest !== undefined) this.noticed.delete(oldest);
-    }
+/** The in-process stranger-notice clock: the most recent `MAX_REMEMBERED` strangers. */
+export class RecentStrangerNotices implements StrangerNotices {
+  private readonly noticedAt = new Map<string, number>();
+
+  lastNoticed(who: string): number | undefined {
+    return this.noticedAt.get(who);
+  }
+
+  noticed(who: string, at: number): void {
+    this.noticedAt.delete(who);
+    this.noticedAt.set(who, at);
+    trimOldest(this.noticedAt, MAX_REMEMBERED);
   }
 }
 
@@ -74,4 +90,11 @@ export function strangerNotice(who: string): Reply {
       "`gateway.allowed_users` (read-only commands) or `gateway.admins` in config.yaml.",
     { exitCode: 1 },
   );
+}
+
+/** The side-effect-free check behind the adapters' `admit` hook: strangers get their notice, never rate-limited. */
+export function admitSender(config: AccessRules, message: InboundMessage): SenderAdmission {
+  if (roleOf(config, message.platform, message.sender.id, message.chat.id) !== "stranger")
+    return { admitted: true };
+  return { admitted: false, notice: strangerNotice(`${message.platform}:${message.sender.id}`) };
 }

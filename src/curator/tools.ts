@@ -7,11 +7,11 @@
 
 import { homePaths } from "../config/home.js";
 import { isoTimestamp } from "../core/fsutil.js";
-import { type ManageContext, recordView, skillManage } from "../skills/manage.js";
+import type { ToolCall, ToolDefinition } from "../llm/client.js";
 import { activationBlocker, type ToolSet } from "../skills/settings.js";
 import type { SkillLibrary } from "../skills/types.js";
 import { emptyRecord, UsageStore } from "../skills/usage.js";
-import type { ToolCall, ToolDefinition } from "./client.js";
+import { type ManageContext, recordView, skillManage } from "./manage.js";
 
 /** Names of the skill tools. */
 export type SkillToolName = "skills_list" | "skill_view" | "skill_manage";

@@ -13,13 +13,14 @@ import path from "node:path";
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
 import { CuratorError } from "../core/errors.js";
-import { atomicWriteFile, isoTimestamp, withLock } from "../core/fsutil.js";
-import { archiveSkill } from "../curator/archive.js";
-import { type LedgerActor, withLedger } from "../curator/ledger.js";
-import { classify, loadProvenance, type Provenance } from "../curator/provenance.js";
-import { parseSkillMd } from "./frontmatter.js";
-import type { SkillEntry, SkillLibrary } from "./types.js";
-import { emptyRecord, type UsageRecord, UsageStore } from "./usage.js";
+import { atomicWriteFile, isoTimestamp, pathExists, withLock } from "../core/fsutil.js";
+import { parseSkillMd } from "../skills/frontmatter.js";
+import { SUPPORT_DIR_NAMES } from "../skills/scan.js";
+import type { SkillEntry, SkillLibrary } from "../skills/types.js";
+import { emptyRecord, type UsageRecord, UsageStore } from "../skills/usage.js";
+import { archiveSkill } from "./archive.js";
+import { type LedgerActor, withLedger } from "./ledger.js";
+import { classify, loadProvenance, type Provenance } from "./provenance.js";
 
 /** Who is writing: a person's agent in a conversation, or the curator's background review. */
 export type WriteOrigin = "foreground" | "background_review";
@@ -31,7 +32,7 @@ export const MANAGE_ACTIONS = ["create", "edit", "patch", "write_file", "remove_
 export type ManageAction = (typeof MANAGE_ACTIONS)[number];
 
 /** Support folders a file may be written to or removed from. */
-export const SUPPORT_DIRS = ["references", "templates", "scripts", "assets"] as const;
+export const SUPPORT_DIRS = SUPPORT_DIR_NAMES;
 
 /** Longest SKILL.md accepted (characters). */
 export const MAX_SKILL_CHARS = 200_000;
@@ -276,15 +277,6 @@ async function resolveInside(
   return target;
 }
 
-async function exists(file: string): Promise<boolean> {
-  try {
-    await fs.lstat(file);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Checks SKILL.md text: size, a frontmatter block that parses, `name` equal to the skill, a `description`. */
 function checkSkillMd(text: string, expectedName: string): void {
   if (text.length > MAX_SKILL_CHARS)
@@ -358,7 +350,8 @@ async function createSkill(
     refuse(`a skill named '${name}' already exists; pick another name or edit it`);
   const skillsDir = homePaths(ctx.home).skills;
   const dir = category ? path.join(skillsDir, category, name) : path.join(skillsDir, name);
-  if (await exists(dir)) refuse(`${path.relative(skillsDir, dir)} already exists on disk; pick another name`);
+  if (await pathExists(dir))
+    refuse(`${path.relative(skillsDir, dir)} already exists on disk; pick another name`);
   if (ctx.session.origin === "background_review") {
     const provenance = await loadProvenance(ctx.home, await ctx.library.all());
     if (provenance.hub.has(name) || provenance.bundled.has(name) || provenance.protected.has(name)) {
@@ -469,7 +462,7 @@ async function writeFile(
   const target = await findTarget(ctx, name);
   await guardBackground(ctx, target);
   const file = await resolveInside(target.entry.dir, filePath, { supportOnly: true });
-  if (await exists(file)) requireViewed(ctx, name, filePath);
+  if (await pathExists(file)) requireViewed(ctx, name, filePath);
   await mutate(
     ctx,
     { action: "write_file", skill: name, paths: [file], evidence: { file_path: normalizeRel(filePath) } },

@@ -1,0 +1,80 @@
+/**
+ * The stores that coordinate gateway processes, as small interfaces. Today each is a file under the
+ * home (`gateway/sessions.json`, `gateway/dedupe.json`, `gateway/activity.json`, the curator's run lock
+ * and the in-memory stranger-notice clock); another backend (a shared server for several gateway
+ * replicas) implements these and is handed to the gateway without touching the callers.
+ */
+
+/** One remembered message of a chat session. */
+export interface HistoryEntry {
+  role: "user" | "assistant";
+  text: string;
+  /** ISO time. */
+  at: string;
+}
+
+/** Loaded skills and bounded history per chat session key (`platform:chat[:thread]`). */
+export interface ChatSessions {
+  /** Skills loaded in this session, in load order. */
+  loadedSkills(sessionKey: string): string[];
+  /** Adds skills to this session (already loaded ones keep their place). */
+  addLoadedSkills(sessionKey: string, names: string[]): void;
+  /** Forgets the skills loaded in this session. */
+  clearLoadedSkills(sessionKey: string): void;
+  /** The session's history, oldest first. */
+  history(sessionKey: string): HistoryEntry[];
+  /** Appends to the session's history, keeping at most `limit` entries. */
+  appendHistory(sessionKey: string, entry: HistoryEntry, limit?: number): void;
+  /** Forgets the session's history. */
+  clearHistory(sessionKey: string): void;
+  /** Writes pending changes now. */
+  flush(): Promise<void>;
+}
+
+/** Remembers delivered event ids so a platform's redelivery is handled once. */
+export interface EventDedupe {
+  /** True the first time `platform`/`eventId` is seen (and marks it); false for a repeat. */
+  checkAndMark(platform: string, eventId: string): boolean;
+  /** Writes pending changes now. */
+  flush(): Promise<void>;
+}
+
+/** When the gateway last handled anything (the curator waits for idle time). */
+export interface LastActivity {
+  /** Records activity at `at` (ms since epoch; now by default). */
+  touch(at?: number): void;
+  /** The last recorded activity, if any. */
+  lastActivity(): Promise<number | undefined>;
+  /** Seconds since the last activity. */
+  idleSeconds(): Promise<number>;
+  /** Writes pending changes now. */
+  flush(): Promise<void>;
+}
+
+/** When each stranger last got the "who are you" notice. */
+export interface StrangerNotices {
+  /** The time `who` was last noticed, if remembered. */
+  lastNoticed(who: string): number | undefined;
+  /** Records a notice to `who` at `at`. */
+  noticed(who: string, at: number): void;
+}
+
+/** A held cross-process lock; `release` is idempotent. */
+export interface HeldRunLock {
+  release(): Promise<void>;
+}
+
+/** The one-curator-run-at-a-time lock of a home. */
+export interface RunLock {
+  /** Takes the lock or throws a coded error naming who holds it. */
+  acquire(): Promise<HeldRunLock>;
+}
+
+/** All coordination stores of one gateway. */
+export interface CoordinationStores {
+  sessions: ChatSessions;
+  dedupe: EventDedupe;
+  activity: LastActivity;
+  strangers: StrangerNotices;
+  runLock: RunLock;
+}

@@ -1,0 +1,333 @@
+/**
+ * The snapshot tar writer: a gzipped tar of the library streamed from disk in a stable depth-first
+ * order, members encoded straight into large batches so memory stays flat and the event loop is never
+ * blocked for long. Symlinks are recorded as they are met (a rollback restores them as-is).
+ */
+import { once } from "node:events";
+import {
+  closeSync,
+  createReadStream,
+  createWriteStream,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  readSync,
+} from "node:fs";
+import path from "node:path";
+import type { TransformOptions } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { createGzip, type Gzip, type ZlibOptions } from "node:zlib";
+import { Header, type HeaderData, Pax } from "tar";
+
+/** A symlink found while archiving: restored as-is by a rollback even when it points outside the tree. */
+export interface RecordedLink {
+  path: string;
+  target: string;
+}
+
+/**
+ * Members are encoded straight into batches of this size; each full batch is one gzip write (one
+ * thread-pool job), so headers, bodies and padding never exist as separate small buffers.
+ */
+const BATCH_BYTES = 256 * 1024;
+/** Files above this size are streamed from disk instead of read into a batch. */
+const STREAMED_FILE_BYTES = BATCH_BYTES / 2;
+/**
+ * Batches gzip may hold before the walk waits for it: enough for gzip (on the thread pool) to compress
+ * one batch while the walk fills the next, small enough to keep memory flat.
+ */
+const GZIP_QUEUE_BATCHES = 3;
+/**
+ * Reads are synchronous (thousands of tiny files cost far less without a thread-pool hop each), so the
+ * walk yields to the event loop at least this often (ms) and a gateway keeps answering.
+ */
+const MAX_BLOCKING_MS = 20;
+
+/** What one lstat told about a path: enough to encode its member. */
+interface MemberInfo {
+  rel: string;
+  abs: string;
+  type: "File" | "Directory" | "SymbolicLink";
+  mode: number;
+  mtime: Date;
+  size: number;
+  linkpath?: string;
+  /** The content, once read outside a batch (a file that changed size while it was read). */
+  body?: Buffer;
+}
+
+/** How writing a member into the current batch went. */
+type BatchResult = "written" | "skipped" | "full";
+
+/** Lstats a path (and reads a symlink's target); null for other file types and vanished paths. */
+function statMember(abs: string, rel: string): MemberInfo | null {
+  try {
+    const stat = lstatSync(abs, { throwIfNoEntry: false });
+    if (!stat) return null;
+    const mode = stat.mode & 0o777;
+    const mtime = stat.mtime;
+    if (stat.isDirectory()) return { rel, abs, type: "Directory", mode, mtime, size: 0 };
+    if (stat.isSymbolicLink())
+      return { rel, abs, type: "SymbolicLink", mode, mtime, size: 0, linkpath: readlinkSync(abs) };
+    if (stat.isFile()) return { rel, abs, type: "File", mode, mtime, size: stat.size };
+    return null;
+  } catch {
+    // Vanished or unreadable while we walked: leave it out rather than fail the whole snapshot.
+    return null;
+  }
+}
+
+/** A directory's entry names, sorted; empty when it vanished meanwhile. */
+function listDir(dir: string): string[] {
+  try {
+    return readdirSync(dir).sort();
+  } catch {
+    return [];
+  }
+}
+
+/** `size` rounded up to whole 512-byte blocks. */
+function padded(size: number): number {
+  return Math.ceil(size / 512) * 512;
+}
+
+/** The tar header fields of a member (the body size given separately when it was re-read). */
+function headerData(member: MemberInfo, size: number): HeaderData {
+  return {
+    path: member.type === "Directory" ? `${member.rel}/` : member.rel,
+    mode: member.mode,
+    mtime: member.mtime,
+    uid: 0,
+    gid: 0,
+    type: member.type,
+    size,
+    linkpath: member.linkpath,
+  };
+}
+
+/**
+ * The tar byte stream on its way into gzip: members are encoded with tar's header and pax encoders
+ * directly into a zero-filled batch buffer, and small files are read straight into it, so the common
+ * member costs no allocation and no await. A full batch goes to gzip as one write.
+ */
+class TarBatcher {
+  private batch = Buffer.alloc(BATCH_BYTES);
+  private used = 0;
+
+  constructor(private readonly gzip: Gzip) {}
+
+  /**
+   * Writes a member into the current batch: "full" (nothing written) when it does not fit,
+   * "skipped" when the file could not be read (vanished or unreadable meanwhile).
+   */
+  tryMember(member: MemberInfo): BatchResult {
+    const start = this.used;
+    if (member.type !== "File") return this.putHeaders(headerData(member, 0), 0) ? "written" : "full";
+    if (member.body) {
+      const { body } = member;
+      if (!this.putHeaders(headerData(member, body.length), padded(body.length))) return "full";
+      body.copy(this.batch, this.used);
+      this.used += padded(body.length);
+      return "written";
+    }
+    const { size } = member;
+    // One byte more than lstat said is read, so a file that grew meanwhile is noticed.
+    if (size > STREAMED_FILE_BYTES || !this.putHeaders(headerData(member, size), padded(size + 1)))
+      return "full";
+    const bodyAt = this.used;
+    let length: number;
+    try {
+      length = readInto(member.abs, this.batch, bodyAt, size);
+    } catch {
+      this.rewind(start);
+      return "skipped";
+    }
+    if (length !== size) {
+      // Changed size since lstat: archive what it holds now, with a header that says so.
+      const body =
+        length < size
+          ? Buffer.from(this.batch.subarray(bodyAt, bodyAt + length))
+          : readFileOrNull(member.abs);
+      this.rewind(start);
+      if (!body) return "skipped";
+      member.body = body;
+      return this.tryMember(member);
+    }
+    this.used = bodyAt + padded(size);
+    return "written";
+  }
+
+  /** Writes a member too large for a batch: its headers, then its body streamed, then padding. */
+  async writeStreamed(member: MemberInfo): Promise<void> {
+    const size = member.body?.length ?? member.size;
+    await this.flush();
+    if (!this.putHeaders(headerData(member, size), 0))
+      throw new Error(`tar headers of ${member.rel} do not fit in a batch`);
+    await this.flush();
+    let sent = 0;
+    if (member.body) {
+      await this.send(member.body);
+      sent = member.body.length;
+    } else if (size > 0) {
+      const chunks = createReadStream(member.abs, { start: 0, end: size - 1 }) as AsyncIterable<Buffer>;
+      for await (const chunk of chunks) {
+        sent += chunk.length;
+        await this.send(chunk);
+      }
+    }
+    // Shrank meanwhile: zero-fill to the size the header announced.
+    if (sent < size) await this.send(Buffer.alloc(size - sent));
+    this.used = padded(size) - size;
+  }
+
+  /** Hands the current batch to gzip and starts a fresh one. */
+  async flush(): Promise<void> {
+    if (this.used === 0) return;
+    const chunk = this.batch.subarray(0, this.used);
+    this.batch = Buffer.alloc(BATCH_BYTES);
+    this.used = 0;
+    await this.send(chunk);
+  }
+
+  /** Appends the two zero blocks that end an archive and flushes. */
+  async finish(): Promise<void> {
+    if (BATCH_BYTES - this.used < 1024) await this.flush();
+    this.used += 1024;
+    await this.flush();
+  }
+
+  /**
+   * Writes to gzip, waiting when its queue is full; otherwise yields once to the event loop, so gzip's
+   * finished jobs are collected and it starts on the next queued batch while the walk goes on.
+   */
+  private async send(chunk: Buffer): Promise<void> {
+    if (!this.gzip.write(chunk)) await once(this.gzip, "drain");
+    else await new Promise((resolve) => setImmediate(resolve));
+  }
+
+  /**
+   * Encodes the header (a pax header first when the ustar fields cannot hold the path or link) at the
+   * current position, if they fit with `reserve` more bytes after them; false (nothing written) if not.
+   */
+  private putHeaders(data: HeaderData, reserve: number): boolean {
+    const at = this.used;
+    if (this.batch.length - at < 512 + reserve) return false;
+    const header = new Header(data);
+    if (!header.encode(this.batch, at)) {
+      this.used = at + 512;
+      return true;
+    }
+    const pax = new Pax({
+      path: data.path,
+      linkpath: data.linkpath,
+      size: data.size,
+      mtime: data.mtime,
+    }).encode();
+    if (this.batch.length - at < pax.length + 512 + reserve) {
+      this.rewind(at);
+      return false;
+    }
+    // The pax blocks (at least two) cover the ustar header just encoded; the header goes after them.
+    pax.copy(this.batch, at);
+    header.encode(this.batch, at + pax.length);
+    this.used = at + pax.length + 512;
+    return true;
+  }
+
+  /** Drops everything written from `position` on (the batch must stay zero past `used`). */
+  private rewind(position: number): void {
+    this.batch.fill(0, position);
+    this.used = position;
+  }
+}
+
+/**
+ * Reads a regular file of `size` bytes into `buffer` at `offset`, asking for one byte more: a read
+ * that comes back short of that is at end of file, so the common case costs one read. Returns the
+ * length read (size + 1 when the file grew).
+ */
+function readInto(file: string, buffer: Buffer, offset: number, size: number): number {
+  const fd = openSync(file, "r");
+  try {
+    let length = 0;
+    for (;;) {
+      const n = readSync(fd, buffer, offset + length, size + 1 - length, null);
+      if (n === 0) return length;
+      length += n;
+      if (length >= size) return length;
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A file's current content, or null when it vanished. */
+function readFileOrNull(file: string): Buffer | null {
+  try {
+    return readFileSync(file);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Streams a gzipped tar of `entries` to `dest` depth-first in a stable order; gzip backpressure paces
+ * the walk, so memory stays flat however large the library is. Counts SKILL.md files and records
+ * symlinks on the way.
+ */
+export async function streamArchive(
+  root: string,
+  entries: string[],
+  dest: string,
+): Promise<{ skillFiles: number; links: RecordedLink[] }> {
+  let skillFiles = 0;
+  const links: RecordedLink[] = [];
+  // zlib hands its options to the underlying Transform, which is where the queue bound lives.
+  const gzip = createGzip({
+    chunkSize: 64 * 1024,
+    writableHighWaterMark: GZIP_QUEUE_BATCHES * BATCH_BYTES,
+  } as ZlibOptions & TransformOptions);
+  const written = pipeline(gzip, createWriteStream(dest, { mode: 0o644 }));
+  const tar = new TarBatcher(gzip);
+  const rootPrefix = root.endsWith(path.sep) ? root : root + path.sep;
+  try {
+    // One lstat per member decides both its header and whether to descend.
+    const stack: string[] = [...entries].reverse();
+    let since = performance.now();
+    while (stack.length > 0) {
+      const rel = stack.pop() as string;
+      const member = statMember(rootPrefix + rel, rel);
+      if (!member) continue;
+      let result = tar.tryMember(member);
+      if (result === "full") {
+        await tar.flush();
+        result = tar.tryMember(member);
+        if (result === "full") {
+          await tar.writeStreamed(member);
+          result = "written";
+        }
+      }
+      if (result === "skipped") continue;
+      if (member.type === "File" && (rel === "SKILL.md" || rel.endsWith("/SKILL.md"))) skillFiles++;
+      if (member.linkpath !== undefined) links.push({ path: rel, target: member.linkpath });
+      if (member.type === "Directory") {
+        const names = listDir(member.abs);
+        for (let i = names.length - 1; i >= 0; i--) stack.push(`${rel}/${names[i]}`);
+      }
+      if (performance.now() - since > MAX_BLOCKING_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        since = performance.now();
+      }
+    }
+    await tar.finish();
+    gzip.end();
+  } catch (error) {
+    gzip.destroy(error as Error);
+    await written.catch(() => undefined);
+    throw error;
+  }
+  await written;
+  return { skillFiles, links };
+}

@@ -1,0 +1,82 @@
+/**
+ * The layer check (dependency-cruiser with `.dependency-cruiser.cjs`) passes on the tree and names the
+ * rule when an import goes the wrong way, in a throwaway fixture laid out like the project.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+
+const root = path.resolve(import.meta.dirname, "..");
+const depcruise = path.join(root, "node_modules", ".bin", "depcruise");
+const config = path.join(root, ".dependency-cruiser.cjs");
+
+function cruise(cwd: string, targets: string[]): { status: number | null; output: string } {
+  const result = spawnSync(depcruise, [...targets, "--config", config, "--output-type", "err"], {
+    cwd,
+    encoding: "utf8",
+  });
+  return { status: result.status, output: `${result.stdout}${result.stderr}` };
+}
+
+const fixtures: string[] = [];
+afterAll(() => {
+  for (const dir of fixtures) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A small tree with the project's folders; `files` maps relative paths to their source. */
+function fixture(files: Record<string, string>): string {
+  const dir = mkdtempSync(path.join(tmpdir(), "skillgate-layers-"));
+  fixtures.push(dir);
+  writeFileSync(
+    path.join(dir, "tsconfig.json"),
+    JSON.stringify({ compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext", strict: true } }),
+  );
+  for (const [file, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    writeFileSync(path.join(dir, file), text);
+  }
+  return dir;
+}
+
+describe("layer check", () => {
+  it("finds no violation in the source tree", { timeout: 180_000 }, () => {
+    const { status, output } = cruise(root, ["src", "commands", "adapters"]);
+    expect(output).toContain("no dependency violations found");
+    expect(status).toBe(0);
+  });
+
+  it("names the rule a wrong import breaks", { timeout: 120_000 }, () => {
+    const dir = fixture({
+      "src/core/reply.ts":
+        'import { runGateway } from "../gateway/gateway.js";\nexport const r = runGateway;\n',
+      "src/gateway/gateway.ts": "export const runGateway = 1;\n",
+      "commands/chat.ts":
+        'import { runGateway } from "../src/gateway/gateway.js";\nexport const c = runGateway;\n',
+      "adapters/acme/index.ts": 'import { c } from "../../commands/chat.js";\nexport const a = c;\n',
+      "src/skills/a.ts": 'import { b } from "./b.js";\nexport const a = () => b;\n',
+      "src/skills/b.ts": 'import { a } from "./a.js";\nexport const b = () => a;\n',
+    });
+    const { status, output } = cruise(dir, ["src", "commands", "adapters"]);
+    expect(status).not.toBe(0);
+    expect(output).toMatch(
+      /error core-imports-nothing-above: src\/core\/reply\.ts → src\/gateway\/gateway\.ts/,
+    );
+    expect(output).toMatch(/error commands-below-gateway: commands\/chat\.ts → src\/gateway\/gateway\.ts/);
+    expect(output).toMatch(/error adapters-import-only-core: adapters\/acme\/index\.ts → commands\/chat\.ts/);
+    expect(output).toMatch(/error no-cycles: src\/skills\/a\.ts →/);
+  });
+
+  it("lets an adapter import the core and its own folder", { timeout: 120_000 }, () => {
+    const dir = fixture({
+      "src/core/message.ts": "export const m = 1;\n",
+      "adapters/acme/render.ts": 'import { m } from "../../src/core/message.js";\nexport const r = m;\n',
+      "adapters/acme/index.ts":
+        'import { r } from "./render.js";\nimport path from "node:path";\nexport const a = [r, path.sep];\n',
+    });
+    const { status, output } = cruise(dir, ["src", "adapters"]);
+    expect(output).toContain("no dependency violations found");
+    expect(status).toBe(0);
+  });
+});
