@@ -92,7 +92,12 @@ function readinessBlocks(
       kind: "paragraph",
       text: `Readiness: setup needed — ${parts.join("; ") || "see the skill's setup notes"}. The skill is loaded anyway.`,
     });
-    const hint = typeof view.gateway_setup_hint === "string" ? view.gateway_setup_hint : undefined;
+    // With a private input on offer the "not supported over messaging" hint would be wrong: the to-do
+    // list below points at the Set KEY input instead.
+    const hint =
+      typeof view.gateway_setup_hint === "string" && privateEntry.size === 0
+        ? view.gateway_setup_hint
+        : undefined;
     const note = typeof view.setup_note === "string" ? view.setup_note : undefined;
     if (ctx.surface === "chat" && hint) blocks.push({ kind: "paragraph", text: hint });
     else if (hint ?? note) blocks.push({ kind: "paragraph", text: (hint ?? note) as string });

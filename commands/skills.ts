@@ -122,7 +122,8 @@ function successBlocks(
       typeof result.setup_note === "string" ? result.setup_note : "Setup is needed before using this skill.",
     ];
     if (missing.length) lines.push(`Missing variables: ${missing.map((item) => `\`${item}\``).join(", ")}`);
-    if (typeof result.gateway_setup_hint === "string") lines.push(result.gateway_setup_hint);
+    if (typeof result.gateway_setup_hint === "string" && privateEntry.size === 0)
+      lines.push(result.gateway_setup_hint);
     blocks.push({ kind: "paragraph", text: lines.join("\n") });
   }
   const todo = setupTodo(result, ctx, privateEntry);

@@ -95,6 +95,20 @@ describe("skills disable/enable/config from chat", () => {
     expect(await readEntries(home)).toEqual([]);
   });
 
+  it("a plain chat message that looks like a secret is never stored as one", async () => {
+    await writeSkill(home, {
+      name: "keyed",
+      frontmatter: { required_environment_variables: [{ name: "KEYED_API_KEY", prompt: "API key" }] },
+    });
+    const { mock } = await start();
+    await mock.shouldReply("/keyed", "KEYED_API_KEY", { user: "admin" });
+    await mock.shouldReply("KEYED_API_KEY=sk-live-PLAIN-CHAT-123", "no language model is configured", {
+      user: "admin",
+    });
+    await mock.shouldReply("/keyed sk-live-PLAIN-CHAT-123", "KEYED_API_KEY", { user: "admin" });
+    await expect(fs.readFile(path.join(home, ".env"), "utf8")).rejects.toThrow();
+  });
+
   it("config set stores a declared setting; a secret-looking one is refused in chat and never written", async () => {
     const { mock, file } = await start();
     await mock.shouldReply("/skills config set wiki.path /data/wiki -y", "✓ `wiki.path` = `/data/wiki`", {
