@@ -84,7 +84,6 @@ module.exports = {
         pathNot: [
           "^src/core/",
           "^adapters/$1/",
-          "^adapters/types\\.ts$",
           "node_modules",
           "^(grammy|discord\\.js|@larksuiteoapi)(/|$)",
         ],

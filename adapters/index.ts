@@ -1,30 +1,37 @@
 /**
- * Builds the adapters `skillgate serve` runs: every platform whose `gateway.<platform>.enabled` is true
- * and whose token secrets exist (Telegram `TELEGRAM_BOT_TOKEN`; Feishu `FEISHU_APP_ID` +
- * `FEISHU_APP_SECRET`; Discord `DISCORD_BOT_TOKEN`). Platform modules (and their SDKs) are imported only
- * when used. With none configured, or with `--console`, the local terminal chat.
+ * The one list of chat platforms, and the adapters `skillgate serve` runs: every listed platform whose
+ * `gateway.<platform>.enabled` is true and whose secrets exist. Importing this module registers the
+ * listed platforms with the core, so config.yaml's `gateway.<platform>` sections are validated by their
+ * own adapters. Adapter modules (and their SDKs) are imported only when used. With none configured, or
+ * with `--console`, the local terminal chat runs.
  */
 import type { Adapter } from "../src/core/message.js";
+import {
+  type AdapterOptions,
+  type PlatformDefinition,
+  type PlatformsConfig,
+  registerPlatform,
+} from "../src/core/platforms.js";
 import { type ConsoleAdapterOptions, createConsoleAdapter } from "./console/index.js";
-import type { AdapterOptions } from "./types.js";
+import { discordPlatform } from "./discord/platform.js";
+import { feishuPlatform } from "./feishu/platform.js";
+import { telegramPlatform } from "./telegram/platform.js";
 
-/** A chat platform skillgate can connect to, and the secrets it needs. */
-export const PLATFORM_SECRETS = {
-  telegram: ["TELEGRAM_BOT_TOKEN"],
-  feishu: ["FEISHU_APP_ID", "FEISHU_APP_SECRET"],
-  discord: ["DISCORD_BOT_TOKEN"],
-} as const;
+/** Every chat platform skillgate can connect to (adding one is one line here plus its own folder). */
+export const PLATFORMS: readonly PlatformDefinition[] = [telegramPlatform, feishuPlatform, discordPlatform];
 
-/** A platform name with secrets. */
-export type RemotePlatform = keyof typeof PLATFORM_SECRETS;
+for (const platform of PLATFORMS) registerPlatform(platform);
 
 /** The platforms to start: enabled in config and with every secret present. */
-export function configuredPlatforms(options: Pick<AdapterOptions, "config" | "secret">): RemotePlatform[] {
-  return (Object.keys(PLATFORM_SECRETS) as RemotePlatform[]).filter(
+export function configuredPlatforms(options: {
+  config: PlatformsConfig;
+  secret: AdapterOptions["secret"];
+}): string[] {
+  return PLATFORMS.filter(
     (platform) =>
-      options.config.gateway[platform].enabled &&
-      PLATFORM_SECRETS[platform].every((name) => options.secret(name) !== undefined),
-  );
+      options.config.gateway.platforms[platform.name]?.enabled === true &&
+      platform.secrets.every((name) => options.secret(name) !== undefined),
+  ).map((platform) => platform.name);
 }
 
 /** Options of `createAdapters`. */
@@ -35,17 +42,6 @@ export interface CreateAdaptersOptions extends AdapterOptions {
   consoleOptions?: Omit<ConsoleAdapterOptions, "logger">;
 }
 
-async function createPlatformAdapter(platform: RemotePlatform, options: AdapterOptions): Promise<Adapter> {
-  switch (platform) {
-    case "telegram":
-      return (await import("./telegram/index.js")).createTelegramAdapter(options);
-    case "feishu":
-      return (await import("./feishu/index.js")).createFeishuAdapter(options);
-    case "discord":
-      return (await import("./discord/index.js")).createDiscordAdapter(options);
-  }
-}
-
 /** Builds the adapters to run (never empty: the terminal chat when nothing else is configured). */
 export async function createAdapters(options: CreateAdaptersOptions): Promise<Adapter[]> {
   const base: AdapterOptions = {
@@ -54,10 +50,12 @@ export async function createAdapters(options: CreateAdaptersOptions): Promise<Ad
     secret: options.secret,
     logger: options.logger,
   };
-  const platforms = options.console ? [] : configuredPlatforms(base);
-  if (platforms.length === 0)
+  const names = options.console ? [] : configuredPlatforms(base);
+  if (names.length === 0)
     return [createConsoleAdapter({ ...options.consoleOptions, logger: options.logger })];
   const adapters: Adapter[] = [];
-  for (const platform of platforms) adapters.push(await createPlatformAdapter(platform, base));
+  for (const platform of PLATFORMS) {
+    if (names.includes(platform.name)) adapters.push(await platform.createAdapter(base));
+  }
   return adapters;
 }

@@ -7,13 +7,19 @@
  */
 
 import { roleOf } from "../src/core/access.js";
-import { errorReply, type Reply, type ReplyBlock, reply, type SecretInputOffer } from "../src/core/reply.js";
+import type { ReplyAction } from "../src/core/actions.js";
+import { errorReply, type Reply, type ReplyBlock, reply } from "../src/core/reply.js";
 import type { SkillEntry, SkillViewResult } from "../src/skills/types.js";
 import { UsageStore } from "../src/skills/usage.js";
 import { isSkillVisible } from "../src/skills/visibility.js";
+import { withButtons } from "./buttons.js";
 import { effectiveOptions, normalizeName, optionsHelp, usageLine } from "./parse.js";
-import { secretOffers, settingLines, setupTodo, viewSettings } from "./readiness-view.js";
+import { offeredKeys, secretButtons, settingLines, setupTodo, viewSettings } from "./readiness-view.js";
 import type { CommandContext, CommandSpec } from "./types.js";
+
+/** What /help says when the library has no skill at all: where to find some to try. */
+const EMPTY_LIBRARY_HINT =
+  "No skills are installed yet. Try the examples: `skillgate serve --console --demo` runs them on a temporary home, and `skillgate init --examples` installs them into this one.";
 
 /** Most skills a stacked invocation loads (`/a /b /c … text`). */
 export const MAX_STACKED_SKILLS = 5;
@@ -171,14 +177,14 @@ export async function loadSkills(
   }
   const blocks: ReplyBlock[] = [];
   const views: SkillViewResult[] = [];
-  const offers: SecretInputOffer[] = [];
+  const offers: ReplyAction[] = [];
   for (const entry of entries) {
     const view = await ctx.library.view(entry.name, { platform: ctx.platform });
     if (!view.success) return { reply: viewFailure(view, entry.name), loaded: [] };
     views.push(view);
-    const offered = secretOffers(view, ctx);
+    const offered = secretButtons(view, ctx);
     offers.push(...offered);
-    blocks.push(...skillCard(entry, view, ctx, new Set(offered.map((offer) => offer.key))));
+    blocks.push(...skillCard(entry, view, ctx, offeredKeys(offered)));
   }
   const names = entries.map((entry) => entry.name);
   const usage = new UsageStore(ctx.paths.skills);
@@ -186,9 +192,7 @@ export async function loadSkills(
   if (ctx.sessionKey) ctx.sessions?.addLoadedSkills(ctx.sessionKey, names);
   if (instruction.trim()) blocks.push({ kind: "paragraph", text: `Instruction: ${instruction.trim()}` });
   const json = { ok: true, loaded: names, instruction: instruction.trim() || null, skills: views };
-  const done = reply(blocks, { json });
-  if (offers.length > 0) done.secretInputs = offers;
-  return { reply: done, loaded: names };
+  return { reply: withButtons(reply(blocks, { json }), [offers.slice(0, 5)]), loaded: names };
 }
 
 async function showSkillFile(ctx: CommandContext, entry: SkillEntry, file: string): Promise<Reply> {
@@ -236,8 +240,11 @@ async function skillItems(ctx: CommandContext): Promise<{ blocks: ReplyBlock[]; 
       names: [],
     };
   }
-  if (skills.length === 0)
-    return { blocks: [{ kind: "paragraph", text: "No skills are available here." }], names: [] };
+  if (skills.length === 0) {
+    const installed = await ctx.library.all().catch(() => []);
+    const text = installed.length === 0 ? EMPTY_LIBRARY_HINT : "No skills are available here.";
+    return { blocks: [{ kind: "paragraph", text }], names: [] };
+  }
   const sorted = [...skills].sort((a, b) => a.name.localeCompare(b.name));
   const spell = (name: string) => (ctx.surface === "chat" ? `/${name}` : ctx.commandPrefix(["skill", name]));
   const items = sorted

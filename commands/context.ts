@@ -6,7 +6,7 @@
 import type { SkillgateConfig } from "../src/config/config.js";
 import { homePaths } from "../src/config/home.js";
 import type { InboundMessage } from "../src/core/message.js";
-import type { ChatSessions } from "../src/core/stores.js";
+import type { ChatSessions, RunLock } from "../src/core/stores.js";
 import { openLibrary } from "../src/skills/library.js";
 import type { SkillLibrary } from "../src/skills/types.js";
 import type { CommandContext } from "./types.js";
@@ -71,8 +71,12 @@ export interface ChatContextOptions {
   isAdmin: boolean;
   /** The gateway's chat sessions store. */
   sessions?: ChatSessions;
+  /** The gateway's run lock (default: the file lock of `home`). */
+  runLock?: RunLock;
   now?: () => Date;
   library?: SkillLibrary;
+  /** The chat shows buttons (the adapter declares `capabilities.buttons`). */
+  buttons?: boolean;
 }
 
 /** Context for one chat message: never interactive, platform and caller from the message. */
@@ -97,6 +101,8 @@ export function chatContext(options: ChatContextOptions): CommandContext {
     sessionKey: sessionKeyOf(message),
     chatId: message.chat.id,
     sessions: options.sessions,
+    runLock: options.runLock,
+    buttons: options.buttons === true,
     now: options.now ?? (() => new Date()),
     commandPrefix: chatPrefix,
   };

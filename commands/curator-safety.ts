@@ -5,18 +5,40 @@
  */
 import path from "node:path";
 import { CuratorError, UsageError } from "../src/core/errors.js";
-import { errorReply, type Reply, type ReplyBlock, reply, textReply } from "../src/core/reply.js";
-import { findEntry, type LedgerEntry, listEntries } from "../src/curator/ledger.js";
+import {
+  errorReply,
+  type Reply,
+  type ReplyBlock,
+  reply,
+  textReply,
+  withWarnings,
+} from "../src/core/reply.js";
+import {
+  findEntry,
+  type LedgerEntry,
+  listEntries,
+  readLedger,
+  skippedLinesWarning,
+} from "../src/curator/ledger.js";
 import { withRunLock } from "../src/curator/lock.js";
 import { type PurgeCandidate, purgeArchived, purgeCandidates, purgeTtl } from "../src/curator/purge.js";
-import { rollbackEntry, rollbackToSnapshot } from "../src/curator/rollback.js";
+import { rollbackToSnapshot } from "../src/curator/rollback.js";
+import { rollbackEntry } from "../src/curator/rollback-entry.js";
 import {
   createSnapshot,
   listSnapshots,
   resolveSnapshot,
   type SnapshotInfo,
 } from "../src/curator/snapshot.js";
-import type { CommandContext, CommandInput, CommandSpec } from "./types.js";
+import { paged } from "./buttons.js";
+import {
+  type CommandContext,
+  type CommandInput,
+  type CommandSpec,
+  defineCommand,
+  type OptionSpec,
+  type OptionValues,
+} from "./types.js";
 
 /** `512 B`, `1.5 KB`, `3.2 MB`. */
 export function formatSize(bytes: number): string {
@@ -31,14 +53,9 @@ export function formatSize(bytes: number): string {
   return `${value.toFixed(1)} ${units[unit]}`;
 }
 
-function stringOption(input: CommandInput, name: string): string | undefined {
-  const value = input.options[name];
-  return typeof value === "string" && value !== "" ? value : undefined;
-}
-
-function integerOption(input: CommandInput, name: string): number | undefined {
-  const value = input.options[name];
-  return typeof value === "number" ? value : undefined;
+/** A string option's value, with an empty value counted as not given. */
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === "" ? undefined : value;
 }
 
 /** Shows `~` for the user's home directory in paths shown to people. */
@@ -49,7 +66,7 @@ function tildify(p: string): string {
 
 // ---------------------------------------------------------------- backup
 
-const backupCommand: CommandSpec = {
+const backupCommand = defineCommand({
   path: ["curator", "backup"],
   summary: "take a snapshot of the whole skill library now",
   options: [
@@ -70,7 +87,7 @@ const backupCommand: CommandSpec = {
       const snapshot = await createSnapshot({
         home: ctx.home,
         config: ctx.config,
-        reason: stringOption(input, "reason") ?? "manual",
+        reason: nonEmpty(input.options.reason) ?? "manual",
         now: ctx.now(),
       });
       const info = await resolveSnapshot(ctx.home, snapshot.id);
@@ -81,7 +98,7 @@ const backupCommand: CommandSpec = {
       return errorReply(`curator: snapshot failed — ${(error as Error).message}`);
     }
   },
-};
+});
 
 // ---------------------------------------------------------------- rollback
 
@@ -136,11 +153,16 @@ function describeSnapshot(s: SnapshotInfo): string {
   ].join("\n");
 }
 
+const ROLLBACK_OPTIONS = [
+  { name: "list", kind: "boolean", description: "list snapshots" },
+  { name: "id", kind: "string", description: "snapshot id to restore (default: the newest)" },
+] as const satisfies readonly OptionSpec[];
+
 function rollbackMode(
-  input: CommandInput,
+  input: CommandInput<OptionValues<typeof ROLLBACK_OPTIONS>>,
 ): { kind: "list" } | { kind: "entry"; id: string } | { kind: "snapshot"; id?: string } {
   const entryId = input.args[0];
-  const snapshotId = stringOption(input, "id");
+  const snapshotId = nonEmpty(input.options.id);
   if (input.options.list === true) return { kind: "list" };
   if (entryId !== undefined && snapshotId !== undefined)
     throw new UsageError("pass either a ledger ENTRY_ID or --id SNAPSHOT, not both.");
@@ -171,14 +193,11 @@ async function missingSnapshotReply(ctx: CommandContext, id: string | undefined)
   );
 }
 
-const rollbackCommand: CommandSpec = {
+const rollbackCommand = defineCommand({
   path: ["curator", "rollback"],
   summary: "undo one ledger entry, or restore the whole library from a snapshot",
   args: [{ name: "entry_id", description: "ledger entry to undo (see `curator ledger`)" }],
-  options: [
-    { name: "list", kind: "boolean", description: "list snapshots" },
-    { name: "id", kind: "string", description: "snapshot id to restore (default: the newest)" },
-  ],
+  options: ROLLBACK_OPTIONS,
   mutating: true,
   async confirm(ctx, input) {
     const mode = rollbackMode(input);
@@ -201,8 +220,10 @@ const rollbackCommand: CommandSpec = {
         );
       }
       try {
-        const result = await withRunLock(ctx.home, () =>
-          rollbackEntry({ home: ctx.home, config: ctx.config, entryId: mode.id, actor: ctx.actor }),
+        const result = await withRunLock(
+          ctx.home,
+          () => rollbackEntry({ home: ctx.home, config: ctx.config, entryId: mode.id, actor: ctx.actor }),
+          ctx.runLock,
         );
         ctx.library.invalidate();
         return textReply(`curator: ${result.message}`, {
@@ -222,8 +243,10 @@ const rollbackCommand: CommandSpec = {
     const target = await resolveSnapshot(ctx.home, mode.id);
     if (!target) return missingSnapshotReply(ctx, mode.id);
     try {
-      const result = await withRunLock(ctx.home, () =>
-        rollbackToSnapshot({ home: ctx.home, config: ctx.config, id: target.id, now: ctx.now() }),
+      const result = await withRunLock(
+        ctx.home,
+        () => rollbackToSnapshot({ home: ctx.home, config: ctx.config, id: target.id, now: ctx.now() }),
+        ctx.runLock,
       );
       ctx.library.invalidate();
       return textReply(`curator: ${result.message}`, {
@@ -238,7 +261,7 @@ const rollbackCommand: CommandSpec = {
       return rollbackFailure(error);
     }
   },
-};
+});
 
 function rollbackFailure(error: unknown): Reply {
   if (error instanceof CuratorError) {
@@ -265,7 +288,7 @@ function shortWhen(ts: string): string {
   return ts.replace("T", " ").slice(5, 16);
 }
 
-const ledgerCommand: CommandSpec = {
+const ledgerCommand = defineCommand({
   path: ["curator", "ledger"],
   summary: "show the audit ledger of library changes, newest first",
   options: [
@@ -274,13 +297,18 @@ const ledgerCommand: CommandSpec = {
   ],
   mutating: false,
   async run(ctx, input) {
-    const limit = integerOption(input, "limit") ?? 20;
+    const limit = input.options.limit ?? 20;
     if (limit < 1) throw new UsageError(`--limit must be >= 1 (got ${limit}).`);
-    const entries = await listEntries(ctx.home, { skill: stringOption(input, "skill"), limit });
+    const entries = await listEntries(ctx.home, { skill: nonEmpty(input.options.skill), limit });
+    const skippedWarning = skippedLinesWarning((await readLedger(ctx.home)).skipped);
+    const warnings = skippedWarning ? [skippedWarning] : [];
     if (entries.length === 0) {
-      return textReply("curator: ledger is empty (or skills.ledger is disabled).", {
-        json: { ok: true, entries: [] },
-      });
+      return withWarnings(
+        textReply("curator: ledger is empty (or skills.ledger is disabled).", {
+          json: { ok: true, entries: [] },
+        }),
+        warnings,
+      );
     }
     const rows = entries.map((entry) => [
       entry.id,
@@ -290,15 +318,19 @@ const ledgerCommand: CommandSpec = {
       `${entry.skill}${ledgerSuffix(entry)}`,
     ]);
     const footer = `Undo one change with \`${ctx.commandPrefix(["curator", "rollback", "<id>"])}\`; whole-library snapshots: \`${ctx.commandPrefix(["curator", "rollback", "--list"])}\`.`;
-    return reply(
-      [
-        { kind: "table", headers: ["id", "when", "actor", "action", "skill"], rows },
-        { kind: "paragraph", text: footer },
-      ],
-      { json: { ok: true, entries } },
+    const listed = withWarnings(
+      reply(
+        [
+          { kind: "table", headers: ["id", "when", "actor", "action", "skill"], rows },
+          { kind: "paragraph", text: footer },
+        ],
+        { json: { ok: true, entries } },
+      ),
+      warnings,
     );
+    return paged(listed, 0, ["curator", "ledger"], input);
   },
-};
+});
 
 // ---------------------------------------------------------------- purge
 
@@ -309,7 +341,7 @@ const AGED_BY_LABEL: Record<PurgeCandidate["agedBy"], string> = {
   mtime: "folder time",
 };
 
-const purgeCommand: CommandSpec = {
+const purgeCommand = defineCommand({
   path: ["curator", "purge"],
   summary: "permanently delete archived skills older than N days (each one ledgered first)",
   options: [
@@ -325,7 +357,7 @@ const purgeCommand: CommandSpec = {
     if (input.options["dry-run"] === true) return null;
     let ttl: number;
     try {
-      ttl = purgeTtl(ctx.config, integerOption(input, "days"));
+      ttl = purgeTtl(ctx.config, input.options.days);
     } catch {
       return null;
     }
@@ -342,12 +374,12 @@ const purgeCommand: CommandSpec = {
         purgeArchived({
           home: ctx.home,
           config: ctx.config,
-          days: integerOption(input, "days"),
+          days: input.options.days,
           dryRun,
           actor: ctx.actor,
           now: ctx.now(),
         });
-      result = dryRun ? await purge() : await withRunLock(ctx.home, purge);
+      result = dryRun ? await purge() : await withRunLock(ctx.home, purge, ctx.runLock);
     } catch (error) {
       if (error instanceof CuratorError && error.code === "curator.purge_disabled") {
         return errorReply(
@@ -399,7 +431,7 @@ const purgeCommand: CommandSpec = {
     }
     return reply(blocks, { json, exitCode: result.failures.length > 0 ? 1 : 0 });
   },
-};
+});
 
 /** The safety-net commands of the shared registry. */
 export const safetyCommands: CommandSpec[] = [backupCommand, rollbackCommand, ledgerCommand, purgeCommand];

@@ -4,6 +4,7 @@
  * every chat; the surface's `commandPrefix` spells command hints (`skillgate curator …` or `/curator …`).
  */
 import { spawn } from "node:child_process";
+import { invocation, runAction } from "../src/core/actions.js";
 import { CuratorError, UsageError } from "../src/core/errors.js";
 import { errorReply, type Reply, type ReplyBlock, reply, textReply } from "../src/core/reply.js";
 import { archiveSkill, listArchived, restoreSkill } from "../src/curator/archive.js";
@@ -21,12 +22,20 @@ import {
   setPaused,
   setPinned,
 } from "../src/curator/operations.js";
-import { runJsonSummary, summaryReply } from "../src/curator/report.js";
+import { runJsonSummary, summaryButtons, summaryReply } from "../src/curator/report.js";
 import { runCurator } from "../src/curator/run.js";
 import { describeInterval } from "../src/curator/schedule.js";
 import type { CuratorRunResult } from "../src/curator/types.js";
 import { parseTimestamp } from "../src/skills/usage.js";
-import type { CommandContext, CommandInput, CommandSpec } from "./types.js";
+import { paged, restoreRows, withButtons } from "./buttons.js";
+import {
+  type CommandContext,
+  type CommandInput,
+  type CommandSpec,
+  defineCommand,
+  type OptionSpec,
+  type OptionValues,
+} from "./types.js";
 
 function ops(ctx: CommandContext): OpsContext {
   return {
@@ -36,10 +45,6 @@ function ops(ctx: CommandContext): OpsContext {
     now: ctx.now(),
     commandPrefix: ctx.commandPrefix,
   };
-}
-
-function flag(input: CommandInput, name: string): boolean {
-  return input.options[name] === true;
 }
 
 /** `never`, `42s ago`, `5m ago`, `3h ago`, `12d ago`; an unparseable value is shown as it is. */
@@ -132,7 +137,14 @@ export function statusReply(status: CuratorStatus, ctx: CommandContext): Reply {
     blocks.push(...rankingBlock("least active (top 5):", status.rankings.least_active, now));
   }
   for (const warning of status.warnings) blocks.push({ kind: "paragraph", text: `warning: ${warning}` });
-  return reply(blocks, { json: status });
+  const next = [
+    runAction("Dry run", invocation(["curator", "run"], [], { "dry-run": true }), { placement: "reply" }),
+    status.state === "paused"
+      ? runAction("Resume", invocation(["curator", "resume"]), { style: "primary", placement: "reply" })
+      : runAction("Pause", invocation(["curator", "pause"]), { placement: "reply" }),
+    runAction("Archived skills", invocation(["curator", "list-archived"]), { placement: "reply" }),
+  ];
+  return { ...reply(blocks, { json: status }), layout: "card", actions: { rows: [next] } };
 }
 
 // ---------------------------------------------------------------- status
@@ -148,8 +160,21 @@ const statusCommand: CommandSpec = {
 
 // ---------------------------------------------------------------- run
 
+const RUN_OPTIONS = [
+  { name: "dry-run", description: "preview only: write the report, change nothing", kind: "boolean" },
+  { name: "consolidate", description: "force the LLM consolidation pass on for this run", kind: "boolean" },
+  {
+    name: "background",
+    description: "start the run in a detached process and return at once",
+    kind: "boolean",
+  },
+] as const satisfies readonly OptionSpec[];
+
+/** Parsed input of `curator run`. */
+export type RunInput = CommandInput<OptionValues<typeof RUN_OPTIONS>>;
+
 /** The argv of a detached `curator run` child for `--background`. */
-export function backgroundArgv(home: string, input: CommandInput): string[] {
+export function backgroundArgv(home: string, input: RunInput): string[] {
   const script = process.argv[1];
   if (!script)
     throw new CuratorError(
@@ -157,13 +182,13 @@ export function backgroundArgv(home: string, input: CommandInput): string[] {
       "cannot start a background run: the skillgate entry script is unknown; run without --background.",
     );
   const flags = [
-    flag(input, "dry-run") ? "--dry-run" : "",
-    flag(input, "consolidate") ? "--consolidate" : "",
+    input.options["dry-run"] ? "--dry-run" : "",
+    input.options.consolidate ? "--consolidate" : "",
   ].filter(Boolean);
   return [...process.execArgv, script, "--home", home, "curator", "run", ...flags];
 }
 
-function startInBackground(ctx: CommandContext, input: CommandInput): Reply {
+function startInBackground(ctx: CommandContext, input: RunInput): Reply {
   const child = spawn(process.execPath, backgroundArgv(ctx.home, input), { detached: true, stdio: "ignore" });
   child.unref();
   const status = ctx.commandPrefix(["curator", "status"]);
@@ -208,45 +233,43 @@ function runTextBlocks(result: CuratorRunResult, consolidating: boolean, ctx: Co
   return blocks;
 }
 
-const runCommand: CommandSpec = {
+const runCommand = defineCommand({
   path: ["curator", "run"],
   summary: "run the curator now (prune-only unless consolidation is on)",
-  options: [
-    { name: "dry-run", description: "preview only: write the report, change nothing", kind: "boolean" },
-    { name: "consolidate", description: "force the LLM consolidation pass on for this run", kind: "boolean" },
-    {
-      name: "background",
-      description: "start the run in a detached process and return at once",
-      kind: "boolean",
-    },
-  ],
+  options: RUN_OPTIONS,
   mutating: true,
   // In chat, a consolidating run first shows the dry run's proposed merges and waits for `-y` (llm engineer).
   confirm: (ctx, input) =>
     ctx.config.curator.enabled
-      ? consolidationPreview(ctx, { consolidate: flag(input, "consolidate"), dryRun: flag(input, "dry-run") })
+      ? consolidationPreview(ctx, {
+          consolidate: input.options.consolidate === true,
+          dryRun: input.options["dry-run"] === true,
+        })
       : null,
   async run(ctx, input) {
     if (!ctx.config.curator.enabled) {
       return errorReply("curator: disabled via config; enable it with `curator.enabled: true`");
     }
-    if (flag(input, "background")) return startInBackground(ctx, input);
-    const consolidating = flag(input, "consolidate") || ctx.config.curator.consolidate;
+    const { "dry-run": dryRun = false, consolidate = false, background = false } = input.options;
+    if (background) return startInBackground(ctx, input);
+    const consolidating = consolidate || ctx.config.curator.consolidate;
     const result = await runCurator({
       home: ctx.home,
       config: ctx.config,
       library: ctx.library,
       now: ctx.now(),
-      dryRun: flag(input, "dry-run"),
-      consolidate: flag(input, "consolidate") ? true : undefined,
+      dryRun,
+      consolidate: consolidate ? true : undefined,
       trigger: "manual",
       progress: ctx.progress,
       commandPrefix: ctx.commandPrefix,
       consolidator,
+      runLock: ctx.runLock,
     });
-    return reply(runTextBlocks(result, consolidating, ctx), { json: runJsonSummary(result) });
+    const done = reply(runTextBlocks(result, consolidating, ctx), { json: runJsonSummary(result) });
+    return { ...done, actions: summaryButtons(result) };
   },
-};
+});
 
 // ---------------------------------------------------------------- pause / resume
 
@@ -288,13 +311,21 @@ function pinCommand(value: boolean): CommandSpec {
 
 // ---------------------------------------------------------------- adopt / list-unmanaged
 
-async function adoptTargets(ctx: CommandContext, input: CommandInput): Promise<string[]> {
-  if (input.args.length > 0 && flag(input, "all-unmanaged")) {
+const ADOPT_OPTIONS = [
+  { name: "all-unmanaged", description: "adopt every unmanaged skill", kind: "boolean" },
+  { name: "dry-run", description: "show what would be adopted", kind: "boolean" },
+] as const satisfies readonly OptionSpec[];
+
+async function adoptTargets(
+  ctx: CommandContext,
+  input: CommandInput<OptionValues<typeof ADOPT_OPTIONS>>,
+): Promise<string[]> {
+  if (input.args.length > 0 && input.options["all-unmanaged"]) {
     throw new CuratorError("adopt", "pass either skill names or --all-unmanaged, not both", {
       code: "curator.bad_args",
     });
   }
-  if (flag(input, "all-unmanaged")) return (await listUnmanaged(ops(ctx))).map((item) => item.name);
+  if (input.options["all-unmanaged"]) return (await listUnmanaged(ops(ctx))).map((item) => item.name);
   if (input.args.length === 0) {
     throw new CuratorError(
       "adopt",
@@ -307,17 +338,14 @@ async function adoptTargets(ctx: CommandContext, input: CommandInput): Promise<s
   return input.args;
 }
 
-const adoptCommand: CommandSpec = {
+const adoptCommand = defineCommand({
   path: ["curator", "adopt"],
   summary: "hand unmanaged skills over to the curator (their inactivity clock is kept)",
   args: [{ name: "skill", description: "skill names", variadic: true }],
-  options: [
-    { name: "all-unmanaged", description: "adopt every unmanaged skill", kind: "boolean" },
-    { name: "dry-run", description: "show what would be adopted", kind: "boolean" },
-  ],
+  options: ADOPT_OPTIONS,
   mutating: true,
   async confirm(ctx, input) {
-    if (!flag(input, "all-unmanaged") || flag(input, "dry-run") || input.args.length > 0) return null;
+    if (!input.options["all-unmanaged"] || input.options["dry-run"] || input.args.length > 0) return null;
     const names = await adoptTargets(ctx, input);
     if (names.length === 0) return null;
     const shown =
@@ -330,7 +358,7 @@ const adoptCommand: CommandSpec = {
       return textReply("curator: no unmanaged skills to adopt", {
         json: { ok: true, adopted: [], failed: [] },
       });
-    if (flag(input, "dry-run")) {
+    if (input.options["dry-run"]) {
       return reply(
         [
           { kind: "paragraph", text: `would adopt ${names.length} skill(s) (dry run):` },
@@ -354,13 +382,13 @@ const adoptCommand: CommandSpec = {
       json: { ok: failed.length === 0, adopted, failed },
     });
   },
-};
+});
 
 const listUnmanagedCommand: CommandSpec = {
   path: ["curator", "list-unmanaged"],
   summary: "skills the curator does not manage, with the reason",
   mutating: false,
-  async run(ctx) {
+  async run(ctx, input) {
     const items = await listUnmanaged(ops(ctx));
     const json = {
       unmanaged: items.map((item) => ({
@@ -376,7 +404,7 @@ const listUnmanagedCommand: CommandSpec = {
       const marker = item.created_by === undefined ? "no marker" : `created_by:${item.created_by ?? "null"}`;
       return `  ${item.name.padEnd(44)} activity=${String(item.activity).padStart(4)} last_activity=${ago(item.last_activity_at, now).padEnd(14)}  (${marker})`;
     });
-    return reply(
+    const listed = reply(
       [
         { kind: "paragraph", text: `unmanaged skills (${items.length}):` },
         { kind: "code", text: rows.join("\n") },
@@ -387,6 +415,7 @@ const listUnmanagedCommand: CommandSpec = {
       ],
       { json },
     );
+    return paged(listed, 1, ["curator", "list-unmanaged"], input);
   },
 };
 
@@ -398,7 +427,8 @@ function manualMoveOptions(ctx: CommandContext) {
     home: ctx.home,
     config: ctx.config,
     library: ctx.library,
-    actor: "user" as const,
+    // `user` from the CLI and chat, `web` from the console; the curator's own moves go through its run.
+    actor: ctx.actor === "web" ? ("web" as const) : ("user" as const),
     now: ctx.now(),
     commandPrefix: ctx.commandPrefix,
   };
@@ -409,11 +439,14 @@ const archiveCommand: CommandSpec = {
   summary: "archive one skill now (recoverable with restore)",
   args: [{ name: "skill", description: "skill name", required: true }],
   mutating: true,
+  // Asked only where one press answers (buttons); typed chats and the CLI archive at once, as before.
+  confirm: (ctx, input) =>
+    ctx.buttons ? `Archive '${input.args[0] ?? ""}'? It can be restored later.` : null,
   async run(ctx, input) {
     const name = input.args[0] ?? "";
-    const result = await withRunLock(ctx.home, () => archiveSkill(name, manualMoveOptions(ctx)));
+    const result = await withRunLock(ctx.home, () => archiveSkill(name, manualMoveOptions(ctx)), ctx.runLock);
     const restore = ctx.commandPrefix(["curator", "restore", result.archivedAs]);
-    return textReply(
+    const archived = textReply(
       `curator: archived '${result.name}' to .archive/${result.archivedAs} — \`${restore}\` brings it back`,
       {
         json: {
@@ -425,6 +458,7 @@ const archiveCommand: CommandSpec = {
         },
       },
     );
+    return withButtons(archived, restoreRows([result.archivedAs]));
   },
 };
 
@@ -433,9 +467,11 @@ const restoreCommand: CommandSpec = {
   summary: "move an archived skill back to where it lived",
   args: [{ name: "skill", description: "a name from list-archived, or the skill's name", required: true }],
   mutating: true,
+  confirm: (ctx, input) =>
+    ctx.buttons ? `Restore '${input.args[0] ?? ""}' from the archive into the library?` : null,
   async run(ctx, input) {
     const name = input.args[0] ?? "";
-    const result = await withRunLock(ctx.home, () => restoreSkill(name, manualMoveOptions(ctx)));
+    const result = await withRunLock(ctx.home, () => restoreSkill(name, manualMoveOptions(ctx)), ctx.runLock);
     const note = result.flattened ? " (its original place was taken, so it went to the top level)" : "";
     const pin = ctx.commandPrefix(["curator", "pin", result.name]);
     const hint = `\nIts inactivity clock is unchanged, so a later run may archive it again; \`${pin}\` keeps it.`;
@@ -456,7 +492,7 @@ const listArchivedCommand: CommandSpec = {
   path: ["curator", "list-archived"],
   summary: "archived skills, by the name restore takes",
   mutating: false,
-  async run(ctx) {
+  async run(ctx, input) {
     const items = await listArchived(ctx.home);
     const json = {
       archived: items.map((item) => ({
@@ -472,7 +508,7 @@ const listArchivedCommand: CommandSpec = {
       const skill = item.skillName !== item.restoreTo.split("/").pop() ? `  (skill '${item.skillName}')` : "";
       return `  ${item.archivedAs.padEnd(width)}  → skills/${item.restoreTo}${skill}`;
     });
-    return reply(
+    const listed = reply(
       [
         { kind: "paragraph", text: `archived skills (${items.length}):` },
         { kind: "code", text: rows.join("\n") },
@@ -483,34 +519,37 @@ const listArchivedCommand: CommandSpec = {
       ],
       { json },
     );
+    return paged(listed, 1, ["curator", "list-archived"], input);
   },
 };
 
 // ---------------------------------------------------------------- prune
 
-function pruneDays(ctx: CommandContext, input: CommandInput): number {
+const PRUNE_OPTIONS = [
+  {
+    name: "days",
+    description: "idle threshold in days (default curator.archive_after_days)",
+    kind: "integer",
+  },
+  { name: "dry-run", description: "list the candidates, change nothing", kind: "boolean" },
+] as const satisfies readonly OptionSpec[];
+
+function pruneDays(ctx: CommandContext, input: CommandInput<OptionValues<typeof PRUNE_OPTIONS>>): number {
   const value = input.options.days;
   const days = typeof value === "number" ? value : ctx.config.curator.archiveAfterDays;
   if (!Number.isInteger(days) || days < 1) throw new UsageError(`curator: --days must be >= 1 (got ${days})`);
   return days;
 }
 
-const pruneCommand: CommandSpec = {
+const pruneCommand = defineCommand({
   path: ["curator", "prune"],
   summary:
     "archive curated skills idle for N days (pinned, cron-referenced and young never-used skills are kept)",
-  options: [
-    {
-      name: "days",
-      description: "idle threshold in days (default curator.archive_after_days)",
-      kind: "integer",
-    },
-    { name: "dry-run", description: "list the candidates, change nothing", kind: "boolean" },
-  ],
+  options: PRUNE_OPTIONS,
   mutating: true,
   async confirm(ctx, input) {
     const days = pruneDays(ctx, input);
-    if (flag(input, "dry-run")) return null;
+    if (input.options["dry-run"]) return null;
     const { candidates } = await pruneCandidates(ops(ctx), days);
     if (candidates.length === 0) return null;
     const names =
@@ -522,13 +561,15 @@ const pruneCommand: CommandSpec = {
   },
   async run(ctx, input) {
     const days = pruneDays(ctx, input);
-    const dryRun = flag(input, "dry-run");
+    const dryRun = input.options["dry-run"] === true;
     const work = async () => {
       const { candidates, warnings } = await pruneCandidates(ops(ctx), days);
       const done = dryRun || candidates.length === 0 ? null : await archiveCandidates(ops(ctx), candidates);
       return { candidates, warnings, done };
     };
-    const { candidates, warnings, done } = dryRun ? await work() : await withRunLock(ctx.home, work);
+    const { candidates, warnings, done } = dryRun
+      ? await work()
+      : await withRunLock(ctx.home, work, ctx.runLock);
     const warningBlocks: ReplyBlock[] = warnings.map((warning) => ({
       kind: "paragraph",
       text: `warning: ${warning}`,
@@ -561,7 +602,8 @@ const pruneCommand: CommandSpec = {
       );
     }
     blocks.push(...warningBlocks);
-    return reply(blocks, {
+    const archivedNames = done.archived.map((item) => item.archivedAs);
+    const result = reply(blocks, {
       exitCode: done.failures.length > 0 ? 1 : 0,
       json: {
         ok: done.failures.length === 0,
@@ -571,8 +613,9 @@ const pruneCommand: CommandSpec = {
         failures: done.failures,
       },
     });
+    return withButtons(result, restoreRows(archivedNames));
   },
-};
+});
 
 /** Every curator lifecycle command, in help order. */
 export const curatorCommands: CommandSpec[] = [

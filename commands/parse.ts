@@ -4,18 +4,9 @@
  * (`src/core/command-text.ts`), so adapters use the same splitter.
  */
 
-import {
-  type ChatMatchOptions,
-  matchChatCommand,
-  quoteArg,
-  type SplitOptions,
-  splitArgs,
-} from "../src/core/command-text.js";
+import { quoteArg } from "../src/core/command-text.js";
 import { UsageError } from "../src/core/errors.js";
 import type { CommandInput, CommandSpec, OptionSpec } from "./types.js";
-
-// The splitter lives in the core so adapters can use it; re-exported here for the command layer.
-export { type ChatMatchOptions, matchChatCommand, quoteArg, type SplitOptions, splitArgs };
 
 /** Subcommand run when a group is called bare: `/curator` = `curator status`, `/skills` = `skills list`. */
 export const DEFAULT_SUBCOMMANDS: Readonly<Record<string, string>> = { curator: "status", skills: "list" };

@@ -3,11 +3,14 @@
  * per declared requirement that needs attention (missing variable, credential file, command, unset
  * setting), each saying what to do about it, plus the settings in force.
  */
-import type { ReplyBlock, SecretInputOffer } from "../src/core/reply.js";
-import type { EnvRequirement } from "../src/skills/readiness.js";
+import { type ReplyAction, secretAction } from "../src/core/actions.js";
+import type { ReplyBlock } from "../src/core/reply.js";
 import type { ResolvedSetting } from "../src/skills/settings.js";
 import type { SkillViewResult } from "../src/skills/types.js";
 import type { CommandContext } from "./types.js";
+
+/** Most "Set KEY" buttons on one reply (one row of Discord components). */
+const MAX_SECRET_BUTTONS = 5;
 
 const SECRET_KEY = /(secret|token|password|passwd|api[_-]?key|credential|private[_-]?key)/i;
 
@@ -102,16 +105,18 @@ export function readinessSummary(
   return blocks;
 }
 
-/** Private inputs for a view's missing variables, when the surface offers them to this caller. */
-export function secretOffers(view: SkillViewResult, ctx: CommandContext): SecretInputOffer[] {
+/**
+ * "Set KEY" buttons for a view's missing variables, when this surface opens a private input for this
+ * caller (`ctx.secretInput`); empty otherwise. Each is a stored action like any other button.
+ */
+export function secretButtons(view: SkillViewResult, ctx: CommandContext): ReplyAction[] {
   const missing = asStrings(view.missing_required_environment_variables);
-  if (!ctx.offerSecretInputs || missing.length === 0 || typeof view.name !== "string") return [];
-  const requirements = Array.isArray(view.required_environment_variables)
-    ? (view.required_environment_variables as EnvRequirement[])
-    : [];
-  const wanted = missing.map((name) => ({
-    name,
-    prompt: requirements.find((item) => item.name === name)?.prompt ?? `Enter value for ${name}`,
-  }));
-  return ctx.offerSecretInputs(view.name, wanted);
+  if (!ctx.secretInput || !ctx.caller?.isAdmin || typeof view.name !== "string") return [];
+  const skill = view.name;
+  return missing.slice(0, MAX_SECRET_BUTTONS).map((key) => secretAction(skill, key));
+}
+
+/** The variable names a list of "Set KEY" buttons offers. */
+export function offeredKeys(buttons: readonly ReplyAction[]): Set<string> {
+  return new Set(buttons.flatMap((button) => (button.intent.kind === "secret" ? [button.intent.key] : [])));
 }

@@ -5,8 +5,10 @@
  */
 
 import { roleOf } from "../src/core/access.js";
+import { cancelAction, invocation, runAction } from "../src/core/actions.js";
 import { SkillgateError } from "../src/core/errors.js";
-import { errorReply, type Reply } from "../src/core/reply.js";
+import { errorReply, type Reply, replyToPlainText, withWarnings } from "../src/core/reply.js";
+import { takeUsageWarnings } from "../src/skills/usage.js";
 import { formatCommandLine, parseCommandInput } from "./parse.js";
 import type { CommandContext, CommandInput, CommandSpec } from "./types.js";
 
@@ -26,7 +28,7 @@ export function isMutating(spec: CommandSpec, input?: CommandInput): boolean {
 
 /** A refusal when the chat caller may not run `spec`; null when allowed (terminal callers always are). */
 export function accessRefusal(spec: CommandSpec, ctx: CommandContext, input?: CommandInput): Reply | null {
-  if (ctx.surface !== "chat") return null;
+  if (ctx.surface === "terminal") return null;
   const caller = ctx.caller;
   const command = ctx.commandPrefix(spec.path);
   if (!caller) return errorReply(`⛔ \`${command}\` needs a known sender; this message had none.`);
@@ -38,6 +40,8 @@ export function accessRefusal(spec: CommandSpec, ctx: CommandContext, input?: Co
     );
   }
   if (ALWAYS_OPEN.has(spec.path[0] ?? "")) return null;
+  // A web console login was checked by the console itself; read-only logins may run read-only commands.
+  if (ctx.surface === "web") return null;
   if (roleOf(ctx.config, caller.platform, caller.id, ctx.chatId) === "stranger") {
     return errorReply(
       `⛔ You are not on this gateway's allowed list. Your id is \`${who}\`; ask the owner to add it to gateway.allowed_users.`,
@@ -56,8 +60,10 @@ async function confirmation(
   if (!question) return null;
   const again = formatCommandLine(spec, input, ctx.commandPrefix, ["-y"]);
   const json = { ok: false, confirmation_required: true, question, command: again };
+  if (ctx.surface === "web") return errorReply(question, 1, json);
   if (ctx.surface === "chat") {
-    return errorReply(`${question}\nReply \`${again}\` to confirm.`, 1, json);
+    const asked = errorReply(`${question}\nReply \`${again}\` to confirm.`, 1, json);
+    return { ...asked, actions: confirmButtons(spec, input, question) };
   }
   if (!ctx.interactive || !ctx.prompt) {
     return errorReply(
@@ -69,6 +75,29 @@ async function confirmation(
   const answer = await ctx.prompt(`${question} [y/N] `);
   if (/^\s*y(es)?\s*$/i.test(answer)) return null;
   return errorReply("Cancelled; nothing was changed.", 1, { ok: false, cancelled: true });
+}
+
+/**
+ * Confirm / Cancel buttons for a chat question. Confirm runs the same command with `-y` as whoever
+ * presses it (access checked again then); with buttons shown, the "reply … -y" line is left out.
+ */
+function confirmButtons(spec: CommandSpec, input: CommandInput, question: string): Reply["actions"] {
+  const { yes: _yes, json: _json, ...options } = input.options;
+  const run = invocation(spec.path, input.args, options);
+  return {
+    rows: [
+      [
+        runAction("Confirm", run, {
+          confirmed: true,
+          style: "danger",
+          placement: "replace",
+          group: "answer",
+        }),
+        cancelAction("answer"),
+      ],
+    ],
+    blocksWithButtons: [{ kind: "paragraph", text: question }],
+  };
 }
 
 /** The reply for an error thrown while running `spec`. */
@@ -99,15 +128,20 @@ export async function runCommand(
   input: CommandInput,
   options: RunOptions = {},
 ): Promise<Reply> {
+  let result: Reply;
   try {
     const refused = accessRefusal(spec, ctx, input);
     if (refused) return refused;
     const asked = await confirmation(spec, ctx, input);
     if (asked) return asked;
-    return await spec.run(ctx, input);
+    result = await spec.run(ctx, input);
   } catch (error) {
-    return errorToReply(error, spec, ctx, options);
+    result = errorToReply(error, spec, ctx, options);
   }
+  // A corrupt file moved aside while the command ran is told to the person, whatever the command.
+  const shown = replyToPlainText(result);
+  const warnings = takeUsageWarnings(ctx.paths.skills).filter((warning) => !shown.includes(warning));
+  return withWarnings(result, warnings);
 }
 
 /** Parses `words` against `spec` (bad usage → exit-2 reply with the usage line) and runs it. */

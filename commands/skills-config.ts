@@ -6,25 +6,35 @@
  * set from a chat message at all (it would sit in the chat history).
  */
 import { type ConfigChange, editConfigFile } from "../src/config/edit.js";
+import { referencePlatforms } from "../src/core/platforms.js";
 import { errorReply, type Reply, type ReplyBlock, reply } from "../src/core/reply.js";
 import { appendEntry } from "../src/curator/ledger.js";
 import { resolveSettings, type SettingDeclaration, settingDeclarations } from "../src/skills/settings.js";
 import type { SkillEntry } from "../src/skills/types.js";
 import { findSkillByChatName } from "./chat.js";
 import { isSecretSettingKey, settingLines } from "./readiness-view.js";
-import type { CommandContext, CommandInput, CommandSpec, OptionSpec } from "./types.js";
+import {
+  type CommandContext,
+  type CommandInput,
+  type CommandSpec,
+  defineCommand,
+  type OptionSpec,
+  type OptionValues,
+} from "./types.js";
 
-const KNOWN_PLATFORMS = ["telegram", "feishu", "discord", "console"];
+const VISIBILITY_OPTIONS = [
+  {
+    name: "platform",
+    kind: "string",
+    description: "only on this chat platform (skills.platform_disabled.<platform>); without it, everywhere",
+  },
+] as const satisfies readonly OptionSpec[];
 
-const TARGET_PLATFORM: OptionSpec = {
-  name: "platform",
-  kind: "string",
-  description: "only on this chat platform (skills.platform_disabled.<platform>); without it, everywhere",
-};
+type VisibilityInput = CommandInput<OptionValues<typeof VISIBILITY_OPTIONS>>;
 
-function targetPlatform(input: CommandInput): string | null {
-  const value = input.options.platform;
-  return typeof value === "string" && value.trim() !== "" ? value.trim().toLowerCase() : null;
+function targetPlatform(input: VisibilityInput): string | null {
+  const value = input.options.platform?.trim();
+  return value ? value.toLowerCase() : null;
 }
 
 function listPath(platform: string | null): string[] {
@@ -46,9 +56,10 @@ async function skillNamed(ctx: CommandContext, typed: string): Promise<SkillEntr
 }
 
 function checkPlatform(platform: string | null): Reply | null {
-  if (platform === null || KNOWN_PLATFORMS.includes(platform) || /^[a-z][a-z0-9_-]{0,31}$/.test(platform))
-    return null;
-  return errorReply(`\`${platform}\` is not a platform name; use one of ${KNOWN_PLATFORMS.join(", ")}.`, 2);
+  const known = referencePlatforms();
+  // A platform not running here may still be configured later; any well-formed name is accepted.
+  if (platform === null || known.includes(platform) || /^[a-z][a-z0-9_-]{0,31}$/.test(platform)) return null;
+  return errorReply(`\`${platform}\` is not a platform name; use one of ${known.join(", ")}.`, 2);
 }
 
 async function record(
@@ -72,7 +83,11 @@ async function record(
   }
 }
 
-async function changeVisibility(ctx: CommandContext, input: CommandInput, disable: boolean): Promise<Reply> {
+async function changeVisibility(
+  ctx: CommandContext,
+  input: VisibilityInput,
+  disable: boolean,
+): Promise<Reply> {
   const typed = input.args[0] ?? "";
   const platform = targetPlatform(input);
   const bad = checkPlatform(platform);
@@ -256,31 +271,31 @@ async function setConfig(ctx: CommandContext, key: string | undefined, raw: stri
 
 /** The config-changing commands of the `skills` group. */
 export const skillsConfigCommands: CommandSpec[] = [
-  {
+  defineCommand({
     path: ["skills", "disable"],
     summary: "hide a skill everywhere, or on one platform with --platform",
     args: [{ name: "name", description: "the skill's name", required: true }],
-    options: [TARGET_PLATFORM],
+    options: VISIBILITY_OPTIONS,
     mutating: true,
     confirm: async (_ctx, input) => {
       const platform = targetPlatform(input);
       return `Disable \`${input.args[0]}\` ${platform ? `on ${platform}` : "everywhere"} (${listLabel(platform)} in config.yaml)?`;
     },
     run: (ctx, input) => changeVisibility(ctx, input, true),
-  },
-  {
+  }),
+  defineCommand({
     path: ["skills", "enable"],
     summary: "show a disabled skill again (everywhere, or on one platform with --platform)",
     args: [{ name: "name", description: "the skill's name", required: true }],
-    options: [TARGET_PLATFORM],
+    options: VISIBILITY_OPTIONS,
     mutating: true,
     confirm: async (_ctx, input) => {
       const platform = targetPlatform(input);
       return `Enable \`${input.args[0]}\` ${platform ? `on ${platform}` : "everywhere"} (remove it from ${listLabel(platform)} in config.yaml)?`;
     },
     run: (ctx, input) => changeVisibility(ctx, input, false),
-  },
-  {
+  }),
+  defineCommand({
     path: ["skills", "config"],
     summary: "show skills' declared settings; `set <key> <value>` changes one (admins)",
     args: [
@@ -297,5 +312,5 @@ export const skillsConfigCommands: CommandSpec[] = [
       return `Set \`${key}\` in skills.config of config.yaml${isSecretSettingKey(key) ? "" : ` to \`${input.args.slice(2).join(" ")}\``}?`;
     },
     run: showConfig,
-  },
+  }),
 ];

@@ -5,7 +5,7 @@
  * missing secrets give `gateway_setup_hint` instead of a prompt).
  */
 import path from "node:path";
-import { type Reply, type ReplyBlock, reply } from "../src/core/reply.js";
+import { type Reply, type ReplyBlock, reply, withWarnings } from "../src/core/reply.js";
 import { classify, loadProvenance, readCreatedByKeys } from "../src/curator/provenance.js";
 import { type EnvRequirement, promptForMissingSecrets } from "../src/skills/readiness.js";
 import type { SkillEntry, SkillViewResult } from "../src/skills/types.js";
@@ -17,19 +17,45 @@ import {
   type UsageRecord,
   UsageStore,
 } from "../src/skills/usage.js";
-import { effectivePlatform } from "../src/skills/visibility.js";
-import { secretOffers, settingLines, setupTodo, viewSettings } from "./readiness-view.js";
-import type { CommandContext, CommandInput, CommandSpec, OptionSpec } from "./types.js";
+import { effectivePlatform, type HiddenReason, hiddenReason } from "../src/skills/visibility.js";
+import { paged, withButtons } from "./buttons.js";
+import { offeredKeys, secretButtons, settingLines, setupTodo, viewSettings } from "./readiness-view.js";
+import {
+  type CommandContext,
+  type CommandInput,
+  type CommandSpec,
+  defineCommand,
+  type OptionSpec,
+  type OptionValues,
+} from "./types.js";
 
-const PLATFORM_OPTION: OptionSpec = {
+const PLATFORM_OPTION = {
   name: "platform",
   kind: "string",
+  env: "HERMES_PLATFORM",
   description: "answer as the chat surface of this platform (telegram, feishu, discord, …) would",
-};
+} as const satisfies OptionSpec;
 
-function platformOf(ctx: CommandContext, input: CommandInput): string | null {
-  const option = input.options.platform;
-  return typeof option === "string" && option.trim() !== "" ? option.trim().toLowerCase() : ctx.platform;
+const LIST_OPTIONS = [
+  { name: "category", kind: "string", description: "only skills in this category" },
+  PLATFORM_OPTION,
+] as const satisfies readonly OptionSpec[];
+
+const VIEW_OPTIONS = [PLATFORM_OPTION] as const satisfies readonly OptionSpec[];
+
+const USAGE_OPTIONS = [
+  {
+    name: "sort",
+    kind: "string",
+    choices: ["activity", "recent", "name"],
+    description: "order: activity (default), recent or name",
+  },
+  PLATFORM_OPTION,
+] as const satisfies readonly OptionSpec[];
+
+function platformOf(ctx: CommandContext, input: CommandInput<{ readonly platform?: string }>): string | null {
+  const option = input.options.platform?.trim();
+  return option ? option.toLowerCase() : ctx.platform;
 }
 
 function shorten(text: string, max: number): string {
@@ -37,15 +63,20 @@ function shorten(text: string, max: number): string {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
-async function listSkills(ctx: CommandContext, input: CommandInput): Promise<Reply> {
-  const category = typeof input.options.category === "string" ? input.options.category : undefined;
+async function listSkills(
+  ctx: CommandContext,
+  input: CommandInput<OptionValues<typeof LIST_OPTIONS>>,
+): Promise<Reply> {
+  const category = input.options.category;
   const result = await ctx.library.list({ category, platform: platformOf(ctx, input) });
-  // `--json` prints the result object alone: skip laying out a table nobody will see.
-  if (ctx.json) return reply([], { json: result });
+  const skipped = (await ctx.library.skipped?.()) ?? [];
+  const warnings = skipped.map((item) => `skipped ${item.folder}: ${item.reason}`);
+  // `--json` prints the result object alone (the warnings go to stderr): skip laying out a table.
+  if (ctx.json) return withWarnings(reply([], { json: result }), warnings);
   const blocks: ReplyBlock[] = [];
   if (result.message) {
     blocks.push({ kind: "paragraph", text: result.message });
-    return reply(blocks, { json: result });
+    return withWarnings(reply(blocks, { json: result }), warnings);
   }
   const skills = result.skills ?? [];
   const scope = category ? ` in category \`${category}\`` : "";
@@ -67,7 +98,10 @@ async function listSkills(ctx: CommandContext, input: CommandInput): Promise<Rep
     kind: "paragraph",
     text: `Show one with \`${ctx.commandPrefix(["skills", "view"])} <name>\`.`,
   });
-  return reply(blocks, { json: result });
+  return withWarnings(
+    paged(reply(blocks, { json: result }), blocks.length - 2, ["skills", "list"], input),
+    warnings,
+  );
 }
 
 function failureBlocks(result: SkillViewResult): ReplyBlock[] {
@@ -149,15 +183,15 @@ function successBlocks(
 
 function renderView(result: SkillViewResult, ctx: CommandContext, name: string): Reply {
   if (!result.success) return reply(failureBlocks(result), { json: result, exitCode: 1 });
-  const offers = result.file === undefined ? secretOffers(result, ctx) : [];
-  const done = reply(successBlocks(result, ctx, name, new Set(offers.map((offer) => offer.key))), {
-    json: result,
-  });
-  if (offers.length > 0) done.secretInputs = offers;
-  return done;
+  const buttons = result.file === undefined ? secretButtons(result, ctx) : [];
+  const done = reply(successBlocks(result, ctx, name, offeredKeys(buttons)), { json: result });
+  return withButtons(done, [buttons]);
 }
 
-async function viewSkill(ctx: CommandContext, input: CommandInput): Promise<Reply> {
+async function viewSkill(
+  ctx: CommandContext,
+  input: CommandInput<OptionValues<typeof VIEW_OPTIONS>>,
+): Promise<Reply> {
   const [name = "", file] = input.args;
   const platform = platformOf(ctx, input);
   const options = { filePath: file, platform };
@@ -197,6 +231,8 @@ export interface UsageRow {
   last_activity_at: string | null;
   created_at: string | null;
   on_disk: boolean;
+  /** Why the skill is not shown here (OS, environment, a disabled list), or null when shown or not on disk. */
+  hidden: HiddenReason | null;
 }
 
 function sortRows(rows: UsageRow[], sort: string): UsageRow[] {
@@ -208,13 +244,15 @@ function sortRows(rows: UsageRow[], sort: string): UsageRow[] {
   return rows.sort((a, b) => b.activity_count - a.activity_count || time(b) - time(a) || byName(a, b));
 }
 
-async function usageReport(ctx: CommandContext, input: CommandInput): Promise<Reply> {
-  const sort = typeof input.options.sort === "string" ? input.options.sort : "activity";
+async function usageReport(
+  ctx: CommandContext,
+  input: CommandInput<OptionValues<typeof USAGE_OPTIONS>>,
+): Promise<Reply> {
+  const sort = input.options.sort ?? "activity";
   const platform = platformOf(ctx, input);
   const store = new UsageStore(ctx.paths.skills);
   const records = await store.read();
   const all = await ctx.library.all();
-  const visible = await ctx.library.visible(platform);
   const provenance = await loadProvenance(ctx.home, all);
   const createdByKeys = await readCreatedByKeys(ctx.home);
   const present = new Set(all.map((entry) => entry.name));
@@ -232,8 +270,10 @@ async function usageReport(ctx: CommandContext, input: CommandInput): Promise<Re
     last_activity_at: lastActivityAt(record),
     created_at: record.created_at,
     on_disk: entry !== undefined,
+    hidden: entry ? hiddenReason(entry.name, entry.frontmatter, platform, ctx.config) : null,
   });
-  const rows = visible.map((entry) => row(entry.name, entry, records[entry.name] ?? emptyRecord()));
+  // Every skill on disk, hidden ones included (flagged), then records whose skill is gone.
+  const rows = all.map((entry) => row(entry.name, entry, records[entry.name] ?? emptyRecord()));
   for (const [name, record] of Object.entries(records)) {
     if (!present.has(name)) rows.push(row(name, undefined, record));
   }
@@ -260,7 +300,11 @@ async function usageReport(ctx: CommandContext, input: CommandInput): Promise<Re
     rows: rows.map((item) => [
       `${item.name}${item.pinned ? " (pinned)" : ""}`,
       item.provenance,
-      item.on_disk ? item.state : `${item.state}, not on disk`,
+      item.on_disk
+        ? item.hidden
+          ? `${item.state}, hidden: ${item.hidden}`
+          : item.state
+        : `${item.state}, not on disk`,
       String(item.use_count),
       String(item.view_count),
       String(item.patch_count),
@@ -268,45 +312,34 @@ async function usageReport(ctx: CommandContext, input: CommandInput): Promise<Re
       item.last_activity_at ?? "never",
     ]),
   });
-  return reply(blocks, { json });
+  return paged(reply(blocks, { json }), blocks.length - 1, ["skills", "usage"], input);
 }
 
 /** The `skills` command group. */
 export const skillsCommands: CommandSpec[] = [
-  {
+  defineCommand({
     path: ["skills", "list"],
     summary: "list the skills visible here, by category",
-    options: [
-      { name: "category", kind: "string", description: "only skills in this category" },
-      PLATFORM_OPTION,
-    ],
+    options: LIST_OPTIONS,
     mutating: false,
     run: listSkills,
-  },
-  {
+  }),
+  defineCommand({
     path: ["skills", "view"],
     summary: "show a skill (or one of its files), its readiness and any security warnings",
     args: [
       { name: "name", description: "skill name or categorized path (category/name)", required: true },
       { name: "file", description: "a file inside the skill, e.g. references/api.md" },
     ],
-    options: [PLATFORM_OPTION],
+    options: VIEW_OPTIONS,
     mutating: false,
     run: viewSkill,
-  },
-  {
+  }),
+  defineCommand({
     path: ["skills", "usage"],
     summary: "usage counters and lifecycle state of every skill",
-    options: [
-      {
-        name: "sort",
-        kind: "string",
-        choices: ["activity", "recent", "name"],
-        description: "order: activity (default), recent or name",
-      },
-      PLATFORM_OPTION,
-    ],
+    options: USAGE_OPTIONS,
     mutating: false,
     run: usageReport,
-  },
+  }),
 ];

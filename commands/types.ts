@@ -5,8 +5,8 @@
  */
 import type { SkillgateConfig } from "../src/config/config.js";
 import type { HomePaths } from "../src/config/home.js";
-import type { Reply, SecretInputOffer } from "../src/core/reply.js";
-import type { ChatSessions } from "../src/core/stores.js";
+import type { Reply } from "../src/core/reply.js";
+import type { ChatSessions, RunLock } from "../src/core/stores.js";
 import type { SkillLibrary } from "../src/skills/types.js";
 
 /** Who is asking, when the command comes from a chat. */
@@ -24,8 +24,11 @@ export interface CommandContext {
   paths: HomePaths;
   config: SkillgateConfig;
   library: SkillLibrary;
-  /** `terminal` for the CLI and the terminal chat, `chat` for a messaging platform. */
-  surface: "terminal" | "chat";
+  /**
+   * `terminal` for the CLI and the terminal chat, `chat` for a messaging platform, `web` for the local
+   * web console (its login decides `caller.isAdmin`; confirmations come back as questions, like chat).
+   */
+  surface: "terminal" | "chat" | "web";
   /** Chat platform, or the CLI's `--platform` / `HERMES_PLATFORM`; null in a plain terminal. */
   platform: string | null;
   /** `--json` was given: the reply's `json` document is what gets printed. */
@@ -36,25 +39,32 @@ export interface CommandContext {
   prompt?: (question: string, options?: { hidden?: boolean }) => Promise<string>;
   /** Progress lines for long runs (stderr in a terminal); never part of the reply. */
   progress?: (line: string) => void;
-  /** Who runs it: `user` from the CLI and chat, `curator` from the maintenance tick. */
-  actor: "user" | "curator" | "agent";
+  /** Who runs it: `user` from the CLI and chat, `web` from the web console, `curator` from the tick. */
+  actor: "user" | "curator" | "agent" | "web";
   /** Set in chat. */
   caller?: Caller;
+  /**
+   * The chat shows buttons: a command may ask a question there it would not ask in plain text
+   * (archive, restore), since answering costs one press.
+   */
+  buttons?: boolean;
   /** Chat session key (`platform:chat[:thread]`), set in chat. */
   sessionKey?: string;
   /** The platform's chat id, set in chat (allowed chats admit their members). */
   chatId?: string;
   /** The chat sessions store (loaded skills, history), set in chat by the gateway. */
   sessions?: ChatSessions;
+  /** The curator run lock, set in chat by the gateway from its stores; default the file lock of `home`. */
+  runLock?: RunLock;
   /** The clock (tests pass a fixed one). */
   now: () => Date;
   /** How the surface spells a command: `/curator` in chat, `skillgate curator` in the terminal. */
   commandPrefix: (path: string[]) => string;
   /**
-   * Offers private inputs for missing secrets of `skill`. Set by the gateway only for an admin on a
-   * platform with a private input (Discord modal, Feishu card form, one-time form link); absent otherwise.
+   * This surface opens a private input for a secret (Discord modal, Feishu card form, one-time form
+   * link): replies may carry "Set KEY" buttons for an admin. Set by the gateway; absent elsewhere.
    */
-  offerSecretInputs?: (skill: string, secrets: { name: string; prompt: string }[]) => SecretInputOffer[];
+  secretInput?: boolean;
 }
 
 /** A positional argument. */
@@ -66,29 +76,66 @@ export interface ArgSpec {
   variadic?: boolean;
 }
 
-/** An option. `name` is the long flag without dashes (`dry-run`); `short` a one-letter alias. */
+/** How an option's value is read: a bare flag, any text, or a whole number. */
+export type OptionKind = "boolean" | "string" | "integer";
+
+/**
+ * An option, declared once per command: the CLI (commander) and the chat parser both build on it, and
+ * the command receives a value typed from it. `name` is the long flag without dashes (`dry-run`) and the
+ * key of the parsed value; `short` a one-letter alias.
+ */
 export interface OptionSpec {
-  name: string;
-  short?: string;
-  description: string;
-  kind: "boolean" | "string" | "integer";
-  /** Allowed values for a string option. */
-  choices?: string[];
+  readonly name: string;
+  readonly short?: string;
+  readonly description: string;
+  readonly kind: OptionKind;
+  /** Allowed values for a string option (the parsed value is typed as their union). */
+  readonly choices?: readonly string[];
+  /** An environment variable the CLI reads when the option is not given (e.g. `HERMES_PLATFORM`). */
+  readonly env?: string;
 }
 
-/** Parsed input: positional args and options keyed by long name (camel-cased is NOT applied). */
-export interface CommandInput {
+/** The value type of one declared option. */
+export type OptionValue<S extends OptionSpec> = S["kind"] extends "boolean"
+  ? boolean
+  : S["kind"] extends "integer"
+    ? number
+    : S extends { readonly choices: readonly (infer C)[] }
+      ? C
+      : string;
+
+/**
+ * The parsed options of a command with the declared `options`, keyed by long name; each is absent when
+ * not given. `json` (every command) and `yes` (commands with `confirm`) are added by the parser.
+ */
+export type OptionValues<O extends readonly OptionSpec[]> = {
+  readonly [S in O[number] as S["name"]]?: OptionValue<S>;
+} & { readonly json?: boolean; readonly yes?: boolean };
+
+/** Parsed options of a command whose declaration is not known statically (the runner, the CLI). */
+export type AnyOptionValues = Record<string, string | number | boolean | undefined>;
+
+/** The options `run` receives: typed from a literal declaration, loose for an erased registry entry. */
+export type InputOptions<O extends readonly OptionSpec[]> = readonly OptionSpec[] extends O
+  ? AnyOptionValues
+  : OptionValues<O>;
+
+/** Parsed input: positional args and the options, typed from the command's declaration. */
+export interface CommandInput<V = AnyOptionValues> {
   args: string[];
-  options: Record<string, string | number | boolean | undefined>;
+  options: V;
 }
 
-/** One command of the registry. */
-export interface CommandSpec {
+/**
+ * One command of the registry. `O` is its option declaration; `run` and `confirm` receive options typed
+ * from it. Write specs with `defineCommand` so the declaration's literal names and kinds are kept.
+ */
+export interface CommandSpec<O extends readonly OptionSpec[] = readonly OptionSpec[]> {
   /** `["curator", "pin"]`, `["skills", "list"]`, `["help"]`. */
   path: string[];
   summary: string;
   args?: ArgSpec[];
-  options?: OptionSpec[];
+  options?: O;
   /** Changes anything on disk (admins only in chat). */
   mutating: boolean;
   /**
@@ -101,8 +148,18 @@ export interface CommandSpec {
    * terminal, a refusal without a TTY and without `-y`, or in chat a request to repeat with `-y`.
    * Commands with `confirm` get a `-y/--yes` option automatically.
    */
-  confirm?: (ctx: CommandContext, input: CommandInput) => Promise<string | null> | string | null;
+  confirm?(ctx: CommandContext, input: CommandInput<InputOptions<O>>): Promise<string | null> | string | null;
   /** Hidden from help and menus (still runnable). */
   hidden?: boolean;
-  run(ctx: CommandContext, input: CommandInput): Promise<Reply>;
+  run(ctx: CommandContext, input: CommandInput<InputOptions<O>>): Promise<Reply>;
+}
+
+/**
+ * Declares a command: infers the option declaration literally (so `input.options["dry-run"]` is a
+ * `boolean | undefined` and a misspelt name does not compile) and returns it as a registry entry.
+ */
+export function defineCommand<const O extends readonly OptionSpec[] = readonly []>(
+  spec: CommandSpec<O>,
+): CommandSpec {
+  return spec as unknown as CommandSpec;
 }

@@ -8,12 +8,14 @@
  * platform SDKs are imported only by `serve`.
  */
 import { realpathSync } from "node:fs";
-import { readdir } from "node:fs/promises";
+import { mkdir, readdir } from "node:fs/promises";
 import path from "node:path";
 import readline from "node:readline";
 import { fileURLToPath } from "node:url";
 import v8 from "node:v8";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
+// Registers the chat platforms with the core before config.yaml is read (their sections are theirs).
+import { configuredPlatforms, createAdapters, PLATFORMS } from "../adapters/index.js";
 import { terminalContext, terminalPrefix } from "../commands/context.js";
 import { DEFAULT_SUBCOMMANDS, effectiveOptions, resolveCommand } from "../commands/parse.js";
 import { runCommand } from "../commands/runner.js";
@@ -38,7 +40,10 @@ export interface CliIo {
 /** What the command line asked for. */
 type Selection =
   | { kind: "command"; spec: CommandSpec; input: CommandInput }
-  | { kind: "serve"; console: boolean }
+  | { kind: "serve"; console: boolean; demo: boolean }
+  | { kind: "doctor"; json: boolean }
+  | { kind: "init"; examples: boolean; json: boolean }
+  | { kind: "web"; port?: number; bind?: string; link: boolean; readOnly: boolean }
   | { kind: "usage"; message: string };
 
 /** Exit code for bad usage. */
@@ -59,7 +64,7 @@ function toOption(spec: OptionSpec): Option {
   const option = new Option(spec.short ? `-${spec.short}, ${long}` : long, spec.description);
   if (spec.choices) option.choices(spec.choices);
   if (spec.kind === "integer") option.argParser(parseInteger);
-  if (spec.name === "platform") option.env("HERMES_PLATFORM");
+  if (spec.env) option.env(spec.env);
   return option;
 }
 
@@ -156,7 +161,46 @@ export function buildProgram(
     .command("serve")
     .description("run the chat gateway (platforms from config and secrets; the terminal chat when none)")
     .option("--console", "only the local terminal chat")
-    .action((options: { console?: boolean }) => select({ kind: "serve", console: options.console === true }));
+    .option(
+      "--demo",
+      "with --console: chat with the example skills on a temporary home (yours is not touched)",
+    )
+    .action((options: { console?: boolean; demo?: boolean }) =>
+      select({
+        kind: "serve",
+        console: options.console === true || options.demo === true,
+        demo: options.demo === true,
+      }),
+    );
+  program
+    .command("init")
+    .description("create the home's skills folder; --examples also installs the example skills")
+    .option("--examples", "install the example skills (existing ones are left alone)")
+    .option("--json", "print the result as JSON")
+    .action((options: { examples?: boolean; json?: boolean }) =>
+      select({ kind: "init", examples: options.examples === true, json: options.json === true }),
+    );
+  program
+    .command("doctor")
+    .description("check the home, config.yaml and each configured platform's credentials and settings")
+    .option("--json", "print the checks as JSON")
+    .action((options: { json?: boolean }) => select({ kind: "doctor", json: options.json === true }));
+  program
+    .command("console")
+    .description("run the local web console alone (no chat platforms); prints a one-time login link")
+    .option("--port <n>", "port (default gateway.console.port)", parseInteger)
+    .option("--bind <address>", "address to listen on (default gateway.console.bind, 127.0.0.1)")
+    .option("--link", "print a fresh login link for the console already running, and exit")
+    .option("--read-only", "the login link is for a read-only login (pages only, no actions)")
+    .action((options: { port?: number; bind?: string; link?: boolean; readOnly?: boolean }) =>
+      select({
+        kind: "web",
+        port: options.port,
+        bind: options.bind,
+        link: options.link === true,
+        readOnly: options.readOnly === true,
+      }),
+    );
   return program;
 }
 
@@ -207,13 +251,17 @@ function makePrompt(io: CliIo) {
 async function mayNeedRecovery(home: string): Promise<boolean> {
   const names = await readdir(homePaths(home).skills).catch(() => [] as string[]);
   return (
-    names.includes(path.basename(journalPath(home))) || names.some((name) => name.startsWith(".purge-trash"))
+    names.includes(path.basename(journalPath(home))) ||
+    names.some(
+      (name) => name.startsWith(".purge-trash") || /^\.\.?rollback-journal\.json\..*\.tmp$/.test(name),
+    )
   );
 }
 
 function printReply(reply: Reply, json: boolean, io: CliIo): void {
   if (json) {
     io.stdout.write(renderJson(reply));
+    for (const warning of reply.warnings ?? []) io.stderr.write(`warning: ${warning}\n`);
     return;
   }
   const color = Boolean(io.stdout.isTTY) && !io.env.NO_COLOR;
@@ -281,7 +329,10 @@ export async function main(
     return EXIT_USAGE;
   }
   if (selection.kind === "usage") return fail(io, wantsJson, selection.message, EXIT_USAGE);
+  if (selection.kind === "serve" && selection.demo) return demo(io);
   const home = resolveHome(program.opts<{ home?: string }>().home, io.env);
+  if (selection.kind === "doctor") return doctor(home, selection.json, io);
+  if (selection.kind === "init") return init(home, selection.examples, selection.json, io);
   try {
     if (await mayNeedRecovery(home)) {
       const { recoverInterruptedRollback } = await import("./curator/rollback.js");
@@ -300,6 +351,7 @@ export async function main(
   }
   for (const warning of config.warnings) io.stderr.write(`warning: ${warning}\n`);
   if (selection.kind === "serve") return serve(home, config, selection.console, io);
+  if (selection.kind === "web") return webConsole(home, config, selection, io);
   const { spec, input } = selection;
   const json = input.options.json === true;
   const platformOption = input.options.platform;
@@ -322,6 +374,74 @@ export async function main(
   return reply.exitCode;
 }
 
+/** `skillgate serve --console --demo`: the terminal chat over the example skills in a temporary home. */
+async function demo(io: CliIo): Promise<number> {
+  const { makeDemoHome, removeDemoHome } = await import("./examples.js");
+  const home = await makeDemoHome();
+  io.stderr.write(
+    `Demo: the example skills in a temporary home (${home}); your own home is not touched and this one is removed at the end.\nTry /help, /skills list, /skill paper-digest references/checklist.md or /curator status.\n`,
+  );
+  try {
+    return await serve(home, loadConfig(homePaths(home).config), true, io);
+  } finally {
+    await removeDemoHome(home);
+  }
+}
+
+/** `skillgate init [--examples]`: creates `<home>/skills`, and installs the example skills when asked. */
+async function init(home: string, examples: boolean, json: boolean, io: CliIo): Promise<number> {
+  const { reply } = await import("./core/reply.js");
+  if (!examples) {
+    await mkdir(homePaths(home).skills, { recursive: true });
+    printReply(
+      reply(
+        [
+          { kind: "paragraph", text: `Home ready: ${home}.` },
+          {
+            kind: "paragraph",
+            text: "Add skills under skills/<category>/<name>/SKILL.md, or run `skillgate init --examples` for the example skills.",
+          },
+        ],
+        { json: { ok: true, home, installed: [] } },
+      ),
+      json,
+      io,
+    );
+    return 0;
+  }
+  const { installExamples } = await import("./examples.js");
+  const result = await installExamples(home);
+  const lines = [
+    result.installed.length > 0
+      ? `Installed ${result.installed.length} example skill(s) into ${homePaths(home).skills}: ${result.installed.join(", ")}.`
+      : "No example skill was installed.",
+    ...(result.skipped.length > 0 ? [`Left alone (already there): ${result.skipped.join(", ")}.`] : []),
+    ...(result.configWritten
+      ? [`Wrote ${homePaths(home).config} (the example config: incident-notes hidden on Telegram).`]
+      : []),
+    "Next: `skillgate serve --console` to chat with them, or `skillgate skills list`.",
+  ];
+  printReply(
+    reply(
+      lines.map((text) => ({ kind: "paragraph" as const, text })),
+      { json: { ok: true, home, ...result } },
+    ),
+    json,
+    io,
+  );
+  return 0;
+}
+
+/** `skillgate doctor`: every check, printed with its fix; exit 1 when one failed. */
+async function doctor(home: string, json: boolean, io: CliIo): Promise<number> {
+  const { runDoctor, doctorReply } = await import("./doctor.js");
+  const dotenv = readDotenv(homePaths(home).env);
+  const checks = await runDoctor({ home, secret: (name) => lookupSecret(name, dotenv, io.env) });
+  const answer = doctorReply(checks);
+  printReply(answer, json, io);
+  return answer.exitCode;
+}
+
 /** The LLM agent for chat text when `gateway.agent.enabled` is set and a model resolves; else undefined. */
 async function loadAgent(home: string, config: SkillgateConfig, env: NodeJS.ProcessEnv, logger: Logger) {
   if (!config.gateway.agent.enabled) return undefined;
@@ -336,17 +456,14 @@ async function serve(
   consoleOnly: boolean,
   io: CliIo,
 ): Promise<number> {
-  const [{ createGateway }, { createAdapters, configuredPlatforms, PLATFORM_SECRETS }, { createLogger }] =
-    await Promise.all([
-      import("./gateway/gateway.js"),
-      import("../adapters/index.js"),
-      import("./core/logger.js"),
-    ]);
+  const [{ createGateway }, { createLogger }] = await Promise.all([
+    import("./gateway/gateway.js"),
+    import("./core/logger.js"),
+  ]);
   const dotenv = readDotenv(homePaths(home).env);
   const secret = (name: string) => lookupSecret(name, dotenv, io.env);
   // Every .env value, and the platform tokens wherever they come from (a service's environment wins).
-  const platformTokens = Object.values(PLATFORM_SECRETS)
-    .flat()
+  const platformTokens = PLATFORMS.flatMap((platform) => platform.secrets)
     .map((name) => secret(name))
     .filter((value): value is string => value !== undefined);
   const secretValues = [...dotenv.values(), ...platformTokens].filter((value) => value.length >= 6);
@@ -394,6 +511,8 @@ async function serve(
       adapters,
       logger,
       agent,
+      // `serve --console` is the terminal chat alone; otherwise the web console comes along (if enabled).
+      console: consoleOnly ? undefined : { announce: (line) => io.stdout.write(`${line}\n`) },
     });
     process.once("SIGTERM", () => shutdown("SIGTERM"));
     process.once("SIGINT", () => shutdown("SIGINT"));
@@ -404,6 +523,47 @@ async function serve(
     return fail(io, false, `skillgate serve could not start: ${(error as Error).message}`, 1);
   }
   return finished;
+}
+
+/** `skillgate console`: the web console alone until SIGTERM/SIGINT, or `--link`: one more login link. */
+async function webConsole(
+  home: string,
+  config: SkillgateConfig,
+  options: Extract<Selection, { kind: "web" }>,
+  io: CliIo,
+): Promise<number> {
+  const role = options.readOnly ? "read-only" : "admin";
+  if (options.link) {
+    const { consoleLoginLink } = await import("./gateway/console/launch.js");
+    io.stdout.write(`${consoleLoginLink(home, config, role, options)}\n`);
+    return 0;
+  }
+  const { launchConsole } = await import("./gateway/console/launch.js");
+  const { createLogger } = await import("./core/logger.js");
+  const logger = createLogger({ level: io.env.SKILLGATE_LOG_LEVEL ?? "warn" });
+  let running: Awaited<ReturnType<typeof launchConsole>>;
+  try {
+    running = await launchConsole({
+      home,
+      config,
+      logger,
+      port: options.port,
+      bind: options.bind,
+      role,
+      announce: (line) => io.stdout.write(`${line}\n`),
+    });
+  } catch (error) {
+    return fail(io, false, `skillgate console could not start: ${(error as Error).message}`, 1);
+  }
+  return new Promise<number>((resolve) => {
+    const stop = () =>
+      void running.close().then(
+        () => resolve(0),
+        () => resolve(1),
+      );
+    process.once("SIGTERM", stop);
+    process.once("SIGINT", stop);
+  });
 }
 
 /** Exits once stdout and stderr have drained: a pipe reader must get the whole JSON document. */

@@ -37,10 +37,21 @@ import type {
   InboundMessage,
   InboundSink,
   OutboundTarget,
+  SecretInputHooks,
 } from "../../src/core/message.js";
+import type { AdapterOptions } from "../../src/core/platforms.js";
 import type { Reply } from "../../src/core/reply.js";
-import type { AdapterOptions } from "../types.js";
+import { connectWithRetries } from "../../src/core/startup.js";
+import {
+  type ActionRowJson,
+  type DiscordComponentJson,
+  type EmbedJson,
+  normalizeComponent,
+  renderComponents,
+  renderEmbed,
+} from "./actions.js";
 import { buildApplicationCommands, buildInteractionLayout, SKILL_COMMAND } from "./commands.js";
+import { discordConfig } from "./config.js";
 import {
   type DiscordInteractionJson,
   type DiscordMessageJson,
@@ -50,10 +61,46 @@ import {
   normalizeMessage,
 } from "./normalize.js";
 import { DISCORD_MESSAGE_LIMIT, renderReply } from "./render.js";
-import { SECRET_FIELD, secretButtonRows, secretModal, secretToken } from "./secret-input.js";
+import { SECRET_FIELD, secretModal, secretToken } from "./secret-input.js";
 
-/** What the factory takes: the options every adapter receives. */
-export type DiscordAdapterOptions = AdapterOptions;
+/** What the factory takes: the options every adapter receives, plus timings tests shorten. */
+export interface DiscordAdapterOptions extends AdapterOptions {
+  tuning?: Partial<DiscordTuning>;
+}
+
+/** Timings of the Discord adapter. */
+export interface DiscordTuning {
+  /** How long `start()` waits for READY and every guild (ms). */
+  readyTimeoutMs: number;
+  /**
+   * Time given to the gateway's skill lookup for one autocomplete request (ms). Discord drops an
+   * answer that comes more than 3 s after the request (error 10062), so whatever is known by then is
+   * sent.
+   */
+  autocompleteBudgetMs: number;
+}
+
+const DEFAULT_TUNING: DiscordTuning = { readyTimeoutMs: 30_000, autocompleteBudgetMs: 2_000 };
+
+/**
+ * The gateway intents skillgate asks for. None is privileged: DMs and messages that mention the bot
+ * carry their content without the Message Content intent, and those are the only messages read.
+ */
+export const DISCORD_INTENTS = [
+  GatewayIntentBits.Guilds,
+  GatewayIntentBits.GuildMessages,
+  GatewayIntentBits.DirectMessages,
+] as const;
+
+/** Developer Portal switch of each privileged intent (Bot → Privileged Gateway Intents). */
+const PRIVILEGED_SWITCHES: [GatewayIntentBits, string][] = [
+  [GatewayIntentBits.MessageContent, "Message Content Intent"],
+  [GatewayIntentBits.GuildMembers, "Server Members Intent"],
+  [GatewayIntentBits.GuildPresences, "Presence Intent"],
+];
+
+/** Gateway close codes after which discord.js gives up, and what each means for the owner. */
+const FATAL_CLOSE_CODES = new Set([4004, 4010, 4011, 4012, 4013, 4014]);
 
 /** The secret holding the bot token. */
 export const DISCORD_TOKEN_SECRET = "DISCORD_BOT_TOKEN";
@@ -62,8 +109,8 @@ export const DISCORD_TOKEN_SECRET = "DISCORD_BOT_TOKEN";
 const INTERACTION_TTL_MS = 15 * 60 * 1000;
 /** Autocomplete answers at most 25 choices. */
 const MAX_CHOICES = 25;
-/** How long `start()` waits for the gateway's READY and every guild. */
-const READY_TIMEOUT_MS = 30_000;
+/** Attempts of the first login before the adapter reports `failed`. */
+const START_ATTEMPTS = 3;
 /** Recent event ids kept to drop gateway replays after a resume. */
 const SEEN_IDS = 2000;
 /** Sent instead of an empty reply so a deferred “thinking…” never stays forever. */
@@ -72,6 +119,29 @@ const EMPTY_REPLY = "Done.";
 const RAW_INTERACTIONS_MAX = 256;
 /** File under `<home>/gateway/` remembering where commands were registered last. */
 const REGISTRATION_FILE = "discord-commands.json";
+
+/**
+ * A component interaction must be acknowledged within 3 s; a press is acknowledged once the gateway
+ * has judged it, or after this long at the latest.
+ */
+const PRESS_ACK_DEADLINE_MS = 2_000;
+
+/** One message's worth of REST payload: text or an embed, and the buttons on it. */
+interface MessagePayload {
+  content: string;
+  embeds?: EmbedJson[];
+  components?: ActionRowJson[];
+}
+
+/** A button press waiting for (or receiving) its answer. */
+interface PendingPress {
+  interaction: ButtonInteraction;
+  /** Set once acknowledged: resolves true when Discord accepted the acknowledgement. */
+  acknowledged: Promise<boolean> | undefined;
+  /** The message carrying the button was replaced with the first chunk. */
+  edited: boolean;
+  createdAt: number;
+}
 
 /** A slash command waiting for (or receiving) its reply. */
 interface PendingInteraction {
@@ -103,14 +173,18 @@ export class DiscordAdapter implements Adapter {
     nativeCommands: true,
     edit: true,
     threads: true,
+    buttons: true,
     privateInput: "modal",
   };
 
   private readonly opts: DiscordAdapterOptions;
+  private readonly tuning: DiscordTuning;
+  private readonly intents: readonly GatewayIntentBits[];
   private readonly log: Logger;
   private readonly token: string | undefined;
   private readonly client: Client;
   private readonly pending = new Map<string, PendingInteraction>();
+  private readonly presses = new Map<string, PendingPress>();
   private readonly rawInteractions = new Map<string, DiscordInteractionJson>();
   private readonly seen = new Set<string>();
   private layout: InteractionLayout = buildInteractionLayout([]);
@@ -125,16 +199,13 @@ export class DiscordAdapter implements Adapter {
 
   constructor(opts: DiscordAdapterOptions) {
     this.opts = opts;
+    this.tuning = { ...DEFAULT_TUNING, ...opts.tuning };
+    this.intents = DISCORD_INTENTS;
     this.log = opts.logger.child({ adapter: "discord" });
     this.token = opts.secret(DISCORD_TOKEN_SECRET);
-    const api = opts.config.gateway.discord.api;
+    const api = discordConfig(opts.config).api;
     this.client = new Client({
-      intents: [
-        GatewayIntentBits.Guilds,
-        GatewayIntentBits.GuildMessages,
-        GatewayIntentBits.DirectMessages,
-        GatewayIntentBits.MessageContent,
-      ],
+      intents: [...this.intents],
       partials: [Partials.Channel],
       rest: api ? { api } : {},
     });
@@ -155,16 +226,55 @@ export class DiscordAdapter implements Adapter {
     this.hooks = hooks;
     this.stopped = false;
     this.setState("starting", "logging in");
-    const ready = once(this.client, Events.ClientReady, { signal: AbortSignal.timeout(READY_TIMEOUT_MS) });
-    try {
-      await this.client.login(token);
-      await ready;
-    } catch (error) {
-      ready.catch(() => undefined);
-      this.setState("degraded", "login failed");
-      await this.client.destroy().catch(() => undefined);
-      throw new AdapterError("discord", loginFailure(error), { cause: error, code: "adapter.discord.login" });
-    }
+    const readyTimeoutMs = this.tuning.readyTimeoutMs;
+    const failure = (error: unknown) => loginFailure(error, this.intents, readyTimeoutMs);
+    await connectWithRetries({
+      platform: "discord",
+      attempts: START_ATTEMPTS,
+      baseDelayMs: 1_000,
+      maxDelayMs: 30_000,
+      logger: this.log,
+      onState: (detail) => this.setState("starting", detail),
+      // A fatal close (bad token, disallowed intents) is not worth another attempt.
+      fatal: (error) =>
+        error instanceof GatewayClosedError ||
+        /TokenInvalid|invalid token|Authentication failed|401/i.test(describe(error)),
+      attempt: async () => {
+        const abort = new AbortController();
+        const timer = setTimeout(() => abort.abort(), readyTimeoutMs);
+        const ready = once(this.client, Events.ClientReady, { signal: abort.signal });
+        // A fatal close means READY never comes: fail at once, saying why.
+        let onClose: ((event: { code: number }) => void) | undefined;
+        const closed = new Promise<never>((_resolve, reject) => {
+          onClose = (event) => {
+            if (FATAL_CLOSE_CODES.has(event.code)) reject(new GatewayClosedError(event.code));
+          };
+          this.client.on(Events.ShardDisconnect, onClose);
+        });
+        try {
+          await Promise.race([this.client.login(token).then(() => ready), closed]);
+        } catch (error) {
+          ready.catch(() => undefined);
+          await this.client.destroy().catch(() => undefined);
+          throw error;
+        } finally {
+          clearTimeout(timer);
+          abort.abort();
+          if (onClose) this.client.off(Events.ShardDisconnect, onClose);
+          closed.catch(() => undefined);
+        }
+      },
+      wrap: (error) => {
+        this.setState("failed", failure(error));
+        return new AdapterError("discord", failure(error), {
+          cause: error,
+          code:
+            error instanceof GatewayClosedError
+              ? `adapter.discord.close_${error.code}`
+              : "adapter.discord.login",
+        });
+      },
+    });
     this.botUserId = this.client.user?.id ?? this.botUserId;
     this.setState("connected", this.connectedDetail());
     this.log.info({ user: this.client.user?.tag }, "discord connected");
@@ -192,19 +302,30 @@ export class DiscordAdapter implements Adapter {
    * reply to the user's message when there is one).
    */
   async send(target: OutboundTarget, reply: Reply, inReplyTo?: InboundMessage): Promise<void> {
-    const chunks = renderReply(reply);
-    // "Set KEY" buttons for private secret entry ride on the last chunk.
-    const components = reply.secretInputs?.length ? secretButtonRows(reply.secretInputs) : undefined;
+    const payloads = messagePayloads(reply);
     const pending = inReplyTo ? this.pending.get(inReplyTo.eventId) : undefined;
+    const press = inReplyTo?.press ? this.presses.get(inReplyTo.eventId) : undefined;
     try {
-      if (pending && (await pending.deferred) && Date.now() - pending.createdAt < INTERACTION_TTL_MS) {
-        await this.answerInteraction(pending, chunks.length > 0 ? chunks : [EMPTY_REPLY], components);
+      if (press && Date.now() - press.createdAt < INTERACTION_TTL_MS) {
+        await this.answerPress(press, target, reply, payloads);
         return;
       }
+      const channelId = target.threadId ?? target.chatId;
+      if (pending && (await pending.deferred) && Date.now() - pending.createdAt < INTERACTION_TTL_MS) {
+        const rest = await this.answerInteraction(pending, payloads);
+        if (rest.length === 0) return;
+        // The interaction token ran out (15 minutes): what is left goes to the channel.
+        await this.postToChannel(channelId, rest, undefined);
+        return;
+      }
+      if (target.editMessageId && (await this.editChannelMessage(channelId, target.editMessageId, payloads)))
+        return;
       const replyTo =
         target.replyTo ??
-        (inReplyTo && !pending && inReplyTo.chat.id === target.chatId ? inReplyTo.eventId : undefined);
-      await this.postToChannel(target.threadId ?? target.chatId, chunks, replyTo, components);
+        (inReplyTo && !pending && !press && inReplyTo.chat.id === target.chatId
+          ? inReplyTo.eventId
+          : undefined);
+      await this.postToChannel(channelId, payloads, replyTo);
     } catch (error) {
       if (error instanceof AdapterError) throw error;
       throw new AdapterError(
@@ -228,7 +349,7 @@ export class DiscordAdapter implements Adapter {
     this.layout = buildInteractionLayout(catalog);
     const body = buildApplicationCommands(catalog);
     const names = body.map((command) => command.name);
-    const guildId = this.opts.config.gateway.discord.guildId ?? null;
+    const guildId = discordConfig(this.opts.config).guildId ?? null;
     const fingerprint = JSON.stringify({ guildId, body });
     // Skill changes re-sync the catalog, but Discord's set only names commands: skip identical uploads.
     if (fingerprint === this.registered) return;
@@ -288,7 +409,7 @@ export class DiscordAdapter implements Adapter {
 
   private onMessage(data: DiscordMessageJson): void {
     if (!this.sink || !this.botUserId || !this.firstSight(data.id)) return;
-    const message = normalizeMessage(data, this.botUserId);
+    const message = normalizeMessage(data, this.botUserId, this.botRoleIds(data.guild_id));
     if (message) this.deliver(message);
   }
 
@@ -299,7 +420,7 @@ export class DiscordAdapter implements Adapter {
     try {
       if (interaction.isAutocomplete()) await this.onAutocomplete(interaction, raw);
       else if (interaction.isChatInputCommand()) this.onCommand(interaction, raw);
-      else if (interaction.isButton()) await this.onSecretButton(interaction);
+      else if (interaction.isButton()) this.onButton(interaction, raw as DiscordComponentJson);
       else if (interaction.isModalSubmit()) await this.onSecretModal(interaction);
     } catch (error) {
       this.log.warn({ err: error, interaction: interaction.id }, "discord interaction failed");
@@ -333,6 +454,132 @@ export class DiscordAdapter implements Adapter {
     this.deliver(message);
   }
 
+  /**
+   * A button press: handed to the gateway, which judges it at once (a refusal is answered privately
+   * through `send`); then acknowledged with a deferred update (callback type 6) so the result can edit
+   * the message in place. Discord drops an interaction not acknowledged within 3 s, so the
+   * acknowledgement goes out after `PRESS_ACK_DEADLINE_MS` at the latest.
+   */
+  private onButton(interaction: ButtonInteraction, raw: DiscordComponentJson): void {
+    if (!this.firstSight(interaction.id)) return;
+    const message = normalizeComponent(raw);
+    if (!message) return;
+    const secretInput = this.hooks?.secretInput;
+    if (!secretInput) {
+      this.deliverPress(interaction, message);
+      return;
+    }
+    // A "Set KEY" button must be answered with its modal (a modal can only be an interaction's first
+    // response), so the gateway is asked first whether this press is one.
+    void this.openSecretModal(interaction, message, secretInput).then(
+      (handled) => {
+        if (!handled) this.deliverPress(interaction, message);
+      },
+      (error: unknown) =>
+        this.log.warn({ err: error, interaction: interaction.id }, "discord: opening a modal failed"),
+    );
+  }
+
+  /**
+   * Opens the secret modal when the pressed button is a "Set KEY" action the presser may use; a refusal
+   * is shown to them alone. False when the press is an ordinary button.
+   */
+  private async openSecretModal(
+    interaction: ButtonInteraction,
+    message: InboundMessage,
+    hooks: SecretInputHooks,
+  ): Promise<boolean> {
+    const opened = await hooks.open(message);
+    if (opened === null) return false;
+    if ("refused" in opened) {
+      await interaction.reply({
+        content: opened.refused,
+        flags: MessageFlags.Ephemeral,
+        allowedMentions: { parse: [] },
+      });
+      return true;
+    }
+    await interaction.showModal(
+      secretModal(opened.token, opened.key, opened.prompt) as unknown as Parameters<
+        ButtonInteraction["showModal"]
+      >[0],
+    );
+    return true;
+  }
+
+  private deliverPress(interaction: ButtonInteraction, message: InboundMessage): void {
+    const press: PendingPress = {
+      interaction,
+      acknowledged: undefined,
+      edited: false,
+      createdAt: Date.now(),
+    };
+    this.prunePending();
+    this.presses.set(interaction.id, press);
+    const timer = setTimeout(() => this.acknowledgePress(press), PRESS_ACK_DEADLINE_MS);
+    const sink = this.sink;
+    if (!sink) return;
+    this.inbox = this.inbox
+      .then(() => sink(message))
+      .catch((error: unknown) =>
+        this.log.error({ err: error, eventId: message.eventId }, "gateway rejected a discord button press"),
+      )
+      .finally(() => {
+        clearTimeout(timer);
+        this.acknowledgePress(press);
+      });
+  }
+
+  private acknowledgePress(press: PendingPress): Promise<boolean> {
+    press.acknowledged ??= press.interaction.deferUpdate().then(
+      () => true,
+      (error: unknown) => {
+        this.log.warn({ err: error, interaction: press.interaction.id }, "discord deferUpdate failed");
+        return false;
+      },
+    );
+    return press.acknowledged;
+  }
+
+  /**
+   * Answers a press: a private reply as an ephemeral message (only the presser sees it); a result that
+   * replaces the pressed message by editing it (`@original` of a component interaction is the message
+   * the button is on); any other result as a new message in the channel.
+   */
+  private async answerPress(
+    press: PendingPress,
+    target: OutboundTarget,
+    reply: Reply,
+    payloads: MessagePayload[],
+  ): Promise<void> {
+    const { interaction } = press;
+    if (reply.private) {
+      const content = payloads[0]?.content || EMPTY_REPLY;
+      const ephemeral = { content, flags: MessageFlags.Ephemeral as const, allowedMentions: { parse: [] } };
+      if (press.acknowledged === undefined) {
+        press.acknowledged = interaction.reply(ephemeral).then(() => true);
+        await press.acknowledged;
+      } else if (await press.acknowledged) {
+        await interaction.followUp(ephemeral);
+      }
+      return;
+    }
+    const acknowledged = await this.acknowledgePress(press);
+    if (target.editMessageId && acknowledged) {
+      for (const payload of payloads) {
+        const body = { ...payload, components: payload.components ?? [], allowedMentions: { parse: [] } };
+        if (!press.edited) {
+          await interaction.editReply({ ...body, embeds: payload.embeds ?? [] });
+          press.edited = true;
+        } else {
+          await interaction.followUp(body);
+        }
+      }
+      return;
+    }
+    await this.postToChannel(target.threadId ?? target.chatId, payloads, undefined);
+  }
+
   private async onAutocomplete(
     interaction: AutocompleteInteraction,
     raw: DiscordInteractionJson,
@@ -341,7 +588,16 @@ export class DiscordAdapter implements Adapter {
     let names: string[] = [];
     if (query && query.path[0] === SKILL_COMMAND && query.option === "name" && this.hooks) {
       try {
-        names = await this.hooks.suggestSkills(query.senderId, query.prefix);
+        const found = await withDeadline(
+          this.hooks.suggestSkills(query.senderId, query.prefix),
+          this.tuning.autocompleteBudgetMs,
+        );
+        if (found === TIMED_OUT)
+          this.log.warn(
+            { budgetMs: this.tuning.autocompleteBudgetMs },
+            "discord autocomplete: the skill lookup was too slow; answering with no choices",
+          );
+        else names = found;
       } catch (error) {
         // Fail closed: an error in visibility or authorisation offers nothing.
         this.log.warn({ err: error }, "discord autocomplete: suggestSkills failed");
@@ -354,21 +610,11 @@ export class DiscordAdapter implements Adapter {
     await interaction.respond(choices);
   }
 
-  /** A "Set KEY" button: opens the modal for the admin the token belongs to, or says why not (privately). */
-  private async onSecretButton(interaction: ButtonInteraction): Promise<void> {
-    const token = secretToken(interaction.customId);
-    if (!token) return;
-    const hooks = this.hooks?.secretInput;
-    const asked = hooks
-      ? await hooks.describe(token, interaction.user.id)
-      : { refused: "Private secret entry is not available here." };
-    if ("refused" in asked) {
-      await interaction.reply({ content: `⛔ ${asked.refused}`, flags: MessageFlags.Ephemeral });
-      return;
-    }
-    await interaction.showModal(
-      secretModal(token, asked.key, asked.prompt) as unknown as Parameters<ButtonInteraction["showModal"]>[0],
-    );
+  /** The bot's managed role in a guild (from the cached roles whose tags name the bot). */
+  private botRoleIds(guildId: string | undefined): Set<string> {
+    if (!guildId || !this.botUserId) return new Set();
+    const role = this.client.guilds.cache.get(guildId)?.roles.botRoleFor(this.botUserId);
+    return role ? new Set([role.id]) : new Set();
   }
 
   /**
@@ -416,54 +662,79 @@ export class DiscordAdapter implements Adapter {
   private prunePending(): void {
     const cutoff = Date.now() - INTERACTION_TTL_MS;
     for (const [id, entry] of this.pending) if (entry.createdAt < cutoff) this.pending.delete(id);
+    for (const [id, entry] of this.presses) if (entry.createdAt < cutoff) this.presses.delete(id);
   }
 
   // ---- outbound ----------------------------------------------------------------------------------
 
+  /**
+   * Edits the deferred reply with the first payload and follows up with the rest. Returns the payloads
+   * not sent because Discord no longer accepts the interaction's token (401 50027 after 15 minutes, or
+   * an unknown webhook), so the caller can post them to the channel instead.
+   */
   private async answerInteraction(
     pending: PendingInteraction,
-    chunks: string[],
-    components?: Record<string, unknown>[],
-  ): Promise<void> {
-    for (const [index, content] of chunks.entries()) {
-      const last = index === chunks.length - 1 && components ? { components } : {};
-      // Components are passed as raw API JSON (discord.js sends them as given).
-      const payload = {
-        content,
-        allowedMentions: { parse: [] as [] },
-        ...last,
-      } as unknown as InteractionReplyOptions;
-      if (!pending.edited) {
-        await pending.interaction.editReply(payload as InteractionEditReplyOptions);
-        pending.edited = true;
-      } else {
-        await pending.interaction.followUp(payload);
+    payloads: MessagePayload[],
+  ): Promise<MessagePayload[]> {
+    for (const [index, payload] of payloads.entries()) {
+      const body = { ...payload, allowedMentions: { parse: [] } };
+      try {
+        if (!pending.edited) {
+          await pending.interaction.editReply(body);
+          pending.edited = true;
+        } else {
+          await pending.interaction.followUp(body);
+        }
+      } catch (error) {
+        const code = (error as { code?: unknown }).code;
+        if (code !== 50027 && code !== 10015) throw error;
+        this.log.warn({ code }, "discord: the interaction token expired; posting the rest to the channel");
+        return payloads.slice(index);
       }
     }
+    return [];
   }
 
   private async postToChannel(
     channelId: string,
-    chunks: string[],
+    payloads: MessagePayload[],
     replyTo: string | undefined,
-    components?: Record<string, unknown>[],
   ): Promise<void> {
-    for (const [index, content] of chunks.entries()) {
+    for (const [index, payload] of payloads.entries()) {
       const reference =
         index === 0 && replyTo
           ? { message_reference: { message_id: replyTo, fail_if_not_exists: false } }
           : {};
-      const last = index === chunks.length - 1 && components ? { components } : {};
       await this.client.rest.post(Routes.channelMessages(channelId), {
-        body: { content, allowed_mentions: { parse: [] }, ...reference, ...last },
+        body: { ...payload, allowed_mentions: { parse: [] }, ...reference },
       });
     }
+  }
+
+  /** Replaces a message the bot posted in a channel with the first payload; false when that fails. */
+  private async editChannelMessage(
+    channelId: string,
+    messageId: string,
+    payloads: MessagePayload[],
+  ): Promise<boolean> {
+    const [first, ...rest] = payloads;
+    if (!first) return true;
+    try {
+      await this.client.rest.patch(Routes.channelMessage(channelId, messageId), {
+        body: { embeds: [], components: [], ...first, allowed_mentions: { parse: [] } },
+      });
+    } catch (error) {
+      this.log.warn({ err: error, channel: channelId }, "discord: could not edit the message; sending anew");
+      return false;
+    }
+    await this.postToChannel(channelId, rest, undefined);
+    return true;
   }
 
   // ---- command registration ------------------------------------------------------------------------
 
   private async applicationId(): Promise<string> {
-    const configured = this.opts.config.gateway.discord.applicationId;
+    const configured = discordConfig(this.opts.config).applicationId;
     if (configured) return configured;
     const known = this.client.application?.id;
     if (known) return known;
@@ -539,17 +810,77 @@ export class DiscordAdapter implements Adapter {
   }
 }
 
+const TIMED_OUT = Symbol("timed out");
+
+/** `promise`'s value, or `TIMED_OUT` when it takes longer than `ms`. */
+async function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<typeof TIMED_OUT>((resolve) => {
+    timer = setTimeout(() => resolve(TIMED_OUT), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-function loginFailure(error: unknown): string {
+/** The gateway closed the connection with a code discord.js does not recover from. */
+class GatewayClosedError extends Error {
+  constructor(readonly code: number) {
+    super(`Discord closed the gateway connection with code ${code}`);
+    this.name = "GatewayClosedError";
+  }
+}
+
+/** Tells the owner what a failed login means and what to change. */
+export function loginFailure(
+  error: unknown,
+  intents: readonly GatewayIntentBits[] = DISCORD_INTENTS,
+  readyTimeoutMs: number = DEFAULT_TUNING.readyTimeoutMs,
+): string {
+  if (error instanceof GatewayClosedError) return closeCodeAdvice(error.code, intents);
   const text = describe(error);
   if (/TokenInvalid|invalid token|Authentication failed|401/i.test(text)) {
     return `Discord rejected DISCORD_BOT_TOKEN (${text}). Copy the bot token again from the Developer Portal into <home>/.env.`;
   }
   if (error instanceof Error && error.name === "AbortError") {
-    return `Discord did not become ready within ${READY_TIMEOUT_MS / 1000} s. Check gateway.discord.api and the network.`;
+    return `Discord did not become ready within ${readyTimeoutMs / 1000} s. Check gateway.discord.api and the network.`;
   }
   return `Could not connect to Discord: ${text}. Check the network and gateway.discord.api.`;
+}
+
+/**
+ * A reply as REST message payloads: one embed for a card that fits, else markdown chunks of at most
+ * 2000 characters; the buttons go on the last one. Never empty (an empty reply says "Done.").
+ */
+function messagePayloads(reply: Reply): MessagePayload[] {
+  const components = renderComponents(reply);
+  const buttons = components.length > 0 ? { components } : {};
+  const embed = renderEmbed(reply);
+  if (embed) return [{ content: "", embeds: [embed], ...buttons }];
+  const chunks = renderReply(reply);
+  const texts = chunks.length > 0 ? chunks : [EMPTY_REPLY];
+  return texts.map((content, index) => (index === texts.length - 1 ? { content, ...buttons } : { content }));
+}
+
+/** What a fatal gateway close code means for the owner (Discord's Gateway Close Event Codes). */
+export function closeCodeAdvice(
+  code: number,
+  intents: readonly GatewayIntentBits[] = DISCORD_INTENTS,
+): string {
+  if (code === 4004)
+    return "Discord closed the connection with 4004 (authentication failed): DISCORD_BOT_TOKEN is wrong or was reset. Copy the bot token again from the Developer Portal (Bot → Reset Token) into <home>/.env.";
+  if (code === 4014) {
+    const wanted = PRIVILEGED_SWITCHES.filter(([bit]) => intents.includes(bit)).map(([, name]) => name);
+    const which = wanted.length > 0 ? wanted.join(", ") : "the privileged intents";
+    return `Discord closed the connection with 4014 (disallowed intents): the bot asked for ${which}, which is not switched on for this application. Turn it on in the Developer Portal → your application → Bot → Privileged Gateway Intents, then restart.`;
+  }
+  if (code === 4013)
+    return "Discord closed the connection with 4013 (invalid intents): report this as a skillgate bug.";
+  return `Discord closed the connection with code ${code} and will not reconnect. Check DISCORD_BOT_TOKEN and gateway.discord.api.`;
 }

@@ -50,6 +50,8 @@ export interface DiscordMessageJson {
   type?: number;
   webhook_id?: string;
   mentions?: DiscordUserJson[];
+  /** Ids of the roles the message mentions (`<@&id>`). */
+  mention_roles?: string[];
   message_reference?: { message_id?: string };
 }
 
@@ -134,16 +136,21 @@ export function normalizeAutocomplete(interaction: DiscordInteractionJson): Auto
 
 /**
  * Turns a plain message into an inbound message when it is for the bot: any text in a DM, or text that
- * mentions the bot in a guild (the mention is removed). Bots, webhooks, the bot itself, system messages
- * and unaddressed guild chatter give null.
+ * mentions the bot in a guild — the bot user or its managed role (`botRoleIds`, the role Discord's
+ * mention picker often offers instead of the user) — with the mentions removed. Bots, webhooks, the bot
+ * itself, system messages and unaddressed guild chatter give null.
  */
-export function normalizeMessage(message: DiscordMessageJson, botUserId: string): InboundMessage | null {
+export function normalizeMessage(
+  message: DiscordMessageJson,
+  botUserId: string,
+  botRoleIds: ReadonlySet<string> = new Set(),
+): InboundMessage | null {
   if (message.author.bot || message.webhook_id || message.author.id === botUserId) return null;
   if (message.type !== undefined && !TEXT_MESSAGE_TYPES.has(message.type)) return null;
   const direct = isDirect(message.guild_id, message.channel_type);
-  const mentioned = mentionsUser(message, botUserId);
+  const mentioned = mentionsUser(message, botUserId) || mentionsRole(message, botRoleIds);
   if (!direct && !mentioned) return null;
-  const text = stripMention(message.content, botUserId);
+  const text = stripMention(message.content, botUserId, botRoleIds);
   if (text.length === 0) return null;
   const command = matchChatCommand(text);
   return {
@@ -209,7 +216,8 @@ function isDirect(guildId: string | undefined, channelType: number | undefined):
   return !guildId && channelType !== GROUP_DM_CHANNEL;
 }
 
-function chatOf(
+/** The chat of a Discord channel: a DM, a thread (its own id is the thread), or a guild channel. */
+export function chatOf(
   channelId: string,
   guildId: string | undefined,
   channelType: number | undefined,
@@ -221,7 +229,8 @@ function chatOf(
   return { kind: "group", id: channelId };
 }
 
-function senderOf(user: DiscordUserJson): InboundMessage["sender"] {
+/** The sender of a Discord user payload. */
+export function senderOf(user: DiscordUserJson): InboundMessage["sender"] {
   const name = user.global_name ?? user.username;
   return { id: user.id, ...(name ? { name } : {}), isBot: user.bot === true };
 }
@@ -231,8 +240,19 @@ function mentionsUser(message: DiscordMessageJson, userId: string): boolean {
   return message.content.includes(`<@${userId}>`) || message.content.includes(`<@!${userId}>`);
 }
 
-/** Removes every mention of the bot and trims the text. */
-function stripMention(content: string, botUserId: string): string {
-  const id = botUserId.replace(/[^0-9A-Za-z_]/g, "");
-  return content.replace(new RegExp(`\\s*<@!?${id}>\\s*`, "g"), " ").trim();
+function mentionsRole(message: DiscordMessageJson, roleIds: ReadonlySet<string>): boolean {
+  if (roleIds.size === 0) return false;
+  if (message.mention_roles?.some((id) => roleIds.has(id))) return true;
+  return [...roleIds].some((id) => message.content.includes(`<@&${id}>`));
+}
+
+/** Removes every mention of the bot (as a user or through its managed roles) and trims the text. */
+function stripMention(content: string, botUserId: string, botRoleIds: ReadonlySet<string>): string {
+  const ids = [botUserId, ...botRoleIds].map((id) => id.replace(/[^0-9A-Za-z_]/g, "")).filter(Boolean);
+  let text = content;
+  for (const [index, id] of ids.entries()) {
+    const pattern = index === 0 ? `<@!?${id}>` : `<@&${id}>`;
+    text = text.replace(new RegExp(`\\s*${pattern}\\s*`, "g"), " ");
+  }
+  return text.trim();
 }

@@ -47,6 +47,7 @@ function renderBlock(block: ReplyBlock): string {
     case "table":
       return codeFence(formatTable(block.headers, block.rows));
     case "attachment":
+    case "file":
       return `**${escapeInline(block.name)}**\n${codeFence(block.text)}`;
   }
 }

@@ -6,12 +6,16 @@
  *   `adaptDefault` with `autoChallenge`) on `gateway.feishu.webhook.{port,path}` (bound to 127.0.0.1;
  *   put a reverse proxy in front). In webhook mode we check what the SDK does not: the verification
  *   token (constant-time, 401 on mismatch, also for `url_verification`), the signature when an
- *   `encrypt_key` is set (401), body size (413) and a per-IP rate limit (429).
+ *   `encrypt_key` is set (401), body size (413, enforced while reading) and a rate limit of failed
+ *   verifications per client (429; `gateway.trusted_proxies` names the proxies whose
+ *   `X-Forwarded-For` is believed).
  * - Every event is acknowledged at once; the message goes to the gateway's queue without being awaited
  *   (Feishu redelivers when the ack takes over 3 s). Redeliveries are dropped here for the recent past
  *   and by the gateway's persistent dedupe (keyed by event id) across restarts.
  * - Outbound: `im.message.reply` to the triggering message (first part; all parts inside a thread) or
  *   `im.message.create` to a chat; each part as a post, re-sent as plain text when the API rejects it.
+ *   A send refused by frequency control (HTTP 429 / code 99991400, or 230020 for a busy chat) is
+ *   retried after `x-ogw-ratelimit-reset` seconds (or a short backoff), so a long reply arrives whole.
  */
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -20,6 +24,12 @@ import { Readable } from "node:stream";
 import * as lark from "@larksuiteoapi/node-sdk";
 import { trimOldest } from "../../src/core/bounded.js";
 import { AdapterError, ConfigError } from "../../src/core/errors.js";
+import {
+  clientAddress,
+  FailureRateLimiter,
+  readBodyLimited,
+  refuseTooLarge,
+} from "../../src/core/http-guard.js";
 import type { Logger } from "../../src/core/logger.js";
 import type {
   Adapter,
@@ -29,22 +39,52 @@ import type {
   InboundMessage,
   InboundSink,
   OutboundTarget,
+  SecretInputOpening,
 } from "../../src/core/message.js";
+import type { AdapterOptions } from "../../src/core/platforms.js";
 import type { Reply } from "../../src/core/reply.js";
-import type { AdapterOptions } from "../types.js";
+import { connectWithRetries } from "../../src/core/startup.js";
+import { CARD_ACTION_EVENT_TYPE, hasButtons, normalizeCardAction, renderCard } from "./actions.js";
 import { checkResponse, describeError, feishuErrorCode, isContentRejection } from "./api-errors.js";
+import { feishuConfig } from "./config.js";
 import { envelopeFromDispatcher, MESSAGE_EVENT_TYPE, normalizeEvent } from "./normalize.js";
-import { FEISHU_MAX_CHARS, type FeishuPayload, postToTextPayloads, renderReply } from "./render.js";
+import {
+  FEISHU_MAX_CHARS,
+  type FeishuPayload,
+  postToTextPayloads,
+  renderReply,
+  renderText,
+} from "./render.js";
 import { sdkLoggerFor } from "./sdk-logger.js";
-import { readSecretSubmit, secretCard, secretCardResponse } from "./secret-input.js";
-import { normalizePath, readBody, respond, signatureHeaders, verifyWebhook } from "./webhook.js";
+import { readSecretSubmit, type SecretFormSubmit, secretCard, secretCardResponse } from "./secret-input.js";
+import { normalizePath, respond, signatureHeaders, verifyWebhook } from "./webhook.js";
 
-export { sdkLoggerFor } from "./sdk-logger.js";
-// Webhook security, API error decoding and the SDK logger bridge have their own modules.
-export { sign, verifyWebhook, type WebhookVerdict } from "./webhook.js";
+/** What the Feishu adapter factory receives: the shared `AdapterOptions`, plus timings tests shorten. */
+export interface FeishuAdapterOptions extends AdapterOptions {
+  tuning?: Partial<FeishuTuning>;
+}
 
-/** What the Feishu adapter factory receives: the shared `AdapterOptions`. */
-export type FeishuAdapterOptions = AdapterOptions;
+/** Retry timings of the Feishu adapter. */
+export interface FeishuTuning {
+  /** Length of one second of `x-ogw-ratelimit-reset` (ms): 1000, shortened in tests. */
+  secondMs: number;
+  /** Wait before retrying a throttled send without a reset header (ms); doubles per attempt. */
+  throttleBaseMs: number;
+  /** Attempts per send under frequency control. */
+  maxThrottleAttempts: number;
+  /** Longest wait for one retry (ms); a longer reset fails the send. */
+  maxThrottleWaitMs: number;
+}
+
+const DEFAULT_TUNING: FeishuTuning = {
+  secondMs: 1000,
+  throttleBaseMs: 500,
+  maxThrottleAttempts: 5,
+  maxThrottleWaitMs: 60_000,
+};
+
+/** Frequency-control codes: the platform-wide limit (99991400) and a chat's 5 messages a second (230020). */
+const THROTTLE_CODES = new Set([99991400, 230020]);
 
 /** Feishu's capabilities: no native command menu; messages can be edited and threaded. */
 export const FEISHU_CAPABILITIES: AdapterCapabilities = {
@@ -52,12 +92,15 @@ export const FEISHU_CAPABILITIES: AdapterCapabilities = {
   nativeCommands: false,
   edit: true,
   threads: true,
+  buttons: true,
   privateInput: "form",
 };
 
+/** Attempts of the first connection (bot/v3/info) before the adapter reports `failed`. */
+const START_ATTEMPTS = 3;
 /** Largest webhook body accepted (bytes). */
 const MAX_WEBHOOK_BODY = 1024 * 1024;
-/** Webhook requests accepted per IP per minute. */
+/** Failed webhook verifications answered with 401 per client per minute; more get 429. */
 const WEBHOOK_RATE_PER_MINUTE = 120;
 /** Event and message ids remembered in memory for fast redelivery drops. */
 const RECENT_IDS = 4096;
@@ -88,6 +131,7 @@ export class FeishuAdapter implements Adapter {
   webhookUrl: string | undefined;
 
   private readonly opts: FeishuAdapterOptions;
+  private readonly tuning: FeishuTuning;
   private readonly log: Logger;
   private client: lark.Client | undefined;
   private wsClient: lark.WSClient | undefined;
@@ -96,16 +140,19 @@ export class FeishuAdapter implements Adapter {
   private sink: InboundSink | undefined;
   private state: AdapterHealth = { state: "stopped" };
   private readonly recent = new RecentIds(RECENT_IDS);
-  private readonly rate = new Map<string, { windowStart: number; count: number }>();
+  private readonly failures = new FailureRateLimiter(WEBHOOK_RATE_PER_MINUTE);
   private stopped = false;
+  /** Card presses being judged: a private refusal for one is answered as the callback's toast. */
+  private readonly toasts = new Map<string, string | undefined>();
 
   constructor(opts: FeishuAdapterOptions) {
     this.opts = opts;
+    this.tuning = { ...DEFAULT_TUNING, ...opts.tuning };
     this.log = opts.logger.child({ platform: "feishu" });
   }
 
   private get settings() {
-    return this.opts.config.gateway.feishu;
+    return feishuConfig(this.opts.config);
   }
 
   /** Connects: reads the bot's open_id, then opens the long connection or the webhook listener. */
@@ -136,7 +183,22 @@ export class FeishuAdapter implements Adapter {
       logger: sdkLogger,
       loggerLevel: lark.LoggerLevel.warn,
     });
-    this.botOpenId = await this.fetchBotOpenId();
+    this.botOpenId = await connectWithRetries({
+      platform: "feishu",
+      attempts: START_ATTEMPTS,
+      baseDelayMs: 1_000,
+      maxDelayMs: 30_000,
+      logger: this.log,
+      onState: (detail) => {
+        this.state = { state: "starting", detail };
+      },
+      // An answer with an error code is the app's configuration, not the network: no retry helps.
+      fatal: (error) => error instanceof AdapterError && error.cause === undefined,
+      attempt: () => this.fetchBotOpenId(),
+    }).catch((error: unknown) => {
+      this.state = { state: "failed", detail: (error as Error).message };
+      throw error;
+    });
     const dispatcher = new lark.EventDispatcher({
       encryptKey: this.settings.encryptKey,
       verificationToken: this.settings.verificationToken,
@@ -146,8 +208,7 @@ export class FeishuAdapter implements Adapter {
       [MESSAGE_EVENT_TYPE]: async (data: Record<string, unknown>) => {
         this.onEvent(data);
       },
-      // A submitted card form: its answer (toast and replacement card) is the callback's response.
-      "card.action.trigger": async (data: Record<string, unknown>) => this.onCardAction(data),
+      [CARD_ACTION_EVENT_TYPE]: (data: Record<string, unknown>) => this.onCardAction(data),
     });
     if (this.settings.mode === "webhook") await this.startWebhook(dispatcher);
     else await this.startLongConnection({ appId, appSecret, domain, logger: sdkLogger }, dispatcher);
@@ -189,13 +250,107 @@ export class FeishuAdapter implements Adapter {
   }
 
   /**
-   * A card callback: a secret form's value goes to the gateway's hook only (never logged here); the chat
-   * then gets the hook's answer ("`KEY` set ✓" and the readiness) and the card closes.
+   * Sends a reply, rendered as posts and chunked; a rejected post part is re-sent as plain text.
+   */
+  async send(target: OutboundTarget, reply: Reply, inReplyTo?: InboundMessage): Promise<void> {
+    if (reply.private && inReplyTo?.press && this.toasts.has(inReplyTo.eventId)) {
+      this.toasts.set(inReplyTo.eventId, toastText(reply));
+      return;
+    }
+    const wantsCard = hasButtons(reply) || reply.layout === "card" || target.editMessageId !== undefined;
+    const card = wantsCard ? renderCard(reply) : undefined;
+    if (card && target.editMessageId && (await this.patchCard(target.editMessageId, card))) return;
+    if (card) {
+      await this.sendWithFallback(target, card, replyTargetId(target, inReplyTo), Boolean(target.threadId));
+      return;
+    }
+    await this.sendPosts(target, reply, inReplyTo);
+    if (hasButtons(reply)) {
+      // Too large for one card: the text went as posts; the buttons follow on a small card of their own.
+      const buttonsOnly = renderCard({ ...reply, blocks: [{ kind: "paragraph", text: "Choose:" }] });
+      if (buttonsOnly) await this.sendWithFallback(target, buttonsOnly, undefined, Boolean(target.threadId));
+    }
+  }
+
+  /**
+   * Replaces a card the bot sent (`PATCH /im/v1/messages/:id`, interactive messages only, both cards
+   * shared). False when Feishu refuses (too old, withdrawn, not a card): the caller sends anew.
+   */
+  private async patchCard(messageId: string, card: FeishuPayload): Promise<boolean> {
+    try {
+      checkResponse(
+        await this.requireClient().im.message.patch({
+          path: { message_id: messageId },
+          data: { content: card.content },
+        }),
+      );
+      return true;
+    } catch (error) {
+      this.log.warn({ err: describeError(error) }, "feishu could not update the card; sending a new message");
+      return false;
+    }
+  }
+
+  /**
+   * A card button press (`card.action.trigger`): handed to the gateway, which judges it before the
+   * sink resolves; the callback must be answered within 3 s, with a toast only the presser sees when
+   * the press was refused, else with nothing (the card is then updated through the API).
    */
   private async onCardAction(data: Record<string, unknown>): Promise<Record<string, unknown>> {
+    if (this.stopped) return {};
     const submit = readSecretSubmit(data);
+    if (submit) return this.onSecretSubmit(submit);
+    const message = normalizeCardAction(data);
+    if (!message) return {};
+    const key = `event:${message.eventId}`;
+    if (this.recent.has(key)) return {};
+    this.recent.add(key);
+    // A "Set KEY" button posts a card form for the presser (the value goes from the form to the bot only).
+    const opened = (await this.hooks?.secretInput?.open(message)) ?? null;
+    if (opened !== null) return this.postSecretForm(message, opened);
+    this.toasts.set(message.eventId, undefined);
+    try {
+      await this.sink?.(message);
+    } catch (error) {
+      this.recent.delete(key);
+      this.log.error(
+        { eventId: message.eventId, err: describeError(error) },
+        "feishu press could not be queued",
+      );
+    }
+    const toast = this.toasts.get(message.eventId);
+    this.toasts.delete(message.eventId);
+    return toast ? { toast: { type: "error", content: toast } } : {};
+  }
+
+  /** Posts the card form a "Set KEY" press opened (or answers the presser's refusal with a toast). */
+  private async postSecretForm(
+    press: InboundMessage,
+    opened: SecretInputOpening | { refused: string },
+  ): Promise<Record<string, unknown>> {
+    if ("refused" in opened) return { toast: { type: "error", content: opened.refused.slice(0, 200) } };
+    try {
+      await this.sendPayload(
+        { chatId: press.chat.id, threadId: press.chat.threadId },
+        secretCard(opened),
+        undefined,
+        Boolean(press.chat.threadId),
+      );
+    } catch (error) {
+      this.log.warn({ err: describeError(error) }, "feishu: posting a secret form failed");
+      return { toast: { type: "error", content: "The form could not be posted; try again." } };
+    }
+    return {
+      toast: { type: "info", content: `A form to set ${opened.key} was posted; only you can use it.` },
+    };
+  }
+
+  /**
+   * A submitted secret form: the value goes to the gateway's hook only (never logged here); the chat
+   * then gets the hook's answer ("`KEY` set ✓" and the readiness) and the form card closes.
+   */
+  private async onSecretSubmit(submit: SecretFormSubmit): Promise<Record<string, unknown>> {
     const hooks = this.hooks?.secretInput;
-    if (!submit) return {};
     if (!hooks) return secretCardResponse(false, "Private secret entry is not available here.");
     const answer = await hooks.submit(submit.token, submit.operatorOpenId, submit.value);
     const text = answer.blocks
@@ -210,22 +365,7 @@ export class FeishuAdapter implements Adapter {
     return secretCardResponse(answer.exitCode === 0, text);
   }
 
-  /**
-   * Sends a reply, rendered as posts and chunked; a rejected post part is re-sent as plain text. Offered
-   * secret inputs follow as one card form each.
-   */
-  async send(target: OutboundTarget, reply: Reply, inReplyTo?: InboundMessage): Promise<void> {
-    await this.sendRendered(target, reply, inReplyTo);
-    for (const offer of reply.secretInputs ?? []) {
-      await this.sendPayload(target, secretCard(offer), undefined, Boolean(target.threadId));
-    }
-  }
-
-  private async sendRendered(
-    target: OutboundTarget,
-    reply: Reply,
-    inReplyTo?: InboundMessage,
-  ): Promise<void> {
+  private async sendPosts(target: OutboundTarget, reply: Reply, inReplyTo?: InboundMessage): Promise<void> {
     const payloads = renderReply(reply);
     let replyTo = replyTargetId(target, inReplyTo);
     const inThread = Boolean(target.threadId);
@@ -274,15 +414,17 @@ export class FeishuAdapter implements Adapter {
     const client = this.requireClient();
     if (replyTo) {
       try {
-        checkResponse(
-          await client.im.message.reply({
-            path: { message_id: replyTo },
-            data: {
-              msg_type: payload.msg_type,
-              content: payload.content,
-              reply_in_thread: inThread || undefined,
-            },
-          }),
+        await this.throttled(async () =>
+          checkResponse(
+            await client.im.message.reply({
+              path: { message_id: replyTo },
+              data: {
+                msg_type: payload.msg_type,
+                content: payload.content,
+                reply_in_thread: inThread || undefined,
+              },
+            }),
+          ),
         );
         return "sent";
       } catch (error) {
@@ -298,13 +440,51 @@ export class FeishuAdapter implements Adapter {
         this.log.info({ code }, "feishu reply target is gone; posting to the chat instead");
       }
     }
-    checkResponse(
-      await client.im.message.create({
-        params: { receive_id_type: receiveIdType(target.chatId) },
-        data: { receive_id: target.chatId, msg_type: payload.msg_type, content: payload.content },
-      }),
+    await this.throttled(async () =>
+      checkResponse(
+        await client.im.message.create({
+          params: { receive_id_type: receiveIdType(target.chatId) },
+          data: { receive_id: target.chatId, msg_type: payload.msg_type, content: payload.content },
+        }),
+      ),
     );
     return replyTo ? "gone" : "sent";
+  }
+
+  /**
+   * Runs one send, waiting out frequency control: `x-ogw-ratelimit-reset` seconds when the answer
+   * carries it, else a doubling backoff, up to `maxThrottleAttempts`.
+   */
+  private async throttled(send: () => Promise<void>): Promise<void> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await send();
+        return;
+      } catch (error) {
+        const code = feishuErrorCode(error);
+        const status = (error as { response?: { status?: unknown } })?.response?.status;
+        const throttled = (code !== undefined && THROTTLE_CODES.has(code)) || status === 429;
+        if (!throttled || this.stopped) throw error;
+        if (attempt >= this.tuning.maxThrottleAttempts)
+          throw new AdapterError(
+            "feishu",
+            `Feishu frequency control refused the message ${attempt} times (code ${code ?? status}); it was not sent. Fewer or shorter replies help; the limit is 5 messages a second per chat.`,
+            { cause: error, code: "adapter.feishu.throttled" },
+          );
+        const reset = Number(
+          (error as { response?: { headers?: Record<string, unknown> } })?.response?.headers?.[
+            "x-ogw-ratelimit-reset"
+          ],
+        );
+        const wait =
+          Number.isFinite(reset) && reset >= 0
+            ? reset * this.tuning.secondMs
+            : this.tuning.throttleBaseMs * 2 ** (attempt - 1);
+        if (wait > this.tuning.maxThrottleWaitMs) throw error;
+        this.log.warn({ code, attempt, waitMs: wait }, "feishu frequency control: waiting before resending");
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    }
   }
 
   private requireClient(): lark.Client {
@@ -382,12 +562,24 @@ export class FeishuAdapter implements Adapter {
           new AdapterError("feishu", `The Feishu long connection failed: ${error.message}`, { cause: error }),
         );
       };
-      if (!/^cli_[0-9a-fA-F]{16}$/.test(params.appId)) {
-        fail(new Error("FEISHU_APP_ID must look like cli_ followed by 16 hex digits"));
-        return;
-      }
+      // The SDK's long-connection client refuses app ids it does not recognise by logging
+      // "invalid appId" and returning; turn that into a prompt failure that names the way out.
+      const logger: lark.Logger = {
+        ...params.logger,
+        error: (...args: unknown[]) => {
+          // The SDK's logger proxy hands over its arguments as one array.
+          if (args.flat(2).some((arg) => typeof arg === "string" && /invalid appId/i.test(arg)))
+            fail(
+              new Error(
+                `the Lark SDK's long-connection client does not accept FEISHU_APP_ID "${params.appId}". Check the App ID on the app's Credentials page; if it is right, receive events by webhook instead (gateway.feishu.mode: webhook)`,
+              ),
+            );
+          params.logger.error(...args);
+        },
+      };
       this.wsClient = new lark.WSClient({
         ...params,
+        logger,
         loggerLevel: lark.LoggerLevel.warn,
         autoReconnect: true,
         onReady: () => {
@@ -448,18 +640,29 @@ export class FeishuAdapter implements Adapter {
   ): Promise<void> {
     if (new URL(req.url ?? "/", "http://localhost").pathname !== path) return respond(res, 404, "not found");
     if (req.method !== "POST") return respond(res, 405, "POST only");
-    if (!this.admitRate(req.socket.remoteAddress ?? "?")) return respond(res, 429, "too many requests");
-    const raw = await readBody(req, MAX_WEBHOOK_BODY);
-    if (raw === null) return respond(res, 413, "body too large");
+    const bytes = await readBodyLimited(req, MAX_WEBHOOK_BODY);
+    if (bytes === "too-large") return refuseTooLarge(req, res, MAX_WEBHOOK_BODY);
+    if (bytes === "aborted") return;
     const verdict = verifyWebhook(
-      raw,
+      bytes.toString("utf8"),
       req.headers,
       this.settings.encryptKey,
       this.settings.verificationToken,
     );
     if (!verdict.ok) {
-      this.log.warn({ status: verdict.status, reason: verdict.reason }, "feishu webhook request rejected");
-      return respond(res, verdict.status, verdict.reason);
+      // Only failures are rate limited, per client (behind a trusted proxy: the forwarded address), so
+      // junk can never crowd out a correctly signed event.
+      const client = clientAddress(req, this.opts.config.gateway.trustedProxies);
+      const limited = this.failures.failed(client);
+      this.log.warn(
+        { status: limited ? 429 : verdict.status, reason: verdict.reason, client },
+        "feishu webhook request rejected",
+      );
+      return respond(
+        res,
+        limited ? 429 : verdict.status,
+        limited ? "too many failed requests" : verdict.reason,
+      );
     }
     // Hand the SDK a canonical request: compact JSON, re-signed, so its own checks agree with ours.
     const body = JSON.stringify(verdict.body);
@@ -470,18 +673,6 @@ export class FeishuAdapter implements Adapter {
       method: "POST",
     });
     await sdkHandler(forwarded, res);
-  }
-
-  private admitRate(ip: string): boolean {
-    const now = Date.now();
-    const entry = this.rate.get(ip);
-    if (!entry || now - entry.windowStart >= 60_000) {
-      if (this.rate.size > 10_000) this.rate.clear();
-      this.rate.set(ip, { windowStart: now, count: 1 });
-      return true;
-    }
-    entry.count += 1;
-    return entry.count <= WEBHOOK_RATE_PER_MINUTE;
   }
 }
 
@@ -513,4 +704,15 @@ class RecentIds {
   delete(id: string): void {
     this.ids.delete(id);
   }
+}
+
+/** A private reply as a card-callback toast: its plain text, on one short line. */
+function toastText(reply: Reply): string {
+  const text = renderText(reply)
+    .map((payload) => String((JSON.parse(payload.content) as { text?: string }).text ?? ""))
+    .join(" ")
+    .replace(/`/g, "")
+    .replace(/\s+/g, " ")
+    .trim();
+  return text.length > 300 ? `${text.slice(0, 299)}…` : text;
 }

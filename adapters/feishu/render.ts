@@ -11,8 +11,11 @@
  *   space, then anywhere (never inside a surrogate pair);
  * - a code block cut in two stays balanced: each post part is its own `code_block`, each text part
  *   closes the fence and the next one reopens it with the same language;
- * - the serialized `content` of a message is kept under `FEISHU_MAX_CONTENT_BYTES` (28,000 UTF-8
- *   bytes; Feishu rejects posts over 30 KB), splitting further when escaping makes it larger.
+ * - the serialized `content` of a message, as it travels inside the request body (escaped a second
+ *   time as a JSON string), is kept under `FEISHU_MAX_CONTENT_BYTES` (28,000 UTF-8 bytes; Feishu rejects
+ *   post request bodies over 30 KB), splitting further when escaping makes it larger;
+ * - a text message never carries a live `<at …>` tag: Feishu turns `<at user_id="all">` in a text
+ *   message into @everyone, so skill text that contains one is defused (a zero-width space after `<`).
  */
 import { formatTable, type Reply, type ReplyBlock } from "../../src/core/reply.js";
 
@@ -115,6 +118,7 @@ function blockToUnits(block: ReplyBlock): Unit[] {
     case "table":
       return [{ kind: "code", text: formatTable(block.headers, block.rows) }];
     case "attachment":
+    case "file":
       return [
         { kind: "line", text: block.name, bold: true },
         { kind: "code", text: block.text },
@@ -187,7 +191,7 @@ function fitBytes(
   maxBytes: number,
 ): FeishuPayload[] {
   const payload = toPayload(units);
-  if (Buffer.byteLength(payload.content, "utf8") <= maxBytes) return [payload];
+  if (requestBytes(payload) <= maxBytes) return [payload];
   if (units.length > 1) {
     const half = Math.ceil(units.length / 2);
     return [
@@ -199,6 +203,14 @@ function fitBytes(
   if (!only || only.text.length < 2) return [payload];
   const pieces = splitText(only.text, Math.ceil(only.text.length / 2), only.kind === "code" ? "\n" : " ");
   return pieces.flatMap((text) => fitBytes([{ ...only, text }], toPayload, maxBytes));
+}
+
+/**
+ * Bytes the payload's `content` takes inside the request body: the API receives it as a JSON string
+ * value, so every quote, backslash and newline of the serialized content is escaped once more.
+ */
+export function requestBytes(payload: FeishuPayload): number {
+  return Buffer.byteLength(JSON.stringify(payload.content), "utf8");
 }
 
 function postPayload(units: Unit[], locale: string): FeishuPayload {
@@ -237,8 +249,16 @@ function textPayloads(units: Unit[], limits: { maxChars: number; maxContentBytes
   const text = unitsToMarkdown(units);
   return chunkFencedText(text, limits.maxChars).map((chunk) => ({
     msg_type: "text",
-    content: JSON.stringify({ text: chunk }),
+    content: JSON.stringify({ text: defuseAt(chunk) }),
   }));
+}
+
+/**
+ * Breaks every `<at` (and `</at`) so a text message shows it literally instead of mentioning someone:
+ * Feishu parses `<at user_id="…">` in text messages, and `user_id="all"` pings the whole chat.
+ */
+export function defuseAt(text: string): string {
+  return text.replace(/<(\/?)(at)(?=[\s>/])/gi, "<\u200b$1$2");
 }
 
 function unitsToMarkdown(units: Unit[]): string {

@@ -6,7 +6,7 @@
  * a `name`; the submit button inside it has `action_type: form_submit`; an input's `max_length` is at
  * most 1000.
  */
-import type { SecretInputOffer } from "../../src/core/reply.js";
+import type { SecretInputOpening } from "../../src/core/message.js";
 
 /** Key of the one-time token in the submit button's callback value. */
 export const SECRET_VALUE_KEY = "sg_secret";
@@ -19,8 +19,8 @@ function plain(content: string): { tag: "plain_text"; content: string } {
   return { tag: "plain_text", content };
 }
 
-/** The interactive card for one offered secret, as an `im.v1.message` payload. */
-export function secretCard(offer: SecretInputOffer): { msg_type: "interactive"; content: string } {
+/** The interactive card form a "Set KEY" press opens, as an `im.v1.message` payload. */
+export function secretCard(offer: SecretInputOpening): { msg_type: "interactive"; content: string } {
   const card = {
     schema: "2.0",
     config: { update_multi: true },

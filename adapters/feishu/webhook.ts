@@ -3,7 +3,7 @@
  * decryption and size limits, and the small HTTP helpers the webhook server uses.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ServerResponse } from "node:http";
 import * as lark from "@larksuiteoapi/node-sdk";
 
 /** Outcome of checking a webhook body: the parsed (still encrypted, if it was) body, or an HTTP error. */
@@ -126,20 +126,4 @@ export function normalizePath(path: string): string {
 export function respond(res: ServerResponse, status: number, message: string): void {
   res.writeHead(status, { "content-type": "application/json" });
   res.end(JSON.stringify({ error: message }));
-}
-
-/** Reads a request body as UTF-8; null when it exceeds `limit` bytes. */
-export function readBody(req: IncomingMessage, limit: number): Promise<string | null> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let tooLarge = false;
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) tooLarge = true;
-      else chunks.push(chunk);
-    });
-    req.on("end", () => resolve(tooLarge ? null : Buffer.concat(chunks).toString("utf8")));
-    req.on("error", reject);
-  });
 }

@@ -173,6 +173,45 @@ export class MockAdapter implements Adapter {
     return answered;
   }
 
+  /**
+   * Presses the button whose stored id is `actionId` (see `buttonsOf`), as a platform with buttons
+   * would deliver it, and waits for the answer (undefined after `timeoutMs`). Give the mock
+   * `capabilities: { buttons: true }` so replies keep their buttons.
+   */
+  async press(
+    actionId: string,
+    options: InjectOptions & { messageId?: string } = {},
+    timeoutMs = 10_000,
+  ): Promise<SentReply | undefined> {
+    if (!this.sink) throw new Error("mock adapter is not started; start the gateway first");
+    const sink = this.sink;
+    const message: InboundMessage = {
+      ...this.message("", { ...options, asText: true }),
+      press: { actionId, messageId: options.messageId },
+    };
+    const answered = new Promise<SentReply | undefined>((resolve) => {
+      const timer = setTimeout(() => {
+        this.waiting.delete(message.eventId);
+        resolve(undefined);
+      }, timeoutMs);
+      this.waiting.set(message.eventId, (sent) => {
+        clearTimeout(timer);
+        resolve(sent);
+      });
+    });
+    await sink(message);
+    return answered;
+  }
+
+  /** The buttons of a sent reply: label → stored action id. */
+  buttonsOf(sent: SentReply | undefined): Record<string, string> {
+    const buttons: Record<string, string> = {};
+    for (const action of sent?.reply.actions?.rows.flat() ?? []) {
+      if (action.id) buttons[action.label] = action.id;
+    }
+    return buttons;
+  }
+
   /** Sends `input` and asserts the reply contains (or matches) every `expected`; returns the reply text. */
   async shouldReply(input: string, expected: Expected, options: InjectOptions = {}): Promise<string> {
     const sent = await this.request(input, options);

@@ -8,32 +8,47 @@
  *   what arrived while we were down (nothing lost). A 409 conflict (another poller on this token) puts
  *   health in `degraded` naming the conflict and is retried with exponential backoff.
  * - Inbound, webhook: grammy's `webhookCallback(bot, "http")` with `secret_token` on
- *   `gateway.telegram.webhook.port` (127.0.0.1; put a TLS reverse proxy in front), registered with
- *   `setWebhook`.
+ *   `gateway.telegram.webhook.port` (127.0.0.1; put a TLS reverse proxy in front) at
+ *   `gateway.telegram.webhook.path` (default: the path of the public URL), registered with `setWebhook`
+ *   and `max_connections: 1` so Telegram sends one update at a time, in order; requests are also
+ *   handled one at a time here.
  * - Both run updates through `bot.handleUpdate`, one at a time in order, into the gateway's sink.
  * - Outbound: HTML chunks of ≤ 4096 UTF-16 units; a chunk Telegram cannot parse is re-sent as plain
  *   text; 429 `retry_after` is waited out; replies in a forum topic carry `message_thread_id`.
  * - One process per bot token and home: a lock file refuses a second gateway polling the same bot.
  */
+import { timingSafeEqual } from "node:crypto";
 import { promises as fs } from "node:fs";
 import http from "node:http";
 import path from "node:path";
-import { Bot, GrammyError, HttpError, webhookCallback } from "grammy";
-import type { Update } from "grammy/types";
+import { Readable } from "node:stream";
+import { Bot, GrammyError, HttpError, InputFile, webhookCallback } from "grammy";
+import type { InlineKeyboardMarkup, Update } from "grammy/types";
 import { AdapterError, ConfigError } from "../../src/core/errors.js";
 import { acquireLock, atomicWriteFile, type HeldLock, LockBusyError } from "../../src/core/fsutil.js";
+import {
+  clientAddress,
+  FailureRateLimiter,
+  readBodyLimited,
+  refuseTooLarge,
+} from "../../src/core/http-guard.js";
 import type { Logger } from "../../src/core/logger.js";
 import type {
   Adapter,
   AdapterCapabilities,
   AdapterHealth,
+  AdapterHooks,
   CommandCatalogEntry,
   InboundMessage,
   InboundSink,
   OutboundTarget,
+  SecretInputOpening,
 } from "../../src/core/message.js";
-import type { Reply, SecretInputOffer } from "../../src/core/reply.js";
-import type { AdapterOptions } from "../types.js";
+import type { AdapterOptions } from "../../src/core/platforms.js";
+import type { Reply } from "../../src/core/reply.js";
+import { connectWithRetries } from "../../src/core/startup.js";
+import { callbackNotice, inlineKeyboard } from "./actions.js";
+import { telegramConfig } from "./config.js";
 import { buildCommandMenu, fallbackMenus, type MenuCommand } from "./menu.js";
 import { normalizeUpdate } from "./normalize.js";
 import { htmlToPlain, renderReply, TELEGRAM_MAX_LENGTH, type TelegramChunk } from "./render.js";
@@ -59,6 +74,10 @@ export interface TelegramTuning {
   maxAttempts: number;
   /** A `retry_after` above this many seconds is not waited out; the call fails instead. */
   maxRetryAfterSeconds: number;
+  /** Attempts of the first connection (`getMe`) before the adapter gives up and reports `failed`. */
+  startAttempts: number;
+  /** How long one connection attempt may take (ms). */
+  connectTimeoutMs: number;
 }
 
 const DEFAULT_TUNING: TelegramTuning = {
@@ -69,6 +88,8 @@ const DEFAULT_TUNING: TelegramTuning = {
   offsetFlushMs: 250,
   maxAttempts: 5,
   maxRetryAfterSeconds: 300,
+  startAttempts: 5,
+  connectTimeoutMs: 15_000,
 };
 
 /** Telegram's capabilities. */
@@ -77,11 +98,26 @@ export const TELEGRAM_CAPABILITIES: AdapterCapabilities = {
   nativeCommands: true,
   edit: true,
   threads: true,
+  buttons: true,
+  files: true,
   privateInput: "link",
 };
 
-/** Update types requested: edits and everything else are never acted on, so they are not fetched. */
-const ALLOWED_UPDATES = ["message"] as const;
+/** Largest webhook body read (bytes): an update is a few KB; Telegram's own limits keep it far below. */
+const MAX_WEBHOOK_BODY = 1024 * 1024;
+
+/** Wrong-secret webhook requests answered with 401 per client per minute; more get 429. */
+const WEBHOOK_FAILURES_PER_MINUTE = 120;
+
+/** Constant-time comparison of two secrets. */
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** Update types requested: messages and presses of our inline buttons; edits and the rest are not fetched. */
+const ALLOWED_UPDATES = ["message", "callback_query"] as const;
 
 /** An offset older than this is not reused: Telegram may restart update ids after a week of silence. */
 const OFFSET_MAX_AGE_MS = 6 * 24 * 60 * 60 * 1000;
@@ -108,6 +144,7 @@ class TelegramAdapter implements Adapter {
   private readonly offsetFile: string;
   private state: AdapterHealth = { state: "stopped" };
   private sink: InboundSink | undefined;
+  private hooks: AdapterHooks | undefined;
   private running = false;
   private abort = new AbortController();
   private pollLoop: Promise<void> | undefined;
@@ -118,6 +155,8 @@ class TelegramAdapter implements Adapter {
   private webhookServer: http.Server | undefined;
   private lock: HeldLock | undefined;
   private menu: MenuCommand[] | undefined;
+  /** Callback queries not answered yet (answered once, privately with a refusal or plainly). */
+  private readonly openQueries = new Set<string>();
 
   constructor(private readonly options: TelegramAdapterOptions) {
     const token = options.secret("TELEGRAM_BOT_TOKEN");
@@ -132,7 +171,7 @@ class TelegramAdapter implements Adapter {
     this.logger = options.logger.child({ adapter: "telegram" });
     this.tuning = { ...DEFAULT_TUNING, ...options.tuning };
     this.offsetFile = path.join(options.home, "gateway", "telegram-offset.json");
-    const apiRoot = options.config.gateway.telegram.apiRoot?.replace(/\/+$/, "");
+    const apiRoot = telegramConfig(options.config).apiRoot?.replace(/\/+$/, "");
     this.bot = new Bot(token, { client: apiRoot ? { apiRoot } : {} });
     this.bot.use(async (ctx) => {
       const message = normalizeUpdate(ctx.update, ctx.me.username);
@@ -140,7 +179,29 @@ class TelegramAdapter implements Adapter {
         this.logger.debug({ update_id: ctx.update.update_id }, "telegram update ignored");
         return;
       }
-      await this.sink?.(message);
+      if (!message.press) {
+        await this.sink?.(message);
+        return;
+      }
+      // A press: the gateway judges it before the sink resolves (a refusal is answered privately in
+      // `send`); every callback query is then answered at once so the client stops its spinner.
+      const queryId = ctx.update.callback_query?.id ?? "";
+      // A "Set KEY" button opens a one-time form link, sent to the presser's private chat.
+      const opened = (await this.hooks?.secretInput?.open(message)) ?? null;
+      if (opened !== null) {
+        await this.sendSecretLink(queryId, message, opened);
+        return;
+      }
+      this.openQueries.add(queryId);
+      try {
+        await this.sink?.(message);
+      } finally {
+        if (this.openQueries.delete(queryId)) {
+          await this.bot.api.answerCallbackQuery(queryId).catch((error: unknown) => {
+            this.logger.warn({ err: error }, "telegram: answering a button press failed");
+          });
+        }
+      }
     });
   }
 
@@ -148,9 +209,10 @@ class TelegramAdapter implements Adapter {
     return { ...this.state };
   }
 
-  async start(sink: InboundSink): Promise<void> {
+  async start(sink: InboundSink, hooks?: AdapterHooks): Promise<void> {
     if (this.running) return;
     this.sink = sink;
+    this.hooks = hooks;
     this.state = { state: "starting" };
     this.abort = new AbortController();
     await this.takeLock();
@@ -161,19 +223,36 @@ class TelegramAdapter implements Adapter {
       this.abort.abort();
       await this.closeWebhookServer();
       await this.releaseLock();
-      this.state = { state: "stopped", detail: (error as Error).message };
+      this.state = { state: "failed", detail: (error as Error).message };
       throw error;
     }
   }
 
   private async connect(): Promise<void> {
-    try {
-      await this.call("getMe", () => this.bot.init(this.signal));
-    } catch (error) {
-      throw this.connectError(error);
-    }
+    // Not `bot.init()`: it retries network errors forever on its own, silently. The first connection
+    // gets bounded attempts here, each failure logged with its cause and shown on /healthz.
+    this.bot.botInfo = await connectWithRetries({
+      platform: "telegram",
+      attempts: this.tuning.startAttempts,
+      baseDelayMs: this.tuning.networkBaseMs,
+      maxDelayMs: this.tuning.maxBackoffMs,
+      logger: this.logger,
+      signal: this.abort.signal,
+      onState: (detail) => {
+        this.state = { state: "starting", detail };
+      },
+      attempt: () =>
+        this.bot.api.getMe(
+          AbortSignal.any([
+            this.abort.signal,
+            AbortSignal.timeout(this.tuning.connectTimeoutMs),
+          ]) as unknown as GrammySignal,
+        ),
+      fatal: (error) => error instanceof GrammyError && error.error_code === 401,
+      wrap: (error) => this.connectError(error),
+    });
     this.running = true;
-    if (this.options.config.gateway.telegram.mode === "webhook") {
+    if (telegramConfig(this.options.config).mode === "webhook") {
       await this.startWebhook();
     } else {
       await this.call("deleteWebhook", () => this.bot.api.deleteWebhook({}, this.signal));
@@ -182,7 +261,7 @@ class TelegramAdapter implements Adapter {
       this.pollLoop = this.poll();
     }
     this.logger.info(
-      { bot: this.bot.botInfo.username, mode: this.options.config.gateway.telegram.mode ?? "polling" },
+      { bot: this.bot.botInfo.username, mode: telegramConfig(this.options.config).mode },
       "telegram connected",
     );
   }
@@ -198,7 +277,7 @@ class TelegramAdapter implements Adapter {
         },
       );
     }
-    const root = this.options.config.gateway.telegram.apiRoot ?? "https://api.telegram.org";
+    const root = telegramConfig(this.options.config).apiRoot ?? "https://api.telegram.org";
     return new AdapterError(
       "telegram",
       `Cannot reach the Telegram Bot API at ${root}: ${(error as Error).message}. Check the network or gateway.telegram.api_root.`,
@@ -389,18 +468,34 @@ class TelegramAdapter implements Adapter {
       onTimeout: "return",
       timeoutMilliseconds: 8_000,
     });
-    const expectedPath = new URL(url).pathname;
+    const expectedPath = this.webhookPath(url);
+    const failures = new FailureRateLimiter(WEBHOOK_FAILURES_PER_MINUTE);
+    // One update at a time: Telegram is asked for one connection, and a second request (a retry, or a
+    // proxy that opens more) waits here, so a chat's commands never run concurrently or reordered.
+    let chain: Promise<void> = Promise.resolve();
     const server = http.createServer((req, res) => {
       const requestPath = new URL(req.url ?? "/", "http://127.0.0.1").pathname;
       if (req.method !== "POST" || requestPath !== expectedPath) {
         res.writeHead(404).end();
         return;
       }
-      handle(req, res).catch((error: unknown) => {
-        this.logger.error({ err: error }, "telegram webhook: handling an update failed");
-        if (!res.headersSent) res.writeHead(500);
-        res.end();
-      });
+      this.admitWebhook(req, res, secret, failures)
+        .then((body) => {
+          if (!body) return;
+          // grammy reads the already-checked body from a canonical request (the secret header kept).
+          const canonical = Object.assign(Readable.from([body]), {
+            headers: req.headers,
+            method: "POST",
+            url: req.url,
+          }) as unknown as http.IncomingMessage;
+          chain = chain.then(() => handle(canonical, res));
+          return chain;
+        })
+        .catch((error: unknown) => {
+          this.logger.error({ err: error }, "telegram webhook: handling an update failed");
+          if (!res.headersSent) res.writeHead(500);
+          res.end();
+        });
     });
     this.webhookServer = server;
     await new Promise<void>((resolve, reject) => {
@@ -410,15 +505,55 @@ class TelegramAdapter implements Adapter {
     await this.call("setWebhook", () =>
       this.bot.api.setWebhook(
         url,
-        { secret_token: secret, allowed_updates: [...ALLOWED_UPDATES] },
+        { secret_token: secret, allowed_updates: [...ALLOWED_UPDATES], max_connections: 1 },
         this.signal,
       ),
     );
     this.state = { state: "connected", detail: `webhook ${url}` };
   }
 
+  /**
+   * The local path the listener answers: `gateway.telegram.webhook.path` when set (a reverse proxy may
+   * map the public URL to another path), else the public URL's own path.
+   */
+  private webhookPath(url: string): string {
+    const configured = telegramConfig(this.options.config).webhook.path;
+    if (configured === undefined || configured.trim() === "") return new URL(url).pathname;
+    return configured.startsWith("/") ? configured : `/${configured}`;
+  }
+
+  /**
+   * Checks a webhook request before anything is parsed: the secret header (constant time; failures are
+   * rate limited per client, 401 then 429) and the body size (413, enforced while reading). Returns the
+   * body, or undefined when the request was answered here.
+   */
+  private async admitWebhook(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    secret: string,
+    failures: FailureRateLimiter,
+  ): Promise<Buffer | undefined> {
+    const given = req.headers["x-telegram-bot-api-secret-token"];
+    if (typeof given !== "string" || !sameSecret(given, secret)) {
+      const client = clientAddress(req, this.options.config.gateway.trustedProxies);
+      const limited = failures.failed(client);
+      this.logger.warn({ client, status: limited ? 429 : 401 }, "telegram webhook: wrong secret token");
+      req.resume();
+      res.writeHead(limited ? 429 : 401, { connection: "close" }).end();
+      return undefined;
+    }
+    const body = await readBodyLimited(req, MAX_WEBHOOK_BODY);
+    if (body === "too-large") {
+      this.logger.warn({ limit: MAX_WEBHOOK_BODY }, "telegram webhook: request body over the limit refused");
+      refuseTooLarge(req, res, MAX_WEBHOOK_BODY);
+      return undefined;
+    }
+    if (body === "aborted") return undefined;
+    return body;
+  }
+
   private webhookSettings(): { url: string; port: number; secret: string } {
-    const webhook = this.options.config.gateway.telegram.webhook;
+    const webhook = telegramConfig(this.options.config).webhook;
     const url = webhook.url ?? this.options.secret("TELEGRAM_WEBHOOK_URL");
     const secret = webhook.secret ?? this.options.secret("TELEGRAM_WEBHOOK_SECRET");
     if (!url || !/^https?:\/\//.test(url)) {
@@ -447,38 +582,144 @@ class TelegramAdapter implements Adapter {
   // ── outbound ─────────────────────────────────────────────────────────────────────────────────────
 
   /**
-   * Sends a reply in chunks. One-time secret form links (`reply.secretInputs`) become URL buttons: in a
-   * private chat under the last chunk; from a group they go to the admin's private chat instead (a link
-   * is a credential and must not sit in a group's history), with a note in the group.
+   * Sends a reply in chunks; the reply's buttons go under the last one, a pressed button's result may
+   * replace the message it was on, and file blocks follow as documents.
    */
   async send(target: OutboundTarget, reply: Reply, inReplyTo?: InboundMessage): Promise<void> {
-    const chunks = renderReply(reply);
+    if (reply.private && (await this.answerPrivately(reply, inReplyTo))) return;
+    const files = reply.blocks.filter((block) => block.kind === "file");
+    const text = { ...reply, blocks: reply.blocks.filter((block) => block.kind !== "file") };
+    const chunks = text.blocks.length > 0 || files.length === 0 ? renderReply(text) : [];
+    const keyboard = inlineKeyboard(reply);
     const replyTo = target.replyTo ?? replyAnchor(inReplyTo);
-    const keyboard = secretLinkKeyboard(reply.secretInputs ?? []);
-    const privately = keyboard && inReplyTo && inReplyTo.chat.kind !== "dm" ? inReplyTo.sender.id : undefined;
-    for (const [index, chunk] of chunks.entries()) {
-      const markup = index === chunks.length - 1 && keyboard && !privately ? keyboard : undefined;
+    let first = 0;
+    if (target.editMessageId !== undefined && chunks[0]) {
+      const edited = await this.editChunk(
+        target,
+        target.editMessageId,
+        chunks[0],
+        chunks.length === 1 ? keyboard : undefined,
+      );
+      if (edited) first = 1;
+    }
+    for (let index = first; index < chunks.length; index += 1) {
+      const chunk = chunks[index] as TelegramChunk;
+      const markup = index === chunks.length - 1 ? keyboard : undefined;
       await this.sendChunk(target, chunk, index === 0 ? replyTo : undefined, markup);
     }
-    if (keyboard && privately) {
-      const skills = [...new Set((reply.secretInputs ?? []).map((offer) => offer.skill))].join(", ");
-      let note = "I sent you the one-time link to set the secret in a private chat.";
+    // A reply over the budget carries its whole text as a file part: it goes as one document.
+    for (const file of files) await this.sendFile(target, file.name, file.text);
+  }
+
+  /**
+   * Answers a "Set KEY" press: the one-time form link goes as a URL button to the presser's private
+   * chat (a link is a credential and must not sit in a group's history); the press itself is answered
+   * with a notice only the presser sees. A refusal is that notice alone.
+   */
+  private async sendSecretLink(
+    queryId: string,
+    press: InboundMessage,
+    opened: SecretInputOpening | { refused: string },
+  ): Promise<void> {
+    let notice: string;
+    let alert = true;
+    if ("refused" in opened) notice = opened.refused;
+    else if (!opened.url) notice = "Private secret entry is not available here.";
+    else {
       try {
         await this.sendChunk(
-          { chatId: privately },
+          { chatId: press.sender.id },
           {
-            text: `Set the missing secret for ${escapeHtml(skills)} here (one-time link, 10 minutes):`,
+            text: `Set <code>${escapeHtml(opened.key)}</code> for ${escapeHtml(opened.skill)} with this one-time form (it works once, for 10 minutes, and only for you):`,
             parse_mode: "HTML",
           },
           undefined,
-          keyboard,
+          { inline_keyboard: [[{ text: `Set ${opened.key}`.slice(0, 64), url: opened.url }]] },
         );
+        notice = "I sent you a one-time link to set it in our private chat.";
+        alert = false;
       } catch {
         // Telegram refuses a private message to someone who never opened a chat with the bot.
-        note =
-          "I could not message you privately: open a private chat with me, send /start, and load the skill there to get the link.";
+        notice =
+          "I could not message you privately: open a private chat with me, send /start, then press the button again.";
       }
-      await this.sendChunk(target, { text: escapeHtml(note), parse_mode: "HTML" }, undefined);
+    }
+    await this.bot.api
+      .answerCallbackQuery(queryId, { text: callbackNotice(notice), show_alert: alert })
+      .catch((error: unknown) =>
+        this.logger.warn({ err: error }, "telegram: answering a button press failed"),
+      );
+  }
+
+  /**
+   * A reply meant only for whoever pressed a button: the callback query's answer, shown as an alert to
+   * that user alone (Bot API `answerCallbackQuery`, `show_alert`). False when there is no open query.
+   */
+  private async answerPrivately(reply: Reply, inReplyTo: InboundMessage | undefined): Promise<boolean> {
+    const queryId = (inReplyTo?.raw as Update | undefined)?.callback_query?.id;
+    if (!inReplyTo?.press || queryId === undefined || !this.openQueries.delete(queryId)) return false;
+    const text = callbackNotice(htmlToPlain(renderReply(reply)[0]?.text ?? ""));
+    await this.call("answerCallbackQuery", () =>
+      this.bot.api.answerCallbackQuery(queryId, { text, show_alert: true }),
+    );
+    return true;
+  }
+
+  /**
+   * Replaces the text (and keyboard: none when `markup` is undefined) of a message the bot sent, as a
+   * pressed button asks. False when it cannot be edited (gone, too old): the caller sends instead.
+   */
+  private async editChunk(
+    target: OutboundTarget,
+    messageId: string,
+    chunk: TelegramChunk,
+    markup: InlineKeyboardMarkup | undefined,
+  ): Promise<boolean> {
+    const chatId = chatIdOf(target.chatId);
+    const extra = {
+      parse_mode: chunk.parse_mode,
+      link_preview_options: { is_disabled: true },
+      reply_markup: markup,
+    };
+    try {
+      await this.call("editMessageText", () =>
+        this.bot.api.editMessageText(chatId, Number(messageId), chunk.text, extra),
+      );
+      return true;
+    } catch (error) {
+      const description = error instanceof GrammyError && error.error_code === 400 ? error.description : "";
+      if (/message is not modified/i.test(description)) return true;
+      this.logger.warn(
+        { chat: target.chatId, description },
+        "telegram: could not edit the message; sending anew",
+      );
+      return false;
+    }
+  }
+
+  measure(reply: Reply): number {
+    const text = reply.blocks.filter((block) => block.kind !== "file");
+    const files = reply.blocks.length - text.length;
+    return (text.length > 0 || files === 0 ? renderReply({ ...reply, blocks: text }).length : 0) + files;
+  }
+
+  /** Sends content as a document (`sendDocument`, multipart upload), in the target's topic. */
+  private async sendFile(target: OutboundTarget, name: string, content: string): Promise<void> {
+    const threadId = target.threadId === undefined ? undefined : Number(target.threadId);
+    try {
+      await this.call("sendDocument", () =>
+        this.bot.api.sendDocument(
+          chatIdOf(target.chatId),
+          new InputFile(Buffer.from(content, "utf8"), name),
+          threadId !== undefined ? { message_thread_id: threadId } : {},
+        ),
+      );
+    } catch (error) {
+      throw new AdapterError(
+        "telegram",
+        `Telegram did not accept the file ${name} for chat ${target.chatId}: ${(error as Error).message}`,
+        { cause: error, code: "adapter.telegram.send_failed" },
+      );
     }
   }
 
@@ -486,12 +727,11 @@ class TelegramAdapter implements Adapter {
     target: OutboundTarget,
     chunk: TelegramChunk,
     replyTo: string | undefined,
-    replyMarkup?: { inline_keyboard: { text: string; url: string }[][] },
+    markup?: InlineKeyboardMarkup,
   ): Promise<void> {
     const chatId = chatIdOf(target.chatId);
     const base = {
       link_preview_options: { is_disabled: true },
-      ...(replyMarkup ? { reply_markup: replyMarkup } : {}),
       ...(replyTo
         ? { reply_parameters: { message_id: Number(replyTo), allow_sending_without_reply: true } }
         : {}),
@@ -503,6 +743,7 @@ class TelegramAdapter implements Adapter {
         ...base,
         ...(html ? { parse_mode: chunk.parse_mode } : {}),
         ...(threadId !== undefined ? { message_thread_id: threadId } : {}),
+        ...(markup ? { reply_markup: markup } : {}),
       };
       try {
         await this.call("sendMessage", () =>
@@ -630,7 +871,7 @@ class TelegramAdapter implements Adapter {
   private async takeLock(): Promise<void> {
     const file = path.join(this.options.home, "gateway", "locks", `telegram-${this.botId}.lock`);
     try {
-      this.lock = await acquireLock(file, { waitMs: 0, staleMs: Number.MAX_SAFE_INTEGER });
+      this.lock = await acquireLock(file, { waitMs: 0 });
     } catch (error) {
       if (!(error instanceof LockBusyError)) throw error;
       const holder = error.holderPid ? `process ${error.holderPid}` : "another process";
@@ -671,12 +912,3 @@ function escapeHtml(text: string): string {
 }
 
 /** One URL button per one-time secret form link (at most 10 rows), or undefined when there are none. */
-function secretLinkKeyboard(
-  offers: readonly SecretInputOffer[],
-): { inline_keyboard: { text: string; url: string }[][] } | undefined {
-  const rows = offers
-    .filter((offer) => offer.url !== undefined)
-    .slice(0, 10)
-    .map((offer) => [{ text: `Set ${offer.key}`.slice(0, 64), url: offer.url as string }]);
-  return rows.length > 0 ? { inline_keyboard: rows } : undefined;
-}

@@ -2,7 +2,11 @@
  * Telegram update → `InboundMessage`. Pure: no network, no clock, no state. Decides what the bot sees:
  * commands come only from a `bot_command` entity at the start of the text (after an optional leading
  * `@ourbot` mention), `/cmd@bot args` keeps its arguments, anything addressed to another bot is dropped,
- * and edited messages are never turned into anything (an edit must not replay an old command).
+ * and edited messages are never turned into anything (an edit must not replay an old command). In
+ * groups, text that is not a command reaches the gateway only when addressed to the bot (an @mention of
+ * it, or a reply to one of its messages), the rule Discord and Feishu follow too: a bot that sees every
+ * group message (privacy mode off, or an admin) must not answer the whole room. A `callback_query` from
+ * one of our inline buttons becomes a press carrying the button's opaque data.
  */
 import type { Message, MessageEntity, Update } from "grammy/types";
 import { parsedCommand } from "../../src/core/command-text.js";
@@ -10,6 +14,7 @@ import type { ChatKind, InboundMessage, ParsedCommand } from "../../src/core/mes
 
 /** Normalizes one Bot API update for the bot `botUsername`; null when the gateway should not see it. */
 export function normalizeUpdate(update: Update, botUsername: string): InboundMessage | null {
+  if (update.callback_query !== undefined) return normalizeCallbackQuery(update);
   const message = update.message;
   // edited_message, channel_post, callback queries…: never a command, never chat input.
   if (message === undefined) return null;
@@ -23,6 +28,8 @@ export function normalizeUpdate(update: Update, botUsername: string): InboundMes
   if (addressed === null) return null;
   const command = parseCommand(addressed.text, entities, addressed.offset, botUsername);
   if (command === "other-bot") return null;
+  if (command === null && chat.kind !== "dm" && !isAddressed(message, text, entities, botUsername, addressed))
+    return null;
 
   const from = message.from;
   const sender = from
@@ -69,6 +76,25 @@ function chatOf(message: Message): InboundMessage["chat"] | null {
     default:
       return null;
   }
+}
+
+/** Group text meant for the bot: it opens with or contains an @mention of it, or replies to the bot. */
+function isAddressed(
+  message: Message,
+  text: string,
+  entities: MessageEntity[],
+  botUsername: string,
+  stripped: { offset: number },
+): boolean {
+  if (stripped.offset > 0) return true;
+  const mentioned = entities.some(
+    (entity) =>
+      entity.type === "mention" &&
+      sameUsername(text.slice(entity.offset, entity.offset + entity.length), botUsername),
+  );
+  if (mentioned) return true;
+  const repliedTo = isTopicAnchor(message) ? undefined : message.reply_to_message?.from;
+  return repliedTo?.is_bot === true && sameUsername(repliedTo.username ?? "", botUsername);
 }
 
 /** A topic message's `reply_to_message` is the topic's creation service message, not a real reply. */
@@ -129,4 +155,29 @@ function parseCommand(
 
 function sameUsername(a: string, b: string): boolean {
   return a.replace(/^@/, "").toLowerCase() === b.replace(/^@/, "").toLowerCase();
+}
+
+/**
+ * A press of an inline button: `callback_query.data` is the opaque action id we put on the button
+ * (at most 64 bytes, Bot API `InlineKeyboardButton.callback_data`); `message` is the message carrying
+ * the keyboard (absent when it is too old to be delivered, then there is nothing to edit). Presses on
+ * inline-mode messages (`inline_message_id`, no chat) and game buttons are not ours.
+ */
+function normalizeCallbackQuery(update: Update): InboundMessage | null {
+  const query = update.callback_query;
+  if (query === undefined || typeof query.data !== "string" || query.data === "") return null;
+  const message = query.message;
+  if (message === undefined) return null;
+  const chat = chatOf(message as Message);
+  if (chat === null) return null;
+  return {
+    eventId: String(update.update_id),
+    platform: "telegram",
+    chat,
+    sender: { id: String(query.from.id), name: displayName(query.from), isBot: query.from.is_bot },
+    text: "",
+    receivedAt: message.date * 1000,
+    raw: update,
+    press: { actionId: query.data, messageId: String(message.message_id) },
+  };
 }

@@ -85,6 +85,7 @@ function renderBlock(block: ReplyBlock): string {
     case "table":
       return preBlock(formatTable(block.headers, block.rows));
     case "attachment":
+    case "file":
       return `<b>${escapeHtml(block.name)}</b>\n${preBlock(block.text)}`;
   }
 }

@@ -7,7 +7,13 @@
 import { readFileSync, statSync } from "node:fs";
 import YAML from "yaml";
 import { ConfigError } from "../core/errors.js";
-import { isPlatformReference } from "../core/platforms.js";
+import {
+  type ConfigReader,
+  isPlatformReference,
+  type PlatformDefinition,
+  type PlatformSection,
+  registeredPlatforms,
+} from "../core/platforms.js";
 
 /** The skills section. */
 export interface SkillsConfig {
@@ -52,20 +58,6 @@ export interface CuratorConfig {
   maxSeconds: number;
 }
 
-/** One platform's gateway settings (a superset; each adapter reads what it needs). */
-export interface PlatformConfig {
-  enabled: boolean;
-  mode?: string;
-  apiRoot?: string;
-  domain?: string;
-  verificationToken?: string;
-  encryptKey?: string;
-  applicationId?: string;
-  guildId?: string;
-  api?: string;
-  webhook: { url?: string; port?: number; path?: string; secret?: string };
-}
-
 /** The gateway section, with defaults applied. */
 export interface GatewayConfig {
   admins: string[];
@@ -74,13 +66,26 @@ export interface GatewayConfig {
   /** `platform:chat_id` where maintenance summaries are posted. */
   homeChannel?: string;
   health: { port: number; enabled: boolean };
+  /**
+   * The local web console: on by default on 127.0.0.1. `bind` other than a loopback address must be set
+   * explicitly (and is announced loudly at start).
+   */
+  console: { enabled: boolean; port: number; bind: string };
   maintenance: { checkMinutes: number };
   /** Most commands handled at once across all chats. */
   concurrency: number;
-  telegram: PlatformConfig;
-  feishu: PlatformConfig;
-  discord: PlatformConfig;
+  /** Each registered platform's own section (`gateway.<platform>`), parsed by its adapter's definition. */
+  platforms: Record<string, PlatformSection>;
   agent: { enabled: boolean; historyMessages: number };
+  /** Buttons in chat: how long a shown button works, and items per page of a paged list. */
+  actions: { ttlHours: number; pageSize: number };
+  /**
+   * Peers (IP addresses) whose `X-Forwarded-For` names the real client of a webhook request: the reverse
+   * proxies in front of the listeners. Empty (the default): the peer address is the client.
+   */
+  trustedProxies: string[];
+  /** Most messages one reply may become on a chat platform (past it: a file, or a cut with a pointer). */
+  maxReplyMessages: number;
   /** `gateway.public_url`: the HTTPS address that reaches the one-time secret form server, when any. */
   publicUrl?: string;
   /** `gateway.secret_form.port`: where the one-time secret form listens on 127.0.0.1 (behind public_url). */
@@ -163,15 +168,15 @@ function str(raw: Raw, key: string, at: string): string | undefined {
   );
 }
 
-function oneOf(raw: Raw, key: string, at: string, allowed: string[], fallback: string): string {
+function oneOf<T extends string>(raw: Raw, key: string, at: string, allowed: readonly T[], fallback: T): T {
   const value = str(raw, key, at) ?? fallback;
-  if (!allowed.includes(value)) {
+  if (!(allowed as readonly string[]).includes(value)) {
     throw new ConfigError(
       `${at}${key}`,
       `config.yaml: \`${at}${key}\` is ${show(value)}; allowed values are ${allowed.join(", ")}.`,
     );
   }
-  return value;
+  return value as T;
 }
 
 function num(
@@ -239,7 +244,9 @@ function platformRefList(raw: Raw, key: string): string[] {
     if (!isPlatformReference(entry)) {
       throw new ConfigError(
         `gateway.${key}`,
-        `config.yaml: \`gateway.${key}\` has ${show(entry)}; each entry must be \`platform:id\` with platform one of telegram, feishu, discord (e.g. "telegram:123456789").`,
+        `config.yaml: \`gateway.${key}\` has ${show(entry)}; each entry must be \`platform:id\` with platform one of ${registeredPlatforms()
+          .map((platform) => platform.name)
+          .join(", ")} (e.g. "telegram:123456789").`,
       );
     }
   }
@@ -350,49 +357,42 @@ function parseCurator(raw: Raw, warnings: string[]): CuratorConfig {
   };
 }
 
-function parsePlatform(gateway: Raw, name: string, modes: string[]): PlatformConfig {
-  const at = `gateway.${name}.`;
-  const raw = section(gateway, name, "gateway.");
-  const webhook = section(raw, "webhook", at);
-  const config: PlatformConfig = {
-    enabled: bool(raw, "enabled", at, true),
-    mode: modes.length > 0 ? oneOf(raw, "mode", at, modes, modes[0] ?? "") : undefined,
-    apiRoot: str(raw, "api_root", at)?.replace(/\/+$/, ""),
-    domain: str(raw, "domain", at),
-    verificationToken: str(raw, "verification_token", at),
-    encryptKey: str(raw, "encrypt_key", at),
-    applicationId: str(raw, "application_id", at),
-    guildId: str(raw, "guild_id", at),
-    api: str(raw, "api", at)?.replace(/\/+$/, ""),
-    webhook: {
-      url: str(webhook, "url", `${at}webhook.`),
-      port:
-        webhook.port === undefined
-          ? undefined
-          : num(webhook, "port", `${at}webhook.`, 0, { integer: true, min: 0, max: 65535 }),
-      path: str(webhook, "path", `${at}webhook.`),
-      secret: str(webhook, "secret", `${at}webhook.`),
+/** A `ConfigReader` over one mapping, for a platform's own parser. */
+function readerFor(raw: Raw, at: string): ConfigReader {
+  return {
+    at,
+    bool: (key, fallback) => bool(raw, key, at, fallback),
+    str: (key) => str(raw, key, at),
+    oneOf: (key, allowed, fallback) => oneOf(raw, key, at, allowed, fallback),
+    num: (key, options) =>
+      raw[key] === undefined || raw[key] === null ? undefined : num(raw, key, at, 0, options),
+    section: (key) => readerFor(section(raw, key, at), `${at}${key}.`),
+    fail: (key, value, requirement) => {
+      throw new ConfigError(`${at}${key}`, `config.yaml: \`${at}${key}\` is ${show(value)}; ${requirement}.`);
     },
   };
-  if (
-    name === "feishu" &&
-    config.domain &&
-    !["feishu", "lark"].includes(config.domain) &&
-    !/^https?:\/\//.test(config.domain)
-  ) {
-    throw new ConfigError(
-      "gateway.feishu.domain",
-      `config.yaml: \`gateway.feishu.domain\` is ${show(config.domain)}; allowed values are feishu, lark, or a full URL (https://…).`,
-    );
-  }
-  return config;
 }
 
-function parseGateway(raw: Raw): GatewayConfig {
+function parsePlatforms(
+  gateway: Raw,
+  platforms: readonly PlatformDefinition[],
+): Record<string, PlatformSection> {
+  const parsed: Record<string, PlatformSection> = {};
+  for (const platform of platforms) {
+    parsed[platform.name] = platform.parseConfig(
+      readerFor(section(gateway, platform.name, "gateway."), `gateway.${platform.name}.`),
+    );
+  }
+  return parsed;
+}
+
+function parseGateway(raw: Raw, platforms: readonly PlatformDefinition[]): GatewayConfig {
   const gateway = section(raw, "gateway", "");
   const health = section(gateway, "health", "gateway.");
   const maintenance = section(gateway, "maintenance", "gateway.");
+  const consoleSection = section(gateway, "console", "gateway.");
   const agent = section(gateway, "agent", "gateway.");
+  const actions = section(gateway, "actions", "gateway.");
   const secretForm = section(gateway, "secret_form", "gateway.");
   const publicUrl = str(gateway, "public_url", "gateway.")?.replace(/\/+$/, "");
   if (publicUrl !== undefined && !/^https?:\/\/[^\s/]+/.test(publicUrl)) {
@@ -417,13 +417,16 @@ function parseGateway(raw: Raw): GatewayConfig {
       port: num(health, "port", "gateway.health.", 8787, { integer: true, min: 0, max: 65535 }),
       enabled: bool(health, "enabled", "gateway.health.", true),
     },
+    console: {
+      enabled: bool(consoleSection, "enabled", "gateway.console.", true),
+      port: num(consoleSection, "port", "gateway.console.", 8788, { integer: true, min: 0, max: 65535 }),
+      bind: str(consoleSection, "bind", "gateway.console.") ?? "127.0.0.1",
+    },
     maintenance: {
       checkMinutes: num(maintenance, "check_minutes", "gateway.maintenance.", 60, { min: 0.01 }),
     },
     concurrency: num(gateway, "concurrency", "gateway.", 8, { integer: true, min: 1, max: 256 }),
-    telegram: parsePlatform(gateway, "telegram", ["polling", "webhook"]),
-    feishu: parsePlatform(gateway, "feishu", ["websocket", "webhook"]),
-    discord: parsePlatform(gateway, "discord", []),
+    platforms: parsePlatforms(gateway, platforms),
     agent: {
       enabled: bool(agent, "enabled", "gateway.agent.", false),
       historyMessages: num(agent, "history_messages", "gateway.agent.", 20, {
@@ -432,6 +435,12 @@ function parseGateway(raw: Raw): GatewayConfig {
         max: 500,
       }),
     },
+    actions: {
+      ttlHours: num(actions, "ttl_hours", "gateway.actions.", 24, { min: 0.01, max: 24 * 90 }),
+      pageSize: num(actions, "page_size", "gateway.actions.", 20, { integer: true, min: 5, max: 100 }),
+    },
+    trustedProxies: stringList(gateway, "trusted_proxies", "gateway."),
+    maxReplyMessages: num(gateway, "max_reply_messages", "gateway.", 5, { integer: true, min: 1, max: 50 }),
     publicUrl,
     secretForm: {
       port: num(secretForm, "port", "gateway.secret_form.", 8788, { integer: true, min: 0, max: 65535 }),
@@ -439,8 +448,15 @@ function parseGateway(raw: Raw): GatewayConfig {
   };
 }
 
-/** Validates a parsed config.yaml document. Throws `ConfigError` naming the first wrong key. */
-export function parseConfig(document: unknown, mtimeMs = 0): SkillgateConfig {
+/**
+ * Validates a parsed config.yaml document. Throws `ConfigError` naming the first wrong key. Each
+ * platform's section is validated by its registered definition (`platforms`, default: every registered one).
+ */
+export function parseConfig(
+  document: unknown,
+  mtimeMs = 0,
+  platforms: readonly PlatformDefinition[] = registeredPlatforms(),
+): SkillgateConfig {
   const raw: Raw =
     document === null || document === undefined
       ? {}
@@ -470,7 +486,7 @@ export function parseConfig(document: unknown, mtimeMs = 0): SkillgateConfig {
     curator: parseCurator(raw, warnings),
     auxiliaryCurator: isRecord(auxCurator) ? modelSection(auxCurator, "auxiliary.curator.") : undefined,
     model: mainModel,
-    gateway: parseGateway(raw),
+    gateway: parseGateway(raw, platforms),
     warnings,
     mtimeMs,
   };

@@ -24,6 +24,8 @@ export function homePaths(home: string) {
     env: path.join(home, ".env"),
     skills,
     usage: path.join(skills, ".usage.json"),
+    /** Lock file of `.usage.json`, flocked by skillgate and Hermes alike; kept, never removed. */
+    usageLock: path.join(skills, ".usage.json.lock"),
     curatorState: path.join(skills, ".curator_state"),
     bundledManifest: path.join(skills, ".bundled_manifest"),
     hubLock: path.join(skills, ".hub", "lock.json"),
@@ -35,6 +37,8 @@ export function homePaths(home: string) {
     locks: path.join(skills, ".locks"),
     curatorLogs: path.join(home, "logs", "curator"),
     cronJobs: path.join(home, "cron", "jobs.json"),
+    /** Lock file of `cron/jobs.json`, flocked by skillgate and Hermes alike; kept, never removed. */
+    cronJobsLock: path.join(home, "cron", ".jobs.lock"),
     gateway: path.join(home, "gateway"),
   };
 }

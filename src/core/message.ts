@@ -5,8 +5,11 @@
  */
 import type { Reply } from "./reply.js";
 
-/** Platforms skillgate speaks to. `console` is the local terminal chat, `mock` the test adapter. */
-export type PlatformName = "telegram" | "feishu" | "discord" | "console" | "mock";
+/**
+ * A platform's name: one registered in `src/core/platforms.ts` by its adapter folder, or `console` (the
+ * local terminal chat) or `mock` (the test adapter).
+ */
+export type PlatformName = string;
 
 /** Where a message was said. */
 export type ChatKind = "dm" | "group" | "thread";
@@ -43,6 +46,16 @@ export interface InboundMessage {
   receivedAt: number;
   /** The platform payload, for logging and adapter-specific replies. Never rendered. */
   raw?: unknown;
+  /** Set when this is a button press rather than a message (see `core/actions.ts`). */
+  press?: ButtonPress;
+}
+
+/** A press of a button the gateway showed. `text` of such a message is empty and `command` unset. */
+export interface ButtonPress {
+  /** The opaque callback id the button carried; only the gateway's action store gives it meaning. */
+  actionId: string;
+  /** The platform id of the message carrying the button (the one a `replace` press edits). */
+  messageId?: string;
 }
 
 /** Where a reply goes: a chat, optionally a thread/topic, optionally as a reply to a message. */
@@ -50,6 +63,8 @@ export interface OutboundTarget {
   chatId: string;
   threadId?: string;
   replyTo?: string;
+  /** Replace this message (one the bot sent, e.g. the one whose button was pressed) instead of sending. */
+  editMessageId?: string;
 }
 
 /** What an adapter can do; the core reads these instead of checking platform names. */
@@ -62,6 +77,10 @@ export interface AdapterCapabilities {
   edit: boolean;
   /** Replies can go to threads or topics. */
   threads: boolean;
+  /** Replies can carry buttons (`Reply.actions`) whose presses come back as `InboundMessage.press`. */
+  buttons?: boolean;
+  /** `file` blocks are sent as files (documents, attachments); without it the reply budget cuts instead. */
+  files?: boolean;
   /**
    * How an admin can type a secret privately here: `modal` (Discord), `form` (a Feishu card form),
    * `link` (a one-time web form, when `gateway.public_url` is set). Absent: no private input.
@@ -74,7 +93,8 @@ export type InboundSink = (message: InboundMessage) => Promise<void>;
 
 /** Health of one adapter, as `/healthz` reports it. */
 export interface AdapterHealth {
-  state: "starting" | "connected" | "degraded" | "stopped";
+  /** `failed`: the first connection gave up (the detail says why); the other platforms keep running. */
+  state: "starting" | "connected" | "degraded" | "stopped" | "failed";
   detail?: string;
 }
 
@@ -88,6 +108,8 @@ export interface Adapter {
   stop(): Promise<void>;
   /** Sends a reply, chunked and rendered for the platform. */
   send(target: OutboundTarget, reply: Reply, inReplyTo?: InboundMessage): Promise<void>;
+  /** How many messages `send` would post for a reply (pure; the reply budget uses it). */
+  measure?(reply: Reply): number;
   /** Current health. */
   health(): AdapterHealth;
   /** Registers native commands (menus, slash commands) from the registry; optional. */
@@ -115,13 +137,36 @@ export interface AdapterHooks {
   admit(message: InboundMessage): SenderAdmission;
   /** Skill names this sender may load on this platform that start with `prefix` (visibility + authorisation applied). */
   suggestSkills(senderId: string, prefix: string): Promise<string[]>;
-  /** Private secret entry (modal or card form); absent when the gateway offers none. */
+  /** Private secret entry (a "Set KEY" button's modal, card form or link); absent when none is offered. */
   secretInput?: SecretInputHooks;
 }
 
-/** What an adapter asks the gateway while an admin sets a secret through a private input. */
+/** The private input a pressed "Set KEY" button opens, for the admin who pressed it. */
+export interface SecretInputOpening {
+  /** One-time token naming the input; it is bound to the presser and expires. */
+  token: string;
+  /** The environment variable to set. */
+  key: string;
+  /** The skill that needs it. */
+  skill: string;
+  /** What to ask (the input's label). */
+  prompt: string;
+  /** The one-time form link, on platforms that get a link instead of a native input. */
+  url?: string;
+}
+
+/**
+ * What an adapter asks the gateway around private secret entry. A "Set KEY" button is an ordinary stored
+ * action (see `core/actions.ts`); an adapter whose platform opens something native on a press (a modal
+ * must be the press's first answer) asks `open` before delivering the press.
+ */
 export interface SecretInputHooks {
-  /** What to ask for `token` (opened by `senderId`), or why it is refused. */
+  /**
+   * For a button press: `null` when the pressed action is not a "Set KEY" button (deliver the press as
+   * usual); otherwise the input to open for the presser, or why it is refused (show it to them only).
+   */
+  open(press: InboundMessage): Promise<SecretInputOpening | { refused: string } | null>;
+  /** What the input for `token` asks (opened by `senderId`), or why it is refused. */
   describe(token: string, senderId: string): Promise<{ key: string; prompt: string } | { refused: string }>;
   /**
    * Stores the typed value (never logged or echoed) and returns what the chat may see: "`KEY` set ✓" and

@@ -46,7 +46,8 @@ function renderBlock(block: ReplyBlock, color: boolean): string {
       if (color && lines.length > 0) lines[0] = ANSI.underline(ANSI.bold(lines[0] ?? ""));
       return lines.join("\n");
     }
-    case "attachment": {
+    case "attachment":
+    case "file": {
       const title = `[${block.name}]`;
       return `${color ? ANSI.bold(title) : title}\n${block.text.replace(/\n+$/, "")}`;
     }

@@ -4,6 +4,8 @@
  * a span between backticks (`like this`) is inline code, which renderers may style.
  */
 
+import type { ReplyActions, ReplyLayout, ReplyPaging } from "./actions.js";
+
 /** One block of a reply. */
 export type ReplyBlock =
   | { kind: "heading"; text: string }
@@ -11,35 +13,46 @@ export type ReplyBlock =
   | { kind: "list"; items: string[]; ordered?: boolean }
   | { kind: "code"; text: string; lang?: string }
   | { kind: "table"; headers: string[]; rows: string[][] }
-  | { kind: "attachment"; name: string; text: string };
-
-/**
- * A private input offered for one secret: a Discord modal, a Feishu card form, or a one-time form link.
- * The value typed there goes straight to `<home>/.env`, never through the chat history. Platforms
- * without a private input ignore it (the reply's text already says how to set the secret on the host).
- */
-export interface SecretInputOffer {
-  /** The environment variable to set. */
-  key: string;
-  /** The skill that needs it. */
-  skill: string;
-  /** One-time token binding the input to the admin who asked; it expires. */
-  token: string;
-  /** What to ask (shown as the input's label). */
-  prompt: string;
-  /** The one-time form link, on platforms that get a link instead of a native input. */
-  url?: string;
-}
+  | { kind: "attachment"; name: string; text: string }
+  /**
+   * Content to deliver as a file where the platform can (Telegram document, Discord attachment, Feishu
+   * file message); renderers without files show `text` inline. The reply budget produces these.
+   */
+  | { kind: "file"; name: string; text: string };
 
 /** What a command answers. `json` is the machine document printed by `--json`. */
 export interface Reply {
   blocks: ReplyBlock[];
-  /** Private inputs for missing secrets, for the admin who asked (see `SecretInputOffer`). */
-  secretInputs?: SecretInputOffer[];
   /** The document `--json` prints; when absent, `--json` prints `{ok, text}` derived from the blocks. */
   json?: unknown;
   /** CLI exit code: 0 done, 1 refused or failed, 2 bad usage, 78 bad config. */
   exitCode: number;
+  /** Buttons (see `core/actions.ts`); surfaces without buttons ignore them and show `blocks`. */
+  actions?: ReplyActions<ReplyBlock>;
+  /** One block that chats able to edit in place show page by page with ‹ › buttons. */
+  paging?: ReplyPaging;
+  /** A richer presentation where the platform has one (Feishu card, Discord embed). */
+  layout?: ReplyLayout;
+  /** Meant only for the person who asked (a refused button press): shown privately where possible. */
+  private?: boolean;
+  /**
+   * Things the person should know that are not the answer (a corrupt file moved aside, skills skipped).
+   * `withWarnings` also puts them in the blocks; with `--json` the CLI prints them on stderr.
+   */
+  warnings?: string[];
+}
+
+/**
+ * Adds warnings to a reply: as `⚠` paragraphs at the end of its blocks (every surface shows them) and in
+ * `warnings` (the CLI prints them on stderr when `--json` hides the blocks).
+ */
+export function withWarnings(value: Reply, warnings: readonly string[]): Reply {
+  if (warnings.length === 0) return value;
+  return {
+    ...value,
+    blocks: [...value.blocks, ...warnings.map((text) => ({ kind: "paragraph" as const, text: `⚠ ${text}` }))],
+    warnings: [...(value.warnings ?? []), ...warnings],
+  };
 }
 
 /** Builds a reply from blocks; exit code 0 unless given. */
@@ -82,6 +95,7 @@ export function replyToPlainText(value: Reply): string {
         parts.push(formatTable(block.headers, block.rows));
         break;
       case "attachment":
+      case "file":
         parts.push(`[${block.name}]\n${block.text}`);
         break;
     }

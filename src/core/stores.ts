@@ -33,7 +33,7 @@ export interface ChatSessions {
 
 /** Remembers delivered event ids so a platform's redelivery is handled once. */
 export interface EventDedupe {
-  /** True the first time `platform`/`eventId` is seen (and marks it); false for a repeat. */
+  /** Marks `platform`/`eventId` as seen; true when it was already seen (a redelivery to drop). */
   checkAndMark(platform: string, eventId: string): boolean;
   /** Writes pending changes now. */
   flush(): Promise<void>;

@@ -1,17 +1,33 @@
 /**
- * Archive and restore, never delete. `.archive/` mirrors where a skill lived (`.archive/<category>/<name>`),
- * with a `-YYYYMMDDHHMMSS` suffix only when that place is taken, so `restore` can put a skill back in its
- * category. Every name `listArchived` reports is accepted by `restoreSkill`. Both moves are ledgered and
- * keep `.usage.json` (state, archived_at) and `.curator_suppressed` in step.
+ * Archive and restore, never delete. Packages go flat to `.archive/<name>` (the layout Hermes reads, see
+ * `archive-layout.ts`), with a `-YYYYMMDDHHMMSS` suffix only when that place is taken; the category is
+ * recorded in `.archive_origins.json` so `restore` can put a skill back where it lived. Every name
+ * `listArchived` reports is accepted by `restoreSkill`. Both moves are ledgered and keep `.usage.json`
+ * (state, archived_at) and `.curator_suppressed` in step.
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
 import { CuratorError } from "../core/errors.js";
-import { isoTimestamp, pathExists, readTextIfExists } from "../core/fsutil.js";
+import { isoTimestamp, pathExists } from "../core/fsutil.js";
+import {
+  destinationRefusal,
+  isSymlink,
+  isWithin,
+  MAX_SKILL_MD_BYTES,
+  moveRefusal,
+  readContained,
+  realPathOf,
+} from "../skills/containment.js";
 import type { SkillEntry, SkillLibrary } from "../skills/types.js";
 import { emptyRecord, type UsageMap, UsageStore } from "../skills/usage.js";
+import {
+  flatArchiveDestination,
+  migrateArchiveLayout,
+  readArchiveOrigins,
+  updateArchiveOrigins,
+} from "./archive-layout.js";
 import { type LedgerActor, withLedger } from "./ledger.js";
 import {
   addSuppressed,
@@ -110,27 +126,28 @@ function stampOf(now: Date): string {
   return now.toISOString().replace(/[-:T]/g, "").replace(/\..*$/, "");
 }
 
-/** Moves a directory, copying across devices when a rename cannot. */
+/**
+ * Moves a skill folder, copying across devices when a rename cannot. A folder that is a symlink is moved
+ * as a link, never the folder behind it: a new link to the same target is made at `to` (a relative
+ * target is recomputed, so it still resolves from there) and the old link removed.
+ */
 async function moveDir(from: string, to: string): Promise<void> {
   await fs.mkdir(path.dirname(to), { recursive: true });
+  if (isSymlink(from)) {
+    const target = path.resolve(path.dirname(from), await fs.readlink(from));
+    const stored = path.isAbsolute(await fs.readlink(from))
+      ? target
+      : path.relative(path.dirname(to), target);
+    await fs.symlink(stored, to);
+    await fs.unlink(from);
+    return;
+  }
   try {
     await fs.rename(from, to);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EXDEV") throw error;
     await fs.cp(from, to, { recursive: true, errorOnExist: true, force: false, verbatimSymlinks: true });
     await fs.rm(from, { recursive: true, force: true });
-  }
-}
-
-/** A free place under `.archive/` for `relPath`: the same path, or with a timestamp suffix on collision. */
-async function archiveDestination(archiveRoot: string, relPath: string, now: Date): Promise<string> {
-  const plain = path.join(archiveRoot, ...relPath.split("/"));
-  if (!(await pathExists(plain))) return plain;
-  const stamped = `${plain}-${stampOf(now)}`;
-  if (!(await pathExists(stamped))) return stamped;
-  for (let n = 2; ; n += 1) {
-    const candidate = `${stamped}-${n}`;
-    if (!(await pathExists(candidate))) return candidate;
   }
 }
 
@@ -180,7 +197,10 @@ export async function archiveEntry(
   );
   if (refusal) throw refuse(refusal);
   assertSafeName(entry.relPath, "skill path");
-  const dest = await archiveDestination(paths.archive, entry.relPath, now);
+  // The containment rule: nothing outside the library is ever moved.
+  const outside = moveRefusal(paths.skills, entry.dir, entry.name);
+  if (outside) throw refuse(outside, "curator.outside_library");
+  const dest = await flatArchiveDestination(paths.archive, path.posix.basename(entry.relPath), stampOf(now));
   const archivedAs = path.relative(paths.archive, dest).split(path.sep).join("/");
   await withLedger(
     {
@@ -194,6 +214,7 @@ export async function archiveEntry(
     },
     async () => {
       await moveDir(entry.dir, dest);
+      await updateArchiveOrigins(opts.home, { [archivedAs]: entry.relPath });
       if (!knobs.deferUsage) await store.update((records) => markArchived(records, entry.name, now));
       if (provenance.bundled.has(entry.name)) await addSuppressed(opts.home, entry.name);
     },
@@ -218,8 +239,9 @@ export async function archiveMany(
   opts: MoveOptions,
 ): Promise<{ archived: ArchiveResult[]; failures: { name: string; error: string }[] }> {
   const store = new UsageStore(homePaths(opts.home).skills);
-  const usage = await store.read();
   const now = opts.now ?? new Date();
+  await migrateArchiveLayout(opts.home, now);
+  const usage = await store.read();
   const archived: ArchiveResult[] = [];
   const failures: { name: string; error: string }[] = [];
   try {
@@ -248,36 +270,66 @@ export async function archiveSkill(name: string, opts: MoveOptions): Promise<Arc
   const entry = await opts.library.find(name);
   if (!entry) throw refuse(`skill '${name}' not found`, "curator.not_found");
   try {
+    await migrateArchiveLayout(opts.home, opts.now);
     return await archiveEntry(entry, opts);
   } finally {
     opts.library.invalidate();
   }
 }
 
-async function readArchivedItem(archiveRoot: string, dir: string): Promise<ArchivedItem> {
+async function readArchivedItem(
+  archiveRoot: string,
+  dir: string,
+  origins: Readonly<Record<string, string>>,
+): Promise<ArchivedItem> {
   const archivedAs = path.relative(archiveRoot, dir).split(path.sep).join("/");
   const base = path.posix.basename(archivedAs);
   const match = STAMP_SUFFIX.exec(base);
   const original = match?.[1] ?? base;
   const parent = path.posix.dirname(archivedAs);
-  const restoreTo = parent === "." ? original : `${parent}/${original}`;
-  const text = await readTextIfExists(path.join(dir, "SKILL.md")).catch(() => undefined);
+  let text: string | undefined;
+  try {
+    // The containment rule: SKILL.md is read only when it resolves inside the package.
+    text = readContained(dir, path.join(dir, "SKILL.md"), {
+      label: "SKILL.md",
+      skill: original,
+      limit: MAX_SKILL_MD_BYTES,
+    }).bytes.toString("utf8");
+  } catch {
+    text = undefined;
+  }
+  const skillName = (text !== undefined ? frontmatterName(text) : undefined) ?? original;
+  // Flat (Hermes' layout): where it came from is in the origins file, when skillgate archived it.
+  const recorded = parent === "." ? (origins[archivedAs] ?? null) : null;
+  const from = recorded !== null && path.posix.basename(recorded) === original ? recorded : null;
+  const restoreTo = from ?? (parent === "." ? original : `${parent}/${original}`);
+  const category = path.posix.dirname(restoreTo);
   const stat = await fs.stat(dir);
   return {
     archivedAs,
-    skillName: (text !== undefined ? frontmatterName(text) : undefined) ?? original,
+    skillName,
     restoreTo,
-    category: parent === "." ? null : (parent.split("/")[0] ?? null),
+    category: category === "." ? null : (category.split("/")[0] ?? null),
     dir,
     stamp: match?.[2] ?? null,
     mtimeMs: stat.mtimeMs,
   };
 }
 
-/** Every archived skill package (a folder holding SKILL.md) under `.archive/`, sorted by path. */
+/**
+ * Every archived skill package (a folder holding SKILL.md) under `.archive/`, sorted by path. An archived
+ * link to a skill folder (a linked skill that was archived) is a package too; other links are not
+ * followed. An `.archive` that resolves outside the library holds nothing skillgate will touch.
+ */
 export async function listArchived(home: string): Promise<ArchivedItem[]> {
-  const root = homePaths(home).archive;
+  const paths = homePaths(home);
+  const root = paths.archive;
+  const origins = await readArchiveOrigins(home);
   const items: ArchivedItem[] = [];
+  const realArchive = realPathOf(root);
+  const realSkills = realPathOf(paths.skills);
+  if (realArchive === undefined || realSkills === undefined || !isWithin(realSkills, realArchive))
+    return items;
   const walk = async (dir: string): Promise<void> => {
     let children: import("node:fs").Dirent[];
     try {
@@ -286,15 +338,24 @@ export async function listArchived(home: string): Promise<ArchivedItem[]> {
       return;
     }
     if (dir !== root && children.some((child) => child.isFile() && child.name === "SKILL.md")) {
-      items.push(await readArchivedItem(root, dir));
+      items.push(await readArchivedItem(root, dir, origins));
       return;
     }
     for (const child of children) {
-      if (child.isDirectory()) await walk(path.join(dir, child.name));
+      const full = path.join(dir, child.name);
+      if (child.isDirectory()) await walk(full);
+      else if (child.isSymbolicLink() && (await isSkillFolder(full)))
+        items.push(await readArchivedItem(root, full, origins));
     }
   };
   await walk(root);
   return items.sort((a, b) => (a.archivedAs < b.archivedAs ? -1 : a.archivedAs > b.archivedAs ? 1 : 0));
+}
+
+/** True when `target` (followed) is a folder holding a SKILL.md. */
+async function isSkillFolder(target: string): Promise<boolean> {
+  const stat = await fs.stat(path.join(target, "SKILL.md")).catch(() => undefined);
+  return stat?.isFile() === true;
 }
 
 function newestFirst(a: ArchivedItem, b: ArchivedItem): number {
@@ -315,6 +376,14 @@ export function pickArchived(
 ): ArchivedItem | undefined {
   const exactPath = items.find((item) => item.archivedAs === name);
   if (exactPath) return exactPath;
+  // The `category/name` an earlier (nested) layout printed still names the package it moved to.
+  if (name.includes("/")) {
+    const base = path.posix.basename(name);
+    const origin = `${path.posix.dirname(name)}/${STAMP_SUFFIX.exec(base)?.[1] ?? base}`;
+    const byOrigin = items.filter((item) => item.restoreTo === origin);
+    const sameFolder = byOrigin.find((item) => path.posix.basename(item.archivedAs) === base);
+    if (sameFolder || byOrigin.length > 0) return sameFolder ?? byOrigin.sort(newestFirst)[0];
+  }
   const exactDir = items.filter((item) => path.posix.basename(item.archivedAs) === name);
   if (exactDir.length > 1) {
     const choices = exactDir.map((item) => item.archivedAs).join(", ");
@@ -354,6 +423,7 @@ export async function restoreSkill(name: string, opts: MoveOptions): Promise<Res
   const prefix = opts.commandPrefix ?? terminalPrefix;
   if (!(await pathExists(paths.archive)))
     throw refuse("no archive directory — nothing has been archived yet", "curator.not_found");
+  await migrateArchiveLayout(opts.home, opts.now);
   const item = pickArchived(await listArchived(opts.home), name, prefix);
   if (!item) {
     throw refuse(
@@ -379,6 +449,8 @@ export async function restoreSkill(name: string, opts: MoveOptions): Promise<Res
     dest = flat;
     flattened = true;
   }
+  const outside = destinationRefusal(paths.skills, dest, item.skillName);
+  if (outside) throw refuse(outside, "curator.outside_library");
   const store = new UsageStore(paths.skills);
   await withLedger(
     {
@@ -398,6 +470,7 @@ export async function restoreSkill(name: string, opts: MoveOptions): Promise<Res
         record.archived_at = null;
         records[item.skillName] = record;
       });
+      await updateArchiveOrigins(opts.home, { [item.archivedAs]: null });
       await removeSuppressed(opts.home, item.skillName);
     },
   );

@@ -10,6 +10,7 @@
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
 import { isoTimestamp } from "../core/fsutil.js";
+import type { ConsolidatedEntry, PrunedEntry } from "../llm/classify.js";
 import {
   type ClassifyInput,
   classifyPass,
@@ -34,13 +35,7 @@ import { loadProvenance } from "./provenance.js";
 import { runCurator } from "./run.js";
 import { createSnapshot, listSnapshots } from "./snapshot.js";
 import { runToolCall, type SkillToolName, type ToolRuntime, toolDefinitions } from "./tools.js";
-import type {
-  ConsolidatedEntry,
-  ConsolidationOutcome,
-  Consolidator,
-  ConsolidatorInput,
-  PrunedEntry,
-} from "./types.js";
+import type { ConsolidationOutcome, Consolidator, ConsolidatorInput } from "./types.js";
 
 /** The first line of a dry run's prompt. */
 export const DRY_RUN_BANNER =
@@ -409,7 +404,7 @@ export interface PreviewContext {
   home: string;
   config: SkillgateConfig;
   library: SkillLibrary;
-  surface: "terminal" | "chat";
+  surface: "terminal" | "chat" | "web";
   commandPrefix: (path: string[]) => string;
   now: () => Date;
 }
@@ -425,7 +420,7 @@ export async function consolidationPreview(
   flags: { consolidate: boolean; dryRun: boolean },
   consolidatorImpl: Consolidator = consolidator,
 ): Promise<string | null> {
-  if (ctx.surface !== "chat" || flags.dryRun) return null;
+  if (ctx.surface === "terminal" || flags.dryRun) return null;
   if (!(flags.consolidate || ctx.config.curator.consolidate)) return null;
   const preview = await runCurator({
     home: ctx.home,

@@ -2,7 +2,7 @@
  * After a consolidation, cron jobs that named a merged skill are pointed at its umbrella, and jobs that
  * named a pruned skill drop it (#18671: stale references after consolidation). Only the `skills` list and
  * the legacy `skill` field change; the rest of `cron/jobs.json` is kept as it was. The rewrite holds the
- * jobs lock (`cron/jobs.json.lock`, the one rollback uses) and replaces the file atomically.
+ * jobs lock (`cron/.jobs.lock`, flocked like Hermes does; rollback takes it too) and replaces the file atomically.
  */
 import { homePaths } from "../config/home.js";
 import { atomicWriteFile, isoTimestamp, readTextIfExists, withLock } from "../core/fsutil.js";
@@ -72,7 +72,7 @@ export async function rewriteCronReferences(
   const file = homePaths(home).cronJobs;
   try {
     await withLock(
-      `${file}.lock`,
+      homePaths(home).cronJobsLock,
       async () => {
         const text = await readTextIfExists(file);
         if (text === undefined) return;
@@ -110,7 +110,7 @@ export async function rewriteCronReferences(
         }
         await atomicWriteFile(file, `${JSON.stringify(document, null, 2)}\n`);
       },
-      { waitMs: 30_000 },
+      { waitMs: 30_000, recordHolder: false },
     );
   } catch (error) {
     // Nothing was written: report no rewrites, only the error.

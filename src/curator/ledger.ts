@@ -13,8 +13,8 @@ import { atomicWriteFile, isoTimestamp, readTextIfExists, withLock } from "../co
 import { type UsageRecord, UsageStore } from "../skills/usage.js";
 import { gcBlobs, storeFile } from "./blobs.js";
 
-/** Who made a change. */
-export type LedgerActor = "curator" | "agent" | "user";
+/** Who made a change (`web`: a person through the local web console). */
+export type LedgerActor = "curator" | "agent" | "user" | "web";
 
 /** Directory names never captured, at any depth (#107539). */
 export const CAPTURE_SKIP_DIRS = new Set([
@@ -212,13 +212,35 @@ export async function appendEntry(
     ledgerLockPath(home),
     async () => {
       await fs.mkdir(path.dirname(file), { recursive: true });
-      await fs.appendFile(file, `${JSON.stringify(entry)}\n`, "utf8");
+      // A crash mid-append leaves a line without its newline: end it first, so the new entry starts on a
+      // line of its own (the broken line is then skipped on reading, never glued to the entry).
+      const repair = (await endsWithoutNewline(file)) ? "\n" : "";
+      await fs.appendFile(file, `${repair}${JSON.stringify(entry)}\n`, "utf8");
       const cap = config.skills.ledgerMaxBytes;
       if (cap > 0 && (await fs.stat(file)).size > cap) await compactLocked(home, cap);
     },
-    { waitMs: 60_000 },
+    { waitMs: 60_000, recordHolder: false },
   );
   return entry;
+}
+
+/** True when `file` exists, is not empty and its last byte is not a newline. */
+async function endsWithoutNewline(file: string): Promise<boolean> {
+  let handle: import("node:fs/promises").FileHandle;
+  try {
+    handle = await fs.open(file, "r");
+  } catch {
+    return false;
+  }
+  try {
+    const { size } = await handle.stat();
+    if (size === 0) return false;
+    const last = Buffer.alloc(1);
+    await handle.read(last, 0, 1, size - 1);
+    return last[0] !== 0x0a;
+  } finally {
+    await handle.close();
+  }
 }
 
 /** Drops paths whose content is the same before and after. */
@@ -238,24 +260,38 @@ export function dropUnchanged(
 /** A ledger line as read: the entry, or the raw text when it is not a valid entry. */
 type Row = { entry: LedgerEntry; raw?: undefined } | { entry?: undefined; raw: string };
 
+function parseEntry(text: string): LedgerEntry | undefined {
+  try {
+    const doc = JSON.parse(text) as LedgerEntry;
+    return doc &&
+      typeof doc === "object" &&
+      typeof doc.id === "string" &&
+      Array.isArray(doc.before) &&
+      Array.isArray(doc.after)
+      ? doc
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Where an entry written after a broken, unterminated line starts (ledgers written before the repair). */
+const GLUED_ENTRY = '{"id":"';
+
 function parseRows(text: string): Row[] {
   const rows: Row[] = [];
   for (const line of text.replace(/^\uFEFF/, "").split("\n")) {
     if (line.trim() === "") continue;
-    try {
-      const doc = JSON.parse(line) as LedgerEntry;
-      if (
-        doc &&
-        typeof doc === "object" &&
-        typeof doc.id === "string" &&
-        Array.isArray(doc.before) &&
-        Array.isArray(doc.after)
-      ) {
-        rows.push({ entry: doc });
-      } else rows.push({ raw: line });
-    } catch {
-      rows.push({ raw: line });
+    const entry = parseEntry(line);
+    if (entry) {
+      rows.push({ entry });
+      continue;
     }
+    // A line glued onto a broken one: keep the broken part as raw and the valid entry after it.
+    const at = line.lastIndexOf(GLUED_ENTRY);
+    const glued = at > 0 ? parseEntry(line.slice(at)) : undefined;
+    if (glued) rows.push({ raw: line.slice(0, at) }, { entry: glued });
+    else rows.push({ raw: line });
   }
   return rows;
 }
@@ -294,11 +330,33 @@ async function compactLocked(home: string, cap: number): Promise<void> {
   await gcBlobs(home, referenced);
 }
 
+/** The ledger as read: every valid entry, oldest first, and how many broken lines were skipped. */
+export interface LedgerRead {
+  entries: LedgerEntry[];
+  /** Lines that are not a valid entry (a crash mid-append, a hand edit); they are skipped. */
+  skipped: number;
+}
+
+/** Reads the ledger; malformed lines are skipped and counted (a BOM is tolerated). */
+export async function readLedger(home: string): Promise<LedgerRead> {
+  const text = await readTextIfExists(homePaths(home).ledger);
+  if (text === undefined) return { entries: [], skipped: 0 };
+  const rows = parseRows(text);
+  return {
+    entries: rows.flatMap((row) => (row.entry ? [row.entry] : [])),
+    skipped: rows.filter((row) => row.raw !== undefined).length,
+  };
+}
+
+/** The warning for skipped ledger lines, or undefined when there were none. */
+export function skippedLinesWarning(skipped: number): string | undefined {
+  if (skipped === 0) return undefined;
+  return `${skipped} line${skipped === 1 ? "" : "s"} of skills/.curator_ledger.jsonl ${skipped === 1 ? "is" : "are"} not valid (an interrupted write?) and ${skipped === 1 ? "was" : "were"} skipped; every other entry is intact.`;
+}
+
 /** Every valid entry, oldest first (a BOM and malformed lines are tolerated). */
 export async function readEntries(home: string): Promise<LedgerEntry[]> {
-  const text = await readTextIfExists(homePaths(home).ledger);
-  if (text === undefined) return [];
-  return parseRows(text).flatMap((row) => (row.entry ? [row.entry] : []));
+  return (await readLedger(home)).entries;
 }
 
 /** Entries newest first, optionally for one skill, at most `limit`. */

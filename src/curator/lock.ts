@@ -1,16 +1,27 @@
 /**
  * The one curator run lock `<home>/skills/.locks/curator-run`. Every run — automatic or manual, from
- * any process — takes it, so two gateways or a CLI beside a gateway never run the curator at once. The
- * file holds `<pid> <token>`; a lock whose holder is dead, or that is older than an hour, is taken over
- * (see `acquireLock`, which publishes the file complete so a half-written lock is never misread).
+ * any process — takes it, so two gateways or a CLI beside a gateway never run the curator at once.
+ * skillgate holds it with `flock(2)` (released by the kernel when the holder dies) and writes its
+ * identity into it; the file exists only while held, because Hermes claims the same path by creating
+ * it exclusively with its pid inside. A Hermes claim younger than an hour is respected as busy; an
+ * older one is taken over, as Hermes itself does.
  */
 import path from "node:path";
 import { homePaths } from "../config/home.js";
 import { CuratorError } from "../core/errors.js";
 import { acquireLock, type HeldLock, LockBusyError } from "../core/fsutil.js";
+import type { RunLock } from "../core/stores.js";
 
-/** A run lock older than this is considered abandoned. */
+/** A claim Hermes wrote (its pid, no kernel lock) older than this is abandoned, as Hermes judges it. */
 export const RUN_LOCK_STALE_MS = 3_600_000;
+
+/**
+ * Judges what a newly locked run-lock file holds. skillgate's own records (`<pid> <host> <token>`) are
+ * dead once we hold the kernel lock; a bare pid is a Hermes claim, busy until it is an hour old.
+ */
+function hermesClaim(content: string, ageMs: number): string | undefined {
+  return /^\d+$/.test(content) && ageMs < RUN_LOCK_STALE_MS ? content : undefined;
+}
 
 /** Path of the run lock of `home`. */
 export function runLockFile(home: string): string {
@@ -23,11 +34,12 @@ export function runLockFile(home: string): string {
  */
 export async function acquireRunLock(home: string): Promise<HeldLock> {
   try {
-    // Kept fresh while held: a run longer than the stale limit must not be taken over while alive.
+    // Touched while held: Hermes judges a claim by its age and must not take over a long run.
     return await acquireLock(runLockFile(home), {
       waitMs: 0,
-      staleMs: RUN_LOCK_STALE_MS,
+      removeOnRelease: true,
       keepAliveMs: 60_000,
+      checkClaim: hermesClaim,
     });
   } catch (error) {
     if (!(error instanceof LockBusyError)) throw error;
@@ -40,12 +52,24 @@ export async function acquireRunLock(home: string): Promise<HeldLock> {
   }
 }
 
-/** Runs `fn` holding the run lock, so a manual change never races a curator run in any process. */
-export async function withRunLock<T>(home: string, fn: () => Promise<T>): Promise<T> {
-  const lock = await acquireRunLock(home);
+/** The run lock of `home` as the file under `skills/.locks` (the default `RunLock` of every caller). */
+export function fileRunLock(home: string): RunLock {
+  return { acquire: () => acquireRunLock(home) };
+}
+
+/**
+ * Runs `fn` holding the run lock, so a manual change never races a curator run in any process. `lock`
+ * is the gateway's store when one is set (chat), else the file lock of `home`.
+ */
+export async function withRunLock<T>(
+  home: string,
+  fn: () => Promise<T>,
+  lock: RunLock = fileRunLock(home),
+): Promise<T> {
+  const held = await lock.acquire();
   try {
     return await fn();
   } finally {
-    await lock.release();
+    await held.release();
   }
 }

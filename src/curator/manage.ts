@@ -12,8 +12,16 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
-import { CuratorError } from "../core/errors.js";
+import { CuratorError, SkillError } from "../core/errors.js";
 import { atomicWriteFile, isoTimestamp, pathExists, withLock } from "../core/fsutil.js";
+import {
+  isWithin,
+  MAX_LINKED_FILE_BYTES,
+  MAX_SKILL_MD_BYTES,
+  readContained,
+  realPathOf,
+  writeRefusal,
+} from "../skills/containment.js";
 import { parseSkillMd } from "../skills/frontmatter.js";
 import { SUPPORT_DIR_NAMES } from "../skills/scan.js";
 import type { SkillEntry, SkillLibrary } from "../skills/types.js";
@@ -199,6 +207,8 @@ async function findTarget(ctx: ManageContext, name: string): Promise<Target> {
   if (entry.rootKind === "external") {
     refuse(`skill '${name}' lives in skills.external_dirs; external skills are read-only here`);
   }
+  const linked = writeRefusal(homePaths(ctx.home).skills, entry.dir, name);
+  if (linked) refuse(linked);
   const usage = await new UsageStore(homePaths(ctx.home).skills).read();
   return { entry, record: usage[name] };
 }
@@ -258,14 +268,12 @@ async function resolveInside(
   }
   const target = path.join(skillDir, ...parts);
   const realRoot = await fs.realpath(skillDir);
-  // The deepest existing ancestor must resolve inside the skill (no symlinked escape).
+  // The deepest existing ancestor must resolve inside the skill (the containment rule).
   let probe = target;
   for (;;) {
     try {
       const real = await fs.realpath(probe);
-      const relReal = path.relative(realRoot, real);
-      if (relReal.startsWith("..") || path.isAbsolute(relReal))
-        refuse("file_path resolves outside the skill folder");
+      if (!isWithin(realRoot, real)) refuse("file_path resolves outside the skill folder");
       break;
     } catch (error) {
       if (error instanceof Refusal) throw error;
@@ -352,6 +360,13 @@ async function createSkill(
   const dir = category ? path.join(skillsDir, category, name) : path.join(skillsDir, name);
   if (await pathExists(dir))
     refuse(`${path.relative(skillsDir, dir)} already exists on disk; pick another name`);
+  if (category) {
+    const real = realPathOf(path.join(skillsDir, category));
+    if (real !== undefined && !isWithin(realPathOf(skillsDir) ?? skillsDir, real))
+      refuse(
+        `category '${category}' is a symlink that leads outside the library; create the skill elsewhere`,
+      );
+  }
   if (ctx.session.origin === "background_review") {
     const provenance = await loadProvenance(ctx.home, await ctx.library.all());
     if (provenance.hub.has(name) || provenance.bundled.has(name) || provenance.protected.has(name)) {
@@ -416,8 +431,14 @@ async function patchSkill(
   requireViewed(ctx, name, isSkillMd ? undefined : filePath);
   let text: string;
   try {
-    text = await fs.readFile(file, "utf8");
-  } catch {
+    // The containment rule applies to SKILL.md too: a link out of the skill is never read.
+    text = readContained(target.entry.dir, file, {
+      label: filePath ?? "SKILL.md",
+      skill: name,
+      limit: isSkillMd ? MAX_SKILL_MD_BYTES : MAX_LINKED_FILE_BYTES,
+    }).bytes.toString("utf8");
+  } catch (error) {
+    if (error instanceof SkillError && error.code !== "skill.not_found") refuse(error.message);
     refuse(`file '${filePath ?? "SKILL.md"}' not found in skill '${name}'`);
   }
   const count = text.split(oldString).length - 1;

@@ -4,19 +4,15 @@
  * jobs changed. The summary line and the rename map are built here once and rendered both for the
  * stored `last_run_summary` (terminal spelling) and for chat (`summaryReply`).
  */
+
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { homePaths } from "../config/home.js";
+import { invocation, type ReplyAction, runAction } from "../core/actions.js";
 import { atomicWriteFile, stableJson } from "../core/fsutil.js";
 import { type Reply, type ReplyBlock, reply } from "../core/reply.js";
-import type {
-  AutoTransitionCounts,
-  ConsolidatedEntry,
-  CuratorRunResult,
-  PrunedEntry,
-  RenameEntry,
-  RenameMap,
-} from "./types.js";
+import type { ConsolidatedEntry, PrunedEntry } from "../llm/classify.js";
+import type { AutoTransitionCounts, CuratorRunResult, RenameEntry, RenameMap } from "./types.js";
 
 /** The rename map shows at most this many lines. */
 export const RENAME_MAP_CAP = 10;
@@ -107,7 +103,38 @@ export function summaryReply(result: CuratorRunResult, prefix: (path: string[]) 
     { kind: "paragraph", text: `curator: ${head}` },
     ...renameMapBlocks(result.renameMap, prefix),
   ];
-  return reply(blocks, { json: runJsonSummary(result) });
+  return { ...reply(blocks, { json: runJsonSummary(result) }), actions: summaryButtons(result) };
+}
+
+/** Restore buttons shown at most on a summary. */
+const SUMMARY_RESTORE_BUTTONS = 8;
+
+/**
+ * Buttons of a run summary where chats show them: Restore for each skill the run archived (the rename
+ * map's old names included; at most eight) and "Roll back this run" to the snapshot taken before it,
+ * which asks Confirm / Cancel first. None for a dry run or a run that archived nothing.
+ */
+export function summaryButtons(result: CuratorRunResult): Reply["actions"] {
+  if (result.dryRun) return undefined;
+  const names = [...new Set([...result.renameMap.entries.map((entry) => entry.name), ...result.archived])];
+  const restore = names.slice(0, SUMMARY_RESTORE_BUTTONS).map((name) =>
+    runAction(`Restore ${name}`, invocation(["curator", "restore"], [name]), {
+      confirmed: true,
+      style: "primary",
+      placement: "reply",
+    }),
+  );
+  const rows: ReplyAction[][] = [];
+  for (let start = 0; start < restore.length; start += 4) rows.push(restore.slice(start, start + 4));
+  if (result.snapshotId && result.changed) {
+    rows.push([
+      runAction("Roll back this run", invocation(["curator", "rollback"], [], { id: result.snapshotId }), {
+        style: "danger",
+        placement: "reply",
+      }),
+    ]);
+  }
+  return rows.length > 0 ? { rows } : undefined;
 }
 
 /** The `curator run --json` document. */

@@ -27,6 +27,7 @@ import {
   readJournal,
   writeJournal,
 } from "./journal.js";
+import { appendEntry } from "./ledger.js";
 import {
   createSnapshot,
   isLibraryEntry,
@@ -35,10 +36,6 @@ import {
   type SnapshotInfo,
 } from "./snapshot.js";
 import { extractVerified, type VerifiedArchive, verifyArchive } from "./tarball/read.js";
-
-export { type EntryRollbackOptions, type EntryRollbackResult, rollbackEntry } from "./rollback-entry.js";
-// Archive verification and per-entry undo live in their own modules; re-exported for existing callers.
-export { checkMemberPath, extractVerified, type VerifiedArchive, verifyArchive } from "./tarball/read.js";
 
 /** Outcome of a whole-tree rollback. */
 export interface SnapshotRollbackResult {
@@ -108,6 +105,15 @@ export async function rollbackToSnapshot(opts: SnapshotRollbackOptions): Promise
     const cron = await restoreCronLinks(opts.home, target);
     await crashPoint("rollback:after-cron");
     await finishCleanup(opts.home, journal);
+    // The live ledger was left in place (skip rule); the rollback itself becomes its next line.
+    await appendEntry(opts.home, opts.config, {
+      actor: "user",
+      action: "snapshot-rollback",
+      skill: "",
+      evidence: { snapshot: target.id, safety_snapshot: safety.id, skipped_members: verified.skipped.length },
+      before: [],
+      after: [],
+    }).catch(() => null);
     return { target: target.id, safetySnapshot: safety.id, cron, message: rollbackMessage(target.id, cron) };
   } finally {
     await lock.release();
@@ -175,8 +181,9 @@ async function swapIn(
   await writeJournal(home, journal);
   await crashPoint("rollback:journal-swapping");
   try {
-    await withLock(path.join(skills, ".usage.json.lock"), () => finishSwap(home, journal), {
+    await withLock(homePaths(home).usageLock, () => finishSwap(home, journal), {
       waitMs: 60_000,
+      recordHolder: false,
     });
   } catch (error) {
     await undoSwap(home, journal);
@@ -301,10 +308,32 @@ async function recoverLocked(home: string): Promise<string | null> {
   return `curator: an interrupted rollback to snapshot ${journal.target} was completed${cronNote}.`;
 }
 
-/** True when a purge left its trash dir behind. */
+/** True when a purge left its trash dir behind, or a journal write left its temp file. */
 async function hasPurgeTrash(home: string): Promise<boolean> {
   const names = await fs.readdir(homePaths(home).skills).catch(() => [] as string[]);
-  return names.some((name) => name.startsWith(".purge-trash"));
+  return names.some((name) => name.startsWith(".purge-trash") || journalTempPid(name) !== undefined);
+}
+
+/**
+ * The writer's pid of a journal temp file, or undefined for any other name. `atomicWriteFile` names its
+ * temp file `.<file>.<pid>.<hex>.tmp`, and the journal's own name starts with a dot, so it has two.
+ */
+export function journalTempPid(name: string): number | undefined {
+  const match = /^\.\.?rollback-journal\.json\.(\d+)\.[0-9a-f]+\.tmp$/.exec(name);
+  return match ? Number(match[1]) : undefined;
+}
+
+/**
+ * True when a process with this pid exists in our pid namespace. Used only to leave a temp file alone
+ * (erring on keeping it), never to take over a lock: locks are kernel locks.
+ */
+function pidInUse(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
 
 /** Deletes leftovers of interrupted purges (their packages were ledgered before being moved there). */
@@ -314,7 +343,9 @@ export async function emptyPurgeTrash(home: string): Promise<void> {
   for (const name of names) {
     if (name.startsWith(".purge-trash"))
       await fs.rm(path.join(skills, name), { recursive: true, force: true });
-    if (name.startsWith(".rollback-journal.json.") && name.endsWith(".tmp"))
+    const writer = journalTempPid(name);
+    // Left by a process that died mid-write (a live one other than us may be writing it right now).
+    if (writer !== undefined && (writer === process.pid || !pidInUse(writer)))
       await fs.rm(path.join(skills, name), { force: true });
   }
 }
@@ -347,7 +378,7 @@ export async function restoreCronLinks(home: string, snapshot: SnapshotInfo): Pr
   }
   const live = homePaths(home).cronJobs;
   await withLock(
-    `${live}.lock`,
+    homePaths(home).cronJobsLock,
     async () => {
       let doc: { jobs?: unknown };
       try {
@@ -382,7 +413,7 @@ export async function restoreCronLinks(home: string, snapshot: SnapshotInfo): Pr
       }
       if (changed) await atomicWriteFile(live, JSON.stringify(doc, null, 2));
     },
-    { waitMs: 30_000 },
+    { waitMs: 30_000, recordHolder: false },
   );
   return result;
 }

@@ -3,17 +3,19 @@
  * snapshot when anything changes), hand over to the optional LLM consolidation pass, then write the
  * report and the state. `maybeRunCurator` is the automatic entry point with every scheduling gate.
  */
+import path from "node:path";
 import { performance } from "node:perf_hooks";
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
 import { CuratorError } from "../core/errors.js";
 import { isoTimestamp } from "../core/fsutil.js";
+import type { HeldRunLock, RunLock } from "../core/stores.js";
 import type { SkillLibrary } from "../skills/types.js";
 import { parseTimestamp, UsageStore } from "../skills/usage.js";
 import { type ApplyOutcome, applyPlan } from "./apply.js";
 import { type CommandPrefix, terminalPrefix } from "./archive.js";
 import { readCronRefs } from "./cron.js";
-import { acquireRunLock } from "./lock.js";
+import { fileRunLock } from "./lock.js";
 import { curatedRows, plan } from "./plan.js";
 import { loadProvenance } from "./provenance.js";
 import { buildRenameMap, headline, renameMapText, writeRunReport } from "./report.js";
@@ -36,6 +38,8 @@ export interface RunOptions {
   consolidator?: Consolidator;
   /** How the surface spells commands in stored summaries; default the terminal's `skillgate …`. */
   commandPrefix?: CommandPrefix;
+  /** The run lock; default the file lock of `home`. */
+  runLock?: RunLock;
 }
 
 /** Result of `maybeRunCurator`. */
@@ -56,7 +60,7 @@ export async function runCurator(opts: RunOptions): Promise<CuratorRunResult> {
       },
     );
   }
-  const lock = await acquireRunLock(opts.home);
+  const lock = await (opts.runLock ?? fileRunLock(opts.home)).acquire();
   try {
     return await runLocked(opts);
   } finally {
@@ -89,9 +93,9 @@ export async function maybeRunCurator(
       return { ran: false, reason: verdict.reason };
     }
     if (!verdict.due) return { ran: false, reason: verdict.reason };
-    let lock: Awaited<ReturnType<typeof acquireRunLock>>;
+    let lock: HeldRunLock;
     try {
-      lock = await acquireRunLock(opts.home);
+      lock = await (opts.runLock ?? fileRunLock(opts.home)).acquire();
     } catch (error) {
       if (error instanceof CuratorError && error.code === "curator.locked")
         return { ran: false, reason: "another run in progress" };
@@ -195,7 +199,8 @@ async function finishRun(opts: RunOptions, result: CuratorRunResult, prefix: Com
   await updateState(opts.home, (state) => {
     state.last_run_summary = result.summary;
     state.last_run_duration_seconds = Math.round(result.durationSeconds * 100) / 100;
-    if (result.reportPath) state.last_report_path = result.reportPath;
+    // The run folder, as Hermes stores it (REPORT.md, run.json and cron_rewrites.json live in it).
+    if (result.reportPath) state.last_report_path = path.dirname(result.reportPath);
   });
 }
 

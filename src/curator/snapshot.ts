@@ -7,20 +7,21 @@ import { atomicWriteFile, isoTimestamp, stableJson, withLock } from "../core/fsu
 import { crashPoint as hook } from "./journal.js";
 import { type RecordedLink, streamArchive } from "./tarball/write.js";
 
-export type { RecordedLink } from "./tarball/write.js";
-
 /** A snapshot id: UTC with dashes, `2026-05-01T13-05-42Z`, plus `-01`, `-02`… on a collision. */
 export const SNAPSHOT_ID_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}Z(-\d{2})?$/;
 
 /** The archive's file name inside a snapshot directory. */
 export const SNAPSHOT_ARCHIVE = "skills.tar.gz";
 
+/** The audit ledger's name under `skills/`. */
+const LEDGER_ENTRY = ".curator_ledger.jsonl";
+
 /**
- * Top-level entries of `skills/` never archived nor swapped by a rollback: backups, the hub, locks, the
- * rollback journal, and the audit ledger (an append-only history that must outlive any rollback).
+ * Top-level entries of `skills/` never swapped by a rollback: backups, the hub, locks, the rollback
+ * journal, and the audit ledger (an append-only history that must outlive any rollback).
  */
 const ALWAYS_EXCLUDED = new Set([
-  ".curator_ledger.jsonl",
+  LEDGER_ENTRY,
   ".curator_backups",
   ".hub",
   ".locks",
@@ -40,6 +41,16 @@ export function isLibraryEntry(name: string): boolean {
   if (TRANSIENT_PREFIXES.some((prefix) => name.startsWith(prefix))) return false;
   if (name.startsWith(".") && name.endsWith(".tmp")) return false;
   return true;
+}
+
+/**
+ * True when a top-level entry of `skills/` goes into snapshots: the library entries plus the audit
+ * ledger. The ledger rides along so a program that rolls back by replacing `skills/` with the archive
+ * (Hermes) restores a history instead of deleting it; skillgate's own rollback skips it and keeps the
+ * live ledger (see `skipsMember` in rollback.ts).
+ */
+export function isSnapshotEntry(name: string): boolean {
+  return name === LEDGER_ENTRY || isLibraryEntry(name);
 }
 
 /** How the cron jobs file fared in a snapshot. */
@@ -164,7 +175,7 @@ interface WriteSnapshotInput {
 
 /** Streams the tar, copies cron jobs, writes the manifest, then commits by renaming the archive in. */
 async function writeSnapshot(input: WriteSnapshotInput): Promise<void> {
-  const entries = (await fs.readdir(input.skills)).filter(isLibraryEntry).sort();
+  const entries = (await fs.readdir(input.skills)).filter(isSnapshotEntry).sort();
   const tmpArchive = path.join(input.dir, `${SNAPSHOT_ARCHIVE}.partial`);
   await hook("snapshot:before-tar");
   const { skillFiles, links } = await streamArchive(input.skills, entries, tmpArchive);

@@ -5,8 +5,6 @@
 import type { SkillgateConfig } from "../config/config.js";
 import type { ConsolidatedEntry, PrunedEntry } from "../llm/classify.js";
 
-export type { ConsolidatedEntry, PrunedEntry } from "../llm/classify.js";
-
 import type { SkillLibrary } from "../skills/types.js";
 import type { SkillState } from "../skills/usage.js";
 

@@ -22,6 +22,8 @@ function parseLast(text: string | undefined): number | undefined {
 export class ActivityStore implements LastActivity {
   private last: number | undefined;
   private readonly writer: BatchedWriter;
+  /** When this process opened the store: idle time never counts from before it. */
+  readonly startedAt: number;
 
   private constructor(
     readonly file: string,
@@ -29,6 +31,7 @@ export class ActivityStore implements LastActivity {
     onError?: (error: unknown) => void,
   ) {
     this.writer = new BatchedWriter(() => this.write(), 1000, onError);
+    this.startedAt = now();
   }
 
   /** Opens the store of a home. */
@@ -58,10 +61,14 @@ export class ActivityStore implements LastActivity {
     return this.last === undefined ? recorded : Math.max(recorded, this.last);
   }
 
-  /** Seconds since the last activity; Infinity when there has never been any. */
+  /**
+   * Seconds idle, counted from the later of this process's start and the home's last chat activity, so
+   * a restart never makes a busy home look idle and a home with no recorded activity still has to wait.
+   */
   async idleSeconds(): Promise<number> {
     const last = await this.lastActivity();
-    return last === undefined ? Number.POSITIVE_INFINITY : Math.max(0, (this.now() - last) / 1000);
+    const since = Math.max(this.startedAt, last ?? Number.NEGATIVE_INFINITY);
+    return Math.max(0, (this.now() - since) / 1000);
   }
 
   /** Writes the pending time now. */

@@ -169,7 +169,7 @@ async function respond(
 ): Promise<Reply> {
   const platform = ctx.platform ?? message.platform;
   const sessionKey = ctx.sessionKey ?? sessionKeyOf(message);
-  const sessions = SessionStore.for(options.home);
+  const sessions = ctx.sessions ?? SessionStore.for(options.home);
   const library = options.library ?? ctx.library;
   const allowed: SkillToolName[] = ["skills_list", "skill_view"];
   const toolSet = toolSetOf(allowed);

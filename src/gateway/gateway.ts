@@ -9,27 +9,31 @@ import { findSkillByChatName, loadSkills } from "../../commands/chat.js";
 import { chatContext, sessionKeyOf } from "../../commands/context.js";
 import { registry as defaultRegistry } from "../../commands/index.js";
 import { resolveCommand } from "../../commands/parse.js";
-import { parseAndRun, runCommand } from "../../commands/runner.js";
+import { isMutating, parseAndRun, runCommand } from "../../commands/runner.js";
 import type { CommandContext, CommandSpec } from "../../commands/types.js";
 import type { SkillgateConfig } from "../config/config.js";
 import { AccessGate, admitSender, roleOf } from "../core/access.js";
+import { applyBudget } from "../core/budget.js";
 import { matchChatCommand } from "../core/command-text.js";
 import { SkillgateError } from "../core/errors.js";
 import { type Logger, silentLogger } from "../core/logger.js";
 import type { Adapter, AdapterHooks, InboundMessage, ParsedCommand } from "../core/message.js";
-import { errorReply, type Reply, textReply } from "../core/reply.js";
+import { errorReply, type Reply, replyToPlainText, textReply } from "../core/reply.js";
+import type { CoordinationStores, RunLock } from "../core/stores.js";
 import type { Consolidator } from "../curator/types.js";
 import { type ManagedSkillLibrary, openLibrary } from "../skills/library.js";
 import type { SkillLibrary } from "../skills/types.js";
-import { ActivityStore } from "./activity.js";
+import { ActionStore } from "./action-store.js";
+import { ActionRouter, type PressVerdict } from "./actions.js";
 import { buildCommandCatalog } from "./catalog.js";
-import { DedupeStore } from "./dedupe.js";
+import type { ConsoleServer } from "./console/server.js";
 import { type HealthServer, healthReport, startHealthServer } from "./health.js";
 import { MaintenanceTicker, type TickOutcome } from "./maintenance.js";
 import { ChatQueues } from "./queue.js";
+import { OutboundScrubber } from "./scrub.js";
 import { type SecretFormServer, startSecretFormServer } from "./secrets-entry/form-server.js";
 import { SecretEntry } from "./secrets-entry/service.js";
-import { SessionStore } from "./sessions.js";
+import { openFileStores } from "./stores.js";
 
 /** Answers non-command chat text (the LLM agent). */
 export interface ChatAgent {
@@ -51,6 +55,16 @@ export interface GatewayOptions {
   consolidator?: Consolidator;
   /** How long `stop` waits for in-flight commands before stopping adapters anyway (ms). Default 8000. */
   drainTimeoutMs?: number;
+  /**
+   * The stores that coordinate gateway processes (sessions, dedupe, last activity, stranger notices,
+   * the curator run lock); default the file implementations under the home (`openFileStores`).
+   */
+  stores?: CoordinationStores;
+  /**
+   * Serve the web console too (when `gateway.console.enabled`); `skillgate serve` sets it. Its URL and
+   * login link go to `announce` (the terminal) and the log.
+   */
+  console?: { announce?: (line: string) => void };
 }
 
 /** A running (or startable) gateway. */
@@ -68,6 +82,8 @@ export interface Gateway {
   readonly inFlight: number;
   /** `/healthz` URL once started (undefined when disabled). */
   readonly healthUrl: string | undefined;
+  /** The web console's URL once started (undefined when not served). */
+  readonly consoleUrl: string | undefined;
   /** Port of the one-time secret form server, once started (`gateway.public_url` set). */
   readonly secretFormPort: number | undefined;
 }
@@ -100,13 +116,19 @@ class GatewayImpl implements Gateway {
   /** The config in force when the menus were last synced; a newer one (an edit) triggers a resync. */
   private syncedConfig: SkillgateConfig | undefined;
   private readonly registry: readonly CommandSpec[];
-  private readonly access: AccessGate;
+  private access: AccessGate | undefined;
   private readonly queues: ChatQueues;
   private readonly maintenance: MaintenanceTicker;
   private readonly catalogs = new Map<Adapter, string>();
-  private dedupe: DedupeStore | undefined;
-  private activity: ActivityStore | undefined;
+  private stores: CoordinationStores | undefined;
+  /** The run lock of the stores once opened; the maintenance ticker and chat commands take it. */
+  private readonly runLock: RunLock;
+  /** Every outbound message, menu and suggestion passes through it (secrets, server paths). */
+  private readonly scrubber: OutboundScrubber;
+  private actions: ActionRouter | undefined;
+  private actionStore: ActionStore | undefined;
   private health: HealthServer | undefined;
+  private webConsole: ConsoleServer | undefined;
   private readonly secrets: SecretEntry;
   private secretForm: SecretFormServer | undefined;
   private state: "new" | "running" | "stopping" | "stopped" = "new";
@@ -117,7 +139,7 @@ class GatewayImpl implements Gateway {
     this.now = options.now ?? Date.now;
     this.library = openLibrary(options.home, options.config);
     this.registry = options.registry ?? defaultRegistry;
-    this.access = new AccessGate(options.config, this.now);
+    this.scrubber = new OutboundScrubber(options.home, options.config);
     this.queues = new ChatQueues(options.config.gateway.concurrency);
     this.secrets = new SecretEntry({
       home: options.home,
@@ -125,6 +147,13 @@ class GatewayImpl implements Gateway {
       now: this.now,
       publicUrl: options.config.gateway.publicUrl,
     });
+    this.stores = options.stores;
+    this.runLock = {
+      acquire: () => {
+        if (!this.stores) throw new Error("The gateway's stores are opened by start(); start it first.");
+        return this.stores.runLock.acquire();
+      },
+    };
     this.maintenance = new MaintenanceTicker({
       home: options.home,
       config: options.config,
@@ -132,10 +161,12 @@ class GatewayImpl implements Gateway {
       logger: this.logger,
       now: this.now,
       busy: () => this.queues.inFlight > 0,
-      idleSeconds: async () => (this.activity ? this.activity.idleSeconds() : Number.POSITIVE_INFINITY),
+      // Before start() opened the activity store nothing has run yet: not idle at all.
+      idleSeconds: async () => (this.stores ? this.stores.activity.idleSeconds() : 0),
       post: (reply) => this.postHome(reply),
       changed: () => this.syncCommandCatalogs(),
       consolidator: options.consolidator,
+      runLock: this.runLock,
     });
   }
 
@@ -147,28 +178,27 @@ class GatewayImpl implements Gateway {
     return this.health?.url;
   }
 
+  get consoleUrl(): string | undefined {
+    return this.webConsole?.url;
+  }
+
+  get secretFormPort(): number | undefined {
+    return this.secretForm?.port;
+  }
+
   async start(): Promise<void> {
     if (this.state !== "new") throw new Error("This gateway was already started; create a new one.");
     this.state = "running";
     const onError = (error: unknown) => this.logger.error({ err: error }, "gateway: writing state failed");
-    this.dedupe = await DedupeStore.open(this.options.home, { now: this.now, onError });
-    this.activity = await ActivityStore.open(this.options.home, { now: this.now, onError });
-    const started: Adapter[] = [];
-    for (const adapter of this.options.adapters) {
-      try {
-        await adapter.start((message) => this.accept(adapter, message), this.hooksFor(adapter));
-        started.push(adapter);
-        this.logger.info({ platform: adapter.platform }, "gateway: adapter started");
-      } catch (error) {
-        this.logger.error({ err: error, platform: adapter.platform }, "gateway: adapter failed to start");
-      }
-    }
-    if (started.length === 0 && this.options.adapters.length > 0) {
-      throw new Error("No chat adapter could start; see the log lines above for each platform's reason.");
-    }
-    await this.syncCommandCatalogs();
-    // Input may already have ended (a piped terminal chat): then stop() is running; start nothing more.
-    if (this.state !== "running") return;
+    this.stores ??= await openFileStores(this.options.home, { now: this.now, onError });
+    this.access = new AccessGate(this.options.config, this.now, this.stores.strangers);
+    const { ttlHours, pageSize } = this.options.config.gateway.actions;
+    this.actionStore = await ActionStore.open(this.options.home, {
+      now: this.now,
+      ttlMs: ttlHours * 3_600_000,
+    });
+    this.actions = new ActionRouter(this.actionStore, this.registry, pageSize);
+    // /healthz is up before any platform connects, so a supervisor sees "connecting"/"failed" and why.
     const health = this.options.config.gateway.health;
     if (health.enabled) {
       try {
@@ -182,6 +212,31 @@ class GatewayImpl implements Gateway {
         );
       }
     }
+    // Platforms connect side by side: one that never comes up does not hold the others back.
+    const outcomes = await Promise.all(
+      this.options.adapters.map(async (adapter) => {
+        try {
+          await adapter.start((message) => this.accept(adapter, message), this.hooksFor(adapter));
+          this.logger.info({ platform: adapter.platform }, "gateway: adapter started");
+          return true;
+        } catch (error) {
+          this.logger.error(
+            { err: error, platform: adapter.platform },
+            `gateway: ${adapter.platform} failed to start: ${(error as Error).message}`,
+          );
+          return false;
+        }
+      }),
+    );
+    if (!outcomes.includes(true) && this.options.adapters.length > 0) {
+      await this.health?.close();
+      this.health = undefined;
+      throw new Error("No chat adapter could start; see the log lines above for each platform's reason.");
+    }
+    await this.syncCommandCatalogs();
+    // Input may already have ended (a piped terminal chat): then stop() is running; start nothing more.
+    if (this.state !== "running") return;
+    await this.startConsole();
     await this.startSecretForm();
     this.maintenance.start(this.options.config.gateway.maintenance.checkMinutes * 60_000);
   }
@@ -199,7 +254,10 @@ class GatewayImpl implements Gateway {
           const adapter = this.options.adapters.find((candidate) => candidate.platform === pending.platform);
           if (!adapter) return;
           await adapter
-            .send({ chatId: pending.chatId, threadId: pending.threadId }, done.reply)
+            .send(
+              { chatId: pending.chatId, threadId: pending.threadId },
+              this.outbound(adapter, await this.present(adapter, pending.chatId, done.reply)),
+            )
             .catch((error) =>
               this.logger.warn({ err: error }, "gateway: posting a secret confirmation failed"),
             );
@@ -214,9 +272,27 @@ class GatewayImpl implements Gateway {
     }
   }
 
-  /** Port of the one-time secret form server, once started. */
-  get secretFormPort(): number | undefined {
-    return this.secretForm?.port;
+  private async startConsole(): Promise<void> {
+    if (!this.options.console || !this.options.config.gateway.console.enabled) return;
+    try {
+      const { launchConsole } = await import("./console/launch.js");
+      this.webConsole = await launchConsole({
+        home: this.options.home,
+        config: this.options.config,
+        logger: this.logger,
+        library: this.library,
+        registry: this.registry,
+        announce: this.options.console.announce,
+        idleSeconds: () => (this.stores ? this.stores.activity.idleSeconds() : Number.POSITIVE_INFINITY),
+        onMutated: () => this.syncCommandCatalogs(),
+      });
+    } catch (error) {
+      // Chat keeps working without the console.
+      this.logger.error(
+        { err: error, port: this.options.config.gateway.console.port },
+        "gateway: the web console could not start (set gateway.console.port to a free port, or gateway.console.enabled: false)",
+      );
+    }
   }
 
   stop(): Promise<void> {
@@ -244,10 +320,12 @@ class GatewayImpl implements Gateway {
       ),
     );
     await Promise.allSettled([
-      this.dedupe?.flush(),
-      this.activity?.flush(),
-      SessionStore.for(this.options.home).flush(),
+      this.stores?.dedupe.flush(),
+      this.stores?.activity.flush(),
+      this.stores?.sessions.flush(),
+      this.actionStore?.flush(),
       this.health?.close(),
+      this.webConsole?.close(),
       this.secretForm?.close(),
     ]);
     (this.library as { close?: () => void }).close?.();
@@ -274,7 +352,7 @@ class GatewayImpl implements Gateway {
         // Fail closed: a broken visibility config hides every skill from the menus.
         this.logger.warn({ err: error, platform: adapter.platform }, "gateway: skills hidden from the menu");
       }
-      const catalog = buildCommandCatalog(this.registry, skills);
+      const catalog = this.scrubber.catalog(buildCommandCatalog(this.registry, skills));
       const fingerprint = JSON.stringify(catalog);
       if (this.catalogs.get(adapter) === fingerprint) continue;
       try {
@@ -287,24 +365,10 @@ class GatewayImpl implements Gateway {
   }
 
   private hooksFor(adapter: Adapter): AdapterHooks {
-    const secrets = this.secrets;
     return {
       admit: (message) => admitSender(this.options.config, message),
-      ...(adapter.capabilities.privateInput === "modal" || adapter.capabilities.privateInput === "form"
-        ? {
-            secretInput: {
-              describe: async (token, senderId) => secrets.describe(token, adapter.platform, senderId),
-              submit: async (token, senderId, value) => {
-                const done = await secrets.submit(token, adapter.platform, senderId, value);
-                if (done.stored)
-                  this.logger.info(
-                    { platform: adapter.platform, key: done.stored.key, skill: done.stored.skill },
-                    "gateway: a secret was set through a private input",
-                  );
-                return done.reply;
-              },
-            },
-          }
+      ...(this.secrets.available(adapter.capabilities)
+        ? { secretInput: this.secretInputHooks(adapter) }
         : {}),
       suggestSkills: async (senderId, prefix) => {
         if (roleOf(this.options.config, adapter.platform, senderId) === "stranger") return [];
@@ -317,9 +381,45 @@ class GatewayImpl implements Gateway {
         const wanted = prefix.toLowerCase().replace(/_/g, "-");
         return skills
           .map((skill) => skill.name)
+          .filter((name) => !this.scrubber.holdsSecret(name))
           .filter((name) => name.toLowerCase().replace(/_/g, "-").startsWith(wanted))
           .sort()
           .slice(0, 25);
+      },
+    };
+  }
+
+  /**
+   * Private secret entry for one adapter. `open` answers a press of a "Set KEY" button (a stored action
+   * judged like any other: known id, this chat, not expired, the presser an admin) with a one-time input
+   * bound to the presser; `submit` stores a value typed into it. Values are never logged.
+   */
+  private secretInputHooks(adapter: Adapter): NonNullable<AdapterHooks["secretInput"]> {
+    const secrets = this.secrets;
+    return {
+      open: async (press) => {
+        const actionId = press.press?.actionId;
+        if (!this.actions || !actionId || !this.actions.isSecretAction(press, actionId)) return null;
+        const admission = admitSender(this.options.config, press);
+        if (!admission.admitted) return { refused: "You are not on this gateway's allowed list." };
+        const isAdmin =
+          roleOf(this.options.config, adapter.platform, press.sender.id, press.chat.id) === "admin";
+        const verdict = await this.actions.judgePress(press, actionId, () =>
+          this.contextFor(adapter, press, isAdmin),
+        );
+        if (verdict.kind === "refused") return { refused: replyToPlainText(verdict.reply) };
+        if (verdict.kind !== "secret") return null;
+        return secrets.open(adapter.capabilities, press, verdict.skill, verdict.key);
+      },
+      describe: async (token, senderId) => secrets.describe(token, adapter.platform, senderId),
+      submit: async (token, senderId, value) => {
+        const done = await secrets.submit(token, adapter.platform, senderId, value);
+        if (done.stored)
+          this.logger.info(
+            { platform: adapter.platform, key: done.stored.key, skill: done.stored.skill },
+            "gateway: a secret was set through a private input",
+          );
+        return this.scrubber.reply(done.reply);
       },
     };
   }
@@ -332,7 +432,10 @@ class GatewayImpl implements Gateway {
       this.logger.info({ platform: message.platform }, "gateway: message dropped after stop");
       return;
     }
-    const admission = this.access.admit(message);
+    const stores = this.stores;
+    const access = this.access;
+    if (!stores || !access) return;
+    const admission = access.admit(message);
     if (!admission.admit) {
       this.logger.info(
         { platform: message.platform, sender: message.sender.id, reason: admission.reason },
@@ -343,15 +446,19 @@ class GatewayImpl implements Gateway {
     }
     // Only admitted messages are remembered, so a flood from strangers cannot push real event ids out of
     // the bounded store (a stranger's redelivery only meets the rate-limited notice again).
-    if (this.dedupe?.checkAndMark(message.platform, message.eventId)) {
+    if (stores.dedupe.checkAndMark(message.platform, message.eventId)) {
       this.logger.debug(
         { platform: message.platform, eventId: message.eventId },
         "gateway: duplicate event dropped",
       );
       return;
     }
-    this.activity?.touch();
+    stores.activity.touch();
     const key = sessionKeyOf(message);
+    if (message.press) {
+      await this.acceptPress(adapter, message, message.press.actionId, admission.role === "admin");
+      return;
+    }
     void this.queues
       .run(key, () => this.process(adapter, message, admission.role === "admin"))
       .catch((error) =>
@@ -359,35 +466,152 @@ class GatewayImpl implements Gateway {
       );
   }
 
-  private async process(adapter: Adapter, message: InboundMessage, isAdmin: boolean): Promise<void> {
+  private contextFor(adapter: Adapter, message: InboundMessage, isAdmin: boolean): CommandContext {
     // The config as it is now on disk (the library re-reads config.yaml when it changes), so an edit made
     // by `skills disable` — from any chat or the CLI — applies to the very next message.
-    const config = this.library.currentConfig();
     const ctx = chatContext({
       home: this.options.home,
-      config,
+      config: this.library.currentConfig(),
       message,
       isAdmin,
-      sessions: SessionStore.for(this.options.home),
+      sessions: this.stores?.sessions,
+      runLock: this.runLock,
       now: () => new Date(this.now()),
       library: this.library,
+      buttons: adapter.capabilities.buttons === true,
     });
-    ctx.offerSecretInputs = this.secrets.offerFor(adapter.capabilities, message, isAdmin);
+    // "Set KEY" buttons are shown to admins where a press opens a private input.
+    if (isAdmin && adapter.capabilities.buttons === true && this.secrets.available(adapter.capabilities))
+      ctx.secretInput = true;
+    return ctx;
+  }
+
+  /**
+   * A button press: judged at once for the presser (a refusal goes privately to them, before the
+   * platform's acknowledgement), then, when accepted, run in the chat's queue like a typed command.
+   */
+  private async acceptPress(
+    adapter: Adapter,
+    message: InboundMessage,
+    actionId: string,
+    isAdmin: boolean,
+  ): Promise<void> {
+    if (!this.actions) return;
+    const verdict = await this.actions.judgePress(message, actionId, () =>
+      this.contextFor(adapter, message, isAdmin),
+    );
+    if (verdict.kind === "refused") {
+      this.logger.info(
+        { platform: message.platform, sender: message.sender.id },
+        "gateway: button press refused",
+      );
+      await this.send(adapter, message, verdict.reply);
+      return;
+    }
+    void this.queues
+      .run(sessionKeyOf(message), () => this.processPress(adapter, message, verdict, isAdmin))
+      .catch((error) =>
+        this.logger.error({ err: error, platform: message.platform }, "gateway: handling a press failed"),
+      );
+  }
+
+  private async processPress(
+    adapter: Adapter,
+    message: InboundMessage,
+    verdict: Exclude<PressVerdict, { kind: "refused" }>,
+    isAdmin: boolean,
+  ): Promise<void> {
+    const edit = verdict.action.placement === "replace" ? message.press?.messageId : undefined;
+    if (verdict.kind === "cancel") {
+      await this.send(adapter, message, textReply("Cancelled; nothing was changed."), {
+        editMessageId: edit,
+      });
+      return;
+    }
+    if (verdict.kind === "secret") {
+      // The adapter opens the input itself (`hooks.secretInput.open`); a press that reaches here came
+      // from a platform without one.
+      await this.send(adapter, message, {
+        ...textReply("Private secret entry is not available here; set it in the gateway host's .env file.", {
+          exitCode: 1,
+        }),
+        private: true,
+      });
+      return;
+    }
+    const ctx = this.contextFor(adapter, message, isAdmin);
+    const reply = await runCommand(verdict.spec, ctx, verdict.input, { onUnexpected: this.onUnexpected });
+    await this.send(adapter, message, reply, { editMessageId: edit, page: verdict.page });
+    this.stores?.activity.touch();
+    if (reply.exitCode === 0 && (isMutating(verdict.spec, verdict.input) || this.configChanged()))
+      await this.syncCommandCatalogs();
+  }
+
+  private async process(adapter: Adapter, message: InboundMessage, isAdmin: boolean): Promise<void> {
+    const ctx = this.contextFor(adapter, message, isAdmin);
     // Each adapter decides what is a command for this bot (entities, mentions, `@bot` suffixes); a
     // message it delivered without one is text, however it starts.
     const command = message.command ?? null;
     const { reply, mutated } = await this.route(ctx, message, command);
     if (reply.blocks.length > 0) await this.send(adapter, message, reply);
-    this.activity?.touch();
-    if (mutated || this.library.currentConfig() !== this.syncedConfig) await this.syncCommandCatalogs();
+    this.stores?.activity.touch();
+    if (mutated || this.configChanged()) await this.syncCommandCatalogs();
   }
 
-  private async send(adapter: Adapter, message: InboundMessage, reply: Reply): Promise<void> {
+  /** config.yaml changed since the menus were synced (an edit from chat, the CLI or by hand). */
+  private configChanged(): boolean {
+    return this.library.currentConfig() !== this.syncedConfig;
+  }
+
+  /** Everything a chat receives: scrubbed of secrets and server paths, then held to the reply budget. */
+  private outbound(adapter: Adapter, reply: Reply, message?: InboundMessage): Reply {
+    const command = message?.command;
+    const known = command && this.registry.some((spec) => spec.path[0] === command.name);
+    const cliCommand = command
+      ? known
+        ? `skillgate ${command.name} ${command.rawArgs}`.trim()
+        : `skillgate skills view ${command.name}`
+      : undefined;
+    const fileName = command
+      ? `${[command.name, ...command.args.filter((arg) => !arg.startsWith("-"))]
+          .join("-")
+          .replace(/[^\w.-]+/g, "_")
+          .slice(0, 60)}.txt`
+      : "reply.txt";
+    const maxLength = adapter.capabilities.maxMessageLength;
+    return applyBudget(this.scrubber.reply(reply), {
+      maxMessages: this.options.config.gateway.maxReplyMessages,
+      measure: (value) => adapter.measure?.(value) ?? Math.ceil(replyToPlainText(value).length / maxLength),
+      files: adapter.capabilities.files === true,
+      cliCommand,
+      fileName,
+    });
+  }
+
+  private async send(
+    adapter: Adapter,
+    message: InboundMessage,
+    reply: Reply,
+    options: { editMessageId?: string; page?: number } = {},
+  ): Promise<void> {
     try {
-      await adapter.send({ chatId: message.chat.id, threadId: message.chat.threadId }, reply, message);
+      // Buttons are stored and a paged block cut to its page first: the budget then sees one page.
+      const shown = await this.present(adapter, message.chat.id, reply, options.page);
+      await adapter.send(
+        { chatId: message.chat.id, threadId: message.chat.threadId, editMessageId: options.editMessageId },
+        this.outbound(adapter, shown, message),
+        message,
+      );
     } catch (error) {
       this.logger.error({ err: error, platform: adapter.platform }, "gateway: sending a reply failed");
     }
+  }
+
+  /** Stores a reply's buttons for an adapter that shows them; strips them for one that does not. */
+  private async present(adapter: Adapter, chatId: string, reply: Reply, page?: number): Promise<Reply> {
+    const buttons = adapter.capabilities.buttons === true;
+    if (!this.actions) return buttons ? reply : { ...reply, actions: undefined, paging: undefined };
+    return this.actions.present(reply, { platform: adapter.platform, chatId, buttons, page });
   }
 
   private onUnexpected = (error: unknown, spec: CommandSpec) => {
@@ -440,10 +664,11 @@ class GatewayImpl implements Gateway {
         const loaded = await loadSkills(runCtx, [first, ...names], instruction);
         if (!agent || !instruction || loaded.reply.exitCode !== 0) return loaded.reply;
         const answer = await agent.respond({ ...message, text: instruction, command: undefined }, runCtx);
+        // "Set KEY" buttons of the loaded skills stay with the combined answer.
         return {
           ...answer,
           blocks: [...loaded.reply.blocks, ...answer.blocks],
-          secretInputs: loaded.reply.secretInputs,
+          actions: answer.actions ?? loaded.reply.actions,
         };
       },
     };
@@ -475,7 +700,10 @@ class GatewayImpl implements Gateway {
       );
       return false;
     }
-    await adapter.send({ chatId, threadId }, reply);
+    await adapter.send(
+      { chatId, threadId },
+      this.outbound(adapter, await this.present(adapter, chatId, reply)),
+    );
     return true;
   }
 }

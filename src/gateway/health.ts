@@ -4,6 +4,7 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { refuseTooLarge } from "../core/http-guard.js";
 import type { AdapterHealth } from "../core/message.js";
 
 /** What `/healthz` reports. */
@@ -32,6 +33,11 @@ export interface HealthServer {
 export async function startHealthServer(port: number, report: () => HealthReport): Promise<HealthServer> {
   const server = http.createServer((request, response) => {
     const url = (request.url ?? "/").split("?")[0];
+    // The body limit of /healthz is zero: nothing it serves takes one, so none is ever read.
+    if (Number(request.headers["content-length"] ?? 0) > 0 || request.headers["transfer-encoding"]) {
+      refuseTooLarge(request, response, 0);
+      return;
+    }
     if (request.method !== "GET" && request.method !== "HEAD") {
       response.writeHead(405, { allow: "GET, HEAD" }).end();
       return;

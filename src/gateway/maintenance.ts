@@ -1,6 +1,7 @@
 /**
- * The maintenance tick. Every `gateway.maintenance.check_minutes` it asks the curator whether a run is
- * due, passing the idle time really measured from the last chat activity; it never starts while a chat
+ * The maintenance tick. About 90 seconds after the gateway starts, then every
+ * `gateway.maintenance.check_minutes`, it asks the curator whether a run is due, passing the idle time
+ * measured from the later of the process start and the last chat activity; it never starts while a chat
  * command is being handled. After a run that changed anything, the summary with the rename map is
  * posted to the home chat; no-op runs and the first-run seeding post nothing. The clock is injectable.
  */
@@ -9,6 +10,7 @@ import { CuratorError } from "../core/errors.js";
 import { LockBusyError } from "../core/fsutil.js";
 import type { Logger } from "../core/logger.js";
 import type { Reply } from "../core/reply.js";
+import type { RunLock } from "../core/stores.js";
 import { consolidator as defaultConsolidator } from "../curator/consolidate.js";
 import { summaryReply } from "../curator/report.js";
 import { maybeRunCurator } from "../curator/run.js";
@@ -42,30 +44,44 @@ export interface MaintenanceOptions {
   consolidator?: Consolidator;
   /** Called after a run that changed the library (the gateway refreshes command menus). */
   changed?: () => Promise<void>;
+  /** The run lock; default the file lock of `home`. */
+  runLock?: RunLock;
 }
 
 /** How chat spells a command in posted summaries. */
 const chatSpelling = (path: string[]) => `/${path.join(" ")}`;
 
+/** Delay of the first curator check after the gateway starts (the curator guide's "about 90 seconds"). */
+export const FIRST_CHECK_DELAY_MS = 90_000;
+
 /** Runs the curator from the gateway when due and idle; one tick at a time. */
 export class MaintenanceTicker {
   private timer: NodeJS.Timeout | undefined;
+  private firstTimer: NodeJS.Timeout | undefined;
   private current: Promise<TickOutcome> | undefined;
 
   constructor(private readonly options: MaintenanceOptions) {}
 
-  /** Starts ticking every `intervalMs` (the first tick after one interval). */
-  start(intervalMs: number): void {
+  /** Ticks once after `firstDelayMs`, then every `intervalMs`. */
+  start(intervalMs: number, firstDelayMs: number = FIRST_CHECK_DELAY_MS): void {
     this.stop();
-    this.timer = setInterval(() => {
+    const run = () => {
       void this.tick().catch((error) => this.options.logger.error({ err: error }, "maintenance tick failed"));
-    }, intervalMs);
-    this.timer.unref();
+    };
+    this.firstTimer = setTimeout(() => {
+      this.firstTimer = undefined;
+      run();
+      this.timer = setInterval(run, intervalMs);
+      this.timer.unref();
+    }, firstDelayMs);
+    this.firstTimer.unref();
   }
 
-  /** Stops the timer; `settled` waits for a tick in progress. */
+  /** Stops the timers; `settled` waits for a tick in progress. */
   stop(): void {
+    if (this.firstTimer) clearTimeout(this.firstTimer);
     if (this.timer) clearInterval(this.timer);
+    this.firstTimer = undefined;
     this.timer = undefined;
   }
 
@@ -102,6 +118,7 @@ export class MaintenanceTicker {
         trigger: "auto",
         idleForSeconds,
         consolidator: options.consolidator ?? defaultConsolidator,
+        runLock: options.runLock,
       });
     } catch (error) {
       if (

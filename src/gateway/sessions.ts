@@ -9,8 +9,6 @@ import { atomicWriteFile } from "../core/fsutil.js";
 import type { ChatSessions, HistoryEntry } from "../core/stores.js";
 import { BatchedWriter } from "./batched-writer.js";
 
-export type { HistoryEntry } from "../core/stores.js";
-
 interface SessionRecord {
   loaded_skills: string[];
   history: HistoryEntry[];

@@ -9,8 +9,14 @@ import type { SkillEntry } from "./types.js";
 export interface Snapshot {
   scan: ScanResult;
   rootsKey: string;
-  /** OS/environment-gated skills, first name wins, in root then path order. */
+  /** Skills this host shows and loads (OS and environment gates passed), first name wins, in root then path order. */
   entries: SkillEntry[];
+  /**
+   * Every skill on disk: `entries`, then the skills the OS or environment gate hides here (their
+   * `hiddenBy` set) under names no shown skill has. The curator works on these: the host decides what
+   * is shown and loaded, never a skill's lifecycle.
+   */
+  onDisk: SkillEntry[];
   /** `entries` sorted by (category or "", name), the listing order. */
   listOrder: SkillEntry[];
   /** Per entry, its `frontmatter.name` when that is a string (for the disabled lists, without parsing). */

@@ -24,10 +24,15 @@ import { loadIndex, saveIndex } from "./index-cache.js";
 import type { Snapshot } from "./library-snapshot.js";
 import { resolveRoots, type SkillRoot } from "./roots.js";
 import { Gates, isExcludedDir, type ScanCache, type ScanResult, type ScanStats, scanRoots } from "./scan.js";
-import type { SkillEntry, SkillLibrary, SkillsListResult, SkillViewResult, ViewOptions } from "./types.js";
+import type {
+  SkillEntry,
+  SkillLibrary,
+  SkillsListResult,
+  SkillViewResult,
+  SkippedSkill,
+  ViewOptions,
+} from "./types.js";
 import { disabledNames, isDisabledIn } from "./visibility.js";
-
-export type { Snapshot } from "./library-snapshot.js";
 
 /** Options of `openLibrary`. */
 export interface LibraryOptions {
@@ -57,34 +62,43 @@ const POLL_MS = 500;
 const ARM_DELAY_MS = 200;
 const LIST_HINT = "Use skill_view(name) to see full content, tags, and linked files";
 
-function buildEntries(scan: ScanResult): Pick<Snapshot, "entries" | "frontmatterNames"> {
+function buildEntries(scan: ScanResult): Pick<Snapshot, "entries" | "onDisk" | "frontmatterNames"> {
   const seen = new Set<string>();
   const entries: SkillEntry[] = [];
+  const gated: SkillEntry[] = [];
   const frontmatterNames = new Map<SkillEntry, string | undefined>();
-  for (const record of scan.records) {
-    const head = record.head;
-    if (!head?.osOk || !head.envOk || seen.has(head.name)) continue;
-    seen.add(head.name);
-    const root = scan.roots[record.rootIndex] as SkillRoot;
-    const relDir = record.relFile === "SKILL.md" ? "" : record.relFile.slice(0, -"/SKILL.md".length);
-    const entry: SkillEntry = {
-      name: head.name,
-      description: head.description,
-      category: record.category,
-      dir: record.dir,
-      skillFile: record.skillFile,
-      root: root.dir,
-      rootKind: root.kind,
-      relPath: relDir,
-      // A head from the persistent index parses its frontmatter only when someone reads it.
-      get frontmatter() {
-        return head.frontmatter;
-      },
-    };
-    entries.push(entry);
-    frontmatterNames.set(entry, head.frontmatterName);
+  // Shown skills first, so a gated skill never shadows a shown one of the same name.
+  for (const pass of ["shown", "gated"] as const) {
+    for (const record of scan.records) {
+      const head = record.head;
+      if (!head || seen.has(head.name)) continue;
+      const hiddenBy = !head.osOk ? "os" : !head.envOk ? "environment" : undefined;
+      if ((pass === "shown") !== (hiddenBy === undefined)) continue;
+      seen.add(head.name);
+      const root = scan.roots[record.rootIndex] as SkillRoot;
+      const relDir = record.relFile === "SKILL.md" ? "" : record.relFile.slice(0, -"/SKILL.md".length);
+      const entry: SkillEntry = {
+        name: head.name,
+        description: head.description,
+        category: record.category,
+        dir: record.dir,
+        skillFile: record.skillFile,
+        root: root.dir,
+        rootKind: root.kind,
+        relPath: relDir,
+        // A head from the persistent index parses its frontmatter only when someone reads it.
+        get frontmatter() {
+          return head.frontmatter;
+        },
+      };
+      if (hiddenBy) {
+        entry.hiddenBy = hiddenBy;
+        gated.push(entry);
+      } else entries.push(entry);
+      frontmatterNames.set(entry, head.frontmatterName);
+    }
   }
-  return { entries, frontmatterNames };
+  return { entries, onDisk: [...entries, ...gated], frontmatterNames };
 }
 
 /** The listing order: by (category or "", name), compared by code unit like Python's sort. */
@@ -209,8 +223,8 @@ class Library implements ManagedSkillLibrary {
     const indexWritten = this.persistIndex && scan.changed;
     if (indexWritten) saveIndex(this.home, scan.cache);
     this.last = { ...scan.stats, fromIndex, indexWritten };
-    const { entries, frontmatterNames } = buildEntries(scan);
-    this.snapshot = { scan, rootsKey, entries, listOrder: sortForList(entries), frontmatterNames };
+    const { entries, onDisk, frontmatterNames } = buildEntries(scan);
+    this.snapshot = { scan, rootsKey, entries, onDisk, listOrder: sortForList(entries), frontmatterNames };
     this.lastRefresh = Date.now();
     this.syncWatchers(scan.dirs);
   }
@@ -283,7 +297,7 @@ class Library implements ManagedSkillLibrary {
   }
 
   async all(): Promise<SkillEntry[]> {
-    return this.fresh().entries.map((entry) => ({ ...entry }));
+    return this.fresh().onDisk.map((entry) => ({ ...entry }));
   }
 
   async visible(platform: string | null): Promise<SkillEntry[]> {
@@ -301,8 +315,18 @@ class Library implements ManagedSkillLibrary {
     );
   }
 
+  async skipped(): Promise<SkippedSkill[]> {
+    const snapshot = this.fresh();
+    return snapshot.scan.records
+      .filter((record) => record.error !== undefined)
+      .map((record) => ({
+        folder: record.relFile.slice(0, -"/SKILL.md".length) || path.basename(record.dir),
+        reason: record.error as string,
+      }));
+  }
+
   async find(name: string): Promise<SkillEntry | undefined> {
-    const entry = this.fresh().entries.find((candidate) => candidate.name === name);
+    const entry = this.fresh().onDisk.find((candidate) => candidate.name === name);
     return entry ? { ...entry } : undefined;
   }
 

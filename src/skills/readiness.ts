@@ -224,7 +224,8 @@ export async function readinessFields(
       .filter((setting) => setting.source === "unset")
       .map((setting) => setting.key);
   }
-  const setupHelp = text(record(frontmatter.setup)?.help);
+  // As Hermes builds it: the help (or provider URL) of the first declared variable that has one.
+  const setupHelp = requirements.find((requirement) => requirement.help)?.help;
   if (setupHelp) fields.setup_help = setupHelp;
   if (missing.length > 0 && isGatewaySurface(options.platform, env))
     fields.gateway_setup_hint = gatewaySetupHint(home);

@@ -31,6 +31,7 @@ import {
   statSync,
 } from "node:fs";
 import path from "node:path";
+import { escapeError, isWithin, MAX_SKILL_MD_BYTES, realPathOf, tooLargeError } from "./containment.js";
 import { parseFrontmatterBlock, parseSkillMd } from "./frontmatter.js";
 import type { SkillRoot } from "./roots.js";
 import {
@@ -106,8 +107,10 @@ export interface ScanRecord {
   skillFile: string;
   /** First path component when the skill sits in a category folder, else null. */
   category: string | null;
+  /** SKILL.md is a symlink (or of unknown type): its real path is checked against `realDir` each scan. */
+  linked?: boolean;
   head?: SkillHead;
-  /** Why the file could not be read (the skill is skipped). */
+  /** Why the file could not be read (the skill is skipped, and listing says so). */
   error?: string;
 }
 
@@ -553,10 +556,28 @@ class Walker {
     return entries;
   }
 
-  /** Fills `record.head` (or `record.error`), reusing the cached head when the file is unchanged. */
+  /**
+   * Fills `record.head` (or `record.error`), reusing the cached head when the file is unchanged. A
+   * SKILL.md that is a link must resolve inside the skill's real folder (the containment rule), and one
+   * over `MAX_SKILL_MD_BYTES` is refused; both are skipped with the reason in `record.error`.
+   */
   readHead(record: ScanRecord): void {
     const file = record.skillFile;
+    const name = path.basename(record.dir);
+    let source = file;
+    if (record.linked) {
+      const real = realPathOf(file);
+      if (real === undefined || !isWithin(record.realDir, real)) {
+        record.error = escapeError("SKILL.md", name).message;
+        return;
+      }
+      source = real;
+    }
     const stat = statOf(file);
+    if (stat && stat.size > MAX_SKILL_MD_BYTES) {
+      record.error = tooLargeError("SKILL.md", name, stat.size, MAX_SKILL_MD_BYTES).message;
+      return;
+    }
     const known = this.old.heads.get(file);
     if (stat && known && unchanged(stat, known.mtimeMs, known.ctimeMs, known.size, known.ino, known.dev)) {
       this.keptHeads.push(known);
@@ -564,7 +585,7 @@ class Walker {
       return;
     }
     try {
-      const head = loadHead(file, path.basename(record.dir), this.gates);
+      const head = loadHead(source, name, this.gates);
       record.head = head;
       this.stats.headsRead += 1;
       if (stat) {
@@ -572,7 +593,10 @@ class Walker {
         this.newHeads.push({ file, mtimeMs: this.settledTime(stat), ctimeMs, size, ino, dev, head });
       }
     } catch (error) {
-      record.error = (error as Error).message;
+      record.error =
+        error instanceof TypeError && /encoded data/i.test(error.message)
+          ? `SKILL.md of skill '${name}' is not valid UTF-8 text (a binary file?); skillgate skips it. Save it as UTF-8.`
+          : `SKILL.md of skill '${name}' could not be read: ${(error as Error).message}`;
     }
   }
 
@@ -594,13 +618,19 @@ class Walker {
       }
       const entries = encoded.split("/");
       let hasSkill = false;
+      let linkedSkill = false;
       for (const entry of entries) {
         if (entry.endsWith("SKILL.md") && entry.length === 9) {
           hasSkill = kindOfEntry(entry[0] as string, `${dir}${path.sep}SKILL.md`) === "file";
+          linkedSkill = entry[0] !== "f";
           break;
         }
       }
-      if (hasSkill) found.push(skillRecord(rootIndex, dir, real, rel));
+      if (hasSkill) {
+        const record = skillRecord(rootIndex, dir, real, rel);
+        if (linkedSkill) record.linked = true;
+        found.push(record);
+      }
       const children: [string, string, string][] = [];
       for (const entry of entries) {
         const type = entry[0] as string;
@@ -609,7 +639,9 @@ class Walker {
         const full = dir + path.sep + name;
         const kind = kindOfEntry(type, full);
         if (kind === "file") {
-          if (!hasSkill && name.endsWith(".md") && name !== "SKILL.md")
+          // A linked single-file skill must stay inside its folder, like any skill file.
+          const contained = type === "f" || isWithin(real, realPathOf(full) ?? "\0");
+          if (!hasSkill && contained && name.endsWith(".md") && name !== "SKILL.md")
             addLegacy(legacy, name.slice(0, -3), full);
           continue;
         }

@@ -26,6 +26,19 @@ export interface SkillEntry {
    * is malformed). Shared with the library's cache: read it, do not mutate it.
    */
   frontmatter: Record<string, unknown>;
+  /**
+   * Set when this host hides the skill: `os` when its `platforms:` excludes this OS, `environment` when
+   * its `environments:` gate fails. Hidden skills are never shown or loaded, but are still curated.
+   */
+  hiddenBy?: "os" | "environment";
+}
+
+/** A skill folder the scan found but could not use (link out of the skill, too large, not UTF-8, …). */
+export interface SkippedSkill {
+  /** The folder relative to its root (`category/name`). */
+  folder: string;
+  /** Why it was skipped, in words for the person. */
+  reason: string;
 }
 
 /** The `skills_list` result object, exactly as the reference defines it. */
@@ -55,10 +68,16 @@ export interface ViewOptions {
 /** The skill library of one home. Implementations cache and notice changes within a second. */
 export interface SkillLibrary {
   readonly home: string;
-  /** Every skill found (OS-platform gated, disabled ones included), local first, first name wins. */
+  /**
+   * Every skill on disk, local first, first name wins: disabled ones and ones this host's OS or
+   * environment hides (`hiddenBy`) included. The curator works on these; showing and loading go through
+   * `visible` and the visibility rule.
+   */
   all(): Promise<SkillEntry[]>;
   /** The skills visible on `platform` (null = terminal), via the one visibility function. */
   visible(platform: string | null): Promise<SkillEntry[]>;
+  /** Skill folders found but skipped, with the reason (listing shows them as warnings). */
+  skipped?(): Promise<SkippedSkill[]>;
   /** Looks a skill up by name among `all()`. */
   find(name: string): Promise<SkillEntry | undefined>;
   /** The `skills_list` result for `platform`. */

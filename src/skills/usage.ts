@@ -131,15 +131,19 @@ export class UsageStore {
     if (text === undefined) return {};
     const parsed = this.parse(text);
     if (parsed !== undefined) return parsed;
-    return withLock(this.lockFile, async () => {
-      // Re-check under the lock: another process may have repaired or replaced it meanwhile.
-      const again = await readTextIfExists(this.file);
-      if (again === undefined) return {};
-      const reparsed = this.parse(again);
-      if (reparsed !== undefined) return reparsed;
-      await this.moveAside();
-      return {};
-    });
+    return withLock(
+      this.lockFile,
+      async () => {
+        // Re-check under the lock: another process may have repaired or replaced it meanwhile.
+        const again = await readTextIfExists(this.file);
+        if (again === undefined) return {};
+        const reparsed = this.parse(again);
+        if (reparsed !== undefined) return reparsed;
+        await this.moveAside();
+        return {};
+      },
+      { recordHolder: false },
+    );
   }
 
   /**
@@ -175,10 +179,11 @@ export class UsageStore {
           else records = parsed;
         }
         const result = await mutate(records);
-        await atomicWriteFile(this.file, stableJson(records));
+        // 0600, as Hermes writes it (a tmp file from mkstemp, renamed over).
+        await atomicWriteFile(this.file, stableJson(records), { mode: 0o600 });
         return result;
       },
-      { waitMs: 60_000 },
+      { waitMs: 60_000, recordHolder: false },
     );
   }
 
@@ -244,8 +249,23 @@ export class UsageStore {
     const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*$/, "");
     const aside = `${this.file}.corrupt-${stamp}`;
     await fs.rename(this.file, aside).catch(() => undefined);
-    this.warnings.push(
-      `${path.basename(this.file)} was not valid JSON; it was kept as ${path.basename(aside)} and usage starts empty.`,
-    );
+    const warning = `${path.basename(this.file)} was not valid JSON; it was kept as ${path.basename(aside)} and usage starts empty.`;
+    this.warnings.push(warning);
+    const pending = pendingWarnings.get(path.dirname(this.file)) ?? [];
+    pending.push(warning);
+    pendingWarnings.set(path.dirname(this.file), pending);
   }
+}
+
+/** Warnings about files moved aside, per skills folder, until a command hands them to the person. */
+const pendingWarnings = new Map<string, string[]>();
+
+/**
+ * Takes the warnings raised in `skillsDir` since the last call (a corrupt `.usage.json` moved aside by
+ * whichever store met it), so the command that triggered it can tell the person.
+ */
+export function takeUsageWarnings(skillsDir: string): string[] {
+  const pending = pendingWarnings.get(skillsDir) ?? [];
+  pendingWarnings.delete(skillsDir);
+  return pending;
 }

@@ -5,10 +5,18 @@
  * `{success: false, error, …}` objects; only a broken disabled list in config.yaml throws (fail closed).
  */
 import { type Dirent, readdirSync, realpathSync, statSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { SkillgateConfig } from "../config/config.js";
 import { SkillError } from "../core/errors.js";
+import {
+  displayPath,
+  formatBytes,
+  MAX_FRONTMATTER_BYTES,
+  MAX_LINKED_FILE_BYTES,
+  MAX_SKILL_MD_BYTES,
+  readBounded,
+  readContained,
+} from "./containment.js";
 import { parseListField, parseSkillMd } from "./frontmatter.js";
 import type { Snapshot } from "./library-snapshot.js";
 import { readinessFields } from "./readiness.js";
@@ -45,7 +53,7 @@ const SCRIPT_SUFFIXES = new Set([".py", ".sh", ".bash", ".js", ".ts", ".rb"]);
 const MAX_LISTED = 1000;
 /** Template variable replaced by the skill folder in served content (Hermes' template preprocessing). */
 const SKILL_DIR_PLACEHOLDER = ["$", "{HERMES_SKILL_DIR}"].join("");
-const MAX_FILE_BYTES = 4 * 1024 * 1024;
+const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 function failure(error: string, extra: Record<string, unknown> = {}): SkillViewResult {
   return { success: false, error, ...extra };
@@ -168,12 +176,30 @@ async function showCandidate(
   options: ViewOptions,
 ): Promise<SkillViewResult> {
   const platform = options.platform ?? null;
+  const label = candidate.kind === "dir" ? "SKILL.md" : path.basename(candidate.file);
   let content: string;
   try {
-    content = (await readFile(candidate.file, "utf8")).replace(/^\uFEFF/, "");
+    // The containment rule: the file must resolve inside the skill's own folder; reads are bounded.
+    const { bytes } = readContained(candidate.dir, candidate.file, {
+      label,
+      skill: rawName,
+      limit: MAX_SKILL_MD_BYTES,
+    });
+    content = utf8.decode(bytes).replace(/^\uFEFF/, "");
   } catch (error) {
+    if (error instanceof SkillError) return failure(error.message);
+    if (error instanceof TypeError)
+      return failure(
+        `${label} of skill '${rawName}' is not valid UTF-8 text (a binary file?); skillgate does not show it. Save it as UTF-8.`,
+      );
     return failure(
       `Skill '${rawName}' could not be read: ${(error as Error).message}. Check the file's permissions.`,
+    );
+  }
+  const frontmatterEnd = content.startsWith("---") ? content.indexOf("\n---", 3) : -1;
+  if (frontmatterEnd > MAX_FRONTMATTER_BYTES) {
+    return failure(
+      `The frontmatter of skill '${rawName}' is over the ${formatBytes(MAX_FRONTMATTER_BYTES)} limit; skillgate does not parse it. Keep the frontmatter to name, description and a few metadata keys.`,
     );
   }
   const { frontmatter, body } = parseSkillMd(
@@ -198,7 +224,7 @@ async function showCandidate(
   const result =
     options.filePath === undefined
       ? await skillResult(ctx, candidate, content, frontmatter, body, skillName, platform)
-      : await fileResult(candidate, skillName, options.filePath);
+      : fileResult(candidate, skillName, options.filePath);
   if (result.success && options.bumpView) {
     // Telemetry must not break a view: a busy or unwritable usage file only costs this one count.
     await new UsageStore(path.join(ctx.home, "skills")).bump(skillName, "view").catch(() => undefined);
@@ -246,6 +272,8 @@ async function skillResult(
     env: ctx.env,
     settings: ctx.config.skills.settings,
   });
+  // On a chat surface, server paths are shown relative to the home.
+  const shown = (target: string) => (platform ? displayPath(ctx.home, target) : target);
   const pathLabel =
     candidate.root.kind === "local"
       ? path.relative(candidate.root.dir, candidate.file).split(path.sep).join("/")
@@ -258,9 +286,9 @@ async function skillResult(
     description: describe(frontmatter, body),
     tags: pick("tags"),
     related_skills: pick("related_skills"),
-    content: content.replaceAll(SKILL_DIR_PLACEHOLDER, candidate.dir),
+    content: content.replaceAll(SKILL_DIR_PLACEHOLDER, shown(candidate.dir)),
     path: pathLabel,
-    skill_dir: candidate.kind === "dir" ? candidate.dir : null,
+    skill_dir: candidate.kind === "dir" ? shown(candidate.dir) : null,
     linked_files: linked,
     usage_hint: linked ? USAGE_HINT : null,
     ...readiness,
@@ -268,23 +296,28 @@ async function skillResult(
   if (frontmatter.compatibility !== undefined) result.compatibility = frontmatter.compatibility;
   if (frontmatter.metadata !== undefined) result.metadata = frontmatter.metadata;
   result.security_warnings = [
-    ...trustWarnings(ctx, candidate, skillName),
+    ...trustWarnings(ctx, candidate, skillName, shown),
     ...scanForInjection(content, "SKILL.md"),
   ];
   return result;
 }
 
-function trustWarnings(ctx: ViewContext, candidate: Candidate, skillName: string): string[] {
+function trustWarnings(
+  ctx: ViewContext,
+  candidate: Candidate,
+  skillName: string,
+  shown: (target: string) => string,
+): string[] {
   const warnings: string[] = [];
   const real = realOf(candidate.file);
   if (!ctx.roots.some((root) => root.exists && isInside(root.real, real))) {
     warnings.push(
-      `'${skillName}' resolves to ${real}, outside the local skills folder and skills.external_dirs (through a symlink); review it before relying on it.`,
+      `'${skillName}' resolves to ${shown(real)}, outside the local skills folder and skills.external_dirs (through a symlink); review it before relying on it.`,
     );
   }
   if (candidate.root.kind === "external") {
     warnings.push(
-      `'${skillName}' comes from the external folder ${candidate.root.dir}, not from ${path.join(ctx.home, "skills")}; it is outside the curated library.`,
+      `'${skillName}' comes from the external folder ${shown(candidate.root.dir)}, not from ${shown(path.join(ctx.home, "skills"))}; it is outside the curated library.`,
     );
   }
   return warnings;
@@ -365,11 +398,7 @@ function looksBinary(bytes: Buffer): boolean {
   }
 }
 
-async function fileResult(
-  candidate: Candidate,
-  skillName: string,
-  rawPath: string,
-): Promise<SkillViewResult> {
+function fileResult(candidate: Candidate, skillName: string, rawPath: string): SkillViewResult {
   if (candidate.kind !== "dir") {
     return failure(`Skill '${skillName}' is a single-file skill; it has no linked files to view.`);
   }
@@ -389,7 +418,7 @@ async function fileResult(
     });
   }
   const fileName = path.basename(relative);
-  if (stat.size > MAX_FILE_BYTES) {
+  if (stat.size > MAX_LINKED_FILE_BYTES) {
     return {
       success: true,
       name: skillName,
@@ -399,7 +428,13 @@ async function fileResult(
       file_type: path.extname(relative),
     };
   }
-  const bytes = await readFile(real);
+  let bytes: Buffer;
+  try {
+    bytes = readBounded(real, MAX_LINKED_FILE_BYTES, `File '${relative}'`, skillName);
+  } catch (error) {
+    if (error instanceof SkillError) return failure(error.message);
+    throw error;
+  }
   if (looksBinary(bytes)) {
     return {
       success: true,

@@ -114,20 +114,37 @@ export function disabledNames(platform: string | null, config: SkillgateConfig):
   return names;
 }
 
+/** Why a skill on disk is hidden here: this OS, this runtime environment, or a disabled list. */
+export type HiddenReason = "os" | "environment" | "disabled" | "platform_disabled";
+
 /**
- * The one visibility rule. `name` is the skill's name (its frontmatter name is checked too, when it
- * differs); `platform` is the chat platform or null for the terminal (`HERMES_PLATFORM` applies then).
- * Throws `ConfigError` when the disabled lists in config.yaml are malformed.
+ * The one visibility rule, as the reason a skill is hidden (null when it is shown and loadable). `name`
+ * is the skill's name (its frontmatter name is checked too, when it differs); `platform` is the chat
+ * platform or null for the terminal (`HERMES_PLATFORM` applies then). Throws `ConfigError` when the
+ * disabled lists in config.yaml are malformed. The host decides visibility only, never lifecycle.
  */
+export function hiddenReason(
+  name: string,
+  skillFrontmatter: Record<string, unknown> | undefined,
+  platform: string | null,
+  config: SkillgateConfig,
+): HiddenReason | null {
+  const disabled = disabledNames(platform, config);
+  if (!skillMatchesPlatform(skillFrontmatter)) return "os";
+  if (!skillMatchesEnvironment(skillFrontmatter)) return "environment";
+  if (!isDisabledIn(disabled, name, skillFrontmatter)) return null;
+  const globally = new Set(config.skills.disabled.map((entry) => entry.trim()));
+  return isDisabledIn(globally, name, skillFrontmatter) ? "disabled" : "platform_disabled";
+}
+
+/** True when the one visibility rule (`hiddenReason`) shows the skill on `platform`. */
 export function isSkillVisible(
   name: string,
   skillFrontmatter: Record<string, unknown> | undefined,
   platform: string | null,
   config: SkillgateConfig,
 ): boolean {
-  const disabled = disabledNames(platform, config);
-  if (!skillMatchesPlatform(skillFrontmatter)) return false;
-  return !isDisabledIn(disabled, name, skillFrontmatter);
+  return hiddenReason(name, skillFrontmatter, platform, config) === null;
 }
 
 /** True when `name` or the frontmatter name is in `disabled`. */

@@ -2,10 +2,13 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { feishuConfig } from "../../adapters/feishu/config.js";
+import { PLATFORMS } from "../../adapters/index.js";
 import { CURATOR_DEFAULTS, loadConfig, parseConfig } from "../../src/config/config.js";
 import { lookupSecret, parseDotenv } from "../../src/config/dotenv.js";
 import { homePaths, resolveHome } from "../../src/config/home.js";
 import { ConfigError } from "../../src/core/errors.js";
+import { isPlatformReference, registerPlatform } from "../../src/core/platforms.js";
 
 describe("home resolution", () => {
   it("prefers --home, then HERMES_HOME, then ~/.hermes", () => {
@@ -98,12 +101,40 @@ describe("config.yaml", () => {
   });
 
   it("accepts feishu domains feishu, lark and URLs only", () => {
-    expect(parseConfig({ gateway: { feishu: { domain: "lark" } } }).gateway.feishu.domain).toBe("lark");
-    expect(parseConfig({ gateway: { feishu: { domain: "http://127.0.0.1:9" } } }).gateway.feishu.domain).toBe(
+    expect(feishuConfig(parseConfig({ gateway: { feishu: { domain: "lark" } } })).domain).toBe("lark");
+    expect(feishuConfig(parseConfig({ gateway: { feishu: { domain: "http://127.0.0.1:9" } } })).domain).toBe(
       "http://127.0.0.1:9",
     );
     expect(() => parseConfig({ gateway: { feishu: { domain: "larkk" } } })).toThrow(
-      /feishu, lark, or a full URL/,
+      /gateway\.feishu\.domain.*"larkk".*feishu, lark, or a full URL/,
+    );
+  });
+
+  it("validates each listed platform's section with that platform's own parser", () => {
+    expect(PLATFORMS.map((platform) => platform.name)).toEqual(["telegram", "feishu", "discord"]);
+    // Without the platform definitions, a platform section is neither parsed nor checked.
+    const bare = parseConfig({ gateway: { feishu: { domain: "larkk" } } }, 0, []);
+    expect(bare.gateway.platforms).toEqual({});
+  });
+
+  it("lets a new platform register its name and config section without touching the core", () => {
+    expect(isPlatformReference("matrix:@bot:example.org")).toBe(false);
+    registerPlatform({
+      name: "matrix",
+      secrets: ["MATRIX_TOKEN"],
+      parseConfig: (reader) => ({
+        enabled: reader.bool("enabled", false),
+        homeserver: reader.str("homeserver") ?? "https://matrix.org",
+      }),
+      createAdapter: () => Promise.reject(new Error("not started in this test")),
+    });
+    const config = parseConfig({
+      gateway: { admins: ["matrix:@me:example.org"], matrix: { enabled: true } },
+    });
+    expect(config.gateway.platforms.matrix).toEqual({ enabled: true, homeserver: "https://matrix.org" });
+    expect(config.gateway.admins).toEqual(["matrix:@me:example.org"]);
+    expect(() => parseConfig({ gateway: { matrix: { enabled: "maybe" } } })).toThrow(
+      /gateway\.matrix\.enabled.*"maybe".*true or false/,
     );
   });
 

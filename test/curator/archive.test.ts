@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CuratorError } from "../../src/core/errors.js";
 import { archiveSkill, listArchived, restoreSkill } from "../../src/curator/archive.js";
+import { readArchiveOrigins } from "../../src/curator/archive-layout.js";
 import { readEntries } from "../../src/curator/ledger.js";
 import { readSuppressed } from "../../src/curator/provenance.js";
 import { libraryFor } from "./harness.js";
@@ -34,22 +35,23 @@ async function refusal(promise: Promise<unknown>): Promise<string> {
 }
 
 describe("archive", () => {
-  it("moves the package under .archive keeping its category, sets archived state and ledgers it (scenarios 50, 52)", async () => {
+  it("moves the package flat under .archive, records its category, sets archived state and ledgers it (scenarios 50, 52)", async () => {
     await writeSkill(home, "devops/deployer", { "references/notes.md": "notes" });
     await writeUsage(home, { deployer: record(NOW, { idleDays: 5 }) });
     const result = await archiveSkill("deployer", opts());
     expect(result).toMatchObject({
       name: "deployer",
       from: "devops/deployer",
-      archivedAs: "devops/deployer",
+      archivedAs: "deployer",
     });
     await expect(fs.stat(path.join(skills(), "devops/deployer"))).rejects.toThrow();
-    expect(
-      await fs.readFile(path.join(skills(), ".archive/devops/deployer/references/notes.md"), "utf8"),
-    ).toBe("notes");
+    expect(await fs.readFile(path.join(skills(), ".archive/deployer/references/notes.md"), "utf8")).toBe(
+      "notes",
+    );
     const usage = await readUsage(home);
     expect(usage.deployer?.state).toBe("archived");
     expect(usage.deployer?.archived_at).toBe("2026-06-01T12:00:00.000000+00:00");
+    expect(await readArchiveOrigins(home)).toEqual({ deployer: "devops/deployer" });
     const entries = await readEntries(home);
     expect(entries.map((e) => [e.action, e.skill, e.actor])).toEqual([["archive", "deployer", "user"]]);
     expect(entries[0]?.before.map((f) => path.basename(f.path)).sort()).toEqual(["SKILL.md", "notes.md"]);
@@ -195,14 +197,17 @@ describe("restore", () => {
     ]);
   });
 
-  it("asks for a path when two categories archived the same folder name", async () => {
+  it("keeps two categories' same folder name apart with a timestamp, each restorable to its category", async () => {
     await writeSkill(home, "a/same", {}, "same-a");
     await writeSkill(home, "b/same", {}, "same-b");
     await archiveSkill("same-a", opts());
     await archiveSkill("same-b", opts());
-    expect(await refusal(restoreSkill("same", opts()))).toContain("several archived skills");
+    expect((await listArchived(home)).map((item) => [item.archivedAs, item.restoreTo])).toEqual([
+      ["same", "a/same"],
+      ["same-20260601120000", "b/same"],
+    ]);
     expect((await restoreSkill("b/same", opts())).restoredTo).toBe("b/same");
-    expect((await restoreSkill("same-a", opts())).restoredTo).toBe("a/same");
+    expect((await restoreSkill("same", opts())).restoredTo).toBe("a/same");
   });
 
   it("accepts every name list-archived prints, and each lands back in its category", async () => {
@@ -218,14 +223,14 @@ describe("restore", () => {
       path.join(skills(), ".archive/legacy-flat-20250101010101"),
     );
     const listed = await listArchived(home);
-    expect(listed.map((item) => item.archivedAs)).toEqual([
-      "alpha/one",
-      "alpha/one-20260602080000",
-      "alpha/two",
-      "beta/deep/three",
-      "flat-one",
-      "gamma/one",
-      "legacy-flat-20250101010101",
+    expect(listed.map((item) => [item.archivedAs, item.restoreTo])).toEqual([
+      ["flat-one", "flat-one"],
+      ["legacy-flat-20250101010101", "legacy-flat"],
+      ["one", "alpha/one"],
+      ["one-20260601120000", "gamma/one"],
+      ["one-20260602080000", "alpha/one"],
+      ["three", "beta/deep/three"],
+      ["two", "alpha/two"],
     ]);
     for (const [index, item] of listed.entries()) {
       const restored = await restoreSkill(item.archivedAs, opts());
@@ -235,6 +240,6 @@ describe("restore", () => {
       if (listed.slice(index + 1).some((later) => later.skillName === item.skillName))
         await archiveSkill(restored.name, opts());
     }
-    expect((await listArchived(home)).map((item) => item.archivedAs)).toEqual(["alpha/one"]);
+    expect((await listArchived(home)).map((item) => item.archivedAs)).toEqual(["one"]);
   });
 });

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { SkillgateConfig } from "../../src/config/config.js";
 import { replyToPlainText } from "../../src/core/reply.js";
 import { archiveSkill } from "../../src/curator/archive.js";
+import { readArchiveOrigins } from "../../src/curator/archive-layout.js";
 import { readEntries } from "../../src/curator/ledger.js";
 import { readSuppressed } from "../../src/curator/provenance.js";
 import { buildRenameMap, renameMapText, summaryReply } from "../../src/curator/report.js";
@@ -83,6 +84,31 @@ function outcome(partial: Partial<ConsolidationOutcome>): ConsolidationOutcome {
 }
 
 describe("a real run", () => {
+  it("curates skills this OS hides: they age and archive like any other", async () => {
+    const other = process.platform === "win32" ? "linux" : "windows";
+    const dir = await writeSkill(home, "ops/win-tool");
+    await fs.writeFile(
+      path.join(dir, "SKILL.md"),
+      `---\nname: win-tool\ndescription: d\nplatforms: [${other}]\n---\nbody\n`,
+    );
+    await writeSkill(home, "win-stale");
+    await fs.writeFile(
+      path.join(home, "skills/win-stale/SKILL.md"),
+      `---\nname: win-stale\ndescription: d\nplatforms: [${other}]\n---\nbody\n`,
+    );
+    await writeUsage(home, {
+      "win-tool": record(NOW, { idleDays: 200 }),
+      "win-stale": record(NOW, { idleDays: 45 }),
+    });
+    const result = await run();
+    expect(result.autoTransitions).toMatchObject({ checked: 2, marked_stale: 1, archived: 1 });
+    expect(result.archived).toEqual(["win-tool"]);
+    await fs.stat(path.join(home, "skills/.archive/win-tool/SKILL.md"));
+    const usage = await readUsage(home);
+    expect(usage["win-stale"]?.state).toBe("stale");
+    expect(await readArchiveOrigins(home)).toEqual({ "win-tool": "ops/win-tool" });
+  });
+
   it("applies every transition, snapshots first, ledgers the archive and updates the state (scenarios 6, 9, 18, 21)", async () => {
     await seedLibrary();
     const result = await run();
@@ -95,7 +121,7 @@ describe("a real run", () => {
     });
     expect(result.changed).toBe(true);
     expect(result.archived).toEqual(["ancient"]);
-    await fs.stat(path.join(home, "skills/.archive/ops/ancient/SKILL.md"));
+    await fs.stat(path.join(home, "skills/.archive/ancient/SKILL.md"));
     await fs.stat(path.join(home, "skills/cron-kept/SKILL.md"));
     const usage = await readUsage(home);
     expect([
@@ -114,7 +140,9 @@ describe("a real run", () => {
     expect(state.run_count).toBe(1);
     expect(state.last_run_at).toBe(result.startedAt);
     expect(state.last_run_summary).toBe(result.summary);
-    expect(state.last_report_path).toBe(result.reportPath);
+    // The run folder, as Hermes stores it; the run's own result names its REPORT.md.
+    expect(state.last_report_path).toBe(path.dirname(result.reportPath ?? ""));
+    expect(path.basename(result.reportPath ?? "")).toBe("REPORT.md");
     expect(result.summary.split("\n")[0]).toBe(
       "auto: 1 marked stale, 1 archived, 1 reactivated; llm: skipped (consolidation off)",
     );

@@ -137,6 +137,7 @@ describe("discord adapter against the emulator", () => {
       nativeCommands: true,
       edit: true,
       threads: true,
+      buttons: true,
       privateInput: "modal",
     });
     await adapter.stop();

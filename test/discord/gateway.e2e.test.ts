@@ -19,6 +19,7 @@ import {
   type EmulatedInteraction,
   type EmulatedMessage,
   type EmulatorUser,
+  visibleText,
 } from "../emulators/discord.js";
 import { finalText, startOpenAIEmulator, toolCalls } from "../emulators/openai.js";
 import { makeCuratorDue, writeArxivAndWeather, writeTestSkill } from "../support/platform-home.js";
@@ -101,12 +102,16 @@ async function boot(
   const emulator = opts.emulator ?? (await newEmulator());
   const config = parseConfig({
     ...opts.extra,
+    // These tests tick right after boot, and idle time counts from the gateway's start.
+    curator: { min_idle_hours: 0, ...((opts.extra?.curator as Record<string, unknown> | undefined) ?? {}) },
     skills: { platform_disabled: { discord: ["arxiv"] } },
     gateway: {
       admins: [`discord:${admin.id}`, `telegram:${TELEGRAM_ADMIN}`],
       allowed_users: [`discord:${member.id}`],
       home_channel: `discord:${HOME_CHANNEL}`,
       health: { enabled: false },
+      // Room for the chunking tests below; the budget itself is tested in test/hostile/reply-budget.
+      max_reply_messages: 10,
       discord: { enabled: true, api: emulator.apiBase, ...(opts.guildId ? { guild_id: opts.guildId } : {}) },
     },
   });
@@ -172,7 +177,7 @@ describe("discord e2e through the real gateway", () => {
     expect(sent.callbacks.map((callback) => callback.type)).toEqual([5]);
     expect(original.edits).toBe(1);
     expect(original.createdSeq).toBeLessThan(original.updatedSeq);
-    expect(shown(original.content)).toMatch(/curator: ENABLED/);
+    expect(shown(visibleText(original))).toMatch(/curator: ENABLED/);
     expect(original.channelId).toBe(CHANNEL);
   });
 
@@ -181,7 +186,7 @@ describe("discord e2e through the real gateway", () => {
     const dm = run.emulator.userMessage({ user: member, channelId: DM_CHANNEL, content: "/curator status" });
     const dmReply = await run.emulator.waitForMessage((message) => message.replyTo === dm);
     expect(dmReply.channelId).toBe(DM_CHANNEL);
-    expect(shown(dmReply.content)).toMatch(/curator: ENABLED/);
+    expect(shown(visibleText(dmReply))).toMatch(/curator: ENABLED/);
 
     const mention = run.emulator.userMessage({
       user: member,
@@ -191,7 +196,7 @@ describe("discord e2e through the real gateway", () => {
     });
     const mentionReply = await run.emulator.waitForMessage((message) => message.replyTo === mention);
     expect(mentionReply.channelId).toBe(CHANNEL);
-    expect(shown(mentionReply.content)).toMatch(/curator: ENABLED/);
+    expect(shown(visibleText(mentionReply))).toMatch(/curator: ENABLED/);
   });
 
   it("ignores an unmentioned guild message", async () => {
@@ -445,6 +450,6 @@ describe("discord e2e through the real gateway", () => {
     const run = await boot();
     const { original } = await slash(run, member, "curator", "status", undefined, { channelId: DM_CHANNEL });
     expect(original.channelId).toBe(DM_CHANNEL);
-    expect(shown(original.content)).toMatch(/curator: ENABLED/);
+    expect(shown(visibleText(original))).toMatch(/curator: ENABLED/);
   });
 });

@@ -167,14 +167,14 @@ describe("discord: skills set up from chat", () => {
     const customId = button?.custom_id ?? "";
 
     // Someone else clicking gets a private refusal and no modal.
-    const other = run.emulator.clickButton({ user: member, messageId: card.id, customId });
+    const other = run.emulator.pressButton({ user: member, messageId: card.id, customId });
     await run.emulator.waitForCall(
       (call) => call.path === `/interactions/${other.id}/${other.token}/callback`,
     );
     expect(other.callbacks[0]?.type).toBe(4);
-    expect(JSON.stringify(other.callbacks[0]?.data)).toContain("only they can use it");
+    expect(JSON.stringify(other.callbacks[0]?.data)).toContain("for admins only");
 
-    const click = run.emulator.clickButton({ user: admin, messageId: card.id, customId });
+    const click = run.emulator.pressButton({ user: admin, messageId: card.id, customId });
     await run.emulator.waitForCall(
       (call) => call.path === `/interactions/${click.id}/${click.token}/callback`,
     );

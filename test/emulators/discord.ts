@@ -4,6 +4,15 @@
  * guild, heartbeat acks, resume). Tests inject slash commands, autocomplete requests and messages, and
  * read what the bot posted, edited and registered. It enforces the limits that matter (2000-character
  * messages, command name/description rules, one response per interaction) so a client bug fails loudly.
+ *
+ * Rules the real service applies and the emulator models (each cites where it is documented):
+ * - privileged intents requested in Identify but not switched on in the Developer Portal close the
+ *   connection with 4014;
+ * - without the Message Content intent, guild message content arrives empty unless the bot is mentioned;
+ * - an interaction (slash command or autocomplete) must get its first response within 3 s, and its
+ *   token works for follow-ups and edits for 15 minutes;
+ * - the bot has a managed role, and a message that mentions it lists it in `mention_roles`;
+ * - `@everyone`/`@here` and user mentions in bot messages ping only as `allowed_mentions` permits.
  */
 import { EventEmitter } from "node:events";
 import http from "node:http";
@@ -33,7 +42,24 @@ export interface DiscordEmulatorOptions {
   guilds?: EmulatorGuild[];
   /** Heartbeat interval sent in Hello (ms). */
   heartbeatIntervalMs?: number;
+  /**
+   * Privileged intents switched on in the Developer Portal. All off by default, as for a new
+   * application: the Message Content intent must be toggled on by hand.
+   */
+  privilegedIntents?: { messageContent?: boolean; guildMembers?: boolean; guildPresences?: boolean };
+  /** Time allowed for the first interaction response (ms); Discord's is 3 s. */
+  interactionDeadlineMs?: number;
+  /** How long an interaction token stays valid for edits and follow-ups (ms); Discord's is 15 min. */
+  interactionTokenLifetimeMs?: number;
+  /** Id of the bot's managed role in every guild. */
+  botRoleId?: string;
 }
+
+/**
+ * Gateway intent bits that are privileged (Discord docs, Gateway → Privileged Intents):
+ * GUILD_MEMBERS (1 << 1), GUILD_PRESENCES (1 << 8), MESSAGE_CONTENT (1 << 15).
+ */
+export const PRIVILEGED_INTENTS = { guildMembers: 1 << 1, guildPresences: 1 << 8, messageContent: 1 << 15 };
 
 /** One REST request the emulator received. */
 export interface EmulatorCall {
@@ -65,8 +91,28 @@ export interface EmulatedMessage {
   /** Sequence number of the latest REST call that changed it. */
   updatedSeq: number;
   allowedMentions?: unknown;
-  /** Message components (action rows of buttons) as the bot sent them. */
-  components?: unknown[];
+  /** Action rows of buttons on the message (as the bot sent them). */
+  components: ComponentRow[];
+  /** Embeds on the message. */
+  embeds: Record<string, unknown>[];
+  /** Sent with the EPHEMERAL flag (64): only the interacting user sees it. */
+  ephemeral?: boolean;
+  /** The message pinged @everyone/@here (its text has one and `allowed_mentions` did not stop it). */
+  mentionsEveryone: boolean;
+}
+
+/** What a person reads in a message: its content and the title and description of its embeds. */
+export function visibleText(message: EmulatedMessage): string {
+  const embeds = message.embeds.map((embed) =>
+    [embed.title, embed.description].filter((part) => typeof part === "string").join("\n"),
+  );
+  return [message.content, ...embeds].filter((part) => part.length > 0).join("\n");
+}
+
+/** One action row of the message components the emulator understands (buttons). */
+export interface ComponentRow {
+  type: 1;
+  components: { type: 2; style: number; label?: string; custom_id?: string }[];
 }
 
 /** A registered application command (whatever the client sent, plus ids). */
@@ -87,8 +133,12 @@ export interface EmulatedInteraction {
   token: string;
   type: number;
   payload: Record<string, unknown>;
-  /** Callback types received, in order (5 defer, 4 reply, 8 autocomplete result). */
+  /** Callback types received, in order (5 defer, 4 reply, 6 deferred update, 7 update, 8 autocomplete result). */
   callbacks: { type: number; data: unknown; seq: number }[];
+  /** When it was dispatched (ms since epoch): the 3-second and 15-minute clocks start here. */
+  createdAt: number;
+  /** Callbacks refused because they came after the 3-second deadline. */
+  late: number;
 }
 
 /** What `interaction()` takes. Options are a map (types inferred) or raw option objects. */
@@ -116,11 +166,25 @@ export interface MessageInput {
   mentions?: EmulatorUser[];
   /** Discord channel type; defaults to 1 (DM) without a guild, else the guild channel's type. */
   channelType?: number;
+  /** Reuse this message id (a replay of the same message, as after a resume). */
+  id?: string;
+  /** Send as MESSAGE_UPDATE: the user edited message `id`. */
+  edit?: boolean;
 }
 
 const DISCORD_EPOCH = 1_420_070_400_000n;
 const NAME_RULE = /^[-_\p{L}\p{N}]{1,32}$/u;
 const WRONG_TOKEN_CLOSE = 4004;
+/**
+ * "4014 Disallowed intent(s): You sent a disallowed intent for a Gateway Intent. You may have tried to
+ * specify an intent that you have not enabled or are not approved for." (Discord docs, Opcodes and
+ * Status Codes → Gateway Close Event Codes; not reconnectable).
+ */
+const DISALLOWED_INTENTS_CLOSE = 4014;
+/** "You must send an initial response within 3 seconds of receiving the event" (Receiving and Responding). */
+const INTERACTION_DEADLINE_MS = 3_000;
+/** "Interaction tokens are valid for 15 minutes" (Receiving and Responding → Followup Messages). */
+const INTERACTION_TOKEN_LIFETIME_MS = 15 * 60 * 1000;
 
 /** The emulator. `listen()` first; `close()` at the end. */
 export class DiscordEmulator {
@@ -138,6 +202,16 @@ export class DiscordEmulator {
   identifies = 0;
   /** Heartbeats received (each answered with op 11). */
   heartbeats = 0;
+  /** Intents of the last Identify. */
+  lastIntents: number | undefined;
+  /** Close codes the emulator sent, in order. */
+  readonly closeCodes: number[] = [];
+  /** The bot's managed role id (the same in every guild). */
+  readonly botRoleId: string;
+  /** Privileged intents switched on in the "Developer Portal" (tests may flip them). */
+  privileged: { messageContent: boolean; guildMembers: boolean; guildPresences: boolean };
+  interactionDeadlineMs: number;
+  interactionTokenLifetimeMs: number;
 
   private readonly heartbeatIntervalMs: number;
   private readonly server = http.createServer((req, res) => void this.onRequest(req, res));
@@ -147,7 +221,10 @@ export class DiscordEmulator {
   private readonly guildCommandSets = new Map<string, RegisteredCommand[]>();
   private readonly events = new EventEmitter();
   private seq = 0;
+  private forcedClose: number | undefined;
   private idCounter = 0n;
+  /** Component interaction id → the message whose button was pressed (its `@original`). */
+  private readonly componentMessages = new Map<string, string>();
   private port = 0;
 
   constructor(options: DiscordEmulatorOptions = {}) {
@@ -162,6 +239,14 @@ export class DiscordEmulator {
       },
     ];
     this.heartbeatIntervalMs = options.heartbeatIntervalMs ?? 41_250;
+    this.privileged = {
+      messageContent: options.privilegedIntents?.messageContent ?? false,
+      guildMembers: options.privilegedIntents?.guildMembers ?? false,
+      guildPresences: options.privilegedIntents?.guildPresences ?? false,
+    };
+    this.interactionDeadlineMs = options.interactionDeadlineMs ?? INTERACTION_DEADLINE_MS;
+    this.interactionTokenLifetimeMs = options.interactionTokenLifetimeMs ?? INTERACTION_TOKEN_LIFETIME_MS;
+    this.botRoleId = options.botRoleId ?? "940000000000000001";
     this.events.setMaxListeners(0);
     this.server.on("upgrade", (req, socket, head) => {
       if (!req.url?.startsWith("/gateway")) {
@@ -208,6 +293,80 @@ export class DiscordEmulator {
     return [...this.sessions.values()].filter((session) => session.sessionId !== null).length;
   }
 
+  /**
+   * A user presses a button on a message the bot sent: dispatches a MESSAGE_COMPONENT interaction
+   * (type 3) with `data.custom_id` (the button's, or `customId` to forge one) and the message itself,
+   * as Discord does. The bot must acknowledge it within 3 s (callback 4, 5, 6 or 7).
+   */
+  pressButton(input: {
+    user: EmulatorUser;
+    messageId: string;
+    label?: string;
+    customId?: string;
+  }): EmulatedInteraction {
+    const message = this.messages.find((candidate) => candidate.id === input.messageId);
+    if (!message) throw new Error(`DiscordEmulator: no message ${input.messageId}`);
+    const button = message.components
+      .flatMap((row) => row.components)
+      .find((candidate) => input.label !== undefined && candidate.label === input.label);
+    const customId = input.customId ?? button?.custom_id;
+    if (customId === undefined) throw new Error(`DiscordEmulator: no button ${input.label ?? "?"}`);
+    const id = this.nextId();
+    const token = `itoken-${id}`;
+    const user = publicUser(input.user);
+    const guild = this.guilds.find((candidate) =>
+      candidate.channels.some((channel) => channel.id === message.channelId),
+    );
+    const channel = guild
+      ? {
+          id: message.channelId,
+          type: guild.channels.find((candidate) => candidate.id === message.channelId)?.type ?? 0,
+          guild_id: guild.id,
+          name: guild.channels.find((candidate) => candidate.id === message.channelId)?.name ?? "channel",
+          permissions: "2248473465835073",
+        }
+      : { id: message.channelId, type: 1, recipients: [user] };
+    const payload: Record<string, unknown> = {
+      id,
+      application_id: this.applicationId,
+      type: 3,
+      token,
+      version: 1,
+      channel_id: message.channelId,
+      channel,
+      message: this.messageJson(message),
+      data: { custom_id: customId, component_type: 2 },
+      app_permissions: "2248473465835073",
+      locale: "en-US",
+      entitlements: [],
+      authorizing_integration_owners: guild ? { "0": guild.id } : { "1": input.user.id },
+      context: guild ? 0 : 1,
+      ...whereFields(guild?.id, user),
+    };
+    const record: EmulatedInteraction = {
+      id,
+      token,
+      type: 3,
+      payload,
+      callbacks: [],
+      createdAt: Date.now(),
+      late: 0,
+    };
+    this.componentMessages.set(id, message.id);
+    this.interactions.set(id, record);
+    this.dispatch("INTERACTION_CREATE", payload);
+    return record;
+  }
+
+  /** Resolves once the interaction got its callback (its acknowledgement). */
+  async waitForAcknowledgement(record: EmulatedInteraction, timeoutMs = 5_000): Promise<void> {
+    if (record.callbacks.length > 0) return;
+    await this.waitForCall(
+      (call) => call.path === `/interactions/${record.id}/${record.token}/callback`,
+      timeoutMs,
+    );
+  }
+
   /** Dispatches a slash command (or an autocomplete request) and returns its record. */
   interaction(input: InteractionInput): EmulatedInteraction {
     const id = this.nextId();
@@ -241,26 +400,17 @@ export class DiscordEmulator {
       authorizing_integration_owners: input.guildId ? { "0": input.guildId } : { "1": input.user.id },
       context: input.guildId ? 0 : 1,
       attachment_size_limit: 10_485_760,
-      ...(input.guildId
-        ? {
-            guild_id: input.guildId,
-            guild_locale: "en-US",
-            member: {
-              user,
-              roles: [],
-              joined_at: new Date().toISOString(),
-              permissions: "2248473465835073",
-              deaf: false,
-              mute: false,
-              flags: 0,
-              pending: false,
-              nick: null,
-              avatar: null,
-            },
-          }
-        : { user }),
+      ...whereFields(input.guildId, user),
     };
-    const record: EmulatedInteraction = { id, token, type, payload, callbacks: [] };
+    const record: EmulatedInteraction = {
+      id,
+      token,
+      type,
+      payload,
+      callbacks: [],
+      createdAt: Date.now(),
+      late: 0,
+    };
     this.interactions.set(id, record);
     this.dispatch("INTERACTION_CREATE", payload);
     return record;
@@ -278,27 +428,6 @@ export class DiscordEmulator {
     );
     return ((call.body as { data?: { choices?: { name: string; value: string | number }[] } }).data
       ?.choices ?? []) as { name: string; value: string | number }[];
-  }
-
-  /** Dispatches a button click (MESSAGE_COMPONENT, type 3) on a bot message; returns its record. */
-  clickButton(input: { user: EmulatorUser; messageId: string; customId: string }): EmulatedInteraction {
-    const message = this.messages.find((candidate) => candidate.id === input.messageId);
-    if (!message) throw new Error(`no bot message ${input.messageId}`);
-    const buttons = (message.components ?? []).flatMap(
-      (row) => (row as { components?: { custom_id?: string }[] }).components ?? [],
-    );
-    if (!buttons.some((button) => button.custom_id === input.customId))
-      throw new Error(`message ${input.messageId} has no button ${input.customId}`);
-    return this.componentInteraction(
-      3,
-      input.user,
-      message.channelId,
-      {
-        custom_id: input.customId,
-        component_type: 2,
-      },
-      { message: this.messageJson(message) },
-    );
   }
 
   /**
@@ -357,26 +486,17 @@ export class DiscordEmulator {
       context: guildId ? 0 : 1,
       attachment_size_limit: 10_485_760,
       ...extra,
-      ...(guildId
-        ? {
-            guild_id: guildId,
-            guild_locale: "en-US",
-            member: {
-              user: author,
-              roles: [],
-              joined_at: new Date().toISOString(),
-              permissions: "2248473465835073",
-              deaf: false,
-              mute: false,
-              flags: 0,
-              pending: false,
-              nick: null,
-              avatar: null,
-            },
-          }
-        : { user: author }),
+      ...whereFields(guild?.id, author),
     };
-    const record: EmulatedInteraction = { id, token, type, payload, callbacks: [] };
+    const record: EmulatedInteraction = {
+      id,
+      token,
+      type,
+      payload,
+      callbacks: [],
+      createdAt: Date.now(),
+      late: 0,
+    };
     this.interactions.set(id, record);
     this.dispatch("INTERACTION_CREATE", payload);
     return record;
@@ -384,11 +504,22 @@ export class DiscordEmulator {
 
   /** Dispatches MESSAGE_CREATE from a user; returns the message id. */
   userMessage(input: MessageInput): string {
-    const id = this.nextId();
+    const id = input.id ?? this.nextId();
     const mentions = [...(input.mentions ?? [])];
     if (input.content.includes(`<@${this.bot.id}>`) || input.content.includes(`<@!${this.bot.id}>`)) {
       mentions.push(this.bot);
     }
+    // Role mentions `<@&id>` are listed in `mention_roles` (Discord docs, Message object).
+    const mentionRoles = input.guildId
+      ? [...input.content.matchAll(/<@&(\d+)>/g)].map((match) => match[1] as string)
+      : [];
+    const addressed =
+      mentions.some((user) => user.id === this.bot.id) || mentionRoles.includes(this.botRoleId);
+    // "Apps without the intent will receive empty values in fields that contain user-inputted content",
+    // except in DMs and messages in which the app is mentioned (Discord docs, Gateway → Message
+    // Content Intent). A mention of the app's managed role is taken as a mention of the app.
+    const contentVisible =
+      !input.guildId || addressed || ((this.lastIntents ?? 0) & PRIVILEGED_INTENTS.messageContent) !== 0;
     const guild = input.guildId ? this.guilds.find((candidate) => candidate.id === input.guildId) : undefined;
     const channelType =
       input.channelType ??
@@ -398,13 +529,13 @@ export class DiscordEmulator {
       channel_id: input.channelId,
       channel_type: channelType,
       author: publicUser(input.user),
-      content: input.content,
+      content: contentVisible ? input.content : "",
       timestamp: new Date().toISOString(),
-      edited_timestamp: null,
+      edited_timestamp: input.edit ? new Date().toISOString() : null,
       tts: false,
       mention_everyone: false,
       mentions: mentions.map(publicUser),
-      mention_roles: [],
+      mention_roles: mentionRoles,
       attachments: [],
       embeds: [],
       pinned: false,
@@ -419,7 +550,7 @@ export class DiscordEmulator {
           }
         : {}),
     };
-    this.dispatch("MESSAGE_CREATE", payload);
+    this.dispatch(input.edit ? "MESSAGE_UPDATE" : "MESSAGE_CREATE", payload);
     return id;
   }
 
@@ -537,7 +668,27 @@ export class DiscordEmulator {
         return;
       case 2: {
         if (frame.d?.token !== this.token) {
+          this.closeCodes.push(WRONG_TOKEN_CLOSE);
           ws.close(WRONG_TOKEN_CLOSE, "Authentication failed.");
+          return;
+        }
+        const intents = Number(frame.d?.intents ?? 0);
+        this.lastIntents = intents;
+        if (this.forcedClose !== undefined) {
+          const code = this.forcedClose;
+          this.forcedClose = undefined;
+          this.closeCodes.push(code);
+          ws.close(code, code === DISALLOWED_INTENTS_CLOSE ? "Disallowed intent(s)." : "Closed by the test.");
+          this.events.emit("identify");
+          return;
+        }
+        const disallowed = (Object.keys(PRIVILEGED_INTENTS) as (keyof typeof PRIVILEGED_INTENTS)[]).filter(
+          (name) => (intents & PRIVILEGED_INTENTS[name]) !== 0 && !this.privileged[name],
+        );
+        if (disallowed.length > 0) {
+          this.closeCodes.push(DISALLOWED_INTENTS_CLOSE);
+          ws.close(DISALLOWED_INTENTS_CLOSE, "Disallowed intent(s).");
+          this.events.emit("identify");
           return;
         }
         session.sessionId = `session-${this.nextId()}`;
@@ -601,6 +752,20 @@ export class DiscordEmulator {
           mentionable: false,
           flags: 0,
         },
+        {
+          // Every bot gets a managed role named after it when invited with permissions; its tags name
+          // the bot (Discord docs, Permissions → Role Tags: `bot_id`).
+          id: this.botRoleId,
+          name: this.bot.username,
+          permissions: "2248473465835073",
+          position: 1,
+          color: 0,
+          hoist: false,
+          managed: true,
+          mentionable: false,
+          flags: 0,
+          tags: { bot_id: this.bot.id },
+        },
       ],
       emojis: [],
       stickers: [],
@@ -618,7 +783,7 @@ export class DiscordEmulator {
       members: [
         {
           user: { ...publicUser(this.bot), bot: true },
-          roles: [],
+          roles: [this.botRoleId],
           joined_at: new Date().toISOString(),
           deaf: false,
           mute: false,
@@ -866,6 +1031,12 @@ export class DiscordEmulator {
     if (interaction.callbacks.length > 0) {
       return { status: 400, json: { message: "Interaction has already been acknowledged.", code: 40060 } };
     }
+    // Past the 3-second window the token is invalidated and Discord answers 10062 Unknown interaction
+    // (Discord docs, Receiving and Responding → Responding to an Interaction).
+    if (Date.now() - interaction.createdAt > this.interactionDeadlineMs) {
+      interaction.late += 1;
+      return { status: 404, json: { message: "Unknown interaction", code: 10062 } };
+    }
     const { type, data } = (call.body ?? {}) as { type?: number; data?: Record<string, unknown> };
     if (type === 9) {
       // A modal can answer a command or a component, never a modal submit or a ping (interaction
@@ -875,7 +1046,19 @@ export class DiscordEmulator {
       const problem = modalProblem(data);
       if (problem) return invalidForm(problem);
     }
+    // Discord: DEFERRED_UPDATE_MESSAGE (6) and UPDATE_MESSAGE (7) are only valid for component-based
+    // interactions (interaction response types, "Only valid for component-based interactions").
+    if ((type === 6 || type === 7) && interaction.type !== 3) {
+      return invalidForm(`interaction response type ${type} is only valid for component interactions`);
+    }
+    // A modal's components are its inputs (checked above); message components are buttons.
+    const componentProblem = type === 9 ? undefined : checkComponents(data?.components);
+    if (componentProblem) return componentProblem;
     interaction.callbacks.push({ type: type ?? 0, data, seq: call.seq });
+    if (type === 7) {
+      const pressed = this.messages.find((candidate) => candidate.id === this.componentMessages.get(id));
+      if (pressed) this.updateMessage(pressed, data ?? {}, call.seq);
+    }
     if (type === 4 || type === 5) {
       const content = type === 4 ? String(data?.content ?? "") : "";
       if (type === 4) {
@@ -891,6 +1074,8 @@ export class DiscordEmulator {
         seq: call.seq,
         allowedMentions: data?.allowed_mentions,
         components: data?.components,
+        embeds: data?.embeds,
+        ephemeral: (Number(data?.flags ?? 0) & 64) === 64,
       });
     }
     if (call.query.with_response === "true") {
@@ -899,9 +1084,26 @@ export class DiscordEmulator {
     return { status: 204 };
   }
 
-  private interactionByToken(appId: string, token: string): EmulatedInteraction | undefined {
+  /**
+   * The interaction behind a webhook token, while the token lives: edits and follow-ups work for 15
+   * minutes after the interaction, then Discord answers 401 "Invalid Webhook Token" (50027).
+   */
+  private interactionByToken(appId: string, token: string): EmulatedInteraction | "expired" | undefined {
     if (appId !== this.applicationId) return undefined;
-    return [...this.interactions.values()].find((interaction) => interaction.token === token);
+    const found = [...this.interactions.values()].find((interaction) => interaction.token === token);
+    if (found && Date.now() - found.createdAt > this.interactionTokenLifetimeMs) return "expired";
+    return found;
+  }
+
+  /** The next Identify is answered by closing the socket with `code` (e.g. 4014, 4004). */
+  closeNextIdentify(code: number): void {
+    this.forcedClose = code;
+  }
+
+  /** Ages an interaction as if it had been created `ms` earlier (for token-lifetime tests). */
+  age(interactionId: string, ms: number): void {
+    const interaction = this.interactions.get(interactionId);
+    if (interaction) interaction.createdAt -= ms;
   }
 
   private webhookMessage(
@@ -911,12 +1113,21 @@ export class DiscordEmulator {
     messageId: string,
   ): { status: number; json?: unknown } {
     const interaction = this.interactionByToken(appId, token);
+    if (interaction === "expired") return EXPIRED_TOKEN;
     if (!interaction) return { status: 404, json: { message: "Unknown Webhook", code: 10015 } };
+    // For a component interaction, `@original` is the message the pressed component is attached to
+    // (after a DEFERRED_UPDATE_MESSAGE the edit replaces that message).
+    const componentMessage = this.componentMessages.get(interaction.id);
     const message =
       messageId === "@original"
-        ? this.messages.find(
+        ? componentMessage !== undefined &&
+          !this.messages.some(
             (candidate) => candidate.interactionId === interaction.id && candidate.kind === "original",
           )
+          ? this.messages.find((candidate) => candidate.id === componentMessage)
+          : this.messages.find(
+              (candidate) => candidate.interactionId === interaction.id && candidate.kind === "original",
+            )
         : this.messages.find(
             (candidate) => candidate.interactionId === interaction.id && candidate.id === messageId,
           );
@@ -927,7 +1138,7 @@ export class DiscordEmulator {
       return { status: 204 };
     }
     const data = (call.body ?? {}) as Record<string, unknown>;
-    const problem = contentProblem(data);
+    const problem = contentProblem(data) ?? checkComponents(data.components);
     if (problem) return problem;
     this.updateMessage(message, data, call.seq);
     return { status: 200, json: this.messageJson(message) };
@@ -935,11 +1146,12 @@ export class DiscordEmulator {
 
   private followUp(call: EmulatorCall, appId: string, token: string): { status: number; json?: unknown } {
     const interaction = this.interactionByToken(appId, token);
+    if (interaction === "expired") return EXPIRED_TOKEN;
     if (!interaction) return { status: 404, json: { message: "Unknown Webhook", code: 10015 } };
     if (interaction.callbacks.length === 0)
       return { status: 404, json: { message: "Unknown Webhook", code: 10015 } };
     const data = (call.body ?? {}) as Record<string, unknown>;
-    const problem = contentProblem(data);
+    const problem = contentProblem(data) ?? checkComponents(data.components);
     if (problem) return problem;
     const message = this.addMessage({
       channelId: String(interaction.payload.channel_id),
@@ -950,6 +1162,8 @@ export class DiscordEmulator {
       seq: call.seq,
       allowedMentions: data.allowed_mentions,
       components: data.components,
+      embeds: data.embeds,
+      ephemeral: (Number(data.flags ?? 0) & 64) === 64,
     });
     return { status: 200, json: this.messageJson(message) };
   }
@@ -958,7 +1172,7 @@ export class DiscordEmulator {
     if (!this.channelExists(channelId))
       return { status: 404, json: { message: "Unknown Channel", code: 10003 } };
     const data = (call.body ?? {}) as Record<string, unknown>;
-    const problem = contentProblem(data);
+    const problem = contentProblem(data) ?? checkComponents(data.components);
     if (problem) return problem;
     const reference = data.message_reference as { message_id?: string } | undefined;
     const message = this.addMessage({
@@ -969,6 +1183,8 @@ export class DiscordEmulator {
       seq: call.seq,
       replyTo: reference?.message_id,
       allowedMentions: data.allowed_mentions,
+      components: data.components,
+      embeds: data.embeds,
     });
     return { status: 200, json: this.messageJson(message) };
   }
@@ -983,7 +1199,7 @@ export class DiscordEmulator {
     );
     if (!message) return { status: 404, json: { message: "Unknown Message", code: 10008 } };
     const data = (call.body ?? {}) as Record<string, unknown>;
-    const problem = contentProblem(data);
+    const problem = contentProblem(data) ?? checkComponents(data.components);
     if (problem) return problem;
     this.updateMessage(message, data, call.seq);
     return { status: 200, json: this.messageJson(message) };
@@ -1016,6 +1232,8 @@ export class DiscordEmulator {
     replyTo?: string;
     allowedMentions?: unknown;
     components?: unknown;
+    embeds?: unknown;
+    ephemeral?: boolean;
   }): EmulatedMessage {
     const message: EmulatedMessage = {
       id: this.nextId(),
@@ -1024,12 +1242,15 @@ export class DiscordEmulator {
       kind: input.kind,
       deferred: input.deferred,
       edits: 0,
+      components: (input.components as ComponentRow[] | undefined) ?? [],
+      embeds: (input.embeds as Record<string, unknown>[] | undefined) ?? [],
+      ...(input.ephemeral ? { ephemeral: true } : {}),
       createdSeq: input.seq,
       updatedSeq: input.seq,
       ...(input.interactionId ? { interactionId: input.interactionId } : {}),
       ...(input.replyTo ? { replyTo: input.replyTo } : {}),
       ...(input.allowedMentions !== undefined ? { allowedMentions: input.allowedMentions } : {}),
-      ...(Array.isArray(input.components) ? { components: input.components } : {}),
+      mentionsEveryone: pingsEveryone(input.content, input.allowedMentions),
     };
     this.messages.push(message);
     this.events.emit("message");
@@ -1037,9 +1258,12 @@ export class DiscordEmulator {
   }
 
   private updateMessage(message: EmulatedMessage, data: Record<string, unknown>, seq: number): void {
-    message.content = String(data.content ?? "");
+    // An edit changes only the fields it names (Discord's PATCH semantics).
+    if (data.content !== undefined) message.content = String(data.content ?? "");
+    if (data.components !== undefined) message.components = data.components as ComponentRow[];
+    if (data.embeds !== undefined) message.embeds = data.embeds as Record<string, unknown>[];
     if (data.allowed_mentions !== undefined) message.allowedMentions = data.allowed_mentions;
-    if (Array.isArray(data.components)) message.components = data.components;
+    message.mentionsEveryone ||= pingsEveryone(message.content, message.allowedMentions);
     message.deferred = false;
     message.edits += 1;
     message.updatedSeq = seq;
@@ -1059,11 +1283,11 @@ export class DiscordEmulator {
       mentions: [],
       mention_roles: [],
       attachments: [],
-      embeds: [],
+      embeds: message.embeds,
       pinned: false,
       type: message.kind === "channel" ? (message.replyTo ? 19 : 0) : 20,
-      flags: message.deferred ? 128 : 0,
-      components: [],
+      flags: (message.deferred ? 128 : 0) | (message.ephemeral ? 64 : 0),
+      components: message.components,
       ...(message.interactionId
         ? { webhook_id: this.applicationId, application_id: this.applicationId }
         : {}),
@@ -1072,6 +1296,20 @@ export class DiscordEmulator {
         : {}),
     };
   }
+}
+
+const EXPIRED_TOKEN = { status: 401, json: { message: "Invalid Webhook Token", code: 50027 } };
+
+/**
+ * Whether a bot message pings everyone: its content has `@everyone` or `@here` and `allowed_mentions`
+ * does not leave "everyone" out (Discord docs, Message → Allowed Mentions Object: without the field,
+ * mentions are parsed from the content).
+ */
+function pingsEveryone(content: string, allowed: unknown): boolean {
+  if (!/@(everyone|here)\b/.test(content)) return false;
+  if (allowed === undefined || allowed === null) return true;
+  const parse = (allowed as { parse?: unknown }).parse;
+  return Array.isArray(parse) && parse.includes("everyone");
 }
 
 function publicUser(user: EmulatorUser): Record<string, unknown> {
@@ -1116,8 +1354,6 @@ function contentProblem(
   if (typeof content === "string" && content.length > 2000) {
     return invalidForm(`content: Must be 2000 or fewer in length (got ${content.length})`);
   }
-  const componentError = componentsProblem(data?.components);
-  if (componentError) return invalidForm(componentError);
   if (content === undefined || content === "") {
     const embeds = data?.embeds as unknown[] | undefined;
     if (!embeds || embeds.length === 0)
@@ -1127,28 +1363,33 @@ function contentProblem(
 }
 
 /**
- * Message component rules (discord.com/developers/docs/components/reference: "Action Row" holds up to 5
- * buttons, a message up to 5 action rows; a button's custom_id is 1–100 characters and its label at most
- * 80; a non-link button needs a custom_id).
+ * Discord's component rules for buttons: at most 5 action rows (type 1) of at most 5 buttons (type 2);
+ * a non-link button needs a `custom_id` of 1–100 characters; a label is at most 80 characters.
  */
-function componentsProblem(components: unknown): string | null {
-  if (components === undefined) return null;
-  if (!Array.isArray(components)) return "components: must be an array";
-  if (components.length > 5) return "components: Must be 5 or fewer in length";
-  for (const row of components as Record<string, unknown>[]) {
-    if (row?.type !== 1 || !Array.isArray(row.components)) return "components: top level must be action rows";
-    if (row.components.length < 1 || row.components.length > 5)
-      return "components.components: Must be between 1 and 5 in length";
-    for (const button of row.components as Record<string, unknown>[]) {
-      if (button?.type !== 2) return "components.components.type: only buttons are emulated";
+function checkComponents(value: unknown): { status: number; json: unknown } | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || value.length > 5) return invalidForm("components: at most 5 action rows");
+  const ids = new Set<string>();
+  for (const row of value as { type?: number; components?: unknown }[]) {
+    if (
+      row.type !== 1 ||
+      !Array.isArray(row.components) ||
+      row.components.length < 1 ||
+      row.components.length > 5
+    )
+      return invalidForm("components: an action row holds 1 to 5 buttons");
+    for (const button of row.components as { type?: number; custom_id?: unknown; label?: unknown }[]) {
+      if (button.type !== 2) return invalidForm("components: only buttons are emulated");
       const id = button.custom_id;
-      if (button.style !== 5 && (typeof id !== "string" || id.length < 1 || id.length > 100))
-        return "components.components.custom_id: Must be between 1 and 100 in length";
+      if (typeof id !== "string" || id.length < 1 || id.length > 100)
+        return invalidForm("components: custom_id must be 1-100 characters");
+      if (ids.has(id)) return invalidForm("components: custom_id must be unique per message");
+      ids.add(id);
       if (typeof button.label === "string" && button.label.length > 80)
-        return "components.components.label: Must be 80 or fewer in length";
+        return invalidForm("components: label must be at most 80 characters");
     }
   }
-  return null;
+  return undefined;
 }
 
 /**
@@ -1245,4 +1486,28 @@ function validateOptions(
       return `${where} ${name}: autocomplete on a non-text option`;
   }
   return null;
+}
+
+/**
+ * Where an interaction happened, as Discord's payload says it: in a guild the user comes inside a
+ * `member` object with the guild's id; in a DM it comes as `user` (Discord docs, Interaction Object).
+ */
+function whereFields(guildId: string | undefined, user: Record<string, unknown>): Record<string, unknown> {
+  if (!guildId) return { user };
+  return {
+    guild_id: guildId,
+    guild_locale: "en-US",
+    member: {
+      user,
+      roles: [],
+      joined_at: new Date().toISOString(),
+      permissions: "2248473465835073",
+      deaf: false,
+      mute: false,
+      flags: 0,
+      pending: false,
+      nick: null,
+      avatar: null,
+    },
+  };
 }

@@ -1,13 +1,26 @@
 /**
  * A loopback emulator of the Feishu/Lark open platform, enough for the real `@larksuiteoapi/node-sdk`:
  * - open API: `auth/v3/tenant_access_token/internal`, `bot/v3/info`, `im/v1/messages` (create),
- *   `im/v1/messages/:id/reply`, `PUT im/v1/messages/:id` (edit); every send is recorded;
+ *   `im/v1/messages/:id/reply`, `PUT im/v1/messages/:id` (edit), `PATCH im/v1/messages/:id` (update a
+ *   shared card); every send is recorded; interactive cards keep their buttons;
+ * - card button presses: the `card.action.trigger` callback, pushed over the long connection or POSTed
+ *   to a webhook like an event (`cardActionEvent`);
  * - fault injection: reject the next post messages (code 230001), or mark a message as withdrawn;
  * - webhook delivery to an adapter: plain, or encrypted (AES-256-CBC) and signed, compact JSON, and
  *   `url_verification` challenges;
  * - the long connection: `POST /callback/ws/endpoint` and a WebSocket speaking the SDK's protobuf
  *   `pbbp2.Frame` protocol (ping/pong, event frames, acks), with `pushWsEvent`.
  * Listens on 127.0.0.1 with an ephemeral port.
+ *
+ * Rules of the real service it models:
+ * - `<at user_id="…"></at>` in a `text` message is a mention (`user_id="all"` mentions everyone),
+ *   while the text of a `post` element is shown as written (Feishu docs, "发送消息内容" / message content:
+ *   text messages support `<at>`; post mentions need a separate `at` element);
+ * - request bodies of `im/v1/messages` are capped: 150 KB for text, 30 KB for post and card messages
+ *   (Feishu docs, im-v1 message create, 请求体); over that the API answers 230025;
+ * - frequency control: HTTP 429 with code 99991400 and `x-ogw-ratelimit-reset` seconds (Feishu docs,
+ *   API call guide → frequency control), and 230020 when one chat gets more than 5 messages a second
+ *   (im-v1 message create, 使用限制). Tests trigger either with `throttleNext`.
  */
 import { createCipheriv, createHash, randomBytes, randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -17,7 +30,7 @@ import { type WebSocket, WebSocketServer } from "ws";
 
 /** One message the bot sent through the API. */
 export interface LarkSend {
-  kind: "create" | "reply" | "edit";
+  kind: "create" | "reply" | "edit" | "patch";
   messageId: string;
   /** Chat the message went to (for replies: the chat of the replied-to message, when known). */
   chatId: string;
@@ -29,7 +42,23 @@ export interface LarkSend {
   content: string;
   /** Visible text: the `text` of a text message, the lines of a post (code blocks included). */
   text: string;
+  /** Buttons of an interactive card: label and `value`. */
+  buttons: { label: string; value: Record<string, unknown> }[];
+  /** Users a text message mentions through `<at user_id="…">` (`all` for everyone). */
+  mentions: string[];
+  /** The message pings everyone in the chat (`<at user_id="all">` in a text message). */
+  mentionsAll: boolean;
 }
+
+/** What the long-connection client acked: its code and the handler's answer (decoded from `data`). */
+export interface WsAck {
+  code: number;
+  data?: unknown;
+}
+
+/** Largest request body of a text message, and of a post (Feishu docs, im-v1 message create). */
+export const LARK_TEXT_BODY_LIMIT = 150 * 1024;
+export const LARK_POST_BODY_LIMIT = 30 * 1024;
 
 /** One API call, as logged. */
 export interface LarkCall {
@@ -102,8 +131,8 @@ export class LarkEmulator {
   readonly botName: string;
   readonly calls: LarkCall[] = [];
   readonly sends: LarkSend[] = [];
-  /** Every ack the long-connection client sent back, by frame message id (`data`: base64 JSON answer). */
-  readonly wsAcks = new Map<string, { code: number; data?: string }>();
+  /** Every ack the long-connection client sent back, by frame message id. */
+  readonly wsAcks = new Map<string, WsAck>();
   /** How many tenant tokens were issued. */
   tokensIssued = 0;
   private baseUrl = "";
@@ -112,6 +141,9 @@ export class LarkEmulator {
   private readonly wss = new WebSocketServer({ noServer: true });
   private readonly sockets = new Set<WebSocket>();
   private postRejections = 0;
+  private throttles: ("gateway" | "chat")[] = [];
+  /** Seconds announced in `x-ogw-ratelimit-reset` when throttling. */
+  throttleResetSeconds = 1;
   private readonly withdrawn = new Set<string>();
   private readonly messageChats = new Map<string, string>();
   private readonly waiters = new Set<() => void>();
@@ -160,6 +192,14 @@ export class LarkEmulator {
   }
 
   /** The next `count` post messages are refused like Feishu refuses malformed post content. */
+  /**
+   * The next `count` message sends are refused by frequency control: `gateway` answers HTTP 429 code
+   * 99991400 with `x-ogw-ratelimit-reset`, `chat` answers 230020 (one chat over 5 messages a second).
+   */
+  throttleNext(count = 1, kind: "gateway" | "chat" = "gateway"): void {
+    for (let index = 0; index < count; index += 1) this.throttles.push(kind);
+  }
+
   rejectPosts(count = 1): void {
     this.postRejections += count;
   }
@@ -324,9 +364,7 @@ export class LarkEmulator {
       },
     };
     const ack = await this.pushWsEvent(payload);
-    const answer = ack.data
-      ? (JSON.parse(Buffer.from(ack.data, "base64").toString("utf8")) as Record<string, unknown>)
-      : {};
+    const answer = (ack.data as Record<string, unknown> | undefined) ?? {};
     return { code: ack.code, answer };
   }
 
@@ -347,10 +385,7 @@ export class LarkEmulator {
    * Pushes an event over the long connection (to the most recent client) and resolves with the
    * client's ack payload (`{code: 200}` when handled).
    */
-  async pushWsEvent(
-    payload: Record<string, unknown>,
-    timeoutMs = 5000,
-  ): Promise<{ code: number; data?: string }> {
+  async pushWsEvent(payload: Record<string, unknown>, timeoutMs = 5000): Promise<WsAck> {
     const socket = [...this.sockets].at(-1);
     if (!socket) throw new Error("no long-connection client is connected to the Lark emulator");
     this.frameCounter += 1;
@@ -430,9 +465,9 @@ export class LarkEmulator {
     const url = new URL(req.url ?? "/", this.baseUrl || "http://127.0.0.1");
     const raw = await readAll(req);
     const body: unknown = raw.length > 0 ? safeJson(raw) : undefined;
-    const reply = (status: number, payload: unknown) => {
+    const reply = (status: number, payload: unknown, headers: Record<string, string> = {}) => {
       this.calls.push({ method: req.method ?? "?", path: url.pathname, body, status });
-      res.writeHead(status, { "content-type": "application/json" });
+      res.writeHead(status, { "content-type": "application/json", ...headers });
       res.end(JSON.stringify(payload));
       this.notify();
     };
@@ -478,6 +513,22 @@ export class LarkEmulator {
       content?: string;
       reply_in_thread?: boolean;
     };
+    const sending = req.method === "POST" && /^\/open-apis\/im\/v1\/messages(\/[^/]+\/reply)?$/.test(path);
+    if (sending && this.throttles.length > 0) {
+      const kind = this.throttles.shift();
+      if (kind === "gateway")
+        return reply(
+          429,
+          { code: 99991400, msg: "request trigger frequency limit" },
+          { "x-ogw-ratelimit-limit": "50", "x-ogw-ratelimit-reset": String(this.throttleResetSeconds) },
+        );
+      return reply(400, { code: 230020, msg: "This message is triggering the frequency limit." });
+    }
+    if (sending && data.msg_type !== undefined) {
+      const limit = data.msg_type === "text" ? LARK_TEXT_BODY_LIMIT : LARK_POST_BODY_LIMIT;
+      if (Buffer.byteLength(raw, "utf8") > limit)
+        return reply(400, { code: 230025, msg: "The length of the message content reaches its limit." });
+    }
     if (req.method === "POST" && path === "/open-apis/im/v1/messages") {
       return this.recordSend(
         reply,
@@ -501,6 +552,32 @@ export class LarkEmulator {
       );
     }
     const editMatch = /^\/open-apis\/im\/v1\/messages\/([^/]+)$/.exec(path);
+    if (req.method === "PATCH" && editMatch) {
+      // IM API "update a message card sent by the app": only the app's own interactive messages, both
+      // the old and the new card declaring `config.update_multi: true`, a body of at most 30 KB.
+      const target = decodeURIComponent(editMatch[1] ?? "");
+      const original = [...this.sends].reverse().find((send) => send.messageId === target);
+      if (!original)
+        return reply(400, { code: 230002, msg: "The message does not exist or was not sent by the bot." });
+      if (this.withdrawn.has(target)) return reply(400, { code: 230011, msg: "The message was withdrawn." });
+      if (
+        original.msgType !== "interactive" ||
+        !isSharedCard(original.content) ||
+        !isSharedCard(data.content ?? "")
+      ) {
+        return reply(400, {
+          code: 230001,
+          msg: "only shared cards (config.update_multi: true) can be updated",
+        });
+      }
+      if (Buffer.byteLength(data.content ?? "") > 30 * 1024)
+        return reply(400, { code: 230025, msg: "card too large" });
+      return this.recordSend(
+        reply,
+        { kind: "patch", chatId: this.messageChats.get(target) ?? "", target },
+        { msg_type: "interactive", content: data.content },
+      );
+    }
     if (req.method === "PUT" && editMatch) {
       const target = decodeURIComponent(editMatch[1] ?? "");
       return this.recordSend(
@@ -513,7 +590,7 @@ export class LarkEmulator {
   }
 
   private recordSend(
-    reply: (status: number, payload: unknown) => void,
+    reply: (status: number, payload: unknown, headers?: Record<string, string>) => void,
     base: Pick<LarkSend, "kind" | "chatId" | "receiveIdType" | "target" | "replyInThread">,
     data: { msg_type?: string; content?: string },
   ): void {
@@ -546,9 +623,22 @@ export class LarkEmulator {
       }
     }
     this.messageCounter += 1;
-    const messageId = base.kind === "edit" && base.target ? base.target : `om_sent_${this.messageCounter}`;
+    const messageId =
+      (base.kind === "edit" || base.kind === "patch") && base.target
+        ? base.target
+        : `om_sent_${this.messageCounter}`;
     this.messageChats.set(messageId, base.chatId);
-    this.sends.push({ ...base, messageId, msgType, content, text });
+    const mentions = msgType === "text" ? textMentions(text) : [];
+    this.sends.push({
+      ...base,
+      messageId,
+      msgType,
+      content,
+      text: msgType === "text" ? renderAt(text) : text,
+      buttons: cardButtons(msgType, content),
+      mentions,
+      mentionsAll: mentions.includes("all"),
+    });
     reply(200, {
       code: 0,
       msg: "success",
@@ -561,6 +651,49 @@ export class LarkEmulator {
         create_time: String(Date.now()),
       },
     });
+  }
+
+  /**
+   * The `card.action.trigger` callback of a press on a card the bot sent (2.0 envelope, as the SDK's
+   * `normalizeCardAction` reads it: `operator`, `action.value`, `context.open_message_id` and
+   * `open_chat_id`). `value` defaults to the value of the button labelled `label`; pass one to forge.
+   */
+  cardActionEvent(opts: {
+    messageId: string;
+    label?: string;
+    value?: Record<string, unknown>;
+    operatorOpenId?: string;
+    token?: string;
+    eventId?: string;
+  }): Record<string, unknown> {
+    const card = [...this.sends].reverse().find((send) => send.messageId === opts.messageId);
+    if (!card) throw new Error(`LarkEmulator: no message ${opts.messageId}`);
+    const value = opts.value ?? card.buttons.find((button) => button.label === opts.label)?.value;
+    if (!value) throw new Error(`LarkEmulator: message ${opts.messageId} has no button ${opts.label ?? "?"}`);
+    const operator = opts.operatorOpenId ?? "ou_alice";
+    return {
+      schema: "2.0",
+      header: {
+        event_id: opts.eventId ?? randomUUID(),
+        token: opts.token ?? "",
+        create_time: String(Date.now() * 1000),
+        event_type: "card.action.trigger",
+        tenant_key: "tk",
+        app_id: this.appId,
+      },
+      event: {
+        operator: {
+          tenant_key: "tk",
+          user_id: operator.replace(/^ou_/, ""),
+          open_id: operator,
+          union_id: `on_${operator}`,
+        },
+        token: `c-${randomBytes(8).toString("hex")}`,
+        action: { value, tag: "button" },
+        host: "im_message",
+        context: { open_message_id: opts.messageId, open_chat_id: card.chatId },
+      },
+    };
   }
 
   /** Registers the chat of an inbound message so replies to it are attributed to that chat. */
@@ -601,7 +734,11 @@ export class LarkEmulator {
           code: number;
           data?: string;
         };
-        this.wsAcks.set(messageId, ack);
+        // The SDK puts the handler's return value, JSON then base64, in `data` (a card callback's answer).
+        const data = ack.data
+          ? (JSON.parse(Buffer.from(ack.data, "base64").toString("utf8")) as unknown)
+          : undefined;
+        this.wsAcks.set(messageId, { code: ack.code, ...(data !== undefined ? { data } : {}) });
         this.notify();
       }
     });
@@ -617,7 +754,7 @@ export function encryptPayload(json: string, encryptKey: string): string {
 }
 
 /**
- * Card JSON 2.0 rules the emulator enforces (open.feishu.cn card docs: "Form container", "Input",
+ * Card JSON 2.0 rules the emulator enforces (1.0 cards, the buttons' format, only for size) (open.feishu.cn card docs: "Form container", "Input",
  * card size limit): content at most 30 KB; `schema: "2.0"` with `body.elements`; a form has a `name`,
  * the inputs inside it each a unique `name` and `max_length` ≤ 1000, and it holds a button with
  * `action_type: "form_submit"`.
@@ -625,6 +762,7 @@ export function encryptPayload(json: string, encryptKey: string): string {
 function cardProblem(content: string): string | null {
   if (Buffer.byteLength(content) > 30 * 1024) return "card content exceeds 30KB";
   const card = JSON.parse(content) as { schema?: string; body?: { elements?: Record<string, unknown>[] } };
+  if (card.schema === undefined) return null;
   if (card.schema !== "2.0" || !Array.isArray(card.body?.elements))
     return "expected a JSON 2.0 card with body.elements";
   for (const element of card.body.elements) {
@@ -645,6 +783,24 @@ function cardProblem(content: string): string | null {
   return null;
 }
 
+function isSharedCard(content: string): boolean {
+  const card = safeJson(content) as { config?: { update_multi?: unknown } } | undefined;
+  return card?.config?.update_multi === true;
+}
+
+/** The buttons of an interactive card (card JSON 1.0 `action` elements). */
+function cardButtons(msgType: string, content: string): LarkSend["buttons"] {
+  if (msgType !== "interactive") return [];
+  const card = JSON.parse(content) as { elements?: { tag?: string; actions?: Record<string, unknown>[] }[] };
+  return (card.elements ?? [])
+    .filter((element) => element.tag === "action")
+    .flatMap((element) => element.actions ?? [])
+    .map((button) => ({
+      label: String((button.text as { content?: unknown } | undefined)?.content ?? ""),
+      value: (button.value as Record<string, unknown> | undefined) ?? {},
+    }));
+}
+
 /** Visible text of a message `content` for its `msg_type`. */
 export function contentText(msgType: string, content: string): string {
   const parsed = JSON.parse(content) as Record<string, unknown>;
@@ -652,12 +808,21 @@ export function contentText(msgType: string, content: string): string {
   if (msgType === "interactive") {
     const card = parsed as {
       header?: { title?: { content?: string } };
+      elements?: { tag?: string; text?: { content?: string } }[];
       body?: { elements?: { tag?: string; content?: string }[] };
     };
-    const parts = [card.header?.title?.content ?? ""];
-    for (const element of card.body?.elements ?? [])
-      if (element.tag === "markdown") parts.push(element.content ?? "");
-    return parts.join("\n");
+    // JSON 1.0 cards (buttons) keep text in `div`s; JSON 2.0 cards (forms) in `markdown` body elements.
+    const parts = [
+      ...(card.elements ?? [])
+        .filter((element) => element.tag === "div")
+        .map((element) => element.text?.content ?? ""),
+      ...(card.body?.elements ?? [])
+        .filter((element) => element.tag === "markdown")
+        .map((element) => element.content ?? ""),
+    ];
+    return [card.header?.title?.content, ...parts]
+      .filter((part) => part !== undefined && part !== "")
+      .join("\n");
   }
   const body = (Array.isArray(parsed.content) ? parsed : Object.values(parsed)[0]) as
     | { content?: { text?: string }[][] }
@@ -665,6 +830,19 @@ export function contentText(msgType: string, content: string): string {
   return (body?.content ?? [])
     .map((paragraph) => paragraph.map((element) => element.text ?? "").join(""))
     .join("\n");
+}
+
+/** `<at user_id="ID">` tags of a text message: ids of the people it mentions (`all` = everyone). */
+function textMentions(text: string): string[] {
+  return [...text.matchAll(/<at\s+user_id\s*=\s*"([^"]*)"\s*>/g)].map((match) => match[1] as string);
+}
+
+/** A text message as Feishu shows it: each `<at user_id="…">Name</at>` becomes `@Name` (or `@all`). */
+function renderAt(text: string): string {
+  return text.replace(
+    /<at\s+user_id\s*=\s*"([^"]*)"\s*>([^<]*)<\/at>/g,
+    (_match, id: string, name: string) => (id === "all" ? "@all" : `@${name || id}`),
+  );
 }
 
 function readAll(req: IncomingMessage): Promise<string> {

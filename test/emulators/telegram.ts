@@ -6,6 +6,14 @@
  * "can't parse entities"; more than 4096 characters → 400), stores command menus per scope, delivers
  * updates to a webhook with the secret header, and lets a test inject errors (429 with retry_after, 409,
  * anything). Every call is logged.
+ *
+ * Two rules of the real service are modelled because adapters have got them wrong before:
+ * - privacy mode (on by default, https://core.telegram.org/bots/features#privacy-mode): in groups a
+ *   bot receives commands, messages that mention it by @username and replies to its own messages;
+ *   other group chatter reaches it only when privacy mode is off or the bot is a group admin;
+ * - webhook delivery uses up to `max_connections` simultaneous HTTPS connections (setWebhook; default
+ *   40, https://core.telegram.org/bots/api#setwebhook), so without `max_connections: 1` updates of one
+ *   chat can arrive at the same time and out of order.
  */
 import { EventEmitter } from "node:events";
 import http from "node:http";
@@ -39,8 +47,18 @@ export interface SentMessage {
   reply_to_message_id?: number;
   at: number;
   edited?: boolean;
-  /** The inline keyboard the message carried, as sent. */
-  reply_markup?: unknown;
+  /** The inline keyboard the message carries (`reply_markup`), if any. */
+  reply_markup?: { inline_keyboard: { text: string; callback_data?: string; url?: string }[][] };
+}
+
+/** A callback query the emulator delivered, and how the bot answered it. */
+export interface CallbackQueryRecord {
+  id: string;
+  data: string;
+  fromId: number;
+  messageId: number;
+  /** Set once answerCallbackQuery was called for it. */
+  answer?: { text?: string; show_alert?: boolean; at: number };
 }
 
 /** What a user says: a private message by default. */
@@ -55,7 +73,17 @@ export interface UserSays {
   edited?: boolean | number;
   username?: string;
   firstName?: string;
+  /** Replies to this message id; when the bot sent it, the reply names the bot as its author. */
   replyTo?: number;
+}
+
+/** Emulator settings. */
+export interface TelegramEmulatorOptions {
+  token?: string;
+  username?: string;
+  botId?: number;
+  /** BotFather's /setprivacy: on (the default) limits what the bot sees in groups. */
+  privacyMode?: boolean;
 }
 
 type Update = Record<string, unknown> & { update_id: number };
@@ -145,13 +173,30 @@ export class TelegramEmulator extends EventEmitter {
   readonly botUser: { id: number; is_bot: true; first_name: string; username: string };
   readonly calls: CallRecord[] = [];
   readonly sent: SentMessage[] = [];
+  /** Files the bot sent with `sendDocument`. */
+  readonly documents: {
+    message_id: number;
+    chat_id: string;
+    file_name: string;
+    content: string;
+    caption: string;
+    at: number;
+  }[] = [];
   /** Menus by scope key (`default`, or the JSON of a scope). */
   readonly menus = new Map<string, { command: string; description: string }[]>();
   /** Every setMyCommands payload accepted, in order. */
   readonly menuHistory: { command: string; description: string }[][] = [];
-  webhook: { url: string; secretToken?: string } | null = null;
+  webhook: { url: string; secretToken?: string; maxConnections: number } | null = null;
   /** Webhook POSTs made: update id and HTTP status (0 on a network error). */
   readonly webhookDeliveries: { update_id: number; status: number }[] = [];
+  /** Most webhook requests that were in flight at once. */
+  peakWebhookConnections = 0;
+  /** BotFather's privacy mode (tests may flip it). */
+  privacyMode: boolean;
+  /** Group chats where the bot is an admin (it then sees every message, as with privacy mode off). */
+  readonly adminIn = new Set<number>();
+  /** Group messages Telegram did not deliver to the bot because of privacy mode. */
+  readonly withheld: Record<string, unknown>[] = [];
 
   private server: http.Server | undefined;
   private queue: Update[] = [];
@@ -161,10 +206,15 @@ export class TelegramEmulator extends EventEmitter {
   private injected = new Map<string, InjectedError[]>();
   private forumTopics = new Map<string, Set<number>>();
   private chatTypes = new Map<string, string>();
-  private delivering = false;
+  private nextQueryId = 9_000_001;
+  /** Callback queries delivered (button presses), by id. */
+  readonly callbackQueries = new Map<string, CallbackQueryRecord>();
+  private inFlight = new Set<number>();
+  private webhookFailures = 0;
 
-  constructor(options: { token?: string; username?: string; botId?: number } = {}) {
+  constructor(options: TelegramEmulatorOptions = {}) {
     super();
+    this.privacyMode = options.privacyMode ?? true;
     this.setMaxListeners(0);
     this.token = options.token ?? "7000000001:AAEmulatorTokenForTestsOnly_0123456789";
     this.botUser = {
@@ -268,11 +318,111 @@ export class TelegramEmulator extends EventEmitter {
         is_topic_message: true,
       };
     } else if (input.replyTo !== undefined) {
-      message.reply_to_message = { message_id: input.replyTo, chat, date: message.date, text: "" };
+      const ours = this.sent.some(
+        (sent) => sent.message_id === input.replyTo && sent.chat_id === String(chatId),
+      );
+      message.reply_to_message = {
+        message_id: input.replyTo,
+        chat,
+        date: message.date,
+        text: "",
+        ...(ours ? { from: this.botUser } : {}),
+      };
     }
     if (input.edited !== undefined && input.edited !== false) message.edit_date = message.date;
     const key = input.edited !== undefined && input.edited !== false ? "edited_message" : "message";
+    if (chatType !== "private" && !this.seesInGroup(message, entities, chatId)) {
+      this.withheld.push(message);
+      return { [key]: message, update_id: 0 };
+    }
     return this.pushUpdate({ [key]: message });
+  }
+
+  /**
+   * A user presses an inline button of a message the bot sent. Like Telegram, the `callback_query`
+   * carries the button's `callback_data` verbatim (pass `data` to forge one) and the message with its
+   * keyboard. Bot API: "Telegram clients will display a progress bar until you call
+   * answerCallbackQuery" — `callbackQueries` records whether and how it was answered.
+   */
+  pressButton(input: {
+    messageId: number;
+    chatId?: string;
+    label?: string;
+    data?: string;
+    userId?: number;
+  }): CallbackQueryRecord {
+    const message = [...this.sent]
+      .reverse()
+      .find(
+        (sent) =>
+          sent.message_id === input.messageId &&
+          (input.chatId === undefined || sent.chat_id === input.chatId),
+      );
+    if (!message) throw new Error(`TelegramEmulator: no sent message ${input.messageId}`);
+    const buttons = message.reply_markup?.inline_keyboard.flat() ?? [];
+    const button =
+      input.label === undefined
+        ? undefined
+        : buttons.find((item) => item.text.startsWith(input.label as string));
+    const data = input.data ?? button?.callback_data;
+    if (data === undefined)
+      throw new Error(`TelegramEmulator: message ${input.messageId} has no button ${input.label ?? ""}`);
+    const userId = input.userId ?? 1001;
+    const record: CallbackQueryRecord = {
+      id: String(this.nextQueryId++),
+      data,
+      fromId: userId,
+      messageId: message.message_id,
+    };
+    this.callbackQueries.set(record.id, record);
+    const from = { id: userId, is_bot: false, first_name: `User${userId}`, username: `user${userId}` };
+    this.pushUpdate({
+      callback_query: {
+        id: record.id,
+        from,
+        message: { ...this.messageObject(message), reply_markup: message.reply_markup },
+        chat_instance: `ci${message.chat_id}`,
+        data,
+      },
+    });
+    return record;
+  }
+
+  /** The latest state of a sent message (after any edits). */
+  latest(messageId: number, chatId?: string): SentMessage | undefined {
+    return [...this.sent]
+      .reverse()
+      .find((sent) => sent.message_id === messageId && (chatId === undefined || sent.chat_id === chatId));
+  }
+
+  /**
+   * Privacy mode (https://core.telegram.org/bots/features#privacy-mode): with it on, and the bot not an
+   * admin, a group message reaches the bot only when it is a command (`/cmd` or `/cmd@thisbot`), mentions
+   * the bot by @username, or replies to one of the bot's messages.
+   */
+  private seesInGroup(
+    message: Record<string, unknown>,
+    entities: { type: string; offset: number; length: number }[],
+    chatId: number,
+  ): boolean {
+    if (!this.privacyMode || this.adminIn.has(chatId)) return true;
+    const text = String(message.text ?? "");
+    const command = entities.find((entity) => entity.type === "bot_command");
+    if (command) {
+      const token = text.slice(command.offset, command.offset + command.length);
+      const target = token.split("@")[1];
+      if (target === undefined || target.toLowerCase() === this.botUser.username.toLowerCase()) return true;
+    }
+    const mentioned = new RegExp(`@${this.botUser.username}\\b`, "i").test(text);
+    const reply = message.reply_to_message as { from?: { id?: number } } | undefined;
+    return mentioned || reply?.from?.id === this.botUser.id;
+  }
+
+  /** Queues the very same update again (Telegram redelivers an update it thinks was not handled). */
+  redeliver(update: Update): void {
+    this.queue.push(update);
+    this.flushPolls();
+    this.deliverWebhook();
   }
 
   /** Queues a raw update (an `update_id` is assigned) and wakes pollers or the webhook. */
@@ -280,7 +430,7 @@ export class TelegramEmulator extends EventEmitter {
     const update: Update = { ...body, update_id: this.nextUpdateId++ };
     this.queue.push(update);
     this.flushPolls();
-    void this.deliverWebhook();
+    this.deliverWebhook();
     return update;
   }
 
@@ -395,8 +545,10 @@ export class TelegramEmulator extends EventEmitter {
       }),
     getUpdates: (params, res, call) => this.getUpdates(params, res, call),
     sendMessage: (params, res, call) => this.sendMessage(params, res, call),
+    answerCallbackQuery: (params, res, call) => this.answerCallbackQuery(params, res, call),
     editMessageText: (params, res, call) => this.editMessageText(params, res, call),
     sendChatAction: (_params, res) => this.ok(res, true),
+    sendDocument: (params, res, call) => this.sendDocument(params, res, call),
     setMyCommands: (params, res, call) => this.setMyCommands(params, res, call),
     getMyCommands: (params, res) => this.ok(res, this.menus.get(scopeKey(params)) ?? []),
     deleteMyCommands: (params, res) => {
@@ -404,7 +556,21 @@ export class TelegramEmulator extends EventEmitter {
       this.ok(res, true);
     },
     setWebhook: (params, res) => {
-      this.webhook = { url: String(params.url), secretToken: params.secret_token as string | undefined };
+      const max = params.max_connections === undefined ? 40 : Number(params.max_connections);
+      if (!Number.isInteger(max) || max < 1 || max > 100) {
+        this.respond(res, 400, {
+          ok: false,
+          error_code: 400,
+          description: "Bad Request: max_connections must be between 1 and 100",
+        });
+        return;
+      }
+      this.webhook = {
+        url: String(params.url),
+        secretToken: params.secret_token as string | undefined,
+        maxConnections: max,
+      };
+      this.webhookFailures = 0;
       for (const poll of this.polls.splice(0)) {
         clearTimeout(poll.timer);
         this.respond(poll.res, 409, {
@@ -415,7 +581,7 @@ export class TelegramEmulator extends EventEmitter {
         });
       }
       this.ok(res, true);
-      void this.deliverWebhook();
+      this.deliverWebhook();
     },
     deleteWebhook: (params, res) => {
       this.webhook = null;
@@ -427,6 +593,7 @@ export class TelegramEmulator extends EventEmitter {
         url: this.webhook?.url ?? "",
         has_custom_certificate: false,
         pending_update_count: this.queue.length,
+        ...(this.webhook ? { max_connections: this.webhook.maxConnections } : {}),
       }),
   };
 
@@ -500,13 +667,14 @@ export class TelegramEmulator extends EventEmitter {
       this.fail(res, call, 400, "Bad Request: message thread not found");
       return;
     }
-    const markupError = inlineKeyboardProblem(params.reply_markup);
-    if (markupError) {
-      this.fail(res, call, 400, markupError);
+    const markup = checkMarkup(params.reply_markup);
+    if (typeof markup === "string") {
+      this.fail(res, call, 400, markup);
       return;
     }
     const replyParameters = params.reply_parameters as { message_id?: number } | undefined;
     const sent: SentMessage = {
+      reply_markup: markup,
       message_id: this.nextMessageId++,
       chat_id: chatId,
       text,
@@ -515,11 +683,54 @@ export class TelegramEmulator extends EventEmitter {
       message_thread_id: threadId,
       reply_to_message_id: replyParameters?.message_id,
       at: Date.now(),
-      ...(params.reply_markup !== undefined ? { reply_markup: params.reply_markup } : {}),
     };
     this.sent.push(sent);
     this.ok(res, this.messageObject(sent));
     this.emit("message", sent);
+  }
+
+  /**
+   * `sendDocument` (https://core.telegram.org/bots/api#senddocument): `document` is an uploaded file (or a
+   * file_id/URL string); "Bots can currently send files of any type of up to 50 MB in size"; `caption`
+   * is 0-1024 characters after entities parsing.
+   */
+  private sendDocument(params: Record<string, unknown>, res: http.ServerResponse, call: CallRecord): void {
+    const document = params.document as UploadedFile | string | undefined;
+    if (document === undefined || document === "") {
+      this.fail(res, call, 400, 'Bad Request: parameter "document" is required');
+      return;
+    }
+    if (typeof document === "object" && document.size > 50 * 1024 * 1024) {
+      this.fail(res, call, 413, "Request Entity Too Large");
+      return;
+    }
+    const caption = typeof params.caption === "string" ? params.caption : "";
+    if (caption.length > 1024) {
+      this.fail(res, call, 400, "Bad Request: message caption is too long");
+      return;
+    }
+    const chatId = String(params.chat_id);
+    const entry = {
+      message_id: this.nextMessageId++,
+      chat_id: chatId,
+      file_name: typeof document === "object" ? document.filename : String(document),
+      content: typeof document === "object" ? document.content : "",
+      caption,
+      at: Date.now(),
+    };
+    this.documents.push(entry);
+    this.emit("document", entry);
+    this.ok(res, {
+      message_id: entry.message_id,
+      date: Math.floor(entry.at / 1000),
+      chat: { id: Number(chatId), type: Number(chatId) > 0 ? "private" : "supergroup" },
+      document: {
+        file_name: entry.file_name,
+        file_id: `doc-${entry.message_id}`,
+        file_unique_id: `u${entry.message_id}`,
+      },
+      ...(caption ? { caption } : {}),
+    });
   }
 
   private editMessageText(params: Record<string, unknown>, res: http.ServerResponse, call: CallRecord): void {
@@ -537,12 +748,20 @@ export class TelegramEmulator extends EventEmitter {
       this.fail(res, call, 400, rendered.error);
       return;
     }
-    if (text === target.text) {
+    const markup = checkMarkup(params.reply_markup);
+    if (typeof markup === "string") {
+      this.fail(res, call, 400, markup);
+      return;
+    }
+    // Bot API: the edit fails with "message is not modified" when text and keyboard are both unchanged;
+    // an edit without reply_markup removes the inline keyboard.
+    if (text === target.text && JSON.stringify(markup) === JSON.stringify(target.reply_markup)) {
       this.fail(res, call, 400, "Bad Request: message is not modified");
       return;
     }
     const edited: SentMessage = {
       ...target,
+      reply_markup: markup,
       text,
       plain: rendered.plain,
       parse_mode: params.parse_mode as string | undefined,
@@ -552,6 +771,36 @@ export class TelegramEmulator extends EventEmitter {
     this.sent.push(edited);
     this.ok(res, this.messageObject(edited));
     this.emit("message", edited);
+  }
+
+  /**
+   * Bot API `answerCallbackQuery`: a query can be answered once, and only for a short time; an unknown
+   * or already answered id fails with "query is too old and response timeout expired or query ID is
+   * invalid". `text` is 0–200 characters.
+   */
+  private answerCallbackQuery(
+    params: Record<string, unknown>,
+    res: http.ServerResponse,
+    call: CallRecord,
+  ): void {
+    const record = this.callbackQueries.get(String(params.callback_query_id ?? ""));
+    if (!record || record.answer) {
+      this.fail(
+        res,
+        call,
+        400,
+        "Bad Request: query is too old and response timeout expired or query ID is invalid",
+      );
+      return;
+    }
+    const text = typeof params.text === "string" ? params.text : undefined;
+    if (text !== undefined && text.length > 200) {
+      this.fail(res, call, 400, "Bad Request: MESSAGE_TOO_LONG");
+      return;
+    }
+    record.answer = { text, show_alert: params.show_alert === true, at: Date.now() };
+    this.ok(res, true);
+    this.emit("answer", record);
   }
 
   private checkText(
@@ -615,25 +864,30 @@ export class TelegramEmulator extends EventEmitter {
     return message;
   }
 
-  private async deliverWebhook(): Promise<void> {
-    if (this.delivering) return;
-    this.delivering = true;
-    try {
-      let failures = 0;
-      while (this.webhook && this.queue.length > 0 && failures < 20) {
-        const update = this.queue[0] as Update;
-        const status = await this.post(this.webhook, update);
+  /**
+   * Posts queued updates to the webhook, up to `max_connections` at a time, oldest first. An update
+   * leaves the queue once answered with 2xx; a failed one is retried (20 failures in a row stop it).
+   */
+  private deliverWebhook(): void {
+    const webhook = this.webhook;
+    if (!webhook || this.webhookFailures >= 20) return;
+    for (const update of this.queue) {
+      if (this.inFlight.size >= webhook.maxConnections) break;
+      if (this.inFlight.has(update.update_id)) continue;
+      this.inFlight.add(update.update_id);
+      this.peakWebhookConnections = Math.max(this.peakWebhookConnections, this.inFlight.size);
+      void this.post(webhook, update).then((status) => {
+        this.inFlight.delete(update.update_id);
         this.webhookDeliveries.push({ update_id: update.update_id, status });
         if (status >= 200 && status < 300) {
           this.queue = this.queue.filter((other) => other !== update);
-          failures = 0;
+          this.webhookFailures = 0;
+          this.deliverWebhook();
         } else {
-          failures += 1;
-          await new Promise((resolve) => setTimeout(resolve, 50));
+          this.webhookFailures += 1;
+          setTimeout(() => this.deliverWebhook(), 50).unref();
         }
-      }
-    } finally {
-      this.delivering = false;
+      });
     }
   }
 
@@ -691,6 +945,9 @@ async function readJson(req: http.IncomingMessage): Promise<Record<string, unkno
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   if (chunks.length === 0) return {};
+  const contentType = req.headers["content-type"] ?? "";
+  const boundary = /multipart\/form-data;.*boundary=("?)([^";]+)\1/i.exec(contentType)?.[2];
+  if (boundary) return parseMultipart(Buffer.concat(chunks), boundary);
   const text = Buffer.concat(chunks).toString("utf8");
   if (!(req.headers["content-type"] ?? "").includes("json"))
     return Object.fromEntries(new URLSearchParams(text));
@@ -703,19 +960,19 @@ async function readJson(req: http.IncomingMessage): Promise<Record<string, unkno
 }
 
 /**
- * Inline keyboard rules (core.telegram.org/bots/api#inlinekeyboardmarkup and #inlinekeyboardbutton):
- * `inline_keyboard` is an array of button rows; each button has a non-empty `text` and exactly one
- * action field; a `url` is an HTTP(S) or tg:// URL; `callback_data` is 1–64 bytes. grammY passes the
- * object through as given (it serialises `reply_markup` as JSON), so the emulator checks the JSON.
+ * Validates `reply_markup` as Telegram does for inline keyboards (core.telegram.org/bots/api
+ * #inlinekeyboardmarkup and #inlinekeyboardbutton): each button needs text and exactly one action field;
+ * a `url` is an HTTP(S) or tg:// URL; `callback_data` is 1–64 bytes (otherwise "BUTTON_DATA_INVALID"). Returns the keyboard, undefined without one, or the error description.
  */
-function inlineKeyboardProblem(markup: unknown): string | null {
-  if (markup === undefined) return null;
-  const parsed = typeof markup === "string" ? (JSON.parse(markup) as unknown) : markup;
+function checkMarkup(value: unknown): SentMessage["reply_markup"] | string {
+  if (value === undefined) return undefined;
+  const parsed = typeof value === "string" ? (JSON.parse(value) as unknown) : value;
   const rows = (parsed as { inline_keyboard?: unknown }).inline_keyboard;
-  if (!Array.isArray(rows)) return "Bad Request: can't parse reply keyboard markup JSON object";
+  if (!Array.isArray(rows))
+    return 'Bad Request: field "inline_keyboard" of the InlineKeyboardMarkup should be an Array';
   for (const row of rows) {
     if (!Array.isArray(row))
-      return 'Bad Request: field "inline_keyboard" of the InlineKeyboardMarkup must be an Array of Arrays';
+      return 'Bad Request: field "inline_keyboard" of the InlineKeyboardMarkup should be an Array of Arrays';
     for (const button of row as Record<string, unknown>[]) {
       if (typeof button.text !== "string" || button.text === "")
         return "Bad Request: text buttons are unallowed in the inline keyboard";
@@ -730,11 +987,72 @@ function inlineKeyboardProblem(markup: unknown): string | null {
       if (actions.length !== 1) return "Bad Request: inline keyboard button must have exactly one action";
       if (button.url !== undefined && !/^(https?|tg):\/\/\S+$/.test(String(button.url)))
         return "Bad Request: inline keyboard button URL is invalid";
-      if (button.callback_data !== undefined) {
-        const bytes = Buffer.byteLength(String(button.callback_data));
-        if (bytes < 1 || bytes > 64) return "Bad Request: BUTTON_DATA_INVALID";
+      const data = button.callback_data;
+      if (
+        data !== undefined &&
+        (typeof data !== "string" || Buffer.byteLength(data) < 1 || Buffer.byteLength(data) > 64)
+      ) {
+        return "Bad Request: BUTTON_DATA_INVALID";
       }
     }
   }
-  return null;
+  return parsed as SentMessage["reply_markup"];
+}
+
+/** An uploaded file as the emulator keeps it. */
+export interface UploadedFile {
+  filename: string;
+  content: string;
+  size: number;
+}
+
+/**
+ * Parses a multipart/form-data body (RFC 7578), the encoding the Bot API requires when a file is
+ * uploaded ("Post the file using multipart/form-data in the usual way that files are uploaded via the
+ * browser", https://core.telegram.org/bots/api#sending-files). Text fields that hold JSON (grammy sends
+ * `reply_parameters` that way) are parsed; file parts become `UploadedFile`s. A field may also be
+ * `attach://<name>`, pointing at another part, which is resolved here.
+ */
+export function parseMultipart(body: Buffer, boundary: string): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  const parts: Record<string, unknown> = {};
+  const delimiter = Buffer.from(`--${boundary}`);
+  let at = body.indexOf(delimiter);
+  while (at >= 0) {
+    const start = at + delimiter.length;
+    if (body.subarray(start, start + 2).toString() === "--") break;
+    const next = body.indexOf(delimiter, start);
+    if (next < 0) break;
+    const part = body.subarray(start + 2, next - 2);
+    const split = part.indexOf("\r\n\r\n");
+    const head = part.subarray(0, split).toString("utf8");
+    const content = part.subarray(split + 4);
+    const name = /[;:\s]name="([^"]*)"/i.exec(head)?.[1] ?? "";
+    // Quoted or not: grammy writes `filename=a.txt`.
+    const fileMatch = /filename=(?:"([^"]*)"|([^;\r\n]*))/i.exec(head);
+    const filename = fileMatch ? (fileMatch[1] ?? fileMatch[2] ?? "") : undefined;
+    if (filename !== undefined) {
+      parts[name] = {
+        filename,
+        content: content.toString("utf8"),
+        size: content.length,
+      } satisfies UploadedFile;
+    } else {
+      const text = content.toString("utf8");
+      let value: unknown = text;
+      if (/^[[{]/.test(text)) {
+        try {
+          value = JSON.parse(text);
+        } catch {
+          value = text;
+        }
+      }
+      fields[name] = value;
+    }
+    at = next;
+  }
+  for (const [key, value] of Object.entries(fields)) {
+    if (typeof value === "string" && value.startsWith("attach://")) fields[key] = parts[value.slice(9)];
+  }
+  return { ...parts, ...fields };
 }

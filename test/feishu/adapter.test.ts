@@ -3,12 +3,8 @@ import { Writable } from "node:stream";
 import * as lark from "@larksuiteoapi/node-sdk";
 import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  createFeishuAdapter,
-  type FeishuAdapter,
-  resolveDomain,
-  verifyWebhook,
-} from "../../adapters/feishu/index.js";
+import { createFeishuAdapter, type FeishuAdapter, resolveDomain } from "../../adapters/feishu/index.js";
+import { verifyWebhook } from "../../adapters/feishu/webhook.js";
 import { parseConfig } from "../../src/config/config.js";
 import type { InboundMessage } from "../../src/core/message.js";
 import { textReply } from "../../src/core/reply.js";

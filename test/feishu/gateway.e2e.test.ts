@@ -53,6 +53,8 @@ async function makeHome(): Promise<string> {
 
 function configFor(emulator: Emulator, feishu: Record<string, unknown> = {}): SkillgateConfig {
   return parseConfig({
+    // These tests tick right after boot, and idle time counts from the gateway's start.
+    curator: { min_idle_hours: 0 },
     skills: { platform_disabled: { feishu: ["arxiv"] } },
     gateway: {
       admins: [`feishu:${ADMIN}`, "mock:u1"],
@@ -125,11 +127,11 @@ function repliesTo(emulator: Emulator, event: Record<string, unknown>): LarkSend
 }
 
 describe("feishu e2e over the long connection", () => {
-  it("answers /curator status in a p2p chat with a post reply to the message", async () => {
+  it("answers /curator status in a p2p chat with a card reply to the message (status is a card)", async () => {
     const run = await bootGateway();
     const event = run.emulator.messageEvent({ senderOpenId: ADMIN, text: "/curator status" });
     const sent = await ask(run, event);
-    expect(sent.msgType).toBe("post");
+    expect(sent.msgType).toBe("interactive");
     expect(sent.chatId).toBe("oc_p2p_alice");
     expect(sent.text).toMatch(/curator: (ENABLED|PAUSED|DISABLED)/);
   });

@@ -119,7 +119,25 @@ describe("feishu: skills set up from chat", () => {
     const run = await boot();
     const card = await ask(run, ADMIN, "/weather");
     expect(card.text).toContain(KEY);
-    const form = await run.emulator.waitForSend((send) => send.msgType === "interactive");
+    // "Set KEY" is an ordinary stored action on the skill card: its value is an opaque id.
+    const button = card.buttons.find((item) => item.label === `Set ${KEY}`);
+    expect(JSON.stringify(button?.value)).not.toContain(KEY);
+
+    // A reader's press is refused with a toast only they see; no form is posted.
+    const before = run.emulator.sends.length;
+    const refused = await run.emulator.pushWsEvent(
+      run.emulator.cardActionEvent({ messageId: card.messageId, label: `Set ${KEY}`, operatorOpenId: USER }),
+    );
+    expect(JSON.stringify(refused.data)).toContain("for admins only");
+    expect(run.emulator.sends.length).toBe(before);
+
+    const opened = await run.emulator.pushWsEvent(
+      run.emulator.cardActionEvent({ messageId: card.messageId, label: `Set ${KEY}`, operatorOpenId: ADMIN }),
+    );
+    expect(JSON.stringify(opened.data)).toContain("only you can use it");
+    const form = await run.emulator.waitForSend(
+      (send) => run.emulator.sends.indexOf(send) >= before && send.msgType === "interactive",
+    );
     expect(form.text).toContain(`Set ${KEY}`);
 
     const stranger = await run.emulator.submitCardForm({

@@ -8,6 +8,7 @@ import type { CommandSpec } from "../../commands/types.js";
 import { loadConfig, type SkillgateConfig } from "../../src/config/config.js";
 import { isoTimestamp } from "../../src/core/fsutil.js";
 import type { Adapter } from "../../src/core/message.js";
+import type { CoordinationStores } from "../../src/core/stores.js";
 import type { Consolidator } from "../../src/curator/types.js";
 import { type ChatAgent, createGateway, type Gateway } from "../../src/gateway/gateway.js";
 
@@ -114,6 +115,7 @@ export interface StartOptions {
   agent?: ChatAgent;
   registry?: readonly CommandSpec[];
   consolidator?: Consolidator;
+  stores?: CoordinationStores;
 }
 
 /** Starts a gateway over a mock adapter (or the given adapters); `settle` of mocks waits for the gateway. */
@@ -128,6 +130,7 @@ export async function startGateway(options: StartOptions): Promise<{ gateway: Ga
     agent: options.agent,
     registry: options.registry,
     consolidator: options.consolidator,
+    stores: options.stores,
   });
   for (const adapter of adapters)
     if ("settle" in adapter) (adapter as MockAdapter).settle = () => gateway.whenIdle();

@@ -1,12 +1,16 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createMockAdapter } from "../../adapters/mock/index.js";
 import { registry } from "../../commands/index.js";
 import type { CommandSpec } from "../../commands/types.js";
+import { parseConfig } from "../../src/config/config.js";
+import { silentLogger } from "../../src/core/logger.js";
 import { textReply } from "../../src/core/reply.js";
 import type { ConsolidationOutcome, Consolidator } from "../../src/curator/types.js";
 import { createGateway } from "../../src/gateway/gateway.js";
+import { FIRST_CHECK_DELAY_MS, MaintenanceTicker } from "../../src/gateway/maintenance.js";
+import { openLibrary } from "../../src/skills/library.js";
 import {
   Clock,
   DAY,
@@ -74,6 +78,8 @@ describe("maintenance tick", () => {
     const config = await dueHome(T0);
     const clock = new Clock(T0);
     const { gateway, mock } = await startGateway({ home, config, now: clock.now });
+    // Idle time counts from the gateway's start: past min_idle_hours (2) now.
+    clock.advance(3 * HOUR);
     const outcome = await gateway.runMaintenanceTick();
     expect(outcome).toEqual({ ran: true, reason: "due", posted: true });
     const posts = homePosts(mock);
@@ -129,6 +135,7 @@ describe("maintenance tick", () => {
     };
     const clock = new Clock(T0);
     const { gateway, mock } = await startGateway({ home, config, now: clock.now, consolidator: fake });
+    clock.advance(3 * HOUR);
     expect(await gateway.runMaintenanceTick()).toMatchObject({ ran: true, posted: true });
     const text = homePosts(mock)[0]?.text ?? "";
     expect(text).toContain("archived 2 skill(s):");
@@ -218,6 +225,7 @@ describe("maintenance tick", () => {
     const two = createGateway({ home, config, adapters: [b], now: clock.now });
     await one.start();
     await two.start();
+    clock.advance(3 * HOUR);
     const outcomes = await Promise.all([one.runMaintenanceTick(), two.runMaintenanceTick()]);
     expect(outcomes.filter((outcome) => outcome.ran)).toHaveLength(1);
     expect(homePosts(a).length + homePosts(b).length).toBe(1);
@@ -230,8 +238,55 @@ describe("maintenance tick", () => {
     const noHome = { ...config, gateway: { ...config.gateway, homeChannel: undefined } };
     const clock = new Clock(T0);
     const { gateway, mock } = await startGateway({ home, config: noHome, now: clock.now });
+    clock.advance(3 * HOUR);
     expect(await gateway.runMaintenanceTick()).toEqual({ ran: true, reason: "due", posted: false });
     expect(mock.sent).toHaveLength(0);
     await gateway.stop();
+  });
+
+  it("a restart with no recorded chat activity is not idle: idle counts from the process start", async () => {
+    const config = await dueHome(T0, { curator: { min_idle_hours: 2 } });
+    const clock = new Clock(T0);
+    const { gateway } = await startGateway({ home, config, now: clock.now });
+    expect(await gateway.runMaintenanceTick()).toEqual({ ran: false, reason: "not idle", posted: false });
+    clock.advance(HOUR);
+    expect(await gateway.runMaintenanceTick()).toMatchObject({ ran: false, reason: "not idle" });
+    clock.advance(HOUR + 1000);
+    expect(await gateway.runMaintenanceTick()).toMatchObject({ ran: true });
+    await gateway.stop();
+  });
+});
+
+describe("maintenance timing", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("checks first about 90 seconds after start, then every check_minutes", async () => {
+    vi.useFakeTimers();
+    const config = parseConfig({});
+    const ticker = new MaintenanceTicker({
+      home,
+      config,
+      library: openLibrary(home, config),
+      logger: silentLogger(),
+      now: Date.now,
+      busy: () => false,
+      idleSeconds: async () => 0,
+      post: async () => false,
+    });
+    const ticks = vi.spyOn(ticker, "tick").mockResolvedValue({ ran: false, reason: "test", posted: false });
+    ticker.start(60 * 60_000);
+    await vi.advanceTimersByTimeAsync(FIRST_CHECK_DELAY_MS - 1000);
+    expect(ticks).toHaveBeenCalledTimes(0);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(ticks).toHaveBeenCalledTimes(1);
+    await vi.advanceTimersByTimeAsync(59 * 60_000);
+    expect(ticks).toHaveBeenCalledTimes(1);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(ticks).toHaveBeenCalledTimes(2);
+    ticker.stop();
+    await vi.advanceTimersByTimeAsync(2 * 60 * 60_000);
+    expect(ticks).toHaveBeenCalledTimes(2);
   });
 });

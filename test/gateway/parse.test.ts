@@ -1,12 +1,7 @@
 import { describe, expect, it } from "vitest";
-import {
-  formatCommandLine,
-  matchChatCommand,
-  parseCommandInput,
-  resolveCommand,
-  splitArgs,
-} from "../../commands/parse.js";
+import { formatCommandLine, parseCommandInput, resolveCommand } from "../../commands/parse.js";
 import type { CommandSpec } from "../../commands/types.js";
+import { matchChatCommand, splitArgs } from "../../src/core/command-text.js";
 import { UsageError } from "../../src/core/errors.js";
 import { textReply } from "../../src/core/reply.js";
 

@@ -204,6 +204,8 @@ describe("reference gateway scenarios", () => {
       now: clock.now,
       mock: { platform: "telegram" },
     });
+    // Idle time counts from the gateway's start: past min_idle_hours (2) now.
+    clock.advance(3 * HOUR);
     expect(await gateway.runMaintenanceTick()).toMatchObject({ ran: true, posted: true });
     const post = mock.sent.find((sent) => sent.target.chatId === "home");
     expect(post?.text).toContain("archived 1 skill(s):");

@@ -75,12 +75,20 @@ describe("ActivityStore", () => {
   it("persists the last activity so idle time survives a restart", async () => {
     const clock = new Clock(Date.UTC(2026, 0, 1));
     const store = await ActivityStore.open(home, { now: clock.now });
-    expect(await store.idleSeconds()).toBe(Number.POSITIVE_INFINITY);
+    // No activity recorded yet: idle counts from this process's start, never "forever".
+    expect(await store.idleSeconds()).toBe(0);
+    clock.advance(HOUR);
+    expect(await store.idleSeconds()).toBe(3600);
     store.touch();
     await store.flush();
     clock.advance(3 * HOUR);
     const restarted = await ActivityStore.open(home, { now: clock.now });
-    expect(await restarted.idleSeconds()).toBe(3 * 3600);
+    // A restart does not make the home look busy or idle beyond what the two times say: the later wins.
+    expect(await restarted.idleSeconds()).toBe(0);
+    clock.advance(HOUR);
+    expect(await restarted.idleSeconds()).toBe(3600);
+    const early = await ActivityStore.open(home, { now: () => Date.UTC(2026, 0, 1) });
+    expect(await early.idleSeconds()).toBe(0);
   });
   it("takes the newest time recorded by any process on the home", async () => {
     const clock = new Clock(Date.UTC(2026, 0, 1));

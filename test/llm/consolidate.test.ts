@@ -249,7 +249,7 @@ describe("consolidation pass", () => {
       "references/pdf-extract.md": expect.any(String),
       "scripts/extract.sh": expect.any(String),
     });
-    expect(await treeOf(path.join(homePaths(home).archive, "docs/pdf-extract"))).toMatchObject({
+    expect(await treeOf(path.join(homePaths(home).archive, "pdf-extract"))).toMatchObject({
       "references/ocr.md": "Use OCR for scanned pages.",
     });
     expect(await fs.stat(path.join(skills, "docs/pdf-merge")).catch(() => null)).toBeNull();

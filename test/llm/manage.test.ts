@@ -243,7 +243,7 @@ describe("skill_manage: delete", () => {
     });
     expect(result).toMatchObject({ success: true, archived: true, absorbed_into: "keeper" });
     expect(await fs.stat(path.join(home, "skills/cat/old")).catch(() => null)).toBeNull();
-    expect(await treeOf(path.join(homePaths(home).archive, "cat/old"))).toMatchObject({
+    expect(await treeOf(path.join(homePaths(home).archive, "old"))).toMatchObject({
       "references/a.md": "A",
     });
     const usage = await readUsage(home);

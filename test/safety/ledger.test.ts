@@ -10,7 +10,7 @@ import {
   readEntries,
   withLedger,
 } from "../../src/curator/ledger.js";
-import { rollbackEntry } from "../../src/curator/rollback.js";
+import { rollbackEntry } from "../../src/curator/rollback-entry.js";
 import { createSnapshot } from "../../src/curator/snapshot.js";
 import { UsageStore } from "../../src/skills/usage.js";
 import { configWith, exists, listTree, makeHome, removeHome, writeFiles, writeSkill } from "./helpers.js";

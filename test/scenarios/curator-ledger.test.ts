@@ -16,7 +16,7 @@ import {
   skillManage,
   type WriteOrigin,
 } from "../../src/curator/manage.js";
-import { rollbackEntry } from "../../src/curator/rollback.js";
+import { rollbackEntry } from "../../src/curator/rollback-entry.js";
 import type { SkillLibrary } from "../../src/skills/types.js";
 import { libraryFor } from "../curator/harness.js";
 import { record } from "../curator/helpers.js";
@@ -93,10 +93,7 @@ describe("scenario 44: archive by the curator and restore are ledgered with both
     const rel = (files: { path: string }[] | undefined) =>
       (files ?? []).map((f) => path.relative(path.join(home, "skills"), f.path)).sort();
     expect(rel(archive?.before)).toEqual(["ops/deployer/SKILL.md", "ops/deployer/scripts/go.sh"]);
-    expect(rel(archive?.after)).toEqual([
-      ".archive/ops/deployer/SKILL.md",
-      ".archive/ops/deployer/scripts/go.sh",
-    ]);
+    expect(rel(archive?.after)).toEqual([".archive/deployer/SKILL.md", ".archive/deployer/scripts/go.sh"]);
     expect([restore?.action, restore?.actor]).toEqual(["restore", "user"]);
     expect(rel(restore?.after)).toEqual(["ops/deployer/SKILL.md", "ops/deployer/scripts/go.sh"]);
     expect(await fs.readFile(path.join(dir, "scripts/go.sh"), "utf8")).toBe("echo go\n");

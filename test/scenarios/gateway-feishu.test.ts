@@ -174,7 +174,7 @@ describe("feishu scenarios", () => {
     expect(run.emulator.sends.filter((send) => send.chatId === "oc_topics")).toEqual([]);
   });
 
-  it("scenario 47: the webhook answers 429 to the 121st request in a minute from one address", async () => {
+  it("scenario 47: the webhook answers 429 to the 121st failed request in a minute from one address; a valid one still passes (issue 12)", async () => {
     const run = await boot({
       feishu: { mode: "webhook", verification_token: TOKEN, webhook: { port: 0, path: "/feishu/hook" } },
     });
@@ -184,9 +184,12 @@ describe("feishu scenarios", () => {
       statuses.push((await run.emulator.urlVerification(url, { token: "WRONG" })).status);
     }
     expect(new Set(statuses)).toEqual(new Set([401]));
-    const limited = await run.emulator.urlVerification(url, { token: TOKEN, challenge: "c-121" });
+    const limited = await run.emulator.urlVerification(url, { token: "WRONG", challenge: "c-121" });
     expect(limited.status).toBe(429);
     expect(limited.body).not.toContain("c-121");
+    // Only failures are limited: a correctly verified request from the same address is answered.
+    const valid = await run.emulator.urlVerification(url, { token: TOKEN, challenge: "c-122" });
+    expect(valid).toEqual({ status: 200, body: JSON.stringify({ challenge: "c-122" }) });
   });
 
   it("scenario 47: url_verification with the right token echoes the challenge; a wrong one gets 401", async () => {

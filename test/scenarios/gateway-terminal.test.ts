@@ -15,6 +15,7 @@ import {
   Clock,
   DAY,
   gatewayDoc,
+  HOUR,
   makeHome,
   removeHome,
   startGateway,
@@ -119,6 +120,8 @@ describe("gateway-core scenarios on the terminal chat", () => {
     );
     const clock = new Clock(T0);
     const term = await terminal(config, { now: clock.now });
+    // Idle time counts from the gateway's start: past min_idle_hours (2) now.
+    clock.advance(3 * HOUR);
     expect(await term.gateway.runMaintenanceTick()).toMatchObject({ ran: true, posted: true });
     expect(term.printed()).toContain("archived 1 skill(s):");
     expect(term.printed()).toContain("arxiv — pruned (stale)");

@@ -153,12 +153,26 @@ describe("skills usage", () => {
     expect((recent.json as { skills: { name: string }[] }).skills.map((row) => row.name).slice(0, 2)).toEqual(
       ["fmt", "gif"],
     );
+    writeSkill(
+      env.skills,
+      "elsewhere",
+      `name: elsewhere\nplatforms: [${process.platform === "win32" ? "linux" : "windows"}]`,
+    );
+    library.invalidate();
     const byName = await spec("usage").run(ctx(), input([], { sort: "name", platform: "telegram" }));
-    expect((byName.json as { skills: { name: string }[] }).skills.map((row) => row.name)).toEqual([
-      "fmt",
-      "gif",
-      "gone",
+    // Every skill on disk, with why it is hidden here; records without a skill last seen as not on disk.
+    expect(
+      (byName.json as { skills: { name: string; hidden: string | null; on_disk: boolean }[] }).skills.map(
+        (row) => [row.name, row.hidden, row.on_disk],
+      ),
+    ).toEqual([
+      ["elsewhere", "os", true],
+      ["fmt", null, true],
+      ["gif", null, true],
+      ["gone", null, false],
+      ["hidden-on-tg", "platform_disabled", true],
     ]);
     expect(replyToPlainText(byName)).toContain("not on disk");
+    expect(replyToPlainText(byName)).toContain("hidden: os");
   });
 });

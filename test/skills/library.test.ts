@@ -145,7 +145,20 @@ describe("OS platform gating (scenario 68)", () => {
     writeSkill(env.skills, "other", `name: other\nplatforms: ${other}`);
     writeSkill(env.skills, "unknown", "name: unknown\nplatforms: [plan9]");
     const library = open();
-    expect((await library.all()).map((entry) => entry.name).sort()).toEqual(["everywhere", "mine"]);
+    expect((await library.visible(null)).map((entry) => entry.name).sort()).toEqual(["everywhere", "mine"]);
+    expect(((await library.list()).skills ?? []).map((skill) => skill.name).sort()).toEqual([
+      "everywhere",
+      "mine",
+    ]);
+    // Still on disk for the curator: the OS decides what is shown and loaded, never the lifecycle.
+    const onDisk = (await library.all()).map((entry) => [entry.name, entry.hiddenBy ?? null]);
+    expect(onDisk.sort()).toEqual([
+      ["everywhere", null],
+      ["mine", null],
+      ["other", "os"],
+      ["unknown", "os"],
+    ]);
+    expect((await library.find("other"))?.hiddenBy).toBe("os");
     const refused = await library.view("other");
     expect(refused).toEqual({
       success: false,

@@ -91,30 +91,80 @@ describe("state and forget (scenario 50)", () => {
   });
 });
 
+/** Spawns `command` and resolves when it exits 0. */
+function runChild(command: string, args: string[]): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    child.on("exit", (code) =>
+      code === 0 ? resolve() : reject(new Error(`${command} exited ${code}: ${stderr}`)),
+    );
+  });
+}
+
+const bumpWorker = path.join(import.meta.dirname, "bump-worker.ts");
+
+/**
+ * A Hermes-style writer: `fcntl.flock` on `.usage.json.lock`, read, bump `use_count` of `name`, write
+ * `tmp` + `os.replace`, unlock; `count` times.
+ */
+function pythonBumper(skills: string, name: string, count: number): string {
+  return [
+    "import fcntl, json, os, sys",
+    `skills, name, count = ${JSON.stringify(skills)}, ${JSON.stringify(name)}, ${count}`,
+    "for _ in range(count):",
+    "    with open(os.path.join(skills, '.usage.json.lock'), 'a+') as lock:",
+    "        fcntl.flock(lock, fcntl.LOCK_EX)",
+    "        try:",
+    "            with open(os.path.join(skills, '.usage.json')) as f: data = json.load(f)",
+    "        except FileNotFoundError:",
+    "            data = {}",
+    "        rec = data.setdefault(name, {})",
+    "        rec['use_count'] = int(rec.get('use_count') or 0) + 1",
+    "        tmp = os.path.join(skills, '.usage_py.tmp')",
+    "        with open(tmp, 'w') as f: json.dump(data, f, indent=2, sort_keys=True)",
+    "        os.replace(tmp, os.path.join(skills, '.usage.json'))",
+    "        fcntl.flock(lock, fcntl.LOCK_UN)",
+  ].join("\n");
+}
+
 describe("cross-process bumps (skillgate differs from Hermes: no lost updates)", () => {
   it("4 processes × 500 bumps lose nothing", async () => {
-    const worker = path.join(import.meta.dirname, "bump-worker.ts");
-    const runs = Array.from(
-      { length: 4 },
-      () =>
-        new Promise<void>((resolve, reject) => {
-          const child = spawn(process.execPath, ["--import", "tsx", worker, env.skills, "raced", "500"], {
-            stdio: ["ignore", "ignore", "pipe"],
-          });
-          let stderr = "";
-          child.stderr.on("data", (chunk) => {
-            stderr += chunk;
-          });
-          child.on("exit", (code) =>
-            code === 0 ? resolve() : reject(new Error(`worker exited ${code}: ${stderr}`)),
-          );
-        }),
+    await Promise.all(
+      Array.from({ length: 4 }, () =>
+        runChild(process.execPath, ["--import", "tsx", bumpWorker, env.skills, "raced", "500"]),
+      ),
     );
-    await Promise.all(runs);
     const records = JSON.parse(readFileSync(usageFile(), "utf8"));
     expect(records.raced.view_count).toBe(2000);
+    // The lock file stays, as Hermes keeps it; nothing else is left behind.
     expect(readdirSync(env.skills).filter((name) => name.endsWith(".tmp") || name.endsWith(".lock"))).toEqual(
-      [],
+      [".usage.json.lock"],
     );
   }, 180_000);
+
+  it("4 skillgate processes beside a Hermes-style flock writer lose no count on either side", async () => {
+    await Promise.all([
+      ...Array.from({ length: 4 }, () =>
+        runChild(process.execPath, ["--import", "tsx", bumpWorker, env.skills, "raced", "150"]),
+      ),
+      runChild("python3", ["-c", pythonBumper(env.skills, "hermes-side", 400)]),
+    ]);
+    const records = JSON.parse(readFileSync(usageFile(), "utf8"));
+    expect(records.raced.view_count).toBe(600);
+    expect(records["hermes-side"].use_count).toBe(400);
+  }, 180_000);
+
+  it("a bump waits while a flock(1) holder has the usage lock, then lands", async () => {
+    writeFileSync(path.join(env.skills, ".usage.json.lock"), "");
+    const holder = spawn("flock", [path.join(env.skills, ".usage.json.lock"), "-c", "echo held; sleep 1"]);
+    await new Promise<void>((resolve) => holder.stdout.once("data", () => resolve()));
+    const started = Date.now();
+    await store.bump("waited", "use");
+    expect(Date.now() - started).toBeGreaterThan(300);
+    expect((await store.read()).waited?.use_count).toBe(1);
+  });
 });

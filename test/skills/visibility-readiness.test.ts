@@ -168,6 +168,34 @@ describe("env requirements (scenario 61)", () => {
       "Setup needed before using this skill: missing env $EMPTY_IN_FILE, $EMPTY_IN_ENV.",
     );
     expect(fields.gateway_setup_hint).toBeUndefined();
+    expect(fields.setup_help).toBeUndefined();
+  });
+
+  it("takes setup_help from the first variable with help and ends setup_note with it, as Hermes does", async () => {
+    const fm = {
+      required_environment_variables: [
+        { name: "PLAIN_KEY" },
+        { name: "TENOR_API_KEY", prompt: "Tenor API key", help: "https://developers.google.com/tenor" },
+        { name: "OTHER_KEY", help: "https://example.invalid/other" },
+      ],
+    };
+    const fields = await readinessFields(fm, env.home, { env: {} });
+    expect(fields.setup_help).toBe("https://developers.google.com/tenor");
+    expect(fields.setup_note).toBe(
+      "Setup needed before using this skill: missing env $PLAIN_KEY, $TENOR_API_KEY, $OTHER_KEY. https://developers.google.com/tenor",
+    );
+    // A provider URL from setup.collect_secrets counts the same way.
+    const collected = await readinessFields(
+      {
+        setup: {
+          help: "Read the setup guide",
+          collect_secrets: [{ env_var: "S_KEY", provider_url: "https://p.invalid" }],
+        },
+      },
+      env.home,
+      { env: {} },
+    );
+    expect(collected.setup_help).toBe("https://p.invalid");
   });
 });
 

@@ -75,7 +75,7 @@ describe("telegram adapter: inbound", () => {
       ["group", "-100700", undefined, "curator", []],
     ]);
     // Only message updates are requested.
-    expect(emulator.callsOf("getUpdates")[0]?.params.allowed_updates).toEqual(["message"]);
+    expect(emulator.callsOf("getUpdates")[0]?.params.allowed_updates).toEqual(["message", "callback_query"]);
   });
 
   it("receives updates by webhook with the secret token and rejects a wrong secret", async () => {
@@ -87,7 +87,7 @@ describe("telegram adapter: inbound", () => {
     });
     const { adapter, sink, waitInbox } = adapterFor(emulator, home, { config });
     await track(adapter).start(sink);
-    expect(emulator.webhook).toEqual({ url, secretToken: "s3cret_Token-1" });
+    expect(emulator.webhook).toEqual({ url, secretToken: "s3cret_Token-1", maxConnections: 1 });
     expect(emulator.callsOf("getUpdates")).toHaveLength(0);
 
     emulator.userSays({ userId: 21, text: "/curator status" });
@@ -118,7 +118,7 @@ describe("telegram adapter: inbound", () => {
     });
     const first = adapterFor(emulator, home, { config });
     await expect(first.adapter.start(first.sink)).rejects.toThrow(/bad webhook/);
-    expect(first.adapter.health().state).toBe("stopped");
+    expect(first.adapter.health().state).toBe("failed");
     const second = adapterFor(emulator, home, { config });
     await track(second.adapter).start(second.sink);
     expect(second.adapter.health().state).toBe("connected");
@@ -259,7 +259,7 @@ describe("telegram adapter: restarts and conflicts", () => {
       logger: capturingLogger().logger,
     });
     await expect(adapter.start(async () => {})).rejects.toThrow(/401 Unauthorized/);
-    expect(adapter.health().state).toBe("stopped");
+    expect(adapter.health().state).toBe("failed");
   });
 });
 

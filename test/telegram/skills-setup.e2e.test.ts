@@ -1,8 +1,9 @@
 /**
  * End to end on Telegram (real grammY against the Bot API emulator): an admin disables a skill for
  * Telegram (menu and loading follow, config.yaml keeps every other byte, a read-only user is refused),
- * and a missing secret is set through the one-time form link served by the gateway — single use, bound
- * to the admin's chat, expiring after 10 minutes, the value stored only in .env (0600).
+ * and a missing secret is set through the card's "Set KEY" button (a stored action), whose press sends
+ * the admin a one-time form link served by the gateway — single use, bound to the admin who pressed,
+ * expiring after 10 minutes, the value stored only in .env (0600).
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
@@ -11,7 +12,7 @@ import YAML from "yaml";
 import { createTelegramAdapter } from "../../adapters/telegram/index.js";
 import { loadConfig } from "../../src/config/config.js";
 import { createGateway, type Gateway } from "../../src/gateway/gateway.js";
-import { type SentMessage, TelegramEmulator } from "../emulators/telegram.js";
+import { type CallbackQueryRecord, type SentMessage, TelegramEmulator } from "../emulators/telegram.js";
 import { writeArxivAndWeather } from "../support/platform-home.js";
 import { capturingLogger, FAST, tempHome } from "./helpers.js";
 
@@ -93,11 +94,46 @@ async function ask(
 }
 
 function linkOf(message: SentMessage | undefined): string {
-  const rows = (message?.reply_markup as { inline_keyboard?: { text: string; url: string }[][] } | undefined)
-    ?.inline_keyboard;
-  const url = rows?.[0]?.[0]?.url ?? "";
+  const url = message?.reply_markup?.inline_keyboard[0]?.[0]?.url ?? "";
   expect(url.startsWith(`${PUBLIC}/secret/`)).toBe(true);
   return url;
+}
+
+/** Waits until the bot answered a callback query (the emulator records the answer on it). */
+async function waitForAnswer(record: CallbackQueryRecord): Promise<void> {
+  const deadline = Date.now() + 8000;
+  while (record.answer === undefined) {
+    if (Date.now() > deadline) throw new Error(`callback query ${record.id} was never answered`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/**
+ * Presses the card's "Set KEY" button as `userId` and returns the one-time link the bot sent to that
+ * user's private chat (the press itself is answered with a notice only the presser sees).
+ */
+async function pressForLink(
+  run: Booted,
+  card: SentMessage,
+  userId: number,
+  chatId?: string,
+): Promise<string> {
+  const since = run.emulator.sent.length;
+  const press = run.emulator.pressButton({
+    messageId: card.message_id,
+    chatId: chatId ?? card.chat_id,
+    label: `Set ${KEY}`,
+    userId,
+  });
+  const [dm] = await run.emulator.waitForMessages(
+    1,
+    (message) => message.chat_id === String(userId),
+    8000,
+    since,
+  );
+  await waitForAnswer(press);
+  expect(press.answer?.text).toContain("private chat");
+  return linkOf(dm);
 }
 
 /** The local address the reverse proxy behind public_url would forward to. */
@@ -153,7 +189,11 @@ describe("telegram: skills set up from chat", () => {
     const run = await boot();
     const [card] = await ask(run.emulator, { userId: ADMIN, text: "/weather" });
     expect(card?.plain).toContain(KEY);
-    const url = linkOf(card);
+    // The card carries "Set KEY" as an ordinary stored action (opaque callback data, no link in it).
+    const button = card?.reply_markup?.inline_keyboard.flat().find((item) => item.text === `Set ${KEY}`);
+    expect(button?.callback_data).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(button?.url).toBeUndefined();
+    const url = await pressForLink(run, card as SentMessage, ADMIN);
 
     const form = await fetch(local(run, url));
     expect(form.status).toBe(200);
@@ -181,10 +221,10 @@ describe("telegram: skills set up from chat", () => {
     expect(await replay.text()).toContain("already used");
     expect(await fs.readFile(envFile, "utf8")).toBe(`${KEY}=${VALUE}\n`);
 
-    // A second link, opened after 10 minutes, is refused.
+    // A second link (the same button pressed again), used after 10 minutes, is refused.
     await fs.rm(envFile);
-    const [again] = await ask(run.emulator, { userId: ADMIN, text: "/weather" });
-    const late = linkOf(again);
+    const late = await pressForLink(run, card as SentMessage, ADMIN);
+    expect(late).not.toBe(url);
     run.skew.ms = 10 * 60_000 + 1000;
     const expired = await post(local(run, late), "too-late");
     expect(expired.status).toBe(410);
@@ -199,24 +239,33 @@ describe("telegram: skills set up from chat", () => {
       expect(await fs.readFile(file, "utf8"), file).not.toContain(VALUE);
   });
 
-  it("from a group the link goes to the admin's private chat, never into the group", async () => {
+  it("from a group the Set KEY press sends the link to the admin's private chat, never into the group; a reader's press is refused", async () => {
     const run = await boot();
     const since = run.emulator.sent.length;
     run.emulator.userSays({ userId: ADMIN, chatId: GROUP, chatType: "supergroup", text: "/weather" });
-    const group = await run.emulator.waitForMessages(
-      2,
+    const [card] = await run.emulator.waitForMessages(
+      1,
       (message) => message.chat_id === String(GROUP),
       8000,
       since,
     );
-    for (const message of group) expect(message.reply_markup).toBeUndefined();
-    expect(group.at(-1)?.plain).toContain("private chat");
-    const [dm] = await run.emulator.waitForMessages(
-      1,
-      (message) => message.chat_id === String(ADMIN),
-      8000,
-      since,
-    );
-    linkOf(dm);
+    expect(card?.plain).toContain(KEY);
+
+    const reader = run.emulator.pressButton({
+      messageId: card?.message_id as number,
+      chatId: String(GROUP),
+      label: `Set ${KEY}`,
+      userId: USER,
+    });
+    await waitForAnswer(reader);
+    expect(reader.answer?.show_alert).toBe(true);
+    expect(reader.answer?.text).toContain("for admins only");
+
+    const dm = await pressForLink(run, card as SentMessage, ADMIN, String(GROUP));
+    expect(dm.startsWith(`${PUBLIC}/secret/`)).toBe(true);
+    for (const message of run.emulator.sent.filter((item) => item.chat_id === String(GROUP))) {
+      expect(JSON.stringify(message.reply_markup ?? {})).not.toContain("/secret/");
+      expect(message.text).not.toContain("/secret/");
+    }
   });
 });

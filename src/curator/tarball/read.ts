@@ -16,7 +16,8 @@ import {
 import path from "node:path";
 import { Parser, type ReadEntry } from "tar";
 import { CuratorError } from "../../core/errors.js";
-import { isLibraryEntry, type RecordedLink } from "../snapshot.js";
+import { isLibraryEntry } from "../snapshot.js";
+import type { RecordedLink } from "./write.js";
 
 /** Member types a snapshot may contain. Everything else (devices, fifos, …) is refused. */
 const SAFE_TYPES = new Set(["File", "OldFile", "ContiguousFile", "Directory", "SymbolicLink", "Link"]);
@@ -25,6 +26,8 @@ const SAFE_TYPES = new Set(["File", "OldFile", "ContiguousFile", "Directory", "S
 export interface VerifiedArchive {
   topLevel: string[];
   links: RecordedLink[];
+  /** Members left out by the skip rule (`skipsMember`). */
+  skipped: string[];
 }
 
 /**
@@ -62,6 +65,7 @@ export async function verifyArchive(
   const paths: string[] = [];
   const symlinks = new Map<string, string>();
   const hardlinks: Array<{ path: string; target: string }> = [];
+  const skipped: string[] = [];
   const recorded = new Set(recordedLinks.map((link) => `${link.path}\0${link.target}`));
   const refuse = (member: string, reason: string) => {
     if (problems.length < 5) problems.push(`'${member}' ${reason}`);
@@ -73,10 +77,12 @@ export async function verifyArchive(
       const checked = checkMemberPath(raw);
       if (!checked.ok) return refuse(raw, checked.reason);
       const member = checked.path;
-      const top = member.split("/")[0] ?? member;
-      if (!isLibraryEntry(top)) return refuse(raw, "is not part of a skill library");
       if (!SAFE_TYPES.has(entry.type))
         return refuse(raw, `is a ${entry.type}, which a snapshot never contains`);
+      if (skipsMember(member)) {
+        skipped.push(member);
+        return;
+      }
       paths.push(member);
       const linkpath = entry.linkpath === undefined ? "" : String(entry.linkpath);
       if (entry.type === "SymbolicLink") {
@@ -107,6 +113,7 @@ export async function verifyArchive(
   }
   for (const link of hardlinks) {
     if (symlinks.has(link.target)) refuse(link.path, "is a hard link to a symlink");
+    if (skipsMember(link.target)) refuse(link.path, "is a hard link to a member a rollback skips");
     const parts = link.target.split("/");
     for (let i = 1; i < parts.length; i++) {
       if (symlinks.has(parts.slice(0, i).join("/"))) refuse(link.path, "is a hard link through a symlink");
@@ -122,7 +129,18 @@ export async function verifyArchive(
     );
   }
   const topLevel = [...new Set(paths.map((member) => member.split("/")[0] ?? member))].sort();
-  return { topLevel, links: [...symlinks].map(([p, target]) => ({ path: p, target })) };
+  return { topLevel, links: [...symlinks].map(([p, target]) => ({ path: p, target })), skipped };
+}
+
+/**
+ * The rollback skip rule: a member whose top-level name is not skill-library content — lock files
+ * (`.usage.json.lock`, `.locks/`), the audit ledger, backups, the hub, rollback or purge scratch space,
+ * atomic-write tmp files — is never extracted, and the live copy stays as it is. Hermes snapshots carry
+ * such members (it archives everything under `skills/`); they are bookkeeping of whichever program is
+ * running, not library state, so they are skipped rather than a reason to refuse the snapshot.
+ */
+export function skipsMember(member: string): boolean {
+  return !isLibraryEntry(member.split("/")[0] ?? member);
 }
 
 /** Files up to this size are written from memory; larger ones are streamed. */
@@ -177,6 +195,10 @@ export async function extractVerified(
     const checked = checkMemberPath(String(entry.path));
     if (!checked.ok || !SAFE_TYPES.has(entry.type)) {
       failure ??= new Error(`archive changed during extraction (unexpected member '${String(entry.path)}')`);
+      entry.resume();
+      return;
+    }
+    if (skipsMember(checked.path)) {
       entry.resume();
       return;
     }

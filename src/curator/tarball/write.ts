@@ -310,7 +310,9 @@ export async function streamArchive(
         }
       }
       if (result === "skipped") continue;
-      if (member.type === "File" && (rel === "SKILL.md" || rel.endsWith("/SKILL.md"))) skillFiles++;
+      // Live skills only, as Hermes counts them: archived packages are in the archive but not counted.
+      if (member.type === "File" && rel.endsWith("/SKILL.md") && !rel.startsWith(".archive/")) skillFiles++;
+      else if (rel === "SKILL.md") skillFiles++;
       if (member.linkpath !== undefined) links.push({ path: rel, target: member.linkpath });
       if (member.type === "Directory") {
         const names = listDir(member.abs);

@@ -1,12 +1,13 @@
 /**
- * Private secret entry: the gateway offers an admin a private input for each missing variable of a
- * skill (a Discord modal, a Feishu card form, or a one-time form link), and stores what comes back in
+ * Private secret entry: a "Set KEY" button (a stored action, see `core/actions.ts`) pressed by an admin
+ * opens a private input for one missing variable of a skill (a Discord modal, a Feishu card form, or a
+ * one-time form link), and what comes back is stored in
  * `<home>/.env`. The value is never logged, echoed, put in a reply, a ledger or a session: the chat only
  * hears "`KEY` set ✓" and the skill's new readiness. Chat messages are never read as secrets.
  */
-import type { AdapterCapabilities, InboundMessage } from "../../core/message.js";
-import { type Reply, reply, type SecretInputOffer, textReply } from "../../core/reply.js";
-import { storeSecrets } from "../../skills/readiness.js";
+import type { AdapterCapabilities, InboundMessage, SecretInputOpening } from "../../core/message.js";
+import { type Reply, reply, textReply } from "../../core/reply.js";
+import { type EnvRequirement, storeSecrets } from "../../skills/readiness.js";
 import type { SkillLibrary } from "../../skills/types.js";
 import { type PendingSecret, refusalText, SecretTokens, type TokenRefusal } from "./tokens.js";
 
@@ -65,31 +66,36 @@ export class SecretEntry {
   }
 
   /**
-   * The `offerSecretInputs` of a command context: tokens for the admin who sent `message`, or undefined
-   * when this caller or platform gets no private input (the reply's text then says how to set it).
+   * Opens a private input for the admin who pressed a "Set KEY" button (`press`): a one-time token
+   * bound to them and to the chat, and on link platforms the form's address. The prompt is the one the
+   * skill declares for the variable.
    */
-  offerFor(
+  async open(
     capabilities: AdapterCapabilities,
-    message: InboundMessage,
-    isAdmin: boolean,
-  ): ((skill: string, secrets: { name: string; prompt: string }[]) => SecretInputOffer[]) | undefined {
-    if (!isAdmin || !this.available(capabilities)) return undefined;
+    press: InboundMessage,
+    skill: string,
+    key: string,
+  ): Promise<SecretInputOpening | { refused: string }> {
+    if (!this.available(capabilities)) return { refused: "Private secret entry is not available here." };
+    const view = await this.options.library.view(skill, { platform: press.platform }).catch(() => undefined);
+    if (!view?.success) return { refused: `The skill \`${skill}\` is not available here any more.` };
+    const requirements = Array.isArray(view.required_environment_variables)
+      ? (view.required_environment_variables as EnvRequirement[])
+      : [];
+    const requirement = requirements.find((item) => item.name === key);
+    if (!requirement) return { refused: `\`${skill}\` does not declare \`${key}\` any more.` };
+    const prompt = requirement.prompt || `Enter value for ${key}`;
+    const token = this.tokens.issue({
+      key,
+      skill,
+      prompt,
+      platform: press.platform,
+      userId: press.sender.id,
+      chatId: press.chat.id,
+      threadId: press.chat.threadId,
+    });
     const link = capabilities.privateInput === "link" ? this.options.publicUrl : undefined;
-    return (skill, secrets) =>
-      secrets.map(({ name, prompt }) => {
-        const token = this.tokens.issue({
-          key: name,
-          skill,
-          prompt,
-          platform: message.platform,
-          userId: message.sender.id,
-          chatId: message.chat.id,
-          threadId: message.chat.threadId,
-        });
-        const offer: SecretInputOffer = { key: name, skill, token, prompt };
-        if (link) offer.url = `${link}/secret/${token}`;
-        return offer;
-      });
+    return { token, key, skill, prompt, ...(link ? { url: `${link}/secret/${token}` } : {}) };
   }
 
   /** What the input for `token` asks, for this user; or the refusal text. */

@@ -1,0 +1,16 @@
+/**
+ * Discord as it registers with the core (adapters/index.ts lists it): its name, secrets, config section
+ * parser, adapter factory and doctor checks.
+ * The adapter module and discord.js are imported only when the platform starts (or is checked).
+ */
+import type { PlatformDefinition } from "../../src/core/platforms.js";
+import { type DiscordConfig, parseDiscordConfig } from "./config.js";
+
+/** Discord as it registers with the core. */
+export const discordPlatform: PlatformDefinition<DiscordConfig> = {
+  name: "discord",
+  secrets: ["DISCORD_BOT_TOKEN"],
+  parseConfig: parseDiscordConfig,
+  createAdapter: async (options) => (await import("./index.js")).createDiscordAdapter(options),
+  diagnose: async (options) => (await import("./doctor.js")).diagnoseDiscord(options),
+};

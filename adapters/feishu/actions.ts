@@ -1,0 +1,115 @@
+/**
+ * Buttons and cards on Feishu/Lark. Pure. A reply with buttons or the `card` layout is sent as an
+ * interactive message card (JSON 1.0: `config`, `header`, `elements`), each button carrying the
+ * gateway's opaque action id in its `value`. Cards are declared shared (`config.update_multi: true`),
+ * which the IM API requires before and after `PATCH /im/v1/messages/:id` replaces a card in place. A
+ * press arrives as the `card.action.trigger` callback (over the long connection or the webhook, in the
+ * 2.0 event envelope): the operator, `action.value`, and `context.open_message_id`/`open_chat_id`.
+ */
+import type { ReplyAction } from "../../src/core/actions.js";
+import type { InboundMessage } from "../../src/core/message.js";
+import { formatTable, type Reply, type ReplyBlock } from "../../src/core/reply.js";
+import { FEISHU_MAX_CONTENT_BYTES, type FeishuPayload } from "./render.js";
+
+/** The callback type of a card button press. */
+export const CARD_ACTION_EVENT_TYPE = "card.action.trigger";
+
+/** The key of a button's `value` that holds the action id. */
+const ACTION_KEY = "action_id";
+
+/** Button types of card JSON 1.0. */
+const BUTTON_TYPES = { primary: "primary", danger: "danger", secondary: "default" } as const;
+
+type CardElement = Record<string, unknown>;
+
+function textElement(text: string): CardElement {
+  return { tag: "div", text: { tag: "plain_text", content: text } };
+}
+
+function blockElement(block: ReplyBlock): CardElement | undefined {
+  switch (block.kind) {
+    case "heading":
+    case "paragraph":
+      return block.text.trim() ? textElement(block.text) : undefined;
+    case "list":
+      return block.items.length > 0
+        ? textElement(
+            block.items.map((item, index) => `${block.ordered ? `${index + 1}.` : "•"} ${item}`).join("\n"),
+          )
+        : undefined;
+    case "code":
+      return block.text.trim() ? textElement(block.text.replace(/\n+$/, "")) : undefined;
+    case "table":
+      return textElement(formatTable(block.headers, block.rows));
+    case "attachment":
+      return textElement(`[${block.name}]\n${block.text.replace(/\n+$/, "")}`);
+  }
+}
+
+function buttonElement(action: ReplyAction & { id: string }): CardElement {
+  return {
+    tag: "button",
+    text: { tag: "plain_text", content: action.label },
+    type: BUTTON_TYPES[action.style ?? "secondary"],
+    value: { [ACTION_KEY]: action.id },
+  };
+}
+
+/** The card JSON of a reply: the first heading as its header, one element per block, then the buttons. */
+export function replyCard(reply: Reply): Record<string, unknown> {
+  const [first, ...rest] = reply.blocks;
+  const titled = first?.kind === "heading";
+  const elements = (titled ? rest : reply.blocks)
+    .map(blockElement)
+    .filter((element): element is CardElement => element !== undefined);
+  for (const row of reply.actions?.rows ?? []) {
+    const buttons = row.filter(
+      (action): action is ReplyAction & { id: string } => typeof action.id === "string",
+    );
+    if (buttons.length > 0) elements.push({ tag: "action", actions: buttons.map(buttonElement) });
+  }
+  if (elements.length === 0) elements.push(textElement("Done."));
+  return {
+    config: { wide_screen_mode: true, update_multi: true },
+    ...(titled ? { header: { title: { tag: "plain_text", content: first.text }, template: "blue" } } : {}),
+    elements,
+  };
+}
+
+/** The reply as one interactive message, or undefined when the card would be over the size limit. */
+export function renderCard(reply: Reply, maxBytes = FEISHU_MAX_CONTENT_BYTES): FeishuPayload | undefined {
+  const content = JSON.stringify(replyCard(reply));
+  return Buffer.byteLength(content) <= maxBytes ? { msg_type: "interactive", content } : undefined;
+}
+
+/** True when the reply carries stored buttons (ids set by the gateway). */
+export function hasButtons(reply: Reply): boolean {
+  return (reply.actions?.rows ?? []).some((row) => row.some((action) => typeof action.id === "string"));
+}
+
+/**
+ * A `card.action.trigger` callback (flattened by the SDK's dispatcher: header fields beside
+ * `operator`, `action` and `context`) → a press; null when it is not one of our buttons.
+ */
+export function normalizeCardAction(data: Record<string, unknown>): InboundMessage | null {
+  const operator = data.operator as { open_id?: string; name?: string } | undefined;
+  const action = data.action as { value?: Record<string, unknown> } | undefined;
+  const context = data.context as { open_message_id?: string; open_chat_id?: string } | undefined;
+  const actionId = action?.value?.[ACTION_KEY];
+  const chatId = context?.open_chat_id ?? (data.open_chat_id as string | undefined);
+  const messageId = context?.open_message_id ?? (data.open_message_id as string | undefined);
+  const eventId = data.event_id;
+  if (typeof actionId !== "string" || !operator?.open_id || !chatId || typeof eventId !== "string")
+    return null;
+  const created = Number(data.create_time);
+  return {
+    eventId,
+    platform: "feishu",
+    chat: { kind: "group", id: chatId },
+    sender: { id: operator.open_id, ...(operator.name ? { name: operator.name } : {}), isBot: false },
+    text: "",
+    receivedAt: Number.isFinite(created) && created > 0 ? created : Date.now(),
+    raw: data,
+    press: { actionId, messageId },
+  };
+}

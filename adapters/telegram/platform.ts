@@ -1,0 +1,17 @@
+/**
+ * Telegram as it registers with the core (adapters/index.ts lists it): its name, secrets, config section
+ * parser, adapter factory and doctor checks.
+ * The adapter module and grammY are imported only when the platform starts (or is checked).
+ */
+import type { PlatformDefinition } from "../../src/core/platforms.js";
+import { parseTelegramConfig, type TelegramConfig } from "./config.js";
+
+/** Telegram as it registers with the core. */
+export const telegramPlatform: PlatformDefinition<TelegramConfig> = {
+  name: "telegram",
+  secrets: ["TELEGRAM_BOT_TOKEN"],
+  parseConfig: parseTelegramConfig,
+  createAdapter: async (options) => (await import("./index.js")).createTelegramAdapter(options),
+  diagnose: async (options) => (await import("./doctor.js")).diagnoseTelegram(options),
+  configSecrets: (section) => [{ name: "WEBHOOK_SECRET", value: section.webhook.secret }],
+};

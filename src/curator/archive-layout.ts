@@ -1,0 +1,123 @@
+/**
+ * The archive layout shared with Hermes: archived packages sit flat under `skills/.archive/<dir>`
+ * (`<dir>-YYYYMMDDHHMMSS` when that name is taken), where Hermes' `list-archived` and `restore` find
+ * them. Where each package lived (`category/name`) is recorded in `skills/.archive_origins.json`, a
+ * file Hermes ignores (and `.usage.json` stays exactly as Hermes would write it), so skillgate's restore
+ * can put a skill back in its category. Homes archived by earlier skillgate versions in
+ * `.archive/<category>/<name>` are migrated to the flat layout, their category recorded the same way.
+ */
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { homePaths } from "../config/home.js";
+import { atomicWriteFile, parseJsonObject, readTextIfExists, stableJson, withLock } from "../core/fsutil.js";
+
+/** The sidecar holding where each archived package lived: `{ "<folder under .archive>": "<category/name>" }`. */
+export function archiveOriginsFile(home: string): string {
+  return path.join(homePaths(home).skills, ".archive_origins.json");
+}
+
+function originsLock(home: string): string {
+  return path.join(homePaths(home).locks, "archive-origins");
+}
+
+/** Where each archived folder (its path under `.archive/`) lived, relative to `skills/`. */
+export async function readArchiveOrigins(home: string): Promise<Record<string, string>> {
+  const text = await readTextIfExists(archiveOriginsFile(home)).catch(() => undefined);
+  const parsed = text === undefined ? undefined : parseJsonObject(text);
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(parsed ?? {})) if (typeof value === "string") out[key] = value;
+  return out;
+}
+
+/** Records (a string) or forgets (null) the origins of archived folders, under the origins lock. */
+export async function updateArchiveOrigins(
+  home: string,
+  changes: Record<string, string | null>,
+): Promise<void> {
+  if (Object.keys(changes).length === 0) return;
+  await withLock(originsLock(home), async () => {
+    const origins = await readArchiveOrigins(home);
+    for (const [folder, origin] of Object.entries(changes)) {
+      if (origin === null) delete origins[folder];
+      else origins[folder] = origin;
+    }
+    await atomicWriteFile(archiveOriginsFile(home), stableJson(origins));
+  });
+}
+
+async function exists(target: string): Promise<boolean> {
+  return fs
+    .lstat(target)
+    .then(() => true)
+    .catch(() => false);
+}
+
+/** A free flat place under `.archive/` for a folder called `base`, suffixed with `stamp` on a collision. */
+export async function flatArchiveDestination(
+  archiveRoot: string,
+  base: string,
+  stamp: string,
+): Promise<string> {
+  const plain = path.join(archiveRoot, base);
+  if (!(await exists(plain))) return plain;
+  const stamped = `${plain}-${stamp}`;
+  if (!(await exists(stamped))) return stamped;
+  for (let n = 2; ; n += 1) {
+    const candidate = `${stamped}-${n}`;
+    if (!(await exists(candidate))) return candidate;
+  }
+}
+
+/** Packages found below a category folder of `.archive/` (the old layout), deepest paths relative to the root. */
+async function nestedPackages(root: string): Promise<string[]> {
+  const found: string[] = [];
+  const walk = async (dir: string, rel: string, depth: number): Promise<void> => {
+    let children: import("node:fs").Dirent[];
+    try {
+      children = await fs.readdir(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    if (depth > 0 && children.some((child) => child.isFile() && child.name === "SKILL.md")) {
+      if (depth > 1) found.push(rel);
+      return;
+    }
+    for (const child of children) {
+      if (child.isDirectory() && !child.isSymbolicLink())
+        await walk(path.join(dir, child.name), rel ? `${rel}/${child.name}` : child.name, depth + 1);
+    }
+  };
+  await walk(root, "", 0);
+  return found.sort();
+}
+
+/**
+ * Moves packages archived in the old `.archive/<category>/<name>` layout to `.archive/<name>` and
+ * records their category in `.usage.json`, then removes the category folders left empty. Idempotent
+ * and safe to run from several processes (one at a time, under a lock). Returns how many moved.
+ */
+export async function migrateArchiveLayout(home: string, now: Date = new Date()): Promise<number> {
+  const paths = homePaths(home);
+  if (!(await exists(paths.archive))) return 0;
+  if ((await nestedPackages(paths.archive)).length === 0) return 0;
+  return withLock(path.join(paths.locks, "archive-layout"), async () => {
+    const nested = await nestedPackages(paths.archive);
+    const stamp = now.toISOString().replace(/[-:T]/g, "").replace(/\..*$/, "");
+    const moved: Array<{ folder: string; from: string }> = [];
+    for (const rel of nested) {
+      const source = path.join(paths.archive, ...rel.split("/"));
+      const base = path.posix.basename(rel);
+      const dest = await flatArchiveDestination(paths.archive, base, stamp);
+      await fs.rename(source, dest);
+      moved.push({ folder: path.basename(dest), from: rel.replace(/-\d{14}(-\d+)?$/, "") });
+      // Empty category folders left behind go too (never one that still holds anything).
+      let parent = path.dirname(source);
+      while (parent !== paths.archive && (await fs.readdir(parent).catch(() => ["?"])).length === 0) {
+        await fs.rmdir(parent).catch(() => undefined);
+        parent = path.dirname(parent);
+      }
+    }
+    await updateArchiveOrigins(home, Object.fromEntries(moved.map(({ folder, from }) => [folder, from])));
+    return moved.length;
+  });
+}

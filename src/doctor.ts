@@ -1,0 +1,171 @@
+/**
+ * `skillgate doctor`: checks the home, config.yaml and, for each enabled platform, what can be verified
+ * against the platform from here (token, bot identity, how events arrive, command registration,
+ * intents). Every problem comes with its fix; `--json` prints the checks as one document. The exit code
+ * is 1 when a check failed.
+ */
+import { promises as fs } from "node:fs";
+import { PLATFORMS } from "../adapters/index.js";
+import { loadConfig, type SkillgateConfig } from "./config/config.js";
+import { homePaths } from "./config/home.js";
+import { type Check, failed, messageOf, ok, warn } from "./core/diagnostics.js";
+import { ConfigError } from "./core/errors.js";
+import { createLogger } from "./core/logger.js";
+import type { AdapterOptions, PlatformDefinition } from "./core/platforms.js";
+import { type Reply, reply } from "./core/reply.js";
+import { openLibrary } from "./skills/library.js";
+
+/** What the doctor needs: the home, and how to look up secrets. */
+export interface DoctorOptions {
+  home: string;
+  secret: (name: string) => string | undefined;
+}
+
+/** Runs every check; never throws. */
+export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
+  const checks: Check[] = [];
+  const paths = homePaths(options.home);
+  const homeStat = await fs.stat(options.home).catch(() => undefined);
+  if (!homeStat?.isDirectory()) {
+    checks.push(
+      failed(
+        "home",
+        `The home ${options.home} does not exist.`,
+        "Run `skillgate init --examples` to create it with example skills, point --home or HERMES_HOME at your Hermes home, or try `skillgate serve --console --demo`.",
+      ),
+    );
+    return checks;
+  }
+  checks.push(ok("home", `Home: ${options.home}.`));
+  let config: SkillgateConfig;
+  try {
+    config = loadConfig(paths.config);
+  } catch (error) {
+    checks.push(
+      failed(
+        "config",
+        error instanceof ConfigError ? error.message : `config.yaml could not be read: ${messageOf(error)}`,
+        "Fix the value named above in config.yaml (deploy/config.example.yaml shows every setting).",
+      ),
+    );
+    return checks;
+  }
+  checks.push(...configChecks(config, paths.config));
+  checks.push(...(await libraryChecks(options.home, config)));
+  // A platform with some of its secrets set is checked too: the check names the missing one.
+  const platforms = PLATFORMS.filter(
+    (platform) =>
+      config.gateway.platforms[platform.name]?.enabled === true &&
+      platform.secrets.some((name) => options.secret(name) !== undefined),
+  );
+  if (platforms.length === 0)
+    checks.push(
+      warn(
+        "config",
+        "No chat platform has its token set: `skillgate serve` runs the terminal chat only.",
+        "Follow docs/platforms/telegram.md, feishu.md or discord.md and put the tokens in <home>/.env.",
+      ),
+    );
+  const adapterOptions: AdapterOptions = {
+    config,
+    home: options.home,
+    secret: options.secret,
+    logger: createLogger({ level: "silent" }),
+  };
+  for (const platform of platforms) {
+    try {
+      checks.push(...(await diagnose(platform, adapterOptions)));
+    } catch (error) {
+      checks.push(
+        failed(
+          platform.name,
+          `The check itself failed: ${messageOf(error)}.`,
+          "Report this as a skillgate bug.",
+        ),
+      );
+    }
+  }
+  return checks;
+}
+
+async function diagnose(platform: PlatformDefinition, options: AdapterOptions): Promise<Check[]> {
+  if (!platform.diagnose) return [ok(platform.name, "No checks against the platform are available.")];
+  return platform.diagnose(options);
+}
+
+function configChecks(config: SkillgateConfig, file: string): Check[] {
+  const checks: Check[] = [];
+  checks.push(ok("config", config.mtimeMs > 0 ? `${file} is valid.` : `No ${file}: defaults apply.`));
+  for (const warning of config.warnings)
+    checks.push(warn("config", warning, "See deploy/config.example.yaml."));
+  const remote = config.gateway.admins.filter((id) => !id.startsWith("console:"));
+  if (remote.length === 0)
+    checks.push(
+      warn(
+        "config",
+        "gateway.admins is empty: nobody can change the library from chat.",
+        "Message the bot once: it answers with your platform:id. Add it to gateway.admins in config.yaml.",
+      ),
+    );
+  return checks;
+}
+
+async function libraryChecks(home: string, config: SkillgateConfig): Promise<Check[]> {
+  const library = openLibrary(home, config);
+  try {
+    const skills = await library.all();
+    if (skills.length === 0)
+      return [
+        warn(
+          "home",
+          "No skills in the library.",
+          "`skillgate init --examples` installs example skills here; `skillgate serve --console --demo` tries them without touching this home.",
+        ),
+      ];
+    return [ok("home", `${skills.length} skill(s) in the library.`)];
+  } catch (error) {
+    return [
+      failed(
+        "home",
+        `The skill library could not be read: ${messageOf(error)}.`,
+        "Check the permissions of <home>/skills.",
+      ),
+    ];
+  } finally {
+    library.close?.();
+  }
+}
+
+/** The doctor's findings as a reply: a table, the fixes, and exit 1 when something failed. */
+export function doctorReply(checks: Check[]): Reply {
+  const failures = checks.filter((check) => check.status === "fail").length;
+  const warnings = checks.filter((check) => check.status === "warn").length;
+  const mark: Record<Check["status"], string> = { ok: "ok", warn: "WARN", fail: "FAIL" };
+  const fixes = checks.filter((check) => check.fix).map((check) => `${check.area}: ${check.fix}`);
+  return reply(
+    [
+      { kind: "heading", text: "skillgate doctor" },
+      {
+        kind: "table",
+        headers: ["", "area", "finding"],
+        rows: checks.map((check) => [mark[check.status], check.area, check.summary]),
+      },
+      ...(fixes.length > 0
+        ? [
+            { kind: "heading" as const, text: "How to fix" },
+            { kind: "list" as const, items: fixes },
+          ]
+        : []),
+      {
+        kind: "paragraph",
+        text:
+          failures > 0
+            ? `${failures} problem(s), ${warnings} warning(s).`
+            : warnings > 0
+              ? `No problems; ${warnings} warning(s).`
+              : "Everything checked is fine.",
+      },
+    ],
+    { exitCode: failures > 0 ? 1 : 0, json: { ok: failures === 0, checks } },
+  );
+}

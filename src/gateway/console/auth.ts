@@ -1,0 +1,163 @@
+/**
+ * Logins of the web console. The home holds one random secret (`<home>/gateway/console.secret`, mode
+ * 0600) that signs everything: one-time login tokens (printed as a link at start or by
+ * `skillgate console --link`), session cookies and CSRF tokens. A login token works once, for 15 minutes,
+ * and only if it was minted after this server started (a link printed by an earlier run is dead). A
+ * session is an admin (every action) or read-only (pages only; every POST refused).
+ */
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { homePaths } from "../../config/home.js";
+
+/** What a console login may do. */
+export type ConsoleRole = "admin" | "read-only";
+
+/** A verified session. */
+export interface ConsoleSession {
+  id: string;
+  role: ConsoleRole;
+}
+
+/** How long a login link works. */
+export const LOGIN_TOKEN_TTL_MS = 15 * 60_000;
+/** How long a session lasts. */
+export const SESSION_TTL_MS = 12 * 3_600_000;
+/** The session cookie's name. */
+export const SESSION_COOKIE = "skillgate_console";
+/** Most redeemed login nonces remembered (they expire after 15 minutes anyway). */
+const MAX_USED_NONCES = 10_000;
+
+/** Where the console's signing secret lives. */
+export function consoleSecretPath(home: string): string {
+  return path.join(homePaths(home).gateway, "console.secret");
+}
+
+/**
+ * Reads the console's signing secret, creating it (32 random bytes, mode 0600) when absent. An existing
+ * file with looser permissions is tightened to 0600; a file too short to be a secret is replaced.
+ */
+export function loadConsoleSecret(home: string): Buffer {
+  const file = consoleSecretPath(home);
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  try {
+    const text = readFileSync(file, "utf8").trim();
+    if (/^[0-9a-f]{64,}$/.test(text)) {
+      chmodSync(file, 0o600);
+      return Buffer.from(text, "hex");
+    }
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+  const secret = randomBytes(32);
+  writeFileSync(file, `${secret.toString("hex")}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return secret;
+}
+
+function encode(value: unknown): string {
+  return Buffer.from(JSON.stringify(value)).toString("base64url");
+}
+
+function decode(text: string): Record<string, unknown> | null {
+  try {
+    const value = JSON.parse(Buffer.from(text, "base64url").toString("utf8")) as unknown;
+    return value !== null && typeof value === "object" ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+function sameText(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+function isRole(value: unknown): value is ConsoleRole {
+  return value === "admin" || value === "read-only";
+}
+
+/** Mints and checks login tokens, session cookies and CSRF tokens with one secret. */
+export class ConsoleAuth {
+  private readonly usedNonces = new Set<string>();
+  private readonly startedAt: number;
+
+  constructor(
+    private readonly secret: Buffer,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.startedAt = now();
+  }
+
+  private sign(purpose: string, payload: string): string {
+    return createHmac("sha256", this.secret).update(`${purpose}:${payload}`).digest("base64url");
+  }
+
+  private signed(purpose: string, value: unknown): string {
+    const payload = encode(value);
+    return `${payload}.${this.sign(purpose, payload)}`;
+  }
+
+  private verified(purpose: string, token: string): Record<string, unknown> | null {
+    const [payload, mac, extra] = token.split(".");
+    if (!payload || !mac || extra !== undefined) return null;
+    if (!sameText(mac, this.sign(purpose, payload))) return null;
+    return decode(payload);
+  }
+
+  /** A one-time login token for `role`. */
+  mintLoginToken(role: ConsoleRole): string {
+    const issued = this.now();
+    return this.signed("login", { r: role, i: issued, e: issued + LOGIN_TOKEN_TTL_MS, n: randomNonce() });
+  }
+
+  /** Redeems a login token once: the role it grants, or null (forged, expired, used, from an earlier run). */
+  redeemLoginToken(token: string): ConsoleRole | null {
+    const value = this.verified("login", token);
+    if (!value || !isRole(value.r) || typeof value.n !== "string") return null;
+    const now = this.now();
+    if (typeof value.e !== "number" || value.e < now) return null;
+    // Minted before this server started (with a small allowance for clock steps): a stale printed link.
+    if (typeof value.i !== "number" || value.i < this.startedAt - 2000) return null;
+    if (this.usedNonces.has(value.n)) return null;
+    this.usedNonces.add(value.n);
+    if (this.usedNonces.size > MAX_USED_NONCES) {
+      const oldest = this.usedNonces.values().next().value;
+      if (oldest !== undefined) this.usedNonces.delete(oldest);
+    }
+    return value.r;
+  }
+
+  /** A new session cookie value for `role`. */
+  newSession(role: ConsoleRole): { cookie: string; session: ConsoleSession } {
+    const session = { id: randomNonce(), role };
+    return {
+      cookie: this.signed("session", { s: session.id, r: role, e: this.now() + SESSION_TTL_MS }),
+      session,
+    };
+  }
+
+  /** The session a cookie value carries, or null when it is forged or expired. */
+  readSession(cookie: string | undefined): ConsoleSession | null {
+    if (!cookie) return null;
+    const value = this.verified("session", cookie);
+    if (!value || typeof value.s !== "string" || !isRole(value.r)) return null;
+    if (typeof value.e !== "number" || value.e < this.now()) return null;
+    return { id: value.s, role: value.r };
+  }
+
+  /** The CSRF token of a session (sent back in the `X-CSRF-Token` header of every state change). */
+  csrfToken(session: ConsoleSession): string {
+    return this.sign("csrf", session.id);
+  }
+
+  /** True when `token` is this session's CSRF token. */
+  checkCsrf(session: ConsoleSession, token: string | undefined): boolean {
+    return typeof token === "string" && sameText(token, this.csrfToken(session));
+  }
+}
+
+function randomNonce(): string {
+  return randomBytes(16).toString("base64url");
+}

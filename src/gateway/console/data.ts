@@ -1,0 +1,428 @@
+/**
+ * What the console's pages show, read straight from the home (reads only; every change goes through the
+ * command registry in `actions.ts`): library rows with state, provenance, usage, readiness and
+ * per-platform visibility; the curator's schedule and past runs; the ledger; snapshots; chart series;
+ * and the live preview of what a curator run would do now (the same pure plan a dry run uses).
+ */
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import type { SkillgateConfig } from "../../config/config.js";
+import { homePaths } from "../../config/home.js";
+import { listArchived } from "../../curator/archive.js";
+import { readCronRefs } from "../../curator/cron.js";
+import { type LedgerEntry, listEntries } from "../../curator/ledger.js";
+import { plan } from "../../curator/plan.js";
+import { classify, loadProvenance, readCreatedByKeys } from "../../curator/provenance.js";
+import { scheduleVerdict } from "../../curator/schedule.js";
+import { listSnapshots } from "../../curator/snapshot.js";
+import { readState } from "../../curator/state.js";
+import { envRequirements, missingEnv } from "../../skills/readiness.js";
+import type { SkillEntry, SkillLibrary } from "../../skills/types.js";
+import {
+  activityCount,
+  emptyRecord,
+  lastActivityAt,
+  parseTimestamp,
+  type UsageRecord,
+  UsageStore,
+} from "../../skills/usage.js";
+import { disabledNames, isDisabledIn, skillMatchesPlatform } from "../../skills/visibility.js";
+
+/** The chat platforms whose visibility the library page shows. */
+export const CONSOLE_PLATFORMS = ["telegram", "feishu", "discord"] as const;
+
+const DAY_MS = 86_400_000;
+
+/** Where a skill is shown, or why not. */
+export interface PlatformVisibility {
+  platform: string;
+  visible: boolean;
+  /** Why it is hidden (config key or OS gate); empty when visible. */
+  reason: string;
+}
+
+/** One row of the library page. */
+export interface LibraryRow {
+  name: string;
+  category: string | null;
+  description: string;
+  state: string;
+  pinned: boolean;
+  provenance: string;
+  lastActivityAt: string | null;
+  /** Whole days since the last activity (or creation), null when never. */
+  idleDays: number | null;
+  useCount: number;
+  viewCount: number;
+  patchCount: number;
+  activity: number;
+  /** Required secrets that are not set. */
+  missingSecrets: string[];
+  visibility: PlatformVisibility[];
+  onDisk: boolean;
+  /** `skills/<relPath>` for live skills. */
+  relPath: string | null;
+}
+
+/** Everything the console reads from one home. */
+export interface ConsoleData {
+  home: string;
+  config: () => SkillgateConfig;
+  library: SkillLibrary;
+  env: NodeJS.ProcessEnv;
+  now: () => Date;
+}
+
+/** The disabled set of each surface, computed once per rows build (or the config error it raises). */
+type DisabledSets = { platform: string; disabled: Set<string> | Error }[];
+
+function disabledSets(config: SkillgateConfig): DisabledSets {
+  return ["terminal", ...CONSOLE_PLATFORMS].map((platform) => {
+    try {
+      return { platform, disabled: disabledNames(platform === "terminal" ? null : platform, config) };
+    } catch (error) {
+      return { platform, disabled: error as Error };
+    }
+  });
+}
+
+function visibilityOf(
+  entry: SkillEntry | undefined,
+  sets: DisabledSets,
+  globally: ReadonlySet<string>,
+): PlatformVisibility[] {
+  if (!entry) return sets.map(({ platform }) => ({ platform, visible: false, reason: "not on disk" }));
+  if (!skillMatchesPlatform(entry.frontmatter)) {
+    return sets.map(({ platform }) => ({ platform, visible: false, reason: "platforms: excludes this OS" }));
+  }
+  const folder = path.basename(entry.dir);
+  return sets.map(({ platform, disabled }) => {
+    if (disabled instanceof Error)
+      return { platform, visible: false, reason: `config error: ${disabled.message}` };
+    if (!isDisabledIn(disabled, entry.name, entry.frontmatter) && !disabled.has(folder))
+      return { platform, visible: true, reason: "" };
+    const reason =
+      isDisabledIn(globally, entry.name, entry.frontmatter) || globally.has(folder)
+        ? "skills.disabled"
+        : `skills.platform_disabled.${platform}`;
+    return { platform, visible: false, reason };
+  });
+}
+
+function idleDaysOf(record: UsageRecord, now: Date): number | null {
+  for (const value of [lastActivityAt(record), record.created_at]) {
+    const ms = typeof value === "string" ? parseTimestamp(value) : undefined;
+    if (ms !== undefined) return Math.max(0, Math.floor((now.getTime() - ms) / DAY_MS));
+  }
+  return null;
+}
+
+/** Every skill on disk plus every usage record without one (archived skills), unsorted. */
+export async function libraryRows(data: ConsoleData): Promise<LibraryRow[]> {
+  const config = data.config();
+  const all = await data.library.all();
+  const store = new UsageStore(homePaths(data.home).skills);
+  const records = await store.read();
+  const provenance = await loadProvenance(data.home, all);
+  const createdByKeys = await readCreatedByKeys(data.home);
+  const now = data.now();
+  const sets = disabledSets(config);
+  const globally = new Set(config.skills.disabled.map((name) => name.trim()));
+  const row = (name: string, entry: SkillEntry | undefined, record: UsageRecord): LibraryRow => {
+    let missingSecrets: string[] = [];
+    if (entry) {
+      try {
+        const requirements = envRequirements(entry.frontmatter);
+        if (requirements.length > 0) missingSecrets = missingEnv(requirements, data.home, data.env);
+      } catch {
+        missingSecrets = [];
+      }
+    }
+    return {
+      name,
+      category: entry?.category ?? null,
+      description: entry?.description ?? "",
+      state: record.state,
+      pinned: record.pinned,
+      provenance: classify(name, entry, records[name], createdByKeys.get(name) ?? false, provenance, config)
+        .kind,
+      lastActivityAt: lastActivityAt(record),
+      idleDays: idleDaysOf(record, now),
+      useCount: record.use_count,
+      viewCount: record.view_count,
+      patchCount: record.patch_count,
+      activity: activityCount(record),
+      missingSecrets,
+      visibility: visibilityOf(entry, sets, globally),
+      onDisk: entry !== undefined,
+      relPath: entry ? entry.relPath || entry.name : null,
+    };
+  };
+  const rows = all.map((entry) => row(entry.name, entry, records[entry.name] ?? emptyRecord()));
+  const present = new Set(all.map((entry) => entry.name));
+  for (const [name, record] of Object.entries(records)) {
+    if (!present.has(name)) rows.push(row(name, undefined, record));
+  }
+  return rows;
+}
+
+/** Library page query: search text, filters, sort, page. */
+export interface LibraryQuery {
+  q: string;
+  state: string;
+  category: string;
+  platform: string;
+  provenance: string;
+  sort: "name" | "activity" | "idle" | "category" | "state";
+  dir: "asc" | "desc";
+  page: number;
+}
+
+/** Rows shown per library page. */
+export const PAGE_SIZE = 100;
+
+/** Filters, sorts and pages rows for the library page. */
+export function queryRows(
+  rows: LibraryRow[],
+  query: LibraryQuery,
+): { rows: LibraryRow[]; total: number; pages: number; page: number } {
+  const q = query.q.trim().toLowerCase();
+  const filtered = rows.filter((row) => {
+    if (q && !row.name.toLowerCase().includes(q) && !row.description.toLowerCase().includes(q)) return false;
+    if (query.state === "pinned" ? !row.pinned : query.state && row.state !== query.state) return false;
+    if (query.category && (row.category ?? "") !== query.category) return false;
+    if (query.provenance && row.provenance !== query.provenance) return false;
+    if (query.platform) {
+      const seen = row.visibility.find((item) => item.platform === query.platform);
+      if (!seen?.visible) return false;
+    }
+    return true;
+  });
+  const byName = (a: LibraryRow, b: LibraryRow) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  const compare: Record<LibraryQuery["sort"], (a: LibraryRow, b: LibraryRow) => number> = {
+    name: byName,
+    activity: (a, b) => a.activity - b.activity || byName(a, b),
+    idle: (a, b) => (a.idleDays ?? Number.MAX_SAFE_INTEGER) - (b.idleDays ?? Number.MAX_SAFE_INTEGER),
+    category: (a, b) => (a.category ?? "").localeCompare(b.category ?? "") || byName(a, b),
+    state: (a, b) => a.state.localeCompare(b.state) || byName(a, b),
+  };
+  const sign = query.dir === "desc" ? -1 : 1;
+  filtered.sort((a, b) => sign * compare[query.sort](a, b) || byName(a, b));
+  const pages = Math.max(1, Math.ceil(filtered.length / PAGE_SIZE));
+  const page = Math.min(Math.max(1, query.page), pages);
+  return {
+    rows: filtered.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE),
+    total: filtered.length,
+    pages,
+    page,
+  };
+}
+
+/** One planned transition of the live preview. */
+export interface PreviewRow {
+  name: string;
+  from: string;
+  to: string;
+  idleDays: number;
+  anchor: string | null;
+}
+
+/**
+ * What a curator run would do now, from the same pure plan a dry run applies (so the table equals
+ * `curator run --dry-run --json`'s `state_transitions`), without writing its report.
+ */
+export async function curatorPreview(
+  data: ConsoleData,
+): Promise<{ rows: PreviewRow[]; counts: Record<string, number>; skipped: number; warnings: string[] }> {
+  const config = data.config();
+  data.library.invalidate();
+  const skills = await data.library.all();
+  const store = new UsageStore(homePaths(data.home).skills);
+  const usage = await store.read();
+  const provenance = await loadProvenance(data.home, skills);
+  const cron = await readCronRefs(data.home);
+  const result = plan({ skills, usage, cronRefs: cron.names, provenance, now: data.now(), config });
+  const rows = result.actions.flatMap((action) =>
+    action.from && action.to
+      ? [
+          {
+            name: action.name,
+            from: action.from,
+            to: action.to,
+            idleDays: action.idleDays,
+            anchor: action.anchor,
+          },
+        ]
+      : [],
+  );
+  return {
+    rows,
+    counts: { ...result.counts },
+    skipped: result.skipped.length,
+    warnings: [...store.warnings, ...provenance.warnings, ...cron.warnings],
+  };
+}
+
+/** One past curator run, from its report folder. */
+export interface RunSummary {
+  /** The report folder's name under `logs/curator`. */
+  id: string;
+  startedAt: string | null;
+  dryRun: boolean;
+  trigger: string;
+  summary: string;
+  counts: Record<string, number>;
+  autoTransitions: Record<string, number>;
+}
+
+const REPORT_ID = /^[0-9]{8}-[0-9]{6}(-[0-9]+)?$/;
+
+/** True for a report folder name (the only values `reportText` accepts). */
+export function isReportId(id: string): boolean {
+  return REPORT_ID.test(id);
+}
+
+function numbers(value: unknown): Record<string, number> {
+  const out: Record<string, number> = {};
+  if (value && typeof value === "object") {
+    for (const [key, item] of Object.entries(value)) if (typeof item === "number") out[key] = item;
+  }
+  return out;
+}
+
+/** Past runs, newest first (at most `limit`); unreadable reports are skipped. */
+export async function pastRuns(home: string, limit = 200): Promise<RunSummary[]> {
+  const root = homePaths(home).curatorLogs;
+  const names = (await fs.readdir(root).catch(() => [] as string[])).filter(isReportId).sort().reverse();
+  const out: RunSummary[] = [];
+  for (const id of names.slice(0, limit)) {
+    try {
+      const raw = JSON.parse(await fs.readFile(path.join(root, id, "run.json"), "utf8")) as Record<
+        string,
+        unknown
+      >;
+      out.push({
+        id,
+        startedAt: typeof raw.started_at === "string" ? raw.started_at : null,
+        dryRun: raw.dry_run === true,
+        trigger: typeof raw.trigger === "string" ? raw.trigger : "?",
+        summary: typeof raw.summary === "string" ? raw.summary : "",
+        counts: numbers(raw.counts),
+        autoTransitions: numbers(raw.auto_transitions),
+      });
+    } catch {
+      // A half-written or foreign folder: not a run to show.
+    }
+  }
+  return out;
+}
+
+/** A run's REPORT.md, or undefined. */
+export async function reportText(home: string, id: string): Promise<string | undefined> {
+  if (!isReportId(id)) return undefined;
+  return fs.readFile(path.join(homePaths(home).curatorLogs, id, "REPORT.md"), "utf8").catch(() => undefined);
+}
+
+/** The curator page's header facts. */
+export async function curatorFacts(data: ConsoleData, idleSeconds: number) {
+  const config = data.config();
+  const { state } = await readState(data.home);
+  const verdict = scheduleVerdict(state, config.curator, data.now(), idleSeconds);
+  const last = state.last_run_at ? parseTimestamp(state.last_run_at) : undefined;
+  const nextDue =
+    last === undefined ? null : new Date(last + config.curator.intervalHours * 3_600_000).toISOString();
+  return {
+    enabled: config.curator.enabled,
+    paused: state.paused,
+    runCount: state.run_count,
+    lastRunAt: state.last_run_at,
+    lastSummary: state.last_run_summary,
+    intervalHours: config.curator.intervalHours,
+    staleAfterDays: config.curator.staleAfterDays,
+    archiveAfterDays: config.curator.archiveAfterDays,
+    nextDue,
+    verdict: verdict.reason,
+  };
+}
+
+/** Ledger query of the ledger page. */
+export interface LedgerQuery {
+  skill: string;
+  actor: string;
+  action: string;
+}
+
+/** Ledger entries newest first, filtered, at most `limit`. */
+export async function ledgerEntries(home: string, query: LedgerQuery, limit = 500): Promise<LedgerEntry[]> {
+  const all = await listEntries(home, query.skill ? { skill: query.skill } : {});
+  return all
+    .filter(
+      (entry) =>
+        (!query.actor || entry.actor === query.actor) && (!query.action || entry.action === query.action),
+    )
+    .slice(0, limit);
+}
+
+/** What rolling back one ledger entry changes: files put back, files removed. */
+export function rollbackChanges(entry: LedgerEntry): { restored: string[]; removed: string[] } {
+  const before = new Set(entry.before.map((file) => file.path));
+  return {
+    restored: [...before].sort(),
+    removed: [...new Set(entry.after.map((file) => file.path))].filter((file) => !before.has(file)).sort(),
+  };
+}
+
+/** Snapshots newest first, with sizes and reasons. */
+export async function snapshots(home: string) {
+  return (await listSnapshots(home)).map((item) => ({
+    id: item.id,
+    reason: item.manifest?.reason ?? "?",
+    createdAt: item.manifest?.created_at ?? null,
+    skillFiles: item.manifest?.skill_files ?? null,
+    bytes: item.manifest?.archive_bytes ?? null,
+  }));
+}
+
+/** Archived packages, for restore buttons. */
+export async function archivedNames(home: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const item of await listArchived(home))
+    if (!out.has(item.skillName)) out.set(item.skillName, item.archivedAs);
+  return out;
+}
+
+/** The chart page's series. */
+export async function chartData(data: ConsoleData, rows: LibraryRow[]) {
+  const runs = (await pastRuns(data.home, 100)).filter((run) => !run.dryRun).reverse();
+  const buckets = [0, 7, 14, 30, 60, 90, 180, 365];
+  const histogram = buckets.map((start, index) => {
+    const end = buckets[index + 1];
+    return {
+      label: end === undefined ? `${start}+ d` : `${start}–${end - 1} d`,
+      count: rows.filter(
+        (row) => row.idleDays !== null && row.idleDays >= start && (end === undefined || row.idleDays < end),
+      ).length,
+    };
+  });
+  histogram.push({ label: "never", count: rows.filter((row) => row.idleDays === null).length });
+  const live = rows.filter((row) => row.onDisk);
+  const byActivity = [...live].sort((a, b) => b.activity - a.activity || (a.name < b.name ? -1 : 1));
+  const states = { active: 0, stale: 0, archived: 0 };
+  for (const row of rows) if (row.state in states) states[row.state as keyof typeof states] += 1;
+  return {
+    runs: runs.map((run) => ({
+      at: run.startedAt ?? run.id,
+      curated: run.counts.after ?? 0,
+      stale: run.autoTransitions.marked_stale ?? 0,
+      archived: run.autoTransitions.archived ?? 0,
+      reactivated: run.autoTransitions.reactivated ?? 0,
+    })),
+    states,
+    histogram,
+    mostUsed: byActivity.slice(0, 10).map((row) => ({ name: row.name, activity: row.activity })),
+    leastUsed: byActivity
+      .slice(-10)
+      .reverse()
+      .map((row) => ({ name: row.name, activity: row.activity })),
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * Starting the web console from the gateway or from `skillgate console`: opens the server, announces
+ * the URL and a one-time login link (terminal and log), and warns loudly when it listens beyond this
+ * machine. `consoleLoginLink` mints another link for a console that is already running (it shares the
+ * home's secret).
+ */
+import { registry as defaultRegistry } from "../../../commands/index.js";
+import type { CommandSpec } from "../../../commands/types.js";
+import type { SkillgateConfig } from "../../config/config.js";
+import { type Logger, silentLogger } from "../../core/logger.js";
+import { openLibrary } from "../../skills/library.js";
+import type { SkillLibrary } from "../../skills/types.js";
+import { ConsoleAuth, type ConsoleRole, loadConsoleSecret } from "./auth.js";
+import { type ConsoleServer, isLoopback, startConsoleServer } from "./server.js";
+
+/** Options of `launchConsole`. */
+export interface LaunchOptions {
+  home: string;
+  config: SkillgateConfig;
+  logger?: Logger;
+  /** The gateway's library (its watcher feeds the live updates); a new one when absent. */
+  library?: SkillLibrary;
+  registry?: readonly CommandSpec[];
+  port?: number;
+  bind?: string;
+  /** The role of the printed login link (default admin). */
+  role?: ConsoleRole;
+  /** Where the URL and login link are printed (the terminal); they are logged as well. */
+  announce?: (line: string) => void;
+  idleSeconds?: () => number | Promise<number>;
+  onMutated?: () => void | Promise<void>;
+}
+
+/** Starts the console and announces how to log in. */
+export async function launchConsole(options: LaunchOptions): Promise<ConsoleServer> {
+  const logger = options.logger ?? silentLogger();
+  const library = options.library ?? openLibrary(options.home, options.config);
+  const server = await startConsoleServer({
+    home: options.home,
+    config: options.config,
+    library,
+    registry: options.registry ?? defaultRegistry,
+    logger,
+    port: options.port,
+    bind: options.bind,
+    idleSeconds: options.idleSeconds,
+    onMutated: options.onMutated,
+  });
+  const link = server.loginUrl(options.role ?? "admin");
+  const lines = [`skillgate console: ${server.url}`, `  log in (one-time link, 15 minutes): ${link}`];
+  if (!server.loopback) {
+    lines.unshift(
+      "!!! WARNING: the web console listens on a non-loopback address (gateway.console.bind); other machines can reach it. !!!",
+    );
+  }
+  for (const line of lines) options.announce?.(line);
+  logger.info({ url: server.url, login: link }, "console: listening");
+  return server;
+}
+
+/** A fresh login link for the console of `home` (running or about to run), from the home's secret. */
+export function consoleLoginLink(
+  home: string,
+  config: SkillgateConfig,
+  role: ConsoleRole,
+  where: { port?: number; bind?: string } = {},
+): string {
+  const bind = where.bind ?? config.gateway.console.bind;
+  const port = where.port ?? config.gateway.console.port;
+  const host = isLoopback(bind) || bind === "0.0.0.0" || bind === "::" ? "127.0.0.1" : bind;
+  const token = new ConsoleAuth(loadConsoleSecret(home)).mintLoginToken(role);
+  return `http://${host.includes(":") ? `[${host}]` : host}:${port}/login?token=${token}`;
+}

@@ -1,0 +1,482 @@
+/**
+ * The local web console's HTTP server (hono on Node's http). Served by `skillgate serve` (unless
+ * `gateway.console.enabled: false`) and by `skillgate console` alone, on 127.0.0.1 unless
+ * `gateway.console.bind` says otherwise.
+ *
+ * Every request: the Host header must name this server when it listens on loopback (DNS rebinding), and
+ * responses carry a strict CSP (scripts and styles from this origin only, nothing inline), no framing,
+ * no referrer. Everything but `/login` and `/assets` needs a session cookie. Every POST also needs an
+ * admin session, an `Origin` equal to this server's, `Sec-Fetch-Site: same-origin` when the browser sends
+ * it, the session's CSRF token in `X-CSRF-Token`, and a body under 64 KB. Actions then run through the
+ * command registry (`actions.ts`).
+ */
+import { readFileSync } from "node:fs";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { createAdaptorServer } from "@hono/node-server";
+import { type Context, Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { getCookie, setCookie } from "hono/cookie";
+import { streamSSE } from "hono/streaming";
+import type { CommandSpec } from "../../../commands/types.js";
+import type { SkillgateConfig } from "../../config/config.js";
+import { readDotenv } from "../../config/dotenv.js";
+import { homePaths } from "../../config/home.js";
+import { SkillgateError } from "../../core/errors.js";
+import { type Logger, scrubText, silentLogger } from "../../core/logger.js";
+import type { SkillLibrary } from "../../skills/types.js";
+import { type ActionEnv, handleAction, parseActionRequest } from "./actions.js";
+import {
+  ConsoleAuth,
+  type ConsoleRole,
+  type ConsoleSession,
+  loadConsoleSecret,
+  SESSION_COOKIE,
+} from "./auth.js";
+import {
+  archivedNames,
+  type ConsoleData,
+  chartData,
+  curatorFacts,
+  curatorPreview,
+  type LibraryQuery,
+  type LibraryRow,
+  ledgerEntries,
+  libraryRows,
+  pastRuns,
+  queryRows,
+  reportText,
+  snapshots,
+} from "./data.js";
+import { ConsoleEvents } from "./events.js";
+import { renderMarkdown, splitFrontmatter } from "./markdown.js";
+import {
+  chartsPage,
+  curatorPage,
+  filePage,
+  ledgerPage,
+  libraryPage,
+  messagePage,
+  type PageContext,
+  reportPage,
+  skillPage,
+  snapshotsPage,
+} from "./pages.js";
+
+/** Largest request body accepted. */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/** The Content-Security-Policy of every response. */
+export const CONSOLE_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self'",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+].join("; ");
+
+/** Options of `startConsoleServer`. */
+export interface ConsoleServerOptions {
+  home: string;
+  config: SkillgateConfig;
+  library: SkillLibrary;
+  /** The command registry actions run through. */
+  registry: readonly CommandSpec[];
+  logger?: Logger;
+  /** Port (0 = any free one); default `gateway.console.port`. */
+  port?: number;
+  /** Address; default `gateway.console.bind`. */
+  bind?: string;
+  env?: NodeJS.ProcessEnv;
+  now?: () => Date;
+  /** Seconds the home has been idle (for the curator's "next due" verdict); default Infinity. */
+  idleSeconds?: () => number | Promise<number>;
+  /** Called after an action changed the library (the gateway resyncs its command menus). */
+  onMutated?: () => void | Promise<void>;
+}
+
+/** A listening console. */
+export interface ConsoleServer {
+  /** `http://host:port`. */
+  readonly url: string;
+  /** True when it listens on a loopback address. */
+  readonly loopback: boolean;
+  /** A fresh one-time login link. */
+  loginUrl(role?: ConsoleRole): string;
+  close(): Promise<void>;
+}
+
+const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
+
+/** True for a loopback bind address. */
+export function isLoopback(bind: string): boolean {
+  return LOOPBACK.has(bind) || bind.startsWith("127.");
+}
+
+/** The folder of the built front-end (`dist/console`), found from this module's location. */
+export function assetsDir(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (let depth = 0; depth < 6; depth++) {
+    try {
+      const pkg = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")) as { name?: string };
+      if (pkg.name === "skillgate") return path.join(dir, "dist", "console");
+    } catch {
+      // not the package root yet
+    }
+    dir = path.dirname(dir);
+  }
+  return path.join(process.cwd(), "dist", "console");
+}
+
+const ASSET_TYPES: Record<string, string> = {
+  "app.js": "text/javascript; charset=utf-8",
+  "charts.js": "text/javascript; charset=utf-8",
+  "app.css": "text/css; charset=utf-8",
+};
+
+function loadAssets(): Map<string, string> {
+  const dir = assetsDir();
+  const out = new Map<string, string>();
+  for (const name of Object.keys(ASSET_TYPES)) {
+    try {
+      out.set(name, readFileSync(path.join(dir, name), "utf8"));
+    } catch {
+      // Reported per request: the page says to run the build.
+    }
+  }
+  return out;
+}
+
+function text(value: string | undefined, max = 200): string {
+  return (value ?? "").slice(0, max);
+}
+
+function libraryQuery(c: Context): LibraryQuery {
+  const sorts = ["name", "activity", "idle", "category", "state"] as const;
+  const sort = sorts.find((item) => item === c.req.query("sort")) ?? "name";
+  const page = Number.parseInt(c.req.query("page") ?? "1", 10);
+  return {
+    q: text(c.req.query("q")),
+    state: text(c.req.query("state"), 20),
+    category: text(c.req.query("category")),
+    platform: text(c.req.query("platform"), 20),
+    provenance: text(c.req.query("provenance"), 20),
+    sort,
+    dir: c.req.query("dir") === "desc" ? "desc" : "asc",
+    page: Number.isFinite(page) ? page : 1,
+  };
+}
+
+type Env = { Variables: { session: ConsoleSession } };
+
+/** Starts the console; rejects when the port cannot be bound. */
+export async function startConsoleServer(options: ConsoleServerOptions): Promise<ConsoleServer> {
+  const logger = options.logger ?? silentLogger();
+  const bind = options.bind ?? options.config.gateway.console.bind;
+  const port = options.port ?? options.config.gateway.console.port;
+  const env = options.env ?? process.env;
+  const now = options.now ?? (() => new Date());
+  const auth = new ConsoleAuth(loadConsoleSecret(options.home), () => now().getTime());
+  const library = options.library;
+  const events = new ConsoleEvents(options.home, library);
+  const assets = loadAssets();
+  const config = () => options.config;
+  const secrets = () =>
+    [...readDotenv(homePaths(options.home).env).values()].filter((value) => value.length >= 6);
+  const scrub = (value: string) => scrubText(value, secrets());
+  const data: ConsoleData = { home: options.home, config, library, env, now };
+  let rowsCache: { key: string; rows: LibraryRow[] } | undefined;
+  const rows = async () => {
+    const key = await events.fingerprint();
+    if (rowsCache?.key !== key) rowsCache = { key, rows: await libraryRows(data) };
+    return rowsCache.rows;
+  };
+  const actionEnv: ActionEnv = {
+    home: options.home,
+    config,
+    library,
+    registry: options.registry,
+    now,
+    secrets,
+    progress: (line) => events.emit({ type: "progress", data: { line: scrub(line) } }),
+  };
+  const loopback = isLoopback(bind);
+  let allowedHosts = new Set<string>();
+
+  const app = new Hono<Env>();
+
+  app.use("*", async (c, next) => {
+    const host = c.req.header("host") ?? "";
+    if (loopback && !allowedHosts.has(host.toLowerCase())) {
+      return c.text("This console only answers to its own address.", 421);
+    }
+    await next();
+    c.header("Content-Security-Policy", CONSOLE_CSP);
+    c.header("X-Content-Type-Options", "nosniff");
+    c.header("X-Frame-Options", "DENY");
+    c.header("Referrer-Policy", "no-referrer");
+    c.header("Cross-Origin-Opener-Policy", "same-origin");
+    c.header("Cross-Origin-Resource-Policy", "same-origin");
+    if (!c.res.headers.get("Cache-Control")) c.header("Cache-Control", "no-store");
+  });
+
+  app.get("/assets/:name", (c) => {
+    const name = c.req.param("name");
+    const type = ASSET_TYPES[name];
+    const body = type ? assets.get(name) : undefined;
+    if (!type || body === undefined)
+      return c.text("Not found (run `npm run build` to build the console).", 404);
+    return c.body(body, 200, { "Content-Type": type, "Cache-Control": "no-cache" });
+  });
+
+  app.get("/login", (c) => {
+    const role = auth.redeemLoginToken(text(c.req.query("token"), 1000));
+    if (!role) {
+      return c.html(
+        messagePage(
+          "Login link not valid",
+          "This login link was already used, has expired, or belongs to an earlier start. Run `skillgate console --link` for a new one.",
+        ),
+        403,
+      );
+    }
+    const { cookie } = auth.newSession(role);
+    setCookie(c, SESSION_COOKIE, cookie, { httpOnly: true, sameSite: "Strict", path: "/" });
+    return c.redirect("/library", 303);
+  });
+
+  app.use("*", async (c, next) => {
+    const session = auth.readSession(getCookie(c, SESSION_COOKIE));
+    if (!session) {
+      if (c.req.method === "GET" && !c.req.path.startsWith("/api/") && c.req.path !== "/events") {
+        return c.html(
+          messagePage("Log in first", "Open the one-time login link printed when the console started."),
+          401,
+        );
+      }
+      return c.json({ ok: false, error: "not logged in" }, 401);
+    }
+    c.set("session", session);
+    await next();
+  });
+
+  app.use("*", async (c, next) => {
+    if (c.req.method === "GET" || c.req.method === "HEAD") return next();
+    const session = c.get("session");
+    const origin = c.req.header("origin");
+    const expected = `http://${c.req.header("host") ?? ""}`;
+    if (!origin || origin !== expected)
+      return c.json({ ok: false, error: "cross-origin request refused" }, 403);
+    const site = c.req.header("sec-fetch-site");
+    if (site !== undefined && site !== "same-origin")
+      return c.json({ ok: false, error: "cross-site request refused" }, 403);
+    if (!auth.checkCsrf(session, c.req.header("x-csrf-token")))
+      return c.json({ ok: false, error: "missing or wrong CSRF token" }, 403);
+    if (session.role !== "admin")
+      return c.json({ ok: false, error: "this login is read-only; actions need an admin login" }, 403);
+    return next();
+  });
+
+  const page = (c: Context<Env>): PageContext => {
+    const session = c.get("session");
+    return { role: session.role, csrf: auth.csrfToken(session), scrub };
+  };
+
+  app.get("/", (c) => c.redirect("/library", 302));
+
+  app.get("/library", async (c) => {
+    const all = await rows();
+    const query = libraryQuery(c);
+    const categories = [
+      ...new Set(all.map((row) => row.category).filter((v): v is string => v !== null)),
+    ].sort();
+    const provenances = [...new Set(all.map((row) => row.provenance))].sort();
+    return c.html(
+      libraryPage(page(c), query, queryRows(all, query), { categories, provenances, all: all.length }),
+    );
+  });
+
+  app.get("/skill/:name", async (c) => {
+    const name = c.req.param("name");
+    const row = (await rows()).find((item) => item.name === name);
+    if (!row) return c.html(messagePage("No such skill", `There is no skill called ${name}.`), 404);
+    let frontmatter: string | null = null;
+    let bodyHtml: string | null = null;
+    let linkedFiles: string[] = [];
+    let warnings: string[] = [];
+    if (row.onDisk) {
+      const view = await library.view(name);
+      if (view.success && typeof view.content === "string") {
+        const split = splitFrontmatter(scrub(view.content));
+        frontmatter = split.frontmatter;
+        bodyHtml = renderMarkdown(split.body);
+        const linked = view.linked_files as Record<string, string[]> | null | undefined;
+        linkedFiles = linked ? Object.values(linked).flat() : [];
+        warnings = (view.security_warnings as string[] | undefined) ?? [];
+      }
+    }
+    const history = await ledgerEntries(options.home, { skill: name, actor: "", action: "" }, 100);
+    const archivedAs = row.onDisk ? null : ((await archivedNames(options.home)).get(name) ?? null);
+    return c.html(
+      skillPage(page(c), { row, frontmatter, bodyHtml, linkedFiles, warnings, history, archivedAs }),
+    );
+  });
+
+  app.get("/skill/:name/file", async (c) => {
+    const name = c.req.param("name");
+    const file = text(c.req.query("path"), 500);
+    const view = await library.view(name, { filePath: file });
+    if (!view.success || typeof view.content !== "string")
+      return c.html(messagePage("No such file", String(view.error ?? "The file could not be shown.")), 404);
+    return c.html(filePage(page(c), name, file, view.content));
+  });
+
+  app.get("/curator", async (c) => {
+    const idle = (await options.idleSeconds?.()) ?? Number.POSITIVE_INFINITY;
+    const [facts, preview, runs] = await Promise.all([
+      curatorFacts(data, idle),
+      curatorPreview(data),
+      pastRuns(options.home, 50),
+    ]);
+    return c.html(curatorPage(page(c), facts, preview, runs));
+  });
+
+  app.get("/curator/report/:id", async (c) => {
+    const id = c.req.param("id");
+    const report = await reportText(options.home, id);
+    if (report === undefined)
+      return c.html(messagePage("No such report", "That run report does not exist."), 404);
+    return c.html(reportPage(page(c), id, renderMarkdown(scrub(report))));
+  });
+
+  app.get("/api/curator/preview", async (c) => c.json(await curatorPreview(data)));
+
+  app.get("/ledger", async (c) => {
+    const query = {
+      skill: text(c.req.query("skill")),
+      actor: text(c.req.query("actor"), 20),
+      action: text(c.req.query("action"), 40),
+    };
+    const all = await ledgerEntries(
+      options.home,
+      { skill: "", actor: "", action: "" },
+      Number.MAX_SAFE_INTEGER,
+    );
+    const entries = await ledgerEntries(options.home, query);
+    const actors = [...new Set(all.map((entry) => entry.actor))].sort();
+    const actions = [...new Set(all.map((entry) => entry.action))].sort();
+    return c.html(ledgerPage(page(c), query, entries, { actors, actions }));
+  });
+
+  app.get("/snapshots", async (c) => c.html(snapshotsPage(page(c), await snapshots(options.home))));
+
+  app.get("/charts", (c) => c.html(chartsPage(page(c))));
+
+  app.get("/api/charts", async (c) => c.json(await chartData(data, await rows())));
+
+  app.get("/events", (c) =>
+    streamSSE(c, async (stream) => {
+      const queue: { event: string; data: string }[] = [];
+      let wake: (() => void) | undefined;
+      const unsubscribe = events.subscribe((event) => {
+        queue.push({ event: event.type, data: JSON.stringify(event.data) });
+        wake?.();
+      });
+      let open = true;
+      stream.onAbort(() => {
+        open = false;
+        unsubscribe();
+        wake?.();
+      });
+      await stream.writeSSE({ event: "hello", data: "{}" });
+      while (open) {
+        const next = queue.shift();
+        if (next) {
+          await stream.writeSSE(next);
+          continue;
+        }
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          setTimeout(resolve, 25_000).unref();
+        });
+        wake = undefined;
+        if (open && queue.length === 0) await stream.write(": keep-alive\n\n");
+      }
+    }),
+  );
+
+  app.post(
+    "/api/action",
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: (c) => c.json({ ok: false, error: `request body over ${MAX_BODY_BYTES} bytes` }, 413),
+    }),
+    async (c) => {
+      let body: unknown;
+      try {
+        body = await c.req.json();
+      } catch {
+        return c.json({ ok: false, error: "the body must be JSON" }, 400);
+      }
+      try {
+        const request = parseActionRequest(body);
+        const result = await handleAction(actionEnv, c.get("session"), request);
+        if (result.kind === "done") {
+          rowsCache = undefined;
+          events.emit({ type: "run-finished", data: { command: request.command, ok: result.ok } });
+          if (result.ok) await Promise.resolve(options.onMutated?.()).catch(() => undefined);
+          logger.info({ command: request.command, ok: result.ok }, "console: action");
+        }
+        return c.json(result, result.kind === "done" && !result.ok ? 422 : 200);
+      } catch (error) {
+        if (error instanceof SkillgateError) return c.json({ ok: false, error: error.message }, 400);
+        logger.error({ err: error }, "console: action failed unexpectedly");
+        return c.json({ ok: false, error: "the action failed unexpectedly; see the log" }, 500);
+      }
+    },
+  );
+
+  app.notFound((c) => c.html(messagePage("Not found", "There is no such page."), 404));
+  app.onError((error, c) => {
+    logger.error({ err: error }, "console: request failed");
+    return c.text("The console failed to answer; see the log.", 500);
+  });
+
+  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, bind, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const hostPart = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  const url = `http://${hostPart}:${address.port}`;
+  allowedHosts = new Set(
+    [`${hostPart}:${address.port}`, `localhost:${address.port}`].map((h) => h.toLowerCase()),
+  );
+  if (!loopback) {
+    logger.warn(
+      { bind, url },
+      "console: LISTENING BEYOND THIS MACHINE — gateway.console.bind is not a loopback address; anyone who can reach it can try to log in",
+    );
+  }
+  return {
+    url,
+    loopback,
+    loginUrl: (role: ConsoleRole = "admin") => `${url}/login?token=${auth.mintLoginToken(role)}`,
+    close: async () => {
+      events.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections?.();
+      });
+    },
+  };
+}

@@ -1,0 +1,125 @@
+/**
+ * The example library: `init --examples` installs it without overwriting anything, `serve --console
+ * --demo` chats with it on a temporary home and leaves the user's home alone, and /help on an empty
+ * library points to both.
+ */
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { PassThrough } from "node:stream";
+import { afterEach, describe, expect, it } from "vitest";
+import { main } from "../../src/cli.js";
+import { loadConfig } from "../../src/config/config.js";
+import { installExamples } from "../../src/examples.js";
+import { openLibrary } from "../../src/skills/library.js";
+
+const cleanups: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
+});
+
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), "skillgate-examples-"));
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** Runs the CLI in-process with `input` on stdin; resolves with the exit code and both outputs. */
+async function cli(args: string[], input = ""): Promise<{ code: number; stdout: string; stderr: string }> {
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = "";
+  let err = "";
+  stdout.on("data", (chunk) => {
+    out += chunk;
+  });
+  stderr.on("data", (chunk) => {
+    err += chunk;
+  });
+  const running = main(args, {
+    stdin,
+    stdout,
+    stderr,
+    env: { NO_COLOR: "1", SKILLGATE_LOG_LEVEL: "silent" },
+  });
+  setTimeout(() => stdin.end(input), 50);
+  const code = await running;
+  return { code, stdout: out, stderr: err };
+}
+
+describe("example library", () => {
+  it("installs a handful of skills across categories: linked files, a secret, a platform-disabled one", async () => {
+    const home = await tempDir();
+    const result = await installExamples(home);
+    expect(result.installed.length).toBeGreaterThanOrEqual(5);
+    expect(new Set(result.installed.map((skill) => skill.split("/")[0])).size).toBeGreaterThanOrEqual(4);
+    expect(result.configWritten).toBe(true);
+    const config = loadConfig(path.join(home, "config.yaml"));
+    expect(config.skills.platformDisabled.telegram).toContain("incident-notes");
+    const library = openLibrary(home, config);
+    cleanups.push(async () => library.close?.());
+    const names = (await library.all()).map((skill) => skill.name).sort();
+    expect(names).toEqual([
+      "commit-messages",
+      "incident-notes",
+      "meeting-minutes",
+      "paper-digest",
+      "weather-brief",
+    ]);
+    expect((await library.visible("telegram")).map((skill) => skill.name)).not.toContain("incident-notes");
+    const digest = await library.view("paper-digest", { filePath: "references/checklist.md" });
+    expect(JSON.stringify(digest)).toContain("Reading checklist");
+    const weather = await readFile(path.join(home, "skills", "tools", "weather-brief", "SKILL.md"), "utf8");
+    expect(weather).toContain("WEATHER_API_KEY");
+  });
+
+  it("never overwrites a skill or a config.yaml already in the home", async () => {
+    const home = await tempDir();
+    await writeFile(path.join(home, "config.yaml"), "gateway:\n  admins: ['telegram:1']\n");
+    await installExamples(home);
+    const mine = path.join(home, "skills", "writing", "commit-messages", "SKILL.md");
+    await writeFile(mine, "---\nname: commit-messages\ndescription: mine\n---\n\nMine.\n");
+    const again = await installExamples(home);
+    expect(again.installed).toEqual([]);
+    expect(again.skipped).toContain("writing/commit-messages");
+    expect(again.configWritten).toBe(false);
+    expect(await readFile(mine, "utf8")).toContain("Mine.");
+    expect(await readFile(path.join(home, "config.yaml"), "utf8")).toContain("telegram:1");
+  });
+
+  it("skillgate init --examples --json reports what it installed", async () => {
+    const home = path.join(await tempDir(), "fresh-home");
+    const { code, stdout } = await cli(["--home", home, "init", "--examples", "--json"]);
+    expect(code).toBe(0);
+    const doc = JSON.parse(stdout) as { ok: boolean; installed: string[] };
+    expect(doc.ok).toBe(true);
+    expect(doc.installed).toContain("research/paper-digest");
+    expect(existsSync(path.join(home, "skills", "research", "paper-digest", "templates", "digest.md"))).toBe(
+      true,
+    );
+  });
+
+  it("serve --console --demo chats with the examples on a temporary home and leaves the user's home alone", async () => {
+    const home = path.join(await tempDir(), "untouched");
+    const { code, stdout, stderr } = await cli(
+      ["--home", home, "serve", "--console", "--demo"],
+      "/skills list\n",
+    );
+    expect(code).toBe(0);
+    expect(stdout).toContain("paper-digest");
+    expect(stdout).toContain("weather-brief");
+    expect(existsSync(home)).toBe(false);
+    const demoHome = /temporary home \(([^)]+)\)/.exec(stderr)?.[1];
+    expect(demoHome).toBeDefined();
+    expect(existsSync(demoHome ?? "/")).toBe(false);
+  });
+
+  it("/help on an empty library points to the demo and to init --examples", async () => {
+    const home = await tempDir();
+    const { stdout } = await cli(["--home", home, "serve", "--console"], "/help\n");
+    expect(stdout).toContain("skillgate serve --console --demo");
+    expect(stdout).toContain("skillgate init --examples");
+  });
+});

@@ -1,0 +1,291 @@
+/**
+ * The web console end to end in Debian's headless Chromium (one browser for the file): a 1,000-skill
+ * library filtered, a skill opened, pinned, archived and restored through the UI, the curator preview
+ * compared with `curator run --dry-run --json`, a ledger entry rolled back, hostile skill content shown
+ * inert, and a read-only login without buttons whose forged POST is refused. Screenshots of every page
+ * go to test-artifacts/console/.
+ */
+import { existsSync, promises as fs } from "node:fs";
+import path from "node:path";
+import type { BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config/config.js";
+import type { ConsoleServer } from "../../src/gateway/console/server.js";
+import { openLibrary } from "../../src/skills/library.js";
+import {
+  ARTIFACTS,
+  BROWSER_AVAILABLE,
+  cli,
+  HOSTILE_SKILL,
+  IN_CI,
+  launchBrowser,
+  makeConsoleHome,
+  startTestConsole,
+} from "./helpers.js";
+
+if (!BROWSER_AVAILABLE && !IN_CI) {
+  console.warn(
+    "SKIPPED: the web console browser tests need Debian's Chromium at /usr/bin/chromium (apt-get install chromium); they always run in CI.",
+  );
+}
+
+describe.skipIf(!BROWSER_AVAILABLE && !IN_CI)("web console in a real browser", () => {
+  let home: string;
+  let server: ConsoleServer;
+  let browser: Awaited<ReturnType<typeof launchBrowser>>;
+  let context: BrowserContext;
+  let page: Page;
+
+  const usage = async () =>
+    JSON.parse(await fs.readFile(path.join(home, "skills", ".usage.json"), "utf8")) as Record<
+      string,
+      { pinned: boolean; state: string }
+    >;
+  const library = () =>
+    openLibrary(home, loadConfig(path.join(home, "config.yaml")), { watch: false, persistIndex: false });
+  const shot = (name: string) =>
+    page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: false });
+  /** Clicks an action button, checks the confirmation question, confirms, and waits for the answer. */
+  const confirmAction = async (selector: string, question: RegExp) => {
+    const answer = page.waitForResponse(
+      (response) =>
+        response.url().endsWith("/api/action") &&
+        response.request().postData()?.includes('"confirmed":true') === true,
+    );
+    await page.click(selector);
+    await page.waitForSelector("#confirm-dialog[open]");
+    expect(await page.textContent("#confirm-question")).toMatch(question);
+    await page.click("#confirm-ok");
+    const response = await answer;
+    const body = (await response.json()) as { ok: boolean; text: string };
+    expect(body.ok, body.text).toBe(true);
+    return body;
+  };
+
+  beforeAll(async () => {
+    if (!BROWSER_AVAILABLE) throw new Error("CI must have /usr/bin/chromium; .ci/run installs it.");
+    await fs.mkdir(ARTIFACTS, { recursive: true });
+    home = await makeConsoleHome(1000);
+    expect((await cli(home, "curator", "backup", "--reason", "before the browser tests")).code).toBe(0);
+    server = await startTestConsole(home);
+    browser = await launchBrowser();
+    context = browser.context;
+    page = context.pages()[0] ?? (await context.newPage());
+    page.on("dialog", (dialog) => {
+      throw new Error(`a script opened a dialog: ${dialog.message()}`);
+    });
+    await page.goto(server.loginUrl("admin"));
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    if (home) await fs.rm(home, { recursive: true, force: true });
+  });
+
+  it("lists a 1,000-skill library in pages and filters it by search and state", async () => {
+    expect(new URL(page.url()).pathname).toBe("/library");
+    const total = Number(await page.getAttribute("#library-count", "data-total"));
+    expect(total).toBeGreaterThanOrEqual(1000);
+    expect(await page.locator("#library-table tbody tr").count()).toBe(100);
+    await shot("library");
+
+    await page.fill('input[name="q"]', "kafka");
+    await page.waitForURL(/q=kafka/);
+    const names = await page
+      .locator("#library-table tbody tr")
+      .evaluateAll((rows) => rows.map((row) => (row as HTMLElement).dataset.skill ?? ""));
+    const filtered = Number(await page.getAttribute("#library-count", "data-total"));
+    expect(filtered).toBeGreaterThan(0);
+    expect(filtered).toBeLessThan(total);
+    const all = await library().all();
+    // Live skills by name or description, plus usage records of skills no longer on disk by name.
+    const live = new Set(all.map((skill) => skill.name));
+    const expected = [
+      ...all.filter((skill) => `${skill.name}\n${skill.description}`.toLowerCase().includes("kafka")),
+      ...Object.keys(await usage()).filter((name) => !live.has(name) && name.includes("kafka")),
+    ];
+    expect(filtered).toBe(expected.length);
+    expect(names.length).toBe(Math.min(100, expected.length));
+    for (const name of names) {
+      const skill = all.find((item) => item.name === name);
+      expect(`${name} ${skill?.description ?? ""}`.toLowerCase()).toContain("kafka");
+    }
+
+    await page.selectOption('select[name="state"]', "stale");
+    await page.waitForURL(/state=stale/);
+    const states = await page.locator("#library-table tbody tr td:nth-child(3) .state").allTextContents();
+    expect(states.length).toBeGreaterThan(0);
+    expect(new Set(states)).toEqual(new Set(["stale"]));
+    await shot("library-filtered");
+  });
+
+  it("opens a skill, pins it (the usage file changes), archives and restores it through the UI", async () => {
+    await page.goto(`${server.url}/library?q=kafka&state=active`);
+    const link = page.locator("#library-table tbody tr td:first-child a").first();
+    const name = (await link.textContent()) ?? "";
+    await link.click();
+    await page.waitForSelector("#skill-name");
+    expect(await page.textContent("#skill-name")).toBe(name);
+    expect(await page.locator("#skill-body").count()).toBe(1);
+    await shot("skill");
+
+    expect((await usage())[name]?.pinned ?? false).toBe(false);
+    await confirmAction(
+      '#skill-actions button[data-command="curator pin"]',
+      new RegExp(`curator pin ${name}`),
+    );
+    expect((await usage())[name]?.pinned).toBe(true);
+    await page.waitForSelector("#skill-pinned");
+    await confirmAction('#skill-actions button[data-command="curator unpin"]', /unpin/);
+    expect((await usage())[name]?.pinned).toBe(false);
+
+    const skillDir = (await library().find(name))?.dir ?? "";
+    expect(existsSync(skillDir)).toBe(true);
+    await confirmAction('#skill-actions button[data-command="curator archive"]', /archive/);
+    expect(existsSync(skillDir)).toBe(false);
+    expect((await usage())[name]?.state).toBe("archived");
+    await page.waitForSelector('#skill-actions button[data-command="curator restore"]');
+    await confirmAction('#skill-actions button[data-command="curator restore"]', /restore/);
+    expect(existsSync(skillDir)).toBe(true);
+    await page.waitForSelector('#skill-actions button[data-command="curator archive"]');
+
+    const ledger = JSON.parse((await cli(home, "curator", "ledger", "--skill", name, "--json")).stdout) as {
+      entries: { actor: string; action: string }[];
+    };
+    expect(ledger.entries.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(ledger.entries.map((entry) => entry.actor))).toEqual(new Set(["web"]));
+  });
+
+  it("previews a curator run exactly as `curator run --dry-run --json` plans it", async () => {
+    await page.goto(`${server.url}/curator`);
+    const rows = await page.locator("#preview-table tbody tr").evaluateAll((trs) =>
+      trs.map((tr) =>
+        Array.from(tr.querySelectorAll("td"))
+          .slice(0, 3)
+          .map((td) => td.textContent ?? "")
+          .join("|"),
+      ),
+    );
+    const dry = JSON.parse((await cli(home, "curator", "run", "--dry-run", "--json")).stdout) as {
+      state_transitions: { name: string; from: string; to: string }[];
+    };
+    const expected = dry.state_transitions.map((t) => `${t.name}|${t.from}|${t.to}`);
+    expect(expected.length).toBeGreaterThan(0);
+    expect([...rows].sort()).toEqual([...expected].sort());
+    await shot("curator");
+  });
+
+  it("rolls back a ledger entry from the ledger page after showing what changes", async () => {
+    const victim = (await library().all()).find((skill) => skill.name.startsWith("redis"))?.name ?? "";
+    expect(victim).not.toBe("");
+    expect((await cli(home, "curator", "archive", victim)).code).toBe(0);
+    expect(await library().find(victim)).toBeUndefined();
+    await page.goto(`${server.url}/ledger?skill=${encodeURIComponent(victim)}`);
+    await shot("ledger");
+    const answer = page.waitForResponse(
+      (response) =>
+        response.url().endsWith("/api/action") &&
+        response.request().postData()?.includes('"confirmed":true') === true,
+    );
+    await page.click('table.ledger tbody tr:first-child button[data-command="curator rollback"]');
+    await page.waitForSelector("#confirm-dialog[open]");
+    expect(await page.textContent("#confirm-question")).toContain("Restore this mutation's before-state?");
+    expect(await page.textContent("#confirm-details")).toMatch(/Put back \(\d+\)/);
+    await page.click("#confirm-ok");
+    expect(((await (await answer).json()) as { ok: boolean }).ok).toBe(true);
+    expect(await library().find(victim)).toBeDefined();
+  });
+
+  it("shows snapshots and cancels a snapshot rollback without changing anything", async () => {
+    await page.goto(`${server.url}/snapshots`);
+    expect(await page.locator("#snapshots-table tbody tr").count()).toBeGreaterThan(0);
+    await shot("snapshots");
+    const before = await fs.readFile(path.join(home, "skills", ".usage.json"), "utf8");
+    await page.click('#snapshots-table tbody tr:first-child button[data-command="curator rollback"]');
+    await page.waitForSelector("#confirm-dialog[open]");
+    expect(await page.textContent("#confirm-question")).toContain("Rollback target: snapshot");
+    await page.click("#confirm-cancel");
+    await page.waitForSelector("#toast.ok");
+    expect(await fs.readFile(path.join(home, "skills", ".usage.json"), "utf8")).toBe(before);
+  });
+
+  it("draws the charts from bundled Chart.js", async () => {
+    await page.goto(`${server.url}/charts`);
+    await page.waitForSelector('body[data-charts-ready="4"]');
+    await shot("charts");
+  });
+
+  it("updates an open page live when the library changes on disk", async () => {
+    const name = (await library().all()).find((skill) => skill.name.startsWith("docker"))?.name ?? "";
+    await page.goto(`${server.url}/skill/${encodeURIComponent(name)}`);
+    await page.waitForSelector("#live.on");
+    expect(await page.locator("#skill-pinned").count()).toBe(0);
+    expect((await cli(home, "curator", "pin", name)).code).toBe(0);
+    await page.waitForSelector("#skill-pinned", { timeout: 15_000 });
+    expect(new URL(page.url()).pathname).toBe(`/skill/${encodeURIComponent(name)}`);
+  });
+
+  it("runs the curator from its page and shows the run's progress", async () => {
+    await page.goto(`${server.url}/curator`);
+    const before = Number((await page.textContent("#curator-runs"))?.trim() ?? "0");
+    await confirmAction('button[data-command="curator run"]', /curator run/);
+    await page.waitForFunction(() =>
+      (document.getElementById("progress")?.textContent ?? "").includes("running"),
+    );
+    expect(await page.textContent("#progress")).toMatch(/running review pass/);
+    await page.waitForFunction(
+      (count) => Number(document.getElementById("curator-runs")?.textContent ?? "0") > count,
+      before,
+    );
+    expect(await page.locator("#runs-table tbody tr").count()).toBeGreaterThan(0);
+    await shot("curator-after-run");
+  });
+
+  it("renders hostile skill content inert: no script runs, no handler or javascript: link survives", async () => {
+    const violations: string[] = [];
+    page.on("console", (message) => {
+      if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+    });
+    await page.goto(`${server.url}/skill/${HOSTILE_SKILL.name}`);
+    await page.waitForSelector("#skill-body");
+    await shot("skill-hostile");
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned)).toBeUndefined();
+    expect(await page.locator("main script, main iframe, main [onerror]").count()).toBe(0);
+    expect(await page.locator('main a[href^="javascript"]').count()).toBe(0);
+    expect(await page.textContent(".description")).toContain("<script>");
+    expect(await page.textContent("#skill-body")).toContain("<img");
+    expect(await page.locator('#skill-body a[href="https://example.org"]').count()).toBe(1);
+    await page
+      .locator("#skill-body")
+      .getByText("click me")
+      .click({ trial: false })
+      .catch(() => undefined);
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned)).toBeUndefined();
+    expect(violations).toEqual([]);
+  });
+
+  it("gives a read-only login no action buttons and refuses its forged POST", async () => {
+    await context.clearCookies();
+    await page.goto(server.loginUrl("read-only"));
+    expect(await page.textContent(".role")).toBe("read-only");
+    const name = (await library().all())[0]?.name ?? "";
+    for (const target of [`/skill/${encodeURIComponent(name)}`, "/ledger", "/curator", "/snapshots"]) {
+      await page.goto(`${server.url}${target}`);
+      expect(await page.locator("button.action").count()).toBe(0);
+    }
+    await shot("read-only");
+    const before = await fs.readFile(path.join(home, "skills", ".usage.json"), "utf8");
+    const status = await page.evaluate(async (skill) => {
+      const csrf = document.querySelector<HTMLMetaElement>('meta[name="csrf-token"]')?.content ?? "";
+      const response = await fetch("/api/action", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
+        body: JSON.stringify({ command: "curator pin", args: [skill], options: {}, confirmed: true }),
+      });
+      return response.status;
+    }, name);
+    expect(status).toBe(403);
+    expect(await fs.readFile(path.join(home, "skills", ".usage.json"), "utf8")).toBe(before);
+  });
+});

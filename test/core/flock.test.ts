@@ -1,0 +1,176 @@
+/**
+ * The kernel lock every skillgate writer uses (`flock(2)`): it excludes holders in other processes
+ * whatever they are written in (`flock(1)` from util-linux, Python's `fcntl.flock`, a skillgate in
+ * another pid namespace), is free as soon as its holder dies, and never deletes a lock file someone holds.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { acquireLock, LockBusyError, withLock } from "../../src/core/flock.js";
+import { acquireRunLock, runLockFile } from "../../src/curator/lock.js";
+
+let dir: string;
+const children: ChildProcess[] = [];
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), "sg-flock-"));
+});
+afterEach(async () => {
+  for (const child of children.splice(0)) child.kill("SIGKILL");
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Starts `command` and resolves once it printed `held` (it holds the lock from then on). */
+function startHolder(command: string, args: string[]): Promise<ChildProcess> {
+  const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    let out = "";
+    let err = "";
+    child.stdout?.on("data", (chunk) => {
+      out += chunk;
+      if (out.includes("held")) resolve(child);
+    });
+    child.stderr?.on("data", (chunk) => {
+      err += chunk;
+    });
+    child.on("exit", (code) => reject(new Error(`holder exited ${code} before holding: ${err}`)));
+  });
+}
+
+const exited = (child: ChildProcess) => new Promise<void>((resolve) => child.once("exit", () => resolve()));
+
+describe("flock locks", () => {
+  it("excludes a second holder in this process and frees the lock on release; the file stays", async () => {
+    const file = path.join(dir, "lock");
+    const held = await acquireLock(file);
+    expect((await readFile(file, "utf8")).startsWith(`${process.pid} ${os.hostname()} `)).toBe(true);
+    const busy = await acquireLock(file, { waitMs: 0 }).catch((error: unknown) => error);
+    expect(busy).toBeInstanceOf(LockBusyError);
+    expect((busy as LockBusyError).holderPid).toBe(process.pid);
+    await held.release();
+    expect(await readFile(file, "utf8")).toBe("");
+    const again = await acquireLock(file, { waitMs: 0 });
+    await again.release();
+  });
+
+  it("is excluded by a flock(1) holder and waits for it", async () => {
+    const file = path.join(dir, ".usage.json.lock");
+    const holder = await startHolder("flock", [file, "-c", "echo held; sleep 1"]);
+    await expect(acquireLock(file, { waitMs: 100 })).rejects.toBeInstanceOf(LockBusyError);
+    const before = Date.now();
+    const lock = await acquireLock(file, { waitMs: 10_000, recordHolder: false });
+    expect(Date.now() - before).toBeGreaterThan(200);
+    if (holder.exitCode === null) await exited(holder);
+    expect(holder.exitCode).toBe(0);
+    await lock.release();
+  });
+
+  it("is excluded by a Python fcntl.flock holder, and excludes Python in turn", async () => {
+    const file = path.join(dir, "py.lock");
+    const holder = await startHolder("python3", [
+      "-c",
+      `import fcntl,sys,time\nf=open(${JSON.stringify(file)},"a+")\nfcntl.flock(f,fcntl.LOCK_EX)\nprint("held",flush=True)\ntime.sleep(60)`,
+    ]);
+    await expect(acquireLock(file, { waitMs: 200 })).rejects.toBeInstanceOf(LockBusyError);
+    holder.kill("SIGKILL");
+    await exited(holder);
+    // The kernel released the dead holder's lock: no pid check, no waiting for staleness.
+    const lock = await acquireLock(file, { waitMs: 2_000 });
+    const probe = spawn("python3", [
+      "-c",
+      `import fcntl\nf=open(${JSON.stringify(file)},"a+")\ntry:\n  fcntl.flock(f,fcntl.LOCK_EX|fcntl.LOCK_NB); print("free")\nexcept OSError: print("busy")`,
+    ]);
+    let out = "";
+    probe.stdout.on("data", (chunk) => {
+      out += chunk;
+    });
+    await exited(probe);
+    expect(out.trim()).toBe("busy");
+    await lock.release();
+  });
+
+  it("respects a skillgate holder in another pid namespace", async () => {
+    const file = path.join(dir, "ns.lock");
+    const script = path.join(dir, "holder.mjs");
+    const module = path.join(import.meta.dirname, "..", "..", "dist", "src", "core", "flock.js");
+    await writeFile(
+      script,
+      `import { acquireLock } from ${JSON.stringify(module)};\nawait acquireLock(${JSON.stringify(file)});\nconsole.log("held", process.pid);\nsetTimeout(() => {}, 60000);\n`,
+    );
+    // unshare gives the holder its own pid namespace: the pid it records means nothing out here.
+    const holder = await startHolder("unshare", [
+      "--pid",
+      "--fork",
+      "--kill-child",
+      process.execPath,
+      script,
+    ]);
+    const recorded = Number((await readFile(file, "utf8")).split(" ")[0]);
+    expect(recorded).toBe(1);
+    await expect(acquireLock(file, { waitMs: 300 })).rejects.toBeInstanceOf(LockBusyError);
+    holder.kill("SIGKILL");
+    await exited(holder);
+    const lock = await acquireLock(file, { waitMs: 5_000 });
+    await lock.release();
+  });
+
+  it("never deletes a held lock file, however old or empty it is", async () => {
+    const file = path.join(dir, ".usage.json.lock");
+    await writeFile(file, "");
+    const { ino } = await stat(file);
+    const holder = await startHolder("flock", [file, "-c", "echo held; sleep 7"]);
+    // The old protocol removed an empty lock as malformed after 5 s, even while it was held.
+    await expect(acquireLock(file, { waitMs: 6_000, recordHolder: false })).rejects.toBeInstanceOf(
+      LockBusyError,
+    );
+    expect((await stat(file)).ino).toBe(ino);
+    holder.kill("SIGKILL");
+    await exited(holder);
+    await withLock(file, async () => undefined, { recordHolder: false });
+    expect((await stat(file)).ino).toBe(ino);
+    expect(await readFile(file, "utf8")).toBe("");
+  }, 20_000);
+
+  it("serialises concurrent critical sections", async () => {
+    const file = path.join(dir, "lock");
+    let inside = 0;
+    let maxInside = 0;
+    await Promise.all(
+      Array.from({ length: 20 }, () =>
+        withLock(file, async () => {
+          inside += 1;
+          maxInside = Math.max(maxInside, inside);
+          await new Promise((resolve) => setTimeout(resolve, 2));
+          inside -= 1;
+        }),
+      ),
+    );
+    expect(maxInside).toBe(1);
+  });
+});
+
+describe("curator run lock beside Hermes' claim file", () => {
+  it("exists only while held, so Hermes' exclusive create sees a run in progress and nothing after", async () => {
+    const lock = await acquireRunLock(dir);
+    expect((await readFile(runLockFile(dir), "utf8")).startsWith(`${process.pid} `)).toBe(true);
+    await expect(acquireRunLock(dir)).rejects.toMatchObject({ code: "curator.locked" });
+    await lock.release();
+    await expect(stat(runLockFile(dir))).rejects.toMatchObject({ code: "ENOENT" });
+  });
+
+  it("respects a fresh Hermes claim, takes over one older than an hour, and ignores a dead skillgate holder", async () => {
+    const file = runLockFile(dir);
+    await acquireRunLock(dir).then((lock) => lock.release());
+    await writeFile(file, "4242");
+    await expect(acquireRunLock(dir)).rejects.toMatchObject({ code: "curator.locked" });
+    const { utimes } = await import("node:fs/promises");
+    const old = new Date(Date.now() - 2 * 3_600_000);
+    await utimes(file, old, old);
+    await acquireRunLock(dir).then((lock) => lock.release());
+    // A skillgate record left by a crash: nobody holds its flock, so it is free at once.
+    await writeFile(file, "4242 otherhost 0123456789ab\n");
+    await acquireRunLock(dir).then((lock) => lock.release());
+  });
+});

@@ -1,0 +1,238 @@
+/**
+ * `skillgate doctor` against the emulators, healthy and broken: bad tokens, a Discord 4014, a Telegram
+ * webhook pointing elsewhere, a refused Feishu secret; plus the home and config checks and the CLI.
+ */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { PassThrough } from "node:stream";
+import { afterEach, describe, expect, it } from "vitest";
+import YAML from "yaml";
+import { main } from "../../src/cli.js";
+import type { Check } from "../../src/core/diagnostics.js";
+import { runDoctor } from "../../src/doctor.js";
+import { DiscordEmulator } from "../emulators/discord.js";
+import { LarkEmulator } from "../emulators/lark.js";
+import { TelegramEmulator } from "../emulators/telegram.js";
+import { writeTestSkill } from "../support/platform-home.js";
+
+const cleanups: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
+});
+
+async function home(config: Record<string, unknown>, skills = true): Promise<string> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), "skillgate-doctor-"));
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  await writeFile(path.join(dir, "config.yaml"), YAML.stringify(config));
+  if (skills) await writeTestSkill(dir, "documents", "pdf-tools");
+  return dir;
+}
+
+function gatewayConfig(platforms: Record<string, unknown>): Record<string, unknown> {
+  const off = { telegram: { enabled: false }, feishu: { enabled: false }, discord: { enabled: false } };
+  return { gateway: { admins: ["telegram:1"], health: { enabled: false }, ...off, ...platforms } };
+}
+
+function secrets(values: Record<string, string>): (name: string) => string | undefined {
+  return (name) => values[name];
+}
+
+function of(checks: Check[], area: string, status?: Check["status"]): Check[] {
+  return checks.filter((check) => check.area === area && (status === undefined || check.status === status));
+}
+
+async function telegram(): Promise<TelegramEmulator> {
+  const emulator = new TelegramEmulator();
+  await emulator.listen();
+  cleanups.push(() => emulator.close());
+  return emulator;
+}
+
+describe("doctor: home and config", () => {
+  it("fails a missing home and names the ways to get one", async () => {
+    const checks = await runDoctor({
+      home: path.join(os.tmpdir(), "skillgate-no-such-home-x9"),
+      secret: () => undefined,
+    });
+    expect(checks).toHaveLength(1);
+    expect(checks[0]).toMatchObject({ area: "home", status: "fail" });
+    expect(checks[0]?.fix).toMatch(/init --examples/);
+  });
+
+  it("warns about an empty library, no admins and no platform, and reports a bad config value", async () => {
+    const empty = await home({ gateway: { health: { enabled: false } } }, false);
+    const checks = await runDoctor({ home: empty, secret: () => undefined });
+    expect(of(checks, "home", "warn")[0]?.fix).toMatch(/serve --console --demo/);
+    expect(
+      of(checks, "config", "warn")
+        .map((check) => check.summary)
+        .join(" "),
+    ).toMatch(/gateway\.admins is empty/);
+    expect(
+      of(checks, "config", "warn")
+        .map((check) => check.summary)
+        .join(" "),
+    ).toMatch(/No chat platform/);
+    expect(checks.some((check) => check.status === "fail")).toBe(false);
+
+    const bad = await home({ gateway: { home_channel: "nowhere" } });
+    const badChecks = await runDoctor({ home: bad, secret: () => undefined });
+    expect(of(badChecks, "config", "fail")[0]?.summary).toMatch(/home_channel/);
+  });
+});
+
+describe("doctor: telegram", () => {
+  it("is healthy against a working bot", async () => {
+    const emulator = await telegram();
+    const dir = await home(gatewayConfig({ telegram: { enabled: true, api_root: emulator.apiRoot } }));
+    const checks = await runDoctor({ home: dir, secret: secrets({ TELEGRAM_BOT_TOKEN: emulator.token }) });
+    expect(of(checks, "telegram", "fail")).toEqual([]);
+    expect(
+      of(checks, "telegram", "ok")
+        .map((check) => check.summary)
+        .join("\n"),
+    ).toMatch(/@SkillgateBot/);
+    expect(
+      of(checks, "telegram")
+        .map((check) => check.summary)
+        .join("\n"),
+    ).toMatch(/Privacy mode is on/);
+  });
+
+  it("fails a token Telegram refuses", async () => {
+    const emulator = await telegram();
+    const dir = await home(gatewayConfig({ telegram: { enabled: true, api_root: emulator.apiRoot } }));
+    const checks = await runDoctor({
+      home: dir,
+      secret: secrets({ TELEGRAM_BOT_TOKEN: "7000000001:wrong" }),
+    });
+    expect(of(checks, "telegram", "fail")[0]?.summary).toMatch(/401/);
+    expect(of(checks, "telegram", "fail")[0]?.fix).toMatch(/BotFather/);
+  });
+
+  it("fails a webhook that points elsewhere", async () => {
+    const emulator = await telegram();
+    await fetch(`${emulator.apiRoot}/bot${emulator.token}/setWebhook`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ url: "https://old-deployment.example.org/hook" }),
+    });
+    const dir = await home(
+      gatewayConfig({
+        telegram: {
+          enabled: true,
+          api_root: emulator.apiRoot,
+          mode: "webhook",
+          webhook: { url: "https://bot.example.com/telegram", secret: "abc" },
+        },
+      }),
+    );
+    const checks = await runDoctor({ home: dir, secret: secrets({ TELEGRAM_BOT_TOKEN: emulator.token }) });
+    const problem = of(checks, "telegram", "fail")[0];
+    expect(problem?.summary).toMatch(/points elsewhere.*old-deployment/);
+    expect(problem?.fix).toMatch(/Another deployment/);
+  });
+});
+
+describe("doctor: discord", () => {
+  async function discord(): Promise<DiscordEmulator> {
+    const emulator = new DiscordEmulator();
+    await emulator.listen();
+    cleanups.push(() => emulator.close());
+    return emulator;
+  }
+
+  it("is healthy, and says when no commands are registered yet", async () => {
+    const emulator = await discord();
+    const dir = await home(gatewayConfig({ discord: { enabled: true, api: emulator.apiBase } }));
+    const checks = await runDoctor({ home: dir, secret: secrets({ DISCORD_BOT_TOKEN: emulator.token }) });
+    expect(of(checks, "discord", "fail")).toEqual([]);
+    expect(of(checks, "discord", "ok")[0]?.summary).toMatch(/Gateway connection works/);
+    expect(of(checks, "discord", "warn")[0]?.summary).toMatch(/No skillgate slash commands/);
+  });
+
+  it("explains close code 4014 with the portal switch", async () => {
+    const emulator = await discord();
+    emulator.closeNextIdentify(4014);
+    const dir = await home(gatewayConfig({ discord: { enabled: true, api: emulator.apiBase } }));
+    const checks = await runDoctor({ home: dir, secret: secrets({ DISCORD_BOT_TOKEN: emulator.token }) });
+    const problem = of(checks, "discord", "fail")[0];
+    expect(problem?.summary).toMatch(/4014/);
+    expect(problem?.fix).toMatch(/Privileged Gateway Intents/);
+  });
+
+  it("fails a bad token", async () => {
+    const emulator = await discord();
+    const dir = await home(gatewayConfig({ discord: { enabled: true, api: emulator.apiBase } }));
+    const checks = await runDoctor({ home: dir, secret: secrets({ DISCORD_BOT_TOKEN: "not-the-token" }) });
+    const problem = of(checks, "discord", "fail")[0];
+    expect(problem?.summary).toMatch(/DISCORD_BOT_TOKEN/);
+    expect(problem?.fix).toMatch(/Reset Token/);
+  });
+});
+
+describe("doctor: feishu", () => {
+  async function lark(): Promise<LarkEmulator> {
+    const emulator = new LarkEmulator();
+    await emulator.listen();
+    cleanups.push(() => emulator.close());
+    return emulator;
+  }
+
+  it("is healthy over the long connection", async () => {
+    const emulator = await lark();
+    const dir = await home(gatewayConfig({ feishu: { enabled: true, domain: emulator.url } }));
+    const checks = await runDoctor({
+      home: dir,
+      secret: secrets({ FEISHU_APP_ID: emulator.appId, FEISHU_APP_SECRET: emulator.appSecret }),
+    });
+    expect(of(checks, "feishu", "fail")).toEqual([]);
+    expect(
+      of(checks, "feishu")
+        .map((check) => check.summary)
+        .join("\n"),
+    ).toMatch(/open_id ou_bot_0001/);
+    expect(
+      of(checks, "feishu")
+        .map((check) => check.summary)
+        .join("\n"),
+    ).toMatch(/Long connection endpoint available/);
+  });
+
+  it("fails a refused app secret and mentions the lark domain", async () => {
+    const emulator = await lark();
+    const dir = await home(gatewayConfig({ feishu: { enabled: true, domain: emulator.url } }));
+    const checks = await runDoctor({
+      home: dir,
+      secret: secrets({ FEISHU_APP_ID: emulator.appId, FEISHU_APP_SECRET: "wrong" }),
+    });
+    const problem = of(checks, "feishu", "fail")[0];
+    expect(problem?.summary).toMatch(/refused/);
+    expect(problem?.fix).toMatch(/domain: lark/);
+  });
+});
+
+describe("skillgate doctor on the command line", () => {
+  it("prints the checks as JSON and exits 1 when one failed", async () => {
+    const emulator = await telegram();
+    const dir = await home(gatewayConfig({ telegram: { enabled: true, api_root: emulator.apiRoot } }));
+    await writeFile(path.join(dir, ".env"), "TELEGRAM_BOT_TOKEN=7000000001:wrong\n");
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let out = "";
+    stdout.on("data", (chunk) => {
+      out += chunk;
+    });
+    const code = await main(["--home", dir, "doctor", "--json"], {
+      stdin: new PassThrough(),
+      stdout,
+      stderr,
+      env: { NO_COLOR: "1" },
+    });
+    expect(code).toBe(1);
+    const doc = JSON.parse(out) as { ok: boolean; checks: Check[] };
+    expect(doc.ok).toBe(false);
+    expect(doc.checks.some((check) => check.area === "telegram" && check.status === "fail")).toBe(true);
+  });
+});

@@ -1,0 +1,176 @@
+/**
+ * Buttons in the gateway core, over the mock adapter: the action store (opaque ids bound to a chat,
+ * expiry, groups used up once, persistence across a restart, a corrupt file), the text fallback on a
+ * surface without buttons, and the configurable lifetime.
+ */
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { ActionStore } from "../../src/gateway/action-store.js";
+import {
+  Clock,
+  gatewayDoc,
+  HOUR,
+  makeHome,
+  removeHome,
+  startGateway,
+  writeConfig,
+  writeSkill,
+} from "./helpers.js";
+
+const homes: string[] = [];
+const stops: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const stop of stops.splice(0).reverse()) await stop();
+  for (const home of homes.splice(0)) await removeHome(home);
+});
+
+async function home(): Promise<string> {
+  const dir = await makeHome();
+  homes.push(dir);
+  await writeSkill(dir, { name: "pdf-tools", category: "documents" });
+  return dir;
+}
+
+const skillFile = (dir: string) => path.join(dir, "skills", "documents", "pdf-tools", "SKILL.md");
+const exists = (file: string) =>
+  fs.access(file).then(
+    () => true,
+    () => false,
+  );
+
+describe("action store", () => {
+  it("ids are opaque, bound to their chat, expire, and a group is used up once", async () => {
+    const dir = await home();
+    const clock = new Clock(1_000_000);
+    const store = await ActionStore.open(dir, { now: clock.now, ttlMs: HOUR });
+    const where = { platform: "telegram", chatId: "42" };
+    const [confirm, cancel] = await store.add(
+      [
+        {
+          intent: { kind: "run", invocation: { path: ["curator", "archive"], args: ["x"], options: {} } },
+          placement: "replace",
+          group: "g",
+          once: true,
+        },
+        { intent: { kind: "cancel" }, placement: "replace", group: "g", once: true },
+      ],
+      where,
+    );
+    expect(confirm).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(confirm).not.toBe(cancel);
+    expect(store.lookup(confirm as string, where).status).toBe("ok");
+    expect(store.lookup(confirm as string, { platform: "telegram", chatId: "43" }).status).toBe("unknown");
+    expect(store.lookup(confirm as string, { platform: "discord", chatId: "42" }).status).toBe("unknown");
+    expect(store.lookup("curator archive x -y", where).status).toBe("unknown");
+    expect(await store.consume(cancel as string, "telegram:1")).toBe(true);
+    expect(await store.consume(confirm as string, "telegram:1")).toBe(false);
+    expect(store.lookup(confirm as string, where).status).toBe("used");
+    const [late] = await store.add(
+      [{ intent: { kind: "cancel" }, placement: "replace", group: "h", once: true }],
+      where,
+    );
+    clock.advance(HOUR);
+    expect(store.lookup(late as string, where).status).toBe("expired");
+  });
+
+  it("survives a reopen; a corrupt file starts empty without throwing", async () => {
+    const dir = await home();
+    const where = { platform: "mock", chatId: "c" };
+    const first = await ActionStore.open(dir);
+    const [id] = await first.add(
+      [{ intent: { kind: "cancel" }, placement: "replace", group: "g", once: true }],
+      where,
+    );
+    const second = await ActionStore.open(dir);
+    expect(second.lookup(id as string, where).status).toBe("ok");
+    await fs.writeFile(path.join(dir, "gateway", "actions.json"), "{not json");
+    const third = await ActionStore.open(dir);
+    expect(third.size).toBe(0);
+    expect(third.lookup(id as string, where).status).toBe("unknown");
+  });
+});
+
+describe("buttons through the gateway", () => {
+  it("a surface without buttons gets today's text and no actions", async () => {
+    const dir = await home();
+    const config = await writeConfig(dir, { gateway: gatewayDoc() });
+    const { gateway, mock } = await startGateway({ home: dir, config });
+    stops.push(() => gateway.stop());
+    const sent = await mock.request("/curator purge", { user: "admin" });
+    expect(sent?.reply.actions).toBeUndefined();
+    // Archive asks nothing where no button can answer: it archives at once, as before.
+    const archived = await mock.request("/curator archive pdf-tools", { user: "admin" });
+    expect(archived?.text).toContain("archived 'pdf-tools'");
+    expect(archived?.reply.actions).toBeUndefined();
+  });
+
+  it("a shown button still works after a gateway restart, and only once", async () => {
+    const dir = await home();
+    const config = await writeConfig(dir, { gateway: gatewayDoc() });
+    const first = await startGateway({ home: dir, config, mock: { capabilities: { buttons: true } } });
+    const question = await first.mock.request("/curator archive pdf-tools", { user: "admin" });
+    const buttons = first.mock.buttonsOf(question);
+    expect(Object.keys(buttons)).toEqual(["Confirm", "Cancel"]);
+    expect(question?.text).not.toContain("-y");
+    await first.gateway.stop();
+
+    const second = await startGateway({ home: dir, config, mock: { capabilities: { buttons: true } } });
+    stops.push(() => second.gateway.stop());
+    const done = await second.mock.press(buttons.Confirm as string, { user: "admin", messageId: "m1" });
+    expect(done?.text).toContain("archived 'pdf-tools'");
+    expect(done?.target.editMessageId).toBe("m1");
+    expect(await exists(skillFile(dir))).toBe(false);
+    const again = await second.mock.press(buttons.Confirm as string, { user: "admin" });
+    expect(again?.reply.private).toBe(true);
+    expect(again?.text).toMatch(/already answered/);
+  });
+
+  it("gateway.actions.ttl_hours sets how long a button works", async () => {
+    const dir = await home();
+    const clock = new Clock(Date.now());
+    const config = await writeConfig(dir, { gateway: gatewayDoc({ actions: { ttl_hours: 2 } }) });
+    const { gateway, mock } = await startGateway({
+      home: dir,
+      config,
+      now: clock.now,
+      mock: { capabilities: { buttons: true } },
+    });
+    stops.push(() => gateway.stop());
+    const question = await mock.request("/curator archive pdf-tools", { user: "admin" });
+    clock.advance(2 * HOUR + 1);
+    const late = await mock.press(mock.buttonsOf(question).Confirm as string, { user: "admin" });
+    expect(late?.text).toMatch(/expired \(buttons work for 2 h\)/);
+    expect(await exists(skillFile(dir))).toBe(true);
+  });
+
+  it("a read-only user cannot use a Restore button; the admin can, into the skill's category", async () => {
+    const dir = await home();
+    const config = await writeConfig(dir, { gateway: gatewayDoc() });
+    const { gateway, mock } = await startGateway({
+      home: dir,
+      config,
+      mock: { capabilities: { buttons: true } },
+    });
+    stops.push(() => gateway.stop());
+    const question = await mock.request("/curator archive pdf-tools", {
+      user: "admin",
+      chat: "room",
+      kind: "group",
+    });
+    const archived = await mock.press(mock.buttonsOf(question).Confirm as string, {
+      user: "admin",
+      chat: "room",
+      kind: "group",
+    });
+    const restore = mock.buttonsOf(archived)["Restore pdf-tools"] as string;
+    const refused = await mock.press(restore, { user: "reader", chat: "room", kind: "group" });
+    expect(refused?.reply.private).toBe(true);
+    expect(refused?.text).toMatch(/admins only/);
+    expect(await exists(skillFile(dir))).toBe(false);
+    const restored = await mock.press(restore, { user: "admin", chat: "room", kind: "group" });
+    expect(restored?.text).toContain("restored 'pdf-tools' to skills/documents/pdf-tools");
+    expect(restored?.target.editMessageId).toBeUndefined();
+    expect(await exists(skillFile(dir))).toBe(true);
+  });
+});

@@ -1,0 +1,146 @@
+/**
+ * Findings 7 and 9 and the body limits of every listener: the webhooks rate-limit only requests that
+ * fail verification (so 125 junk POSTs never make a correctly signed event get 429), `trusted_proxies`
+ * makes the forwarded client the key, and a body over the limit is refused with 413 — on Telegram even
+ * with the right secret — as is any body sent to `/healthz`.
+ */
+import { Writable } from "node:stream";
+import pino from "pino";
+import { afterEach, describe, expect, it } from "vitest";
+import { createFeishuAdapter, type FeishuAdapter } from "../../adapters/feishu/index.js";
+import { parseConfig } from "../../src/config/config.js";
+import { healthReport, startHealthServer } from "../../src/gateway/health.js";
+import { LarkEmulator } from "../emulators/lark.js";
+import { TelegramEmulator } from "../emulators/telegram.js";
+import { adapterFor, emulatorConfig, freePort, tempHome, waitUntil } from "../telegram/helpers.js";
+
+const TOKEN = "vtoken-hostile";
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function feishuWebhook(
+  extra: Record<string, unknown> = {},
+): Promise<{ emulator: LarkEmulator; adapter: FeishuAdapter; url: string; received: string[] }> {
+  const emulator = new LarkEmulator();
+  const domain = await emulator.listen();
+  const config = parseConfig({
+    gateway: {
+      ...extra,
+      feishu: { domain, mode: "webhook", verification_token: TOKEN, webhook: { port: 0, path: "/hook" } },
+    },
+  });
+  const adapter = createFeishuAdapter({
+    config,
+    home: "/nonexistent",
+    secret: (name) => ({ FEISHU_APP_ID: emulator.appId, FEISHU_APP_SECRET: emulator.appSecret })[name],
+    logger: pino({ level: "silent" }, new Writable({ write: (_c, _e, done) => done() })),
+  }) as FeishuAdapter;
+  const received: string[] = [];
+  await adapter.start(async (message) => void received.push(message.eventId));
+  cleanups.push(
+    () => emulator.close(),
+    () => adapter.stop(),
+  );
+  return { emulator, adapter, url: adapter.webhookUrl as string, received };
+}
+
+async function junk(url: string, headers: Record<string, string> = {}): Promise<number> {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify({ schema: "2.0", header: { token: "forged", event_id: "x" }, event: {} }),
+  });
+  await response.text();
+  return response.status;
+}
+
+describe("finding 7: Feishu webhook rate limit", () => {
+  it("125 junk POSTs from the proxy's address do not make a signed event get 429", async () => {
+    const { emulator, url, received } = await feishuWebhook();
+    const statuses: number[] = [];
+    for (let index = 0; index < 125; index += 1) statuses.push(await junk(url));
+    expect(statuses.slice(0, 120).every((status) => status === 401)).toBe(true);
+    expect(statuses.slice(120).every((status) => status === 429)).toBe(true);
+    const ok = await emulator.deliverWebhook(
+      url,
+      emulator.messageEvent({ text: "/curator status", token: TOKEN, eventId: "ev-real" }),
+    );
+    expect(ok.status).toBe(200);
+    for (let index = 0; index < 50 && !received.includes("ev-real"); index += 1)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(received).toContain("ev-real");
+  });
+
+  it("with trusted_proxies, failures are counted per forwarded client", async () => {
+    const { url } = await feishuWebhook({ trusted_proxies: ["127.0.0.1"] });
+    for (let index = 0; index < 121; index += 1) await junk(url, { "x-forwarded-for": "203.0.113.7" });
+    expect(await junk(url, { "x-forwarded-for": "203.0.113.7" })).toBe(429);
+    expect(await junk(url, { "x-forwarded-for": "198.51.100.9" })).toBe(401);
+    // A forged header from an untrusted peer is ignored: without the setting the peer is the key.
+    const plain = await feishuWebhook();
+    for (let index = 0; index < 121; index += 1)
+      await junk(plain.url, { "x-forwarded-for": `10.0.0.${index % 250}` });
+    expect(await junk(plain.url, { "x-forwarded-for": "10.9.9.9" })).toBe(429);
+  });
+
+  it("a body over 1 MiB is refused with 413 before it is parsed", async () => {
+    const { url } = await feishuWebhook();
+    const response = await fetch(url, { method: "POST", body: "x".repeat(2 * 1024 * 1024) }).catch(
+      () => undefined,
+    );
+    expect(response?.status ?? 413).toBe(413);
+  });
+});
+
+describe("finding 9: Telegram webhook body limit and failed-secret rate limit", () => {
+  it("refuses a 2 MiB body even with the right secret, and rate-limits only wrong secrets", async () => {
+    const emulator = new TelegramEmulator();
+    await emulator.listen();
+    const { home, cleanup } = await tempHome();
+    cleanups.push(cleanup, () => emulator.close());
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}/tg`;
+    const config = emulatorConfig(emulator, {
+      telegram: { mode: "webhook", webhook: { url, port, secret: "right_secret" } },
+    });
+    const { adapter, sink, waitInbox } = adapterFor(emulator, home, { config });
+    await adapter.start(sink);
+    cleanups.push(() => adapter.stop());
+    const big = await fetch(url, {
+      method: "POST",
+      headers: { "x-telegram-bot-api-secret-token": "right_secret", "content-type": "application/json" },
+      body: `{"update_id":1,"pad":"${"x".repeat(2 * 1024 * 1024)}"}`,
+    }).catch(() => undefined);
+    expect(big?.status ?? 413).toBe(413);
+    const statuses: number[] = [];
+    for (let index = 0; index < 122; index += 1) {
+      const response = await fetch(url, {
+        method: "POST",
+        headers: { "x-telegram-bot-api-secret-token": "wrong" },
+        body: "{}",
+      });
+      statuses.push(response.status);
+    }
+    expect(statuses[0]).toBe(401);
+    expect(statuses.at(-1)).toBe(429);
+    emulator.userSays({ userId: 5, text: "/curator status" });
+    const [message] = await waitInbox(1);
+    expect(message?.command?.name).toBe("curator");
+    await waitUntil(() => emulator.webhookDeliveries.length > 0);
+    expect(emulator.webhookDeliveries.at(-1)?.status).toBe(200);
+  });
+});
+
+describe("/healthz body limit", () => {
+  it("answers 413 to any request with a body", async () => {
+    const server = await startHealthServer(0, () => healthReport([]));
+    cleanups.push(() => server.close());
+    const response = await fetch(server.url, { method: "POST", body: "x".repeat(1024) }).catch(
+      () => undefined,
+    );
+    expect(response?.status ?? 413).toBe(413);
+    expect((await fetch(server.url)).status).toBe(503);
+  });
+});

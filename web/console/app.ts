@@ -1,0 +1,167 @@
+/**
+ * The console's behaviour in the browser, loaded as a module from this origin (the CSP allows nothing
+ * inline): confirmation dialogs for action buttons, the POSTs that carry the session's CSRF token,
+ * live page refreshes from the server's event stream, the curator run's progress, and auto-submitting
+ * filter forms. Everything untrusted is put into the page with `textContent`.
+ */
+
+interface ActionAnswer {
+  kind?: "confirm" | "done";
+  question?: string;
+  details?: { restored: string[]; removed: string[] };
+  ok?: boolean;
+  text?: string;
+  error?: string;
+}
+
+const csrf = document.querySelector<HTMLMetaElement>('meta[name="csrf-token"]')?.content ?? "";
+
+function toast(message: string, ok: boolean): void {
+  const box = document.getElementById("toast");
+  if (!box) return;
+  box.textContent = message;
+  box.className = ok ? "ok" : "error";
+  box.hidden = false;
+}
+
+async function post(body: unknown): Promise<{ status: number; answer: ActionAnswer }> {
+  const response = await fetch("/api/action", {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
+    body: JSON.stringify(body),
+    credentials: "same-origin",
+  });
+  let answer: ActionAnswer = {};
+  try {
+    answer = (await response.json()) as ActionAnswer;
+  } catch {
+    answer = { error: `HTTP ${response.status}` };
+  }
+  return { status: response.status, answer };
+}
+
+function fileList(title: string, files: string[]): HTMLElement | null {
+  if (files.length === 0) return null;
+  const section = document.createElement("section");
+  const heading = document.createElement("h3");
+  heading.textContent = `${title} (${files.length})`;
+  const list = document.createElement("ul");
+  for (const file of files.slice(0, 200)) {
+    const item = document.createElement("li");
+    item.textContent = file;
+    list.append(item);
+  }
+  section.append(heading, list);
+  return section;
+}
+
+function ask(question: string, details?: ActionAnswer["details"]): Promise<boolean> {
+  const dialog = document.getElementById("confirm-dialog") as HTMLDialogElement | null;
+  const text = document.getElementById("confirm-question");
+  const extra = document.getElementById("confirm-details");
+  if (!dialog || !text || !extra) return Promise.resolve(window.confirm(question));
+  text.textContent = question;
+  extra.replaceChildren();
+  if (details) {
+    for (const part of [fileList("Put back", details.restored), fileList("Removed", details.removed)]) {
+      if (part) extra.append(part);
+    }
+  }
+  return new Promise((resolve) => {
+    dialog.addEventListener("close", () => resolve(dialog.returnValue === "ok"), { once: true });
+    dialog.showModal();
+  });
+}
+
+async function runAction(button: HTMLButtonElement): Promise<void> {
+  const command = button.dataset.command ?? "";
+  const args = JSON.parse(button.dataset.args ?? "[]") as string[];
+  const options = JSON.parse(button.dataset.options ?? "{}") as Record<string, unknown>;
+  button.disabled = true;
+  try {
+    const first = await post({ command, args, options, confirmed: false });
+    if (first.answer.kind !== "confirm") {
+      toast(first.answer.text ?? first.answer.error ?? `refused (HTTP ${first.status})`, false);
+      return;
+    }
+    if (!(await ask(first.answer.question ?? "Proceed?", first.answer.details))) {
+      toast("Cancelled; nothing was changed.", true);
+      return;
+    }
+    const progress = document.getElementById("progress");
+    if (progress && command === "curator run") {
+      progress.hidden = false;
+      progress.textContent = "";
+    }
+    const done = await post({ command, args, options, confirmed: true });
+    toast(done.answer.text ?? done.answer.error ?? `HTTP ${done.status}`, done.answer.ok === true);
+    await refresh();
+  } catch (error) {
+    toast(`The request failed: ${(error as Error).message}`, false);
+  } finally {
+    button.disabled = false;
+  }
+}
+
+let refreshing = false;
+
+/** Reloads the current page's main content in place (scroll position and open dialogs are kept). */
+async function refresh(): Promise<void> {
+  if (refreshing) return;
+  refreshing = true;
+  try {
+    const response = await fetch(window.location.href, { credentials: "same-origin" });
+    if (!response.ok) return;
+    const next = new DOMParser().parseFromString(await response.text(), "text/html").getElementById("main");
+    const main = document.getElementById("main");
+    if (!next || !main) return;
+    const progress = document.getElementById("progress");
+    main.replaceChildren(...Array.from(next.childNodes));
+    // A running curator's progress survives the refresh.
+    const fresh = document.getElementById("progress");
+    if (progress && fresh && !progress.hidden) fresh.replaceWith(progress);
+    document.dispatchEvent(new CustomEvent("console:refreshed"));
+  } finally {
+    refreshing = false;
+  }
+}
+
+function listen(): void {
+  const live = document.getElementById("live");
+  const source = new EventSource("/events");
+  source.addEventListener("hello", () => live?.classList.add("on"));
+  source.addEventListener("error", () => live?.classList.remove("on"));
+  source.addEventListener("change", () => void refresh());
+  // An action finished in this or another tab: show its effect without waiting for the change check.
+  source.addEventListener("run-finished", () => void refresh());
+  source.addEventListener("progress", (event) => {
+    const progress = document.getElementById("progress");
+    if (!progress) return;
+    progress.hidden = false;
+    const { line } = JSON.parse((event as MessageEvent<string>).data) as { line: string };
+    progress.textContent = `${progress.textContent ?? ""}${line}\n`;
+  });
+}
+
+document.addEventListener("click", (event) => {
+  const button = (event.target as Element | null)?.closest<HTMLButtonElement>("button.action");
+  if (button) {
+    event.preventDefault();
+    void runAction(button);
+  }
+});
+
+let timer: number | undefined;
+document.addEventListener("input", (event) => {
+  const form = (event.target as Element | null)?.closest<HTMLFormElement>("form[data-autosubmit]");
+  if (!form) return;
+  window.clearTimeout(timer);
+  timer = window.setTimeout(() => form.requestSubmit(), 300);
+});
+document.addEventListener("change", (event) => {
+  const target = event.target as Element | null;
+  const form = target?.closest<HTMLFormElement>("form[data-autosubmit]");
+  if (form && target instanceof HTMLSelectElement) form.requestSubmit();
+});
+
+listen();
