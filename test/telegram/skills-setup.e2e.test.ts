@@ -7,14 +7,21 @@
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import YAML from "yaml";
+import { createMockAdapter, type MockAdapter } from "../../adapters/mock/index.js";
 import { createTelegramAdapter } from "../../adapters/telegram/index.js";
 import { loadConfig } from "../../src/config/config.js";
 import { createGateway, type Gateway } from "../../src/gateway/gateway.js";
 import { type CallbackQueryRecord, type SentMessage, TelegramEmulator } from "../emulators/telegram.js";
-import { writeArxivAndWeather } from "../support/platform-home.js";
+import { saveDuring } from "../support/concurrent-config.js";
+import { MISSING_COMMAND, writeArxivAndWeather, writeDeployer } from "../support/platform-home.js";
 import { capturingLogger, FAST, tempHome } from "./helpers.js";
+
+vi.mock("../../src/config/edit.js", async (importOriginal) => {
+  const { withConcurrentSave } = await import("../support/concurrent-config.js");
+  return withConcurrentSave(await importOriginal());
+});
 
 const ADMIN = 1001;
 const USER = 2002;
@@ -35,6 +42,7 @@ interface Booted {
   lines: Record<string, unknown>[];
   file: string;
   skew: { ms: number };
+  mock: MockAdapter;
 }
 
 async function boot(): Promise<Booted> {
@@ -44,10 +52,11 @@ async function boot(): Promise<Booted> {
   const { home, cleanup } = await tempHome();
   cleanups.push(cleanup, () => emulator.close());
   await writeArxivAndWeather(home, KEY);
+  await writeDeployer(home);
   const doc = {
     gateway: {
       admins: [`telegram:${ADMIN}`],
-      allowed_users: [`telegram:${USER}`],
+      allowed_users: [`telegram:${USER}`, "mock:reader"],
       health: { enabled: false },
       public_url: PUBLIC,
       secret_form: { port: 0 },
@@ -69,16 +78,18 @@ async function boot(): Promise<Booted> {
     tuning: FAST,
   });
   const skew = { ms: 0 };
+  const mock = createMockAdapter();
   const gateway = createGateway({
     home,
     config,
-    adapters: [adapter],
+    adapters: [adapter, mock],
     logger,
     now: () => Date.now() + skew.ms,
   });
+  mock.settle = () => gateway.whenIdle();
   cleanups.push(() => gateway.stop());
   await gateway.start();
-  return { emulator, home, gateway, lines, file, skew };
+  return { emulator, home, gateway, lines, file, skew, mock };
 }
 
 async function ask(
@@ -97,6 +108,15 @@ function linkOf(message: SentMessage | undefined): string {
   const url = message?.reply_markup?.inline_keyboard[0]?.[0]?.url ?? "";
   expect(url.startsWith(`${PUBLIC}/secret/`)).toBe(true);
   return url;
+}
+
+/** Waits until the bot edited `message` into one containing `text`. */
+async function waitUntilEdited(run: Booted, message: SentMessage, text: string): Promise<void> {
+  const deadline = Date.now() + 8000;
+  while (!run.emulator.latest(message.message_id, message.chat_id)?.plain.includes(text)) {
+    if (Date.now() > deadline) throw new Error(`message ${message.message_id} never showed "${text}"`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 /** Waits until the bot answered a callback query (the emulator records the answer on it). */
@@ -160,7 +180,7 @@ async function filesUnder(dir: string): Promise<string[]> {
 }
 
 describe("telegram: skills set up from chat", () => {
-  it("an admin disables a skill for telegram: the menu and /weather follow; a reader cannot; the file keeps its bytes", async () => {
+  it("an admin disables a skill for telegram with the Confirm button: menu and /weather follow there, it loads elsewhere; a reader cannot; the file keeps its bytes", async () => {
     const run = await boot();
     const before = await fs.readFile(run.file, "utf8");
     const [refused] = await ask(run.emulator, {
@@ -170,19 +190,78 @@ describe("telegram: skills set up from chat", () => {
     expect(refused?.plain).toMatch(/for admins only/);
     expect(await fs.readFile(run.file, "utf8")).toBe(before);
 
-    const [done] = await ask(run.emulator, {
+    // In a group the admin is asked with Confirm / Cancel buttons (the action model's confirmation).
+    const since = run.emulator.sent.length;
+    run.emulator.userSays({
       userId: ADMIN,
-      text: "/skills disable weather --platform telegram -y",
+      chatId: GROUP,
+      chatType: "supergroup",
+      text: "/skills disable weather --platform telegram",
     });
-    expect(done?.plain).toContain("weather disabled on telegram");
-    expect(await fs.readFile(run.file, "utf8")).toBe(
-      `${before}  platform_disabled:\n    telegram: [weather]\n`,
+    const [question] = await run.emulator.waitForMessages(
+      1,
+      (message) => message.chat_id === String(GROUP),
+      8000,
+      since,
     );
+    expect(question?.plain).toContain("Disable weather on telegram");
+    const labels = question?.reply_markup?.inline_keyboard.flat().map((button) => button.text);
+    expect(labels).toEqual(["Confirm", "Cancel"]);
+    expect(await fs.readFile(run.file, "utf8")).toBe(before);
+
+    // A reader's press is judged for the reader: refused privately, nothing written.
+    const confirm = question?.reply_markup?.inline_keyboard[0]?.[0]?.callback_data;
+    // Later presses carry the same callback data, as a client still showing the old keyboard would.
+    const press = (userId: number) =>
+      run.emulator.pressButton({
+        messageId: question?.message_id as number,
+        chatId: String(GROUP),
+        data: confirm,
+        userId,
+      });
+    const byReader = press(USER);
+    await waitForAnswer(byReader);
+    expect(byReader.answer?.text).toContain("for admins only");
+    expect(await fs.readFile(run.file, "utf8")).toBe(before);
+
+    press(ADMIN);
+    await waitUntilEdited(run, question as SentMessage, "weather disabled on telegram");
+    const after = `${before}  platform_disabled:\n    telegram: [weather]\n`;
+    expect(await fs.readFile(run.file, "utf8")).toBe(after);
+
+    // Pressed again: already answered, nothing more written.
+    const twice = press(ADMIN);
+    await waitForAnswer(twice);
+    expect(twice.answer?.text).toContain("already answered");
+    expect(await fs.readFile(run.file, "utf8")).toBe(after);
+
     const menu = run.emulator.menuHistory.at(-1);
     expect(JSON.stringify(menu)).not.toContain('"weather"');
     expect(JSON.stringify(menu)).toContain('"arxiv"');
     const [gone] = await ask(run.emulator, { userId: USER, text: "/weather" });
     expect(gone?.plain).toMatch(/weather.*disabled for telegram/);
+    await run.mock.shouldReply("/skill weather", "Skill loaded: weather", { user: "reader" });
+  });
+
+  it("a concurrent save of config.yaml during a chat edit is detected and nothing is overwritten", async () => {
+    const run = await boot();
+    const theirs = `${await fs.readFile(run.file, "utf8")}# saved by someone else meanwhile\n`;
+    saveDuring(() => fs.writeFile(run.file, theirs));
+    const [reply] = await ask(run.emulator, {
+      userId: ADMIN,
+      text: "/skills disable weather --platform telegram -y",
+    });
+    expect(reply?.plain).toContain("changed while skillgate was editing it");
+    expect(await fs.readFile(run.file, "utf8")).toBe(theirs);
+    const [still] = await ask(run.emulator, { userId: USER, text: "/weather" });
+    expect(still?.plain).toContain("Skill loaded: weather");
+  });
+
+  it("a skill declaring a missing command and an unset setting shows both", async () => {
+    const run = await boot();
+    const [card] = await ask(run.emulator, { userId: USER, text: "/deployer" });
+    expect(card?.plain).toContain(`command ${MISSING_COMMAND} is not on PATH`);
+    expect(card?.plain).toContain("setting deployer.region is not set (Which region?)");
   });
 
   it("a secret set through the one-time link lands in .env (0600) and nowhere else; the link works once and expires", async () => {
