@@ -1,20 +1,28 @@
 /**
  * End to end on Feishu (the official Lark SDK over the long connection to the loopback emulator): an
- * admin disables a skill for Feishu in place in config.yaml (a reader cannot; /help and loading follow),
- * a concurrent edit is never overwritten, and a missing secret is set through the card form — stored in
- * .env (0600), found in no log line, no message the bot sent and no other file; the form works once.
+ * admin disables a skill for Feishu in place in config.yaml, confirmed with the card's Confirm button (a
+ * reader cannot; /help and loading follow), a concurrent save is never overwritten, readiness lists a
+ * missing command and an unset setting, and a missing secret is set through the card form the "Set KEY"
+ * button opens — stored in .env (0600), found in no log line, no message the bot sent and no other file;
+ * the form works once.
  */
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createFeishuAdapter } from "../../adapters/feishu/index.js";
+import { createMockAdapter, type MockAdapter } from "../../adapters/mock/index.js";
 import { loadConfig } from "../../src/config/config.js";
-import { editConfigFile } from "../../src/config/edit.js";
 import { createLogger } from "../../src/core/logger.js";
 import { createGateway, type Gateway } from "../../src/gateway/gateway.js";
 import { LarkEmulator, type LarkSend } from "../emulators/lark.js";
-import { writeArxivAndWeather } from "../support/platform-home.js";
+import { saveDuring } from "../support/concurrent-config.js";
+import { MISSING_COMMAND, writeArxivAndWeather, writeDeployer } from "../support/platform-home.js";
+
+vi.mock("../../src/config/edit.js", async (importOriginal) => {
+  const { withConcurrentSave } = await import("../support/concurrent-config.js");
+  return withConcurrentSave(await importOriginal());
+});
 
 const ADMIN = "ou_admin_0001";
 const USER = "ou_bob_0002";
@@ -32,6 +40,7 @@ interface Running {
   gateway: Gateway;
   lines: string[];
   file: string;
+  mock: MockAdapter;
 }
 
 async function boot(): Promise<Running> {
@@ -39,13 +48,14 @@ async function boot(): Promise<Running> {
   const home = await fs.mkdtemp(path.join(os.tmpdir(), "skillgate-feishu-setup-"));
   cleanups.push(() => fs.rm(home, { recursive: true, force: true }));
   await writeArxivAndWeather(home, KEY);
+  await writeDeployer(home);
   const emulator = new LarkEmulator();
   await emulator.listen();
   cleanups.push(() => emulator.close());
   const file = path.join(home, "config.yaml");
   await fs.writeFile(
     file,
-    `gateway:   # first, on purpose\n  admins: ["feishu:${ADMIN}"]\n  allowed_users: ["feishu:${USER}"]\n  health: {enabled: false}\n  feishu: {enabled: true, mode: websocket, domain: "${emulator.url}"}\n# skills below\nskills:\n  platform_disabled:\n    telegram:\n      - arxiv   # noisy there\n`,
+    `gateway:   # first, on purpose\n  admins: ["feishu:${ADMIN}"]\n  allowed_users: ["feishu:${USER}", "mock:reader"]\n  health: {enabled: false}\n  feishu: {enabled: true, mode: websocket, domain: "${emulator.url}"}\n# skills below\nskills:\n  platform_disabled:\n    telegram:\n      - arxiv   # noisy there\n`,
   );
   const config = loadConfig(file);
   const lines: string[] = [];
@@ -58,10 +68,12 @@ async function boot(): Promise<Running> {
     FEISHU_APP_SECRET: emulator.appSecret,
   };
   const adapter = createFeishuAdapter({ config, home, secret: (name) => secrets[name], logger });
-  const gateway = createGateway({ home, config, adapters: [adapter], logger });
+  const mock = createMockAdapter();
+  const gateway = createGateway({ home, config, adapters: [adapter, mock], logger });
+  mock.settle = () => gateway.whenIdle();
   await gateway.start();
   cleanups.push(() => gateway.stop());
-  return { home, emulator, gateway, lines, file };
+  return { home, emulator, gateway, lines, file, mock };
 }
 
 async function ask(run: Running, sender: string, text: string): Promise<LarkSend> {
@@ -82,37 +94,63 @@ async function filesUnder(dir: string): Promise<string[]> {
 }
 
 describe("feishu: skills set up from chat", () => {
-  it("an admin disables a skill for feishu in place; a reader cannot; /help and loading follow at once", async () => {
+  it("an admin disables a skill for feishu with the Confirm button; a reader cannot; /help and loading follow there, it loads elsewhere; the file keeps its bytes", async () => {
     const run = await boot();
     const before = await fs.readFile(run.file, "utf8");
     const refused = await ask(run, USER, "/skills disable weather --platform feishu -y");
     expect(refused.text).toMatch(/for admins only/);
     expect(await fs.readFile(run.file, "utf8")).toBe(before);
 
-    const done = await ask(run, ADMIN, "/skills disable weather --platform feishu -y");
-    expect(done.text).toContain("`weather` disabled on feishu");
-    expect(await fs.readFile(run.file, "utf8")).toBe(`${before}    feishu: [weather]\n`);
+    const question = await ask(run, ADMIN, "/skills disable weather --platform feishu");
+    expect(question.msgType).toBe("interactive");
+    expect(question.text).toContain("Disable `weather` on feishu");
+    expect(question.buttons.map((button) => button.label)).toEqual(["Confirm", "Cancel"]);
+    const confirm = question.buttons[0]?.value;
+    const press = async (operatorOpenId: string) => {
+      const ack = await run.emulator.pushWsEvent(
+        run.emulator.cardActionEvent({ messageId: question.messageId, value: confirm, operatorOpenId }),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await run.gateway.whenIdle();
+      return JSON.stringify(ack.data ?? {});
+    };
+    // The reader's press is judged for the reader: a toast only they see, nothing written.
+    expect(await press(USER)).toContain("for admins only");
+    expect(await fs.readFile(run.file, "utf8")).toBe(before);
+
+    expect(await press(ADMIN)).toBe("{}");
+    const result = [...run.emulator.sends].reverse().find((send) => send.messageId === question.messageId);
+    expect(result?.text).toContain("`weather` disabled on feishu");
+    const after = `${before}    feishu: [weather]\n`;
+    expect(await fs.readFile(run.file, "utf8")).toBe(after);
+    expect(await press(ADMIN)).toContain("already answered");
+    expect(await fs.readFile(run.file, "utf8")).toBe(after);
+
     const help = await ask(run, USER, "/help");
     expect(help.text).not.toContain("/weather");
     expect(help.text).toContain("/arxiv");
     const gone = await ask(run, USER, "/weather");
     expect(gone.text).toMatch(/weather.*disabled for feishu/);
+    await run.mock.shouldReply("/skill weather", "Skill loaded: weather", { user: "reader" });
   });
 
-  it("a concurrent edit of config.yaml is detected and nothing is overwritten", async () => {
+  it("a concurrent save of config.yaml during a chat edit is detected and nothing is overwritten", async () => {
     const run = await boot();
     const theirs = `${await fs.readFile(run.file, "utf8")}# saved by someone else meanwhile\n`;
-    await expect(
-      editConfigFile(
-        run.home,
-        { kind: "add-to-list", path: ["skills", "platform_disabled", "feishu"], value: "weather" },
-        { beforeWrite: () => fs.writeFile(run.file, theirs) },
-      ),
-    ).rejects.toThrow(/changed while skillgate was editing it/);
+    saveDuring(() => fs.writeFile(run.file, theirs));
+    const reply = await ask(run, ADMIN, "/skills disable weather --platform feishu -y");
+    expect(reply.text).toContain("changed while skillgate was editing it");
     expect(await fs.readFile(run.file, "utf8")).toBe(theirs);
     // The skill is still offered: nothing was written.
     const loaded = await ask(run, USER, "/weather");
     expect(loaded.text).toContain("Skill loaded: weather");
+  });
+
+  it("a skill declaring a missing command and an unset setting shows both", async () => {
+    const run = await boot();
+    const card = await ask(run, USER, "/deployer");
+    expect(card.text).toContain(`command \`${MISSING_COMMAND}\` is not on PATH`);
+    expect(card.text).toContain("setting `deployer.region` is not set (Which region?)");
   });
 
   it("a secret typed into the card form lands in .env (0600) and nowhere else; the form works once and only for the admin", async () => {
