@@ -1,21 +1,33 @@
 /**
  * End to end on Discord (real discord.js against the loopback emulator): an admin disables a skill for
- * Discord from a slash command (config.yaml edited in place), a read-only member cannot, a concurrent
- * edit is detected, and a missing secret is set through the "Set KEY" button's modal — stored in .env
+ * Discord from a slash command confirmed with the Confirm button (config.yaml edited in place), a
+ * read-only member cannot, a concurrent save is detected, readiness lists a missing command and an unset
+ * setting, and a missing secret is set through the modal the "Set KEY" button opens — stored in .env
  * with mode 0600 and found nowhere else: not in a log line, a message the bot sent, or any other file.
  */
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Writable } from "node:stream";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createDiscordAdapter } from "../../adapters/discord/index.js";
 import { createMockAdapter, type MockAdapter } from "../../adapters/mock/index.js";
 import { loadConfig } from "../../src/config/config.js";
 import { createLogger } from "../../src/core/logger.js";
 import { createGateway, type Gateway } from "../../src/gateway/gateway.js";
-import { DiscordEmulator, type EmulatedMessage, type EmulatorUser } from "../emulators/discord.js";
-import { writeArxivAndWeather } from "../support/platform-home.js";
+import {
+  DiscordEmulator,
+  type EmulatedInteraction,
+  type EmulatedMessage,
+  type EmulatorUser,
+} from "../emulators/discord.js";
+import { saveDuring } from "../support/concurrent-config.js";
+import { MISSING_COMMAND, writeArxivAndWeather, writeDeployer } from "../support/platform-home.js";
+
+vi.mock("../../src/config/edit.js", async (importOriginal) => {
+  const { withConcurrentSave } = await import("../support/concurrent-config.js");
+  return withConcurrentSave(await importOriginal());
+});
 
 const GUILD = "910000000000000001";
 const CHANNEL = "920000000000000001";
@@ -54,6 +66,7 @@ async function boot(): Promise<Running> {
   const home = await fs.mkdtemp(path.join(os.tmpdir(), "skillgate-discord-setup-"));
   cleanups.push(() => fs.rm(home, { recursive: true, force: true }));
   await writeArxivAndWeather(home, KEY);
+  await writeDeployer(home);
   const emulator = new DiscordEmulator({
     guilds: [{ id: GUILD, name: "Ops", channels: [{ id: CHANNEL, name: "general" }] }],
   });
@@ -110,6 +123,23 @@ async function slash(
   );
 }
 
+/** Presses a button and waits until the gateway has handled the press. */
+async function press(
+  run: Running,
+  input: Parameters<DiscordEmulator["pressButton"]>[0],
+): Promise<EmulatedInteraction> {
+  const record = run.emulator.pressButton(input);
+  await run.emulator.waitForAcknowledgement(record);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  await run.gateway.whenIdle();
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  return record;
+}
+
+function ephemeralFor(run: Running, record: EmulatedInteraction): EmulatedMessage | undefined {
+  return run.emulator.messages.find((message) => message.interactionId === record.id && message.ephemeral);
+}
+
 async function filesUnder(dir: string): Promise<string[]> {
   const out: string[] = [];
   for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
@@ -121,19 +151,26 @@ async function filesUnder(dir: string): Promise<string[]> {
 }
 
 describe("discord: skills set up from chat", () => {
-  it("an admin disables a skill for discord: autocomplete and /skill drop it there, it loads elsewhere; config.yaml keeps every other byte", async () => {
+  it("an admin disables a skill for discord with the Confirm button: autocomplete and /skill drop it there, it loads elsewhere; a member cannot; config.yaml keeps every other byte", async () => {
     const run = await boot();
     const before = await fs.readFile(run.file, "utf8");
     const asked = await slash(run, admin, "skills", "disable", { name: "weather", platform: "discord" });
     expect(shown(asked.content)).toContain("Disable `weather` on discord");
+    expect(asked.components.flatMap((row) => row.components.map((button) => button.label))).toEqual([
+      "Confirm",
+      "Cancel",
+    ]);
+    expect(await fs.readFile(run.file, "utf8")).toBe(before);
+    const confirm = asked.components[0]?.components[0]?.custom_id ?? "";
+
+    // A member's press is judged for the member: an ephemeral refusal, nothing written.
+    const byMember = await press(run, { user: member, messageId: asked.id, customId: confirm });
+    expect(ephemeralFor(run, byMember)?.content).toContain("for admins only");
     expect(await fs.readFile(run.file, "utf8")).toBe(before);
 
-    const done = await slash(run, admin, "skills", "disable", {
-      name: "weather",
-      platform: "discord",
-      yes: true,
-    });
-    expect(shown(done.content)).toContain("✓ `weather` disabled on discord");
+    await press(run, { user: admin, messageId: asked.id, customId: confirm });
+    const edited = run.emulator.messages.find((message) => message.id === asked.id);
+    expect(shown(edited?.content ?? "")).toContain("✓ `weather` disabled on discord");
     const after = await fs.readFile(run.file, "utf8");
     expect(after).toBe(
       before.replace(
@@ -141,6 +178,9 @@ describe("discord: skills set up from chat", () => {
         "  disabled: []   # nothing hidden globally\n  platform_disabled:\n    discord: [weather]\n",
       ),
     );
+    const twice = await press(run, { user: admin, messageId: asked.id, customId: confirm });
+    expect(ephemeralFor(run, twice)?.content).toMatch(/already answered/);
+    expect(await fs.readFile(run.file, "utf8")).toBe(after);
 
     const where = { guildId: GUILD, channelId: CHANNEL, name: "skill", focused: "name" };
     const names = (await run.emulator.autocomplete({ ...where, user: member, options: { name: "" } })).map(
@@ -155,6 +195,28 @@ describe("discord: skills set up from chat", () => {
     const denied = await slash(run, member, "skills", "disable", { name: "arxiv", yes: true });
     expect(shown(denied.content)).toContain("for admins only");
     expect(await fs.readFile(run.file, "utf8")).toBe(after);
+  });
+
+  it("a concurrent save of config.yaml during a chat edit is detected and nothing is overwritten", async () => {
+    const run = await boot();
+    const theirs = `${await fs.readFile(run.file, "utf8")}# saved by someone else meanwhile\n`;
+    saveDuring(() => fs.writeFile(run.file, theirs));
+    const reply = await slash(run, admin, "skills", "disable", {
+      name: "weather",
+      platform: "discord",
+      yes: true,
+    });
+    expect(shown(reply.content)).toContain("changed while skillgate was editing it");
+    expect(await fs.readFile(run.file, "utf8")).toBe(theirs);
+    const loaded = await slash(run, member, "skill", undefined, { name: "weather" });
+    expect(shown(loaded.content)).toContain("Skill loaded: weather");
+  });
+
+  it("a skill declaring a missing command and an unset setting shows both", async () => {
+    const run = await boot();
+    const card = await slash(run, member, "skill", undefined, { name: "deployer" });
+    expect(shown(card.content)).toContain(`command \`${MISSING_COMMAND}\` is not on PATH`);
+    expect(shown(card.content)).toContain("setting `deployer.region` is not set (Which region?)");
   });
 
   it("a secret typed into the Set KEY modal lands in .env (0600) and nowhere else; the button is the admin's only", async () => {
