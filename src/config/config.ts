@@ -443,7 +443,7 @@ function parseGateway(raw: Raw, platforms: readonly PlatformDefinition[]): Gatew
     maxReplyMessages: num(gateway, "max_reply_messages", "gateway.", 5, { integer: true, min: 1, max: 50 }),
     publicUrl,
     secretForm: {
-      port: num(secretForm, "port", "gateway.secret_form.", 8788, { integer: true, min: 0, max: 65535 }),
+      port: num(secretForm, "port", "gateway.secret_form.", 8789, { integer: true, min: 0, max: 65535 }),
     },
   };
 }

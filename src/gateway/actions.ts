@@ -5,7 +5,9 @@
  * all that is shown. `judgePress` decides what a button press may do, for the person who pressed: an
  * unknown (forged), expired or used id, a press from another chat, or a presser whose access does not
  * allow the command is refused with a reply meant only for them; otherwise the press is accepted and a
- * single-use button (with its group) is used up before anything runs.
+ * single-use button (with its group) is used up before anything runs. A "Set KEY" button (intent
+ * `secret`) is judged the same way, for admins only, and may be pressed again: what it opens (a modal,
+ * card form or one-time link) is itself single-use.
  */
 import { accessRefusal } from "../../commands/runner.js";
 import type { CommandContext, CommandInput, CommandSpec } from "../../commands/types.js";
