@@ -277,9 +277,21 @@ export class TelegramEmulator extends EventEmitter {
   }
 
   /** Queues a user message the way Telegram would deliver it; returns the update. */
+  /**
+   * Marks users who never opened a private chat with the bot: Telegram refuses to message them first
+   * ("403 Forbidden: bot can't initiate conversation with a user"; a bot may only write to a user who
+   * started it). Their first private message lifts it. Unmarked users count as having started the bot.
+   */
+  neverStarted(...userIds: number[]): void {
+    for (const id of userIds) this.notStarted.add(String(id));
+  }
+
+  private readonly notStarted = new Set<string>();
+
   userSays(input: UserSays): Update {
     const userId = input.userId ?? 1001;
     const chatType = input.threadId !== undefined ? "supergroup" : (input.chatType ?? "private");
+    if (chatType === "private") this.notStarted.delete(String(userId));
     const chatId = input.chatId ?? (chatType === "private" ? userId : -1000000000000 - userId);
     const user = {
       id: userId,
@@ -652,6 +664,10 @@ export class TelegramEmulator extends EventEmitter {
 
   private sendMessage(params: Record<string, unknown>, res: http.ServerResponse, call: CallRecord): void {
     const chatId = String(params.chat_id ?? "");
+    if (this.notStarted.has(chatId)) {
+      this.fail(res, call, 403, "Forbidden: bot can't initiate conversation with a user");
+      return;
+    }
     const text = typeof params.text === "string" ? params.text : "";
     const rendered = this.checkText(text, params.parse_mode);
     if (!rendered.ok) {

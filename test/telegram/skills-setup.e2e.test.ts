@@ -318,7 +318,7 @@ describe("telegram: skills set up from chat", () => {
       expect(await fs.readFile(file, "utf8"), file).not.toContain(VALUE);
   });
 
-  it("from a group the Set KEY press sends the link to the admin's private chat, never into the group; a reader's press is refused", async () => {
+  it("from a group the Set KEY press sends the link to the admin's private chat (once they started the bot), never into the group; a reader's press is refused", async () => {
     const run = await boot();
     const since = run.emulator.sent.length;
     run.emulator.userSays({ userId: ADMIN, chatId: GROUP, chatType: "supergroup", text: "/weather" });
@@ -340,6 +340,20 @@ describe("telegram: skills set up from chat", () => {
     expect(reader.answer?.show_alert).toBe(true);
     expect(reader.answer?.text).toContain("for admins only");
 
+    // An admin who never opened a private chat with the bot cannot be sent the link: told so, privately.
+    run.emulator.neverStarted(ADMIN);
+    const unreachable = run.emulator.pressButton({
+      messageId: card?.message_id as number,
+      chatId: String(GROUP),
+      label: `Set ${KEY}`,
+      userId: ADMIN,
+    });
+    await waitForAnswer(unreachable);
+    expect(unreachable.answer?.show_alert).toBe(true);
+    expect(unreachable.answer?.text).toContain("could not message you privately");
+    expect(run.emulator.sent.some((message) => message.chat_id === String(ADMIN))).toBe(false);
+
+    await ask(run.emulator, { userId: ADMIN, text: "/help" });
     const dm = await pressForLink(run, card as SentMessage, ADMIN, String(GROUP));
     expect(dm.startsWith(`${PUBLIC}/secret/`)).toBe(true);
     for (const message of run.emulator.sent.filter((item) => item.chat_id === String(GROUP))) {
