@@ -8,6 +8,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { SkillgateConfig } from "../../config/config.js";
 import { homePaths } from "../../config/home.js";
+import { registeredPlatforms } from "../../core/platforms.js";
 import { listArchived } from "../../curator/archive.js";
 import { readCronRefs } from "../../curator/cron.js";
 import { type LedgerEntry, listEntries } from "../../curator/ledger.js";
@@ -34,8 +35,10 @@ import {
 } from "../../skills/usage.js";
 import { disabledNames, isDisabledIn, skillMatchesPlatform } from "../../skills/visibility.js";
 
-/** The chat platforms whose visibility the library page shows. */
-export const CONSOLE_PLATFORMS = ["telegram", "feishu", "discord"] as const;
+/** The chat platforms whose visibility the library page shows: every registered one. */
+export function consolePlatforms(): string[] {
+  return registeredPlatforms().map((platform) => platform.name);
+}
 
 const DAY_MS = 86_400_000;
 
@@ -87,7 +90,7 @@ export interface ConsoleData {
 type DisabledSets = { platform: string; disabled: Set<string> | Error }[];
 
 function disabledSets(config: SkillgateConfig): DisabledSets {
-  return ["terminal", ...CONSOLE_PLATFORMS].map((platform) => {
+  return ["terminal", ...consolePlatforms()].map((platform) => {
     try {
       return { platform, disabled: disabledNames(platform === "terminal" ? null : platform, config) };
     } catch (error) {

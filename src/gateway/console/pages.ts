@@ -8,7 +8,7 @@ import { html, raw } from "hono/html";
 import type { LedgerEntry } from "../../curator/ledger.js";
 import type { ConsoleRole } from "./auth.js";
 import type { LibraryQuery, LibraryRow, PreviewRow, RunSummary } from "./data.js";
-import { CONSOLE_PLATFORMS } from "./data.js";
+import { consolePlatforms } from "./data.js";
 
 /** Rendered HTML. */
 export type Html = ReturnType<typeof html>;
@@ -147,7 +147,7 @@ ${select(
   query.state,
 )}
 ${select("category", "Category", [["", "any"], ...facets.categories.map((c): [string, string] => [c, c])], query.category)}
-${select("platform", "Visible on", [["", "any"], ["terminal", "terminal"], ...CONSOLE_PLATFORMS.map((p): [string, string] => [p, p])], query.platform)}
+${select("platform", "Visible on", [["", "any"], ["terminal", "terminal"], ...consolePlatforms().map((p): [string, string] => [p, p])], query.platform)}
 ${select("provenance", "Provenance", [["", "any"], ...facets.provenances.map((p): [string, string] => [p, p])], query.provenance)}
 <input type="hidden" name="sort" value="${query.sort}"><input type="hidden" name="dir" value="${query.dir}">
 <button type="submit">Apply</button>
