@@ -18,6 +18,7 @@ import {
   GatewayIntentBits,
   type Interaction,
   MessageFlags,
+  type ModalSubmitInteraction,
   Partials,
   Routes,
 } from "discord.js";
@@ -34,6 +35,7 @@ import type {
   InboundMessage,
   InboundSink,
   OutboundTarget,
+  SecretInputHooks,
 } from "../../src/core/message.js";
 import type { AdapterOptions } from "../../src/core/platforms.js";
 import type { Reply } from "../../src/core/reply.js";
@@ -57,6 +59,7 @@ import {
   normalizeMessage,
 } from "./normalize.js";
 import { DISCORD_MESSAGE_LIMIT, type DiscordAttachment, renderReply, splitFiles } from "./render.js";
+import { SECRET_FIELD, secretModal, secretToken } from "./secret-input.js";
 
 /** What the factory takes: the options every adapter receives, plus timings tests shorten. */
 export interface DiscordAdapterOptions extends AdapterOptions {
@@ -176,6 +179,7 @@ export class DiscordAdapter implements Adapter {
     threads: true,
     buttons: true,
     files: true,
+    privateInput: "modal",
   };
 
   private readonly opts: DiscordAdapterOptions;
@@ -416,9 +420,9 @@ export class DiscordAdapter implements Adapter {
       this.botUserId = (packet.d as { user?: { id?: string } }).user?.id ?? this.botUserId;
     } else if (packet.t === "INTERACTION_CREATE") {
       const data = packet.d as DiscordInteractionJson;
-      // Only the kinds `onInteraction` consumes (slash command 2, button 3, autocomplete 4) wait here
-      // for it, and never more than a bounded number, so nothing piles up.
-      if (data.type !== 2 && data.type !== 3 && data.type !== 4) return;
+      // Only the kinds `onInteraction` consumes (slash command 2, button 3, autocomplete 4, modal submit
+      // 5) wait here for it, and never more than a bounded number, so nothing piles up.
+      if (data.type !== 2 && data.type !== 3 && data.type !== 4 && data.type !== 5) return;
       trimOldest(this.rawInteractions, RAW_INTERACTIONS_MAX - 1);
       this.rawInteractions.set(data.id, data);
     } else if (packet.t === "MESSAGE_CREATE") {
@@ -440,6 +444,7 @@ export class DiscordAdapter implements Adapter {
       if (interaction.isAutocomplete()) await this.onAutocomplete(interaction, raw);
       else if (interaction.isChatInputCommand()) this.onCommand(interaction, raw);
       else if (interaction.isButton()) this.onButton(interaction, raw as DiscordComponentJson);
+      else if (interaction.isModalSubmit()) await this.onSecretModal(interaction);
     } catch (error) {
       this.log.warn({ err: error, interaction: interaction.id }, "discord interaction failed");
     }
@@ -482,6 +487,50 @@ export class DiscordAdapter implements Adapter {
     if (!this.firstSight(interaction.id)) return;
     const message = normalizeComponent(raw);
     if (!message) return;
+    const secretInput = this.hooks?.secretInput;
+    if (!secretInput) {
+      this.deliverPress(interaction, message);
+      return;
+    }
+    // A "Set KEY" button must be answered with its modal (a modal can only be an interaction's first
+    // response), so the gateway is asked first whether this press is one.
+    void this.openSecretModal(interaction, message, secretInput).then(
+      (handled) => {
+        if (!handled) this.deliverPress(interaction, message);
+      },
+      (error: unknown) =>
+        this.log.warn({ err: error, interaction: interaction.id }, "discord: opening a modal failed"),
+    );
+  }
+
+  /**
+   * Opens the secret modal when the pressed button is a "Set KEY" action the presser may use; a refusal
+   * is shown to them alone. False when the press is an ordinary button.
+   */
+  private async openSecretModal(
+    interaction: ButtonInteraction,
+    message: InboundMessage,
+    hooks: SecretInputHooks,
+  ): Promise<boolean> {
+    const opened = await hooks.open(message);
+    if (opened === null) return false;
+    if ("refused" in opened) {
+      await interaction.reply({
+        content: opened.refused,
+        flags: MessageFlags.Ephemeral,
+        allowedMentions: { parse: [] },
+      });
+      return true;
+    }
+    await interaction.showModal(
+      secretModal(opened.token, opened.key, opened.prompt) as unknown as Parameters<
+        ButtonInteraction["showModal"]
+      >[0],
+    );
+    return true;
+  }
+
+  private deliverPress(interaction: ButtonInteraction, message: InboundMessage): void {
     const press: PendingPress = {
       interaction,
       acknowledged: undefined,
@@ -595,6 +644,29 @@ export class DiscordAdapter implements Adapter {
     if (!guildId || !this.botUserId) return new Set();
     const role = this.client.guilds.cache.get(guildId)?.roles.botRoleFor(this.botUserId);
     return role ? new Set([role.id]) : new Set();
+  }
+
+  /**
+   * A submitted secret modal: the value goes to the gateway's hook only (never logged here); the channel
+   * sees the hook's answer ("`KEY` set ✓" and the readiness), a refusal only the submitter sees.
+   */
+  private async onSecretModal(interaction: ModalSubmitInteraction): Promise<void> {
+    const token = secretToken(interaction.customId);
+    const hooks = this.hooks?.secretInput;
+    if (!token || !hooks) return;
+    let value = "";
+    try {
+      value = interaction.fields.getTextInputValue(SECRET_FIELD);
+    } catch {
+      value = "";
+    }
+    const answer = await hooks.submit(token, interaction.user.id, value);
+    const [content = EMPTY_REPLY] = renderReply(answer);
+    await interaction.reply({
+      content,
+      allowedMentions: { parse: [] },
+      ...(answer.exitCode === 0 ? {} : { flags: MessageFlags.Ephemeral }),
+    });
   }
 
   /** Hands messages to the gateway one after another, in arrival order. */

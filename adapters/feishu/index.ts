@@ -38,9 +38,11 @@ import type {
   Adapter,
   AdapterCapabilities,
   AdapterHealth,
+  AdapterHooks,
   InboundMessage,
   InboundSink,
   OutboundTarget,
+  SecretInputOpening,
 } from "../../src/core/message.js";
 import type { AdapterOptions } from "../../src/core/platforms.js";
 import type { Reply } from "../../src/core/reply.js";
@@ -60,6 +62,7 @@ import {
   splitUploads,
 } from "./render.js";
 import { sdkLoggerFor } from "./sdk-logger.js";
+import { readSecretSubmit, type SecretFormSubmit, secretCard, secretCardResponse } from "./secret-input.js";
 import { normalizePath, respond, signatureHeaders, verifyWebhook } from "./webhook.js";
 
 /** What the Feishu adapter factory receives: the shared `AdapterOptions`, plus timings tests shorten. */
@@ -97,6 +100,7 @@ export const FEISHU_CAPABILITIES: AdapterCapabilities = {
   threads: true,
   buttons: true,
   files: true,
+  privateInput: "form",
 };
 
 /** Attempts of the first connection (bot/v3/info) before the adapter reports `failed`. */
@@ -138,6 +142,7 @@ export class FeishuAdapter implements Adapter {
   private readonly log: Logger;
   private client: lark.Client | undefined;
   private wsClient: lark.WSClient | undefined;
+  private hooks: AdapterHooks | undefined;
   private server: Server | undefined;
   private sink: InboundSink | undefined;
   private state: AdapterHealth = { state: "stopped" };
@@ -158,7 +163,8 @@ export class FeishuAdapter implements Adapter {
   }
 
   /** Connects: reads the bot's open_id, then opens the long connection or the webhook listener. */
-  async start(sink: InboundSink): Promise<void> {
+  async start(sink: InboundSink, hooks?: AdapterHooks): Promise<void> {
+    this.hooks = hooks;
     const appId = this.opts.secret("FEISHU_APP_ID");
     const appSecret = this.opts.secret("FEISHU_APP_SECRET");
     if (!appId || !appSecret) {
@@ -352,11 +358,16 @@ export class FeishuAdapter implements Adapter {
    */
   private async onCardAction(data: Record<string, unknown>): Promise<Record<string, unknown>> {
     if (this.stopped) return {};
+    const submit = readSecretSubmit(data);
+    if (submit) return this.onSecretSubmit(submit);
     const message = normalizeCardAction(data);
     if (!message) return {};
     const key = `event:${message.eventId}`;
     if (this.recent.has(key)) return {};
     this.recent.add(key);
+    // A "Set KEY" button posts a card form for the presser (the value goes from the form to the bot only).
+    const opened = (await this.hooks?.secretInput?.open(message)) ?? null;
+    if (opened !== null) return this.postSecretForm(message, opened);
     this.toasts.set(message.eventId, undefined);
     try {
       await this.sink?.(message);
@@ -370,6 +381,48 @@ export class FeishuAdapter implements Adapter {
     const toast = this.toasts.get(message.eventId);
     this.toasts.delete(message.eventId);
     return toast ? { toast: { type: "error", content: toast } } : {};
+  }
+
+  /** Posts the card form a "Set KEY" press opened (or answers the presser's refusal with a toast). */
+  private async postSecretForm(
+    press: InboundMessage,
+    opened: SecretInputOpening | { refused: string },
+  ): Promise<Record<string, unknown>> {
+    if ("refused" in opened) return { toast: { type: "error", content: opened.refused.slice(0, 200) } };
+    try {
+      await this.sendPayload(
+        { chatId: press.chat.id, threadId: press.chat.threadId },
+        secretCard(opened),
+        undefined,
+        Boolean(press.chat.threadId),
+      );
+    } catch (error) {
+      this.log.warn({ err: describeError(error) }, "feishu: posting a secret form failed");
+      return { toast: { type: "error", content: "The form could not be posted; try again." } };
+    }
+    return {
+      toast: { type: "info", content: `A form to set ${opened.key} was posted; only you can use it.` },
+    };
+  }
+
+  /**
+   * A submitted secret form: the value goes to the gateway's hook only (never logged here); the chat
+   * then gets the hook's answer ("`KEY` set ✓" and the readiness) and the form card closes.
+   */
+  private async onSecretSubmit(submit: SecretFormSubmit): Promise<Record<string, unknown>> {
+    const hooks = this.hooks?.secretInput;
+    if (!hooks) return secretCardResponse(false, "Private secret entry is not available here.");
+    const answer = await hooks.submit(submit.token, submit.operatorOpenId, submit.value);
+    const text = answer.blocks
+      .map((block) => ("text" in block ? block.text : ""))
+      .join("\n")
+      .replace(/`/g, "");
+    if (answer.exitCode === 0 && submit.chatId) {
+      await this.send({ chatId: submit.chatId }, answer).catch((error: unknown) =>
+        this.log.warn({ err: describeError(error) }, "feishu: posting a secret confirmation failed"),
+      );
+    }
+    return secretCardResponse(answer.exitCode === 0, text);
   }
 
   private async sendPosts(target: OutboundTarget, reply: Reply, inReplyTo?: InboundMessage): Promise<void> {

@@ -55,6 +55,10 @@ function isIntent(value: unknown): value is ActionIntent {
   if (typeof value !== "object" || value === null) return false;
   const kind = (value as { kind?: unknown }).kind;
   if (kind === "cancel") return true;
+  if (kind === "secret") {
+    const { skill, key } = value as { skill?: unknown; key?: unknown };
+    return typeof skill === "string" && typeof key === "string";
+  }
   const invocation = (value as { invocation?: unknown }).invocation as
     | { path?: unknown; args?: unknown; options?: unknown }
     | undefined;

@@ -139,6 +139,7 @@ describe("discord adapter against the emulator", () => {
       threads: true,
       buttons: true,
       files: true,
+      privateInput: "modal",
     });
     await adapter.stop();
     expect(adapter.health().state).toBe("stopped");

@@ -467,6 +467,78 @@ export class DiscordEmulator {
       ?.choices ?? []) as { name: string; value: string | number }[];
   }
 
+  /**
+   * Dispatches a modal submission (MODAL_SUBMIT, type 5) as Discord sends it: label components holding
+   * the submitted text inputs. The values travel only in this interaction, never in a message.
+   */
+  submitModal(input: {
+    user: EmulatorUser;
+    channelId: string;
+    guildId?: string;
+    customId: string;
+    values: Record<string, string>;
+  }): EmulatedInteraction {
+    const components = Object.entries(input.values).map(([customId, value], index) => ({
+      type: 18,
+      id: index * 2 + 1,
+      component: { type: 4, id: index * 2 + 2, custom_id: customId, value },
+    }));
+    return this.componentInteraction(
+      5,
+      input.user,
+      input.channelId,
+      { custom_id: input.customId, components },
+      {},
+      input.guildId,
+    );
+  }
+
+  private componentInteraction(
+    type: number,
+    user: EmulatorUser,
+    channelId: string,
+    data: Record<string, unknown>,
+    extra: Record<string, unknown>,
+    guildId?: string,
+  ): EmulatedInteraction {
+    const id = this.nextId();
+    const token = `itoken-${id}`;
+    const guild = guildId ? this.guilds.find((candidate) => candidate.id === guildId) : undefined;
+    const author = publicUser(user);
+    const payload: Record<string, unknown> = {
+      id,
+      application_id: this.applicationId,
+      type,
+      token,
+      version: 1,
+      channel_id: channelId,
+      channel: guild
+        ? { id: channelId, type: 0, guild_id: guild.id, name: "channel", permissions: "2248473465835073" }
+        : { id: channelId, type: 1, recipients: [author] },
+      data,
+      app_permissions: "2248473465835073",
+      locale: "en-US",
+      entitlements: [],
+      authorizing_integration_owners: guildId ? { "0": guildId } : { "1": user.id },
+      context: guildId ? 0 : 1,
+      attachment_size_limit: 10_485_760,
+      ...extra,
+      ...whereFields(guild?.id, author),
+    };
+    const record: EmulatedInteraction = {
+      id,
+      token,
+      type,
+      payload,
+      callbacks: [],
+      createdAt: Date.now(),
+      late: 0,
+    };
+    this.interactions.set(id, record);
+    this.dispatch("INTERACTION_CREATE", payload);
+    return record;
+  }
+
   /** Dispatches MESSAGE_CREATE from a user; returns the message id. */
   userMessage(input: MessageInput): string {
     const id = input.id ?? this.nextId();
@@ -1034,12 +1106,21 @@ export class DiscordEmulator {
       return { status: 404, json: { message: "Unknown interaction", code: 10062 } };
     }
     const { type, data } = (call.body ?? {}) as { type?: number; data?: Record<string, unknown> };
+    if (type === 9) {
+      // A modal can answer a command or a component, never a modal submit or a ping (interaction
+      // response types table: MODAL "Not available for MODAL_SUBMIT and PING interactions").
+      if (interaction.type === 5 || interaction.type === 1)
+        return { status: 400, json: { message: "Invalid interaction response type", code: 50035 } };
+      const problem = modalProblem(data);
+      if (problem) return invalidForm(problem);
+    }
     // Discord: DEFERRED_UPDATE_MESSAGE (6) and UPDATE_MESSAGE (7) are only valid for component-based
     // interactions (interaction response types, "Only valid for component-based interactions").
     if ((type === 6 || type === 7) && interaction.type !== 3) {
       return invalidForm(`interaction response type ${type} is only valid for component interactions`);
     }
-    const componentProblem = checkComponents(data?.components);
+    // A modal's components are its inputs (checked above); message components are buttons.
+    const componentProblem = type === 9 ? undefined : checkComponents(data?.components);
     if (componentProblem) return componentProblem;
     interaction.callbacks.push({ type: type ?? 0, data, seq: call.seq });
     if (type === 7) {
@@ -1416,6 +1497,39 @@ function checkComponents(value: unknown): { status: number; json: unknown } | un
     }
   }
   return undefined;
+}
+
+/**
+ * Modal rules (discord.com/developers/docs/interactions/receiving-and-responding, "Modal" response;
+ * components/reference "Label", "Text Input"): custom_id 1–100, title 1–45, 1–5 components; each a label
+ * (type 18, label 1–45) holding one text input (type 4) with a custom_id, or a legacy action row of one.
+ */
+function modalProblem(data: Record<string, unknown> | undefined): string | null {
+  const id = data?.custom_id;
+  if (typeof id !== "string" || id.length < 1 || id.length > 100)
+    return "data.custom_id: Must be between 1 and 100 in length";
+  const title = data?.title;
+  if (typeof title !== "string" || title.length < 1 || title.length > 45)
+    return "data.title: Must be between 1 and 45 in length";
+  const components = data?.components;
+  if (!Array.isArray(components) || components.length < 1 || components.length > 5)
+    return "data.components: Must be between 1 and 5 in length";
+  for (const item of components as Record<string, unknown>[]) {
+    const input =
+      item?.type === 18
+        ? (item.component as Record<string, unknown> | undefined)
+        : item?.type === 1 && Array.isArray(item.components)
+          ? (item.components[0] as Record<string, unknown> | undefined)
+          : undefined;
+    if (
+      item?.type === 18 &&
+      (typeof item.label !== "string" || item.label.length < 1 || item.label.length > 45)
+    )
+      return "data.components.label: Must be between 1 and 45 in length";
+    if (input?.type !== 4 || typeof input.custom_id !== "string")
+      return "data.components: expected a text input";
+  }
+  return null;
 }
 
 function removeCommand(set: RegisteredCommand[], id: string): { status: number; json?: unknown } {

@@ -341,6 +341,61 @@ export class LarkEmulator {
     return { status: response.status, body: await response.text() };
   }
 
+  /**
+   * A person fills the form of a card the bot sent and presses its submit button: the emulator finds
+   * the form in the sent card, fills its inputs with `values` (only inputs that exist there), and pushes
+   * the `card.action.trigger` callback over the long connection. Resolves with the bot's answer (toast
+   * and card). The values exist only in this callback, never in a message.
+   */
+  async submitCardForm(opts: {
+    messageId: string;
+    operatorOpenId: string;
+    values: Record<string, string>;
+  }): Promise<{ code: number; answer: Record<string, unknown> }> {
+    const send = this.sends.find((candidate) => candidate.messageId === opts.messageId);
+    if (send?.msgType !== "interactive") throw new Error(`no card message ${opts.messageId}`);
+    const card = JSON.parse(send.content) as { body?: { elements?: Record<string, unknown>[] } };
+    const form = (card.body?.elements ?? []).find((element) => element.tag === "form");
+    const fields = (form?.elements as Record<string, unknown>[] | undefined) ?? [];
+    const submit = fields.find(
+      (element) => element.tag === "button" && element.action_type === "form_submit",
+    );
+    if (!form || !submit) throw new Error("the card has no form with a submit button");
+    const formValue: Record<string, string> = {};
+    for (const input of fields.filter((element) => element.tag === "input")) {
+      const name = String(input.name);
+      if (opts.values[name] !== undefined) formValue[name] = opts.values[name];
+    }
+    const behavior = ((submit.behaviors as { type: string; value?: unknown }[] | undefined) ?? []).find(
+      (item) => item.type === "callback",
+    );
+    const payload = {
+      schema: "2.0",
+      header: {
+        event_id: randomUUID().replace(/-/g, ""),
+        event_type: "card.action.trigger",
+        create_time: String(Date.now() * 1000),
+        token: "",
+        app_id: this.appId,
+        tenant_key: "tk",
+      },
+      event: {
+        operator: {
+          tenant_key: "tk",
+          open_id: opts.operatorOpenId,
+          union_id: `on_${opts.operatorOpenId.slice(3)}`,
+        },
+        token: `c-${randomBytes(8).toString("hex")}`,
+        action: { tag: "button", name: submit.name, value: behavior?.value ?? {}, form_value: formValue },
+        host: "im_message",
+        context: { open_message_id: opts.messageId, open_chat_id: send.chatId },
+      },
+    };
+    const ack = await this.pushWsEvent(payload);
+    const answer = (ack.data as Record<string, unknown> | undefined) ?? {};
+    return { code: ack.code, answer };
+  }
+
   /** Sends Feishu's `url_verification` challenge to a webhook URL (encrypted when `encryptKey` is given). */
   async urlVerification(
     url: string,
@@ -609,6 +664,13 @@ export class LarkEmulator {
       reply(400, { code: 230001, msg: "invalid message content: the file_key is not an uploaded file" });
       return;
     }
+    if (msgType === "interactive") {
+      const problem = cardProblem(content);
+      if (problem) {
+        reply(400, { code: 230099, msg: `Failed to create card content, ext=${problem}` });
+        return;
+      }
+    }
     this.messageCounter += 1;
     const messageId =
       (base.kind === "edit" || base.kind === "patch") && base.target
@@ -740,6 +802,36 @@ export function encryptPayload(json: string, encryptKey: string): string {
   return Buffer.concat([iv, cipher.update(json, "utf8"), cipher.final()]).toString("base64");
 }
 
+/**
+ * Card JSON 2.0 rules the emulator enforces (1.0 cards, the buttons' format, only for size) (open.feishu.cn card docs: "Form container", "Input",
+ * card size limit): content at most 30 KB; `schema: "2.0"` with `body.elements`; a form has a `name`,
+ * the inputs inside it each a unique `name` and `max_length` ≤ 1000, and it holds a button with
+ * `action_type: "form_submit"`.
+ */
+function cardProblem(content: string): string | null {
+  if (Buffer.byteLength(content) > 30 * 1024) return "card content exceeds 30KB";
+  const card = JSON.parse(content) as { schema?: string; body?: { elements?: Record<string, unknown>[] } };
+  if (card.schema === undefined) return null;
+  if (card.schema !== "2.0" || !Array.isArray(card.body?.elements))
+    return "expected a JSON 2.0 card with body.elements";
+  for (const element of card.body.elements) {
+    if (element.tag !== "form") continue;
+    if (typeof element.name !== "string" || element.name === "") return "form container needs a name";
+    const inner = (element.elements as Record<string, unknown>[] | undefined) ?? [];
+    const names = new Set<string>();
+    for (const input of inner.filter((item) => item.tag === "input")) {
+      if (typeof input.name !== "string" || input.name === "" || names.has(input.name))
+        return "every input in a form needs a unique name";
+      names.add(input.name);
+      if (typeof input.max_length === "number" && input.max_length > 1000)
+        return "input max_length is at most 1000";
+    }
+    if (!inner.some((item) => item.tag === "button" && item.action_type === "form_submit"))
+      return "a form needs a submit button (action_type form_submit)";
+  }
+  return null;
+}
+
 function isSharedCard(content: string): boolean {
   const card = safeJson(content) as { config?: { update_multi?: unknown } } | undefined;
   return card?.config?.update_multi === true;
@@ -767,10 +859,17 @@ export function contentText(msgType: string, content: string): string {
     const card = parsed as {
       header?: { title?: { content?: string } };
       elements?: { tag?: string; text?: { content?: string } }[];
+      body?: { elements?: { tag?: string; content?: string }[] };
     };
-    const parts = (card.elements ?? [])
-      .filter((element) => element.tag === "div")
-      .map((element) => element.text?.content ?? "");
+    // JSON 1.0 cards (buttons) keep text in `div`s; JSON 2.0 cards (forms) in `markdown` body elements.
+    const parts = [
+      ...(card.elements ?? [])
+        .filter((element) => element.tag === "div")
+        .map((element) => element.text?.content ?? ""),
+      ...(card.body?.elements ?? [])
+        .filter((element) => element.tag === "markdown")
+        .map((element) => element.content ?? ""),
+    ];
     return [card.header?.title?.content, ...parts]
       .filter((part) => part !== undefined && part !== "")
       .join("\n");

@@ -18,6 +18,12 @@ import { scheduleVerdict } from "../../curator/schedule.js";
 import { listSnapshots } from "../../curator/snapshot.js";
 import { readState } from "../../curator/state.js";
 import { envRequirements, missingEnv } from "../../skills/readiness.js";
+import {
+  commandOnPath,
+  requiredCommands,
+  resolveSettings,
+  settingDeclarations,
+} from "../../skills/settings.js";
 import type { SkillEntry, SkillLibrary } from "../../skills/types.js";
 import {
   activityCount,
@@ -61,6 +67,10 @@ export interface LibraryRow {
   activity: number;
   /** Required secrets that are not set. */
   missingSecrets: string[];
+  /** Required system commands not found on PATH. */
+  missingCommands: string[];
+  /** Declared settings (`skills.config.<key>`) with neither a value nor a default. */
+  unsetSettings: string[];
   visibility: PlatformVisibility[];
   onDisk: boolean;
   /** `skills/<relPath>` for live skills. */
@@ -133,10 +143,20 @@ export async function libraryRows(data: ConsoleData): Promise<LibraryRow[]> {
   const globally = new Set(config.skills.disabled.map((name) => name.trim()));
   const row = (name: string, entry: SkillEntry | undefined, record: UsageRecord): LibraryRow => {
     let missingSecrets: string[] = [];
+    let missingCommands: string[] = [];
+    let unsetSettings: string[] = [];
     if (entry) {
       try {
         const requirements = envRequirements(entry.frontmatter);
         if (requirements.length > 0) missingSecrets = missingEnv(requirements, data.home, data.env);
+        missingCommands = requiredCommands(entry.frontmatter).filter(
+          (command) => !commandOnPath(command, data.env),
+        );
+        const declarations = settingDeclarations(entry.frontmatter);
+        if (declarations.length > 0)
+          unsetSettings = resolveSettings(declarations, config.skills.settings, data.env)
+            .filter((setting) => setting.source === "unset")
+            .map((setting) => setting.key);
       } catch {
         missingSecrets = [];
       }
@@ -156,6 +176,8 @@ export async function libraryRows(data: ConsoleData): Promise<LibraryRow[]> {
       patchCount: record.patch_count,
       activity: activityCount(record),
       missingSecrets,
+      missingCommands,
+      unsetSettings,
       visibility: visibilityOf(entry, sets, globally),
       onDisk: entry !== undefined,
       relPath: entry ? entry.relPath || entry.name : null,
