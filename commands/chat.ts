@@ -7,11 +7,14 @@
  */
 
 import { roleOf } from "../src/core/access.js";
+import type { ReplyAction } from "../src/core/actions.js";
 import { errorReply, type Reply, type ReplyBlock, reply } from "../src/core/reply.js";
 import type { SkillEntry, SkillViewResult } from "../src/skills/types.js";
 import { UsageStore } from "../src/skills/usage.js";
 import { isSkillVisible } from "../src/skills/visibility.js";
+import { withButtons } from "./buttons.js";
 import { effectiveOptions, normalizeName, optionsHelp, usageLine } from "./parse.js";
+import { offeredKeys, secretButtons, settingLines, setupTodo, viewSettings } from "./readiness-view.js";
 import type { CommandContext, CommandSpec } from "./types.js";
 
 /** What /help says when the library has no skill at all: where to find some to try. */
@@ -63,35 +66,67 @@ function linkedFileItems(view: SkillViewResult): string[] {
     .map(([kind, files]) => `${kind}: ${files.map((file) => `\`${file}\``).join(", ")}`);
 }
 
-function readinessBlocks(view: SkillViewResult, surface: CommandContext["surface"]): ReplyBlock[] {
+function readinessBlocks(
+  view: SkillViewResult,
+  ctx: CommandContext,
+  privateEntry: ReadonlySet<string>,
+): ReplyBlock[] {
   const missing = asStrings(view.missing_required_environment_variables);
   const missingFiles = asStrings(view.missing_credential_files);
-  if (missing.length === 0 && missingFiles.length === 0 && view.setup_needed !== true) {
-    return [{ kind: "paragraph", text: "Readiness: ready." }];
-  }
-  const parts = [
-    missing.length > 0
-      ? `missing environment variable${missing.length > 1 ? "s" : ""} ${missing.map((name) => `\`${name}\``).join(", ")}`
-      : "",
-    missingFiles.length > 0
-      ? `missing file${missingFiles.length > 1 ? "s" : ""} ${missingFiles.map((name) => `\`${name}\``).join(", ")}`
-      : "",
-  ].filter(Boolean);
-  const blocks: ReplyBlock[] = [
-    {
+  const missingCommands = asStrings(view.missing_required_commands);
+  const blocks: ReplyBlock[] = [];
+  if (
+    missing.length === 0 &&
+    missingFiles.length === 0 &&
+    missingCommands.length === 0 &&
+    view.setup_needed !== true
+  ) {
+    blocks.push({ kind: "paragraph", text: "Readiness: ready." });
+  } else {
+    const parts = [
+      missing.length > 0
+        ? `missing environment variable${missing.length > 1 ? "s" : ""} ${missing.map((name) => `\`${name}\``).join(", ")}`
+        : "",
+      missingFiles.length > 0
+        ? `missing file${missingFiles.length > 1 ? "s" : ""} ${missingFiles.map((name) => `\`${name}\``).join(", ")}`
+        : "",
+      missingCommands.length > 0
+        ? `missing command${missingCommands.length > 1 ? "s" : ""} ${missingCommands.map((name) => `\`${name}\``).join(", ")}`
+        : "",
+    ].filter(Boolean);
+    blocks.push({
       kind: "paragraph",
       text: `Readiness: setup needed — ${parts.join("; ") || "see the skill's setup notes"}. The skill is loaded anyway.`,
-    },
-  ];
-  const hint = typeof view.gateway_setup_hint === "string" ? view.gateway_setup_hint : undefined;
-  const note = typeof view.setup_note === "string" ? view.setup_note : undefined;
-  if (surface === "chat" && hint) blocks.push({ kind: "paragraph", text: hint });
-  else if (hint ?? note) blocks.push({ kind: "paragraph", text: (hint ?? note) as string });
+    });
+    // With a private input on offer the "not supported over messaging" hint would be wrong: the to-do
+    // list below points at the Set KEY input instead.
+    const hint =
+      typeof view.gateway_setup_hint === "string" && privateEntry.size === 0
+        ? view.gateway_setup_hint
+        : undefined;
+    const note = typeof view.setup_note === "string" ? view.setup_note : undefined;
+    if (ctx.surface === "chat" && hint) blocks.push({ kind: "paragraph", text: hint });
+    else if (hint ?? note) blocks.push({ kind: "paragraph", text: (hint ?? note) as string });
+  }
+  const todo = setupTodo(view, ctx, privateEntry);
+  if (todo.length > 0) blocks.push({ kind: "list", items: todo });
+  const settings = viewSettings(view);
+  if (settings.length > 0) {
+    blocks.push(
+      { kind: "paragraph", text: "Settings (skills.config in config.yaml):" },
+      { kind: "list", items: settingLines(settings) },
+    );
+  }
   return blocks;
 }
 
 /** The skill card: description, category, linked files, readiness, security warnings. */
-export function skillCard(entry: SkillEntry, view: SkillViewResult, ctx: CommandContext): ReplyBlock[] {
+export function skillCard(
+  entry: SkillEntry,
+  view: SkillViewResult,
+  ctx: CommandContext,
+  privateEntry: ReadonlySet<string> = new Set(),
+): ReplyBlock[] {
   const description = typeof view.description === "string" ? view.description : entry.description;
   const blocks: ReplyBlock[] = [{ kind: "heading", text: `Skill loaded: ${entry.name}` }];
   if (description) blocks.push({ kind: "paragraph", text: description });
@@ -104,7 +139,7 @@ export function skillCard(entry: SkillEntry, view: SkillViewResult, ctx: Command
       text: `Open one with \`${ctx.commandPrefix(["skill", entry.name])} <file>\`.`,
     });
   }
-  blocks.push(...readinessBlocks(view, ctx.surface));
+  blocks.push(...readinessBlocks(view, ctx, privateEntry));
   const warnings = asStrings(view.security_warnings);
   if (warnings.length > 0) {
     blocks.push({ kind: "paragraph", text: "⚠️ Security warnings:" }, { kind: "list", items: warnings });
@@ -142,11 +177,14 @@ export async function loadSkills(
   }
   const blocks: ReplyBlock[] = [];
   const views: SkillViewResult[] = [];
+  const offers: ReplyAction[] = [];
   for (const entry of entries) {
     const view = await ctx.library.view(entry.name, { platform: ctx.platform });
     if (!view.success) return { reply: viewFailure(view, entry.name), loaded: [] };
     views.push(view);
-    blocks.push(...skillCard(entry, view, ctx));
+    const offered = secretButtons(view, ctx);
+    offers.push(...offered);
+    blocks.push(...skillCard(entry, view, ctx, offeredKeys(offered)));
   }
   const names = entries.map((entry) => entry.name);
   const usage = new UsageStore(ctx.paths.skills);
@@ -154,7 +192,7 @@ export async function loadSkills(
   if (ctx.sessionKey) ctx.sessions?.addLoadedSkills(ctx.sessionKey, names);
   if (instruction.trim()) blocks.push({ kind: "paragraph", text: `Instruction: ${instruction.trim()}` });
   const json = { ok: true, loaded: names, instruction: instruction.trim() || null, skills: views };
-  return { reply: reply(blocks, { json }), loaded: names };
+  return { reply: withButtons(reply(blocks, { json }), [offers.slice(0, 5)]), loaded: names };
 }
 
 async function showSkillFile(ctx: CommandContext, entry: SkillEntry, file: string): Promise<Reply> {

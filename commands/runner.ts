@@ -21,15 +21,20 @@ export interface RunOptions {
   onUnexpected?: (error: unknown, spec: CommandSpec) => void;
 }
 
+/** Whether running `spec` with `input` changes anything (unknown input: the spec's static flag). */
+export function isMutating(spec: CommandSpec, input?: CommandInput): boolean {
+  return input && spec.mutatesFor ? spec.mutatesFor(input) : spec.mutating;
+}
+
 /** A refusal when the chat caller may not run `spec`; null when allowed (terminal callers always are). */
-export function accessRefusal(spec: CommandSpec, ctx: CommandContext): Reply | null {
+export function accessRefusal(spec: CommandSpec, ctx: CommandContext, input?: CommandInput): Reply | null {
   if (ctx.surface === "terminal") return null;
   const caller = ctx.caller;
   const command = ctx.commandPrefix(spec.path);
   if (!caller) return errorReply(`⛔ \`${command}\` needs a known sender; this message had none.`);
   if (caller.isAdmin) return null;
   const who = `${caller.platform}:${caller.id}`;
-  if (spec.mutating) {
+  if (isMutating(spec, input)) {
     return errorReply(
       `⛔ \`${command}\` changes the skill library, so it is for admins only. Your id is \`${who}\`; ask the owner to add it to gateway.admins if you should have this right.`,
     );
@@ -125,7 +130,7 @@ export async function runCommand(
 ): Promise<Reply> {
   let result: Reply;
   try {
-    const refused = accessRefusal(spec, ctx);
+    const refused = accessRefusal(spec, ctx, input);
     if (refused) return refused;
     const asked = await confirmation(spec, ctx, input);
     if (asked) return asked;

@@ -18,7 +18,8 @@ import {
   UsageStore,
 } from "../src/skills/usage.js";
 import { effectivePlatform, type HiddenReason, hiddenReason } from "../src/skills/visibility.js";
-import { paged } from "./buttons.js";
+import { paged, withButtons } from "./buttons.js";
+import { offeredKeys, secretButtons, settingLines, setupTodo, viewSettings } from "./readiness-view.js";
 import {
   type CommandContext,
   type CommandInput,
@@ -123,7 +124,12 @@ function failureBlocks(result: SkillViewResult): ReplyBlock[] {
   return blocks;
 }
 
-function successBlocks(result: SkillViewResult, ctx: CommandContext, name: string): ReplyBlock[] {
+function successBlocks(
+  result: SkillViewResult,
+  ctx: CommandContext,
+  name: string,
+  privateEntry: ReadonlySet<string>,
+): ReplyBlock[] {
   const blocks: ReplyBlock[] = [];
   const warnings = (result.security_warnings as string[] | undefined) ?? [];
   if (typeof result.file === "string") {
@@ -150,8 +156,18 @@ function successBlocks(result: SkillViewResult, ctx: CommandContext, name: strin
       typeof result.setup_note === "string" ? result.setup_note : "Setup is needed before using this skill.",
     ];
     if (missing.length) lines.push(`Missing variables: ${missing.map((item) => `\`${item}\``).join(", ")}`);
-    if (typeof result.gateway_setup_hint === "string") lines.push(result.gateway_setup_hint);
+    if (typeof result.gateway_setup_hint === "string" && privateEntry.size === 0)
+      lines.push(result.gateway_setup_hint);
     blocks.push({ kind: "paragraph", text: lines.join("\n") });
+  }
+  const todo = setupTodo(result, ctx, privateEntry);
+  if (todo.length > 0) blocks.push({ kind: "paragraph", text: "To do:" }, { kind: "list", items: todo });
+  const settings = viewSettings(result);
+  if (settings.length > 0) {
+    blocks.push(
+      { kind: "paragraph", text: "Settings (skills.config in config.yaml):" },
+      { kind: "list", items: settingLines(settings) },
+    );
   }
   blocks.push({ kind: "code", text: String(result.content), lang: "markdown" });
   const linked = result.linked_files as Record<string, string[]> | null;
@@ -167,7 +183,9 @@ function successBlocks(result: SkillViewResult, ctx: CommandContext, name: strin
 
 function renderView(result: SkillViewResult, ctx: CommandContext, name: string): Reply {
   if (!result.success) return reply(failureBlocks(result), { json: result, exitCode: 1 });
-  return reply(successBlocks(result, ctx, name), { json: result });
+  const buttons = result.file === undefined ? secretButtons(result, ctx) : [];
+  const done = reply(successBlocks(result, ctx, name, offeredKeys(buttons)), { json: result });
+  return withButtons(done, [buttons]);
 }
 
 async function viewSkill(

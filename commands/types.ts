@@ -64,6 +64,11 @@ export interface CommandContext {
   now: () => Date;
   /** How the surface spells a command: `/curator` in chat, `skillgate curator` in the terminal. */
   commandPrefix: (path: string[]) => string;
+  /**
+   * This surface opens a private input for a secret (Discord modal, Feishu card form, one-time form
+   * link): replies may carry "Set KEY" buttons for an admin. Set by the gateway; absent elsewhere.
+   */
+  secretInput?: boolean;
 }
 
 /** A positional argument. */
@@ -137,6 +142,11 @@ export interface CommandSpec<O extends readonly OptionSpec[] = readonly OptionSp
   options?: O;
   /** Changes anything on disk (admins only in chat). */
   mutating: boolean;
+  /**
+   * For a command that changes something only for some inputs (`skills config set …` beside the
+   * read-only `skills config`): decides per input, instead of `mutating`, whether it is for admins.
+   */
+  mutatesFor?: (input: CommandInput) => boolean;
   /**
    * When set and it returns a question for this input, the runner asks before `run`: a prompt on a
    * terminal, a refusal without a TTY and without `-y`, or in chat a request to repeat with `-y`.

@@ -217,7 +217,13 @@ function commandWord(args: string[]): string | undefined {
 
 /** Loads only the specs the command needs: the skills group alone for `skills …`, else the registry. */
 async function specsFor(word: string | undefined): Promise<readonly CommandSpec[]> {
-  if (word === "skills") return (await import("../commands/skills.js")).skillsCommands;
+  if (word === "skills") {
+    const [{ skillsCommands }, { skillsConfigCommands }] = await Promise.all([
+      import("../commands/skills.js"),
+      import("../commands/skills-config.js"),
+    ]);
+    return [...skillsCommands, ...skillsConfigCommands];
+  }
   return (await import("../commands/index.js")).registry;
 }
 

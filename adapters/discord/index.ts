@@ -18,11 +18,12 @@ import {
   GatewayIntentBits,
   type Interaction,
   MessageFlags,
+  type ModalSubmitInteraction,
   Partials,
   Routes,
 } from "discord.js";
 import { trimOldest } from "../../src/core/bounded.js";
-import { AdapterError } from "../../src/core/errors.js";
+import { AdapterError, FileRefusedError } from "../../src/core/errors.js";
 import { atomicWriteFile, stableJson } from "../../src/core/fsutil.js";
 import type { Logger } from "../../src/core/logger.js";
 import type {
@@ -34,6 +35,7 @@ import type {
   InboundMessage,
   InboundSink,
   OutboundTarget,
+  SecretInputHooks,
 } from "../../src/core/message.js";
 import type { AdapterOptions } from "../../src/core/platforms.js";
 import type { Reply } from "../../src/core/reply.js";
@@ -56,7 +58,8 @@ import {
   normalizeInteraction,
   normalizeMessage,
 } from "./normalize.js";
-import { DISCORD_MESSAGE_LIMIT, renderReply } from "./render.js";
+import { DISCORD_MESSAGE_LIMIT, type DiscordAttachment, renderReply, splitFiles } from "./render.js";
+import { SECRET_FIELD, secretModal, secretToken } from "./secret-input.js";
 
 /** What the factory takes: the options every adapter receives, plus timings tests shorten. */
 export interface DiscordAdapterOptions extends AdapterOptions {
@@ -121,11 +124,17 @@ const REGISTRATION_FILE = "discord-commands.json";
  */
 const PRESS_ACK_DEADLINE_MS = 2_000;
 
-/** One message's worth of REST payload: text or an embed, and the buttons on it. */
+/** One message's worth of REST payload: text or an embed, the buttons and the files on it. */
 interface MessagePayload {
   content: string;
   embeds?: EmbedJson[];
   components?: ActionRowJson[];
+  files?: DiscordAttachment[];
+}
+
+/** Messages of one reply that Discord accepted so far (a refused file says how many went before it). */
+interface Progress {
+  sent: number;
 }
 
 /** A button press waiting for (or receiving) its answer. */
@@ -169,6 +178,8 @@ export class DiscordAdapter implements Adapter {
     edit: true,
     threads: true,
     buttons: true,
+    files: true,
+    privateInput: "modal",
   };
 
   private readonly opts: DiscordAdapterOptions;
@@ -285,6 +296,11 @@ export class DiscordAdapter implements Adapter {
     this.state = { state: "stopped", detail: "stopped" };
   }
 
+  /** Messages a reply becomes here: its markdown chunks (or embed); files ride on the last one. */
+  measure(reply: Reply): number {
+    return messagePayloads(reply).length;
+  }
+
   /** Current connection state, as `/healthz` shows it. */
   health(): AdapterHealth {
     return { ...this.state };
@@ -299,29 +315,42 @@ export class DiscordAdapter implements Adapter {
     const payloads = messagePayloads(reply);
     const pending = inReplyTo ? this.pending.get(inReplyTo.eventId) : undefined;
     const press = inReplyTo?.press ? this.presses.get(inReplyTo.eventId) : undefined;
+    const progress: Progress = { sent: 0 };
     try {
       if (press && Date.now() - press.createdAt < INTERACTION_TTL_MS) {
-        await this.answerPress(press, target, reply, payloads);
+        await this.answerPress(press, target, reply, payloads, progress);
         return;
       }
       const channelId = target.threadId ?? target.chatId;
       if (pending && (await pending.deferred) && Date.now() - pending.createdAt < INTERACTION_TTL_MS) {
-        const rest = await this.answerInteraction(pending, payloads);
+        const rest = await this.answerInteraction(pending, payloads, progress);
         if (rest.length === 0) return;
         // The interaction token ran out (15 minutes): what is left goes to the channel.
-        await this.postToChannel(channelId, rest, undefined);
+        await this.postToChannel(channelId, rest, undefined, progress);
         return;
       }
-      if (target.editMessageId && (await this.editChannelMessage(channelId, target.editMessageId, payloads)))
+      if (
+        target.editMessageId &&
+        (await this.editChannelMessage(channelId, target.editMessageId, payloads, progress))
+      )
         return;
       const replyTo =
         target.replyTo ??
         (inReplyTo && !pending && !press && inReplyTo.chat.id === target.chatId
           ? inReplyTo.eventId
           : undefined);
-      await this.postToChannel(channelId, payloads, replyTo);
+      await this.postToChannel(channelId, payloads, replyTo, progress);
     } catch (error) {
       if (error instanceof AdapterError) throw error;
+      const file = payloads[progress.sent]?.files?.[0];
+      if (file && isUploadRefusal(error)) {
+        throw new FileRefusedError(
+          "discord",
+          file.name,
+          `Discord refused the attachment ${file.name} (${file.data.length.toLocaleString("en-US")} bytes) in channel ${target.chatId}: ${describe(error)}`,
+          { cause: error, delivered: progress.sent },
+        );
+      }
       throw new AdapterError(
         "discord",
         `Could not send a Discord message to channel ${target.chatId}: ${describe(error)}`,
@@ -416,9 +445,9 @@ export class DiscordAdapter implements Adapter {
       this.botUserId = (packet.d as { user?: { id?: string } }).user?.id ?? this.botUserId;
     } else if (packet.t === "INTERACTION_CREATE") {
       const data = packet.d as DiscordInteractionJson;
-      // Only the kinds `onInteraction` consumes (slash command 2, button 3, autocomplete 4) wait here
-      // for it, and never more than a bounded number, so nothing piles up.
-      if (data.type !== 2 && data.type !== 3 && data.type !== 4) return;
+      // Only the kinds `onInteraction` consumes (slash command 2, button 3, autocomplete 4, modal submit
+      // 5) wait here for it, and never more than a bounded number, so nothing piles up.
+      if (data.type !== 2 && data.type !== 3 && data.type !== 4 && data.type !== 5) return;
       trimOldest(this.rawInteractions, RAW_INTERACTIONS_MAX - 1);
       this.rawInteractions.set(data.id, data);
     } else if (packet.t === "MESSAGE_CREATE") {
@@ -440,6 +469,7 @@ export class DiscordAdapter implements Adapter {
       if (interaction.isAutocomplete()) await this.onAutocomplete(interaction, raw);
       else if (interaction.isChatInputCommand()) this.onCommand(interaction, raw);
       else if (interaction.isButton()) this.onButton(interaction, raw as DiscordComponentJson);
+      else if (interaction.isModalSubmit()) await this.onSecretModal(interaction);
     } catch (error) {
       this.log.warn({ err: error, interaction: interaction.id }, "discord interaction failed");
     }
@@ -482,6 +512,50 @@ export class DiscordAdapter implements Adapter {
     if (!this.firstSight(interaction.id)) return;
     const message = normalizeComponent(raw);
     if (!message) return;
+    const secretInput = this.hooks?.secretInput;
+    if (!secretInput) {
+      this.deliverPress(interaction, message);
+      return;
+    }
+    // A "Set KEY" button must be answered with its modal (a modal can only be an interaction's first
+    // response), so the gateway is asked first whether this press is one.
+    void this.openSecretModal(interaction, message, secretInput).then(
+      (handled) => {
+        if (!handled) this.deliverPress(interaction, message);
+      },
+      (error: unknown) =>
+        this.log.warn({ err: error, interaction: interaction.id }, "discord: opening a modal failed"),
+    );
+  }
+
+  /**
+   * Opens the secret modal when the pressed button is a "Set KEY" action the presser may use; a refusal
+   * is shown to them alone. False when the press is an ordinary button.
+   */
+  private async openSecretModal(
+    interaction: ButtonInteraction,
+    message: InboundMessage,
+    hooks: SecretInputHooks,
+  ): Promise<boolean> {
+    const opened = await hooks.open(message);
+    if (opened === null) return false;
+    if ("refused" in opened) {
+      await interaction.reply({
+        content: opened.refused,
+        flags: MessageFlags.Ephemeral,
+        allowedMentions: { parse: [] },
+      });
+      return true;
+    }
+    await interaction.showModal(
+      secretModal(opened.token, opened.key, opened.prompt) as unknown as Parameters<
+        ButtonInteraction["showModal"]
+      >[0],
+    );
+    return true;
+  }
+
+  private deliverPress(interaction: ButtonInteraction, message: InboundMessage): void {
     const press: PendingPress = {
       interaction,
       acknowledged: undefined,
@@ -525,6 +599,7 @@ export class DiscordAdapter implements Adapter {
     target: OutboundTarget,
     reply: Reply,
     payloads: MessagePayload[],
+    progress: Progress,
   ): Promise<void> {
     const { interaction } = press;
     if (reply.private) {
@@ -541,17 +616,22 @@ export class DiscordAdapter implements Adapter {
     const acknowledged = await this.acknowledgePress(press);
     if (target.editMessageId && acknowledged) {
       for (const payload of payloads) {
-        const body = { ...payload, components: payload.components ?? [], allowedMentions: { parse: [] } };
+        const body = {
+          ...clientBody(payload),
+          components: payload.components ?? [],
+          allowedMentions: { parse: [] },
+        };
         if (!press.edited) {
           await interaction.editReply({ ...body, embeds: payload.embeds ?? [] });
           press.edited = true;
         } else {
           await interaction.followUp(body);
         }
+        progress.sent += 1;
       }
       return;
     }
-    await this.postToChannel(target.threadId ?? target.chatId, payloads, undefined);
+    await this.postToChannel(target.threadId ?? target.chatId, payloads, undefined, progress);
   }
 
   private async onAutocomplete(
@@ -591,6 +671,29 @@ export class DiscordAdapter implements Adapter {
     return role ? new Set([role.id]) : new Set();
   }
 
+  /**
+   * A submitted secret modal: the value goes to the gateway's hook only (never logged here); the channel
+   * sees the hook's answer ("`KEY` set ✓" and the readiness), a refusal only the submitter sees.
+   */
+  private async onSecretModal(interaction: ModalSubmitInteraction): Promise<void> {
+    const token = secretToken(interaction.customId);
+    const hooks = this.hooks?.secretInput;
+    if (!token || !hooks) return;
+    let value = "";
+    try {
+      value = interaction.fields.getTextInputValue(SECRET_FIELD);
+    } catch {
+      value = "";
+    }
+    const answer = await hooks.submit(token, interaction.user.id, value);
+    const [content = EMPTY_REPLY] = renderReply(answer);
+    await interaction.reply({
+      content,
+      allowedMentions: { parse: [] },
+      ...(answer.exitCode === 0 ? {} : { flags: MessageFlags.Ephemeral }),
+    });
+  }
+
   /** Hands messages to the gateway one after another, in arrival order. */
   private deliver(message: InboundMessage): void {
     const sink = this.sink;
@@ -626,9 +729,10 @@ export class DiscordAdapter implements Adapter {
   private async answerInteraction(
     pending: PendingInteraction,
     payloads: MessagePayload[],
+    progress: Progress,
   ): Promise<MessagePayload[]> {
     for (const [index, payload] of payloads.entries()) {
-      const body = { ...payload, allowedMentions: { parse: [] } };
+      const body = { ...clientBody(payload), allowedMentions: { parse: [] } };
       try {
         if (!pending.edited) {
           await pending.interaction.editReply(body);
@@ -636,6 +740,7 @@ export class DiscordAdapter implements Adapter {
         } else {
           await pending.interaction.followUp(body);
         }
+        progress.sent += 1;
       } catch (error) {
         const code = (error as { code?: unknown }).code;
         if (code !== 50027 && code !== 10015) throw error;
@@ -650,15 +755,19 @@ export class DiscordAdapter implements Adapter {
     channelId: string,
     payloads: MessagePayload[],
     replyTo: string | undefined,
+    progress: Progress,
   ): Promise<void> {
     for (const [index, payload] of payloads.entries()) {
       const reference =
         index === 0 && replyTo
           ? { message_reference: { message_id: replyTo, fail_if_not_exists: false } }
           : {};
+      const { body, files } = restBody(payload);
       await this.client.rest.post(Routes.channelMessages(channelId), {
-        body: { ...payload, allowed_mentions: { parse: [] }, ...reference },
+        body: { ...body, allowed_mentions: { parse: [] }, ...reference },
+        ...(files ? { files } : {}),
       });
+      progress.sent += 1;
     }
   }
 
@@ -667,18 +776,23 @@ export class DiscordAdapter implements Adapter {
     channelId: string,
     messageId: string,
     payloads: MessagePayload[],
+    progress: Progress,
   ): Promise<boolean> {
     const [first, ...rest] = payloads;
     if (!first) return true;
+    const { body, files } = restBody(first);
     try {
       await this.client.rest.patch(Routes.channelMessage(channelId, messageId), {
-        body: { embeds: [], components: [], ...first, allowed_mentions: { parse: [] } },
+        body: { embeds: [], components: [], ...body, allowed_mentions: { parse: [] } },
+        ...(files ? { files } : {}),
       });
     } catch (error) {
+      if (files && isUploadRefusal(error)) throw error;
       this.log.warn({ err: error, channel: channelId }, "discord: could not edit the message; sending anew");
       return false;
     }
-    await this.postToChannel(channelId, rest, undefined);
+    progress.sent += 1;
+    await this.postToChannel(channelId, rest, undefined, progress);
     return true;
   }
 
@@ -810,13 +924,53 @@ export function loginFailure(
  * 2000 characters; the buttons go on the last one. Never empty (an empty reply says "Done.").
  */
 function messagePayloads(reply: Reply): MessagePayload[] {
-  const components = renderComponents(reply);
+  const { text, files } = splitFiles(reply);
+  const attached = files.length > 0 ? { files } : {};
+  const components = renderComponents(text);
   const buttons = components.length > 0 ? { components } : {};
-  const embed = renderEmbed(reply);
-  if (embed) return [{ content: "", embeds: [embed], ...buttons }];
-  const chunks = renderReply(reply);
-  const texts = chunks.length > 0 ? chunks : [EMPTY_REPLY];
-  return texts.map((content, index) => (index === texts.length - 1 ? { content, ...buttons } : { content }));
+  const embed = renderEmbed(text);
+  if (embed) return [{ content: "", embeds: [embed], ...buttons, ...attached }];
+  const chunks = renderReply(text);
+  // A reply that is only a file goes as the file alone (Discord takes a message with files and no text).
+  const texts = chunks.length > 0 ? chunks : [files.length > 0 ? "" : EMPTY_REPLY];
+  return texts.map((content, index) =>
+    index === texts.length - 1 ? { content, ...buttons, ...attached } : { content },
+  );
+}
+
+/** A payload as discord.js message options: files as `{ attachment, name }`. */
+function clientBody(payload: MessagePayload): Omit<MessagePayload, "files"> & {
+  files?: { attachment: Buffer; name: string }[];
+} {
+  const { files, ...rest } = payload;
+  if (!files || files.length === 0) return rest;
+  return { ...rest, files: files.map((file) => ({ attachment: file.data, name: file.name })) };
+}
+
+/**
+ * A payload as a raw REST request: the JSON body, and the files the REST client sends as `files[n]`
+ * parts of a multipart body, each described in `attachments` by its index (Discord docs, Uploading Files).
+ */
+function restBody(payload: MessagePayload): {
+  body: Omit<MessagePayload, "files"> & { attachments?: { id: number; filename: string }[] };
+  files?: { name: string; data: Buffer; contentType: string }[];
+} {
+  const { files, ...rest } = payload;
+  if (!files || files.length === 0) return { body: rest };
+  return {
+    body: { ...rest, attachments: files.map((file, id) => ({ id, filename: file.name })) },
+    files: files.map((file) => ({
+      name: file.name,
+      data: file.data,
+      contentType: "text/plain; charset=utf-8",
+    })),
+  };
+}
+
+/** Discord refused an upload: 413 "Request entity too large" (code 40005), over the upload limit. */
+function isUploadRefusal(error: unknown): boolean {
+  const { code, status } = error as { code?: unknown; status?: unknown };
+  return code === 40005 || status === 413;
 }
 
 /** What a fatal gateway close code means for the owner (Discord's Gateway Close Event Codes). */

@@ -21,6 +21,36 @@ export function renderReply(reply: Reply, limit: number = DISCORD_MESSAGE_LIMIT)
   return chunkMarkdown(replyToMarkdown(reply), limit);
 }
 
+/** A reply's file part as Discord takes it: an attachment (name and bytes) on the message it goes with. */
+export interface DiscordAttachment {
+  name: string;
+  data: Buffer;
+}
+
+/**
+ * Splits a reply into what is shown as text and its `file` blocks as attachments (UTF-8 bytes under a
+ * name Discord shows as written: letters, digits, `.`, `_` and `-`).
+ */
+export function splitFiles(reply: Reply): { text: Reply; files: DiscordAttachment[] } {
+  const files: DiscordAttachment[] = [];
+  const blocks: ReplyBlock[] = [];
+  for (const block of reply.blocks) {
+    if (block.kind === "file")
+      files.push({ name: attachmentName(block.name), data: Buffer.from(block.text) });
+    else blocks.push(block);
+  }
+  return { text: { ...reply, blocks }, files };
+}
+
+/** A file name safe in an attachment: other characters become `_`, never empty. */
+export function attachmentName(name: string): string {
+  const safe = name
+    .replace(/[^\w.-]+/g, "_")
+    .replace(/^[.]+/, "")
+    .slice(0, 100);
+  return safe.length > 0 ? safe : "reply.txt";
+}
+
 /** Renders a reply to one Discord markdown string (not yet split). */
 export function replyToMarkdown(reply: Reply): string {
   return reply.blocks

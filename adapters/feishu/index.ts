@@ -16,6 +16,9 @@
  *   `im.message.create` to a chat; each part as a post, re-sent as plain text when the API rejects it.
  *   A send refused by frequency control (HTTP 429 / code 99991400, or 230020 for a busy chat) is
  *   retried after `x-ogw-ratelimit-reset` seconds (or a short backoff), so a long reply arrives whole.
+ * - Files (the reply budget's file part): uploaded first through `im/v1/files` (needs `im:resource`),
+ *   then sent as a `file` message after the text. An upload Feishu refuses (over 30 MB, empty, no scope)
+ *   raises `FileRefusedError` before anything of the reply went out, so the gateway sends it cut instead.
  */
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -23,7 +26,7 @@ import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import * as lark from "@larksuiteoapi/node-sdk";
 import { trimOldest } from "../../src/core/bounded.js";
-import { AdapterError, ConfigError } from "../../src/core/errors.js";
+import { AdapterError, ConfigError, FileRefusedError } from "../../src/core/errors.js";
 import {
   clientAddress,
   FailureRateLimiter,
@@ -35,9 +38,11 @@ import type {
   Adapter,
   AdapterCapabilities,
   AdapterHealth,
+  AdapterHooks,
   InboundMessage,
   InboundSink,
   OutboundTarget,
+  SecretInputOpening,
 } from "../../src/core/message.js";
 import type { AdapterOptions } from "../../src/core/platforms.js";
 import type { Reply } from "../../src/core/reply.js";
@@ -49,11 +54,15 @@ import { envelopeFromDispatcher, MESSAGE_EVENT_TYPE, normalizeEvent } from "./no
 import {
   FEISHU_MAX_CHARS,
   type FeishuPayload,
+  type FeishuUpload,
+  fileMessage,
   postToTextPayloads,
   renderReply,
   renderText,
+  splitUploads,
 } from "./render.js";
 import { sdkLoggerFor } from "./sdk-logger.js";
+import { readSecretSubmit, type SecretFormSubmit, secretCard, secretCardResponse } from "./secret-input.js";
 import { normalizePath, respond, signatureHeaders, verifyWebhook } from "./webhook.js";
 
 /** What the Feishu adapter factory receives: the shared `AdapterOptions`, plus timings tests shorten. */
@@ -90,6 +99,8 @@ export const FEISHU_CAPABILITIES: AdapterCapabilities = {
   edit: true,
   threads: true,
   buttons: true,
+  files: true,
+  privateInput: "form",
 };
 
 /** Attempts of the first connection (bot/v3/info) before the adapter reports `failed`. */
@@ -131,6 +142,7 @@ export class FeishuAdapter implements Adapter {
   private readonly log: Logger;
   private client: lark.Client | undefined;
   private wsClient: lark.WSClient | undefined;
+  private hooks: AdapterHooks | undefined;
   private server: Server | undefined;
   private sink: InboundSink | undefined;
   private state: AdapterHealth = { state: "stopped" };
@@ -151,7 +163,8 @@ export class FeishuAdapter implements Adapter {
   }
 
   /** Connects: reads the bot's open_id, then opens the long connection or the webhook listener. */
-  async start(sink: InboundSink): Promise<void> {
+  async start(sink: InboundSink, hooks?: AdapterHooks): Promise<void> {
+    this.hooks = hooks;
     const appId = this.opts.secret("FEISHU_APP_ID");
     const appSecret = this.opts.secret("FEISHU_APP_SECRET");
     if (!appId || !appSecret) {
@@ -243,12 +256,67 @@ export class FeishuAdapter implements Adapter {
     };
   }
 
-  /** Sends a reply, rendered as posts and chunked; a rejected post part is re-sent as plain text. */
+  /**
+   * Sends a reply, rendered as posts and chunked (a rejected post part is re-sent as plain text), or as
+   * a card; its file parts are uploaded before anything is sent and follow the text as file messages.
+   */
   async send(target: OutboundTarget, reply: Reply, inReplyTo?: InboundMessage): Promise<void> {
     if (reply.private && inReplyTo?.press && this.toasts.has(inReplyTo.eventId)) {
       this.toasts.set(inReplyTo.eventId, toastText(reply));
       return;
     }
+    const { text, uploads } = splitUploads(reply);
+    const fileKeys: string[] = [];
+    for (const upload of uploads) fileKeys.push(await this.upload(upload));
+    const withText = text.blocks.length > 0 || uploads.length === 0;
+    if (withText) await this.sendText(target, text, inReplyTo);
+    const inThread = Boolean(target.threadId);
+    for (const fileKey of fileKeys) {
+      // Like the parts of a long reply: the first message answers the user's, the rest follow in the chat.
+      const anchor = !withText || inThread ? replyTargetId(target, inReplyTo) : undefined;
+      await this.sendWithFallback(target, fileMessage(fileKey), anchor, inThread);
+    }
+  }
+
+  /** Measures a reply as it goes out: its text messages, plus one message per file. */
+  measure(reply: Reply): number {
+    const { text, uploads } = splitUploads(reply);
+    const withText = text.blocks.length > 0 || uploads.length === 0;
+    return (withText ? renderReply(text).length : 0) + uploads.length;
+  }
+
+  /**
+   * Uploads one file (`POST im/v1/files`, multipart) and returns its `file_key`. Any failure (over
+   * 30 MB, empty, the app lacks `im:resource`) is a `FileRefusedError`: nothing of the reply was sent.
+   */
+  private async upload(upload: FeishuUpload): Promise<string> {
+    const client = this.requireClient();
+    let fileKey: string | undefined;
+    try {
+      await this.throttled(async () => {
+        const answer = await client.im.file.create({
+          data: { file_type: upload.file_type, file_name: upload.file_name, file: upload.data },
+        });
+        fileKey = answer?.file_key;
+      });
+    } catch (error) {
+      throw new FileRefusedError(
+        "feishu",
+        upload.file_name,
+        `Feishu did not take the file ${upload.file_name} (${upload.data.length.toLocaleString("en-US")} bytes): ${describeError(error)}. Uploads need the im:resource permission and at most 30 MB.`,
+        { cause: error },
+      );
+    }
+    if (!fileKey)
+      throw new FileRefusedError(
+        "feishu",
+        upload.file_name,
+        `Feishu answered the upload of ${upload.file_name} without a file_key.`,
+      );
+    return fileKey;
+  }
+
+  private async sendText(target: OutboundTarget, reply: Reply, inReplyTo?: InboundMessage): Promise<void> {
     const wantsCard = hasButtons(reply) || reply.layout === "card" || target.editMessageId !== undefined;
     const card = wantsCard ? renderCard(reply) : undefined;
     if (card && target.editMessageId && (await this.patchCard(target.editMessageId, card))) return;
@@ -320,11 +388,16 @@ export class FeishuAdapter implements Adapter {
    */
   private async onCardAction(data: Record<string, unknown>): Promise<Record<string, unknown>> {
     if (this.stopped) return {};
+    const submit = readSecretSubmit(data);
+    if (submit) return this.onSecretSubmit(submit);
     const message = normalizeCardAction(data);
     if (!message) return {};
     const key = `event:${message.eventId}`;
     if (this.recent.has(key)) return {};
     this.recent.add(key);
+    // A "Set KEY" button posts a card form for the presser (the value goes from the form to the bot only).
+    const opened = (await this.hooks?.secretInput?.open(message)) ?? null;
+    if (opened !== null) return this.postSecretForm(message, opened);
     this.toasts.set(message.eventId, undefined);
     try {
       await this.sink?.(message);
@@ -338,6 +411,48 @@ export class FeishuAdapter implements Adapter {
     const toast = this.toasts.get(message.eventId);
     this.toasts.delete(message.eventId);
     return toast ? { toast: { type: "error", content: toast } } : {};
+  }
+
+  /** Posts the card form a "Set KEY" press opened (or answers the presser's refusal with a toast). */
+  private async postSecretForm(
+    press: InboundMessage,
+    opened: SecretInputOpening | { refused: string },
+  ): Promise<Record<string, unknown>> {
+    if ("refused" in opened) return { toast: { type: "error", content: opened.refused.slice(0, 200) } };
+    try {
+      await this.sendPayload(
+        { chatId: press.chat.id, threadId: press.chat.threadId },
+        secretCard(opened),
+        undefined,
+        Boolean(press.chat.threadId),
+      );
+    } catch (error) {
+      this.log.warn({ err: describeError(error) }, "feishu: posting a secret form failed");
+      return { toast: { type: "error", content: "The form could not be posted; try again." } };
+    }
+    return {
+      toast: { type: "info", content: `A form to set ${opened.key} was posted; only you can use it.` },
+    };
+  }
+
+  /**
+   * A submitted secret form: the value goes to the gateway's hook only (never logged here); the chat
+   * then gets the hook's answer ("`KEY` set ✓" and the readiness) and the form card closes.
+   */
+  private async onSecretSubmit(submit: SecretFormSubmit): Promise<Record<string, unknown>> {
+    const hooks = this.hooks?.secretInput;
+    if (!hooks) return secretCardResponse(false, "Private secret entry is not available here.");
+    const answer = await hooks.submit(submit.token, submit.operatorOpenId, submit.value);
+    const text = answer.blocks
+      .map((block) => ("text" in block ? block.text : ""))
+      .join("\n")
+      .replace(/`/g, "");
+    if (answer.exitCode === 0 && submit.chatId) {
+      await this.send({ chatId: submit.chatId }, answer).catch((error: unknown) =>
+        this.log.warn({ err: describeError(error) }, "feishu: posting a secret confirmation failed"),
+      );
+    }
+    return secretCardResponse(answer.exitCode === 0, text);
   }
 
   private async sendPosts(target: OutboundTarget, reply: Reply, inReplyTo?: InboundMessage): Promise<void> {

@@ -27,8 +27,39 @@ export const FEISHU_MAX_CONTENT_BYTES = 28_000;
 
 /** One message as the IM API takes it: `content` is the JSON string the API expects. */
 export interface FeishuPayload {
-  msg_type: "post" | "text" | "interactive";
+  msg_type: "post" | "text" | "interactive" | "file";
   content: string;
+}
+
+/**
+ * A reply's file part as Feishu takes it: uploaded through `im/v1/files` (type `stream`, any file), then
+ * sent as a `file` message naming the `file_key` the upload answered.
+ */
+export interface FeishuUpload {
+  file_type: "stream";
+  file_name: string;
+  data: Buffer;
+}
+
+/** Splits a reply into what is shown as messages and its `file` blocks as uploads (UTF-8 bytes). */
+export function splitUploads(reply: Reply): { text: Reply; uploads: FeishuUpload[] } {
+  const uploads: FeishuUpload[] = [];
+  const blocks: ReplyBlock[] = [];
+  for (const block of reply.blocks) {
+    if (block.kind === "file")
+      uploads.push({
+        file_type: "stream",
+        file_name: block.name.trim() || "reply.txt",
+        data: Buffer.from(block.text),
+      });
+    else blocks.push(block);
+  }
+  return { text: { ...reply, blocks }, uploads };
+}
+
+/** The `file` message for an uploaded file (IM message content: `{"file_key": …}`). */
+export function fileMessage(fileKey: string): FeishuPayload {
+  return { msg_type: "file", content: JSON.stringify({ file_key: fileKey }) };
 }
 
 /** Rendering options (tests shrink the limits). */

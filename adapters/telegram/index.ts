@@ -24,7 +24,7 @@ import path from "node:path";
 import { Readable } from "node:stream";
 import { Bot, GrammyError, HttpError, InputFile, webhookCallback } from "grammy";
 import type { InlineKeyboardMarkup, Update } from "grammy/types";
-import { AdapterError, ConfigError } from "../../src/core/errors.js";
+import { AdapterError, ConfigError, FileRefusedError } from "../../src/core/errors.js";
 import { acquireLock, atomicWriteFile, type HeldLock, LockBusyError } from "../../src/core/fsutil.js";
 import {
   clientAddress,
@@ -37,10 +37,12 @@ import type {
   Adapter,
   AdapterCapabilities,
   AdapterHealth,
+  AdapterHooks,
   CommandCatalogEntry,
   InboundMessage,
   InboundSink,
   OutboundTarget,
+  SecretInputOpening,
 } from "../../src/core/message.js";
 import type { AdapterOptions } from "../../src/core/platforms.js";
 import type { Reply } from "../../src/core/reply.js";
@@ -98,6 +100,7 @@ export const TELEGRAM_CAPABILITIES: AdapterCapabilities = {
   threads: true,
   buttons: true,
   files: true,
+  privateInput: "link",
 };
 
 /** Largest webhook body read (bytes): an update is a few KB; Telegram's own limits keep it far below. */
@@ -141,6 +144,7 @@ class TelegramAdapter implements Adapter {
   private readonly offsetFile: string;
   private state: AdapterHealth = { state: "stopped" };
   private sink: InboundSink | undefined;
+  private hooks: AdapterHooks | undefined;
   private running = false;
   private abort = new AbortController();
   private pollLoop: Promise<void> | undefined;
@@ -182,6 +186,12 @@ class TelegramAdapter implements Adapter {
       // A press: the gateway judges it before the sink resolves (a refusal is answered privately in
       // `send`); every callback query is then answered at once so the client stops its spinner.
       const queryId = ctx.update.callback_query?.id ?? "";
+      // A "Set KEY" button opens a one-time form link, sent to the presser's private chat.
+      const opened = (await this.hooks?.secretInput?.open(message)) ?? null;
+      if (opened !== null) {
+        await this.sendSecretLink(queryId, message, opened);
+        return;
+      }
       this.openQueries.add(queryId);
       try {
         await this.sink?.(message);
@@ -199,9 +209,10 @@ class TelegramAdapter implements Adapter {
     return { ...this.state };
   }
 
-  async start(sink: InboundSink): Promise<void> {
+  async start(sink: InboundSink, hooks?: AdapterHooks): Promise<void> {
     if (this.running) return;
     this.sink = sink;
+    this.hooks = hooks;
     this.state = { state: "starting" };
     this.abort = new AbortController();
     await this.takeLock();
@@ -570,6 +581,10 @@ class TelegramAdapter implements Adapter {
 
   // ── outbound ─────────────────────────────────────────────────────────────────────────────────────
 
+  /**
+   * Sends a reply in chunks; the reply's buttons go under the last one, a pressed button's result may
+   * replace the message it was on, and file blocks follow as documents.
+   */
   async send(target: OutboundTarget, reply: Reply, inReplyTo?: InboundMessage): Promise<void> {
     if (reply.private && (await this.answerPrivately(reply, inReplyTo))) return;
     const files = reply.blocks.filter((block) => block.kind === "file");
@@ -593,7 +608,47 @@ class TelegramAdapter implements Adapter {
       await this.sendChunk(target, chunk, index === 0 ? replyTo : undefined, markup);
     }
     // A reply over the budget carries its whole text as a file part: it goes as one document.
-    for (const file of files) await this.sendFile(target, file.name, file.text);
+    for (const file of files) await this.sendFile(target, file.name, file.text, chunks.length);
+  }
+
+  /**
+   * Answers a "Set KEY" press: the one-time form link goes as a URL button to the presser's private
+   * chat (a link is a credential and must not sit in a group's history); the press itself is answered
+   * with a notice only the presser sees. A refusal is that notice alone.
+   */
+  private async sendSecretLink(
+    queryId: string,
+    press: InboundMessage,
+    opened: SecretInputOpening | { refused: string },
+  ): Promise<void> {
+    let notice: string;
+    let alert = true;
+    if ("refused" in opened) notice = opened.refused;
+    else if (!opened.url) notice = "Private secret entry is not available here.";
+    else {
+      try {
+        await this.sendChunk(
+          { chatId: press.sender.id },
+          {
+            text: `Set <code>${escapeHtml(opened.key)}</code> for ${escapeHtml(opened.skill)} with this one-time form (it works once, for 10 minutes, and only for you):`,
+            parse_mode: "HTML",
+          },
+          undefined,
+          { inline_keyboard: [[{ text: `Set ${opened.key}`.slice(0, 64), url: opened.url }]] },
+        );
+        notice = "I sent you a one-time link to set it in our private chat.";
+        alert = false;
+      } catch {
+        // Telegram refuses a private message to someone who never opened a chat with the bot.
+        notice =
+          "I could not message you privately: open a private chat with me, send /start, then press the button again.";
+      }
+    }
+    await this.bot.api
+      .answerCallbackQuery(queryId, { text: callbackNotice(notice), show_alert: alert })
+      .catch((error: unknown) =>
+        this.logger.warn({ err: error }, "telegram: answering a button press failed"),
+      );
   }
 
   /**
@@ -667,8 +722,16 @@ class TelegramAdapter implements Adapter {
     return (text.length > 0 || files === 0 ? renderReply({ ...reply, blocks: text }).length : 0) + files;
   }
 
-  /** Sends content as a document (`sendDocument`, multipart upload), in the target's topic. */
-  private async sendFile(target: OutboundTarget, name: string, content: string): Promise<void> {
+  /**
+   * Sends content as a document (`sendDocument`, multipart upload), in the target's topic. A document
+   * Telegram refuses (too large, say) is a `FileRefusedError` counting the `delivered` messages before it.
+   */
+  private async sendFile(
+    target: OutboundTarget,
+    name: string,
+    content: string,
+    delivered: number,
+  ): Promise<void> {
     const threadId = target.threadId === undefined ? undefined : Number(target.threadId);
     try {
       await this.call("sendDocument", () =>
@@ -679,11 +742,11 @@ class TelegramAdapter implements Adapter {
         ),
       );
     } catch (error) {
-      throw new AdapterError(
-        "telegram",
-        `Telegram did not accept the file ${name} for chat ${target.chatId}: ${(error as Error).message}`,
-        { cause: error, code: "adapter.telegram.send_failed" },
-      );
+      const message = `Telegram did not accept the file ${name} for chat ${target.chatId}: ${(error as Error).message}`;
+      // Telegram answered with an error about the document itself (not flood control): send it cut.
+      if (error instanceof GrammyError && error.error_code !== 429)
+        throw new FileRefusedError("telegram", name, message, { cause: error, delivered });
+      throw new AdapterError("telegram", message, { cause: error, code: "adapter.telegram.send_failed" });
     }
   }
 
@@ -869,3 +932,10 @@ function replyAnchor(message: InboundMessage | undefined): string | undefined {
     return undefined;
   return message.messageId;
 }
+
+/** Escapes text for Telegram's HTML parse mode. */
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+/** One URL button per one-time secret form link (at most 10 rows), or undefined when there are none. */

@@ -1,7 +1,8 @@
 /**
  * skillgate's view of `<home>/config.yaml`. Only the sections skillgate uses (`skills`, `curator`,
  * `auxiliary`, `gateway`, and `model` for the LLM fallback) are read and validated; every other key is
- * left alone and the file is never rewritten. Errors name the key, the value and what is allowed.
+ * left alone. The file is written only by `config/edit.ts` (`skills enable|disable|config set`). Errors name
+ * the key, the value and what is allowed.
  */
 import { readFileSync, statSync } from "node:fs";
 import YAML from "yaml";
@@ -23,6 +24,8 @@ export interface SkillsConfig {
   platformDisabled: Record<string, string[]>;
   ledger: boolean;
   ledgerMaxBytes: number;
+  /** The raw `skills.config` mapping: values of the settings skills declare (`metadata.hermes.config`). */
+  settings: Record<string, unknown>;
   /** Set when the disabled lists are malformed: visibility then fails closed with this error. */
   visibilityError?: ConfigError;
 }
@@ -83,6 +86,10 @@ export interface GatewayConfig {
   trustedProxies: string[];
   /** Most messages one reply may become on a chat platform (past it: a file, or a cut with a pointer). */
   maxReplyMessages: number;
+  /** `gateway.public_url`: the HTTPS address that reaches the one-time secret form server, when any. */
+  publicUrl?: string;
+  /** `gateway.secret_form.port`: where the one-time secret form listens on 127.0.0.1 (behind public_url). */
+  secretForm: { port: number };
 }
 
 /** Everything skillgate reads from config.yaml. */
@@ -288,6 +295,7 @@ function parseSkills(raw: Raw): SkillsConfig {
       integer: true,
       min: 0,
     }),
+    settings: section(skills, "config", "skills."),
   };
   // The disabled lists decide visibility: a malformed one must not crash unrelated commands, but every
   // visibility check fails closed with this error until it is fixed.
@@ -385,6 +393,14 @@ function parseGateway(raw: Raw, platforms: readonly PlatformDefinition[]): Gatew
   const consoleSection = section(gateway, "console", "gateway.");
   const agent = section(gateway, "agent", "gateway.");
   const actions = section(gateway, "actions", "gateway.");
+  const secretForm = section(gateway, "secret_form", "gateway.");
+  const publicUrl = str(gateway, "public_url", "gateway.")?.replace(/\/+$/, "");
+  if (publicUrl !== undefined && !/^https?:\/\/[^\s/]+/.test(publicUrl)) {
+    throw new ConfigError(
+      "gateway.public_url",
+      `config.yaml: \`gateway.public_url\` is ${show(publicUrl)}; it must be a full URL such as "https://bot.example.com".`,
+    );
+  }
   const homeChannel = str(gateway, "home_channel", "gateway.");
   if (homeChannel !== undefined && !isPlatformReference(homeChannel)) {
     throw new ConfigError(
@@ -425,6 +441,10 @@ function parseGateway(raw: Raw, platforms: readonly PlatformDefinition[]): Gatew
     },
     trustedProxies: stringList(gateway, "trusted_proxies", "gateway."),
     maxReplyMessages: num(gateway, "max_reply_messages", "gateway.", 5, { integer: true, min: 1, max: 50 }),
+    publicUrl,
+    secretForm: {
+      port: num(secretForm, "port", "gateway.secret_form.", 8789, { integer: true, min: 0, max: 65535 }),
+    },
   };
 }
 

@@ -26,7 +26,12 @@ export type ActionIntent =
   /** Withdraws a question: the message says so and its sibling buttons stop working. */
   | { kind: "cancel" }
   /** Shows page `page` (0-based) of the invocation's paged block, editing the message in place. */
-  | { kind: "page"; invocation: ActionInvocation; page: number };
+  | { kind: "page"; invocation: ActionInvocation; page: number }
+  /**
+   * Opens a private input for the secret `key` of `skill` (admins; access re-checked on press): a
+   * modal, a card form or a one-time link, by platform. The value never passes through the chat.
+   */
+  | { kind: "secret"; skill: string; key: string };
 
 /** How a button looks; platforms map it to their closest style. */
 export type ActionStyle = "primary" | "danger" | "secondary";
@@ -92,6 +97,16 @@ export function runAction(
 /** A Cancel button for a question; give it the same group as the confirming button. */
 export function cancelAction(group: string, label = "Cancel"): ReplyAction {
   return { label, intent: { kind: "cancel" }, style: "secondary", placement: "replace", group };
+}
+
+/** A "Set KEY" button: opens the platform's private input for one missing secret of a skill. */
+export function secretAction(skill: string, key: string): ReplyAction {
+  return {
+    label: `Set ${key}`,
+    intent: { kind: "secret", skill, key },
+    style: "primary",
+    placement: "reply",
+  };
 }
 
 /** An invocation value, dropping undefined options. */

@@ -55,6 +55,26 @@ export class AdapterError extends SkillgateError {
   }
 }
 
+/**
+ * The platform refused a reply's file part (too large, empty, not allowed). `delivered` says how many
+ * messages of that reply had already gone out; the gateway then sends the reply cut to the budget
+ * instead, with the line naming the terminal command that shows all of it.
+ */
+export class FileRefusedError extends AdapterError {
+  readonly fileName: string;
+  readonly delivered: number;
+  constructor(
+    adapter: string,
+    fileName: string,
+    message: string,
+    options: { cause?: unknown; delivered?: number } = {},
+  ) {
+    super(adapter, message, { cause: options.cause, code: `adapter.${adapter}.file_refused` });
+    this.fileName = fileName;
+    this.delivered = options.delivered ?? 0;
+  }
+}
+
 /** The command line or chat command was malformed (exit 2). */
 export class UsageError extends SkillgateError {
   constructor(message: string) {

@@ -81,6 +81,11 @@ export interface AdapterCapabilities {
   buttons?: boolean;
   /** `file` blocks are sent as files (documents, attachments); without it the reply budget cuts instead. */
   files?: boolean;
+  /**
+   * How an admin can type a secret privately here: `modal` (Discord), `form` (a Feishu card form),
+   * `link` (a one-time web form, when `gateway.public_url` is set). Absent: no private input.
+   */
+  privateInput?: "modal" | "form" | "link";
 }
 
 /** The gateway hands inbound messages to this sink. It resolves once the message is queued. */
@@ -143,6 +148,42 @@ export interface AdapterHooks {
   admit(message: InboundMessage): SenderAdmission;
   /** Skill names this sender may load on this platform that start with `prefix` (visibility + authorisation applied). */
   suggestSkills(senderId: string, prefix: string): Promise<string[]>;
+  /** Private secret entry (a "Set KEY" button's modal, card form or link); absent when none is offered. */
+  secretInput?: SecretInputHooks;
+}
+
+/** The private input a pressed "Set KEY" button opens, for the admin who pressed it. */
+export interface SecretInputOpening {
+  /** One-time token naming the input; it is bound to the presser and expires. */
+  token: string;
+  /** The environment variable to set. */
+  key: string;
+  /** The skill that needs it. */
+  skill: string;
+  /** What to ask (the input's label). */
+  prompt: string;
+  /** The one-time form link, on platforms that get a link instead of a native input. */
+  url?: string;
+}
+
+/**
+ * What an adapter asks the gateway around private secret entry. A "Set KEY" button is an ordinary stored
+ * action (see `core/actions.ts`); an adapter whose platform opens something native on a press (a modal
+ * must be the press's first answer) asks `open` before delivering the press.
+ */
+export interface SecretInputHooks {
+  /**
+   * For a button press: `null` when the pressed action is not a "Set KEY" button (deliver the press as
+   * usual); otherwise the input to open for the presser, or why it is refused (show it to them only).
+   */
+  open(press: InboundMessage): Promise<SecretInputOpening | { refused: string } | null>;
+  /** What the input for `token` asks (opened by `senderId`), or why it is refused. */
+  describe(token: string, senderId: string): Promise<{ key: string; prompt: string } | { refused: string }>;
+  /**
+   * Stores the typed value (never logged or echoed) and returns what the chat may see: "`KEY` set ✓" and
+   * the skill's readiness, or a refusal.
+   */
+  submit(token: string, senderId: string, value: string): Promise<Reply>;
 }
 
 /** Whether a sender is admitted; a stranger gets the notice that names their `platform:id`. */

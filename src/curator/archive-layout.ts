@@ -9,7 +9,14 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { homePaths } from "../config/home.js";
-import { atomicWriteFile, parseJsonObject, readTextIfExists, stableJson, withLock } from "../core/fsutil.js";
+import {
+  atomicWriteFile,
+  parseJsonObject,
+  pathExists,
+  readTextIfExists,
+  stableJson,
+  withLock,
+} from "../core/fsutil.js";
 
 /** The sidecar holding where each archived package lived: `{ "<folder under .archive>": "<category/name>" }`. */
 export function archiveOriginsFile(home: string): string {
@@ -45,13 +52,6 @@ export async function updateArchiveOrigins(
   });
 }
 
-async function exists(target: string): Promise<boolean> {
-  return fs
-    .lstat(target)
-    .then(() => true)
-    .catch(() => false);
-}
-
 /** A free flat place under `.archive/` for a folder called `base`, suffixed with `stamp` on a collision. */
 export async function flatArchiveDestination(
   archiveRoot: string,
@@ -59,12 +59,12 @@ export async function flatArchiveDestination(
   stamp: string,
 ): Promise<string> {
   const plain = path.join(archiveRoot, base);
-  if (!(await exists(plain))) return plain;
+  if (!(await pathExists(plain))) return plain;
   const stamped = `${plain}-${stamp}`;
-  if (!(await exists(stamped))) return stamped;
+  if (!(await pathExists(stamped))) return stamped;
   for (let n = 2; ; n += 1) {
     const candidate = `${stamped}-${n}`;
-    if (!(await exists(candidate))) return candidate;
+    if (!(await pathExists(candidate))) return candidate;
   }
 }
 
@@ -98,7 +98,7 @@ async function nestedPackages(root: string): Promise<string[]> {
  */
 export async function migrateArchiveLayout(home: string, now: Date = new Date()): Promise<number> {
   const paths = homePaths(home);
-  if (!(await exists(paths.archive))) return 0;
+  if (!(await pathExists(paths.archive))) return 0;
   if ((await nestedPackages(paths.archive)).length === 0) return 0;
   return withLock(path.join(paths.locks, "archive-layout"), async () => {
     const nested = await nestedPackages(paths.archive);

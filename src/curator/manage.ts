@@ -23,7 +23,7 @@ import {
   writeRefusal,
 } from "../skills/containment.js";
 import { parseSkillMd } from "../skills/frontmatter.js";
-import { SUPPORT_DIR_NAMES } from "../skills/scan.js";
+import { SUPPORT_DIR_NAMES, SUPPORT_DIRS } from "../skills/scan.js";
 import type { SkillEntry, SkillLibrary } from "../skills/types.js";
 import { emptyRecord, type UsageRecord, UsageStore } from "../skills/usage.js";
 import { archiveSkill } from "./archive.js";
@@ -38,9 +38,6 @@ export const MANAGE_ACTIONS = ["create", "edit", "patch", "write_file", "remove_
 
 /** One of `MANAGE_ACTIONS`. */
 export type ManageAction = (typeof MANAGE_ACTIONS)[number];
-
-/** Support folders a file may be written to or removed from. */
-export const SUPPORT_DIRS = SUPPORT_DIR_NAMES;
 
 /** Longest SKILL.md accepted (characters). */
 export const MAX_SKILL_CHARS = 200_000;
@@ -260,9 +257,9 @@ async function resolveInside(
   if (parts.includes("..")) refuse("file_path cannot contain '..'");
   if (parts.some((part) => part === "" || part === ".")) refuse("file_path has an empty or '.' component");
   if (options.supportOnly) {
-    if (!(SUPPORT_DIRS as readonly string[]).includes(parts[0] ?? "") || parts.length < 2) {
+    if (!SUPPORT_DIRS.has(parts[0] ?? "") || parts.length < 2) {
       refuse(
-        `file_path must be inside ${SUPPORT_DIRS.map((dir) => `${dir}/`).join(", ")} (use edit or patch for SKILL.md)`,
+        `file_path must be inside ${SUPPORT_DIR_NAMES.map((dir) => `${dir}/`).join(", ")} (use edit or patch for SKILL.md)`,
       );
     }
   }

@@ -8,6 +8,7 @@
 import { homePaths } from "../config/home.js";
 import { isoTimestamp } from "../core/fsutil.js";
 import type { ToolCall, ToolDefinition } from "../llm/client.js";
+import { activationBlocker, type ToolSet } from "../skills/settings.js";
 import type { SkillLibrary } from "../skills/types.js";
 import { emptyRecord, UsageStore } from "../skills/usage.js";
 import { type ManageContext, recordView, skillManage } from "./manage.js";
@@ -81,6 +82,18 @@ const MANAGE_TOOL: ToolDefinition = {
   },
 };
 
+/** The toolset each skill tool belongs to (skills may require or fall back for toolsets by these names). */
+const TOOLSET_OF: Record<SkillToolName, string> = {
+  skills_list: "skills",
+  skill_view: "skills",
+  skill_manage: "skills",
+};
+
+/** The tool set a runtime offering `names` has: its tool names and their toolsets. */
+export function toolSetOf(names: readonly SkillToolName[]): ToolSet {
+  return { tools: new Set(names), toolsets: new Set(names.map((name) => TOOLSET_OF[name])) };
+}
+
 /** The definitions for the given tool names, in that order. */
 export function toolDefinitions(names: SkillToolName[]): ToolDefinition[] {
   const all: Record<SkillToolName, ToolDefinition> = {
@@ -103,6 +116,11 @@ export interface ToolRuntime {
   countUsage: boolean;
   /** Needed for `skill_manage` and read-before-write tracking. */
   manage?: ManageContext;
+  /**
+   * When set, `skills_list` leaves out skills whose conditional activation (`requires_*`,
+   * `fallback_for_*`) rules them out for this tool set.
+   */
+  activation?: ToolSet;
   /** Called after each successful skill view (e.g. to collect setup hints). */
   onView?: (name: string, result: Record<string, unknown>) => void;
 }
@@ -160,7 +178,11 @@ async function execute(
   switch (name) {
     case "skills_list": {
       const category = typeof args.category === "string" && args.category !== "" ? args.category : undefined;
-      return { ...(await runtime.library.list({ category, platform: runtime.platform })) };
+      const result = await runtime.library.list({ category, platform: runtime.platform });
+      if (!runtime.activation || !result.skills) return { ...result };
+      const usable = await usableNames(runtime.library, runtime.platform, runtime.activation);
+      const skills = result.skills.filter((skill) => usable.has(skill.name));
+      return { ...result, skills, count: skills.length };
     }
     case "skill_view": {
       if (typeof args.name !== "string" || args.name === "")
@@ -198,4 +220,18 @@ async function countView(home: string, name: string): Promise<void> {
     record.last_used_at = stamp;
     records[name] = record;
   });
+}
+
+/** Names of the skills visible on `platform` whose conditional activation allows `toolSet`. */
+export async function usableNames(
+  library: SkillLibrary,
+  platform: string | null,
+  toolSet: ToolSet,
+): Promise<Set<string>> {
+  const visible = await library.visible(platform);
+  return new Set(
+    visible
+      .filter((entry) => activationBlocker(entry.frontmatter, toolSet) === null)
+      .map((entry) => entry.name),
+  );
 }

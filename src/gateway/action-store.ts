@@ -7,9 +7,11 @@
  * so a second press is told it was already done. The file is `<home>/gateway/actions.json`, written
  * atomically before a button is shown and before a press acts, so buttons survive a restart.
  */
+
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import type { ActionIntent, ActionPlacement } from "../core/actions.js";
+import { trimOldest } from "../core/bounded.js";
 import { atomicWriteFile, parseJsonObject, readTextIfExists } from "../core/fsutil.js";
 
 /** Default lifetime of a shown button. */
@@ -53,6 +55,10 @@ function isIntent(value: unknown): value is ActionIntent {
   if (typeof value !== "object" || value === null) return false;
   const kind = (value as { kind?: unknown }).kind;
   if (kind === "cancel") return true;
+  if (kind === "secret") {
+    const { skill, key } = value as { skill?: unknown; key?: unknown };
+    return typeof skill === "string" && typeof key === "string";
+  }
   const invocation = (value as { invocation?: unknown }).invocation as
     | { path?: unknown; args?: unknown; options?: unknown }
     | undefined;
@@ -203,11 +209,7 @@ export class ActionStore {
   private prune(): void {
     const now = this.now();
     for (const [id, entry] of this.entries) if (now >= entry.expiresAt) this.entries.delete(id);
-    while (this.entries.size > this.maxEntries) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest === undefined) break;
-      this.entries.delete(oldest);
-    }
+    trimOldest(this.entries, this.maxEntries);
   }
 
   private save(): Promise<void> {

@@ -5,7 +5,9 @@
  * all that is shown. `judgePress` decides what a button press may do, for the person who pressed: an
  * unknown (forged), expired or used id, a press from another chat, or a presser whose access does not
  * allow the command is refused with a reply meant only for them; otherwise the press is accepted and a
- * single-use button (with its group) is used up before anything runs.
+ * single-use button (with its group) is used up before anything runs. A "Set KEY" button (intent
+ * `secret`) is judged the same way, for admins only, and may be pressed again: what it opens (a modal,
+ * card form or one-time link) is itself single-use.
  */
 import { accessRefusal } from "../../commands/runner.js";
 import type { CommandContext, CommandInput, CommandSpec } from "../../commands/types.js";
@@ -36,6 +38,7 @@ export interface PresentTarget {
 export type PressVerdict =
   | { kind: "refused"; reply: Reply }
   | { kind: "cancel"; action: StoredAction }
+  | { kind: "secret"; action: StoredAction; skill: string; key: string }
   | { kind: "run"; action: StoredAction; spec: CommandSpec; input: CommandInput; page?: number };
 
 /** A reply meant only for the person who pressed. */
@@ -79,7 +82,9 @@ export class ActionRouter {
         intent: action.intent,
         placement: placementOf(action),
         group: `${nonce}:${action.group ?? `#${index}`}`,
-        once: action.intent.kind !== "page",
+        // Page buttons may be pressed again, and so may "Set KEY" (each press opens a fresh single-use
+        // input; a dismissed modal can be reopened).
+        once: action.intent.kind !== "page" && action.intent.kind !== "secret",
       })),
       { platform: target.platform, chatId: target.chatId },
     );
@@ -132,6 +137,20 @@ export class ActionRouter {
       }
       return { kind: "cancel", action };
     }
+    if (action.intent.kind === "secret") {
+      // Setting a secret changes the host's .env: for admins, judged for whoever pressed.
+      const ctx = contextFor();
+      if (!ctx.caller?.isAdmin) {
+        const who = ctx.caller ? `${ctx.caller.platform}:${ctx.caller.id}` : "unknown";
+        return {
+          kind: "refused",
+          reply: privateNotice(
+            `⛔ Setting a secret is for admins only. Your id is \`${who}\`; ask the owner to add it to gateway.admins if you should have this right.`,
+          ),
+        };
+      }
+      return { kind: "secret", action, skill: action.intent.skill, key: action.intent.key };
+    }
     const intent = action.intent;
     const spec = this.specOf(intent.invocation);
     if (!spec) {
@@ -141,7 +160,7 @@ export class ActionRouter {
       };
     }
     // A press is a command like any other: the presser's own access decides, not the asker's.
-    const refused = accessRefusal(spec, contextFor());
+    const refused = accessRefusal(spec, contextFor(), inputOf(intent.invocation, false));
     if (refused) return { kind: "refused", reply: { ...refused, private: true } };
     if (action.once && !(await this.store.consume(actionId, who))) {
       return { kind: "refused", reply: privateNotice("This was already answered; nothing more was done.") };
@@ -154,6 +173,12 @@ export class ActionRouter {
       input: inputOf(intent.invocation, confirmed),
       page: intent.kind === "page" ? intent.page : undefined,
     };
+  }
+
+  /** True when `actionId` names a stored "Set KEY" button of this chat (whatever its state). */
+  isSecretAction(message: InboundMessage, actionId: string): boolean {
+    const found = this.store.lookup(actionId, { platform: message.platform, chatId: message.chat.id });
+    return found.status !== "unknown" && found.action.intent.kind === "secret";
   }
 
   /** Cuts the paged block to one page and adds the page line and ‹ › buttons (first row). */

@@ -5,12 +5,19 @@
  * this chat with `/<skill>`; the tools `skills_list` and `skill_view` (with `file_path` for linked files)
  * fetch more on demand. Each view counts as a view and a use. History is per chat and bounded.
  */
+import path from "node:path";
 import { sessionKeyOf } from "../../commands/context.js";
 import type { CommandContext } from "../../commands/types.js";
 import type { SkillgateConfig } from "../config/config.js";
 import type { InboundMessage } from "../core/message.js";
 import { errorReply, type Reply, type ReplyBlock, reply } from "../core/reply.js";
-import { runToolCall, type ToolRuntime, toolDefinitions } from "../curator/tools.js";
+import {
+  runToolCall,
+  type SkillToolName,
+  type ToolRuntime,
+  toolDefinitions,
+  toolSetOf,
+} from "../curator/tools.js";
 import {
   type ChatMessage,
   type ClientOptions,
@@ -19,6 +26,7 @@ import {
   ModelError,
 } from "../llm/client.js";
 import { describeModel, type ResolvedModel, resolveChatModel } from "../llm/config.js";
+import { activationBlocker, type ResolvedSetting, settingsBlock } from "../skills/settings.js";
 import type { SkillEntry, SkillLibrary } from "../skills/types.js";
 import type { ChatAgent } from "./gateway.js";
 import { SessionStore } from "./sessions.js";
@@ -92,13 +100,17 @@ async function loadedSkillsText(
   library: SkillLibrary,
   names: string[],
   platform: string | null,
+  configFile: string,
 ): Promise<string> {
   const parts: string[] = [];
   for (const name of names) {
     // Visibility is re-checked here: a skill disabled since it was loaded is not handed to the model.
     const view = await library.view(name, { platform }).catch(() => undefined);
     if (!view?.success || typeof view.content !== "string") continue;
-    parts.push(`### ${name}\n${view.content.slice(0, LOADED_SKILL_CHARS)}`);
+    // The resolved settings travel with the loaded skill, after its text.
+    const settings = Array.isArray(view.settings) ? (view.settings as ResolvedSetting[]) : [];
+    const block = settingsBlock(settings, configFile);
+    parts.push(`### ${name}\n${view.content.slice(0, LOADED_SKILL_CHARS)}${block ? `\n\n${block}` : ""}`);
   }
   return parts.join("\n\n");
 }
@@ -159,14 +171,25 @@ async function respond(
   const sessionKey = ctx.sessionKey ?? sessionKeyOf(message);
   const sessions = ctx.sessions ?? SessionStore.for(options.home);
   const library = options.library ?? ctx.library;
+  const allowed: SkillToolName[] = ["skills_list", "skill_view"];
+  const toolSet = toolSetOf(allowed);
   let visible: SkillEntry[];
   try {
-    visible = await library.visible(platform);
+    // Conditional activation: skills needing tools this agent lacks, and fallbacks for tools it has,
+    // are not offered.
+    visible = (await library.visible(platform)).filter(
+      (entry) => activationBlocker(entry.frontmatter, toolSet) === null,
+    );
   } catch (error) {
     // The visibility rule fails closed: no skill is offered while the config is broken.
     return errorReply(`Skills are unavailable here: ${(error as Error).message}`);
   }
-  const loaded = await loadedSkillsText(library, sessions.loadedSkills(sessionKey), platform);
+  const loaded = await loadedSkillsText(
+    library,
+    sessions.loadedSkills(sessionKey),
+    platform,
+    path.join(options.home, "config.yaml"),
+  );
   const historyLimit = options.config.gateway.agent.historyMessages;
   const history = historyLimit > 0 ? sessions.history(sessionKey).slice(-historyLimit) : [];
   const messages: ChatMessage[] = [
@@ -179,7 +202,8 @@ async function respond(
     library,
     home: options.home,
     platform,
-    allowed: ["skills_list", "skill_view"],
+    allowed,
+    activation: toolSet,
     countUsage: true,
     onView: (name, view) => notices.add(name, view),
   };

@@ -9,7 +9,7 @@ import type { SkillEntry } from "../skills/types.js";
 
 const GROUP_SUMMARIES: Record<string, string> = {
   curator: "curator: status, run, pin, archive, restore, backup, rollback…",
-  skills: "skills: list, view, usage",
+  skills: "skills: list, view, usage, enable, disable, config",
 };
 
 function optionsOf(spec: CommandSpec) {

@@ -9,19 +9,25 @@ import { findSkillByChatName, loadSkills } from "../../commands/chat.js";
 import { chatContext, sessionKeyOf } from "../../commands/context.js";
 import { registry as defaultRegistry } from "../../commands/index.js";
 import { resolveCommand } from "../../commands/parse.js";
-import { parseAndRun, runCommand } from "../../commands/runner.js";
+import { isMutating, parseAndRun, runCommand } from "../../commands/runner.js";
 import type { CommandContext, CommandSpec } from "../../commands/types.js";
 import type { SkillgateConfig } from "../config/config.js";
 import { AccessGate, admitSender, roleOf } from "../core/access.js";
 import { applyBudget } from "../core/budget.js";
 import { matchChatCommand } from "../core/command-text.js";
-import { SkillgateError } from "../core/errors.js";
+import { FileRefusedError, SkillgateError } from "../core/errors.js";
 import { type Logger, silentLogger } from "../core/logger.js";
-import type { Adapter, AdapterHooks, InboundMessage, ParsedCommand } from "../core/message.js";
+import type {
+  Adapter,
+  AdapterHooks,
+  InboundMessage,
+  OutboundTarget,
+  ParsedCommand,
+} from "../core/message.js";
 import { errorReply, type Reply, replyToPlainText, textReply } from "../core/reply.js";
 import type { CoordinationStores, RunLock } from "../core/stores.js";
 import type { Consolidator } from "../curator/types.js";
-import { openLibrary } from "../skills/library.js";
+import { type ManagedSkillLibrary, openLibrary } from "../skills/library.js";
 import type { SkillLibrary } from "../skills/types.js";
 import { ActionStore } from "./action-store.js";
 import { ActionRouter, type PressVerdict } from "./actions.js";
@@ -31,6 +37,8 @@ import { type HealthServer, healthReport, startHealthServer } from "./health.js"
 import { MaintenanceTicker, type TickOutcome } from "./maintenance.js";
 import { ChatQueues } from "./queue.js";
 import { OutboundScrubber } from "./scrub.js";
+import { type SecretFormServer, startSecretFormServer } from "./secrets-entry/form-server.js";
+import { SecretEntry } from "./secrets-entry/service.js";
 import { openFileStores } from "./stores.js";
 
 /** Answers non-command chat text (the LLM agent). */
@@ -93,6 +101,8 @@ export interface Gateway {
   readonly healthUrl: string | undefined;
   /** The web console's URL once started (undefined when not served). */
   readonly consoleUrl: string | undefined;
+  /** Port of the one-time secret form server, once started (`gateway.public_url` set). */
+  readonly secretFormPort: number | undefined;
 }
 
 const UNKNOWN_HINT =
@@ -119,7 +129,9 @@ function stackedNames(rawArgs: string): { names: string[]; instruction: string }
 class GatewayImpl implements Gateway {
   private readonly logger: Logger;
   private readonly now: () => number;
-  private readonly library: SkillLibrary;
+  private readonly library: ManagedSkillLibrary;
+  /** The config in force when the menus were last synced; a newer one (an edit) triggers a resync. */
+  private syncedConfig: SkillgateConfig | undefined;
   private readonly registry: readonly CommandSpec[];
   private access: AccessGate | undefined;
   private readonly queues: ChatQueues;
@@ -134,6 +146,8 @@ class GatewayImpl implements Gateway {
   private actionStore: ActionStore | undefined;
   private health: HealthServer | undefined;
   private webConsole: ConsoleServer | undefined;
+  private readonly secrets: SecretEntry;
+  private secretForm: SecretFormServer | undefined;
   private state: "new" | "running" | "stopping" | "stopped" = "new";
   private stopping: Promise<void> | undefined;
 
@@ -144,6 +158,12 @@ class GatewayImpl implements Gateway {
     this.registry = options.registry ?? defaultRegistry;
     this.scrubber = new OutboundScrubber(options.home, options.config);
     this.queues = new ChatQueues(options.config.gateway.concurrency);
+    this.secrets = new SecretEntry({
+      home: options.home,
+      library: this.library,
+      now: this.now,
+      publicUrl: options.config.gateway.publicUrl,
+    });
     this.stores = options.stores;
     this.runLock = {
       acquire: () => {
@@ -177,6 +197,10 @@ class GatewayImpl implements Gateway {
 
   get consoleUrl(): string | undefined {
     return this.webConsole?.url;
+  }
+
+  get secretFormPort(): number | undefined {
+    return this.secretForm?.port;
   }
 
   async start(): Promise<void> {
@@ -230,7 +254,39 @@ class GatewayImpl implements Gateway {
     // Input may already have ended (a piped terminal chat): then stop() is running; start nothing more.
     if (this.state !== "running") return;
     await this.startConsole();
+    await this.startSecretForm();
     this.maintenance.start(this.options.config.gateway.maintenance.checkMinutes * 60_000);
+  }
+
+  /** The one-time secret form, when `gateway.public_url` is set and a platform gets links. */
+  private async startSecretForm(): Promise<void> {
+    const gateway = this.options.config.gateway;
+    if (!gateway.publicUrl) return;
+    if (!this.options.adapters.some((adapter) => adapter.capabilities.privateInput === "link")) return;
+    try {
+      this.secretForm = await startSecretFormServer(
+        gateway.secretForm.port,
+        this.secrets,
+        async (pending, done) => {
+          const adapter = this.options.adapters.find((candidate) => candidate.platform === pending.platform);
+          if (!adapter) return;
+          await adapter
+            .send(
+              { chatId: pending.chatId, threadId: pending.threadId },
+              this.outbound(adapter, await this.present(adapter, pending.chatId, done.reply)),
+            )
+            .catch((error) =>
+              this.logger.warn({ err: error }, "gateway: posting a secret confirmation failed"),
+            );
+        },
+      );
+      this.logger.info({ port: this.secretForm.port }, "gateway: one-time secret form listening");
+    } catch (error) {
+      this.logger.error(
+        { err: error, port: gateway.secretForm.port },
+        "gateway: the secret form could not listen (set gateway.secret_form.port to a free port); secrets are not offered by link",
+      );
+    }
   }
 
   private async startConsole(): Promise<void> {
@@ -287,6 +343,7 @@ class GatewayImpl implements Gateway {
       this.actionStore?.flush(),
       this.health?.close(),
       this.webConsole?.close(),
+      this.secretForm?.close(),
     ]);
     (this.library as { close?: () => void }).close?.();
     this.state = "stopped";
@@ -302,6 +359,7 @@ class GatewayImpl implements Gateway {
   }
 
   async syncCommandCatalogs(): Promise<void> {
+    this.syncedConfig = this.library.currentConfig();
     for (const adapter of this.options.adapters) {
       if (!adapter.syncCommands) continue;
       let skills: Awaited<ReturnType<SkillLibrary["visible"]>> = [];
@@ -326,6 +384,9 @@ class GatewayImpl implements Gateway {
   private hooksFor(adapter: Adapter): AdapterHooks {
     return {
       admit: (message) => admitSender(this.options.config, message),
+      ...(this.secrets.available(adapter.capabilities)
+        ? { secretInput: this.secretInputHooks(adapter) }
+        : {}),
       suggestSkills: async (senderId, prefix) => {
         if (roleOf(this.options.config, adapter.platform, senderId) === "stranger") return [];
         let skills: Awaited<ReturnType<SkillLibrary["visible"]>>;
@@ -341,6 +402,41 @@ class GatewayImpl implements Gateway {
           .filter((name) => name.toLowerCase().replace(/_/g, "-").startsWith(wanted))
           .sort()
           .slice(0, 25);
+      },
+    };
+  }
+
+  /**
+   * Private secret entry for one adapter. `open` answers a press of a "Set KEY" button (a stored action
+   * judged like any other: known id, this chat, not expired, the presser an admin) with a one-time input
+   * bound to the presser; `submit` stores a value typed into it. Values are never logged.
+   */
+  private secretInputHooks(adapter: Adapter): NonNullable<AdapterHooks["secretInput"]> {
+    const secrets = this.secrets;
+    return {
+      open: async (press) => {
+        const actionId = press.press?.actionId;
+        if (!this.actions || !actionId || !this.actions.isSecretAction(press, actionId)) return null;
+        const admission = admitSender(this.options.config, press);
+        if (!admission.admitted) return { refused: "You are not on this gateway's allowed list." };
+        const isAdmin =
+          roleOf(this.options.config, adapter.platform, press.sender.id, press.chat.id) === "admin";
+        const verdict = await this.actions.judgePress(press, actionId, () =>
+          this.contextFor(adapter, press, isAdmin),
+        );
+        if (verdict.kind === "refused") return { refused: replyToPlainText(verdict.reply) };
+        if (verdict.kind !== "secret") return null;
+        return secrets.open(adapter.capabilities, press, verdict.skill, verdict.key);
+      },
+      describe: async (token, senderId) => secrets.describe(token, adapter.platform, senderId),
+      submit: async (token, senderId, value) => {
+        const done = await secrets.submit(token, adapter.platform, senderId, value);
+        if (done.stored)
+          this.logger.info(
+            { platform: adapter.platform, key: done.stored.key, skill: done.stored.skill },
+            "gateway: a secret was set through a private input",
+          );
+        return this.scrubber.reply(done.reply);
       },
     };
   }
@@ -388,9 +484,11 @@ class GatewayImpl implements Gateway {
   }
 
   private contextFor(adapter: Adapter, message: InboundMessage, isAdmin: boolean): CommandContext {
-    return chatContext({
+    // The config as it is now on disk (the library re-reads config.yaml when it changes), so an edit made
+    // by `skills disable` — from any chat or the CLI — applies to the very next message.
+    const ctx = chatContext({
       home: this.options.home,
-      config: this.options.config,
+      config: this.library.currentConfig(),
       message,
       isAdmin,
       sessions: this.stores?.sessions,
@@ -399,6 +497,10 @@ class GatewayImpl implements Gateway {
       library: this.library,
       buttons: adapter.capabilities.buttons === true,
     });
+    // "Set KEY" buttons are shown to admins where a press opens a private input.
+    if (isAdmin && adapter.capabilities.buttons === true && this.secrets.available(adapter.capabilities))
+      ctx.secretInput = true;
+    return ctx;
   }
 
   /**
@@ -443,13 +545,25 @@ class GatewayImpl implements Gateway {
       });
       return;
     }
+    if (verdict.kind === "secret") {
+      // The adapter opens the input itself (`hooks.secretInput.open`); a press that reaches here came
+      // from a platform without one.
+      await this.send(adapter, message, {
+        ...textReply("Private secret entry is not available here; set it in the gateway host's .env file.", {
+          exitCode: 1,
+        }),
+        private: true,
+      });
+      return;
+    }
     const ctx = this.contextFor(adapter, message, isAdmin);
     const work = runCommand(verdict.spec, ctx, verdict.input, { onUnexpected: this.onUnexpected });
     const label = `/${verdict.spec.path.join(" ")}`;
     const { value: reply, editMessageId } = await this.acknowledgeIfSlow(adapter, message, work, label, edit);
     await this.send(adapter, message, reply, { editMessageId, page: verdict.page });
     this.stores?.activity.touch();
-    if (verdict.spec.mutating && reply.exitCode === 0) await this.syncCommandCatalogs();
+    if (reply.exitCode === 0 && (isMutating(verdict.spec, verdict.input) || this.configChanged()))
+      await this.syncCommandCatalogs();
   }
 
   private async process(adapter: Adapter, message: InboundMessage, isAdmin: boolean): Promise<void> {
@@ -466,7 +580,7 @@ class GatewayImpl implements Gateway {
     const shown = reply.blocks.length > 0 || editMessageId === undefined ? reply : textReply("Done.");
     if (shown.blocks.length > 0) await this.send(adapter, message, shown, { editMessageId });
     this.stores?.activity.touch();
-    if (mutated) await this.syncCommandCatalogs();
+    if (mutated || this.configChanged()) await this.syncCommandCatalogs();
   }
 
   /**
@@ -505,8 +619,22 @@ class GatewayImpl implements Gateway {
     return { value: await work, editMessageId: notice ?? edit };
   }
 
-  /** Everything a chat receives: scrubbed of secrets and server paths, then held to the reply budget. */
-  private outbound(adapter: Adapter, reply: Reply, message?: InboundMessage): Reply {
+  /** config.yaml changed since the menus were synced (an edit from chat, the CLI or by hand). */
+  private configChanged(): boolean {
+    return this.library.currentConfig() !== this.syncedConfig;
+  }
+
+  /**
+   * Everything a chat receives: scrubbed of secrets and server paths, then held to the reply budget.
+   * `fallback` is the retry after the platform refused the file part: no files, and only the messages
+   * of the budget that the refused attempt had not used yet.
+   */
+  private outbound(
+    adapter: Adapter,
+    reply: Reply,
+    message?: InboundMessage,
+    fallback?: { delivered: number },
+  ): Reply {
     const command = message?.command;
     const known = command && this.registry.some((spec) => spec.path[0] === command.name);
     const cliCommand = command
@@ -521,10 +649,11 @@ class GatewayImpl implements Gateway {
           .slice(0, 60)}.txt`
       : "reply.txt";
     const maxLength = adapter.capabilities.maxMessageLength;
+    const maxMessages = this.options.config.gateway.maxReplyMessages - (fallback?.delivered ?? 0);
     return applyBudget(this.scrubber.reply(reply), {
-      maxMessages: this.options.config.gateway.maxReplyMessages,
+      maxMessages: Math.max(1, maxMessages),
       measure: (value) => adapter.measure?.(value) ?? Math.ceil(replyToPlainText(value).length / maxLength),
-      files: adapter.capabilities.files === true,
+      files: adapter.capabilities.files === true && fallback === undefined,
       cliCommand,
       fileName,
     });
@@ -539,13 +668,41 @@ class GatewayImpl implements Gateway {
     try {
       // Buttons are stored and a paged block cut to its page first: the budget then sees one page.
       const shown = await this.present(adapter, message.chat.id, reply, options.page);
-      await adapter.send(
+      await this.deliver(
+        adapter,
         { chatId: message.chat.id, threadId: message.chat.threadId, editMessageId: options.editMessageId },
-        this.outbound(adapter, shown, message),
+        shown,
         message,
       );
     } catch (error) {
       this.logger.error({ err: error, platform: adapter.platform }, "gateway: sending a reply failed");
+    }
+  }
+
+  /**
+   * Sends a reply through the budget. When the platform refuses its file part (too large for this
+   * chat, say), the reply goes again cut to what is left of the budget, with the line that names the
+   * terminal command showing all of it; the refusal is logged.
+   */
+  private async deliver(
+    adapter: Adapter,
+    target: OutboundTarget,
+    shown: Reply,
+    message?: InboundMessage,
+  ): Promise<void> {
+    try {
+      await adapter.send(target, this.outbound(adapter, shown, message), message);
+    } catch (error) {
+      if (!(error instanceof FileRefusedError)) throw error;
+      this.logger.warn(
+        { err: error, platform: adapter.platform, file: error.fileName, delivered: error.delivered },
+        "gateway: the platform refused the reply's file; sending the reply cut instead",
+      );
+      await adapter.send(
+        target,
+        this.outbound(adapter, shown, message, { delivered: error.delivered }),
+        message,
+      );
     }
   }
 
@@ -606,7 +763,12 @@ class GatewayImpl implements Gateway {
         const loaded = await loadSkills(runCtx, [first, ...names], instruction);
         if (!agent || !instruction || loaded.reply.exitCode !== 0) return loaded.reply;
         const answer = await agent.respond({ ...message, text: instruction, command: undefined }, runCtx);
-        return { ...answer, blocks: [...loaded.reply.blocks, ...answer.blocks] };
+        // "Set KEY" buttons of the loaded skills stay with the combined answer.
+        return {
+          ...answer,
+          blocks: [...loaded.reply.blocks, ...answer.blocks],
+          actions: answer.actions ?? loaded.reply.actions,
+        };
       },
     };
     return runCommand(spec, ctx, { args: [], options: {} }, { onUnexpected: this.onUnexpected });
@@ -637,10 +799,7 @@ class GatewayImpl implements Gateway {
       );
       return false;
     }
-    await adapter.send(
-      { chatId, threadId },
-      this.outbound(adapter, await this.present(adapter, chatId, reply)),
-    );
+    await this.deliver(adapter, { chatId, threadId }, await this.present(adapter, chatId, reply));
     return true;
   }
 }

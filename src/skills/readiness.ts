@@ -1,15 +1,24 @@
 /**
- * Skill readiness: which environment variables and credential files a skill needs, which are missing,
- * and what to tell the person. Requirements come from `required_environment_variables`,
- * `setup.collect_secrets` and the legacy `prerequisites.env_vars`. A variable is present when it is
- * non-empty in `<home>/.env` or in the process environment. On a chat surface nothing is prompted: the
- * view carries `gateway_setup_hint`. In a terminal, `promptForMissingSecrets` asks with hidden input.
+ * Skill readiness: which environment variables, credential files and system commands a skill needs,
+ * which are missing, its declared settings with their values, and what to tell the person. Variables
+ * come from `required_environment_variables`, `setup.collect_secrets` and the legacy
+ * `prerequisites.env_vars`; a variable is present when it is non-empty in `<home>/.env` or in the process
+ * environment. Commands (`prerequisites.commands`, `required_commands`) are looked up on `PATH`. On a
+ * chat surface nothing is prompted: the view carries `gateway_setup_hint`. In a terminal,
+ * `promptForMissingSecrets` asks with hidden input.
  */
 import { access, chmod } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { readDotenv } from "../config/dotenv.js";
 import { atomicWriteFile, readTextIfExists, withLock } from "../core/fsutil.js";
+import {
+  commandOnPath,
+  type ResolvedSetting,
+  requiredCommands,
+  resolveSettings,
+  settingDeclarations,
+} from "./settings.js";
 import type { SkillEntry } from "./types.js";
 import { effectivePlatform } from "./visibility.js";
 
@@ -133,6 +142,8 @@ export interface ReadinessOptions {
   /** Chat platform (or null for the terminal); decides whether `gateway_setup_hint` is given. */
   platform?: string | null;
   env?: NodeJS.ProcessEnv;
+  /** The `skills.config` mapping of config.yaml (declared settings are valued from it). */
+  settings?: Record<string, unknown>;
 }
 
 /** The readiness keys of a `skill_view` result. */
@@ -145,6 +156,10 @@ export interface ReadinessFields {
   setup_needed: boolean;
   setup_skipped: boolean;
   readiness_status: "available" | "setup_needed";
+  /** Declared settings (`metadata.hermes.config`) with their values; only when declared (skillgate addition). */
+  settings?: ResolvedSetting[];
+  /** Keys of declared settings with neither a configured value nor a default (skillgate addition). */
+  unset_settings?: string[];
   setup_help?: string;
   gateway_setup_hint?: string;
   setup_note?: string;
@@ -189,35 +204,46 @@ export async function readinessFields(
     );
     if (!exists) missingFiles.push(file);
   }
-  const setupNeeded = missing.length > 0 || missingFiles.length > 0;
+  const commands = requiredCommands(frontmatter);
+  const missingCommands = commands.filter((name) => !commandOnPath(name, env));
+  const settings = resolveSettings(settingDeclarations(frontmatter), options.settings ?? {}, env);
+  const setupNeeded = missing.length > 0 || missingFiles.length > 0 || missingCommands.length > 0;
   const fields: ReadinessFields = {
     required_environment_variables: requirements,
-    required_commands: [],
+    required_commands: commands,
     missing_required_environment_variables: missing,
     missing_credential_files: missingFiles,
-    missing_required_commands: [],
+    missing_required_commands: missingCommands,
     setup_needed: setupNeeded,
     setup_skipped: false,
     readiness_status: setupNeeded ? "setup_needed" : "available",
   };
+  if (settings.length > 0) {
+    fields.settings = settings;
+    fields.unset_settings = settings
+      .filter((setting) => setting.source === "unset")
+      .map((setting) => setting.key);
+  }
   // As Hermes builds it: the help (or provider URL) of the first declared variable that has one.
   const setupHelp = requirements.find((requirement) => requirement.help)?.help;
   if (setupHelp) fields.setup_help = setupHelp;
   if (missing.length > 0 && isGatewaySurface(options.platform, env))
     fields.gateway_setup_hint = gatewaySetupHint(home);
-  if (setupNeeded) fields.setup_note = setupNote(missing, missingFiles, setupHelp, env);
+  if (setupNeeded) fields.setup_note = setupNote(missing, missingFiles, missingCommands, setupHelp, env);
   return fields;
 }
 
 function setupNote(
   missing: string[],
   files: string[],
+  commands: string[],
   help: string | undefined,
   env: NodeJS.ProcessEnv,
 ): string {
   const parts: string[] = [];
   if (missing.length > 0) parts.push(`missing env ${missing.map((name) => `$${name}`).join(", ")}`);
   if (files.length > 0) parts.push(`file ${files.join(", ")}`);
+  if (commands.length > 0) parts.push(`command ${commands.join(", ")} (not on PATH)`);
   let note = `Setup needed before using this skill: ${parts.join(", ")}.`;
   if (help) note += ` ${help}`;
   const backend = (env.TERMINAL_ENV ?? "").toLowerCase();
@@ -280,14 +306,25 @@ function quoteValue(value: string): string {
   return value.includes('"') ? `'${value}'` : `"${value}"`;
 }
 
-async function storeSecrets(home: string, answers: Map<string, string>): Promise<void> {
+/**
+ * Stores secrets in `<home>/.env` under its lock: an empty placeholder line is filled in place, an
+ * existing `KEY=…` line replaced (when `replace`), anything else appended. Written atomically with mode
+ * 0600. Values are never logged or returned.
+ */
+export async function storeSecrets(
+  home: string,
+  answers: Map<string, string>,
+  options: { replace?: boolean } = {},
+): Promise<void> {
   const file = path.join(home, ".env");
   await withLock(`${file}.lock`, async () => {
     const existing = (await readTextIfExists(file)) ?? "";
     const pending = new Map(answers);
     const lines = existing === "" ? [] : existing.replace(/\n$/, "").split("\n");
     const updated = lines.map((line) => {
-      const match = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(?:""|'')?\s*$/.exec(line);
+      const match = options.replace
+        ? /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=/.exec(line)
+        : /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(?:""|'')?\s*$/.exec(line);
       const name = match?.[1];
       if (!name || !pending.has(name)) return line;
       const value = pending.get(name) as string;

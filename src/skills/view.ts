@@ -267,7 +267,11 @@ async function skillResult(
       hermes && typeof hermes === "object" && hermes[key] !== undefined ? hermes[key] : frontmatter[key],
     );
   const linked = candidate.kind === "dir" ? linkedFiles(candidate.dir) : null;
-  const readiness = await readinessFields(frontmatter, ctx.home, { platform, env: ctx.env });
+  const readiness = await readinessFields(frontmatter, ctx.home, {
+    platform,
+    env: ctx.env,
+    settings: ctx.config.skills.settings,
+  });
   // On a chat surface, server paths are shown relative to the home.
   const shown = (target: string) => (platform ? displayPath(ctx.home, target) : target);
   const pathLabel =

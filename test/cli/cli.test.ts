@@ -128,6 +128,40 @@ describe("skillgate CLI", () => {
     expect(JSON.parse(done.stdout).adopted.sort()).toEqual(["arxiv", "pdf-tools", "weather"]);
   });
 
+  it("skills disable/enable --platform edit config.yaml in place; config set keeps a secret value out of the ledger", async () => {
+    const file = path.join(home, "config.yaml");
+    const before = await fs.readFile(file, "utf8");
+    const refused = await run(["skills", "disable", "weather", "--platform", "discord"]);
+    expect(refused.code).toBe(1);
+    expect(await fs.readFile(file, "utf8")).toBe(before);
+    const done = await run(["skills", "disable", "weather", "--platform", "discord", "-y"]);
+    expect(done.code).toBe(0);
+    expect(done.stdout).toContain("disabled on discord");
+    const after = await fs.readFile(file, "utf8");
+    expect(after).toBe(
+      before.replace("    telegram: [arxiv]\n", "    telegram: [arxiv]\n    discord: [weather]\n"),
+    );
+    const listed = JSON.parse((await run(["skills", "list", "--platform", "discord", "--json"])).stdout);
+    expect(listed.skills.map((skill: { name: string }) => skill.name)).not.toContain("weather");
+    expect((await run(["skills", "enable", "weather", "--platform", "discord", "-y"])).code).toBe(0);
+    expect(await fs.readFile(file, "utf8")).toBe(
+      before.replace("    telegram: [arxiv]\n", "    telegram: [arxiv]\n    discord: []\n"),
+    );
+
+    await writeSkill(
+      "notes",
+      "metadata:\n  hermes:\n    config:\n      - key: notes.api_token\n        description: API token\n",
+    );
+    const set = await run(["skills", "config", "set", "notes.api_token", "tok-CLI-SECRET-1", "-y"]);
+    expect(set.code).toBe(0);
+    expect(set.stdout).not.toContain("tok-CLI-SECRET-1");
+    expect(await fs.readFile(file, "utf8")).toContain("      api_token: tok-CLI-SECRET-1\n");
+    const ledger = await fs.readFile(path.join(home, "skills", ".curator_ledger.jsonl"), "utf8");
+    expect(ledger).toContain("skills-config-set");
+    expect(ledger).not.toContain("tok-CLI-SECRET-1");
+    await fs.writeFile(file, before);
+  });
+
   it("exit 78 for a bad config value, naming the key (commands and serve)", async () => {
     const bad = await fs.mkdtemp(path.join(os.tmpdir(), "skillgate-cli-bad-"));
     try {

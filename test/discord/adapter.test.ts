@@ -138,6 +138,8 @@ describe("discord adapter against the emulator", () => {
       edit: true,
       threads: true,
       buttons: true,
+      files: true,
+      privateInput: "modal",
     });
     await adapter.stop();
     expect(adapter.health().state).toBe("stopped");

@@ -266,10 +266,14 @@ describe("discord e2e through the real gateway", () => {
     const elsewhere = await telegram.shouldReply("/skill arxiv", "arxiv", { user: TELEGRAM_ADMIN });
     expect(elsewhere).not.toMatch(/disabled/);
 
-    const { original: weather } = await slash(run, admin, "skill", undefined, { name: "weather" });
+    const { original: weather } = await slash(run, member, "skill", undefined, { name: "weather" });
     expect(shown(weather.content)).toContain(MISSING_SECRET);
     expect(shown(weather.content)).toMatch(/not supported over messaging/);
     expect(weather.content).not.toMatch(/disabled/);
+    // An admin is offered the private input (a modal) instead of the hint.
+    const { original: forAdmin } = await slash(run, admin, "skill", undefined, { name: "weather" });
+    expect(shown(forAdmin.content)).toContain(`use "Set ${MISSING_SECRET}" below`);
+    expect(shown(forAdmin.content)).not.toMatch(/not supported over messaging/);
   });
 
   it("posts the maintenance summary with the rename map to the home channel", async () => {

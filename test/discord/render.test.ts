@@ -6,6 +6,7 @@ import {
   escapeInline,
   renderReply,
   replyToMarkdown,
+  splitFiles,
 } from "../../adapters/discord/render.js";
 import { reply } from "../../src/core/reply.js";
 
@@ -138,5 +139,31 @@ describe("chunkMarkdown", () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe("splitFiles", () => {
+  it("takes file blocks out as attachments (UTF-8 bytes, safe name) and leaves the rest to render", () => {
+    const text = "héllo ```\nworld";
+    const { text: rest, files } = splitFiles(
+      reply([
+        { kind: "paragraph", text: "The full answer is in the attached file." },
+        { kind: "file", name: "skills view/a b.txt", text },
+      ]),
+    );
+    expect(files).toHaveLength(1);
+    expect(files[0]?.name).toBe("skills_view_a_b.txt");
+    expect(files[0]?.data.equals(Buffer.from(text, "utf8"))).toBe(true);
+    expect(rest.blocks).toEqual([{ kind: "paragraph", text: "The full answer is in the attached file." }]);
+    // The file's text is not rendered into the message.
+    expect(renderReply(rest).join("")).not.toContain("world");
+  });
+
+  it("keeps a reply without files as it is and never yields an empty or hidden name", () => {
+    const plain = reply([{ kind: "paragraph", text: "hi" }]);
+    expect(splitFiles(plain)).toEqual({ text: plain, files: [] });
+    const odd = splitFiles(reply([{ kind: "file", name: "../..", text: "x" }]));
+    expect(odd.files[0]?.name).toBe("_..");
+    expect(splitFiles(reply([{ kind: "file", name: "", text: "x" }])).files[0]?.name).toBe("reply.txt");
   });
 });

@@ -12,12 +12,16 @@
  * - an interaction (slash command or autocomplete) must get its first response within 3 s, and its
  *   token works for follow-ups and edits for 15 minutes;
  * - the bot has a managed role, and a message that mentions it lists it in `mention_roles`;
- * - `@everyone`/`@here` and user mentions in bot messages ping only as `allowed_mentions` permits.
+ * - `@everyone`/`@here` and user mentions in bot messages ping only as `allowed_mentions` permits;
+ * - files come as multipart/form-data: the message JSON in a `payload_json` part and each file in a
+ *   part named `files[n]` with a filename, at most 10 per message, each within the upload limit (see
+ *   `DEFAULT_ATTACHMENT_LIMIT`); a message with a file may have empty content.
  */
 import { EventEmitter } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { WebSocket, WebSocketServer } from "ws";
+import { type FormPart, multipartBoundary, parseFormData } from "./multipart.js";
 
 /** A Discord user as the emulator sends it. */
 export interface EmulatorUser {
@@ -53,6 +57,32 @@ export interface DiscordEmulatorOptions {
   interactionTokenLifetimeMs?: number;
   /** Id of the bot's managed role in every guild. */
   botRoleId?: string;
+  /** Largest file accepted per attachment (bytes); default `DEFAULT_ATTACHMENT_LIMIT`. */
+  attachmentSizeLimit?: number;
+}
+
+/**
+ * The default upload limit per attachment for a bot in a server without boosts: 10 MiB. Discord docs,
+ * Reference → Uploading Files ("the default file upload limit is 10 MiB"; raised with the server's
+ * boost level); the change log of 2024-12 ("Default File Upload Limit", discord/discord-api-docs#7312)
+ * moved it from 25 MiB to 10 MiB (bots first, webhooks and interaction responses from 2025-01-16), and
+ * since 2025-04 the limit is checked per attachment rather than per message ("Per-Attachment File Upload
+ * Behavior for Apps", discord-api-docs#7451). An upload over it is answered 413 with code 40005
+ * "Request entity too large". (A docs change of 2026-09, discord-api-docs#8578, speaks of 20 MiB while
+ * bots were still refused above 10 MiB, discord-api-docs#8572; the emulator keeps the stricter figure.)
+ */
+export const DEFAULT_ATTACHMENT_LIMIT = 10 * 1024 * 1024;
+
+/** "Up to 10 files" per message (Discord docs, Create Message → `files[n]`; Message → attachments). */
+const MAX_ATTACHMENTS = 10;
+
+/** A file the bot attached to a message. */
+export interface EmulatedAttachment {
+  id: string;
+  filename: string;
+  size: number;
+  /** The bytes as uploaded. */
+  data: Buffer;
 }
 
 /**
@@ -71,6 +101,8 @@ export interface EmulatorCall {
   body: unknown;
   /** The request carried `Authorization: Bot <the right token>`. */
   authorized: boolean;
+  /** The `files[n]` parts of a multipart request, in order. */
+  files: FormPart[];
 }
 
 /** A message the bot created (in a channel, as an interaction response, or as a follow-up). */
@@ -99,6 +131,8 @@ export interface EmulatedMessage {
   ephemeral?: boolean;
   /** The message pinged @everyone/@here (its text has one and `allowed_mentions` did not stop it). */
   mentionsEveryone: boolean;
+  /** Files attached to the message. */
+  attachments: EmulatedAttachment[];
 }
 
 /** What a person reads in a message: its content and the title and description of its embeds. */
@@ -212,6 +246,8 @@ export class DiscordEmulator {
   privileged: { messageContent: boolean; guildMembers: boolean; guildPresences: boolean };
   interactionDeadlineMs: number;
   interactionTokenLifetimeMs: number;
+  /** Largest file accepted per attachment (bytes); tests may lower it to see an upload refused. */
+  attachmentSizeLimit: number;
 
   private readonly heartbeatIntervalMs: number;
   private readonly server = http.createServer((req, res) => void this.onRequest(req, res));
@@ -247,6 +283,7 @@ export class DiscordEmulator {
     this.interactionDeadlineMs = options.interactionDeadlineMs ?? INTERACTION_DEADLINE_MS;
     this.interactionTokenLifetimeMs = options.interactionTokenLifetimeMs ?? INTERACTION_TOKEN_LIFETIME_MS;
     this.botRoleId = options.botRoleId ?? "940000000000000001";
+    this.attachmentSizeLimit = options.attachmentSizeLimit ?? DEFAULT_ATTACHMENT_LIMIT;
     this.events.setMaxListeners(0);
     this.server.on("upgrade", (req, socket, head) => {
       if (!req.url?.startsWith("/gateway")) {
@@ -428,6 +465,78 @@ export class DiscordEmulator {
     );
     return ((call.body as { data?: { choices?: { name: string; value: string | number }[] } }).data
       ?.choices ?? []) as { name: string; value: string | number }[];
+  }
+
+  /**
+   * Dispatches a modal submission (MODAL_SUBMIT, type 5) as Discord sends it: label components holding
+   * the submitted text inputs. The values travel only in this interaction, never in a message.
+   */
+  submitModal(input: {
+    user: EmulatorUser;
+    channelId: string;
+    guildId?: string;
+    customId: string;
+    values: Record<string, string>;
+  }): EmulatedInteraction {
+    const components = Object.entries(input.values).map(([customId, value], index) => ({
+      type: 18,
+      id: index * 2 + 1,
+      component: { type: 4, id: index * 2 + 2, custom_id: customId, value },
+    }));
+    return this.componentInteraction(
+      5,
+      input.user,
+      input.channelId,
+      { custom_id: input.customId, components },
+      {},
+      input.guildId,
+    );
+  }
+
+  private componentInteraction(
+    type: number,
+    user: EmulatorUser,
+    channelId: string,
+    data: Record<string, unknown>,
+    extra: Record<string, unknown>,
+    guildId?: string,
+  ): EmulatedInteraction {
+    const id = this.nextId();
+    const token = `itoken-${id}`;
+    const guild = guildId ? this.guilds.find((candidate) => candidate.id === guildId) : undefined;
+    const author = publicUser(user);
+    const payload: Record<string, unknown> = {
+      id,
+      application_id: this.applicationId,
+      type,
+      token,
+      version: 1,
+      channel_id: channelId,
+      channel: guild
+        ? { id: channelId, type: 0, guild_id: guild.id, name: "channel", permissions: "2248473465835073" }
+        : { id: channelId, type: 1, recipients: [author] },
+      data,
+      app_permissions: "2248473465835073",
+      locale: "en-US",
+      entitlements: [],
+      authorizing_integration_owners: guildId ? { "0": guildId } : { "1": user.id },
+      context: guildId ? 0 : 1,
+      attachment_size_limit: 10_485_760,
+      ...extra,
+      ...whereFields(guild?.id, author),
+    };
+    const record: EmulatedInteraction = {
+      id,
+      token,
+      type,
+      payload,
+      callbacks: [],
+      createdAt: Date.now(),
+      late: 0,
+    };
+    this.interactions.set(id, record);
+    this.dispatch("INTERACTION_CREATE", payload);
+    return record;
   }
 
   /** Dispatches MESSAGE_CREATE from a user; returns the message id. */
@@ -744,7 +853,13 @@ export class DiscordEmulator {
 
   private async onRequest(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
-    const raw = await readBody(req);
+    const bytes = await readBody(req);
+    const boundary = multipartBoundary(req);
+    const parts = boundary ? parseFormData(bytes, boundary) : [];
+    // With files, the JSON body travels in the `payload_json` part (Discord docs, Uploading Files).
+    const raw = boundary
+      ? (parts.find((part) => part.name === "payload_json")?.data.toString("utf8") ?? "")
+      : bytes.toString("utf8");
     let body: unknown = null;
     if (raw.length > 0) {
       try {
@@ -765,11 +880,12 @@ export class DiscordEmulator {
       query: Object.fromEntries(url.searchParams),
       body,
       authorized: req.headers.authorization === `Bot ${this.token}`,
+      files: parts.filter((part) => part.filename !== undefined),
     };
     this.calls.push(call);
     let answer: { status: number; json?: unknown };
     try {
-      answer = this.route(call, segments);
+      answer = this.uploadProblem(parts) ?? this.route(call, segments);
     } catch (error) {
       answer = { status: 500, json: { message: String(error), code: 0 } };
     }
@@ -782,6 +898,30 @@ export class DiscordEmulator {
     const text = JSON.stringify(answer.json);
     res.writeHead(answer.status, { "content-type": "application/json" });
     res.end(text);
+  }
+
+  /**
+   * Discord's rules for the file parts of a request (Reference → Uploading Files): every file part is
+   * named `files[n]` and has a filename; at most 10 files; each within `attachmentSizeLimit`, else 413
+   * with code 40005.
+   */
+  private uploadProblem(parts: FormPart[]): { status: number; json: unknown } | undefined {
+    const files = parts.filter((part) => part.filename !== undefined || /^files\[/.test(part.name));
+    for (const file of files) {
+      if (!/^files\[\d+\]$/.test(file.name) || !file.filename)
+        return invalidForm(`files: part ${file.name} must be named files[n] and carry a filename`);
+      if (file.data.length > this.attachmentSizeLimit)
+        return { status: 413, json: { message: "Request entity too large", code: 40005 } };
+    }
+    if (files.length > MAX_ATTACHMENTS) return invalidForm(`files: at most ${MAX_ATTACHMENTS} files`);
+    return undefined;
+  }
+
+  /** Every file the bot attached, with the message it is on. */
+  get attachments(): (EmulatedAttachment & { messageId: string; channelId: string })[] {
+    return this.messages.flatMap((message) =>
+      message.attachments.map((file) => ({ ...file, messageId: message.id, channelId: message.channelId })),
+    );
   }
 
   private route(call: EmulatorCall, s: string[]): { status: number; json?: unknown } {
@@ -966,12 +1106,21 @@ export class DiscordEmulator {
       return { status: 404, json: { message: "Unknown interaction", code: 10062 } };
     }
     const { type, data } = (call.body ?? {}) as { type?: number; data?: Record<string, unknown> };
+    if (type === 9) {
+      // A modal can answer a command or a component, never a modal submit or a ping (interaction
+      // response types table: MODAL "Not available for MODAL_SUBMIT and PING interactions").
+      if (interaction.type === 5 || interaction.type === 1)
+        return { status: 400, json: { message: "Invalid interaction response type", code: 50035 } };
+      const problem = modalProblem(data);
+      if (problem) return invalidForm(problem);
+    }
     // Discord: DEFERRED_UPDATE_MESSAGE (6) and UPDATE_MESSAGE (7) are only valid for component-based
     // interactions (interaction response types, "Only valid for component-based interactions").
     if ((type === 6 || type === 7) && interaction.type !== 3) {
       return invalidForm(`interaction response type ${type} is only valid for component interactions`);
     }
-    const componentProblem = checkComponents(data?.components);
+    // A modal's components are its inputs (checked above); message components are buttons.
+    const componentProblem = type === 9 ? undefined : checkComponents(data?.components);
     if (componentProblem) return componentProblem;
     interaction.callbacks.push({ type: type ?? 0, data, seq: call.seq });
     if (type === 7) {
@@ -1057,9 +1206,9 @@ export class DiscordEmulator {
       return { status: 204 };
     }
     const data = (call.body ?? {}) as Record<string, unknown>;
-    const problem = contentProblem(data) ?? checkComponents(data.components);
+    const problem = contentProblem(data, call.files) ?? checkComponents(data.components);
     if (problem) return problem;
-    this.updateMessage(message, data, call.seq);
+    this.updateMessage(message, data, call.seq, call.files);
     return { status: 200, json: this.messageJson(message) };
   }
 
@@ -1070,9 +1219,10 @@ export class DiscordEmulator {
     if (interaction.callbacks.length === 0)
       return { status: 404, json: { message: "Unknown Webhook", code: 10015 } };
     const data = (call.body ?? {}) as Record<string, unknown>;
-    const problem = contentProblem(data) ?? checkComponents(data.components);
+    const problem = contentProblem(data, call.files) ?? checkComponents(data.components);
     if (problem) return problem;
     const message = this.addMessage({
+      attachments: this.attachmentsOf(call.files, data),
       channelId: String(interaction.payload.channel_id),
       content: String(data.content ?? ""),
       kind: "followup",
@@ -1091,10 +1241,11 @@ export class DiscordEmulator {
     if (!this.channelExists(channelId))
       return { status: 404, json: { message: "Unknown Channel", code: 10003 } };
     const data = (call.body ?? {}) as Record<string, unknown>;
-    const problem = contentProblem(data) ?? checkComponents(data.components);
+    const problem = contentProblem(data, call.files) ?? checkComponents(data.components);
     if (problem) return problem;
     const reference = data.message_reference as { message_id?: string } | undefined;
     const message = this.addMessage({
+      attachments: this.attachmentsOf(call.files, data),
       channelId,
       content: String(data.content ?? ""),
       kind: "channel",
@@ -1118,9 +1269,9 @@ export class DiscordEmulator {
     );
     if (!message) return { status: 404, json: { message: "Unknown Message", code: 10008 } };
     const data = (call.body ?? {}) as Record<string, unknown>;
-    const problem = contentProblem(data) ?? checkComponents(data.components);
+    const problem = contentProblem(data, call.files) ?? checkComponents(data.components);
     if (problem) return problem;
-    this.updateMessage(message, data, call.seq);
+    this.updateMessage(message, data, call.seq, call.files);
     return { status: 200, json: this.messageJson(message) };
   }
 
@@ -1153,6 +1304,7 @@ export class DiscordEmulator {
     components?: unknown;
     embeds?: unknown;
     ephemeral?: boolean;
+    attachments?: EmulatedAttachment[];
   }): EmulatedMessage {
     const message: EmulatedMessage = {
       id: this.nextId(),
@@ -1170,14 +1322,42 @@ export class DiscordEmulator {
       ...(input.replyTo ? { replyTo: input.replyTo } : {}),
       ...(input.allowedMentions !== undefined ? { allowedMentions: input.allowedMentions } : {}),
       mentionsEveryone: pingsEveryone(input.content, input.allowedMentions),
+      attachments: input.attachments ?? [],
     };
     this.messages.push(message);
     this.events.emit("message");
     return message;
   }
 
-  private updateMessage(message: EmulatedMessage, data: Record<string, unknown>, seq: number): void {
-    // An edit changes only the fields it names (Discord's PATCH semantics).
+  /**
+   * The attachments a request adds: one per `files[n]` part, named by the `attachments` entry whose id
+   * is `n` when there is one, else by the part's filename (Discord docs, Uploading Files).
+   */
+  private attachmentsOf(files: FormPart[], data: Record<string, unknown>): EmulatedAttachment[] {
+    const described = Array.isArray(data.attachments)
+      ? (data.attachments as { id?: unknown; filename?: unknown }[])
+      : [];
+    return files.map((file) => {
+      const index = /\d+/.exec(file.name)?.[0];
+      const entry = described.find((candidate) => String(candidate.id) === index);
+      const filename = typeof entry?.filename === "string" ? entry.filename : (file.filename ?? "");
+      return { id: this.nextId(), filename, size: file.data.length, data: file.data };
+    });
+  }
+
+  private updateMessage(
+    message: EmulatedMessage,
+    data: Record<string, unknown>,
+    seq: number,
+    files: FormPart[] = [],
+  ): void {
+    // An edit changes only the fields it names (Discord's PATCH semantics). `attachments`, when given,
+    // lists the existing files to keep (by id) beside the new `files[n]` parts.
+    if (Array.isArray(data.attachments)) {
+      const kept = new Set((data.attachments as { id?: unknown }[]).map((entry) => String(entry.id)));
+      message.attachments = message.attachments.filter((file) => kept.has(file.id));
+    }
+    message.attachments.push(...this.attachmentsOf(files, data));
     if (data.content !== undefined) message.content = String(data.content ?? "");
     if (data.components !== undefined) message.components = data.components as ComponentRow[];
     if (data.embeds !== undefined) message.embeds = data.embeds as Record<string, unknown>[];
@@ -1201,7 +1381,14 @@ export class DiscordEmulator {
       mention_everyone: false,
       mentions: [],
       mention_roles: [],
-      attachments: [],
+      attachments: message.attachments.map((file) => ({
+        id: file.id,
+        filename: file.filename,
+        size: file.size,
+        url: `http://127.0.0.1:${this.port}/attachments/${message.channelId}/${file.id}/${file.filename}`,
+        proxy_url: `http://127.0.0.1:${this.port}/attachments/${message.channelId}/${file.id}/${file.filename}`,
+        content_type: "text/plain; charset=utf-8",
+      })),
       embeds: message.embeds,
       pinned: false,
       type: message.kind === "channel" ? (message.replyTo ? 19 : 0) : 20,
@@ -1255,10 +1442,10 @@ function toOptions(
   }));
 }
 
-async function readBody(req: http.IncomingMessage): Promise<string> {
+async function readBody(req: http.IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
 }
 
 function invalidForm(reason: string): { status: number; json: unknown } {
@@ -1268,6 +1455,7 @@ function invalidForm(reason: string): { status: number; json: unknown } {
 /** Discord's message content rules: at most 2000 characters, never empty (without embeds or files). */
 function contentProblem(
   data: Record<string, unknown> | undefined,
+  files: FormPart[] = [],
 ): { status: number; json: unknown } | undefined {
   const content = data?.content;
   if (typeof content === "string" && content.length > 2000) {
@@ -1275,7 +1463,7 @@ function contentProblem(
   }
   if (content === undefined || content === "") {
     const embeds = data?.embeds as unknown[] | undefined;
-    if (!embeds || embeds.length === 0)
+    if ((!embeds || embeds.length === 0) && files.length === 0)
       return { status: 400, json: { message: "Cannot send an empty message", code: 50006 } };
   }
   return undefined;
@@ -1309,6 +1497,39 @@ function checkComponents(value: unknown): { status: number; json: unknown } | un
     }
   }
   return undefined;
+}
+
+/**
+ * Modal rules (discord.com/developers/docs/interactions/receiving-and-responding, "Modal" response;
+ * components/reference "Label", "Text Input"): custom_id 1–100, title 1–45, 1–5 components; each a label
+ * (type 18, label 1–45) holding one text input (type 4) with a custom_id, or a legacy action row of one.
+ */
+function modalProblem(data: Record<string, unknown> | undefined): string | null {
+  const id = data?.custom_id;
+  if (typeof id !== "string" || id.length < 1 || id.length > 100)
+    return "data.custom_id: Must be between 1 and 100 in length";
+  const title = data?.title;
+  if (typeof title !== "string" || title.length < 1 || title.length > 45)
+    return "data.title: Must be between 1 and 45 in length";
+  const components = data?.components;
+  if (!Array.isArray(components) || components.length < 1 || components.length > 5)
+    return "data.components: Must be between 1 and 5 in length";
+  for (const item of components as Record<string, unknown>[]) {
+    const input =
+      item?.type === 18
+        ? (item.component as Record<string, unknown> | undefined)
+        : item?.type === 1 && Array.isArray(item.components)
+          ? (item.components[0] as Record<string, unknown> | undefined)
+          : undefined;
+    if (
+      item?.type === 18 &&
+      (typeof item.label !== "string" || item.label.length < 1 || item.label.length > 45)
+    )
+      return "data.components.label: Must be between 1 and 45 in length";
+    if (input?.type !== 4 || typeof input.custom_id !== "string")
+      return "data.components: expected a text input";
+  }
+  return null;
 }
 
 function removeCommand(set: RegisteredCommand[], id: string): { status: number; json?: unknown } {

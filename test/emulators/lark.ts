@@ -20,13 +20,19 @@
  *   (Feishu docs, im-v1 message create, 请求体); over that the API answers 230025;
  * - frequency control: HTTP 429 with code 99991400 and `x-ogw-ratelimit-reset` seconds (Feishu docs,
  *   API call guide → frequency control), and 230020 when one chat gets more than 5 messages a second
- *   (im-v1 message create, 使用限制). Tests trigger either with `throttleNext`.
+ *   (im-v1 message create, 使用限制). Tests trigger either with `throttleNext`;
+ * - files: `POST im/v1/files` is a multipart upload (`file_type`, `file_name`, `file`) answering a
+ *   `file_key`; the file "must not exceed 30 MB, and empty files are not allowed" (Feishu docs, im-v1
+ *   file create, 使用限制: 文件大小不得超过 30 MB，且不允许上传空文件), refused with 234006 and 234010
+ *   (its error-code table); a `file` message's content is `{"file_key": …}` naming an uploaded file
+ *   (发送消息内容 → 文件). Tests lower the limit with `fileSizeLimit` to see an upload refused.
  */
 import { createCipheriv, createHash, randomBytes, randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import protobuf from "protobufjs";
 import { type WebSocket, WebSocketServer } from "ws";
+import { multipartBoundary, parseFormData } from "./multipart.js";
 
 /** One message the bot sent through the API. */
 export interface LarkSend {
@@ -40,7 +46,10 @@ export interface LarkSend {
   replyInThread?: boolean;
   msgType: string;
   content: string;
-  /** Visible text: the `text` of a text message, the lines of a post (code blocks included). */
+  /**
+   * Visible text: the `text` of a text message, the lines of a post (code blocks included), the
+   * `file_key` of a file message.
+   */
   text: string;
   /** Buttons of an interactive card: label and `value`. */
   buttons: { label: string; value: Record<string, unknown> }[];
@@ -49,6 +58,21 @@ export interface LarkSend {
   /** The message pings everyone in the chat (`<at user_id="all">` in a text message). */
   mentionsAll: boolean;
 }
+
+/** A file uploaded through `im/v1/files`. */
+export interface LarkUpload {
+  fileKey: string;
+  fileType: string;
+  fileName: string;
+  /** The bytes as uploaded. */
+  data: Buffer;
+}
+
+/** Largest file `im/v1/files` takes: 30 MB (Feishu docs, im-v1 file create, 使用限制). */
+export const LARK_FILE_LIMIT = 30 * 1024 * 1024;
+
+/** The `file_type` values `im/v1/files` accepts (im-v1 file create, 请求体). */
+const FILE_TYPES = new Set(["opus", "mp4", "pdf", "doc", "xls", "ppt", "stream"]);
 
 /** What the long-connection client acked: its code and the handler's answer (decoded from `data`). */
 export interface WsAck {
@@ -133,6 +157,10 @@ export class LarkEmulator {
   readonly sends: LarkSend[] = [];
   /** Every ack the long-connection client sent back, by frame message id. */
   readonly wsAcks = new Map<string, WsAck>();
+  /** Every file uploaded through `im/v1/files`, in order. */
+  readonly uploads: LarkUpload[] = [];
+  /** Largest file accepted (bytes); tests lower it to see an upload refused with 234006. */
+  fileSizeLimit = LARK_FILE_LIMIT;
   /** How many tenant tokens were issued. */
   tokensIssued = 0;
   private baseUrl = "";
@@ -313,6 +341,61 @@ export class LarkEmulator {
     return { status: response.status, body: await response.text() };
   }
 
+  /**
+   * A person fills the form of a card the bot sent and presses its submit button: the emulator finds
+   * the form in the sent card, fills its inputs with `values` (only inputs that exist there), and pushes
+   * the `card.action.trigger` callback over the long connection. Resolves with the bot's answer (toast
+   * and card). The values exist only in this callback, never in a message.
+   */
+  async submitCardForm(opts: {
+    messageId: string;
+    operatorOpenId: string;
+    values: Record<string, string>;
+  }): Promise<{ code: number; answer: Record<string, unknown> }> {
+    const send = this.sends.find((candidate) => candidate.messageId === opts.messageId);
+    if (send?.msgType !== "interactive") throw new Error(`no card message ${opts.messageId}`);
+    const card = JSON.parse(send.content) as { body?: { elements?: Record<string, unknown>[] } };
+    const form = (card.body?.elements ?? []).find((element) => element.tag === "form");
+    const fields = (form?.elements as Record<string, unknown>[] | undefined) ?? [];
+    const submit = fields.find(
+      (element) => element.tag === "button" && element.action_type === "form_submit",
+    );
+    if (!form || !submit) throw new Error("the card has no form with a submit button");
+    const formValue: Record<string, string> = {};
+    for (const input of fields.filter((element) => element.tag === "input")) {
+      const name = String(input.name);
+      if (opts.values[name] !== undefined) formValue[name] = opts.values[name];
+    }
+    const behavior = ((submit.behaviors as { type: string; value?: unknown }[] | undefined) ?? []).find(
+      (item) => item.type === "callback",
+    );
+    const payload = {
+      schema: "2.0",
+      header: {
+        event_id: randomUUID().replace(/-/g, ""),
+        event_type: "card.action.trigger",
+        create_time: String(Date.now() * 1000),
+        token: "",
+        app_id: this.appId,
+        tenant_key: "tk",
+      },
+      event: {
+        operator: {
+          tenant_key: "tk",
+          open_id: opts.operatorOpenId,
+          union_id: `on_${opts.operatorOpenId.slice(3)}`,
+        },
+        token: `c-${randomBytes(8).toString("hex")}`,
+        action: { tag: "button", name: submit.name, value: behavior?.value ?? {}, form_value: formValue },
+        host: "im_message",
+        context: { open_message_id: opts.messageId, open_chat_id: send.chatId },
+      },
+    };
+    const ack = await this.pushWsEvent(payload);
+    const answer = (ack.data as Record<string, unknown> | undefined) ?? {};
+    return { code: ack.code, answer };
+  }
+
   /** Sends Feishu's `url_verification` challenge to a webhook URL (encrypted when `encryptKey` is given). */
   async urlVerification(
     url: string,
@@ -408,7 +491,9 @@ export class LarkEmulator {
 
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", this.baseUrl || "http://127.0.0.1");
-    const raw = await readAll(req);
+    const bytes = await readAll(req);
+    const boundary = multipartBoundary(req);
+    const raw = boundary ? "" : bytes.toString("utf8");
     const body: unknown = raw.length > 0 ? safeJson(raw) : undefined;
     const reply = (status: number, payload: unknown, headers: Record<string, string> = {}) => {
       this.calls.push({ method: req.method ?? "?", path: url.pathname, body, status });
@@ -451,6 +536,21 @@ export class LarkEmulator {
           open_id: this.botOpenId,
         },
       });
+    }
+    if (req.method === "POST" && path === "/open-apis/im/v1/files") {
+      const parts = boundary ? parseFormData(bytes, boundary) : [];
+      const field = (name: string) => parts.find((part) => part.name === name);
+      const fileType = field("file_type")?.data.toString("utf8") ?? "";
+      const fileName = field("file_name")?.data.toString("utf8") ?? "";
+      const file = field("file");
+      if (!FILE_TYPES.has(fileType) || fileName === "" || !file)
+        return reply(400, { code: 234001, msg: "Invalid request param." });
+      if (file.data.length === 0) return reply(400, { code: 234010, msg: "File's size can't be 0." });
+      if (file.data.length > this.fileSizeLimit)
+        return reply(400, { code: 234006, msg: "The file size exceed the max value." });
+      const fileKey = `file_v3_${randomUUID().replace(/-/g, "")}`;
+      this.uploads.push({ fileKey, fileType, fileName, data: file.data });
+      return reply(200, { code: 0, msg: "success", data: { file_key: fileKey } });
     }
     const data = (body ?? {}) as {
       receive_id?: string;
@@ -556,9 +656,20 @@ export class LarkEmulator {
       reply(400, { code: 230001, msg: "invalid message content: content is not JSON" });
       return;
     }
-    if (!["text", "post", "interactive"].includes(msgType)) {
+    if (!["text", "post", "interactive", "file"].includes(msgType)) {
       reply(400, { code: 230001, msg: `unsupported msg_type ${msgType}` });
       return;
+    }
+    if (msgType === "file" && !this.uploads.some((upload) => upload.fileKey === text)) {
+      reply(400, { code: 230001, msg: "invalid message content: the file_key is not an uploaded file" });
+      return;
+    }
+    if (msgType === "interactive") {
+      const problem = cardProblem(content);
+      if (problem) {
+        reply(400, { code: 230099, msg: `Failed to create card content, ext=${problem}` });
+        return;
+      }
     }
     this.messageCounter += 1;
     const messageId =
@@ -691,6 +802,36 @@ export function encryptPayload(json: string, encryptKey: string): string {
   return Buffer.concat([iv, cipher.update(json, "utf8"), cipher.final()]).toString("base64");
 }
 
+/**
+ * Card JSON 2.0 rules the emulator enforces (1.0 cards, the buttons' format, only for size) (open.feishu.cn card docs: "Form container", "Input",
+ * card size limit): content at most 30 KB; `schema: "2.0"` with `body.elements`; a form has a `name`,
+ * the inputs inside it each a unique `name` and `max_length` ≤ 1000, and it holds a button with
+ * `action_type: "form_submit"`.
+ */
+function cardProblem(content: string): string | null {
+  if (Buffer.byteLength(content) > 30 * 1024) return "card content exceeds 30KB";
+  const card = JSON.parse(content) as { schema?: string; body?: { elements?: Record<string, unknown>[] } };
+  if (card.schema === undefined) return null;
+  if (card.schema !== "2.0" || !Array.isArray(card.body?.elements))
+    return "expected a JSON 2.0 card with body.elements";
+  for (const element of card.body.elements) {
+    if (element.tag !== "form") continue;
+    if (typeof element.name !== "string" || element.name === "") return "form container needs a name";
+    const inner = (element.elements as Record<string, unknown>[] | undefined) ?? [];
+    const names = new Set<string>();
+    for (const input of inner.filter((item) => item.tag === "input")) {
+      if (typeof input.name !== "string" || input.name === "" || names.has(input.name))
+        return "every input in a form needs a unique name";
+      names.add(input.name);
+      if (typeof input.max_length === "number" && input.max_length > 1000)
+        return "input max_length is at most 1000";
+    }
+    if (!inner.some((item) => item.tag === "button" && item.action_type === "form_submit"))
+      return "a form needs a submit button (action_type form_submit)";
+  }
+  return null;
+}
+
 function isSharedCard(content: string): boolean {
   const card = safeJson(content) as { config?: { update_multi?: unknown } } | undefined;
   return card?.config?.update_multi === true;
@@ -713,14 +854,22 @@ function cardButtons(msgType: string, content: string): LarkSend["buttons"] {
 export function contentText(msgType: string, content: string): string {
   const parsed = JSON.parse(content) as Record<string, unknown>;
   if (msgType === "text") return String(parsed.text ?? "");
+  if (msgType === "file") return String(parsed.file_key ?? "");
   if (msgType === "interactive") {
     const card = parsed as {
       header?: { title?: { content?: string } };
       elements?: { tag?: string; text?: { content?: string } }[];
+      body?: { elements?: { tag?: string; content?: string }[] };
     };
-    const parts = (card.elements ?? [])
-      .filter((element) => element.tag === "div")
-      .map((element) => element.text?.content ?? "");
+    // JSON 1.0 cards (buttons) keep text in `div`s; JSON 2.0 cards (forms) in `markdown` body elements.
+    const parts = [
+      ...(card.elements ?? [])
+        .filter((element) => element.tag === "div")
+        .map((element) => element.text?.content ?? ""),
+      ...(card.body?.elements ?? [])
+        .filter((element) => element.tag === "markdown")
+        .map((element) => element.content ?? ""),
+    ];
     return [card.header?.title?.content, ...parts]
       .filter((part) => part !== undefined && part !== "")
       .join("\n");
@@ -746,11 +895,11 @@ function renderAt(text: string): string {
   );
 }
 
-function readAll(req: IncomingMessage): Promise<string> {
+function readAll(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("end", () => resolve(Buffer.concat(chunks)));
     req.on("error", reject);
   });
 }

@@ -48,7 +48,7 @@ export interface SentMessage {
   at: number;
   edited?: boolean;
   /** The inline keyboard the message carries (`reply_markup`), if any. */
-  reply_markup?: { inline_keyboard: { text: string; callback_data?: string }[][] };
+  reply_markup?: { inline_keyboard: { text: string; callback_data?: string; url?: string }[][] };
 }
 
 /** A callback query the emulator delivered, and how the bot answered it. */
@@ -173,6 +173,8 @@ export class TelegramEmulator extends EventEmitter {
   readonly botUser: { id: number; is_bot: true; first_name: string; username: string };
   readonly calls: CallRecord[] = [];
   readonly sent: SentMessage[] = [];
+  /** Largest document `sendDocument` takes: "files of any type of up to 50 MB"; tests lower it. */
+  documentSizeLimit = 50 * 1024 * 1024;
   /** Files the bot sent with `sendDocument`. */
   readonly documents: {
     message_id: number;
@@ -277,9 +279,21 @@ export class TelegramEmulator extends EventEmitter {
   }
 
   /** Queues a user message the way Telegram would deliver it; returns the update. */
+  /**
+   * Marks users who never opened a private chat with the bot: Telegram refuses to message them first
+   * ("403 Forbidden: bot can't initiate conversation with a user"; a bot may only write to a user who
+   * started it). Their first private message lifts it. Unmarked users count as having started the bot.
+   */
+  neverStarted(...userIds: number[]): void {
+    for (const id of userIds) this.notStarted.add(String(id));
+  }
+
+  private readonly notStarted = new Set<string>();
+
   userSays(input: UserSays): Update {
     const userId = input.userId ?? 1001;
     const chatType = input.threadId !== undefined ? "supergroup" : (input.chatType ?? "private");
+    if (chatType === "private") this.notStarted.delete(String(userId));
     const chatId = input.chatId ?? (chatType === "private" ? userId : -1000000000000 - userId);
     const user = {
       id: userId,
@@ -652,6 +666,10 @@ export class TelegramEmulator extends EventEmitter {
 
   private sendMessage(params: Record<string, unknown>, res: http.ServerResponse, call: CallRecord): void {
     const chatId = String(params.chat_id ?? "");
+    if (this.notStarted.has(chatId)) {
+      this.fail(res, call, 403, "Forbidden: bot can't initiate conversation with a user");
+      return;
+    }
     const text = typeof params.text === "string" ? params.text : "";
     const rendered = this.checkText(text, params.parse_mode);
     if (!rendered.ok) {
@@ -700,7 +718,7 @@ export class TelegramEmulator extends EventEmitter {
       this.fail(res, call, 400, 'Bad Request: parameter "document" is required');
       return;
     }
-    if (typeof document === "object" && document.size > 50 * 1024 * 1024) {
+    if (typeof document === "object" && document.size > this.documentSizeLimit) {
       this.fail(res, call, 413, "Request Entity Too Large");
       return;
     }
@@ -960,9 +978,9 @@ async function readJson(req: http.IncomingMessage): Promise<Record<string, unkno
 }
 
 /**
- * Validates `reply_markup` as Telegram does for inline keyboards: each button needs text and exactly
- * one action; `callback_data` is 1–64 bytes (Bot API `InlineKeyboardButton`; otherwise
- * "BUTTON_DATA_INVALID"). Returns the keyboard, undefined without one, or the error description.
+ * Validates `reply_markup` as Telegram does for inline keyboards (core.telegram.org/bots/api
+ * #inlinekeyboardmarkup and #inlinekeyboardbutton): each button needs text and exactly one action field;
+ * a `url` is an HTTP(S) or tg:// URL; `callback_data` is 1–64 bytes (otherwise "BUTTON_DATA_INVALID"). Returns the keyboard, undefined without one, or the error description.
  */
 function checkMarkup(value: unknown): SentMessage["reply_markup"] | string {
   if (value === undefined) return undefined;
@@ -973,11 +991,25 @@ function checkMarkup(value: unknown): SentMessage["reply_markup"] | string {
   for (const row of rows) {
     if (!Array.isArray(row))
       return 'Bad Request: field "inline_keyboard" of the InlineKeyboardMarkup should be an Array of Arrays';
-    for (const button of row as { text?: unknown; callback_data?: unknown }[]) {
+    for (const button of row as Record<string, unknown>[]) {
       if (typeof button.text !== "string" || button.text === "")
         return "Bad Request: text buttons are unallowed in the inline keyboard";
+      const actions = [
+        "url",
+        "callback_data",
+        "web_app",
+        "login_url",
+        "switch_inline_query",
+        "copy_text",
+      ].filter((field) => button[field] !== undefined);
+      if (actions.length !== 1) return "Bad Request: inline keyboard button must have exactly one action";
+      if (button.url !== undefined && !/^(https?|tg):\/\/\S+$/.test(String(button.url)))
+        return "Bad Request: inline keyboard button URL is invalid";
       const data = button.callback_data;
-      if (typeof data !== "string" || Buffer.byteLength(data) < 1 || Buffer.byteLength(data) > 64) {
+      if (
+        data !== undefined &&
+        (typeof data !== "string" || Buffer.byteLength(data) < 1 || Buffer.byteLength(data) > 64)
+      ) {
         return "Bad Request: BUTTON_DATA_INVALID";
       }
     }

@@ -198,10 +198,7 @@ describe("feishu e2e over the long connection", () => {
     expect(elsewhere?.text).toContain("arxiv");
     expect(elsewhere?.text).not.toMatch(/disabled/);
     expect(elsewhere?.reply.exitCode).toBe(0);
-    const weather = await ask(
-      run,
-      run.emulator.messageEvent({ senderOpenId: ADMIN, text: "/weather today" }),
-    );
+    const weather = await ask(run, run.emulator.messageEvent({ senderOpenId: USER, text: "/weather today" }));
     expect(weather.text).toContain(MISSING_SECRET);
     expect(weather.text).toMatch(/not supported over messaging/);
     expect(weather.text).not.toMatch(/disabled/);

@@ -4,10 +4,12 @@ import {
   FEISHU_MAX_CHARS,
   FEISHU_MAX_CONTENT_BYTES,
   type FeishuPayload,
+  fileMessage,
   postToTextPayloads,
   renderReply,
   renderText,
   splitText,
+  splitUploads,
 } from "../../adapters/feishu/render.js";
 import { reply, textReply } from "../../src/core/reply.js";
 
@@ -162,5 +164,39 @@ describe("feishu renderText (plain fallback)", () => {
     expect(splitText("aaaa bbbb cccc", 10, " ")).toEqual(["aaaa bbbb ", "cccc"]);
     const chunks = chunkFencedText(`${"word ".repeat(500)}\n\`\`\`\n${"z".repeat(900)}\n\`\`\``, 300);
     for (const chunk of chunks) expect(chunk.length).toBeLessThanOrEqual(300);
+  });
+});
+
+describe("file parts", () => {
+  it("splits file blocks off as stream uploads (UTF-8 bytes) and leaves the rest to render", () => {
+    const text = "ünïcode\n```\nline 2";
+    const { text: rest, uploads } = splitUploads(
+      reply([
+        { kind: "paragraph", text: "The full answer is in the attached file skills.txt." },
+        { kind: "file", name: "skills.txt", text },
+      ]),
+    );
+    expect(uploads).toEqual([
+      { file_type: "stream", file_name: "skills.txt", data: Buffer.from(text, "utf8") },
+    ]);
+    expect(rest.blocks).toEqual([
+      { kind: "paragraph", text: "The full answer is in the attached file skills.txt." },
+    ]);
+    expect(JSON.stringify(renderReply(rest))).not.toContain("line 2");
+  });
+
+  it("names a nameless file and leaves a reply without files as it is", () => {
+    expect(splitUploads(reply([{ kind: "file", name: "  ", text: "x" }])).uploads[0]?.file_name).toBe(
+      "reply.txt",
+    );
+    const plain = reply([{ kind: "paragraph", text: "hi" }]);
+    expect(splitUploads(plain)).toEqual({ text: plain, uploads: [] });
+  });
+
+  it("a file message names the uploaded file's key", () => {
+    expect(fileMessage("file_v3_abc")).toEqual({
+      msg_type: "file",
+      content: JSON.stringify({ file_key: "file_v3_abc" }),
+    });
   });
 });

@@ -6,7 +6,12 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import type { CommandContext } from "../../commands/types.js";
+import { secretAction } from "../../src/core/actions.js";
+import type { InboundMessage } from "../../src/core/message.js";
+import { reply } from "../../src/core/reply.js";
 import { ActionStore } from "../../src/gateway/action-store.js";
+import { ActionRouter } from "../../src/gateway/actions.js";
 import {
   Clock,
   gatewayDoc,
@@ -172,5 +177,52 @@ describe("buttons through the gateway", () => {
     expect(restored?.text).toContain("restored 'pdf-tools' to skills/documents/pdf-tools");
     expect(restored?.target.editMessageId).toBeUndefined();
     expect(await exists(skillFile(dir))).toBe(true);
+  });
+});
+
+describe("Set KEY buttons", () => {
+  const press = (senderId: string, actionId: string): InboundMessage => ({
+    eventId: `e-${senderId}-${Math.random()}`,
+    platform: "telegram",
+    chat: { kind: "group", id: "42" },
+    sender: { id: senderId, isBot: false },
+    text: "",
+    receivedAt: 0,
+    press: { actionId },
+  });
+  const contextOf = (isAdmin: boolean) => () =>
+    ({ caller: { platform: "telegram", id: isAdmin ? "1" : "2", isAdmin } }) as unknown as CommandContext;
+
+  it("are stored actions: opened again and again by an admin, refused to anyone else, kept across a reopen", async () => {
+    const dir = await home();
+    const store = await ActionStore.open(dir);
+    const router = new ActionRouter(store, []);
+    const shown = await router.present(
+      {
+        ...reply([{ kind: "paragraph", text: "card" }]),
+        actions: { rows: [[secretAction("weather", "W_KEY")]] },
+      },
+      { platform: "telegram", chatId: "42", buttons: true },
+    );
+    const button = shown.actions?.rows[0]?.[0];
+    expect(button?.label).toBe("Set W_KEY");
+    const id = button?.id as string;
+    expect(id).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(id).not.toContain("W_KEY");
+    expect(router.isSecretAction(press("1", id), id)).toBe(true);
+
+    const refused = await router.judgePress(press("2", id), id, contextOf(false));
+    expect(refused.kind).toBe("refused");
+    expect(refused.kind === "refused" && refused.reply.private).toBe(true);
+    for (let time = 0; time < 2; time++) {
+      const opened = await router.judgePress(press("1", id), id, contextOf(true));
+      expect(opened).toMatchObject({ kind: "secret", skill: "weather", key: "W_KEY" });
+    }
+    const reopened = new ActionRouter(await ActionStore.open(dir), []);
+    expect(reopened.isSecretAction(press("1", id), id)).toBe(true);
+    // Another chat does not know the id.
+    const elsewhere = { ...press("1", id), chat: { kind: "group" as const, id: "43" } };
+    expect(reopened.isSecretAction(elsewhere, id)).toBe(false);
+    expect((await reopened.judgePress(elsewhere, id, contextOf(true))).kind).toBe("refused");
   });
 });

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createMockAdapter } from "../../adapters/mock/index.js";
 import { createTelegramAdapter } from "../../adapters/telegram/index.js";
 import { applyBudget } from "../../src/core/budget.js";
+import { FileRefusedError } from "../../src/core/errors.js";
 import { type Reply, reply, replyToPlainText, textReply } from "../../src/core/reply.js";
 import { createGateway } from "../../src/gateway/gateway.js";
 import { TelegramEmulator } from "../emulators/telegram.js";
@@ -81,6 +82,21 @@ describe("finding 5: the reply budget", () => {
     expect(emulator.documents[0]?.content).toContain("line 5999:");
   });
 
+  it("a document Telegram refuses falls back to the cut text within what is left of the budget", async () => {
+    const { emulator, gw } = await boot();
+    emulator.documentSizeLimit = 64 * 1024;
+    emulator.userSays({ userId: USER, text: "/skills view bigdoc references/big.md" });
+    await waitUntil(() => emulator.sent.some((message) => /cut here/.test(message.plain)), 8000);
+    await gw.whenIdle();
+    expect(emulator.documents).toHaveLength(0);
+    const messages = emulator.sent.filter((message) => message.chat_id === String(USER));
+    // The lead line went before the refusal; the cut text uses the rest of the 5 messages.
+    expect(messages.length).toBeLessThanOrEqual(5);
+    const text = messages.map((message) => message.plain).join("\n");
+    expect(text).toContain("line 0:");
+    expect(text).toContain("skillgate skills view bigdoc references/big.md");
+  });
+
   it("without files, a long reply is cut to the budget with the CLI command that shows the rest", async () => {
     const home = await makeHome();
     cleanups.push(() => removeHome(home));
@@ -101,6 +117,50 @@ describe("finding 5: the reply budget", () => {
     });
     expect(answer).toContain("skillgate skills view bigdoc references/big.md");
     expect(answer.length).toBeLessThanOrEqual(5 * 2000);
+  });
+
+  it("a refused file is sent again cut, within the messages the refused attempt left, and logged", async () => {
+    const home = await makeHome();
+    cleanups.push(() => removeHome(home));
+    await writeSkill(home, { name: "bigdoc", files: { "references/big.md": BIG } });
+    const mock = createMockAdapter({
+      platform: "discord",
+      capabilities: { maxMessageLength: 2000, files: true },
+    });
+    const attempts: Reply[] = [];
+    const send = mock.send.bind(mock);
+    mock.send = async (target, value, inReplyTo) => {
+      attempts.push(value);
+      // The platform took two messages, then refused the file.
+      if (value.blocks.some((block) => block.kind === "file"))
+        throw new FileRefusedError("discord", "x.txt", "too large", { delivered: 2 });
+      await send(target, value, inReplyTo);
+    };
+    const { logger, lines } = capturingLogger();
+    const gw = createGateway({
+      home,
+      config: (await import("../../src/config/config.js")).parseConfig({
+        gateway: { admins: ["discord:admin"], health: { enabled: false } },
+      }),
+      adapters: [mock],
+      logger,
+    });
+    cleanups.push(() => gw.stop());
+    mock.settle = () => gw.whenIdle();
+    await gw.start();
+    const answer = await mock.shouldReply("/skills view bigdoc references/big.md", "cut here", {
+      user: "admin",
+    });
+    expect(attempts).toHaveLength(2);
+    expect(attempts[0]?.blocks.some((block) => block.kind === "file")).toBe(true);
+    expect(attempts[1]?.blocks.some((block) => block.kind === "file")).toBe(false);
+    expect(answer).toContain("skillgate skills view bigdoc references/big.md");
+    // 5 messages in the budget, 2 already used: the cut text fits in 3.
+    expect(answer.length).toBeLessThanOrEqual(3 * 2000);
+    expect(answer.length).toBeGreaterThan(2 * 2000);
+    expect(lines.some((line) => line.level === 40 && line.file === "x.txt" && line.delivered === 2)).toBe(
+      true,
+    );
   });
 
   it("applyBudget leaves a reply that fits untouched and never exceeds the budget when cutting", () => {

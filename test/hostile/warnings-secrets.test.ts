@@ -79,10 +79,11 @@ describe("finding 11: warnings reach the person", () => {
     expect(view.stdout + view.stderr).toMatch(/not valid UTF-8/);
   });
 
-  it("chat surfaces show paths relative to the home, in expanded ${HERMES_SKILL_DIR} and link warnings", async () => {
+  it("chat surfaces show paths relative to the home, in the expanded skill-dir variable and link warnings", async () => {
     const dir = await home();
     await writeSkill(dir, { name: "runner", category: "tools" });
     const skillFile = path.join(dir, "skills", "tools", "runner", "SKILL.md");
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the literal placeholder a skill body carries
     await fs.appendFile(skillFile, "Run `python ${HERMES_SKILL_DIR}/scripts/go.py`.\n");
     const outside = `${dir}-elsewhere`;
     cleanups.push(() => fs.rm(outside, { recursive: true, force: true }));

@@ -128,6 +128,40 @@ describe("chat agent", () => {
     ]);
   });
 
+  it("offers only skills its own tools can use: requires_tools/toolsets and fallbacks are applied; loaded skills carry their settings", async () => {
+    await writeSkill(home, "shell-runner", {
+      description: "Runs shell recipes in a terminal.",
+      extra: "metadata:\n  hermes:\n    requires_tools: [terminal]\n",
+    });
+    await writeSkill(home, "web-lite", {
+      description: "Reads pages when no web toolset exists.",
+      extra: "metadata:\n  hermes:\n    fallback_for_toolsets: [web]\n",
+    });
+    await writeSkill(home, "list-fallback", {
+      description: "Only when skills tools are missing.",
+      extra: "metadata:\n  hermes:\n    fallback_for_toolsets: [skills]\n",
+    });
+    await writeSkill(home, "wiki", {
+      description: "Wiki notes.",
+      extra:
+        "metadata:\n  hermes:\n    config:\n      - key: wiki.path\n        description: Wiki path\n        default: /srv/wiki\n",
+    });
+    await startGateway();
+    await adapter.shouldReply("/wiki", "wiki");
+    emulator.push(toolCalls({ name: "skills_list", arguments: {} }), finalText("done"));
+    await adapter.shouldReply("what can you do?", "done");
+    const prompt = systemPrompt(0);
+    expect(prompt).toContain("- web-lite:");
+    expect(prompt).not.toContain("shell-runner");
+    expect(prompt).not.toContain("list-fallback");
+    expect(prompt).toContain("[Skill config (from ");
+    expect(prompt).toContain("  wiki.path = /srv/wiki");
+    const listed = toolResults(1)[0] ?? "";
+    expect(listed).toContain("web-lite");
+    expect(listed).not.toContain("shell-runner");
+    expect(listed).not.toContain("list-fallback");
+  });
+
   it("a model failure becomes a reply that says what to fix, without the key", async () => {
     await startGateway();
     emulator.push({ kind: "error", status: 401, message: `bad key ${KEY}` });

@@ -66,3 +66,19 @@ export async function makeCuratorDue(home: string): Promise<void> {
   };
   await writeFile(path.join(home, "skills", ".curator_state"), `${JSON.stringify(state, null, 2)}\n`);
 }
+
+/** The command `devops/deployer` needs; no machine has it on PATH. */
+export const MISSING_COMMAND = "skillgate-test-no-such-tool";
+
+/**
+ * `devops/deployer`: declares a system command nobody has (`MISSING_COMMAND`) and a setting with no
+ * default (`deployer.region`), so its readiness lists both.
+ */
+export async function writeDeployer(home: string): Promise<void> {
+  await writeTestSkill(
+    home,
+    "devops",
+    "deployer",
+    `prerequisites:\n  commands: [${MISSING_COMMAND}]\nmetadata:\n  hermes:\n    config:\n      - key: deployer.region\n        description: Region to deploy to\n        prompt: Which region?\n`,
+  );
+}

@@ -160,7 +160,7 @@ export async function handleAction(
   const ctx = webContext(env, session);
   const secrets = env.secrets();
   // Refused before any question is computed: a read-only login never triggers a command's preview work.
-  const refused = accessRefusal(spec, ctx);
+  const refused = accessRefusal(spec, ctx, input);
   if (refused) return done(refused, secrets);
   if (!request.confirmed) {
     let question = spec.confirm ? await spec.confirm(ctx, input) : null;

@@ -8,6 +8,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { SkillgateConfig } from "../../config/config.js";
 import { homePaths } from "../../config/home.js";
+import { registeredPlatforms } from "../../core/platforms.js";
 import { listArchived } from "../../curator/archive.js";
 import { readCronRefs } from "../../curator/cron.js";
 import { type LedgerEntry, listEntries } from "../../curator/ledger.js";
@@ -17,6 +18,12 @@ import { scheduleVerdict } from "../../curator/schedule.js";
 import { listSnapshots } from "../../curator/snapshot.js";
 import { readState } from "../../curator/state.js";
 import { envRequirements, missingEnv } from "../../skills/readiness.js";
+import {
+  commandOnPath,
+  requiredCommands,
+  resolveSettings,
+  settingDeclarations,
+} from "../../skills/settings.js";
 import type { SkillEntry, SkillLibrary } from "../../skills/types.js";
 import {
   activityCount,
@@ -28,8 +35,10 @@ import {
 } from "../../skills/usage.js";
 import { disabledNames, isDisabledIn, skillMatchesPlatform } from "../../skills/visibility.js";
 
-/** The chat platforms whose visibility the library page shows. */
-export const CONSOLE_PLATFORMS = ["telegram", "feishu", "discord"] as const;
+/** The chat platforms whose visibility the library page shows: every registered one. */
+export function consolePlatforms(): string[] {
+  return registeredPlatforms().map((platform) => platform.name);
+}
 
 const DAY_MS = 86_400_000;
 
@@ -58,6 +67,10 @@ export interface LibraryRow {
   activity: number;
   /** Required secrets that are not set. */
   missingSecrets: string[];
+  /** Required system commands not found on PATH. */
+  missingCommands: string[];
+  /** Declared settings (`skills.config.<key>`) with neither a value nor a default. */
+  unsetSettings: string[];
   visibility: PlatformVisibility[];
   onDisk: boolean;
   /** `skills/<relPath>` for live skills. */
@@ -77,7 +90,7 @@ export interface ConsoleData {
 type DisabledSets = { platform: string; disabled: Set<string> | Error }[];
 
 function disabledSets(config: SkillgateConfig): DisabledSets {
-  return ["terminal", ...CONSOLE_PLATFORMS].map((platform) => {
+  return ["terminal", ...consolePlatforms()].map((platform) => {
     try {
       return { platform, disabled: disabledNames(platform === "terminal" ? null : platform, config) };
     } catch (error) {
@@ -130,10 +143,20 @@ export async function libraryRows(data: ConsoleData): Promise<LibraryRow[]> {
   const globally = new Set(config.skills.disabled.map((name) => name.trim()));
   const row = (name: string, entry: SkillEntry | undefined, record: UsageRecord): LibraryRow => {
     let missingSecrets: string[] = [];
+    let missingCommands: string[] = [];
+    let unsetSettings: string[] = [];
     if (entry) {
       try {
         const requirements = envRequirements(entry.frontmatter);
         if (requirements.length > 0) missingSecrets = missingEnv(requirements, data.home, data.env);
+        missingCommands = requiredCommands(entry.frontmatter).filter(
+          (command) => !commandOnPath(command, data.env),
+        );
+        const declarations = settingDeclarations(entry.frontmatter);
+        if (declarations.length > 0)
+          unsetSettings = resolveSettings(declarations, config.skills.settings, data.env)
+            .filter((setting) => setting.source === "unset")
+            .map((setting) => setting.key);
       } catch {
         missingSecrets = [];
       }
@@ -153,6 +176,8 @@ export async function libraryRows(data: ConsoleData): Promise<LibraryRow[]> {
       patchCount: record.patch_count,
       activity: activityCount(record),
       missingSecrets,
+      missingCommands,
+      unsetSettings,
       visibility: visibilityOf(entry, sets, globally),
       onDisk: entry !== undefined,
       relPath: entry ? entry.relPath || entry.name : null,

@@ -8,7 +8,7 @@ import { html, raw } from "hono/html";
 import type { LedgerEntry } from "../../curator/ledger.js";
 import type { ConsoleRole } from "./auth.js";
 import type { LibraryQuery, LibraryRow, PreviewRow, RunSummary } from "./data.js";
-import { CONSOLE_PLATFORMS } from "./data.js";
+import { consolePlatforms } from "./data.js";
 
 /** Rendered HTML. */
 export type Html = ReturnType<typeof html>;
@@ -93,6 +93,15 @@ function when(iso: string | null): string {
   return iso ? iso.replace("T", " ").replace(/\.\d+/, "").replace(/Z$/, " UTC") : "never";
 }
 
+/** What a skill still needs, one item each: missing variables and commands, unset settings. */
+function readinessItems(row: LibraryRow): string[] {
+  return [
+    ...row.missingSecrets.map((name) => `variable ${name} missing`),
+    ...row.missingCommands.map((name) => `command ${name} not on PATH`),
+    ...row.unsetSettings.map((key) => `setting ${key} not set`),
+  ];
+}
+
 function visibilityCell(row: LibraryRow): Html {
   return html`${row.visibility.map(
     (item) =>
@@ -138,7 +147,7 @@ ${select(
   query.state,
 )}
 ${select("category", "Category", [["", "any"], ...facets.categories.map((c): [string, string] => [c, c])], query.category)}
-${select("platform", "Visible on", [["", "any"], ["terminal", "terminal"], ...CONSOLE_PLATFORMS.map((p): [string, string] => [p, p])], query.platform)}
+${select("platform", "Visible on", [["", "any"], ["terminal", "terminal"], ...consolePlatforms().map((p): [string, string] => [p, p])], query.platform)}
 ${select("provenance", "Provenance", [["", "any"], ...facets.provenances.map((p): [string, string] => [p, p])], query.provenance)}
 <input type="hidden" name="sort" value="${query.sort}"><input type="hidden" name="dir" value="${query.dir}">
 <button type="submit">Apply</button>
@@ -155,7 +164,7 @@ ${result.rows.map(
 <td>${row.provenance}</td>
 <td title="${row.lastActivityAt ?? "never"}">${row.idleDays === null ? "never" : `${row.idleDays}d ago`}</td>
 <td class="num">${row.useCount} / ${row.viewCount} / ${row.patchCount}</td>
-<td>${row.missingSecrets.length ? html`<span class="warn" title="missing: ${row.missingSecrets.join(", ")}">needs ${row.missingSecrets.length}</span>` : "ok"}</td>
+<td>${readinessItems(row).length ? html`<span class="warn" title="${readinessItems(row).join("; ")}">needs ${readinessItems(row).length}</span>` : "ok"}</td>
 <td>${visibilityCell(row)}</td>
 </tr>`,
 )}
@@ -218,7 +227,7 @@ export function skillPage(ctx: PageContext, view: SkillView): Html {
 <dt>Where</dt><dd>${row.relPath ? `skills/${row.relPath}` : view.archivedAs ? `skills/.archive/${view.archivedAs}` : "not on disk"}</dd>
 <dt>Last activity</dt><dd>${when(row.lastActivityAt)}</dd>
 <dt>Use / view / patch</dt><dd>${row.useCount} / ${row.viewCount} / ${row.patchCount}</dd>
-<dt>Readiness</dt><dd>${row.missingSecrets.length ? `missing ${row.missingSecrets.join(", ")}` : "ready"}</dd>
+<dt>Readiness</dt><dd id="skill-readiness">${readinessItems(row).length ? readinessItems(row).join("; ") : "ready"}</dd>
 <dt>Visible</dt><dd>${row.visibility.map((item) => html`<span class="vis ${item.visible ? "on" : "off"}">${item.platform}${item.visible ? "" : ` (${item.reason})`}</span> `)}</dd>
 </dl>
 <div class="actions" id="skill-actions">${actions}</div>

@@ -1,0 +1,45 @@
+/**
+ * Discord's private secret entry, as pure payload builders: the modal a "Set KEY" button (an ordinary
+ * stored action, rendered by `actions.ts`) opens (title ≤ 45 characters, one short text input inside a
+ * label component, label ≤ 45), and the one-time token read back from its custom_id. What is typed
+ * into a modal reaches only the bot (a MODAL_SUBMIT interaction), never the channel's history.
+ */
+
+/** custom_id prefix of skillgate's secret modals; the rest is the one-time token. */
+export const SECRET_CUSTOM_ID = "sg:secret:";
+/** custom_id of the text input inside the modal. */
+export const SECRET_FIELD = "value";
+
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** The token inside a secret modal's custom_id, or undefined for any other. */
+export function secretToken(customId: string): string | undefined {
+  if (!customId.startsWith(SECRET_CUSTOM_ID)) return undefined;
+  const token = customId.slice(SECRET_CUSTOM_ID.length);
+  return /^[A-Za-z0-9_-]{16,64}$/.test(token) ? token : undefined;
+}
+
+/** The modal for one secret: a label wrapping a required one-line text input. */
+export function secretModal(token: string, key: string, prompt: string): Record<string, unknown> {
+  return {
+    custom_id: `${SECRET_CUSTOM_ID}${token}`,
+    title: clip(`Set ${key}`, 45),
+    components: [
+      {
+        type: 18,
+        label: clip(prompt, 45),
+        description: clip("Stored in the gateway's .env file; not shown in the chat.", 100),
+        component: {
+          type: 4,
+          custom_id: SECRET_FIELD,
+          style: 1,
+          required: true,
+          min_length: 1,
+          max_length: 4000,
+        },
+      },
+    ],
+  };
+}

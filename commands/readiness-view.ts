@@ -1,0 +1,122 @@
+/**
+ * How readiness reads to a person, shared by `skills view`, `skills config` and the skill card: one line
+ * per declared requirement that needs attention (missing variable, credential file, command, unset
+ * setting), each saying what to do about it, plus the settings in force.
+ */
+import { type ReplyAction, secretAction } from "../src/core/actions.js";
+import type { ReplyBlock } from "../src/core/reply.js";
+import type { ResolvedSetting } from "../src/skills/settings.js";
+import type { SkillViewResult } from "../src/skills/types.js";
+import type { CommandContext } from "./types.js";
+
+/** Most "Set KEY" buttons on one reply (one row of Discord components). */
+const MAX_SECRET_BUTTONS = 5;
+
+const SECRET_KEY = /(secret|token|password|passwd|api[_-]?key|credential|private[_-]?key)/i;
+
+/** True for a setting whose value must never be shown, logged or ledgered (its key names a secret). */
+export function isSecretSettingKey(key: string): boolean {
+  return SECRET_KEY.test(key);
+}
+
+function asStrings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : [];
+}
+
+/** The declared settings of a view result. */
+export function viewSettings(view: SkillViewResult): ResolvedSetting[] {
+  return Array.isArray(view.settings) ? (view.settings as ResolvedSetting[]) : [];
+}
+
+/** A setting's value as shown to people: secrets masked, unset said so. */
+export function shownValue(setting: ResolvedSetting): string {
+  if (setting.source === "unset") return "(not set)";
+  if (isSecretSettingKey(setting.key)) return "(set, hidden)";
+  return typeof setting.value === "string" ? setting.value : JSON.stringify(setting.value);
+}
+
+/** One line per setting: `key = value (default)` with its description. */
+export function settingLines(settings: ResolvedSetting[]): string[] {
+  return settings.map((setting) => {
+    const origin = setting.source === "default" ? " (default)" : "";
+    return `\`${setting.key}\` = ${shownValue(setting)}${origin} — ${setting.description}`;
+  });
+}
+
+/**
+ * The to-do list for a view: each missing variable, file and command and each unset setting, with what
+ * to do. `privateEntry` names the variables a private input is offered for in this reply.
+ */
+export function setupTodo(
+  view: SkillViewResult,
+  ctx: CommandContext,
+  privateEntry: ReadonlySet<string> = new Set(),
+): string[] {
+  const items: string[] = [];
+  const envFile = ctx.surface === "chat" ? "the .env file on the gateway host" : `${ctx.paths.env}`;
+  for (const name of asStrings(view.missing_required_environment_variables)) {
+    items.push(
+      privateEntry.has(name)
+        ? `environment variable \`${name}\` is missing — use "Set ${name}" below (private input), or add it to ${envFile}`
+        : `environment variable \`${name}\` is missing — add \`${name}=…\` to ${envFile}`,
+    );
+  }
+  for (const file of asStrings(view.missing_credential_files)) {
+    items.push(
+      `credential file \`${file}\` is missing — create it on the ${ctx.surface === "chat" ? "gateway " : ""}host`,
+    );
+  }
+  for (const command of asStrings(view.missing_required_commands)) {
+    items.push(
+      `command \`${command}\` is not on PATH — install it on the ${ctx.surface === "chat" ? "gateway " : ""}host`,
+    );
+  }
+  for (const key of asStrings(view.unset_settings)) {
+    const setting = viewSettings(view).find((item) => item.key === key);
+    items.push(
+      `setting \`${key}\` is not set${setting ? ` (${setting.prompt})` : ""} — \`${ctx.commandPrefix(["skills", "config", "set"])} ${key} <value>\``,
+    );
+  }
+  return items;
+}
+
+/** Blocks for a view's readiness: status line, to-do list, settings in force. */
+export function readinessSummary(
+  view: SkillViewResult,
+  ctx: CommandContext,
+  privateEntry: ReadonlySet<string> = new Set(),
+): ReplyBlock[] {
+  const todo = setupTodo(view, ctx, privateEntry);
+  const blocks: ReplyBlock[] = [];
+  if (view.setup_needed === true) {
+    blocks.push({ kind: "paragraph", text: "Readiness: setup needed. The skill still loads." });
+  } else {
+    blocks.push({
+      kind: "paragraph",
+      text: todo.length > 0 ? "Readiness: ready (see below)." : "Readiness: ready.",
+    });
+  }
+  if (todo.length > 0) blocks.push({ kind: "list", items: todo });
+  const settings = viewSettings(view);
+  if (settings.length > 0) {
+    blocks.push({ kind: "paragraph", text: "Settings (skills.config in config.yaml):" });
+    blocks.push({ kind: "list", items: settingLines(settings) });
+  }
+  return blocks;
+}
+
+/**
+ * "Set KEY" buttons for a view's missing variables, when this surface opens a private input for this
+ * caller (`ctx.secretInput`); empty otherwise. Each is a stored action like any other button.
+ */
+export function secretButtons(view: SkillViewResult, ctx: CommandContext): ReplyAction[] {
+  const missing = asStrings(view.missing_required_environment_variables);
+  if (!ctx.secretInput || !ctx.caller?.isAdmin || typeof view.name !== "string") return [];
+  const skill = view.name;
+  return missing.slice(0, MAX_SECRET_BUTTONS).map((key) => secretAction(skill, key));
+}
+
+/** The variable names a list of "Set KEY" buttons offers. */
+export function offeredKeys(buttons: readonly ReplyAction[]): Set<string> {
+  return new Set(buttons.flatMap((button) => (button.intent.kind === "secret" ? [button.intent.key] : [])));
+}

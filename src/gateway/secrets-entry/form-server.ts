@@ -1,0 +1,148 @@
+/**
+ * The one-time secret form for platforms without a native private input (Telegram): a tiny HTTP server
+ * on 127.0.0.1, published through `gateway.public_url` by a reverse proxy (HTTPS expected). `GET
+ * /secret/<token>` shows a form with one password field; `POST` stores the value through
+ * `SecretEntry.submitLink` and the chat that asked is told "`KEY` set ✓". Nothing here logs or echoes
+ * a request body, and every page forbids caching, framing, referrers and scripts.
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import type { SecretEntry, SecretSubmission } from "./service.js";
+import type { PendingSecret } from "./tokens.js";
+
+/** Largest form body read (bytes); anything bigger is refused unread. */
+const MAX_BODY_BYTES = 16 * 1024;
+
+/** A running form server. */
+export interface SecretFormServer {
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+}
+
+function page(title: string, body: string): string {
+  return `<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="referrer" content="no-referrer"><title>${escapeHtml(title)}</title><style>body{font:16px system-ui,sans-serif;max-width:32rem;margin:2rem auto;padding:0 1rem}input,button{font:inherit;padding:.5rem;width:100%;box-sizing:border-box;margin:.25rem 0}</style></head><body>${body}</body></html>`;
+}
+
+const HEADERS = {
+  "content-type": "text/html; charset=utf-8",
+  "cache-control": "no-store",
+  "referrer-policy": "no-referrer",
+  "x-frame-options": "DENY",
+  "x-content-type-options": "nosniff",
+  "content-security-policy":
+    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+};
+
+function readBody(request: http.IncomingMessage): Promise<string | null> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        resolve(null);
+        request.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    request.on("error", () => resolve(null));
+  });
+}
+
+/**
+ * Starts the form server on 127.0.0.1:`port`. `notify` posts the confirmation to the chat that asked
+ * (it never contains the value).
+ */
+export async function startSecretFormServer(
+  port: number,
+  entry: SecretEntry,
+  notify: (pending: PendingSecret, submission: SecretSubmission) => Promise<void>,
+): Promise<SecretFormServer> {
+  const server = http.createServer((request, response) => {
+    void handle(request, response).catch(() => {
+      if (!response.headersSent) response.writeHead(500, HEADERS);
+      response.end(
+        page("Error", "<p>Something went wrong; nothing was stored. Ask for a new form in the chat.</p>"),
+      );
+    });
+  });
+  async function handle(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
+    const match = /^\/secret\/([A-Za-z0-9_-]{16,64})$/.exec((request.url ?? "/").split("?")[0] ?? "");
+    if (!match) {
+      response.writeHead(404, HEADERS).end(page("Not found", "<p>Not found.</p>"));
+      return;
+    }
+    const token = match[1] as string;
+    if (request.method === "GET") {
+      const prompt = entry.describeLink(token);
+      if ("refused" in prompt) {
+        response.writeHead(410, HEADERS).end(page("Form closed", `<p>${escapeHtml(prompt.refused)}</p>`));
+        return;
+      }
+      response
+        .writeHead(200, HEADERS)
+        .end(
+          page(
+            `Set ${prompt.key}`,
+            `<h1>Set <code>${escapeHtml(prompt.key)}</code></h1><p>For the skill <b>${escapeHtml(prompt.skill)}</b>. The value goes straight into the gateway's .env file; it is not shown in any chat.</p><form method="post" autocomplete="off"><label>${escapeHtml(prompt.prompt)}<input type="password" name="value" required maxlength="4096" autocomplete="off"></label><button type="submit">Store</button></form><p>This form works once and closes 10 minutes after it was made.</p>`,
+          ),
+        );
+      return;
+    }
+    if (request.method !== "POST") {
+      response
+        .writeHead(405, { ...HEADERS, allow: "GET, POST" })
+        .end(page("Not allowed", "<p>Use the form.</p>"));
+      return;
+    }
+    const body = await readBody(request);
+    if (body === null) {
+      response
+        .writeHead(413, HEADERS)
+        .end(page("Too large", "<p>The form was too large; nothing was stored.</p>"));
+      return;
+    }
+    const value = new URLSearchParams(body).get("value") ?? "";
+    const submission = await entry.submitLink(token, value);
+    if (!submission.stored) {
+      const text = submission.reply.blocks.map((block) => ("text" in block ? block.text : "")).join(" ");
+      response
+        .writeHead(submission.reply.exitCode === 0 ? 200 : 410, HEADERS)
+        .end(page("Not stored", `<p>${escapeHtml(text)}</p>`));
+      return;
+    }
+    response
+      .writeHead(200, HEADERS)
+      .end(
+        page(
+          "Stored",
+          `<p><code>${escapeHtml(submission.stored.key)}</code> set ✓. You can close this page.</p>`,
+        ),
+      );
+    await notify(submission.stored, submission);
+  }
+  server.keepAliveTimeout = 1000;
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

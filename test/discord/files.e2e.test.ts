@@ -1,0 +1,161 @@
+/**
+ * Long replies as files on Discord, end to end: the real gateway and discord.js against the loopback
+ * emulator. A 1 MB linked file opened by a read-only user arrives as one attachment on the answer (to a
+ * slash command and to a text command in a DM); the attachment is scrubbed of secrets like any message;
+ * an upload Discord refuses (413, 40005) falls back to the cut text naming the CLI command, and is logged.
+ */
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { createDiscordAdapter } from "../../adapters/discord/index.js";
+import { parseConfig } from "../../src/config/config.js";
+import { createGateway } from "../../src/gateway/gateway.js";
+import { DiscordEmulator, type EmulatorUser } from "../emulators/discord.js";
+import { makeHome, removeHome, writeSkill } from "../gateway/helpers.js";
+import { capturingLogger } from "../telegram/helpers.js";
+
+const GUILD = "910000000000000001";
+const CHANNEL = "920000000000000001";
+const DM_CHANNEL = "930000000000000001";
+const reader: EmulatorUser = { id: "555666777", username: "bob" };
+const SECRET = "sk-live-5e1f0c9a7b3d4e21";
+const CLI = "skillgate skills view bigdoc references/big.md";
+
+/** About 1 MB of numbered lines, so the first and last can be found in what arrives. */
+const BIG = Array.from(
+  { length: 16_000 },
+  (_, index) => `line ${String(index).padStart(5, "0")}: ${"lorem ipsum dolor ".repeat(3)}`,
+).join("\n");
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function boot(options: { content?: string; attachmentSizeLimit?: number } = {}) {
+  const emulator = new DiscordEmulator({
+    guilds: [{ id: GUILD, name: "Skill Ops", channels: [{ id: CHANNEL, name: "general" }] }],
+    ...(options.attachmentSizeLimit ? { attachmentSizeLimit: options.attachmentSizeLimit } : {}),
+  });
+  await emulator.listen();
+  const home = await makeHome();
+  cleanups.push(
+    () => emulator.close(),
+    () => removeHome(home),
+  );
+  await fs.writeFile(path.join(home, ".env"), `OPENROUTER_API_KEY=${SECRET}\n`);
+  await writeSkill(home, {
+    name: "bigdoc",
+    category: "docs",
+    files: { "references/big.md": options.content ?? BIG },
+  });
+  const config = parseConfig({
+    gateway: {
+      admins: ["discord:222333444"],
+      allowed_users: [`discord:${reader.id}`],
+      health: { enabled: false },
+      discord: { enabled: true, api: emulator.apiBase },
+    },
+  });
+  const { logger, lines } = capturingLogger();
+  const adapter = createDiscordAdapter({
+    config,
+    home,
+    secret: (name) => (name === "DISCORD_BOT_TOKEN" ? emulator.token : undefined),
+    logger,
+  });
+  const gateway = createGateway({ home, config, adapters: [adapter], logger });
+  cleanups.push(() => gateway.stop());
+  await gateway.start();
+  return { emulator, gateway, lines };
+}
+
+/** Runs `/skills view bigdoc references/big.md` as a slash command and waits for the answer. */
+async function viewBySlash(run: Awaited<ReturnType<typeof boot>>) {
+  const sent = run.emulator.interaction({
+    user: reader,
+    channelId: CHANNEL,
+    guildId: GUILD,
+    name: "skills",
+    subcommand: "view",
+    options: { name: "bigdoc", file: "references/big.md" },
+  });
+  await run.emulator.waitForMessage(
+    (message) => message.interactionId === sent.id && message.kind === "original" && !message.deferred,
+    10_000,
+  );
+  await run.gateway.whenIdle();
+  return run.emulator.interactionMessages(sent.id);
+}
+
+describe("discord: long replies as attachments", () => {
+  it("a 1 MB linked file arrives as one attachment on the slash command's answer", async () => {
+    expect(BIG.length).toBeGreaterThan(1_000_000);
+    const run = await boot();
+    const messages = await viewBySlash(run);
+    // One message: the edited deferred reply, carrying the lead line and the file.
+    expect(messages).toHaveLength(1);
+    expect(run.emulator.attachments).toHaveLength(1);
+    const [file] = run.emulator.attachments;
+    expect(file?.messageId).toBe(messages[0]?.id);
+    expect(file?.filename).toMatch(/\.txt$/);
+    expect(file?.data.toString("utf8")).toContain(BIG);
+    expect(messages[0]?.content).toMatch(/attached file/);
+    // The upload went as discord.js sends it: multipart with payload_json and files[0].
+    const upload = run.emulator.calls.find((call) => call.files.length > 0);
+    expect(upload?.method).toBe("PATCH");
+    expect(upload?.files.map((part) => part.name)).toEqual(["files[0]"]);
+  });
+
+  it("a text command in a DM gets the file as an attachment on its channel reply", async () => {
+    const run = await boot();
+    const asked = run.emulator.userMessage({
+      user: reader,
+      channelId: DM_CHANNEL,
+      content: `/skills view bigdoc references/big.md`,
+    });
+    await run.emulator.waitForMessage((message) => message.replyTo === asked, 10_000);
+    await run.gateway.whenIdle();
+    const sent = run.emulator.messages.filter((message) => message.channelId === DM_CHANNEL);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]?.kind).toBe("channel");
+    expect(run.emulator.attachments).toHaveLength(1);
+    expect(run.emulator.attachments[0]?.data.toString("utf8")).toContain(BIG);
+    const upload = run.emulator.calls.find((call) => call.files.length > 0);
+    expect(upload?.path).toBe(`/channels/${DM_CHANNEL}/messages`);
+    const filename = run.emulator.attachments[0]?.filename ?? "";
+    expect(filename).toMatch(/^skills-view-bigdoc-references_big\.md\.txt$/);
+    expect((upload?.body as { attachments?: unknown[] } | undefined)?.attachments).toEqual([
+      { id: 0, filename },
+    ]);
+  });
+
+  it("the attachment is scrubbed of secrets like every message", async () => {
+    const run = await boot({ content: `${BIG}\nkey: ${SECRET}\n${BIG}` });
+    await viewBySlash(run);
+    expect(run.emulator.attachments).toHaveLength(1);
+    const everything = [
+      ...run.emulator.attachments.map((file) => file.data.toString("utf8")),
+      ...run.emulator.messages.map((message) => message.content),
+    ].join("\n");
+    expect(everything).not.toContain(SECRET);
+    expect(run.emulator.attachments[0]?.data.toString("utf8")).toContain("key: [redacted]");
+  });
+
+  it("an attachment Discord refuses falls back to the cut text naming the CLI command, and is logged", async () => {
+    const run = await boot({ attachmentSizeLimit: 256 * 1024 });
+    const messages = await viewBySlash(run);
+    const refused = run.emulator.calls.filter((call) => call.files.length > 0);
+    expect(refused.length).toBeGreaterThanOrEqual(1);
+    expect(run.emulator.attachments).toHaveLength(0);
+    expect(messages.length).toBeGreaterThanOrEqual(1);
+    expect(messages.length).toBeLessThanOrEqual(5);
+    const text = messages.map((message) => message.content.replace(/\\/g, "")).join("\n");
+    expect(text).toContain("line 00000:");
+    expect(text).toMatch(/cut here/);
+    expect(text).toContain(CLI);
+    expect(
+      run.lines.some((line) => line.level === 40 && /refused the reply's file/.test(String(line.msg))),
+    ).toBe(true);
+  });
+});

@@ -1,0 +1,286 @@
+/**
+ * End to end on Discord (real discord.js against the loopback emulator): an admin disables a skill for
+ * Discord from a slash command confirmed with the Confirm button (config.yaml edited in place), a
+ * read-only member cannot, a concurrent save is detected, readiness lists a missing command and an unset
+ * setting, and a missing secret is set through the modal the "Set KEY" button opens — stored in .env
+ * with mode 0600 and found nowhere else: not in a log line, a message the bot sent, or any other file.
+ */
+import { promises as fs } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { Writable } from "node:stream";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { createDiscordAdapter } from "../../adapters/discord/index.js";
+import { createMockAdapter, type MockAdapter } from "../../adapters/mock/index.js";
+import { loadConfig } from "../../src/config/config.js";
+import { createLogger } from "../../src/core/logger.js";
+import { createGateway, type Gateway } from "../../src/gateway/gateway.js";
+import {
+  DiscordEmulator,
+  type EmulatedInteraction,
+  type EmulatedMessage,
+  type EmulatorUser,
+} from "../emulators/discord.js";
+import { saveDuring } from "../support/concurrent-config.js";
+import { MISSING_COMMAND, writeArxivAndWeather, writeDeployer } from "../support/platform-home.js";
+
+vi.mock("../../src/config/edit.js", async (importOriginal) => {
+  const { withConcurrentSave } = await import("../support/concurrent-config.js");
+  return withConcurrentSave(await importOriginal());
+});
+
+const GUILD = "910000000000000001";
+const CHANNEL = "920000000000000001";
+const admin: EmulatorUser = { id: "222333444", username: "ada" };
+const member: EmulatorUser = { id: "555666777", username: "bob" };
+const KEY = "SKILLGATE_DISCORD_SETUP_WEATHER_KEY";
+const VALUE = "dc-secret-VALUE-7f3a9";
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const CONFIG = (api: string) => `# operator notes: keep this line
+zeta: untouched   # a key skillgate does not read, first on purpose
+skills:
+  disabled: []   # nothing hidden globally
+gateway:
+  admins: ["discord:${admin.id}", "mock:admin"]
+  allowed_users: ["discord:${member.id}", "mock:reader"]
+  health: { enabled: false }
+  discord: { enabled: true, api: "${api}" }
+`;
+
+interface Running {
+  home: string;
+  emulator: DiscordEmulator;
+  gateway: Gateway;
+  mock: MockAdapter;
+  logs: string[];
+  file: string;
+}
+
+async function boot(): Promise<Running> {
+  delete process.env[KEY];
+  const home = await fs.mkdtemp(path.join(os.tmpdir(), "skillgate-discord-setup-"));
+  cleanups.push(() => fs.rm(home, { recursive: true, force: true }));
+  await writeArxivAndWeather(home, KEY);
+  await writeDeployer(home);
+  const emulator = new DiscordEmulator({
+    guilds: [{ id: GUILD, name: "Ops", channels: [{ id: CHANNEL, name: "general" }] }],
+  });
+  await emulator.listen();
+  cleanups.push(() => emulator.close());
+  const file = path.join(home, "config.yaml");
+  await fs.writeFile(file, CONFIG(emulator.apiBase));
+  const config = loadConfig(file);
+  const logs: string[] = [];
+  const logger = createLogger({
+    level: "debug",
+    destination: new Writable({
+      write(chunk, _encoding, done) {
+        logs.push(String(chunk));
+        done();
+      },
+    }),
+  });
+  const adapter = createDiscordAdapter({
+    config,
+    home,
+    secret: (name) => (name === "DISCORD_BOT_TOKEN" ? emulator.token : undefined),
+    logger,
+  });
+  const mock = createMockAdapter();
+  const gateway = createGateway({ home, config, adapters: [adapter, mock], logger });
+  mock.settle = () => gateway.whenIdle();
+  await gateway.start();
+  cleanups.push(() => gateway.stop());
+  return { home, emulator, gateway, mock, logs, file };
+}
+
+function shown(content: string): string {
+  return content.replace(/\\([\\*_~|`[\]>#.-])/g, "$1");
+}
+
+async function slash(
+  run: Running,
+  user: EmulatorUser,
+  name: string,
+  subcommand: string | undefined,
+  options: Record<string, string | boolean>,
+): Promise<EmulatedMessage> {
+  const sent = run.emulator.interaction({
+    user,
+    channelId: CHANNEL,
+    guildId: GUILD,
+    name,
+    ...(subcommand ? { subcommand } : {}),
+    options,
+  });
+  return run.emulator.waitForMessage(
+    (message) => message.interactionId === sent.id && message.kind === "original" && !message.deferred,
+  );
+}
+
+/** Presses a button and waits until the gateway has handled the press. */
+async function press(
+  run: Running,
+  input: Parameters<DiscordEmulator["pressButton"]>[0],
+): Promise<EmulatedInteraction> {
+  const record = run.emulator.pressButton(input);
+  await run.emulator.waitForAcknowledgement(record);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  await run.gateway.whenIdle();
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  return record;
+}
+
+function ephemeralFor(run: Running, record: EmulatedInteraction): EmulatedMessage | undefined {
+  return run.emulator.messages.find((message) => message.interactionId === record.id && message.ephemeral);
+}
+
+async function filesUnder(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...(await filesUnder(full)));
+    else if (entry.isFile()) out.push(full);
+  }
+  return out;
+}
+
+describe("discord: skills set up from chat", () => {
+  it("an admin disables a skill for discord with the Confirm button: autocomplete and /skill drop it there, it loads elsewhere; a member cannot; config.yaml keeps every other byte", async () => {
+    const run = await boot();
+    const before = await fs.readFile(run.file, "utf8");
+    const asked = await slash(run, admin, "skills", "disable", { name: "weather", platform: "discord" });
+    expect(shown(asked.content)).toContain("Disable `weather` on discord");
+    expect(asked.components.flatMap((row) => row.components.map((button) => button.label))).toEqual([
+      "Confirm",
+      "Cancel",
+    ]);
+    expect(await fs.readFile(run.file, "utf8")).toBe(before);
+    const confirm = asked.components[0]?.components[0]?.custom_id ?? "";
+
+    // A member's press is judged for the member: an ephemeral refusal, nothing written.
+    const byMember = await press(run, { user: member, messageId: asked.id, customId: confirm });
+    expect(ephemeralFor(run, byMember)?.content).toContain("for admins only");
+    expect(await fs.readFile(run.file, "utf8")).toBe(before);
+
+    await press(run, { user: admin, messageId: asked.id, customId: confirm });
+    const edited = run.emulator.messages.find((message) => message.id === asked.id);
+    expect(shown(edited?.content ?? "")).toContain("✓ `weather` disabled on discord");
+    const after = await fs.readFile(run.file, "utf8");
+    expect(after).toBe(
+      before.replace(
+        "  disabled: []   # nothing hidden globally\n",
+        "  disabled: []   # nothing hidden globally\n  platform_disabled:\n    discord: [weather]\n",
+      ),
+    );
+    const twice = await press(run, { user: admin, messageId: asked.id, customId: confirm });
+    expect(ephemeralFor(run, twice)?.content).toMatch(/already answered/);
+    expect(await fs.readFile(run.file, "utf8")).toBe(after);
+
+    const where = { guildId: GUILD, channelId: CHANNEL, name: "skill", focused: "name" };
+    const names = (await run.emulator.autocomplete({ ...where, user: member, options: { name: "" } })).map(
+      (choice) => choice.name,
+    );
+    expect(names).toContain("arxiv");
+    expect(names).not.toContain("weather");
+    const refused = await slash(run, member, "skill", undefined, { name: "weather" });
+    expect(shown(refused.content)).toMatch(/weather.*disabled for discord/);
+    await run.mock.shouldReply("/skill weather", "Skill loaded: weather", { user: "reader" });
+
+    const denied = await slash(run, member, "skills", "disable", { name: "arxiv", yes: true });
+    expect(shown(denied.content)).toContain("for admins only");
+    expect(await fs.readFile(run.file, "utf8")).toBe(after);
+  });
+
+  it("a concurrent save of config.yaml during a chat edit is detected and nothing is overwritten", async () => {
+    const run = await boot();
+    const theirs = `${await fs.readFile(run.file, "utf8")}# saved by someone else meanwhile\n`;
+    saveDuring(() => fs.writeFile(run.file, theirs));
+    const reply = await slash(run, admin, "skills", "disable", {
+      name: "weather",
+      platform: "discord",
+      yes: true,
+    });
+    expect(shown(reply.content)).toContain("changed while skillgate was editing it");
+    expect(await fs.readFile(run.file, "utf8")).toBe(theirs);
+    const loaded = await slash(run, member, "skill", undefined, { name: "weather" });
+    expect(shown(loaded.content)).toContain("Skill loaded: weather");
+  });
+
+  it("a skill declaring a missing command and an unset setting shows both", async () => {
+    const run = await boot();
+    const card = await slash(run, member, "skill", undefined, { name: "deployer" });
+    expect(shown(card.content)).toContain(`command \`${MISSING_COMMAND}\` is not on PATH`);
+    expect(shown(card.content)).toContain("setting `deployer.region` is not set (Which region?)");
+  });
+
+  it("a secret typed into the Set KEY modal lands in .env (0600) and nowhere else; the button is the admin's only", async () => {
+    const run = await boot();
+    const card = await slash(run, admin, "skill", undefined, { name: "weather" });
+    expect(shown(card.content)).toContain(`Set ${KEY}`);
+    const button = (card.components as { components: { custom_id: string; label: string }[] }[])[0]
+      ?.components[0];
+    expect(button?.label).toBe(`Set ${KEY}`);
+    const customId = button?.custom_id ?? "";
+
+    // Someone else clicking gets a private refusal and no modal.
+    const other = run.emulator.pressButton({ user: member, messageId: card.id, customId });
+    await run.emulator.waitForCall(
+      (call) => call.path === `/interactions/${other.id}/${other.token}/callback`,
+    );
+    expect(other.callbacks[0]?.type).toBe(4);
+    expect(JSON.stringify(other.callbacks[0]?.data)).toContain("for admins only");
+
+    const click = run.emulator.pressButton({ user: admin, messageId: card.id, customId });
+    await run.emulator.waitForCall(
+      (call) => call.path === `/interactions/${click.id}/${click.token}/callback`,
+    );
+    expect(click.callbacks[0]?.type).toBe(9);
+    const modal = click.callbacks[0]?.data as { custom_id: string; title: string };
+    expect(modal.title).toBe(`Set ${KEY}`);
+
+    const submit = run.emulator.submitModal({
+      user: admin,
+      channelId: CHANNEL,
+      guildId: GUILD,
+      customId: modal.custom_id,
+      values: { value: VALUE },
+    });
+    const answer = await run.emulator.waitForMessage((message) => message.interactionId === submit.id);
+    expect(shown(answer.content)).toContain(`\`${KEY}\` set ✓`);
+    expect(shown(answer.content)).toContain("weather: ready.");
+
+    const envFile = path.join(run.home, ".env");
+    expect(await fs.readFile(envFile, "utf8")).toBe(`${KEY}=${VALUE}\n`);
+    expect((await fs.stat(envFile)).mode & 0o777).toBe(0o600);
+
+    // A replayed submission of the same modal is refused and changes nothing.
+    const replay = run.emulator.submitModal({
+      user: admin,
+      channelId: CHANNEL,
+      guildId: GUILD,
+      customId: modal.custom_id,
+      values: { value: "replayed-value" },
+    });
+    await run.emulator.waitForCall(
+      (call) => call.path === `/interactions/${replay.id}/${replay.token}/callback`,
+    );
+    expect(JSON.stringify(replay.callbacks[0]?.data)).toContain("already used");
+    expect(await fs.readFile(envFile, "utf8")).toBe(`${KEY}=${VALUE}\n`);
+
+    await run.gateway.stop();
+    for (const message of run.emulator.messages) expect(message.content).not.toContain(VALUE);
+    for (const call of run.emulator.calls) expect(JSON.stringify(call.body ?? null)).not.toContain(VALUE);
+    expect(run.logs.join("")).not.toContain(VALUE);
+    expect(run.logs.join("")).toContain("a secret was set through a private input");
+    for (const file of await filesUnder(run.home)) {
+      if (file === envFile) continue;
+      expect(await fs.readFile(file, "utf8"), file).not.toContain(VALUE);
+    }
+  });
+});

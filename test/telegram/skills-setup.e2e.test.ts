@@ -1,0 +1,364 @@
+/**
+ * End to end on Telegram (real grammY against the Bot API emulator): an admin disables a skill for
+ * Telegram (menu and loading follow, config.yaml keeps every other byte, a read-only user is refused),
+ * and a missing secret is set through the card's "Set KEY" button (a stored action), whose press sends
+ * the admin a one-time form link served by the gateway — single use, bound to the admin who pressed,
+ * expiring after 10 minutes, the value stored only in .env (0600).
+ */
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import YAML from "yaml";
+import { createMockAdapter, type MockAdapter } from "../../adapters/mock/index.js";
+import { createTelegramAdapter } from "../../adapters/telegram/index.js";
+import { loadConfig } from "../../src/config/config.js";
+import { createGateway, type Gateway } from "../../src/gateway/gateway.js";
+import { type CallbackQueryRecord, type SentMessage, TelegramEmulator } from "../emulators/telegram.js";
+import { saveDuring } from "../support/concurrent-config.js";
+import { MISSING_COMMAND, writeArxivAndWeather, writeDeployer } from "../support/platform-home.js";
+import { capturingLogger, FAST, tempHome } from "./helpers.js";
+
+vi.mock("../../src/config/edit.js", async (importOriginal) => {
+  const { withConcurrentSave } = await import("../support/concurrent-config.js");
+  return withConcurrentSave(await importOriginal());
+});
+
+const ADMIN = 1001;
+const USER = 2002;
+const GROUP = -100500;
+const KEY = "SKILLGATE_TG_SETUP_WEATHER_KEY";
+const VALUE = "tg-secret-VALUE-91c2e";
+const PUBLIC = "https://skillgate.example.test";
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+interface Booted {
+  emulator: TelegramEmulator;
+  home: string;
+  gateway: Gateway;
+  lines: Record<string, unknown>[];
+  file: string;
+  skew: { ms: number };
+  mock: MockAdapter;
+}
+
+async function boot(): Promise<Booted> {
+  delete process.env[KEY];
+  const emulator = new TelegramEmulator();
+  await emulator.listen();
+  const { home, cleanup } = await tempHome();
+  cleanups.push(cleanup, () => emulator.close());
+  await writeArxivAndWeather(home, KEY);
+  await writeDeployer(home);
+  const doc = {
+    gateway: {
+      admins: [`telegram:${ADMIN}`],
+      allowed_users: [`telegram:${USER}`, "mock:reader"],
+      health: { enabled: false },
+      public_url: PUBLIC,
+      secret_form: { port: 0 },
+      telegram: { enabled: true, api_root: emulator.apiRoot },
+    },
+  };
+  const file = path.join(home, "config.yaml");
+  await fs.writeFile(
+    file,
+    `# written by hand\n${YAML.stringify(doc)}skills:\n  # keep order\n  ledger: true\n`,
+  );
+  const config = loadConfig(file);
+  const { logger, lines } = capturingLogger();
+  const adapter = createTelegramAdapter({
+    config,
+    home,
+    secret: (name) => (name === "TELEGRAM_BOT_TOKEN" ? emulator.token : undefined),
+    logger,
+    tuning: FAST,
+  });
+  const skew = { ms: 0 };
+  const mock = createMockAdapter();
+  const gateway = createGateway({
+    home,
+    config,
+    adapters: [adapter, mock],
+    logger,
+    now: () => Date.now() + skew.ms,
+  });
+  mock.settle = () => gateway.whenIdle();
+  cleanups.push(() => gateway.stop());
+  await gateway.start();
+  return { emulator, home, gateway, lines, file, skew, mock };
+}
+
+async function ask(
+  emulator: TelegramEmulator,
+  says: Parameters<TelegramEmulator["userSays"]>[0],
+  count = 1,
+  chat?: string,
+): Promise<SentMessage[]> {
+  const since = emulator.sent.length;
+  emulator.userSays(says);
+  const chatId = chat ?? String(says.chatId ?? says.userId ?? ADMIN);
+  return emulator.waitForMessages(count, (message) => message.chat_id === chatId, 8000, since);
+}
+
+function linkOf(message: SentMessage | undefined): string {
+  const url = message?.reply_markup?.inline_keyboard[0]?.[0]?.url ?? "";
+  expect(url.startsWith(`${PUBLIC}/secret/`)).toBe(true);
+  return url;
+}
+
+/** Waits until the bot edited `message` into one containing `text`. */
+async function waitUntilEdited(run: Booted, message: SentMessage, text: string): Promise<void> {
+  const deadline = Date.now() + 8000;
+  while (!run.emulator.latest(message.message_id, message.chat_id)?.plain.includes(text)) {
+    if (Date.now() > deadline) throw new Error(`message ${message.message_id} never showed "${text}"`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Waits until the bot answered a callback query (the emulator records the answer on it). */
+async function waitForAnswer(record: CallbackQueryRecord): Promise<void> {
+  const deadline = Date.now() + 8000;
+  while (record.answer === undefined) {
+    if (Date.now() > deadline) throw new Error(`callback query ${record.id} was never answered`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/**
+ * Presses the card's "Set KEY" button as `userId` and returns the one-time link the bot sent to that
+ * user's private chat (the press itself is answered with a notice only the presser sees).
+ */
+async function pressForLink(
+  run: Booted,
+  card: SentMessage,
+  userId: number,
+  chatId?: string,
+): Promise<string> {
+  const since = run.emulator.sent.length;
+  const press = run.emulator.pressButton({
+    messageId: card.message_id,
+    chatId: chatId ?? card.chat_id,
+    label: `Set ${KEY}`,
+    userId,
+  });
+  const [dm] = await run.emulator.waitForMessages(
+    1,
+    (message) => message.chat_id === String(userId),
+    8000,
+    since,
+  );
+  await waitForAnswer(press);
+  expect(press.answer?.text).toContain("private chat");
+  return linkOf(dm);
+}
+
+/** The local address the reverse proxy behind public_url would forward to. */
+function local(run: Booted, url: string): string {
+  return `http://127.0.0.1:${run.gateway.secretFormPort}${url.slice(PUBLIC.length)}`;
+}
+
+async function post(url: string, value: string): Promise<Response> {
+  return fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ value }).toString(),
+  });
+}
+
+async function filesUnder(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...(await filesUnder(full)));
+    else if (entry.isFile()) out.push(full);
+  }
+  return out;
+}
+
+describe("telegram: skills set up from chat", () => {
+  it("an admin disables a skill for telegram with the Confirm button: menu and /weather follow there, it loads elsewhere; a reader cannot; the file keeps its bytes", async () => {
+    const run = await boot();
+    const before = await fs.readFile(run.file, "utf8");
+    const [refused] = await ask(run.emulator, {
+      userId: USER,
+      text: "/skills disable weather --platform telegram -y",
+    });
+    expect(refused?.plain).toMatch(/for admins only/);
+    expect(await fs.readFile(run.file, "utf8")).toBe(before);
+
+    // In a group the admin is asked with Confirm / Cancel buttons (the action model's confirmation).
+    const since = run.emulator.sent.length;
+    run.emulator.userSays({
+      userId: ADMIN,
+      chatId: GROUP,
+      chatType: "supergroup",
+      text: "/skills disable weather --platform telegram",
+    });
+    const [question] = await run.emulator.waitForMessages(
+      1,
+      (message) => message.chat_id === String(GROUP),
+      8000,
+      since,
+    );
+    expect(question?.plain).toContain("Disable weather on telegram");
+    const labels = question?.reply_markup?.inline_keyboard.flat().map((button) => button.text);
+    expect(labels).toEqual(["Confirm", "Cancel"]);
+    expect(await fs.readFile(run.file, "utf8")).toBe(before);
+
+    // A reader's press is judged for the reader: refused privately, nothing written.
+    const confirm = question?.reply_markup?.inline_keyboard[0]?.[0]?.callback_data;
+    // Later presses carry the same callback data, as a client still showing the old keyboard would.
+    const press = (userId: number) =>
+      run.emulator.pressButton({
+        messageId: question?.message_id as number,
+        chatId: String(GROUP),
+        data: confirm,
+        userId,
+      });
+    const byReader = press(USER);
+    await waitForAnswer(byReader);
+    expect(byReader.answer?.text).toContain("for admins only");
+    expect(await fs.readFile(run.file, "utf8")).toBe(before);
+
+    press(ADMIN);
+    await waitUntilEdited(run, question as SentMessage, "weather disabled on telegram");
+    const after = `${before}  platform_disabled:\n    telegram: [weather]\n`;
+    expect(await fs.readFile(run.file, "utf8")).toBe(after);
+
+    // Pressed again: already answered, nothing more written.
+    const twice = press(ADMIN);
+    await waitForAnswer(twice);
+    expect(twice.answer?.text).toContain("already answered");
+    expect(await fs.readFile(run.file, "utf8")).toBe(after);
+
+    const menu = run.emulator.menuHistory.at(-1);
+    expect(JSON.stringify(menu)).not.toContain('"weather"');
+    expect(JSON.stringify(menu)).toContain('"arxiv"');
+    const [gone] = await ask(run.emulator, { userId: USER, text: "/weather" });
+    expect(gone?.plain).toMatch(/weather.*disabled for telegram/);
+    await run.mock.shouldReply("/skill weather", "Skill loaded: weather", { user: "reader" });
+  });
+
+  it("a concurrent save of config.yaml during a chat edit is detected and nothing is overwritten", async () => {
+    const run = await boot();
+    const theirs = `${await fs.readFile(run.file, "utf8")}# saved by someone else meanwhile\n`;
+    saveDuring(() => fs.writeFile(run.file, theirs));
+    const [reply] = await ask(run.emulator, {
+      userId: ADMIN,
+      text: "/skills disable weather --platform telegram -y",
+    });
+    expect(reply?.plain).toContain("changed while skillgate was editing it");
+    expect(await fs.readFile(run.file, "utf8")).toBe(theirs);
+    const [still] = await ask(run.emulator, { userId: USER, text: "/weather" });
+    expect(still?.plain).toContain("Skill loaded: weather");
+  });
+
+  it("a skill declaring a missing command and an unset setting shows both", async () => {
+    const run = await boot();
+    const [card] = await ask(run.emulator, { userId: USER, text: "/deployer" });
+    expect(card?.plain).toContain(`command ${MISSING_COMMAND} is not on PATH`);
+    expect(card?.plain).toContain("setting deployer.region is not set (Which region?)");
+  });
+
+  it("a secret set through the one-time link lands in .env (0600) and nowhere else; the link works once and expires", async () => {
+    const run = await boot();
+    const [card] = await ask(run.emulator, { userId: ADMIN, text: "/weather" });
+    expect(card?.plain).toContain(KEY);
+    // The card carries "Set KEY" as an ordinary stored action (opaque callback data, no link in it).
+    const button = card?.reply_markup?.inline_keyboard.flat().find((item) => item.text === `Set ${KEY}`);
+    expect(button?.callback_data).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(button?.url).toBeUndefined();
+    const url = await pressForLink(run, card as SentMessage, ADMIN);
+
+    const form = await fetch(local(run, url));
+    expect(form.status).toBe(200);
+    expect(form.headers.get("cache-control")).toBe("no-store");
+    expect(await form.text()).toContain(KEY);
+
+    const since = run.emulator.sent.length;
+    const stored = await post(local(run, url), VALUE);
+    expect(stored.status).toBe(200);
+    expect(await stored.text()).not.toContain(VALUE);
+    const [confirmation] = await run.emulator.waitForMessages(
+      1,
+      (message) => message.chat_id === String(ADMIN),
+      8000,
+      since,
+    );
+    expect(confirmation?.plain).toContain(`${KEY} set ✓`);
+    expect(confirmation?.plain).toContain("weather: ready.");
+    const envFile = path.join(run.home, ".env");
+    expect(await fs.readFile(envFile, "utf8")).toBe(`${KEY}=${VALUE}\n`);
+    expect((await fs.stat(envFile)).mode & 0o777).toBe(0o600);
+
+    const replay = await post(local(run, url), "replayed");
+    expect(replay.status).toBe(410);
+    expect(await replay.text()).toContain("already used");
+    expect(await fs.readFile(envFile, "utf8")).toBe(`${KEY}=${VALUE}\n`);
+
+    // A second link (the same button pressed again), used after 10 minutes, is refused.
+    await fs.rm(envFile);
+    const late = await pressForLink(run, card as SentMessage, ADMIN);
+    expect(late).not.toBe(url);
+    run.skew.ms = 10 * 60_000 + 1000;
+    const expired = await post(local(run, late), "too-late");
+    expect(expired.status).toBe(410);
+    expect(await expired.text()).toContain("expired");
+    await expect(fs.stat(envFile)).rejects.toThrow();
+
+    await run.gateway.stop();
+    for (const message of run.emulator.sent) expect(message.text).not.toContain(VALUE);
+    expect(JSON.stringify(run.emulator.calls)).not.toContain(VALUE);
+    expect(JSON.stringify(run.lines)).not.toContain(VALUE);
+    for (const file of await filesUnder(run.home))
+      expect(await fs.readFile(file, "utf8"), file).not.toContain(VALUE);
+  });
+
+  it("from a group the Set KEY press sends the link to the admin's private chat (once they started the bot), never into the group; a reader's press is refused", async () => {
+    const run = await boot();
+    const since = run.emulator.sent.length;
+    run.emulator.userSays({ userId: ADMIN, chatId: GROUP, chatType: "supergroup", text: "/weather" });
+    const [card] = await run.emulator.waitForMessages(
+      1,
+      (message) => message.chat_id === String(GROUP),
+      8000,
+      since,
+    );
+    expect(card?.plain).toContain(KEY);
+
+    const reader = run.emulator.pressButton({
+      messageId: card?.message_id as number,
+      chatId: String(GROUP),
+      label: `Set ${KEY}`,
+      userId: USER,
+    });
+    await waitForAnswer(reader);
+    expect(reader.answer?.show_alert).toBe(true);
+    expect(reader.answer?.text).toContain("for admins only");
+
+    // An admin who never opened a private chat with the bot cannot be sent the link: told so, privately.
+    run.emulator.neverStarted(ADMIN);
+    const unreachable = run.emulator.pressButton({
+      messageId: card?.message_id as number,
+      chatId: String(GROUP),
+      label: `Set ${KEY}`,
+      userId: ADMIN,
+    });
+    await waitForAnswer(unreachable);
+    expect(unreachable.answer?.show_alert).toBe(true);
+    expect(unreachable.answer?.text).toContain("could not message you privately");
+    expect(run.emulator.sent.some((message) => message.chat_id === String(ADMIN))).toBe(false);
+
+    await ask(run.emulator, { userId: ADMIN, text: "/help" });
+    const dm = await pressForLink(run, card as SentMessage, ADMIN, String(GROUP));
+    expect(dm.startsWith(`${PUBLIC}/secret/`)).toBe(true);
+    for (const message of run.emulator.sent.filter((item) => item.chat_id === String(GROUP))) {
+      expect(JSON.stringify(message.reply_markup ?? {})).not.toContain("/secret/");
+      expect(message.text).not.toContain("/secret/");
+    }
+  });
+});
