@@ -121,20 +121,32 @@ function recencyMs(record: UsageRecord | undefined): number {
   return Number.NEGATIVE_INFINITY;
 }
 
+/** Names in the order `localeCompare` gives, with one collator instead of one per comparison. */
+const nameOrder = new Intl.Collator().compare;
+
+/**
+ * The five least recently active, most active and least active skills. Each row's recency and activity
+ * are computed once (a status runs on every chat `/curator`; parsing timestamps inside a comparator
+ * cost O(N log N) parses and stalled the event loop on large libraries).
+ */
 function rankings(rows: CuratedRow[]): CuratorStatus["rankings"] {
-  const active = rows.filter((row) => (row.record?.state ?? "active") === "active");
-  const byName = (a: CuratedRow, b: CuratedRow) => a.name.localeCompare(b.name);
-  const lra = [...active]
-    .sort((a, b) => recencyMs(a.record) - recencyMs(b.record) || byName(a, b))
-    .slice(0, 5);
-  const withActivity = active.map((row) => ({ row, n: row.record ? activityCount(row.record) : 0 }));
-  const most = [...withActivity].sort((a, b) => b.n - a.n || byName(a.row, b.row)).slice(0, 5);
-  const least = [...withActivity].sort((a, b) => a.n - b.n || byName(a.row, b.row)).slice(0, 5);
-  const toRow = (row: CuratedRow) => activityRow(row.name, row.record);
+  const active = rows
+    .filter((row) => (row.record?.state ?? "active") === "active")
+    .map((row) => ({
+      row,
+      recency: recencyMs(row.record),
+      n: row.record ? activityCount(row.record) : 0,
+    }));
+  type Ranked = (typeof active)[number];
+  const byName = (a: Ranked, b: Ranked) => nameOrder(a.row.name, b.row.name);
+  const lra = [...active].sort((a, b) => a.recency - b.recency || byName(a, b)).slice(0, 5);
+  const most = [...active].sort((a, b) => b.n - a.n || byName(a, b)).slice(0, 5);
+  const least = [...active].sort((a, b) => a.n - b.n || byName(a, b)).slice(0, 5);
+  const toRow = (item: Ranked) => activityRow(item.row.name, item.row.record);
   return {
     least_recently_active: lra.map(toRow),
-    most_active: (most[0]?.n ?? 0) > 0 ? most.map((item) => toRow(item.row)) : [],
-    least_active: least.map((item) => toRow(item.row)),
+    most_active: (most[0]?.n ?? 0) > 0 ? most.map(toRow) : [],
+    least_active: least.map(toRow),
   };
 }
 
