@@ -279,6 +279,11 @@ describe("telegram: skills set up from chat", () => {
     expect(form.headers.get("cache-control")).toBe("no-store");
     expect(await form.text()).toContain(KEY);
 
+    // An oversized form is refused before it is read, and does not use up the link.
+    const huge = await post(local(run, url), "x".repeat(64 * 1024));
+    expect(huge.status).toBe(413);
+    await expect(fs.stat(path.join(run.home, ".env"))).rejects.toThrow();
+
     const since = run.emulator.sent.length;
     const stored = await post(local(run, url), VALUE);
     expect(stored.status).toBe(200);

@@ -5,8 +5,10 @@
  * `SecretEntry.submitLink` and the chat that asked is told "`KEY` set ✓". Nothing here logs or echoes
  * a request body, and every page forbids caching, framing, referrers and scripts.
  */
+
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { readBodyLimited } from "../../core/http-guard.js";
 import type { SecretEntry, SecretSubmission } from "./service.js";
 import type { PendingSecret } from "./tokens.js";
 
@@ -36,24 +38,6 @@ const HEADERS = {
   "content-security-policy":
     "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
 };
-
-function readBody(request: http.IncomingMessage): Promise<string | null> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        resolve(null);
-        request.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    request.on("error", () => resolve(null));
-  });
-}
 
 /**
  * Starts the form server on 127.0.0.1:`port`. `notify` posts the confirmation to the chat that asked
@@ -101,14 +85,18 @@ export async function startSecretFormServer(
         .end(page("Not allowed", "<p>Use the form.</p>"));
       return;
     }
-    const body = await readBody(request);
-    if (body === null) {
+    const body = await readBodyLimited(request, MAX_BODY_BYTES);
+    if (body === "aborted") return;
+    if (body === "too-large") {
+      // Closing the connection cuts off a client still sending the rest of a huge body.
       response
-        .writeHead(413, HEADERS)
-        .end(page("Too large", "<p>The form was too large; nothing was stored.</p>"));
+        .writeHead(413, { ...HEADERS, connection: "close" })
+        .end(page("Too large", "<p>The form was too large; nothing was stored.</p>"), () =>
+          request.socket.destroy(),
+        );
       return;
     }
-    const value = new URLSearchParams(body).get("value") ?? "";
+    const value = new URLSearchParams(body.toString("utf8")).get("value") ?? "";
     const submission = await entry.submitLink(token, value);
     if (!submission.stored) {
       const text = submission.reply.blocks.map((block) => ("text" in block ? block.text : "")).join(" ");
