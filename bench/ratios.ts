@@ -463,6 +463,18 @@ function measureGateway(count: number): void {
   });
 }
 
+const failed: string[] = [];
+
+/** Runs one measurement; a failure is reported under the table instead of losing the other rows. */
+function attempt(what: string, measure: () => void): void {
+  try {
+    measure();
+  } catch (error) {
+    failed.push(`${what}: ${(error as Error).message.split("\n")[0]}`);
+    console.error(`  ${what} FAILED: ${(error as Error).message.slice(0, 500)}`);
+  }
+}
+
 function printTable(): void {
   const header = ["work", "floor", "skillgate", "ratio", "target", "met?"];
   const fmt = (value: number, unit: string) =>
@@ -497,13 +509,13 @@ async function main(): Promise<void> {
   const loadStart = loadavg();
   console.error(`ratio bench: sizes ${sizes.join(", ")}, ${REPS} reps, load average ${loadStart}`);
   for (const count of sizes) library(count);
-  for (const count of sizes) measureTransitions(count);
-  measureCuratorRun(10_000);
-  measureViewBump(10_000);
-  if (!quick) measureRollback(10_000);
-  for (const count of sizes) measureListing(count);
-  measureViewRss(10_000);
-  if (!quick) measureGateway(10_000);
+  for (const count of sizes) attempt(`transitions ${count}`, () => measureTransitions(count));
+  attempt("curator run", () => measureCuratorRun(10_000));
+  attempt("view + bump", () => measureViewBump(10_000));
+  if (!quick) attempt("rollback", () => measureRollback(10_000));
+  for (const count of sizes) attempt(`listing ${count}`, () => measureListing(count));
+  attempt("view RSS", () => measureViewRss(10_000));
+  if (!quick) attempt("gateway", () => measureGateway(10_000));
   const loadEnd = loadavg();
   printTable();
   const perSkill = (work: string) =>
@@ -513,6 +525,7 @@ async function main(): Promise<void> {
   console.log(`transitions growth (ms): ${perSkill("curator transitions").join(", ")}`);
   console.log(`fresh list growth (ms):  ${perSkill("skills list --json").join(", ")}`);
   console.log(`load average: ${loadStart} at start, ${loadEnd} at end (${os.cpus().length} cores)`);
+  for (const line of failed) console.log(`not measured (failed): ${line}`);
   const resultsDir = path.join(ROOT, "bench", "results");
   mkdirSync(resultsDir, { recursive: true });
   const file = path.join(resultsDir, `ratios-${new Date().toISOString().replace(/[:.]/g, "-")}.json`);
@@ -522,9 +535,10 @@ async function main(): Promise<void> {
   }).stdout.trim();
   writeFileSync(
     file,
-    `${JSON.stringify({ at: new Date().toISOString(), commit, reps: REPS, sizes, load_start: loadStart, load_end: loadEnd, cores: os.cpus().length, rows }, null, 2)}\n`,
+    `${JSON.stringify({ at: new Date().toISOString(), commit, reps: REPS, sizes, load_start: loadStart, load_end: loadEnd, cores: os.cpus().length, rows, failed }, null, 2)}\n`,
   );
   console.log(`written ${path.relative(ROOT, file)}`);
+  if (failed.length > 0) process.exitCode = 1;
 }
 
 await main();
