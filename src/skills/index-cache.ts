@@ -106,11 +106,12 @@ type FrontmatterSource = (position: number, file: string) => Record<string, unkn
 
 function frontmatterSource(bytes: Buffer, from: number, gates: Gates): FrontmatterSource {
   let parsed: unknown[] | undefined;
-  let pending: Buffer | undefined = bytes;
+  // Only the second line is kept (a copy), so the listings and heads of the first are not held as bytes.
+  let pending: Buffer | undefined = Buffer.from(bytes.subarray(from));
   return (position, file) => {
     if (pending) {
       try {
-        const value: unknown = JSON.parse(pending.toString("utf8", from));
+        const value: unknown = JSON.parse(pending.toString("utf8"));
         parsed = Array.isArray(value) ? value : [];
       } catch {
         parsed = [];
@@ -128,6 +129,31 @@ function frontmatterSource(bytes: Buffer, from: number, gates: Gates): Frontmatt
   };
 }
 
+/**
+ * A head read from the index; its frontmatter is parsed from the second line on first access. The getter
+ * sits on the prototype: as an accessor in an object literal it would put every head in V8's dictionary
+ * mode and cost a closure and a context per skill.
+ */
+class IndexedHead implements SkillHead {
+  private parsed: Record<string, unknown> | undefined;
+  constructor(
+    readonly name: string,
+    readonly declaredName: string | undefined,
+    readonly frontmatterName: string | undefined,
+    readonly description: string,
+    readonly osOk: boolean,
+    readonly envOk: boolean,
+    private readonly position: number,
+    private readonly file: string,
+    private readonly source: FrontmatterSource,
+  ) {}
+
+  get frontmatter(): Record<string, unknown> {
+    this.parsed ??= this.source(this.position, this.file);
+    return this.parsed;
+  }
+}
+
 function indexedHead(item: unknown[], position: number, source: FrontmatterSource, gates: Gates): SkillHead {
   const file = item[0] as string;
   const name = item[6];
@@ -136,19 +162,17 @@ function indexedHead(item: unknown[], position: number, source: FrontmatterSourc
   if (typeof name !== "string" || typeof description !== "string") throw new Malformed();
   if (gateInputs !== 0 && !(Array.isArray(gateInputs) && gateInputs.length === 2)) throw new Malformed();
   const declaredName = optionalString(item[7], name);
-  let frontmatter: Record<string, unknown> | undefined;
-  return {
+  return new IndexedHead(
     name,
     declaredName,
-    frontmatterName: optionalString(item[8], declaredName ?? name),
+    optionalString(item[8], declaredName ?? name),
     description,
-    osOk: gateInputs === 0 || gates.osOk({ platforms: gateInputs[0] }),
-    envOk: gateInputs === 0 || gates.envOk({ environments: gateInputs[1] }),
-    get frontmatter() {
-      frontmatter ??= source(position, file);
-      return frontmatter;
-    },
-  };
+    gateInputs === 0 || gates.osOk({ platforms: gateInputs[0] }),
+    gateInputs === 0 || gates.envOk({ environments: gateInputs[1] }),
+    position,
+    file,
+    source,
+  );
 }
 
 function parseHeads(items: unknown, source: FrontmatterSource, gates: Gates): Map<string, CachedHead> {

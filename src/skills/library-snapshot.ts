@@ -19,6 +19,4 @@ export interface Snapshot {
   onDisk: SkillEntry[];
   /** `entries` sorted by (category or "", name), the listing order. */
   listOrder: SkillEntry[];
-  /** Per entry, its `frontmatter.name` when that is a string (for the disabled lists, without parsing). */
-  frontmatterNames: Map<SkillEntry, string | undefined>;
 }

@@ -23,7 +23,15 @@ import { ConfigError } from "../core/errors.js";
 import { loadIndex, saveIndex } from "./index-cache.js";
 import type { Snapshot } from "./library-snapshot.js";
 import { resolveRoots, type SkillRoot } from "./roots.js";
-import { Gates, isExcludedDir, type ScanCache, type ScanResult, type ScanStats, scanRoots } from "./scan.js";
+import {
+  Gates,
+  isExcludedDir,
+  type ScanCache,
+  type ScanResult,
+  type ScanStats,
+  type SkillHead,
+  scanRoots,
+} from "./scan.js";
 import type {
   SkillEntry,
   SkillLibrary,
@@ -62,11 +70,60 @@ const POLL_MS = 500;
 const ARM_DELAY_MS = 200;
 const LIST_HINT = "Use skill_view(name) to see full content, tags, and linked files";
 
-function buildEntries(scan: ScanResult): Pick<Snapshot, "entries" | "onDisk" | "frontmatterNames"> {
+/**
+ * A skill as the library keeps it. Its frontmatter is read from the scan's head on first access, through
+ * a getter on the prototype: an accessor written in an object literal puts every record in V8's
+ * dictionary mode (~450 bytes of property storage each, ~9 MB at 10k skills), a class keeps them compact.
+ * Callers get plain copies (`plainEntry`), never these.
+ */
+class LibraryEntry implements SkillEntry {
+  declare hiddenBy?: "os" | "environment";
+  readonly description: string;
+  constructor(
+    readonly name: string,
+    readonly category: string | null,
+    readonly dir: string,
+    readonly skillFile: string,
+    readonly root: string,
+    readonly rootKind: "local" | "external",
+    readonly relPath: string,
+    /** The scan's head of its SKILL.md. */
+    readonly head: SkillHead,
+  ) {
+    this.description = head.description;
+  }
+
+  get frontmatter(): Record<string, unknown> {
+    return this.head.frontmatter;
+  }
+}
+
+/** A plain copy of a library record for a caller (its frontmatter read now). */
+function plainEntry(entry: SkillEntry): SkillEntry {
+  const copy: SkillEntry = {
+    name: entry.name,
+    description: entry.description,
+    category: entry.category,
+    dir: entry.dir,
+    skillFile: entry.skillFile,
+    root: entry.root,
+    rootKind: entry.rootKind,
+    relPath: entry.relPath,
+    frontmatter: entry.frontmatter,
+  };
+  if (entry.hiddenBy) copy.hiddenBy = entry.hiddenBy;
+  return copy;
+}
+
+/** `frontmatter.name` of a library record when it is a string (the disabled lists match it, unparsed). */
+function frontmatterNameOf(entry: SkillEntry): string | undefined {
+  return (entry as LibraryEntry).head.frontmatterName;
+}
+
+function buildEntries(scan: ScanResult): Pick<Snapshot, "entries" | "onDisk"> {
   const seen = new Set<string>();
   const entries: SkillEntry[] = [];
   const gated: SkillEntry[] = [];
-  const frontmatterNames = new Map<SkillEntry, string | undefined>();
   // Shown skills first, so a gated skill never shadows a shown one of the same name.
   for (const pass of ["shown", "gated"] as const) {
     for (const record of scan.records) {
@@ -77,28 +134,23 @@ function buildEntries(scan: ScanResult): Pick<Snapshot, "entries" | "onDisk" | "
       seen.add(head.name);
       const root = scan.roots[record.rootIndex] as SkillRoot;
       const relDir = record.relFile === "SKILL.md" ? "" : record.relFile.slice(0, -"/SKILL.md".length);
-      const entry: SkillEntry = {
-        name: head.name,
-        description: head.description,
-        category: record.category,
-        dir: record.dir,
-        skillFile: record.skillFile,
-        root: root.dir,
-        rootKind: root.kind,
-        relPath: relDir,
-        // A head from the persistent index parses its frontmatter only when someone reads it.
-        get frontmatter() {
-          return head.frontmatter;
-        },
-      };
+      const entry = new LibraryEntry(
+        head.name,
+        record.category,
+        record.dir,
+        record.skillFile,
+        root.dir,
+        root.kind,
+        relDir,
+        head,
+      );
       if (hiddenBy) {
         entry.hiddenBy = hiddenBy;
         gated.push(entry);
       } else entries.push(entry);
-      frontmatterNames.set(entry, head.frontmatterName);
     }
   }
-  return { entries, onDisk: [...entries, ...gated], frontmatterNames };
+  return { entries, onDisk: [...entries, ...gated] };
 }
 
 /** The listing order: by (category or "", name), compared by code unit like Python's sort. */
@@ -223,8 +275,8 @@ class Library implements ManagedSkillLibrary {
     const indexWritten = this.persistIndex && scan.changed;
     if (indexWritten) saveIndex(this.home, scan.cache);
     this.last = { ...scan.stats, fromIndex, indexWritten };
-    const { entries, onDisk, frontmatterNames } = buildEntries(scan);
-    this.snapshot = { scan, rootsKey, entries, onDisk, listOrder: sortForList(entries), frontmatterNames };
+    const { entries, onDisk } = buildEntries(scan);
+    this.snapshot = { scan, rootsKey, entries, onDisk, listOrder: sortForList(entries) };
     this.lastRefresh = Date.now();
     this.syncWatchers(scan.dirs);
   }
@@ -297,20 +349,20 @@ class Library implements ManagedSkillLibrary {
   }
 
   async all(): Promise<SkillEntry[]> {
-    return this.fresh().onDisk.map((entry) => ({ ...entry }));
+    return this.fresh().onDisk.map(plainEntry);
   }
 
   async visible(platform: string | null): Promise<SkillEntry[]> {
     const snapshot = this.fresh();
-    return this.visibleIn(snapshot, snapshot.entries, platform).map((entry) => ({ ...entry }));
+    return this.visibleIn(snapshot.entries, platform).map(plainEntry);
   }
 
-  private visibleIn(snapshot: Snapshot, entries: SkillEntry[], platform: string | null): SkillEntry[] {
+  private visibleIn(entries: SkillEntry[], platform: string | null): SkillEntry[] {
     const disabled = disabledNames(platform, this.config);
     if (disabled.size === 0) return entries;
     return entries.filter(
       (entry) =>
-        !isDisabledIn(disabled, entry.name, { name: snapshot.frontmatterNames.get(entry) }) &&
+        !isDisabledIn(disabled, entry.name, { name: frontmatterNameOf(entry) }) &&
         !disabled.has(path.basename(entry.dir)),
     );
   }
@@ -327,7 +379,7 @@ class Library implements ManagedSkillLibrary {
 
   async find(name: string): Promise<SkillEntry | undefined> {
     const entry = this.fresh().onDisk.find((candidate) => candidate.name === name);
-    return entry ? { ...entry } : undefined;
+    return entry ? plainEntry(entry) : undefined;
   }
 
   async list(options: { category?: string; platform?: string | null } = {}): Promise<SkillsListResult> {
@@ -343,7 +395,7 @@ class Library implements ManagedSkillLibrary {
         message: `No skills found. Skills directory created at ${local.dir}/`,
       };
     }
-    const visible = this.visibleIn(snapshot, snapshot.listOrder, options.platform ?? null);
+    const visible = this.visibleIn(snapshot.listOrder, options.platform ?? null);
     if (visible.length === 0)
       return { success: true, skills: [], categories: [], message: "No skills found in skills/ directory." };
     const category = options.category;
@@ -375,8 +427,7 @@ class Library implements ManagedSkillLibrary {
         env: this.env,
         roots: this.currentRoots,
         snapshot,
-        listNames: (platform) =>
-          this.visibleIn(snapshot, snapshot.listOrder, platform).map((entry) => entry.name),
+        listNames: (platform) => this.visibleIn(snapshot.listOrder, platform).map((entry) => entry.name),
       },
       name,
       options,
