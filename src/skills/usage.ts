@@ -177,6 +177,57 @@ function spliceRecord(bytes: Buffer, name: string, apply: (record: UsageRecord) 
   return Buffer.concat([bytes.subarray(0, start), replacement, bytes.subarray(end)]);
 }
 
+/** The bytes of `file`, or undefined when it does not exist. */
+async function readBytesIfExists(file: string): Promise<Buffer | undefined> {
+  try {
+    return await fs.readFile(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+}
+
+/** A top-level key V8 would enumerate before the others (an array index): the layout check leaves those alone. */
+const INDEX_KEY = /^\d+$/;
+
+/**
+ * True when `bytes` are exactly what `JSON.stringify(doc, null, 2)` gives for a canonical usage document
+ * (see `isCanonicalUsage`), checked one record at a time so the whole file is never held as objects:
+ * each record is parsed on its own, must be canonical, must serialise back to its own bytes, and the
+ * names must ascend. Splicing one record of such a file gives the same bytes as the full rewrite.
+ */
+function isCanonicalLayout(bytes: Buffer): boolean {
+  const open = "{\n".length;
+  if (bytes.length < 4 || bytes[0] !== 0x7b || bytes[1] !== 0x0a) return false;
+  let start = open;
+  let previous: string | undefined;
+  for (;;) {
+    const close = bytes.indexOf("\n  }", start);
+    if (close < 0) return false;
+    const end = close + 4;
+    let one: Record<string, unknown> | undefined;
+    try {
+      one = parseJsonObject(`{${bytes.toString("utf8", start, end)}}`);
+    } catch {
+      return false;
+    }
+    if (one === undefined) return false;
+    const names = Object.keys(one);
+    const name = names[0];
+    if (names.length !== 1 || name === undefined || INDEX_KEY.test(name)) return false;
+    if (previous !== undefined && !(previous < name)) return false;
+    if (!isCanonicalUsage(one)) return false;
+    const expected = Buffer.from(JSON.stringify(one, null, 2));
+    // `{\n` + the record + `\n}`: compared in place, without copying the record's bytes.
+    if (expected.length !== end - start + 4) return false;
+    if (bytes.compare(expected, 2, expected.length - 2, start, end) !== 0) return false;
+    previous = name;
+    if (end === bytes.length - 2) return bytes[end] === 0x0a && bytes[end + 1] === 0x7d;
+    if (bytes[end] !== 0x2c || bytes[end + 1] !== 0x0a) return false;
+    start = end + 2;
+  }
+}
+
 /** Reads, locks and atomically rewrites `.usage.json`. One instance per skills directory. */
 export class UsageStore {
   readonly file: string;
@@ -303,8 +354,13 @@ export class UsageStore {
     name: string,
     apply: (record: UsageRecord) => void,
   ): Promise<Buffer | undefined> {
-    const text = await readTextIfExists(this.file);
-    if (text === undefined || text.charCodeAt(0) === 0xfeff) return undefined;
+    const bytes = await readBytesIfExists(this.file);
+    if (bytes === undefined) return undefined;
+    // The usual case: splice the one record, without parsing the whole file into objects (a 10k
+    // library's file is ~4 MB of text and ~30 MB of objects).
+    if (isCanonicalLayout(bytes)) return spliceRecord(bytes, name, apply);
+    const text = bytes.toString("utf8");
+    if (text.charCodeAt(0) === 0xfeff) return undefined;
     const doc = parseJsonObject(text);
     if (doc === undefined || !Object.hasOwn(doc, name) || !isCanonicalUsage(doc)) return undefined;
     apply(doc[name] as UsageRecord);

@@ -218,7 +218,11 @@ describe("usage bump fast path", () => {
       ],
     },
   );
-  const names = fc.uniqueArray(fc.stringMatching(/^[a-z][a-z0-9-]{0,12}$/), { minLength: 1, maxLength: 8 });
+  // Digit-only names too: an object enumerates those first, whatever order the file has them in.
+  const names = fc.uniqueArray(fc.stringMatching(/^([a-z][a-z0-9-]{0,12}|[0-9]{1,3})$/), {
+    minLength: 1,
+    maxLength: 8,
+  });
 
   it("writes exactly the bytes the general update path writes, for canonical and non-canonical files alike", async () => {
     await fc.assert(
@@ -228,13 +232,23 @@ describe("usage bump fast path", () => {
         fc.boolean(),
         fc.constantFrom("use", "view", "patch"),
         fc.nat(7),
-        async (skillNames, records, canonical, kind, pick) => {
+        fc.constantFrom("sorted", "reversed", "compact"),
+        async (skillNames, records, canonical, kind, pick, layout) => {
           const doc: Record<string, unknown> = {};
           // A canonical file has complete records (what both writers produce); the other kind is sparse.
           skillNames.forEach((name, index) => {
             doc[name] = canonical ? { ...emptyRecord(), ...records[index] } : records[index];
           });
-          const text = canonical ? stableJson(doc) : JSON.stringify(doc);
+          // Complete records in Hermes' layout, in reverse name order, or on one line: only the first is
+          // spliced record by record, the others must come out as the general path writes them.
+          const reversed = Object.fromEntries(Object.entries(JSON.parse(stableJson(doc))).reverse());
+          const text = !canonical
+            ? JSON.stringify(doc)
+            : layout === "sorted"
+              ? stableJson(doc)
+              : layout === "reversed"
+                ? JSON.stringify(reversed, null, 2)
+                : JSON.stringify(JSON.parse(stableJson(doc)));
           // Two bumps: the first from the file, the second from what this process just wrote.
           const bumped = [
             skillNames[pick % skillNames.length] as string,
@@ -266,6 +280,30 @@ describe("usage bump fast path", () => {
       ),
       { numRuns: 60 },
     );
+  });
+
+  it("a file in Hermes' layout but out of name order, or with digit-only names, is rewritten in order on a bump", async () => {
+    const complete = JSON.parse(stableJson(emptyRecord())) as UsageRecord;
+    const now = new Date("2031-02-03T04:05:06.789Z");
+    // Each file lists its names in this order (built as text: an object would put "9" before "10").
+    for (const order of [
+      ["b", "a"],
+      ["10", "9", "a"],
+    ]) {
+      const record = JSON.stringify(complete, null, 2).replaceAll("\n", "\n  ");
+      const text = `{\n${order.map((name) => `  ${JSON.stringify(name)}: ${record}`).join(",\n")}\n}`;
+      writeFileSync(usageFile(), text);
+      await store.bump("a", "use", now);
+      const bumped = readFileSync(usageFile(), "utf8");
+      writeFileSync(usageFile(), text);
+      await store.update((all) => {
+        (all.a as UsageRecord).use_count += 1;
+        (all.a as UsageRecord).last_used_at = isoTimestamp(now);
+      });
+      expect(bumped).toBe(readFileSync(usageFile(), "utf8"));
+      // Not the file with only the record changed: the names were put in order ("a" first; "9" first).
+      expect(bumped.slice(0, 8)).not.toBe(text.slice(0, 8));
+    }
   });
 
   it("a warm store sees a file replaced behind its back (another writer) and bumps on top of it", async () => {
