@@ -12,7 +12,8 @@
  * `bench/gateway.ts` load, with p99 at 300 commands/s).
  *
  * Sizes: 1k and 10k by default; `--50k` (or BENCH_50K=1) adds 50k for listing and transitions (its
- * library takes about a minute to build). `--quick` skips the gateway and rollback rows. Medians of a few
+ * library takes about a minute to build). `--quick` skips the gateway and rollback rows; `--gateway` runs
+ * only the gateway rows (`npm run bench -- --gateway`). Medians of a few
  * repetitions (BENCH_REPS, default 3); the load average at the start and end is recorded, since the
  * machine is shared. Run: `npm run bench` (or `node --import tsx bench/ratios.ts [--50k] [--quick]`).
  */
@@ -527,17 +528,21 @@ async function main(): Promise<void> {
   if (args[0] === "--child") return child(args[1] ?? "", args[2] ?? "");
   const big = args.includes("--50k") || process.env.BENCH_50K === "1";
   const quick = args.includes("--quick");
-  const sizes = big ? [1000, 10_000, 50_000] : [1000, 10_000];
+  // `--gateway` measures the gateway rows alone (a few minutes), written to bench/results/ the same way.
+  const gatewayOnly = args.includes("--gateway");
+  const sizes = gatewayOnly ? [10_000] : big ? [1000, 10_000, 50_000] : [1000, 10_000];
   const loadStart = loadavg();
   console.error(`ratio bench: sizes ${sizes.join(", ")}, ${REPS} reps, load average ${loadStart}`);
   for (const count of sizes) library(count);
-  for (const count of sizes) attempt(`transitions ${count}`, () => measureTransitions(count));
-  attempt("curator run", () => measureCuratorRun(10_000));
-  attempt("view + bump", () => measureViewBump(10_000));
-  if (!quick) attempt("rollback", () => measureRollback(10_000));
-  for (const count of sizes) attempt(`listing ${count}`, () => measureListing(count));
-  attempt("view RSS", () => measureViewRss(10_000));
-  if (!quick) attempt("gateway", () => measureGateway(10_000));
+  if (!gatewayOnly) {
+    for (const count of sizes) attempt(`transitions ${count}`, () => measureTransitions(count));
+    attempt("curator run", () => measureCuratorRun(10_000));
+    attempt("view + bump", () => measureViewBump(10_000));
+    if (!quick) attempt("rollback", () => measureRollback(10_000));
+    for (const count of sizes) attempt(`listing ${count}`, () => measureListing(count));
+    attempt("view RSS", () => measureViewRss(10_000));
+  }
+  if (!quick || gatewayOnly) attempt("gateway", () => measureGateway(10_000));
   const loadEnd = loadavg();
   printTable();
   const perSkill = (work: string) =>
