@@ -374,6 +374,11 @@ async function runParent(): Promise<void> {
           idle_rss_mb: toMb(idle.rss),
           load_rss_mb: toMb(after.peak),
           load_average: os.loadavg(),
+          answered: steady.answered,
+          commands: COMMANDS,
+          saturated_answered: saturated.answered,
+          saturated_expected: saturated.expected,
+          in_order: saturated.inOrder && steady.inOrder,
         }),
       );
     }

@@ -28,6 +28,7 @@ import { describeInterval } from "../src/curator/schedule.js";
 import type { CuratorRunResult } from "../src/curator/types.js";
 import { parseTimestamp } from "../src/skills/usage.js";
 import { paged, restoreRows, withButtons } from "./buttons.js";
+import { CoalescedWork } from "./coalesce.js";
 import {
   type CommandContext,
   type CommandInput,
@@ -150,12 +151,27 @@ export function statusReply(status: CuratorStatus, ctx: CommandContext): Reply {
 
 // ---------------------------------------------------------------- status
 
+/**
+ * Status computations per library and config in force: chats asking at once share one read of the
+ * library that started after they asked (the figures depend on neither the chat nor the clock).
+ */
+const statusWork = new WeakMap<CommandContext["library"], CoalescedWork<object, CuratorStatus>>();
+
+function sharedStatus(ctx: CommandContext): Promise<CuratorStatus> {
+  let work = statusWork.get(ctx.library);
+  if (!work) {
+    work = new CoalescedWork();
+    statusWork.set(ctx.library, work);
+  }
+  return work.run(ctx.config, () => curatorStatus(ops(ctx)));
+}
+
 const statusCommand: CommandSpec = {
   path: ["curator", "status"],
   summary: "last run, managed and unmanaged counts, pins, least recently active skills",
   mutating: false,
   async run(ctx) {
-    return statusReply(await curatorStatus(ops(ctx)), ctx);
+    return statusReply(await sharedStatus(ctx), ctx);
   },
 };
 

@@ -104,9 +104,16 @@ export class OutboundScrubber {
 
   /** Text with secret values redacted and home paths shortened. */
   text(value: string): string {
+    return this.scrubWith(this.knownSecrets(), value);
+  }
+
+  /**
+   * `text` with the secrets already looked up: a reply or a catalog checks `.env` once for all its
+   * strings, not once per string (a 10k-skill menu would otherwise stat the file 20,000 times).
+   */
+  private scrubWith(secrets: readonly string[], value: string): string {
     let out = value;
-    for (const secret of this.knownSecrets())
-      if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+    for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
     for (const [dir, label] of this.paths) {
       if (!out.includes(dir)) continue;
       // Only whole path components: `/home/u` must not eat `/home/user2`.
@@ -126,7 +133,8 @@ export class OutboundScrubber {
    * gateway keeps, never shown, and stay as they are so a press still finds its action.
    */
   reply(value: Reply): Reply {
-    const scrub = (text: string) => this.text(text);
+    const secrets = this.knownSecrets();
+    const scrub = (text: string) => this.scrubWith(secrets, text);
     const blocks = (list: ReplyBlock[]) => list.map((block) => deepScrub(block, scrub) as ReplyBlock);
     const actions = value.actions && {
       ...value.actions,
@@ -140,16 +148,18 @@ export class OutboundScrubber {
 
   /** A command catalog with descriptions scrubbed and entries whose name holds a secret dropped. */
   catalog(entries: CommandCatalogEntry[]): CommandCatalogEntry[] {
+    const secrets = this.knownSecrets();
+    const scrub = (text: string) => this.scrubWith(secrets, text);
     return entries
-      .filter((entry) => !this.holdsSecret(entry.name))
+      .filter((entry) => !secrets.some((secret) => entry.name.includes(secret)))
       .map((entry) => ({
         ...entry,
-        description: this.text(entry.description),
+        description: scrub(entry.description),
         ...(entry.options
           ? {
               options: entry.options.map((option) => ({
                 ...option,
-                description: this.text(option.description),
+                description: scrub(option.description),
               })),
             }
           : {}),
@@ -157,10 +167,10 @@ export class OutboundScrubber {
           ? {
               subcommands: entry.subcommands.map((sub) => ({
                 ...sub,
-                description: this.text(sub.description),
+                description: scrub(sub.description),
                 options: sub.options.map((option) => ({
                   ...option,
-                  description: this.text(option.description),
+                  description: scrub(option.description),
                 })),
               })),
             }

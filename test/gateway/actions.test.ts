@@ -94,6 +94,37 @@ describe("action store", () => {
     expect(third.size).toBe(0);
     expect(third.lookup(id as string, where).status).toBe("unknown");
   });
+  it("a burst of adds shares writes, yet each add resolves only once its own buttons are on disk", async () => {
+    const dir = await home();
+    const store = await ActionStore.open(dir);
+    const file = path.join(dir, "gateway", "actions.json");
+    const onDisk = async () =>
+      Object.keys((JSON.parse(await fs.readFile(file, "utf8")) as { actions: object }).actions);
+    const seenAtResolve: boolean[] = [];
+    const adds = Array.from({ length: 40 }, (_, index) =>
+      store
+        .add([{ intent: { kind: "cancel" }, placement: "replace", group: `g${index}`, once: true }], {
+          platform: "mock",
+          chatId: String(index),
+        })
+        .then(async (ids) => {
+          seenAtResolve.push((await onDisk()).includes(ids[0] as string));
+          return ids[0] as string;
+        }),
+    );
+    const ids = await Promise.all(adds);
+    expect(seenAtResolve).toEqual(Array(40).fill(true));
+    expect(new Set(await onDisk())).toEqual(new Set(ids));
+    // A consume racing further adds is on disk when it returns, too.
+    const more = store.add(
+      [{ intent: { kind: "cancel" }, placement: "replace", group: "late", once: true }],
+      { platform: "mock", chatId: "late" },
+    );
+    expect(await store.consume(ids[0] as string, "mock:1")).toBe(true);
+    await more;
+    const reopened = await ActionStore.open(dir);
+    expect(reopened.lookup(ids[0] as string, { platform: "mock", chatId: "0" }).status).toBe("used");
+  });
 });
 
 describe("buttons through the gateway", () => {
