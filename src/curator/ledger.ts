@@ -236,37 +236,8 @@ export async function appendEntry(
   config: SkillgateConfig,
   fields: NewLedgerEntry,
 ): Promise<LedgerEntry | null> {
-  if (!config.skills.ledger) return null;
-  const { before, after } =
-    fields.action === "pre-rollback" ? fields : dropUnchanged(fields.before, fields.after);
-  const entry: LedgerEntry = {
-    id: randomUUID().replace(/-/g, "").slice(0, 12),
-    ts: fields.ts ?? isoTimestamp(new Date()),
-    actor: fields.actor,
-    action: fields.action,
-    skill: fields.skill,
-    evidence: fields.evidence ?? {},
-    before,
-    after,
-  };
-  if (fields.roots !== undefined) entry.roots = fields.roots;
-  if (fields.usage_before !== undefined) entry.usage_before = fields.usage_before;
-  if (fields.usage_after !== undefined) entry.usage_after = fields.usage_after;
-  const file = homePaths(home).ledger;
-  await withLock(
-    ledgerLockPath(home),
-    async () => {
-      await fs.mkdir(path.dirname(file), { recursive: true });
-      // A crash mid-append leaves a line without its newline: end it first, so the new entry starts on a
-      // line of its own (the broken line is then skipped on reading, never glued to the entry).
-      const repair = (await endsWithoutNewline(file)) ? "\n" : "";
-      await fs.appendFile(file, `${repair}${JSON.stringify(entry)}\n`, "utf8");
-      const cap = config.skills.ledgerMaxBytes;
-      if (cap > 0 && (await fs.stat(file)).size > cap) await compactLocked(home, cap);
-    },
-    { waitMs: 60_000, recordHolder: false },
-  );
-  return entry;
+  const [entry] = await appendEntries(home, config, [fields]);
+  return entry ?? null;
 }
 
 /**
@@ -305,6 +276,8 @@ export async function appendEntries(
     ledgerLockPath(home),
     async () => {
       await fs.mkdir(path.dirname(file), { recursive: true });
+      // A crash mid-append leaves a line without its newline: end it first, so the new entries start on
+      // a line of their own (the broken line is then skipped on reading, never glued to an entry).
       const repair = (await endsWithoutNewline(file)) ? "\n" : "";
       await fs.appendFile(file, `${repair}${text}`, "utf8");
       const cap = config.skills.ledgerMaxBytes;
