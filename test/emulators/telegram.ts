@@ -15,9 +15,11 @@
  *   40, https://core.telegram.org/bots/api#setwebhook), so without `max_connections: 1` updates of one
  *   chat can arrive at the same time and out of order.
  */
+
 import { EventEmitter } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { multipartBoundary, parseFormData } from "./multipart.js";
 
 /** A Bot API error the next call(s) of a method will answer with. */
 export interface InjectedError {
@@ -963,8 +965,7 @@ async function readJson(req: http.IncomingMessage): Promise<Record<string, unkno
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   if (chunks.length === 0) return {};
-  const contentType = req.headers["content-type"] ?? "";
-  const boundary = /multipart\/form-data;.*boundary=("?)([^";]+)\1/i.exec(contentType)?.[2];
+  const boundary = multipartBoundary(req);
   if (boundary) return parseMultipart(Buffer.concat(chunks), boundary);
   const text = Buffer.concat(chunks).toString("utf8");
   if (!(req.headers["content-type"] ?? "").includes("json"))
@@ -1034,40 +1035,26 @@ export interface UploadedFile {
 export function parseMultipart(body: Buffer, boundary: string): Record<string, unknown> {
   const fields: Record<string, unknown> = {};
   const parts: Record<string, unknown> = {};
-  const delimiter = Buffer.from(`--${boundary}`);
-  let at = body.indexOf(delimiter);
-  while (at >= 0) {
-    const start = at + delimiter.length;
-    if (body.subarray(start, start + 2).toString() === "--") break;
-    const next = body.indexOf(delimiter, start);
-    if (next < 0) break;
-    const part = body.subarray(start + 2, next - 2);
-    const split = part.indexOf("\r\n\r\n");
-    const head = part.subarray(0, split).toString("utf8");
-    const content = part.subarray(split + 4);
-    const name = /[;:\s]name="([^"]*)"/i.exec(head)?.[1] ?? "";
+  for (const part of parseFormData(body, boundary)) {
     // Quoted or not: grammy writes `filename=a.txt`.
-    const fileMatch = /filename=(?:"([^"]*)"|([^;\r\n]*))/i.exec(head);
-    const filename = fileMatch ? (fileMatch[1] ?? fileMatch[2] ?? "") : undefined;
-    if (filename !== undefined) {
-      parts[name] = {
-        filename,
-        content: content.toString("utf8"),
-        size: content.length,
+    if (part.filename !== undefined) {
+      parts[part.name] = {
+        filename: part.filename,
+        content: part.data.toString("utf8"),
+        size: part.data.length,
       } satisfies UploadedFile;
-    } else {
-      const text = content.toString("utf8");
-      let value: unknown = text;
-      if (/^[[{]/.test(text)) {
-        try {
-          value = JSON.parse(text);
-        } catch {
-          value = text;
-        }
-      }
-      fields[name] = value;
+      continue;
     }
-    at = next;
+    const text = part.data.toString("utf8");
+    let value: unknown = text;
+    if (/^[[{]/.test(text)) {
+      try {
+        value = JSON.parse(text);
+      } catch {
+        value = text;
+      }
+    }
+    fields[part.name] = value;
   }
   for (const [key, value] of Object.entries(fields)) {
     if (typeof value === "string" && value.startsWith("attach://")) fields[key] = parts[value.slice(9)];
