@@ -354,15 +354,7 @@ export class DiscordEmulator {
     const guild = this.guilds.find((candidate) =>
       candidate.channels.some((channel) => channel.id === message.channelId),
     );
-    const channel = guild
-      ? {
-          id: message.channelId,
-          type: guild.channels.find((candidate) => candidate.id === message.channelId)?.type ?? 0,
-          guild_id: guild.id,
-          name: guild.channels.find((candidate) => candidate.id === message.channelId)?.name ?? "channel",
-          permissions: "2248473465835073",
-        }
-      : { id: message.channelId, type: 1, recipients: [user] };
+    const channel = interactionChannel(guild, message.channelId, user);
     const payload: Record<string, unknown> = {
       id,
       application_id: this.applicationId,
@@ -413,15 +405,7 @@ export class DiscordEmulator {
     const options = input.subcommand ? [{ type: 1, name: input.subcommand, options: leaves }] : leaves;
     const user = publicUser(input.user);
     const guild = input.guildId ? this.guilds.find((candidate) => candidate.id === input.guildId) : undefined;
-    const channel = guild
-      ? {
-          id: input.channelId,
-          type: guild.channels.find((candidate) => candidate.id === input.channelId)?.type ?? 0,
-          guild_id: guild.id,
-          name: guild.channels.find((candidate) => candidate.id === input.channelId)?.name ?? "channel",
-          permissions: "2248473465835073",
-        }
-      : { id: input.channelId, type: 1, recipients: [user] };
+    const channel = interactionChannel(guild, input.channelId, user);
     const payload: Record<string, unknown> = {
       id,
       application_id: this.applicationId,
@@ -512,9 +496,7 @@ export class DiscordEmulator {
       token,
       version: 1,
       channel_id: channelId,
-      channel: guild
-        ? { id: channelId, type: 0, guild_id: guild.id, name: "channel", permissions: "2248473465835073" }
-        : { id: channelId, type: 1, recipients: [author] },
+      channel: interactionChannel(guild, channelId, author),
       data,
       app_permissions: "2248473465835073",
       locale: "en-US",
@@ -1593,6 +1575,26 @@ function validateOptions(
       return `${where} ${name}: autocomplete on a non-text option`;
   }
   return null;
+}
+
+/**
+ * The partial channel an interaction carries (Discord docs, Interaction Object `channel`): a guild
+ * channel with its type, name and the bot's permissions there, or a DM channel with its recipient.
+ */
+function interactionChannel(
+  guild: EmulatorGuild | undefined,
+  channelId: string,
+  user: Record<string, unknown>,
+): Record<string, unknown> {
+  if (!guild) return { id: channelId, type: 1, recipients: [user] };
+  const known = guild.channels.find((candidate) => candidate.id === channelId);
+  return {
+    id: channelId,
+    type: known?.type ?? 0,
+    guild_id: guild.id,
+    name: known?.name ?? "channel",
+    permissions: "2248473465835073",
+  };
 }
 
 /**

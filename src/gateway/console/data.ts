@@ -33,7 +33,7 @@ import {
   type UsageRecord,
   UsageStore,
 } from "../../skills/usage.js";
-import { disabledNames, isDisabledIn, skillMatchesPlatform } from "../../skills/visibility.js";
+import { type HiddenReason, hiddenReason } from "../../skills/visibility.js";
 
 /** The chat platforms whose visibility the library page shows: every registered one. */
 export function consolePlatforms(): string[] {
@@ -86,39 +86,35 @@ export interface ConsoleData {
   now: () => Date;
 }
 
-/** The disabled set of each surface, computed once per rows build (or the config error it raises). */
-type DisabledSets = { platform: string; disabled: Set<string> | Error }[];
-
-function disabledSets(config: SkillgateConfig): DisabledSets {
-  return ["terminal", ...consolePlatforms()].map((platform) => {
-    try {
-      return { platform, disabled: disabledNames(platform === "terminal" ? null : platform, config) };
-    } catch (error) {
-      return { platform, disabled: error as Error };
-    }
-  });
+/** How the console names each reason of the one visibility rule (`hiddenReason`). */
+function reasonText(reason: HiddenReason, platform: string): string {
+  switch (reason) {
+    case "os":
+      return "platforms: excludes this OS";
+    case "environment":
+      return "needs another runtime environment";
+    case "disabled":
+      return "skills.disabled";
+    case "platform_disabled":
+      return `skills.platform_disabled.${platform}`;
+  }
 }
 
-function visibilityOf(
-  entry: SkillEntry | undefined,
-  sets: DisabledSets,
-  globally: ReadonlySet<string>,
-): PlatformVisibility[] {
-  if (!entry) return sets.map(({ platform }) => ({ platform, visible: false, reason: "not on disk" }));
-  if (!skillMatchesPlatform(entry.frontmatter)) {
-    return sets.map(({ platform }) => ({ platform, visible: false, reason: "platforms: excludes this OS" }));
-  }
-  const folder = path.basename(entry.dir);
-  return sets.map(({ platform, disabled }) => {
-    if (disabled instanceof Error)
-      return { platform, visible: false, reason: `config error: ${disabled.message}` };
-    if (!isDisabledIn(disabled, entry.name, entry.frontmatter) && !disabled.has(folder))
-      return { platform, visible: true, reason: "" };
-    const reason =
-      isDisabledIn(globally, entry.name, entry.frontmatter) || globally.has(folder)
-        ? "skills.disabled"
-        : `skills.platform_disabled.${platform}`;
-    return { platform, visible: false, reason };
+/** Where a skill is shown, surface by surface, by the one visibility rule (config errors named). */
+function visibilityOf(entry: SkillEntry | undefined, config: SkillgateConfig): PlatformVisibility[] {
+  return ["terminal", ...consolePlatforms()].map((platform) => {
+    if (!entry) return { platform, visible: false, reason: "not on disk" };
+    try {
+      const hidden = hiddenReason(
+        entry.name,
+        entry.frontmatter,
+        platform === "terminal" ? null : platform,
+        config,
+      );
+      return { platform, visible: hidden === null, reason: hidden ? reasonText(hidden, platform) : "" };
+    } catch (error) {
+      return { platform, visible: false, reason: `config error: ${(error as Error).message}` };
+    }
   });
 }
 
@@ -139,8 +135,6 @@ export async function libraryRows(data: ConsoleData): Promise<LibraryRow[]> {
   const provenance = await loadProvenance(data.home, all);
   const createdByKeys = await readCreatedByKeys(data.home);
   const now = data.now();
-  const sets = disabledSets(config);
-  const globally = new Set(config.skills.disabled.map((name) => name.trim()));
   const row = (name: string, entry: SkillEntry | undefined, record: UsageRecord): LibraryRow => {
     let missingSecrets: string[] = [];
     let missingCommands: string[] = [];
@@ -178,7 +172,7 @@ export async function libraryRows(data: ConsoleData): Promise<LibraryRow[]> {
       missingSecrets,
       missingCommands,
       unsetSettings,
-      visibility: visibilityOf(entry, sets, globally),
+      visibility: visibilityOf(entry, config),
       onDisk: entry !== undefined,
       relPath: entry ? entry.relPath || entry.name : null,
     };
