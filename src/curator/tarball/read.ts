@@ -14,6 +14,7 @@ import {
   openSync,
   rmSync,
   utimesSync,
+  type WriteStream,
   writeSync,
 } from "node:fs";
 import path from "node:path";
@@ -298,6 +299,7 @@ export async function extractChecked(
 ): Promise<VerifiedArchive> {
   const checker = new MemberChecker(recordedLinks);
   const streams: Array<Promise<void>> = [];
+  const sinks: WriteStream[] = [];
   const madeDirs = new Set<string>([dest]);
   const dirTimes: Array<[string, Date]> = [];
   let failure: unknown;
@@ -354,6 +356,7 @@ export async function extractChecked(
             failure ??= error;
           });
           streams.push(done);
+          sinks.push(sink);
           entry.pipe(sink);
           return;
         }
@@ -370,6 +373,8 @@ export async function extractChecked(
       signal,
     );
   } catch (error) {
+    // A member cut off by the failure never ends: its file is closed here, not waited for.
+    for (const sink of sinks) sink.destroy();
     await Promise.allSettled(streams);
     throw unreadable(archive, error);
   }
