@@ -19,4 +19,19 @@ export interface Snapshot {
   onDisk: SkillEntry[];
   /** `entries` sorted by (category or "", name), the listing order. */
   listOrder: SkillEntry[];
+  /**
+   * What callers get: one frozen plain record per `onDisk` entry (same order), built on first use and
+   * shared by every call until the next scan. The first `entries.length` are the shown skills.
+   */
+  shared?: SharedRecords;
+}
+
+/** The frozen records handed to callers for one scan. */
+export interface SharedRecords {
+  /** Every skill on disk (`onDisk` order), frozen array of frozen records. */
+  all: SkillEntry[];
+  /** The shown skills (`entries` order), frozen. */
+  shown: SkillEntry[];
+  /** `all` by name (first wins, as in `onDisk`). */
+  byName: Map<string, SkillEntry>;
 }
