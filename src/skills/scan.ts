@@ -579,9 +579,9 @@ class Walker {
    */
   readHead(record: ScanRecord): void {
     const file = record.skillFile;
-    const name = path.basename(record.dir);
     let source = file;
     if (record.linked) {
+      const name = path.basename(record.dir);
       const real = realPathOf(file);
       if (real === undefined || !isWithin(record.realDir, real)) {
         record.error = escapeError("SKILL.md", name).message;
@@ -590,14 +590,16 @@ class Walker {
       source = real;
     }
     const stat = statOf(file);
-    if (stat && stat.size > MAX_SKILL_MD_BYTES) {
-      record.error = tooLargeError("SKILL.md", name, stat.size, MAX_SKILL_MD_BYTES).message;
-      return;
-    }
     const known = this.old.heads.get(file);
     if (stat && known && unchanged(stat, known.mtimeMs, known.ctimeMs, known.size, known.ino, known.dev)) {
       this.keptHeads.push(known);
       record.head = known.head;
+      return;
+    }
+    // Named only when the file has to be read (or refused): the common unchanged case needs no name.
+    const name = path.basename(record.dir);
+    if (stat && stat.size > MAX_SKILL_MD_BYTES) {
+      record.error = tooLargeError("SKILL.md", name, stat.size, MAX_SKILL_MD_BYTES).message;
       return;
     }
     try {
