@@ -2,8 +2,10 @@
  * The state of one library scan, shared by the library (which builds it) and the view (which reads it)
  * without either importing the other.
  */
+
+import type { SkillgateConfig } from "../config/config.js";
 import type { ScanResult } from "./scan.js";
-import type { SkillEntry } from "./types.js";
+import type { SkillEntry, SkillsListResult } from "./types.js";
 
 /** Internal state of one scan: the entries found and their listing order. */
 export interface Snapshot {
@@ -24,6 +26,11 @@ export interface Snapshot {
    * shared by every call until the next scan. The first `entries.length` are the shown skills.
    */
   shared?: SharedRecords;
+  /**
+   * Whole-library `list` results by platform, frozen, each with the config it was computed under (a
+   * reloaded config.yaml is a new object, so a stale disabled list never answers).
+   */
+  lists?: Map<string, { config: SkillgateConfig; result: SkillsListResult }>;
 }
 
 /** The frozen records handed to callers for one scan. */

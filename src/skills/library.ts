@@ -167,6 +167,14 @@ function buildEntries(scan: ScanResult): Pick<Snapshot, "entries" | "onDisk"> {
   return { entries, onDisk: [...entries, ...gated] };
 }
 
+/** Freezes a `list` result (its arrays and skill rows too), so one object can answer every caller. */
+function deepFreezeList(result: SkillsListResult): SkillsListResult {
+  for (const skill of result.skills ?? []) Object.freeze(skill);
+  if (result.skills) Object.freeze(result.skills);
+  if (result.categories) Object.freeze(result.categories);
+  return Object.freeze(result);
+}
+
 /** The listing order: by (category or "", name), compared by code unit like Python's sort. */
 function sortForList(entries: SkillEntry[]): SkillEntry[] {
   return [...entries].sort((a, b) => {
@@ -418,10 +426,27 @@ class Library implements ManagedSkillLibrary {
         message: `No skills found. Skills directory created at ${local.dir}/`,
       };
     }
-    const visible = this.visibleIn(snapshot.listOrder, options.platform ?? null);
+    const platform = options.platform ?? null;
+    // The whole listing of a platform is kept per scan: a warm list is then only its JSON encoding.
+    const key = String(platform);
+    const cached = options.category === undefined ? snapshot.lists?.get(key) : undefined;
+    if (cached && cached.config === this.config) return cached.result;
+    const result = this.listed(snapshot, platform, options.category);
+    if (options.category === undefined && result.count !== undefined) {
+      snapshot.lists ??= new Map();
+      snapshot.lists.set(key, { config: this.config, result: deepFreezeList(result) });
+    }
+    return result;
+  }
+
+  private listed(
+    snapshot: Snapshot,
+    platform: string | null,
+    category: string | undefined,
+  ): SkillsListResult {
+    const visible = this.visibleIn(snapshot.listOrder, platform);
     if (visible.length === 0)
       return { success: true, skills: [], categories: [], message: "No skills found in skills/ directory." };
-    const category = options.category;
     const chosen = category === undefined ? visible : visible.filter((entry) => entry.category === category);
     const categories = [
       ...new Set(chosen.map((entry) => entry.category).filter((value): value is string => value !== null)),

@@ -121,8 +121,14 @@ describe("cache without changes", () => {
     expect(() => all.sort()).toThrow(TypeError);
     // Own data properties: a copy by spread keeps every field, the frontmatter included.
     expect({ ...alpha }.frontmatter).toEqual({ name: "alpha", description: "first" });
+    // A whole listing is kept per scan too, frozen.
+    const listed = await lib.list();
+    expect(await lib.list()).toBe(listed);
+    expect(Object.isFrozen(listed) && Object.isFrozen(listed.skills?.[0])).toBe(true);
+    expect((await lib.list({ category: "cat" })).skills?.map((skill) => skill.name)).toEqual(["alpha"]);
     writeSkill(env.skills, "gamma", "name: gamma\ndescription: third");
     lib.invalidate();
+    expect((await lib.list()).skills?.map((skill) => skill.name)).toEqual(["gamma", "alpha"]);
     const after = await lib.all();
     expect(after).not.toBe(all);
     expect(after.map((entry) => entry.name)).toEqual(["beta", "alpha", "gamma"]);
