@@ -280,14 +280,15 @@ function fail(io: CliIo, json: boolean, message: string, exitCode: number): numb
 }
 
 /**
- * Heap settings for the long-running `serve` process, applied before it loads the gateway and the
- * platform SDKs. V8's young generation otherwise grows to 32 MB while the SDKs load (their objects
- * survive) and never shrinks, which is a fifth of an idle gateway's RSS. Stopping its growth keeps it
- * at a few MB; the cost is more frequent minor GCs (about 0.2 ms more CPU per command). The semi-space
- * size itself is fixed when the heap is created (only `node --max-semi-space-size` changes it); the
- * growth factor is read at each growth, so setting it here works.
+ * Heap settings, applied before anything big is loaded or read. V8's young generation otherwise grows
+ * to 32 MB while a command loads a large library or `serve` loads the platform SDKs (their objects
+ * survive) and never shrinks: a fifth of an idle gateway's RSS, and what puts a one-shot `skills list`
+ * over 120 MB at 10k skills. Stopping its growth keeps it at a few MB; the cost is more frequent minor
+ * GCs (about 0.2 ms more CPU per gateway command). The semi-space size itself is fixed when the heap is
+ * created (only `node --max-semi-space-size` changes it); the growth factor is read at each growth, so
+ * setting it here works for the bin, `npm start` and `node dist/src/cli.js` alike.
  */
-function tuneHeapForServe(): void {
+function tuneHeap(): void {
   try {
     v8.setFlagsFromString("--semi-space-growth-factor=1");
   } catch {
@@ -302,7 +303,7 @@ export async function main(
 ): Promise<number> {
   const wantsJson = argv.includes("--json");
   const word = commandWord(argv);
-  if (word === "serve") tuneHeapForServe();
+  tuneHeap();
   const specs = await specsFor(word);
   let selection: Selection | undefined;
   const program = buildProgram(
