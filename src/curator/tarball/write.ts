@@ -73,7 +73,10 @@ function statMember(abs: string, rel: string): MemberInfo | null {
     const stat = lstatSync(abs, { throwIfNoEntry: false });
     if (!stat) return null;
     const mode = stat.mode & 0o777;
-    const mtime = stat.mtime;
+    // Truncated, never rounded: Node's `stat.mtime` rounds to the millisecond, which moves a file
+    // stamped x.9995 s into the next second; tar headers (like tar(1) and Python's tarfile) keep the
+    // second the file was written in.
+    const mtime = new Date(Math.floor(stat.mtimeMs));
     if (stat.isDirectory()) return { rel, abs, type: "Directory", mode, mtime, size: 0 };
     if (stat.isSymbolicLink())
       return { rel, abs, type: "SymbolicLink", mode, mtime, size: 0, linkpath: readlinkSync(abs) };
