@@ -348,6 +348,11 @@ class Library implements ManagedSkillLibrary {
     this.dirty = true;
   }
 
+  generation(): number {
+    this.fresh();
+    return this.scans;
+  }
+
   async all(): Promise<SkillEntry[]> {
     return this.fresh().onDisk.map(plainEntry);
   }
