@@ -30,7 +30,7 @@ beforeEach(async () => {
   library = openLibrary(home, config, { watch: false, persistIndex: false });
 });
 afterEach(async () => {
-  library.close();
+  library.close?.();
   await removeHome(home);
 });
 
