@@ -13,7 +13,7 @@
  *
  * Sizes: 1k and 10k by default; `--50k` (or BENCH_50K=1) adds 50k for listing and transitions (its
  * library takes about a minute to build). `--quick` skips the gateway and rollback rows; `--gateway` runs
- * only the gateway rows (`npm run bench -- --gateway`). Medians of a few
+ * only the gateway rows (`npm run bench -- --gateway`); `--only transitions,curator-run` only those groups. Medians of a few
  * repetitions (BENCH_REPS, default 3); the load average at the start and end is recorded, since the
  * machine is shared. Run: `npm run bench` (or `node --import tsx bench/ratios.ts [--50k] [--quick]`).
  */
@@ -41,7 +41,7 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
-/** Read + plan + apply on `home` (backups off: the snapshot has its own row). */
+/** Read + plan + apply on `home` as `curator run` does them (backups off: the snapshot has its own row). */
 async function childTransitions(home: string): Promise<Record<string, number>> {
   const { loadConfig } = await dist<typeof import("../src/config/config.js")>("src/config/config.js");
   const { openLibrary } = await dist<typeof import("../src/skills/library.js")>("src/skills/library.js");
@@ -61,7 +61,7 @@ async function childTransitions(home: string): Promise<Record<string, number>> {
   const started = performance.now();
   const library = openLibrary(home, config, { watch: false });
   const skills = await library.all();
-  const usage = await new UsageStore(path.join(home, "skills")).read();
+  const usage = await new UsageStore(path.join(home, "skills")).readShared();
   const provenance = await loadProvenance(home, skills);
   const cron = await readCronRefs(home);
   const read = performance.now();
@@ -74,6 +74,7 @@ async function childTransitions(home: string): Promise<Record<string, number>> {
     actor: "curator",
     dryRun: false,
     provenance,
+    skills,
   });
   const applied = performance.now();
   const used = process.cpuUsage(cpu);
@@ -530,19 +531,26 @@ async function main(): Promise<void> {
   const quick = args.includes("--quick");
   // `--gateway` measures the gateway rows alone (a few minutes), written to bench/results/ the same way.
   const gatewayOnly = args.includes("--gateway");
+  // `--only <name,...>` measures only the named row groups (transitions, curator-run, view-bump, rollback,
+  // listing, view-rss, gateway), e.g. `npm run bench -- --only transitions,curator-run`.
+  const onlyAt = args.indexOf("--only");
+  const only = onlyAt >= 0 ? new Set((args[onlyAt + 1] ?? "").split(",")) : undefined;
+  const wanted = (group: string) => only === undefined || only.has(group);
   const sizes = gatewayOnly ? [10_000] : big ? [1000, 10_000, 50_000] : [1000, 10_000];
   const loadStart = loadavg();
   console.error(`ratio bench: sizes ${sizes.join(", ")}, ${REPS} reps, load average ${loadStart}`);
   for (const count of sizes) library(count);
   if (!gatewayOnly) {
-    for (const count of sizes) attempt(`transitions ${count}`, () => measureTransitions(count));
-    attempt("curator run", () => measureCuratorRun(10_000));
-    attempt("view + bump", () => measureViewBump(10_000));
-    if (!quick) attempt("rollback", () => measureRollback(10_000));
-    for (const count of sizes) attempt(`listing ${count}`, () => measureListing(count));
-    attempt("view RSS", () => measureViewRss(10_000));
+    if (wanted("transitions"))
+      for (const count of sizes) attempt(`transitions ${count}`, () => measureTransitions(count));
+    if (wanted("curator-run")) attempt("curator run", () => measureCuratorRun(10_000));
+    if (wanted("view-bump")) attempt("view + bump", () => measureViewBump(10_000));
+    if (!quick && wanted("rollback")) attempt("rollback", () => measureRollback(10_000));
+    if (wanted("listing"))
+      for (const count of sizes) attempt(`listing ${count}`, () => measureListing(count));
+    if (wanted("view-rss")) attempt("view RSS", () => measureViewRss(10_000));
   }
-  if (!quick || gatewayOnly) attempt("gateway", () => measureGateway(10_000));
+  if ((!quick || gatewayOnly) && wanted("gateway")) attempt("gateway", () => measureGateway(10_000));
   const loadEnd = loadavg();
   printTable();
   const perSkill = (work: string) =>

@@ -284,22 +284,32 @@ function fail(io: CliIo, json: boolean, message: string, exitCode: number): numb
  * own choice is 1.1–4× by allocation rate). Under chat load a 10k gateway keeps ~90 MB alive and
  * allocates fast, so V8 let the heap reach ~350 MB of garbage (RSS 540 MB) before collecting it; at 10 %
  * the peak stayed near 250 MB (260 MB at 20 %) for about the same CPU per command: full GCs come more
- * often but are smaller. SKILLGATE_HEAP_GROWING_PERCENT overrides it.
+ * often but are smaller. SKILLGATE_HEAP_GROWING_PERCENT overrides it. Only `serve` sets it: one-shot
+ * commands finish before the heap matters and would only pay for the extra full GCs.
  */
 const HEAP_GROWING_PERCENT = Number(process.env.SKILLGATE_HEAP_GROWING_PERCENT ?? 10);
 
-/**
- * Heap settings for the long-running `serve` process, applied before it loads the gateway and the
- * platform SDKs. V8's young generation otherwise grows to 32 MB while the SDKs load (their objects
- * survive) and never shrinks, which is a fifth of an idle gateway's RSS. Stopping its growth keeps it
- * at a few MB; the cost is more frequent minor GCs (about 0.2 ms more CPU per command). The semi-space
- * size itself is fixed when the heap is created (only `node --max-semi-space-size` changes it); the
- * growth factor is read at each growth, so setting it here works.
- */
+/** The old-generation limit of the long-running `serve` process (see `HEAP_GROWING_PERCENT`). */
 function tuneHeapForServe(): void {
   try {
-    v8.setFlagsFromString("--semi-space-growth-factor=1");
     v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+  } catch {
+    // A V8 without the flag keeps its defaults.
+  }
+}
+
+/**
+ * Heap settings, applied before anything big is loaded or read. V8's young generation otherwise grows
+ * to 32 MB while a command loads a large library or `serve` loads the platform SDKs (their objects
+ * survive) and never shrinks: a fifth of an idle gateway's RSS, and what puts a one-shot `skills list`
+ * over 120 MB at 10k skills. Stopping its growth keeps it at a few MB; the cost is more frequent minor
+ * GCs (about 0.2 ms more CPU per gateway command). The semi-space size itself is fixed when the heap is
+ * created (only `node --max-semi-space-size` changes it); the growth factor is read at each growth, so
+ * setting it here works for the bin, `npm start` and `node dist/src/cli.js` alike.
+ */
+function tuneHeap(): void {
+  try {
+    v8.setFlagsFromString("--semi-space-growth-factor=1");
   } catch {
     // A V8 without the flag keeps its defaults.
   }
@@ -326,6 +336,7 @@ export async function main(
 ): Promise<number> {
   const wantsJson = argv.includes("--json");
   const word = commandWord(argv);
+  tuneHeap();
   if (word === "serve") tuneHeapForServe();
   const specs = await specsFor(word);
   let selection: Selection | undefined;

@@ -149,8 +149,14 @@ class IndexedHead implements SkillHead {
   ) {}
 
   get frontmatter(): Record<string, unknown> {
-    this.parsed ??= this.source(this.position, this.file);
-    return this.parsed;
+    if (this.parsed) return this.parsed;
+    const frontmatter = this.source(this.position, this.file);
+    // Equal strings the head already holds are shared, so a parsed frontmatter does not keep a second
+    // copy of every description and name.
+    if (frontmatter.description === this.description) frontmatter.description = this.description;
+    if (frontmatter.name === this.frontmatterName) frontmatter.name = this.frontmatterName;
+    this.parsed = frontmatter;
+    return frontmatter;
   }
 }
 

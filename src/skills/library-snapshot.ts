@@ -2,8 +2,10 @@
  * The state of one library scan, shared by the library (which builds it) and the view (which reads it)
  * without either importing the other.
  */
+
+import type { SkillgateConfig } from "../config/config.js";
 import type { ScanResult } from "./scan.js";
-import type { SkillEntry } from "./types.js";
+import type { SkillEntry, SkillsListResult } from "./types.js";
 
 /** Internal state of one scan: the entries found and their listing order. */
 export interface Snapshot {
@@ -19,4 +21,24 @@ export interface Snapshot {
   onDisk: SkillEntry[];
   /** `entries` sorted by (category or "", name), the listing order. */
   listOrder: SkillEntry[];
+  /**
+   * What callers get: one frozen plain record per `onDisk` entry (same order), built on first use and
+   * shared by every call until the next scan. The first `entries.length` are the shown skills.
+   */
+  shared?: SharedRecords;
+  /**
+   * Whole-library `list` results by platform, frozen, each with the config it was computed under (a
+   * reloaded config.yaml is a new object, so a stale disabled list never answers).
+   */
+  lists?: Map<string, { config: SkillgateConfig; result: SkillsListResult }>;
+}
+
+/** The frozen records handed to callers for one scan. */
+export interface SharedRecords {
+  /** Every skill on disk (`onDisk` order), frozen array of frozen records. */
+  all: SkillEntry[];
+  /** The shown skills (`entries` order), frozen. */
+  shown: SkillEntry[];
+  /** `all` by name (first wins, as in `onDisk`). */
+  byName: Map<string, SkillEntry>;
 }

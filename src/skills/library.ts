@@ -21,7 +21,7 @@ import path from "node:path";
 import { loadConfig, type SkillgateConfig } from "../config/config.js";
 import { ConfigError } from "../core/errors.js";
 import { loadIndex, saveIndex } from "./index-cache.js";
-import type { Snapshot } from "./library-snapshot.js";
+import type { SharedRecords, Snapshot } from "./library-snapshot.js";
 import { resolveRoots, type SkillRoot } from "./roots.js";
 import {
   Gates,
@@ -74,7 +74,7 @@ const LIST_HINT = "Use skill_view(name) to see full content, tags, and linked fi
  * A skill as the library keeps it. Its frontmatter is read from the scan's head on first access, through
  * a getter on the prototype: an accessor written in an object literal puts every record in V8's
  * dictionary mode (~450 bytes of property storage each, ~9 MB at 10k skills), a class keeps them compact.
- * Callers get plain copies (`plainEntry`), never these.
+ * Callers get frozen plain copies (`sharedRecords`), never these.
  */
 class LibraryEntry implements SkillEntry {
   declare hiddenBy?: "os" | "environment";
@@ -98,7 +98,7 @@ class LibraryEntry implements SkillEntry {
   }
 }
 
-/** A plain copy of a library record for a caller (its frontmatter read now). */
+/** A frozen plain copy of a library record for callers (its frontmatter read now). */
 function plainEntry(entry: SkillEntry): SkillEntry {
   const copy: SkillEntry = {
     name: entry.name,
@@ -112,7 +112,21 @@ function plainEntry(entry: SkillEntry): SkillEntry {
     frontmatter: entry.frontmatter,
   };
   if (entry.hiddenBy) copy.hiddenBy = entry.hiddenBy;
-  return copy;
+  return Object.freeze(copy);
+}
+
+/**
+ * The records callers get for one scan, built once: `all()`, `visible()` and `find()` hand out these
+ * same frozen objects (and frozen arrays) until the next scan instead of copying every entry per call.
+ */
+function sharedRecords(snapshot: Snapshot): SharedRecords {
+  if (snapshot.shared) return snapshot.shared;
+  const all = snapshot.onDisk.map(plainEntry);
+  const byName = new Map<string, SkillEntry>();
+  for (const record of all) if (!byName.has(record.name)) byName.set(record.name, record);
+  const shown = Object.freeze(all.slice(0, snapshot.entries.length)) as SkillEntry[];
+  snapshot.shared = { all: Object.freeze(all) as SkillEntry[], shown, byName };
+  return snapshot.shared;
 }
 
 /** `frontmatter.name` of a library record when it is a string (the disabled lists match it, unparsed). */
@@ -151,6 +165,14 @@ function buildEntries(scan: ScanResult): Pick<Snapshot, "entries" | "onDisk"> {
     }
   }
   return { entries, onDisk: [...entries, ...gated] };
+}
+
+/** Freezes a `list` result (its arrays and skill rows too), so one object can answer every caller. */
+function deepFreezeList(result: SkillsListResult): SkillsListResult {
+  for (const skill of result.skills ?? []) Object.freeze(skill);
+  if (result.skills) Object.freeze(result.skills);
+  if (result.categories) Object.freeze(result.categories);
+  return Object.freeze(result);
 }
 
 /** The listing order: by (category or "", name), compared by code unit like Python's sort. */
@@ -353,23 +375,33 @@ class Library implements ManagedSkillLibrary {
     return this.scans;
   }
 
+  /** Every skill on disk: a frozen array of frozen records, shared until the next scan (do not mutate). */
   async all(): Promise<SkillEntry[]> {
-    return this.fresh().onDisk.map(plainEntry);
+    return sharedRecords(this.fresh()).all;
   }
 
+  /** The skills visible on `platform`: frozen records shared with `all()`. */
   async visible(platform: string | null): Promise<SkillEntry[]> {
     const snapshot = this.fresh();
-    return this.visibleIn(snapshot.entries, platform).map(plainEntry);
+    const { shown } = sharedRecords(snapshot);
+    const keep = this.visibleFilter(platform);
+    if (!keep) return shown;
+    // `shown[i]` is the record of `entries[i]`, whose scan head the disabled lists are matched against.
+    return shown.filter((_record, index) => keep(snapshot.entries[index] as SkillEntry));
+  }
+
+  /** The disabled-list test of `platform`, or undefined when nothing is disabled there. */
+  private visibleFilter(platform: string | null): ((entry: SkillEntry) => boolean) | undefined {
+    const disabled = disabledNames(platform, this.config);
+    if (disabled.size === 0) return undefined;
+    return (entry) =>
+      !isDisabledIn(disabled, entry.name, { name: frontmatterNameOf(entry) }) &&
+      !disabled.has(path.basename(entry.dir));
   }
 
   private visibleIn(entries: SkillEntry[], platform: string | null): SkillEntry[] {
-    const disabled = disabledNames(platform, this.config);
-    if (disabled.size === 0) return entries;
-    return entries.filter(
-      (entry) =>
-        !isDisabledIn(disabled, entry.name, { name: frontmatterNameOf(entry) }) &&
-        !disabled.has(path.basename(entry.dir)),
-    );
+    const keep = this.visibleFilter(platform);
+    return keep ? entries.filter(keep) : entries;
   }
 
   async skipped(): Promise<SkippedSkill[]> {
@@ -383,8 +415,7 @@ class Library implements ManagedSkillLibrary {
   }
 
   async find(name: string): Promise<SkillEntry | undefined> {
-    const entry = this.fresh().onDisk.find((candidate) => candidate.name === name);
-    return entry ? plainEntry(entry) : undefined;
+    return sharedRecords(this.fresh()).byName.get(name);
   }
 
   async list(options: { category?: string; platform?: string | null } = {}): Promise<SkillsListResult> {
@@ -400,10 +431,27 @@ class Library implements ManagedSkillLibrary {
         message: `No skills found. Skills directory created at ${local.dir}/`,
       };
     }
-    const visible = this.visibleIn(snapshot.listOrder, options.platform ?? null);
+    const platform = options.platform ?? null;
+    // The whole listing of a platform is kept per scan: a warm list is then only its JSON encoding.
+    const key = String(platform);
+    const cached = options.category === undefined ? snapshot.lists?.get(key) : undefined;
+    if (cached && cached.config === this.config) return cached.result;
+    const result = this.listed(snapshot, platform, options.category);
+    if (options.category === undefined && result.count !== undefined) {
+      snapshot.lists ??= new Map();
+      snapshot.lists.set(key, { config: this.config, result: deepFreezeList(result) });
+    }
+    return result;
+  }
+
+  private listed(
+    snapshot: Snapshot,
+    platform: string | null,
+    category: string | undefined,
+  ): SkillsListResult {
+    const visible = this.visibleIn(snapshot.listOrder, platform);
     if (visible.length === 0)
       return { success: true, skills: [], categories: [], message: "No skills found in skills/ directory." };
-    const category = options.category;
     const chosen = category === undefined ? visible : visible.filter((entry) => entry.category === category);
     const categories = [
       ...new Set(chosen.map((entry) => entry.category).filter((value): value is string => value !== null)),

@@ -492,6 +492,8 @@ class Walker {
   /** Entries reused as they were, and entries read again: the new cache is built from both. */
   private readonly keptDirs: DirListing[] = [];
   private readonly newDirs: DirListing[] = [];
+  /** Listings read again whose entries did not change (their folder's stamp did). */
+  private readonly restampedDirs: DirListing[] = [];
   private readonly keptHeads: CachedHead[] = [];
   private readonly newHeads: CachedHead[] = [];
   private readonly stats: ScanStats = { dirsListed: 0, headsRead: 0 };
@@ -513,15 +515,16 @@ class Walker {
    * everything kept" means the same cache.
    */
   outcome(): Pick<ScanResult, "cache" | "changed" | "stats"> {
-    const dropped = this.keptDirs.length < this.old.dirs.size || this.keptHeads.length < this.old.heads.size;
+    const kept = this.keptDirs.length + this.restampedDirs.length;
+    const dropped = kept < this.old.dirs.size || this.keptHeads.length < this.old.heads.size;
     const added =
       this.newDirs.some((row) => !isUnsettled({ mtimeMs: row[1] })) ||
       this.newHeads.some((entry) => !isUnsettled(entry) && isStorableHead(entry.head));
     const cache: ScanCache = {
       dirs:
-        this.newDirs.length === 0 && !dropped
+        this.newDirs.length === 0 && this.restampedDirs.length === 0 && !dropped
           ? this.old.dirs
-          : new Map([...this.keptDirs, ...this.newDirs].map((row) => [row[0], row])),
+          : new Map([...this.keptDirs, ...this.restampedDirs, ...this.newDirs].map((row) => [row[0], row])),
       heads:
         this.newHeads.length === 0 && !dropped
           ? this.old.heads
@@ -552,7 +555,20 @@ class Walker {
       return undefined;
     }
     this.stats.dirsListed += 1;
-    this.newDirs.push([dir, this.settledTime(stat), stat.ctimeMs, stat.size, stat.ino, stat.dev, entries]);
+    const row: DirListing = [
+      dir,
+      this.settledTime(stat),
+      stat.ctimeMs,
+      stat.size,
+      stat.ino,
+      stat.dev,
+      entries,
+    ];
+    // Same walkable entries under a new stamp: only something the walk ignores changed (a write of
+    // `.usage.json` or another dotfile renames a file into the folder). The new stamp is kept in memory,
+    // but the persistent index is not rewritten for it; a later process lists this one folder again.
+    if (known && known[6] === entries) this.restampedDirs.push(row);
+    else this.newDirs.push(row);
     return entries;
   }
 
@@ -563,9 +579,9 @@ class Walker {
    */
   readHead(record: ScanRecord): void {
     const file = record.skillFile;
-    const name = path.basename(record.dir);
     let source = file;
     if (record.linked) {
+      const name = path.basename(record.dir);
       const real = realPathOf(file);
       if (real === undefined || !isWithin(record.realDir, real)) {
         record.error = escapeError("SKILL.md", name).message;
@@ -574,14 +590,16 @@ class Walker {
       source = real;
     }
     const stat = statOf(file);
-    if (stat && stat.size > MAX_SKILL_MD_BYTES) {
-      record.error = tooLargeError("SKILL.md", name, stat.size, MAX_SKILL_MD_BYTES).message;
-      return;
-    }
     const known = this.old.heads.get(file);
     if (stat && known && unchanged(stat, known.mtimeMs, known.ctimeMs, known.size, known.ino, known.dev)) {
       this.keptHeads.push(known);
       record.head = known.head;
+      return;
+    }
+    // Named only when the file has to be read (or refused): the common unchanged case needs no name.
+    const name = path.basename(record.dir);
+    if (stat && stat.size > MAX_SKILL_MD_BYTES) {
+      record.error = tooLargeError("SKILL.md", name, stat.size, MAX_SKILL_MD_BYTES).message;
       return;
     }
     try {

@@ -71,10 +71,11 @@ export interface SkillLibrary {
   /**
    * Every skill on disk, local first, first name wins: disabled ones and ones this host's OS or
    * environment hides (`hiddenBy`) included. The curator works on these; showing and loading go through
-   * `visible` and the visibility rule.
+   * `visible` and the visibility rule. The array and its records are frozen and shared by every caller
+   * until the library next sees a change: read them, copy to change.
    */
   all(): Promise<SkillEntry[]>;
-  /** The skills visible on `platform` (null = terminal), via the one visibility function. */
+  /** The skills visible on `platform` (null = terminal), via the one visibility function (frozen, shared). */
   visible(platform: string | null): Promise<SkillEntry[]>;
   /** Skill folders found but skipped, with the reason (listing shows them as warnings). */
   skipped?(): Promise<SkippedSkill[]>;

@@ -2,7 +2,7 @@ import { appendFileSync, renameSync, rmSync, utimesSync, writeFileSync } from "n
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openLibrary } from "../../src/skills/library.js";
-import type { SkillLibrary } from "../../src/skills/types.js";
+import type { SkillEntry, SkillLibrary } from "../../src/skills/types.js";
 import { config, eventually, tempHome, writeSkill } from "./helpers.js";
 
 let env: ReturnType<typeof tempHome>;
@@ -99,6 +99,40 @@ describe("cache without changes", () => {
     lib.invalidate();
     await lib.list();
     expect(lib.scanCount()).toBe(scans + 1);
+  });
+
+  it("hands out one frozen set of records per scan, safe from callers' mutation", async () => {
+    const lib = openLibrary(env.home, config({ skills: { disabled: ["beta"] } }), { watch: false });
+    library = lib;
+    const all = await lib.all();
+    expect(all.map((entry) => entry.name)).toEqual(["beta", "alpha"]);
+    // The same array and records on every call while nothing changed, shared with visible() and find().
+    expect(await lib.all()).toBe(all);
+    expect(await lib.find("alpha")).toBe(all[1]);
+    expect(await lib.visible(null)).toEqual([all[1]]);
+    expect((await lib.visible(null))[0]).toBe(all[1]);
+    expect(Object.isFrozen(all)).toBe(true);
+    expect(all.every((entry) => Object.isFrozen(entry))).toBe(true);
+    const alpha = all[1] as SkillEntry;
+    expect(() => {
+      (alpha as { name: string }).name = "changed";
+    }).toThrow(TypeError);
+    expect(() => all.push(alpha)).toThrow(TypeError);
+    expect(() => all.sort()).toThrow(TypeError);
+    // Own data properties: a copy by spread keeps every field, the frontmatter included.
+    expect({ ...alpha }.frontmatter).toEqual({ name: "alpha", description: "first" });
+    // A whole listing is kept per scan too, frozen.
+    const listed = await lib.list();
+    expect(await lib.list()).toBe(listed);
+    expect(Object.isFrozen(listed) && Object.isFrozen(listed.skills?.[0])).toBe(true);
+    expect((await lib.list({ category: "cat" })).skills?.map((skill) => skill.name)).toEqual(["alpha"]);
+    writeSkill(env.skills, "gamma", "name: gamma\ndescription: third");
+    lib.invalidate();
+    expect((await lib.list()).skills?.map((skill) => skill.name)).toEqual(["gamma", "alpha"]);
+    const after = await lib.all();
+    expect(after).not.toBe(all);
+    expect(after.map((entry) => entry.name)).toEqual(["beta", "alpha", "gamma"]);
+    expect(all.map((entry) => entry.name)).toEqual(["beta", "alpha"]);
   });
 
   it("a config given as a function is consulted on every call", async () => {

@@ -20,6 +20,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { SkillgateConfig } from "../../src/config/config.js";
 import { indexPath } from "../../src/skills/index-cache.js";
 import { type ManagedSkillLibrary, openLibrary } from "../../src/skills/library.js";
+import { UsageStore } from "../../src/skills/usage.js";
 import { config, tempHome, writeFile, writeSkill } from "./helpers.js";
 
 /** Short settle time for tests; `settle()` waits past it so recorded stamps become trusted. */
@@ -287,5 +288,51 @@ describe("the scan index", () => {
     await settle();
     await primeIndex();
     expect(await namesChecked()).toEqual(["alpha", "beta", "epsilon", "gamma"]);
+  });
+
+  it("is not rewritten for a usage write, yet sees a skill folder added right after one", async () => {
+    await primeIndex();
+    const before = readFileSync(indexPath(env.home));
+    // A view count renames a new .usage.json into skills/, which changes that folder's stamp.
+    await new UsageStore(env.skills).bump("gamma", "view");
+    expect(existsSync(path.join(env.skills, ".usage.json"))).toBe(true);
+    const library = fresh();
+    expect(((await library.list()).skills ?? []).map((skill) => skill.name).sort()).toEqual([
+      "alpha",
+      "beta",
+      "gamma",
+    ]);
+    expect(library.lastScan()).toEqual({ dirsListed: 1, headsRead: 0, fromIndex: true, indexWritten: false });
+    expect(readFileSync(indexPath(env.home)).equals(before)).toBe(true);
+    // The same folder stamp change, this time with a new skill folder in it: it must be seen.
+    await new UsageStore(env.skills).bump("gamma", "view");
+    writeSkill(env.skills, "delta", "name: delta\ndescription: after a usage write");
+    expect(await namesChecked()).toEqual(["alpha", "beta", "delta", "gamma"]);
+    // And a removed one, right after another usage write.
+    await new UsageStore(env.skills).bump("gamma", "view");
+    rmSync(path.join(env.skills, "gamma"), { recursive: true });
+    expect(await namesChecked()).toEqual(["alpha", "beta", "delta"]);
+  });
+
+  it("a long-running library keeps the new folder stamp after a usage write and still sees new skills", async () => {
+    const gateway = fresh();
+    await gateway.list();
+    await settle();
+    await new UsageStore(env.skills).bump("gamma", "view");
+    gateway.invalidate();
+    await gateway.list();
+    expect(gateway.lastScan()?.dirsListed).toBe(1);
+    // Listed again until the new stamp has settled, then trusted: nothing is listed any more.
+    await settle();
+    gateway.invalidate();
+    await gateway.list();
+    gateway.invalidate();
+    await gateway.list();
+    expect(gateway.lastScan()?.dirsListed).toBe(0);
+    expect(gateway.lastScan()?.indexWritten).toBe(false);
+    await new UsageStore(env.skills).bump("gamma", "view");
+    writeSkill(env.skills, "delta", "name: delta\ndescription: after a usage write");
+    gateway.invalidate();
+    expect(((await gateway.list()).skills ?? []).map((skill) => skill.name)).toContain("delta");
   });
 });

@@ -126,12 +126,14 @@ describe("discovery (scenarios 62, 63, 75)", () => {
     expect((await open().all()).map((entry) => entry.name)).toEqual(["good"]);
   });
 
-  it("hands out copies (scenario 72)", async () => {
+  it("hands out records callers cannot corrupt (scenario 72: frozen instead of copied)", async () => {
     writeSkill(env.skills, "a", "name: a");
     const library = open();
     const first = await library.all();
-    (first[0] as { name: string }).name = "mutated";
-    first.pop();
+    expect(() => {
+      (first[0] as { name: string }).name = "mutated";
+    }).toThrow(TypeError);
+    expect(() => first.pop()).toThrow(TypeError);
     expect((await library.all()).map((entry) => entry.name)).toEqual(["a"]);
   });
 });
