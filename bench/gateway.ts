@@ -13,11 +13,11 @@
  * BENCH_CHATS, BENCH_COMMANDS, BENCH_WINDOW, BENCH_RATE, BENCH_IDLE_MS, BENCH_PLATFORMS=telegram,feishu,discord,
  * BENCH_HOME (a home to copy the skills/ of, e.g. a make-library 10k home; default 40 small skills),
  * BENCH_JSON=1 (also print the figures as one JSON line), BENCH_CLI (another built cli.js), BENCH_NODE_ARGS (extra node flags for the gateway, e.g. to compare V8 settings), BENCH_PROFILE=<dir>
- * (CPU profile of the gateway), BENCH_TRACE=<file> (the paced run's "sent-at-ms latency-ms" pairs).
+ * (CPU profile of the gateway), BENCH_GATEWAY_LOG=<file> (everything the gateway prints), BENCH_TRACE=<file> (the paced run's "sent-at-ms latency-ms" pairs).
  * Targets on 2 cores: ≥ 300 commands/s, p99 ≤ 100 ms, order kept, idle RSS ≤ 150 MB.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { appendFileSync, readFileSync } from "node:fs";
 import { cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import os from "node:os";
@@ -142,8 +142,10 @@ function spawnGateway(home: string, env: Record<string, string>): Gateway {
     stdio: ["ignore", "pipe", "pipe"],
   });
   let tail = "";
+  const log = process.env.BENCH_GATEWAY_LOG;
   const keep = (chunk: Buffer) => {
     tail = (tail + chunk.toString()).slice(-4000);
+    if (log) appendFileSync(log, chunk);
   };
   child.stdout?.on("data", keep);
   child.stderr?.on("data", keep);

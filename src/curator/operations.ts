@@ -8,6 +8,7 @@ import { homePaths } from "../config/home.js";
 import { CuratorError } from "../core/errors.js";
 import { isoTimestamp } from "../core/fsutil.js";
 import type { ProgressSink } from "../core/progress.js";
+import { contentKey } from "../core/read-cache.js";
 import type { SkillEntry, SkillLibrary } from "../skills/types.js";
 import {
   activityCount,
@@ -196,9 +197,13 @@ async function fileExists(file: string): Promise<boolean> {
   );
 }
 
-/** Gathers the status of the curator and the library. */
-export async function curatorStatus(ctx: OpsContext): Promise<CuratorStatus> {
-  const { state, warning } = await readState(ctx.home);
+/** The part of the status derived from the library, its usage records and provenance (not the clock). */
+type LibraryFigures = Pick<
+  CuratorStatus,
+  "managed" | "pinned" | "unmanaged" | "least_recently_active" | "rankings"
+> & { provenanceWarnings: string[] };
+
+async function libraryFigures(ctx: OpsContext): Promise<LibraryFigures> {
   const view = await readView(ctx);
   const rows = curatedRows({ ...view, config: ctx.config });
   const countState = (wanted: string) =>
@@ -216,18 +221,7 @@ export async function curatorStatus(ctx: OpsContext): Promise<CuratorStatus> {
     )
     .map((entry) => entry.name)
     .sort();
-  const curator = ctx.config.curator;
   return {
-    state: stateLabel(ctx.config, state),
-    run_count: state.run_count,
-    last_run_at: state.last_run_at,
-    last_run_summary: state.last_run_summary,
-    last_report_path: state.last_report_path,
-    last_report_missing: state.last_report_path !== null && !(await fileExists(state.last_report_path)),
-    interval_hours: curator.intervalHours,
-    stale_after_days: curator.staleAfterDays,
-    archive_after_days: curator.archiveAfterDays,
-    consolidate: curator.consolidate,
     managed: {
       total: rows.length + archived.agent + archived.bundled,
       agent_created: agentLive + archived.agent,
@@ -244,7 +238,75 @@ export async function curatorStatus(ctx: OpsContext): Promise<CuratorStatus> {
     },
     least_recently_active: ranked.least_recently_active.map((row) => row.name),
     rankings: ranked,
-    warnings: [warning, ...view.provenance.warnings].filter((item): item is string => Boolean(item)),
+    provenanceWarnings: view.provenance.warnings,
+  };
+}
+
+/** The last figures computed for a library, with what they were computed from. */
+interface CachedFigures {
+  config: SkillgateConfig;
+  stamp: string;
+  figures: LibraryFigures;
+}
+
+const figuresCache = new WeakMap<SkillLibrary, CachedFigures>();
+
+/**
+ * What the library figures are computed from, as one cheap stamp: the library's scan generation and the
+ * identity (inode, size, mtime, ctime) of `.usage.json`, `.bundled_manifest` and the hub lock. Every
+ * writer — this process, a CLI in another one, Hermes — replaces these files atomically or edits them in
+ * place, and either changes the stamp. Undefined when it cannot be taken (no generation, a stat failed).
+ */
+function figuresStamp(ctx: OpsContext): string | undefined {
+  const generation = ctx.library.generation?.();
+  if (generation === undefined) return undefined;
+  const paths = homePaths(ctx.home);
+  const keys = [paths.usage, paths.bundledManifest, paths.hubLock].map(contentKey);
+  if (keys.includes(null)) return undefined;
+  return `${generation}|${keys.join("|")}`;
+}
+
+/**
+ * The library figures, reused while nothing they depend on changed. `/curator status` runs on every chat
+ * request and costs ~100 ms of CPU at 10k skills; an unchanged library answers from here in microseconds.
+ * The stamp is taken before computing, so a change racing with the computation is seen next time. The
+ * figures are shared between callers: read them, do not change them.
+ */
+async function cachedLibraryFigures(ctx: OpsContext): Promise<LibraryFigures> {
+  const stamp = figuresStamp(ctx);
+  const hit = figuresCache.get(ctx.library);
+  if (stamp !== undefined && hit && hit.stamp === stamp && hit.config === ctx.config) return hit.figures;
+  const figures = await libraryFigures(ctx);
+  if (stamp !== undefined) figuresCache.set(ctx.library, { config: ctx.config, stamp, figures });
+  return figures;
+}
+
+/**
+ * Gathers the status of the curator and the library. The library figures are cached (see
+ * `cachedLibraryFigures`); the run state and the report's presence are read on every call. The arrays
+ * and objects of the result may be shared with other callers: read them, do not change them.
+ */
+export async function curatorStatus(ctx: OpsContext): Promise<CuratorStatus> {
+  const { state, warning } = await readState(ctx.home);
+  const { provenanceWarnings, ...figures } = await cachedLibraryFigures(ctx);
+  const curator = ctx.config.curator;
+  return {
+    state: stateLabel(ctx.config, state),
+    run_count: state.run_count,
+    last_run_at: state.last_run_at,
+    last_run_summary: state.last_run_summary,
+    last_report_path: state.last_report_path,
+    last_report_missing: state.last_report_path !== null && !(await fileExists(state.last_report_path)),
+    interval_hours: curator.intervalHours,
+    stale_after_days: curator.staleAfterDays,
+    archive_after_days: curator.archiveAfterDays,
+    consolidate: curator.consolidate,
+    managed: figures.managed,
+    pinned: figures.pinned,
+    unmanaged: figures.unmanaged,
+    least_recently_active: figures.least_recently_active,
+    rankings: figures.rankings,
+    warnings: [warning, ...provenanceWarnings].filter((item): item is string => Boolean(item)),
   };
 }
 

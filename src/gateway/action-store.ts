@@ -4,11 +4,15 @@
  * when the button was shown, so a client cannot forge a command. Entries are bound to the platform and
  * chat they were shown in, expire (`gateway.actions.ttl_hours`, default 24 h), and are used up once
  * (with every button of their group) when a press is accepted; used entries are kept until they expire
- * so a second press is told it was already done. The file is `<home>/gateway/actions.json`, written
- * atomically before a button is shown and before a press acts, so buttons survive a restart.
+ * so a second press is told it was already done. Buttons survive a restart: what is shown and what is
+ * used is appended (and synced) to the journal `<home>/gateway/actions.log` before a button is shown and
+ * before a press acts; the journal is folded into the snapshot `<home>/gateway/actions.json` (written
+ * atomically) once it holds about as many lines as the store has entries, so a reply costs one short
+ * append instead of rewriting every stored button.
  */
 
 import { randomBytes } from "node:crypto";
+import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { ActionIntent, ActionPlacement } from "../core/actions.js";
 import { trimOldest } from "../core/bounded.js";
@@ -76,40 +80,78 @@ function isIntent(value: unknown): value is ActionIntent {
   return false;
 }
 
-function parseEntries(text: string | undefined): Map<string, StoredAction> {
-  const entries = new Map<string, StoredAction>();
-  const data = text === undefined ? undefined : parseJsonObject(text);
-  const actions = data?.actions;
-  if (typeof actions !== "object" || actions === null) return entries;
+/** A stored entry read from disk, or undefined when it is malformed. */
+function entryOf(id: string, value: unknown): StoredAction | undefined {
+  const entry = value as Partial<StoredAction> | null;
+  if (
+    !ID_PATTERN.test(id) ||
+    !entry ||
+    !isIntent(entry.intent) ||
+    typeof entry.platform !== "string" ||
+    typeof entry.chatId !== "string" ||
+    typeof entry.group !== "string" ||
+    typeof entry.expiresAt !== "number" ||
+    typeof entry.createdAt !== "number"
+  ) {
+    return undefined;
+  }
+  return {
+    intent: entry.intent,
+    placement: entry.placement === "reply" ? "reply" : "replace",
+    group: entry.group,
+    once: entry.once !== false,
+    platform: entry.platform,
+    chatId: entry.chatId,
+    createdAt: entry.createdAt,
+    expiresAt: entry.expiresAt,
+    usedAt: typeof entry.usedAt === "number" ? entry.usedAt : undefined,
+    usedBy: typeof entry.usedBy === "string" ? entry.usedBy : undefined,
+  };
+}
+
+/** Adds the well-formed entries of an `{ id: entry }` object to `entries`. */
+function addEntries(entries: Map<string, StoredAction>, actions: unknown): void {
+  if (typeof actions !== "object" || actions === null) return;
   for (const [id, value] of Object.entries(actions as Record<string, unknown>)) {
-    const entry = value as Partial<StoredAction> | null;
-    if (
-      !ID_PATTERN.test(id) ||
-      !entry ||
-      !isIntent(entry.intent) ||
-      typeof entry.platform !== "string" ||
-      typeof entry.chatId !== "string" ||
-      typeof entry.group !== "string" ||
-      typeof entry.expiresAt !== "number" ||
-      typeof entry.createdAt !== "number"
-    ) {
-      continue;
+    const entry = entryOf(id, value);
+    if (entry) entries.set(id, entry);
+  }
+}
+
+/** Marks the unused entries of `group` used (a press accepted). */
+function useGroup(entries: Map<string, StoredAction>, group: string, usedAt: number, usedBy: string): void {
+  for (const entry of entries.values()) {
+    if (entry.group === group && entry.usedAt === undefined) {
+      entry.usedAt = usedAt;
+      entry.usedBy = usedBy;
     }
-    entries.set(id, {
-      intent: entry.intent,
-      placement: entry.placement === "reply" ? "reply" : "replace",
-      group: entry.group,
-      once: entry.once !== false,
-      platform: entry.platform,
-      chatId: entry.chatId,
-      createdAt: entry.createdAt,
-      expiresAt: entry.expiresAt,
-      usedAt: typeof entry.usedAt === "number" ? entry.usedAt : undefined,
-      usedBy: typeof entry.usedBy === "string" ? entry.usedBy : undefined,
-    });
+  }
+}
+
+/**
+ * The entries of a snapshot text with the journal replayed over it. A journal line is
+ * `{"add": {id: entry, …}}` or `{"use": {"group", "at", "by"}}`; a line that does not parse (a write
+ * torn by a crash) is skipped. Replaying a journal over a snapshot that already holds its lines gives the
+ * same entries, so a crash between writing a snapshot and emptying the journal loses nothing.
+ */
+function parseEntries(snapshot: string | undefined, journal: string | undefined): Map<string, StoredAction> {
+  const entries = new Map<string, StoredAction>();
+  const data = snapshot === undefined ? undefined : parseJsonObject(snapshot);
+  addEntries(entries, data?.actions);
+  for (const line of (journal ?? "").split("\n")) {
+    if (line === "") continue;
+    const record = parseJsonObject(line);
+    if (!record) continue;
+    if (record.add !== undefined) addEntries(entries, record.add);
+    const use = record.use as { group?: unknown; at?: unknown; by?: unknown } | undefined;
+    if (use && typeof use.group === "string" && typeof use.at === "number" && typeof use.by === "string")
+      useGroup(entries, use.group, use.at, use.by);
   }
   return entries;
 }
+
+/** Journal lines before it is folded into the snapshot, at least (else the store's size). */
+const MIN_JOURNAL_LINES = 500;
 
 /** Options of `ActionStore.open`. */
 export interface ActionStoreOptions {
@@ -123,6 +165,12 @@ export class ActionStore {
   private writing: Promise<void> = Promise.resolve();
   /** The write queued behind the one in progress; saves asked for meanwhile share it. */
   private queued: Promise<void> | undefined;
+  /** Journal lines not written yet. */
+  private pending: string[] = [];
+  /** Lines in the journal on disk. */
+  private journalLines: number;
+  /** A write failed: the next one rewrites the snapshot, so the disk catches up with memory. */
+  private mustCompact = false;
 
   private constructor(
     readonly file: string,
@@ -130,18 +178,36 @@ export class ActionStore {
     private readonly now: () => number,
     readonly ttlMs: number,
     private readonly maxEntries: number,
-  ) {}
+    journalLines: number,
+  ) {
+    this.journalLines = journalLines;
+  }
+
+  /** The journal beside the snapshot. */
+  get journalFile(): string {
+    return this.file.replace(/\.json$/, ".log");
+  }
 
   /** Loads the store of a home; a missing or corrupt file starts empty (old buttons then say so). */
   static async open(home: string, options: ActionStoreOptions = {}): Promise<ActionStore> {
     const file = path.join(home, "gateway", "actions.json");
+    const journal = await readTextIfExists(file.replace(/\.json$/, ".log"));
+    // Oldest first (a journal replayed over a newer snapshot may re-add old entries at the end).
+    const entries = new Map(
+      [...parseEntries(await readTextIfExists(file), journal)].sort(
+        (a, b) => a[1].createdAt - b[1].createdAt,
+      ),
+    );
     const store = new ActionStore(
       file,
-      parseEntries(await readTextIfExists(file)),
+      entries,
       options.now ?? Date.now,
       options.ttlMs ?? ACTION_TTL_MS,
       options.maxEntries ?? ACTION_MAX_ENTRIES,
+      journal === undefined ? 0 : journal.split("\n").length - 1,
     );
+    // A torn last line (a crash mid-append) would swallow the next one: start the next write afresh.
+    if (journal !== undefined && journal !== "" && !journal.endsWith("\n")) store.mustCompact = true;
     store.prune();
     return store;
   }
@@ -151,24 +217,28 @@ export class ActionStore {
     return this.entries.size;
   }
 
-  /** Stores buttons and writes the file; returns their ids in order. */
+  /** Stores buttons and writes them to disk; returns their ids in order. */
   async add(
     items: { intent: ActionIntent; placement: ActionPlacement; group: string; once: boolean }[],
     where: { platform: string; chatId: string },
   ): Promise<string[]> {
     const createdAt = this.now();
+    const added: Record<string, StoredAction> = {};
     const ids = items.map((item) => {
       const id = newActionId();
-      this.entries.set(id, {
+      const entry: StoredAction = {
         ...item,
         platform: where.platform,
         chatId: where.chatId,
         createdAt,
         expiresAt: createdAt + this.ttlMs,
-      });
+      };
+      this.entries.set(id, entry);
+      added[id] = entry;
       return id;
     });
-    this.prune();
+    this.pruneOldest();
+    this.pending.push(JSON.stringify({ add: added }));
     await this.save();
     return ids;
   }
@@ -186,19 +256,15 @@ export class ActionStore {
   }
 
   /**
-   * Uses up a single-use button and its group, and writes the file before returning. False when it was
-   * already used (a second press, even one racing the first): the caller then does nothing.
+   * Uses up a single-use button and its group, and writes that to disk before returning. False when it
+   * was already used (a second press, even one racing the first): the caller then does nothing.
    */
   async consume(id: string, by: string): Promise<boolean> {
     const action = this.entries.get(id);
     if (!action || action.usedAt !== undefined) return false;
     const usedAt = this.now();
-    for (const entry of this.entries.values()) {
-      if (entry.group === action.group && entry.usedAt === undefined) {
-        entry.usedAt = usedAt;
-        entry.usedBy = by;
-      }
-    }
+    useGroup(this.entries, action.group, usedAt, by);
+    this.pending.push(JSON.stringify({ use: { group: action.group, at: usedAt, by } }));
     await this.save();
     return true;
   }
@@ -208,6 +274,7 @@ export class ActionStore {
     await this.writing;
   }
 
+  /** Drops every expired entry, then the oldest beyond the cap. */
   private prune(): void {
     const now = this.now();
     for (const [id, entry] of this.entries) if (now >= entry.expiresAt) this.entries.delete(id);
@@ -215,22 +282,66 @@ export class ActionStore {
   }
 
   /**
-   * Writes the whole file (group commit): a save asked for while a write is in progress joins the one
-   * queued behind it, which serialises the entries when it starts, so it holds every change made
-   * before it. Under a burst of replies with buttons the file (up to 5,000 entries, ~1 MB) is written
-   * about twice instead of once per reply.
+   * The per-add prune: expired entries from the oldest end (entries are kept in the order they were
+   * shown, so this stops at the first live one), then the cap. An expired entry left behind by a TTL
+   * change is still answered "expired" and goes at the next full prune (open, snapshot).
+   */
+  private pruneOldest(): void {
+    const now = this.now();
+    for (const [id, entry] of this.entries) {
+      if (now < entry.expiresAt) break;
+      this.entries.delete(id);
+    }
+    trimOldest(this.entries, this.maxEntries);
+  }
+
+  /**
+   * Writes what changed (group commit): a save asked for while a write is in progress joins the one
+   * queued behind it, which takes every line pending when it starts. A write appends those lines to the
+   * journal and syncs it; once the journal holds about as many lines as there are entries, the entries
+   * are written as a new snapshot instead and the journal is emptied.
    */
   private save(): Promise<void> {
     if (this.queued) return this.queued;
-    const next = this.writing.then(() => {
+    const next = this.writing.then(async () => {
       this.queued = undefined;
-      return atomicWriteFile(
-        this.file,
-        `${JSON.stringify({ version: 1, actions: Object.fromEntries(this.entries) })}\n`,
-      );
+      const lines = this.pending;
+      this.pending = [];
+      try {
+        await this.write(lines);
+      } catch (error) {
+        this.mustCompact = true;
+        throw error;
+      }
     });
     this.queued = next;
     this.writing = next.catch(() => undefined);
     return next;
+  }
+
+  private async write(lines: string[]): Promise<void> {
+    const compact =
+      this.mustCompact || this.journalLines + lines.length > Math.max(MIN_JOURNAL_LINES, this.entries.size);
+    if (compact) {
+      this.prune();
+      await atomicWriteFile(
+        this.file,
+        `${JSON.stringify({ version: 1, actions: Object.fromEntries(this.entries) })}\n`,
+      );
+      await atomicWriteFile(this.journalFile, "");
+      this.journalLines = 0;
+      this.mustCompact = false;
+      return;
+    }
+    if (lines.length === 0) return;
+    await fs.mkdir(path.dirname(this.journalFile), { recursive: true });
+    const handle = await fs.open(this.journalFile, "a", 0o644);
+    try {
+      await handle.writeFile(`${lines.join("\n")}\n`);
+      await handle.datasync();
+    } finally {
+      await handle.close();
+    }
+    this.journalLines += lines.length;
   }
 }

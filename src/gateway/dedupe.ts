@@ -6,6 +6,7 @@
  */
 import path from "node:path";
 import { atomicWriteFile, readTextIfExists, withLock } from "../core/fsutil.js";
+import { contentKey } from "../core/read-cache.js";
 import type { EventDedupe } from "../core/stores.js";
 import { BatchedWriter } from "./batched-writer.js";
 
@@ -42,6 +43,8 @@ function parseEntries(text: string | undefined): Map<string, number> {
 /** Remembers which inbound events were already handled. */
 export class DedupeStore implements EventDedupe {
   private readonly writer: BatchedWriter;
+  /** The identity of the file as this store last wrote it (null: not written yet, or unknown). */
+  private writtenKey: string | null = null;
 
   private constructor(
     readonly file: string,
@@ -100,16 +103,23 @@ export class DedupeStore implements EventDedupe {
     this.entries = new Map(sorted.slice(sorted.length - this.maxEntries));
   }
 
+  /**
+   * Merges what other processes on this home recorded, then writes every entry. The file is read only
+   * when it is no longer the one this store wrote last (another process replaced it since), so a lone
+   * gateway under load does not re-parse its own entries at every batched write.
+   */
   private async write(): Promise<void> {
     await withLock(`${this.file}.lock`, async () => {
-      // Merge with what another process on this home may have written since we loaded.
-      for (const [key, at] of parseEntries(await readTextIfExists(this.file))) {
-        const mine = this.entries.get(key);
-        if (mine === undefined || at > mine) this.entries.set(key, at);
+      if (this.writtenKey === null || contentKey(this.file) !== this.writtenKey) {
+        for (const [key, at] of parseEntries(await readTextIfExists(this.file))) {
+          const mine = this.entries.get(key);
+          if (mine === undefined || at > mine) this.entries.set(key, at);
+        }
       }
       this.prune();
       const sorted = Object.fromEntries([...this.entries].sort((a, b) => a[1] - b[1]));
       await atomicWriteFile(this.file, JSON.stringify({ version: 1, entries: sorted }));
+      this.writtenKey = contentKey(this.file);
     });
   }
 }

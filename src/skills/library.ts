@@ -370,6 +370,11 @@ class Library implements ManagedSkillLibrary {
     this.dirty = true;
   }
 
+  generation(): number {
+    this.fresh();
+    return this.scans;
+  }
+
   /** Every skill on disk: a frozen array of frozen records, shared until the next scan (do not mutate). */
   async all(): Promise<SkillEntry[]> {
     return sharedRecords(this.fresh()).all;

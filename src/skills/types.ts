@@ -87,6 +87,11 @@ export interface SkillLibrary {
   view(name: string, options?: ViewOptions): Promise<SkillViewResult>;
   /** Forgets cached scans (after a write skillgate made itself). */
   invalidate(): void;
+  /**
+   * A number that changes whenever what `all()` returns may have changed (revalidated like any call):
+   * callers cache what they derive from the entries under it. Optional for stand-in libraries.
+   */
+  generation?(): number;
   /** Releases file watchers and timers (the library keeps working without them). */
   close?(): void;
 }

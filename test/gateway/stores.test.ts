@@ -60,6 +60,14 @@ describe("DedupeStore", () => {
     const reopened = await DedupeStore.open(home, { now: clock.now });
     expect(reopened.checkAndMark("feishu", "a")).toBe(true);
     expect(reopened.checkAndMark("feishu", "b")).toBe(true);
+    // A store whose last write was replaced by another process merges again before writing; one whose
+    // own write is still there keeps what it merged.
+    one.checkAndMark("feishu", "c");
+    await one.flush();
+    one.checkAndMark("feishu", "d");
+    await one.flush();
+    const last = await DedupeStore.open(home, { now: clock.now });
+    for (const id of ["a", "b", "c", "d"]) expect(last.checkAndMark("feishu", id)).toBe(true);
   });
   it("starts empty from a corrupt file and repairs it", async () => {
     await fs.mkdir(path.join(home, "gateway"), { recursive: true });
