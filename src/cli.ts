@@ -279,6 +279,15 @@ function fail(io: CliIo, json: boolean, message: string, exitCode: number): numb
   return exitCode;
 }
 
+/** Sets one V8 flag; a V8 without it keeps its default. */
+function setV8Flag(flag: string): void {
+  try {
+    v8.setFlagsFromString(flag);
+  } catch {
+    // Unknown to this V8: its default stays.
+  }
+}
+
 /**
  * How far the old generation may grow past what survived the last full GC before the next one (V8's
  * own choice is 1.1–4× by allocation rate). Under chat load a 10k gateway keeps ~90 MB alive and
@@ -289,45 +298,20 @@ function fail(io: CliIo, json: boolean, message: string, exitCode: number): numb
  */
 const HEAP_GROWING_PERCENT = Number(process.env.SKILLGATE_HEAP_GROWING_PERCENT ?? 10);
 
-/** The old-generation limit of the long-running `serve` process (see `HEAP_GROWING_PERCENT`). */
-function tuneHeapForServe(): void {
-  try {
-    v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
-  } catch {
-    // A V8 without the flag keeps its defaults.
-  }
-}
-
 /**
- * Heap settings, applied before anything big is loaded or read. V8's young generation otherwise grows
- * to 32 MB while a command loads a large library or `serve` loads the platform SDKs (their objects
- * survive) and never shrinks: a fifth of an idle gateway's RSS, and what puts a one-shot `skills list`
- * over 120 MB at 10k skills. Stopping its growth keeps it at a few MB; the cost is more frequent minor
- * GCs (about 0.2 ms more CPU per gateway command). The semi-space size itself is fixed when the heap is
- * created (only `node --max-semi-space-size` changes it); the growth factor is read at each growth, so
- * setting it here works for the bin, `npm start` and `node dist/src/cli.js` alike.
+ * Young-generation growth. V8's young generation otherwise grows to 32 MB while a command loads a large
+ * library or `serve` loads the platform SDKs (their objects survive) and never shrinks: a fifth of an
+ * idle gateway's RSS, and what put a one-shot `skills list` over 120 MB at 10k skills. A factor of 1
+ * keeps it at a few MB, for more frequent minor GCs. The semi-space size itself is fixed when the heap
+ * is created (only `node --max-semi-space-size` changes it); the growth factor is read at each growth,
+ * so setting it at run time works for the bin, `npm start` and `node dist/src/cli.js` alike.
+ *
+ * Once the gateway has started, the default factor comes back: pinned at its start-up size under chat
+ * load, every in-flight command's objects were promoted (thousands of scavenges, an old generation
+ * full of garbage, 500 MB RSS at 300 commands/s on a 10k library, 2–3× the CPU per command). Idle, the
+ * young generation stays at its small size.
  */
-function tuneHeap(): void {
-  try {
-    v8.setFlagsFromString("--semi-space-growth-factor=1");
-  } catch {
-    // A V8 without the flag keeps its defaults.
-  }
-}
-
-/**
- * Once the gateway has started, the young generation may grow again (V8's default factor) when chat
- * load keeps objects alive across scavenges. Pinned at its start-up size under load, every in-flight
- * command's objects were promoted: thousands of scavenges, an old generation full of garbage (500 MB RSS
- * at 300 commands/s on a 10k library) and 2–3× the CPU per command. Idle, it stays at its small size.
- */
-function tuneHeapForLoad(): void {
-  try {
-    v8.setFlagsFromString("--semi-space-growth-factor=2");
-  } catch {
-    // A V8 without the flag keeps its defaults.
-  }
-}
+const YOUNG_GROWTH = { pinned: "--semi-space-growth-factor=1", underLoad: "--semi-space-growth-factor=2" };
 
 /** Runs the CLI and resolves with the exit code. */
 export async function main(
@@ -336,8 +320,8 @@ export async function main(
 ): Promise<number> {
   const wantsJson = argv.includes("--json");
   const word = commandWord(argv);
-  tuneHeap();
-  if (word === "serve") tuneHeapForServe();
+  setV8Flag(YOUNG_GROWTH.pinned);
+  if (word === "serve") setV8Flag(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   const specs = await specsFor(word);
   let selection: Selection | undefined;
   const program = buildProgram(
@@ -555,7 +539,7 @@ async function serve(
     process.once("SIGTERM", () => shutdown("SIGTERM"));
     process.once("SIGINT", () => shutdown("SIGINT"));
     await gateway.start();
-    tuneHeapForLoad();
+    setV8Flag(YOUNG_GROWTH.underLoad);
   } catch (error) {
     if (error instanceof ConfigError) return fail(io, false, error.message, EXIT_CONFIG);
     logger.error({ err: error }, "gateway: failed to start");
