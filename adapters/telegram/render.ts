@@ -109,16 +109,20 @@ function inline(text: string): string {
     .join("");
 }
 
-/** An indivisible piece of HTML: a tag, or one escaped code point. */
+/** An indivisible piece of HTML: a tag, an entity, one whitespace character or a short run of text. */
 type Atom = OpenAtom | { kind: "close"; html: string; name: string } | { kind: "text"; html: string };
 
 /** An opening tag; the stack of these says what is open at a cut. */
 type OpenAtom = { kind: "open"; html: string; name: string };
 
-/** Splits our own HTML (well-formed by construction) into atoms. */
+/**
+ * Splits our own HTML (well-formed by construction) into atoms. Text comes in runs of up to
+ * 32 code points between whitespace, so a long reply costs a few atoms per word rather than
+ * one per character; a hard cut (no newline or space to break at) lands at most one run early.
+ */
 function atomize(html: string): Atom[] {
   const atoms: Atom[] = [];
-  const pattern = /<(\/?)([a-z-]+)[^>]*>|&[a-z]+;|&#\d+;|[\s\S]/gu;
+  const pattern = /<(\/?)([a-z-]+)[^>]*>|&[a-z]+;|&#\d+;|[^<&\s]{1,32}|[\s\S]/gu;
   for (const match of html.matchAll(pattern)) {
     const [whole, slash, name] = match;
     if (name !== undefined) atoms.push({ kind: slash ? "close" : "open", html: whole, name });
