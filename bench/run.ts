@@ -1,5 +1,6 @@
 /**
- * `npm run bench`: the ratio table (`bench/ratios.ts`; its flags `--50k` and `--quick` pass through).
+ * `npm run bench`: the ratio table (`bench/ratios.ts`; its flags `--50k`, `--quick`, `--gateway` and
+ * `--only <groups>` pass through).
  * `npm run bench -- all` runs every benchmark script in this folder instead, one after another in fresh
  * processes, so each one's memory and timing figures are its own; names run a subset:
  * `npm run bench -- snapshot gateway`.
@@ -10,8 +11,11 @@ import path from "node:path";
 
 const here = import.meta.dirname;
 const args = process.argv.slice(2);
-const flags = args.filter((arg) => arg.startsWith("--"));
-const names = args.filter((arg) => !arg.startsWith("--"));
+// `--only <groups>` takes a value: it passes through with its flag and is not a script name.
+const onlyAt = args.indexOf("--only");
+const onlyValue = onlyAt >= 0 ? onlyAt + 1 : -1;
+const flags = args.filter((arg, i) => arg.startsWith("--") || i === onlyValue);
+const names = args.filter((arg, i) => !arg.startsWith("--") && i !== onlyValue);
 const wanted = names.length === 0 ? ["ratios"] : names.includes("all") ? [] : names;
 const scripts = readdirSync(here)
   .filter((file) => file.endsWith(".ts") && !["run.ts", "synthetic.ts"].includes(file))
