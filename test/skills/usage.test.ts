@@ -76,7 +76,13 @@ describe("usage store (scenario 49)", () => {
       }),
     );
     const records = await store.read();
-    expect(Object.keys(records).sort()).toEqual(["badCount", "badPinned", "badState", "complete", "missingKey"]);
+    expect(Object.keys(records).sort()).toEqual([
+      "badCount",
+      "badPinned",
+      "badState",
+      "complete",
+      "missingKey",
+    ]);
     expect(records.complete).toEqual(complete);
     expect(records.badCount).toEqual({ ...complete, use_count: 0 });
     expect(records.badState).toEqual({ ...complete, state: "active" });
