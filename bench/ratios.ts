@@ -13,7 +13,7 @@
  *
  * Sizes: 1k and 10k by default; `--50k` (or BENCH_50K=1) adds 50k for listing and transitions (its
  * library takes about a minute to build). `--quick` skips the gateway and rollback rows; `--gateway` runs
- * only the gateway rows (`npm run bench -- --gateway`); `--only transitions,listing,…` runs only those groups. Medians of a few
+ * only the gateway rows (`npm run bench -- --gateway`); `--only transitions,curator-run` only those groups. Medians of a few
  * repetitions (BENCH_REPS, default 3); the load average at the start and end is recorded, since the
  * machine is shared. Run: `npm run bench` (or `node --import tsx bench/ratios.ts [--50k] [--quick]`).
  */
@@ -41,7 +41,7 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
-/** Read + plan + apply on `home` (backups off: the snapshot has its own row). */
+/** Read + plan + apply on `home` as `curator run` does them (backups off: the snapshot has its own row). */
 async function childTransitions(home: string): Promise<Record<string, number>> {
   const { loadConfig } = await dist<typeof import("../src/config/config.js")>("src/config/config.js");
   const { openLibrary } = await dist<typeof import("../src/skills/library.js")>("src/skills/library.js");
@@ -61,7 +61,7 @@ async function childTransitions(home: string): Promise<Record<string, number>> {
   const started = performance.now();
   const library = openLibrary(home, config, { watch: false });
   const skills = await library.all();
-  const usage = await new UsageStore(path.join(home, "skills")).read();
+  const usage = await new UsageStore(path.join(home, "skills")).readShared();
   const provenance = await loadProvenance(home, skills);
   const cron = await readCronRefs(home);
   const read = performance.now();
@@ -74,6 +74,7 @@ async function childTransitions(home: string): Promise<Record<string, number>> {
     actor: "curator",
     dryRun: false,
     provenance,
+    skills,
   });
   const applied = performance.now();
   const used = process.cpuUsage(cpu);
@@ -328,6 +329,13 @@ function measureViewBump(count: number): void {
   });
 }
 
+/**
+ * The rollback against `tar czf` + `tar xzf` of the same tree, on equal footing: the floor's unpacked
+ * copy is deleted only after the rollback ran. On a file system without a journal, ext4 does not reuse
+ * an inode within a minute of its deletion and checks every such free inode each time it allocates one,
+ * so deleting 34k files just before one side of the comparison would make that side's file creation
+ * pay for the other's cleanup.
+ */
 function measureRollback(count: number): void {
   const floors: number[] = [];
   const runs: number[] = [];
@@ -337,14 +345,15 @@ function measureRollback(count: number): void {
     const out = path.join(libsDir, "floor.tar.gz");
     const unpack = path.join(libsDir, "floor-x");
     rmSync(unpack, { recursive: true, force: true });
+    rmSync(out, { force: true });
     mkdirSync(unpack);
     const czf = timedSh("tar", ["czf", out, "-C", skills, "."]);
     const xzf = timedSh("tar", ["xzf", out, "-C", unpack]);
     floors.push(czf + xzf);
-    rmSync(unpack, { recursive: true, force: true });
-    rmSync(out, { force: true });
     sh(process.execPath, [CLI, "--home", home, "curator", "backup", "--json"]);
     runs.push(timedSh(process.execPath, [CLI, "--home", home, "curator", "rollback", "--yes", "--json"]));
+    rmSync(unpack, { recursive: true, force: true });
+    rmSync(out, { force: true });
   }
   const floor = median(floors);
   const value = median(runs);
@@ -530,8 +539,8 @@ async function main(): Promise<void> {
   const quick = args.includes("--quick");
   // `--gateway` measures the gateway rows alone (a few minutes), written to bench/results/ the same way.
   const gatewayOnly = args.includes("--gateway");
-  // `--only a,b` runs only the named groups: transitions, curator-run, view-bump, rollback, listing,
-  // view-rss, gateway.
+  // `--only <name,...>` measures only the named row groups (transitions, curator-run, view-bump, rollback,
+  // listing, view-rss, gateway), e.g. `npm run bench -- --only transitions,curator-run`.
   const onlyAt = args.indexOf("--only");
   const only = onlyAt >= 0 ? new Set((args[onlyAt + 1] ?? "").split(",")) : undefined;
   const wanted = (group: string) => only === undefined || only.has(group);

@@ -1,7 +1,7 @@
 /**
  * Snapshot benchmark on the 10k-skill synthetic library: GNU `tar czf` of the same tree, skillgate's
- * snapshot time and peak RSS, and the whole-tree rollback time (safety snapshot + verify + extract +
- * swap), next to GNU `tar xzf` of the same archive for reference. skillgate's figures are measured in child processes so each peak RSS is its own.
+ * snapshot time and peak RSS, and the whole-tree rollback time (the safety snapshot taken while the
+ * archive is verified and extracted, then the swap), next to GNU `tar xzf` of the same archive for reference. skillgate's figures are measured in child processes so each peak RSS is its own.
  * Targets: snapshot ≤ 1.5× GNU tar, peak RSS ≤ 200 MB.
  * Run: `node --import tsx bench/snapshot.ts [skill-count]`.
  */

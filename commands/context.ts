@@ -50,7 +50,9 @@ export function terminalContext(options: TerminalContextOptions): CommandContext
     home: options.home,
     paths: homePaths(options.home),
     config: options.config,
-    library: options.library ?? openLibrary(options.home, options.config),
+    // A one-shot command ends long before watchers would pay for themselves (arming them on a 10k
+    // library costs ~0.3 s), so it re-checks the disk by polling instead.
+    library: options.library ?? openLibrary(options.home, options.config, { watch: false }),
     surface: "terminal",
     platform: options.platform ?? null,
     json: options.json ?? false,

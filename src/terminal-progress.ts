@@ -1,45 +1,54 @@
 /**
- * The terminal's progress display: one `cli-progress` bar on stderr per task (done/total, rate, time
- * left), shown only when stderr is a terminal and the output is not `--json`. The bar is redrawn at most a
- * few times a second, so an operation may report every unit.
+ * The terminal's progress display: one `cli-progress` bar on stderr per running task (done/total, rate,
+ * time left), shown only when stderr is a terminal and the output is not `--json`. Tasks that run side by
+ * side (a rollback's safety snapshot and restore) each keep their own line; a finished task's line goes
+ * away. Bars are redrawn at most a few times a second, so an operation may report every unit.
  */
-import { SingleBar } from "cli-progress";
+import { MultiBar, type SingleBar } from "cli-progress";
 import type { ProgressEvent, ProgressSink } from "./core/progress.js";
 
-/** A terminal progress sink and a `stop` that clears the last bar; undefined when nothing may be shown. */
+/** A terminal progress sink and a `stop` that clears the bars; undefined when nothing may be shown. */
 export function terminalProgress(
   stderr: NodeJS.WritableStream & { isTTY?: boolean },
   json: boolean,
 ): { sink: ProgressSink; stop: () => void } | undefined {
   if (json || !stderr.isTTY) return undefined;
-  let bar: SingleBar | undefined;
-  let task = "";
-  let startedAt = 0;
+  let bars: MultiBar | undefined;
+  const running = new Map<string, { bar: SingleBar; startedAt: number }>();
   const stop = () => {
-    bar?.stop();
-    bar = undefined;
+    bars?.stop();
+    bars = undefined;
+    running.clear();
   };
   const sink = (event: ProgressEvent) => {
-    if (!bar || event.task !== task) {
-      stop();
-      task = event.task;
-      startedAt = Date.now();
-      bar = new SingleBar({
-        stream: stderr,
-        format: "{task} [{bar}] {value}/{total} | {rate}/s | ETA {eta_formatted}",
-        barsize: 24,
-        fps: 8,
-        hideCursor: false,
-        clearOnComplete: true,
-        etaBuffer: 50,
-      });
-      bar.start(event.total, event.done, { task, rate: "0" });
+    bars ??= new MultiBar({
+      stream: stderr,
+      format: "{task} [{bar}] {value}/{total} | {rate}/s | ETA {eta_formatted}",
+      barsize: 24,
+      fps: 8,
+      hideCursor: false,
+      clearOnComplete: true,
+      etaBuffer: 50,
+    });
+    let task = running.get(event.task);
+    if (!task) {
+      task = {
+        bar: bars.create(event.total, event.done, { task: event.task, rate: "0" }),
+        startedAt: Date.now(),
+      };
+      running.set(event.task, task);
+      // Drawn at once (a new line), not at the next redraw.
+      bars.update();
     }
-    const seconds = (Date.now() - startedAt) / 1000;
+    const seconds = (Date.now() - task.startedAt) / 1000;
     const rate = seconds > 0 ? (event.done / seconds).toFixed(0) : "0";
-    bar.setTotal(event.total);
-    bar.update(event.done, { task, rate });
-    if (event.done >= event.total) stop();
+    task.bar.setTotal(event.total);
+    task.bar.update(event.done, { task: event.task, rate });
+    if (event.done >= event.total) {
+      running.delete(event.task);
+      bars.remove(task.bar);
+      if (running.size === 0) stop();
+    }
   };
   return { sink, stop };
 }

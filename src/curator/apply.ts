@@ -33,6 +33,11 @@ export interface ApplyOptions {
   dryRun: boolean;
   /** Provenance already read by the caller (read again when absent). */
   provenance?: Provenance;
+  /**
+   * The entries the plan was made from (the library is read again when absent). A package that moved
+   * since is not found where the plan saw it and is kept, reported as a failure.
+   */
+  skills?: readonly SkillEntry[];
   /** Counted progress of the archives. */
   meter?: ProgressSink;
 }
@@ -142,7 +147,7 @@ export async function applyPlan(plan: CuratorPlan, opts: ApplyOptions): Promise<
       }
     }
   };
-  const archives = await stillIdle(
+  const { archives, usage } = await stillIdle(
     plan.actions.filter((action) => action.kind === "archive"),
     opts,
     now,
@@ -150,7 +155,13 @@ export async function applyPlan(plan: CuratorPlan, opts: ApplyOptions): Promise<
   );
   // One `.usage.json` write per run: the state changes ride along with the archives' record update.
   if (archives.length > 0)
-    await applyArchives(archives, opts, now, outcome, stateActions.length > 0 ? applyStates : undefined);
+    await applyArchives(
+      archives,
+      { ...opts, usage },
+      now,
+      outcome,
+      stateActions.length > 0 ? applyStates : undefined,
+    );
   else if (stateActions.length > 0) await new UsageStore(homePaths(opts.home).skills).update(applyStates);
   return outcome;
 }
@@ -164,11 +175,12 @@ async function stillIdle(
   opts: ApplyOptions,
   now: Date,
   outcome: ApplyOutcome,
-): Promise<PlanAction[]> {
-  if (archives.length === 0) return archives;
+): Promise<{ archives: PlanAction[]; usage: Readonly<UsageMap> }> {
+  if (archives.length === 0) return { archives, usage: {} };
+  // Shared with the plan's read while the file is unchanged (no second parse); re-read when it changed.
   const records = await new UsageStore(homePaths(opts.home).skills).readShared();
   const cutoff = now.getTime() - opts.config.curator.archiveAfterDays * DAY_MS;
-  return archives.filter((action) => {
+  const idle = archives.filter((action) => {
     const record = records[action.name];
     const last = record ? lastActivityAt(record) : null;
     const lastMs = last ? parseTimestamp(last) : undefined;
@@ -176,16 +188,18 @@ async function stillIdle(
     outcome.failures.push({ name: action.name, error: "used since the plan was made; kept" });
     return false;
   });
+  return { archives: idle, usage: records };
 }
 
 async function applyArchives(
   archives: PlanAction[],
-  opts: ApplyOptions,
+  opts: ApplyOptions & { usage: Readonly<UsageMap> },
   now: Date,
   outcome: ApplyOutcome,
   alsoUpdateUsage: ((records: UsageMap) => void) | undefined,
 ): Promise<void> {
-  const entries = new Map<string, SkillEntry>((await opts.library.all()).map((entry) => [entry.name, entry]));
+  const skills = opts.skills ?? (await opts.library.all());
+  const entries = new Map<string, SkillEntry>(skills.map((entry) => [entry.name, entry]));
   const provenance = opts.provenance ?? (await loadProvenance(opts.home, [...entries.values()]));
   const found: { entry: SkillEntry; evidence: Record<string, unknown> }[] = [];
   const actionOf = new Map(archives.map((action) => [action.name, action]));
@@ -201,6 +215,7 @@ async function applyArchives(
     actor: opts.actor,
     now,
     provenance,
+    usage: opts.usage,
     alsoUpdateUsage,
     meter: opts.meter,
   });

@@ -6,7 +6,7 @@
  * can put a skill back in its category. Homes archived by earlier skillgate versions in
  * `.archive/<category>/<name>` are migrated to the flat layout, their category recorded the same way.
  */
-import { promises as fs } from "node:fs";
+import { promises as fs, lstatSync } from "node:fs";
 import path from "node:path";
 import { homePaths } from "../config/home.js";
 import {
@@ -69,6 +69,15 @@ export async function flatArchiveDestination(
 }
 
 /** Packages found below a category folder of `.archive/` (the old layout), deepest paths relative to the root. */
+/** True when `dir` holds a regular `SKILL.md` (an unreadable folder is left to the walk). */
+function isFlatPackage(dir: string): boolean {
+  try {
+    return lstatSync(path.join(dir, "SKILL.md"), { throwIfNoEntry: false })?.isFile() === true;
+  } catch {
+    return false;
+  }
+}
+
 async function nestedPackages(root: string): Promise<string[]> {
   const found: string[] = [];
   const walk = async (dir: string, rel: string, depth: number): Promise<void> => {
@@ -83,8 +92,12 @@ async function nestedPackages(root: string): Promise<string[]> {
       return;
     }
     for (const child of children) {
-      if (child.isDirectory() && !child.isSymbolicLink())
-        await walk(path.join(dir, child.name), rel ? `${rel}/${child.name}` : child.name, depth + 1);
+      if (!child.isDirectory() || child.isSymbolicLink()) continue;
+      const full = path.join(dir, child.name);
+      // A flat package (the usual case, thousands of them) is told by one synchronous lstat of its
+      // SKILL.md instead of a listing through the thread pool; only other folders are walked.
+      if (depth === 0 && isFlatPackage(full)) continue;
+      await walk(full, rel ? `${rel}/${child.name}` : child.name, depth + 1);
     }
   };
   await walk(root, "", 0);

@@ -29,6 +29,8 @@ import {
   readArchiveOrigins,
   updateArchiveOrigins,
 } from "./archive-layout.js";
+import { type BlobBatch, newBlobBatch } from "./blobs.js";
+import { crashPoint } from "./journal.js";
 import {
   appendEntries,
   type Capture,
@@ -231,13 +233,25 @@ function markArchived(records: UsageMap, name: string, now: Date): void {
   records[name] = record;
 }
 
-/** Skills moved per group commit in `archiveMany`: one ledger append and one yield to the event loop each. */
-const ARCHIVE_CHUNK = 64;
+/**
+ * Skills moved per group commit in `archiveMany`: one ledger append and one archive-origins write (with
+ * its fsync) each. A crash can leave at most this many moved packages without their ledger lines (each
+ * package is whole, in place or in the archive).
+ */
+const ARCHIVE_CHUNK = 256;
+
+/** Skills moved between two yields to the event loop (and progress ticks) in `archiveMany`. */
+const YIELD_EVERY = 64;
 
 /** What `archiveMany` adds to a plain `MoveOptions`. */
 export interface ArchiveManyOptions extends MoveOptions {
   /** More record changes made in the batch's one `.usage.json` write (the curator's state transitions). */
   alsoUpdateUsage?: (records: UsageMap) => void;
+  /**
+   * The usage records the caller has just read (for the pin check and the ledger's `usage_before`);
+   * read here when absent. The one write at the end re-reads the file under its lock either way.
+   */
+  usage?: Readonly<UsageMap>;
 }
 
 /** A synchronous `flatArchiveDestination` (batches): `.archive/<base>`, stamped on a collision. */
@@ -278,7 +292,7 @@ export async function archiveMany(
   const store = new UsageStore(homePaths(opts.home).skills);
   const now = opts.now ?? new Date();
   await migrateArchiveLayout(opts.home, now);
-  const usage = await store.read();
+  const usage = opts.usage ?? (await store.readShared());
   const prefix = opts.commandPrefix ?? terminalPrefix;
   const provenance =
     opts.provenance ??
@@ -287,7 +301,8 @@ export async function archiveMany(
       entries.map((item) => item.entry),
     ));
   const ledgerOn = opts.config.skills.ledger;
-  const knownBlobs = new Set<string>();
+  const blobs = newBlobBatch();
+  const archiveRoots = new Set<string>();
   const archived: ArchiveResult[] = [];
   const failures: { name: string; error: string }[] = [];
   const suppress: string[] = [];
@@ -297,14 +312,21 @@ export async function archiveMany(
       const lines: NewLedgerEntry[] = [];
       const origins: Record<string, string> = {};
       try {
-        for (const { entry, evidence } of entries.slice(start, start + ARCHIVE_CHUNK)) {
+        const end = Math.min(entries.length, start + ARCHIVE_CHUNK);
+        for (let at = start; at < end; at++) {
+          const { entry, evidence } = entries[at] as (typeof entries)[number];
+          if (at > start && at % YIELD_EVERY === 0) {
+            tick(at);
+            await new Promise((resolve) => setImmediate(resolve));
+          }
           try {
             const result = await archiveOne(entry, opts, {
               usage,
               now,
               prefix,
               provenance,
-              knownBlobs,
+              blobs,
+              archiveRoots,
               ledgerOn,
               evidence: { ...(opts.evidence ?? {}), ...(evidence ?? {}) },
               lines,
@@ -312,6 +334,7 @@ export async function archiveMany(
             archived.push(result);
             origins[result.archivedAs] = result.from;
             if (provenance.bundled.has(entry.name)) suppress.push(entry.name);
+            await crashPoint("archive:moved");
           } catch (error) {
             failures.push({ name: entry.name, error: (error as Error).message });
           }
@@ -319,6 +342,7 @@ export async function archiveMany(
       } finally {
         await updateArchiveOrigins(opts.home, origins);
         await appendEntries(opts.home, opts.config, lines).catch(() => undefined);
+        await crashPoint("archive:ledgered");
       }
       tick(Math.min(entries.length, start + ARCHIVE_CHUNK));
       await new Promise((resolve) => setImmediate(resolve));
@@ -341,11 +365,13 @@ async function archiveOne(
   entry: SkillEntry,
   opts: MoveOptions,
   batch: {
-    usage: UsageMap;
+    usage: Readonly<UsageMap>;
     now: Date;
     prefix: CommandPrefix;
     provenance: Provenance;
-    knownBlobs: Set<string>;
+    blobs: BlobBatch;
+    /** Archive folders known to exist (created once per batch). */
+    archiveRoots: Set<string>;
     ledgerOn: boolean;
     evidence: Record<string, unknown>;
     lines: NewLedgerEntry[];
@@ -356,6 +382,13 @@ async function archiveOne(
   const refusal = archiveRefusal(entry, batch.provenance, opts.config, pinned, batch.prefix);
   if (refusal) throw refuse(refusal);
   assertSafeName(entry.relPath, "skill path");
+  // One look at the folder: gone since the plan (kept, reported), a link (moved as a link), or a folder.
+  let linked: boolean;
+  try {
+    linked = lstatSync(entry.dir).isSymbolicLink();
+  } catch {
+    throw refuse(`skill '${entry.name}' is no longer at ${entry.relPath}; kept`, "curator.not_found");
+  }
   // The containment rule: nothing outside the library is ever moved.
   const outside = moveRefusal(paths.skills, entry.dir, entry.name);
   if (outside) throw refuse(outside, "curator.outside_library");
@@ -368,16 +401,19 @@ async function archiveOne(
   const evidence = { archived: true, archived_as: archivedAs, ...batch.evidence };
   const result = { name: entry.name, from: entry.relPath, archivedAs, dest };
   if (!batch.ledgerOn) {
-    await moveDirFast(entry.dir, dest);
+    await moveDirFast(entry.dir, dest, linked, batch.archiveRoots);
     return result;
   }
   let before: Capture | undefined;
-  try {
-    before = captureStateSync(opts.home, [entry.dir, dest], batch.knownBlobs);
-  } catch {
-    before = undefined;
+  if (!linked) {
+    try {
+      // The destination was just found free: it is recorded as a root but not looked at again.
+      before = captureStateSync(opts.home, [entry.dir, dest], batch.blobs, ["dir", "absent"]);
+    } catch {
+      before = undefined;
+    }
   }
-  if (!before || isSymlink(entry.dir)) {
+  if (!before) {
     // A file too large (or unreadable) for the batch capture, or a linked folder: the one-by-one path.
     await withLedger(
       {
@@ -393,7 +429,7 @@ async function archiveOne(
     );
     return result;
   }
-  await moveDirFast(entry.dir, dest);
+  await moveDirFast(entry.dir, dest, false, batch.archiveRoots);
   const usageBefore = batch.usage[entry.name] ?? null;
   const usageAfter = structuredClone(usageBefore ?? emptyRecord());
   usageAfter.state = "archived";
@@ -412,11 +448,18 @@ async function archiveOne(
   return result;
 }
 
-/** `moveDir` with a synchronous rename first (the common case: a real folder on the same file system). */
-async function moveDirFast(from: string, to: string): Promise<void> {
-  if (isSymlink(from)) return moveDir(from, to);
+/**
+ * `moveDir` with a synchronous rename first (the common case: a real folder on the same file system).
+ * `linked` is what the caller's lstat found; `made` holds the parent folders already created.
+ */
+async function moveDirFast(from: string, to: string, linked: boolean, made: Set<string>): Promise<void> {
+  if (linked) return moveDir(from, to);
+  const parent = path.dirname(to);
   try {
-    mkdirSync(path.dirname(to), { recursive: true });
+    if (!made.has(parent)) {
+      mkdirSync(parent, { recursive: true });
+      made.add(parent);
+    }
     renameSync(from, to);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EXDEV") throw error;

@@ -5,15 +5,17 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import {
+  closeSync,
   createReadStream,
   createWriteStream,
   existsSync,
   promises as fs,
+  fstatSync,
   mkdirSync,
-  readFileSync,
+  openSync,
+  readSync,
   renameSync,
   rmSync,
-  statSync,
   utimesSync,
   writeFileSync,
 } from "node:fs";
@@ -99,16 +101,50 @@ export async function storeFile(home: string, file: string): Promise<string> {
 }
 
 /**
- * `storeFile` with synchronous calls, for batches (see `captureStateSync`). Digests in `known` were stored
- * or refreshed earlier in the same batch and are not looked up again; new ones are added. Files above the
- * in-memory limit go through the streaming `storeFile` path's rules by reading them whole here only when
- * small: larger files throw, and the caller falls back to the asynchronous capture.
+ * What a batch of synchronous captures shares: the digests stored or refreshed so far (not looked up
+ * again), whether the blob folder is known to exist, and one random tag for its tmp files.
  */
-export function storeFileSync(home: string, file: string, known?: Set<string>): string {
-  if (statSync(file).size > IN_MEMORY_LIMIT) throw new BlobTooLargeForBatch(file);
-  const data = readFileSync(file);
+export interface BlobBatch {
+  known: Set<string>;
+  dirReady: boolean;
+  tag: string;
+  next: number;
+}
+
+/** A fresh `BlobBatch`. */
+export function newBlobBatch(): BlobBatch {
+  return { known: new Set(), dirReady: false, tag: randomBytes(4).toString("hex"), next: 0 };
+}
+
+/** A file's bytes through one open descriptor (open, fstat, read, close); too large ones throw. */
+function readSmallFileSync(file: string): Buffer {
+  const fd = openSync(file, "r");
+  try {
+    const size = fstatSync(fd).size;
+    if (size > IN_MEMORY_LIMIT) throw new BlobTooLargeForBatch(file);
+    const data = Buffer.allocUnsafe(size);
+    let filled = 0;
+    while (filled < size) {
+      const got = readSync(fd, data, filled, size - filled, filled);
+      if (got === 0) break;
+      filled += got;
+    }
+    return filled === size ? data : data.subarray(0, filled);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * `storeFile` with synchronous calls, for batches (see `captureStateSync`): per new content one read of
+ * the file, one tmp write and one rename; per content seen earlier in the batch, only the read. Files
+ * above the in-memory limit throw `BlobTooLargeForBatch`, and the caller falls back to the streaming,
+ * asynchronous capture.
+ */
+export function storeFileSync(home: string, file: string, batch: BlobBatch = newBlobBatch()): string {
+  const data = readSmallFileSync(file);
   const digest = sha256(data);
-  if (known?.has(digest)) return digest;
+  if (batch.known.has(digest)) return digest;
   const dest = blobPath(home, digest);
   if (existsSync(dest)) {
     const now = new Date();
@@ -119,8 +155,11 @@ export function storeFileSync(home: string, file: string, known?: Set<string>): 
     }
   } else {
     const dir = path.dirname(dest);
-    mkdirSync(dir, { recursive: true });
-    const tmp = path.join(dir, `.tmp-${randomBytes(4).toString("hex")}-${digest}`);
+    if (!batch.dirReady) {
+      mkdirSync(dir, { recursive: true });
+      batch.dirReady = true;
+    }
+    const tmp = path.join(dir, `.tmp-${batch.tag}${(batch.next++).toString(36)}-${digest}`);
     writeFileSync(tmp, data, { mode: 0o644 });
     try {
       renameSync(tmp, dest);
@@ -129,7 +168,7 @@ export function storeFileSync(home: string, file: string, known?: Set<string>): 
       throw error;
     }
   }
-  known?.add(digest);
+  batch.known.add(digest);
   return digest;
 }
 

@@ -11,7 +11,7 @@ import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
 import { atomicWriteFile, isoTimestamp, readTextIfExists, withLock } from "../core/fsutil.js";
 import { type UsageRecord, UsageStore } from "../skills/usage.js";
-import { gcBlobs, storeFile, storeFileSync } from "./blobs.js";
+import { type BlobBatch, gcBlobs, newBlobBatch, storeFile, storeFileSync } from "./blobs.js";
 
 /** Who made a change (`web`: a person through the local web console). */
 export type LedgerActor = "curator" | "agent" | "user" | "web";
@@ -181,21 +181,33 @@ async function captureInto(home: string, target: string, out: Map<string, Ledger
 /**
  * `captureState` with synchronous file calls, for batches: one skill package is a handful of small files,
  * and doing them without a thread-pool round trip each keeps a batch of thousands linear and cheap on a
- * busy machine. Blobs already seen in this batch (`known`) are not looked up again.
+ * busy machine. Blobs already seen in this batch are not looked up again. `kinds` gives the type of a
+ * root the caller has just looked at ("absent" roots are recorded but not looked at again).
  */
-export function captureStateSync(home: string, roots: string[], known?: Set<string>): Capture {
+export function captureStateSync(
+  home: string,
+  roots: string[],
+  batch: BlobBatch = newBlobBatch(),
+  kinds?: (CaptureKind | "absent" | undefined)[],
+): Capture {
   const files = new Map<string, LedgerFile>();
   const resolved = roots.map((root) => path.resolve(home, root));
-  for (const root of resolved) captureIntoSync(home, root, files, known);
+  resolved.forEach((root, i) => {
+    const kind = kinds?.[i];
+    if (kind !== "absent") captureIntoSync(home, root, files, batch, kind);
+  });
   return { roots: resolved, files: [...files.values()] };
 }
+
+/** What a captured path is. */
+export type CaptureKind = "file" | "dir" | "link";
 
 function captureIntoSync(
   home: string,
   target: string,
   out: Map<string, LedgerFile>,
-  known: Set<string> | undefined,
-  kind?: "file" | "dir" | "link",
+  batch: BlobBatch,
+  kind?: CaptureKind,
 ): void {
   if (out.has(target)) return;
   let type = kind;
@@ -209,16 +221,16 @@ function captureIntoSync(
     type = stat.isSymbolicLink() ? "link" : stat.isFile() ? "file" : stat.isDirectory() ? "dir" : undefined;
   }
   if (type === "link") out.set(target, { path: target, link: readlinkSync(target) });
-  else if (type === "file") out.set(target, { path: target, sha256: storeFileSync(home, target, known) });
+  else if (type === "file") out.set(target, { path: target, sha256: storeFileSync(home, target, batch) });
   else if (type === "dir") {
     const children = readdirSync(target, { withFileTypes: true });
     children.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const child of children) {
       const full = path.join(target, child.name);
       if (child.isDirectory()) {
-        if (!CAPTURE_SKIP_DIRS.has(child.name)) captureIntoSync(home, full, out, known, "dir");
-      } else if (child.isSymbolicLink()) captureIntoSync(home, full, out, known, "link");
-      else if (child.isFile()) captureIntoSync(home, full, out, known, "file");
+        if (!CAPTURE_SKIP_DIRS.has(child.name)) captureIntoSync(home, full, out, batch, "dir");
+      } else if (child.isSymbolicLink()) captureIntoSync(home, full, out, batch, "link");
+      else if (child.isFile()) captureIntoSync(home, full, out, batch, "file");
     }
   }
 }

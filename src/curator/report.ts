@@ -166,7 +166,8 @@ function capArgument(text: string): string {
 export function runJson(result: CuratorRunResult): Record<string, unknown> {
   const toolCallCounts: Record<string, number> = {};
   for (const call of result.llm.toolCalls) toolCallCounts[call.name] = (toolCallCounts[call.name] ?? 0) + 1;
-  const removed = result.before.filter((name) => !result.after.includes(name));
+  const after = new Set(result.after);
+  const removed = result.before.filter((name) => !after.has(name));
   const archived = [...new Set([...result.archived, ...removed])];
   return {
     started_at: result.startedAt,

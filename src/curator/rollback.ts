@@ -84,35 +84,8 @@ export async function rollbackToSnapshot(opts: SnapshotRollbackOptions): Promise
         },
       );
     }
-    let safety: { id: string };
-    try {
-      safety = await createSnapshot({
-        home: opts.home,
-        config: opts.config,
-        reason: `pre-rollback to ${target.id}`,
-        now: opts.now,
-        protectIds: [target.id],
-        meter: opts.meter,
-      });
-    } catch (error) {
-      throw new CuratorError(
-        "rollback",
-        `pre-rollback safety snapshot failed: ${(error as Error).message} Rollback aborted; nothing was changed.`,
-        {
-          cause: error,
-          code: "curator.safety_snapshot_failed",
-        },
-      );
-    }
-    await crashPoint("rollback:after-safety");
     const manifest = target.manifest ?? (await readManifest(target.dir));
-    const { journal, verified } = await swapIn(
-      opts.home,
-      target,
-      safety.id,
-      manifest?.links ?? [],
-      opts.meter,
-    );
+    const { journal, verified, safety } = await swapIn(opts, target, manifest?.links ?? []);
     const cron = await restoreCronLinks(opts.home, target);
     await crashPoint("rollback:after-cron");
     await finishCleanup(opts.home, journal);
@@ -149,22 +122,26 @@ async function takeRollbackLock(home: string): Promise<HeldLock> {
 }
 
 /**
- * Checks and extracts the archive into staging in one pass (an unsafe archive is refused there and the
- * staging removed: the library is untouched), then swaps the library, journaling each phase. Returns
- * the committed journal and what the check found.
+ * Takes the safety snapshot of the live library and, at the same time, checks and extracts the archive
+ * into staging in one pass; then swaps the library, journaling each phase. The two first steps are
+ * independent (staging is not library content: no snapshot includes it) and use different resources —
+ * compressing the snapshot runs on the thread pool while extraction writes files — so running them
+ * together takes about the time of the longer one. Nothing in the library moves until both succeeded:
+ * a failed safety snapshot abandons the rollback, and an unsafe or unreadable archive is refused with
+ * the staging removed. Returns the committed journal, what the check found and the safety snapshot.
  */
 async function swapIn(
-  home: string,
+  opts: SnapshotRollbackOptions,
   target: SnapshotInfo,
-  safetyId: string,
   recordedLinks: RecordedLink[],
-  meter?: ProgressSink,
-): Promise<{ journal: RollbackJournal; verified: VerifiedArchive }> {
+): Promise<{ journal: RollbackJournal; verified: VerifiedArchive; safety: { id: string } }> {
+  const { home, meter } = opts;
   const skills = homePaths(home).skills;
   const journal: RollbackJournal = {
     version: 1,
     target: target.id,
-    safety_snapshot: safetyId,
+    // Known once the safety snapshot has claimed its id (recorded when the swap starts).
+    safety_snapshot: "",
     phase: "extracting",
     staging: `.rollback-staging-${target.id}`,
     side: `.rollback-side-${target.id}`,
@@ -178,19 +155,31 @@ async function swapIn(
   await fs.rm(path.join(skills, journal.side), { recursive: true, force: true });
   await writeJournal(home, journal);
   await crashPoint("rollback:journal-extracting");
-  let verified: VerifiedArchive;
-  try {
+  // A failed safety snapshot stops the extraction too: its result would be thrown away.
+  const stop = new AbortController();
+  const safetyRun = takeSafetySnapshot(opts, target).then(
+    async (safety) => {
+      await crashPoint("rollback:after-safety");
+      return safety;
+    },
+    (error: unknown) => {
+      stop.abort();
+      throw error;
+    },
+  );
+  const extraction = (async () => {
     await fs.mkdir(staging);
     const bytes = (await fs.stat(target.archive)).size;
-    verified = await extractChecked(
-      target.archive,
-      staging,
-      recordedLinks,
-      meterFor(meter, "restoring", bytes),
-    );
-  } catch (error) {
+    const progress = meterFor(meter, "restoring", bytes);
+    return extractChecked(target.archive, staging, recordedLinks, progress, stop.signal);
+  })();
+  const [safetyOutcome, extractOutcome] = await Promise.allSettled([safetyRun, extraction]);
+  if (safetyOutcome.status === "rejected" || extractOutcome.status === "rejected") {
     await fs.rm(staging, { recursive: true, force: true });
     await clearJournal(home);
+    // Without its safety snapshot the rollback is abandoned whatever the archive held.
+    if (safetyOutcome.status === "rejected") throw safetyOutcome.reason;
+    const error = (extractOutcome as PromiseRejectedResult).reason;
     // A refused or unreadable archive says so itself (and that nothing was changed).
     if (error instanceof CuratorError) throw error;
     throw new CuratorError(
@@ -199,7 +188,10 @@ async function swapIn(
       { cause: error },
     );
   }
+  const safety = safetyOutcome.value;
+  const verified = extractOutcome.value;
   await crashPoint("rollback:extracted");
+  journal.safety_snapshot = safety.id;
   journal.new_entries = (await fs.readdir(staging)).filter(isLibraryEntry).sort();
   journal.old_entries = (await fs.readdir(skills)).filter(isLibraryEntry).sort();
   journal.phase = "swapping";
@@ -221,7 +213,33 @@ async function swapIn(
   journal.phase = "committed";
   await writeJournal(home, journal);
   await crashPoint("rollback:journal-committed");
-  return { journal, verified };
+  return { journal, verified, safety };
+}
+
+/** The `pre-rollback to <id>` snapshot; a failure becomes `curator.safety_snapshot_failed`. */
+async function takeSafetySnapshot(
+  opts: SnapshotRollbackOptions,
+  target: SnapshotInfo,
+): Promise<{ id: string }> {
+  try {
+    return await createSnapshot({
+      home: opts.home,
+      config: opts.config,
+      reason: `pre-rollback to ${target.id}`,
+      now: opts.now,
+      protectIds: [target.id],
+      meter: opts.meter,
+    });
+  } catch (error) {
+    throw new CuratorError(
+      "rollback",
+      `pre-rollback safety snapshot failed: ${(error as Error).message} Rollback aborted; nothing was changed.`,
+      {
+        cause: error,
+        code: "curator.safety_snapshot_failed",
+      },
+    );
+  }
 }
 
 /**

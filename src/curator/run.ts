@@ -21,7 +21,7 @@ import { curatedRows, plan } from "./plan.js";
 import { loadProvenance } from "./provenance.js";
 import { buildRenameMap, headline, renameMapText, writeRunReport } from "./report.js";
 import { scheduleVerdict, seedFirstRun } from "./schedule.js";
-import { readState, updateState } from "./state.js";
+import { type CuratorState, readState, updateState } from "./state.js";
 import type { ConsolidationOutcome, Consolidator, CuratorRunResult, LlmReport } from "./types.js";
 
 /** Options of a run. */
@@ -143,6 +143,11 @@ function skippedLlm(status: string): LlmReport {
   };
 }
 
+/** True when the run has an LLM pass to hand over to (it may still skip for want of candidates). */
+function willConsolidate(opts: RunOptions): boolean {
+  return (opts.consolidate ?? opts.config.curator.consolidate) && opts.consolidator !== undefined;
+}
+
 async function runLlm(opts: RunOptions, candidates: string[], now: Date, progress: (line: string) => void) {
   const consolidate = opts.consolidate ?? opts.config.curator.consolidate;
   if (!consolidate) return { report: skippedLlm("consolidation off"), outcome: null };
@@ -185,22 +190,32 @@ async function planRun(opts: RunOptions, now: Date, warnings: string[]) {
   opts.library.invalidate();
   const skills = await opts.library.all();
   const store = new UsageStore(homePaths(opts.home).skills);
-  const usage = await store.read();
+  // The shared parse: apply's re-check reuses it while the file is unchanged.
+  const usage = await store.readShared();
   const provenance = await loadProvenance(opts.home, skills);
   const cron = await readCronRefs(opts.home);
   warnings.push(...store.warnings, ...provenance.warnings, ...cron.warnings);
   const curatorPlan = plan({ skills, usage, cronRefs: cron.names, provenance, now, config: opts.config });
-  return { curatorPlan, provenance };
+  return { curatorPlan, provenance, skills };
 }
 
-/** Writes the report (best-effort) and the final state of a run. */
-async function finishRun(opts: RunOptions, result: CuratorRunResult, prefix: CommandPrefix): Promise<void> {
+/**
+ * Writes the report (best-effort) and the final state of a run, in one state write (`markRun`: the
+ * run's own record, when it was not written before the LLM pass).
+ */
+async function finishRun(
+  opts: RunOptions,
+  result: CuratorRunResult,
+  prefix: CommandPrefix,
+  markRun?: (state: CuratorState) => void,
+): Promise<void> {
   try {
     result.reportPath = await writeRunReport(opts.home, result, prefix);
   } catch (error) {
     result.warnings.push(`could not write the run report: ${(error as Error).message}`);
   }
   await updateState(opts.home, (state) => {
+    markRun?.(state);
     state.last_run_summary = result.summary;
     state.last_run_duration_seconds = Math.round(result.durationSeconds * 100) / 100;
     // The run folder, as Hermes stores it (REPORT.md, run.json and cron_rewrites.json live in it).
@@ -217,7 +232,7 @@ async function runLocked(opts: RunOptions): Promise<CuratorRunResult> {
   const warnings: string[] = [];
   progress(dryRun ? "running DRY-RUN (report only, no mutations)..." : "running review pass...");
 
-  const { curatorPlan, provenance } = await planRun(opts, started, warnings);
+  const { curatorPlan, provenance, skills } = await planRun(opts, started, warnings);
   const applied = await applyPlan(curatorPlan, {
     home: opts.home,
     config: opts.config,
@@ -226,6 +241,7 @@ async function runLocked(opts: RunOptions): Promise<CuratorRunResult> {
     actor: "curator",
     dryRun,
     provenance,
+    skills,
     meter: opts.meter,
   });
   if (applied.snapshotId) progress(`snapshot created (${applied.snapshotId})`);
@@ -233,15 +249,21 @@ async function runLocked(opts: RunOptions): Promise<CuratorRunResult> {
     ...applied.failures.map((failure) => `could not archive '${failure.name}': ${failure.error}`),
   );
   const startedAt = isoTimestamp(started);
-  await updateState(opts.home, (state) => {
+  const markRun = (state: CuratorState) => {
     state.last_run_summary = headline(dryRun, applied.counts);
     if (!dryRun) {
       state.last_run_at = startedAt;
       state.run_count += 1;
     }
-  });
+  };
+  const consolidating = willConsolidate(opts);
+  // Before a (long) LLM pass the run is recorded at once; without one, the final state write does it.
+  if (consolidating) await updateState(opts.home, markRun);
 
-  const before = dryRun ? beforeNames(curatorPlan.candidates, applied) : await curatedNames(opts);
+  // The curated set after the automatic pass is the plan's minus what it archived; the library is read
+  // again only for a pass that hands it to the model, which must see the disk as it is now.
+  const before =
+    dryRun || !consolidating ? beforeNames(curatorPlan.candidates, applied) : await curatedNames(opts);
   const llm = await runLlm(opts, before, started, progress);
   const after = llm.outcome && !dryRun ? await curatedNames(opts) : before;
   const consolidated = llm.outcome?.consolidated ?? [];
@@ -273,6 +295,6 @@ async function runLocked(opts: RunOptions): Promise<CuratorRunResult> {
     after,
     warnings,
   };
-  await finishRun(opts, result, prefix);
+  await finishRun(opts, result, prefix, consolidating ? undefined : markRun);
   return result;
 }

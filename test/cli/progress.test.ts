@@ -1,7 +1,10 @@
 /** The terminal progress bar: shown on a TTY stderr only, never under --json; operations report counted progress. */
 import { Writable } from "node:stream";
-import { describe, expect, it } from "vitest";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterEach, describe, expect, it } from "vitest";
+import { main } from "../../src/cli.js";
 import { terminalProgress } from "../../src/terminal-progress.js";
+import { makeHome, removeHome, writeSkill } from "../safety/helpers.js";
 
 function fakeStderr(isTTY: boolean): Writable & { isTTY: boolean; columns: number; text: () => string } {
   const chunks: string[] = [];
@@ -51,5 +54,68 @@ describe("terminal progress", () => {
     bar?.stop();
     expect(stderr.text()).toContain("snapshot");
     expect(stderr.text()).toContain("purging");
+  });
+});
+
+describe("terminal progress of concurrent tasks", () => {
+  it("keeps one line per running task, each counting from its own start", async () => {
+    const stderr = fakeStderr(true);
+    const bar = terminalProgress(stderr, false);
+    bar?.sink({ task: "snapshot", done: 0, total: 6 });
+    bar?.sink({ task: "restoring", done: 0, total: 1000 });
+    bar?.sink({ task: "snapshot", done: 3, total: 6 });
+    bar?.sink({ task: "restoring", done: 500, total: 1000 });
+    // The next redraw (8 a second) shows both tasks where they are.
+    await sleep(300);
+    const frame = stderr.text();
+    bar?.stop();
+    expect(frame).toMatch(/snapshot \[[^\]]*\] 3\/6/);
+    expect(frame).toMatch(/restoring \[[^\]]*\] 500\/1000/);
+  });
+});
+
+describe("progress of the long CLI commands", () => {
+  const homes: string[] = [];
+  afterEach(async () => {
+    for (const home of homes.splice(0)) await removeHome(home);
+  });
+
+  async function run(home: string, args: string[], tty: boolean): Promise<{ code: number; stderr: string }> {
+    const stderr = fakeStderr(tty);
+    const stdout = fakeStderr(false);
+    const code = await main(["--home", home, ...args], {
+      stdin: { isTTY: false } as unknown as NodeJS.ReadStream,
+      stdout,
+      stderr,
+      env: {},
+    });
+    return { code, stderr: stderr.text() };
+  }
+
+  it("snapshot, rollback, purge and curator run draw bars on a terminal, nothing under --json or off a terminal", async () => {
+    const home = await makeHome();
+    homes.push(home);
+    for (let i = 0; i < 4; i++)
+      await writeSkill(home, `cat${i}/skill-${i}`, { "notes.md": "x".repeat(2000) });
+    const bar = /\[[^\]]*\] \d+\/\d+ \| \d+\/s \| ETA/;
+    const commands = [
+      { args: ["curator", "backup"], task: "snapshot" },
+      { args: ["curator", "rollback", "--yes"], task: "restoring" },
+      // Nothing to purge or transition in a fresh library: these only must stay quiet off a terminal.
+      { args: ["curator", "purge", "--days", "1"], task: null },
+      { args: ["curator", "run"], task: null },
+    ];
+    for (const { args, task } of commands) {
+      const shown = await run(home, args, true);
+      expect(shown.code, `${args.join(" ")}: ${shown.stderr}`).toBe(0);
+      if (task) {
+        expect(shown.stderr, args.join(" ")).toContain(task);
+        expect(shown.stderr, args.join(" ")).toMatch(bar);
+      }
+      const json = await run(home, [...args, "--json"], true);
+      expect(json.stderr, `${args.join(" ")} --json`).not.toMatch(bar);
+      const piped = await run(home, args, false);
+      expect(piped.stderr, `${args.join(" ")} (not a terminal)`).not.toMatch(bar);
+    }
   });
 });

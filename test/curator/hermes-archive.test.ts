@@ -133,6 +133,28 @@ describe("homes archived in the earlier nested layout", () => {
     expect((await readUsage(home))["old-tool"]?.state).toBe("active");
   });
 
+  it("migrates the nested packages among flat ones, and leaves the flat ones (and what they hold) alone", async () => {
+    // Flat packages, one holding a folder with its own SKILL.md (part of that package, not a nested one),
+    // and a folder whose SKILL.md is not a file (a category, walked like any other).
+    await writeSkill(home, ".archive/flat-one", { "examples/inner/SKILL.md": "---\nname: inner\n---\n" });
+    await writeSkill(home, ".archive/flat-two");
+    await fs.mkdir(path.join(skills(), ".archive", "odd", "SKILL.md"), { recursive: true });
+    await writeSkill(home, ".archive/odd/nested-three", {}, "nested-three");
+    expect(await migrateArchiveLayout(home, NOW)).toBe(3);
+    expect(await hermesListArchived()).toEqual([
+      "flat-one",
+      "flat-two",
+      "nested-three",
+      // Still holds its odd SKILL.md folder: a folder that holds anything is never removed.
+      "odd",
+      "old-tool-20250101010101",
+      "pdf-signing-checklist",
+    ]);
+    await fs.stat(path.join(skills(), ".archive", "flat-one", "examples", "inner", "SKILL.md"));
+    expect((await readArchiveOrigins(home))["nested-three"]).toBe("odd/nested-three");
+    expect(await migrateArchiveLayout(home, NOW)).toBe(0);
+  });
+
   it("migrates to the flat layout Hermes reads, keeping the category for restore", async () => {
     expect(await migrateArchiveLayout(home, NOW)).toBe(2);
     expect(await hermesListArchived()).toEqual(["old-tool-20250101010101", "pdf-signing-checklist"]);

@@ -2,19 +2,31 @@
  * Crash safety: a child process running a snapshot, a whole-tree rollback or a purge is killed with
  * SIGKILL at a random point (mostly at a random crash-point step, some after a random delay), then
  * recovery runs. The library must hash exactly as before or exactly as after, and nothing may be lost.
- * 100 trials in total across the three operations.
+ * 100 trials in total across the three operations; then the batched archive of the curator's pass.
  */
 import { spawn } from "node:child_process";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
+import { parseConfig } from "../../src/config/config.js";
+import { archiveMany } from "../../src/curator/archive.js";
 import { readBlob } from "../../src/curator/blobs.js";
 import { readJournal } from "../../src/curator/journal.js";
 import { readEntries } from "../../src/curator/ledger.js";
 import { recoverInterruptedRollback } from "../../src/curator/rollback.js";
 import { createSnapshot, listSnapshots } from "../../src/curator/snapshot.js";
-import { configWith, exists, makeHome, removeHome, treeHash, writeFiles, writeSkill } from "./helpers.js";
+import { openLibrary } from "../../src/skills/library.js";
+import {
+  configWith,
+  exists,
+  listTree,
+  makeHome,
+  removeHome,
+  treeHash,
+  writeFiles,
+  writeSkill,
+} from "./helpers.js";
 
 const child = path.join(path.dirname(fileURLToPath(import.meta.url)), "crash-child.ts");
 const homes: string[] = [];
@@ -233,6 +245,86 @@ describe("SIGKILL at random points, then recovery (100 trials)", () => {
         }
         expect(saved, `trial ${trial}`).toEqual(packageFiles);
       }
+      await removeHome(home);
+    }
+  }, 120_000);
+});
+
+describe("SIGKILL during a batched archive (the curator's pass), then a second run", () => {
+  /** Eight packages in two categories, each with support files; one folder name is shared. */
+  const packages: Record<string, Record<string, string>> = {};
+  for (let i = 0; i < 8; i++) {
+    packages[`${i % 2 === 0 ? "ops" : "web"}/skill-${i}`] = {
+      "SKILL.md": `---\nname: skill-${i}\n---\nbody ${i}\n`,
+      "references/r.md": `reference ${i}\n`,
+      "scripts/same.sh": "echo shared content\n",
+    };
+  }
+  const setup = async (home: string) => {
+    for (const [rel, files] of Object.entries(packages)) await writeSkill(home, rel, files);
+  };
+  /** Where each package is now: "live", "archived", or what was found when it is neither whole. */
+  const whereIs = (tree: Record<string, string>, rel: string): string => {
+    const files = packages[rel] ?? {};
+    const base = rel.split("/")[1] ?? rel;
+    const at = (prefix: string) =>
+      Object.fromEntries(
+        Object.entries(tree)
+          .filter(([file]) => file.startsWith(`${prefix}/`))
+          .map(([file, text]) => [file.slice(prefix.length + 1), text]),
+      );
+    const live = at(rel);
+    const archived = at(`.archive/${base}`);
+    if (Object.keys(live).length === 0 && JSON.stringify(archived) === JSON.stringify(files))
+      return "archived";
+    if (Object.keys(archived).length === 0 && JSON.stringify(live) === JSON.stringify(files)) return "live";
+    return `broken: live ${JSON.stringify(live)} archived ${JSON.stringify(archived)}`;
+  };
+
+  it("leaves every package whole (in place or archived), ledgers only real moves, and a rerun finishes", async () => {
+    const probe = await makeHome();
+    homes.push(probe);
+    await setup(probe);
+    const steps = await countSteps(["archive", probe]);
+    expect(steps).toBe(Object.keys(packages).length + 1);
+    const random = rng(61);
+    for (let trial = 0; trial < 12; trial++) {
+      const home = await makeHome();
+      homes.push(home);
+      await setup(home);
+      const timed = trial % 4 === 3;
+      await runChild(
+        ["archive", home],
+        timed ? { killAfterMs: Math.floor(random() * 60) } : { crashStep: 1 + (trial % steps) },
+      );
+      const tree = await listTree(home);
+      const places = Object.keys(packages).map((rel) => whereIs(tree, rel));
+      for (const place of places) expect(["live", "archived"], `trial ${trial}`).toContain(place);
+      // A ledger line is written only for a package that did move, and its blobs hold the package.
+      for (const entry of (await readEntries(home)).filter((e) => e.action === "archive")) {
+        const rel = Object.keys(packages).find((key) => key.endsWith(`/${entry.skill}`)) ?? "";
+        expect(places[Object.keys(packages).indexOf(rel)], `trial ${trial} ${entry.skill}`).toBe("archived");
+        const saved: Record<string, string> = {};
+        for (const file of entry.after)
+          if ("sha256" in file)
+            saved[path.relative(path.join(home, "skills", ".archive", entry.skill), file.path)] = (
+              await readBlob(home, file.sha256)
+            ).toString();
+        expect(saved, `trial ${trial}`).toEqual(packages[rel]);
+      }
+      // The next pass archives what is left; nothing is archived twice.
+      const config = parseConfig({});
+      const library = openLibrary(home, config, { watch: false });
+      const left = (await library.all()).filter((entry) => entry.rootKind === "local");
+      const rerun = await archiveMany(
+        left.map((entry) => ({ entry })),
+        { home, config, library, actor: "curator" },
+      );
+      expect(rerun.failures, `trial ${trial}`).toEqual([]);
+      const final = await listTree(home);
+      for (const rel of Object.keys(packages)) expect(whereIs(final, rel), `trial ${trial}`).toBe("archived");
+      // No live skill file is left behind (only the library's own dot-files outside the archive).
+      expect(Object.keys(final).filter((file) => !file.startsWith("."))).toEqual([]);
       await removeHome(home);
     }
   }, 120_000);

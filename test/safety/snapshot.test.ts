@@ -1,6 +1,7 @@
 /** Snapshots and whole-tree rollback: reference scenarios 36–40, symlinked skills, failure paths. */
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import { gunzipSync, gzipSync } from "node:zlib";
 import { t as tarList } from "tar";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ProgressEvent } from "../../src/core/progress.js";
@@ -265,6 +266,55 @@ describe("rollbackToSnapshot (scenarios 38–40)", () => {
     expect(await exists(path.join(home, "escape.md"))).toBe(false);
   });
 
+  it("refuses an archive that inflates more than a thousand times its size and changes nothing", async () => {
+    await writeSkill(home, "alpha");
+    const snap = await createSnapshot({
+      home,
+      config: configWith(),
+      reason: "manual",
+      now: new Date("2026-01-01T00:00:00Z"),
+    });
+    const { buildTar } = await import("./tarbuild.js");
+    const tar = buildTar(
+      [
+        { path: "alpha/SKILL.md", type: "file", content: "y" },
+        { path: "alpha/zeros.bin", type: "file", content: "\0".repeat(40 * 1024 * 1024) },
+      ],
+      { gzip: false },
+    );
+    const gz = gzipSync(tar, { level: 9 });
+    expect(tar.length / gz.length).toBeGreaterThan(1000);
+    await fs.writeFile(path.join(snap.dir, "skills.tar.gz"), gz);
+    await writeSkill(home, "beta");
+    const before = await listTree(home);
+    await expect(rollbackToSnapshot({ home, config: configWith(), id: snap.id })).rejects.toThrow(
+      /unreadable.*1000 times/,
+    );
+    expect(await listTree(home)).toEqual(before);
+    expect(await recoverInterruptedRollback(home)).toBeNull();
+  });
+
+  it("restores from an archive that is a plain (uncompressed) tar", async () => {
+    await writeSkill(home, "alpha");
+    const snap = await createSnapshot({
+      home,
+      config: configWith(),
+      reason: "manual",
+      now: new Date("2026-01-01T00:00:00Z"),
+    });
+    const archive = path.join(snap.dir, "skills.tar.gz");
+    await fs.writeFile(archive, gunzipSync(await fs.readFile(archive)));
+    const before = await treeHash(home);
+    await fs.rm(path.join(home, "skills", "alpha"), { recursive: true });
+    await rollbackToSnapshot({
+      home,
+      config: configWith(),
+      id: snap.id,
+      now: new Date("2026-01-02T00:00:00Z"),
+    });
+    expect(await treeHash(home)).toBe(before);
+  });
+
   it("restores symlinked skills faithfully, inside and outside the tree (#44658)", async () => {
     const outside = path.join(home, "dev", "linked-skill");
     await writeFiles(outside, { "SKILL.md": "---\nname: linked-skill\n---\n" });
@@ -337,8 +387,11 @@ describe("progress of snapshots and rollbacks", () => {
       id: path.basename(snap.dir),
       meter: (event) => events.push(event),
     });
-    // The safety snapshot first (the same six categories), then the restore, by archive bytes read.
-    expect(events[0]).toEqual({ task: "snapshot", done: 0, total: 6 });
+    // The safety snapshot (the same six categories) and the restore (archive bytes read) run side by
+    // side; each task's events run from zero to its total.
+    const safety = events.filter((event) => event.task === "snapshot");
+    expect(safety[0]).toEqual({ task: "snapshot", done: 0, total: 6 });
+    expect(safety.at(-1)).toEqual({ task: "snapshot", done: 6, total: 6 });
     const restoring = events.filter((event) => event.task === "restoring");
     const archiveBytes = (await fs.stat(path.join(snap.dir, "skills.tar.gz"))).size;
     expect(restoring[0]).toEqual({ task: "restoring", done: 0, total: archiveBytes });

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, promises as fs } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isoTimestamp } from "../../src/core/fsutil.js";
@@ -69,5 +69,63 @@ describe("apply re-checks activity made after planning", () => {
     ]);
     expect(existsSync(path.join(home, "skills", "ops", "used-meanwhile", "SKILL.md"))).toBe(true);
     expect((await readUsage(home))["used-meanwhile"]?.state).toBe("active");
+  });
+
+  it("sees a use written in place by another writer after the plan's shared read (no stale cache)", async () => {
+    await writeSkill(home, "ops/used-elsewhere");
+    await writeSkill(home, "ops/idle");
+    const idle = record(NOW, { idleDays: 120 });
+    await writeUsage(home, { "used-elsewhere": idle, idle });
+    const config = configWith({ curator: { backup: { enabled: false } } });
+    // The run plans from the shared parse of the file...
+    const store = new UsageStore(path.join(home, "skills"));
+    expect((await store.readShared())["used-elsewhere"]?.last_used_at).toBe(idle.last_used_at);
+    // ...then another program rewrites it in place (same inode), recording a use just now.
+    await writeUsage(home, { "used-elsewhere": { ...idle, last_used_at: isoTimestamp(NOW) }, idle });
+    const outcome = await applyPlan(archivePlan(["used-elsewhere", "idle"]), {
+      home,
+      config,
+      library: libraryFor(home, config),
+      actor: "curator",
+      dryRun: false,
+    });
+    expect(outcome.archived.map((item) => item.name)).toEqual(["idle"]);
+    expect(outcome.failures.map((failure) => failure.name)).toEqual(["used-elsewhere"]);
+    expect(existsSync(path.join(home, "skills", "ops", "used-elsewhere", "SKILL.md"))).toBe(true);
+  });
+
+  it("keeps a skill moved since the plan's read of the library, and archives the others", async () => {
+    await writeSkill(home, "ops/moved-meanwhile");
+    await writeSkill(home, "ops/stays-put");
+    await writeUsage(home, {
+      "moved-meanwhile": record(NOW, { idleDays: 120 }),
+      "stays-put": record(NOW, { idleDays: 120 }),
+    });
+    const config = configWith({ curator: { backup: { enabled: false } } });
+    const library = libraryFor(home, config);
+    const skills = await library.all();
+    // A person moves one skill to another category while the pre-run snapshot is being written.
+    await fs.mkdir(path.join(home, "skills", "web"), { recursive: true });
+    await fs.rename(
+      path.join(home, "skills", "ops", "moved-meanwhile"),
+      path.join(home, "skills", "web", "moved-meanwhile"),
+    );
+    const outcome = await applyPlan(archivePlan(["moved-meanwhile", "stays-put"]), {
+      home,
+      config,
+      library,
+      actor: "curator",
+      dryRun: false,
+      skills,
+    });
+    expect(outcome.archived.map((item) => item.name)).toEqual(["stays-put"]);
+    expect(outcome.failures).toEqual([
+      { name: "moved-meanwhile", error: "skill 'moved-meanwhile' is no longer at ops/moved-meanwhile; kept" },
+    ]);
+    expect(existsSync(path.join(home, "skills", "web", "moved-meanwhile", "SKILL.md"))).toBe(true);
+    expect(existsSync(path.join(home, "skills", ".archive", "stays-put", "SKILL.md"))).toBe(true);
+    const usage = await readUsage(home);
+    expect(usage["moved-meanwhile"]?.state).toBe("active");
+    expect(usage["stays-put"]?.state).toBe("archived");
   });
 });

@@ -4,16 +4,22 @@
  * live; whole-tree rollback uses it.
  */
 import {
+  closeSync,
   createReadStream,
   createWriteStream,
   promises as fs,
+  futimesSync,
   linkSync,
   mkdirSync,
+  openSync,
   rmSync,
   utimesSync,
-  writeFileSync,
+  type WriteStream,
+  writeSync,
 } from "node:fs";
 import path from "node:path";
+import { addAbortSignal } from "node:stream";
+import { createGunzip } from "node:zlib";
 import { Parser, type ReadEntry } from "tar";
 import { CuratorError } from "../../core/errors.js";
 import { isLibraryEntry } from "../snapshot.js";
@@ -191,31 +197,88 @@ export function skipsMember(member: string): boolean {
 const BUFFERED_FILE_LIMIT = 1024 * 1024;
 
 /**
- * Compressed bytes handed to the parser at a time: large enough that per-chunk overhead (a thread-pool
- * read, an event-loop turn) stays small next to inflating and parsing it, small enough that the
- * inflated chunk (a few times larger) keeps memory flat.
+ * Compressed bytes read from the archive at a time: large enough that per-chunk overhead (a thread-pool
+ * read, an event-loop turn) stays small next to inflating it.
  */
 const READ_CHUNK_BYTES = 256 * 1024;
 
 /**
- * Feeds an archive through tar's parser in chunks (the gzip stream is inflated incrementally),
- * calling `onEntry` for every member. Resolves when the archive has been read to the end.
+ * Inflated bytes handed to the parser at a time. Each chunk's members are written synchronously, so
+ * this bounds how long the event loop is held (a few milliseconds) and lets other work on it — a
+ * safety snapshot feeding its compressor — interleave finely.
+ */
+const INFLATE_CHUNK_BYTES = 64 * 1024;
+
+/** An archive inflating to more than this many times its size is refused (a decompression bomb). */
+const MAX_INFLATE_RATIO = 1000;
+
+/** True when the file starts with the gzip magic bytes. */
+async function isGzipFile(file: string): Promise<boolean> {
+  const handle = await fs.open(file, "r");
+  try {
+    const head = Buffer.alloc(2);
+    const { bytesRead } = await handle.read(head, 0, 2, 0);
+    return bytesRead === 2 && head[0] === 0x1f && head[1] === 0x8b;
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Feeds an archive through tar's parser, calling `onEntry` for every member; resolves when the archive
+ * has been read to the end. A gzipped archive is inflated on the thread pool while the parser and
+ * `onEntry` work on the main thread (tar's parser would inflate synchronously, between the writes);
+ * the decompression-ratio limit tar applies to what it inflates itself is kept. `signal` stops reading.
  */
 async function parseArchive(
   archive: string,
   onEntry: (entry: ReadEntry) => void,
   onBytes?: (read: number) => void,
+  signal?: AbortSignal,
 ): Promise<void> {
+  const gzipped = await isGzipFile(archive);
   const source = createReadStream(archive, { highWaterMark: READ_CHUNK_BYTES });
+  if (signal) addAbortSignal(signal, source);
   if (onBytes) source.on("data", () => onBytes(source.bytesRead));
   const parser = new Parser({ strict: true });
   parser.on("entry", onEntry);
   await new Promise<void>((resolve, reject) => {
+    const fail = (error: unknown) => {
+      source.destroy();
+      reject(error);
+    };
     parser.on("end", () => resolve());
-    parser.on("error", reject);
-    source.on("error", reject);
-    source.pipe(parser);
+    parser.on("error", fail);
+    source.on("error", fail);
+    if (!gzipped) {
+      source.pipe(parser);
+      return;
+    }
+    const gunzip = createGunzip({ chunkSize: INFLATE_CHUNK_BYTES });
+    let inflated = 0;
+    gunzip.on("data", (chunk: Buffer) => {
+      inflated += chunk.length;
+      if (inflated > MAX_INFLATE_RATIO * Math.max(source.bytesRead, 1))
+        gunzip.destroy(new Error(`inflates more than ${MAX_INFLATE_RATIO} times its size`));
+    });
+    gunzip.on("error", fail);
+    source.pipe(gunzip).pipe(parser);
   });
+}
+
+/**
+ * Writes a small file from its chunks through one descriptor: created (or truncated), written, its
+ * mtime set on the descriptor (no second path lookup), closed.
+ */
+function writeSmallFile(file: string, chunks: Buffer[], mode: number, mtime: Date | undefined): void {
+  const fd = openSync(file, "w", mode);
+  try {
+    const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+    for (let at = 0; at < body.length; ) at += writeSync(fd, body, at, body.length - at);
+    if (mtime) futimesSync(fd, mtime, mtime);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**
@@ -232,9 +295,11 @@ export async function extractChecked(
   dest: string,
   recordedLinks: RecordedLink[] = [],
   progress?: (archiveBytesRead: number) => void,
+  signal?: AbortSignal,
 ): Promise<VerifiedArchive> {
   const checker = new MemberChecker(recordedLinks);
   const streams: Array<Promise<void>> = [];
+  const sinks: WriteStream[] = [];
   const madeDirs = new Set<string>([dest]);
   const dirTimes: Array<[string, Date]> = [];
   let failure: unknown;
@@ -291,6 +356,7 @@ export async function extractChecked(
             failure ??= error;
           });
           streams.push(done);
+          sinks.push(sink);
           entry.pipe(sink);
           return;
         }
@@ -299,14 +365,16 @@ export async function extractChecked(
         entry.on("end", () =>
           guarded(() => {
             ensureDir(path.dirname(abs));
-            writeFileSync(abs, Buffer.concat(chunks), { mode });
-            if (mtime) utimesSync(abs, mtime, mtime);
+            writeSmallFile(abs, chunks, mode, mtime);
           }),
         );
       },
       progress,
+      signal,
     );
   } catch (error) {
+    // A member cut off by the failure never ends: its file is closed here, not waited for.
+    for (const sink of sinks) sink.destroy();
     await Promise.allSettled(streams);
     throw unreadable(archive, error);
   }

@@ -32,6 +32,12 @@ export interface RecordedLink {
  * thread-pool job), so headers, bodies and padding never exist as separate small buffers.
  */
 const BATCH_BYTES = 256 * 1024;
+/**
+ * The gzip level of snapshots. Deflate is most of a snapshot's CPU time; on skill libraries (Markdown,
+ * scripts) level 4, the cheapest level that still defers matches lazily, compresses about 40 % faster
+ * than gzip's default 6 for an archive about 4 % larger. Any level reads back the same.
+ */
+const GZIP_LEVEL = 4;
 /** Files above this size are streamed from disk instead of read into a batch. */
 const STREAMED_FILE_BYTES = BATCH_BYTES / 2;
 /**
@@ -287,6 +293,7 @@ export async function streamArchive(
   const links: RecordedLink[] = [];
   // zlib hands its options to the underlying Transform, which is where the queue bound lives.
   const gzip = createGzip({
+    level: GZIP_LEVEL,
     chunkSize: 64 * 1024,
     writableHighWaterMark: GZIP_QUEUE_BATCHES * BATCH_BYTES,
   } as ZlibOptions & TransformOptions);
