@@ -98,9 +98,25 @@ class LibraryEntry implements SkillEntry {
   }
 }
 
-/** A frozen plain copy of a library record for callers (its frontmatter read now). */
-function plainEntry(entry: SkillEntry): SkillEntry {
-  const copy: SkillEntry = {
+/** Where a caller's record keeps the scan head its frontmatter comes from (not enumerable: never copied). */
+const HEAD = Symbol("skillgate.head");
+
+/**
+ * The `frontmatter` of a caller's record: read from its head when asked for. One function shared by every
+ * record, so V8 keeps them all on one compact shape; the head parses (and keeps) its frontmatter on first
+ * access, so `all()` never parses the frontmatters of a library nobody asks them of (the curator does not).
+ */
+function frontmatterOfRecord(this: { [HEAD]: SkillHead }): Record<string, unknown> {
+  return this[HEAD].frontmatter;
+}
+
+/**
+ * A frozen plain copy of a library record for callers. `frontmatter` is an own enumerable property read
+ * through `frontmatterOfRecord`, so spreading, `structuredClone`, `JSON.stringify` and `Object.keys` see it
+ * like any data property; the record cannot be changed.
+ */
+function plainEntry(entry: LibraryEntry): SkillEntry {
+  const copy = {
     name: entry.name,
     description: entry.description,
     category: entry.category,
@@ -109,9 +125,10 @@ function plainEntry(entry: SkillEntry): SkillEntry {
     root: entry.root,
     rootKind: entry.rootKind,
     relPath: entry.relPath,
-    frontmatter: entry.frontmatter,
-  };
+  } as SkillEntry;
+  Object.defineProperty(copy, "frontmatter", { get: frontmatterOfRecord, enumerable: true });
   if (entry.hiddenBy) copy.hiddenBy = entry.hiddenBy;
+  Object.defineProperty(copy, HEAD, { value: entry.head });
   return Object.freeze(copy);
 }
 
@@ -121,7 +138,7 @@ function plainEntry(entry: SkillEntry): SkillEntry {
  */
 function sharedRecords(snapshot: Snapshot): SharedRecords {
   if (snapshot.shared) return snapshot.shared;
-  const all = snapshot.onDisk.map(plainEntry);
+  const all = (snapshot.onDisk as LibraryEntry[]).map(plainEntry);
   const byName = new Map<string, SkillEntry>();
   for (const record of all) if (!byName.has(record.name)) byName.set(record.name, record);
   const shown = Object.freeze(all.slice(0, snapshot.entries.length)) as SkillEntry[];

@@ -68,6 +68,7 @@ export function emptyRecord(createdAt: string | null = null): UsageRecord {
  * invented: whether a record carries it at all tells "pre-dates the marker" from "created by hand".
  */
 export function backfill(raw: Record<string, unknown>): UsageRecord {
+  if (isComplete(raw)) return raw;
   const record = { ...emptyRecord(), ...raw } as UsageRecord;
   if (!Object.hasOwn(raw, "created_by")) delete record.created_by;
   for (const key of ["use_count", "view_count", "patch_count"] as const) {
@@ -76,6 +77,30 @@ export function backfill(raw: Record<string, unknown>): UsageRecord {
   if (!["active", "stale", "archived"].includes(record.state)) record.state = "active";
   if (typeof record.pinned !== "boolean") record.pinned = Boolean(record.pinned);
   return record;
+}
+
+/**
+ * True when `raw` already is what `backfill` would make of it (every key present and well-typed, as
+ * skillgate and Hermes write records), so it can be used as it is instead of copied: a 10k library's
+ * file holds 10k records.
+ */
+function isComplete(raw: Record<string, unknown>): raw is Record<string, unknown> & UsageRecord {
+  const { use_count, view_count, patch_count, state } = raw;
+  return (
+    typeof use_count === "number" &&
+    Number.isFinite(use_count) &&
+    typeof view_count === "number" &&
+    Number.isFinite(view_count) &&
+    typeof patch_count === "number" &&
+    Number.isFinite(patch_count) &&
+    (state === "active" || state === "stale" || state === "archived") &&
+    typeof raw.pinned === "boolean" &&
+    raw.last_used_at !== undefined &&
+    raw.last_viewed_at !== undefined &&
+    raw.last_patched_at !== undefined &&
+    raw.created_at !== undefined &&
+    raw.archived_at !== undefined
+  );
 }
 
 /** True when the record marks a curator-managed skill (`created_by: agent` or legacy `agent_created`). */
@@ -396,13 +421,16 @@ export class UsageStore {
   private parse(text: string): UsageMap | undefined {
     const data = parseJsonObject(text);
     if (data === undefined) return undefined;
-    const records: UsageMap = {};
-    for (const [name, value] of Object.entries(data)) {
+    // The parsed document becomes the map (records backfilled in place, non-objects dropped): no second
+    // object of 10k keys is built.
+    for (const name of Object.keys(data)) {
+      const value = data[name];
       if (value !== null && typeof value === "object" && !Array.isArray(value)) {
-        records[name] = backfill(value as Record<string, unknown>);
-      }
+        const record = backfill(value as Record<string, unknown>);
+        if (record !== value) data[name] = record;
+      } else delete data[name];
     }
-    return records;
+    return data as UsageMap;
   }
 
   private async moveAside(): Promise<void> {

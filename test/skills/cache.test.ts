@@ -119,8 +119,16 @@ describe("cache without changes", () => {
     }).toThrow(TypeError);
     expect(() => all.push(alpha)).toThrow(TypeError);
     expect(() => all.sort()).toThrow(TypeError);
-    // Own data properties: a copy by spread keeps every field, the frontmatter included.
+    // Own enumerable properties: a copy by spread, a structured clone and JSON keep every field, the
+    // frontmatter (read from the scan when asked for) included.
     expect({ ...alpha }.frontmatter).toEqual({ name: "alpha", description: "first" });
+    expect(structuredClone(alpha).frontmatter).toEqual({ name: "alpha", description: "first" });
+    expect(JSON.parse(JSON.stringify(alpha)).frontmatter).toEqual({ name: "alpha", description: "first" });
+    expect(Object.keys(alpha)).toContain("frontmatter");
+    expect(alpha.frontmatter).toBe(alpha.frontmatter);
+    expect(() => {
+      (alpha as { frontmatter: unknown }).frontmatter = {};
+    }).toThrow(TypeError);
     // A whole listing is kept per scan too, frozen.
     const listed = await lib.list();
     expect(await lib.list()).toBe(listed);

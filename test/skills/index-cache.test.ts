@@ -250,6 +250,27 @@ describe("the scan index", () => {
     }
   });
 
+  it("does not trust the entries of an index whose home moved, though the inodes stayed", async () => {
+    await primeIndex();
+    const moved = `${env.home}-moved`;
+    renameSync(env.home, moved);
+    const original = env.home;
+    env.home = moved;
+    env.skills = path.join(moved, "skills");
+    try {
+      const library = fresh();
+      expect(await library.all()).toEqual(await fullScan().all());
+      expect((await library.all()).every((entry) => entry.dir.startsWith(`${moved}${path.sep}`))).toBe(true);
+      // The index was read, but no entry recorded under the old path was reused.
+      expect(library.lastScan()).toMatchObject({ fromIndex: true, headsRead: 3, indexWritten: true });
+      expect(library.lastScan()?.dirsListed).toBeGreaterThanOrEqual(5);
+    } finally {
+      renameSync(moved, original);
+      env.home = original;
+      env.skills = path.join(original, "skills");
+    }
+  });
+
   it("reads the frontmatter from the files when only the frontmatter line is damaged", async () => {
     await primeIndex();
     const file = indexPath(env.home);

@@ -49,6 +49,48 @@ describe("usage store (scenario 49)", () => {
     expect(JSON.parse(text).partial.extra_key).toBe("kept");
   });
 
+  it("reads complete records as stored and still repairs ill-typed or partial ones beside them", async () => {
+    const complete = {
+      archived_at: null,
+      created_at: "2026-01-01T00:00:00+00:00",
+      created_by: "agent",
+      last_patched_at: null,
+      last_used_at: "2026-02-01T00:00:00+00:00",
+      last_viewed_at: null,
+      patch_count: 0,
+      pinned: true,
+      state: "stale",
+      use_count: 4,
+      view_count: 1,
+      extra: { nested: [1] },
+    };
+    writeFileSync(
+      usageFile(),
+      JSON.stringify({
+        complete,
+        badCount: { ...complete, use_count: "4" },
+        badState: { ...complete, state: "gone" },
+        badPinned: { ...complete, pinned: 1 },
+        missingKey: { ...complete, archived_at: undefined },
+        nullRecord: null,
+      }),
+    );
+    const records = await store.read();
+    expect(Object.keys(records).sort()).toEqual([
+      "badCount",
+      "badPinned",
+      "badState",
+      "complete",
+      "missingKey",
+    ]);
+    expect(records.complete).toEqual(complete);
+    expect(records.badCount).toEqual({ ...complete, use_count: 0 });
+    expect(records.badState).toEqual({ ...complete, state: "active" });
+    expect(records.badPinned).toEqual({ ...complete, pinned: true });
+    expect(records.missingKey).toEqual({ ...complete, archived_at: null });
+    expect(Object.hasOwn(records.missingKey ?? {}, "archived_at")).toBe(true);
+  });
+
   it("bumps counts and timestamps; an empty name is a no-op", async () => {
     const now = new Date("2026-05-01T10:00:00Z");
     await store.bump("s", "use", now);
