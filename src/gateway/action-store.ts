@@ -48,9 +48,23 @@ export type ActionLookup =
   | { status: "expired"; action: StoredAction }
   | { status: "used"; action: StoredAction };
 
+const ID_BYTES = 16;
+/**
+ * Random bytes for ids, drawn from the CSPRNG 256 ids at a time (each reply's buttons asked it one
+ * synchronous call per id, a visible cost under chat load); every byte is used once.
+ */
+let idPool = Buffer.alloc(0);
+let idPoolAt = 0;
+
 /** A button id: 16 random bytes, base64url (22 characters; fits Telegram's 64-byte callback data). */
 export function newActionId(): string {
-  return randomBytes(16).toString("base64url");
+  if (idPoolAt + ID_BYTES > idPool.length) {
+    idPool = randomBytes(ID_BYTES * 256);
+    idPoolAt = 0;
+  }
+  const id = idPool.toString("base64url", idPoolAt, idPoolAt + ID_BYTES);
+  idPoolAt += ID_BYTES;
+  return id;
 }
 
 const ID_PATTERN = /^[A-Za-z0-9_-]{22}$/;

@@ -10,7 +10,7 @@ import type { CommandContext } from "../../commands/types.js";
 import { secretAction } from "../../src/core/actions.js";
 import type { InboundMessage } from "../../src/core/message.js";
 import { reply } from "../../src/core/reply.js";
-import { ActionStore } from "../../src/gateway/action-store.js";
+import { ActionStore, newActionId } from "../../src/gateway/action-store.js";
 import { ActionRouter } from "../../src/gateway/actions.js";
 import {
   Clock,
@@ -45,6 +45,12 @@ const exists = (file: string) =>
   );
 
 describe("action store", () => {
+  it("draws ids of 22 base64url characters that never repeat across the random pool's refills", () => {
+    const ids = Array.from({ length: 1000 }, () => newActionId());
+    for (const id of ids) expect(id).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
   it("ids are opaque, bound to their chat, expire, and a group is used up once", async () => {
     const dir = await home();
     const clock = new Clock(1_000_000);
