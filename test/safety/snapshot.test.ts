@@ -38,6 +38,17 @@ async function members(archive: string): Promise<string[]> {
   return out;
 }
 
+/** A manual snapshot, at a fixed time, of a library holding the one skill `alpha`. */
+async function snapshotOfAlpha() {
+  await writeSkill(home, "alpha");
+  return createSnapshot({
+    home,
+    config: configWith(),
+    reason: "manual",
+    now: new Date("2026-01-01T00:00:00Z"),
+  });
+}
+
 describe("createSnapshot (scenario 36)", () => {
   it("writes the archive and a manifest with reason, skill_files and bytes, excluding backups and the hub", async () => {
     await writeSkill(home, "alpha", { "scripts/run.sh": "echo hi\n" });
@@ -229,13 +240,7 @@ describe("rollbackToSnapshot (scenarios 38–40)", () => {
   });
 
   it("aborts without touching anything when the safety snapshot cannot be taken (scenario 40, #63366)", async () => {
-    await writeSkill(home, "alpha");
-    const snap = await createSnapshot({
-      home,
-      config: configWith(),
-      reason: "manual",
-      now: new Date("2026-01-01T00:00:00Z"),
-    });
+    const snap = await snapshotOfAlpha();
     await writeSkill(home, "beta", { "x.md": "live" });
     const before = await listTree(home);
     const disabled = configWith({ curator: { backup: { enabled: false } } });
@@ -246,13 +251,7 @@ describe("rollbackToSnapshot (scenarios 38–40)", () => {
   });
 
   it("refuses an archive with an unsafe member and changes nothing (scenario 38)", async () => {
-    await writeSkill(home, "alpha");
-    const snap = await createSnapshot({
-      home,
-      config: configWith(),
-      reason: "manual",
-      now: new Date("2026-01-01T00:00:00Z"),
-    });
+    const snap = await snapshotOfAlpha();
     // Replace the archive with one holding a `..` member (built by hand: tar itself refuses to write it).
     const { buildTar } = await import("./tarbuild.js");
     const gz = buildTar([
@@ -267,13 +266,7 @@ describe("rollbackToSnapshot (scenarios 38–40)", () => {
   });
 
   it("refuses an archive that inflates more than a thousand times its size and changes nothing", async () => {
-    await writeSkill(home, "alpha");
-    const snap = await createSnapshot({
-      home,
-      config: configWith(),
-      reason: "manual",
-      now: new Date("2026-01-01T00:00:00Z"),
-    });
+    const snap = await snapshotOfAlpha();
     const { buildTar } = await import("./tarbuild.js");
     const tar = buildTar(
       [
@@ -295,13 +288,7 @@ describe("rollbackToSnapshot (scenarios 38–40)", () => {
   });
 
   it("restores from an archive that is a plain (uncompressed) tar", async () => {
-    await writeSkill(home, "alpha");
-    const snap = await createSnapshot({
-      home,
-      config: configWith(),
-      reason: "manual",
-      now: new Date("2026-01-01T00:00:00Z"),
-    });
+    const snap = await snapshotOfAlpha();
     const archive = path.join(snap.dir, "skills.tar.gz");
     await fs.writeFile(archive, gunzipSync(await fs.readFile(archive)));
     const before = await treeHash(home);
@@ -342,13 +329,7 @@ describe("rollbackToSnapshot (scenarios 38–40)", () => {
   });
 
   it("puts everything back when extraction fails midway", async () => {
-    await writeSkill(home, "alpha");
-    const snap = await createSnapshot({
-      home,
-      config: configWith(),
-      reason: "manual",
-      now: new Date("2026-01-01T00:00:00Z"),
-    });
+    const snap = await snapshotOfAlpha();
     await writeSkill(home, "beta");
     const before = await listTree(home);
     // Truncate the gzip stream: verification reads it and fails before anything moves.
