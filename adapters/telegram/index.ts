@@ -45,7 +45,7 @@ import type {
   SecretInputOpening,
 } from "../../src/core/message.js";
 import type { AdapterOptions } from "../../src/core/platforms.js";
-import type { Reply } from "../../src/core/reply.js";
+import type { Reply, ReplyBlock } from "../../src/core/reply.js";
 import { connectWithRetries } from "../../src/core/startup.js";
 import { callbackNotice, inlineKeyboard } from "./actions.js";
 import { telegramConfig } from "./config.js";
@@ -131,6 +131,24 @@ interface PersistedOffset {
   bot_id: number;
   offset: number;
   saved_at: string;
+}
+
+/**
+ * The HTML chunks of a reply's text blocks (none when it only carries files), kept per blocks array
+ * while that array lives: the gateway measures a reply against its budget and then sends the same
+ * reply, and rendering a long one twice was a tenth of the gateway's CPU per command. A blocks array is
+ * not changed once a reply is built; the length check guards against one that is.
+ */
+const renderedText = new WeakMap<ReplyBlock[], { length: number; chunks: readonly TelegramChunk[] }>();
+
+function textChunks(reply: Reply): readonly TelegramChunk[] {
+  const cached = renderedText.get(reply.blocks);
+  if (cached && cached.length === reply.blocks.length) return cached.chunks;
+  const text = reply.blocks.filter((block) => block.kind !== "file");
+  const files = reply.blocks.length - text.length;
+  const chunks = text.length > 0 || files === 0 ? renderReply({ ...reply, blocks: text }) : [];
+  renderedText.set(reply.blocks, { length: reply.blocks.length, chunks });
+  return chunks;
 }
 
 class TelegramAdapter implements Adapter {
@@ -588,8 +606,7 @@ class TelegramAdapter implements Adapter {
   async send(target: OutboundTarget, reply: Reply, inReplyTo?: InboundMessage): Promise<void> {
     if (reply.private && (await this.answerPrivately(reply, inReplyTo))) return;
     const files = reply.blocks.filter((block) => block.kind === "file");
-    const text = { ...reply, blocks: reply.blocks.filter((block) => block.kind !== "file") };
-    const chunks = text.blocks.length > 0 || files.length === 0 ? renderReply(text) : [];
+    const chunks = textChunks(reply);
     const keyboard = inlineKeyboard(reply);
     const replyTo = target.replyTo ?? replyAnchor(inReplyTo);
     let first = 0;
@@ -717,9 +734,8 @@ class TelegramAdapter implements Adapter {
   }
 
   measure(reply: Reply): number {
-    const text = reply.blocks.filter((block) => block.kind !== "file");
-    const files = reply.blocks.length - text.length;
-    return (text.length > 0 || files === 0 ? renderReply({ ...reply, blocks: text }).length : 0) + files;
+    const files = reply.blocks.filter((block) => block.kind === "file").length;
+    return textChunks(reply).length + files;
   }
 
   /**
