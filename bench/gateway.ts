@@ -14,7 +14,8 @@
  * BENCH_HOME (a home to copy the skills/ of, e.g. a make-library 10k home; default 40 small skills),
  * BENCH_JSON=1 (also print the figures as one JSON line), BENCH_CLI (another built cli.js), BENCH_NODE_ARGS (extra node flags for the gateway, e.g. to compare V8 settings), BENCH_PROFILE=<dir>
  * (CPU profile of the gateway), BENCH_GATEWAY_LOG=<file> (everything the gateway prints), BENCH_TRACE=<file> (the paced run's "sent-at-ms latency-ms" pairs).
- * Targets on 2 cores: ≥ 300 commands/s, p99 ≤ 100 ms, order kept, idle RSS ≤ 150 MB.
+ * Targets on 2 cores: ≥ 300 commands/s, p99 ≤ 100 ms, order kept, idle RSS ≤ 150 MB with the default
+ * small library and ≤ 200 MB with a BENCH_HOME library (the 10k figure the ratio bench checks).
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { appendFileSync, readFileSync } from "node:fs";
@@ -360,8 +361,9 @@ async function runParent(): Promise<void> {
       `  gateway CPU       ${cpuPerCommand.toFixed(2)} ms per command (user + system, saturated run)`,
     );
     console.log(`  per-chat order    ${saturated.inOrder && steady.inOrder ? "kept" : "BROKEN"}`);
+    const idleTargetMb = process.env.BENCH_HOME ? 200 : 150;
     console.log(
-      `  idle RSS          ${mb(idle.rss)} (anon ${mb(idle.anon)}, file ${mb(idle.file)}) with ${emulators.platforms.join(" + ")} connected, ${IDLE_MS / 1000} s idle   (target ≤ 150 MB)  ${idle.rss <= 150 * 1024 * 1024 ? "ok" : "MISSED"}`,
+      `  idle RSS          ${mb(idle.rss)} (anon ${mb(idle.anon)}, file ${mb(idle.file)}) with ${emulators.platforms.join(" + ")} connected, ${IDLE_MS / 1000} s idle   (target ≤ ${idleTargetMb} MB)  ${idle.rss <= idleTargetMb * 1024 * 1024 ? "ok" : "MISSED"}`,
     );
     console.log(`  RSS after load    ${mb(after.rss)}`);
     if (process.env.BENCH_JSON === "1") {
