@@ -25,7 +25,8 @@ export const IN_CI = Boolean(process.env.CI);
 export const ARTIFACTS = path.resolve(import.meta.dirname, "..", "..", "test-artifacts", "console");
 /** The built CLI. */
 export const CLI = path.resolve(import.meta.dirname, "..", "..", "dist", "src", "cli.js");
-const MAKE_LIBRARY = "/work/shared/bench/make-library.mjs";
+/** The synthetic-library recipe the benches use (a verbatim copy kept in the repository). */
+const MAKE_LIBRARY = path.resolve(import.meta.dirname, "..", "..", "bench", "make-library.mjs");
 
 /** A hostile skill: script tags, an image with onerror and javascript: links in description and body. */
 export const HOSTILE_SKILL = {
@@ -48,13 +49,13 @@ export const HOSTILE_SKILL = {
   ].join("\n"),
 };
 
-/** Builds a home: `count` synthetic skills (seed 42) when `count` > 0, plus the hostile skill. */
+/** Builds a home: `count` synthetic skills (seed 42) when `count` > 0, else three tools; plus the hostile skill. */
 export async function makeConsoleHome(count: number): Promise<string> {
   const home = await fs.mkdtemp(path.join(os.tmpdir(), "skillgate-console-"));
-  if (count > 0 && existsSync(MAKE_LIBRARY)) {
+  if (count > 0) {
     await run(process.execPath, [MAKE_LIBRARY, home, String(count), "--seed", "42"]);
   } else {
-    for (let index = 0; index < Math.max(count, 3); index++) {
+    for (let index = 0; index < 3; index++) {
       await writeSkill(home, `tool-${index}`, `Tool number ${index}`, `Body of tool ${index}.`, "tools");
     }
   }
