@@ -68,7 +68,6 @@ export async function flatArchiveDestination(
   }
 }
 
-/** Packages found below a category folder of `.archive/` (the old layout), deepest paths relative to the root. */
 /** True when `dir` holds a regular `SKILL.md` (an unreadable folder is left to the walk). */
 function isFlatPackage(dir: string): boolean {
   try {
@@ -78,6 +77,7 @@ function isFlatPackage(dir: string): boolean {
   }
 }
 
+/** Packages found below a category folder of `.archive/` (the old layout), deepest paths relative to the root. */
 async function nestedPackages(root: string): Promise<string[]> {
   const found: string[] = [];
   const walk = async (dir: string, rel: string, depth: number): Promise<void> => {

@@ -164,6 +164,11 @@ function parseEntries(snapshot: string | undefined, journal: string | undefined)
   return entries;
 }
 
+/** The journal beside a store's snapshot file (`actions.json` → `actions.log`). */
+function journalOf(file: string): string {
+  return file.replace(/\.json$/, ".log");
+}
+
 /** Journal lines before it is folded into the snapshot, at least (else the store's size). */
 const MIN_JOURNAL_LINES = 500;
 
@@ -199,13 +204,13 @@ export class ActionStore {
 
   /** The journal beside the snapshot. */
   get journalFile(): string {
-    return this.file.replace(/\.json$/, ".log");
+    return journalOf(this.file);
   }
 
   /** Loads the store of a home; a missing or corrupt file starts empty (old buttons then say so). */
   static async open(home: string, options: ActionStoreOptions = {}): Promise<ActionStore> {
     const file = path.join(home, "gateway", "actions.json");
-    const journal = await readTextIfExists(file.replace(/\.json$/, ".log"));
+    const journal = await readTextIfExists(journalOf(file));
     // Oldest first (a journal replayed over a newer snapshot may re-add old entries at the end).
     const entries = new Map(
       [...parseEntries(await readTextIfExists(file), journal)].sort(
