@@ -107,6 +107,28 @@ function unmanagedText(status: CuratorStatus, ctx: CommandContext): string | nul
   ].join("\n");
 }
 
+/**
+ * Characters of pinned names a chat's status shows inline. A large library can pin hundreds of skills
+ * (427 at 10k in the bench library, about 11,000 characters): listed whole, the status became three or
+ * four chat messages that were mostly names. The terminal, JSON and the web console keep the whole list.
+ */
+export const CHAT_PINNED_CHARS = 400;
+
+/** `pinned (N): a, b`; in chat, names up to `CHAT_PINNED_CHARS` and a count of the rest. */
+function pinnedLine(pinned: string[], ctx: CommandContext): string {
+  const head = `pinned (${pinned.length}): `;
+  if (ctx.surface !== "chat") return `${head}${pinned.join(", ")}`;
+  let shown = 0;
+  let length = 0;
+  while (shown < pinned.length && length + (pinned[shown]?.length ?? 0) + 2 <= CHAT_PINNED_CHARS) {
+    length += (pinned[shown]?.length ?? 0) + 2;
+    shown += 1;
+  }
+  if (shown === pinned.length) return `${head}${pinned.join(", ")}`;
+  const all = ctx.commandPrefix(["curator", "list-pinned"]);
+  return `${head}${pinned.slice(0, shown).join(", ")} … and ${pinned.length - shown} more (\`${all}\` lists them all)`;
+}
+
 /** The status reply: header, managed counts, pins, the unmanaged block, then the activity rankings. */
 export function statusReply(status: CuratorStatus, ctx: CommandContext): Reply {
   const now = ctx.now();
@@ -126,11 +148,7 @@ export function statusReply(status: CuratorStatus, ctx: CommandContext): Reply {
         `  archived   ${m.archived}`,
       ].join("\n"),
     });
-    if (status.pinned.length > 0)
-      blocks.push({
-        kind: "paragraph",
-        text: `pinned (${status.pinned.length}): ${status.pinned.join(", ")}`,
-      });
+    if (status.pinned.length > 0) blocks.push({ kind: "paragraph", text: pinnedLine(status.pinned, ctx) });
     if (unmanaged) blocks.push({ kind: "paragraph", text: unmanaged });
     blocks.push(
       ...rankingBlock("least recently active (top 5):", status.rankings.least_recently_active, now),
@@ -145,6 +163,9 @@ export function statusReply(status: CuratorStatus, ctx: CommandContext): Reply {
       ? runAction("Resume", invocation(["curator", "resume"]), { style: "primary", placement: "reply" })
       : runAction("Pause", invocation(["curator", "pause"]), { placement: "reply" }),
     runAction("Archived skills", invocation(["curator", "list-archived"]), { placement: "reply" }),
+    ...(status.pinned.length > 0
+      ? [runAction("Pinned skills", invocation(["curator", "list-pinned"]), { placement: "reply" })]
+      : []),
   ];
   return { ...reply(blocks, { json: status }), layout: "card", actions: { rows: [next] } };
 }
@@ -172,6 +193,29 @@ const statusCommand: CommandSpec = {
   mutating: false,
   async run(ctx) {
     return statusReply(await sharedStatus(ctx), ctx);
+  },
+};
+
+const listPinnedCommand: CommandSpec = {
+  path: ["curator", "list-pinned"],
+  summary: "pinned skills (auto-transitions leave them alone)",
+  mutating: false,
+  async run(ctx, input) {
+    const { pinned } = await sharedStatus(ctx);
+    const json = { pinned };
+    if (pinned.length === 0) return textReply("curator: no pinned skills", { json });
+    const listed = reply(
+      [
+        { kind: "paragraph", text: `pinned skills (${pinned.length}):` },
+        { kind: "code", text: pinned.map((name) => `  ${name}`).join("\n") },
+        {
+          kind: "paragraph",
+          text: `unpin one with \`${ctx.commandPrefix(["curator", "unpin", "<name>"])}\``,
+        },
+      ],
+      { json },
+    );
+    return paged(listed, 1, ["curator", "list-pinned"], input);
   },
 };
 
@@ -644,6 +688,7 @@ export const curatorCommands: CommandSpec[] = [
   pinCommand(true),
   pinCommand(false),
   adoptCommand,
+  listPinnedCommand,
   listUnmanagedCommand,
   archiveCommand,
   restoreCommand,

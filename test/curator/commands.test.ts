@@ -2,7 +2,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { backgroundArgv, curatorCommands } from "../../commands/curator.js";
+import { backgroundArgv, CHAT_PINNED_CHARS, curatorCommands } from "../../commands/curator.js";
 import { isoTimestamp } from "../../src/core/fsutil.js";
 import { acquireRunLock } from "../../src/curator/lock.js";
 import { readState } from "../../src/curator/state.js";
@@ -42,6 +42,7 @@ describe("command specs", () => {
       pin: true,
       unpin: true,
       adopt: true,
+      "list-pinned": false,
       "list-unmanaged": false,
       archive: true,
       restore: true,
@@ -124,6 +125,73 @@ describe("status (scenarios 57, 58)", () => {
       "unmanaged (no provenance marker): 2 total\n  pre-dates marker    1\n  foreground-created  1",
     );
     expect(text).toContain("`/curator adopt <name>` hands one over");
+  });
+});
+
+describe("pinned lists in chat", () => {
+  /** 60 pinned skills with 30-character names: about 1,900 characters listed whole. */
+  async function pinMany(): Promise<string[]> {
+    const names = Array.from(
+      { length: 60 },
+      (_, index) => `pinned-skill-${String(index).padStart(2, "0")}-with-long-name`,
+    );
+    for (const name of names) await writeSkill(home, name);
+    await writeSkill(home, "free");
+    await writeUsage(home, {
+      ...Object.fromEntries(names.map((name) => [name, record(NOW, { pinned: true })])),
+      free: record(NOW),
+    });
+    return names;
+  }
+
+  it("chat status keeps a long pinned list to one line and points at list-pinned; terminal and JSON keep all", async () => {
+    const names = await pinMany();
+    const chat = await cli(["status"], { chat: true, surface: "chat" });
+    const line = chat.text.split("\n").find((text) => text.startsWith("pinned (60): ")) ?? "";
+    expect(line).toMatch(/ … and \d+ more \(`\/curator list-pinned` lists them all\)$/);
+    const shown = line.slice("pinned (60): ".length, line.indexOf(" … and")).split(", ");
+    expect(shown).toEqual(names.slice(0, shown.length));
+    expect(line).toContain(`and ${60 - shown.length} more`);
+    expect(shown.join(", ").length).toBeLessThanOrEqual(CHAT_PINNED_CHARS);
+    expect(shown.length).toBeGreaterThan(5);
+    const buttons = chat.reply.actions?.rows.flat() ?? [];
+    const pinnedButton = buttons.find((button) => button.label === "Pinned skills");
+    expect(pinnedButton?.intent).toMatchObject({
+      kind: "run",
+      invocation: { path: ["curator", "list-pinned"] },
+    });
+
+    const terminal = await cli(["status"]);
+    expect(terminal.text).toContain(`pinned (60): ${names.join(", ")}`);
+    expect(terminal.text).not.toContain("list-pinned");
+    const json = (await cli(["status", "--json"], { chat: true, surface: "chat" })).reply.json as {
+      pinned: string[];
+    };
+    expect(json.pinned).toEqual(names);
+  });
+
+  it("chat status lists a short pinned list whole", async () => {
+    await writeSkill(home, "one");
+    await writeSkill(home, "two");
+    await writeUsage(home, { one: record(NOW, { pinned: true }), two: record(NOW, { pinned: true }) });
+    const { text, reply } = await cli(["status"], { chat: true, surface: "chat" });
+    expect(text).toContain("pinned (2): one, two\n");
+    expect(text).not.toContain("more (`/curator list-pinned`");
+    expect(reply.actions?.rows.flat().some((button) => button.label === "Pinned skills")).toBe(true);
+  });
+
+  it("list-pinned lists every pinned name as a paged block, with JSON; says so when none are pinned", async () => {
+    const none = await cli(["list-pinned"]);
+    expect(none.text).toBe("curator: no pinned skills");
+    expect(none.reply.json).toEqual({ pinned: [] });
+    const names = await pinMany();
+    const { text, reply } = await cli(["list-pinned"], { chat: true, surface: "chat" });
+    expect(text).toContain("pinned skills (60):");
+    for (const name of names) expect(text).toContain(`  ${name}\n`);
+    expect(text).not.toContain("  free\n");
+    expect(text).toContain("unpin one with `/curator unpin <name>`");
+    expect(reply.json).toEqual({ pinned: names });
+    expect(reply.paging).toMatchObject({ block: 1, invocation: { path: ["curator", "list-pinned"] } });
   });
 });
 

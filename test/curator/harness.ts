@@ -20,7 +20,14 @@ export async function runCli(
   home: string,
   config: SkillgateConfig,
   words: string[],
-  options: { now?: Date; answer?: string; library?: SkillLibrary; chat?: boolean } = {},
+  options: {
+    now?: Date;
+    answer?: string;
+    library?: SkillLibrary;
+    chat?: boolean;
+    /** Answer as this surface (default the terminal). */
+    surface?: CommandContext["surface"];
+  } = {},
 ): Promise<{ reply: Reply; text: string }> {
   const [sub, ...rest] = words;
   const spec = curatorCommands.find((candidate) => candidate.path[1] === sub);
@@ -33,7 +40,15 @@ export async function runCli(
     interactive: options.answer !== undefined,
     prompt: options.answer !== undefined ? async () => options.answer ?? "" : undefined,
   });
-  const ctx: CommandContext = options.chat ? { ...base, commandPrefix: (p) => `/${p.join(" ")}` } : base;
+  const spelled: CommandContext = options.chat ? { ...base, commandPrefix: (p) => `/${p.join(" ")}` } : base;
+  // Another surface answers a known, allowed sender (an admin), as the gateway's context would carry.
+  const ctx: CommandContext = options.surface
+    ? {
+        ...spelled,
+        surface: options.surface,
+        caller: { platform: "telegram", id: "1", name: "admin", isAdmin: true },
+      }
+    : spelled;
   const reply = await parseAndRun(spec, ctx, rest);
   return { reply, text: replyToPlainText(reply) };
 }

@@ -49,6 +49,7 @@ describe("command registry parity", () => {
       "curator pin",
       "curator unpin",
       "curator adopt",
+      "curator list-pinned",
       "curator list-unmanaged",
       "curator archive",
       "curator restore",
