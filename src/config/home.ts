@@ -15,8 +15,22 @@ export function expandUser(value: string): string {
   return value;
 }
 
-/** Standard paths under a home. */
-export function homePaths(home: string) {
+/** The paths of the homes asked about, computed once each (a gateway asks several times per message). */
+const pathsByHome = new Map<string, HomePaths>();
+
+/** Standard paths under a home (one frozen object per home string). */
+export function homePaths(home: string): HomePaths {
+  let paths = pathsByHome.get(home);
+  if (!paths) {
+    paths = Object.freeze(buildHomePaths(home));
+    // A process meets a handful of homes (tests: thousands); keep the cache from growing without end.
+    if (pathsByHome.size >= 256) pathsByHome.clear();
+    pathsByHome.set(home, paths);
+  }
+  return paths;
+}
+
+function buildHomePaths(home: string) {
   const skills = path.join(home, "skills");
   return {
     home,
@@ -44,4 +58,4 @@ export function homePaths(home: string) {
 }
 
 /** The paths `homePaths` returns. */
-export type HomePaths = ReturnType<typeof homePaths>;
+export type HomePaths = Readonly<ReturnType<typeof buildHomePaths>>;

@@ -79,6 +79,91 @@ describe("DedupeStore", () => {
   });
 });
 
+describe("DedupeStore journal", () => {
+  const lines = async (file: string) =>
+    (await fs.readFile(file, "utf8").catch(() => "")).split("\n").filter((line) => line !== "");
+
+  it("appends new events to the journal and folds it into the snapshot once it outgrows the entries", async () => {
+    const clock = new Clock(Date.UTC(2026, 0, 1));
+    const store = await DedupeStore.open(home, { now: clock.now, flushDelayMs: 10_000, maxEntries: 500 });
+    store.checkAndMark("telegram", "1");
+    await store.flush();
+    // The first write creates the snapshot; later ones only append.
+    expect(JSON.parse(await fs.readFile(store.file, "utf8")).entries).toEqual({ "telegram:1": clock.now() });
+    const snapshot = await fs.stat(store.file);
+    for (const id of ["2", "3"]) {
+      clock.advance(1);
+      store.checkAndMark("telegram", id);
+      await store.flush();
+    }
+    expect(await lines(store.journalFile)).toEqual([
+      JSON.stringify(["telegram:2", clock.now() - 1]),
+      JSON.stringify(["telegram:3", clock.now()]),
+    ]);
+    expect((await fs.stat(store.file)).ino).toBe(snapshot.ino);
+    for (let id = 4; id <= 1100; id += 1) {
+      clock.advance(1);
+      store.checkAndMark("telegram", String(id));
+    }
+    await store.flush();
+    // 2 + 1,097 journal lines > max(1000, 500 entries): the write folded instead of appending.
+    expect(await lines(store.journalFile)).toEqual([]);
+    const kept = Object.keys(JSON.parse(await fs.readFile(store.file, "utf8")).entries);
+    expect(kept).toHaveLength(500);
+    expect(kept[0]).toBe("telegram:601");
+    const reopened = await DedupeStore.open(home, { now: clock.now });
+    expect(reopened.size).toBe(500);
+    expect(reopened.checkAndMark("telegram", "1100")).toBe(true);
+    expect(reopened.checkAndMark("telegram", "1")).toBe(false);
+  });
+
+  it("skips a line torn by a crash mid-append, then folds so the next line is not glued to it", async () => {
+    const clock = new Clock(Date.UTC(2026, 0, 1));
+    const store = await DedupeStore.open(home, { now: clock.now });
+    store.checkAndMark("feishu", "a");
+    await store.flush();
+    store.checkAndMark("feishu", "b");
+    await store.flush();
+    await fs.appendFile(store.journalFile, '["feishu:c",17');
+    const reopened = await DedupeStore.open(home, { now: clock.now });
+    expect(reopened.size).toBe(2);
+    expect(reopened.checkAndMark("feishu", "b")).toBe(true);
+    expect(reopened.checkAndMark("feishu", "d")).toBe(false);
+    await reopened.flush();
+    expect(await lines(reopened.journalFile)).toEqual([]);
+    const entries = JSON.parse(await fs.readFile(reopened.file, "utf8")).entries;
+    expect(Object.keys(entries).sort()).toEqual(["feishu:a", "feishu:b", "feishu:d"]);
+  });
+
+  it("merges lines another process appended, and a fold by another process, before writing", async () => {
+    const clock = new Clock(Date.UTC(2026, 0, 1));
+    const one = await DedupeStore.open(home, { now: clock.now });
+    const two = await DedupeStore.open(home, { now: clock.now });
+    one.checkAndMark("discord", "1");
+    await one.flush();
+    two.checkAndMark("discord", "2");
+    await two.flush();
+    one.checkAndMark("discord", "3");
+    await one.flush();
+    // `one` read `two`'s line before appending its own; a fresh store sees all three either way.
+    expect(one.checkAndMark("discord", "2")).toBe(true);
+    const fresh = await DedupeStore.open(home, { now: clock.now });
+    for (const id of ["1", "2", "3"]) expect(fresh.checkAndMark("discord", id)).toBe(true);
+    // Another process replaces the snapshot with an id of its own, without some of ours, and empties the
+    // journal: the next write folds, so the files hold everything again.
+    await fs.writeFile(
+      one.file,
+      JSON.stringify({ version: 1, entries: { "discord:9": clock.now(), "discord:1": clock.now() } }),
+    );
+    await fs.writeFile(one.journalFile, "");
+    one.checkAndMark("discord", "4");
+    await one.flush();
+    expect(await lines(one.journalFile)).toEqual([]);
+    const last = await DedupeStore.open(home, { now: clock.now });
+    for (const id of ["1", "2", "3", "4", "9"]) expect(last.checkAndMark("discord", id), id).toBe(true);
+  });
+});
+
 describe("ActivityStore", () => {
   it("persists the last activity so idle time survives a restart", async () => {
     const clock = new Clock(Date.UTC(2026, 0, 1));

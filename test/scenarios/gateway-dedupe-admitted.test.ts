@@ -23,7 +23,9 @@ describe("the dedupe store remembers admitted messages only", () => {
     // The same admitted event again is dropped.
     await mock.shouldNotReply("/whoami", { user: "reader", eventId: "evt-reader" });
     await gateway.stop();
-    const stored = await readFile(path.join(home, "gateway", "dedupe.json"), "utf8");
+    // The snapshot and its journal together hold what the store remembers.
+    const read = (name: string) => readFile(path.join(home, "gateway", name), "utf8").catch(() => "");
+    const stored = (await read("dedupe.json")) + (await read("dedupe.log"));
     expect(stored).toContain("evt-reader");
     expect(stored).not.toContain("evt-stranger");
   });
