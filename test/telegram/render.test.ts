@@ -1,6 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { htmlToPlain, renderHtml, renderPlain, renderReply } from "../../adapters/telegram/render.js";
+import {
+  hasVisibleText,
+  htmlToPlain,
+  renderHtml,
+  renderPlain,
+  renderReply,
+} from "../../adapters/telegram/render.js";
 import { type Reply, type ReplyBlock, reply, textReply } from "../../src/core/reply.js";
 import { parseTelegramHtml } from "../emulators/telegram.js";
 
@@ -144,5 +150,36 @@ describe("renderPlain and htmlToPlain", () => {
 
   it("undoes escapes and drops tags", () => {
     expect(htmlToPlain("<b>a &amp;lt; b</b> &lt;x&gt;")).toBe("a &lt; b <x>");
+  });
+
+  it("sends (empty reply) exactly when nothing visible is left, agreeing with htmlToPlain", () => {
+    const blank: ReplyBlock[] = [
+      { kind: "paragraph", text: "" },
+      { kind: "code", text: " \n\t " },
+      { kind: "heading", text: "  " },
+      { kind: "list", items: ["", " "] },
+    ];
+    // A list item's bullet is visible, so only the first three are blank on their own.
+    for (const block of blank.slice(0, 3)) expect(renderHtml(reply([block]))).toBe("(empty reply)");
+    expect(renderHtml(reply(blank.slice(0, 3)))).toBe("(empty reply)");
+    for (const text of ["&", "<", "`x`", " a ", "\n\n."]) {
+      const html = renderHtml(
+        reply([
+          { kind: "code", text: "  " },
+          { kind: "paragraph", text },
+        ]),
+      );
+      expect(html, text).not.toBe("(empty reply)");
+      expect(htmlToPlain(html).trim(), text).not.toBe("");
+    }
+    // The scan agrees with stripping tags and escapes, on any mix of our tags, entities and text.
+    const units = ["<b>", "</b>", "<pre>", "</pre>", '<code class="language-ts">', "</code>", " ", "\n"];
+    const piece = fc.constantFrom(...units, "&amp;", "&lt;", "&gt;", "a", ".");
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
+        const html = pieces.join("");
+        expect(hasVisibleText(html)).toBe(htmlToPlain(html).trim() !== "");
+      }),
+    );
   });
 });
