@@ -49,6 +49,7 @@ import type { Reply, ReplyBlock } from "../../src/core/reply.js";
 import { connectWithRetries } from "../../src/core/startup.js";
 import { callbackNotice, inlineKeyboard } from "./actions.js";
 import { telegramConfig } from "./config.js";
+import { leanFetch } from "./fetch.js";
 import { buildCommandMenu, fallbackMenus, type MenuCommand } from "./menu.js";
 import { normalizeUpdate } from "./normalize.js";
 import { htmlToPlain, renderReply, TELEGRAM_MAX_LENGTH, type TelegramChunk } from "./render.js";
@@ -190,7 +191,9 @@ class TelegramAdapter implements Adapter {
     this.tuning = { ...DEFAULT_TUNING, ...options.tuning };
     this.offsetFile = path.join(options.home, "gateway", "telegram-offset.json");
     const apiRoot = telegramConfig(options.config).apiRoot?.replace(/\/+$/, "");
-    this.bot = new Bot(token, { client: apiRoot ? { apiRoot } : {} });
+    // grammy's own `fetch` option (see fetch.ts); its type is the DOM `fetch`, which this covers for grammy.
+    const fetch = leanFetch as unknown as typeof globalThis.fetch;
+    this.bot = new Bot(token, { client: apiRoot ? { apiRoot, fetch } : { fetch } });
     this.bot.use(async (ctx) => {
       const message = normalizeUpdate(ctx.update, ctx.me.username);
       if (message === null) {
