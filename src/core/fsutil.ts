@@ -38,19 +38,47 @@ export async function atomicWriteFile(
 
 /** JSON as Hermes writes it: indent 2, keys sorted at every level, trailing newline omitted. */
 export function stableJson(value: unknown): string {
-  return JSON.stringify(sortKeysDeep(value), null, 2);
+  return JSON.stringify(sortedKeys(value), null, 2);
 }
 
-/** Returns a copy of `value` with object keys sorted (arrays keep their order). */
-export function sortKeysDeep(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeysDeep);
-  if (value !== null && typeof value === "object") {
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value).sort())
-      out[key] = sortKeysDeep((value as Record<string, unknown>)[key]);
-    return out;
+/**
+ * `value` with object keys sorted at every level (arrays keep their order). Parts already in order are
+ * returned as they are, not copied: `.usage.json` is read sorted and written back sorted, and copying
+ * its 10k records on every write was most of the write's time. Either way the JSON text is the same
+ * (enumeration order follows the keys' order in both).
+ */
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    for (let index = 0; index < value.length; index++) {
+      const item = sortedKeys(value[index]);
+      if (item !== value[index]) {
+        copy ??= value.slice();
+        copy[index] = item;
+      }
+    }
+    return copy ?? value;
   }
-  return value;
+  if (value === null || typeof value !== "object" || value instanceof Date) return value;
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record);
+  let ordered = true;
+  for (let index = 1; index < keys.length && ordered; index++)
+    ordered = (keys[index - 1] as string) < (keys[index] as string);
+  let out: Record<string, unknown> | undefined;
+  if (!ordered) {
+    out = {};
+    for (const key of keys.sort()) out[key] = record[key];
+  }
+  for (const key of keys) {
+    const item = record[key];
+    const sorted = sortedKeys(item);
+    if (sorted !== item) {
+      out ??= { ...record };
+      out[key] = sorted;
+    }
+  }
+  return out ?? record;
 }
 
 /** Reads a file as UTF-8, or `undefined` when it does not exist. */

@@ -1,6 +1,7 @@
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { atomicWriteFile, isoTimestamp, stableJson, withLock } from "../../src/core/fsutil.js";
 
@@ -47,4 +48,41 @@ describe("file helpers", () => {
     );
     expect(maxInside).toBe(1);
   });
+});
+
+describe("stableJson", () => {
+  /** Sorting by copying every object, as Hermes' `sort_keys` output is defined. */
+  function copySorted(value: unknown): unknown {
+    if (Array.isArray(value)) return value.map(copySorted);
+    if (value !== null && typeof value === "object") {
+      const out: Record<string, unknown> = {};
+      for (const key of Object.keys(value).sort())
+        out[key] = copySorted((value as Record<string, unknown>)[key]);
+      return out;
+    }
+    return value;
+  }
+
+  it("writes the same text as sorting a full copy, for any JSON value, and never changes its input", () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const before = JSON.stringify(value);
+        expect(stableJson(value)).toBe(JSON.stringify(copySorted(value), null, 2));
+        expect(JSON.stringify(value)).toBe(before);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("sorts nested objects inside sorted ones, and integer-like keys as JavaScript orders them", () => {
+    const value = { a: { z: 1, b: [{ y: 2, x: 1 }] }, b: 2 };
+    expect(stableJson(value)).toBe(JSON.stringify({ a: { b: [{ x: 1, y: 2 }], z: 1 }, b: 2 }, null, 2));
+    expect(value.a).toEqual({ z: 1, b: [{ y: 2, x: 1 }] });
+    expect(Object.keys(value.a)).toEqual(["z", "b"]);
+    expect(stableJson({ b: 1, 10: 2, 9: 3, a: 4 })).toBe(copySortedText({ b: 1, 10: 2, 9: 3, a: 4 }));
+  });
+
+  function copySortedText(value: unknown): string {
+    return JSON.stringify(copySorted(value), null, 2);
+  }
 });
