@@ -303,6 +303,7 @@ export async function archiveMany(
   const ledgerOn = opts.config.skills.ledger;
   const blobs = newBlobBatch();
   const archiveRoots = new Set<string>();
+  const realRoot = realPathOf(homePaths(opts.home).skills) ?? homePaths(opts.home).skills;
   const archived: ArchiveResult[] = [];
   const failures: { name: string; error: string }[] = [];
   const suppress: string[] = [];
@@ -327,6 +328,7 @@ export async function archiveMany(
               provenance,
               blobs,
               archiveRoots,
+              realRoot,
               ledgerOn,
               evidence: { ...(opts.evidence ?? {}), ...(evidence ?? {}) },
               lines,
@@ -372,6 +374,8 @@ async function archiveOne(
     blobs: BlobBatch;
     /** Archive folders known to exist (created once per batch). */
     archiveRoots: Set<string>;
+    /** The library's real path, resolved once per batch. */
+    realRoot: string;
     ledgerOn: boolean;
     evidence: Record<string, unknown>;
     lines: NewLedgerEntry[];
@@ -390,7 +394,7 @@ async function archiveOne(
     throw refuse(`skill '${entry.name}' is no longer at ${entry.relPath}; kept`, "curator.not_found");
   }
   // The containment rule: nothing outside the library is ever moved.
-  const outside = moveRefusal(paths.skills, entry.dir, entry.name);
+  const outside = moveRefusal(paths.skills, entry.dir, entry.name, batch.realRoot);
   if (outside) throw refuse(outside, "curator.outside_library");
   const dest = flatArchiveDestinationSync(
     paths.archive,

@@ -169,17 +169,29 @@ export function readContained(
  * Why the curator may not move the skill folder `dir` (found under the library root `skillsRoot`), or
  * null when it may. The folder's parent must resolve inside the real library (else the move would carry
  * files from outside it); the folder itself is then either a plain folder inside the library or a symlink,
- * which is moved as a link.
+ * which is moved as a link. `realRoot` is the library's real path, when the caller (a batch) resolved it
+ * already.
  */
-export function moveRefusal(skillsRoot: string, dir: string, skill: string): string | null {
-  const realRoot = realPathOf(skillsRoot) ?? skillsRoot;
+export function moveRefusal(
+  skillsRoot: string,
+  dir: string,
+  skill: string,
+  realRoot: string = realPathOf(skillsRoot) ?? skillsRoot,
+): string | null {
   const parentReal = realPathOf(path.dirname(dir));
   if (parentReal === undefined || !isWithin(realRoot, parentReal)) {
     return `skill '${skill}' sits in a folder reached through a symlink that leads outside the library (${path.relative(skillsRoot, path.dirname(dir)).split(path.sep).join("/")}); the curator never moves files outside skills/. Move the skill into the library, or remove the link, by hand`;
   }
-  if (isSymlink(dir)) return null;
-  const real = realPathOf(dir);
-  if (real === undefined || !isWithin(realRoot, real))
+  let linked: boolean;
+  try {
+    linked = lstatSync(dir).isSymbolicLink();
+  } catch {
+    return `skill '${skill}' resolves outside the library; the curator never moves files outside skills/`;
+  }
+  if (linked) return null;
+  // A folder that is not a link is its name inside its parent's real path (no second resolution).
+  const real = path.join(parentReal, path.basename(dir));
+  if (!isWithin(realRoot, real))
     return `skill '${skill}' resolves outside the library; the curator never moves files outside skills/`;
   return null;
 }

@@ -1,0 +1,58 @@
+/**
+ * `moveRefusal`, the containment rule of every curator move: a skill folder may be moved when its parent
+ * resolves inside the real library and it is either a plain folder there or a symlink (moved as a link).
+ */
+import { mkdirSync, realpathSync, symlinkSync } from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { moveRefusal } from "../../src/skills/containment.js";
+import { tempHome, writeSkill } from "./helpers.js";
+
+let env: ReturnType<typeof tempHome>;
+let outside: string;
+
+beforeEach(() => {
+  env = tempHome();
+  outside = path.join(env.home, "outside");
+  writeSkill(env.skills, "cat/plain", "name: plain\ndescription: a plain skill");
+  writeSkill(outside, "cat/inner", "name: inner\ndescription: a skill outside the library");
+  writeSkill(outside, "checkout", "name: checkout\ndescription: a linked skill");
+  symlinkSync(path.join(outside, "cat"), path.join(env.skills, "linkedcat"));
+  symlinkSync(path.join(outside, "checkout"), path.join(env.skills, "cat", "checkout"));
+});
+afterEach(() => env.cleanup());
+
+describe("moveRefusal", () => {
+  it("allows a plain folder inside the library", () => {
+    expect(moveRefusal(env.skills, path.join(env.skills, "cat", "plain"), "plain")).toBeNull();
+  });
+
+  it("refuses a folder whose category is a link out of the library", () => {
+    const refusal = moveRefusal(env.skills, path.join(env.skills, "linkedcat", "inner"), "inner");
+    expect(refusal).toMatch(/symlink that leads outside the library \(linkedcat\)/);
+  });
+
+  it("allows a skill folder that is itself a link (it is moved as the link)", () => {
+    expect(moveRefusal(env.skills, path.join(env.skills, "cat", "checkout"), "checkout")).toBeNull();
+  });
+
+  it("refuses a folder that is gone", () => {
+    expect(moveRefusal(env.skills, path.join(env.skills, "cat", "gone"), "gone")).toMatch(
+      /resolves outside the library/,
+    );
+  });
+
+  it("refuses a '..' that would climb out of the parent's real path", () => {
+    mkdirSync(path.join(env.skills, "cat", "deeper"));
+    const climbing = `${path.join(env.skills, "cat", "deeper")}${path.sep}..${path.sep}..${path.sep}..`;
+    expect(moveRefusal(env.skills, climbing, "climb")).not.toBeNull();
+  });
+
+  it("judges against the real root a batch passes in, not a second resolution", () => {
+    const realRoot = realpathSync(env.skills);
+    const dir = path.join(env.skills, "cat", "plain");
+    expect(moveRefusal(env.skills, dir, "plain", realRoot)).toBeNull();
+    // A root the folder is not in refuses it, so the passed value is what decides.
+    expect(moveRefusal(env.skills, dir, "plain", realpathSync(outside))).toMatch(/leads outside the library/);
+  });
+});
