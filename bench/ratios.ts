@@ -19,7 +19,7 @@
  * machine is shared. Run: `npm run bench` (or `node --import tsx bench/ratios.ts [--50k] [--quick]`).
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -200,7 +200,10 @@ function library(count: number): string {
   const home = path.join(libsDir, `lib-${count}`);
   const stamp = path.join(libsDir, `lib-${count}.stamp`);
   if (existsSync(stamp) && readFileSync(stamp, "utf8") === today) return home;
-  rmSync(home, { recursive: true, force: true });
+  if (existsSync(home)) {
+    disposables.push(home);
+    disposeScratch();
+  }
   mkdirSync(libsDir, { recursive: true });
   const started = performance.now();
   sh(process.execPath, [
@@ -222,13 +225,53 @@ function library(count: number): string {
  * one untimed `skills list` writes its scan index first, as any earlier command on a real home has.
  */
 function scratch(count: number): string {
-  const work = path.join(libsDir, `work-${count}`);
-  rmSync(work, { recursive: true, force: true });
+  const work = path.join(libsDir, `work-${count}-${disposables.length}`);
+  disposables.push(work);
   sh("cp", ["-a", library(count), work]);
   // Entries changed within the last ~2 s are never trusted by the index (see RACY_MS in scan.ts).
   sh("sleep", ["2.2"]);
   sh(process.execPath, [CLI, "--home", work, "skills", "list", "--json"]);
   return work;
+}
+
+/**
+ * Scratch trees of this run (library copies, unpacked floors), deleted only when the run ends. ext4 without
+ * a journal (these machines) does not hand out an inode within a minute of its deletion, six while its
+ * inode-table block is dirty, and checks every such free inode each time it allocates one: deleting the
+ * last copy's 60k files just before making the next charged every file the measured work creates (a blob,
+ * an unpacked file) with that cleanup — 250 µs instead of 45 µs per new file, 0.3 s of a 10k transitions
+ * run.
+ */
+const disposables: string[] = [];
+
+/** When the last scratch trees were deleted (this run or an earlier one): ms since the epoch. */
+const disposedStamp = path.join(libsDir, "disposed-at");
+
+/** Deletes this run's scratch trees and records when. */
+function disposeScratch(): void {
+  if (disposables.length === 0) return;
+  for (const dir of disposables.splice(0)) rmSync(dir, { recursive: true, force: true });
+  writeFileSync(disposedStamp, String(Date.now()));
+}
+
+/**
+ * Deletes scratch trees an earlier run left behind (one that was interrupted), then waits out ext4's reuse
+ * window (see `disposables`) if trees were deleted within it.
+ */
+function settleScratch(): void {
+  if (!existsSync(libsDir)) return;
+  const leftovers = readdirSync(libsDir).filter((name) => /^(work-|floor-x)/.test(name));
+  for (const name of leftovers) disposables.push(path.join(libsDir, name));
+  disposeScratch();
+  const since = existsSync(disposedStamp)
+    ? Date.now() - Number(readFileSync(disposedStamp, "utf8"))
+    : Infinity;
+  const wait = 365_000 - since;
+  if (!(wait > 0)) return;
+  console.error(
+    `scratch trees were deleted ${Math.round(since / 1000)} s ago; waiting ${Math.ceil(wait / 1000)} s for the file system to settle`,
+  );
+  sh("sleep", [String(Math.ceil(wait / 1000))]);
 }
 
 interface Row {
@@ -332,10 +375,7 @@ function measureViewBump(count: number): void {
 
 /**
  * The rollback against `tar czf` + `tar xzf` of the same tree, on equal footing: the floor's unpacked
- * copy is deleted only after the rollback ran. On a file system without a journal, ext4 does not reuse
- * an inode within a minute of its deletion and checks every such free inode each time it allocates one,
- * so deleting 34k files just before one side of the comparison would make that side's file creation
- * pay for the other's cleanup.
+ * copy, like every scratch tree, is deleted only when the run ends (see `disposables`).
  */
 function measureRollback(count: number): void {
   const floors: number[] = [];
@@ -344,8 +384,8 @@ function measureRollback(count: number): void {
     const home = scratch(count);
     const skills = path.join(home, "skills");
     const out = path.join(libsDir, "floor.tar.gz");
-    const unpack = path.join(libsDir, "floor-x");
-    rmSync(unpack, { recursive: true, force: true });
+    const unpack = path.join(libsDir, `floor-x-${disposables.length}`);
+    disposables.push(unpack);
     rmSync(out, { force: true });
     mkdirSync(unpack);
     const czf = timedSh("tar", ["czf", out, "-C", skills, "."]);
@@ -353,7 +393,6 @@ function measureRollback(count: number): void {
     floors.push(czf + xzf);
     sh(process.execPath, [CLI, "--home", home, "curator", "backup", "--json"]);
     runs.push(timedSh(process.execPath, [CLI, "--home", home, "curator", "rollback", "--yes", "--json"]));
-    rmSync(unpack, { recursive: true, force: true });
     rmSync(out, { force: true });
   }
   const floor = median(floors);
@@ -573,6 +612,31 @@ function printTable(): void {
   for (const cells of body) console.log(line(cells));
 }
 
+/** Which row groups a run measures. */
+interface Selection {
+  gatewayOnly: boolean;
+  quick: boolean;
+  wanted: (group: string) => boolean;
+}
+
+/** Measures the selected row groups at `sizes`. */
+function measureAll(sizes: number[], { gatewayOnly, quick, wanted }: Selection): void {
+  if (!gatewayOnly) {
+    if (wanted("transitions"))
+      for (const count of sizes) attempt(`transitions ${count}`, () => measureTransitions(count));
+    if (wanted("curator-run")) attempt("curator run", () => measureCuratorRun(10_000));
+    if (wanted("view-bump")) attempt("view + bump", () => measureViewBump(10_000));
+    if (!quick && wanted("rollback")) attempt("rollback", () => measureRollback(10_000));
+    if (wanted("listing"))
+      for (const count of sizes) attempt(`listing ${count}`, () => measureListing(count));
+    if (wanted("view-rss")) attempt("view RSS", () => measureViewRss(10_000));
+  }
+  if ((!quick || gatewayOnly) && wanted("gateway")) {
+    attempt("gateway", () => measureGateway(10_000));
+    attempt("gateway small", () => measureGatewaySmall());
+  }
+}
+
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   if (args[0] === "--child") return child(args[1] ?? "", args[2] ?? "");
@@ -589,19 +653,11 @@ async function main(): Promise<void> {
   const loadStart = loadavg();
   console.error(`ratio bench: sizes ${sizes.join(", ")}, ${REPS} reps, load average ${loadStart}`);
   for (const count of sizes) library(count);
-  if (!gatewayOnly) {
-    if (wanted("transitions"))
-      for (const count of sizes) attempt(`transitions ${count}`, () => measureTransitions(count));
-    if (wanted("curator-run")) attempt("curator run", () => measureCuratorRun(10_000));
-    if (wanted("view-bump")) attempt("view + bump", () => measureViewBump(10_000));
-    if (!quick && wanted("rollback")) attempt("rollback", () => measureRollback(10_000));
-    if (wanted("listing"))
-      for (const count of sizes) attempt(`listing ${count}`, () => measureListing(count));
-    if (wanted("view-rss")) attempt("view RSS", () => measureViewRss(10_000));
-  }
-  if ((!quick || gatewayOnly) && wanted("gateway")) {
-    attempt("gateway", () => measureGateway(10_000));
-    attempt("gateway small", () => measureGatewaySmall());
+  settleScratch();
+  try {
+    measureAll(sizes, { gatewayOnly, quick, wanted });
+  } finally {
+    disposeScratch();
   }
   const loadEnd = loadavg();
   printTable();
