@@ -303,7 +303,8 @@ export async function archiveMany(
   const ledgerOn = opts.config.skills.ledger;
   const blobs = newBlobBatch();
   const archiveRoots = new Set<string>();
-  const realRoot = realPathOf(homePaths(opts.home).skills) ?? homePaths(opts.home).skills;
+  const skillsDir = homePaths(opts.home).skills;
+  const realRoot = realPathOf(skillsDir) ?? skillsDir;
   const archived: ArchiveResult[] = [];
   const failures: { name: string; error: string }[] = [];
   const suppress: string[] = [];

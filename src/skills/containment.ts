@@ -182,16 +182,15 @@ export function moveRefusal(
   if (parentReal === undefined || !isWithin(realRoot, parentReal)) {
     return `skill '${skill}' sits in a folder reached through a symlink that leads outside the library (${path.relative(skillsRoot, path.dirname(dir)).split(path.sep).join("/")}); the curator never moves files outside skills/. Move the skill into the library, or remove the link, by hand`;
   }
-  let linked: boolean;
+  let linked: boolean | undefined;
   try {
     linked = lstatSync(dir).isSymbolicLink();
   } catch {
-    return `skill '${skill}' resolves outside the library; the curator never moves files outside skills/`;
+    linked = undefined;
   }
   if (linked) return null;
   // A folder that is not a link is its name inside its parent's real path (no second resolution).
-  const real = path.join(parentReal, path.basename(dir));
-  if (!isWithin(realRoot, real))
+  if (linked === undefined || !isWithin(realRoot, path.join(parentReal, path.basename(dir))))
     return `skill '${skill}' resolves outside the library; the curator never moves files outside skills/`;
   return null;
 }
