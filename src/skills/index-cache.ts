@@ -11,14 +11,26 @@
  * malformed entry) means no index, and the scan starts from scratch. Writes are a plain tmp file + rename
  * (no fsync: a torn file fails to parse and is ignored), and a failed write (read-only home) is ignored.
  *
- * Layout: the first line is a JSON document with the folder listings and, per SKILL.md, what listing
- * needs (name, description, the inputs of the OS/environment gates, which are evaluated again on load);
- * the second line is a JSON array of the frontmatters, parsed only when some caller reads a frontmatter,
- * so `skills list` never pays for it. A frontmatter JSON cannot carry exactly (non-finite numbers, -0) is
- * stored as null and read from its file when needed; a skill whose gate inputs are such values is left
- * out of the index.
+ * Layout: a fixed-size header line (format, version, a random id of this write, the byte length of the
+ * next line); a line with a JSON document of the folder listings and, per SKILL.md, what listing needs
+ * (name, description, the inputs of the OS/environment gates, which are evaluated again on load); a last
+ * line with a JSON array of the frontmatters. Loading reads the header and the listings only; the
+ * frontmatters are read from the file when some caller first needs one (`skills list` never does), after
+ * checking by the id that the file is still the one loaded. A frontmatter JSON cannot carry exactly
+ * (non-finite numbers, -0) is stored as null and read from its file when needed; a skill whose gate
+ * inputs are such values is left out of the index.
  */
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import {
+  closeSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import {
   type CachedHead,
@@ -33,9 +45,11 @@ import {
 } from "./scan.js";
 
 /** Bump when the stored shape or the meaning of a listing/head changes. */
-const INDEX_VERSION = 2;
+const INDEX_VERSION = 3;
 const INDEX_FORMAT = "skillgate-skills-index";
-const NEWLINE = 10;
+/** `<format> v<version> <id: 16 hex> <listings line's bytes: 12 digits>\n` */
+const HEADER = new RegExp(`^${INDEX_FORMAT} v${INDEX_VERSION} ([0-9a-f]{16}) (\\d{12})\n$`);
+const HEADER_BYTES = `${INDEX_FORMAT} v${INDEX_VERSION} ${"0".repeat(16)} ${"0".repeat(12)}\n`.length;
 
 /** Where the index of `home` lives. */
 export function indexPath(home: string): string {
@@ -55,10 +69,8 @@ type StoredHead = [
 ];
 
 interface StoredIndex {
-  format: string;
-  version: number;
   dirs: DirListing[];
-  /** In the order of the frontmatter array on the second line. */
+  /** In the order of the frontmatter array on the last line. */
   heads: StoredHead[];
 }
 
@@ -101,26 +113,52 @@ function parseDirs(items: unknown): Map<string, DirListing> {
   return dirs;
 }
 
-/** The frontmatters on the second line, parsed on first use; undefined entries when unusable. */
+/** The frontmatters of the last line, read and parsed on first use; undefined entries when unusable. */
 type FrontmatterSource = (position: number, file: string) => Record<string, unknown>;
 
-function frontmatterSource(bytes: Buffer, from: number, gates: Gates): FrontmatterSource {
-  let parsed: unknown[] | undefined;
-  // Only the second line is kept (a copy), so the listings and heads of the first are not held as bytes.
-  let pending: Buffer | undefined = Buffer.from(bytes.subarray(from));
-  return (position, file) => {
-    if (pending) {
-      try {
-        const value: unknown = JSON.parse(pending.toString("utf8"));
-        parsed = Array.isArray(value) ? value : [];
-      } catch {
-        parsed = [];
-      }
-      pending = undefined;
+/** `length` bytes of `fd` from `offset` (fewer at the end of the file). */
+function readRange(fd: number, offset: number, length: number): Buffer {
+  const bytes = Buffer.allocUnsafe(length);
+  let filled = 0;
+  while (filled < length) {
+    const got = readSync(fd, bytes, filled, length - filled, offset + filled);
+    if (got === 0) break;
+    filled += got;
+  }
+  return filled === length ? bytes : bytes.subarray(0, filled);
+}
+
+/** The id and listings length of an index file's header, or undefined when it is not one this version reads. */
+function readHeader(fd: number): { id: string; listingsBytes: number } | undefined {
+  const match = HEADER.exec(readRange(fd, 0, HEADER_BYTES).toString("latin1"));
+  return match ? { id: match[1] as string, listingsBytes: Number(match[2]) } : undefined;
+}
+
+/** The frontmatter array of the index written as `id`, or [] when the file is gone, replaced or damaged. */
+function readFrontmatters(file: string, id: string): unknown[] {
+  try {
+    const fd = openSync(file, "r");
+    try {
+      const header = readHeader(fd);
+      if (header?.id !== id) return [];
+      const from = HEADER_BYTES + header.listingsBytes + 1;
+      const value: unknown = JSON.parse(readRange(fd, from, fstatSync(fd).size - from).toString("utf8"));
+      return Array.isArray(value) ? value : [];
+    } finally {
+      closeSync(fd);
     }
-    const frontmatter = parsed?.[position];
+  } catch {
+    return [];
+  }
+}
+
+function frontmatterSource(indexFile: string, id: string, gates: Gates): FrontmatterSource {
+  let parsed: unknown[] | undefined;
+  return (position, file) => {
+    parsed ??= readFrontmatters(indexFile, id);
+    const frontmatter = parsed[position];
     if (isPlainObject(frontmatter)) return frontmatter;
-    // The second line is damaged: read the file itself.
+    // The index changed since it was loaded, or its last line is damaged: read the file itself.
     try {
       return loadHead(file, path.basename(path.dirname(file)), gates).frontmatter;
     } catch {
@@ -130,7 +168,7 @@ function frontmatterSource(bytes: Buffer, from: number, gates: Gates): Frontmatt
 }
 
 /**
- * A head read from the index; its frontmatter is parsed from the second line on first access. The getter
+ * A head read from the index; its frontmatter is read from the last line on first access. The getter
  * sits on the prototype: as an accessor in an object literal it would put every head in V8's dictionary
  * mode and cost a closure and a context per skill.
  */
@@ -199,15 +237,27 @@ function parseHeads(items: unknown, source: FrontmatterSource, gates: Gates): Ma
   return heads;
 }
 
-/** Reads the index of `home`; undefined when there is none or it cannot be used. */
+/** Reads the index of `home` (header and listings); undefined when there is none or it cannot be used. */
 export function loadIndex(home: string, gates: Gates): ScanCache | undefined {
+  const file = indexPath(home);
   try {
-    const bytes = readFileSync(indexPath(home));
-    const end = bytes.indexOf(NEWLINE);
-    if (end < 0) return undefined;
-    const stored = JSON.parse(bytes.toString("utf8", 0, end)) as Partial<StoredIndex>;
-    if (stored.format !== INDEX_FORMAT || stored.version !== INDEX_VERSION) return undefined;
-    const source = frontmatterSource(bytes, end + 1, gates);
+    const fd = openSync(file, "r");
+    let text: string;
+    let id: string;
+    try {
+      const header = readHeader(fd);
+      // The listings line must be whole and end where the header says.
+      if (!header || HEADER_BYTES + header.listingsBytes + 1 > fstatSync(fd).size) return undefined;
+      id = header.id;
+      const listings = readRange(fd, HEADER_BYTES, header.listingsBytes + 1);
+      if (listings.length !== header.listingsBytes + 1 || listings[header.listingsBytes] !== 0x0a)
+        return undefined;
+      text = listings.toString("utf8", 0, header.listingsBytes);
+    } finally {
+      closeSync(fd);
+    }
+    const stored = JSON.parse(text) as Partial<StoredIndex>;
+    const source = frontmatterSource(file, id, gates);
     return { dirs: parseDirs(stored.dirs), heads: parseHeads(stored.heads, source, gates) };
   } catch {
     return undefined;
@@ -247,8 +297,10 @@ export function serializeIndex(cache: ScanCache): string {
     // null: JSON would alter a value, so that frontmatter is read from the file when needed.
     frontmatters.push(isJsonExact(frontmatter) ? frontmatter : null);
   }
-  const index: StoredIndex = { format: INDEX_FORMAT, version: INDEX_VERSION, dirs, heads };
-  return `${JSON.stringify(index)}\n${JSON.stringify(frontmatters)}\n`;
+  const index: StoredIndex = { dirs, heads };
+  const listings = JSON.stringify(index);
+  const header = `${INDEX_FORMAT} v${INDEX_VERSION} ${randomBytes(8).toString("hex")} ${String(Buffer.byteLength(listings)).padStart(12, "0")}\n`;
+  return `${header}${listings}\n${JSON.stringify(frontmatters)}\n`;
 }
 
 /** Writes the index of `home` (tmp file + rename). Returns false when it could not be written. */

@@ -233,13 +233,20 @@ describe("the scan index", () => {
     await primeIndex();
     const file = indexPath(env.home);
     const good = readFileSync(file, "utf8");
-    const firstLine = good.slice(0, good.indexOf("\n"));
+    const [header, listings] = good.split("\n") as [string, string];
+    expect(header).toMatch(/^skillgate-skills-index v3 [0-9a-f]{16} \d{12}$/);
+    expect(Number(header.slice(-12))).toBe(Buffer.byteLength(listings));
     for (const bad of [
       "not json",
       "",
       good.slice(0, Math.floor(good.length / 3)),
-      firstLine.replace('"version":', '"version":9'),
-      firstLine.replace(/"dirs":\[\[/, '"dirs":[[42,'),
+      good.replace(" v3 ", " v9 "),
+      // A listings line that does not end where the header says.
+      `${header}\n${listings} \n[]\n`,
+      // One that does, with an entry of the wrong shape.
+      good.replace(/"dirs":\[\[/, '"dirs":[[4,'),
+      // The length claims more than the file holds.
+      `${header.slice(0, -12)}999999999999\n{}\n`,
       '{"format":"skillgate-skills-index","version":2,"dirs":{},"heads":[]}\n[]',
     ]) {
       writeFileSync(file, bad);
@@ -275,10 +282,35 @@ describe("the scan index", () => {
     await primeIndex();
     const file = indexPath(env.home);
     const good = readFileSync(file, "utf8");
-    writeFileSync(file, `${good.slice(0, good.indexOf("\n"))}\n[{"broken`);
+    writeFileSync(file, `${good.slice(0, good.lastIndexOf("\n", good.length - 2))}\n[{"broken`);
     const library = fresh();
     expect(await library.all()).toEqual(await fullScan().all());
     expect(library.lastScan()?.fromIndex).toBe(true);
+  });
+
+  it("reads the frontmatter from the files when the index is replaced after it was loaded", async () => {
+    await primeIndex();
+    const file = indexPath(env.home);
+    const library = fresh();
+    const entries = await library.all();
+    expect(library.lastScan()).toMatchObject({ fromIndex: true, headsRead: 0 });
+    // Another process rewrites the index with a frontmatter that is not the file's: it must not be used.
+    const [header, listings, frontmatters] = readFileSync(file, "utf8").split("\n") as [
+      string,
+      string,
+      string,
+    ];
+    const otherFrontmatters = frontmatters.replace(
+      '"description":"first"',
+      '"description":"not in the file"',
+    );
+    expect(otherFrontmatters).not.toBe(frontmatters);
+    const otherHeader = header.replace(/^(skillgate-skills-index v3 )[0-9a-f]{16}/, "$1ffffffffffffffff");
+    writeFileSync(`${file}.new`, `${otherHeader}\n${listings}\n${otherFrontmatters}\n`);
+    renameSync(`${file}.new`, file);
+    const alpha = entries.find((entry) => entry.name === "alpha");
+    expect(alpha?.frontmatter.description).toBe("first");
+    expect(await library.all()).toEqual(await fullScan().all());
   });
 
   it("works when the index cannot be written", async () => {
