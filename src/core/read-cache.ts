@@ -11,20 +11,37 @@ import { statSync } from "node:fs";
 import { readTextIfExists } from "../core/fsutil.js";
 import { trimOldest } from "./bounded.js";
 
-/** Identity of a file's current content, "missing" when absent, or null when it cannot be stat'ed. */
-export function contentKey(file: string): string | null {
+/**
+ * How long after a file's last change (its ctime) a read of it is "settled": a later change then shows
+ * as a new ctime even on a file system with a coarse clock. Changes closer to the read (or after it) may
+ * share the tick and leave the stamp as it was.
+ */
+export const RACY_MS = 2000;
+
+/** A file's stamp: its content key and its ctime in ms, or null when it cannot be stat'ed. */
+function stampOf(file: string): { key: string; ctimeMs: number } | null {
   try {
     const stat = statSync(file, { bigint: true, throwIfNoEntry: false });
-    if (stat === undefined) return "missing";
-    return `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
+    if (stat === undefined) return { key: "missing", ctimeMs: Number.POSITIVE_INFINITY };
+    return {
+      key: `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`,
+      ctimeMs: Number(stat.ctimeNs / 1_000_000n),
+    };
   } catch {
     return null;
   }
 }
 
+/** Identity of a file's current content, "missing" when absent, or null when it cannot be stat'ed. */
+export function contentKey(file: string): string | null {
+  return stampOf(file)?.key ?? null;
+}
+
 interface Entry {
   key: string;
   value: unknown;
+  /** The file was last changed `RACY_MS` or more before the read began (see `takeSettled`). */
+  settled: boolean;
 }
 
 /** Cached values by file and by what was derived from it. Bounded by the files a home has. */
@@ -38,17 +55,33 @@ const MAX_FILES = 64;
  * it is re-read next time. Callers must not mutate the value they get.
  */
 export async function cachedByFile<T>(file: string, slot: string, compute: () => Promise<T>): Promise<T> {
-  const key = contentKey(file);
-  if (key === null) return compute();
+  const started = Date.now();
+  const stamp = stampOf(file);
+  if (stamp === null) return compute();
+  const { key } = stamp;
   const slots = cache.get(file);
   const hit = slots?.get(slot);
   if (hit && hit.key === key) return hit.value as T;
   const value = await compute();
   if (!cache.has(file)) trimOldest(cache, MAX_FILES - 1);
   const target = slots ?? new Map<string, Entry>();
-  target.set(slot, { key, value });
+  target.set(slot, { key, value, settled: stamp.ctimeMs <= started - RACY_MS });
   cache.set(file, target);
   return value;
+}
+
+/**
+ * Takes `slot`'s value out of the cache for a writer that holds `file`'s lock and will replace the file:
+ * returned only while the file still has the stamp it was read under and that read was settled, so the
+ * value is what the file holds now. The caller owns it from then on (it may change it in place, which
+ * holders of the shared value also see); the next read of the file computes it again.
+ */
+export function takeSettled<T>(file: string, slot: string): T | undefined {
+  const slots = cache.get(file);
+  const hit = slots?.get(slot);
+  if (!slots || !hit) return undefined;
+  slots.delete(slot);
+  return hit.settled && hit.key === contentKey(file) ? (hit.value as T) : undefined;
 }
 
 /** `readTextIfExists` through the cache: the file's text, or undefined when it does not exist. */

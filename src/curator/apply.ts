@@ -162,7 +162,8 @@ export async function applyPlan(plan: CuratorPlan, opts: ApplyOptions): Promise<
       outcome,
       stateActions.length > 0 ? applyStates : undefined,
     );
-  else if (stateActions.length > 0) await new UsageStore(homePaths(opts.home).skills).update(applyStates);
+  else if (stateActions.length > 0)
+    await new UsageStore(homePaths(opts.home).skills).update(applyStates, { reuseShared: true });
   return outcome;
 }
 

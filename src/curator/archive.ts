@@ -249,7 +249,8 @@ export interface ArchiveManyOptions extends MoveOptions {
   alsoUpdateUsage?: (records: UsageMap) => void;
   /**
    * The usage records the caller has just read (for the pin check and the ledger's `usage_before`);
-   * read here when absent. The one write at the end re-reads the file under its lock either way.
+   * read here when absent. The one write at the end, under the file's lock, changes the shared parse in
+   * place when the file is still as it was read, and reads the file again otherwise.
    */
   usage?: Readonly<UsageMap>;
 }
@@ -309,12 +310,14 @@ export async function archiveMany(
   const failures: { name: string; error: string }[] = [];
   const suppress: string[] = [];
   const tick = meterFor(opts.meter, "archiving", entries.length);
+  // The last chunk's commit, left running while the usage and suppression files are written.
+  let pending: Promise<void> | undefined;
   try {
     for (let start = 0; start < entries.length; start += ARCHIVE_CHUNK) {
       const lines: NewLedgerEntry[] = [];
       const origins: Record<string, string> = {};
+      const end = Math.min(entries.length, start + ARCHIVE_CHUNK);
       try {
-        const end = Math.min(entries.length, start + ARCHIVE_CHUNK);
         for (let at = start; at < end; at++) {
           const { entry, evidence } = entries[at] as (typeof entries)[number];
           if (at > start && at % YIELD_EVERY === 0) {
@@ -343,24 +346,56 @@ export async function archiveMany(
           }
         }
       } finally {
-        await updateArchiveOrigins(opts.home, origins);
-        await appendEntries(opts.home, opts.config, lines).catch(() => undefined);
-        await crashPoint("archive:ledgered");
+        pending = commitChunk(opts.home, opts.config, origins, lines);
       }
-      tick(Math.min(entries.length, start + ARCHIVE_CHUNK));
+      if (end < entries.length) {
+        await pending;
+        pending = undefined;
+      }
+      tick(end);
       await new Promise((resolve) => setImmediate(resolve));
     }
   } finally {
-    await addSuppressedMany(opts.home, suppress);
-    if (archived.length > 0 || opts.alsoUpdateUsage) {
-      await store.update((records) => {
-        opts.alsoUpdateUsage?.(records);
-        for (const result of archived) markArchived(records, result.name, now);
-      });
-    }
+    // Separate files under separate locks: written side by side, each waited for.
+    const writes: Promise<void>[] = [pending ?? Promise.resolve(), addSuppressedMany(opts.home, suppress)];
+    if (archived.length > 0 || opts.alsoUpdateUsage)
+      writes.push(
+        store.update(
+          (records) => {
+            opts.alsoUpdateUsage?.(records);
+            for (const result of archived) markArchived(records, result.name, now);
+          },
+          { reuseShared: true },
+        ),
+      );
+    const settled = await Promise.allSettled(writes);
     opts.library.invalidate();
+    throwFirstRejection(settled);
   }
   return { archived, failures };
+}
+
+/**
+ * One chunk's group commit: its archive origins (an error is thrown) and its ledger lines (a failure to
+ * ledger never undoes a move), written side by side since they are separate files.
+ */
+async function commitChunk(
+  home: string,
+  config: SkillgateConfig,
+  origins: Record<string, string>,
+  lines: NewLedgerEntry[],
+): Promise<void> {
+  const [written] = await Promise.allSettled([
+    updateArchiveOrigins(home, origins),
+    appendEntries(home, config, lines),
+  ]);
+  await crashPoint("archive:ledgered");
+  throwFirstRejection([written]);
+}
+
+/** Rethrows the reason of the first rejected result, if any. */
+function throwFirstRejection(results: PromiseSettledResult<unknown>[]): void {
+  for (const result of results) if (result.status === "rejected") throw result.reason;
 }
 
 /** One package of `archiveMany`: refusals, capture, move; its ledger line goes to `batch.lines`. */

@@ -31,6 +31,7 @@ import {
   statSync,
 } from "node:fs";
 import path from "node:path";
+import { RACY_MS } from "../core/read-cache.js";
 import { escapeError, isWithin, MAX_SKILL_MD_BYTES, realPathOf, tooLargeError } from "./containment.js";
 import { parseFrontmatterBlock, parseSkillMd } from "./frontmatter.js";
 import type { SkillRoot } from "./roots.js";
@@ -74,9 +75,6 @@ export function isExcludedDir(name: string): boolean {
 
 /** How much of each SKILL.md listing reads. */
 export const HEAD_CHARS = 4000;
-
-/** Entries whose mtime/ctime is this close to the scan (or later) are re-read next time. */
-export const RACY_MS = 2000;
 
 /** What listing needs from one SKILL.md head. */
 export interface SkillHead {

@@ -14,7 +14,7 @@ import {
   stableJson,
   withLock,
 } from "../core/fsutil.js";
-import { cachedByFile, contentKey } from "../core/read-cache.js";
+import { cachedByFile, contentKey, takeSettled } from "../core/read-cache.js";
 
 /** Lifecycle state of a skill. */
 export type SkillState = "active" | "stale" | "archived";
@@ -253,6 +253,9 @@ function isCanonicalLayout(bytes: Buffer): boolean {
   }
 }
 
+/** The read cache's slot for the parsed records of `.usage.json` (see `readShared`). */
+const SHARED_SLOT = "usage-map";
+
 /** Reads, locks and atomically rewrites `.usage.json`. One instance per skills directory. */
 export class UsageStore {
   readonly file: string;
@@ -291,7 +294,7 @@ export class UsageStore {
    * that change records use `update`.
    */
   readShared(): Promise<Readonly<UsageMap>> {
-    return cachedByFile(this.file, "usage-map", () => this.read());
+    return cachedByFile(this.file, SHARED_SLOT, () => this.read());
   }
 
   /**
@@ -306,19 +309,36 @@ export class UsageStore {
   /**
    * Runs `mutate` on the current records under the lock and writes the result atomically. Returns what
    * `mutate` returns. Nothing is written when `mutate` throws.
+   *
+   * `reuseShared`: when the records `readShared` returned still are what the file holds (see
+   * `takeSettled`), `mutate` gets that very object instead of a new parse, and holders of it see the
+   * changes at once. Only for a `mutate` that cannot throw halfway (the curator's batch of archives and
+   * transitions, where this saves reading and parsing a 4 MB file).
    */
-  async update<T>(mutate: (records: UsageMap) => T | Promise<T>): Promise<T> {
-    return withLock(this.lockFile, () => this.updateLocked(mutate), { waitMs: 60_000, recordHolder: false });
+  async update<T>(
+    mutate: (records: UsageMap) => T | Promise<T>,
+    options: { reuseShared?: boolean } = {},
+  ): Promise<T> {
+    return withLock(this.lockFile, () => this.updateLocked(mutate, options.reuseShared === true), {
+      waitMs: 60_000,
+      recordHolder: false,
+    });
   }
 
-  private async updateLocked<T>(mutate: (records: UsageMap) => T | Promise<T>): Promise<T> {
+  private async updateLocked<T>(
+    mutate: (records: UsageMap) => T | Promise<T>,
+    reuseShared = false,
+  ): Promise<T> {
     bumpedFiles.delete(this.file);
-    const text = await readTextIfExists(this.file);
-    let records: UsageMap = {};
-    if (text !== undefined) {
-      const parsed = this.parse(text);
-      if (parsed === undefined) await this.moveAside();
-      else records = parsed;
+    let records = reuseShared ? takeSettled<UsageMap>(this.file, SHARED_SLOT) : undefined;
+    if (records === undefined) {
+      records = {};
+      const text = await readTextIfExists(this.file);
+      if (text !== undefined) {
+        const parsed = this.parse(text);
+        if (parsed === undefined) await this.moveAside();
+        else records = parsed;
+      }
     }
     const result = await mutate(records);
     // 0600, as Hermes writes it (a tmp file from mkstemp, renamed over).

@@ -2,6 +2,7 @@ import { existsSync, promises as fs } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isoTimestamp } from "../../src/core/fsutil.js";
+import { RACY_MS } from "../../src/core/read-cache.js";
 import { applyPlan } from "../../src/curator/apply.js";
 import type { CuratorPlan } from "../../src/curator/types.js";
 import { UsageStore } from "../../src/skills/usage.js";
@@ -127,5 +128,54 @@ describe("apply re-checks activity made after planning", () => {
     const usage = await readUsage(home);
     expect(usage["moved-meanwhile"]?.state).toBe("active");
     expect(usage["stays-put"]?.state).toBe("archived");
+  });
+
+  describe("the one usage write reuses the plan's parse of a settled file", () => {
+    const settle = () => new Promise((resolve) => setTimeout(resolve, RACY_MS + 100));
+
+    it("changes the shared records in place when the file is as the plan read it", async () => {
+      await writeSkill(home, "ops/idle");
+      await writeSkill(home, "ops/busy");
+      await writeUsage(home, { idle: record(NOW, { idleDays: 120 }), busy: record(NOW, { idleDays: 1 }) });
+      await settle();
+      const config = configWith({ curator: { backup: { enabled: false } } });
+      const shared = await new UsageStore(path.join(home, "skills")).readShared();
+      const outcome = await applyPlan(archivePlan(["idle"]), {
+        home,
+        config,
+        library: libraryFor(home, config),
+        actor: "curator",
+        dryRun: false,
+      });
+      expect(outcome.archived.map((item) => item.name)).toEqual(["idle"]);
+      // The plan's own object now says what the file says: it was not parsed a second time.
+      expect(shared.idle?.state).toBe("archived");
+      const usage = await readUsage(home);
+      expect(usage.idle?.state).toBe("archived");
+      expect(usage.busy).toEqual(shared.busy);
+    });
+
+    it("reads the file again when another writer changed it after the plan's read, and keeps that change", async () => {
+      await writeSkill(home, "ops/idle");
+      await writeSkill(home, "ops/busy");
+      await writeUsage(home, { idle: record(NOW, { idleDays: 120 }), busy: record(NOW, { idleDays: 1 }) });
+      await settle();
+      const config = configWith({ curator: { backup: { enabled: false } } });
+      const store = new UsageStore(path.join(home, "skills"));
+      const shared = await store.readShared();
+      // The chat views `busy` (another process: an atomic rewrite of the file) after the plan was made.
+      await store.bump("busy", "view", NOW);
+      await applyPlan(archivePlan(["idle"]), {
+        home,
+        config,
+        library: libraryFor(home, config),
+        actor: "curator",
+        dryRun: false,
+      });
+      expect(shared.idle?.state).toBe("active");
+      const usage = await readUsage(home);
+      expect(usage.idle?.state).toBe("archived");
+      expect(usage.busy?.view_count).toBe((shared.busy?.view_count ?? 0) + 1);
+    });
   });
 });
