@@ -3,7 +3,7 @@
  * (if backups are enabled) and a failed snapshot aborts with nothing changed. Archives are ledgered moves,
  * group-committed (see `archiveMany`); state changes (seed, stale, reactivate), re-checked against the
  * current records, land in the same single locked `.usage.json` write as the archive marks. A plan that
- * changes nothing takes no snapshot.
+ * changes nothing takes no snapshot (one the caller began while planning is discarded).
  */
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
@@ -21,7 +21,7 @@ import {
 import { type ArchiveResult, archiveMany } from "./archive.js";
 import type { LedgerActor } from "./ledger.js";
 import { loadProvenance, type Provenance } from "./provenance.js";
-import { createSnapshot } from "./snapshot.js";
+import { createSnapshot, type PendingSnapshot } from "./snapshot.js";
 import type { AutoTransitionCounts, CuratorPlan, PlanAction } from "./types.js";
 
 /** What `applyPlan` needs. */
@@ -40,6 +40,11 @@ export interface ApplyOptions {
   skills?: readonly SkillEntry[];
   /** Counted progress of the archives. */
   meter?: ProgressSink;
+  /**
+   * The pre-run snapshot, begun by the caller while it planned: kept when the plan changes anything,
+   * discarded otherwise (taken here when absent).
+   */
+  snapshot?: PendingSnapshot;
 }
 
 /** What was done (or, for a dry run, what would be done). */
@@ -76,15 +81,16 @@ function preview(plan: CuratorPlan): ApplyOutcome {
 async function takeSnapshot(opts: ApplyOptions, now: Date): Promise<string | null> {
   if (!opts.config.curator.backup.enabled) return null;
   try {
-    return (
-      await createSnapshot({
-        home: opts.home,
-        config: opts.config,
-        reason: "pre-curator-run",
-        now,
-        meter: opts.meter,
-      })
-    ).id;
+    const snapshot = opts.snapshot
+      ? await opts.snapshot.keep()
+      : await createSnapshot({
+          home: opts.home,
+          config: opts.config,
+          reason: "pre-curator-run",
+          now,
+          meter: opts.meter,
+        });
+    return snapshot.id;
   } catch (error) {
     throw new CuratorError(
       "snapshot",
@@ -124,6 +130,7 @@ const DAY_MS = 86_400_000;
 
 /** Performs `plan`. Throws `CuratorError` (phase `snapshot`) when the pre-run snapshot fails. */
 export async function applyPlan(plan: CuratorPlan, opts: ApplyOptions): Promise<ApplyOutcome> {
+  if (opts.dryRun || !plan.changes) await opts.snapshot?.discard();
   if (opts.dryRun) return preview(plan);
   const now = new Date(plan.now);
   const outcome: ApplyOutcome = {

@@ -21,6 +21,7 @@ import { curatedRows, plan } from "./plan.js";
 import { loadProvenance } from "./provenance.js";
 import { buildRenameMap, headline, renameMapText, writeRunReport } from "./report.js";
 import { scheduleVerdict, seedFirstRun } from "./schedule.js";
+import { beginSnapshot, type PendingSnapshot } from "./snapshot.js";
 import { type CuratorState, readState, updateState } from "./state.js";
 import type { ConsolidationOutcome, Consolidator, CuratorRunResult, LlmReport } from "./types.js";
 
@@ -185,6 +186,32 @@ function beforeNames(candidates: string[], applied: ApplyOutcome): string[] {
   return candidates.filter((name) => !gone.has(name));
 }
 
+/**
+ * Begins the pre-run snapshot (none for a dry run or with backups off). A snapshot that cannot even
+ * begin fails only when the plan needs it: `keep` then throws the reason.
+ */
+async function beginPreRunSnapshot(
+  opts: RunOptions,
+  now: Date,
+  dryRun: boolean,
+): Promise<PendingSnapshot | undefined> {
+  if (dryRun || !opts.config.curator.backup.enabled) return undefined;
+  try {
+    return await beginSnapshot({
+      home: opts.home,
+      config: opts.config,
+      reason: "pre-curator-run",
+      now,
+      meter: opts.meter,
+    });
+  } catch (error) {
+    return {
+      keep: () => Promise.reject(error),
+      discard: () => Promise.resolve(),
+    };
+  }
+}
+
 /** Reads what the plan needs and plans the automatic pass for `now`. */
 async function planRun(opts: RunOptions, now: Date, warnings: string[]) {
   opts.library.invalidate();
@@ -232,18 +259,29 @@ async function runLocked(opts: RunOptions): Promise<CuratorRunResult> {
   const warnings: string[] = [];
   progress(dryRun ? "running DRY-RUN (report only, no mutations)..." : "running review pass...");
 
-  const { curatorPlan, provenance, skills } = await planRun(opts, started, warnings);
-  const applied = await applyPlan(curatorPlan, {
-    home: opts.home,
-    config: opts.config,
-    library: opts.library,
-    // The transitions are the curator's decisions, whoever asked for the run.
-    actor: "curator",
-    dryRun,
-    provenance,
-    skills,
-    meter: opts.meter,
-  });
+  // The pre-run snapshot is written (off the main thread) while the run plans; apply keeps it when the
+  // plan changes anything and discards it otherwise.
+  const snapshot = await beginPreRunSnapshot(opts, started, dryRun);
+  let applied: ApplyOutcome;
+  let planned: Awaited<ReturnType<typeof planRun>>;
+  try {
+    planned = await planRun(opts, started, warnings);
+    applied = await applyPlan(planned.curatorPlan, {
+      home: opts.home,
+      config: opts.config,
+      library: opts.library,
+      // The transitions are the curator's decisions, whoever asked for the run.
+      actor: "curator",
+      dryRun,
+      provenance: planned.provenance,
+      skills: planned.skills,
+      meter: opts.meter,
+      snapshot,
+    });
+  } finally {
+    await snapshot?.discard();
+  }
+  const { curatorPlan } = planned;
   if (applied.snapshotId) progress(`snapshot created (${applied.snapshotId})`);
   warnings.push(
     ...applied.failures.map((failure) => `could not archive '${failure.name}': ${failure.error}`),

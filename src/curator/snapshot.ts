@@ -3,10 +3,16 @@ import path from "node:path";
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
 import { CuratorError } from "../core/errors.js";
-import { atomicWriteFile, isoTimestamp, stableJson, withLock } from "../core/fsutil.js";
+import { acquireLock, atomicWriteFile, isoTimestamp, stableJson } from "../core/fsutil.js";
 import { meterFor, type ProgressSink } from "../core/progress.js";
 import { crashPoint as hook } from "./journal.js";
-import { type RecordedLink, streamArchive } from "./tarball/write.js";
+import {
+  type ArchiveInProgress,
+  COMPILED,
+  type RecordedLink,
+  streamArchiveHere,
+  streamArchiveOffThread,
+} from "./tarball/write.js";
 
 /** A snapshot id: UTC with dashes, `2026-05-01T13-05-42Z`, plus `-01`, `-02`… on a collision. */
 export const SNAPSHOT_ID_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}Z(-\d{2})?$/;
@@ -109,6 +115,29 @@ export function snapshotIdFor(now: Date): string {
  * Retention (`curator.backup.keep`) is applied afterwards, never pruning `protectIds`.
  */
 export async function createSnapshot(opts: CreateSnapshotOptions): Promise<{ id: string; dir: string }> {
+  return (await beginSnapshot(opts)).keep();
+}
+
+/** A snapshot begun with `beginSnapshot`: its archive is being written while the caller goes on. */
+export interface PendingSnapshot {
+  /**
+   * Waits for the archive and completes the snapshot (cron jobs, manifest, commit, retention), with the
+   * errors of `createSnapshot`. Once only.
+   */
+  keep(): Promise<{ id: string; dir: string }>;
+  /** Abandons it: stops the archive, removes its folder, releases the lock. A no-op once kept or discarded. */
+  discard(): Promise<void>;
+}
+
+/**
+ * Starts a snapshot and returns at once with the archive being written (in a worker thread when
+ * `offThread`, by default when running compiled), holding the snapshot lock until it is kept or
+ * discarded. Checks and errors as `createSnapshot`; retention runs only when it is kept, so a discarded
+ * snapshot never costs an older one.
+ */
+export async function beginSnapshot(
+  opts: CreateSnapshotOptions & { offThread?: boolean },
+): Promise<PendingSnapshot> {
   const paths = homePaths(opts.home);
   if (!opts.config.curator.backup.enabled) {
     throw new CuratorError(
@@ -124,30 +153,60 @@ export async function createSnapshot(opts: CreateSnapshotOptions): Promise<{ id:
     throw new CuratorError("snapshot", `no skills directory at ${paths.skills}; nothing to snapshot.`);
   }
   await fs.mkdir(paths.backups, { recursive: true });
-  return withLock(
-    path.join(paths.locks, "snapshot.lock"),
-    async () => {
-      const now = opts.now ?? new Date();
-      const { id, dir } = await claimSnapshotDir(paths.backups, snapshotIdFor(now));
+  const lock = await acquireLock(path.join(paths.locks, "snapshot.lock"), { waitMs: 300_000 });
+  const now = opts.now ?? new Date();
+  let claimed: { id: string; dir: string };
+  try {
+    claimed = await claimSnapshotDir(paths.backups, snapshotIdFor(now));
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+  const { id, dir } = claimed;
+  const failed = (error: unknown) =>
+    new CuratorError("snapshot", `snapshot failed: ${(error as Error).message}`, { cause: error });
+  let archive: ArchiveInProgress;
+  try {
+    archive = await startArchive(paths.skills, dir, opts.meter, opts.offThread ?? COMPILED);
+  } catch (error) {
+    await fs.rm(dir, { recursive: true, force: true });
+    await lock.release();
+    throw failed(error);
+  }
+  // Settled by `keep` or `discard`; never an unhandled rejection meanwhile.
+  archive.result.catch(() => undefined);
+  let state: "pending" | "kept" | "discarded" = "pending";
+  return {
+    keep: async () => {
+      if (state !== "pending") throw new Error(`snapshot ${id} was already ${state}`);
+      state = "kept";
       try {
-        await writeSnapshot({
-          skills: paths.skills,
-          cronJobs: paths.cronJobs,
-          dir,
+        try {
+          await finishSnapshot(archive, { cronJobs: paths.cronJobs, dir, id, reason: opts.reason, now });
+        } catch (error) {
+          await fs.rm(dir, { recursive: true, force: true });
+          throw failed(error);
+        }
+        await pruneSnapshots(paths.backups, opts.config.curator.backup.keep, [
           id,
-          reason: opts.reason,
-          now,
-          meter: opts.meter,
-        });
-      } catch (error) {
-        await fs.rm(dir, { recursive: true, force: true });
-        throw new CuratorError("snapshot", `snapshot failed: ${(error as Error).message}`, { cause: error });
+          ...(opts.protectIds ?? []),
+        ]);
+        return { id, dir };
+      } finally {
+        await lock.release();
       }
-      await pruneSnapshots(paths.backups, opts.config.curator.backup.keep, [id, ...(opts.protectIds ?? [])]);
-      return { id, dir };
     },
-    { waitMs: 300_000 },
-  );
+    discard: async () => {
+      if (state !== "pending") return;
+      state = "discarded";
+      try {
+        await archive.stop();
+        await fs.rm(dir, { recursive: true, force: true });
+      } finally {
+        await lock.release();
+      }
+    },
+  };
 }
 
 /** Creates `<backups>/<base>` or the first free `<base>-NN`, exclusively. */
@@ -168,27 +227,27 @@ async function claimSnapshotDir(backups: string, base: string): Promise<{ id: st
   );
 }
 
-interface WriteSnapshotInput {
-  skills: string;
-  cronJobs: string;
-  dir: string;
-  id: string;
-  reason: string;
-  now: Date;
-  meter?: ProgressSink;
+/** Starts the archive of the library's snapshot entries into `<dir>/skills.tar.gz.partial`. */
+async function startArchive(
+  skills: string,
+  dir: string,
+  meter: ProgressSink | undefined,
+  offThread: boolean,
+): Promise<ArchiveInProgress> {
+  const entries = (await fs.readdir(skills)).filter(isSnapshotEntry).sort();
+  const tmpArchive = path.join(dir, `${SNAPSHOT_ARCHIVE}.partial`);
+  await hook("snapshot:before-tar");
+  const write = offThread ? streamArchiveOffThread : streamArchiveHere;
+  return write(skills, entries, tmpArchive, meterFor(meter, "snapshot", entries.length));
 }
 
-/** Streams the tar, copies cron jobs, writes the manifest, then commits by renaming the archive in. */
-async function writeSnapshot(input: WriteSnapshotInput): Promise<void> {
-  const entries = (await fs.readdir(input.skills)).filter(isSnapshotEntry).sort();
+/** Waits for the archive, copies cron jobs, writes the manifest, then commits by renaming the archive in. */
+async function finishSnapshot(
+  archive: ArchiveInProgress,
+  input: { cronJobs: string; dir: string; id: string; reason: string; now: Date },
+): Promise<void> {
+  const { skillFiles, links } = await archive.result;
   const tmpArchive = path.join(input.dir, `${SNAPSHOT_ARCHIVE}.partial`);
-  await hook("snapshot:before-tar");
-  const { skillFiles, links } = await streamArchive(
-    input.skills,
-    entries,
-    tmpArchive,
-    meterFor(input.meter, "snapshot", entries.length),
-  );
   await hook("snapshot:after-tar");
   const cron = await copyCronJobs(input.cronJobs, path.join(input.dir, "cron-jobs.json"));
   const manifest: SnapshotManifest = {

@@ -10,7 +10,7 @@ import { readEntries } from "../../src/curator/ledger.js";
 import { readSuppressed } from "../../src/curator/provenance.js";
 import { buildRenameMap, renameMapText, summaryReply } from "../../src/curator/report.js";
 import { runCurator } from "../../src/curator/run.js";
-import { listSnapshots } from "../../src/curator/snapshot.js";
+import { createSnapshot, listSnapshots } from "../../src/curator/snapshot.js";
 import { readState } from "../../src/curator/state.js";
 import type { ConsolidationOutcome, Consolidator } from "../../src/curator/types.js";
 import { UsageStore } from "../../src/skills/usage.js";
@@ -159,6 +159,32 @@ describe("a real run", () => {
     expect(await listSnapshots(home)).toEqual([]);
     expect(result.summary).toBe("auto: no changes; llm: skipped (consolidation off)");
     expect(result.reportPath).not.toBeNull();
+  });
+
+  it("discards the snapshot begun while planning when nothing changes, and keeps the older ones", async () => {
+    await writeSkill(home, "fresh");
+    await writeUsage(home, { fresh: record(NOW, { idleDays: 1 }) });
+    const config = configWith({ curator: { backup: { keep: 1 } } });
+    const older = await createSnapshot({
+      home,
+      config,
+      reason: "manual",
+      now: new Date("2026-05-01T00:00:00Z"),
+    });
+    const result = await run(config);
+    expect(result.snapshotId).toBeNull();
+    expect((await listSnapshots(home)).map((snapshot) => snapshot.id)).toEqual([older.id]);
+    const folders = await fs.readdir(path.join(home, "skills", ".curator_backups"));
+    expect(folders.filter((name) => name.startsWith("2026"))).toEqual([older.id]);
+  });
+
+  it("a run with nothing to do needs no snapshot, so one that cannot be taken does not fail it", async () => {
+    await writeSkill(home, "fresh");
+    await writeUsage(home, { fresh: record(NOW, { idleDays: 1 }) });
+    await fs.writeFile(path.join(home, "skills/.curator_backups"), "not a directory");
+    const result = await run();
+    expect(result.changed).toBe(false);
+    expect(result.snapshotId).toBeNull();
   });
 
   it("aborts with nothing changed when the pre-run snapshot fails", async () => {

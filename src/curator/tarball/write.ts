@@ -18,6 +18,7 @@ import {
 import path from "node:path";
 import type { TransformOptions } from "node:stream";
 import { pipeline } from "node:stream/promises";
+import { Worker } from "node:worker_threads";
 import { createGzip, type Gzip, type ZlibOptions } from "node:zlib";
 import { Header, type HeaderData, Pax } from "tar";
 
@@ -346,4 +347,83 @@ export async function streamArchive(
   }
   await written;
   return { skillFiles, links };
+}
+
+/** What `streamArchiveOffThread` hands its worker. */
+export interface ArchiveJob {
+  root: string;
+  entries: string[];
+  dest: string;
+}
+
+/** What the archive worker posts: progress, then its outcome. */
+export type ArchiveMessage =
+  | { kind: "progress"; done: number }
+  | { kind: "done"; skillFiles: number; links: RecordedLink[] }
+  | { kind: "failed"; message: string };
+
+/** An archive being written, in this thread or in a worker. */
+export interface ArchiveInProgress {
+  result: Promise<{ skillFiles: number; links: RecordedLink[] }>;
+  /** Stops the writing as soon as it can (the partial file is left to the caller). */
+  stop(): Promise<void>;
+}
+
+/**
+ * True when this module runs as compiled JavaScript: the worker entry is then a plain module. From the
+ * TypeScript sources (the test suite) a worker must load it through tsx, which costs a good half
+ * second, so archives are written in-thread there unless a caller asks otherwise.
+ */
+export const COMPILED = !import.meta.url.endsWith(".ts");
+
+/**
+ * `streamArchive` in a worker thread, so the calling thread is free meanwhile (the curator plans while
+ * its pre-run snapshot is written; a gateway keeps answering). Same archive, same progress.
+ */
+export function streamArchiveOffThread(
+  root: string,
+  entries: string[],
+  dest: string,
+  progress: (done: number) => void = () => undefined,
+): ArchiveInProgress {
+  const workerData: ArchiveJob = { root, entries, dest };
+  const entry = new URL(COMPILED ? "./archive-worker.js" : "./archive-worker.ts", import.meta.url);
+  const worker = COMPILED
+    ? new Worker(entry, { workerData })
+    : new Worker(
+        `import("tsx/esm/api").then(({ tsImport }) => tsImport(${JSON.stringify(entry.href)}, ${JSON.stringify(import.meta.url)}))`,
+        { eval: true, workerData },
+      );
+  const result = new Promise<{ skillFiles: number; links: RecordedLink[] }>((resolve, reject) => {
+    worker.on("message", (message: ArchiveMessage) => {
+      if (message.kind === "progress") progress(message.done);
+      else if (message.kind === "done") resolve({ skillFiles: message.skillFiles, links: message.links });
+      else reject(new Error(message.message));
+    });
+    worker.on("error", reject);
+    // After an outcome this changes nothing (a promise settles once).
+    worker.on("exit", (code) => reject(new Error(`the archive worker stopped early (exit code ${code})`)));
+  });
+  return {
+    result,
+    stop: async () => {
+      await worker.terminate();
+    },
+  };
+}
+
+/** `streamArchive` in this thread, as an `ArchiveInProgress` (stopping waits for it to end). */
+export function streamArchiveHere(
+  root: string,
+  entries: string[],
+  dest: string,
+  progress?: (done: number) => void,
+): ArchiveInProgress {
+  const result = streamArchive(root, entries, dest, progress);
+  return {
+    result,
+    stop: async () => {
+      await result.catch(() => undefined);
+    },
+  };
 }
