@@ -5,10 +5,10 @@ import { homePaths } from "../config/home.js";
 import { CuratorError } from "../core/errors.js";
 import { acquireLock, atomicWriteFile, isoTimestamp, stableJson } from "../core/fsutil.js";
 import { meterFor, type ProgressSink } from "../core/progress.js";
+import { COMPILED } from "../core/workers.js";
 import { crashPoint as hook } from "./journal.js";
 import {
   type ArchiveInProgress,
-  COMPILED,
   type RecordedLink,
   streamArchiveHere,
   streamArchiveOffThread,

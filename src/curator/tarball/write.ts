@@ -18,9 +18,9 @@ import {
 import path from "node:path";
 import type { TransformOptions } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { Worker } from "node:worker_threads";
 import { createGzip, type Gzip, type ZlibOptions } from "node:zlib";
 import { Header, type HeaderData, Pax } from "tar";
+import { moduleWorker } from "../../core/workers.js";
 
 /** A symlink found while archiving: restored as-is by a rollback even when it points outside the tree. */
 export interface RecordedLink {
@@ -370,13 +370,6 @@ export interface ArchiveInProgress {
 }
 
 /**
- * True when this module runs as compiled JavaScript: the worker entry is then a plain module. From the
- * TypeScript sources (the test suite) a worker must load it through tsx, which costs a good half
- * second, so archives are written in-thread there unless a caller asks otherwise.
- */
-export const COMPILED = !import.meta.url.endsWith(".ts");
-
-/**
  * `streamArchive` in a worker thread, so the calling thread is free meanwhile (the curator plans while
  * its pre-run snapshot is written; a gateway keeps answering). Same archive, same progress.
  */
@@ -387,13 +380,7 @@ export function streamArchiveOffThread(
   progress: (done: number) => void = () => undefined,
 ): ArchiveInProgress {
   const workerData: ArchiveJob = { root, entries, dest };
-  const entry = new URL(COMPILED ? "./archive-worker.js" : "./archive-worker.ts", import.meta.url);
-  const worker = COMPILED
-    ? new Worker(entry, { workerData })
-    : new Worker(
-        `import("tsx/esm/api").then(({ tsImport }) => tsImport(${JSON.stringify(entry.href)}, ${JSON.stringify(import.meta.url)}))`,
-        { eval: true, workerData },
-      );
+  const worker = moduleWorker(new URL("./archive-worker.js", import.meta.url), { workerData });
   const result = new Promise<{ skillFiles: number; links: RecordedLink[] }>((resolve, reject) => {
     worker.on("message", (message: ArchiveMessage) => {
       if (message.kind === "progress") progress(message.done);
