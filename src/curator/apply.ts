@@ -10,14 +10,7 @@ import { homePaths } from "../config/home.js";
 import { CuratorError } from "../core/errors.js";
 import type { ProgressSink } from "../core/progress.js";
 import type { SkillEntry, SkillLibrary } from "../skills/types.js";
-import {
-  emptyRecord,
-  lastActivityAt,
-  parseTimestamp,
-  type SkillState,
-  type UsageMap,
-  UsageStore,
-} from "../skills/usage.js";
+import { emptyRecord, lastActivity, type SkillState, type UsageMap, UsageStore } from "../skills/usage.js";
 import { type ArchiveResult, archiveMany } from "./archive.js";
 import type { LedgerActor } from "./ledger.js";
 import { loadProvenance, type Provenance } from "./provenance.js";
@@ -190,8 +183,7 @@ async function stillIdle(
   const cutoff = now.getTime() - opts.config.curator.archiveAfterDays * DAY_MS;
   const idle = archives.filter((action) => {
     const record = records[action.name];
-    const last = record ? lastActivityAt(record) : null;
-    const lastMs = last ? parseTimestamp(last) : undefined;
+    const lastMs = record ? lastActivity(record)?.ms : undefined;
     if (lastMs === undefined || lastMs <= cutoff) return true;
     outcome.failures.push({ name: action.name, error: "used since the plan was made; kept" });
     return false;

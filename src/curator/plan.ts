@@ -7,7 +7,7 @@ import path from "node:path";
 import type { SkillgateConfig } from "../config/config.js";
 import { isoTimestamp } from "../core/fsutil.js";
 import type { SkillEntry } from "../skills/types.js";
-import { lastActivityAt, parseTimestamp, type UsageMap, type UsageRecord } from "../skills/usage.js";
+import { lastActivity, parseTimestamp, type UsageMap, type UsageRecord } from "../skills/usage.js";
 import { classify, type Provenance } from "./provenance.js";
 import type { CuratorPlan, PlanAction } from "./types.js";
 
@@ -53,11 +53,11 @@ export function isCronReferenced(entry: SkillEntry, cronRefs: ReadonlySet<string
 
 /** The activity anchor of a record in ms: last activity, else created_at, else `now`. */
 export function activityAnchor(record: UsageRecord, now: Date): { ms: number; iso: string | null } {
-  for (const value of [lastActivityAt(record), record.created_at]) {
-    if (typeof value !== "string") continue;
-    const ms = parseTimestamp(value);
-    if (ms !== undefined) return { ms, iso: value };
-  }
+  const last = lastActivity(record);
+  if (last) return last;
+  const createdAt = record.created_at;
+  const createdMs = typeof createdAt === "string" ? parseTimestamp(createdAt) : undefined;
+  if (createdAt !== null && createdMs !== undefined) return { ms: createdMs, iso: createdAt };
   return { ms: now.getTime(), iso: null };
 }
 
@@ -67,7 +67,7 @@ export function idleDays(anchorMs: number, now: Date): number {
 }
 
 function hasNoActivity(record: UsageRecord): boolean {
-  return record.use_count === 0 && lastActivityAt(record) === null;
+  return record.use_count === 0 && lastActivity(record) === null;
 }
 
 /** Decides the transition of one curated skill that is neither pinned nor cron-referenced. */

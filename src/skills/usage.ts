@@ -110,15 +110,16 @@ export function isManagedRecord(record: Partial<UsageRecord> | undefined): boole
 
 /** Latest of last_used/last_viewed/last_patched (created_at excluded), as its raw string, or null. */
 export function lastActivityAt(record: UsageRecord): string | null {
-  let best: string | null = null;
-  let bestMs = Number.NEGATIVE_INFINITY;
+  return lastActivity(record)?.iso ?? null;
+}
+
+/** `lastActivityAt` with its time in ms (parsed once), or null when there was no activity. */
+export function lastActivity(record: UsageRecord): { iso: string; ms: number } | null {
+  let best: { iso: string; ms: number } | null = null;
   for (const value of [record.last_used_at, record.last_viewed_at, record.last_patched_at]) {
     if (typeof value !== "string") continue;
     const ms = parseTimestamp(value);
-    if (ms !== undefined && ms > bestMs) {
-      best = value;
-      bestMs = ms;
-    }
+    if (ms !== undefined && (best === null || ms > best.ms)) best = { iso: value, ms };
   }
   return best;
 }
@@ -130,6 +131,17 @@ export function activityCount(record: UsageRecord): number {
 
 /** Parses an ISO timestamp; a naive one (no zone) counts as UTC. Python's microseconds are accepted. */
 export function parseTimestamp(value: string): number | undefined {
+  // The common case, as Hermes and skillgate write them: `YYYY-MM-DDTHH:MM:SS.ffffff+00:00`.
+  if (
+    value.length === 32 &&
+    value.charCodeAt(4) === 0x2d &&
+    value.charCodeAt(10) === 0x54 &&
+    value.charCodeAt(19) === 0x2e &&
+    value.endsWith("+00:00")
+  ) {
+    const ms = Date.parse(`${value.slice(0, 23)}Z`);
+    if (!Number.isNaN(ms)) return ms;
+  }
   let text = value.trim();
   if (text === "") return undefined;
   if (!/[zZ]$|[+-]\d{2}:?\d{2}$/.test(text)) text += "Z";

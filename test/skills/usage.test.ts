@@ -7,7 +7,9 @@ import { isoTimestamp, stableJson } from "../../src/core/fsutil.js";
 import {
   activityCount,
   emptyRecord,
+  lastActivity,
   lastActivityAt,
+  parseTimestamp,
   type UsageRecord,
   UsageStore,
 } from "../../src/skills/usage.js";
@@ -370,5 +372,50 @@ describe("usage bump fast path", () => {
     const text = readFileSync(usageFile(), "utf8");
     expect(text.indexOf('"alpha"')).toBeLessThan(text.indexOf('"zeta"'));
     expect(JSON.parse(text).alpha).toMatchObject({ view_count: 2, use_count: 0, state: "active" });
+  });
+});
+
+describe("timestamps", () => {
+  it("reads the canonical form exactly as the general parser does, and other forms as before", () => {
+    // Any instant, written as Hermes and skillgate write it (microseconds, +00:00).
+    fc.assert(
+      fc.property(
+        fc.date({
+          min: new Date("1970-01-01T00:00:00Z"),
+          max: new Date("9999-12-31T23:59:59Z"),
+          noInvalidDate: true,
+        }),
+        fc.integer({ min: 0, max: 999 }),
+        (date, micros) => {
+          const canonical = isoTimestamp(date).replace(
+            /000\+00:00$/,
+            `${String(micros).padStart(3, "0")}+00:00`,
+          );
+          expect(canonical).toHaveLength(32);
+          expect(parseTimestamp(canonical)).toBe(date.getTime());
+        },
+      ),
+    );
+    expect(parseTimestamp("2026-06-01T12:00:00.123456+02:00")).toBe(Date.parse("2026-06-01T10:00:00.123Z"));
+    expect(parseTimestamp("2026-06-01T12:00:00")).toBe(Date.parse("2026-06-01T12:00:00Z"));
+    expect(parseTimestamp(" 2026-06-01T12:00:00.5Z ")).toBe(Date.parse("2026-06-01T12:00:00.500Z"));
+    // Right length and punctuation, but not a time: undefined, as from the general path.
+    expect(parseTimestamp("2026-13-01T12:00:00.123456+00:00")).toBeUndefined();
+    expect(parseTimestamp("abcd-ef-ghTij:kl:mn.opqrst+00:00")).toBeUndefined();
+    expect(parseTimestamp("")).toBeUndefined();
+  });
+
+  it("lastActivity picks the latest of use, view and patch, parsed once, and ignores created_at", () => {
+    const record = {
+      ...emptyRecord("2020-01-01T00:00:00.000000+00:00"),
+      last_used_at: "2026-01-02T00:00:00.000000+00:00",
+      last_viewed_at: "2026-03-04T05:06:07.890123+00:00",
+      last_patched_at: "not a time",
+    };
+    expect(lastActivity(record)).toEqual({
+      iso: record.last_viewed_at,
+      ms: Date.parse("2026-03-04T05:06:07.890Z"),
+    });
+    expect(lastActivity(emptyRecord("2020-01-01T00:00:00.000000+00:00"))).toBeNull();
   });
 });
