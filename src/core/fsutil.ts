@@ -81,10 +81,13 @@ function sortedKeys(value: unknown): unknown {
   return out ?? record;
 }
 
-/** Reads a file as UTF-8, or `undefined` when it does not exist. */
+/**
+ * Reads a file as UTF-8, or `undefined` when it does not exist. Decoded in one piece: `readFile` with an
+ * encoding decodes chunk by chunk into a rope, which `JSON.parse` of a 4 MB `.usage.json` must flatten.
+ */
 export async function readTextIfExists(file: string): Promise<string | undefined> {
   try {
-    return await fs.readFile(file, "utf8");
+    return (await fs.readFile(file)).toString("utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw error;
