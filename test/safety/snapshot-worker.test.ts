@@ -4,6 +4,7 @@
  * worker fails the snapshot cleanly. The worker loads the TypeScript sources through tsx here, as the
  * compiled build loads its JavaScript.
  */
+import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { t as tarList } from "tar";
@@ -121,4 +122,47 @@ describe("beginSnapshot off the main thread", () => {
     // The lock was released with the failure.
     expect((await createSnapshot({ home, config, reason: "manual" })).id).toBeTruthy();
   });
+
+  /** Open file descriptors of this process (worker threads included). */
+  async function openFiles(): Promise<number> {
+    return (await fs.readdir("/proc/self/fd")).length;
+  }
+
+  /** A library that takes gzip a while: 40 categories of incompressible files. */
+  async function largeLibrary(): Promise<void> {
+    for (let i = 0; i < 40; i++) {
+      const files: Record<string, string> = {};
+      for (let j = 0; j < 4; j++) files[`references/part-${j}.md`] = randomBytes(40_000).toString("base64");
+      await writeSkill(home, `cat${i}/skill-${i}`, files);
+    }
+  }
+
+  for (const offThread of [false, true]) {
+    it(`a snapshot discarded mid-archive stops writing and closes its file (${offThread ? "worker" : "this thread"})`, async () => {
+      await largeLibrary();
+      const before = await openFiles();
+      let started: () => void = () => undefined;
+      const archiving = new Promise<void>((resolve) => {
+        started = resolve;
+      });
+      const events: ProgressEvent[] = [];
+      const pending = await beginSnapshot({
+        home,
+        config: configWith(),
+        reason: "manual",
+        offThread,
+        meter: (event) => {
+          events.push(event);
+          if (event.done >= 1) started();
+        },
+      });
+      await archiving;
+      await pending.discard();
+      // It stopped where it was: the 40 categories were never all reached.
+      expect(events[0]).toEqual({ task: "snapshot", done: 0, total: 40 });
+      expect(events.at(-1)?.done).toBeLessThan(40);
+      expect(await fs.readdir(path.join(home, "skills", ".curator_backups"))).toEqual([]);
+      expect(await openFiles()).toBe(before);
+    });
+  }
 });

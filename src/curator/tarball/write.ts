@@ -292,6 +292,7 @@ export async function streamArchive(
   entries: string[],
   dest: string,
   progress: (done: number) => void = () => undefined,
+  signal?: AbortSignal,
 ): Promise<{ skillFiles: number; links: RecordedLink[] }> {
   let skillFiles = 0;
   const links: RecordedLink[] = [];
@@ -310,6 +311,8 @@ export async function streamArchive(
     let since = performance.now();
     let started = 0;
     while (stack.length > 0) {
+      // Stopped: the error below closes gzip and the file (the partial file is the caller's to remove).
+      signal?.throwIfAborted();
       const rel = stack.pop() as string;
       if (!rel.includes("/")) progress(started++);
       const member = statMember(rootPrefix + rel, rel);
@@ -362,6 +365,14 @@ export type ArchiveMessage =
   | { kind: "done"; skillFiles: number; links: RecordedLink[] }
   | { kind: "failed"; message: string };
 
+/** What the parent may send the archive worker: stop writing (it then fails with the reason and exits). */
+export interface ArchiveStop {
+  kind: "stop";
+}
+
+/** How long a stopped worker may take to wind down before it is terminated. */
+const STOP_GRACE_MS = 10_000;
+
 /** An archive being written, in this thread or in a worker. */
 export interface ArchiveInProgress {
   result: Promise<{ skillFiles: number; links: RecordedLink[] }>;
@@ -381,6 +392,7 @@ export function streamArchiveOffThread(
 ): ArchiveInProgress {
   const workerData: ArchiveJob = { root, entries, dest };
   const worker = moduleWorker(new URL("./archive-worker.js", import.meta.url), { workerData });
+  const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
   const result = new Promise<{ skillFiles: number; links: RecordedLink[] }>((resolve, reject) => {
     worker.on("message", (message: ArchiveMessage) => {
       if (message.kind === "progress") progress(message.done);
@@ -393,23 +405,34 @@ export function streamArchiveOffThread(
   });
   return {
     result,
+    // Asked, not killed: a terminated worker would leave its open file behind for the process's life.
     stop: async () => {
-      await worker.terminate();
+      const stop: ArchiveStop = { kind: "stop" };
+      worker.postMessage(stop);
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<"late">((resolve) => {
+        timer = setTimeout(() => resolve("late"), STOP_GRACE_MS);
+        timer.unref();
+      });
+      if ((await Promise.race([exited, late])) === "late") await worker.terminate();
+      clearTimeout(timer);
     },
   };
 }
 
-/** `streamArchive` in this thread, as an `ArchiveInProgress` (stopping waits for it to end). */
+/** `streamArchive` in this thread, as an `ArchiveInProgress` (stopping ends it at its next member). */
 export function streamArchiveHere(
   root: string,
   entries: string[],
   dest: string,
   progress?: (done: number) => void,
 ): ArchiveInProgress {
-  const result = streamArchive(root, entries, dest, progress);
+  const stopped = new AbortController();
+  const result = streamArchive(root, entries, dest, progress, stopped.signal);
   return {
     result,
     stop: async () => {
+      stopped.abort(new Error("the snapshot was discarded"));
       await result.catch(() => undefined);
     },
   };
