@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isoTimestamp } from "../../src/core/fsutil.js";
 import { RACY_MS } from "../../src/core/read-cache.js";
-import { applyPlan } from "../../src/curator/apply.js";
+import { type ApplyOptions, applyPlan } from "../../src/curator/apply.js";
 import type { CuratorPlan } from "../../src/curator/types.js";
 import { UsageStore } from "../../src/skills/usage.js";
 import { libraryFor } from "../curator/harness.js";
@@ -18,6 +18,8 @@ import {
 } from "../curator/helpers.js";
 
 const NOW = new Date("2026-06-01T12:00:00Z");
+/** Backups off: these scenarios are about the archives, not the snapshot. */
+const CONFIG = configWith({ curator: { backup: { enabled: false } } });
 
 function archivePlan(names: string[]): CuratorPlan {
   return {
@@ -46,6 +48,18 @@ describe("apply re-checks activity made after planning", () => {
     await removeHome(home);
   });
 
+  /** Applies the plan to archive `names`, backups off, as the curator would after planning. */
+  function applyArchives(names: string[], extra: Partial<ApplyOptions> = {}) {
+    return applyPlan(archivePlan(names), {
+      home,
+      config: CONFIG,
+      library: libraryFor(home, CONFIG),
+      actor: "curator",
+      dryRun: false,
+      ...extra,
+    });
+  }
+
   it("keeps a skill used between the plan and the archive, and archives the idle one", async () => {
     await writeSkill(home, "ops/used-meanwhile");
     await writeSkill(home, "ops/still-idle");
@@ -53,17 +67,9 @@ describe("apply re-checks activity made after planning", () => {
       "used-meanwhile": record(NOW, { idleDays: 120 }),
       "still-idle": record(NOW, { idleDays: 120 }),
     });
-    const config = configWith({ curator: { backup: { enabled: false } } });
-    const plan = archivePlan(["used-meanwhile", "still-idle"]);
     // Someone loads the skill in chat while the pre-run snapshot is being written.
     await new UsageStore(path.join(home, "skills")).bump("used-meanwhile", "use", NOW);
-    const outcome = await applyPlan(plan, {
-      home,
-      config,
-      library: libraryFor(home, config),
-      actor: "curator",
-      dryRun: false,
-    });
+    const outcome = await applyArchives(["used-meanwhile", "still-idle"]);
     expect(outcome.archived.map((item) => item.name)).toEqual(["still-idle"]);
     expect(outcome.failures).toEqual([
       { name: "used-meanwhile", error: "used since the plan was made; kept" },
@@ -77,19 +83,12 @@ describe("apply re-checks activity made after planning", () => {
     await writeSkill(home, "ops/idle");
     const idle = record(NOW, { idleDays: 120 });
     await writeUsage(home, { "used-elsewhere": idle, idle });
-    const config = configWith({ curator: { backup: { enabled: false } } });
     // The run plans from the shared parse of the file...
     const store = new UsageStore(path.join(home, "skills"));
     expect((await store.readShared())["used-elsewhere"]?.last_used_at).toBe(idle.last_used_at);
     // ...then another program rewrites it in place (same inode), recording a use just now.
     await writeUsage(home, { "used-elsewhere": { ...idle, last_used_at: isoTimestamp(NOW) }, idle });
-    const outcome = await applyPlan(archivePlan(["used-elsewhere", "idle"]), {
-      home,
-      config,
-      library: libraryFor(home, config),
-      actor: "curator",
-      dryRun: false,
-    });
+    const outcome = await applyArchives(["used-elsewhere", "idle"]);
     expect(outcome.archived.map((item) => item.name)).toEqual(["idle"]);
     expect(outcome.failures.map((failure) => failure.name)).toEqual(["used-elsewhere"]);
     expect(existsSync(path.join(home, "skills", "ops", "used-elsewhere", "SKILL.md"))).toBe(true);
@@ -102,8 +101,7 @@ describe("apply re-checks activity made after planning", () => {
       "moved-meanwhile": record(NOW, { idleDays: 120 }),
       "stays-put": record(NOW, { idleDays: 120 }),
     });
-    const config = configWith({ curator: { backup: { enabled: false } } });
-    const library = libraryFor(home, config);
+    const library = libraryFor(home, CONFIG);
     const skills = await library.all();
     // A person moves one skill to another category while the pre-run snapshot is being written.
     await fs.mkdir(path.join(home, "skills", "web"), { recursive: true });
@@ -111,14 +109,7 @@ describe("apply re-checks activity made after planning", () => {
       path.join(home, "skills", "ops", "moved-meanwhile"),
       path.join(home, "skills", "web", "moved-meanwhile"),
     );
-    const outcome = await applyPlan(archivePlan(["moved-meanwhile", "stays-put"]), {
-      home,
-      config,
-      library,
-      actor: "curator",
-      dryRun: false,
-      skills,
-    });
+    const outcome = await applyArchives(["moved-meanwhile", "stays-put"], { library, skills });
     expect(outcome.archived.map((item) => item.name)).toEqual(["stays-put"]);
     expect(outcome.failures).toEqual([
       { name: "moved-meanwhile", error: "skill 'moved-meanwhile' is no longer at ops/moved-meanwhile; kept" },
@@ -138,15 +129,8 @@ describe("apply re-checks activity made after planning", () => {
       await writeSkill(home, "ops/busy");
       await writeUsage(home, { idle: record(NOW, { idleDays: 120 }), busy: record(NOW, { idleDays: 1 }) });
       await settle();
-      const config = configWith({ curator: { backup: { enabled: false } } });
       const shared = await new UsageStore(path.join(home, "skills")).readShared();
-      const outcome = await applyPlan(archivePlan(["idle"]), {
-        home,
-        config,
-        library: libraryFor(home, config),
-        actor: "curator",
-        dryRun: false,
-      });
+      const outcome = await applyArchives(["idle"]);
       expect(outcome.archived.map((item) => item.name)).toEqual(["idle"]);
       // The plan's own object now says what the file says: it was not parsed a second time.
       expect(shared.idle?.state).toBe("archived");
@@ -160,18 +144,11 @@ describe("apply re-checks activity made after planning", () => {
       await writeSkill(home, "ops/busy");
       await writeUsage(home, { idle: record(NOW, { idleDays: 120 }), busy: record(NOW, { idleDays: 1 }) });
       await settle();
-      const config = configWith({ curator: { backup: { enabled: false } } });
       const store = new UsageStore(path.join(home, "skills"));
       const shared = await store.readShared();
       // The chat views `busy` (another process: an atomic rewrite of the file) after the plan was made.
       await store.bump("busy", "view", NOW);
-      await applyPlan(archivePlan(["idle"]), {
-        home,
-        config,
-        library: libraryFor(home, config),
-        actor: "curator",
-        dryRun: false,
-      });
+      await applyArchives(["idle"]);
       expect(shared.idle?.state).toBe("active");
       const usage = await readUsage(home);
       expect(usage.idle?.state).toBe("archived");
