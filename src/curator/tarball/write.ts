@@ -405,7 +405,8 @@ export function streamArchiveOffThread(
   });
   return {
     result,
-    // Asked, not killed: a terminated worker would leave its open file behind for the process's life.
+    // Asked, not killed: the worker ends its archive at the next member and closes its file itself; it is
+    // terminated only if it has not exited within the grace period.
     stop: async () => {
       const stop: ArchiveStop = { kind: "stop" };
       worker.postMessage(stop);
