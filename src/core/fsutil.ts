@@ -5,7 +5,7 @@
  */
 
 import { randomBytes } from "node:crypto";
-import { promises as fs } from "node:fs";
+import { promises as fs, readSync } from "node:fs";
 import path from "node:path";
 
 export { acquireLock, type HeldLock, LockBusyError, type LockOptions, withLock } from "./flock.js";
@@ -79,6 +79,18 @@ function sortedKeys(value: unknown): unknown {
     }
   }
   return out ?? record;
+}
+
+/** `length` bytes of the open file `fd` from `position` (fewer when the file ends first). */
+export function readRangeSync(fd: number, position: number, length: number): Buffer {
+  const bytes = Buffer.allocUnsafe(length);
+  let filled = 0;
+  while (filled < length) {
+    const got = readSync(fd, bytes, filled, length - filled, position + filled);
+    if (got === 0) break;
+    filled += got;
+  }
+  return filled === length ? bytes : bytes.subarray(0, filled);
 }
 
 /**

@@ -13,7 +13,6 @@ import {
   fstatSync,
   mkdirSync,
   openSync,
-  readSync,
   renameSync,
   rmSync,
   utimesSync,
@@ -22,6 +21,7 @@ import {
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import { homePaths } from "../config/home.js";
+import { readRangeSync } from "../core/fsutil.js";
 
 /** Files up to this size are hashed in memory; larger ones are streamed. */
 const IN_MEMORY_LIMIT = 4 * 1024 * 1024;
@@ -122,14 +122,7 @@ function readSmallFileSync(file: string): Buffer {
   try {
     const size = fstatSync(fd).size;
     if (size > IN_MEMORY_LIMIT) throw new BlobTooLargeForBatch(file);
-    const data = Buffer.allocUnsafe(size);
-    let filled = 0;
-    while (filled < size) {
-      const got = readSync(fd, data, filled, size - filled, filled);
-      if (got === 0) break;
-      filled += got;
-    }
-    return filled === size ? data : data.subarray(0, filled);
+    return readRangeSync(fd, 0, size);
   } finally {
     closeSync(fd);
   }

@@ -56,8 +56,10 @@ export function activityAnchor(record: UsageRecord, now: Date): { ms: number; is
   const last = lastActivity(record);
   if (last) return last;
   const createdAt = record.created_at;
-  const createdMs = typeof createdAt === "string" ? parseTimestamp(createdAt) : undefined;
-  if (createdAt !== null && createdMs !== undefined) return { ms: createdMs, iso: createdAt };
+  if (typeof createdAt === "string") {
+    const ms = parseTimestamp(createdAt);
+    if (ms !== undefined) return { ms, iso: createdAt };
+  }
   return { ms: now.getTime(), iso: null };
 }
 

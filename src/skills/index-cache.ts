@@ -21,17 +21,9 @@
  * inputs are such values is left out of the index.
  */
 import { randomBytes } from "node:crypto";
-import {
-  closeSync,
-  fstatSync,
-  mkdirSync,
-  openSync,
-  readSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { closeSync, fstatSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { readRangeSync } from "../core/fsutil.js";
 import {
   type CachedHead,
   type DirListing,
@@ -116,21 +108,9 @@ function parseDirs(items: unknown): Map<string, DirListing> {
 /** The frontmatters of the last line, read and parsed on first use; undefined entries when unusable. */
 type FrontmatterSource = (position: number, file: string) => Record<string, unknown>;
 
-/** `length` bytes of `fd` from `offset` (fewer at the end of the file). */
-function readRange(fd: number, offset: number, length: number): Buffer {
-  const bytes = Buffer.allocUnsafe(length);
-  let filled = 0;
-  while (filled < length) {
-    const got = readSync(fd, bytes, filled, length - filled, offset + filled);
-    if (got === 0) break;
-    filled += got;
-  }
-  return filled === length ? bytes : bytes.subarray(0, filled);
-}
-
 /** The id and listings length of an index file's header, or undefined when it is not one this version reads. */
 function readHeader(fd: number): { id: string; listingsBytes: number } | undefined {
-  const match = HEADER.exec(readRange(fd, 0, HEADER_BYTES).toString("latin1"));
+  const match = HEADER.exec(readRangeSync(fd, 0, HEADER_BYTES).toString("latin1"));
   return match ? { id: match[1] as string, listingsBytes: Number(match[2]) } : undefined;
 }
 
@@ -142,7 +122,7 @@ function readFrontmatters(file: string, id: string): unknown[] {
       const header = readHeader(fd);
       if (header?.id !== id) return [];
       const from = HEADER_BYTES + header.listingsBytes + 1;
-      const value: unknown = JSON.parse(readRange(fd, from, fstatSync(fd).size - from).toString("utf8"));
+      const value: unknown = JSON.parse(readRangeSync(fd, from, fstatSync(fd).size - from).toString("utf8"));
       return Array.isArray(value) ? value : [];
     } finally {
       closeSync(fd);
@@ -249,7 +229,7 @@ export function loadIndex(home: string, gates: Gates): ScanCache | undefined {
       // The listings line must be whole and end where the header says.
       if (!header || HEADER_BYTES + header.listingsBytes + 1 > fstatSync(fd).size) return undefined;
       id = header.id;
-      const listings = readRange(fd, HEADER_BYTES, header.listingsBytes + 1);
+      const listings = readRangeSync(fd, HEADER_BYTES, header.listingsBytes + 1);
       if (listings.length !== header.listingsBytes + 1 || listings[header.listingsBytes] !== 0x0a)
         return undefined;
       text = listings.toString("utf8", 0, header.listingsBytes);
