@@ -89,18 +89,19 @@ async function readHubNames(home: string, skills: SkillEntry[], warnings: string
     );
     return names;
   }
-  const byDir = new Map(skills.map((entry) => [path.resolve(entry.dir), entry]));
+  // The install folders inside skills/, matched against the library's records by path. Records carry
+  // absolute, normalized folder paths (the library builds them so), so none has to be resolved.
+  const installDirs = new Set<string>();
   for (const [key, value] of Object.entries(installed)) {
     names.add(key);
     const installPath = (value as { install_path?: unknown } | null)?.install_path;
     if (typeof installPath !== "string" || installPath === "") continue;
     const dir = path.resolve(paths.skills, installPath);
-    if (!isInside(paths.skills, dir)) continue;
-    const known = byDir.get(dir);
-    if (known) {
-      names.add(known.name);
-      continue;
-    }
+    if (isInside(paths.skills, dir)) installDirs.add(dir);
+  }
+  for (const entry of skills) if (installDirs.delete(entry.dir)) names.add(entry.name);
+  // Install folders the library does not list: named by their SKILL.md, when there is one.
+  for (const dir of installDirs) {
     const skillText = await readTextIfExists(path.join(dir, "SKILL.md")).catch(() => undefined);
     if (skillText !== undefined) names.add(frontmatterName(skillText) ?? path.basename(dir));
   }

@@ -23,15 +23,8 @@ import { ConfigError } from "../core/errors.js";
 import { loadIndex, saveIndex } from "./index-cache.js";
 import type { SharedRecords, Snapshot } from "./library-snapshot.js";
 import { resolveRoots, type SkillRoot } from "./roots.js";
-import {
-  Gates,
-  isExcludedDir,
-  type ScanCache,
-  type ScanResult,
-  type ScanStats,
-  type SkillHead,
-  scanRoots,
-} from "./scan.js";
+import { Gates, isExcludedDir, type ScanResult, type ScanStats, scanRoots } from "./scan.js";
+import type { ScanCache, SkillHead } from "./scan-cache.js";
 import type {
   SkillEntry,
   SkillLibrary,
@@ -78,7 +71,6 @@ const LIST_HINT = "Use skill_view(name) to see full content, tags, and linked fi
  */
 class LibraryEntry implements SkillEntry {
   declare hiddenBy?: "os" | "environment";
-  readonly description: string;
   constructor(
     readonly name: string,
     readonly category: string | null,
@@ -89,8 +81,10 @@ class LibraryEntry implements SkillEntry {
     readonly relPath: string,
     /** The scan's head of its SKILL.md. */
     readonly head: SkillHead,
-  ) {
-    this.description = head.description;
+  ) {}
+
+  get description(): string {
+    return this.head.description;
   }
 
   get frontmatter(): Record<string, unknown> {
@@ -98,34 +92,41 @@ class LibraryEntry implements SkillEntry {
   }
 }
 
-/** Where a caller's record keeps the scan head its frontmatter comes from (not enumerable: never copied). */
+/** Where a caller's record keeps the scan head its description and frontmatter come from (never copied). */
 const HEAD = Symbol("skillgate.head");
 
 /**
- * The `frontmatter` of a caller's record: read from its head when asked for. One function shared by every
- * record, so V8 keeps them all on one compact shape; the head parses (and keeps) its frontmatter on first
- * access, so `all()` never parses the frontmatters of a library nobody asks them of (the curator does not).
+ * The `description` of a caller's record: read from its head when asked for. A head from the persistent
+ * index reads the descriptions on first access, so `all()` for the curator, which needs none, never loads
+ * them. One function shared by every record, so V8 keeps them all on one compact shape.
+ */
+function descriptionOfRecord(this: { [HEAD]: SkillHead }): string {
+  return this[HEAD].description;
+}
+
+/**
+ * The `frontmatter` of a caller's record, like `descriptionOfRecord`: the head parses (and keeps) its
+ * frontmatter on first access, so `all()` never parses the frontmatters of a library nobody asks them of.
  */
 function frontmatterOfRecord(this: { [HEAD]: SkillHead }): Record<string, unknown> {
   return this[HEAD].frontmatter;
 }
 
 /**
- * A frozen plain copy of a library record for callers. `frontmatter` is an own enumerable property read
- * through `frontmatterOfRecord`, so spreading, `structuredClone`, `JSON.stringify` and `Object.keys` see it
- * like any data property; the record cannot be changed.
+ * A frozen plain copy of a library record for callers. `description` and `frontmatter` are own enumerable
+ * properties read through `descriptionOfRecord` and `frontmatterOfRecord`, so spreading,
+ * `structuredClone`, `JSON.stringify` and `Object.keys` see them like data properties (in the usual key
+ * order); the record cannot be changed.
  */
 function plainEntry(entry: LibraryEntry): SkillEntry {
-  const copy = {
-    name: entry.name,
-    description: entry.description,
-    category: entry.category,
-    dir: entry.dir,
-    skillFile: entry.skillFile,
-    root: entry.root,
-    rootKind: entry.rootKind,
-    relPath: entry.relPath,
-  } as SkillEntry;
+  const copy = { name: entry.name } as SkillEntry;
+  Object.defineProperty(copy, "description", { get: descriptionOfRecord, enumerable: true });
+  copy.category = entry.category;
+  copy.dir = entry.dir;
+  copy.skillFile = entry.skillFile;
+  copy.root = entry.root;
+  copy.rootKind = entry.rootKind;
+  copy.relPath = entry.relPath;
   Object.defineProperty(copy, "frontmatter", { get: frontmatterOfRecord, enumerable: true });
   if (entry.hiddenBy) copy.hiddenBy = entry.hiddenBy;
   Object.defineProperty(copy, HEAD, { value: entry.head });

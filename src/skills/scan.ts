@@ -35,6 +35,7 @@ import { RACY_MS } from "../core/read-cache.js";
 import { escapeError, isWithin, MAX_SKILL_MD_BYTES, realPathOf, tooLargeError } from "./containment.js";
 import { parseFrontmatterBlock, parseSkillMd } from "./frontmatter.js";
 import type { SkillRoot } from "./roots.js";
+import { appendStamp, PLAIN_SKILL, ScanCache, type ScanColumns, type SkillHead } from "./scan-cache.js";
 import {
   detectEnvironments,
   type RuntimeEnvironments,
@@ -76,23 +77,6 @@ export function isExcludedDir(name: string): boolean {
 /** How much of each SKILL.md listing reads. */
 export const HEAD_CHARS = 4000;
 
-/** What listing needs from one SKILL.md head. */
-export interface SkillHead {
-  /** Frontmatter name (or folder name), truncated to 64. */
-  name: string;
-  /** The untruncated frontmatter name, when declared. */
-  declaredName: string | undefined;
-  /** `frontmatter.name` when it is a string: the disabled lists are matched against it too. */
-  frontmatterName: string | undefined;
-  description: string;
-  /** The parsed frontmatter (a head from the persistent index parses it on first access). */
-  readonly frontmatter: Record<string, unknown>;
-  /** The `platforms:` gate passes on this OS. */
-  osOk: boolean;
-  /** The `environments:` gate passes here. */
-  envOk: boolean;
-}
-
 /** One SKILL.md found by the walk. */
 export interface ScanRecord {
   rootIndex: number;
@@ -105,49 +89,13 @@ export interface ScanRecord {
   skillFile: string;
   /** First path component when the skill sits in a category folder, else null. */
   category: string | null;
+  /** The row of the skill folder's listing in this scan's cache (`ScanCache`). */
+  dirRow: number;
   /** SKILL.md is a symlink (or of unknown type): its real path is checked against `realDir` each scan. */
   linked?: boolean;
   head?: SkillHead;
   /** Why the file could not be read (the skill is skipped, and listing says so). */
   error?: string;
-}
-
-/** The stamp of a path (`stat`, following symlinks): unchanged means a recorded listing or head holds. */
-export interface Stamp {
-  mtimeMs: number;
-  ctimeMs: number;
-  size: number;
-  ino: number;
-  dev: number;
-}
-
-/**
- * A folder's listing under the stamp its folder had: `[dir, mtimeMs, ctimeMs, size, ino, dev, entries]`
- * (a flat array, stored as is in the persistent index). `entries` holds each entry the walk needs as a
- * type letter and the name (`d` folder, `f` file, `l` symlink, `u` unknown type), joined by `/` (which no
- * name contains). Entries the walk can never use (excluded names, non-`.md` files, devices; support
- * folders beside a regular SKILL.md) are left out.
- */
-export type DirListing = [
-  dir: string,
-  mtimeMs: number,
-  ctimeMs: number,
-  size: number,
-  ino: number,
-  dev: number,
-  entries: string,
-];
-
-/** A SKILL.md head, its path and the stamp of the file it was read from. */
-export interface CachedHead extends Stamp {
-  file: string;
-  head: SkillHead;
-}
-
-/** What one scan recorded for the next: listings by folder path, heads by SKILL.md path (lexical). */
-export interface ScanCache {
-  dirs: Map<string, DirListing>;
-  heads: Map<string, CachedHead>;
 }
 
 /** How much of the disk a scan had to read (for tests and diagnostics). */
@@ -365,24 +313,6 @@ function statOf(file: string): Stats | undefined {
   }
 }
 
-/** True when `stat` still has the stamp recorded. */
-function unchanged(
-  stat: Stats,
-  mtimeMs: number,
-  ctimeMs: number,
-  size: number,
-  ino: number,
-  dev: number,
-): boolean {
-  return (
-    stat.mtimeMs === mtimeMs &&
-    stat.ctimeMs === ctimeMs &&
-    stat.size === size &&
-    stat.ino === ino &&
-    stat.dev === dev
-  );
-}
-
 /** True when JSON carries `value` exactly (plain objects, arrays, strings, booleans, null, finite numbers). */
 export function isJsonExact(value: unknown): boolean {
   switch (typeof value) {
@@ -406,11 +336,6 @@ export function isJsonExact(value: unknown): boolean {
 export function isStorableHead(head: SkillHead): boolean {
   const { platforms, environments } = head.frontmatter;
   return isJsonExact(platforms ?? null) && isJsonExact(environments ?? null);
-}
-
-/** True for a stamp recorded as unsettled (never matches; not written to the index). */
-export function isUnsettled(stamp: Pick<Stamp, "mtimeMs">): boolean {
-  return Number.isNaN(stamp.mtimeMs);
 }
 
 type Kind = "dir" | "file" | "other";
@@ -438,7 +363,12 @@ function typeLetter(entry: Dirent): string | undefined {
   return "u";
 }
 
-/** Encodes a folder's entries, keeping only those the walk can use (see `DirListing`). */
+/**
+ * Encodes a folder's entries as the cache keeps them: each entry the walk needs as a type letter and the
+ * name (`d` folder, `f` file, `l` symlink, `u` unknown type), joined by `/` (which no name contains).
+ * Entries the walk can never use (excluded names, non-`.md` files, devices; support folders beside a
+ * regular SKILL.md) are left out.
+ */
 function encodeEntries(entries: Dirent[]): string {
   let skillType: string | undefined;
   for (const entry of entries) if (entry.name === "SKILL.md") skillType = typeLetter(entry);
@@ -468,7 +398,7 @@ export interface ScanOptions {
 
 /** Walks every root and reads every SKILL.md head. Never throws for unreadable entries. */
 export function scanRoots(roots: SkillRoot[], options: ScanOptions = {}): ScanResult {
-  const walker = new Walker(options.cache, options.gates ?? new Gates(), options.racyMs ?? RACY_MS);
+  const walker = new Walker(roots, options.cache, options.gates ?? new Gates(), options.racyMs ?? RACY_MS);
   const records: ScanRecord[] = [];
   const legacy = new Map<string, string[]>();
   const dirs: string[] = [];
@@ -484,67 +414,142 @@ export function scanRoots(roots: SkillRoot[], options: ScanOptions = {}): ScanRe
   return { roots, records, legacy, dirs, ...walker.outcome() };
 }
 
+/** A folder this walk listed with `readdir`: new, or recorded before under another stamp. */
+interface FreshDir {
+  rel: string;
+  /** mtimeMs (NaN when unsettled), ctimeMs, size, ino, dev. */
+  stamp: number[];
+  entries: string;
+  /** Its row in the old cache, or -1. */
+  oldRow: number;
+  /** Same entries as its old row: only something the walk ignores changed. */
+  restamped: boolean;
+}
+
+/** A SKILL.md this walk read: new, or recorded before under another stamp. */
+interface FreshHead {
+  stamp: number[];
+  head: SkillHead;
+}
+
 /** One walk: reuses the old cache where stamps match and records the new one. */
 class Walker {
   private readonly old: ScanCache;
-  /** Entries reused as they were, and entries read again: the new cache is built from both. */
-  private readonly keptDirs: DirListing[] = [];
-  private readonly newDirs: DirListing[] = [];
-  /** Listings read again whose entries did not change (their folder's stamp did). */
-  private readonly restampedDirs: DirListing[] = [];
-  private readonly keptHeads: CachedHead[] = [];
-  private readonly newHeads: CachedHead[] = [];
+  /** Per root of this walk: its index among the old cache's roots, or -1. */
+  private readonly oldRoots: number[];
+  /** The old row the next folder is expected at: the walk visits folders in the order it recorded them. */
+  private hint = 0;
+  /**
+   * This walk's folder rows, in visit order: an old row reused as it was (≥ 0), or `~i` for
+   * `freshDirs[i]`. `dirVisitRoots` holds each one's root. The new cache is built from these.
+   */
+  private readonly dirVisits: number[] = [];
+  private readonly dirVisitRoots: number[] = [];
+  private readonly freshDirs: FreshDir[] = [];
+  /** This walk's heads, in read order: an old head row (≥ 0) or `~i` for `freshHeads[i]`; and their folder rows. */
+  private readonly headVisits: number[] = [];
+  private readonly headVisitDirs: number[] = [];
+  private readonly freshHeads: FreshHead[] = [];
+  /** Old folder rows this walk reused, as they were or under a new stamp. */
+  private reusedDirs = 0;
+  private keptHeads = 0;
   private readonly stats: ScanStats = { dirsListed: 0, headsRead: 0 };
   /** Stamps at or after this time are recorded as unsettled. */
   private readonly settledBefore: number;
 
   constructor(
+    private readonly roots: SkillRoot[],
     old: ScanCache | undefined,
     private readonly gates: Gates,
     racyMs: number,
   ) {
-    this.old = old ?? { dirs: new Map(), heads: new Map() };
+    this.old = old ?? ScanCache.empty();
+    const oldRoots = this.old.columns.roots;
+    this.oldRoots = roots.map((root) => oldRoots.indexOf(root.dir));
     this.settledBefore = Date.now() - racyMs;
   }
 
   /**
    * The new cache, and whether it differs from the old one in what the persistent index stores: an entry
    * dropped, or a new settled (and storable) one. Every walked path is visited once, so "nothing new and
-   * everything kept" means the same cache.
+   * every old row reused" means the same cache.
    */
   outcome(): Pick<ScanResult, "cache" | "changed" | "stats"> {
-    const kept = this.keptDirs.length + this.restampedDirs.length;
-    const dropped = kept < this.old.dirs.size || this.keptHeads.length < this.old.heads.size;
+    const dropped = this.reusedDirs < this.old.dirCount || this.keptHeads < this.old.headCount;
     const added =
-      this.newDirs.some((row) => !isUnsettled({ mtimeMs: row[1] })) ||
-      this.newHeads.some((entry) => !isUnsettled(entry) && isStorableHead(entry.head));
-    const cache: ScanCache = {
-      dirs:
-        this.newDirs.length === 0 && this.restampedDirs.length === 0 && !dropped
-          ? this.old.dirs
-          : new Map([...this.keptDirs, ...this.restampedDirs, ...this.newDirs].map((row) => [row[0], row])),
-      heads:
-        this.newHeads.length === 0 && !dropped
-          ? this.old.heads
-          : new Map([...this.keptHeads, ...this.newHeads].map((entry) => [entry.file, entry])),
+      this.freshDirs.some((dir) => !dir.restamped && !Number.isNaN(dir.stamp[0])) ||
+      this.freshHeads.some((fresh) => !Number.isNaN(fresh.stamp[0]) && isStorableHead(fresh.head));
+    const same = !dropped && this.freshDirs.length === 0 && this.freshHeads.length === 0;
+    return { cache: same ? this.old : this.newCache(), changed: dropped || added, stats: this.stats };
+  }
+
+  /** The cache of this walk: its rows in visit order, old rows copied over. */
+  private newCache(): ScanCache {
+    const old = this.old.columns;
+    const columns: ScanColumns = {
+      roots: this.roots.map((root) => root.dir),
+      dirRoot: this.dirVisitRoots,
+      dirRel: [],
+      dirStamps: [],
+      dirEntries: [],
+      headDir: this.headVisitDirs,
+      headStamps: [],
     };
-    return { cache, changed: dropped || added, stats: this.stats };
+    for (const visit of this.dirVisits) {
+      if (visit >= 0) {
+        columns.dirRel.push(old.dirRel[visit] as string);
+        columns.dirEntries.push(old.dirEntries[visit] as string);
+        appendStamp(columns.dirStamps, old.dirStamps, visit);
+      } else {
+        const fresh = this.freshDirs[~visit] as FreshDir;
+        columns.dirRel.push(fresh.rel);
+        columns.dirEntries.push(fresh.entries);
+        appendStamp(columns.dirStamps, fresh.stamp, 0);
+      }
+    }
+    const heads: SkillHead[] = [];
+    for (const visit of this.headVisits) {
+      if (visit >= 0) {
+        heads.push(this.old.headAt(visit));
+        appendStamp(columns.headStamps, old.headStamps, visit);
+      } else {
+        const fresh = this.freshHeads[~visit] as FreshHead;
+        heads.push(fresh.head);
+        appendStamp(columns.headStamps, fresh.stamp, 0);
+      }
+    }
+    return new ScanCache(columns, heads);
   }
 
-  private settledTime(stat: Stats): number {
-    return stat.mtimeMs >= this.settledBefore || stat.ctimeMs >= this.settledBefore
-      ? Number.NaN
-      : stat.mtimeMs;
+  /** The stamp to record for `stat`: its mtime is NaN (never matches) while the entry may still change. */
+  private stampOf(stat: Stats): number[] {
+    const settled = stat.mtimeMs < this.settledBefore && stat.ctimeMs < this.settledBefore;
+    return [settled ? stat.mtimeMs : Number.NaN, stat.ctimeMs, stat.size, stat.ino, stat.dev];
   }
 
-  /** The encoded entries of `dir`, from the cache when its stamp is unchanged; undefined if unreadable. */
-  private list(dir: string): string | undefined {
+  /** The old row of this walk's folder row `row`, or -1. */
+  private oldRowOf(row: number): number {
+    const visit = this.dirVisits[row] as number;
+    return visit >= 0 ? visit : (this.freshDirs[~visit] as FreshDir).oldRow;
+  }
+
+  /**
+   * The encoded entries of `dir` (`rel` below root `rootIndex`), from the cache when its stamp is
+   * unchanged; undefined if unreadable. A listed folder becomes this walk's last folder row.
+   */
+  private list(dir: string, rootIndex: number, rel: string): string | undefined {
     const stat = statOf(dir);
     if (!stat) return undefined;
-    const known = this.old.dirs.get(dir);
-    if (known && unchanged(stat, known[1], known[2], known[3], known[4], known[5])) {
-      this.keptDirs.push(known);
-      return known[6];
+    const oldRoot = this.oldRoots[rootIndex] as number;
+    const row = oldRoot < 0 ? -1 : this.old.findDir(oldRoot, rel, this.hint);
+    if (row >= 0) {
+      this.hint = row + 1;
+      if (this.old.dirMatches(row, stat)) {
+        this.reusedDirs += 1;
+        this.dirVisits.push(row);
+        this.dirVisitRoots.push(rootIndex);
+        return this.old.entriesAt(row);
+      }
     }
     let entries: string;
     try {
@@ -553,20 +558,14 @@ class Walker {
       return undefined;
     }
     this.stats.dirsListed += 1;
-    const row: DirListing = [
-      dir,
-      this.settledTime(stat),
-      stat.ctimeMs,
-      stat.size,
-      stat.ino,
-      stat.dev,
-      entries,
-    ];
     // Same walkable entries under a new stamp: only something the walk ignores changed (a write of
     // `.usage.json` or another dotfile renames a file into the folder). The new stamp is kept in memory,
     // but the persistent index is not rewritten for it; a later process lists this one folder again.
-    if (known && known[6] === entries) this.restampedDirs.push(row);
-    else this.newDirs.push(row);
+    const restamped = row >= 0 && this.old.entriesAt(row) === entries;
+    if (restamped) this.reusedDirs += 1;
+    this.freshDirs.push({ rel, stamp: this.stampOf(stat), entries, oldRow: row, restamped });
+    this.dirVisits.push(~(this.freshDirs.length - 1));
+    this.dirVisitRoots.push(rootIndex);
     return entries;
   }
 
@@ -588,10 +587,13 @@ class Walker {
       source = real;
     }
     const stat = statOf(file);
-    const known = this.old.heads.get(file);
-    if (stat && known && unchanged(stat, known.mtimeMs, known.ctimeMs, known.size, known.ino, known.dev)) {
-      this.keptHeads.push(known);
-      record.head = known.head;
+    const oldDir = this.oldRowOf(record.dirRow);
+    const oldHead = oldDir < 0 ? -1 : this.old.headRowOf(oldDir);
+    if (stat && oldHead >= 0 && this.old.headMatches(oldHead, stat)) {
+      this.keptHeads += 1;
+      this.headVisits.push(oldHead);
+      this.headVisitDirs.push(record.dirRow);
+      record.head = this.old.headAt(oldHead);
       return;
     }
     // Named only when the file has to be read (or refused): the common unchanged case needs no name.
@@ -605,8 +607,9 @@ class Walker {
       record.head = head;
       this.stats.headsRead += 1;
       if (stat) {
-        const { ctimeMs, size, ino, dev } = stat;
-        this.newHeads.push({ file, mtimeMs: this.settledTime(stat), ctimeMs, size, ino, dev, head });
+        this.freshHeads.push({ stamp: this.stampOf(stat), head });
+        this.headVisits.push(~(this.freshHeads.length - 1));
+        this.headVisitDirs.push(record.dirRow);
       }
     } catch (error) {
       record.error =
@@ -625,11 +628,12 @@ class Walker {
     while (stack.length > 0) {
       const [dir, real, rel] = stack.pop() as [string, string, string];
       dirs.push(real);
-      const encoded = this.list(dir);
+      const encoded = this.list(dir, rootIndex, rel);
       if (encoded === undefined || encoded === "") continue;
+      const dirRow = this.dirVisits.length - 1;
       if (encoded === PLAIN_SKILL) {
         // The common case: a skill folder with nothing else to walk.
-        found.push(skillRecord(rootIndex, dir, real, rel));
+        found.push(skillRecord(rootIndex, dir, real, rel, dirRow));
         continue;
       }
       const entries = encoded.split("/");
@@ -643,7 +647,7 @@ class Walker {
         }
       }
       if (hasSkill) {
-        const record = skillRecord(rootIndex, dir, real, rel);
+        const record = skillRecord(rootIndex, dir, real, rel, dirRow);
         if (linkedSkill) record.linked = true;
         found.push(record);
       }
@@ -681,13 +685,11 @@ class Walker {
   }
 }
 
-/** The listing of a skill folder whose only walkable entry is a regular SKILL.md. */
-const PLAIN_SKILL = "fSKILL.md";
-
-function skillRecord(rootIndex: number, dir: string, real: string, rel: string): ScanRecord {
+function skillRecord(rootIndex: number, dir: string, real: string, rel: string, dirRow: number): ScanRecord {
   const relFile = rel === "" ? "SKILL.md" : `${rel}/SKILL.md`;
   return {
     rootIndex,
+    dirRow,
     dir,
     realDir: real,
     relFile,

@@ -13,6 +13,7 @@ import {
   rmSync,
   symlinkSync,
   unlinkSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
 import path from "node:path";
@@ -233,20 +234,24 @@ describe("the scan index", () => {
     await primeIndex();
     const file = indexPath(env.home);
     const good = readFileSync(file, "utf8");
-    const [header, listings] = good.split("\n") as [string, string];
-    expect(header).toMatch(/^skillgate-skills-index v3 [0-9a-f]{16} \d{12}$/);
-    expect(Number(header.slice(-12))).toBe(Buffer.byteLength(listings));
+    const [header, listings, descriptions] = good.split("\n") as [string, string, string];
+    expect(header).toMatch(/^skillgate-skills-index v4 [0-9a-f]{16} \d{12} \d{12}$/);
+    expect(Number(header.slice(-25, -13))).toBe(Buffer.byteLength(listings));
+    expect(Number(header.slice(-12))).toBe(Buffer.byteLength(descriptions));
+    const firstHeadDir = /"headDir":\[(\d+)/.exec(listings)?.[1] as string;
     for (const bad of [
       "not json",
       "",
       good.slice(0, Math.floor(good.length / 3)),
-      good.replace(" v3 ", " v9 "),
+      good.replace(" v4 ", " v9 "),
       // A listings line that does not end where the header says.
-      `${header}\n${listings} \n[]\n`,
-      // One that does, with an entry of the wrong shape.
-      good.replace(/"dirs":\[\[/, '"dirs":[[4,'),
-      // The length claims more than the file holds.
-      `${header.slice(0, -12)}999999999999\n{}\n`,
+      `${header}\n${listings} \n${descriptions}\n[]\n`,
+      // One that does, with a head in a folder row that does not exist.
+      good.replace(`"headDir":[${firstHeadDir}`, `"headDir":[${"9".repeat(firstHeadDir.length)}`),
+      // With a folder under a root that does not exist.
+      good.replace('"dirRoot":[0', '"dirRoot":[7'),
+      // The lengths claim more than the file holds.
+      `${header.slice(0, -25)}999999999999 ${header.slice(-12)}\n{}\n`,
       '{"format":"skillgate-skills-index","version":2,"dirs":{},"heads":[]}\n[]',
     ]) {
       writeFileSync(file, bad);
@@ -288,29 +293,65 @@ describe("the scan index", () => {
     expect(library.lastScan()?.fromIndex).toBe(true);
   });
 
-  it("reads the frontmatter from the files when the index is replaced after it was loaded", async () => {
+  it("reads descriptions and frontmatter from the files when the index is replaced after it was loaded", async () => {
     await primeIndex();
     const file = indexPath(env.home);
     const library = fresh();
     const entries = await library.all();
     expect(library.lastScan()).toMatchObject({ fromIndex: true, headsRead: 0 });
-    // Another process rewrites the index with a frontmatter that is not the file's: it must not be used.
-    const [header, listings, frontmatters] = readFileSync(file, "utf8").split("\n") as [
+    // Another process rewrites the index with a description and a frontmatter that are not the file's:
+    // neither must be used (the records were built, but no description was read yet).
+    const [header, listings, descriptions, frontmatters] = readFileSync(file, "utf8").split("\n") as [
+      string,
       string,
       string,
       string,
     ];
+    const otherDescriptions = descriptions.replace('"first"', '"not in the file"');
     const otherFrontmatters = frontmatters.replace(
       '"description":"first"',
       '"description":"not in the file"',
     );
+    expect(otherDescriptions).not.toBe(descriptions);
     expect(otherFrontmatters).not.toBe(frontmatters);
-    const otherHeader = header.replace(/^(skillgate-skills-index v3 )[0-9a-f]{16}/, "$1ffffffffffffffff");
-    writeFileSync(`${file}.new`, `${otherHeader}\n${listings}\n${otherFrontmatters}\n`);
+    const lengths = `${header.slice(-25, -12)}${String(Buffer.byteLength(otherDescriptions)).padStart(12, "0")}`;
+    const otherHeader = `${header.slice(0, -26).replace(/[0-9a-f]{16}$/, "ffffffffffffffff")} ${lengths}`;
+    expect(otherHeader).toMatch(/^skillgate-skills-index v4 f{16} \d{12} \d{12}$/);
+    writeFileSync(`${file}.new`, `${otherHeader}\n${listings}\n${otherDescriptions}\n${otherFrontmatters}\n`);
     renameSync(`${file}.new`, file);
     const alpha = entries.find((entry) => entry.name === "alpha");
+    expect(alpha?.description).toBe("first");
     expect(alpha?.frontmatter.description).toBe("first");
     expect(await library.all()).toEqual(await fullScan().all());
+  });
+
+  it("reads the descriptions from the files when only the descriptions line is damaged", async () => {
+    await primeIndex();
+    const file = indexPath(env.home);
+    const [header, listings, descriptions, frontmatters] = readFileSync(file, "utf8").split("\n");
+    // The same length, so the header still holds: only the line itself is unusable.
+    const damaged = `{${(descriptions as string).slice(1)}`;
+    writeFileSync(file, `${header}\n${listings}\n${damaged}\n${frontmatters}\n`);
+    const library = fresh();
+    expect(await library.list()).toEqual(await fullScan().list());
+    expect(library.lastScan()).toMatchObject({ fromIndex: true, headsRead: 0 });
+  });
+
+  it("keeps the head of a skill whose folder is still settling when the index is written", async () => {
+    await primeIndex();
+    const folder = path.join(env.skills, "cat", "alpha");
+    writeFile(path.join(folder, "notes.md"), "# notes\n");
+    // A folder stamp in the future is never settled, however slow the machine is.
+    const later = new Date(Date.now() + 3_600_000);
+    utimesSync(folder, later, later);
+    await settle();
+    const first = fresh();
+    expect(await first.list()).toEqual(await fullScan().list());
+    expect(first.lastScan()).toMatchObject({ fromIndex: true, headsRead: 0, indexWritten: true });
+    const second = fresh();
+    expect(await second.list()).toEqual(await fullScan().list());
+    // Only the unsettled folder is listed again; its SKILL.md is still served from the index.
+    expect(second.lastScan()).toMatchObject({ fromIndex: true, headsRead: 0, dirsListed: 1 });
   });
 
   it("works when the index cannot be written", async () => {
