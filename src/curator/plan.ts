@@ -7,7 +7,13 @@ import path from "node:path";
 import type { SkillgateConfig } from "../config/config.js";
 import { isoTimestamp } from "../core/fsutil.js";
 import type { SkillEntry } from "../skills/types.js";
-import { lastActivity, parseTimestamp, type UsageMap, type UsageRecord } from "../skills/usage.js";
+import {
+  lastActivity,
+  parseTimestamp,
+  type SkillState,
+  type UsageMap,
+  type UsageRecord,
+} from "../skills/usage.js";
 import { classify, type Provenance } from "./provenance.js";
 import type { CuratorPlan, PlanAction } from "./types.js";
 
@@ -82,25 +88,35 @@ function decide(
   const anchor = activityAnchor(record, now);
   const staleCutoff = now.getTime() - config.curator.staleAfterDays * DAY_MS;
   const archiveCutoff = now.getTime() - config.curator.archiveAfterDays * DAY_MS;
-  const base = {
+  // Most skills need no action: the action object is built only for those that do.
+  const action = (
+    kind: "archive" | "stale" | "reactivate",
+    from: SkillState,
+    to: SkillState,
+  ): PlanAction => ({
     name: row.name,
     relPath: row.entry.relPath,
     anchor: anchor.iso,
     idleDays: idleDays(anchor.ms, now),
-  };
+    kind,
+    from,
+    to,
+  });
   if (record.use_count === 0 && anchor.ms > staleCutoff) {
     // Never used and still young: not evidence that it can go. A stale one comes back to active.
-    if (record.state === "stale") return { ...base, kind: "reactivate", from: "stale", to: "active" };
+    if (record.state === "stale") return action("reactivate", "stale", "active");
     return "grace";
   }
-  if (anchor.ms <= archiveCutoff && record.state !== "archived") {
-    return { ...base, kind: "archive", from: record.state, to: "archived" };
-  }
-  if (anchor.ms <= staleCutoff && record.state === "active")
-    return { ...base, kind: "stale", from: "active", to: "stale" };
-  if (anchor.ms > staleCutoff && record.state === "stale")
-    return { ...base, kind: "reactivate", from: "stale", to: "active" };
+  if (anchor.ms <= archiveCutoff && record.state !== "archived")
+    return action("archive", record.state, "archived");
+  if (anchor.ms <= staleCutoff && record.state === "active") return action("stale", "active", "stale");
+  if (anchor.ms > staleCutoff && record.state === "stale") return action("reactivate", "stale", "active");
   return null;
+}
+
+/** The action that gives a curated skill without activity its first record. */
+function seedAction(row: CuratedRow): PlanAction {
+  return { kind: "seed", name: row.name, relPath: row.entry.relPath, anchor: null, idleDays: 0 };
 }
 
 /** Plans the automatic transitions for `now`. Pure: the same input always gives the same plan. */
@@ -124,21 +140,14 @@ export function plan(input: PlanInput): CuratorPlan {
       result.skipped.push({ name: row.name, reason: "cron" });
       continue;
     }
-    const seed = {
-      kind: "seed" as const,
-      name: row.name,
-      relPath: row.entry.relPath,
-      anchor: null,
-      idleDays: 0,
-    };
     if (!row.record) {
-      result.actions.push(seed);
+      result.actions.push(seedAction(row));
       result.counts.seeded += 1;
       continue;
     }
     if (row.kind === "bundled" && hasNoActivity(row.record) && !row.record.first_seen_at) {
       // A built-in nobody touched yet starts its clock now, not at some old install date.
-      result.actions.push({ ...seed, reanchor: true });
+      result.actions.push({ ...seedAction(row), reanchor: true });
       result.counts.seeded += 1;
       continue;
     }

@@ -37,7 +37,7 @@ export interface SkillHead {
 export const STAMP_FIELDS = 5;
 
 /** Appends the stamp of row `row` of the stamps column `from` to `to`. */
-export function appendStamp(to: number[], from: number[], row: number): void {
+export function appendStamp(to: number[], from: ArrayLike<number>, row: number): void {
   const at = row * STAMP_FIELDS;
   for (let field = 0; field < STAMP_FIELDS; field++) to.push(from[at + field] as number);
 }
@@ -54,13 +54,13 @@ export interface ScanColumns {
   /** Per folder row: its path below the root, `/`-separated ("" for the root itself). */
   dirRel: string[];
   /** Per folder row: the folder's stamp (mtime NaN when unsettled). */
-  dirStamps: number[];
+  dirStamps: ArrayLike<number>;
   /** Per folder row: the walkable entries, encoded as `scan.ts` describes. */
   dirEntries: string[];
   /** Per head row: the folder row its SKILL.md sits in. */
   headDir: number[];
   /** Per head row: the SKILL.md's stamp (mtime NaN when unsettled). */
-  headStamps: number[];
+  headStamps: ArrayLike<number>;
 }
 
 /**
@@ -149,7 +149,7 @@ export class ScanCache {
   }
 }
 
-function matches(stamps: number[], row: number, stat: Stats): boolean {
+function matches(stamps: ArrayLike<number>, row: number, stat: Stats): boolean {
   const at = row * STAMP_FIELDS;
   return (
     stamps[at] === stat.mtimeMs &&

@@ -486,15 +486,15 @@ class Walker {
   /** The cache of this walk: its rows in visit order, old rows copied over. */
   private newCache(): ScanCache {
     const old = this.old.columns;
-    const columns: ScanColumns = {
+    const columns = {
       roots: this.roots.map((root) => root.dir),
       dirRoot: this.dirVisitRoots,
-      dirRel: [],
-      dirStamps: [],
-      dirEntries: [],
+      dirRel: [] as string[],
+      dirStamps: [] as number[],
+      dirEntries: [] as string[],
       headDir: this.headVisitDirs,
-      headStamps: [],
-    };
+      headStamps: [] as number[],
+    } satisfies ScanColumns;
     for (const visit of this.dirVisits) {
       if (visit >= 0) {
         columns.dirRel.push(old.dirRel[visit] as string);
@@ -666,7 +666,8 @@ class Walker {
           continue;
         }
         if (kind !== "dir") continue;
-        let childReal = real + path.sep + name;
+        // Below a folder reached without links, the real path is the lexical one (one string for both).
+        let childReal = real === dir ? full : real + path.sep + name;
         if (type === "l") {
           try {
             childReal = realpathSync.native(full);

@@ -115,13 +115,20 @@ export function lastActivityAt(record: UsageRecord): string | null {
 
 /** `lastActivityAt` with its time in ms (parsed once), or null when there was no activity. */
 export function lastActivity(record: UsageRecord): { iso: string; ms: number } | null {
-  let best: { iso: string; ms: number } | null = null;
-  for (const value of [record.last_used_at, record.last_viewed_at, record.last_patched_at]) {
+  // Called for every record of a curator pass: three plain checks, one result object.
+  let iso: string | undefined;
+  let ms = Number.NEGATIVE_INFINITY;
+  for (let field = 0; field < 3; field++) {
+    const value =
+      field === 0 ? record.last_used_at : field === 1 ? record.last_viewed_at : record.last_patched_at;
     if (typeof value !== "string") continue;
-    const ms = parseTimestamp(value);
-    if (ms !== undefined && (best === null || ms > best.ms)) best = { iso: value, ms };
+    const parsed = parseTimestamp(value);
+    if (parsed !== undefined && (iso === undefined || parsed > ms)) {
+      iso = value;
+      ms = parsed;
+    }
   }
-  return best;
+  return iso === undefined ? null : { iso, ms };
 }
 
 /** use + view + patch counts. */

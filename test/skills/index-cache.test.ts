@@ -68,6 +68,52 @@ async function namesChecked(cfg: SkillgateConfig = config()): Promise<string[]> 
   return (list.skills ?? []).map((skill) => skill.name).sort();
 }
 
+/** The parts of an index file, split where its header says (the stamps block is binary). */
+interface IndexParts {
+  id: string;
+  stamps: Buffer;
+  listings: string;
+  descriptions: string;
+  frontmatters: string;
+}
+
+const INDEX_HEADER = /^skillgate-skills-index v4 ([0-9a-f]{16}) (\d{12}) (\d{12}) (\d{12})\n/;
+
+function readIndex(file: string): IndexParts {
+  const bytes = readFileSync(file);
+  const header = INDEX_HEADER.exec(bytes.toString("latin1", 0, 100));
+  if (!header) throw new Error("not an index file");
+  const [stamps, listings, descriptions] = header.slice(2).map(Number) as [number, number, number];
+  let at = header[0].length;
+  const take = (length: number, separator: number) => {
+    const part = bytes.subarray(at, at + length);
+    at += length + separator;
+    return part;
+  };
+  return {
+    id: header[1] as string,
+    stamps: take(stamps, 0),
+    listings: take(listings, 1).toString("utf8"),
+    descriptions: take(descriptions, 1).toString("utf8"),
+    frontmatters: bytes.subarray(at).toString("utf8"),
+  };
+}
+
+/** The bytes of an index made of `parts`, its header's lengths computed from them. */
+function indexBytes(parts: IndexParts): Buffer {
+  const lengths = [
+    parts.stamps.length,
+    Buffer.byteLength(parts.listings),
+    Buffer.byteLength(parts.descriptions),
+  ];
+  const header = `skillgate-skills-index v4 ${parts.id} ${lengths.map((n) => String(n).padStart(12, "0")).join(" ")}\n`;
+  return Buffer.concat([
+    Buffer.from(header),
+    parts.stamps,
+    Buffer.from(`${parts.listings}\n${parts.descriptions}\n${parts.frontmatters}`),
+  ]);
+}
+
 beforeEach(async () => {
   env = tempHome();
   writeSkill(env.skills, "cat/alpha", "description: first");
@@ -233,25 +279,36 @@ describe("the scan index", () => {
   it("ignores a corrupt, truncated or foreign index and replaces it", async () => {
     await primeIndex();
     const file = indexPath(env.home);
-    const good = readFileSync(file, "utf8");
-    const [header, listings, descriptions] = good.split("\n") as [string, string, string];
-    expect(header).toMatch(/^skillgate-skills-index v4 [0-9a-f]{16} \d{12} \d{12}$/);
-    expect(Number(header.slice(-25, -13))).toBe(Buffer.byteLength(listings));
-    expect(Number(header.slice(-12))).toBe(Buffer.byteLength(descriptions));
-    const firstHeadDir = /"headDir":\[(\d+)/.exec(listings)?.[1] as string;
+    const good = readIndex(file);
+    expect(indexBytes(good)).toEqual(readFileSync(file));
+    const firstHeadDir = /"headDir":\[(\d+)/.exec(good.listings)?.[1] as string;
+    const whole = readFileSync(file);
+    const header = whole.subarray(0, whole.indexOf(0x0a) + 1);
     for (const bad of [
       "not json",
       "",
-      good.slice(0, Math.floor(good.length / 3)),
-      good.replace(" v4 ", " v9 "),
+      whole.subarray(0, Math.floor(whole.length / 3)),
+      Buffer.from(whole.toString("latin1").replace(" v4 ", " v9 "), "latin1"),
       // A listings line that does not end where the header says.
-      `${header}\n${listings} \n${descriptions}\n[]\n`,
+      Buffer.concat([
+        header,
+        good.stamps,
+        Buffer.from(`${good.listings} \n${good.descriptions}\n${good.frontmatters}`),
+      ]),
       // One that does, with a head in a folder row that does not exist.
-      good.replace(`"headDir":[${firstHeadDir}`, `"headDir":[${"9".repeat(firstHeadDir.length)}`),
+      indexBytes({
+        ...good,
+        listings: good.listings.replace(
+          `"headDir":[${firstHeadDir}`,
+          `"headDir":[${"9".repeat(firstHeadDir.length)}`,
+        ),
+      }),
       // With a folder under a root that does not exist.
-      good.replace('"dirRoot":[0', '"dirRoot":[7'),
+      indexBytes({ ...good, listings: good.listings.replace('"dirRoot":[0', '"dirRoot":[7') }),
+      // With a stamps block one row short.
+      indexBytes({ ...good, stamps: good.stamps.subarray(40) }),
       // The lengths claim more than the file holds.
-      `${header.slice(0, -25)}999999999999 ${header.slice(-12)}\n{}\n`,
+      Buffer.concat([whole.subarray(0, 56), Buffer.from("999999999999"), whole.subarray(68)]),
       '{"format":"skillgate-skills-index","version":2,"dirs":{},"heads":[]}\n[]',
     ]) {
       writeFileSync(file, bad);
@@ -286,8 +343,7 @@ describe("the scan index", () => {
   it("reads the frontmatter from the files when only the frontmatter line is damaged", async () => {
     await primeIndex();
     const file = indexPath(env.home);
-    const good = readFileSync(file, "utf8");
-    writeFileSync(file, `${good.slice(0, good.lastIndexOf("\n", good.length - 2))}\n[{"broken`);
+    writeFileSync(file, indexBytes({ ...readIndex(file), frontmatters: '[{"broken' }));
     const library = fresh();
     expect(await library.all()).toEqual(await fullScan().all());
     expect(library.lastScan()?.fromIndex).toBe(true);
@@ -301,23 +357,16 @@ describe("the scan index", () => {
     expect(library.lastScan()).toMatchObject({ fromIndex: true, headsRead: 0 });
     // Another process rewrites the index with a description and a frontmatter that are not the file's:
     // neither must be used (the records were built, but no description was read yet).
-    const [header, listings, descriptions, frontmatters] = readFileSync(file, "utf8").split("\n") as [
-      string,
-      string,
-      string,
-      string,
-    ];
-    const otherDescriptions = descriptions.replace('"first"', '"not in the file"');
-    const otherFrontmatters = frontmatters.replace(
-      '"description":"first"',
-      '"description":"not in the file"',
-    );
-    expect(otherDescriptions).not.toBe(descriptions);
-    expect(otherFrontmatters).not.toBe(frontmatters);
-    const lengths = `${header.slice(-25, -12)}${String(Buffer.byteLength(otherDescriptions)).padStart(12, "0")}`;
-    const otherHeader = `${header.slice(0, -26).replace(/[0-9a-f]{16}$/, "ffffffffffffffff")} ${lengths}`;
-    expect(otherHeader).toMatch(/^skillgate-skills-index v4 f{16} \d{12} \d{12}$/);
-    writeFileSync(`${file}.new`, `${otherHeader}\n${listings}\n${otherDescriptions}\n${otherFrontmatters}\n`);
+    const loaded = readIndex(file);
+    const other = {
+      ...loaded,
+      id: "ffffffffffffffff",
+      descriptions: loaded.descriptions.replace('"first"', '"not in the file"'),
+      frontmatters: loaded.frontmatters.replace('"description":"first"', '"description":"not in the file"'),
+    };
+    expect(other.descriptions).not.toBe(loaded.descriptions);
+    expect(other.frontmatters).not.toBe(loaded.frontmatters);
+    writeFileSync(`${file}.new`, indexBytes(other));
     renameSync(`${file}.new`, file);
     const alpha = entries.find((entry) => entry.name === "alpha");
     expect(alpha?.description).toBe("first");
@@ -328,10 +377,9 @@ describe("the scan index", () => {
   it("reads the descriptions from the files when only the descriptions line is damaged", async () => {
     await primeIndex();
     const file = indexPath(env.home);
-    const [header, listings, descriptions, frontmatters] = readFileSync(file, "utf8").split("\n");
+    const parts = readIndex(file);
     // The same length, so the header still holds: only the line itself is unusable.
-    const damaged = `{${(descriptions as string).slice(1)}`;
-    writeFileSync(file, `${header}\n${listings}\n${damaged}\n${frontmatters}\n`);
+    writeFileSync(file, indexBytes({ ...parts, descriptions: `{${parts.descriptions.slice(1)}` }));
     const library = fresh();
     expect(await library.list()).toEqual(await fullScan().list());
     expect(library.lastScan()).toMatchObject({ fromIndex: true, headsRead: 0 });
