@@ -231,6 +231,9 @@ function scratch(count: number): string {
   // Entries changed within the last ~2 s are never trusted by the index (see RACY_MS in scan.ts).
   sh("sleep", ["2.2"]);
   sh(process.execPath, [CLI, "--home", work, "skills", "list", "--json"]);
+  // The copy's files (60k at 10k) are still being written back: the measured work must not share the
+  // disk with that.
+  sh("sync", []);
   return work;
 }
 

@@ -17,6 +17,7 @@ import {
   isSymlink,
   isWithin,
   MAX_SKILL_MD_BYTES,
+  type MoveContext,
   moveRefusal,
   readContained,
   realPathOf,
@@ -257,10 +258,10 @@ export interface ArchiveManyOptions extends MoveOptions {
 
 /** A synchronous `flatArchiveDestination` (batches): `.archive/<base>`, stamped on a collision. */
 function flatArchiveDestinationSync(archiveRoot: string, base: string, stamp: string): string {
+  // Usually free at the first try: told without an exception.
   const free = (candidate: string) => {
     try {
-      lstatSync(candidate);
-      return false;
+      return lstatSync(candidate, { throwIfNoEntry: false }) === undefined;
     } catch {
       return true;
     }
@@ -305,7 +306,7 @@ export async function archiveMany(
   const blobs = newBlobBatch();
   const archiveRoots = new Set<string>();
   const skillsDir = homePaths(opts.home).skills;
-  const realRoot = realPathOf(skillsDir) ?? skillsDir;
+  const move: MoveContext = { realRoot: realPathOf(skillsDir) ?? skillsDir, parents: new Map() };
   const archived: ArchiveResult[] = [];
   const failures: { name: string; error: string }[] = [];
   const suppress: string[] = [];
@@ -332,7 +333,7 @@ export async function archiveMany(
               provenance,
               blobs,
               archiveRoots,
-              realRoot,
+              move,
               ledgerOn,
               evidence: { ...(opts.evidence ?? {}), ...(evidence ?? {}) },
               lines,
@@ -410,8 +411,8 @@ async function archiveOne(
     blobs: BlobBatch;
     /** Archive folders known to exist (created once per batch). */
     archiveRoots: Set<string>;
-    /** The library's real path, resolved once per batch. */
-    realRoot: string;
+    /** The library's real path and the parent folders resolved so far in this batch. */
+    move: MoveContext;
     ledgerOn: boolean;
     evidence: Record<string, unknown>;
     lines: NewLedgerEntry[];
@@ -430,7 +431,7 @@ async function archiveOne(
     throw refuse(`skill '${entry.name}' is no longer at ${entry.relPath}; kept`, "curator.not_found");
   }
   // The containment rule: nothing outside the library is ever moved.
-  const outside = moveRefusal(paths.skills, entry.dir, entry.name, batch.realRoot);
+  const outside = moveRefusal(paths.skills, entry.dir, entry.name, { ...batch.move, linked });
   if (outside) throw refuse(outside, "curator.outside_library");
   const dest = flatArchiveDestinationSync(
     paths.archive,

@@ -165,28 +165,46 @@ export function readContained(
   return { real, bytes: readBounded(real, options.limit, options.label, options.skill) };
 }
 
+/** What a batch of moves already knows when it asks `moveRefusal`. */
+export interface MoveContext {
+  /** The library's real path. */
+  realRoot: string;
+  /** Real paths (undefined: unresolvable) of parent folders resolved earlier in the batch; filled in. */
+  parents?: Map<string, string | undefined>;
+  /** Whether `dir` is a symlink, when the caller's own `lstat` of it just found out. */
+  linked?: boolean;
+}
+
 /**
  * Why the curator may not move the skill folder `dir` (found under the library root `skillsRoot`), or
  * null when it may. The folder's parent must resolve inside the real library (else the move would carry
  * files from outside it); the folder itself is then either a plain folder inside the library or a symlink,
- * which is moved as a link. `realRoot` is the library's real path, when the caller (a batch) resolved it
- * already.
+ * which is moved as a link. A batch passes what it resolved already (`MoveContext`): many skills share a
+ * category folder, whose resolution costs a `readlink` per path component.
  */
 export function moveRefusal(
   skillsRoot: string,
   dir: string,
   skill: string,
-  realRoot: string = realPathOf(skillsRoot) ?? skillsRoot,
+  context: MoveContext = { realRoot: realPathOf(skillsRoot) ?? skillsRoot },
 ): string | null {
-  const parentReal = realPathOf(path.dirname(dir));
-  if (parentReal === undefined || !isWithin(realRoot, parentReal)) {
-    return `skill '${skill}' sits in a folder reached through a symlink that leads outside the library (${path.relative(skillsRoot, path.dirname(dir)).split(path.sep).join("/")}); the curator never moves files outside skills/. Move the skill into the library, or remove the link, by hand`;
+  const { realRoot, parents } = context;
+  const parent = path.dirname(dir);
+  let parentReal = parents?.get(parent);
+  if (parentReal === undefined && !parents?.has(parent)) {
+    parentReal = realPathOf(parent);
+    parents?.set(parent, parentReal);
   }
-  let linked: boolean | undefined;
-  try {
-    linked = lstatSync(dir).isSymbolicLink();
-  } catch {
-    linked = undefined;
+  if (parentReal === undefined || !isWithin(realRoot, parentReal)) {
+    return `skill '${skill}' sits in a folder reached through a symlink that leads outside the library (${path.relative(skillsRoot, parent).split(path.sep).join("/")}); the curator never moves files outside skills/. Move the skill into the library, or remove the link, by hand`;
+  }
+  let linked = context.linked;
+  if (linked === undefined) {
+    try {
+      linked = lstatSync(dir).isSymbolicLink();
+    } catch {
+      linked = undefined;
+    }
   }
   if (linked) return null;
   // A folder that is not a link is its name inside its parent's real path (no second resolution).

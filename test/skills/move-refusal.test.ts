@@ -51,8 +51,28 @@ describe("moveRefusal", () => {
   it("judges against the real root a batch passes in, not a second resolution", () => {
     const realRoot = realpathSync(env.skills);
     const dir = path.join(env.skills, "cat", "plain");
-    expect(moveRefusal(env.skills, dir, "plain", realRoot)).toBeNull();
+    expect(moveRefusal(env.skills, dir, "plain", { realRoot })).toBeNull();
     // A root the folder is not in refuses it, so the passed value is what decides.
-    expect(moveRefusal(env.skills, dir, "plain", realpathSync(outside))).toMatch(/leads outside the library/);
+    expect(moveRefusal(env.skills, dir, "plain", { realRoot: realpathSync(outside) })).toMatch(
+      /leads outside the library/,
+    );
+  });
+
+  it("resolves each parent folder once per batch, and what the batch resolved decides", () => {
+    const realRoot = realpathSync(env.skills);
+    const dir = path.join(env.skills, "cat", "plain");
+    const parents = new Map<string, string | undefined>();
+    expect(moveRefusal(env.skills, dir, "plain", { realRoot, parents })).toBeNull();
+    expect(parents.get(path.dirname(dir))).toBe(realpathSync(path.dirname(dir)));
+    parents.set(path.dirname(dir), realpathSync(outside));
+    expect(moveRefusal(env.skills, dir, "plain", { realRoot, parents })).toMatch(/leads outside the library/);
+  });
+
+  it("takes the caller's word on whether the folder is a link", () => {
+    const realRoot = realpathSync(env.skills);
+    const gone = path.join(env.skills, "cat", "gone");
+    expect(moveRefusal(env.skills, gone, "gone", { realRoot })).toMatch(/resolves outside the library/);
+    // Told it is a link (the caller's own lstat just found one), the folder is not looked at again.
+    expect(moveRefusal(env.skills, gone, "gone", { realRoot, linked: true })).toBeNull();
   });
 });
