@@ -23,7 +23,8 @@ export async function atomicWriteFile(
   );
   const handle = await fs.open(tmp, "w", options.mode ?? 0o644);
   try {
-    await handle.writeFile(data);
+    if (typeof data === "string" && data.length > TEXT_CHUNK_UNITS) await writeTextInChunks(handle, data);
+    else await handle.writeFile(data);
     await handle.sync();
   } finally {
     await handle.close();
@@ -33,6 +34,28 @@ export async function atomicWriteFile(
   } catch (error) {
     await fs.rm(tmp, { force: true });
     throw error;
+  }
+}
+
+/** UTF-16 units of text encoded per write (at most 3 bytes each, so a chunk fits `TEXT_CHUNK_BYTES`). */
+const TEXT_CHUNK_BYTES = 256 * 1024;
+const TEXT_CHUNK_UNITS = Math.floor(TEXT_CHUNK_BYTES / 3);
+
+/**
+ * Writes a long text through one small buffer instead of encoding it whole first: on these VMs every
+ * fresh page costs a fault, and a 4 MB `.usage.json` encoded at once was ~1,000 of them. A chunk never
+ * ends between the two halves of a surrogate pair.
+ */
+async function writeTextInChunks(handle: fs.FileHandle, text: string): Promise<void> {
+  const chunk = Buffer.allocUnsafe(TEXT_CHUNK_BYTES);
+  for (let at = 0; at < text.length; ) {
+    let end = Math.min(text.length, at + TEXT_CHUNK_UNITS);
+    const last = text.charCodeAt(end - 1);
+    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end -= 1;
+    const length = chunk.write(text.slice(at, end), "utf8");
+    for (let written = 0; written < length; )
+      written += (await handle.write(chunk, written, length - written)).bytesWritten;
+    at = end;
   }
 }
 
@@ -61,6 +84,7 @@ function sortedKeys(value: unknown): unknown {
   }
   if (value === null || typeof value !== "object" || value instanceof Date) return value;
   const record = value as Record<string, unknown>;
+  if (isSortedFlat(record)) return record;
   const keys = Object.keys(record);
   let ordered = true;
   for (let index = 1; index < keys.length && ordered; index++)
@@ -79,6 +103,24 @@ function sortedKeys(value: unknown): unknown {
     }
   }
   return out ?? record;
+}
+
+/**
+ * True for a plain object whose keys are in order and whose values are all primitives (a `.usage.json`
+ * record), checked without allocating: `for...in` over such an object walks V8's cached key list, where
+ * `Object.keys` would build an array per record.
+ */
+function isSortedFlat(record: Record<string, unknown>): boolean {
+  const proto = Object.getPrototypeOf(record);
+  if (proto !== Object.prototype && proto !== null) return false;
+  let previous: string | undefined;
+  for (const key in record) {
+    if (previous !== undefined && !(previous < key)) return false;
+    previous = key;
+    const item = record[key];
+    if (item !== null && typeof item === "object") return false;
+  }
+  return true;
 }
 
 /** `length` bytes of the open file `fd` from `position` (fewer when the file ends first). */

@@ -112,6 +112,10 @@ function frontmatterOfRecord(this: { [HEAD]: SkillHead }): Record<string, unknow
   return this[HEAD].frontmatter;
 }
 
+/** The accessors of every caller's record, made once rather than per record. */
+const DESCRIPTION: PropertyDescriptor = { get: descriptionOfRecord, enumerable: true };
+const FRONTMATTER: PropertyDescriptor = { get: frontmatterOfRecord, enumerable: true };
+
 /**
  * A frozen plain copy of a library record for callers. `description` and `frontmatter` are own enumerable
  * properties read through `descriptionOfRecord` and `frontmatterOfRecord`, so spreading,
@@ -120,14 +124,14 @@ function frontmatterOfRecord(this: { [HEAD]: SkillHead }): Record<string, unknow
  */
 function plainEntry(entry: LibraryEntry): SkillEntry {
   const copy = { name: entry.name } as SkillEntry;
-  Object.defineProperty(copy, "description", { get: descriptionOfRecord, enumerable: true });
+  Object.defineProperty(copy, "description", DESCRIPTION);
   copy.category = entry.category;
   copy.dir = entry.dir;
   copy.skillFile = entry.skillFile;
   copy.root = entry.root;
   copy.rootKind = entry.rootKind;
   copy.relPath = entry.relPath;
-  Object.defineProperty(copy, "frontmatter", { get: frontmatterOfRecord, enumerable: true });
+  Object.defineProperty(copy, "frontmatter", FRONTMATTER);
   if (entry.hiddenBy) copy.hiddenBy = entry.hiddenBy;
   Object.defineProperty(copy, HEAD, { value: entry.head });
   return Object.freeze(copy);

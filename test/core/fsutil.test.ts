@@ -22,6 +22,17 @@ describe("file helpers", () => {
     expect(await readdir(path.dirname(file))).toEqual(["b.json"]);
   });
 
+  it("writes a long text in chunks byte for byte, never between the halves of a surrogate pair", async () => {
+    const file = path.join(dir, "long.json");
+    // Chunks hold 87,381 UTF-16 units: the emoji's halves straddle the first boundary for one of these.
+    for (const pad of [87_379, 87_380, 87_381]) {
+      const text = `${"a".repeat(pad)}😀${"é✓".repeat(60_000)}${"😀".repeat(70_000)}`;
+      await atomicWriteFile(file, text);
+      expect(await readFile(file, "utf8")).toBe(text);
+    }
+    expect(await readdir(dir)).toEqual(["long.json"]);
+  });
+
   it("sorts keys at every level like Hermes' json.dump(sort_keys=True, indent=2)", () => {
     expect(stableJson({ b: 1, a: { d: [{ z: 1, y: 2 }], c: null } })).toBe(
       '{\n  "a": {\n    "c": null,\n    "d": [\n      {\n        "y": 2,\n        "z": 1\n      }\n    ]\n  },\n  "b": 1\n}',
