@@ -10,10 +10,13 @@ import path from "node:path";
 
 export { acquireLock, type HeldLock, LockBusyError, type LockOptions, withLock } from "./flock.js";
 
-/** Writes `data` to `file` atomically: a sibling tmp file is written, fsynced and renamed over it. */
+/**
+ * Writes `data` to `file` atomically: a sibling tmp file is written, fsynced and renamed over it. Text
+ * may come in pieces (see `stableJsonPieces`), each encoded as UTF-8 on its own and written in order.
+ */
 export async function atomicWriteFile(
   file: string,
-  data: string | Uint8Array,
+  data: string | Uint8Array | Iterable<string>,
   options: { mode?: number } = {},
 ): Promise<void> {
   await fs.mkdir(path.dirname(file), { recursive: true });
@@ -23,8 +26,11 @@ export async function atomicWriteFile(
   );
   const handle = await fs.open(tmp, "w", options.mode ?? 0o644);
   try {
-    if (typeof data === "string" && data.length > TEXT_CHUNK_UNITS) await writeTextInChunks(handle, data);
-    else await handle.writeFile(data);
+    if (typeof data === "string") {
+      if (data.length > LONG_TEXT) await writeTextInChunks(handle, [data]);
+      else await handle.writeFile(data);
+    } else if (data instanceof Uint8Array) await handle.writeFile(data);
+    else await writeTextInChunks(handle, data);
     await handle.sync();
   } finally {
     await handle.close();
@@ -37,31 +43,68 @@ export async function atomicWriteFile(
   }
 }
 
-/** UTF-16 units of text encoded per write (at most 3 bytes each, so a chunk fits `TEXT_CHUNK_BYTES`). */
+/** Bytes encoded per write of a long text. */
 const TEXT_CHUNK_BYTES = 256 * 1024;
-const TEXT_CHUNK_UNITS = Math.floor(TEXT_CHUNK_BYTES / 3);
+/** Texts longer than this (in UTF-16 units) are written in chunks. */
+const LONG_TEXT = 64 * 1024;
 
 /**
- * Writes a long text through one small buffer instead of encoding it whole first: on these VMs every
- * fresh page costs a fault, and a 4 MB `.usage.json` encoded at once was ~1,000 of them. A chunk never
- * ends between the two halves of a surrogate pair.
+ * Writes text through one small buffer instead of encoding it whole first: on these VMs every fresh page
+ * costs a fault, and a 4 MB `.usage.json` encoded at once was ~1,000 of them. A unit takes at most 3
+ * bytes, so what is encoded always fits; a chunk never ends between the two halves of a surrogate pair.
  */
-async function writeTextInChunks(handle: fs.FileHandle, text: string): Promise<void> {
+async function writeTextInChunks(handle: fs.FileHandle, pieces: Iterable<string>): Promise<void> {
   const chunk = Buffer.allocUnsafe(TEXT_CHUNK_BYTES);
-  for (let at = 0; at < text.length; ) {
-    let end = Math.min(text.length, at + TEXT_CHUNK_UNITS);
-    const last = text.charCodeAt(end - 1);
-    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end -= 1;
-    const length = chunk.write(text.slice(at, end), "utf8");
-    for (let written = 0; written < length; )
-      written += (await handle.write(chunk, written, length - written)).bytesWritten;
-    at = end;
+  let used = 0;
+  const flush = async () => {
+    for (let written = 0; written < used; )
+      written += (await handle.write(chunk, written, used - written)).bytesWritten;
+    used = 0;
+  };
+  for (const piece of pieces) {
+    for (let at = 0; at < piece.length; ) {
+      let end = Math.min(piece.length, at + Math.floor((TEXT_CHUNK_BYTES - used) / 3));
+      const last = piece.charCodeAt(end - 1);
+      if (end < piece.length && last >= 0xd800 && last <= 0xdbff) end -= 1;
+      if (end <= at) {
+        await flush();
+        continue;
+      }
+      used += chunk.write(at === 0 && end === piece.length ? piece : piece.slice(at, end), used, "utf8");
+      at = end;
+    }
   }
+  await flush();
 }
 
 /** JSON as Hermes writes it: indent 2, keys sorted at every level, trailing newline omitted. */
 export function stableJson(value: unknown): string {
   return JSON.stringify(sortedKeys(value), null, 2);
+}
+
+/**
+ * `stableJson(value)` of JSON data in pieces whose concatenation is that text, one per entry of a
+ * top-level object. Written with `atomicWriteFile`, a 4 MB `.usage.json` is never built as one string,
+ * which JSON.stringify returns as a rope that the write must first copy flat.
+ */
+export function* stableJsonPieces(value: unknown): Generator<string> {
+  const sorted = sortedKeys(value);
+  if (sorted === null || typeof sorted !== "object" || Array.isArray(sorted) || "toJSON" in sorted) {
+    yield JSON.stringify(sorted, null, 2);
+    return;
+  }
+  const record = sorted as Record<string, unknown>;
+  let first = true;
+  for (const key of Object.keys(record)) {
+    // `{\n  "key": value\n}` with the value indented as it is in the whole object; an entry JSON leaves
+    // out (an undefined value) gives `{}` and is left out here too.
+    const entry = JSON.stringify({ [key]: record[key] }, null, 2);
+    if (entry === "{}") continue;
+    yield first ? "{\n" : ",\n";
+    yield entry.slice(2, -2);
+    first = false;
+  }
+  yield first ? "{}" : "\n}";
 }
 
 /**

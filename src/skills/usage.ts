@@ -11,7 +11,7 @@ import {
   isoTimestamp,
   parseJsonObject,
   readTextIfExists,
-  stableJson,
+  stableJsonPieces,
   withLock,
 } from "../core/fsutil.js";
 import { cachedByFile, contentKey, takeSettled } from "../core/read-cache.js";
@@ -361,7 +361,7 @@ export class UsageStore {
     }
     const result = await mutate(records);
     // 0600, as Hermes writes it (a tmp file from mkstemp, renamed over).
-    await atomicWriteFile(this.file, stableJson(records), { mode: 0o600 });
+    await atomicWriteFile(this.file, stableJsonPieces(records), { mode: 0o600 });
     return result;
   }
 

@@ -3,7 +3,13 @@ import os from "node:os";
 import path from "node:path";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { atomicWriteFile, isoTimestamp, stableJson, withLock } from "../../src/core/fsutil.js";
+import {
+  atomicWriteFile,
+  isoTimestamp,
+  stableJson,
+  stableJsonPieces,
+  withLock,
+} from "../../src/core/fsutil.js";
 
 describe("file helpers", () => {
   let dir: string;
@@ -31,6 +37,25 @@ describe("file helpers", () => {
       expect(await readFile(file, "utf8")).toBe(text);
     }
     expect(await readdir(dir)).toEqual(["long.json"]);
+  });
+
+  it("writes text given in pieces as their concatenation, whatever the pieces' sizes", async () => {
+    const file = path.join(dir, "pieces.json");
+    // Chunks hold 256 KB: a few 180 KB pieces of emoji put chunk ends at every offset of a pair.
+    const big = fc.nat({ max: 3 }).map((shift) => `${"a".repeat(shift)}${"😀".repeat(45_000)}`);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.oneof(fc.string({ unit: "binary", maxLength: 40 }), big), { maxLength: 8 }),
+        async (pieces) => {
+          await atomicWriteFile(file, pieces);
+          // Each piece is UTF-8 on its own (a lone surrogate becomes U+FFFD), the big ones across chunks.
+          const expected = Buffer.concat(pieces.map((piece) => Buffer.from(piece, "utf8")));
+          // Compared as bytes: a deep equality over a megabyte would dominate the test.
+          expect((await readFile(file)).equals(expected)).toBe(true);
+        },
+      ),
+      { numRuns: 30 },
+    );
   });
 
   it("sorts keys at every level like Hermes' json.dump(sort_keys=True, indent=2)", () => {
@@ -83,6 +108,18 @@ describe("stableJson", () => {
       }),
       { numRuns: 500 },
     );
+  });
+
+  it("gives the same text in pieces, one per entry of a top-level object", () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.jsonValue(), fc.dictionary(fc.string(), fc.jsonValue())), (value) => {
+        expect([...stableJsonPieces(value)].join("")).toBe(stableJson(value));
+      }),
+      { numRuns: 500 },
+    );
+    const usage = { b: { z: 1, a: [1, { y: 2, x: null }] }, a: {}, "": "e", __proto__: null };
+    expect([...stableJsonPieces(usage)].join("")).toBe(stableJson(usage));
+    expect([...stableJsonPieces({})]).toEqual(["{}"]);
   });
 
   it("sorts nested objects inside sorted ones, and integer-like keys as JavaScript orders them", () => {
