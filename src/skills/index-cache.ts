@@ -59,9 +59,9 @@ export function indexPath(home: string): string {
 }
 
 /**
- * The listings line: the `ScanCache` columns but the stamps (a plain SKILL.md listing stored as 0), then per head its
- * name, declared name (0: equal to `name`, null: none), frontmatter name (0: equal to the declared name or
- * `name`, null: not a string) and gate inputs (0: neither gate declared).
+ * The listings line: the `ScanCache` columns but the stamps (a plain SKILL.md listing stored as 0), then
+ * per head its name, declared name (0: equal to `name`, null: none), frontmatter name (0: equal to the
+ * declared name or `name`, null: not a string) and gate inputs (0: neither gate declared).
  */
 interface StoredListings extends Omit<ScanColumns, "dirEntries" | "dirStamps" | "headStamps"> {
   dirEntries: (string | 0)[];
