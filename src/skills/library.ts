@@ -64,8 +64,8 @@ const ARM_DELAY_MS = 200;
 const LIST_HINT = "Use skill_view(name) to see full content, tags, and linked files";
 
 /**
- * A skill as the library keeps it. Its frontmatter is read from the scan's head on first access, through
- * a getter on the prototype: an accessor written in an object literal puts every record in V8's
+ * A skill as the library keeps it. Its description and frontmatter are read from the scan's head on first
+ * access, through getters on the prototype: an accessor written in an object literal puts every record in V8's
  * dictionary mode (~450 bytes of property storage each, ~9 MB at 10k skills), a class keeps them compact.
  * Callers get frozen plain copies (`sharedRecords`), never these.
  */

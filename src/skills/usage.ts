@@ -113,14 +113,16 @@ export function lastActivityAt(record: UsageRecord): string | null {
   return lastActivity(record)?.iso ?? null;
 }
 
+/** The fields whose latest value is a record's last activity. */
+const ACTIVITY_FIELDS = ["last_used_at", "last_viewed_at", "last_patched_at"] as const;
+
 /** `lastActivityAt` with its time in ms (parsed once), or null when there was no activity. */
 export function lastActivity(record: UsageRecord): { iso: string; ms: number } | null {
-  // Called for every record of a curator pass: three plain checks, one result object.
+  // Called for every record of a curator pass: no array or object per field, one result object.
   let iso: string | undefined;
   let ms = Number.NEGATIVE_INFINITY;
-  for (let field = 0; field < 3; field++) {
-    const value =
-      field === 0 ? record.last_used_at : field === 1 ? record.last_viewed_at : record.last_patched_at;
+  for (const field of ACTIVITY_FIELDS) {
+    const value = record[field];
     if (typeof value !== "string") continue;
     const parsed = parseTimestamp(value);
     if (parsed !== undefined && (iso === undefined || parsed > ms)) {
