@@ -5,7 +5,7 @@
  */
 
 import { randomBytes } from "node:crypto";
-import { promises as fs, readSync } from "node:fs";
+import { type Dir, promises as fs, opendirSync, readSync } from "node:fs";
 import path from "node:path";
 
 export { acquireLock, type HeldLock, LockBusyError, type LockOptions, withLock } from "./flock.js";
@@ -83,9 +83,9 @@ export function stableJson(value: unknown): string {
 }
 
 /**
- * `stableJson(value)` of JSON data in pieces whose concatenation is that text, one per entry of a
- * top-level object. Written with `atomicWriteFile`, a 4 MB `.usage.json` is never built as one string,
- * which JSON.stringify returns as a rope that the write must first copy flat.
+ * `stableJson(value)` of JSON data in pieces whose concatenation is that text, each holding a run of
+ * entries of a top-level object. Written with `atomicWriteFile`, a 4 MB `.usage.json` is never built as
+ * one string, which JSON.stringify returns as a rope that the write must first copy flat.
  */
 export function* stableJsonPieces(value: unknown): Generator<string> {
   const sorted = sortedKeys(value);
@@ -94,18 +94,32 @@ export function* stableJsonPieces(value: unknown): Generator<string> {
     return;
   }
   const record = sorted as Record<string, unknown>;
+  const keys = Object.keys(record);
   let first = true;
-  for (const key of Object.keys(record)) {
-    // `{\n  "key": value\n}` with the value indented as it is in the whole object; an entry JSON leaves
-    // out (an undefined value) gives `{}` and is left out here too.
-    const entry = JSON.stringify({ [key]: record[key] }, null, 2);
-    if (entry === "{}") continue;
+  for (let start = 0; start < keys.length; start += ENTRIES_PER_PIECE) {
+    // A run of entries as an object of their own gives `{\n  "a": …,\n  "b": …\n}`, indented as in the
+    // whole object. It has no prototype, so a `__proto__` key stays a key; keys keep their order (integer-
+    // like ones first, as in the whole). Entries JSON leaves out (undefined values) are left out here too.
+    const run: Record<string, unknown> = Object.create(null);
+    const end = Math.min(keys.length, start + ENTRIES_PER_PIECE);
+    for (let at = start; at < end; at++) {
+      const key = keys[at] as string;
+      run[key] = record[key];
+    }
+    const text = JSON.stringify(run, null, 2);
+    if (text === "{}") continue;
     yield first ? "{\n" : ",\n";
-    yield entry.slice(2, -2);
+    yield text.slice(2, -2);
     first = false;
   }
   yield first ? "{}" : "\n}";
 }
+
+/**
+ * Entries per piece of `stableJsonPieces`: one JSON.stringify call per 64 `.usage.json` records costs
+ * about half of one call per record in a fresh process, and a piece stays small (about 25 KB).
+ */
+const ENTRIES_PER_PIECE = 64;
 
 /**
  * `value` with object keys sorted at every level (arrays keep their order). Parts already in order are
@@ -134,7 +148,8 @@ function sortedKeys(value: unknown): unknown {
     ordered = (keys[index - 1] as string) < (keys[index] as string);
   let out: Record<string, unknown> | undefined;
   if (!ordered) {
-    out = {};
+    // No prototype: a `__proto__` key (a skill may be named so) is copied as a key, not made the prototype.
+    out = Object.create(null) as Record<string, unknown>;
     for (const key of keys.sort()) out[key] = record[key];
   }
   for (const key of keys) {
@@ -164,6 +179,32 @@ function isSortedFlat(record: Record<string, unknown>): boolean {
     if (item !== null && typeof item === "object") return false;
   }
   return true;
+}
+
+/**
+ * The names in `dir` (an empty set when it does not exist), or undefined when it holds more than `cap`
+ * entries or cannot be read. For a batch that would otherwise look up many names in one folder one by
+ * one: reading a name costs far less than a lookup, and the cap bounds what a huge folder costs.
+ */
+export function namesUpTo(dir: string, cap: number): Set<string> | undefined {
+  let handle: Dir;
+  try {
+    handle = opendirSync(dir, { bufferSize: 128 });
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ENOENT" ? new Set() : undefined;
+  }
+  const names = new Set<string>();
+  try {
+    for (let entry = handle.readSync(); entry !== null; entry = handle.readSync()) {
+      if (names.size >= cap) return undefined;
+      names.add(entry.name);
+    }
+    return names;
+  } catch {
+    return undefined;
+  } finally {
+    handle.closeSync();
+  }
 }
 
 /** `length` bytes of the open file `fd` from `position` (fewer when the file ends first). */

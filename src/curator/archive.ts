@@ -10,7 +10,7 @@ import path from "node:path";
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
 import { CuratorError } from "../core/errors.js";
-import { isoTimestamp, pathExists } from "../core/fsutil.js";
+import { isoTimestamp, namesUpTo, pathExists } from "../core/fsutil.js";
 import { meterFor, type ProgressSink } from "../core/progress.js";
 import {
   destinationRefusal,
@@ -257,20 +257,45 @@ export interface ArchiveManyOptions extends MoveOptions {
 }
 
 /** A synchronous `flatArchiveDestination` (batches): `.archive/<base>`, stamped on a collision. */
-function flatArchiveDestinationSync(archiveRoot: string, base: string, stamp: string): string {
-  // Usually free at the first try: told without an exception.
-  const free = (candidate: string) => {
+function flatArchiveDestinationSync(
+  archiveRoot: string,
+  base: string,
+  stamp: string,
+  taken: Set<string> | undefined,
+): string {
+  // Usually free at the first try: told without an exception, or without a look at the disk at all.
+  const free = (name: string) => {
+    if (taken) return !taken.has(archiveNameKey(name));
     try {
-      return lstatSync(candidate, { throwIfNoEntry: false }) === undefined;
+      return lstatSync(path.join(archiveRoot, name), { throwIfNoEntry: false }) === undefined;
     } catch {
       return true;
     }
   };
-  const plain = path.join(archiveRoot, base);
-  if (free(plain)) return plain;
-  const stamped = `${plain}-${stamp}`;
-  if (free(stamped)) return stamped;
-  for (let n = 2; ; n += 1) if (free(`${stamped}-${n}`)) return `${stamped}-${n}`;
+  let name = base;
+  if (!free(name)) {
+    name = `${base}-${stamp}`;
+    for (let n = 2; !free(name); n += 1) name = `${base}-${stamp}-${n}`;
+  }
+  taken?.add(archiveNameKey(name));
+  return path.join(archiveRoot, name);
+}
+
+/**
+ * How an archive folder name is compared with the listed ones: case and Unicode form folded, so a
+ * name a case-insensitive or normalizing file system would see as taken is taken here too.
+ */
+function archiveNameKey(name: string): string {
+  return name.normalize("NFC").toLowerCase();
+}
+
+/**
+ * The archive folder's names, folded (see `archiveNameKey`), when it is small enough to list for a batch
+ * of `count` archives; undefined when each destination is looked up on disk instead.
+ */
+function listArchiveNames(archiveRoot: string, count: number): Set<string> | undefined {
+  const names = namesUpTo(archiveRoot, 16 * count);
+  return names && new Set([...names].map(archiveNameKey));
 }
 
 /** The capture of a package after it moved from `from` to `to`: the same files under the new path. */
@@ -303,9 +328,11 @@ export async function archiveMany(
       entries.map((item) => item.entry),
     ));
   const ledgerOn = opts.config.skills.ledger;
-  const blobs = newBlobBatch();
-  const archiveRoots = new Set<string>();
   const skillsDir = homePaths(opts.home).skills;
+  // Each package has a SKILL.md and often a few more files: the blob folder is listed when small.
+  const blobs = newBlobBatch(opts.home, 2 * entries.length);
+  const archiveNames = listArchiveNames(homePaths(opts.home).archive, entries.length);
+  const archiveRoots = new Set<string>();
   const move: MoveContext = { realRoot: realPathOf(skillsDir) ?? skillsDir, parents: new Map() };
   const archived: ArchiveResult[] = [];
   const failures: { name: string; error: string }[] = [];
@@ -333,6 +360,7 @@ export async function archiveMany(
               provenance,
               blobs,
               archiveRoots,
+              archiveNames,
               move,
               ledgerOn,
               evidence: { ...(opts.evidence ?? {}), ...(evidence ?? {}) },
@@ -411,6 +439,8 @@ async function archiveOne(
     blobs: BlobBatch;
     /** Archive folders known to exist (created once per batch). */
     archiveRoots: Set<string>;
+    /** The archive's names listed when the batch began, plus those it took (see `listArchiveNames`). */
+    archiveNames: Set<string> | undefined;
     /** The library's real path and the parent folders resolved so far in this batch. */
     move: MoveContext;
     ledgerOn: boolean;
@@ -437,6 +467,7 @@ async function archiveOne(
     paths.archive,
     path.posix.basename(entry.relPath),
     stampOf(batch.now),
+    batch.archiveNames,
   );
   const archivedAs = path.relative(paths.archive, dest).split(path.sep).join("/");
   const evidence = { archived: true, archived_as: archivedAs, ...batch.evidence };

@@ -1,14 +1,14 @@
 /**
  * The ledger's content store `<home>/.curator_backups/blobs/<sha256>`: one write-once file per distinct
  * content. A blob is written to `.tmp-<8hex>-<digest>` and renamed into place; an existing blob is never
- * rewritten. Garbage collection removes unreferenced blobs older than one hour.
+ * rewritten (a batch that listed the folder before another process stored the same content renames the
+ * same bytes over it). Garbage collection removes unreferenced blobs older than one hour.
  */
 import { createHash, randomBytes } from "node:crypto";
 import {
   closeSync,
   createReadStream,
   createWriteStream,
-  existsSync,
   promises as fs,
   fstatSync,
   mkdirSync,
@@ -21,7 +21,7 @@ import {
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import { homePaths } from "../config/home.js";
-import { readRangeSync } from "../core/fsutil.js";
+import { namesUpTo, readRangeSync } from "../core/fsutil.js";
 
 /** Files up to this size are hashed in memory; larger ones are streamed. */
 const IN_MEMORY_LIMIT = 4 * 1024 * 1024;
@@ -109,11 +109,28 @@ export interface BlobBatch {
   dirReady: boolean;
   tag: string;
   next: number;
+  /**
+   * The blob folder's names when the batch began, when it was small enough to list (see `namesUpTo`):
+   * a digest is looked up here instead of on disk. A blob another process stores meanwhile is then
+   * written again with the same bytes (a rename over it), which changes nothing it holds.
+   */
+  listed?: Set<string>;
 }
 
-/** A fresh `BlobBatch`. */
-export function newBlobBatch(): BlobBatch {
-  return { known: new Set(), dirReady: false, tag: randomBytes(4).toString("hex"), next: 0 };
+/**
+ * A fresh `BlobBatch`. `expectedFiles`: about how many files the batch will capture; with it the blob
+ * folder is listed once up front when it holds at most 16 names per expected file.
+ */
+export function newBlobBatch(home?: string, expectedFiles = 0): BlobBatch {
+  const batch: BlobBatch = {
+    known: new Set(),
+    dirReady: false,
+    tag: randomBytes(4).toString("hex"),
+    next: 0,
+  };
+  if (home !== undefined && expectedFiles > 0)
+    batch.listed = namesUpTo(homePaths(home).blobs, 16 * expectedFiles);
+  return batch;
 }
 
 /** A file's bytes through one open descriptor (open, fstat, read, close); too large ones throw. */
@@ -139,14 +156,10 @@ export function storeFileSync(home: string, file: string, batch: BlobBatch = new
   const digest = sha256(data);
   if (batch.known.has(digest)) return digest;
   const dest = blobPath(home, digest);
-  if (existsSync(dest)) {
-    const now = new Date();
-    try {
-      utimesSync(dest, now, now);
-    } catch {
-      // Gone meanwhile: the next capture stores it again.
-    }
-  } else {
+  // A blob stored before gets its time refreshed (one call, which also tells whether it is there); one
+  // not there, or gone since the folder was listed, is written.
+  const stored = batch.listed ? batch.listed.has(digest) && refreshed(dest) : refreshed(dest);
+  if (!stored) {
     const dir = path.dirname(dest);
     if (!batch.dirReady) {
       mkdirSync(dir, { recursive: true });
@@ -163,6 +176,20 @@ export function storeFileSync(home: string, file: string, batch: BlobBatch = new
   }
   batch.known.add(digest);
   return digest;
+}
+
+/**
+ * Refreshes an existing blob's time (see `touch`); false when it is gone (a GC since it was seen), and
+ * the caller stores it again.
+ */
+function refreshed(blob: string): boolean {
+  const now = new Date();
+  try {
+    utimesSync(blob, now, now);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Thrown by `storeFileSync` for a file too large to hash in memory. */

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import fc from "fast-check";
@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   atomicWriteFile,
   isoTimestamp,
+  namesUpTo,
   stableJson,
   stableJsonPieces,
   withLock,
@@ -26,6 +27,16 @@ describe("file helpers", () => {
     await atomicWriteFile(file, "two");
     expect(await readFile(file, "utf8")).toBe("two");
     expect(await readdir(path.dirname(file))).toEqual(["b.json"]);
+  });
+
+  it("lists a folder's names up to a cap: none for a missing folder, nothing past the cap", async () => {
+    expect(namesUpTo(path.join(dir, "missing"), 10)).toEqual(new Set());
+    for (const name of ["a", "b", ".c"]) await writeFile(path.join(dir, name), "");
+    await mkdir(path.join(dir, "d"));
+    expect(namesUpTo(dir, 4)).toEqual(new Set(["a", "b", ".c", "d"]));
+    expect(namesUpTo(dir, 3)).toBeUndefined();
+    // A file where a folder is expected cannot be listed: the caller looks names up one by one.
+    expect(namesUpTo(path.join(dir, "a"), 10)).toBeUndefined();
   });
 
   it("writes a long text in chunks byte for byte, never between the halves of a surrogate pair", async () => {
@@ -91,7 +102,8 @@ describe("stableJson", () => {
   function copySorted(value: unknown): unknown {
     if (Array.isArray(value)) return value.map(copySorted);
     if (value !== null && typeof value === "object") {
-      const out: Record<string, unknown> = {};
+      // No prototype, so a `__proto__` key is copied as a key.
+      const out: Record<string, unknown> = Object.create(null);
       for (const key of Object.keys(value).sort())
         out[key] = copySorted((value as Record<string, unknown>)[key]);
       return out;
@@ -120,6 +132,41 @@ describe("stableJson", () => {
     const usage = { b: { z: 1, a: [1, { y: 2, x: null }] }, a: {}, "": "e", __proto__: null };
     expect([...stableJsonPieces(usage)].join("")).toBe(stableJson(usage));
     expect([...stableJsonPieces({})]).toEqual(["{}"]);
+  });
+
+  it("gives the same text in pieces for objects of many entries: integer-like, __proto__ and undefined ones", () => {
+    const entries = fc.array(
+      fc.tuple(
+        fc.oneof(
+          fc.string(),
+          fc.nat({ max: 300 }).map(String),
+          fc.constant("__proto__"),
+          fc.constant("toString"),
+        ),
+        fc.option(fc.jsonValue({ maxDepth: 2 }), { nil: undefined }),
+      ),
+      { maxLength: 300 },
+    );
+    fc.assert(
+      fc.property(entries, (pairs) => {
+        // Own properties even for `__proto__` (an assignment would set the prototype instead).
+        const value: Record<string, unknown> = {};
+        for (const [key, item] of pairs)
+          Object.defineProperty(value, key, {
+            value: item,
+            enumerable: true,
+            configurable: true,
+            writable: true,
+          });
+        const pieces = [...stableJsonPieces(value)];
+        expect(pieces.join("")).toBe(stableJson(value));
+        if (pairs.length > 130) expect(pieces.length).toBeGreaterThan(4);
+      }),
+      { numRuns: 200 },
+    );
+    const hostile = JSON.parse('{"__proto__": {"b": 1, "a": 2}, "200": 1, "3": 2, "z": 3}') as object;
+    expect([...stableJsonPieces(hostile)].join("")).toBe(stableJson(hostile));
+    expect(stableJson(hostile)).toContain('"__proto__": {\n    "a": 2,');
   });
 
   it("sorts nested objects inside sorted ones, and integer-like keys as JavaScript orders them", () => {

@@ -1,6 +1,6 @@
 /** Archive and restore on disk: reference scenarios 14–16, 50, 52, 53, plus category round trips. */
 import { createHash } from "node:crypto";
-import { promises as fs } from "node:fs";
+import { promises as fs, rmSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CuratorError } from "../../src/core/errors.js";
@@ -310,6 +310,59 @@ describe("archiveMany (batched, group-committed)", () => {
         );
       }
     }
+  });
+
+  it("a batch stamps names the archive already holds, in any case, and its own second use of a name", async () => {
+    await writeSkill(home, "one/keeper");
+    // Another skill whose folder has the same name.
+    await writeSkill(home, "two/keeper", {}, "second-keeper");
+    await writeSkill(home, "ops/mixed");
+    await fs.mkdir(path.join(skills(), ".archive/keeper"), { recursive: true });
+    await fs.writeFile(path.join(skills(), ".archive/keeper/SKILL.md"), "older keeper\n");
+    // A case-insensitive file system would see `.archive/MIXED` as taken by `mixed`: so does the batch.
+    await fs.mkdir(path.join(skills(), ".archive/MIXED"), { recursive: true });
+    await fs.writeFile(path.join(skills(), ".archive/MIXED/SKILL.md"), "older mixed\n");
+    const o = opts();
+    const entries = (await o.library.all()).filter((entry) => entry.rootKind === "local");
+    expect(entries.map((entry) => entry.relPath).sort()).toEqual(["one/keeper", "ops/mixed", "two/keeper"]);
+    const done = await archiveMany(
+      entries.map((entry) => ({ entry })),
+      o,
+    );
+    expect(done.failures).toEqual([]);
+    expect(done.archived.map((item) => [item.from, item.archivedAs]).sort()).toEqual([
+      ["one/keeper", "keeper-20260601120000"],
+      ["ops/mixed", "mixed-20260601120000"],
+      ["two/keeper", "keeper-20260601120000-2"],
+    ]);
+    // Nothing that was there is touched.
+    expect(await fs.readFile(path.join(skills(), ".archive/keeper/SKILL.md"), "utf8")).toBe("older keeper\n");
+    expect(await fs.readFile(path.join(skills(), ".archive/MIXED/SKILL.md"), "utf8")).toBe("older mixed\n");
+  });
+
+  it("a blob listed when the batch began but collected since is stored again, so its ledger line can be undone", async () => {
+    await writeSkill(home, "ops/first", { "notes.md": "shared words\n" });
+    await writeSkill(home, "ops/second", { "notes.md": "shared words\n" });
+    const blobs = path.join(home, ".curator_backups/blobs");
+    const digest = createHash("sha256").update("shared words\n").digest("hex");
+    await fs.mkdir(blobs, { recursive: true });
+    await fs.writeFile(path.join(blobs, digest), "shared words\n");
+    const o = opts();
+    const first = (await o.library.find("first")) as SkillEntry;
+    const second = (await o.library.find("second")) as SkillEntry;
+    // The blob is gone by the time the batch captures the first package (a GC in another process).
+    const gone = await archiveMany([{ entry: first }, { entry: second }], {
+      ...o,
+      meter: (event) => {
+        if (event.done === 0) rmSync(path.join(blobs, digest));
+      },
+    });
+    expect(gone.failures).toEqual([]);
+    expect(await fs.readFile(path.join(blobs, digest), "utf8")).toBe("shared words\n");
+    const ledger = await readEntries(home);
+    expect(ledger.map((entry) => entry.skill).sort()).toEqual(["first", "second"]);
+    for (const entry of ledger)
+      expect(entry.before.some((file) => "sha256" in file && file.sha256 === digest)).toBe(true);
   });
 
   it("a batch-archived skill can be undone from its ledger line", async () => {
