@@ -49,11 +49,12 @@ const TEXT_CHUNK_BYTES = 256 * 1024;
 const LONG_TEXT = 64 * 1024;
 
 /**
- * Writes text through one small buffer instead of encoding it whole first: on these VMs every fresh page
- * costs a fault, and a 4 MB `.usage.json` encoded at once was ~1,000 of them. A unit takes at most 3
- * bytes, so what is encoded always fits; a chunk never ends between the two halves of a surrogate pair.
+ * Writes text pieces in order at the handle's position (its end when opened to append), through one small
+ * buffer instead of encoding the text whole first: on these VMs every fresh page costs a fault, and a 4 MB
+ * `.usage.json` encoded at once was ~1,000 of them. A unit takes at most 3 bytes, so what is encoded
+ * always fits; a chunk never ends between the two halves of a surrogate pair.
  */
-async function writeTextInChunks(handle: fs.FileHandle, pieces: Iterable<string>): Promise<void> {
+export async function writeTextInChunks(handle: fs.FileHandle, pieces: Iterable<string>): Promise<void> {
   const chunk = Buffer.allocUnsafe(TEXT_CHUNK_BYTES);
   let used = 0;
   const flush = async () => {

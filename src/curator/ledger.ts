@@ -9,7 +9,13 @@ import { promises as fs, lstatSync, readdirSync, readlinkSync } from "node:fs";
 import path from "node:path";
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
-import { atomicWriteFile, isoTimestamp, readTextIfExists, withLock } from "../core/fsutil.js";
+import {
+  atomicWriteFile,
+  isoTimestamp,
+  readTextIfExists,
+  withLock,
+  writeTextInChunks,
+} from "../core/fsutil.js";
 import { type UsageRecord, UsageStore } from "../skills/usage.js";
 import { type BlobBatch, gcBlobs, newBlobBatch, storeFile, storeFileSync } from "./blobs.js";
 
@@ -283,40 +289,38 @@ export async function appendEntries(
     return entry;
   });
   const file = homePaths(home).ledger;
-  const text = entries.map((entry) => `${JSON.stringify(entry)}\n`).join("");
+  // One line per entry, encoded through a small buffer as it is written rather than joined first.
+  const lines = entries.map((entry) => `${JSON.stringify(entry)}\n`);
   await withLock(
     ledgerLockPath(home),
     async () => {
       await fs.mkdir(path.dirname(file), { recursive: true });
-      // A crash mid-append leaves a line without its newline: end it first, so the new entries start on
-      // a line of their own (the broken line is then skipped on reading, never glued to an entry).
-      const repair = (await endsWithoutNewline(file)) ? "\n" : "";
-      await fs.appendFile(file, `${repair}${text}`, "utf8");
+      const handle = await fs.open(file, "a+");
+      let size: number;
+      try {
+        // A crash mid-append leaves a line without its newline: end it first, so the new entries start on
+        // a line of their own (the broken line is then skipped on reading, never glued to an entry).
+        if (await endsWithoutNewline(handle)) lines.unshift("\n");
+        await writeTextInChunks(handle, lines);
+        size = (await handle.stat()).size;
+      } finally {
+        await handle.close();
+      }
       const cap = config.skills.ledgerMaxBytes;
-      if (cap > 0 && (await fs.stat(file)).size > cap) await compactLocked(home, cap);
+      if (cap > 0 && size > cap) await compactLocked(home, cap);
     },
     { waitMs: 60_000, recordHolder: false },
   );
   return entries;
 }
 
-/** True when `file` exists, is not empty and its last byte is not a newline. */
-async function endsWithoutNewline(file: string): Promise<boolean> {
-  let handle: import("node:fs/promises").FileHandle;
-  try {
-    handle = await fs.open(file, "r");
-  } catch {
-    return false;
-  }
-  try {
-    const { size } = await handle.stat();
-    if (size === 0) return false;
-    const last = Buffer.alloc(1);
-    await handle.read(last, 0, 1, size - 1);
-    return last[0] !== 0x0a;
-  } finally {
-    await handle.close();
-  }
+/** True when the open file is not empty and its last byte is not a newline. */
+async function endsWithoutNewline(handle: import("node:fs/promises").FileHandle): Promise<boolean> {
+  const { size } = await handle.stat();
+  if (size === 0) return false;
+  const last = Buffer.alloc(1);
+  await handle.read(last, 0, 1, size - 1);
+  return last[0] !== 0x0a;
 }
 
 /** Drops paths whose content is the same before and after. */
