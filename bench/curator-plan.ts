@@ -15,7 +15,7 @@ import { readCronRefs } from "../src/curator/cron.js";
 import { plan } from "../src/curator/plan.js";
 import { loadProvenance } from "../src/curator/provenance.js";
 import { runCurator } from "../src/curator/run.js";
-import { openLibrary } from "../src/skills/library.js";
+import { everySkillOnDisk, openLibrary } from "../src/skills/library.js";
 import { emptyRecord, type UsageMap, UsageStore } from "../src/skills/usage.js";
 import { buildSyntheticLibrary } from "./synthetic.js";
 
@@ -62,7 +62,7 @@ async function measure(count: number): Promise<void> {
   try {
     const library = openLibrary(home, config, { watch: false });
     const [input, readMs] = await timed(async () => {
-      const skills = await library.all();
+      const skills = await everySkillOnDisk(library);
       const usage = await new UsageStore(path.join(home, "skills")).read();
       const provenance = await loadProvenance(home, skills);
       const cron = await readCronRefs(home);

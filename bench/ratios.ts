@@ -45,7 +45,8 @@ function median(values: number[]): number {
 /** Read + plan + apply on `home` as `curator run` does them (backups off: the snapshot has its own row). */
 async function childTransitions(home: string): Promise<Record<string, number>> {
   const { loadConfig } = await dist<typeof import("../src/config/config.js")>("src/config/config.js");
-  const { openLibrary } = await dist<typeof import("../src/skills/library.js")>("src/skills/library.js");
+  const { everySkillOnDisk, openLibrary } =
+    await dist<typeof import("../src/skills/library.js")>("src/skills/library.js");
   const { UsageStore } = await dist<typeof import("../src/skills/usage.js")>("src/skills/usage.js");
   const { loadProvenance } =
     await dist<typeof import("../src/curator/provenance.js")>("src/curator/provenance.js");
@@ -61,7 +62,8 @@ async function childTransitions(home: string): Promise<Record<string, number>> {
   const cpu = process.cpuUsage();
   const started = performance.now();
   const library = openLibrary(home, config, { watch: false });
-  const skills = await library.all();
+  // As the curator's own run reads them (`planRun`).
+  const skills = await everySkillOnDisk(library);
   const usage = await new UsageStore(path.join(home, "skills")).readShared();
   const provenance = await loadProvenance(home, skills);
   const cron = await readCronRefs(home);

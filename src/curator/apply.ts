@@ -9,6 +9,7 @@ import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
 import { CuratorError } from "../core/errors.js";
 import type { ProgressSink } from "../core/progress.js";
+import { everySkillOnDisk } from "../skills/library.js";
 import type { SkillEntry, SkillLibrary } from "../skills/types.js";
 import { emptyRecord, lastActivity, type SkillState, type UsageMap, UsageStore } from "../skills/usage.js";
 import { type ArchiveResult, archiveMany } from "./archive.js";
@@ -198,7 +199,7 @@ async function applyArchives(
   outcome: ApplyOutcome,
   alsoUpdateUsage: ((records: UsageMap) => void) | undefined,
 ): Promise<void> {
-  const skills = opts.skills ?? (await opts.library.all());
+  const skills = opts.skills ?? (await everySkillOnDisk(opts.library));
   const entries = new Map<string, SkillEntry>(skills.map((entry) => [entry.name, entry]));
   const provenance = opts.provenance ?? (await loadProvenance(opts.home, [...entries.values()]));
   const found: { entry: SkillEntry; evidence: Record<string, unknown> }[] = [];

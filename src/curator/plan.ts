@@ -21,7 +21,7 @@ const DAY_MS = 86_400_000;
 
 /** Everything `plan` decides from. */
 export interface PlanInput {
-  skills: SkillEntry[];
+  skills: readonly SkillEntry[];
   usage: UsageMap;
   cronRefs: ReadonlySet<string>;
   provenance: Provenance;

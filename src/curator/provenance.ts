@@ -67,7 +67,11 @@ function isInside(root: string, candidate: string): boolean {
   return rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel);
 }
 
-async function readHubNames(home: string, skills: SkillEntry[], warnings: string[]): Promise<Set<string>> {
+async function readHubNames(
+  home: string,
+  skills: readonly SkillEntry[],
+  warnings: string[],
+): Promise<Set<string>> {
   const paths = homePaths(home);
   const names = new Set<string>();
   let text: string | undefined;
@@ -109,7 +113,7 @@ async function readHubNames(home: string, skills: SkillEntry[], warnings: string
 }
 
 /** Reads the bundled manifest and the hub lock of `home`. `skills` helps map hub install paths to names. */
-export async function loadProvenance(home: string, skills: SkillEntry[]): Promise<Provenance> {
+export async function loadProvenance(home: string, skills: readonly SkillEntry[]): Promise<Provenance> {
   const warnings: string[] = [];
   let bundled = new Set<string>();
   try {

@@ -11,6 +11,7 @@ import { CuratorError } from "../core/errors.js";
 import { isoTimestamp } from "../core/fsutil.js";
 import type { ProgressSink } from "../core/progress.js";
 import type { HeldRunLock, RunLock } from "../core/stores.js";
+import { everySkillOnDisk } from "../skills/library.js";
 import type { SkillLibrary } from "../skills/types.js";
 import { parseTimestamp, UsageStore } from "../skills/usage.js";
 import { type ApplyOutcome, applyPlan } from "./apply.js";
@@ -126,7 +127,7 @@ export async function maybeRunCurator(
 
 async function curatedNames(opts: RunOptions): Promise<string[]> {
   opts.library.invalidate();
-  const skills = await opts.library.all();
+  const skills = await everySkillOnDisk(opts.library);
   const usage = await new UsageStore(homePaths(opts.home).skills).read();
   const provenance = await loadProvenance(opts.home, skills);
   return curatedRows({ skills, usage, provenance, config: opts.config }).map((row) => row.name);
@@ -215,7 +216,7 @@ async function beginPreRunSnapshot(
 /** Reads what the plan needs and plans the automatic pass for `now`. */
 async function planRun(opts: RunOptions, now: Date, warnings: string[]) {
   opts.library.invalidate();
-  const skills = await opts.library.all();
+  const skills = await everySkillOnDisk(opts.library);
   const store = new UsageStore(homePaths(opts.home).skills);
   // The shared parse: apply's re-check reuses it while the file is unchanged.
   const usage = await store.readShared();

@@ -16,9 +16,9 @@ export interface Snapshot {
   /**
    * Every skill on disk: `entries`, then the skills the OS or environment gate hides here (their
    * `hiddenBy` set) under names no shown skill has. The curator works on these: the host decides what
-   * is shown and loaded, never a skill's lifecycle.
+   * is shown and loaded, never a skill's lifecycle. Frozen, as are its records (`records()` hands it out).
    */
-  onDisk: SkillEntry[];
+  onDisk: readonly SkillEntry[];
   /** `entries` sorted by (category or "", name), the listing order. */
   listOrder: SkillEntry[];
   /**

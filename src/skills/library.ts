@@ -35,6 +35,14 @@ import type {
 } from "./types.js";
 import { disabledNames, isDisabledIn } from "./visibility.js";
 
+/**
+ * Every skill on disk for a read-only pass over the whole library: the library's own records when it
+ * offers them (`records()`), else `all()`.
+ */
+export function everySkillOnDisk(library: SkillLibrary): Promise<readonly SkillEntry[]> {
+  return library.records ? library.records() : library.all();
+}
+
 /** Options of `openLibrary`. */
 export interface LibraryOptions {
   /** Arm directory watchers after the first scan (default true). Without them the cache polls. */
@@ -67,7 +75,8 @@ const LIST_HINT = "Use skill_view(name) to see full content, tags, and linked fi
  * A skill as the library keeps it. Its description and frontmatter are read from the scan's head on first
  * access, through getters on the prototype: an accessor written in an object literal puts every record in V8's
  * dictionary mode (~450 bytes of property storage each, ~9 MB at 10k skills), a class keeps them compact.
- * Callers get frozen plain copies (`sharedRecords`), never these.
+ * Frozen once built. `all()` hands out frozen plain copies (`sharedRecords`); only `records()` hands out
+ * these, for read-only passes over the whole library.
  */
 class LibraryEntry implements SkillEntry {
   declare hiddenBy?: "os" | "environment";
@@ -182,11 +191,11 @@ function buildEntries(scan: ScanResult): Pick<Snapshot, "entries" | "onDisk"> {
       );
       if (hiddenBy) {
         entry.hiddenBy = hiddenBy;
-        gated.push(entry);
-      } else entries.push(entry);
+        gated.push(Object.freeze(entry));
+      } else entries.push(Object.freeze(entry));
     }
   }
-  return { entries, onDisk: [...entries, ...gated] };
+  return { entries, onDisk: Object.freeze([...entries, ...gated]) };
 }
 
 /** Freezes a `list` result (its arrays and skill rows too), so one object can answer every caller. */
@@ -400,6 +409,10 @@ class Library implements ManagedSkillLibrary {
   /** Every skill on disk: a frozen array of frozen records, shared until the next scan (do not mutate). */
   async all(): Promise<SkillEntry[]> {
     return sharedRecords(this.fresh()).all;
+  }
+
+  async records(): Promise<readonly SkillEntry[]> {
+    return this.fresh().onDisk;
   }
 
   /** The skills visible on `platform`: frozen records shared with `all()`. */

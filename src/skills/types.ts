@@ -75,6 +75,14 @@ export interface SkillLibrary {
    * until the library next sees a change: read them, copy to change.
    */
   all(): Promise<SkillEntry[]>;
+  /**
+   * `all()` without the copies: the library's own records of the same skills, in the same order, for a
+   * read-only pass over a whole library (the curator's), where building a copy of each is a tenth of the
+   * pass. The array and its records are frozen too, but their `description` and `frontmatter` are read
+   * through the prototype, so a spread or JSON copy leaves them out: hand on records from `all()`.
+   * Optional for stand-in libraries (see `everySkillOnDisk`).
+   */
+  records?(): Promise<readonly SkillEntry[]>;
   /** The skills visible on `platform` (null = terminal), via the one visibility function (frozen, shared). */
   visible(platform: string | null): Promise<SkillEntry[]>;
   /** Skill folders found but skipped, with the reason (listing shows them as warnings). */

@@ -1,7 +1,7 @@
 import { appendFileSync, renameSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openLibrary } from "../../src/skills/library.js";
+import { everySkillOnDisk, openLibrary } from "../../src/skills/library.js";
 import type { SkillEntry, SkillLibrary } from "../../src/skills/types.js";
 import { config, eventually, tempHome, writeSkill } from "./helpers.js";
 
@@ -141,6 +141,38 @@ describe("cache without changes", () => {
     expect(after).not.toBe(all);
     expect(after.map((entry) => entry.name)).toEqual(["beta", "alpha", "gamma"]);
     expect(all.map((entry) => entry.name)).toEqual(["beta", "alpha"]);
+  });
+
+  it("hands a read-only pass the library's own records: same skills and order as all(), frozen, no copies", async () => {
+    writeSkill(env.skills, "gated", "name: gated\ndescription: hidden here\nplatforms: [plan9]");
+    const lib = openLibrary(env.home, config(), { watch: false });
+    library = lib;
+    const all = await lib.all();
+    const records = await everySkillOnDisk(lib);
+    expect(records.map((entry) => [entry.name, entry.relPath, entry.dir, entry.hiddenBy])).toEqual(
+      all.map((entry) => [entry.name, entry.relPath, entry.dir, entry.hiddenBy]),
+    );
+    expect(records.map((entry) => entry.name)).toContain("gated");
+    // The same objects while nothing changes, and none of them the copies all() hands out.
+    expect(await everySkillOnDisk(lib)).toBe(records);
+    expect(records.some((entry) => all.includes(entry))).toBe(false);
+    expect(Object.isFrozen(records) && records.every((entry) => Object.isFrozen(entry))).toBe(true);
+    const alpha = records.find((entry) => entry.name === "alpha") as SkillEntry;
+    expect(() => {
+      (alpha as { name: string }).name = "changed";
+    }).toThrow(TypeError);
+    expect(alpha.description).toBe("first");
+    expect(alpha.frontmatter).toEqual({ name: "alpha", description: "first" });
+    writeSkill(env.skills, "gamma", "name: gamma\ndescription: third");
+    lib.invalidate();
+    expect((await everySkillOnDisk(lib)).map((entry) => entry.name)).toContain("gamma");
+  });
+
+  it("a library without records() is read through all()", async () => {
+    const lib = openLibrary(env.home, config(), { watch: false });
+    library = lib;
+    const standIn: SkillLibrary = { ...lib, all: () => lib.all(), records: undefined };
+    expect(await everySkillOnDisk(standIn)).toBe(await lib.all());
   });
 
   it("a config given as a function is consulted on every call", async () => {
