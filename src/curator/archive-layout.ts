@@ -11,6 +11,7 @@ import path from "node:path";
 import { homePaths } from "../config/home.js";
 import {
   atomicWriteFile,
+  namesUpTo,
   parseJsonObject,
   pathExists,
   readTextIfExists,
@@ -52,20 +53,50 @@ export async function updateArchiveOrigins(
   });
 }
 
-/** A free flat place under `.archive/` for a folder called `base`, suffixed with `stamp` on a collision. */
-export async function flatArchiveDestination(
+/**
+ * A free flat place under `.archive/` for a folder called `base`: `.archive/<base>`, suffixed with `stamp`
+ * (and `-2`, `-3`, …) on a collision. A batch passes `taken`, the archive's names it listed
+ * (`listArchiveNames`): names are then looked up there instead of on disk, and the chosen one is added.
+ */
+export function flatArchiveDestination(
   archiveRoot: string,
   base: string,
   stamp: string,
-): Promise<string> {
-  const plain = path.join(archiveRoot, base);
-  if (!(await pathExists(plain))) return plain;
-  const stamped = `${plain}-${stamp}`;
-  if (!(await pathExists(stamped))) return stamped;
-  for (let n = 2; ; n += 1) {
-    const candidate = `${stamped}-${n}`;
-    if (!(await pathExists(candidate))) return candidate;
+  taken?: Set<string>,
+): string {
+  // Usually free at the first try: told without an exception, or without a look at the disk at all.
+  const free = (name: string) => {
+    if (taken) return !taken.has(archiveNameKey(name));
+    try {
+      return lstatSync(path.join(archiveRoot, name), { throwIfNoEntry: false }) === undefined;
+    } catch {
+      return true;
+    }
+  };
+  let name = base;
+  if (!free(name)) {
+    name = `${base}-${stamp}`;
+    for (let n = 2; !free(name); n += 1) name = `${base}-${stamp}-${n}`;
   }
+  taken?.add(archiveNameKey(name));
+  return path.join(archiveRoot, name);
+}
+
+/**
+ * How an archive folder name is compared with the listed ones: case and Unicode form folded, so a
+ * name a case-insensitive or normalizing file system would see as taken is taken here too.
+ */
+function archiveNameKey(name: string): string {
+  return name.normalize("NFC").toLowerCase();
+}
+
+/**
+ * The archive folder's names, folded (see `archiveNameKey`), when it is small enough to list for a batch
+ * of `count` archives; undefined when each destination is looked up on disk instead.
+ */
+export function listArchiveNames(archiveRoot: string, count: number): Set<string> | undefined {
+  const names = namesUpTo(archiveRoot, 16 * count);
+  return names && new Set([...names].map(archiveNameKey));
 }
 
 /** True when `dir` holds a regular `SKILL.md` (an unreadable folder is left to the walk). */
@@ -120,7 +151,7 @@ export async function migrateArchiveLayout(home: string, now: Date = new Date())
     for (const rel of nested) {
       const source = path.join(paths.archive, ...rel.split("/"));
       const base = path.posix.basename(rel);
-      const dest = await flatArchiveDestination(paths.archive, base, stamp);
+      const dest = flatArchiveDestination(paths.archive, base, stamp);
       await fs.rename(source, dest);
       moved.push({ folder: path.basename(dest), from: rel.replace(/-\d{14}(-\d+)?$/, "") });
       // Empty category folders left behind go too (never one that still holds anything).

@@ -10,7 +10,7 @@ import path from "node:path";
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
 import { CuratorError } from "../core/errors.js";
-import { isoTimestamp, namesUpTo, pathExists } from "../core/fsutil.js";
+import { isoTimestamp, pathExists } from "../core/fsutil.js";
 import { meterFor, type ProgressSink } from "../core/progress.js";
 import {
   destinationRefusal,
@@ -26,6 +26,7 @@ import type { SkillEntry, SkillLibrary } from "../skills/types.js";
 import { emptyRecord, type UsageMap, UsageStore } from "../skills/usage.js";
 import {
   flatArchiveDestination,
+  listArchiveNames,
   migrateArchiveLayout,
   readArchiveOrigins,
   updateArchiveOrigins,
@@ -205,7 +206,7 @@ export async function archiveEntry(entry: SkillEntry, opts: MoveOptions): Promis
   // The containment rule: nothing outside the library is ever moved.
   const outside = moveRefusal(paths.skills, entry.dir, entry.name);
   if (outside) throw refuse(outside, "curator.outside_library");
-  const dest = await flatArchiveDestination(paths.archive, path.posix.basename(entry.relPath), stampOf(now));
+  const dest = flatArchiveDestination(paths.archive, path.posix.basename(entry.relPath), stampOf(now));
   const archivedAs = path.relative(paths.archive, dest).split(path.sep).join("/");
   await withLedger(
     {
@@ -254,48 +255,6 @@ export interface ArchiveManyOptions extends MoveOptions {
    * place when the file is still as it was read, and reads the file again otherwise.
    */
   usage?: Readonly<UsageMap>;
-}
-
-/** A synchronous `flatArchiveDestination` (batches): `.archive/<base>`, stamped on a collision. */
-function flatArchiveDestinationSync(
-  archiveRoot: string,
-  base: string,
-  stamp: string,
-  taken: Set<string> | undefined,
-): string {
-  // Usually free at the first try: told without an exception, or without a look at the disk at all.
-  const free = (name: string) => {
-    if (taken) return !taken.has(archiveNameKey(name));
-    try {
-      return lstatSync(path.join(archiveRoot, name), { throwIfNoEntry: false }) === undefined;
-    } catch {
-      return true;
-    }
-  };
-  let name = base;
-  if (!free(name)) {
-    name = `${base}-${stamp}`;
-    for (let n = 2; !free(name); n += 1) name = `${base}-${stamp}-${n}`;
-  }
-  taken?.add(archiveNameKey(name));
-  return path.join(archiveRoot, name);
-}
-
-/**
- * How an archive folder name is compared with the listed ones: case and Unicode form folded, so a
- * name a case-insensitive or normalizing file system would see as taken is taken here too.
- */
-function archiveNameKey(name: string): string {
-  return name.normalize("NFC").toLowerCase();
-}
-
-/**
- * The archive folder's names, folded (see `archiveNameKey`), when it is small enough to list for a batch
- * of `count` archives; undefined when each destination is looked up on disk instead.
- */
-function listArchiveNames(archiveRoot: string, count: number): Set<string> | undefined {
-  const names = namesUpTo(archiveRoot, 16 * count);
-  return names && new Set([...names].map(archiveNameKey));
 }
 
 /** The capture of a package after it moved from `from` to `to`: the same files under the new path. */
@@ -463,7 +422,7 @@ async function archiveOne(
   // The containment rule: nothing outside the library is ever moved.
   const outside = moveRefusal(paths.skills, entry.dir, entry.name, { ...batch.move, linked });
   if (outside) throw refuse(outside, "curator.outside_library");
-  const dest = flatArchiveDestinationSync(
+  const dest = flatArchiveDestination(
     paths.archive,
     path.posix.basename(entry.relPath),
     stampOf(batch.now),
