@@ -42,8 +42,14 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
-/** Read + plan + apply on `home` as `curator run` does them (backups off: the snapshot has its own row). */
+/**
+ * Read + plan + apply on `home` as `curator run` does them (backups off: the snapshot has its own row),
+ * with the heap settings the CLI gives every command.
+ */
 async function childTransitions(home: string): Promise<Record<string, number>> {
+  const { tuneHeapForCommand } =
+    await dist<typeof import("../src/core/heap-tuning.js")>("src/core/heap-tuning.js");
+  tuneHeapForCommand("curator");
   const { loadConfig } = await dist<typeof import("../src/config/config.js")>("src/config/config.js");
   const { everySkillOnDisk, openLibrary } =
     await dist<typeof import("../src/skills/library.js")>("src/skills/library.js");

@@ -4,7 +4,6 @@ import { mkdir, readdir } from "node:fs/promises";
 import path from "node:path";
 import readline from "node:readline";
 import { fileURLToPath } from "node:url";
-import v8 from "node:v8";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 // Registers the chat platforms with the core before config.yaml is read (their sections are theirs).
 import { configuredPlatforms, createAdapters, PLATFORMS } from "../adapters/index.js";
@@ -16,6 +15,7 @@ import { loadConfig, type SkillgateConfig } from "./config/config.js";
 import { lookupSecret, readDotenv } from "./config/dotenv.js";
 import { homePaths, resolveHome } from "./config/home.js";
 import { ConfigError, UsageError } from "./core/errors.js";
+import { relaxYoungGeneration, tuneHeapForCommand } from "./core/heap-tuning.js";
 import type { Logger } from "./core/logger.js";
 import { renderJson, renderTerminal } from "./core/render-terminal.js";
 import type { Reply } from "./core/reply.js";
@@ -279,40 +279,6 @@ function fail(io: CliIo, json: boolean, message: string, exitCode: number): numb
   return exitCode;
 }
 
-/** Sets one V8 flag; a V8 without it keeps its default. */
-function setV8Flag(flag: string): void {
-  try {
-    v8.setFlagsFromString(flag);
-  } catch {
-    // Unknown to this V8: its default stays.
-  }
-}
-
-/**
- * How far the old generation may grow past what survived the last full GC before the next one (V8's
- * own choice is 1.1–4× by allocation rate). Under chat load a 10k gateway keeps ~90 MB alive and
- * allocates fast, so V8 let the heap reach ~350 MB of garbage (RSS 540 MB) before collecting it; at 10 %
- * the peak stayed near 250 MB (260 MB at 20 %) for about the same CPU per command: full GCs come more
- * often but are smaller. SKILLGATE_HEAP_GROWING_PERCENT overrides it. Only `serve` sets it: one-shot
- * commands finish before the heap matters and would only pay for the extra full GCs.
- */
-const HEAP_GROWING_PERCENT = Number(process.env.SKILLGATE_HEAP_GROWING_PERCENT ?? 10);
-
-/**
- * Young-generation growth. V8's young generation otherwise grows to 32 MB while a command loads a large
- * library or `serve` loads the platform SDKs (their objects survive) and never shrinks: a fifth of an
- * idle gateway's RSS, and what put a one-shot `skills list` over 120 MB at 10k skills. A factor of 1
- * keeps it at a few MB, for more frequent minor GCs. The semi-space size itself is fixed when the heap
- * is created (only `node --max-semi-space-size` changes it); the growth factor is read at each growth,
- * so setting it at run time works for the bin, `npm start` and `node dist/src/cli.js` alike.
- *
- * Once the gateway has started, the default factor comes back: pinned at its start-up size under chat
- * load, every in-flight command's objects were promoted (thousands of scavenges, an old generation
- * full of garbage, 500 MB RSS at 300 commands/s on a 10k library, 2–3× the CPU per command). Idle, the
- * young generation stays at its small size.
- */
-const YOUNG_GROWTH = { pinned: "--semi-space-growth-factor=1", underLoad: "--semi-space-growth-factor=2" };
-
 /** Runs the CLI and resolves with the exit code. */
 export async function main(
   argv: string[] = process.argv.slice(2),
@@ -320,8 +286,7 @@ export async function main(
 ): Promise<number> {
   const wantsJson = argv.includes("--json");
   const word = commandWord(argv);
-  setV8Flag(YOUNG_GROWTH.pinned);
-  if (word === "serve") setV8Flag(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+  tuneHeapForCommand(word);
   const specs = await specsFor(word);
   let selection: Selection | undefined;
   const program = buildProgram(
@@ -539,7 +504,7 @@ async function serve(
     process.once("SIGTERM", () => shutdown("SIGTERM"));
     process.once("SIGINT", () => shutdown("SIGINT"));
     await gateway.start();
-    setV8Flag(YOUNG_GROWTH.underLoad);
+    relaxYoungGeneration();
   } catch (error) {
     if (error instanceof ConfigError) return fail(io, false, error.message, EXIT_CONFIG);
     logger.error({ err: error }, "gateway: failed to start");

@@ -1,0 +1,55 @@
+/**
+ * V8 heap settings for skillgate's processes. They are set at run time (`v8.setFlagsFromString`), so the
+ * bin, `npm start`, `node dist/src/cli.js` and the bench's in-process children all run with the same ones.
+ */
+import v8 from "node:v8";
+
+/**
+ * How far the old generation may grow past what survived the last full GC before the next one (V8's
+ * own choice is 1.1–4× by allocation rate). Under chat load a 10k gateway keeps ~90 MB alive and
+ * allocates fast, so V8 let the heap reach ~350 MB of garbage (RSS 540 MB) before collecting it; at 10 %
+ * the peak stayed near 250 MB (260 MB at 20 %) for about the same CPU per command: full GCs come more
+ * often but are smaller. SKILLGATE_HEAP_GROWING_PERCENT overrides it. Only `serve` sets it: one-shot
+ * commands finish before the heap matters and would only pay for the extra full GCs.
+ */
+const HEAP_GROWING_PERCENT = Number(process.env.SKILLGATE_HEAP_GROWING_PERCENT ?? 10);
+
+/**
+ * Young-generation growth. V8's young generation otherwise grows to 32 MB while a command loads a large
+ * library or `serve` loads the platform SDKs (their objects survive) and never shrinks: a fifth of an
+ * idle gateway's RSS, and what put a one-shot `skills list` over 120 MB at 10k skills. Each fresh page it
+ * grows into is also a page fault (~19 µs on a busy VM): pinned, a 10k curator pass takes ~4k fewer
+ * faults and ~4 % less time despite its extra scavenges. A factor of 1 keeps it at a few MB, for more
+ * frequent minor GCs. The semi-space size
+ * itself is fixed when the heap is created (only `node --max-semi-space-size` changes it); the growth
+ * factor is read at each growth, so setting it at run time takes effect.
+ *
+ * Once the gateway has started, the default factor comes back: pinned at its start-up size under chat
+ * load, every in-flight command's objects were promoted (thousands of scavenges, an old generation
+ * full of garbage, 500 MB RSS at 300 commands/s on a 10k library, 2–3× the CPU per command). Idle, the
+ * young generation stays at its small size.
+ */
+const YOUNG_GROWTH = { pinned: "--semi-space-growth-factor=1", underLoad: "--semi-space-growth-factor=2" };
+
+/** Sets one V8 flag; a V8 without it keeps its default. */
+function setV8Flag(flag: string): void {
+  try {
+    v8.setFlagsFromString(flag);
+  } catch {
+    // Unknown to this V8: its default stays.
+  }
+}
+
+/**
+ * The heap settings for a command about to run (`command`: its first word): the young generation stops
+ * growing, and `serve` also gets the bounded old-generation growth.
+ */
+export function tuneHeapForCommand(command: string | undefined): void {
+  setV8Flag(YOUNG_GROWTH.pinned);
+  if (command === "serve") setV8Flag(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+}
+
+/** Lets the young generation grow again: for the gateway once it serves chat (see `YOUNG_GROWTH`). */
+export function relaxYoungGeneration(): void {
+  setV8Flag(YOUNG_GROWTH.underLoad);
+}

@@ -1,0 +1,53 @@
+/**
+ * The heap settings every command runs with: after `tuneHeapForCommand` the young generation keeps its
+ * size while a process builds a large set of live objects, and after `relaxYoungGeneration` it grows
+ * again. Each case runs in its own Node process, since V8 flags are process-wide.
+ */
+import { spawnSync } from "node:child_process";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+
+const root = path.resolve(import.meta.dirname, "../..");
+const moduleUrl = new URL("../../src/core/heap-tuning.ts", import.meta.url).href;
+
+/**
+ * Young-generation size (bytes) before and after building ~40 MB of live objects, after `calls` of the
+ * module's functions.
+ */
+function youngGeneration(calls: string): { before: number; after: number } {
+  const script = `
+    import v8 from "node:v8";
+    const tuning = await import(${JSON.stringify(moduleUrl)});
+    const young = () => v8.getHeapSpaceStatistics().find((space) => space.space_name === "new_space").space_size;
+    ${calls}
+    const before = young();
+    const kept = [];
+    for (let i = 0; i < 400_000; i++) kept.push({ name: "skill-" + i, dir: "/skills/" + i, uses: i });
+    console.log(JSON.stringify({ before, after: young(), kept: kept.length }));
+  `;
+  const result = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+    cwd: root,
+    encoding: "utf8",
+  });
+  expect(result.status, result.stderr).toBe(0);
+  return JSON.parse(result.stdout.trim().split("\n").pop() as string);
+}
+
+describe("heap tuning", () => {
+  it("lets V8 grow the young generation by default (what the tuning changes)", () => {
+    const { before, after } = youngGeneration("");
+    expect(after).toBeGreaterThan(before);
+  });
+
+  it("keeps the young generation at its size for a command", () => {
+    const { before, after } = youngGeneration('tuning.tuneHeapForCommand("curator");');
+    expect(after).toBe(before);
+  });
+
+  it("lets it grow again once the gateway serves chat", () => {
+    const { before, after } = youngGeneration(
+      'tuning.tuneHeapForCommand("serve"); tuning.relaxYoungGeneration();',
+    );
+    expect(after).toBeGreaterThan(before);
+  });
+});
