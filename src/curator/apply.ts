@@ -8,6 +8,7 @@
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
 import { CuratorError } from "../core/errors.js";
+import { relaxYoungGenerationForLargeHeap } from "../core/heap-tuning.js";
 import type { ProgressSink } from "../core/progress.js";
 import { everySkillOnDisk } from "../skills/library.js";
 import type { SkillEntry, SkillLibrary } from "../skills/types.js";
@@ -126,6 +127,8 @@ const DAY_MS = 86_400_000;
 export async function applyPlan(plan: CuratorPlan, opts: ApplyOptions): Promise<ApplyOutcome> {
   if (opts.dryRun || !plan.changes) await opts.snapshot?.discard();
   if (opts.dryRun) return preview(plan);
+  // The writes ahead allocate in bulk; over a very large library that is cheaper with a growing young generation.
+  relaxYoungGenerationForLargeHeap();
   const now = new Date(plan.now);
   const outcome: ApplyOutcome = {
     applied: true,

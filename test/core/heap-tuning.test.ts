@@ -1,7 +1,8 @@
 /**
  * The heap settings every command runs with: after `tuneHeapForCommand` the young generation keeps its
- * size while a process builds a large set of live objects, and after `relaxYoungGeneration` it grows
- * again. Each case runs in its own Node process, since V8 flags are process-wide.
+ * size while a process builds a large set of live objects; after `relaxYoungGeneration`, or
+ * `relaxYoungGenerationForLargeHeap` in a process holding a large heap, it grows again. Each case runs
+ * in its own Node process, since V8 flags are process-wide.
  */
 import { spawnSync } from "node:child_process";
 import path from "node:path";
@@ -42,6 +43,19 @@ describe("heap tuning", () => {
   it("keeps the young generation at its size for a command", () => {
     const { before, after } = youngGeneration('tuning.tuneHeapForCommand("curator");');
     expect(after).toBe(before);
+  });
+
+  it("lets it grow again in a process that already holds a large heap, and only then", () => {
+    const small = youngGeneration(
+      'tuning.tuneHeapForCommand("curator"); if (tuning.relaxYoungGenerationForLargeHeap()) throw new Error("relaxed");',
+    );
+    expect(small.after).toBe(small.before);
+    const large = youngGeneration(`
+      tuning.tuneHeapForCommand("curator");
+      globalThis.held = Array.from({ length: 80 }, () => new Array(128 * 1024).fill(1.5));
+      if (!tuning.relaxYoungGenerationForLargeHeap()) throw new Error("not relaxed");
+    `);
+    expect(large.after).toBeGreaterThan(large.before);
   });
 
   it("lets it grow again once the gateway serves chat", () => {
