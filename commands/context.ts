@@ -41,6 +41,8 @@ export interface TerminalContextOptions {
   meter?: CommandContext["meter"];
   now?: () => Date;
   library?: SkillLibrary;
+  /** Aborted on SIGTERM/SIGINT: long work stops at its next safe point. */
+  signal?: AbortSignal;
 }
 
 /** Context for the CLI: the local user is the owner, prompts only with a TTY. */
@@ -63,6 +65,7 @@ export function terminalContext(options: TerminalContextOptions): CommandContext
     actor: "user",
     now: options.now ?? (() => new Date()),
     commandPrefix: terminalPrefix,
+    signal: options.signal,
   };
 }
 
@@ -81,6 +84,8 @@ export interface ChatContextOptions {
   library?: SkillLibrary;
   /** The chat shows buttons (the adapter declares `capabilities.buttons`). */
   buttons?: boolean;
+  /** Aborted when the gateway is stopping: long work stops at its next safe point. */
+  signal?: AbortSignal;
 }
 
 /** Context for one chat message: never interactive, platform and caller from the message. */
@@ -109,5 +114,6 @@ export function chatContext(options: ChatContextOptions): CommandContext {
     buttons: options.buttons === true,
     now: options.now ?? (() => new Date()),
     commandPrefix: chatPrefix,
+    signal: options.signal,
   };
 }

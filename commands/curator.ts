@@ -327,6 +327,7 @@ const runCommand = defineCommand({
       commandPrefix: ctx.commandPrefix,
       consolidator,
       runLock: ctx.runLock,
+      signal: ctx.signal,
     });
     const done = reply(runTextBlocks(result, consolidating, ctx), { json: runJsonSummary(result) });
     return { ...done, actions: summaryButtons(result) };

@@ -62,6 +62,11 @@ export interface CommandContext {
   runLock?: RunLock;
   /** The clock (tests pass a fixed one). */
   now: () => Date;
+  /**
+   * Aborted when the process is stopping (SIGTERM, a gateway shutting down): long work (a curator run)
+   * stops at its next safe point and records what it did.
+   */
+  signal?: AbortSignal;
   /** How the surface spells a command: `/curator` in chat, `skillgate curator` in the terminal. */
   commandPrefix: (path: string[]) => string;
   /**

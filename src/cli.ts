@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 import { realpathSync } from "node:fs";
-import { mkdir, readdir } from "node:fs/promises";
-import path from "node:path";
+import { mkdir } from "node:fs/promises";
 import readline from "node:readline";
 import { fileURLToPath } from "node:url";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
@@ -11,7 +10,7 @@ import { terminalContext, terminalPrefix } from "../commands/context.js";
 import { DEFAULT_SUBCOMMANDS, effectiveOptions, resolveCommand } from "../commands/parse.js";
 import { runCommand } from "../commands/runner.js";
 import type { CommandInput, CommandSpec, OptionSpec } from "../commands/types.js";
-import { loadConfig, type SkillgateConfig } from "./config/config.js";
+import { loadConfig, parseConfig, type SkillgateConfig } from "./config/config.js";
 import { lookupSecret, readDotenv } from "./config/dotenv.js";
 import { homePaths, resolveHome } from "./config/home.js";
 import { ConfigError, UsageError } from "./core/errors.js";
@@ -19,7 +18,7 @@ import { relaxYoungGeneration, tuneHeapForCommand } from "./core/heap-tuning.js"
 import type { Logger } from "./core/logger.js";
 import { renderJson, renderTerminal } from "./core/render-terminal.js";
 import type { Reply } from "./core/reply.js";
-import { journalPath } from "./curator/journal.js";
+import { mayNeedRecovery, recoverHome } from "./curator/recovery.js";
 /**
  * The `skillgate` command line, built from the command registry (the same specs chat uses):
  * `skillgate [--home DIR] <group> <sub> …` and `skillgate serve [--console]`. At start it resolves the
@@ -245,18 +244,25 @@ function makePrompt(io: CliIo) {
     });
 }
 
+/** Most recovery notes printed on the terminal; the rest are counted (the ledger has them all). */
+const RECOVERY_NOTES_SHOWN = 20;
+
 /**
- * Cheap pre-check before loading the rollback module (and tar): a rollback journal or a purge's trash
- * folder is what `recoverInterruptedRollback` acts on; without either there is nothing to recover.
+ * Repairs what a crash left in the home before any command touches it (see `curator/recovery.ts`; its
+ * repair code is loaded only when the cheap look finds something).
  */
-async function mayNeedRecovery(home: string): Promise<boolean> {
-  const names = await readdir(homePaths(home).skills).catch(() => [] as string[]);
-  return (
-    names.includes(path.basename(journalPath(home))) ||
-    names.some(
-      (name) => name.startsWith(".purge-trash") || /^\.\.?rollback-journal\.json\..*\.tmp$/.test(name),
-    )
-  );
+async function recoverAtStart(home: string, config: SkillgateConfig, io: CliIo): Promise<void> {
+  try {
+    if (!mayNeedRecovery(home)) return;
+    const notes = await recoverHome(home, config);
+    for (const note of notes.slice(0, RECOVERY_NOTES_SHOWN)) io.stderr.write(`${note}\n`);
+    if (notes.length > RECOVERY_NOTES_SHOWN)
+      io.stderr.write(
+        `recovery: … and ${notes.length - RECOVERY_NOTES_SHOWN} more repair(s) of the same kinds.\n`,
+      );
+  } catch (error) {
+    io.stderr.write(`warning: recovering interrupted work failed: ${(error as Error).message}\n`);
+  }
 }
 
 function printReply(reply: Reply, json: boolean, io: CliIo): void {
@@ -318,22 +324,16 @@ export async function main(
   const home = resolveHome(program.opts<{ home?: string }>().home, io.env);
   if (selection.kind === "doctor") return doctor(home, selection.json, io);
   if (selection.kind === "init") return init(home, selection.examples, selection.json, io);
-  try {
-    if (await mayNeedRecovery(home)) {
-      const { recoverInterruptedRollback } = await import("./curator/rollback.js");
-      const notice = await recoverInterruptedRollback(home);
-      if (notice) io.stderr.write(`${notice}\n`);
-    }
-  } catch (error) {
-    io.stderr.write(`warning: checking for an interrupted rollback failed: ${(error as Error).message}\n`);
-  }
   let config: SkillgateConfig;
   try {
     config = loadConfig(homePaths(home).config);
   } catch (error) {
-    if (error instanceof ConfigError) return fail(io, wantsJson, error.message, EXIT_CONFIG);
-    throw error;
+    if (!(error instanceof ConfigError)) throw error;
+    // Work a crash interrupted is repaired even when the config needs fixing first (with its defaults).
+    await recoverAtStart(home, parseConfig({}), io);
+    return fail(io, wantsJson, error.message, EXIT_CONFIG);
   }
+  await recoverAtStart(home, config, io);
   for (const warning of config.warnings) io.stderr.write(`warning: ${warning}\n`);
   if (selection.kind === "serve") return serve(home, config, selection.console, io);
   if (selection.kind === "web") return webConsole(home, config, selection, io);
@@ -343,6 +343,7 @@ export async function main(
   const platform = typeof platformOption === "string" ? platformOption : io.env.HERMES_PLATFORM || null;
   const interactive = Boolean((io.stdin as { isTTY?: boolean }).isTTY);
   const bar = terminalProgress(io.stderr, json);
+  const stop = spec.mutating ? stopOnSignals(io) : undefined;
   const ctx = terminalContext({
     home,
     config,
@@ -352,13 +353,39 @@ export async function main(
     prompt: interactive ? makePrompt(io) : undefined,
     progress: (line) => io.stderr.write(`${line}\n`),
     meter: bar?.sink,
+    signal: stop?.signal,
   });
   const reply = await runCommand(spec, ctx, input, {
     onUnexpected: (error) =>
       io.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`),
-  }).finally(() => bar?.stop());
+  }).finally(() => {
+    bar?.stop();
+    stop?.release();
+  });
   printReply(reply, json, io);
   return reply.exitCode;
+}
+
+/**
+ * While a command that changes the library runs, the first SIGTERM or SIGINT asks it to stop at its next
+ * safe point (a curator run records what it did and ends); a second one ends the process at once.
+ */
+function stopOnSignals(io: CliIo): { signal: AbortSignal; release: () => void } {
+  const controller = new AbortController();
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (controller.signal.aborted) process.exit(signal === "SIGINT" ? 130 : 143);
+    io.stderr.write(`${signal}: stopping at the next safe point (send it again to stop at once)…\n`);
+    controller.abort();
+  };
+  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
+  return {
+    signal: controller.signal,
+    release: () => {
+      process.off("SIGTERM", onSignal);
+      process.off("SIGINT", onSignal);
+    },
+  };
 }
 
 /** `skillgate serve --console --demo`: the terminal chat over the example skills in a temporary home. */
@@ -469,10 +496,12 @@ async function serve(
     if (stopping) return;
     stopping = true;
     logger.info({ reason }, "gateway: shutting down");
+    // The gateway waits `gateway.stop_timeout_seconds` for running work to reach a safe point.
+    const limitMs = config.gateway.stopTimeoutSeconds * 1000 + 10_000;
     const forced = setTimeout(() => {
-      logger.error("gateway: shutdown took longer than 10 s; exiting anyway");
+      logger.error(`gateway: shutdown took longer than ${Math.round(limitMs / 1000)} s; exiting anyway`);
       finish(1);
-    }, 10_000);
+    }, limitMs);
     forced.unref();
     void (gateway?.stop() ?? Promise.resolve()).then(
       () => finish(0),

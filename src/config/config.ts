@@ -72,6 +72,11 @@ export interface GatewayConfig {
    */
   console: { enabled: boolean; port: number; bind: string };
   maintenance: { checkMinutes: number };
+  /**
+   * `gateway.stop_timeout_seconds`: how long a stopping gateway waits for running commands and a curator
+   * run to reach a safe point (the service manager's stop timeout must be longer).
+   */
+  stopTimeoutSeconds: number;
   /** Most commands handled at once across all chats. */
   concurrency: number;
   /** Each registered platform's own section (`gateway.<platform>`), parsed by its adapter's definition. */
@@ -425,6 +430,7 @@ function parseGateway(raw: Raw, platforms: readonly PlatformDefinition[]): Gatew
     maintenance: {
       checkMinutes: num(maintenance, "check_minutes", "gateway.maintenance.", 60, { min: 0.01 }),
     },
+    stopTimeoutSeconds: num(gateway, "stop_timeout_seconds", "gateway.", 60, { min: 1, max: 3600 }),
     concurrency: num(gateway, "concurrency", "gateway.", 8, { integer: true, min: 1, max: 256 }),
     platforms: parsePlatforms(gateway, platforms),
     agent: {

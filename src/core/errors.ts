@@ -46,6 +46,19 @@ export class CuratorError extends SkillgateError {
   }
 }
 
+/**
+ * Curator work that stopped before it changed anything because the process is stopping (SIGTERM, a
+ * gateway shutting down): code `curator.interrupted`. Work that had changed something records what it
+ * did and reports it instead of throwing.
+ */
+export function interruptedError(phase: string, what: string): CuratorError {
+  return new CuratorError(
+    phase,
+    `${what} stopped before it changed anything: the process is shutting down. It runs again at the next start (or run it yourself then).`,
+    { code: "curator.interrupted" },
+  );
+}
+
 /** A platform adapter failed to connect, send or register; `adapter` names the platform. */
 export class AdapterError extends SkillgateError {
   readonly adapter: string;

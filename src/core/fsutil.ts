@@ -4,15 +4,17 @@
  * other's writes.
  */
 
-import { randomBytes } from "node:crypto";
 import { type Dir, promises as fs, opendirSync, readSync } from "node:fs";
 import path from "node:path";
+import { tempSuffix } from "./temp-files.js";
 
 export { acquireLock, type HeldLock, LockBusyError, type LockOptions, withLock } from "./flock.js";
 
 /**
  * Writes `data` to `file` atomically: a sibling tmp file is written, fsynced and renamed over it. Text
  * may come in pieces (see `stableJsonPieces`), each encoded as UTF-8 on its own and written in order.
+ * The tmp file is named after its writer (`.<name>.<pid>.<host tag + 4 hex>.tmp`), so recovery can tell
+ * one left by a killed process (`removeDeadTemps`).
  */
 export async function atomicWriteFile(
   file: string,
@@ -20,10 +22,7 @@ export async function atomicWriteFile(
   options: { mode?: number } = {},
 ): Promise<void> {
   await fs.mkdir(path.dirname(file), { recursive: true });
-  const tmp = path.join(
-    path.dirname(file),
-    `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`,
-  );
+  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${tempSuffix()}.tmp`);
   const handle = await fs.open(tmp, "w", options.mode ?? 0o644);
   try {
     if (typeof data === "string") {

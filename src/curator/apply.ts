@@ -7,7 +7,7 @@
  */
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
-import { CuratorError } from "../core/errors.js";
+import { CuratorError, interruptedError } from "../core/errors.js";
 import { relaxYoungGenerationForLargeHeap } from "../core/heap-tuning.js";
 import type { ProgressSink } from "../core/progress.js";
 import { everySkillOnDisk } from "../skills/library.js";
@@ -40,6 +40,11 @@ export interface ApplyOptions {
    * discarded otherwise (taken here when absent).
    */
   snapshot?: PendingSnapshot;
+  /**
+   * The process is stopping: before the snapshot is kept nothing changes (`curator.interrupted` is
+   * thrown); during the archives the batch stops at its next safe point and `interrupted` is set.
+   */
+  signal?: AbortSignal;
 }
 
 /** What was done (or, for a dry run, what would be done). */
@@ -51,6 +56,8 @@ export interface ApplyOutcome {
   archived: ArchiveResult[];
   transitions: { name: string; from: SkillState; to: SkillState }[];
   failures: { name: string; error: string }[];
+  /** A stop was asked for mid-way: some planned archives were not done (the next run does them). */
+  interrupted: boolean;
 }
 
 function preview(plan: CuratorPlan): ApplyOutcome {
@@ -70,6 +77,7 @@ function preview(plan: CuratorPlan): ApplyOutcome {
       action.from && action.to ? [{ name: action.name, from: action.from, to: action.to }] : [],
     ),
     failures: [],
+    interrupted: false,
   };
 }
 
@@ -84,9 +92,11 @@ async function takeSnapshot(opts: ApplyOptions, now: Date): Promise<string | nul
           reason: "pre-curator-run",
           now,
           meter: opts.meter,
+          signal: opts.signal,
         });
     return snapshot.id;
   } catch (error) {
+    if (error instanceof CuratorError && error.code === "curator.interrupted") throw error;
     throw new CuratorError(
       "snapshot",
       `the pre-run snapshot failed (${(error as Error).message}); nothing was changed. Fix the cause, or set curator.backup.enabled: false to run without a snapshot.`,
@@ -137,7 +147,12 @@ export async function applyPlan(plan: CuratorPlan, opts: ApplyOptions): Promise<
     archived: [],
     transitions: [],
     failures: [],
+    interrupted: false,
   };
+  if (opts.signal?.aborted) {
+    await opts.snapshot?.discard();
+    throw interruptedError("run", "the curator run");
+  }
   if (plan.changes) outcome.snapshotId = await takeSnapshot(opts, now);
   const stateActions = plan.actions.filter((action) => action.kind !== "archive");
   const applyStates = (records: UsageMap) => {
@@ -222,8 +237,11 @@ async function applyArchives(
     usage: opts.usage,
     alsoUpdateUsage,
     meter: opts.meter,
+    signal: opts.signal,
   });
   outcome.failures.push(...done.failures);
+  outcome.interrupted =
+    opts.signal?.aborted === true && done.archived.length + done.failures.length < found.length;
   for (const result of done.archived) {
     outcome.archived.push(result);
     outcome.transitions.push({

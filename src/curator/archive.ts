@@ -34,16 +34,17 @@ import {
 import { type BlobBatch, newBlobBatch } from "./blobs.js";
 import { crashPoint } from "./journal.js";
 import {
-  appendEntries,
+  appendBuiltEntries,
+  buildEntry,
   type Capture,
+  captureState,
   captureStateSync,
   type LedgerActor,
+  type LedgerEntry,
   type LedgerFile,
-  type NewLedgerEntry,
-  withLedger,
 } from "./ledger.js";
+import { type MoveIntent, MoveJournal } from "./move-journal.js";
 import {
-  addSuppressed,
   addSuppressedMany,
   classify,
   frontmatterName,
@@ -144,11 +145,7 @@ function stampOf(now: Date): string {
 async function moveDir(from: string, to: string): Promise<void> {
   await fs.mkdir(path.dirname(to), { recursive: true });
   if (isSymlink(from)) {
-    const target = path.resolve(path.dirname(from), await fs.readlink(from));
-    const stored = path.isAbsolute(await fs.readlink(from))
-      ? target
-      : path.relative(path.dirname(to), target);
-    await fs.symlink(stored, to);
+    await fs.symlink(movedLinkText(from, to, await fs.readlink(from)), to);
     await fs.unlink(from);
     return;
   }
@@ -159,6 +156,25 @@ async function moveDir(from: string, to: string): Promise<void> {
     await fs.cp(from, to, { recursive: true, errorOnExist: true, force: false, verbatimSymlinks: true });
     await fs.rm(from, { recursive: true, force: true });
   }
+}
+
+/** The text a link at `from` holding `link` gets when `moveDir` moves it to `to` (it still resolves). */
+function movedLinkText(from: string, to: string, link: string): string {
+  const target = path.resolve(path.dirname(from), link);
+  return path.isAbsolute(link) ? target : path.relative(path.dirname(to), target);
+}
+
+/**
+ * The capture of a package after `moveDir` moved it from `from` to `to`: the same files under the new
+ * path, and a moved link (the package itself a link) with the text `moveDir` gives it.
+ */
+function movedFiles(before: readonly LedgerFile[], from: string, to: string): LedgerFile[] {
+  return before.map((file) => {
+    const moved = to + file.path.slice(from.length);
+    if ("link" in file && file.path === from)
+      return { path: moved, link: movedLinkText(from, to, file.link) };
+    return { ...file, path: moved };
+  });
 }
 
 /** Why the curator may not archive this skill, or null when it may. */
@@ -185,47 +201,16 @@ export function archiveRefusal(
 }
 
 /**
- * Archives a live skill entry (the caller found it). Refusals throw `CuratorError`. The move, the usage
- * record (state archived, archived_at) and the suppression list change inside one ledger entry.
+ * Archives a live skill entry (the caller found it): a batch of one, journaled before it moves (see
+ * `archiveMany`). Refusals throw `CuratorError`. The move, the usage record (state archived,
+ * archived_at), the origin and the suppression list are recorded with one ledger entry.
  */
 export async function archiveEntry(entry: SkillEntry, opts: MoveOptions): Promise<ArchiveResult> {
-  const paths = homePaths(opts.home);
-  const now = opts.now ?? new Date();
-  const provenance = opts.provenance ?? (await loadProvenance(opts.home, [entry]));
-  const store = new UsageStore(paths.skills);
-  const pinned = (await store.read())[entry.name]?.pinned === true;
-  const refusal = archiveRefusal(
-    entry,
-    provenance,
-    opts.config,
-    pinned,
-    opts.commandPrefix ?? terminalPrefix,
-  );
-  if (refusal) throw refuse(refusal);
-  assertSafeName(entry.relPath, "skill path");
-  // The containment rule: nothing outside the library is ever moved.
-  const outside = moveRefusal(paths.skills, entry.dir, entry.name);
-  if (outside) throw refuse(outside, "curator.outside_library");
-  const dest = flatArchiveDestination(paths.archive, path.posix.basename(entry.relPath), stampOf(now));
-  const archivedAs = path.relative(paths.archive, dest).split(path.sep).join("/");
-  await withLedger(
-    {
-      home: opts.home,
-      config: opts.config,
-      actor: opts.actor,
-      action: "archive",
-      skill: entry.name,
-      evidence: { archived: true, archived_as: archivedAs, ...(opts.evidence ?? {}) },
-      paths: [entry.dir, dest],
-    },
-    async () => {
-      await moveDir(entry.dir, dest);
-      await updateArchiveOrigins(opts.home, { [archivedAs]: entry.relPath });
-      await store.update((records) => markArchived(records, entry.name, now));
-      if (provenance.bundled.has(entry.name)) await addSuppressed(opts.home, entry.name);
-    },
-  );
-  return { name: entry.name, from: entry.relPath, archivedAs, dest };
+  const store = new UsageStore(homePaths(opts.home).skills);
+  const done = await archiveBatch([{ entry }], { ...opts, usage: await store.read() });
+  const failure = done.failures[0];
+  if (failure) throw failure.error;
+  return done.archived[0] as ArchiveResult;
 }
 
 function markArchived(records: UsageMap, name: string, now: Date): void {
@@ -236,13 +221,12 @@ function markArchived(records: UsageMap, name: string, now: Date): void {
 }
 
 /**
- * Skills moved per group commit in `archiveMany`: one ledger append and one archive-origins write (with
- * its fsync) each. A crash can leave at most this many moved packages without their ledger lines (each
- * package is whole, in place or in the archive).
+ * Skills moved per group commit in `archiveMany`: one journal announcement (with its fsync), one ledger
+ * append and one archive-origins write each.
  */
 const ARCHIVE_CHUNK = 256;
 
-/** Skills moved between two yields to the event loop (and progress ticks) in `archiveMany`. */
+/** Skills prepared between two yields to the event loop (and progress ticks) in `archiveMany`. */
 const YIELD_EVERY = 64;
 
 /** What `archiveMany` adds to a plain `MoveOptions`. */
@@ -255,26 +239,55 @@ export interface ArchiveManyOptions extends MoveOptions {
    * place when the file is still as it was read, and reads the file again otherwise.
    */
   usage?: Readonly<UsageMap>;
+  /**
+   * Asks the batch to stop at its next safe point (between two packages): what moved so far is
+   * recorded, the rest stays where it is.
+   */
+  signal?: AbortSignal;
 }
 
-/** The capture of a package after it moved from `from` to `to`: the same files under the new path. */
-function movedCapture(before: Capture, from: string, to: string): LedgerFile[] {
-  return before.files.map((file) => ({ ...file, path: to + file.path.slice(from.length) }));
+/** A package ready to move: its announced intent and where it goes. */
+interface PreparedMove {
+  intent: MoveIntent;
+  /** `JSON.stringify(intent.entry)`, made once for the journal and the ledger. */
+  entryText: string | null;
+  /** The package's folder (or link) now. */
+  src: string;
+  linked: boolean;
+  result: ArchiveResult;
+}
+
+/** What a batch did; failures keep their errors (`archiveEntry` throws them). */
+interface BatchOutcome {
+  archived: ArchiveResult[];
+  failures: { name: string; error: Error }[];
 }
 
 /**
- * Archives many live entries (the automatic pass, `prune`) in O(entries) with few system calls: each
- * package is captured for the ledger with synchronous reads (new blobs written once), moved with one
- * rename, and its ledger line is group-committed with the rest of its chunk (one lock, one append), as
- * are the chunk's archive origins. The usage records are read once for the pin check and written once at
- * the end — with `alsoUpdateUsage`'s changes, and even when some archives fail. Each move is still
- * atomic: a crash leaves every package either where it was or archived whole. Failures are collected,
- * not thrown.
+ * Archives many live entries (the automatic pass, `prune`) in O(entries) with few system calls, written
+ * ahead: per chunk, every package is checked and captured for the ledger (synchronous reads, new blobs
+ * written once), the chunk's intents are announced durably in the move journal, then each package moves
+ * with one rename, and the chunk's ledger lines and archive origins are group-committed. The usage records
+ * are read once for the pin check and written once at the end — with `alsoUpdateUsage`'s changes, and
+ * even when some archives fail — and the journal is removed once every record is written. A crash at any
+ * point leaves each package whole, where it was or archived, and the journal lets recovery write what
+ * the archived ones lack. Failures are collected, not thrown.
  */
 export async function archiveMany(
   entries: { entry: SkillEntry; evidence?: Record<string, unknown> }[],
   opts: ArchiveManyOptions,
 ): Promise<{ archived: ArchiveResult[]; failures: { name: string; error: string }[] }> {
+  const done = await archiveBatch(entries, opts);
+  return {
+    archived: done.archived,
+    failures: done.failures.map(({ name, error }) => ({ name, error: error.message })),
+  };
+}
+
+async function archiveBatch(
+  entries: { entry: SkillEntry; evidence?: Record<string, unknown> }[],
+  opts: ArchiveManyOptions,
+): Promise<BatchOutcome> {
   const store = new UsageStore(homePaths(opts.home).skills);
   const now = opts.now ?? new Date();
   await migrateArchiveLayout(opts.home, now);
@@ -286,58 +299,74 @@ export async function archiveMany(
       opts.home,
       entries.map((item) => item.entry),
     ));
-  const ledgerOn = opts.config.skills.ledger;
   const skillsDir = homePaths(opts.home).skills;
-  // Each package has a SKILL.md and often a few more files: the blob folder is listed when small.
-  const blobs = newBlobBatch(opts.home, 2 * entries.length);
-  const archiveNames = listArchiveNames(homePaths(opts.home).archive, entries.length);
+  const batch: BatchContext = {
+    usage,
+    now,
+    at: isoTimestamp(now),
+    prefix,
+    provenance,
+    // Each package has a SKILL.md and often a few more files: the blob folder is listed when small.
+    blobs: newBlobBatch(opts.home, 2 * entries.length),
+    archiveNames: listArchiveNames(homePaths(opts.home).archive, entries.length),
+    move: { realRoot: realPathOf(skillsDir) ?? skillsDir, parents: new Map() },
+    ledgerOn: opts.config.skills.ledger,
+    ts: "",
+  };
   const archiveRoots = new Set<string>();
-  const move: MoveContext = { realRoot: realPathOf(skillsDir) ?? skillsDir, parents: new Map() };
   const archived: ArchiveResult[] = [];
-  const failures: { name: string; error: string }[] = [];
+  const failures: BatchOutcome["failures"] = [];
   const suppress: string[] = [];
   const tick = meterFor(opts.meter, "archiving", entries.length);
+  const stopped = () => opts.signal?.aborted === true;
+  const journal = await MoveJournal.open(opts.home, opts.config);
+  // False once a record of the moves could not be written: the journal then stays for recovery.
+  let recorded = true;
   // The last chunk's commit, left running while the usage and suppression files are written.
-  let pending: Promise<void> | undefined;
+  let pending: Promise<boolean> | undefined;
   try {
-    for (let start = 0; start < entries.length; start += ARCHIVE_CHUNK) {
-      const lines: NewLedgerEntry[] = [];
-      const origins: Record<string, string> = {};
+    for (let start = 0; start < entries.length && !stopped(); start += ARCHIVE_CHUNK) {
       const end = Math.min(entries.length, start + ARCHIVE_CHUNK);
+      batch.ts = isoTimestamp(new Date());
+      const ready: PreparedMove[] = [];
+      for (let at = start; at < end && !stopped(); at++) {
+        const { entry, evidence } = entries[at] as (typeof entries)[number];
+        if (at > start && at % YIELD_EVERY === 0) {
+          tick(at);
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        try {
+          ready.push(
+            await prepareArchive(entry, opts, batch, { ...(opts.evidence ?? {}), ...(evidence ?? {}) }),
+          );
+        } catch (error) {
+          failures.push({ name: entry.name, error: error as Error });
+        }
+      }
+      await journal.announce(
+        ready.map((item) => item.intent),
+        ready.map((item) => item.entryText),
+      );
+      await crashPoint("archive:announced");
+      const moved: PreparedMove[] = [];
       try {
-        for (let at = start; at < end; at++) {
-          const { entry, evidence } = entries[at] as (typeof entries)[number];
-          if (at > start && at % YIELD_EVERY === 0) {
-            tick(at);
-            await new Promise((resolve) => setImmediate(resolve));
-          }
+        for (const item of ready) {
+          if (stopped()) break;
           try {
-            const result = await archiveOne(entry, opts, {
-              usage,
-              now,
-              prefix,
-              provenance,
-              blobs,
-              archiveRoots,
-              archiveNames,
-              move,
-              ledgerOn,
-              evidence: { ...(opts.evidence ?? {}), ...(evidence ?? {}) },
-              lines,
-            });
-            archived.push(result);
-            origins[result.archivedAs] = result.from;
-            if (provenance.bundled.has(entry.name)) suppress.push(entry.name);
-            await crashPoint("archive:moved");
+            await moveDirFast(item.src, item.result.dest, item.linked, archiveRoots);
+            moved.push(item);
+            archived.push(item.result);
+            if (item.intent.suppressed) suppress.push(item.intent.skill);
           } catch (error) {
-            failures.push({ name: entry.name, error: (error as Error).message });
+            failures.push({ name: item.result.name, error: error as Error });
           }
+          await crashPoint("archive:moved");
         }
       } finally {
-        pending = commitChunk(opts.home, opts.config, origins, lines);
+        pending = commitChunk(opts.home, opts.config, moved);
       }
       if (end < entries.length) {
-        await pending;
+        recorded = (await pending) && recorded;
         pending = undefined;
       }
       tick(end);
@@ -345,7 +374,10 @@ export async function archiveMany(
     }
   } finally {
     // Separate files under separate locks: written side by side, each waited for.
-    const writes: Promise<void>[] = [pending ?? Promise.resolve(), addSuppressedMany(opts.home, suppress)];
+    const writes: Promise<unknown>[] = [
+      pending ?? Promise.resolve(true),
+      addSuppressedMany(opts.home, suppress),
+    ];
     if (archived.length > 0 || opts.alsoUpdateUsage)
       writes.push(
         store.update(
@@ -358,6 +390,10 @@ export async function archiveMany(
       );
     const settled = await Promise.allSettled(writes);
     opts.library.invalidate();
+    const [committed] = settled;
+    recorded &&= committed?.status === "fulfilled" && committed.value === true;
+    if (recorded && settled.every((result) => result.status === "fulfilled")) await journal.close();
+    else await journal.keep();
     throwFirstRejection(settled);
   }
   return { archived, failures };
@@ -365,20 +401,23 @@ export async function archiveMany(
 
 /**
  * One chunk's group commit: its archive origins (an error is thrown) and its ledger lines (a failure to
- * ledger never undoes a move), written side by side since they are separate files.
+ * ledger never undoes a move), written side by side since they are separate files. Resolves false when
+ * the ledger lines could not be written (the journal keeps them for recovery).
  */
-async function commitChunk(
-  home: string,
-  config: SkillgateConfig,
-  origins: Record<string, string>,
-  lines: NewLedgerEntry[],
-): Promise<void> {
-  const [written] = await Promise.allSettled([
+async function commitChunk(home: string, config: SkillgateConfig, moved: PreparedMove[]): Promise<boolean> {
+  const origins: Record<string, string> = {};
+  const lines: string[] = [];
+  for (const item of moved) {
+    origins[item.result.archivedAs] = item.result.from;
+    if (item.entryText !== null) lines.push(item.entryText);
+  }
+  const [written, ledgered] = await Promise.allSettled([
     updateArchiveOrigins(home, origins),
-    appendEntries(home, config, lines),
+    appendBuiltEntries(home, config, lines),
   ]);
   await crashPoint("archive:ledgered");
   throwFirstRejection([written]);
+  return ledgered.status === "fulfilled";
 }
 
 /** Rethrows the reason of the first rejected result, if any. */
@@ -386,27 +425,35 @@ function throwFirstRejection(results: PromiseSettledResult<unknown>[]): void {
   for (const result of results) if (result.status === "rejected") throw result.reason;
 }
 
-/** One package of `archiveMany`: refusals, capture, move; its ledger line goes to `batch.lines`. */
-async function archiveOne(
+/** What the packages of one batch share. */
+interface BatchContext {
+  usage: Readonly<UsageMap>;
+  now: Date;
+  /** `now` as the usage records and the journal write it. */
+  at: string;
+  prefix: CommandPrefix;
+  provenance: Provenance;
+  blobs: BlobBatch;
+  /** The archive's names listed when the batch began, plus those it took (see `listArchiveNames`). */
+  archiveNames: Set<string> | undefined;
+  /** The library's real path and the parent folders resolved so far in this batch. */
+  move: MoveContext;
+  ledgerOn: boolean;
+  /** The time stamp of the current chunk's ledger lines. */
+  ts: string;
+}
+
+/**
+ * One package of `archiveMany`, before it moves: refusals, destination, the ledger capture (synchronous;
+ * a linked package or a file too large for it is captured the streaming way) and its intent. A capture
+ * that fails leaves the package to move unledgered, as the ledger fails open.
+ */
+async function prepareArchive(
   entry: SkillEntry,
   opts: MoveOptions,
-  batch: {
-    usage: Readonly<UsageMap>;
-    now: Date;
-    prefix: CommandPrefix;
-    provenance: Provenance;
-    blobs: BlobBatch;
-    /** Archive folders known to exist (created once per batch). */
-    archiveRoots: Set<string>;
-    /** The archive's names listed when the batch began, plus those it took (see `listArchiveNames`). */
-    archiveNames: Set<string> | undefined;
-    /** The library's real path and the parent folders resolved so far in this batch. */
-    move: MoveContext;
-    ledgerOn: boolean;
-    evidence: Record<string, unknown>;
-    lines: NewLedgerEntry[];
-  },
-): Promise<ArchiveResult> {
+  batch: BatchContext,
+  extraEvidence: Record<string, unknown>,
+): Promise<PreparedMove> {
   const paths = homePaths(opts.home);
   const pinned = batch.usage[entry.name]?.pinned === true;
   const refusal = archiveRefusal(entry, batch.provenance, opts.config, pinned, batch.prefix);
@@ -429,54 +476,69 @@ async function archiveOne(
     batch.archiveNames,
   );
   const archivedAs = path.relative(paths.archive, dest).split(path.sep).join("/");
-  const evidence = { archived: true, archived_as: archivedAs, ...batch.evidence };
   const result = { name: entry.name, from: entry.relPath, archivedAs, dest };
-  if (!batch.ledgerOn) {
-    await moveDirFast(entry.dir, dest, linked, batch.archiveRoots);
-    return result;
-  }
+  const evidence = { archived: true, archived_as: archivedAs, ...extraEvidence };
+  const ledgerEntry = batch.ledgerOn
+    ? await archiveLedgerEntry(entry, dest, { linked, evidence }, opts, batch)
+    : null;
+  const intent: MoveIntent = {
+    kind: "archive",
+    skill: entry.name,
+    from: path.relative(paths.skills, entry.dir).split(path.sep).join("/"),
+    to: path.relative(paths.skills, dest).split(path.sep).join("/"),
+    archivedAs,
+    suppressed: batch.provenance.bundled.has(entry.name),
+    at: batch.at,
+    entry: ledgerEntry,
+  };
+  return {
+    intent,
+    entryText: ledgerEntry ? JSON.stringify(ledgerEntry) : null,
+    src: entry.dir,
+    linked,
+    result,
+  };
+}
+
+/** The ledger line of archiving `entry` to `dest`, captured before the move; null when the capture fails. */
+async function archiveLedgerEntry(
+  entry: SkillEntry,
+  dest: string,
+  { linked, evidence }: { linked: boolean; evidence: Record<string, unknown> },
+  opts: MoveOptions,
+  batch: BatchContext,
+): Promise<LedgerEntry | null> {
   let before: Capture | undefined;
-  if (!linked) {
-    try {
-      // The destination was just found free: it is recorded as a root but not looked at again.
-      before = captureStateSync(opts.home, [entry.dir, dest], batch.blobs, ["dir", "absent"]);
-    } catch {
-      before = undefined;
-    }
+  try {
+    // The destination was just found free: it is recorded as a root but not looked at again.
+    if (!linked) before = captureStateSync(opts.home, [entry.dir, dest], batch.blobs, ["dir", "absent"]);
+  } catch {
+    before = undefined;
   }
-  if (!before) {
-    // A file too large (or unreadable) for the batch capture, or a linked folder: the one-by-one path.
-    await withLedger(
-      {
-        home: opts.home,
-        config: opts.config,
-        actor: opts.actor,
-        action: "archive",
-        skill: entry.name,
-        evidence,
-        paths: [entry.dir, dest],
-      },
-      () => moveDir(entry.dir, dest),
-    );
-    return result;
+  try {
+    before ??= { ...(await captureState(opts.home, [entry.dir])), roots: [entry.dir, dest] };
+  } catch {
+    return null;
   }
-  await moveDirFast(entry.dir, dest, false, batch.archiveRoots);
+  const captured = before;
   const usageBefore = batch.usage[entry.name] ?? null;
   const usageAfter = structuredClone(usageBefore ?? emptyRecord());
   usageAfter.state = "archived";
-  usageAfter.archived_at = isoTimestamp(batch.now);
-  batch.lines.push({
-    actor: opts.actor,
-    action: "archive",
-    skill: entry.name,
-    evidence,
-    before: before.files,
-    after: movedCapture(before, entry.dir, dest),
-    roots: before.roots,
-    usage_before: usageBefore ? structuredClone(usageBefore) : null,
-    usage_after: usageAfter,
-  });
-  return result;
+  usageAfter.archived_at = batch.at;
+  return buildEntry(
+    {
+      actor: opts.actor,
+      action: "archive",
+      skill: entry.name,
+      evidence,
+      before: captured.files,
+      after: movedFiles(captured.files, entry.dir, dest),
+      roots: captured.roots,
+      usage_before: usageBefore ? structuredClone(usageBefore) : null,
+      usage_after: usageAfter,
+    },
+    batch.ts,
+  );
 }
 
 /**
@@ -503,12 +565,7 @@ export async function archiveSkill(name: string, opts: MoveOptions): Promise<Arc
   assertSafeName(name);
   const entry = await opts.library.find(name);
   if (!entry) throw refuse(`skill '${name}' not found`, "curator.not_found");
-  try {
-    await migrateArchiveLayout(opts.home, opts.now);
-    return await archiveEntry(entry, opts);
-  } finally {
-    opts.library.invalidate();
-  }
+  return archiveEntry(entry, opts);
 }
 
 async function readArchivedItem(
@@ -685,20 +742,11 @@ export async function restoreSkill(name: string, opts: MoveOptions): Promise<Res
   }
   const outside = destinationRefusal(paths.skills, dest, item.skillName);
   if (outside) throw refuse(outside, "curator.outside_library");
-  const store = new UsageStore(paths.skills);
-  await withLedger(
-    {
-      home: opts.home,
-      config: opts.config,
-      actor: opts.actor,
-      action: "restore",
-      skill: item.skillName,
-      evidence: { archived_as: item.archivedAs, ...(opts.evidence ?? {}) },
-      paths: [item.dir, dest],
-    },
+  await moveAnnounced(
+    restoreIntent(item, dest, await restoreLedgerEntry(item, dest, opts), opts),
+    opts,
     async () => {
-      await moveDir(item.dir, dest);
-      await store.update((records) => {
+      await new UsageStore(paths.skills).update((records) => {
         const record = records[item.skillName] ?? emptyRecord();
         record.state = "active";
         record.archived_at = null;
@@ -711,4 +759,89 @@ export async function restoreSkill(name: string, opts: MoveOptions): Promise<Res
   opts.library.invalidate();
   const restoredTo = path.relative(paths.skills, dest).split(path.sep).join("/");
   return { name: item.skillName, archivedAs: item.archivedAs, restoredTo, dest, flattened };
+}
+
+/** The ledger line of restoring `item` to `dest`, captured before the move; null when it cannot be. */
+async function restoreLedgerEntry(
+  item: ArchivedItem,
+  dest: string,
+  opts: MoveOptions,
+): Promise<LedgerEntry | null> {
+  if (!opts.config.skills.ledger) return null;
+  try {
+    const before = await captureState(opts.home, [item.dir]);
+    const usageBefore = await new UsageStore(homePaths(opts.home).skills).readRecord(item.skillName);
+    const usageAfter = { ...(usageBefore ?? emptyRecord()), state: "active" as const, archived_at: null };
+    return buildEntry({
+      actor: opts.actor,
+      action: "restore",
+      skill: item.skillName,
+      evidence: { archived_as: item.archivedAs, ...(opts.evidence ?? {}) },
+      before: before.files,
+      after: movedFiles(before.files, item.dir, dest),
+      roots: [item.dir, dest],
+      usage_before: usageBefore,
+      usage_after: usageAfter,
+    });
+  } catch {
+    // The ledger fails open: an audit problem never blocks the restore.
+    return null;
+  }
+}
+
+/** The journal intent of restoring `item` to `dest`. */
+function restoreIntent(
+  item: ArchivedItem,
+  dest: string,
+  entry: LedgerEntry | null,
+  opts: MoveOptions,
+): MoveIntent {
+  const skills = homePaths(opts.home).skills;
+  const relative = (file: string) => path.relative(skills, file).split(path.sep).join("/");
+  return {
+    kind: "restore",
+    skill: item.skillName,
+    from: relative(item.dir),
+    to: relative(dest),
+    archivedAs: item.archivedAs,
+    suppressed: true,
+    at: isoTimestamp(opts.now ?? new Date()),
+    entry,
+  };
+}
+
+/**
+ * One journaled move: the intent is announced, the package moves, `record` writes the files that say so
+ * and the ledger line follows; the journal goes once all of it is written (and stays for recovery when a
+ * write failed). A move that fails leaves the package where it was and nothing to recover.
+ */
+async function moveAnnounced(
+  intent: MoveIntent,
+  opts: MoveOptions,
+  record: () => Promise<void>,
+): Promise<void> {
+  const skills = homePaths(opts.home).skills;
+  const journal = await MoveJournal.open(opts.home, opts.config);
+  let recorded = false;
+  try {
+    await journal.announce([intent]);
+    await crashPoint(`${intent.kind}:announced`);
+    try {
+      await moveDir(path.join(skills, intent.from), path.join(skills, intent.to));
+    } catch (error) {
+      recorded = true;
+      throw error;
+    }
+    await crashPoint(`${intent.kind}:moved`);
+    await record();
+    // The ledger fails open: an audit problem never fails the move; the journal keeps the line instead.
+    recorded = intent.entry
+      ? await appendBuiltEntries(opts.home, opts.config, [JSON.stringify(intent.entry)]).then(
+          () => true,
+          () => false,
+        )
+      : true;
+  } finally {
+    await (recorded ? journal.close() : journal.keep());
+  }
 }

@@ -1,10 +1,11 @@
 /**
  * The ledger's content store `<home>/.curator_backups/blobs/<sha256>`: one write-once file per distinct
- * content. A blob is written to `.tmp-<8hex>-<digest>` and renamed into place; an existing blob is never
+ * content. A blob is written to `.tmp-<pid>.<8hex>…` (its writer named, see `core/temp-files`) and renamed
+ * into place; an existing blob is never
  * rewritten (a batch that listed the folder before another process stored the same content renames the
  * same bytes over it). Garbage collection removes unreferenced blobs older than one hour.
  */
-import { createHash, randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
 import {
   closeSync,
   createReadStream,
@@ -22,6 +23,7 @@ import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import { homePaths } from "../config/home.js";
 import { namesUpTo, readRangeSync } from "../core/fsutil.js";
+import { tempSuffix, writerGone } from "../core/temp-files.js";
 
 /** Files up to this size are hashed in memory; larger ones are streamed. */
 const IN_MEMORY_LIMIT = 4 * 1024 * 1024;
@@ -53,6 +55,33 @@ export async function readBlob(home: string, digest: string): Promise<Buffer> {
   return fs.readFile(blobPath(home, digest));
 }
 
+/** The start of a new tmp blob's name: `.tmp-<pid>.<host tag + 4 hex>`. */
+function tempPrefix(): string {
+  return `.tmp-${process.pid}.${tempSuffix()}`;
+}
+
+/**
+ * Removes the tmp blobs whose writer is gone (a capture killed mid-write; see `writerGone`) and returns
+ * how many. Tmp blobs named before writers were recorded are left to `gcBlobs`' grace period.
+ */
+export async function removeDeadBlobTemps(home: string, now = Date.now()): Promise<number> {
+  const dir = homePaths(home).blobs;
+  const names = await fs.readdir(dir).catch(() => [] as string[]);
+  let removed = 0;
+  for (const name of names) {
+    const match = /^\.tmp-(\d+)\.([0-9a-f]{8})[.-]/.exec(name);
+    if (!match) continue;
+    const file = path.join(dir, name);
+    const stat = await fs.lstat(file).catch(() => undefined);
+    if (!stat?.isFile()) continue;
+    if (!writerGone({ pid: Number(match[1]), host: (match[2] as string).slice(0, 4) }, stat.mtimeMs, now))
+      continue;
+    await fs.rm(file, { force: true });
+    removed++;
+  }
+  return removed;
+}
+
 /** Stores bytes (write-once) and returns their digest. */
 export async function storeBytes(home: string, data: Uint8Array): Promise<string> {
   const digest = sha256(data);
@@ -63,7 +92,7 @@ export async function storeBytes(home: string, data: Uint8Array): Promise<string
   }
   const dir = path.dirname(dest);
   await fs.mkdir(dir, { recursive: true });
-  const tmp = path.join(dir, `.tmp-${randomBytes(4).toString("hex")}-${digest}`);
+  const tmp = path.join(dir, `${tempPrefix()}-${digest}`);
   await fs.writeFile(tmp, data, { mode: 0o644 });
   await commitTmp(tmp, dest);
   return digest;
@@ -78,7 +107,7 @@ export async function storeFile(home: string, file: string): Promise<string> {
   if (stat.size <= IN_MEMORY_LIMIT) return storeBytes(home, await fs.readFile(file));
   const dir = homePaths(home).blobs;
   await fs.mkdir(dir, { recursive: true });
-  const tmp = path.join(dir, `.tmp-${randomBytes(4).toString("hex")}-streaming`);
+  const tmp = path.join(dir, `${tempPrefix()}-streaming`);
   const hash = createHash("sha256");
   try {
     await pipeline(
@@ -102,7 +131,7 @@ export async function storeFile(home: string, file: string): Promise<string> {
 
 /**
  * What a batch of synchronous captures shares: the digests stored or refreshed so far (not looked up
- * again), whether the blob folder is known to exist, and one random tag for its tmp files.
+ * again), whether the blob folder is known to exist, and one prefix for its tmp files.
  */
 export interface BlobBatch {
   known: Set<string>;
@@ -125,7 +154,7 @@ export function newBlobBatch(home?: string, expectedFiles = 0): BlobBatch {
   const batch: BlobBatch = {
     known: new Set(),
     dirReady: false,
-    tag: randomBytes(4).toString("hex"),
+    tag: `${tempPrefix()}.`,
     next: 0,
   };
   if (home !== undefined && expectedFiles > 0)
@@ -165,7 +194,7 @@ export function storeFileSync(home: string, file: string, batch: BlobBatch = new
       mkdirSync(dir, { recursive: true });
       batch.dirReady = true;
     }
-    const tmp = path.join(dir, `.tmp-${batch.tag}${(batch.next++).toString(36)}-${digest}`);
+    const tmp = path.join(dir, `${batch.tag}${(batch.next++).toString(36)}-${digest}`);
     writeFileSync(tmp, data, { mode: 0o644 });
     try {
       renameSync(tmp, dest);

@@ -354,6 +354,9 @@ async function converse(
   const result: Conversation = { final: "", error: null, toolCalls: [], calls: [] };
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), input.config.curator.maxSeconds * 1000);
+  const stopping = () => input.signal?.aborted === true;
+  const onStop = () => controller.abort();
+  input.signal?.addEventListener("abort", onStop, { once: true });
   const turns = meterFor(input.meter, "consolidating (model turns)", input.config.curator.maxIterations);
   try {
     for (let turn = 1; ; turn += 1) {
@@ -366,7 +369,9 @@ async function converse(
       try {
         response = await client.chat({ messages, tools: toolDefinitions(tools), signal: controller.signal });
       } catch (error) {
-        if (error instanceof ModelError && error.kind === "aborted" && controller.signal.aborted) {
+        if (stopping()) {
+          result.error = "stopped: the process is shutting down; run again after the restart";
+        } else if (error instanceof ModelError && error.kind === "aborted" && controller.signal.aborted) {
           result.error = `stopped after ${input.config.curator.maxSeconds}s (curator.max_seconds) before the model finished; raise it or run again`;
         } else {
           result.error = error instanceof Error ? error.message : String(error);
@@ -380,6 +385,8 @@ async function converse(
         break;
       }
       for (const call of calls) {
+        // A safe point: every tool call is a whole, recorded change.
+        if (stopping()) break;
         const ran = await runToolCall(runtime, call);
         result.toolCalls.push({ name: call.function.name, arguments: call.function.arguments });
         result.calls.push({
@@ -393,9 +400,14 @@ async function converse(
         if (content.length > MAX_TOOL_OUTPUT) content = `${content.slice(0, MAX_TOOL_OUTPUT)}… (truncated)`;
         messages.push({ role: "tool", tool_call_id: call.id, content });
       }
+      if (stopping()) {
+        result.error = "stopped: the process is shutting down; run again after the restart";
+        break;
+      }
     }
   } finally {
     clearTimeout(timer);
+    input.signal?.removeEventListener("abort", onStop);
   }
   input.progress(
     `[${elapsed()}] model pass finished: ${result.toolCalls.length} tool call(s)${result.error ? `, error: ${result.error}` : ""}`,

@@ -1,7 +1,8 @@
 /**
  * The whole-tree rollback journal `skills/.rollback-journal.json`, written atomically before every step
  * that changes the library, so an interrupted rollback can be finished or undone by the next process.
- * Also home of `crashPoint`, the hook the crash tests use to kill the process between two steps.
+ * Also where the move journal lives (`moveJournalPath`), and home of `crashPoint`, the hook the crash
+ * tests use to kill the process between two steps.
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
@@ -29,11 +30,23 @@ export interface RollbackJournal {
   new_entries: string[];
   started_at: string;
   pid: number;
+  /**
+   * The id of the `snapshot-rollback` ledger line that records this rollback, written by whichever
+   * process finishes it (absent in journals of earlier versions: a fresh id is used).
+   */
+  ledger_id?: string;
+  /** Archive members the check skipped (set when entering `swapping`), for that ledger line. */
+  skipped_members?: number;
 }
 
 /** Path of the journal for a home. */
 export function journalPath(home: string): string {
   return path.join(homePaths(home).skills, ".rollback-journal.json");
+}
+
+/** Path of the move journal of a home (see `move-journal.ts`). */
+export function moveJournalPath(home: string): string {
+  return path.join(homePaths(home).skills, ".move-journal.jsonl");
 }
 
 /** Writes the journal atomically (tmp + fsync + rename). */

@@ -241,8 +241,36 @@ function captureIntoSync(
   }
 }
 
-/** The fields a caller supplies to `appendEntry`. */
-export type NewLedgerEntry = Omit<LedgerEntry, "id" | "ts"> & { ts?: string };
+/** The fields a caller supplies to `appendEntry` (an `id` only when it was announced beforehand). */
+export type NewLedgerEntry = Omit<LedgerEntry, "id" | "ts"> & { ts?: string; id?: string };
+
+/** A fresh entry id: 12 hex digits. */
+export function newEntryId(): string {
+  return randomUUID().replace(/-/g, "").slice(0, 12);
+}
+
+/**
+ * The entry `appendEntry` would write for `fields` at `ts`: an id (the given one, else a fresh one), and
+ * paths whose content is unchanged dropped from before and after, except in `pre-rollback` entries.
+ */
+export function buildEntry(fields: NewLedgerEntry, ts: string = isoTimestamp(new Date())): LedgerEntry {
+  const { before, after } =
+    fields.action === "pre-rollback" ? fields : dropUnchanged(fields.before, fields.after);
+  const entry: LedgerEntry = {
+    id: fields.id ?? newEntryId(),
+    ts: fields.ts ?? ts,
+    actor: fields.actor,
+    action: fields.action,
+    skill: fields.skill,
+    evidence: fields.evidence ?? {},
+    before,
+    after,
+  };
+  if (fields.roots !== undefined) entry.roots = fields.roots;
+  if (fields.usage_before !== undefined) entry.usage_before = fields.usage_before;
+  if (fields.usage_after !== undefined) entry.usage_after = fields.usage_after;
+  return entry;
+}
 
 /**
  * Appends one entry under the ledger lock and returns it (null when the ledger is disabled). Paths whose
@@ -270,27 +298,28 @@ export async function appendEntries(
 ): Promise<LedgerEntry[]> {
   if (!config.skills.ledger || batch.length === 0) return [];
   const ts = isoTimestamp(new Date());
-  const entries = batch.map((fields) => {
-    const { before, after } =
-      fields.action === "pre-rollback" ? fields : dropUnchanged(fields.before, fields.after);
-    const entry: LedgerEntry = {
-      id: randomUUID().replace(/-/g, "").slice(0, 12),
-      ts: fields.ts ?? ts,
-      actor: fields.actor,
-      action: fields.action,
-      skill: fields.skill,
-      evidence: fields.evidence ?? {},
-      before,
-      after,
-    };
-    if (fields.roots !== undefined) entry.roots = fields.roots;
-    if (fields.usage_before !== undefined) entry.usage_before = fields.usage_before;
-    if (fields.usage_after !== undefined) entry.usage_after = fields.usage_after;
-    return entry;
-  });
+  const entries = batch.map((fields) => buildEntry(fields, ts));
+  await appendBuiltEntries(
+    home,
+    config,
+    entries.map((entry) => JSON.stringify(entry)),
+  );
+  return entries;
+}
+
+/**
+ * Appends entries already built (`buildEntry`) and serialized, one JSON text each, in one write under the
+ * ledger lock, compacting past the size cap. A no-op when the ledger is disabled.
+ */
+export async function appendBuiltEntries(
+  home: string,
+  config: SkillgateConfig,
+  serialized: readonly string[],
+): Promise<void> {
+  if (!config.skills.ledger || serialized.length === 0) return;
   const file = homePaths(home).ledger;
   // One line per entry, encoded through a small buffer as it is written rather than joined first.
-  const lines = entries.map((entry) => `${JSON.stringify(entry)}\n`);
+  const lines = serialized.map((text) => `${text}\n`);
   await withLock(
     ledgerLockPath(home),
     async () => {
@@ -311,7 +340,6 @@ export async function appendEntries(
     },
     { waitMs: 60_000, recordHolder: false },
   );
-  return entries;
 }
 
 /** True when the open file is not empty and its last byte is not a newline. */

@@ -21,6 +21,7 @@ import {
   withLock,
 } from "../core/fsutil.js";
 import { meterFor, type ProgressSink } from "../core/progress.js";
+import { pidAlive } from "../core/temp-files.js";
 import {
   clearJournal,
   crashPoint,
@@ -29,7 +30,7 @@ import {
   readJournal,
   writeJournal,
 } from "./journal.js";
-import { appendEntry } from "./ledger.js";
+import { appendEntry, newEntryId, readEntries } from "./ledger.js";
 import {
   createSnapshot,
   isLibraryEntry,
@@ -37,7 +38,7 @@ import {
   resolveSnapshot,
   type SnapshotInfo,
 } from "./snapshot.js";
-import { extractChecked, type VerifiedArchive } from "./tarball/read.js";
+import { extractChecked } from "./tarball/read.js";
 import type { RecordedLink } from "./tarball/write.js";
 
 /** Outcome of a whole-tree rollback. */
@@ -72,7 +73,8 @@ function rollbackLockPath(home: string): string {
 export async function rollbackToSnapshot(opts: SnapshotRollbackOptions): Promise<SnapshotRollbackResult> {
   const lock = await takeRollbackLock(opts.home);
   try {
-    await recoverLocked(opts.home);
+    await emptyPurgeTrash(opts.home);
+    await recoverLocked(opts.home, opts.config);
     const target = await resolveSnapshot(opts.home, opts.id);
     if (!target) {
       const which = opts.id === undefined ? "" : ` for id '${opts.id}'`;
@@ -85,19 +87,10 @@ export async function rollbackToSnapshot(opts: SnapshotRollbackOptions): Promise
       );
     }
     const manifest = target.manifest ?? (await readManifest(target.dir));
-    const { journal, verified, safety } = await swapIn(opts, target, manifest?.links ?? []);
+    const { journal, safety } = await swapIn(opts, target, manifest?.links ?? []);
     const cron = await restoreCronLinks(opts.home, target);
     await crashPoint("rollback:after-cron");
-    await finishCleanup(opts.home, journal);
-    // The live ledger was left in place (skip rule); the rollback itself becomes its next line.
-    await appendEntry(opts.home, opts.config, {
-      actor: "user",
-      action: "snapshot-rollback",
-      skill: "",
-      evidence: { snapshot: target.id, safety_snapshot: safety.id, skipped_members: verified.skipped.length },
-      before: [],
-      after: [],
-    }).catch(() => null);
+    await finishCleanup(opts.home, opts.config, journal);
     return { target: target.id, safetySnapshot: safety.id, cron, message: rollbackMessage(target.id, cron) };
   } finally {
     await lock.release();
@@ -134,7 +127,7 @@ async function swapIn(
   opts: SnapshotRollbackOptions,
   target: SnapshotInfo,
   recordedLinks: RecordedLink[],
-): Promise<{ journal: RollbackJournal; verified: VerifiedArchive; safety: { id: string } }> {
+): Promise<{ journal: RollbackJournal; safety: { id: string } }> {
   const { home, meter } = opts;
   const skills = homePaths(home).skills;
   const journal: RollbackJournal = {
@@ -149,6 +142,7 @@ async function swapIn(
     new_entries: [],
     started_at: isoTimestamp(new Date()),
     pid: process.pid,
+    ledger_id: newEntryId(),
   };
   const staging = path.join(skills, journal.staging);
   await fs.rm(staging, { recursive: true, force: true });
@@ -192,6 +186,7 @@ async function swapIn(
   const verified = extractOutcome.value;
   await crashPoint("rollback:extracted");
   journal.safety_snapshot = safety.id;
+  journal.skipped_members = verified.skipped.length;
   journal.new_entries = (await fs.readdir(staging)).filter(isLibraryEntry).sort();
   journal.old_entries = (await fs.readdir(skills)).filter(isLibraryEntry).sort();
   journal.phase = "swapping";
@@ -213,7 +208,7 @@ async function swapIn(
   journal.phase = "committed";
   await writeJournal(home, journal);
   await crashPoint("rollback:journal-committed");
-  return { journal, verified, safety };
+  return { journal, safety };
 }
 
 /** The `pre-rollback to <id>` snapshot; a failure becomes `curator.safety_snapshot_failed`. */
@@ -296,12 +291,19 @@ function rollbackTrashDir(home: string): string {
 }
 
 /**
- * Clears the side and staging dirs and the journal once a swap is committed. Deleting the old library
+ * Clears the side and staging dirs and the journal once a swap is committed, and records the rollback as
+ * the live ledger's next line (the ledger stays in place through a rollback) before the journal goes, so
+ * the line is written once whoever finishes the rollback. Deleting the old library
  * (tens of thousands of unlinks: longer than extracting the new one) is not waited for: the side dir is
  * moved out of the library into the rollback trash, which a detached process deletes
  * (`deleteInBackground`); what a deleter that died left there is removed by the next start's recovery.
  */
-async function finishCleanup(home: string, journal: RollbackJournal): Promise<void> {
+async function finishCleanup(
+  home: string,
+  config: SkillgateConfig,
+  journal: RollbackJournal,
+  recovering = false,
+): Promise<void> {
   const skills = homePaths(home).skills;
   const side = path.join(skills, journal.side);
   const trash = path.join(rollbackTrashDir(home), `rollback-${journal.target}-${process.pid}`);
@@ -315,8 +317,39 @@ async function finishCleanup(home: string, journal: RollbackJournal): Promise<vo
   }
   await crashPoint("rollback:side-removed");
   await fs.rm(path.join(skills, journal.staging), { recursive: true, force: true });
+  await recordRollback(home, config, journal, recovering).catch(() => undefined);
+  await crashPoint("rollback:ledgered");
   await clearJournal(home);
   if (moved && !deleteInBackground(trash)) await fs.rm(trash, { recursive: true, force: true });
+}
+
+/**
+ * Appends the rollback's `snapshot-rollback` line. Recovery (`recovering`) first looks whether the process
+ * that died had written it already, and marks the line as its own.
+ */
+async function recordRollback(
+  home: string,
+  config: SkillgateConfig,
+  journal: RollbackJournal,
+  recovering: boolean,
+): Promise<void> {
+  if (!config.skills.ledger) return;
+  const id = journal.ledger_id ?? newEntryId();
+  if (recovering && (await readEntries(home)).some((entry) => entry.id === id)) return;
+  await appendEntry(home, config, {
+    id,
+    actor: "user",
+    action: "snapshot-rollback",
+    skill: "",
+    evidence: {
+      snapshot: journal.target,
+      safety_snapshot: journal.safety_snapshot,
+      skipped_members: journal.skipped_members ?? 0,
+      ...(recovering ? { recovered: true } : {}),
+    },
+    before: [],
+    after: [],
+  });
 }
 
 /**
@@ -341,34 +374,35 @@ function deleteInBackground(dir: string): boolean {
 }
 
 /**
- * Finishes or undoes a rollback interrupted by a crash, from its journal. Called at every CLI start.
- * Returns a notice for the person, or null when there was nothing to do (or another process is busy
- * with a rollback right now).
+ * Finishes or undoes a rollback interrupted by a crash, from its journal, and empties the trash a dead
+ * deleter or purge left. Called by every start's recovery (`recoverHome`). Returns a note per repair:
+ * none when there was nothing to do (or another process is busy with a rollback right now).
  */
-export async function recoverInterruptedRollback(home: string): Promise<string | null> {
+export async function recoverInterruptedRollback(home: string, config: SkillgateConfig): Promise<string[]> {
   if (
     !(await pathExists(journalPath(home))) &&
     !(await hasPurgeTrash(home)) &&
     !(await hasRollbackTrash(home))
   )
-    return null;
+    return [];
   let lock: HeldLock;
   try {
     lock = await acquireLock(rollbackLockPath(home), { waitMs: 0 });
   } catch (error) {
-    if (error instanceof LockBusyError) return null;
+    if (error instanceof LockBusyError) return [];
     throw error;
   }
   try {
-    return await recoverLocked(home);
+    const notes = await emptyPurgeTrash(home);
+    const finished = await recoverLocked(home, config);
+    return finished ? [...notes, finished] : notes;
   } finally {
     await lock.release();
   }
 }
 
-/** Recovery body (rollback lock held). */
-async function recoverLocked(home: string): Promise<string | null> {
-  await emptyPurgeTrash(home);
+/** Finishes or undoes the journal's rollback (rollback lock held); a notice, or null without a journal. */
+async function recoverLocked(home: string, config: SkillgateConfig): Promise<string | null> {
   const journal = await readJournal(home);
   if (journal === null) return null;
   if (journal === "corrupt") {
@@ -393,7 +427,7 @@ async function recoverLocked(home: string): Promise<string | null> {
   }
   const target = await resolveSnapshot(home, journal.target);
   const cron = target ? await restoreCronLinks(home, target) : undefined;
-  await finishCleanup(home, journal);
+  await finishCleanup(home, config, journal, true);
   const cronNote = cron
     ? rollbackMessage(journal.target, cron).replace(/^restored from snapshot \S+/, "")
     : "";
@@ -406,54 +440,35 @@ async function hasRollbackTrash(home: string): Promise<boolean> {
   return names.some((name) => !name.endsWith(".deleter"));
 }
 
-/** True when a purge left its trash dir behind, or a journal write left its temp file. */
+/** True when a purge left its trash dir behind. */
 async function hasPurgeTrash(home: string): Promise<boolean> {
   const names = await fs.readdir(homePaths(home).skills).catch(() => [] as string[]);
-  return names.some((name) => name.startsWith(".purge-trash") || journalTempPid(name) !== undefined);
-}
-
-/**
- * The writer's pid of a journal temp file, or undefined for any other name. `atomicWriteFile` names its
- * temp file `.<file>.<pid>.<hex>.tmp`, and the journal's own name starts with a dot, so it has two.
- */
-export function journalTempPid(name: string): number | undefined {
-  const match = /^\.\.?rollback-journal\.json\.(\d+)\.[0-9a-f]+\.tmp$/.exec(name);
-  return match ? Number(match[1]) : undefined;
-}
-
-/**
- * True when a process with this pid exists in our pid namespace. Used only to leave a temp file alone
- * (erring on keeping it), never to take over a lock: locks are kernel locks.
- */
-function pidInUse(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
+  return names.some((name) => name.startsWith(".purge-trash"));
 }
 
 /**
  * Deletes leftovers of interrupted purges (their packages were ledgered before being moved there) and
  * old libraries in the rollback trash whose background deleter died (a live deleter's are left to it).
  */
-export async function emptyPurgeTrash(home: string): Promise<void> {
+export async function emptyPurgeTrash(home: string): Promise<string[]> {
   const skills = homePaths(home).skills;
   const names = await fs.readdir(skills).catch(() => [] as string[]);
   const trash = rollbackTrashDir(home);
+  const notes: string[] = [];
   for (const name of await fs.readdir(trash).catch(() => [] as string[])) {
-    if (!deleterAlive(path.join(trash, name)))
-      await fs.rm(path.join(trash, name), { recursive: true, force: true }).catch(() => undefined);
+    if (deleterAlive(path.join(trash, name))) continue;
+    await fs.rm(path.join(trash, name), { recursive: true, force: true }).catch(() => undefined);
+    if (!name.endsWith(".deleter"))
+      notes.push(
+        `recovery: deleted ${name}, an old library a rollback left in ${trash} (its deleter had stopped).`,
+      );
   }
   for (const name of names) {
-    if (name.startsWith(".purge-trash"))
-      await fs.rm(path.join(skills, name), { recursive: true, force: true });
-    const writer = journalTempPid(name);
-    // Left by a process that died mid-write (a live one other than us may be writing it right now).
-    if (writer !== undefined && (writer === process.pid || !pidInUse(writer)))
-      await fs.rm(path.join(skills, name), { force: true });
+    if (!name.startsWith(".purge-trash")) continue;
+    await fs.rm(path.join(skills, name), { recursive: true, force: true });
+    notes.push(`recovery: removed ${name}, left by an interrupted purge (its packages are in the ledger).`);
   }
+  return notes;
 }
 
 /** True when `trash` (or the trash a `.deleter` file belongs to) is being deleted by a live process. */
@@ -461,7 +476,7 @@ function deleterAlive(trash: string): boolean {
   const marker = trash.endsWith(".deleter") ? trash : `${trash}.deleter`;
   try {
     const pid = Number(readFileSync(marker, "utf8"));
-    return Number.isInteger(pid) && pid > 0 && pidInUse(pid);
+    return Number.isInteger(pid) && pid > 0 && pidAlive(pid);
   } catch {
     return false;
   }

@@ -20,6 +20,7 @@ import { readCronRefs } from "./cron.js";
 import { fileRunLock } from "./lock.js";
 import { curatedRows, plan } from "./plan.js";
 import { loadProvenance } from "./provenance.js";
+import { recoverUnderRunLock } from "./recovery.js";
 import { buildRenameMap, headline, renameMapText, writeRunReport } from "./report.js";
 import { scheduleVerdict, seedFirstRun } from "./schedule.js";
 import { beginSnapshot, type PendingSnapshot } from "./snapshot.js";
@@ -45,6 +46,12 @@ export interface RunOptions {
   commandPrefix?: CommandPrefix;
   /** The run lock; default the file lock of `home`. */
   runLock?: RunLock;
+  /**
+   * The process is stopping: the run stops at its next safe point — before the snapshot is kept nothing
+   * changes (`curator.interrupted`), during the archives the batch records what it moved and ends, and
+   * the model pass ends between two tool calls. An interrupted run does not count as the period's run.
+   */
+  signal?: AbortSignal;
 }
 
 /** Result of `maybeRunCurator`. */
@@ -165,6 +172,7 @@ async function runLlm(opts: RunOptions, candidates: string[], now: Date, progres
       now,
       progress,
       meter: opts.meter,
+      signal: opts.signal,
     });
   } catch (error) {
     const message = (error as Error).message;
@@ -204,6 +212,7 @@ async function beginPreRunSnapshot(
       reason: "pre-curator-run",
       now,
       meter: opts.meter,
+      signal: opts.signal,
     });
   } catch (error) {
     return {
@@ -259,6 +268,12 @@ async function runLocked(opts: RunOptions): Promise<CuratorRunResult> {
   const progress = opts.progress ?? (() => undefined);
   const warnings: string[] = [];
   progress(dryRun ? "running DRY-RUN (report only, no mutations)..." : "running review pass...");
+  // What an interrupted run or rollback left is repaired first, under the run lock this run holds.
+  if (!dryRun)
+    for (const note of await recoverUnderRunLock(opts.home, opts.config, { blobs: true })) {
+      progress(note);
+      warnings.push(note);
+    }
 
   // The pre-run snapshot is written (off the main thread) while the run plans; apply keeps it when the
   // plan changes anything and discards it otherwise.
@@ -278,6 +293,7 @@ async function runLocked(opts: RunOptions): Promise<CuratorRunResult> {
       skills: planned.skills,
       meter: opts.meter,
       snapshot,
+      signal: opts.signal,
     });
   } finally {
     await snapshot?.discard();
@@ -288,9 +304,11 @@ async function runLocked(opts: RunOptions): Promise<CuratorRunResult> {
     ...applied.failures.map((failure) => `could not archive '${failure.name}': ${failure.error}`),
   );
   const startedAt = isoTimestamp(started);
+  const interrupted = applied.interrupted;
   const markRun = (state: CuratorState) => {
     state.last_run_summary = headline(dryRun, applied.counts);
-    if (!dryRun) {
+    // An interrupted run is not the period's run: the next tick after the restart finishes the pass.
+    if (!dryRun && !interrupted) {
       state.last_run_at = startedAt;
       state.run_count += 1;
     }
@@ -303,7 +321,9 @@ async function runLocked(opts: RunOptions): Promise<CuratorRunResult> {
   // again only for a pass that hands it to the model, which must see the disk as it is now.
   const before =
     dryRun || !consolidating ? beforeNames(curatorPlan.candidates, applied) : await curatedNames(opts);
-  const llm = await runLlm(opts, before, started, progress);
+  const llm = interrupted
+    ? { report: skippedLlm("the process is shutting down"), outcome: null }
+    : await runLlm(opts, before, started, progress);
   const after = llm.outcome && !dryRun ? await curatedNames(opts) : before;
   const consolidated = llm.outcome?.consolidated ?? [];
   const pruned = llm.outcome?.pruned ?? [];
@@ -319,7 +339,10 @@ async function runLocked(opts: RunOptions): Promise<CuratorRunResult> {
     changed:
       !dryRun && (applied.transitions.length > 0 || consolidated.length + pruned.length + added.length > 0),
     autoTransitions: applied.counts,
-    summary: headline(dryRun, applied.counts, llm.report.status) + (mapText ? `\n${mapText}` : ""),
+    summary:
+      headline(dryRun, applied.counts, llm.report.status) +
+      (interrupted ? "; stopped early (the process was shutting down), the rest at the next run" : "") +
+      (mapText ? `\n${mapText}` : ""),
     reportPath: null,
     snapshotId: applied.snapshotId ?? llm.outcome?.snapshotId ?? null,
     renameMap,
@@ -333,6 +356,7 @@ async function runLocked(opts: RunOptions): Promise<CuratorRunResult> {
     before,
     after,
     warnings,
+    interrupted,
   };
   await finishRun(opts, result, prefix, consolidating ? undefined : markRun);
   return result;

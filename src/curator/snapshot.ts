@@ -2,11 +2,19 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
-import { CuratorError } from "../core/errors.js";
-import { acquireLock, atomicWriteFile, isoTimestamp, stableJson } from "../core/fsutil.js";
+import { CuratorError, interruptedError } from "../core/errors.js";
+import {
+  acquireLock,
+  atomicWriteFile,
+  type HeldLock,
+  isoTimestamp,
+  LockBusyError,
+  stableJson,
+} from "../core/fsutil.js";
 import { meterFor, type ProgressSink } from "../core/progress.js";
 import { COMPILED } from "../core/workers.js";
 import { crashPoint as hook } from "./journal.js";
+import { SNAPSHOT_ARCHIVE, SNAPSHOT_ID_PATTERN } from "./snapshot-names.js";
 import {
   type ArchiveInProgress,
   type RecordedLink,
@@ -14,11 +22,7 @@ import {
   streamArchiveOffThread,
 } from "./tarball/write.js";
 
-/** A snapshot id: UTC with dashes, `2026-05-01T13-05-42Z`, plus `-01`, `-02`… on a collision. */
-export const SNAPSHOT_ID_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}Z(-\d{2})?$/;
-
-/** The archive's file name inside a snapshot directory. */
-export const SNAPSHOT_ARCHIVE = "skills.tar.gz";
+export { SNAPSHOT_ARCHIVE, SNAPSHOT_ID_PATTERN };
 
 /** The audit ledger's name under `skills/`. */
 const LEDGER_ENTRY = ".curator_ledger.jsonl";
@@ -99,6 +103,11 @@ export interface CreateSnapshotOptions {
   protectIds?: string[];
   /** Counted progress: top-level library entries archived. */
   meter?: ProgressSink;
+  /**
+   * The process is stopping: the archive stops, the folder goes, and the snapshot fails with
+   * `curator.interrupted` (nothing was changed).
+   */
+  signal?: AbortSignal;
 }
 
 /** Formats the base id (no collision suffix) for a moment. */
@@ -182,10 +191,14 @@ export async function beginSnapshot(
       state = "kept";
       try {
         try {
-          await finishSnapshot(archive, { cronJobs: paths.cronJobs, dir, id, reason: opts.reason, now });
+          await untilStopped(
+            finishSnapshot(archive, { cronJobs: paths.cronJobs, dir, id, reason: opts.reason, now }),
+            opts.signal,
+            () => archive.stop(),
+          );
         } catch (error) {
           await fs.rm(dir, { recursive: true, force: true });
-          throw failed(error);
+          throw error instanceof CuratorError ? error : failed(error);
         }
         await pruneSnapshots(paths.backups, opts.config.curator.backup.keep, [
           id,
@@ -207,6 +220,30 @@ export async function beginSnapshot(
       }
     },
   };
+}
+
+/**
+ * `work`, unless `signal` asks to stop first: then `stop` is awaited and `curator.interrupted` thrown
+ * (what `work` does after that is ignored).
+ */
+async function untilStopped<T>(work: Promise<T>, signal: AbortSignal | undefined, stop: () => Promise<void>) {
+  if (!signal) return work;
+  work.catch(() => undefined);
+  let onAbort: () => void = () => undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(interruptedError("snapshot", "the snapshot"));
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+  });
+  aborted.catch(() => undefined);
+  try {
+    return await Promise.race([work, aborted]);
+  } catch (error) {
+    if (signal.aborted) await stop().catch(() => undefined);
+    throw error;
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
 }
 
 /** Creates `<backups>/<base>` or the first free `<base>-NN`, exclusively. */
@@ -347,15 +384,49 @@ async function pruneSnapshots(backups: string, keep: number, protect: string[]):
   let kept = 0;
   for (const id of names) {
     const dir = path.join(backups, id);
-    const complete = await fs
-      .stat(path.join(dir, SNAPSHOT_ARCHIVE))
-      .then((stat) => stat.isFile())
-      .catch(() => false);
-    if (!complete) {
+    if (!(await isComplete(dir))) {
       if (!protect.includes(id)) await fs.rm(dir, { recursive: true, force: true });
       continue;
     }
     kept++;
     if (kept > Math.max(1, keep) && !protect.includes(id)) await fs.rm(dir, { recursive: true, force: true });
   }
+}
+
+/** True when a snapshot folder holds its committed archive (the last step of writing one). */
+async function isComplete(dir: string): Promise<boolean> {
+  return fs
+    .stat(path.join(dir, SNAPSHOT_ARCHIVE))
+    .then((stat) => stat.isFile())
+    .catch(() => false);
+}
+
+/**
+ * Removes the folders of snapshots a killed process left unfinished (no committed archive) and returns
+ * their ids. Nothing is removed while a snapshot is being written (its writer holds the snapshot lock).
+ */
+export async function removePartialSnapshots(home: string): Promise<string[]> {
+  const paths = homePaths(home);
+  const names = await fs.readdir(paths.backups).catch(() => [] as string[]);
+  const ids = names.filter((name) => SNAPSHOT_ID_PATTERN.test(name));
+  if (ids.length === 0) return [];
+  let lock: HeldLock;
+  try {
+    lock = await acquireLock(path.join(paths.locks, "snapshot.lock"), { waitMs: 0 });
+  } catch (error) {
+    if (error instanceof LockBusyError) return [];
+    throw error;
+  }
+  const removed: string[] = [];
+  try {
+    for (const id of ids) {
+      const dir = path.join(paths.backups, id);
+      if (await isComplete(dir)) continue;
+      await fs.rm(dir, { recursive: true, force: true });
+      removed.push(id);
+    }
+  } finally {
+    await lock.release();
+  }
+  return removed;
 }

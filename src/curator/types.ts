@@ -101,6 +101,8 @@ export interface ConsolidatorInput {
   progress: (line: string) => void;
   /** Counted progress (model turns of the pass; its snapshot). */
   meter?: ProgressSink;
+  /** The process is stopping: the pass ends between two tool calls. */
+  signal?: AbortSignal;
 }
 
 /** The LLM seam: the consolidation engineer supplies one; the run calls it when consolidating. */
@@ -159,6 +161,8 @@ export interface CuratorRunResult {
   after: string[];
   /** Non-fatal problems (unreadable cron file, failed archive of one skill…). */
   warnings: string[];
+  /** The process was stopping: the run ended at a safe point before finishing its pass. */
+  interrupted?: boolean;
 }
 
 /** Where a skill comes from, for the curator. */

@@ -59,7 +59,10 @@ export interface GatewayOptions {
   registry?: readonly CommandSpec[];
   /** The curator's LLM consolidation pass for maintenance runs (tests pass a fake); default the real one. */
   consolidator?: Consolidator;
-  /** How long `stop` waits for in-flight commands before stopping adapters anyway (ms). Default 8000. */
+  /**
+   * How long `stop` waits for in-flight commands and a curator run to reach a safe point before stopping
+   * adapters anyway (ms). Default `gateway.stop_timeout_seconds`.
+   */
   drainTimeoutMs?: number;
   /**
    * The stores that coordinate gateway processes (sessions, dedupe, last activity, stranger notices,
@@ -150,6 +153,8 @@ class GatewayImpl implements Gateway {
   private secretForm: SecretFormServer | undefined;
   private state: "new" | "running" | "stopping" | "stopped" = "new";
   private stopping: Promise<void> | undefined;
+  /** Aborted when the gateway stops: a curator run in progress stops at its next safe point. */
+  private readonly stopController = new AbortController();
 
   constructor(private readonly options: GatewayOptions) {
     this.logger = options.logger ?? silentLogger();
@@ -184,6 +189,7 @@ class GatewayImpl implements Gateway {
       changed: () => this.syncCommandCatalogs(),
       consolidator: options.consolidator,
       runLock: this.runLock,
+      signal: this.stopController.signal,
     });
   }
 
@@ -320,12 +326,21 @@ class GatewayImpl implements Gateway {
   private async shutdown(): Promise<void> {
     this.state = "stopping";
     this.maintenance.stop();
+    // A curator run (the tick's or a chat command's) stops at its next safe point and records what it did.
+    this.stopController.abort();
+    const waitMs = this.options.drainTimeoutMs ?? this.options.config.gateway.stopTimeoutSeconds * 1000;
     const drained = Promise.all([this.queues.idle(), this.maintenance.settled()]).then(() => true);
-    const timeout = new Promise<boolean>((resolve) =>
-      setTimeout(() => resolve(false), this.options.drainTimeoutMs ?? 8000).unref(),
-    );
+    const timeout = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), waitMs).unref());
+    if (this.queues.inFlight > 0 || this.maintenance.running)
+      this.logger.info(
+        { inFlight: this.queues.inFlight, waitMs },
+        `gateway: waiting up to ${Math.round(waitMs / 1000)} s for running commands to finish or reach a safe point`,
+      );
     if (!(await Promise.race([drained, timeout]))) {
-      this.logger.warn({ inFlight: this.queues.inFlight }, "gateway: stopping with commands still running");
+      this.logger.warn(
+        { inFlight: this.queues.inFlight },
+        "gateway: stopping with commands still running (raise gateway.stop_timeout_seconds to wait longer; the next start recovers what they left)",
+      );
     }
     await Promise.allSettled(
       this.options.adapters.map((adapter) =>
@@ -496,6 +511,7 @@ class GatewayImpl implements Gateway {
       now: () => new Date(this.now()),
       library: this.library,
       buttons: adapter.capabilities.buttons === true,
+      signal: this.stopController.signal,
     });
     // "Set KEY" buttons are shown to admins where a press opens a private input.
     if (isAdmin && adapter.capabilities.buttons === true && this.secrets.available(adapter.capabilities))

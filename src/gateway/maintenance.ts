@@ -12,6 +12,7 @@ import type { Logger } from "../core/logger.js";
 import type { Reply } from "../core/reply.js";
 import type { RunLock } from "../core/stores.js";
 import { consolidator as defaultConsolidator } from "../curator/consolidate.js";
+import { mayNeedRecovery, recoverHome } from "../curator/recovery.js";
 import { summaryReply } from "../curator/report.js";
 import { maybeRunCurator } from "../curator/run.js";
 import type { Consolidator } from "../curator/types.js";
@@ -46,6 +47,8 @@ export interface MaintenanceOptions {
   changed?: () => Promise<void>;
   /** The run lock; default the file lock of `home`. */
   runLock?: RunLock;
+  /** Aborted when the gateway stops: a run in progress stops at its next safe point. */
+  signal?: AbortSignal;
 }
 
 /** How chat spells a command in posted summaries. */
@@ -85,6 +88,11 @@ export class MaintenanceTicker {
     this.timer = undefined;
   }
 
+  /** True while a tick is in progress. */
+  get running(): boolean {
+    return this.current !== undefined;
+  }
+
   /** Resolves when no tick is running. */
   async settled(): Promise<void> {
     await this.current?.catch(() => undefined);
@@ -99,6 +107,21 @@ export class MaintenanceTicker {
     return this.current;
   }
 
+  /**
+   * Repairs what another process's crash left in the home (a killed CLI beside this gateway), before the
+   * curator is asked; each repair is logged. A failure is logged and the tick goes on.
+   */
+  private async recover(): Promise<void> {
+    const { options } = this;
+    if (!mayNeedRecovery(options.home)) return;
+    try {
+      const notes = await recoverHome(options.home, options.config, { runLock: options.runLock });
+      for (const note of notes) options.logger.warn(note);
+    } catch (error) {
+      options.logger.error({ err: error }, "maintenance: recovering interrupted work failed");
+    }
+  }
+
   private async runTick(): Promise<TickOutcome> {
     const { options } = this;
     if (options.busy()) {
@@ -107,6 +130,7 @@ export class MaintenanceTicker {
       );
       return { ran: false, reason: "busy", posted: false };
     }
+    await this.recover();
     const idleForSeconds = await options.idleSeconds();
     let outcome: Awaited<ReturnType<typeof maybeRunCurator>>;
     try {
@@ -119,6 +143,7 @@ export class MaintenanceTicker {
         idleForSeconds,
         consolidator: options.consolidator ?? defaultConsolidator,
         runLock: options.runLock,
+        signal: options.signal,
       });
     } catch (error) {
       if (

@@ -69,4 +69,16 @@ describe("deploy files (no Docker engine here: checked statically)", () => {
     expect(keys.get("ExecStart")).toMatch(/dist\/src\/cli\.js serve$/);
     expect(text).toMatch(/^\[Install\]$/m);
   });
+
+  it("the service manager's stop timeouts cover the gateway's wait for a safe point, plus the adapters", () => {
+    const document = YAML.parse(readFileSync(deploy("config.example.yaml"), "utf8"));
+    const waitSeconds = parseConfig(document).gateway.stopTimeoutSeconds;
+    expect(waitSeconds).toBe(parseConfig({}).gateway.stopTimeoutSeconds);
+    const unit = readFileSync(deploy("skillgate.service"), "utf8");
+    const timeoutStop = Number(unit.match(/^TimeoutStopSec=(\d+)$/m)?.[1]);
+    const compose = YAML.parse(readFileSync(deploy("compose.yaml"), "utf8"));
+    const grace = Number(String(compose.services.skillgate.stop_grace_period).match(/^(\d+)s$/)?.[1]);
+    // `serve` itself gives up 10 s after the wait; the manager must not kill it before that.
+    for (const seconds of [timeoutStop, grace]) expect(seconds).toBeGreaterThanOrEqual(waitSeconds + 10);
+  });
 });

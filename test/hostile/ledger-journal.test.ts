@@ -1,8 +1,9 @@
 /**
  * Findings 6 and 10. A half-written last ledger line (a crash mid-append) never swallows the next entry:
  * the tail is ended before appending, broken lines are skipped with a warning and counted, and an entry
- * glued onto a broken line by an older writer is still found. A rollback journal temp file left by a
- * dead writer (`..rollback-journal.json.<pid>.<hex>.tmp`, two dots) is cleaned at the next start.
+ * glued onto a broken line by an older writer is still found. A temp file left by a dead writer (the
+ * rollback journal's `..rollback-journal.json.<pid>.<host tag + hex>.tmp` has two dots) is cleaned at the
+ * next start; one whose writer may live (this host's live pid, or another host's, until it is old) stays.
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
@@ -12,8 +13,9 @@ import { registry } from "../../commands/index.js";
 import type { CommandSpec } from "../../commands/types.js";
 import { main } from "../../src/cli.js";
 import { replyToPlainText } from "../../src/core/reply.js";
+import { atomicTempWriter, HOST_TAG } from "../../src/core/temp-files.js";
 import { appendEntry, listEntries, readLedger, withLedger } from "../../src/curator/ledger.js";
-import { journalTempPid, recoverInterruptedRollback } from "../../src/curator/rollback.js";
+import { recoverHome } from "../../src/curator/recovery.js";
 import { rollbackEntry } from "../../src/curator/rollback-entry.js";
 import { openLibrary } from "../../src/skills/library.js";
 import { configWith, makeHome, removeHome, writeSkill } from "../safety/helpers.js";
@@ -117,23 +119,31 @@ describe("finding 6: ledger appends survive a crash mid-append", () => {
 });
 
 describe("finding 10: the rollback journal's temp file is cleaned", () => {
-  it("a temp file with two dots from a dead writer is removed at the next start; a live writer's stays", async () => {
+  it("a temp file from a dead writer is removed at the next start; one whose writer may live stays", async () => {
     const skills = path.join(home, "skills");
-    const dead = `..rollback-journal.json.999999999.0badf00d.tmp`;
-    const live = `..rollback-journal.json.${process.ppid}.0badf00d.tmp`;
-    expect(journalTempPid(dead)).toBe(999999999);
-    expect(journalTempPid(".rollback-journal.json.12.ab.tmp")).toBe(12);
-    expect(journalTempPid("..rollback-journal.json")).toBeUndefined();
-    await fs.writeFile(path.join(skills, dead), "{");
-    await fs.writeFile(path.join(skills, live), "{");
-    await recoverInterruptedRollback(home);
+    const dead = `..rollback-journal.json.999999999.${HOST_TAG}beef.tmp`;
+    const live = `..rollback-journal.json.${process.ppid}.${HOST_TAG}beef.tmp`;
+    const foreignHost = HOST_TAG === "0bad" ? "0bae" : "0bad";
+    const foreignYoung = `..rollback-journal.json.999999999.${foreignHost}f00d.tmp`;
+    const foreignOld = `..rollback-journal.json.999999998.${foreignHost}f00d.tmp`;
+    expect(atomicTempWriter(dead)).toEqual({ pid: 999999999, host: HOST_TAG });
+    expect(atomicTempWriter(".rollback-journal.json.12.abcd0123.tmp")).toEqual({ pid: 12, host: "abcd" });
+    expect(atomicTempWriter("..rollback-journal.json")).toBeUndefined();
+    for (const name of [dead, live, foreignYoung, foreignOld])
+      await fs.writeFile(path.join(skills, name), "{");
+    const twoHoursAgo = new Date(Date.now() - 2 * 3_600_000);
+    await fs.utimes(path.join(skills, foreignOld), twoHoursAgo, twoHoursAgo);
+    const notes = await recoverHome(home, config);
     const names = await fs.readdir(skills);
     expect(names).not.toContain(dead);
+    expect(names).not.toContain(foreignOld);
     expect(names).toContain(live);
+    expect(names).toContain(foreignYoung);
+    expect(notes.filter((note) => note.includes("left by a write that was interrupted"))).toHaveLength(2);
   });
 
   it("the CLI's start-up check notices a lone temp file", async () => {
-    const dead = path.join(home, "skills", "..rollback-journal.json.999999999.0badf00d.tmp");
+    const dead = path.join(home, "skills", `..rollback-journal.json.999999999.${HOST_TAG}f00d.tmp`);
     await fs.writeFile(dead, "{");
     const sink = { write: () => true, isTTY: false } as unknown as NodeJS.WriteStream;
     await main(["--home", home, "curator", "status"], {

@@ -203,7 +203,7 @@ describe("hostile archives (1,000 generated)", () => {
           ok = false;
           refused++;
         }
-        await recoverInterruptedRollback(home);
+        await recoverInterruptedRollback(home, config);
         expect(await outsideState()).toBe(outsideBefore);
         if (members.some(obviouslyUnsafe)) {
           expect(ok).toBe(false);

@@ -284,7 +284,7 @@ describe("rollbackToSnapshot (scenarios 38–40)", () => {
       /unreadable.*1000 times/,
     );
     expect(await listTree(home)).toEqual(before);
-    expect(await recoverInterruptedRollback(home)).toBeNull();
+    expect(await recoverInterruptedRollback(home, configWith())).toEqual([]);
   });
 
   it("restores from an archive that is a plain (uncompressed) tar", async () => {
@@ -338,7 +338,7 @@ describe("rollbackToSnapshot (scenarios 38–40)", () => {
     await fs.writeFile(archive, bytes.subarray(0, Math.floor(bytes.length / 2)));
     await expect(rollbackToSnapshot({ home, config: configWith(), id: snap.id })).rejects.toThrow();
     expect(await listTree(home)).toEqual(before);
-    expect(await recoverInterruptedRollback(home)).toBeNull();
+    expect(await recoverInterruptedRollback(home, configWith())).toEqual([]);
   });
 });
 
@@ -398,7 +398,7 @@ describe("the old library after a rollback", () => {
     // A deleter that died (no live pid in its marker) leaves the rest to the next start.
     await writeFiles(path.join(trash, "rollback-old-1"), { "tools/x/SKILL.md": "x" });
     await fs.writeFile(path.join(trash, "rollback-old-1.deleter"), "999999999");
-    await recoverInterruptedRollback(home);
+    await recoverInterruptedRollback(home, configWith());
     expect(await fs.readdir(trash)).toEqual([]);
   });
 });

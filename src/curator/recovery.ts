@@ -1,0 +1,141 @@
+/**
+ * Recovery at every start. A process killed in the middle of curator work leaves one of a few kinds of
+ * leftovers; before anything else touches the library (the CLI, the gateway and the console all start
+ * through here, and every curator run and maintenance tick checks again) `recoverHome` repairs each:
+ * - an interrupted whole-tree rollback (its journal): finished or undone, and its ledger line written;
+ * - interrupted package moves (the move journal): each completed with its ledger line, origin, usage
+ *   state and suppression, or left where it was;
+ * - old libraries in the rollback trash whose deleter died, and purge trash;
+ * - temp files of killed writes (`.usage.json`, the ledger, `.env`, config, gateway state, blobs);
+ * - snapshot folders a killed snapshot left unfinished;
+ * - the curator run lock a dead skillgate process left (the file Hermes honours as a claim: it keeps
+ *   Hermes out until the repairs are done, then goes).
+ * Each repair is one line of the returned notes, for the terminal or the log.
+ */
+import { existsSync, promises as fs, readdirSync } from "node:fs";
+import path from "node:path";
+import type { SkillgateConfig } from "../config/config.js";
+import { homePaths } from "../config/home.js";
+import { CuratorError } from "../core/errors.js";
+import type { RunLock } from "../core/stores.js";
+import { atomicTempWriter, removeDeadTemps } from "../core/temp-files.js";
+import { journalPath, moveJournalPath } from "./journal.js";
+import { fileRunLock, runLockFile } from "./lock.js";
+import { SNAPSHOT_ARCHIVE, SNAPSHOT_ID_PATTERN } from "./snapshot-names.js";
+
+/** The folders whose temp files recovery looks at (blobs aside): the home, `skills/`, gateway state, cron. */
+function tempFolders(home: string): string[] {
+  const paths = homePaths(home);
+  return [paths.home, paths.skills, paths.gateway, path.dirname(paths.cronJobs), paths.locks];
+}
+
+/**
+ * A cheap look (a few folder listings, no parsing) for anything recovery would act on. False on a home
+ * with nothing left over, which is almost every start.
+ */
+export function mayNeedRecovery(home: string): boolean {
+  const paths = homePaths(home);
+  const list = (dir: string) => {
+    try {
+      return readdirSync(dir);
+    } catch {
+      return [] as string[];
+    }
+  };
+  const skills = list(paths.skills);
+  if (
+    skills.includes(path.basename(journalPath(home))) ||
+    skills.includes(path.basename(moveJournalPath(home)))
+  )
+    return true;
+  if (skills.some((name) => name.startsWith(".purge-trash"))) return true;
+  if (tempFolders(home).some((dir) => list(dir).some((name) => atomicTempWriter(name) !== undefined)))
+    return true;
+  if (list(paths.locks).includes(path.basename(runLockFile(home)))) return true;
+  const backups = list(paths.backups);
+  if (backups.includes(".trash") && list(path.join(paths.backups, ".trash")).length > 0) return true;
+  return backups.some(
+    (name) => SNAPSHOT_ID_PATTERN.test(name) && !existsSync(path.join(paths.backups, name, SNAPSHOT_ARCHIVE)),
+  );
+}
+
+/** Options of `recoverHome`. */
+export interface RecoverOptions {
+  /** The run lock to take for the repairs (the gateway's store); default the file lock of the home. */
+  runLock?: RunLock;
+  /** Also remove dead tmp blobs (a listing of the blob store: done by curator runs and when a batch died). */
+  blobs?: boolean;
+}
+
+/**
+ * Repairs what interrupted work left in `home` (see the file's comment) and returns one note per repair.
+ * The library repairs run under the curator run lock; when a live process holds it (a run in progress,
+ * or a Hermes claim), they are left to a later start and only what no live process can own is cleaned.
+ */
+export async function recoverHome(
+  home: string,
+  config: SkillgateConfig,
+  options: RecoverOptions = {},
+): Promise<string[]> {
+  const lockFile = runLockFile(home);
+  const leftLock = existsSync(lockFile) ? (await fs.readFile(lockFile, "utf8").catch(() => "")).trim() : "";
+  let held: { release(): Promise<void> };
+  try {
+    held = await (options.runLock ?? fileRunLock(home)).acquire();
+  } catch (error) {
+    if (!(error instanceof CuratorError && error.code === "curator.locked")) throw error;
+    // The holder's own temp files may be in use; only trash and partial snapshots are judged by locks.
+    const { emptyPurgeTrash } = await import("./rollback.js");
+    return emptyPurgeTrash(home);
+  }
+  const notes: string[] = [];
+  try {
+    notes.push(...(await recoverUnderRunLock(home, config, options)));
+    const holder = /^(\d+) (\S+) [0-9a-f]+$/.exec(leftLock);
+    if (holder)
+      notes.push(
+        `recovery: the curator run lock left by process ${holder[1]} on ${holder[2]} (no longer running) was released.`,
+      );
+  } finally {
+    await held.release();
+  }
+  return notes;
+}
+
+/**
+ * The repairs of `recoverHome` for a caller that already holds the curator run lock (a curator run, a
+ * rollback, a prune, as its first step).
+ */
+export async function recoverUnderRunLock(
+  home: string,
+  config: SkillgateConfig,
+  options: Pick<RecoverOptions, "blobs"> = {},
+): Promise<string[]> {
+  // The repairs' code (the tar reader among it) is loaded only when there is something to repair.
+  const [
+    { recoverInterruptedRollback },
+    { recoverMoves },
+    { removeDeadBlobTemps },
+    { removePartialSnapshots },
+  ] = await Promise.all([
+    import("./rollback.js"),
+    import("./move-journal.js"),
+    import("./blobs.js"),
+    import("./snapshot.js"),
+  ]);
+  const notes: string[] = [];
+  const movesLeft = existsSync(moveJournalPath(home));
+  notes.push(...(await recoverInterruptedRollback(home, config)));
+  notes.push(...(await recoverMoves(home, config)));
+  for (const dir of tempFolders(home))
+    for (const name of await removeDeadTemps(dir))
+      notes.push(`recovery: removed ${name} in ${dir}, left by a write that was interrupted.`);
+  if (options.blobs || movesLeft) {
+    const blobs = await removeDeadBlobTemps(home);
+    if (blobs > 0)
+      notes.push(`recovery: removed ${blobs} unfinished ledger blob file(s) of interrupted captures.`);
+  }
+  for (const id of await removePartialSnapshots(home))
+    notes.push(`recovery: removed the unfinished snapshot ${id} (its writer was interrupted).`);
+  return notes;
+}
