@@ -492,18 +492,21 @@ async function serve(
   });
   let stopping = false;
   let gateway: ReturnType<typeof createGateway> | undefined;
-  const shutdown = (reason: string) => {
+  const shutdown = (reason: string, finishWork = false) => {
     if (stopping) return;
     stopping = true;
     logger.info({ reason }, "gateway: shutting down");
-    // The gateway waits `gateway.stop_timeout_seconds` for running work to reach a safe point.
-    const limitMs = config.gateway.stopTimeoutSeconds * 1000 + 10_000;
-    const forced = setTimeout(() => {
-      logger.error(`gateway: shutdown took longer than ${Math.round(limitMs / 1000)} s; exiting anyway`);
-      finish(1);
-    }, limitMs);
-    forced.unref();
-    void (gateway?.stop() ?? Promise.resolve()).then(
+    // The gateway waits `gateway.stop_timeout_seconds` for running work to reach a safe point (at the end
+    // of the terminal chat's input, for the commands the person gave to finish).
+    if (!finishWork) {
+      const limitMs = config.gateway.stopTimeoutSeconds * 1000 + 10_000;
+      const forced = setTimeout(() => {
+        logger.error(`gateway: shutdown took longer than ${Math.round(limitMs / 1000)} s; exiting anyway`);
+        finish(1);
+      }, limitMs);
+      forced.unref();
+    }
+    void (gateway?.stop({ finishWork }) ?? Promise.resolve()).then(
       () => finish(0),
       (error) => {
         logger.error({ err: error }, "gateway: shutdown failed");
@@ -518,7 +521,7 @@ async function serve(
       secret,
       logger,
       console: consoleOnly,
-      consoleOptions: { input: io.stdin, output: io.stdout, onEnd: () => shutdown("end of input") },
+      consoleOptions: { input: io.stdin, output: io.stdout, onEnd: () => shutdown("end of input", true) },
     });
     const agent = await loadAgent(home, config, io.env, logger);
     gateway = createGateway({

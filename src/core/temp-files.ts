@@ -5,7 +5,7 @@
  * machine on a shared mount, where our pid check means nothing), only once the file is an hour old.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { promises as fs } from "node:fs";
+import { promises as fs, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
@@ -21,15 +21,23 @@ export function tempSuffix(): string {
 }
 
 /**
- * True when a process with this pid exists in our pid namespace. Used only to judge temp files and
- * deleters (erring on keeping them), never to take over a lock: locks are kernel locks.
+ * True when a process with this pid runs in our pid namespace. A zombie (dead, not yet reaped: the fate
+ * of a killed detached child whose parent is gone, under an init that does not reap) is not running.
+ * Used only to judge temp files and deleters (erring on keeping them), never to take over a lock: locks
+ * are kernel locks.
  */
 export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+    if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
+  }
+  try {
+    // `/proc/<pid>/stat`: "pid (comm) S …"; the state follows the last ")" (comm may hold one).
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return true;
   }
 }
 
@@ -41,11 +49,12 @@ export interface TempWriter {
 }
 
 /**
- * True when the writer of a temp file cannot still be writing it: this process (a write it abandoned),
- * a pid of this host that no process holds, or a file from another host older than the grace period.
+ * True when the writer of a temp file cannot still be writing it: a pid of this host that no process
+ * holds, or a file from another host older than the grace period. This process's own temp files are
+ * never judged gone (a write of its own may be under way; one that fails removes its file itself).
  */
 export function writerGone(writer: TempWriter, mtimeMs: number, now = Date.now()): boolean {
-  if (writer.host === HOST_TAG) return writer.pid === process.pid || !pidAlive(writer.pid);
+  if (writer.host === HOST_TAG) return writer.pid !== process.pid && !pidAlive(writer.pid);
   return now - mtimeMs >= FOREIGN_TEMP_GRACE_MS;
 }
 

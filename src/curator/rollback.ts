@@ -296,7 +296,8 @@ function rollbackTrashDir(home: string): string {
  * the line is written once whoever finishes the rollback. Deleting the old library
  * (tens of thousands of unlinks: longer than extracting the new one) is not waited for: the side dir is
  * moved out of the library into the rollback trash, which a detached process deletes
- * (`deleteInBackground`); what a deleter that died left there is removed by the next start's recovery.
+ * (`deleteInBackground`; recovery deletes it inline); what a deleter that died left there is removed by
+ * the next start's recovery.
  */
 async function finishCleanup(
   home: string,
@@ -320,7 +321,9 @@ async function finishCleanup(
   await recordRollback(home, config, journal, recovering).catch(() => undefined);
   await crashPoint("rollback:ledgered");
   await clearJournal(home);
-  if (moved && !deleteInBackground(trash)) await fs.rm(trash, { recursive: true, force: true });
+  // Recovery deletes inline: it runs before any command, which then finds nothing left to clean.
+  if (moved && (recovering || !deleteInBackground(trash)))
+    await fs.rm(trash, { recursive: true, force: true });
 }
 
 /**

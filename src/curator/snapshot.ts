@@ -28,8 +28,8 @@ export { SNAPSHOT_ARCHIVE, SNAPSHOT_ID_PATTERN };
 const LEDGER_ENTRY = ".curator_ledger.jsonl";
 
 /**
- * Top-level entries of `skills/` never swapped by a rollback: backups, the hub, locks, the rollback
- * journal, and the audit ledger (an append-only history that must outlive any rollback).
+ * Top-level entries of `skills/` never swapped by a rollback: backups, the hub, locks, the journals, and
+ * the audit ledger (an append-only history that must outlive any rollback).
  */
 const ALWAYS_EXCLUDED = new Set([
   LEDGER_ENTRY,
@@ -38,6 +38,7 @@ const ALWAYS_EXCLUDED = new Set([
   ".locks",
   ".usage.json.lock",
   ".rollback-journal.json",
+  ".move-journal.jsonl",
 ]);
 
 /** Prefixes of transient top-level entries (rollback staging and side dirs, purge trash). */

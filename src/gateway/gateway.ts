@@ -87,11 +87,24 @@ const ACKNOWLEDGE_AFTER_MS = 2000;
 /** Settles a race without caring how the work ended (its own await reports that). */
 const done = (): "done" => "done";
 
+/** Options of `Gateway.stop`. */
+export interface StopOptions {
+  /**
+   * Let running commands finish, however long they take (the terminal chat's input ended: the person
+   * asked for them). Otherwise a curator run stops at its next safe point and the wait is bounded by
+   * `gateway.stop_timeout_seconds`.
+   */
+  finishWork?: boolean;
+}
+
 /** A running (or startable) gateway. */
 export interface Gateway {
   start(): Promise<void>;
-  /** Drains in-flight commands, stops adapters and the tick, flushes state; resolves within ~10 s. */
-  stop(): Promise<void>;
+  /**
+   * Stops taking messages, asks running work to stop at its next safe point and waits for it (see
+   * `StopOptions`), then stops adapters and the tick and flushes state.
+   */
+  stop(options?: StopOptions): Promise<void>;
   /** One maintenance tick now (the timer calls the same). */
   runMaintenanceTick(): Promise<TickOutcome>;
   /** Resolves once every queued and running command has finished. */
@@ -318,19 +331,23 @@ class GatewayImpl implements Gateway {
     }
   }
 
-  stop(): Promise<void> {
-    this.stopping ??= this.shutdown();
+  stop(options: StopOptions = {}): Promise<void> {
+    this.stopping ??= this.shutdown(options.finishWork === true);
     return this.stopping;
   }
 
-  private async shutdown(): Promise<void> {
+  private async shutdown(finishWork: boolean): Promise<void> {
     this.state = "stopping";
     this.maintenance.stop();
     // A curator run (the tick's or a chat command's) stops at its next safe point and records what it did.
-    this.stopController.abort();
-    const waitMs = this.options.drainTimeoutMs ?? this.options.config.gateway.stopTimeoutSeconds * 1000;
+    if (!finishWork) this.stopController.abort();
+    const waitMs = finishWork
+      ? Number.POSITIVE_INFINITY
+      : (this.options.drainTimeoutMs ?? this.options.config.gateway.stopTimeoutSeconds * 1000);
     const drained = Promise.all([this.queues.idle(), this.maintenance.settled()]).then(() => true);
-    const timeout = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), waitMs).unref());
+    const timeout = new Promise<boolean>((resolve) => {
+      if (Number.isFinite(waitMs)) setTimeout(() => resolve(false), waitMs).unref();
+    });
     if (this.queues.inFlight > 0 || this.maintenance.running)
       this.logger.info(
         { inFlight: this.queues.inFlight, waitMs },

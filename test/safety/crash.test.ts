@@ -27,24 +27,13 @@ import {
   writeFiles,
   writeSkill,
 } from "./helpers.js";
+import { rng } from "./trials.js";
 
 const child = path.join(path.dirname(fileURLToPath(import.meta.url)), "crash-child.ts");
 const homes: string[] = [];
 afterAll(async () => {
   await Promise.all(homes.map(removeHome));
 });
-
-/** Deterministic pseudo-random numbers (mulberry32), so a failing trial can be replayed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface ChildRun {
   code: number | null;
