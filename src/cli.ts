@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { realpathSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
 import { mkdir, readdir } from "node:fs/promises";
 import path from "node:path";
 import readline from "node:readline";
@@ -46,6 +46,20 @@ type Selection =
   | { kind: "init"; examples: boolean; json: boolean }
   | { kind: "web"; port?: number; bind?: string; link: boolean; readOnly: boolean }
   | { kind: "usage"; message: string };
+
+/** skillgate's version, from the package.json beside `dist/` (or beside `src/` when run from source). */
+export function packageVersion(): string {
+  for (const up of ["../..", ".."]) {
+    try {
+      const file = fileURLToPath(new URL(`${up}/package.json`, import.meta.url));
+      const manifest = JSON.parse(readFileSync(file, "utf8")) as { name?: string; version?: string };
+      if (manifest.name === "skillgate" && manifest.version) return manifest.version;
+    } catch {
+      // not this folder: try the next one up
+    }
+  }
+  return "unknown";
+}
 
 /** Exit code for bad usage. */
 const EXIT_USAGE = 2;
@@ -110,6 +124,7 @@ export function buildProgram(
   const program = new Command("skillgate")
     .description("Chat gateway and curator for an agent's skill library (Hermes format).")
     .option("--home <dir>", "skillgate/Hermes home (default: $HERMES_HOME or ~/.hermes)")
+    .version(packageVersion(), "-V, --version", "print skillgate's version")
     .helpCommand(false)
     .exitOverride()
     .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) })
