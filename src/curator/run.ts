@@ -242,6 +242,8 @@ async function finishRun(
   } catch (error) {
     result.warnings.push(`could not write the run report: ${(error as Error).message}`);
   }
+  // A dry run's report stays in logs/curator/; the state keeps pointing at the last real run.
+  if (result.dryRun) return;
   await updateState(opts.home, (state) => {
     markRun?.(state);
     state.last_run_summary = result.summary;
@@ -288,12 +290,12 @@ async function runLocked(opts: RunOptions): Promise<CuratorRunResult> {
     ...applied.failures.map((failure) => `could not archive '${failure.name}': ${failure.error}`),
   );
   const startedAt = isoTimestamp(started);
+  // A dry run records nothing in the state: `curator status` keeps describing the last real run.
   const markRun = (state: CuratorState) => {
+    if (dryRun) return;
     state.last_run_summary = headline(dryRun, applied.counts);
-    if (!dryRun) {
-      state.last_run_at = startedAt;
-      state.run_count += 1;
-    }
+    state.last_run_at = startedAt;
+    state.run_count += 1;
   };
   const consolidating = willConsolidate(opts);
   // Before a (long) LLM pass the run is recorded at once; without one, the final state write does it.
@@ -310,7 +312,7 @@ async function runLocked(opts: RunOptions): Promise<CuratorRunResult> {
   const added = llm.outcome?.added ?? [];
   const archived = applied.archived.map((item) => item.name);
   const renameMap = buildRenameMap(consolidated, pruned, archived);
-  const mapText = renameMapText(renameMap, prefix);
+  const mapText = renameMapText(renameMap, prefix, dryRun);
   const result: CuratorRunResult = {
     startedAt,
     durationSeconds: (performance.now() - clockStart) / 1000,

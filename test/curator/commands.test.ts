@@ -231,6 +231,30 @@ describe("run (scenario 59)", () => {
     // The run folder, as Hermes stores it.
     expect(text).toMatch(/last report: {4}\S+\/logs\/curator\/\d{8}-\d{6}\n/);
     expect(text).toContain("  runs:           1");
+    expect(text).not.toContain("full report");
+  });
+
+  it("keeps the last real run in status after a dry run, whose own output never says archived", async () => {
+    await writeSkill(home, "ops/ancient");
+    await writeSkill(home, "ops/old");
+    await writeUsage(home, {
+      ancient: record(NOW, { idleDays: 120 }),
+      old: record(NOW, { idleDays: 120 }),
+    });
+    const first = (await cli(["run", "--dry-run"])).text;
+    expect(first).toContain("curator: dry-run auto: would archive 2; llm: skipped (consolidation off)");
+    expect(first).toContain("would archive 2 skill(s):");
+    expect(first).not.toMatch(/\barchived \d/);
+    const untouched = await cli(["status"]);
+    expect(untouched.text).toContain("  last summary:   none");
+    expect(untouched.text).toContain("  last report:    none");
+    await fs.rm(path.join(home, "skills", "ops", "old"), { recursive: true });
+    await cli(["run"]);
+    const real = (await cli(["status"])).text;
+    expect(real).toContain("  last summary:   auto: 1 archived");
+    const lastRun = (text: string) => text.split("  interval:")[0];
+    await cli(["run", "--dry-run"]);
+    expect(lastRun((await cli(["status"])).text)).toBe(lastRun(real));
   });
 
   it("previews with --dry-run and changes nothing", async () => {
