@@ -274,7 +274,11 @@ async function mayNeedRecovery(home: string): Promise<boolean> {
   );
 }
 
-function printReply(reply: Reply, json: boolean, io: CliIo): void {
+/**
+ * Prints a reply: the JSON document on stdout with `--json`, else the text on stdout, or on stderr when
+ * the command failed (`report`: a report such as doctor's, always on stdout, whatever it found).
+ */
+function printReply(reply: Reply, json: boolean, io: CliIo, report = false): void {
   if (json) {
     io.stdout.write(renderJson(reply));
     for (const warning of reply.warnings ?? []) io.stderr.write(`warning: ${warning}\n`);
@@ -282,7 +286,7 @@ function printReply(reply: Reply, json: boolean, io: CliIo): void {
   }
   const color = Boolean(io.stdout.isTTY) && !io.env.NO_COLOR;
   const text = renderTerminal(reply, { color });
-  (reply.exitCode === 0 ? io.stdout : io.stderr).write(text);
+  (reply.exitCode === 0 || report ? io.stdout : io.stderr).write(text);
 }
 
 function fail(io: CliIo, json: boolean, message: string, exitCode: number): number {
@@ -440,7 +444,7 @@ async function doctor(home: string, json: boolean, io: CliIo): Promise<number> {
   const dotenv = readDotenv(homePaths(home).env);
   const checks = await runDoctor({ home, secret: (name) => lookupSecret(name, dotenv, io.env) });
   const answer = doctorReply(checks);
-  printReply(answer, json, io);
+  printReply(answer, json, io, true);
   return answer.exitCode;
 }
 
