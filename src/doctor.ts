@@ -11,7 +11,6 @@ import { checkConfigDocument } from "./config/check.js";
 import type { SkillgateConfig } from "./config/config.js";
 import { homePaths } from "./config/home.js";
 import { type Check, failed, messageOf, ok, warn } from "./core/diagnostics.js";
-import { ConfigError } from "./core/errors.js";
 import { createLogger } from "./core/logger.js";
 import type { AdapterOptions, PlatformDefinition } from "./core/platforms.js";
 import { type Reply, reply } from "./core/reply.js";
