@@ -112,6 +112,32 @@ describe("skillgate CLI", () => {
     expect(badInt.code).toBe(2);
   });
 
+  it("prints its version, and answers a typo'd command with the one it resembles", async () => {
+    const manifest = JSON.parse(await fs.readFile(path.join(root, "package.json"), "utf8"));
+    for (const flag of ["--version", "-V"]) {
+      const version = await run([flag]);
+      expect(version.code).toBe(0);
+      expect(version.stdout.trim()).toBe(manifest.version);
+    }
+    const typo = await run(["curatr", "status"]);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain("unknown command 'curatr'");
+    expect(typo.stderr).toContain("Did you mean curator?");
+  });
+
+  it("skills view of an unknown name suggests the closest skill and the list command, not an agent tool", async () => {
+    const near = await run(["skills", "view", "arxix"]);
+    expect(near.code).toBe(1);
+    expect(near.stderr).toContain("Skill 'arxix' not found.");
+    expect(near.stderr).toContain("Did you mean `skillgate skills view arxiv`?");
+    expect(near.stderr).toContain("`skillgate skills list` lists every skill.");
+    expect(near.stderr).not.toContain("skills_list");
+    const far = await run(["skills", "view", "nope"]);
+    expect(far.stderr).not.toContain("Did you mean");
+    expect(far.stderr).toContain("`skillgate skills list` lists every skill.");
+    expect(far.stderr).not.toContain("skills_list");
+  });
+
   it("refuses a confirmation without a terminal and without -y, and proceeds with -y", async () => {
     const refused = await run(["curator", "adopt", "--all-unmanaged"]);
     expect(refused.code).toBe(1);

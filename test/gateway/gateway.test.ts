@@ -42,6 +42,13 @@ describe("router", () => {
     await mock.shouldReply("/nosuchcmd", ["Unknown command `/nosuchcmd`", "/help"], { user: "reader" });
     await mock.shouldReply("/etc/hosts is broken", NO_AGENT_REPLY, { user: "reader" });
     await mock.shouldReply("/curator frobnicate", ["Unknown subcommand", "status"], { user: "reader" });
+    // A typo of a top-level command is answered with the command it resembles.
+    await mock.shouldReply("/curatr status", ["Unknown command `/curatr`", "Did you mean `/curator`?"], {
+      user: "reader",
+    });
+    await mock.shouldReply("/skil", ["Did you mean `/skill`?"], { user: "reader" });
+    const far = await mock.shouldReply("/nosuchcmd", "/help", { user: "reader" });
+    expect(far).not.toContain("Did you mean");
     await gateway.stop();
   });
 
