@@ -14,7 +14,14 @@ import { UsageStore } from "../src/skills/usage.js";
 import { isSkillVisible } from "../src/skills/visibility.js";
 import { withButtons } from "./buttons.js";
 import { effectiveOptions, normalizeName, optionsHelp, usageLine } from "./parse.js";
-import { offeredKeys, secretButtons, settingLines, setupTodo, viewSettings } from "./readiness-view.js";
+import {
+  offeredKeys,
+  secretButtons,
+  settingLines,
+  setupHint,
+  setupTodo,
+  viewSettings,
+} from "./readiness-view.js";
 import type { CommandContext, CommandSpec } from "./types.js";
 
 /** What /help says when the library has no skill at all: where to find some to try. */
@@ -100,10 +107,7 @@ function readinessBlocks(
     });
     // With a private input on offer the "not supported over messaging" hint would be wrong: the to-do
     // list below points at the Set KEY input instead.
-    const hint =
-      typeof view.gateway_setup_hint === "string" && privateEntry.size === 0
-        ? view.gateway_setup_hint
-        : undefined;
+    const hint = setupHint(view, ctx, String(view.name ?? ""), privateEntry);
     const note = typeof view.setup_note === "string" ? view.setup_note : undefined;
     if (ctx.surface === "chat" && hint) blocks.push({ kind: "paragraph", text: hint });
     else if (hint ?? note) blocks.push({ kind: "paragraph", text: (hint ?? note) as string });

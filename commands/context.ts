@@ -79,8 +79,8 @@ export interface ChatContextOptions {
   runLock?: RunLock;
   now?: () => Date;
   library?: SkillLibrary;
-  /** The chat shows buttons (the adapter declares `capabilities.buttons`). */
-  buttons?: boolean;
+  /** A question is answered in one step (the adapter shows buttons or takes a typed `y`). */
+  answersInOneStep?: boolean;
 }
 
 /** Context for one chat message: never interactive, platform and caller from the message. */
@@ -106,7 +106,7 @@ export function chatContext(options: ChatContextOptions): CommandContext {
     chatId: message.chat.id,
     sessions: options.sessions,
     runLock: options.runLock,
-    buttons: options.buttons === true,
+    answersInOneStep: options.answersInOneStep === true,
     now: options.now ?? (() => new Date()),
     commandPrefix: chatPrefix,
   };

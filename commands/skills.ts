@@ -20,7 +20,14 @@ import {
 import { effectivePlatform, type HiddenReason, hiddenReason } from "../src/skills/visibility.js";
 import { paged, withButtons } from "./buttons.js";
 import { closest } from "./parse.js";
-import { offeredKeys, secretButtons, settingLines, setupTodo, viewSettings } from "./readiness-view.js";
+import {
+  offeredKeys,
+  secretButtons,
+  settingLines,
+  setupHint,
+  setupTodo,
+  viewSettings,
+} from "./readiness-view.js";
 import {
   type CommandContext,
   type CommandInput,
@@ -181,8 +188,8 @@ function successBlocks(
       typeof result.setup_note === "string" ? result.setup_note : "Setup is needed before using this skill.",
     ];
     if (missing.length) lines.push(`Missing variables: ${missing.map((item) => `\`${item}\``).join(", ")}`);
-    if (typeof result.gateway_setup_hint === "string" && privateEntry.size === 0)
-      lines.push(result.gateway_setup_hint);
+    const hint = setupHint(result, ctx, name, privateEntry);
+    if (hint) lines.push(hint);
     blocks.push({ kind: "paragraph", text: lines.join("\n") });
   }
   const todo = setupTodo(result, ctx, privateEntry);

@@ -48,10 +48,10 @@ export interface CommandContext {
   /** Set in chat. */
   caller?: Caller;
   /**
-   * The chat shows buttons: a command may ask a question there it would not ask in plain text
-   * (archive, restore), since answering costs one press.
+   * A question costs one step to answer here — a button press, or a typed `y` in the terminal chat — so
+   * a command may ask one it would not ask in a plain text chat (archive, restore).
    */
-  buttons?: boolean;
+  answersInOneStep?: boolean;
   /** Chat session key (`platform:chat[:thread]`), set in chat. */
   sessionKey?: string;
   /** The platform's chat id, set in chat (allowed chats admit their members). */

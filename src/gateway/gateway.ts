@@ -495,7 +495,7 @@ class GatewayImpl implements Gateway {
       runLock: this.runLock,
       now: () => new Date(this.now()),
       library: this.library,
-      buttons: adapter.capabilities.buttons === true,
+      answersInOneStep: adapter.capabilities.buttons === true || adapter.capabilities.typedAnswers === true,
     });
     // "Set KEY" buttons are shown to admins where a press opens a private input.
     if (isAdmin && adapter.capabilities.buttons === true && this.secrets.available(adapter.capabilities))

@@ -240,7 +240,10 @@ describe("skillgate serve --console (terminal chat)", () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("Skill loaded: weather");
     expect(result.stdout).toContain("`WEATHER_API_KEY`");
-    expect(result.stdout).toContain("not supported over messaging");
+    // The terminal chat runs on the host: it says how to set the variable here, not "over messaging".
+    expect(result.stdout).not.toContain("not supported over messaging");
+    expect(result.stdout).toContain("Add `WEATHER_API_KEY=…` to ");
+    expect(result.stdout).toContain("run `skillgate skills view weather` in another terminal");
     expect(result.stdout).toContain("Instruction: check Paris");
   });
 
@@ -263,6 +266,39 @@ describe("skillgate serve --console (terminal chat)", () => {
       const code = await new Promise((resolve) => child.on("close", resolve));
       expect(code).toBe(0);
       expect(stdout).toContain("Reply `/curator adopt --all-unmanaged -y` to confirm.");
+    } finally {
+      await fs.rm(fresh, { recursive: true, force: true });
+    }
+  });
+
+  it("answers a question with a typed y (or n), also when the lines are piped", async () => {
+    const fresh = await fs.mkdtemp(path.join(os.tmpdir(), "skillgate-cli-answer-"));
+    try {
+      for (const name of ["one", "two"]) {
+        await fs.mkdir(path.join(fresh, "skills", name), { recursive: true });
+        await fs.writeFile(
+          path.join(fresh, "skills", name, "SKILL.md"),
+          `---\nname: ${name}\ndescription: d\n---\n`,
+        );
+      }
+      const child = spawn(process.execPath, [cli, "--home", fresh, "serve", "--console"], {
+        stdio: ["pipe", "pipe", "pipe"],
+      });
+      let stdout = "";
+      child.stdout.on("data", (chunk) => {
+        stdout += chunk;
+      });
+      child.stdin.end("/curator archive one\nn\n/curator archive two\ny\n/curator list-archived\n");
+      const code = await new Promise((resolve) => child.on("close", resolve));
+      expect(code).toBe(0);
+      expect(stdout).toContain("Archive 'one'? It can be restored later with `/curator restore one`.");
+      expect(stdout).toContain("Type y to confirm");
+      expect(stdout).toContain("Cancelled; nothing was changed.");
+      expect(stdout).toContain("curator: archived 'two' to .archive/two");
+      expect(stdout).not.toContain("curator: archived 'one'");
+      expect(stdout).not.toContain("I only understand commands");
+      await fs.stat(path.join(fresh, "skills", "one", "SKILL.md"));
+      await expect(fs.stat(path.join(fresh, "skills", "two"))).rejects.toMatchObject({ code: "ENOENT" });
     } finally {
       await fs.rm(fresh, { recursive: true, force: true });
     }

@@ -404,6 +404,28 @@ describe("adopt and list-unmanaged (scenario 58)", () => {
 });
 
 describe("archive, restore, list-archived (scenario 55)", () => {
+  it("asks before archiving on a terminal, honours -y, and archives at once for a script", async () => {
+    await writeSkill(home, "cat/thing");
+    await writeSkill(home, "other");
+    await writeSkill(home, "third");
+    await writeUsage(home, { thing: record(NOW), other: record(NOW), third: record(NOW) });
+    const before = await skillsTreeHash(home);
+    const declined = await cli(["archive", "thing"], { answer: "n" });
+    expect(declined.reply.exitCode).toBe(1);
+    expect(declined.text).toContain("Cancelled; nothing was changed.");
+    expect(await skillsTreeHash(home)).toBe(before);
+    const accepted = await cli(["archive", "thing"], { answer: "y" });
+    expect(accepted.reply.exitCode).toBe(0);
+    expect(accepted.text).toContain("curator: archived 'thing'");
+    const yes = await cli(["archive", "other", "-y"], { answer: "n" });
+    expect(yes.reply.exitCode).toBe(0);
+    expect(yes.text).toContain("curator: archived 'other'");
+    // No terminal (a script, a pipe): nothing to ask on, and restore undoes it.
+    const script = await cli(["archive", "third"]);
+    expect(script.reply.exitCode).toBe(0);
+    expect(script.text).toContain("curator: archived 'third'");
+  });
+
   it("archives, lists and restores through the commands", async () => {
     await writeSkill(home, "cat/thing");
     await writeSkill(home, "held");
