@@ -462,10 +462,14 @@ async function serve(
   consoleOnly: boolean,
   io: CliIo,
 ): Promise<number> {
-  const [{ createGateway }, { createLogger }] = await Promise.all([
+  const [{ createGateway }, { createLogger, logFormatFor }] = await Promise.all([
     import("./gateway/gateway.js"),
     import("./core/logger.js"),
   ]);
+  const logStyle = (streams: CliIo) => ({
+    format: logFormatFor(streams.stderr, streams.env),
+    color: Boolean(streams.stderr.isTTY) && !streams.env.NO_COLOR,
+  });
   const dotenv = readDotenv(homePaths(home).env);
   const secret = (name: string) => lookupSecret(name, dotenv, io.env);
   // Every .env value, and the platform tokens wherever they come from (a service's environment wins).
@@ -477,6 +481,7 @@ async function serve(
   const logger = createLogger({
     level: io.env.SKILLGATE_LOG_LEVEL ?? (quiet ? "warn" : "info"),
     secrets: secretValues,
+    ...logStyle(io),
   });
   let finish: (code: number) => void = () => undefined;
   const finished = new Promise<number>((resolve) => {
@@ -511,6 +516,10 @@ async function serve(
       consoleOptions: { input: io.stdin, output: io.stdout, onEnd: () => shutdown("end of input") },
     });
     const agent = await loadAgent(home, config, io.env, logger);
+    // The terminal chat prints notices (the web console's link) above its prompt, not after it.
+    const terminal = adapters.find(
+      (adapter): adapter is typeof adapter & { announce(text: string): void } => "announce" in adapter,
+    );
     gateway = createGateway({
       home,
       config,
@@ -518,7 +527,9 @@ async function serve(
       logger,
       agent,
       // `serve --console` is the terminal chat alone; otherwise the web console comes along (if enabled).
-      console: consoleOnly ? undefined : { announce: (line) => io.stdout.write(`${line}\n`) },
+      console: consoleOnly
+        ? undefined
+        : { announce: (line) => (terminal ? terminal.announce(line) : io.stdout.write(`${line}\n`)) },
     });
     process.once("SIGTERM", () => shutdown("SIGTERM"));
     process.once("SIGINT", () => shutdown("SIGINT"));
@@ -546,8 +557,12 @@ async function webConsole(
     return 0;
   }
   const { launchConsole } = await import("./gateway/console/launch.js");
-  const { createLogger } = await import("./core/logger.js");
-  const logger = createLogger({ level: io.env.SKILLGATE_LOG_LEVEL ?? "warn" });
+  const { createLogger, logFormatFor } = await import("./core/logger.js");
+  const logger = createLogger({
+    level: io.env.SKILLGATE_LOG_LEVEL ?? "warn",
+    format: logFormatFor(io.stderr, io.env),
+    color: Boolean(io.stderr.isTTY) && !io.env.NO_COLOR,
+  });
   let running: Awaited<ReturnType<typeof launchConsole>>;
   try {
     running = await launchConsole({

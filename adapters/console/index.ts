@@ -134,6 +134,21 @@ export class ConsoleAdapter implements Adapter {
     if (this.interactive) this.rl?.prompt();
   }
 
+  /**
+   * Prints a notice that is not a reply (the web console's address and login link) above the prompt,
+   * keeping what was typed so far.
+   */
+  announce(text: string): void {
+    if (this.interactive && this.rl) {
+      readline.clearLine(this.output, 0);
+      readline.cursorTo(this.output, 0);
+      this.output.write(`${text}\n`);
+      this.rl.prompt(true);
+      return;
+    }
+    this.output.write(`${text}\n`);
+  }
+
   health(): AdapterHealth {
     return { state: this.state };
   }
