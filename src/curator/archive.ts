@@ -296,7 +296,7 @@ export async function archiveMany(
   const archived: ArchiveResult[] = [];
   const failures: { name: string; error: string }[] = [];
   const suppress: string[] = [];
-  const tick = meterFor(opts.meter, "archiving", entries.length);
+  const tick = meterFor(opts.meter, "archiving", entries.length, "skills");
   // The last chunk's commit, left running while the usage and suppression files are written.
   let pending: Promise<void> | undefined;
   try {

@@ -354,7 +354,7 @@ async function converse(
   const result: Conversation = { final: "", error: null, toolCalls: [], calls: [] };
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), input.config.curator.maxSeconds * 1000);
-  const turns = meterFor(input.meter, "consolidating (model turns)", input.config.curator.maxIterations);
+  const turns = meterFor(input.meter, "consolidating", input.config.curator.maxIterations, "turns");
   try {
     for (let turn = 1; ; turn += 1) {
       turns(turn - 1);
