@@ -422,9 +422,6 @@ async function init(home: string, examples: boolean, json: boolean, io: CliIo): 
       ? `Installed ${result.installed.length} example skill(s) into ${homePaths(home).skills}: ${result.installed.join(", ")}.`
       : "No example skill was installed.",
     ...(result.skipped.length > 0 ? [`Left alone (already there): ${result.skipped.join(", ")}.`] : []),
-    ...(result.configWritten
-      ? [`Wrote ${homePaths(home).config} (the example config: incident-notes hidden on Telegram).`]
-      : []),
     "Next: `skillgate serve --console` to chat with them, or `skillgate skills list`.",
   ];
   printReply(

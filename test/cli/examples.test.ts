@@ -11,7 +11,7 @@ import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { main } from "../../src/cli.js";
 import { loadConfig } from "../../src/config/config.js";
-import { installExamples } from "../../src/examples.js";
+import { installExamples, makeDemoHome, removeDemoHome } from "../../src/examples.js";
 import { openLibrary } from "../../src/skills/library.js";
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -55,8 +55,12 @@ describe("example library", () => {
     const result = await installExamples(home);
     expect(result.installed.length).toBeGreaterThanOrEqual(5);
     expect(new Set(result.installed.map((skill) => skill.split("/")[0])).size).toBeGreaterThanOrEqual(4);
-    expect(result.configWritten).toBe(true);
-    const config = loadConfig(path.join(home, "config.yaml"));
+    // The demo's config is not the home's: nothing is written beside the skills.
+    expect(existsSync(path.join(home, "config.yaml"))).toBe(false);
+    const demo = await makeDemoHome();
+    cleanups.push(() => removeDemoHome(demo));
+    const config = loadConfig(path.join(demo, "config.yaml"));
+    expect(config.gateway.health.enabled).toBe(false);
     expect(config.skills.platformDisabled.telegram).toContain("incident-notes");
     const library = openLibrary(home, config);
     cleanups.push(async () => library.close?.());
@@ -84,7 +88,6 @@ describe("example library", () => {
     const again = await installExamples(home);
     expect(again.installed).toEqual([]);
     expect(again.skipped).toContain("writing/commit-messages");
-    expect(again.configWritten).toBe(false);
     expect(await readFile(mine, "utf8")).toContain("Mine.");
     expect(await readFile(path.join(home, "config.yaml"), "utf8")).toContain("telegram:1");
   });
@@ -96,6 +99,8 @@ describe("example library", () => {
     const doc = JSON.parse(stdout) as { ok: boolean; installed: string[] };
     expect(doc.ok).toBe(true);
     expect(doc.installed).toContain("research/paper-digest");
+    // A real home keeps its own defaults (no demo config: /healthz stays on).
+    expect(existsSync(path.join(home, "config.yaml"))).toBe(false);
     expect(existsSync(path.join(home, "skills", "research", "paper-digest", "templates", "digest.md"))).toBe(
       true,
     );
