@@ -26,7 +26,7 @@ import type { CommandContext, CommandSpec } from "./types.js";
 
 /** What /help says when the library has no skill at all: where to find some to try. */
 const EMPTY_LIBRARY_HINT =
-  "No skills are installed yet. Try the examples: `skillgate serve --console --demo` runs them on a temporary home, and `skillgate init --examples` installs them into this one.";
+  "No skills are installed yet. Try the examples: `skillgate serve --demo` runs them on a temporary home, and `skillgate init --examples` installs them into this one.";
 
 /** Most skills a stacked invocation loads (`/a /b /c … text`). */
 export const MAX_STACKED_SKILLS = 5;
@@ -327,8 +327,26 @@ export function createChatCommands(getRegistry: () => readonly CommandSpec[]): C
       const caller = ctx.caller;
       const id = caller ? `${caller.platform}:${caller.id}` : "local terminal";
       const name = caller?.name ? ` (${caller.name})` : "";
-      return reply([{ kind: "paragraph", text: `You are \`${id}\`${name}: ${text}.` }], {
-        json: { id: caller ? id : null, platform: caller?.platform ?? ctx.platform, role },
+      const blocks: ReplyBlock[] = [{ kind: "paragraph", text: `You are \`${id}\`${name}: ${text}.` }];
+      // The chat's own id, for gateway.home_channel and gateway.allowed_chats (a group's id is not its
+      // members' ids, and the platforms' apps hide it).
+      const chat = caller && ctx.chatId ? `${caller.platform}:${ctx.chatId}` : undefined;
+      if (chat)
+        blocks.push({
+          kind: "paragraph",
+          text:
+            ctx.chatKind === "dm"
+              ? `This direct chat is \`${chat}\`: put it in gateway.home_channel to get the maintenance summaries here.`
+              : `This ${ctx.chatKind === "thread" ? "thread's chat" : "group"} is \`${chat}\`: put it in gateway.home_channel to post the maintenance summaries here, or in gateway.allowed_chats to let its members run the read-only commands.`,
+        });
+      return reply(blocks, {
+        json: {
+          id: caller ? id : null,
+          platform: caller?.platform ?? ctx.platform,
+          role,
+          chat: chat ?? null,
+          chat_kind: ctx.chatKind ?? null,
+        },
       });
     },
   };

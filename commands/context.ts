@@ -104,6 +104,7 @@ export function chatContext(options: ChatContextOptions): CommandContext {
     },
     sessionKey: sessionKeyOf(message),
     chatId: message.chat.id,
+    chatKind: message.chat.kind,
     sessions: options.sessions,
     runLock: options.runLock,
     answersInOneStep: options.answersInOneStep === true,

@@ -80,7 +80,7 @@ export function setupTodo(
   return items;
 }
 
-/** The chat platform that is the local terminal itself (`skillgate serve --console`). */
+/** The chat platform that is the local terminal itself (`skillgate serve --terminal`). */
 const TERMINAL_CHAT = "console";
 
 /**

@@ -6,6 +6,7 @@
 
 import type { SkillgateConfig } from "../src/config/config.js";
 import type { HomePaths } from "../src/config/home.js";
+import type { ChatKind } from "../src/core/message.js";
 import type { ProgressSink } from "../src/core/progress.js";
 import type { Reply } from "../src/core/reply.js";
 import type { ChatSessions, RunLock } from "../src/core/stores.js";
@@ -56,6 +57,8 @@ export interface CommandContext {
   sessionKey?: string;
   /** The platform's chat id, set in chat (allowed chats admit their members). */
   chatId?: string;
+  /** What kind of chat the message came from (a direct chat, a group, a thread), set in chat. */
+  chatKind?: ChatKind;
   /** The chat sessions store (loaded skills, history), set in chat by the gateway. */
   sessions?: ChatSessions;
   /** The curator run lock, set in chat by the gateway from its stores; default the file lock of `home`. */

@@ -175,16 +175,16 @@ export function buildProgram(
   }
   program
     .command("serve")
-    .description("run the chat gateway (platforms from config and secrets; the terminal chat when none)")
-    .option("--console", "only the local terminal chat")
-    .option(
-      "--demo",
-      "with --console: chat with the example skills on a temporary home (yours is not touched)",
+    .description(
+      "run the chat gateway and the web console (platforms from config and secrets; the terminal chat when none)",
     )
-    .action((options: { console?: boolean; demo?: boolean }) =>
+    .option("--terminal", "only the terminal chat in this terminal: no platforms, no web console")
+    .option("--console", "the older name of --terminal (kept; `skillgate console` is the web console)")
+    .option("--demo", "the terminal chat with the example skills on a temporary home (yours is not touched)")
+    .action((options: { terminal?: boolean; console?: boolean; demo?: boolean }) =>
       select({
         kind: "serve",
-        console: options.console === true || options.demo === true,
+        console: options.terminal === true || options.console === true || options.demo === true,
         demo: options.demo === true,
       }),
     );
@@ -203,7 +203,9 @@ export function buildProgram(
     .action((options: { json?: boolean }) => select({ kind: "doctor", json: options.json === true }));
   program
     .command("console")
-    .description("run the local web console alone (no chat platforms); prints a one-time login link")
+    .description(
+      "run the local web console alone, in the browser (no chat platforms); prints a one-time login link",
+    )
     .option("--port <n>", "port (default gateway.console.port)", parseInteger)
     .option("--bind <address>", "address to listen on (default gateway.console.bind, 127.0.0.1)")
     .option("--link", "print a fresh login link for the console already running, and exit")
@@ -380,7 +382,7 @@ export async function main(
   return reply.exitCode;
 }
 
-/** `skillgate serve --console --demo`: the terminal chat over the example skills in a temporary home. */
+/** `skillgate serve --demo`: the terminal chat over the example skills in a temporary home. */
 async function demo(io: CliIo): Promise<number> {
   const { makeDemoHome, removeDemoHome } = await import("./examples.js");
   const home = await makeDemoHome();
@@ -422,7 +424,7 @@ async function init(home: string, examples: boolean, json: boolean, io: CliIo): 
       ? `Installed ${result.installed.length} example skill(s) into ${homePaths(home).skills}: ${result.installed.join(", ")}.`
       : "No example skill was installed.",
     ...(result.skipped.length > 0 ? [`Left alone (already there): ${result.skipped.join(", ")}.`] : []),
-    "Next: `skillgate serve --console` to chat with them, or `skillgate skills list`.",
+    "Next: `skillgate serve --terminal` to chat with them, or `skillgate skills list`.",
   ];
   printReply(
     reply(
@@ -523,7 +525,7 @@ async function serve(
       adapters,
       logger,
       agent,
-      // `serve --console` is the terminal chat alone; otherwise the web console comes along (if enabled).
+      // `serve --terminal` (or --console) is the terminal chat alone; otherwise the web console comes along (if enabled).
       console: consoleOnly
         ? undefined
         : { announce: (line) => (terminal ? terminal.announce(line) : io.stdout.write(`${line}\n`)) },

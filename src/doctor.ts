@@ -32,7 +32,7 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
       failed(
         "home",
         `The home ${options.home} does not exist.`,
-        "Run `skillgate init --examples` to create it with example skills, point --home or HERMES_HOME at your Hermes home, or try `skillgate serve --console --demo`.",
+        "Run `skillgate init --examples` to create it with example skills, point --home or HERMES_HOME at your Hermes home, or try `skillgate serve --demo`.",
       ),
     );
     return checks;
@@ -166,7 +166,7 @@ async function libraryChecks(home: string, config: SkillgateConfig): Promise<Che
         warn(
           "home",
           "No skills in the library.",
-          "`skillgate init --examples` installs example skills here; `skillgate serve --console --demo` tries them without touching this home.",
+          "`skillgate init --examples` installs example skills here; `skillgate serve --demo` tries them without touching this home.",
         ),
       ];
     return [ok("home", `${skills.length} skill(s) in the library.`)];

@@ -1,7 +1,7 @@
 /**
  * The example library shipped with skillgate (`examples/` in the package): a handful of skills written
  * for skillgate so a first run has something to show. `installExamples` copies them into a home without
- * touching skills already there; `makeDemoHome` builds a throw-away home for `serve --console --demo`.
+ * touching skills already there; `makeDemoHome` builds a throw-away home for `serve --demo`.
  */
 import { existsSync, promises as fs } from "node:fs";
 import os from "node:os";

@@ -2,7 +2,7 @@
  * The terminal chat: each line typed (or piped) on stdin is one chat message from the local owner, and
  * replies are printed as terminal text. The same commands work as on any platform. When stdin ends the
  * `onEnd` callback fires (after every line was handed to the gateway), so
- * `printf '/curator status\n' | skillgate serve --console` answers and exits. A question ("Archive
+ * `printf '/curator status\n' | skillgate serve --terminal` answers and exits. A question ("Archive
  * 'x'?") is answered by typing `y` on the next line (the command is then sent again with `-y`); any
  * other line leaves it unanswered, so nothing changes.
  */

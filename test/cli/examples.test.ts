@@ -121,10 +121,31 @@ describe("example library", () => {
     expect(existsSync(demoHome ?? "/")).toBe(false);
   });
 
+  it("serve --terminal and plain serve --demo are the same terminal chat as the older serve --console", async () => {
+    const home = await tempDir();
+    for (const args of [
+      ["serve", "--terminal"],
+      ["serve", "--console"],
+    ]) {
+      const { code, stdout } = await cli(["--home", home, ...args], "/whoami\n");
+      expect(code).toBe(0);
+      expect(stdout).toContain("`console:local`: an admin");
+    }
+    const demo = await cli(["--home", path.join(home, "nothing-here"), "serve", "--demo"], "/skills list\n");
+    expect(demo.code).toBe(0);
+    expect(demo.stdout).toContain("paper-digest");
+    const help = await cli(["serve", "--help"]);
+    const flat = help.stdout.replace(/\s+/g, " ");
+    expect(flat).toContain(
+      "--terminal only the terminal chat in this terminal: no platforms, no web console",
+    );
+    expect(flat).toContain("--console the older name of --terminal");
+  });
+
   it("/help on an empty library points to the demo and to init --examples", async () => {
     const home = await tempDir();
     const { stdout } = await cli(["--home", home, "serve", "--console"], "/help\n");
-    expect(stdout).toContain("skillgate serve --console --demo");
+    expect(stdout).toContain("skillgate serve --demo");
     expect(stdout).toContain("skillgate init --examples");
   });
 });

@@ -63,7 +63,7 @@ describe("doctor: home and config", () => {
   it("warns about an empty library, no admins and no platform, and reports a bad config value", async () => {
     const empty = await home({ gateway: { health: { enabled: false } } }, false);
     const checks = await runDoctor({ home: empty, secret: () => undefined });
-    expect(of(checks, "home", "warn")[0]?.fix).toMatch(/serve --console --demo/);
+    expect(of(checks, "home", "warn")[0]?.fix).toMatch(/serve --demo/);
     expect(
       of(checks, "config", "warn")
         .map((check) => check.summary)

@@ -130,6 +130,14 @@ describe("access", () => {
     const { gateway, mock } = await startGateway({ home, config });
     await mock.shouldReply("/whoami", ["`mock:admin`", "admin"], { user: "admin" });
     await mock.shouldReply("/whoami", ["`mock:reader`", "read-only"], { user: "reader" });
+    // In a group it also names the group, the id gateway.home_channel and allowed_chats take.
+    const inGroup = await mock.shouldReply(
+      "/whoami",
+      ["`mock:admin`", "This group is `mock:oc_team42`", "gateway.home_channel", "gateway.allowed_chats"],
+      { user: "admin", chat: "oc_team42", kind: "group" },
+    );
+    expect(inGroup).not.toContain("direct chat");
+    await mock.shouldReply("/whoami", ["This direct chat is `mock:admin`"], { user: "admin" });
     await gateway.stop();
   });
 });
