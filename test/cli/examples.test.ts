@@ -7,12 +7,11 @@ import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
-import { main } from "../../src/cli.js";
 import { loadConfig } from "../../src/config/config.js";
 import { installExamples, makeDemoHome, removeDemoHome } from "../../src/examples.js";
 import { openLibrary } from "../../src/skills/library.js";
+import { runCliInProcess } from "../support/run-cli.js";
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -25,29 +24,7 @@ async function tempDir(): Promise<string> {
   return dir;
 }
 
-/** Runs the CLI in-process with `input` on stdin; resolves with the exit code and both outputs. */
-async function cli(args: string[], input = ""): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdin = new PassThrough();
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (chunk) => {
-    out += chunk;
-  });
-  stderr.on("data", (chunk) => {
-    err += chunk;
-  });
-  const running = main(args, {
-    stdin,
-    stdout,
-    stderr,
-    env: { NO_COLOR: "1", SKILLGATE_LOG_LEVEL: "silent" },
-  });
-  setTimeout(() => stdin.end(input), 50);
-  const code = await running;
-  return { code, stdout: out, stderr: err };
-}
+const cli = (args: string[], input = "") => runCliInProcess(args, input);
 
 describe("example library", () => {
   it("installs a handful of skills across categories: linked files, a secret, a platform-disabled one", async () => {

@@ -5,16 +5,15 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import YAML from "yaml";
-import { main } from "../../src/cli.js";
 import type { Check } from "../../src/core/diagnostics.js";
 import { runDoctor } from "../../src/doctor.js";
 import { DiscordEmulator } from "../emulators/discord.js";
 import { LarkEmulator } from "../emulators/lark.js";
 import { TelegramEmulator } from "../emulators/telegram.js";
 import { writeTestSkill } from "../support/platform-home.js";
+import { runCliInProcess } from "../support/run-cli.js";
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -300,45 +299,21 @@ describe("skillgate doctor on the command line", () => {
     const emulator = await telegram();
     const dir = await home(gatewayConfig({ telegram: { enabled: true, api_root: emulator.apiRoot } }));
     await writeFile(path.join(dir, ".env"), "TELEGRAM_BOT_TOKEN=7000000001:wrong\n");
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    let out = "";
-    stdout.on("data", (chunk) => {
-      out += chunk;
-    });
-    const code = await main(["--home", dir, "doctor", "--json"], {
-      stdin: new PassThrough(),
-      stdout,
-      stderr,
-      env: { NO_COLOR: "1" },
+    const { code, stdout } = await runCliInProcess(["--home", dir, "doctor", "--json"], "", {
+      NO_COLOR: "1",
     });
     expect(code).toBe(1);
-    const doc = JSON.parse(out) as { ok: boolean; checks: Check[] };
+    const doc = JSON.parse(stdout) as { ok: boolean; checks: Check[] };
     expect(doc.ok).toBe(false);
     expect(doc.checks.some((check) => check.area === "telegram" && check.status === "fail")).toBe(true);
   });
 
   it("prints its report on stdout, also when a check failed", async () => {
     const dir = await home({ gateway: { home_channel: "nowhere" } });
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    let out = "";
-    let err = "";
-    stdout.on("data", (chunk) => {
-      out += chunk;
-    });
-    stderr.on("data", (chunk) => {
-      err += chunk;
-    });
-    const code = await main(["--home", dir, "doctor"], {
-      stdin: new PassThrough(),
-      stdout,
-      stderr,
-      env: { NO_COLOR: "1" },
-    });
+    const { code, stdout, stderr } = await runCliInProcess(["--home", dir, "doctor"], "", { NO_COLOR: "1" });
     expect(code).toBe(1);
-    expect(out).toMatch(/skillgate doctor/);
-    expect(out).toMatch(/gateway\.home_channel/);
-    expect(err).toBe("");
+    expect(stdout).toMatch(/skillgate doctor/);
+    expect(stdout).toMatch(/gateway\.home_channel/);
+    expect(stderr).toBe("");
   });
 });
