@@ -36,7 +36,7 @@ export function configuredPlatforms(options: {
 
 /** Options of `createAdapters`. */
 export interface CreateAdaptersOptions extends AdapterOptions {
-  /** `serve --console`: only the terminal chat, whatever is configured. */
+  /** `serve --terminal` (older name `--console`): only the terminal chat, whatever is configured. */
   console?: boolean;
   /** Streams and end-of-input callback for the terminal chat. */
   consoleOptions?: Omit<ConsoleAdapterOptions, "logger">;

@@ -14,12 +14,19 @@ import { UsageStore } from "../src/skills/usage.js";
 import { isSkillVisible } from "../src/skills/visibility.js";
 import { withButtons } from "./buttons.js";
 import { effectiveOptions, normalizeName, optionsHelp, usageLine } from "./parse.js";
-import { offeredKeys, secretButtons, settingLines, setupTodo, viewSettings } from "./readiness-view.js";
+import {
+  offeredKeys,
+  secretButtons,
+  settingLines,
+  setupHint,
+  setupTodo,
+  viewSettings,
+} from "./readiness-view.js";
 import type { CommandContext, CommandSpec } from "./types.js";
 
 /** What /help says when the library has no skill at all: where to find some to try. */
 const EMPTY_LIBRARY_HINT =
-  "No skills are installed yet. Try the examples: `skillgate serve --console --demo` runs them on a temporary home, and `skillgate init --examples` installs them into this one.";
+  "No skills are installed yet. Try the examples: `skillgate serve --demo` runs them on a temporary home, and `skillgate init --examples` installs them into this one.";
 
 /** Most skills a stacked invocation loads (`/a /b /c … text`). */
 export const MAX_STACKED_SKILLS = 5;
@@ -100,10 +107,7 @@ function readinessBlocks(
     });
     // With a private input on offer the "not supported over messaging" hint would be wrong: the to-do
     // list below points at the Set KEY input instead.
-    const hint =
-      typeof view.gateway_setup_hint === "string" && privateEntry.size === 0
-        ? view.gateway_setup_hint
-        : undefined;
+    const hint = setupHint(view, ctx, String(view.name ?? ""), privateEntry);
     const note = typeof view.setup_note === "string" ? view.setup_note : undefined;
     if (ctx.surface === "chat" && hint) blocks.push({ kind: "paragraph", text: hint });
     else if (hint ?? note) blocks.push({ kind: "paragraph", text: (hint ?? note) as string });
@@ -323,8 +327,26 @@ export function createChatCommands(getRegistry: () => readonly CommandSpec[]): C
       const caller = ctx.caller;
       const id = caller ? `${caller.platform}:${caller.id}` : "local terminal";
       const name = caller?.name ? ` (${caller.name})` : "";
-      return reply([{ kind: "paragraph", text: `You are \`${id}\`${name}: ${text}.` }], {
-        json: { id: caller ? id : null, platform: caller?.platform ?? ctx.platform, role },
+      const blocks: ReplyBlock[] = [{ kind: "paragraph", text: `You are \`${id}\`${name}: ${text}.` }];
+      // The chat's own id, for gateway.home_channel and gateway.allowed_chats (a group's id is not its
+      // members' ids, and the platforms' apps hide it).
+      const chat = caller && ctx.chatId ? `${caller.platform}:${ctx.chatId}` : undefined;
+      if (chat)
+        blocks.push({
+          kind: "paragraph",
+          text:
+            ctx.chatKind === "dm"
+              ? `This direct chat is \`${chat}\`: put it in gateway.home_channel to get the maintenance summaries here.`
+              : `This ${ctx.chatKind === "thread" ? "thread's chat" : "group"} is \`${chat}\`: put it in gateway.home_channel to post the maintenance summaries here, or in gateway.allowed_chats to let its members run the read-only commands.`,
+        });
+      return reply(blocks, {
+        json: {
+          id: caller ? id : null,
+          platform: caller?.platform ?? ctx.platform,
+          role,
+          chat: chat ?? null,
+          chat_kind: ctx.chatKind ?? null,
+        },
       });
     },
   };

@@ -82,8 +82,8 @@ export interface ChatContextOptions {
   runLock?: RunLock;
   now?: () => Date;
   library?: SkillLibrary;
-  /** The chat shows buttons (the adapter declares `capabilities.buttons`). */
-  buttons?: boolean;
+  /** A question is answered in one step (the adapter shows buttons or takes a typed `y`). */
+  answersInOneStep?: boolean;
   /** Aborted when the gateway is stopping: long work stops at its next safe point. */
   signal?: AbortSignal;
 }
@@ -109,9 +109,10 @@ export function chatContext(options: ChatContextOptions): CommandContext {
     },
     sessionKey: sessionKeyOf(message),
     chatId: message.chat.id,
+    chatKind: message.chat.kind,
     sessions: options.sessions,
     runLock: options.runLock,
-    buttons: options.buttons === true,
+    answersInOneStep: options.answersInOneStep === true,
     now: options.now ?? (() => new Date()),
     commandPrefix: chatPrefix,
     signal: options.signal,

@@ -502,9 +502,12 @@ const archiveCommand: CommandSpec = {
   summary: "archive one skill now (recoverable with restore)",
   args: [{ name: "skill", description: "skill name", required: true }],
   mutating: true,
-  // Asked only where one press answers (buttons); typed chats and the CLI archive at once, as before.
+  // Asked where answering takes one step (a button, a typed `y` in the terminal chat, a prompt on a
+  // terminal, or `-y`); a script without a terminal archives at once, since restore undoes it.
   confirm: (ctx, input) =>
-    ctx.buttons ? `Archive '${input.args[0] ?? ""}'? It can be restored later.` : null,
+    ctx.answersInOneStep || (ctx.surface === "terminal" && ctx.interactive)
+      ? `Archive '${input.args[0] ?? ""}'? It can be restored later with \`${ctx.commandPrefix(["curator", "restore", input.args[0] ?? ""])}\`.`
+      : null,
   async run(ctx, input) {
     const name = input.args[0] ?? "";
     const result = await withRunLock(ctx.home, () => archiveSkill(name, manualMoveOptions(ctx)), ctx.runLock);
@@ -531,7 +534,7 @@ const restoreCommand: CommandSpec = {
   args: [{ name: "skill", description: "a name from list-archived, or the skill's name", required: true }],
   mutating: true,
   confirm: (ctx, input) =>
-    ctx.buttons ? `Restore '${input.args[0] ?? ""}' from the archive into the library?` : null,
+    ctx.answersInOneStep ? `Restore '${input.args[0] ?? ""}' from the archive into the library?` : null,
   async run(ctx, input) {
     const name = input.args[0] ?? "";
     const result = await withRunLock(ctx.home, () => restoreSkill(name, manualMoveOptions(ctx)), ctx.runLock);

@@ -6,6 +6,7 @@
 
 import { quoteArg } from "../src/core/command-text.js";
 import { UsageError } from "../src/core/errors.js";
+import { editDistance } from "../src/core/suggest.js";
 import type { CommandInput, CommandSpec, OptionSpec } from "./types.js";
 
 /** Subcommand run when a group is called bare: `/curator` = `curator status`, `/skills` = `skills list`. */
@@ -53,20 +54,6 @@ export function optionsHelp(spec: CommandSpec): string {
       return `${flag} ${option.choices ? option.choices.join("|") : option.kind === "integer" ? "N" : "VALUE"}`;
     })
     .join(", ");
-}
-
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_value, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    let diagonal = row[0] ?? 0;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const above = row[j] ?? 0;
-      row[j] = Math.min(above + 1, (row[j - 1] ?? 0) + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diagonal = above;
-    }
-  }
-  return row[b.length] ?? 0;
 }
 
 /** The closest candidate within two edits, for "did you mean" hints. */

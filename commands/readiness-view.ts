@@ -80,6 +80,27 @@ export function setupTodo(
   return items;
 }
 
+/** The chat platform that is the local terminal itself (`skillgate serve --terminal`). */
+const TERMINAL_CHAT = "console";
+
+/**
+ * The hint shown beside a skill's missing secrets, or undefined when there is none to give (a private
+ * input is offered instead). The view's `gateway_setup_hint` says secrets cannot be entered over a chat;
+ * the local terminal chat runs on the host itself, so there it says how to set them right here.
+ */
+export function setupHint(
+  view: SkillViewResult,
+  ctx: CommandContext,
+  skill: string,
+  privateEntry: ReadonlySet<string>,
+): string | undefined {
+  if (typeof view.gateway_setup_hint !== "string" || privateEntry.size > 0) return undefined;
+  if (ctx.platform !== TERMINAL_CHAT) return view.gateway_setup_hint;
+  const missing = asStrings(view.missing_required_environment_variables);
+  const example = missing[0] ? `\`${missing[0]}=…\`` : "the variables";
+  return `Add ${example} to ${ctx.paths.env} (this terminal chat reads commands, not secrets), or run \`skillgate skills view ${skill}\` in another terminal to be asked for ${missing.length > 1 ? "them" : "it"} without echo.`;
+}
+
 /** Blocks for a view's readiness: status line, to-do list, settings in force. */
 export function readinessSummary(
   view: SkillViewResult,

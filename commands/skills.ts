@@ -19,7 +19,15 @@ import {
 } from "../src/skills/usage.js";
 import { effectivePlatform, type HiddenReason, hiddenReason } from "../src/skills/visibility.js";
 import { paged, withButtons } from "./buttons.js";
-import { offeredKeys, secretButtons, settingLines, setupTodo, viewSettings } from "./readiness-view.js";
+import { closest } from "./parse.js";
+import {
+  offeredKeys,
+  secretButtons,
+  settingLines,
+  setupHint,
+  setupTodo,
+  viewSettings,
+} from "./readiness-view.js";
 import {
   type CommandContext,
   type CommandInput,
@@ -104,15 +112,40 @@ async function listSkills(
   );
 }
 
-function failureBlocks(result: SkillViewResult): ReplyBlock[] {
+/**
+ * A failed view for a person: the error, the closest skill name as a command to run, and this
+ * surface's own list command (the result's `hint` speaks to the agent, in tool names, and is not shown).
+ */
+async function failureBlocks(
+  result: SkillViewResult,
+  ctx: CommandContext,
+  name: string,
+  platform: string | null,
+): Promise<ReplyBlock[]> {
+  const view = ctx.commandPrefix(["skills", "view"]);
   const blocks: ReplyBlock[] = [
     { kind: "paragraph", text: String(result.error ?? "The skill could not be shown.") },
   ];
   const matches = result.matches as string[] | undefined;
-  if (matches?.length) blocks.push({ kind: "list", items: matches });
+  if (matches?.length) {
+    blocks.push({ kind: "list", items: matches });
+    blocks.push({
+      kind: "paragraph",
+      text: `Show one by its category path, e.g. \`${view} ${matches[0]}\`, or rename one so the names are unique.`,
+    });
+  }
   const available = result.available_skills as string[] | undefined;
-  if (available?.length)
-    blocks.push({ kind: "paragraph", text: `Some available skills: ${available.join(", ")}` });
+  if (available !== undefined) {
+    const names = ((await ctx.library.list({ platform })).skills ?? []).map((skill) => skill.name);
+    const guess = closest(name, names);
+    if (guess) blocks.push({ kind: "paragraph", text: `Did you mean \`${view} ${guess}\`?` });
+    else if (available.length > 0)
+      blocks.push({ kind: "paragraph", text: `Some available skills: ${available.join(", ")}` });
+    blocks.push({
+      kind: "paragraph",
+      text: `\`${ctx.commandPrefix(["skills", "list"])}\` lists every skill.`,
+    });
+  }
   const files = result.available_files as Record<string, string[]> | undefined;
   if (files && Object.keys(files).length > 0) {
     blocks.push({
@@ -120,7 +153,6 @@ function failureBlocks(result: SkillViewResult): ReplyBlock[] {
       items: Object.entries(files).map(([group, list]) => `${group}: ${list.join(", ")}`),
     });
   }
-  if (typeof result.hint === "string") blocks.push({ kind: "paragraph", text: result.hint });
   return blocks;
 }
 
@@ -156,8 +188,8 @@ function successBlocks(
       typeof result.setup_note === "string" ? result.setup_note : "Setup is needed before using this skill.",
     ];
     if (missing.length) lines.push(`Missing variables: ${missing.map((item) => `\`${item}\``).join(", ")}`);
-    if (typeof result.gateway_setup_hint === "string" && privateEntry.size === 0)
-      lines.push(result.gateway_setup_hint);
+    const hint = setupHint(result, ctx, name, privateEntry);
+    if (hint) lines.push(hint);
     blocks.push({ kind: "paragraph", text: lines.join("\n") });
   }
   const todo = setupTodo(result, ctx, privateEntry);
@@ -181,8 +213,14 @@ function successBlocks(
   return blocks;
 }
 
-function renderView(result: SkillViewResult, ctx: CommandContext, name: string): Reply {
-  if (!result.success) return reply(failureBlocks(result), { json: result, exitCode: 1 });
+async function renderView(
+  result: SkillViewResult,
+  ctx: CommandContext,
+  name: string,
+  platform: string | null,
+): Promise<Reply> {
+  if (!result.success)
+    return reply(await failureBlocks(result, ctx, name, platform), { json: result, exitCode: 1 });
   const buttons = result.file === undefined ? secretButtons(result, ctx) : [];
   const done = reply(successBlocks(result, ctx, name, offeredKeys(buttons)), { json: result });
   return withButtons(done, [buttons]);
@@ -211,10 +249,10 @@ async function viewSkill(
       const { skipped } = await promptForMissingSecrets(requests, ctx.home, ctx.prompt);
       const result = await ctx.library.view(name, { ...options, bumpView: true });
       if (skipped.length > 0 && result.success) result.setup_skipped = true;
-      return renderView(result, ctx, name);
+      return renderView(result, ctx, name, platform);
     }
   }
-  return renderView(await ctx.library.view(name, { ...options, bumpView: true }), ctx, name);
+  return renderView(await ctx.library.view(name, { ...options, bumpView: true }), ctx, name, platform);
 }
 
 /** One row of `skills usage`. */

@@ -6,6 +6,7 @@
 
 import type { SkillgateConfig } from "../src/config/config.js";
 import type { HomePaths } from "../src/config/home.js";
+import type { ChatKind } from "../src/core/message.js";
 import type { ProgressSink } from "../src/core/progress.js";
 import type { Reply } from "../src/core/reply.js";
 import type { ChatSessions, RunLock } from "../src/core/stores.js";
@@ -48,14 +49,16 @@ export interface CommandContext {
   /** Set in chat. */
   caller?: Caller;
   /**
-   * The chat shows buttons: a command may ask a question there it would not ask in plain text
-   * (archive, restore), since answering costs one press.
+   * A question costs one step to answer here — a button press, or a typed `y` in the terminal chat — so
+   * a command may ask one it would not ask in a plain text chat (archive, restore).
    */
-  buttons?: boolean;
+  answersInOneStep?: boolean;
   /** Chat session key (`platform:chat[:thread]`), set in chat. */
   sessionKey?: string;
   /** The platform's chat id, set in chat (allowed chats admit their members). */
   chatId?: string;
+  /** What kind of chat the message came from (a direct chat, a group, a thread), set in chat. */
+  chatKind?: ChatKind;
   /** The chat sessions store (loaded skills, history), set in chat by the gateway. */
   sessions?: ChatSessions;
   /** The curator run lock, set in chat by the gateway from its stores; default the file lock of `home`. */

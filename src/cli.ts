@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { realpathSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import readline from "node:readline";
 import { fileURLToPath } from "node:url";
@@ -45,6 +45,20 @@ type Selection =
   | { kind: "init"; examples: boolean; json: boolean }
   | { kind: "web"; port?: number; bind?: string; link: boolean; readOnly: boolean }
   | { kind: "usage"; message: string };
+
+/** skillgate's version, from the package.json beside `dist/` (or beside `src/` when run from source). */
+export function packageVersion(): string {
+  for (const up of ["../..", ".."]) {
+    try {
+      const file = fileURLToPath(new URL(`${up}/package.json`, import.meta.url));
+      const manifest = JSON.parse(readFileSync(file, "utf8")) as { name?: string; version?: string };
+      if (manifest.name === "skillgate" && manifest.version) return manifest.version;
+    } catch {
+      // not this folder: try the next one up
+    }
+  }
+  return "unknown";
+}
 
 /** Exit code for bad usage. */
 const EXIT_USAGE = 2;
@@ -109,6 +123,7 @@ export function buildProgram(
   const program = new Command("skillgate")
     .description("Chat gateway and curator for an agent's skill library (Hermes format).")
     .option("--home <dir>", "skillgate/Hermes home (default: $HERMES_HOME or ~/.hermes)")
+    .version(packageVersion(), "-V, --version", "print skillgate's version")
     .helpCommand(false)
     .exitOverride()
     .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) })
@@ -159,16 +174,16 @@ export function buildProgram(
   }
   program
     .command("serve")
-    .description("run the chat gateway (platforms from config and secrets; the terminal chat when none)")
-    .option("--console", "only the local terminal chat")
-    .option(
-      "--demo",
-      "with --console: chat with the example skills on a temporary home (yours is not touched)",
+    .description(
+      "run the chat gateway and the web console (platforms from config and secrets; the terminal chat when none)",
     )
-    .action((options: { console?: boolean; demo?: boolean }) =>
+    .option("--terminal", "only the terminal chat in this terminal: no platforms, no web console")
+    .option("--console", "the older name of --terminal (kept; `skillgate console` is the web console)")
+    .option("--demo", "the terminal chat with the example skills on a temporary home (yours is not touched)")
+    .action((options: { terminal?: boolean; console?: boolean; demo?: boolean }) =>
       select({
         kind: "serve",
-        console: options.console === true || options.demo === true,
+        console: options.terminal === true || options.console === true || options.demo === true,
         demo: options.demo === true,
       }),
     );
@@ -187,7 +202,9 @@ export function buildProgram(
     .action((options: { json?: boolean }) => select({ kind: "doctor", json: options.json === true }));
   program
     .command("console")
-    .description("run the local web console alone (no chat platforms); prints a one-time login link")
+    .description(
+      "run the local web console alone, in the browser (no chat platforms); prints a one-time login link",
+    )
     .option("--port <n>", "port (default gateway.console.port)", parseInteger)
     .option("--bind <address>", "address to listen on (default gateway.console.bind, 127.0.0.1)")
     .option("--link", "print a fresh login link for the console already running, and exit")
@@ -265,7 +282,11 @@ async function recoverAtStart(home: string, config: SkillgateConfig, io: CliIo):
   }
 }
 
-function printReply(reply: Reply, json: boolean, io: CliIo): void {
+/**
+ * Prints a reply: the JSON document on stdout with `--json`, else the text on stdout, or on stderr when
+ * the command failed (`report`: a report such as doctor's, always on stdout, whatever it found).
+ */
+function printReply(reply: Reply, json: boolean, io: CliIo, report = false): void {
   if (json) {
     io.stdout.write(renderJson(reply));
     for (const warning of reply.warnings ?? []) io.stderr.write(`warning: ${warning}\n`);
@@ -273,7 +294,7 @@ function printReply(reply: Reply, json: boolean, io: CliIo): void {
   }
   const color = Boolean(io.stdout.isTTY) && !io.env.NO_COLOR;
   const text = renderTerminal(reply, { color });
-  (reply.exitCode === 0 ? io.stdout : io.stderr).write(text);
+  (reply.exitCode === 0 || report ? io.stdout : io.stderr).write(text);
 }
 
 function fail(io: CliIo, json: boolean, message: string, exitCode: number): number {
@@ -388,7 +409,7 @@ function stopOnSignals(io: CliIo): { signal: AbortSignal; release: () => void } 
   };
 }
 
-/** `skillgate serve --console --demo`: the terminal chat over the example skills in a temporary home. */
+/** `skillgate serve --demo`: the terminal chat over the example skills in a temporary home. */
 async function demo(io: CliIo): Promise<number> {
   const { makeDemoHome, removeDemoHome } = await import("./examples.js");
   const home = await makeDemoHome();
@@ -430,10 +451,7 @@ async function init(home: string, examples: boolean, json: boolean, io: CliIo): 
       ? `Installed ${result.installed.length} example skill(s) into ${homePaths(home).skills}: ${result.installed.join(", ")}.`
       : "No example skill was installed.",
     ...(result.skipped.length > 0 ? [`Left alone (already there): ${result.skipped.join(", ")}.`] : []),
-    ...(result.configWritten
-      ? [`Wrote ${homePaths(home).config} (the example config: incident-notes hidden on Telegram).`]
-      : []),
-    "Next: `skillgate serve --console` to chat with them, or `skillgate skills list`.",
+    "Next: `skillgate serve --terminal` to chat with them, or `skillgate skills list`.",
   ];
   printReply(
     reply(
@@ -452,7 +470,7 @@ async function doctor(home: string, json: boolean, io: CliIo): Promise<number> {
   const dotenv = readDotenv(homePaths(home).env);
   const checks = await runDoctor({ home, secret: (name) => lookupSecret(name, dotenv, io.env) });
   const answer = doctorReply(checks);
-  printReply(answer, json, io);
+  printReply(answer, json, io, true);
   return answer.exitCode;
 }
 
@@ -470,10 +488,14 @@ async function serve(
   consoleOnly: boolean,
   io: CliIo,
 ): Promise<number> {
-  const [{ createGateway }, { createLogger }] = await Promise.all([
+  const [{ createGateway }, { createLogger, logFormatFor }] = await Promise.all([
     import("./gateway/gateway.js"),
     import("./core/logger.js"),
   ]);
+  const logStyle = (streams: CliIo) => ({
+    format: logFormatFor(streams.stderr, streams.env),
+    color: Boolean(streams.stderr.isTTY) && !streams.env.NO_COLOR,
+  });
   const dotenv = readDotenv(homePaths(home).env);
   const secret = (name: string) => lookupSecret(name, dotenv, io.env);
   // Every .env value, and the platform tokens wherever they come from (a service's environment wins).
@@ -485,6 +507,7 @@ async function serve(
   const logger = createLogger({
     level: io.env.SKILLGATE_LOG_LEVEL ?? (quiet ? "warn" : "info"),
     secrets: secretValues,
+    ...logStyle(io),
   });
   let finish: (code: number) => void = () => undefined;
   const finished = new Promise<number>((resolve) => {
@@ -524,14 +547,20 @@ async function serve(
       consoleOptions: { input: io.stdin, output: io.stdout, onEnd: () => shutdown("end of input", true) },
     });
     const agent = await loadAgent(home, config, io.env, logger);
+    // The terminal chat prints notices (the web console's link) above its prompt, not after it.
+    const terminal = adapters.find(
+      (adapter): adapter is typeof adapter & { announce(text: string): void } => "announce" in adapter,
+    );
     gateway = createGateway({
       home,
       config,
       adapters,
       logger,
       agent,
-      // `serve --console` is the terminal chat alone; otherwise the web console comes along (if enabled).
-      console: consoleOnly ? undefined : { announce: (line) => io.stdout.write(`${line}\n`) },
+      // `serve --terminal` (or --console) is the terminal chat alone; otherwise the web console comes along (if enabled).
+      console: consoleOnly
+        ? undefined
+        : { announce: (line) => (terminal ? terminal.announce(line) : io.stdout.write(`${line}\n`)) },
     });
     process.once("SIGTERM", () => shutdown("SIGTERM"));
     process.once("SIGINT", () => shutdown("SIGINT"));
@@ -559,8 +588,12 @@ async function webConsole(
     return 0;
   }
   const { launchConsole } = await import("./gateway/console/launch.js");
-  const { createLogger } = await import("./core/logger.js");
-  const logger = createLogger({ level: io.env.SKILLGATE_LOG_LEVEL ?? "warn" });
+  const { createLogger, logFormatFor } = await import("./core/logger.js");
+  const logger = createLogger({
+    level: io.env.SKILLGATE_LOG_LEVEL ?? "warn",
+    format: logFormatFor(io.stderr, io.env),
+    color: Boolean(io.stderr.isTTY) && !io.env.NO_COLOR,
+  });
   let running: Awaited<ReturnType<typeof launchConsole>>;
   try {
     running = await launchConsole({

@@ -5,11 +5,12 @@
  * is 1 when a check failed.
  */
 import { promises as fs } from "node:fs";
+import YAML from "yaml";
 import { PLATFORMS } from "../adapters/index.js";
-import { loadConfig, type SkillgateConfig } from "./config/config.js";
+import { checkConfigDocument } from "./config/check.js";
+import type { SkillgateConfig } from "./config/config.js";
 import { homePaths } from "./config/home.js";
 import { type Check, failed, messageOf, ok, warn } from "./core/diagnostics.js";
-import { ConfigError } from "./core/errors.js";
 import { createLogger } from "./core/logger.js";
 import type { AdapterOptions, PlatformDefinition } from "./core/platforms.js";
 import { type Reply, reply } from "./core/reply.js";
@@ -31,26 +32,17 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
       failed(
         "home",
         `The home ${options.home} does not exist.`,
-        "Run `skillgate init --examples` to create it with example skills, point --home or HERMES_HOME at your Hermes home, or try `skillgate serve --console --demo`.",
+        "Run `skillgate init --examples` to create it with example skills, point --home or HERMES_HOME at your Hermes home, or try `skillgate serve --demo`.",
       ),
     );
     return checks;
   }
   checks.push(ok("home", `Home: ${options.home}.`));
-  let config: SkillgateConfig;
-  try {
-    config = loadConfig(paths.config);
-  } catch (error) {
-    checks.push(
-      failed(
-        "config",
-        error instanceof ConfigError ? error.message : `config.yaml could not be read: ${messageOf(error)}`,
-        "Fix the value named above in config.yaml (deploy/config.example.yaml shows every setting).",
-      ),
-    );
-    return checks;
-  }
-  checks.push(...configChecks(config, paths.config));
+  const read = await readConfig(paths.config);
+  checks.push(...read.checks);
+  const config = read.config;
+  if (!config) return checks;
+  checks.push(...configChecks(config));
   checks.push(...(await libraryChecks(options.home, config)));
   // A platform with some of its secrets set is checked too: the check names the missing one.
   const platforms = PLATFORMS.filter(
@@ -93,9 +85,64 @@ async function diagnose(platform: PlatformDefinition, options: AdapterOptions): 
   return platform.diagnose(options);
 }
 
-function configChecks(config: SkillgateConfig, file: string): Check[] {
+const CONFIG_FIX = "Fix it in config.yaml (deploy/config.example.yaml shows every setting).";
+
+/**
+ * Reads config.yaml and reports every problem in it: a syntax error, each wrong value (the rest of the
+ * checks then run with those values at their defaults) and each key skillgate does not know in its own
+ * sections, with the key it probably meant.
+ */
+async function readConfig(file: string): Promise<{ checks: Check[]; config?: SkillgateConfig }> {
+  let text: string | undefined;
+  let mtimeMs = 0;
+  try {
+    text = await fs.readFile(file, "utf8");
+    mtimeMs = (await fs.stat(file)).mtimeMs;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT")
+      return {
+        checks: [
+          failed("config", `${file} cannot be read: ${messageOf(error)}.`, "Check the file's permissions."),
+        ],
+      };
+  }
+  let document: unknown = {};
+  if (text !== undefined) {
+    try {
+      document = YAML.parse(text.replace(/^\uFEFF/, ""));
+    } catch (error) {
+      return {
+        checks: [
+          failed(
+            "config",
+            `${file} is not valid YAML: ${messageOf(error).split("\n")[0]}.`,
+            "Fix the syntax at the line named (indentation, a missing `:` or quote).",
+          ),
+        ],
+      };
+    }
+  }
+  const found = checkConfigDocument(document);
+  const checks: Check[] = found.errors.map((error) => failed("config", error.message, CONFIG_FIX));
+  for (const unknown of found.unknown)
+    checks.push(
+      warn(
+        "config",
+        `config.yaml: \`${unknown.key}\` is not a setting skillgate knows${unknown.suggestion ? `; did you mean \`${unknown.suggestion}\`?` : "."}`,
+        unknown.suggestion
+          ? `Rename \`${unknown.key}\` to \`${unknown.suggestion}\` in config.yaml; as written it is ignored.`
+          : `Remove \`${unknown.key}\` from config.yaml or check its spelling in deploy/config.example.yaml; as written it is ignored.`,
+      ),
+    );
+  if (found.config?.skills.visibilityError)
+    checks.push(failed("config", found.config.skills.visibilityError.message, CONFIG_FIX));
+  if (checks.length === 0)
+    checks.push(ok("config", text === undefined ? `No ${file}: defaults apply.` : `${file} is valid.`));
+  return { checks, config: found.config ? { ...found.config, mtimeMs } : undefined };
+}
+
+function configChecks(config: SkillgateConfig): Check[] {
   const checks: Check[] = [];
-  checks.push(ok("config", config.mtimeMs > 0 ? `${file} is valid.` : `No ${file}: defaults apply.`));
   for (const warning of config.warnings)
     checks.push(warn("config", warning, "See deploy/config.example.yaml."));
   const remote = config.gateway.admins.filter((id) => !id.startsWith("console:"));
@@ -119,7 +166,7 @@ async function libraryChecks(home: string, config: SkillgateConfig): Promise<Che
         warn(
           "home",
           "No skills in the library.",
-          "`skillgate init --examples` installs example skills here; `skillgate serve --console --demo` tries them without touching this home.",
+          "`skillgate init --examples` installs example skills here; `skillgate serve --demo` tries them without touching this home.",
         ),
       ];
     return [ok("home", `${skills.length} skill(s) in the library.`)];

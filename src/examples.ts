@@ -1,7 +1,7 @@
 /**
  * The example library shipped with skillgate (`examples/` in the package): a handful of skills written
  * for skillgate so a first run has something to show. `installExamples` copies them into a home without
- * touching skills already there; `makeDemoHome` builds a throw-away home for `serve --console --demo`.
+ * touching skills already there; `makeDemoHome` builds a throw-away home for `serve --demo`.
  */
 import { existsSync, promises as fs } from "node:fs";
 import os from "node:os";
@@ -15,8 +15,6 @@ export interface ExamplesInstall {
   installed: string[];
   /** `category/name` of each skill left alone because the home already has that folder. */
   skipped: string[];
-  /** config.yaml was written (only into a home that had none). */
-  configWritten: boolean;
 }
 
 /** The shipped `examples/` folder, found next to the package root (from `src/` or `dist/src/`). */
@@ -44,13 +42,14 @@ async function exampleSkills(root: string): Promise<string[]> {
 
 /**
  * Copies the example skills into `<home>/skills/<category>/<name>`; a folder that already exists is
- * skipped, never overwritten. The example config.yaml is written only when the home has none.
+ * skipped, never overwritten. The home's config.yaml is never touched (the demo's config is the demo
+ * home's alone: it turns `/healthz` off).
  */
 export async function installExamples(home: string): Promise<ExamplesInstall> {
   const root = examplesDir();
   const paths = homePaths(home);
   await fs.mkdir(paths.skills, { recursive: true });
-  const result: ExamplesInstall = { installed: [], skipped: [], configWritten: false };
+  const result: ExamplesInstall = { installed: [], skipped: [] };
   for (const skill of await exampleSkills(root)) {
     const target = path.join(paths.skills, ...skill.split("/"));
     if (existsSync(target)) {
@@ -64,17 +63,17 @@ export async function installExamples(home: string): Promise<ExamplesInstall> {
     });
     result.installed.push(skill);
   }
-  if (!existsSync(paths.config)) {
-    await fs.copyFile(path.join(root, "config.yaml"), paths.config, fs.constants.COPYFILE_EXCL);
-    result.configWritten = true;
-  }
   return result;
 }
 
-/** A new temporary home holding the examples; the caller removes it with `removeDemoHome`. */
+/**
+ * A new temporary home holding the examples and the demo's config.yaml (incident-notes hidden on
+ * Telegram, no `/healthz`); the caller removes it with `removeDemoHome`.
+ */
 export async function makeDemoHome(): Promise<string> {
   const home = await fs.mkdtemp(path.join(os.tmpdir(), "skillgate-demo-"));
   await installExamples(home);
+  await fs.copyFile(path.join(examplesDir(), "config.yaml"), homePaths(home).config);
   return home;
 }
 

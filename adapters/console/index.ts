@@ -2,7 +2,9 @@
  * The terminal chat: each line typed (or piped) on stdin is one chat message from the local owner, and
  * replies are printed as terminal text. The same commands work as on any platform. When stdin ends the
  * `onEnd` callback fires (after every line was handed to the gateway), so
- * `printf '/curator status\n' | skillgate serve --console` answers and exits.
+ * `printf '/curator status\n' | skillgate serve --terminal` answers and exits. A question ("Archive
+ * 'x'?") is answered by typing `y` on the next line (the command is then sent again with `-y`); any
+ * other line leaves it unanswered, so nothing changes.
  */
 import { randomUUID } from "node:crypto";
 import readline from "node:readline";
@@ -32,6 +34,9 @@ export interface ConsoleAdapterOptions {
   logger?: Logger;
 }
 
+/** Longest a typed `y`/`n` waits for the reply whose question it answers. */
+const ANSWER_WAIT_MS = 60_000;
+
 /** The chat id and sender id of the terminal chat. */
 export const CONSOLE_CHAT_ID = "local";
 
@@ -43,6 +48,7 @@ export class ConsoleAdapter implements Adapter {
     nativeCommands: false,
     edit: false,
     threads: false,
+    typedAnswers: true,
   };
   private rl: readline.Interface | undefined;
   private state: AdapterHealth["state"] = "stopped";
@@ -50,6 +56,12 @@ export class ConsoleAdapter implements Adapter {
   private readonly input: NodeJS.ReadableStream;
   private readonly output: NodeJS.WritableStream & { isTTY?: boolean };
   private readonly interactive: boolean;
+  /** The confirmed form (`… -y`) of the question last asked, until the next line answers it. */
+  private pendingConfirmation: string | undefined;
+  /** Lines handed to the gateway, and replies printed: a typed answer waits until they match. */
+  private handed = 0;
+  private printed = 0;
+  private printedWaiters: (() => void)[] = [];
 
   constructor(private readonly options: ConsoleAdapterOptions = {}) {
     this.input = options.input ?? process.stdin;
@@ -76,9 +88,20 @@ export class ConsoleAdapter implements Adapter {
         if (this.interactive) rl.prompt();
         return;
       }
-      const message = this.message(text);
+      // A `y` or `n` answers the question of the reply to the line before it, so it is read once that
+      // reply is printed (piped lines arrive before their replies).
+      const answering = /^(y|yes|n|no)$/i.test(text);
       this.handedOver = this.handedOver
-        .then(() => sink(message))
+        .then(() => (answering ? this.repliesPrinted() : undefined))
+        .then(async () => {
+          const message = this.answer(text);
+          if (!message) {
+            if (this.interactive) rl.prompt();
+            return;
+          }
+          this.handed += 1;
+          await sink(message);
+        })
         .catch((error) =>
           this.options.logger?.error({ err: error }, "console: handing a line to the gateway failed"),
         );
@@ -101,11 +124,61 @@ export class ConsoleAdapter implements Adapter {
   async send(_target: OutboundTarget, reply: Reply): Promise<void> {
     const text = renderTerminal(reply, { color: this.options.color ?? Boolean(this.output.isTTY) });
     if (text) this.output.write(text);
+    const json = reply.json as { confirmation_required?: unknown; command?: unknown } | undefined;
+    if (json?.confirmation_required === true && typeof json.command === "string") {
+      this.pendingConfirmation = json.command;
+      this.output.write("Type y to confirm; anything else leaves everything as it is.\n");
+    }
+    this.printed += 1;
+    if (this.printed >= this.handed) for (const wake of this.printedWaiters.splice(0)) wake();
     if (this.interactive) this.rl?.prompt();
+  }
+
+  /**
+   * Prints a notice that is not a reply (the web console's address and login link) above the prompt,
+   * keeping what was typed so far.
+   */
+  announce(text: string): void {
+    if (this.interactive && this.rl) {
+      readline.clearLine(this.output, 0);
+      readline.cursorTo(this.output, 0);
+      this.output.write(`${text}\n`);
+      this.rl.prompt(true);
+      return;
+    }
+    this.output.write(`${text}\n`);
   }
 
   health(): AdapterHealth {
     return { state: this.state };
+  }
+
+  /** Resolves once every line handed over has had its reply printed (at most a minute: never stuck). */
+  private repliesPrinted(): Promise<void> {
+    if (this.printed >= this.handed) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ANSWER_WAIT_MS);
+      timer.unref();
+      this.printedWaiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  /**
+   * The message a typed line stands for: after a question, `y`/`yes` is its confirmed command and
+   * `n`/`no` is answered here (undefined: nothing to hand over); any other line is itself.
+   */
+  private answer(text: string): InboundMessage | undefined {
+    const pending = this.pendingConfirmation;
+    this.pendingConfirmation = undefined;
+    if (pending !== undefined && /^(y|yes)$/i.test(text)) return this.message(pending);
+    if (pending !== undefined && /^(n|no)$/i.test(text)) {
+      this.output.write("Cancelled; nothing was changed.\n");
+      return undefined;
+    }
+    return this.message(text);
   }
 
   private message(text: string): InboundMessage {

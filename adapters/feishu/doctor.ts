@@ -33,12 +33,13 @@ async function postJson(url: string, body: unknown, token?: string): Promise<Rec
 export async function diagnoseFeishu(options: AdapterOptions): Promise<Check[]> {
   const appId = options.secret("FEISHU_APP_ID");
   const appSecret = options.secret("FEISHU_APP_SECRET");
+  const missing = [appId ? "" : "FEISHU_APP_ID", appSecret ? "" : "FEISHU_APP_SECRET"].filter(Boolean);
   if (!appId || !appSecret)
     return [
       failed(
         AREA,
-        "FEISHU_APP_ID or FEISHU_APP_SECRET is not set.",
-        "Copy both from the app's Credentials & Basic Info page into <home>/.env, or set gateway.feishu.enabled: false.",
+        `${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} not set${missing.length === 1 ? ` (${missing[0] === "FEISHU_APP_ID" ? "FEISHU_APP_SECRET" : "FEISHU_APP_ID"} is)` : ""}.`,
+        `Copy ${missing.length > 1 ? "both" : missing[0] === "FEISHU_APP_ID" ? "the App ID (cli_…)" : "the App Secret"} from the app's Credentials & Basic Info page in the developer console into <home>/.env${missing.map((name) => ` as ${name}=…`).join(" and")}, or set gateway.feishu.enabled: false.`,
       ),
     ];
   const settings = feishuConfig(options.config);

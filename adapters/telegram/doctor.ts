@@ -10,6 +10,27 @@ import { telegramConfig } from "./config.js";
 
 const AREA = "telegram";
 
+/**
+ * What is wrong with the shape of a bot token, or undefined when it looks like one. @BotFather hands
+ * out `<bot id>:<secret>`: the bot's numeric id, a colon, then about 35 letters, digits, `_` and `-`
+ * (e.g. `110201543:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw`). Checked before any request, so a pasted
+ * fragment never goes to the network as a token.
+ */
+export function tokenShapeProblem(token: string): string | undefined {
+  if (token !== token.trim()) return "it starts or ends with spaces";
+  if (/^["'].*["']$/.test(token)) return "it is wrapped in quotes";
+  if (/^https?:\/\//i.test(token)) return "it is a URL, not the token inside it";
+  if (/^bot\d+:/i.test(token)) return "it starts with `bot` (that prefix belongs in URLs, not in the token)";
+  if (!token.includes(":")) return "it has no `:` (a token is `<bot id>:<secret>`)";
+  const [id = "", secret = ""] = token.split(/:(.*)/s);
+  if (!/^\d+$/.test(id))
+    return `the part before \`:\` must be the bot's numeric id, not ${JSON.stringify(id.slice(0, 12))}`;
+  if (!/^[A-Za-z0-9_-]+$/.test(secret)) return "the part after `:` has characters a token never has";
+  if (secret.length < 30)
+    return `the part after \`:\` is ${secret.length} characters long; BotFather's are about 35`;
+  return undefined;
+}
+
 /** Runs the Telegram checks; never throws. */
 export async function diagnoseTelegram(options: AdapterOptions): Promise<Check[]> {
   const token = options.secret("TELEGRAM_BOT_TOKEN");
@@ -19,6 +40,15 @@ export async function diagnoseTelegram(options: AdapterOptions): Promise<Check[]
         AREA,
         "TELEGRAM_BOT_TOKEN is not set.",
         "Create a bot with @BotFather (/newbot) and put TELEGRAM_BOT_TOKEN=… in <home>/.env, or set gateway.telegram.enabled: false.",
+      ),
+    ];
+  const shape = tokenShapeProblem(token);
+  if (shape)
+    return [
+      failed(
+        AREA,
+        `TELEGRAM_BOT_TOKEN does not look like a bot token: ${shape}. Nothing was sent to Telegram.`,
+        "Copy the token again from @BotFather (/mybots → your bot → API Token): the whole `123456789:AA…` line, without quotes or spaces, into TELEGRAM_BOT_TOKEN= in <home>/.env.",
       ),
     ];
   const settings = telegramConfig(options.config);

@@ -10,10 +10,53 @@
  */
 import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
+import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
-import { flockSync } from "fs-ext";
+import type Koffi from "koffi";
 import { SkillgateError } from "./errors.js";
+
+/** `flock(2)` operations (the same values on Linux, macOS and the BSDs). */
+const LOCK_EX = 2;
+const LOCK_NB = 4;
+const LOCK_UN = 8;
+
+interface LibcFlock {
+  /** libc's `int flock(int fd, int operation)`. */
+  call: (fd: number, operation: number) => number;
+  /** The calling thread's `errno` after a failed call. */
+  errno: () => number;
+  codes: Record<string, number>;
+}
+
+let libc: LibcFlock | undefined;
+
+/**
+ * libc's `flock` through koffi, whose npm packages carry prebuilt binaries (installing needs no
+ * compiler). Loaded on first use: a process that never locks never pays for it. The symbol is looked
+ * up in the running program (Node links libc), so glibc, musl and macOS all resolve it.
+ */
+function libcFlock(): LibcFlock {
+  if (!libc) {
+    const koffi = createRequire(import.meta.url)("koffi") as typeof Koffi;
+    const call = koffi.load(null).func("int flock(int fd, int operation)") as LibcFlock["call"];
+    libc = { call, errno: () => koffi.errno(), codes: koffi.os.errno };
+  }
+  return libc;
+}
+
+/** Calls `flock(fd, operation)`, retrying when a signal interrupts it; throws the errno as a coded error. */
+function flock(fd: number, operation: number): boolean {
+  const lib = libcFlock();
+  for (;;) {
+    if (lib.call(fd, operation) === 0) return true;
+    const errno = lib.errno();
+    if (errno === lib.codes.EINTR) continue;
+    if (errno === lib.codes.EWOULDBLOCK || errno === lib.codes.EAGAIN) return false;
+    const code = Object.keys(lib.codes).find((name) => lib.codes[name] === errno) ?? `errno ${errno}`;
+    throw Object.assign(new Error(`flock(${fd}) failed: ${code}`), { code, errno });
+  }
+}
 
 /** Options of `acquireLock`. */
 export interface LockOptions {
@@ -58,14 +101,7 @@ export class LockBusyError extends SkillgateError {
 
 /** Takes a non-blocking exclusive flock; false when another open file description holds it. */
 function tryFlock(fd: number): boolean {
-  try {
-    flockSync(fd, "exnb");
-    return true;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "EAGAIN" || code === "EWOULDBLOCK") return false;
-    throw error;
-  }
+  return flock(fd, LOCK_EX | LOCK_NB);
 }
 
 async function readHolder(file: string): Promise<string | undefined> {
@@ -164,7 +200,7 @@ async function acquireKernelLock(file: string, deadline: number, options: LockOp
       await handle.close().catch(() => undefined);
       throw error;
     }
-    if (held) flockSync(handle.fd, "un");
+    if (held) flock(handle.fd, LOCK_UN);
     await handle.close();
     if (Date.now() >= deadline) throw new LockBusyError(file, busyHolder);
     await new Promise((resolve) => setTimeout(resolve, delay));

@@ -2,8 +2,11 @@
  * The structured logger (pino). Secrets never reach a log line: fields named like tokens, secrets, API
  * keys, passwords or authorization headers are censored at any of the first three levels, and string
  * messages and error texts are scrubbed of bot-token shapes, bearer tokens and any secret value the
- * caller registered. Logs go to stderr by default, so stdout stays for replies and JSON.
+ * caller registered. Logs go to stderr by default, so stdout stays for replies and JSON: one JSON
+ * document a line for a supervisor or a log collector, or (`format: "human"`, for a person at a
+ * terminal) one short line with the time, the level, the message with its fix and the error's text.
  */
+import { writeSync } from "node:fs";
 import pino from "pino";
 
 /** skillgate's logger type. */
@@ -56,6 +59,80 @@ export interface LoggerOptions {
   secrets?: string[];
   /** Base bindings (e.g. `{component: "gateway"}`). */
   base?: Record<string, unknown>;
+  /** `json` (default): pino's JSON lines. `human`: short readable lines (see `humanLogLine`). */
+  format?: LogFormat;
+  /** ANSI colour for the `human` format. */
+  color?: boolean;
+}
+
+/** How log lines are written. */
+export type LogFormat = "json" | "human";
+
+/**
+ * The format for a process whose log goes to `stderr`: `SKILLGATE_LOG_FORMAT` (`json` or `human`) when
+ * set, else readable lines for a terminal and JSON for anything else (a pipe, a file, a supervisor).
+ */
+export function logFormatFor(stderr: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): LogFormat {
+  const asked = env.SKILLGATE_LOG_FORMAT?.trim().toLowerCase();
+  if (asked === "json" || asked === "human") return asked;
+  return stderr.isTTY ? "human" : "json";
+}
+
+const LEVEL_NAMES: Record<number, string> = {
+  10: "TRACE",
+  20: "DEBUG",
+  30: "INFO",
+  40: "WARN",
+  50: "ERROR",
+  60: "FATAL",
+};
+const LEVEL_COLORS: Record<number, string> = { 10: "90", 20: "90", 30: "36", 40: "33", 50: "31", 60: "31" };
+/** Fields of a pino line that the readable form shows in its own way or not at all. */
+const SHOWN_APART = new Set(["level", "time", "msg", "err", "pid", "hostname", "v"]);
+
+/** A field value as `key=value` text, or undefined for values too big for one short line. */
+function fieldText(key: string, value: unknown): string | undefined {
+  if (value === null || ["string", "number", "boolean"].includes(typeof value)) {
+    const text = String(value);
+    return text.length <= 80 ? `${key}=${/\s/.test(text) ? JSON.stringify(text) : text}` : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * One pino JSON line as a person reads it: `12:04:05 WARN  gateway: … (the fix) — the error's message
+ * key=value…`. The stack is shown only when `stack` is set (debug logging): the message says what to do.
+ */
+export function humanLogLine(line: string, options: { color?: boolean; stack?: boolean } = {}): string {
+  let record: Record<string, unknown>;
+  try {
+    record = JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return line.endsWith("\n") ? line : `${line}\n`;
+  }
+  const level = Number(record.level);
+  const name = (LEVEL_NAMES[level] ?? String(record.level)).padEnd(5);
+  const time = typeof record.time === "number" ? new Date(record.time).toTimeString().slice(0, 8) : "";
+  const err = record.err as { message?: unknown; stack?: unknown } | undefined;
+  const message = String(record.msg ?? "");
+  const reason =
+    typeof err?.message === "string" && !message.includes(err.message) ? ` — ${err.message}` : "";
+  const fields = Object.entries(record)
+    .filter(([key]) => !SHOWN_APART.has(key))
+    .map(([key, value]) => fieldText(key, value))
+    .filter((text): text is string => text !== undefined);
+  const paint = (code: string, text: string) => (options.color ? `\u001b[${code}m${text}\u001b[0m` : text);
+  const head = `${paint("90", time)} ${paint(LEVEL_COLORS[level] ?? "0", name)} ${message}${reason}`;
+  const tail = fields.length > 0 ? ` ${paint("90", fields.join(" "))}` : "";
+  const stack =
+    options.stack && typeof err?.stack === "string"
+      ? `\n${err.stack
+          .split("\n")
+          .slice(1)
+          .map((frame) => `    ${frame.trim()}`)
+          .join("\n")}`
+      : "";
+  return `${head}${tail}${stack}\n`;
 }
 
 /** Replaces token-shaped substrings and registered secret values with a censor mark. */
@@ -118,11 +195,22 @@ function scrubFields(value: unknown, secrets: readonly string[]): unknown {
 export function createLogger(options: LoggerOptions = {}): Logger {
   const secrets = [...(options.secrets ?? [])];
   const destination = options.destination ?? 2;
-  const stream =
-    typeof destination === "number" ? pino.destination({ fd: destination, sync: true }) : destination;
+  const level = options.level ?? process.env.SKILLGATE_LOG_LEVEL ?? process.env.LOG_LEVEL ?? "info";
+  let stream: pino.DestinationStream;
+  if (options.format === "human") {
+    const human = { color: options.color, stack: level === "debug" || level === "trace" };
+    const write =
+      typeof destination === "number"
+        ? (text: string) => writeSync(destination, text)
+        : (text: string) => destination.write(text);
+    stream = { write: (line: string) => void write(humanLogLine(line, human)) };
+  } else {
+    stream =
+      typeof destination === "number" ? pino.destination({ fd: destination, sync: true }) : destination;
+  }
   return pino(
     {
-      level: options.level ?? process.env.SKILLGATE_LOG_LEVEL ?? process.env.LOG_LEVEL ?? "info",
+      level,
       base: options.base ?? {},
       redact: { paths: REDACT_PATHS, censor: CENSOR },
       serializers: {

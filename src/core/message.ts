@@ -79,6 +79,11 @@ export interface AdapterCapabilities {
   threads: boolean;
   /** Replies can carry buttons (`Reply.actions`) whose presses come back as `InboundMessage.press`. */
   buttons?: boolean;
+  /**
+   * A question (a reply with `confirmation_required`) is answered by typing `y` as the next message, as
+   * in the terminal chat: commands ask there as they do where buttons answer.
+   */
+  typedAnswers?: boolean;
   /** `file` blocks are sent as files (documents, attachments); without it the reply budget cuts instead. */
   files?: boolean;
   /**

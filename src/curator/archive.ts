@@ -317,7 +317,7 @@ async function archiveBatch(
   const archived: ArchiveResult[] = [];
   const failures: BatchOutcome["failures"] = [];
   const suppress: string[] = [];
-  const tick = meterFor(opts.meter, "archiving", entries.length);
+  const tick = meterFor(opts.meter, "archiving", entries.length, "skills");
   const stopped = () => opts.signal?.aborted === true;
   const journal = await MoveJournal.open(opts.home, opts.config);
   // False once a record of the moves could not be written: the journal then stays for recovery.

@@ -357,7 +357,7 @@ async function converse(
   const stopping = () => input.signal?.aborted === true;
   const onStop = () => controller.abort();
   input.signal?.addEventListener("abort", onStop, { once: true });
-  const turns = meterFor(input.meter, "consolidating (model turns)", input.config.curator.maxIterations);
+  const turns = meterFor(input.meter, "consolidating", input.config.curator.maxIterations, "turns");
   try {
     for (let turn = 1; ; turn += 1) {
       turns(turn - 1);

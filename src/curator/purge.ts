@@ -126,7 +126,7 @@ export async function purgeArchived(opts: PurgeOptions): Promise<PurgeResult> {
   if (!archiveStat?.isDirectory()) return { ...result, archiveExists: false };
   result.candidates = await purgeCandidates(opts.home, ttlDays, opts.now ?? new Date());
   if (opts.dryRun) return result;
-  const tick = meterFor(opts.meter, "purging", result.candidates.length);
+  const tick = meterFor(opts.meter, "purging", result.candidates.length, "skills");
   for (const [index, candidate] of result.candidates.entries()) {
     tick(index);
     try {

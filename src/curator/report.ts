@@ -38,8 +38,19 @@ export function buildRenameMap(
   return { entries, pinHint: umbrellas[0] ?? null };
 }
 
-/** The summary of the automatic pass: `2 marked stale, 1 archived`, or `no changes`. */
-export function autoSummary(counts: AutoTransitionCounts): string {
+/**
+ * The summary of the automatic pass: `2 marked stale, 1 archived`, or `no changes`; for a dry run what a
+ * real run would do (`would mark 2 stale, archive 1`, or `nothing to change`), never "archived".
+ */
+export function autoSummary(counts: AutoTransitionCounts, dryRun = false): string {
+  if (dryRun) {
+    const parts = [
+      counts.marked_stale > 0 ? `mark ${counts.marked_stale} stale` : "",
+      counts.archived > 0 ? `archive ${counts.archived}` : "",
+      counts.reactivated > 0 ? `reactivate ${counts.reactivated}` : "",
+    ].filter(Boolean);
+    return parts.length > 0 ? `would ${parts.join(", ")}` : "nothing to change";
+  }
   const parts = [
     counts.marked_stale > 0 ? `${counts.marked_stale} marked stale` : "",
     counts.archived > 0 ? `${counts.archived} archived` : "",
@@ -50,7 +61,7 @@ export function autoSummary(counts: AutoTransitionCounts): string {
 
 /** The one-line head of a run summary: `[dry-run ]auto: …[; llm: …]` (the llm part once it is known). */
 export function headline(dryRun: boolean, counts: AutoTransitionCounts, llmStatus?: string): string {
-  const auto = `${dryRun ? "dry-run auto: " : "auto: "}${autoSummary(counts)}`;
+  const auto = `${dryRun ? "dry-run auto: " : "auto: "}${autoSummary(counts, dryRun)}`;
   return llmStatus === undefined ? auto : `${auto}; llm: ${llmStatus}`;
 }
 
@@ -66,11 +77,19 @@ export function renameMapItems(map: RenameMap): string[] {
   return items;
 }
 
-/** The rename map as reply blocks; empty when nothing was archived. */
-function renameMapBlocks(map: RenameMap, prefix: (path: string[]) => string): ReplyBlock[] {
+/** The rename map's first line: what was archived, or for a dry run what would be. */
+function renameMapHead(map: RenameMap, dryRun: boolean): string {
+  return `${dryRun ? "would archive" : "archived"} ${map.entries.length} skill(s):`;
+}
+
+/**
+ * The rename map as reply blocks; empty when nothing was archived. A run's message points at
+ * `curator status` for the report; the status itself shows the report's path instead.
+ */
+function renameMapBlocks(map: RenameMap, prefix: (path: string[]) => string, dryRun: boolean): ReplyBlock[] {
   if (map.entries.length === 0) return [];
   const blocks: ReplyBlock[] = [
-    { kind: "paragraph", text: `archived ${map.entries.length} skill(s):` },
+    { kind: "paragraph", text: renameMapHead(map, dryRun) },
     { kind: "list", items: renameMapItems(map) },
     { kind: "paragraph", text: `full report: \`${prefix(["curator", "status"])}\`` },
   ];
@@ -83,12 +102,14 @@ function renameMapBlocks(map: RenameMap, prefix: (path: string[]) => string): Re
   return blocks;
 }
 
-/** The rename map as the text lines appended to the stored summary (terminal spelling). */
-export function renameMapText(map: RenameMap, prefix: (path: string[]) => string): string {
+/**
+ * The rename map as the text lines appended to the stored summary (terminal spelling), which
+ * `curator status` shows under "last summary" beside the report's path (so no pointer to itself).
+ */
+export function renameMapText(map: RenameMap, prefix: (path: string[]) => string, dryRun = false): string {
   if (map.entries.length === 0) return "";
   const items = renameMapItems(map).map((item) => (item.startsWith("… and ") ? `  ${item}` : `  • ${item}`));
-  const lines = [`archived ${map.entries.length} skill(s):`, ...items];
-  lines.push(`full report: ${prefix(["curator", "status"])}`);
+  const lines = [renameMapHead(map, dryRun), ...items];
   if (map.pinHint) lines.push(`keep an umbrella stable: ${prefix(["curator", "pin", map.pinHint])}`);
   return lines.join("\n");
 }
@@ -101,7 +122,7 @@ export function summaryReply(result: CuratorRunResult, prefix: (path: string[]) 
   const head = result.summary.split("\n")[0] ?? "";
   const blocks: ReplyBlock[] = [
     { kind: "paragraph", text: `curator: ${head}` },
-    ...renameMapBlocks(result.renameMap, prefix),
+    ...renameMapBlocks(result.renameMap, prefix, result.dryRun),
   ];
   return { ...reply(blocks, { json: runJsonSummary(result) }), actions: summaryButtons(result) };
 }

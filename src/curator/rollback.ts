@@ -164,7 +164,7 @@ async function swapIn(
   const extraction = (async () => {
     await fs.mkdir(staging);
     const bytes = (await fs.stat(target.archive)).size;
-    const progress = meterFor(meter, "restoring", bytes);
+    const progress = meterFor(meter, "restoring", bytes, "bytes");
     return extractChecked(target.archive, staging, recordedLinks, progress, stop.signal);
   })();
   const [safetyOutcome, extractOutcome] = await Promise.allSettled([safetyRun, extraction]);

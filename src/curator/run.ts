@@ -251,6 +251,8 @@ async function finishRun(
   } catch (error) {
     result.warnings.push(`could not write the run report: ${(error as Error).message}`);
   }
+  // A dry run's report stays in logs/curator/; the state keeps pointing at the last real run.
+  if (result.dryRun) return;
   await updateState(opts.home, (state) => {
     markRun?.(state);
     state.last_run_summary = result.summary;
@@ -305,13 +307,14 @@ async function runLocked(opts: RunOptions): Promise<CuratorRunResult> {
   );
   const startedAt = isoTimestamp(started);
   const interrupted = applied.interrupted;
+  // A dry run records nothing in the state: `curator status` keeps describing the last real run.
   const markRun = (state: CuratorState) => {
+    if (dryRun) return;
     state.last_run_summary = headline(dryRun, applied.counts);
     // An interrupted run is not the period's run: the next tick after the restart finishes the pass.
-    if (!dryRun && !interrupted) {
-      state.last_run_at = startedAt;
-      state.run_count += 1;
-    }
+    if (interrupted) return;
+    state.last_run_at = startedAt;
+    state.run_count += 1;
   };
   const consolidating = willConsolidate(opts);
   // Before a (long) LLM pass the run is recorded at once; without one, the final state write does it.
@@ -330,7 +333,7 @@ async function runLocked(opts: RunOptions): Promise<CuratorRunResult> {
   const added = llm.outcome?.added ?? [];
   const archived = applied.archived.map((item) => item.name);
   const renameMap = buildRenameMap(consolidated, pruned, archived);
-  const mapText = renameMapText(renameMap, prefix);
+  const mapText = renameMapText(renameMap, prefix, dryRun);
   const result: CuratorRunResult = {
     startedAt,
     durationSeconds: (performance.now() - clockStart) / 1000,

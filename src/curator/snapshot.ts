@@ -276,7 +276,34 @@ async function startArchive(
   const tmpArchive = path.join(dir, `${SNAPSHOT_ARCHIVE}.partial`);
   await hook("snapshot:before-tar");
   const write = offThread ? streamArchiveOffThread : streamArchiveHere;
-  return write(skills, entries, tmpArchive, meterFor(meter, "snapshot", entries.length));
+  if (!meter) return write(skills, entries, tmpArchive);
+  // Counted in skills: the total is the skill folders one level down, the bar ends when the archive does.
+  const total = Math.max(1, await countSkillFolders(skills, entries));
+  const tick = meterFor(meter, "snapshot", total, "skills");
+  const archive = write(skills, entries, tmpArchive, (done) => tick(Math.min(done, total - 1)));
+  // A discarded or failed archive stops where it was (the surface clears its bar when the command ends).
+  void archive.result.then(
+    () => tick(total),
+    () => undefined,
+  );
+  return archive;
+}
+
+/**
+ * About how many skills a snapshot holds, cheaply: a top-level entry with a SKILL.md is one, a category
+ * counts its sub-folders (the archive and dot folders are not live skills).
+ */
+async function countSkillFolders(skills: string, entries: string[]): Promise<number> {
+  const counts = await Promise.all(
+    entries
+      .filter((entry) => !entry.startsWith("."))
+      .map(async (entry) => {
+        const children = await fs.readdir(path.join(skills, entry), { withFileTypes: true }).catch(() => []);
+        if (children.some((child) => child.name === "SKILL.md")) return 1;
+        return children.filter((child) => child.isDirectory() && !child.name.startsWith(".")).length;
+      }),
+  );
+  return counts.reduce((sum, count) => sum + count, 0);
 }
 
 /** Waits for the archive, copies cron jobs, writes the manifest, then commits by renaming the archive in. */

@@ -8,7 +8,7 @@
 import { findSkillByChatName, loadSkills } from "../../commands/chat.js";
 import { chatContext, sessionKeyOf } from "../../commands/context.js";
 import { registry as defaultRegistry } from "../../commands/index.js";
-import { resolveCommand } from "../../commands/parse.js";
+import { closest, resolveCommand } from "../../commands/parse.js";
 import { isMutating, parseAndRun, runCommand } from "../../commands/runner.js";
 import type { CommandContext, CommandSpec } from "../../commands/types.js";
 import type { SkillgateConfig } from "../config/config.js";
@@ -527,7 +527,7 @@ class GatewayImpl implements Gateway {
       runLock: this.runLock,
       now: () => new Date(this.now()),
       library: this.library,
-      buttons: adapter.capabilities.buttons === true,
+      answersInOneStep: adapter.capabilities.buttons === true || adapter.capabilities.typedAnswers === true,
       signal: this.stopController.signal,
     });
     // "Set KEY" buttons are shown to admins where a press opens a private input.
@@ -772,8 +772,13 @@ class GatewayImpl implements Gateway {
     }
     const skill = await findSkillByChatName(ctx, command.name).catch(() => undefined);
     if (!skill) {
+      const names = [
+        ...new Set(this.registry.filter((spec) => !spec.hidden).map((spec) => spec.path[0] ?? "")),
+      ];
+      const guess = closest(command.name.toLowerCase(), names);
+      const meant = guess ? ` Did you mean \`${ctx.commandPrefix([guess])}\`?` : "";
       return {
-        reply: errorReply(`Unknown command \`/${command.name}\`. ${UNKNOWN_HINT}`, 2),
+        reply: errorReply(`Unknown command \`/${command.name}\`.${meant} ${UNKNOWN_HINT}`, 2),
         mutated: false,
       };
     }

@@ -112,6 +112,32 @@ describe("skillgate CLI", () => {
     expect(badInt.code).toBe(2);
   });
 
+  it("prints its version, and answers a typo'd command with the one it resembles", async () => {
+    const manifest = JSON.parse(await fs.readFile(path.join(root, "package.json"), "utf8"));
+    for (const flag of ["--version", "-V"]) {
+      const version = await run([flag]);
+      expect(version.code).toBe(0);
+      expect(version.stdout.trim()).toBe(manifest.version);
+    }
+    const typo = await run(["curatr", "status"]);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain("unknown command 'curatr'");
+    expect(typo.stderr).toContain("Did you mean curator?");
+  });
+
+  it("skills view of an unknown name suggests the closest skill and the list command, not an agent tool", async () => {
+    const near = await run(["skills", "view", "arxix"]);
+    expect(near.code).toBe(1);
+    expect(near.stderr).toContain("Skill 'arxix' not found.");
+    expect(near.stderr).toContain("Did you mean `skillgate skills view arxiv`?");
+    expect(near.stderr).toContain("`skillgate skills list` lists every skill.");
+    expect(near.stderr).not.toContain("skills_list");
+    const far = await run(["skills", "view", "nope"]);
+    expect(far.stderr).not.toContain("Did you mean");
+    expect(far.stderr).toContain("`skillgate skills list` lists every skill.");
+    expect(far.stderr).not.toContain("skills_list");
+  });
+
   it("refuses a confirmation without a terminal and without -y, and proceeds with -y", async () => {
     const refused = await run(["curator", "adopt", "--all-unmanaged"]);
     expect(refused.code).toBe(1);
@@ -214,7 +240,10 @@ describe("skillgate serve --console (terminal chat)", () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("Skill loaded: weather");
     expect(result.stdout).toContain("`WEATHER_API_KEY`");
-    expect(result.stdout).toContain("not supported over messaging");
+    // The terminal chat runs on the host: it says how to set the variable here, not "over messaging".
+    expect(result.stdout).not.toContain("not supported over messaging");
+    expect(result.stdout).toContain("Add `WEATHER_API_KEY=…` to ");
+    expect(result.stdout).toContain("run `skillgate skills view weather` in another terminal");
     expect(result.stdout).toContain("Instruction: check Paris");
   });
 
@@ -237,6 +266,39 @@ describe("skillgate serve --console (terminal chat)", () => {
       const code = await new Promise((resolve) => child.on("close", resolve));
       expect(code).toBe(0);
       expect(stdout).toContain("Reply `/curator adopt --all-unmanaged -y` to confirm.");
+    } finally {
+      await fs.rm(fresh, { recursive: true, force: true });
+    }
+  });
+
+  it("answers a question with a typed y (or n), also when the lines are piped", async () => {
+    const fresh = await fs.mkdtemp(path.join(os.tmpdir(), "skillgate-cli-answer-"));
+    try {
+      for (const name of ["one", "two"]) {
+        await fs.mkdir(path.join(fresh, "skills", name), { recursive: true });
+        await fs.writeFile(
+          path.join(fresh, "skills", name, "SKILL.md"),
+          `---\nname: ${name}\ndescription: d\n---\n`,
+        );
+      }
+      const child = spawn(process.execPath, [cli, "--home", fresh, "serve", "--console"], {
+        stdio: ["pipe", "pipe", "pipe"],
+      });
+      let stdout = "";
+      child.stdout.on("data", (chunk) => {
+        stdout += chunk;
+      });
+      child.stdin.end("/curator archive one\nn\n/curator archive two\ny\n/curator list-archived\n");
+      const code = await new Promise((resolve) => child.on("close", resolve));
+      expect(code).toBe(0);
+      expect(stdout).toContain("Archive 'one'? It can be restored later with `/curator restore one`.");
+      expect(stdout).toContain("Type y to confirm");
+      expect(stdout).toContain("Cancelled; nothing was changed.");
+      expect(stdout).toContain("curator: archived 'two' to .archive/two");
+      expect(stdout).not.toContain("curator: archived 'one'");
+      expect(stdout).not.toContain("I only understand commands");
+      await fs.stat(path.join(fresh, "skills", "one", "SKILL.md"));
+      await expect(fs.stat(path.join(fresh, "skills", "two"))).rejects.toMatchObject({ code: "ENOENT" });
     } finally {
       await fs.rm(fresh, { recursive: true, force: true });
     }

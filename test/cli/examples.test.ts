@@ -7,12 +7,11 @@ import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
-import { main } from "../../src/cli.js";
 import { loadConfig } from "../../src/config/config.js";
-import { installExamples } from "../../src/examples.js";
+import { installExamples, makeDemoHome, removeDemoHome } from "../../src/examples.js";
 import { openLibrary } from "../../src/skills/library.js";
+import { runCliInProcess } from "../support/run-cli.js";
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -25,29 +24,7 @@ async function tempDir(): Promise<string> {
   return dir;
 }
 
-/** Runs the CLI in-process with `input` on stdin; resolves with the exit code and both outputs. */
-async function cli(args: string[], input = ""): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdin = new PassThrough();
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (chunk) => {
-    out += chunk;
-  });
-  stderr.on("data", (chunk) => {
-    err += chunk;
-  });
-  const running = main(args, {
-    stdin,
-    stdout,
-    stderr,
-    env: { NO_COLOR: "1", SKILLGATE_LOG_LEVEL: "silent" },
-  });
-  setTimeout(() => stdin.end(input), 50);
-  const code = await running;
-  return { code, stdout: out, stderr: err };
-}
+const cli = (args: string[], input = "") => runCliInProcess(args, input);
 
 describe("example library", () => {
   it("installs a handful of skills across categories: linked files, a secret, a platform-disabled one", async () => {
@@ -55,8 +32,12 @@ describe("example library", () => {
     const result = await installExamples(home);
     expect(result.installed.length).toBeGreaterThanOrEqual(5);
     expect(new Set(result.installed.map((skill) => skill.split("/")[0])).size).toBeGreaterThanOrEqual(4);
-    expect(result.configWritten).toBe(true);
-    const config = loadConfig(path.join(home, "config.yaml"));
+    // The demo's config is not the home's: nothing is written beside the skills.
+    expect(existsSync(path.join(home, "config.yaml"))).toBe(false);
+    const demo = await makeDemoHome();
+    cleanups.push(() => removeDemoHome(demo));
+    const config = loadConfig(path.join(demo, "config.yaml"));
+    expect(config.gateway.health.enabled).toBe(false);
     expect(config.skills.platformDisabled.telegram).toContain("incident-notes");
     const library = openLibrary(home, config);
     cleanups.push(async () => library.close?.());
@@ -84,7 +65,6 @@ describe("example library", () => {
     const again = await installExamples(home);
     expect(again.installed).toEqual([]);
     expect(again.skipped).toContain("writing/commit-messages");
-    expect(again.configWritten).toBe(false);
     expect(await readFile(mine, "utf8")).toContain("Mine.");
     expect(await readFile(path.join(home, "config.yaml"), "utf8")).toContain("telegram:1");
   });
@@ -96,6 +76,8 @@ describe("example library", () => {
     const doc = JSON.parse(stdout) as { ok: boolean; installed: string[] };
     expect(doc.ok).toBe(true);
     expect(doc.installed).toContain("research/paper-digest");
+    // A real home keeps its own defaults (no demo config: /healthz stays on).
+    expect(existsSync(path.join(home, "config.yaml"))).toBe(false);
     expect(existsSync(path.join(home, "skills", "research", "paper-digest", "templates", "digest.md"))).toBe(
       true,
     );
@@ -116,10 +98,31 @@ describe("example library", () => {
     expect(existsSync(demoHome ?? "/")).toBe(false);
   });
 
+  it("serve --terminal and plain serve --demo are the same terminal chat as the older serve --console", async () => {
+    const home = await tempDir();
+    for (const args of [
+      ["serve", "--terminal"],
+      ["serve", "--console"],
+    ]) {
+      const { code, stdout } = await cli(["--home", home, ...args], "/whoami\n");
+      expect(code).toBe(0);
+      expect(stdout).toContain("`console:local`: an admin");
+    }
+    const demo = await cli(["--home", path.join(home, "nothing-here"), "serve", "--demo"], "/skills list\n");
+    expect(demo.code).toBe(0);
+    expect(demo.stdout).toContain("paper-digest");
+    const help = await cli(["serve", "--help"]);
+    const flat = help.stdout.replace(/\s+/g, " ");
+    expect(flat).toContain(
+      "--terminal only the terminal chat in this terminal: no platforms, no web console",
+    );
+    expect(flat).toContain("--console the older name of --terminal");
+  });
+
   it("/help on an empty library points to the demo and to init --examples", async () => {
     const home = await tempDir();
     const { stdout } = await cli(["--home", home, "serve", "--console"], "/help\n");
-    expect(stdout).toContain("skillgate serve --console --demo");
+    expect(stdout).toContain("skillgate serve --demo");
     expect(stdout).toContain("skillgate init --examples");
   });
 });

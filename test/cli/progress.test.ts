@@ -61,16 +61,19 @@ describe("terminal progress of concurrent tasks", () => {
   it("keeps one line per running task, each counting from its own start", async () => {
     const stderr = fakeStderr(true);
     const bar = terminalProgress(stderr, false);
-    bar?.sink({ task: "snapshot", done: 0, total: 6 });
-    bar?.sink({ task: "restoring", done: 0, total: 1000 });
-    bar?.sink({ task: "snapshot", done: 3, total: 6 });
-    bar?.sink({ task: "restoring", done: 500, total: 1000 });
+    const MB = 1024 * 1024;
+    bar?.sink({ task: "snapshot", done: 0, total: 6000, unit: "skills" });
+    bar?.sink({ task: "restoring", done: 0, total: 80 * MB, unit: "bytes" });
+    bar?.sink({ task: "snapshot", done: 3000, total: 6000, unit: "skills" });
+    bar?.sink({ task: "restoring", done: 12.5 * MB, total: 80 * MB, unit: "bytes" });
     // The next redraw (8 a second) shows both tasks where they are.
     await sleep(300);
     const frame = stderr.text();
     bar?.stop();
-    expect(frame).toMatch(/snapshot \[[^\]]*\] 3\/6/);
-    expect(frame).toMatch(/restoring \[[^\]]*\] 500\/1000/);
+    // Counted in what the task is made of: skills, and bytes shown as MB (never raw byte counts).
+    expect(frame).toMatch(/snapshot \[[^\]]*\] 3,000\/6,000 skills \| [\d,]+ skills\/s/);
+    expect(frame).toMatch(/restoring \[[^\]]*\] 12\.5\/80\.0 MB \| [\d.]+ MB\/s/);
+    expect(frame).not.toContain(String(80 * MB));
   });
 });
 
@@ -97,20 +100,21 @@ describe("progress of the long CLI commands", () => {
     homes.push(home);
     for (let i = 0; i < 4; i++)
       await writeSkill(home, `cat${i}/skill-${i}`, { "notes.md": "x".repeat(2000) });
-    const bar = /\[[^\]]*\] \d+\/\d+ \| \d+\/s \| ETA/;
+    const bar = /\[[^\]]*\] [\d.,]+\/[\d.,]+ (skills|MB) \| [\d.,]+ (skills|MB)\/s \| ETA/;
     const commands = [
-      { args: ["curator", "backup"], task: "snapshot" },
-      { args: ["curator", "rollback", "--yes"], task: "restoring" },
+      { args: ["curator", "backup"], task: "snapshot", amount: /\d+\/4 skills/ },
+      { args: ["curator", "rollback", "--yes"], task: "restoring", amount: /[\d.]+\/[\d.]+ MB/ },
       // Nothing to purge or transition in a fresh library: these only must stay quiet off a terminal.
-      { args: ["curator", "purge", "--days", "1"], task: null },
-      { args: ["curator", "run"], task: null },
+      { args: ["curator", "purge", "--days", "1"], task: null, amount: null },
+      { args: ["curator", "run"], task: null, amount: null },
     ];
-    for (const { args, task } of commands) {
+    for (const { args, task, amount } of commands) {
       const shown = await run(home, args, true);
       expect(shown.code, `${args.join(" ")}: ${shown.stderr}`).toBe(0);
       if (task) {
         expect(shown.stderr, args.join(" ")).toContain(task);
         expect(shown.stderr, args.join(" ")).toMatch(bar);
+        if (amount) expect(shown.stderr, args.join(" ")).toMatch(amount);
       }
       const json = await run(home, [...args, "--json"], true);
       expect(json.stderr, `${args.join(" ")} --json`).not.toMatch(bar);

@@ -140,11 +140,26 @@ describe.skipIf(!BROWSER_AVAILABLE && !IN_CI)("web console in a real browser", (
     await confirmAction('#skill-actions button[data-command="curator unpin"]', /unpin/);
     expect((await usage())[name]?.pinned).toBe(false);
 
-    const skillDir = (await library().find(name))?.dir ?? "";
+    const found = await library().find(name);
+    const skillDir = found?.dir ?? "";
     expect(existsSync(skillDir)).toBe(true);
     await confirmAction('#skill-actions button[data-command="curator archive"]', /archive/);
     expect(existsSync(skillDir)).toBe(false);
     expect((await usage())[name]?.state).toBe("archived");
+    await page.waitForSelector('#skill-actions button[data-command="curator restore"]');
+    // Archived, it is shown as it is in .archive/: its state, the category it goes back to, its files.
+    expect(await page.textContent("#skill-state")).toBe("archived");
+    expect(await page.textContent("#skill-category")).toBe(found?.category ?? "");
+    expect(await page.textContent("#skill-where")).toContain(`skills/.archive/${name}`);
+    expect(await page.locator("#skill-archived").count()).toBe(1);
+    expect(await page.locator("#archived-files li").allTextContents()).toContain("SKILL.md");
+    expect(await page.locator("#skill-body").count()).toBe(1);
+    expect(await page.textContent("main")).not.toContain("nothing to show");
+    await shot("skill-archived");
+    await page.goto(`${server.url}/library?q=${encodeURIComponent(name)}&state=archived`);
+    const archivedRow = page.locator(`#library-table tbody tr[data-skill="${name}"]`);
+    expect(await archivedRow.locator("td:nth-child(2)").textContent()).toBe(found?.category ?? "");
+    await archivedRow.locator("td:first-child a").click();
     await page.waitForSelector('#skill-actions button[data-command="curator restore"]');
     await confirmAction('#skill-actions button[data-command="curator restore"]', /restore/);
     expect(existsSync(skillDir)).toBe(true);
@@ -212,8 +227,40 @@ describe.skipIf(!BROWSER_AVAILABLE && !IN_CI)("web console in a real browser", (
 
   it("draws the charts from bundled Chart.js", async () => {
     await page.goto(`${server.url}/charts`);
-    await page.waitForSelector('body[data-charts-ready="4"]');
+    // Before the first curator run its chart is a sentence, the other three are drawn.
+    await page.waitForSelector('body[data-charts-ready="3"]');
+    expect(await page.textContent("#chart-runs-empty")).toContain("No curator runs yet");
     await shot("charts");
+  });
+
+  it("names platforms in full in the Visible column (not two-letter stubs)", async () => {
+    await page.goto(`${server.url}/library`);
+    const labels = await page.locator("#library-table tbody tr").first().locator(".vis").allTextContents();
+    expect(labels).toEqual(["Terminal", "Telegram", "Feishu", "Discord"]);
+  });
+
+  it("says so in words when a chart has nothing to show", async () => {
+    const empty = await makeConsoleHome(0);
+    const second = await startTestConsole(empty);
+    try {
+      await page.goto(second.loginUrl("admin"));
+      await page.goto(`${second.url}/charts`);
+      await page.waitForSelector("body[data-charts-ready]");
+      expect(await page.getAttribute("body", "data-charts-empty")).toBe("3");
+      expect(await page.textContent("#chart-runs-empty")).toContain("No curator runs yet");
+      expect(await page.isHidden("#chart-runs")).toBe(true);
+      expect(await page.textContent("#chart-most-empty")).toContain("No skill has been used");
+      // The histogram still has something to say: every skill is in the "never" bucket.
+      expect(await page.isVisible("#chart-idle")).toBe(true);
+      await page.screenshot({ path: path.join(ARTIFACTS, "charts-empty.png"), fullPage: false });
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.screenshot({ path: path.join(ARTIFACTS, "phone-charts-empty.png"), fullPage: false });
+      await page.setViewportSize({ width: 1280, height: 900 });
+    } finally {
+      await second.close();
+      await fs.rm(empty, { recursive: true, force: true });
+      await page.goto(server.loginUrl("admin"));
+    }
   });
 
   it("updates an open page live when the library changes on disk", async () => {
@@ -240,6 +287,81 @@ describe.skipIf(!BROWSER_AVAILABLE && !IN_CI)("web console in a real browser", (
     );
     expect(await page.locator("#runs-table tbody tr").count()).toBeGreaterThan(0);
     await shot("curator-after-run");
+  });
+
+  it("draws each run series in its own labelled colour once a run exists", async () => {
+    await page.goto(`${server.url}/charts`);
+    await page.waitForSelector('body[data-charts-ready="4"]');
+    // Every series has its own colour and a label (the legend's entry).
+    const series = JSON.parse((await page.getAttribute("#chart-runs", "data-series")) ?? "[]") as {
+      label: string;
+      color: string;
+    }[];
+    expect(series.map((item) => item.label)).toEqual([
+      "marked stale",
+      "archived",
+      "reactivated",
+      "curated skills after the run",
+    ]);
+    expect(new Set(series.map((item) => item.color)).size).toBe(4);
+    for (const item of series) expect(item.color).toMatch(/^#[0-9a-f]{6}$/i);
+    await shot("charts-after-run");
+  });
+
+  it("fits a 390 px phone on every page: no sideways page scroll, the nav wraps, actions stay reachable", async () => {
+    const name = (await library().all())[0]?.name ?? "";
+    const runs = await fs.readdir(path.join(home, "logs", "curator")).catch(() => [] as string[]);
+    const pages: [string, string][] = [
+      ["library", "/library"],
+      ["skill", `/skill/${encodeURIComponent(name)}`],
+      ["curator", "/curator"],
+      ["ledger", "/ledger"],
+      ["snapshots", "/snapshots"],
+      ["charts", "/charts"],
+      ...(runs[0] ? ([["report", `/curator/report/${runs[0]}`]] as [string, string][]) : []),
+    ];
+    const fits = () =>
+      page.evaluate(() => ({
+        page: document.documentElement.scrollWidth,
+        viewport: window.innerWidth,
+        nav: [...document.querySelectorAll("header nav a")].map((link) => {
+          const box = link.getBoundingClientRect();
+          return { left: box.left, right: box.right };
+        }),
+      }));
+    for (const [size, viewport] of [
+      ["desktop", { width: 1400, height: 900 }],
+      ["phone", { width: 390, height: 844 }],
+    ] as const) {
+      await page.setViewportSize(viewport);
+      for (const [label, target] of pages) {
+        await page.goto(`${server.url}${target}`);
+        if (label === "charts") await page.waitForSelector("body[data-charts-ready]");
+        const measured = await fits();
+        expect(measured.page, `${label} at ${viewport.width} px`).toBeLessThanOrEqual(measured.viewport);
+        expect(measured.nav).toHaveLength(5);
+        for (const link of measured.nav) {
+          expect(link.left, `${label}: a nav link off-screen`).toBeGreaterThanOrEqual(0);
+          expect(link.right, `${label}: a nav link off-screen`).toBeLessThanOrEqual(measured.viewport);
+        }
+        await page.screenshot({ path: path.join(ARTIFACTS, `${size}-${label}.png`), fullPage: false });
+      }
+    }
+    // At phone width the wide tables scroll inside their box, and a row's Roll back is reachable.
+    await page.goto(`${server.url}/ledger`);
+    const box = page.locator(".table-box").first();
+    expect(await box.evaluate((element) => element.scrollWidth > element.clientWidth)).toBe(true);
+    const rollback = page.locator('button[data-command="curator rollback"]').first();
+    await rollback.scrollIntoViewIfNeeded();
+    const where = await rollback.boundingBox();
+    expect(where).not.toBeNull();
+    expect((where?.x ?? -1) >= 0 && (where?.x ?? 0) + (where?.width ?? 0) <= 390).toBe(true);
+    await rollback.click();
+    await page.waitForSelector("#confirm-dialog[open]");
+    const dialog = await page.locator("#confirm-dialog").boundingBox();
+    expect((dialog?.x ?? -1) >= 0 && (dialog?.x ?? 0) + (dialog?.width ?? 0) <= 390).toBe(true);
+    await page.click("#confirm-cancel");
+    await page.setViewportSize({ width: 1280, height: 900 });
   });
 
   it("renders hostile skill content inert: no script runs, no handler or javascript: link survives", async () => {

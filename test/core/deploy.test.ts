@@ -1,6 +1,9 @@
-import { existsSync, readFileSync } from "node:fs";
+import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
+import { existsSync, promises as fs, readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import os from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import YAML from "yaml";
 import { parseConfig } from "../../src/config/config.js";
 
@@ -80,5 +83,192 @@ describe("deploy files (no Docker engine here: checked statically)", () => {
     const grace = Number(String(compose.services.skillgate.stop_grace_period).match(/^(\d+)s$/)?.[1]);
     // `serve` itself gives up 10 s after the wait; the manager must not kill it before that.
     for (const seconds of [timeoutStop, grace]) expect(seconds).toBeGreaterThanOrEqual(waitSeconds + 10);
+  });
+});
+
+/** One instruction of a Dockerfile: its keyword and the rest of the line (continuations joined). */
+interface Instruction {
+  keyword: string;
+  rest: string;
+}
+
+function instructions(text: string): Instruction[] {
+  const joined = text.replace(/\\\n\s*/g, " ");
+  return joined
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "" && !line.startsWith("#"))
+    .map((line) => {
+      const [keyword = "", ...rest] = line.split(/\s+/);
+      return { keyword: keyword.toUpperCase(), rest: rest.join(" ") };
+    });
+}
+
+/** The instructions of the stage named `name` (`FROM … AS name` up to the next FROM). */
+function stage(all: Instruction[], name: string): Instruction[] {
+  const start = all.findIndex((step) => step.keyword === "FROM" && step.rest.endsWith(` AS ${name}`));
+  if (start < 0) throw new Error(`no stage ${name}`);
+  const next = all.findIndex((step, index) => index > start && step.keyword === "FROM");
+  return all.slice(start + 1, next < 0 ? undefined : next);
+}
+
+/** The words of a COPY without its `--flag=value` options: sources then the destination. */
+function copyWords(rest: string): string[] {
+  return rest.split(/\s+/).filter((word) => !word.startsWith("--"));
+}
+
+/** A matcher for the patterns of `.dockerignore` (names and `** /name`, as this repository uses them). */
+function dockerignore(): (relative: string) => boolean {
+  const patterns = readFileSync(path.join(root, ".dockerignore"), "utf8")
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "" && !line.startsWith("#"));
+  return (relative) =>
+    patterns.some((pattern) =>
+      pattern.startsWith("**/")
+        ? path.basename(relative) === pattern.slice(3)
+        : relative === pattern || relative.startsWith(`${pattern}/`),
+    );
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+    });
+  });
+}
+
+const dockerfile = instructions(readFileSync(deploy("Dockerfile"), "utf8"));
+let scratch: string | undefined;
+const servers: ChildProcess[] = [];
+afterAll(async () => {
+  for (const child of servers) child.kill("SIGKILL");
+  if (scratch) await fs.rm(scratch, { recursive: true, force: true });
+});
+
+describe("the Dockerfile's stages, replayed without a Docker engine", () => {
+  it("the build stage builds from exactly what its COPY lines bring, and the runtime stage's image runs and passes its HEALTHCHECK", async () => {
+    scratch = await fs.mkdtemp(path.join(os.tmpdir(), "sg-docker-"));
+    const build = stage(dockerfile, "build");
+    const workdir = build.find((step) => step.keyword === "WORKDIR")?.rest ?? "/";
+    // The image's file system is a folder here: /app becomes <scratch>/app.
+    const image = (dir: string) => path.join(scratch as string, dir);
+    const app = image(workdir);
+    await fs.mkdir(app, { recursive: true });
+    const ignored = dockerignore();
+    const cache = execFileSync("npm", ["config", "get", "cache"], { cwd: root, encoding: "utf8" }).trim();
+    for (const step of build) {
+      if (step.keyword === "COPY") {
+        const words = copyWords(step.rest);
+        const destination = path.resolve(app, words.at(-1) as string);
+        for (const source of words.slice(0, -1)) {
+          expect(existsSync(path.join(root, source)), `COPY ${source}`).toBe(true);
+          const target = words.at(-1)?.endsWith("/") ? path.join(destination, source) : destination;
+          await fs.cp(path.join(root, source), target, {
+            recursive: true,
+            filter: (from) => !ignored(path.relative(root, from)),
+          });
+        }
+      } else if (step.keyword === "RUN") {
+        const result = spawnSync("/bin/sh", ["-c", step.rest], {
+          cwd: app,
+          env: {
+            ...process.env,
+            npm_config_cache: cache,
+            npm_config_prefer_offline: "true",
+            npm_config_update_notifier: "false",
+          },
+          encoding: "utf8",
+          timeout: 400_000,
+        });
+        expect(result.status, `RUN ${step.rest}\n${result.stdout}\n${result.stderr}`).toBe(0);
+      }
+    }
+    // The runtime stage takes these from the build stage; the dev tools are pruned away.
+    const runtime = stage(dockerfile, "runtime");
+    const taken = runtime
+      .filter((step) => step.keyword === "COPY")
+      .map((step) => {
+        expect(step.rest, "the runtime copies only from the build stage").toMatch(/--from=build\b/);
+        return copyWords(step.rest)[0] as string;
+      });
+    expect(taken).toEqual(["/app/package.json", "/app/node_modules", "/app/dist", "/app/examples"]);
+    for (const source of taken) expect(existsSync(image(source)), source).toBe(true);
+    expect(existsSync(path.join(app, "dist", "console", "app.js"))).toBe(true);
+    expect(existsSync(path.join(app, "node_modules", "koffi"))).toBe(true);
+    expect(existsSync(path.join(app, "node_modules", "typescript"))).toBe(false);
+    expect(existsSync(path.join(app, "node_modules", "vitest"))).toBe(false);
+    expect(runtime.find((step) => step.keyword === "USER")?.rest).toBe("node");
+    expect(runtime.find((step) => step.keyword === "VOLUME")?.rest).toBe('["/data"]');
+    const env = runtime.find((step) => step.keyword === "ENV")?.rest ?? "";
+    expect(env).toMatch(/HERMES_HOME=\/data/);
+
+    // ENTRYPOINT + CMD from the runtime's WORKDIR, on a home like the volume: the gateway starts and
+    // the HEALTHCHECK's own command reports it healthy.
+    const entrypoint = JSON.parse(runtime.find((step) => step.keyword === "ENTRYPOINT")?.rest ?? "[]");
+    const command = JSON.parse(runtime.find((step) => step.keyword === "CMD")?.rest ?? "[]");
+    expect([...entrypoint, ...command]).toEqual(["node", "dist/src/cli.js", "serve"]);
+    const healthcheck = runtime.find((step) => step.keyword === "HEALTHCHECK")?.rest ?? "";
+    const probe = JSON.parse(healthcheck.slice(healthcheck.indexOf("CMD ") + 4)) as string[];
+    expect(probe.join(" ")).toContain("http://127.0.0.1:8787/healthz");
+    expect(parseConfig({}).gateway.health.port).toBe(8787);
+    const port = await freePort();
+    const home = image("/data");
+    await fs.mkdir(home, { recursive: true });
+    await fs.writeFile(
+      path.join(home, "config.yaml"),
+      `gateway:\n  health: { port: ${port} }\n  console: { enabled: false }\n`,
+    );
+    const [program, ...args] = [...entrypoint, ...command] as [string, ...string[]];
+    const server = spawn(program === "node" ? process.execPath : program, args, {
+      cwd: app,
+      env: { ...process.env, NODE_ENV: "production", HERMES_HOME: home },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    servers.push(server);
+    const runProbe = () =>
+      spawnSync(
+        process.execPath,
+        probe.slice(1).map((word) => word.replace("127.0.0.1:8787", `127.0.0.1:${port}`)),
+        { encoding: "utf8", timeout: 10_000 },
+      ).status;
+    expect(runProbe()).toBe(1);
+    let healthy = false;
+    for (let attempt = 0; attempt < 100 && !healthy; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      healthy = runProbe() === 0;
+    }
+    expect(healthy).toBe(true);
+    server.stdin.end();
+    await new Promise((resolve) => server.once("exit", resolve));
+    expect(server.exitCode).toBe(0);
+  }, 600_000);
+});
+
+describe("compose.yaml's paths", () => {
+  it("build, env file, volume and healthcheck agree with the Dockerfile and the README", () => {
+    const compose = YAML.parse(readFileSync(deploy("compose.yaml"), "utf8"));
+    const service = compose.services.skillgate;
+    const context = path.resolve(root, "deploy", service.build.context);
+    expect(context).toBe(root);
+    expect(existsSync(path.join(context, ".dockerignore"))).toBe(true);
+    // The env file sits beside compose.yaml, where the README and the file's header say to put tokens.
+    const envFile = path.resolve(root, "deploy", service.env_file[0].path);
+    expect(envFile).toBe(deploy(".env"));
+    expect(readFileSync(deploy("compose.yaml"), "utf8")).toContain("deploy/.env");
+    const runtime = stage(dockerfile, "runtime");
+    const volume = JSON.parse(runtime.find((step) => step.keyword === "VOLUME")?.rest ?? "[]")[0];
+    const [name, mountPoint] = String(service.volumes[0]).split(":");
+    expect(mountPoint).toBe(volume);
+    expect(service.environment.HERMES_HOME).toBe(volume);
+    expect(Object.keys(compose.volumes)).toContain(name);
+    const healthcheck = runtime.find((step) => step.keyword === "HEALTHCHECK")?.rest ?? "";
+    expect(service.healthcheck.test.slice(1)).toEqual(
+      JSON.parse(healthcheck.slice(healthcheck.indexOf("CMD ") + 4)),
+    );
   });
 });

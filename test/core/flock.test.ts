@@ -91,6 +91,50 @@ describe("flock locks", () => {
     await lock.release();
   });
 
+  it("excludes Python's fcntl.flock both ways while both increment one counter: no update is lost", async () => {
+    const lock = path.join(dir, "counter.lock");
+    const counter = path.join(dir, "counter");
+    await writeFile(counter, "0");
+    const rounds = 150;
+    // Each side reads, waits a moment and writes back +1 under the lock: without mutual exclusion
+    // the two interleave and increments are lost.
+    const python = spawn("python3", [
+      "-c",
+      [
+        "import fcntl,time",
+        `for _ in range(${rounds}):`,
+        `  f=open(${JSON.stringify(lock)},"a+")`,
+        "  fcntl.flock(f,fcntl.LOCK_EX)",
+        `  n=int(open(${JSON.stringify(counter)}).read())`,
+        "  time.sleep(0.0005)",
+        `  open(${JSON.stringify(counter)},"w").write(str(n+1))`,
+        "  fcntl.flock(f,fcntl.LOCK_UN)",
+        "  f.close()",
+      ].join("\n"),
+    ]);
+    children.push(python);
+    let pythonError = "";
+    python.stderr.on("data", (chunk) => {
+      pythonError += chunk;
+    });
+    const pythonDone = exited(python);
+    for (let round = 0; round < rounds; round++) {
+      await withLock(
+        lock,
+        async () => {
+          const value = Number(await readFile(counter, "utf8"));
+          await new Promise((resolve) => setTimeout(resolve, 1));
+          await writeFile(counter, String(value + 1));
+        },
+        { waitMs: 20_000, recordHolder: false },
+      );
+    }
+    await pythonDone;
+    expect(pythonError).toBe("");
+    expect(python.exitCode).toBe(0);
+    expect(Number(await readFile(counter, "utf8"))).toBe(2 * rounds);
+  }, 60_000);
+
   it("respects a skillgate holder in another pid namespace", async () => {
     const file = path.join(dir, "ns.lock");
     const script = path.join(dir, "holder.mjs");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createLogger } from "../../src/core/logger.js";
+import { createLogger, logFormatFor } from "../../src/core/logger.js";
 
 function capture(secrets: string[]) {
   const lines: string[] = [];
@@ -48,5 +48,53 @@ describe("logger keeps secrets out of nested errors", () => {
     const { logger, text } = capture([]);
     logger.info({ config: { mode: "polling" } }, "telegram adapter");
     expect(JSON.parse(text()).config).toEqual({ mode: "polling" });
+  });
+});
+
+describe("readable log lines for a terminal", () => {
+  it("gives the level, the message with its fix and the error's text on one line, no stack or JSON", () => {
+    const lines: string[] = [];
+    const logger = createLogger({
+      destination: { write: (line: string) => lines.push(line) },
+      format: "human",
+      level: "info",
+      secrets: ["hunter2-secret"],
+    });
+    const clash = Object.assign(new Error("listen EADDRINUSE: address already in use 127.0.0.1:8788"), {
+      code: "EADDRINUSE",
+    });
+    logger.error(
+      { err: clash, port: 8788 },
+      "gateway: the web console could not start (set gateway.console.port to a free port)",
+    );
+    logger.info({ token: "hunter2-secret", platform: "telegram" }, "telegram: connected with hunter2-secret");
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(
+      /^\d\d:\d\d:\d\d ERROR gateway: the web console could not start \(set gateway\.console\.port to a free port\) — listen EADDRINUSE: address already in use 127\.0\.0\.1:8788 port=8788\n$/,
+    );
+    expect(lines[0]).not.toContain("{");
+    expect(lines[0]).not.toContain("    at ");
+    expect(lines[1]).toMatch(
+      / INFO {2}telegram: connected with \[redacted\] token=\[redacted\] platform=telegram\n$/,
+    );
+  });
+
+  it("shows the stack only when logging at debug", () => {
+    const lines: string[] = [];
+    const logger = createLogger({
+      destination: { write: (line: string) => lines.push(line) },
+      format: "human",
+      level: "debug",
+    });
+    logger.error({ err: new Error("boom") }, "gateway: command failed unexpectedly");
+    expect(lines[0]).toMatch(/ERROR gateway: command failed unexpectedly — boom\n {4}at /);
+  });
+
+  it("is chosen for a terminal, JSON otherwise, and SKILLGATE_LOG_FORMAT decides when set", () => {
+    expect(logFormatFor({ isTTY: true }, {})).toBe("human");
+    expect(logFormatFor({ isTTY: false }, {})).toBe("json");
+    expect(logFormatFor({}, {})).toBe("json");
+    expect(logFormatFor({ isTTY: true }, { SKILLGATE_LOG_FORMAT: "json" })).toBe("json");
+    expect(logFormatFor({ isTTY: false }, { SKILLGATE_LOG_FORMAT: "human" })).toBe("human");
   });
 });

@@ -231,6 +231,30 @@ describe("run (scenario 59)", () => {
     // The run folder, as Hermes stores it.
     expect(text).toMatch(/last report: {4}\S+\/logs\/curator\/\d{8}-\d{6}\n/);
     expect(text).toContain("  runs:           1");
+    expect(text).not.toContain("full report");
+  });
+
+  it("keeps the last real run in status after a dry run, whose own output never says archived", async () => {
+    await writeSkill(home, "ops/ancient");
+    await writeSkill(home, "ops/old");
+    await writeUsage(home, {
+      ancient: record(NOW, { idleDays: 120 }),
+      old: record(NOW, { idleDays: 120 }),
+    });
+    const first = (await cli(["run", "--dry-run"])).text;
+    expect(first).toContain("curator: dry-run auto: would archive 2; llm: skipped (consolidation off)");
+    expect(first).toContain("would archive 2 skill(s):");
+    expect(first).not.toMatch(/\barchived \d/);
+    const untouched = await cli(["status"]);
+    expect(untouched.text).toContain("  last summary:   none");
+    expect(untouched.text).toContain("  last report:    none");
+    await fs.rm(path.join(home, "skills", "ops", "old"), { recursive: true });
+    await cli(["run"]);
+    const real = (await cli(["status"])).text;
+    expect(real).toContain("  last summary:   auto: 1 archived");
+    const lastRun = (text: string) => text.split("  interval:")[0];
+    await cli(["run", "--dry-run"]);
+    expect(lastRun((await cli(["status"])).text)).toBe(lastRun(real));
   });
 
   it("previews with --dry-run and changes nothing", async () => {
@@ -380,6 +404,28 @@ describe("adopt and list-unmanaged (scenario 58)", () => {
 });
 
 describe("archive, restore, list-archived (scenario 55)", () => {
+  it("asks before archiving on a terminal, honours -y, and archives at once for a script", async () => {
+    await writeSkill(home, "cat/thing");
+    await writeSkill(home, "other");
+    await writeSkill(home, "third");
+    await writeUsage(home, { thing: record(NOW), other: record(NOW), third: record(NOW) });
+    const before = await skillsTreeHash(home);
+    const declined = await cli(["archive", "thing"], { answer: "n" });
+    expect(declined.reply.exitCode).toBe(1);
+    expect(declined.text).toContain("Cancelled; nothing was changed.");
+    expect(await skillsTreeHash(home)).toBe(before);
+    const accepted = await cli(["archive", "thing"], { answer: "y" });
+    expect(accepted.reply.exitCode).toBe(0);
+    expect(accepted.text).toContain("curator: archived 'thing'");
+    const yes = await cli(["archive", "other", "-y"], { answer: "n" });
+    expect(yes.reply.exitCode).toBe(0);
+    expect(yes.text).toContain("curator: archived 'other'");
+    // No terminal (a script, a pipe): nothing to ask on, and restore undoes it.
+    const script = await cli(["archive", "third"]);
+    expect(script.reply.exitCode).toBe(0);
+    expect(script.text).toContain("curator: archived 'third'");
+  });
+
   it("archives, lists and restores through the commands", async () => {
     await writeSkill(home, "cat/thing");
     await writeSkill(home, "held");

@@ -147,7 +147,8 @@ describe("a real run", () => {
       "auto: 1 marked stale, 1 archived, 1 reactivated; llm: skipped (consolidation off)",
     );
     expect(result.summary).toContain("  • ancient — pruned (stale)");
-    expect(result.summary).toContain("full report: skillgate curator status");
+    // `curator status` shows this summary beside the report's path: it must not point at itself.
+    expect(result.summary).not.toContain("curator status");
   });
 
   it("takes no snapshot and posts nothing for a run with nothing to do", async () => {
@@ -248,11 +249,15 @@ describe("a dry run", () => {
       archived: 1,
       reactivated: 1,
     });
-    expect(result.summary.startsWith("dry-run auto: 1 marked stale, 1 archived, 1 reactivated")).toBe(true);
+    expect(result.summary.startsWith("dry-run auto: would mark 1 stale, archive 1, reactivate 1")).toBe(true);
+    expect(result.summary).not.toMatch(/\barchived\b/);
+    expect(result.summary).toContain("would archive 1 skill(s):");
+    // Nothing of a dry run reaches the state: `curator status` still describes the last real run.
     const { state } = await readState(home);
     expect(state.last_run_at).toBeNull();
     expect(state.run_count).toBe(0);
-    expect(state.last_run_summary).toContain("dry-run");
+    expect(state.last_run_summary).toBeNull();
+    expect(state.last_report_path).toBeNull();
     const report = await fs.readFile(result.reportPath ?? "", "utf8");
     expect(report).toContain("DRY-RUN");
     const json = JSON.parse(
@@ -416,6 +421,8 @@ describe("rename map (scenario 35)", () => {
     expect(text).toContain("  … and 2 more");
     expect(text.filter((line) => line.startsWith("  • ")).length).toBe(10);
     expect(text.at(-1)).toBe("keep an umbrella stable: skillgate curator pin umbrella");
+    // The stored summary is what `curator status` shows: it never points at `curator status`.
+    expect(text.join("\n")).not.toContain("curator status");
   });
 
   it("gives the pin hint only after a consolidation, naming the alphabetically first umbrella", () => {

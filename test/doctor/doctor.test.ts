@@ -5,16 +5,15 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import YAML from "yaml";
-import { main } from "../../src/cli.js";
 import type { Check } from "../../src/core/diagnostics.js";
 import { runDoctor } from "../../src/doctor.js";
 import { DiscordEmulator } from "../emulators/discord.js";
 import { LarkEmulator } from "../emulators/lark.js";
 import { TelegramEmulator } from "../emulators/telegram.js";
 import { writeTestSkill } from "../support/platform-home.js";
+import { runCliInProcess } from "../support/run-cli.js";
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -63,7 +62,7 @@ describe("doctor: home and config", () => {
   it("warns about an empty library, no admins and no platform, and reports a bad config value", async () => {
     const empty = await home({ gateway: { health: { enabled: false } } }, false);
     const checks = await runDoctor({ home: empty, secret: () => undefined });
-    expect(of(checks, "home", "warn")[0]?.fix).toMatch(/serve --console --demo/);
+    expect(of(checks, "home", "warn")[0]?.fix).toMatch(/serve --demo/);
     expect(
       of(checks, "config", "warn")
         .map((check) => check.summary)
@@ -79,6 +78,54 @@ describe("doctor: home and config", () => {
     const bad = await home({ gateway: { home_channel: "nowhere" } });
     const badChecks = await runDoctor({ home: bad, secret: () => undefined });
     expect(of(badChecks, "config", "fail")[0]?.summary).toMatch(/home_channel/);
+  });
+
+  it("flags unknown keys in skillgate's sections with the key they meant, and leaves Hermes' sections alone", async () => {
+    const dir = await home({
+      model: { default: "some/model", provider: "openrouter" },
+      toolsets: ["web"],
+      skills: { hub_url: "a Hermes setting" },
+      curator: { stale_after_dayz: 10, backup: { kepp: 3 } },
+      gateway: {
+        admins: ["telegram:1"],
+        helth: { port: 9000 },
+        health: { enabled: false },
+        telegram: { enabled: false, mdoe: "webhook" },
+        frobnicate: true,
+      },
+    });
+    const checks = await runDoctor({ home: dir, secret: () => undefined });
+    const found = of(checks, "config", "warn").map((check) => check.summary);
+    expect(found).toContain(
+      "config.yaml: `curator.stale_after_dayz` is not a setting skillgate knows; did you mean `curator.stale_after_days`?",
+    );
+    expect(found).toContain(
+      "config.yaml: `curator.backup.kepp` is not a setting skillgate knows; did you mean `curator.backup.keep`?",
+    );
+    expect(found).toContain(
+      "config.yaml: `gateway.helth` is not a setting skillgate knows; did you mean `gateway.health`?",
+    );
+    expect(found).toContain(
+      "config.yaml: `gateway.telegram.mdoe` is not a setting skillgate knows; did you mean `gateway.telegram.mode`?",
+    );
+    expect(found).toContain("config.yaml: `gateway.frobnicate` is not a setting skillgate knows.");
+    expect(found.join("\n")).not.toMatch(/model|toolsets|hub_url/);
+    expect(checks.map((check) => check.summary).join("\n")).not.toMatch(/is valid/);
+  });
+
+  it("reports every wrong value, not only the first, and still checks the library", async () => {
+    const dir = await home({
+      curator: { enabled: "sometimes", backup: { keep: "many" } },
+      gateway: { health: { port: 99999 }, home_channel: "nowhere", admins: ["telegram:1"] },
+    });
+    const checks = await runDoctor({ home: dir, secret: () => undefined });
+    const failures = of(checks, "config", "fail").map((check) => check.summary);
+    expect(failures).toHaveLength(4);
+    expect(failures.join("\n")).toMatch(/curator\.enabled/);
+    expect(failures.join("\n")).toMatch(/curator\.backup\.keep/);
+    expect(failures.join("\n")).toMatch(/gateway\.health\.port/);
+    expect(failures.join("\n")).toMatch(/gateway\.home_channel/);
+    expect(of(checks, "home", "ok").map((check) => check.summary)).toContain("1 skill(s) in the library.");
   });
 });
 
@@ -105,10 +152,33 @@ describe("doctor: telegram", () => {
     const dir = await home(gatewayConfig({ telegram: { enabled: true, api_root: emulator.apiRoot } }));
     const checks = await runDoctor({
       home: dir,
-      secret: secrets({ TELEGRAM_BOT_TOKEN: "7000000001:wrong" }),
+      secret: secrets({ TELEGRAM_BOT_TOKEN: "7000000001:AAWellFormedButNotThisBotsToken_01234" }),
     });
     expect(of(checks, "telegram", "fail")[0]?.summary).toMatch(/401/);
     expect(of(checks, "telegram", "fail")[0]?.fix).toMatch(/BotFather/);
+  });
+
+  it("says what is wrong with a malformed token without sending it to Telegram", async () => {
+    const emulator = await telegram();
+    const dir = await home(gatewayConfig({ telegram: { enabled: true, api_root: emulator.apiRoot } }));
+    const cases: [string, RegExp][] = [
+      ["7000000001:wrong", /5 characters long/],
+      [`"${emulator.token}"`, /quotes/],
+      [`bot${emulator.token}`, /starts with `bot`/],
+      ["AAEmulatorTokenForTestsOnly_0123456789", /no `:`/],
+      [`${emulator.token} `, /spaces/],
+      [`${emulator.apiRoot}/bot${emulator.token}/getMe`, /URL/],
+      ["me:AAEmulatorTokenForTestsOnly_0123456789", /numeric id/],
+    ];
+    for (const [token, problem] of cases) {
+      const checks = await runDoctor({ home: dir, secret: secrets({ TELEGRAM_BOT_TOKEN: token }) });
+      const failure = of(checks, "telegram", "fail")[0];
+      expect(failure?.summary, token).toMatch(/does not look like a bot token/);
+      expect(failure?.summary, token).toMatch(problem);
+      expect(failure?.summary).not.toContain(emulator.token);
+      expect(failure?.fix).toMatch(/BotFather/);
+    }
+    expect(emulator.calls).toEqual([]);
   });
 
   it("fails a webhook that points elsewhere", async () => {
@@ -200,6 +270,17 @@ describe("doctor: feishu", () => {
     ).toMatch(/Long connection endpoint available/);
   });
 
+  it("names exactly the credential that is missing", async () => {
+    const dir = await home(gatewayConfig({ feishu: { enabled: true } }));
+    const noSecret = await runDoctor({ home: dir, secret: secrets({ FEISHU_APP_ID: "cli_a1b2c3" }) });
+    expect(of(noSecret, "feishu", "fail")[0]?.summary).toBe(
+      "FEISHU_APP_SECRET is not set (FEISHU_APP_ID is).",
+    );
+    expect(of(noSecret, "feishu", "fail")[0]?.fix).toMatch(/the App Secret .* as FEISHU_APP_SECRET=…/);
+    const noId = await runDoctor({ home: dir, secret: secrets({ FEISHU_APP_SECRET: "s3cr3t-value" }) });
+    expect(of(noId, "feishu", "fail")[0]?.summary).toBe("FEISHU_APP_ID is not set (FEISHU_APP_SECRET is).");
+  });
+
   it("fails a refused app secret and mentions the lark domain", async () => {
     const emulator = await lark();
     const dir = await home(gatewayConfig({ feishu: { enabled: true, domain: emulator.url } }));
@@ -218,21 +299,21 @@ describe("skillgate doctor on the command line", () => {
     const emulator = await telegram();
     const dir = await home(gatewayConfig({ telegram: { enabled: true, api_root: emulator.apiRoot } }));
     await writeFile(path.join(dir, ".env"), "TELEGRAM_BOT_TOKEN=7000000001:wrong\n");
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    let out = "";
-    stdout.on("data", (chunk) => {
-      out += chunk;
-    });
-    const code = await main(["--home", dir, "doctor", "--json"], {
-      stdin: new PassThrough(),
-      stdout,
-      stderr,
-      env: { NO_COLOR: "1" },
+    const { code, stdout } = await runCliInProcess(["--home", dir, "doctor", "--json"], "", {
+      NO_COLOR: "1",
     });
     expect(code).toBe(1);
-    const doc = JSON.parse(out) as { ok: boolean; checks: Check[] };
+    const doc = JSON.parse(stdout) as { ok: boolean; checks: Check[] };
     expect(doc.ok).toBe(false);
     expect(doc.checks.some((check) => check.area === "telegram" && check.status === "fail")).toBe(true);
+  });
+
+  it("prints its report on stdout, also when a check failed", async () => {
+    const dir = await home({ gateway: { home_channel: "nowhere" } });
+    const { code, stdout, stderr } = await runCliInProcess(["--home", dir, "doctor"], "", { NO_COLOR: "1" });
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/skillgate doctor/);
+    expect(stdout).toMatch(/gateway\.home_channel/);
+    expect(stderr).toBe("");
   });
 });

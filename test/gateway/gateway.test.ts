@@ -42,6 +42,13 @@ describe("router", () => {
     await mock.shouldReply("/nosuchcmd", ["Unknown command `/nosuchcmd`", "/help"], { user: "reader" });
     await mock.shouldReply("/etc/hosts is broken", NO_AGENT_REPLY, { user: "reader" });
     await mock.shouldReply("/curator frobnicate", ["Unknown subcommand", "status"], { user: "reader" });
+    // A typo of a top-level command is answered with the command it resembles.
+    await mock.shouldReply("/curatr status", ["Unknown command `/curatr`", "Did you mean `/curator`?"], {
+      user: "reader",
+    });
+    await mock.shouldReply("/skil", ["Did you mean `/skill`?"], { user: "reader" });
+    const far = await mock.shouldReply("/nosuchcmd", "/help", { user: "reader" });
+    expect(far).not.toContain("Did you mean");
     await gateway.stop();
   });
 
@@ -123,6 +130,14 @@ describe("access", () => {
     const { gateway, mock } = await startGateway({ home, config });
     await mock.shouldReply("/whoami", ["`mock:admin`", "admin"], { user: "admin" });
     await mock.shouldReply("/whoami", ["`mock:reader`", "read-only"], { user: "reader" });
+    // In a group it also names the group, the id gateway.home_channel and allowed_chats take.
+    const inGroup = await mock.shouldReply(
+      "/whoami",
+      ["`mock:admin`", "This group is `mock:oc_team42`", "gateway.home_channel", "gateway.allowed_chats"],
+      { user: "admin", chat: "oc_team42", kind: "group" },
+    );
+    expect(inGroup).not.toContain("direct chat");
+    await mock.shouldReply("/whoami", ["This direct chat is `mock:admin`"], { user: "admin" });
     await gateway.stop();
   });
 });

@@ -158,8 +158,8 @@ describe("beginSnapshot off the main thread", () => {
       });
       await archiving;
       await pending.discard();
-      // It stopped where it was: the 40 categories were never all reached.
-      expect(events[0]).toEqual({ task: "snapshot", done: 0, total: 40 });
+      // It stopped where it was: the 40 skills were never all reached.
+      expect(events[0]).toEqual({ task: "snapshot", done: 0, total: 40, unit: "skills" });
       expect(events.at(-1)?.done).toBeLessThan(40);
       expect(await fs.readdir(path.join(home, "skills", ".curator_backups"))).toEqual([]);
       expect(await openFiles()).toBe(before);

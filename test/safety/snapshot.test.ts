@@ -343,7 +343,7 @@ describe("rollbackToSnapshot (scenarios 38–40)", () => {
 });
 
 describe("progress of snapshots and rollbacks", () => {
-  it("a snapshot counts its top-level entries and a rollback its archive bytes, each ending at its total", async () => {
+  it("a snapshot counts skills and a rollback its archive bytes, each ending at its total", async () => {
     for (let i = 0; i < 6; i++)
       await writeSkill(home, `cat${i}/skill-${i}`, { "notes.md": "x".repeat(4000) });
     const events: ProgressEvent[] = [];
@@ -354,9 +354,9 @@ describe("progress of snapshots and rollbacks", () => {
       meter: (event) => events.push(event),
     });
     const snapshotEvents = events.filter((event) => event.task === "snapshot");
-    // One event to start and one per top-level entry (the six categories), then the end.
-    expect(snapshotEvents[0]).toEqual({ task: "snapshot", done: 0, total: 6 });
-    expect(snapshotEvents.at(-1)).toEqual({ task: "snapshot", done: 6, total: 6 });
+    // Counted in skills (six, one per category here), from zero to the end.
+    expect(snapshotEvents[0]).toEqual({ task: "snapshot", done: 0, total: 6, unit: "skills" });
+    expect(snapshotEvents.at(-1)).toEqual({ task: "snapshot", done: 6, total: 6, unit: "skills" });
     const dones = snapshotEvents.map((event) => event.done);
     expect([...dones].sort((a, b) => a - b)).toEqual(dones);
 
@@ -371,11 +371,11 @@ describe("progress of snapshots and rollbacks", () => {
     // The safety snapshot (the same six categories) and the restore (archive bytes read) run side by
     // side; each task's events run from zero to its total.
     const safety = events.filter((event) => event.task === "snapshot");
-    expect(safety[0]).toEqual({ task: "snapshot", done: 0, total: 6 });
-    expect(safety.at(-1)).toEqual({ task: "snapshot", done: 6, total: 6 });
+    expect(safety[0]).toEqual({ task: "snapshot", done: 0, total: 7, unit: "skills" });
+    expect(safety.at(-1)).toEqual({ task: "snapshot", done: 7, total: 7, unit: "skills" });
     const restoring = events.filter((event) => event.task === "restoring");
     const archiveBytes = (await fs.stat(path.join(snap.dir, "skills.tar.gz"))).size;
-    expect(restoring[0]).toEqual({ task: "restoring", done: 0, total: archiveBytes });
+    expect(restoring[0]).toEqual({ task: "restoring", done: 0, total: archiveBytes, unit: "bytes" });
     expect(restoring.at(-1)?.done).toBe(archiveBytes);
     expect(await exists(path.join(home, "skills", "cat0", "added-later"))).toBe(false);
   });

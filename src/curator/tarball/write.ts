@@ -51,6 +51,8 @@ const GZIP_QUEUE_BATCHES = 3;
  * walk yields to the event loop at least this often (ms) and a gateway keeps answering.
  */
 const MAX_BLOCKING_MS = 20;
+/** How often (ms) the walk reports the skills archived so far. */
+const PROGRESS_MS = 100;
 
 /** What one lstat told about a path: enough to encode its member. */
 interface MemberInfo {
@@ -285,7 +287,7 @@ function readFileOrNull(file: string): Buffer | null {
 /**
  * Streams a gzipped tar of `entries` to `dest` depth-first in a stable order; gzip backpressure paces
  * the walk, so memory stays flat however large the library is. Counts SKILL.md files and records
- * symlinks on the way; `progress` hears how many of `entries` are done.
+ * symlinks on the way; `progress` hears how many live skills (SKILL.md files) are in so far.
  */
 export async function streamArchive(
   root: string,
@@ -309,12 +311,11 @@ export async function streamArchive(
     // One lstat per member decides both its header and whether to descend.
     const stack: string[] = [...entries].reverse();
     let since = performance.now();
-    let started = 0;
+    let reported = 0;
     while (stack.length > 0) {
       // Stopped: the error below closes gzip and the file (the partial file is the caller's to remove).
       signal?.throwIfAborted();
       const rel = stack.pop() as string;
-      if (!rel.includes("/")) progress(started++);
       const member = statMember(rootPrefix + rel, rel);
       if (!member) continue;
       let result = tar.tryMember(member);
@@ -328,8 +329,17 @@ export async function streamArchive(
       }
       if (result === "skipped") continue;
       // Live skills only, as Hermes counts them: archived packages are in the archive but not counted.
-      if (member.type === "File" && rel.endsWith("/SKILL.md") && !rel.startsWith(".archive/")) skillFiles++;
-      else if (rel === "SKILL.md") skillFiles++;
+      if (
+        (member.type === "File" && rel.endsWith("/SKILL.md") && !rel.startsWith(".archive/")) ||
+        rel === "SKILL.md"
+      ) {
+        skillFiles++;
+        // At most every PROGRESS_MS: a worker posts each report, and a library can hold 50k skills.
+        if (performance.now() - reported > PROGRESS_MS) {
+          progress(skillFiles);
+          reported = performance.now();
+        }
+      }
       if (member.linkpath !== undefined) links.push({ path: rel, target: member.linkpath });
       if (member.type === "Directory") {
         const names = listDir(member.abs);
@@ -341,7 +351,7 @@ export async function streamArchive(
       }
     }
     await tar.finish();
-    progress(entries.length);
+    progress(skillFiles);
     gzip.end();
   } catch (error) {
     gzip.destroy(error as Error);

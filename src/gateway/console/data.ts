@@ -10,6 +10,7 @@ import type { SkillgateConfig } from "../../config/config.js";
 import { homePaths } from "../../config/home.js";
 import { registeredPlatforms } from "../../core/platforms.js";
 import { listArchived } from "../../curator/archive.js";
+import { readArchiveOrigins } from "../../curator/archive-layout.js";
 import { readCronRefs } from "../../curator/cron.js";
 import { type LedgerEntry, listEntries } from "../../curator/ledger.js";
 import { plan } from "../../curator/plan.js";
@@ -17,6 +18,7 @@ import { classify, loadProvenance, readCreatedByKeys } from "../../curator/prove
 import { scheduleVerdict } from "../../curator/schedule.js";
 import { listSnapshots } from "../../curator/snapshot.js";
 import { readState } from "../../curator/state.js";
+import { MAX_SKILL_MD_BYTES, readContained } from "../../skills/containment.js";
 import { envRequirements, missingEnv } from "../../skills/readiness.js";
 import {
   commandOnPath,
@@ -179,8 +181,13 @@ export async function libraryRows(data: ConsoleData): Promise<LibraryRow[]> {
   };
   const rows = all.map((entry) => row(entry.name, entry, records[entry.name] ?? emptyRecord()));
   const present = new Set(all.map((entry) => entry.name));
+  // A skill that is not on disk keeps the category it was archived from (skillgate records it).
+  const origins = await readArchiveOrigins(data.home);
   for (const [name, record] of Object.entries(records)) {
-    if (!present.has(name)) rows.push(row(name, undefined, record));
+    if (present.has(name)) continue;
+    const from = origins[name];
+    const category = from && path.posix.dirname(from) !== "." ? path.posix.dirname(from) : null;
+    rows.push({ ...row(name, undefined, record), category });
   }
   return rows;
 }
@@ -402,12 +409,61 @@ export async function snapshots(home: string) {
   }));
 }
 
-/** Archived packages, for restore buttons. */
-export async function archivedNames(home: string): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  for (const item of await listArchived(home))
-    if (!out.has(item.skillName)) out.set(item.skillName, item.archivedAs);
-  return out;
+/** An archived package as the skill page shows it. */
+export interface ArchivedSkill {
+  /** The name `restore` takes (its path under `.archive/`). */
+  archivedAs: string;
+  /** The category it lived in and goes back to (null: the top level, or unknown). */
+  category: string | null;
+  /** Where `restore` puts it, relative to skills/. */
+  restoreTo: string;
+  /** Its files, relative to the package (at most `ARCHIVED_FILES_SHOWN`). */
+  files: string[];
+  /** More files than were listed. */
+  moreFiles: number;
+  /** Its SKILL.md, read under the containment rule (undefined when it cannot be). */
+  content: string | undefined;
+}
+
+/** Files of an archived package listed on its page. */
+const ARCHIVED_FILES_SHOWN = 200;
+
+/** The archived package of skill `name` (the first, when several have that name), or undefined. */
+export async function archivedSkill(home: string, name: string): Promise<ArchivedSkill | undefined> {
+  const item = (await listArchived(home)).find((candidate) => candidate.skillName === name);
+  if (!item) return undefined;
+  const files: string[] = [];
+  let moreFiles = 0;
+  const walk = async (dir: string, prefix: string): Promise<void> => {
+    const children = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
+    children.sort((a, b) => (a.name < b.name ? -1 : 1));
+    for (const child of children) {
+      const rel = prefix ? `${prefix}/${child.name}` : child.name;
+      // Links are listed, never followed: an archived package is untrusted content too.
+      if (child.isDirectory()) await walk(path.join(dir, child.name), rel);
+      else if (files.length < ARCHIVED_FILES_SHOWN) files.push(rel);
+      else moreFiles += 1;
+    }
+  };
+  await walk(item.dir, "");
+  let content: string | undefined;
+  try {
+    content = readContained(item.dir, path.join(item.dir, "SKILL.md"), {
+      label: "SKILL.md",
+      skill: name,
+      limit: MAX_SKILL_MD_BYTES,
+    }).bytes.toString("utf8");
+  } catch {
+    content = undefined;
+  }
+  return {
+    archivedAs: item.archivedAs,
+    category: item.category,
+    restoreTo: item.restoreTo,
+    files,
+    moreFiles,
+    content,
+  };
 }
 
 /** The chart page's series. */

@@ -7,7 +7,7 @@
 import { html, raw } from "hono/html";
 import type { LedgerEntry } from "../../curator/ledger.js";
 import type { ConsoleRole } from "./auth.js";
-import type { LibraryQuery, LibraryRow, PreviewRow, RunSummary } from "./data.js";
+import type { ArchivedSkill, LibraryQuery, LibraryRow, PreviewRow, RunSummary } from "./data.js";
 import { consolePlatforms } from "./data.js";
 
 /** Rendered HTML. */
@@ -102,11 +102,16 @@ function readinessItems(row: LibraryRow): string[] {
   ];
 }
 
+/** How a platform is named on the pages: its own name, capitalised ("Telegram", "Feishu", "Terminal"). */
+export function platformLabel(platform: string): string {
+  return platform.charAt(0).toUpperCase() + platform.slice(1);
+}
+
 function visibilityCell(row: LibraryRow): Html {
-  return html`${row.visibility.map(
+  return html`<span class="vis-list">${row.visibility.map(
     (item) =>
-      html`<span class="vis ${item.visible ? "on" : "off"}" title="${item.visible ? `visible on ${item.platform}` : `hidden on ${item.platform}: ${item.reason}`}">${item.platform.slice(0, 2)}</span>`,
-  )}`;
+      html`<span class="vis ${item.visible ? "on" : "off"}" title="${item.visible ? `visible on ${item.platform}` : `hidden on ${item.platform}: ${item.reason}`}">${platformLabel(item.platform)}</span>`,
+  )}</span>`;
 }
 
 function libraryHref(query: LibraryQuery, patch: Partial<LibraryQuery>): string {
@@ -153,7 +158,7 @@ ${select("provenance", "Provenance", [["", "any"], ...facets.provenances.map((p)
 <button type="submit">Apply</button>
 </form>
 <p class="count" id="library-count" data-total="${result.total}">${result.total} of ${facets.all} skills</p>
-<table class="grid" id="library-table">
+<div class="table-box"><table class="grid" id="library-table">
 <thead><tr><th>${sortLink("name", "Name")}</th><th>${sortLink("category", "Category")}</th><th>${sortLink("state", "State")}</th><th>Provenance</th><th>${sortLink("idle", "Last activity")}</th><th>${sortLink("activity", "Use / view / patch")}</th><th>Ready</th><th>Visible</th></tr></thead>
 <tbody>
 ${result.rows.map(
@@ -169,7 +174,7 @@ ${result.rows.map(
 </tr>`,
 )}
 </tbody>
-</table>
+</table></div>
 <nav class="pager">
 ${result.page > 1 ? html`<a rel="prev" href="${libraryHref(query, { page: result.page - 1 })}">← previous</a>` : ""}
 <span>page ${result.page} of ${result.pages}</span>
@@ -180,7 +185,7 @@ ${result.page < result.pages ? html`<a rel="next" href="${libraryHref(query, { p
 
 function ledgerTable(ctx: PageContext, entries: LedgerEntry[], withRollback: boolean): Html {
   if (entries.length === 0) return html`<p class="muted">No ledger entries.</p>`;
-  return html`<table class="grid ledger"><thead><tr><th>When</th><th>Actor</th><th>Action</th><th>Skill</th><th>Entry</th>${withRollback && ctx.role === "admin" ? html`<th></th>` : ""}</tr></thead><tbody>
+  return html`<div class="table-box"><table class="grid ledger"><thead><tr><th>When</th><th>Actor</th><th>Action</th><th>Skill</th><th>Entry</th>${withRollback && ctx.role === "admin" ? html`<th></th>` : ""}</tr></thead><tbody>
 ${entries.map(
   (entry) =>
     html`<tr data-entry="${entry.id}"><td>${when(entry.ts)}</td><td><span class="actor">${entry.actor}</span></td><td>${entry.action}</td><td><a href="/skill/${encodeURIComponent(entry.skill)}">${entry.skill}</a></td><td><code>${entry.id}</code></td>${
@@ -189,7 +194,7 @@ ${entries.map(
         : ""
     }</tr>`,
 )}
-</tbody></table>`;
+</tbody></table></div>`;
 }
 
 /** What the skill page shows. */
@@ -200,7 +205,8 @@ export interface SkillView {
   linkedFiles: string[];
   warnings: string[];
   history: LedgerEntry[];
-  archivedAs: string | null;
+  /** The archived copy of a skill that is not in the library (null: none). */
+  archived: ArchivedSkill | null;
 }
 
 /** The skill page. */
@@ -215,26 +221,37 @@ export function skillPage(ctx: PageContext, view: SkillView): Html {
     );
     actions.push(actionButton(ctx, "Archive", "curator archive", [row.name]));
     if (row.provenance === "unmanaged") actions.push(actionButton(ctx, "Adopt", "curator adopt", [row.name]));
-  } else if (view.archivedAs) {
+  } else if (view.archived) {
     actions.push(actionButton(ctx, "Restore", "curator restore", [row.name]));
   }
+  const archived = view.archived;
+  const state = archived && row.state !== "archived" ? "archived" : row.state;
+  const category = row.category ?? archived?.category ?? null;
+  const where = row.relPath
+    ? `skills/${row.relPath}`
+    : archived
+      ? `skills/.archive/${archived.archivedAs} (restore puts it back in skills/${archived.restoreTo})`
+      : "not on disk: neither in the library nor in its archive";
   const body = html`<h1 id="skill-name">${row.name}</h1>
 <p class="description">${ctx.scrub(row.description)}</p>
 <dl class="facts">
-<dt>State</dt><dd><span class="state ${row.state}" id="skill-state">${row.state}</span>${row.pinned ? html` <span class="badge pin" id="skill-pinned">pinned</span>` : ""}</dd>
-<dt>Category</dt><dd>${row.category ?? "—"}</dd>
+<dt>State</dt><dd><span class="state ${state}" id="skill-state">${state}</span>${row.pinned ? html` <span class="badge pin" id="skill-pinned">pinned</span>` : ""}</dd>
+<dt>Category</dt><dd id="skill-category">${category ?? "—"}</dd>
 <dt>Provenance</dt><dd>${row.provenance}</dd>
-<dt>Where</dt><dd>${row.relPath ? `skills/${row.relPath}` : view.archivedAs ? `skills/.archive/${view.archivedAs}` : "not on disk"}</dd>
+<dt>Where</dt><dd id="skill-where">${where}</dd>
 <dt>Last activity</dt><dd>${when(row.lastActivityAt)}</dd>
 <dt>Use / view / patch</dt><dd>${row.useCount} / ${row.viewCount} / ${row.patchCount}</dd>
 <dt>Readiness</dt><dd id="skill-readiness">${readinessItems(row).length ? readinessItems(row).join("; ") : "ready"}</dd>
-<dt>Visible</dt><dd>${row.visibility.map((item) => html`<span class="vis ${item.visible ? "on" : "off"}">${item.platform}${item.visible ? "" : ` (${item.reason})`}</span> `)}</dd>
+<dt>Visible</dt><dd>${row.visibility.map((item) => html`<span class="vis ${item.visible ? "on" : "off"}">${platformLabel(item.platform)}${item.visible ? "" : ` (${item.reason})`}</span> `)}</dd>
 </dl>
+${archived ? html`<p class="notice" id="skill-archived">Archived: no chat lists or loads it, and the curator leaves it alone. ${ctx.role === "admin" ? "Restore puts it back where it lived." : ""}</p>` : ""}
 <div class="actions" id="skill-actions">${actions}</div>
 ${view.warnings.length ? html`<div class="warnings"><h2>Security warnings</h2><ul>${view.warnings.map((w) => html`<li>${ctx.scrub(w)}</li>`)}</ul></div>` : ""}
 ${view.frontmatter !== null ? html`<details><summary>Frontmatter</summary><pre>${ctx.scrub(view.frontmatter)}</pre></details>` : ""}
-${view.bodyHtml !== null ? html`<article class="markdown" id="skill-body">${raw(view.bodyHtml)}</article>` : html`<p class="muted">The skill is not on disk, so there is nothing to show.</p>`}
+${archived && view.bodyHtml !== null ? html`<h2>SKILL.md (the archived copy)</h2>` : ""}
+${view.bodyHtml !== null ? html`<article class="markdown" id="skill-body">${raw(view.bodyHtml)}</article>` : html`<p class="muted">${archived ? "The archived copy's SKILL.md cannot be shown." : "The skill is not on disk, so there is nothing to show."}</p>`}
 ${view.linkedFiles.length ? html`<h2>Linked files</h2><ul class="files">${view.linkedFiles.map((file) => html`<li><a href="/skill/${encodeURIComponent(row.name)}/file?path=${encodeURIComponent(file)}">${file}</a></li>`)}</ul>` : ""}
+${archived?.files.length ? html`<h2>Archived files</h2><ul class="files" id="archived-files">${archived.files.map((file) => html`<li><code>${file}</code></li>`)}${archived.moreFiles ? html`<li class="muted">… and ${archived.moreFiles} more</li>` : ""}</ul>` : ""}
 <h2>Ledger history</h2>
 ${ledgerTable(ctx, view.history, true)}`;
   return layout("library", row.name, ctx, body);
@@ -273,21 +290,21 @@ ${actionButton(ctx, "Take a snapshot", "curator backup")}
 ${
   preview.rows.length === 0
     ? html`<p id="preview-empty">No state transitions are due.</p>`
-    : html`<table class="grid" id="preview-table"><thead><tr><th>Skill</th><th>From</th><th>To</th><th>Idle days</th><th>Since</th></tr></thead><tbody>
+    : html`<div class="table-box"><table class="grid" id="preview-table"><thead><tr><th>Skill</th><th>From</th><th>To</th><th>Idle days</th><th>Since</th></tr></thead><tbody>
 ${preview.rows.map((row: PreviewRow) => html`<tr><td>${row.name}</td><td>${row.from}</td><td>${row.to}</td><td class="num">${row.idleDays}</td><td>${when(row.anchor)}</td></tr>`)}
-</tbody></table>`
+</tbody></table></div>`
 }
 ${preview.warnings.map((warning) => html`<p class="warn">${ctx.scrub(warning)}</p>`)}
 <h2>Past runs</h2>
 ${
   runs.length === 0
     ? html`<p class="muted">No runs yet.</p>`
-    : html`<table class="grid" id="runs-table"><thead><tr><th>Started</th><th>Trigger</th><th>Stale</th><th>Archived</th><th>Reactivated</th><th>Summary</th></tr></thead><tbody>
+    : html`<div class="table-box"><table class="grid" id="runs-table"><thead><tr><th>Started</th><th>Trigger</th><th>Stale</th><th>Archived</th><th>Reactivated</th><th>Summary</th></tr></thead><tbody>
 ${runs.map(
   (run) =>
     html`<tr><td><a href="/curator/report/${run.id}">${when(run.startedAt)}</a>${run.dryRun ? " (dry run)" : ""}</td><td>${run.trigger}</td><td class="num">${run.autoTransitions.marked_stale ?? 0}</td><td class="num">${run.autoTransitions.archived ?? 0}</td><td class="num">${run.autoTransitions.reactivated ?? 0}</td><td>${ctx.scrub(run.summary.split("\n")[0] ?? "")}</td></tr>`,
 )}
-</tbody></table>`
+</tbody></table></div>`
 }`;
   return layout("curator", "Curator", ctx, body);
 }
@@ -333,7 +350,7 @@ export function snapshotsPage(
 ${
   items.length === 0
     ? html`<p class="muted">No snapshots yet.</p>`
-    : html`<table class="grid" id="snapshots-table"><thead><tr><th>Id</th><th>Created</th><th>Reason</th><th>Files</th><th>Size</th>${ctx.role === "admin" ? html`<th></th>` : ""}</tr></thead><tbody>
+    : html`<div class="table-box"><table class="grid" id="snapshots-table"><thead><tr><th>Id</th><th>Created</th><th>Reason</th><th>Files</th><th>Size</th>${ctx.role === "admin" ? html`<th></th>` : ""}</tr></thead><tbody>
 ${items.map(
   (item) =>
     html`<tr data-snapshot="${item.id}"><td><code>${item.id}</code></td><td>${when(item.createdAt)}</td><td>${item.reason}</td><td class="num">${item.skillFiles ?? "?"}</td><td class="num">${size(item.bytes)}</td>${
@@ -342,7 +359,7 @@ ${items.map(
         : ""
     }</tr>`,
 )}
-</tbody></table>`
+</tbody></table></div>`
 }`;
   return layout("snapshots", "Snapshots", ctx, body);
 }

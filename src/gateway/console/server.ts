@@ -36,7 +36,7 @@ import {
   SESSION_COOKIE,
 } from "./auth.js";
 import {
-  archivedNames,
+  archivedSkill,
   type ConsoleData,
   chartData,
   curatorFacts,
@@ -320,10 +320,16 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
         warnings = (view.security_warnings as string[] | undefined) ?? [];
       }
     }
+    // Not in the library: its archived copy, if there is one, is shown as it is in `.archive/`.
+    const archived = row.onDisk ? null : ((await archivedSkill(options.home, name)) ?? null);
+    if (archived?.content !== undefined) {
+      const split = splitFrontmatter(scrub(archived.content));
+      frontmatter = split.frontmatter;
+      bodyHtml = renderMarkdown(split.body);
+    }
     const history = await ledgerEntries(options.home, { skill: name, actor: "", action: "" }, 100);
-    const archivedAs = row.onDisk ? null : ((await archivedNames(options.home)).get(name) ?? null);
     return c.html(
-      skillPage(page(c), { row, frontmatter, bodyHtml, linkedFiles, warnings, history, archivedAs }),
+      skillPage(page(c), { row, frontmatter, bodyHtml, linkedFiles, warnings, history, archived }),
     );
   });
 
