@@ -45,6 +45,7 @@ type Selection =
   | { kind: "doctor"; json: boolean }
   | { kind: "init"; examples: boolean; json: boolean }
   | { kind: "web"; port?: number; bind?: string; link: boolean; readOnly: boolean }
+  | { kind: "secrets-set"; key: string }
   | { kind: "usage"; message: string };
 
 /** Exit code for bad usage. */
@@ -186,6 +187,14 @@ export function buildProgram(
     .description("check the home, config.yaml and each configured platform's credentials and settings")
     .option("--json", "print the checks as JSON")
     .action((options: { json?: boolean }) => select({ kind: "doctor", json: options.json === true }));
+  program
+    .command("secrets")
+    .description("secrets of skills in <home>/.env")
+    .helpCommand(false)
+    .command("set")
+    .description("store a skill's declared secret in <home>/.env, read without echo (or from stdin)")
+    .argument("<KEY>", "the variable a skill declares")
+    .action((key: string) => select({ kind: "secrets-set", key }));
   program
     .command("console")
     .description("run the local web console alone (no chat platforms); prints a one-time login link")
@@ -336,6 +345,7 @@ export async function main(
   }
   for (const warning of config.warnings) io.stderr.write(`warning: ${warning}\n`);
   if (selection.kind === "serve") return serve(home, config, selection.console, io);
+  if (selection.kind === "secrets-set") return secretsSet(home, config, selection.key, io);
   if (selection.kind === "web") return webConsole(home, config, selection, io);
   const { spec, input } = selection;
   const json = input.options.json === true;
@@ -429,6 +439,18 @@ async function doctor(home: string, json: boolean, io: CliIo): Promise<number> {
   return answer.exitCode;
 }
 
+/** `skillgate secrets set <KEY>`: hidden prompt on a terminal, else the value from stdin. */
+async function secretsSet(home: string, config: SkillgateConfig, key: string, io: CliIo): Promise<number> {
+  const { setSecretFromCli } = await import("./secrets-cli.js");
+  const tty = Boolean((io.stdin as { isTTY?: boolean }).isTTY);
+  const answer = await setSecretFromCli(home, config, key, {
+    stdin: io.stdin,
+    prompt: tty ? makePrompt(io) : undefined,
+  });
+  printReply(answer, false, io);
+  return answer.exitCode;
+}
+
 /** The LLM agent for chat text when `gateway.agent.enabled` is set and a model resolves; else undefined. */
 async function loadAgent(home: string, config: SkillgateConfig, env: NodeJS.ProcessEnv, logger: Logger) {
   if (!config.gateway.agent.enabled) return undefined;
@@ -447,6 +469,9 @@ async function serve(
     import("./gateway/gateway.js"),
     import("./core/logger.js"),
   ]);
+  // Copies of .env / config.yaml left by a write that was killed hold secrets: they go before anything starts.
+  const { removeAbandonedWriteTemps } = await import("./config/write-temps.js");
+  await removeAbandonedWriteTemps(home, { atStart: true }).catch(() => []);
   const dotenv = readDotenv(homePaths(home).env);
   const secret = (name: string) => lookupSecret(name, dotenv, io.env);
   // Every .env value, and the platform tokens wherever they come from (a service's environment wins).

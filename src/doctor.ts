@@ -8,6 +8,7 @@ import { promises as fs } from "node:fs";
 import { PLATFORMS } from "../adapters/index.js";
 import { loadConfig, type SkillgateConfig } from "./config/config.js";
 import { homePaths } from "./config/home.js";
+import { removeAbandonedWriteTemps } from "./config/write-temps.js";
 import { type Check, failed, messageOf, ok, warn } from "./core/diagnostics.js";
 import { ConfigError } from "./core/errors.js";
 import { createLogger } from "./core/logger.js";
@@ -19,6 +20,19 @@ import { openLibrary } from "./skills/library.js";
 export interface DoctorOptions {
   home: string;
   secret: (name: string) => string | undefined;
+}
+
+/** Removes copies of `.env` / `config.yaml` that killed writes left behind (they may hold secrets). */
+async function writeTempChecks(home: string): Promise<Check[]> {
+  const removed = await removeAbandonedWriteTemps(home).catch(() => [] as string[]);
+  if (removed.length === 0) return [];
+  return [
+    warn(
+      "home",
+      `Removed ${removed.length} leftover cop${removed.length === 1 ? "y" : "ies"} of .env or config.yaml from interrupted writes: ${removed.join(", ")}.`,
+      "Nothing to do; an interrupted write never changes the file itself.",
+    ),
+  ];
 }
 
 /** Runs every check; never throws. */
@@ -37,6 +51,7 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
     return checks;
   }
   checks.push(ok("home", `Home: ${options.home}.`));
+  checks.push(...(await writeTempChecks(options.home)));
   let config: SkillgateConfig;
   try {
     config = loadConfig(paths.config);
