@@ -5,6 +5,7 @@
  * `listArchived` reports is accepted by `restoreSkill`. Both moves are ledgered and keep `.usage.json`
  * (state, archived_at) and `.curator_suppressed` in step.
  */
+import { createHash } from "node:crypto";
 import { promises as fs, lstatSync, mkdirSync, renameSync } from "node:fs";
 import path from "node:path";
 import type { SkillgateConfig } from "../config/config.js";
@@ -25,10 +26,13 @@ import {
 import type { SkillEntry, SkillLibrary } from "../skills/types.js";
 import { emptyRecord, type UsageMap, UsageStore } from "../skills/usage.js";
 import {
+  type ArchiveOrigin,
   flatArchiveDestination,
   listArchiveNames,
   migrateArchiveLayout,
-  readArchiveOrigins,
+  originApplies,
+  readArchiveOriginRecords,
+  skillMdDigest,
   updateArchiveOrigins,
 } from "./archive-layout.js";
 import { type BlobBatch, newBlobBatch } from "./blobs.js";
@@ -97,6 +101,8 @@ export interface ArchiveResult {
   /** Its path under `.archive/`. */
   archivedAs: string;
   dest: string;
+  /** sha256 of the archived `SKILL.md`: the origin record applies to this package only. */
+  skillMd?: string;
 }
 
 /** Result of a restore. */
@@ -220,7 +226,9 @@ export async function archiveEntry(entry: SkillEntry, opts: MoveOptions): Promis
     },
     async () => {
       await moveDir(entry.dir, dest);
-      await updateArchiveOrigins(opts.home, { [archivedAs]: entry.relPath });
+      await updateArchiveOrigins(opts.home, {
+        [archivedAs]: { from: entry.relPath, skillMd: skillMdDigest(dest) },
+      });
       await store.update((records) => markArchived(records, entry.name, now));
       if (provenance.bundled.has(entry.name)) await addSuppressed(opts.home, entry.name);
     },
@@ -302,7 +310,7 @@ export async function archiveMany(
   try {
     for (let start = 0; start < entries.length; start += ARCHIVE_CHUNK) {
       const lines: NewLedgerEntry[] = [];
-      const origins: Record<string, string> = {};
+      const origins: Record<string, ArchiveOrigin> = {};
       const end = Math.min(entries.length, start + ARCHIVE_CHUNK);
       try {
         for (let at = start; at < end; at++) {
@@ -326,7 +334,7 @@ export async function archiveMany(
               lines,
             });
             archived.push(result);
-            origins[result.archivedAs] = result.from;
+            origins[result.archivedAs] = { from: result.from, skillMd: result.skillMd };
             if (provenance.bundled.has(entry.name)) suppress.push(entry.name);
             await crashPoint("archive:moved");
           } catch (error) {
@@ -370,7 +378,7 @@ export async function archiveMany(
 async function commitChunk(
   home: string,
   config: SkillgateConfig,
-  origins: Record<string, string>,
+  origins: Record<string, ArchiveOrigin>,
   lines: NewLedgerEntry[],
 ): Promise<void> {
   const [written] = await Promise.allSettled([
@@ -433,7 +441,7 @@ async function archiveOne(
   const result = { name: entry.name, from: entry.relPath, archivedAs, dest };
   if (!batch.ledgerOn) {
     await moveDirFast(entry.dir, dest, linked, batch.archiveRoots);
-    return result;
+    return { ...result, skillMd: skillMdDigest(dest) };
   }
   let before: Capture | undefined;
   if (!linked) {
@@ -458,7 +466,7 @@ async function archiveOne(
       },
       () => moveDir(entry.dir, dest),
     );
-    return result;
+    return { ...result, skillMd: skillMdDigest(dest) };
   }
   await moveDirFast(entry.dir, dest, false, batch.archiveRoots);
   const usageBefore = batch.usage[entry.name] ?? null;
@@ -476,7 +484,11 @@ async function archiveOne(
     usage_before: usageBefore ? structuredClone(usageBefore) : null,
     usage_after: usageAfter,
   });
-  return result;
+  // The capture already hashed SKILL.md: its digest fingerprints the origin record.
+  const skillMdPath = path.join(entry.dir, "SKILL.md");
+  const captured = before.files.find((file) => file.path === skillMdPath);
+  const skillMd = captured && "sha256" in captured ? captured.sha256 : skillMdDigest(dest);
+  return { ...result, skillMd };
 }
 
 /**
@@ -514,7 +526,7 @@ export async function archiveSkill(name: string, opts: MoveOptions): Promise<Arc
 async function readArchivedItem(
   archiveRoot: string,
   dir: string,
-  origins: Readonly<Record<string, string>>,
+  origins: Readonly<Record<string, ArchiveOrigin>>,
 ): Promise<ArchivedItem> {
   const archivedAs = path.relative(archiveRoot, dir).split(path.sep).join("/");
   const base = path.posix.basename(archivedAs);
@@ -522,19 +534,24 @@ async function readArchivedItem(
   const original = match?.[1] ?? base;
   const parent = path.posix.dirname(archivedAs);
   let text: string | undefined;
+  let bytes: Buffer | undefined;
   try {
     // The containment rule: SKILL.md is read only when it resolves inside the package.
-    text = readContained(dir, path.join(dir, "SKILL.md"), {
+    bytes = readContained(dir, path.join(dir, "SKILL.md"), {
       label: "SKILL.md",
       skill: original,
       limit: MAX_SKILL_MD_BYTES,
-    }).bytes.toString("utf8");
+    }).bytes;
+    text = bytes.toString("utf8");
   } catch {
     text = undefined;
   }
   const skillName = (text !== undefined ? frontmatterName(text) : undefined) ?? original;
-  // Flat (Hermes' layout): where it came from is in the origins file, when skillgate archived it.
-  const recorded = parent === "." ? (origins[archivedAs] ?? null) : null;
+  // Flat (Hermes' layout): where it came from is in the origins file, when skillgate archived this very
+  // package (a record left behind by Hermes' restore names another package's place).
+  const origin = parent === "." ? origins[archivedAs] : undefined;
+  const digest = () => (bytes ? createHash("sha256").update(bytes).digest("hex") : undefined);
+  const recorded = origin && originApplies(origin, digest) ? origin.from : null;
   const from = recorded !== null && path.posix.basename(recorded) === original ? recorded : null;
   const restoreTo = from ?? (parent === "." ? original : `${parent}/${original}`);
   const category = path.posix.dirname(restoreTo);
@@ -558,7 +575,7 @@ async function readArchivedItem(
 export async function listArchived(home: string): Promise<ArchivedItem[]> {
   const paths = homePaths(home);
   const root = paths.archive;
-  const origins = await readArchiveOrigins(home);
+  const origins = await readArchiveOriginRecords(home);
   const items: ArchivedItem[] = [];
   const realArchive = realPathOf(root);
   const realSkills = realPathOf(paths.skills);

@@ -283,6 +283,49 @@ function readFileOrNull(file: string): Buffer | null {
 }
 
 /**
+ * Folders Hermes' skill scanners never look into (dependencies, virtualenvs, VCS, caches, the hub and
+ * the archive): a `SKILL.md` below one is not a skill.
+ */
+const NOT_SKILL_DIRS = new Set([
+  ".git",
+  ".github",
+  ".hub",
+  ".archive",
+  ".venv",
+  "venv",
+  "node_modules",
+  "site-packages",
+  "__pycache__",
+  ".tox",
+  ".nox",
+  ".pytest_cache",
+  ".mypy_cache",
+  ".ruff_cache",
+]);
+/** A skill's own support folders: a `SKILL.md` inside one belongs to the skill, it is not another skill. */
+const SUPPORT_DIRS = new Set(["references", "templates", "assets", "scripts"]);
+
+/**
+ * True when `rel` (a file under `skills/`) is a live skill's `SKILL.md` as Hermes counts them for a
+ * snapshot manifest's `skill_files`: not below an excluded folder, not inside a support folder of a
+ * folder that holds a `SKILL.md` itself.
+ */
+export function countsAsSkillFile(rel: string, rootPrefix: string): boolean {
+  const parts = rel.split("/");
+  if (parts[parts.length - 1] !== "SKILL.md") return false;
+  if (parts.some((part) => NOT_SKILL_DIRS.has(part))) return false;
+  for (let at = 0; at < parts.length - 1; at++) {
+    if (!SUPPORT_DIRS.has(parts[at] as string)) continue;
+    const owner = `${rootPrefix}${parts
+      .slice(0, at)
+      .map((part) => `${part}/`)
+      .join("")}SKILL.md`;
+    if (lstatSync(owner, { throwIfNoEntry: false })?.isFile()) return false;
+  }
+  return true;
+}
+
+/**
  * Streams a gzipped tar of `entries` to `dest` depth-first in a stable order; gzip backpressure paces
  * the walk, so memory stays flat however large the library is. Counts SKILL.md files and records
  * symlinks on the way; `progress` hears how many of `entries` are done.
@@ -327,9 +370,8 @@ export async function streamArchive(
         }
       }
       if (result === "skipped") continue;
-      // Live skills only, as Hermes counts them: archived packages are in the archive but not counted.
-      if (member.type === "File" && rel.endsWith("/SKILL.md") && !rel.startsWith(".archive/")) skillFiles++;
-      else if (rel === "SKILL.md") skillFiles++;
+      // Live skills only, as Hermes counts them (see `countsAsSkillFile`).
+      if (member.type === "File" && countsAsSkillFile(rel, rootPrefix)) skillFiles++;
       if (member.linkpath !== undefined) links.push({ path: rel, target: member.linkpath });
       if (member.type === "Directory") {
         const names = listDir(member.abs);
