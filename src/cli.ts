@@ -524,7 +524,10 @@ async function serve(
       logger,
       agent,
       // `serve --console` is the terminal chat alone; otherwise the web console comes along (if enabled).
-      console: consoleOnly ? undefined : { announce: (line) => io.stdout.write(`${line}\n`) },
+      // The login link only on a terminal: a service's stdout is a log.
+      console: consoleOnly
+        ? undefined
+        : { announce: (line) => io.stdout.write(`${line}\n`), printLink: Boolean(io.stdout.isTTY) },
     });
     process.once("SIGTERM", () => shutdown("SIGTERM"));
     process.once("SIGINT", () => shutdown("SIGINT"));
