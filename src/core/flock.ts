@@ -1,6 +1,6 @@
 /**
  * Cross-process locks on the kernel: `flock(2)` on a lock file, the protocol Hermes uses for the files
- * both programs lock (`skills/.usage.json.lock`, `skills/.locks/ledger.lock`, `cron/.jobs.lock`). The
+ * both programs lock (`skills/.usage.json.lock`, `skills/.locks/ledger.lock`). The
  * kernel releases a lock when its holder dies, so no lock is ever judged abandoned by a pid or an age,
  * and a holder in another pid namespace (a gateway in a container, the CLI or Hermes on the host) is
  * respected. A lock file is never deleted while another process may hold it: shared lock files are
