@@ -7,12 +7,11 @@ import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { PassThrough } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
-import { main } from "../../src/cli.js";
 import { loadConfig } from "../../src/config/config.js";
 import { installExamples } from "../../src/examples.js";
 import { openLibrary } from "../../src/skills/library.js";
+import { runCliArgs } from "../support/cli-in-process.js";
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -27,25 +26,7 @@ async function tempDir(): Promise<string> {
 
 /** Runs the CLI in-process with `input` on stdin; resolves with the exit code and both outputs. */
 async function cli(args: string[], input = ""): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdin = new PassThrough();
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (chunk) => {
-    out += chunk;
-  });
-  stderr.on("data", (chunk) => {
-    err += chunk;
-  });
-  const running = main(args, {
-    stdin,
-    stdout,
-    stderr,
-    env: { NO_COLOR: "1", SKILLGATE_LOG_LEVEL: "silent" },
-  });
-  setTimeout(() => stdin.end(input), 50);
-  const code = await running;
+  const { code, out, err } = await runCliArgs(args, { input });
   return { code, stdout: out, stderr: err };
 }
 

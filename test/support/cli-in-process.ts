@@ -9,11 +9,10 @@ export interface CliRun {
 }
 
 /**
- * `skillgate --home <home> ...args`, with `stdin` (a terminal when it has `isTTY`) fed `input` once the
- * command started reading.
+ * `skillgate ...args`, with `stdin` (a terminal when it has `isTTY`) fed `input` once the command started
+ * reading.
  */
-export async function runCli(
-  home: string,
+export async function runCliArgs(
   args: string[],
   options: { stdin?: PassThrough & { isTTY?: boolean }; input?: string } = {},
 ): Promise<CliRun> {
@@ -29,13 +28,22 @@ export async function runCli(
   stderr.on("data", (chunk) => {
     err += chunk;
   });
-  const done = main(["--home", home, ...args], {
+  const done = main(args, {
     stdin,
     stdout,
     stderr,
-    env: { NO_COLOR: "1", PATH: process.env.PATH },
+    env: { NO_COLOR: "1", SKILLGATE_LOG_LEVEL: "silent", PATH: process.env.PATH },
   });
   setTimeout(() => stdin.end(options.input ?? ""), 50);
   const code = await done;
   return { code, out, err };
+}
+
+/** `skillgate --home <home> ...args` (see `runCliArgs`). */
+export function runCli(
+  home: string,
+  args: string[],
+  options: { stdin?: PassThrough & { isTTY?: boolean }; input?: string } = {},
+): Promise<CliRun> {
+  return runCliArgs(["--home", home, ...args], options);
 }

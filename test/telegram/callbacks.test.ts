@@ -4,21 +4,15 @@
  * is not modified" against the message's latest edit, as Telegram does.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { TelegramEmulator } from "../emulators/telegram.js";
-import { adapterFor, tempHome, waitUntil } from "./helpers.js";
+import type { TelegramEmulator } from "../emulators/telegram.js";
+import { adapterFor, emulatorWithHome, waitUntil } from "./helpers.js";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function setup() {
-  const emulator = new TelegramEmulator();
-  await emulator.listen();
-  const { home, cleanup } = await tempHome();
-  cleanups.push(cleanup, () => emulator.close());
-  return { emulator, home };
-}
+const setup = () => emulatorWithHome(cleanups);
 
 describe("telegram: callback queries the adapter cannot map", () => {
   it("are answered all the same", async () => {

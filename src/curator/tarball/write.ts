@@ -21,6 +21,7 @@ import { pipeline } from "node:stream/promises";
 import { createGzip, type Gzip, type ZlibOptions } from "node:zlib";
 import { Header, type HeaderData, Pax } from "tar";
 import { moduleWorker } from "../../core/workers.js";
+import { HERMES_SKIP_DIRS, SUPPORT_DIRS } from "../../skills/skip-dirs.js";
 
 /** A symlink found while archiving: restored as-is by a rollback even when it points outside the tree. */
 export interface RecordedLink {
@@ -283,29 +284,6 @@ function readFileOrNull(file: string): Buffer | null {
 }
 
 /**
- * Folders Hermes' skill scanners never look into (dependencies, virtualenvs, VCS, caches, the hub and
- * the archive): a `SKILL.md` below one is not a skill.
- */
-const NOT_SKILL_DIRS = new Set([
-  ".git",
-  ".github",
-  ".hub",
-  ".archive",
-  ".venv",
-  "venv",
-  "node_modules",
-  "site-packages",
-  "__pycache__",
-  ".tox",
-  ".nox",
-  ".pytest_cache",
-  ".mypy_cache",
-  ".ruff_cache",
-]);
-/** A skill's own support folders: a `SKILL.md` inside one belongs to the skill, it is not another skill. */
-const SUPPORT_DIRS = new Set(["references", "templates", "assets", "scripts"]);
-
-/**
  * True when `rel` (a file under `skills/`) is a live skill's `SKILL.md` as Hermes counts them for a
  * snapshot manifest's `skill_files`: not below an excluded folder, not inside a support folder of a
  * folder that holds a `SKILL.md` itself.
@@ -313,7 +291,7 @@ const SUPPORT_DIRS = new Set(["references", "templates", "assets", "scripts"]);
 export function countsAsSkillFile(rel: string, rootPrefix: string): boolean {
   const parts = rel.split("/");
   if (parts[parts.length - 1] !== "SKILL.md") return false;
-  if (parts.some((part) => NOT_SKILL_DIRS.has(part))) return false;
+  if (parts.some((part) => HERMES_SKIP_DIRS.has(part))) return false;
   for (let at = 0; at < parts.length - 1; at++) {
     if (!SUPPORT_DIRS.has(parts[at] as string)) continue;
     const owner = `${rootPrefix}${parts
