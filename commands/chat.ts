@@ -54,7 +54,7 @@ export async function findSkillByChatName(
 export function disabledSkillReply(name: string, platform: string | null): Reply {
   const where = platform ?? "this terminal";
   return errorReply(
-    `The **${name}** skill is disabled for ${where} (skills.disabled or skills.platform_disabled.${platform ?? "<platform>"} in config.yaml). Ask an admin to enable it there.`,
+    `The \`${name}\` skill is disabled for ${where} (skills.disabled or skills.platform_disabled.${platform ?? "<platform>"} in config.yaml). Ask an admin to enable it there.`,
     1,
     { ok: false, error: "disabled", skill: name, platform },
   );

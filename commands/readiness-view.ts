@@ -3,6 +3,7 @@
  * per declared requirement that needs attention (missing variable, credential file, command, unset
  * setting), each saying what to do about it, plus the settings in force.
  */
+import { refusedSecretReason } from "../src/config/secret-keys.js";
 import { type ReplyAction, secretAction } from "../src/core/actions.js";
 import type { ReplyBlock } from "../src/core/reply.js";
 import type { ResolvedSetting } from "../src/skills/settings.js";
@@ -55,10 +56,13 @@ export function setupTodo(
   const items: string[] = [];
   const envFile = ctx.surface === "chat" ? "the .env file on the gateway host" : `${ctx.paths.env}`;
   for (const name of asStrings(view.missing_required_environment_variables)) {
+    const refused = refusedSecretReason(name);
     items.push(
-      privateEntry.has(name)
-        ? `environment variable \`${name}\` is missing — use "Set ${name}" below (private input), or add it to ${envFile}`
-        : `environment variable \`${name}\` is missing — add \`${name}=…\` to ${envFile}`,
+      refused
+        ? `environment variable \`${name}\` is missing — ${refused}`
+        : privateEntry.has(name)
+          ? `environment variable \`${name}\` is missing — use "Set ${name}" below (private input), or add it to ${envFile}`
+          : `environment variable \`${name}\` is missing — add \`${name}=…\` to ${envFile}`,
     );
   }
   for (const file of asStrings(view.missing_credential_files)) {
@@ -134,7 +138,10 @@ export function secretButtons(view: SkillViewResult, ctx: CommandContext): Reply
   const missing = asStrings(view.missing_required_environment_variables);
   if (!ctx.secretInput || !ctx.caller?.isAdmin || typeof view.name !== "string") return [];
   const skill = view.name;
-  return missing.slice(0, MAX_SECRET_BUTTONS).map((key) => secretAction(skill, key));
+  return missing
+    .filter((key) => refusedSecretReason(key) === null)
+    .slice(0, MAX_SECRET_BUTTONS)
+    .map((key) => secretAction(skill, key));
 }
 
 /** The variable names a list of "Set KEY" buttons offers. */

@@ -215,10 +215,13 @@ async function showConfig(ctx: CommandContext, input: CommandInput): Promise<Rep
   return reply(blocks, { json: { ok: true, skills: json } });
 }
 
-/** Reads a typed value: true/false and plain numbers as such, anything else as text. */
+/**
+ * Reads a typed value: true/false and numbers written the way they print (`12`, `-0.5`, not `017`) as
+ * such, anything else as text.
+ */
 function typedValue(raw: string): string | number | boolean {
   if (raw === "true" || raw === "false") return raw === "true";
-  if (/^-?\d+(\.\d+)?$/.test(raw) && Number.isFinite(Number(raw))) return Number(raw);
+  if (/^-?(?:0|[1-9]\d*)(?:\.\d*[1-9])?$/.test(raw) && Number.isFinite(Number(raw))) return Number(raw);
   return raw;
 }
 

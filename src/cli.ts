@@ -44,6 +44,7 @@ type Selection =
   | { kind: "doctor"; json: boolean }
   | { kind: "init"; examples: boolean; json: boolean }
   | { kind: "web"; port?: number; bind?: string; link: boolean; readOnly: boolean }
+  | { kind: "secrets-set"; key: string }
   | { kind: "usage"; message: string };
 
 /** skillgate's version, from the package.json beside `dist/` (or beside `src/` when run from source). */
@@ -201,6 +202,14 @@ export function buildProgram(
     .option("--json", "print the checks as JSON")
     .action((options: { json?: boolean }) => select({ kind: "doctor", json: options.json === true }));
   program
+    .command("secrets")
+    .description("secrets of skills in <home>/.env")
+    .helpCommand(false)
+    .command("set")
+    .description("store a skill's declared secret in <home>/.env, read without echo (or from stdin)")
+    .argument("<KEY>", "the variable a skill declares")
+    .action((key: string) => select({ kind: "secrets-set", key }));
+  program
     .command("console")
     .description(
       "run the local web console alone, in the browser (no chat platforms); prints a one-time login link",
@@ -271,7 +280,7 @@ const RECOVERY_NOTES_SHOWN = 20;
 async function recoverAtStart(home: string, config: SkillgateConfig, io: CliIo): Promise<void> {
   try {
     if (!mayNeedRecovery(home)) return;
-    const notes = await recoverHome(home, config);
+    const notes = await recoverHome(home, config, { atStart: true });
     for (const note of notes.slice(0, RECOVERY_NOTES_SHOWN)) io.stderr.write(`${note}\n`);
     if (notes.length > RECOVERY_NOTES_SHOWN)
       io.stderr.write(
@@ -357,6 +366,7 @@ export async function main(
   await recoverAtStart(home, config, io);
   for (const warning of config.warnings) io.stderr.write(`warning: ${warning}\n`);
   if (selection.kind === "serve") return serve(home, config, selection.console, io);
+  if (selection.kind === "secrets-set") return secretsSet(home, config, selection.key, io);
   if (selection.kind === "web") return webConsole(home, config, selection, io);
   const { spec, input } = selection;
   const json = input.options.json === true;
@@ -474,6 +484,18 @@ async function doctor(home: string, json: boolean, io: CliIo): Promise<number> {
   return answer.exitCode;
 }
 
+/** `skillgate secrets set <KEY>`: hidden prompt on a terminal, else the value from stdin. */
+async function secretsSet(home: string, config: SkillgateConfig, key: string, io: CliIo): Promise<number> {
+  const { setSecretFromCli } = await import("./secrets-cli.js");
+  const tty = Boolean((io.stdin as { isTTY?: boolean }).isTTY);
+  const answer = await setSecretFromCli(home, config, key, {
+    stdin: io.stdin,
+    prompt: tty ? makePrompt(io) : undefined,
+  });
+  printReply(answer, false, io);
+  return answer.exitCode;
+}
+
 /** The LLM agent for chat text when `gateway.agent.enabled` is set and a model resolves; else undefined. */
 async function loadAgent(home: string, config: SkillgateConfig, env: NodeJS.ProcessEnv, logger: Logger) {
   if (!config.gateway.agent.enabled) return undefined;
@@ -558,9 +580,13 @@ async function serve(
       logger,
       agent,
       // `serve --terminal` (or --console) is the terminal chat alone; otherwise the web console comes along (if enabled).
+      // The login link only on a terminal: a service's stdout is a log.
       console: consoleOnly
         ? undefined
-        : { announce: (line) => (terminal ? terminal.announce(line) : io.stdout.write(`${line}\n`)) },
+        : {
+            announce: (line) => (terminal ? terminal.announce(line) : io.stdout.write(`${line}\n`)),
+            printLink: Boolean(io.stdout.isTTY),
+          },
     });
     process.once("SIGTERM", () => shutdown("SIGTERM"));
     process.once("SIGINT", () => shutdown("SIGINT"));

@@ -10,6 +10,7 @@ import { PLATFORMS } from "../adapters/index.js";
 import { checkConfigDocument } from "./config/check.js";
 import type { SkillgateConfig } from "./config/config.js";
 import { homePaths } from "./config/home.js";
+import { removeAbandonedWriteTemps } from "./config/write-temps.js";
 import { type Check, failed, messageOf, ok, warn } from "./core/diagnostics.js";
 import { createLogger } from "./core/logger.js";
 import type { AdapterOptions, PlatformDefinition } from "./core/platforms.js";
@@ -20,6 +21,19 @@ import { openLibrary } from "./skills/library.js";
 export interface DoctorOptions {
   home: string;
   secret: (name: string) => string | undefined;
+}
+
+/** Removes copies of `.env` / `config.yaml` that killed writes left behind (they may hold secrets). */
+async function writeTempChecks(home: string): Promise<Check[]> {
+  const removed = await removeAbandonedWriteTemps(home).catch(() => [] as string[]);
+  if (removed.length === 0) return [];
+  return [
+    warn(
+      "home",
+      `Removed ${removed.length} leftover cop${removed.length === 1 ? "y" : "ies"} of .env or config.yaml from interrupted writes: ${removed.join(", ")}.`,
+      "Nothing to do; an interrupted write never changes the file itself.",
+    ),
+  ];
 }
 
 /** Runs every check; never throws. */
@@ -38,6 +52,7 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
     return checks;
   }
   checks.push(ok("home", `Home: ${options.home}.`));
+  checks.push(...(await writeTempChecks(options.home)));
   const read = await readConfig(paths.config);
   checks.push(...read.checks);
   const config = read.config;

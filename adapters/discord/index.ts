@@ -363,18 +363,35 @@ export class DiscordAdapter implements Adapter {
   }
 
   /**
-   * The "running…" notice of slow work. A slash command or a press was already acknowledged with a
-   * deferral (Discord shows "thinking…" and the result edits the deferred reply), so nothing is sent for
-   * those. A typed command gets the notice as a reply in the channel; its id comes back so the result
-   * edits it (`PATCH /channels/{channel.id}/messages/{message.id}` on the bot's own message).
+   * The "running…" notice of slow work. A slash command was already acknowledged with a deferral
+   * (Discord shows "thinking…" and the result edits the deferred reply), so nothing is sent for it. A
+   * press was acknowledged with a deferred update (callback type 6 — Discord's interaction response
+   * types: "ACK an interaction and edit the original message later; the user does not see a loading
+   * state"), which shows nothing at all: the
+   * pressed message itself becomes the notice, its buttons removed (so it cannot be pressed twice
+   * meanwhile), and the result edits it again. A typed command gets the notice as a reply in the
+   * channel; its id comes back so the result edits it (`PATCH /channels/{channel.id}/messages/{message.id}`
+   * on the bot's own message).
    */
   async acknowledge(
     target: OutboundTarget,
     notice: Reply,
     inReplyTo?: InboundMessage,
   ): Promise<string | undefined> {
-    if (inReplyTo && (this.pending.has(inReplyTo.eventId) || this.presses.has(inReplyTo.eventId)))
+    const press = inReplyTo ? this.presses.get(inReplyTo.eventId) : undefined;
+    if (press) {
+      if (await this.acknowledgePress(press)) {
+        const content = messagePayloads(notice)[0]?.content || EMPTY_REPLY;
+        await press.interaction.editReply({
+          content,
+          embeds: [],
+          components: [],
+          allowedMentions: { parse: [] },
+        });
+      }
       return undefined;
+    }
+    if (inReplyTo && this.pending.has(inReplyTo.eventId)) return undefined;
     const [first] = messagePayloads(notice);
     if (!first) return undefined;
     const replyTo = target.replyTo ?? (inReplyTo?.chat.id === target.chatId ? inReplyTo.eventId : undefined);

@@ -9,7 +9,7 @@
 import type { ReplyAction } from "../../src/core/actions.js";
 import type { InboundMessage } from "../../src/core/message.js";
 import { formatTable, type Reply, type ReplyBlock } from "../../src/core/reply.js";
-import { FEISHU_MAX_CONTENT_BYTES, type FeishuPayload } from "./render.js";
+import { FEISHU_MAX_CONTENT_BYTES, type FeishuPayload, requestBytes } from "./render.js";
 
 /** The callback type of a card button press. */
 export const CARD_ACTION_EVENT_TYPE = "card.action.trigger";
@@ -76,10 +76,14 @@ export function replyCard(reply: Reply): Record<string, unknown> {
   };
 }
 
-/** The reply as one interactive message, or undefined when the card would be over the size limit. */
+/**
+ * The reply as one interactive message, or undefined when the card would be over the size limit. The
+ * limit applies to the request body (Feishu: a card's request body is at most 30 KB, for sending and
+ * for updating alike), where `content` travels escaped once more, so that is what is measured.
+ */
 export function renderCard(reply: Reply, maxBytes = FEISHU_MAX_CONTENT_BYTES): FeishuPayload | undefined {
-  const content = JSON.stringify(replyCard(reply));
-  return Buffer.byteLength(content) <= maxBytes ? { msg_type: "interactive", content } : undefined;
+  const payload: FeishuPayload = { msg_type: "interactive", content: JSON.stringify(replyCard(reply)) };
+  return requestBytes(payload) <= maxBytes ? payload : undefined;
 }
 
 /** True when the reply carries stored buttons (ids set by the gateway). */

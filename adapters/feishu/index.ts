@@ -80,6 +80,13 @@ export interface FeishuTuning {
   maxThrottleAttempts: number;
   /** Longest wait for one retry (ms); a longer reset fails the send. */
   maxThrottleWaitMs: number;
+  /**
+   * How long a card callback may take before it is answered empty (ms): Feishu fails a callback not
+   * answered within 3 s, so what the press says is then posted to the chat instead.
+   */
+  callbackDeadlineMs: number;
+  /** Shortest gap between two updates of one card (ms): Feishu allows 5 updates a second per message. */
+  cardUpdateGapMs: number;
 }
 
 const DEFAULT_TUNING: FeishuTuning = {
@@ -87,6 +94,8 @@ const DEFAULT_TUNING: FeishuTuning = {
   throttleBaseMs: 500,
   maxThrottleAttempts: 5,
   maxThrottleWaitMs: 60_000,
+  callbackDeadlineMs: 2_500,
+  cardUpdateGapMs: 200,
 };
 
 /** Frequency-control codes: the platform-wide limit (99991400) and a chat's 5 messages a second (230020). */
@@ -151,6 +160,8 @@ export class FeishuAdapter implements Adapter {
   private stopped = false;
   /** Card presses being judged: a private refusal for one is answered as the callback's toast. */
   private readonly toasts = new Map<string, string | undefined>();
+  /** Per card: the last update's turn (updates of one card go one after another) and when it went out. */
+  private readonly cardUpdates = new Map<string, { turn: Promise<unknown>; at: number }>();
 
   constructor(opts: FeishuAdapterOptions) {
     this.opts = opts;
@@ -324,6 +335,14 @@ export class FeishuAdapter implements Adapter {
       await this.sendWithFallback(target, card, replyTargetId(target, inReplyTo), Boolean(target.threadId));
       return;
     }
+    if (target.editMessageId) {
+      // Too large for a card: the card it was to replace ("⏳ Running…", or a page) points to the posts.
+      const pointer = renderCard({
+        blocks: [{ kind: "paragraph", text: "✓ Done — the result is below (too long for a card)." }],
+        exitCode: reply.exitCode,
+      });
+      if (pointer) await this.patchCard(target.editMessageId, pointer);
+    }
     await this.sendPosts(target, reply, inReplyTo);
     if (hasButtons(reply)) {
       // Too large for one card: the text went as posts; the buttons follow on a small card of their own.
@@ -367,18 +386,37 @@ export class FeishuAdapter implements Adapter {
    * shared). False when Feishu refuses (too old, withdrawn, not a card): the caller sends anew.
    */
   private async patchCard(messageId: string, card: FeishuPayload): Promise<boolean> {
-    try {
-      checkResponse(
-        await this.requireClient().im.message.patch({
-          path: { message_id: messageId },
-          data: { content: card.content },
-        }),
-      );
-      return true;
-    } catch (error) {
-      this.log.warn({ err: describeError(error) }, "feishu could not update the card; sending a new message");
-      return false;
-    }
+    // Feishu allows 5 updates a second per message: updates of one card wait their turn and keep the gap,
+    // and one refused by frequency control is retried, never replaced by a second card.
+    const previous = this.cardUpdates.get(messageId);
+    const turn = (previous?.turn ?? Promise.resolve()).then(async () => {
+      const since = Date.now() - (this.cardUpdates.get(messageId)?.at ?? 0);
+      if (since < this.tuning.cardUpdateGapMs)
+        await new Promise((resolve) => setTimeout(resolve, this.tuning.cardUpdateGapMs - since));
+      try {
+        await this.throttled(async () =>
+          checkResponse(
+            await this.requireClient().im.message.patch({
+              path: { message_id: messageId },
+              data: { content: card.content },
+            }),
+          ),
+        );
+        return true;
+      } catch (error) {
+        this.log.warn(
+          { err: describeError(error) },
+          "feishu could not update the card; sending a new message",
+        );
+        return false;
+      } finally {
+        const entry = this.cardUpdates.get(messageId);
+        if (entry) entry.at = Date.now();
+      }
+    });
+    this.cardUpdates.set(messageId, { turn, at: previous?.at ?? 0 });
+    trimOldest(this.cardUpdates, RECENT_IDS);
+    return turn;
   }
 
   /**
@@ -388,6 +426,36 @@ export class FeishuAdapter implements Adapter {
    */
   private async onCardAction(data: Record<string, unknown>): Promise<Record<string, unknown>> {
     if (this.stopped) return {};
+    const work = this.answerCardAction(data);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), this.tuning.callbackDeadlineMs);
+    });
+    const answer = await Promise.race([work, late]);
+    clearTimeout(timer);
+    if (answer !== undefined) return answer;
+    // Feishu fails a callback not answered within 3 s: it is answered empty now, and what the press has to
+    // say (a refusal, "a form was posted") goes to the chat when it is known.
+    void work.then(
+      (later) => this.postLateToast(data, later),
+      (error: unknown) => this.log.warn({ err: describeError(error) }, "feishu: a late card press failed"),
+    );
+    return {};
+  }
+
+  /** A callback's toast that came after the callback was answered, posted to the press's chat instead. */
+  private async postLateToast(data: Record<string, unknown>, answer: Record<string, unknown>): Promise<void> {
+    const toast = answer.toast as { type?: string; content?: string } | undefined;
+    const chatId = (data.context as { open_chat_id?: unknown } | undefined)?.open_chat_id;
+    if (!toast?.content || toast.type === "success" || typeof chatId !== "string") return;
+    await this.send({ chatId }, { blocks: [{ kind: "paragraph", text: toast.content }], exitCode: 0 }).catch(
+      (error: unknown) =>
+        this.log.warn({ err: describeError(error) }, "feishu: posting a late answer failed"),
+    );
+  }
+
+  /** The answer to a card callback (see `onCardAction`, which bounds how long it may take). */
+  private async answerCardAction(data: Record<string, unknown>): Promise<Record<string, unknown>> {
     const submit = readSecretSubmit(data);
     if (submit) return this.onSecretSubmit(submit);
     const message = normalizeCardAction(data);

@@ -2,9 +2,11 @@
  * Feishu's private secret entry, as pure builders: an interactive card (JSON 2.0) holding a form with
  * one password input and a submit button, and the reader of the `card.action.trigger` callback a submit
  * produces. Form values go from the card straight to the bot in that callback; they never become a chat
- * message. Card rules followed here: a `form` container has a unique `name`; every input inside it has
- * a `name`; the submit button inside it has `action_type: form_submit`; an input's `max_length` is at
- * most 1000.
+ * message. Card JSON 2.0 rules followed here (open.feishu.cn, feishu-cards/card-json-v2-components:
+ * containers/form-container and interactive-components/button): a `form` container has a unique `name`
+ * and sits at the card's root; every input inside it has a `name`; the button that submits it has a
+ * `name` and `form_action_type: "submit"` (`action_type: "form_submit"` is the JSON 1.0 spelling, which
+ * a 2.0 card refuses as an unknown attribute); an input's `max_length` is at most 1000.
  */
 import type { SecretInputOpening } from "../../src/core/message.js";
 
@@ -49,7 +51,7 @@ export function secretCard(offer: SecretInputOpening): { msg_type: "interactive"
               name: "sg_secret_submit",
               text: plain("Store"),
               type: "primary",
-              action_type: "form_submit",
+              form_action_type: "submit",
               behaviors: [{ type: "callback", value: { [SECRET_VALUE_KEY]: offer.token } }],
             },
           ],

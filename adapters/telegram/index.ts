@@ -198,6 +198,14 @@ class TelegramAdapter implements Adapter {
       const message = normalizeUpdate(ctx.update, ctx.me.username);
       if (message === null) {
         this.logger.debug({ update_id: ctx.update.update_id }, "telegram update ignored");
+        // A callback query skillgate cannot map (no message, a channel post's button, no data) is still
+        // answered: Telegram clients show a progress bar until answerCallbackQuery is called.
+        const unmapped = ctx.update.callback_query?.id;
+        if (unmapped !== undefined) {
+          await this.bot.api.answerCallbackQuery(unmapped).catch((error: unknown) => {
+            this.logger.warn({ err: error }, "telegram: answering an unmapped button press failed");
+          });
+        }
         return;
       }
       if (!message.press) {

@@ -5,7 +5,6 @@
  * the key, the value and what is allowed.
  */
 import { readFileSync, statSync } from "node:fs";
-import YAML from "yaml";
 import { ConfigError } from "../core/errors.js";
 import {
   type ConfigReader,
@@ -14,6 +13,7 @@ import {
   type PlatformSection,
   registeredPlatforms,
 } from "../core/platforms.js";
+import { parseYaml11, YamlTimestamp } from "./yaml11.js";
 
 /** The skills section. */
 export interface SkillsConfig {
@@ -243,6 +243,33 @@ function stringList(raw: Raw, key: string, at: string): string[] {
   );
 }
 
+/**
+ * A list of skill names as Hermes matches them: only strings name skills. An item PyYAML reads as a
+ * boolean, number or date (a bare `on`, `12:30`, `2024-01-01`) matches no skill; it is left out, with a
+ * warning saying to quote it.
+ */
+function skillNameList(raw: Raw, key: string, at: string, warnings: string[]): string[] {
+  const value = raw[key];
+  if (value === undefined || value === null) return [];
+  if (typeof value === "string") return [value];
+  const nested = (item: unknown) =>
+    (isRecord(item) && !(item instanceof YamlTimestamp)) || Array.isArray(item);
+  if (!Array.isArray(value) || value.some(nested)) {
+    throw new ConfigError(
+      `${at}${key}`,
+      `config.yaml: \`${at}${key}\` is ${show(value)}; it must be a list of skill names.`,
+    );
+  }
+  const names = value.filter((item): item is string => typeof item === "string");
+  for (const item of value) {
+    if (typeof item === "string" || item === null) continue;
+    warnings.push(
+      `config.yaml: \`${at}${key}\` has ${show(item)}, which Hermes' YAML reader takes for a ${typeof item === "object" ? "date" : typeof item}, not a skill name, so it hides nothing; quote the name (e.g. "on").`,
+    );
+  }
+  return names;
+}
+
 function platformRefList(raw: Raw, key: string): string[] {
   const list = stringList(raw, key, "gateway.");
   for (const entry of list) {
@@ -278,7 +305,7 @@ function modelSection(raw: Raw, at: string): ModelConfig {
   };
 }
 
-function parseSkills(raw: Raw): SkillsConfig {
+function parseSkills(raw: Raw, warnings: string[]): SkillsConfig {
   const skills = section(raw, "skills", "");
   const externalRaw = skills.external_dirs;
   let externalDirs: string[] = [];
@@ -305,10 +332,15 @@ function parseSkills(raw: Raw): SkillsConfig {
   // The disabled lists decide visibility: a malformed one must not crash unrelated commands, but every
   // visibility check fails closed with this error until it is fixed.
   try {
-    result.disabled = stringList(skills, "disabled", "skills.");
+    result.disabled = skillNameList(skills, "disabled", "skills.", warnings);
     const perPlatform = section(skills, "platform_disabled", "skills.");
     for (const platform of Object.keys(perPlatform)) {
-      result.platformDisabled[platform] = stringList(perPlatform, platform, "skills.platform_disabled.");
+      result.platformDisabled[platform] = skillNameList(
+        perPlatform,
+        platform,
+        "skills.platform_disabled.",
+        warnings,
+      );
     }
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
@@ -488,7 +520,7 @@ export function parseConfig(
   if (typeof model === "string") mainModel = { model };
   else if (isRecord(model)) mainModel = modelSection(model, "model.");
   return {
-    skills: parseSkills(raw),
+    skills: parseSkills(raw, warnings),
     curator: parseCurator(raw, warnings),
     auxiliaryCurator: isRecord(auxCurator) ? modelSection(auxCurator, "auxiliary.curator.") : undefined,
     model: mainModel,
@@ -515,7 +547,7 @@ export function loadConfig(configPath: string): SkillgateConfig {
   }
   let document: unknown;
   try {
-    document = YAML.parse(text.replace(/^\uFEFF/, ""));
+    document = parseYaml11(text.replace(/^\uFEFF/, ""));
   } catch (error) {
     throw new ConfigError(
       "(syntax)",

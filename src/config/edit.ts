@@ -3,19 +3,25 @@
  * Hermes and hand-edited, so an edit touches only the bytes of the node it changes: a list item is
  * appended as one new line (or inside the brackets of a flow list), removed as its own line, a scalar is
  * replaced where it stands, and a missing key is inserted as new lines at the end of the nearest existing
- * block mapping. Everything else — comments, key order, quoting, indentation — stays byte for byte. The
- * result is re-parsed and compared with the intended document before anything is written; a layout this
- * module cannot edit surgically (a flow mapping on the path, multi-line items) is refused with a clear
- * error rather than reformatted. Writes are atomic (tmp + rename, keeping the file's mode) and refused
- * when the file changed since it was read.
+ * block mapping (or inside the braces of a flow mapping). Everything else — comments, key order,
+ * quoting, indentation, CRLF line endings — stays byte for byte. Hermes reads the file with PyYAML (YAML
+ * 1.1), so new scalars are written the way PyYAML reads them back (`on`, `12:30`, `1_000`, `2024-01-01`
+ * quoted as the strings they are), and the result is re-parsed with PyYAML's types and compared with the
+ * intended document before anything is written. A layout this module cannot edit surgically (multi-line
+ * items, a section shared through an anchor, alias or merge key) is refused with a clear error rather
+ * than reformatted, and so is a key path through `__proto__`, `constructor` or `prototype`. Writes are
+ * atomic (a 0600 tmp file renamed over it, then the file's mode restored) and refused when the file
+ * changed since it was read.
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { isDeepStrictEqual } from "node:util";
-import YAML, { isMap, isScalar, isSeq, type Node, type YAMLMap, type YAMLSeq } from "yaml";
+import type YAML from "yaml";
+import { isAlias, isMap, isScalar, isSeq, type Node, type Pair, type YAMLMap, type YAMLSeq } from "yaml";
 import { ConfigError } from "../core/errors.js";
 import { atomicWriteFile, withLock } from "../core/fsutil.js";
 import { homePaths } from "./home.js";
+import { parseYaml11, parseYaml11Document, yamlScalarText } from "./yaml11.js";
 
 /** One change to config.yaml. `path` is the key path from the root, e.g. `["skills", "disabled"]`. */
 export type ConfigChange =
@@ -39,8 +45,16 @@ function refuse(change: ConfigChange, why: string): never {
   );
 }
 
+/** Path segments that name JavaScript's object machinery, never a setting. */
+const RESERVED_KEYS = new Set(["__proto__", "constructor", "prototype"]);
+
 function scalarText(value: string | number | boolean): string {
-  return YAML.stringify(value, { lineWidth: 0 }).replace(/\n$/, "");
+  return yamlScalarText(value);
+}
+
+/** The file's line ending: CRLF when it already uses it, else LF. */
+function lineEnding(text: string): string {
+  return text.includes("\r\n") ? "\r\n" : "\n";
 }
 
 function lineStart(text: string, at: number): number {
@@ -51,7 +65,7 @@ function lineStart(text: string, at: number): number {
 function afterLine(text: string, at: number): { pos: number; prefix: string } {
   if (at > 0 && text[at - 1] === "\n") return { pos: at, prefix: "" };
   const newline = text.indexOf("\n", at);
-  return newline === -1 ? { pos: text.length, prefix: "\n" } : { pos: newline + 1, prefix: "" };
+  return newline === -1 ? { pos: text.length, prefix: lineEnding(text) } : { pos: newline + 1, prefix: "" };
 }
 
 function splice(text: string, start: number, end: number, insert: string): string {
@@ -59,14 +73,20 @@ function splice(text: string, start: number, end: number, insert: string): strin
 }
 
 /** Lines that create `keys` (nested, block style) ending in `value`, at `indent`. */
-function nestedLines(keys: string[], value: string, indent: number): string {
+function nestedLines(keys: string[], value: string, indent: number, eol: string): string {
   return keys
     .map((key, index) => {
       const pad = " ".repeat(indent + index * INDENT_STEP);
       const last = index === keys.length - 1;
-      return `${pad}${scalarText(key)}:${last ? ` ${value}` : ""}\n`;
+      return `${pad}${scalarText(key)}:${last ? ` ${value}` : ""}${eol}`;
     })
     .join("");
+}
+
+/** `keys` nested as flow mappings ending in `value`: `a: {b: value}`. */
+function nestedFlow(keys: string[], value: string): string {
+  const [first, ...rest] = keys;
+  return `${scalarText(first as string)}: ${rest.length === 0 ? value : `{${nestedFlow(rest, value)}}`}`;
 }
 
 /** The value text a missing key gets: a one-item flow list, or the scalar. */
@@ -75,20 +95,43 @@ function newValueText(change: ConfigChange): string {
   return `[${scalarText(change.value)}]`;
 }
 
+/** `node[key]` when it is the node's own property (an inherited name is never a value). */
+function own(node: Record<string, unknown>, key: string): unknown {
+  return Object.hasOwn(node, key) ? node[key] : undefined;
+}
+
+/** A copy of parsed YAML: mappings and lists copied, scalars (dates included) kept as they are. */
+function copyTree(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(copyTree);
+  if (value === null || typeof value !== "object" || Object.getPrototypeOf(value) !== Object.prototype) {
+    return value;
+  }
+  const copy: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    Object.defineProperty(copy, key, {
+      value: copyTree(item),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return copy;
+}
+
 /** The JS document the change should produce (used to verify the edited text). */
 function intended(before: unknown, change: ConfigChange): unknown {
   const root: Record<string, unknown> =
     before && typeof before === "object" && !Array.isArray(before)
-      ? structuredClone(before as Record<string, unknown>)
+      ? (copyTree(before) as Record<string, unknown>)
       : {};
   let node: Record<string, unknown> = root;
   for (const key of change.path.slice(0, -1)) {
-    const next = node[key];
+    const next = own(node, key);
     if (!next || typeof next !== "object" || Array.isArray(next)) node[key] = {};
     node = node[key] as Record<string, unknown>;
   }
   const last = change.path[change.path.length - 1] as string;
-  const current = node[last];
+  const current = own(node, last);
   const list =
     current === undefined || current === null ? [] : Array.isArray(current) ? [...current] : [current];
   if (change.kind === "set") node[last] = change.value;
@@ -97,21 +140,47 @@ function intended(before: unknown, change: ConfigChange): unknown {
   return root;
 }
 
+/** Refuses a key path or value that no layout could take (before anything is looked at). */
+function checkChange(change: ConfigChange): void {
+  const dotted = change.path.join(".");
+  for (const key of change.path) {
+    if (key.trim() === "") {
+      throw new ConfigError(dotted, `\`${dotted}\` has an empty key; config.yaml was not changed.`);
+    }
+    if (RESERVED_KEYS.has(key)) {
+      throw new ConfigError(
+        dotted,
+        `\`${dotted}\` uses \`${key}\`, which cannot be a setting key; config.yaml was not changed.`,
+      );
+    }
+  }
+  try {
+    for (const key of change.path) scalarText(key);
+    scalarText(change.value);
+  } catch {
+    throw new ConfigError(
+      dotted,
+      `The value for \`${dotted}\` is not valid Unicode text; config.yaml was not changed.`,
+    );
+  }
+}
+
 /** Plans `change` against the text of config.yaml (pure). Throws `ConfigError` when it cannot edit safely. */
 export function planConfigEdit(text: string, change: ConfigChange): PlannedEdit {
-  const doc = YAML.parseDocument(text);
+  checkChange(change);
+  const doc = parseYaml11Document(text);
   if (doc.errors.length > 0) {
     throw new ConfigError(
       "(syntax)",
       `config.yaml is not valid YAML (${doc.errors[0]?.message.split("\n")[0]}); fix it before changing settings from skillgate.`,
     );
   }
-  const before = doc.toJS();
+  const before = doc.toJS({ maxAliasCount: -1 });
   const next = rewrite(text, doc, change);
   if (next === null) return { text: null };
   let parsed: unknown;
   try {
-    parsed = YAML.parse(next);
+    parsed = parseYaml11(next);
   } catch {
     refuse(change, "the edit would not give valid YAML with this layout.");
   }
@@ -121,25 +190,70 @@ export function planConfigEdit(text: string, change: ConfigChange): PlannedEdit 
   return { text: next };
 }
 
+/** Refuses a node that is shared: an alias, or anchored (its aliases would change with it). */
+function refuseShared(node: Node | undefined, at: string, change: ConfigChange): void {
+  if (node === undefined) return;
+  if (isAlias(node)) {
+    refuse(
+      change,
+      `\`${at}\` is an alias (\`*${node.source}\`) of another part of the file; an edit here would change that part too.`,
+    );
+  }
+  const anchor = (node as { anchor?: string }).anchor;
+  if (anchor) {
+    refuse(
+      change,
+      `\`${at}\` carries the anchor \`&${anchor}\`, so other places in the file share it through aliases; an edit here would change them too.`,
+    );
+  }
+}
+
+/** The value of `key` in `map`, refusing a merge key in the map and a key PyYAML reads as a non-string. */
+function child(map: YAMLMap, key: string, at: string, change: ConfigChange): Node | undefined {
+  for (const pair of map.items as Pair<Node, Node>[]) {
+    const keyNode = pair.key;
+    if (!isScalar(keyNode)) continue;
+    if (typeof keyNode.value === "symbol" || keyNode.source === "<<") {
+      refuse(
+        change,
+        `\`${at || "(top level)"}\` takes keys from elsewhere through a merge key (\`<<\`); an edit here could change what it shares.`,
+      );
+    }
+    if (keyNode.value !== key && keyNode.source === key && keyNode.type === "PLAIN") {
+      refuse(
+        change,
+        `the key \`${key}\` under \`${at || "(top level)"}\` is written bare, and PyYAML (Hermes) reads it as ${JSON.stringify(keyNode.value)}, not the text \`${key}\`; quote it (\`"${key}": …\`) first.`,
+      );
+    }
+  }
+  return map.get(key, true) as Node | undefined;
+}
+
 function rewrite(text: string, doc: YAML.Document, change: ConfigChange): string | null {
   const root = doc.contents;
+  const eol = lineEnding(text);
   if (root === null || root === undefined || (isScalar(root) && (root.value === null || root.value === ""))) {
-    const lead = text === "" || text.endsWith("\n") ? "" : "\n";
-    return `${text}${lead}${nestedLines(change.path, newValueText(change), 0)}`;
+    const lead = text === "" || text.endsWith("\n") ? "" : eol;
+    return `${text}${lead}${nestedLines(change.path, newValueText(change), 0, eol)}`;
   }
   if (!isMap(root)) refuse(change, "the file's top level is not a mapping.");
+  refuseShared(root as Node, "(top level)", change);
   // Walk down the existing keys; `map` is the deepest mapping on the path.
   let map = root as YAMLMap;
   let depth = 0;
   for (; depth < change.path.length - 1; depth++) {
-    const child = map.get(change.path[depth], true) as Node | undefined;
-    if (child === undefined || (isScalar(child) && child.value === null)) break;
-    if (!isMap(child)) refuse(change, `\`${change.path.slice(0, depth + 1).join(".")}\` is not a mapping.`);
-    map = child as YAMLMap;
+    const at = change.path.slice(0, depth).join(".");
+    const next = child(map, change.path[depth] as string, at, change);
+    const here = change.path.slice(0, depth + 1).join(".");
+    refuseShared(next, here, change);
+    if (next === undefined || (isScalar(next) && next.value === null)) break;
+    if (!isMap(next)) refuse(change, `\`${here}\` is not a mapping.`);
+    map = next as YAMLMap;
   }
   if (depth < change.path.length - 1) return insertKeys(text, map, change.path.slice(depth), change);
   const last = change.path[change.path.length - 1] as string;
-  const target = map.get(last, true) as Node | undefined;
+  const target = child(map, last, change.path.slice(0, -1).join("."), change);
+  refuseShared(target, change.path.join("."), change);
   if (target === undefined || (isScalar(target) && target.value === null)) {
     if (change.kind === "remove-from-list") return null;
     if (target === undefined) return insertKeys(text, map, [last], change);
@@ -174,7 +288,10 @@ function editScalarList(text: string, node: YAML.Scalar, change: ListChange): st
 }
 
 function itemValues(seq: YAMLSeq): string[] {
-  return seq.items.map((item) => (isScalar(item) ? String(item.value ?? "").trim() : ""));
+  // As Hermes compares names: an item PyYAML reads as a boolean or number is never a skill's name.
+  return seq.items.map((item) =>
+    isScalar(item) && typeof item.value === "string" ? item.value.trim() : undefined,
+  ) as string[];
 }
 
 function editList(text: string, seq: YAMLSeq, change: ListChange): string | null {
@@ -200,7 +317,12 @@ function editList(text: string, seq: YAMLSeq, change: ListChange): string | null
     if (!/^ *- +$/.test(dashPrefix)) refuse(change, "the list items are not one per line.");
     const dashIndent = dashPrefix.indexOf("-");
     const { pos, prefix } = afterLine(text, range[1]);
-    return splice(text, pos, pos, `${prefix}${" ".repeat(dashIndent)}- ${scalarText(change.value)}\n`);
+    return splice(
+      text,
+      pos,
+      pos,
+      `${prefix}${" ".repeat(dashIndent)}- ${scalarText(change.value)}${lineEnding(text)}`,
+    );
   }
   const index = values.indexOf(change.value);
   if (index === -1) return null;
@@ -218,7 +340,7 @@ function editList(text: string, seq: YAMLSeq, change: ListChange): string | null
       const { pos } = afterLine(text, range[1]);
       const indent = text.slice(start, range[0]);
       if (!/^ *$/.test(indent)) refuse(change, "the list items are not one per line.");
-      return splice(text, start, pos, `${indent}${" ".repeat(INDENT_STEP)}[]\n`);
+      return splice(text, start, pos, `${indent}${" ".repeat(INDENT_STEP)}[]${lineEnding(text)}`);
     }
     return replaceNode(text, seq, `[${kept.join(", ")}]`, change);
   }
@@ -237,9 +359,25 @@ function editList(text: string, seq: YAMLSeq, change: ListChange): string | null
   return result;
 }
 
+/** Inserts `keys: value` inside the braces of a flow mapping: after its last entry, or into `{}`. */
+function insertIntoFlowMap(text: string, map: YAMLMap, keys: string[], change: ConfigChange): string {
+  const range = map.range;
+  if (!range) refuse(change, "the section's position in the file is unknown.");
+  const entry = nestedFlow(keys, newValueText(change));
+  const lastPair = map.items[map.items.length - 1] as Pair<Node, Node> | undefined;
+  const lastEnd = lastPair?.value?.range?.[1] ?? lastPair?.key?.range?.[1];
+  if (lastPair) {
+    if (lastEnd === undefined) refuse(change, "the last entry's position in the file is unknown.");
+    return splice(text, lastEnd, lastEnd, `, ${entry}`);
+  }
+  const open = text.indexOf("{", range[0]);
+  if (open === -1 || open >= range[1]) refuse(change, "the empty mapping has an unusual layout.");
+  return splice(text, open + 1, open + 1, entry);
+}
+
 function insertKeys(text: string, map: YAMLMap, keys: string[], change: ConfigChange): string {
   if (change.kind === "remove-from-list") return text;
-  if (map.flow) refuse(change, "the section is written as a flow mapping `{…}`.");
+  if (map.flow) return insertIntoFlowMap(text, map, keys, change);
   const range = map.range;
   const firstKey = (map.items[0]?.key as Node | undefined)?.range;
   if (!range || !firstKey) refuse(change, "the section's position in the file is unknown.");
@@ -247,7 +385,12 @@ function insertKeys(text: string, map: YAMLMap, keys: string[], change: ConfigCh
   if (!/^ *$/.test(text.slice(lineStart(text, firstKey[0]), firstKey[0])))
     refuse(change, "the section's keys do not start their lines.");
   const { pos, prefix } = afterLine(text, range[1]);
-  return splice(text, pos, pos, `${prefix}${nestedLines(keys, newValueText(change), indent)}`);
+  return splice(
+    text,
+    pos,
+    pos,
+    `${prefix}${nestedLines(keys, newValueText(change), indent, lineEnding(text))}`,
+  );
 }
 
 /** What `editConfigFile` did. */
@@ -295,7 +438,10 @@ export async function editConfigFile(
         `config.yaml changed while skillgate was editing it (someone else saved it); nothing was written. Run the command again to apply it to the new version.`,
       );
     }
-    await atomicWriteFile(file, planned.text, { mode });
+    // The copy is 0600 while it exists (a killed write leaves nothing others can read); the file gets
+    // its own mode back once it is in place.
+    await atomicWriteFile(file, planned.text, { mode: 0o600 });
+    await fs.chmod(file, mode);
     return { changed: true, file };
   });
 }

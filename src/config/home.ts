@@ -51,7 +51,7 @@ function buildHomePaths(home: string) {
     locks: path.join(skills, ".locks"),
     curatorLogs: path.join(home, "logs", "curator"),
     cronJobs: path.join(home, "cron", "jobs.json"),
-    /** Lock file of `cron/jobs.json`, flocked by skillgate and Hermes alike; kept, never removed. */
+    /** Lock file of `cron/jobs.json`, flocked by skillgate processes (Hermes takes none); kept, never removed. */
     cronJobsLock: path.join(home, "cron", ".jobs.lock"),
     gateway: path.join(home, "gateway"),
   };

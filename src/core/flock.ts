@@ -1,6 +1,6 @@
 /**
  * Cross-process locks on the kernel: `flock(2)` on a lock file, the protocol Hermes uses for the files
- * both programs lock (`skills/.usage.json.lock`, `skills/.locks/ledger.lock`, `cron/.jobs.lock`). The
+ * both programs lock (`skills/.usage.json.lock`, `skills/.locks/ledger.lock`). The
  * kernel releases a lock when its holder dies, so no lock is ever judged abandoned by a pid or an age,
  * and a holder in another pid namespace (a gateway in a container, the CLI or Hermes on the host) is
  * respected. A lock file is never deleted while another process may hold it: shared lock files are
@@ -77,6 +77,11 @@ export interface LockOptions {
    * the lock as busy (the string names the holder): a claim written by a program that does not flock.
    */
   checkClaim?: (content: string, ageMs: number) => string | undefined;
+  /**
+   * Create a missing file exclusively with this content instead of empty, and never open it by creating
+   * it: an empty file is then never this program's (a claim another program is still writing).
+   */
+  createWith?: string;
 }
 
 /** A held lock; `release` unlocks it (and removes the file when asked to). */
@@ -171,11 +176,30 @@ export async function acquireLock(file: string, options: LockOptions = {}): Prom
 /** Lock files this process holds or waits for, each with the promise its next local caller waits on. */
 const localQueue = new Map<string, Promise<void>>();
 
+/**
+ * Opens the lock file (created empty when missing), or with `createWith`: created exclusively with that
+ * content, then opened without creating; undefined when it vanished in between (the caller tries again).
+ */
+async function openLockFile(
+  file: string,
+  createWith: string | undefined,
+): Promise<fs.FileHandle | undefined> {
+  if (createWith === undefined) return fs.open(file, "a+", 0o644);
+  await fs.writeFile(file, createWith, { flag: "wx", mode: 0o644 }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== "EEXIST") throw error;
+  });
+  return fs.open(file, "r+").catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT") return undefined;
+    throw error;
+  });
+}
+
 async function acquireKernelLock(file: string, deadline: number, options: LockOptions): Promise<HeldLock> {
   await fs.mkdir(path.dirname(file), { recursive: true });
   let delay = 1;
   for (;;) {
-    const handle = await fs.open(file, "a+", 0o644);
+    const handle = await openLockFile(file, options.createWith);
+    if (!handle) continue;
     let busyHolder: string | undefined;
     let held = false;
     try {

@@ -1,8 +1,10 @@
 /**
  * Temporary files of interrupted writes. Every temp file skillgate writes is named after its writer: the
- * process id and a short tag of the host name (`writerTag`). After a crash, recovery removes the temp files
- * whose writer is gone: on this host, a pid no process holds; from another host (a container, a second
- * machine on a shared mount, where our pid check means nothing), only once the file is an hour old.
+ * process id and a short tag of the host name (`tempSuffix`). After a crash, recovery removes the temp
+ * files whose writer is gone: on this host, a pid no process holds (or this very pid, at start: a
+ * container's gateway is pid 1 every time); from anywhere, a file older than any such write takes. A young
+ * file from another host (a container, a second machine on a shared mount, where our pid check means
+ * nothing) is left alone.
  */
 import { createHash, randomBytes } from "node:crypto";
 import { promises as fs, readFileSync } from "node:fs";
@@ -12,8 +14,8 @@ import path from "node:path";
 /** Four hex digits naming this host in temp-file names. */
 export const HOST_TAG = createHash("sha256").update(os.hostname()).digest("hex").slice(0, 4);
 
-/** A temp file from another host is left alone for this long (its writer may be alive there). */
-export const FOREIGN_TEMP_GRACE_MS = 3_600_000;
+/** An atomic write's temp file this old is abandoned whoever wrote it (such a write takes milliseconds). */
+export const ATOMIC_TEMP_MAX_AGE_MS = 60_000;
 
 /** Eight hex digits for a temp-file name: this host's tag, then four random ones. */
 export function tempSuffix(): string {
@@ -48,14 +50,28 @@ export interface TempWriter {
   host: string;
 }
 
+/** How `writerGone` judges. */
+export interface WriterJudgement {
+  now?: number;
+  /** A temp file this old is gone whoever wrote it. */
+  maxAgeMs: number;
+  /**
+   * The caller is starting and has written nothing yet: a file naming this process's pid is a previous
+   * process's. Otherwise this process's own temp files are never gone (a write of its own may be under
+   * way; one that fails removes its file itself).
+   */
+  atStart?: boolean;
+}
+
 /**
- * True when the writer of a temp file cannot still be writing it: a pid of this host that no process
- * holds, or a file from another host older than the grace period. This process's own temp files are
- * never judged gone (a write of its own may be under way; one that fails removes its file itself).
+ * True when the writer of a temp file cannot still be writing it: the file is older than `maxAgeMs`, or
+ * its writer is a pid of this host that no process holds (this pid only at start).
  */
-export function writerGone(writer: TempWriter, mtimeMs: number, now = Date.now()): boolean {
-  if (writer.host === HOST_TAG) return writer.pid !== process.pid && !pidAlive(writer.pid);
-  return now - mtimeMs >= FOREIGN_TEMP_GRACE_MS;
+export function writerGone(writer: TempWriter, mtimeMs: number, judgement: WriterJudgement): boolean {
+  if ((judgement.now ?? Date.now()) - mtimeMs >= judgement.maxAgeMs) return true;
+  if (writer.host !== HOST_TAG) return false;
+  if (writer.pid === process.pid) return judgement.atStart === true;
+  return !pidAlive(writer.pid);
 }
 
 /**
@@ -68,10 +84,13 @@ export function atomicTempWriter(name: string): TempWriter | undefined {
 }
 
 /**
- * Removes the `atomicWriteFile` temp files in `dir` whose writer is gone (see `writerGone`). Returns the
- * names removed. A missing folder has none.
+ * Removes the `atomicWriteFile` temp files in `dir` whose writer is gone (see `writerGone`; `atStart` for
+ * a caller that has written nothing yet). Returns the names removed. A missing folder has none.
  */
-export async function removeDeadTemps(dir: string, now = Date.now()): Promise<string[]> {
+export async function removeDeadTemps(
+  dir: string,
+  options: { atStart?: boolean; now?: number } = {},
+): Promise<string[]> {
   const names = await fs.readdir(dir).catch(() => [] as string[]);
   const removed: string[] = [];
   for (const name of names) {
@@ -79,7 +98,11 @@ export async function removeDeadTemps(dir: string, now = Date.now()): Promise<st
     if (!writer) continue;
     const file = path.join(dir, name);
     const stat = await fs.lstat(file).catch(() => undefined);
-    if (!stat?.isFile() || !writerGone(writer, stat.mtimeMs, now)) continue;
+    if (
+      !stat?.isFile() ||
+      !writerGone(writer, stat.mtimeMs, { ...options, maxAgeMs: ATOMIC_TEMP_MAX_AGE_MS })
+    )
+      continue;
     await fs.rm(file, { force: true });
     removed.push(name);
   }

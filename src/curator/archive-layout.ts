@@ -3,10 +3,14 @@
  * (`<dir>-YYYYMMDDHHMMSS` when that name is taken), where Hermes' `list-archived` and `restore` find
  * them. Where each package lived (`category/name`) is recorded in `skills/.archive_origins.json`, a
  * file Hermes ignores (and `.usage.json` stays exactly as Hermes would write it), so skillgate's restore
- * can put a skill back in its category. Homes archived by earlier skillgate versions in
+ * can put a skill back in its category. Each record carries the digest of the archived `SKILL.md`: Hermes
+ * restores and archives without touching the file, so a record only applies to the very package it was
+ * made for, never to another one Hermes later archived under the same folder name. Homes archived by
+ * earlier skillgate versions in
  * `.archive/<category>/<name>` are migrated to the flat layout, their category recorded the same way.
  */
-import { promises as fs, lstatSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { promises as fs, lstatSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { homePaths } from "../config/home.js";
 import {
@@ -19,38 +23,99 @@ import {
   withLock,
 } from "../core/fsutil.js";
 
-/** The sidecar holding where each archived package lived: `{ "<folder under .archive>": "<category/name>" }`. */
+/**
+ * The sidecar holding where each archived package lived:
+ * `{ "<folder under .archive>": {"from": "<category/name>", "skill_md_sha256": "<hex>"} }` (older files
+ * hold the bare `"<category/name>"`).
+ */
 export function archiveOriginsFile(home: string): string {
   return path.join(homePaths(home).skills, ".archive_origins.json");
+}
+
+/** Where an archived folder lived, and which package it was (the digest of its `SKILL.md`). */
+export interface ArchiveOrigin {
+  from: string;
+  /** sha256 of the `SKILL.md` archived; absent in records written before it was kept. */
+  skillMd?: string;
 }
 
 function originsLock(home: string): string {
   return path.join(homePaths(home).locks, "archive-origins");
 }
 
-/** Where each archived folder (its path under `.archive/`) lived, relative to `skills/`. */
-export async function readArchiveOrigins(home: string): Promise<Record<string, string>> {
+/** The sha256 of `<dir>/SKILL.md` (hex), or undefined when it cannot be read. */
+export function skillMdDigest(dir: string): string | undefined {
+  try {
+    return createHash("sha256")
+      .update(readFileSync(path.join(dir, "SKILL.md")))
+      .digest("hex");
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every origin record, keyed by the folder under `.archive/`. */
+export async function readArchiveOriginRecords(home: string): Promise<Record<string, ArchiveOrigin>> {
   const text = await readTextIfExists(archiveOriginsFile(home)).catch(() => undefined);
   const parsed = text === undefined ? undefined : parseJsonObject(text);
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(parsed ?? {})) if (typeof value === "string") out[key] = value;
+  const out: Record<string, ArchiveOrigin> = {};
+  for (const [key, value] of Object.entries(parsed ?? {})) {
+    if (typeof value === "string") out[key] = { from: value };
+    else if (value && typeof value === "object" && typeof (value as { from?: unknown }).from === "string") {
+      const record = value as { from: string; skill_md_sha256?: unknown };
+      out[key] = {
+        from: record.from,
+        ...(typeof record.skill_md_sha256 === "string" ? { skillMd: record.skill_md_sha256 } : {}),
+      };
+    }
+  }
   return out;
 }
 
-/** Records (a string) or forgets (null) the origins of archived folders, under the origins lock. */
+/** Where each archived folder (its path under `.archive/`) lived, relative to `skills/`. */
+export async function readArchiveOrigins(home: string): Promise<Record<string, string>> {
+  const records = await readArchiveOriginRecords(home);
+  return Object.fromEntries(Object.entries(records).map(([folder, origin]) => [folder, origin.from]));
+}
+
+/**
+ * True when `origin` was recorded for the package whose `SKILL.md` has the digest `digest` (a record
+ * without a digest, from before it was kept, applies as it always did).
+ */
+export function originApplies(origin: ArchiveOrigin, digest: () => string | undefined): boolean {
+  return origin.skillMd === undefined || origin.skillMd === digest();
+}
+
+/** Records (an origin) or forgets (null) the origins of archived folders, under the origins lock. */
 export async function updateArchiveOrigins(
   home: string,
-  changes: Record<string, string | null>,
+  changes: Record<string, ArchiveOrigin | null>,
 ): Promise<void> {
   if (Object.keys(changes).length === 0) return;
   await withLock(originsLock(home), async () => {
-    const origins = await readArchiveOrigins(home);
+    const origins = await readArchiveOriginRecords(home);
     for (const [folder, origin] of Object.entries(changes)) {
       if (origin === null) delete origins[folder];
       else origins[folder] = origin;
     }
-    await atomicWriteFile(archiveOriginsFile(home), stableJson(origins));
+    const onDisk = Object.fromEntries(
+      Object.entries(origins).map(([folder, origin]) => [
+        folder,
+        origin.skillMd === undefined ? origin.from : { from: origin.from, skill_md_sha256: origin.skillMd },
+      ]),
+    );
+    await atomicWriteFile(archiveOriginsFile(home), stableJson(onDisk));
   });
+}
+
+/** Forgets the origins of folders no longer under `.archive/` (restored or rolled back by either program). */
+export async function forgetMissingOrigins(home: string, folders: readonly string[]): Promise<void> {
+  const archive = homePaths(home).archive;
+  const gone: Record<string, null> = {};
+  for (const folder of folders) {
+    if (!(await pathExists(path.join(archive, ...folder.split("/"))))) gone[folder] = null;
+  }
+  await updateArchiveOrigins(home, gone);
 }
 
 /**
@@ -147,13 +212,16 @@ export async function migrateArchiveLayout(home: string, now: Date = new Date())
   return withLock(path.join(paths.locks, "archive-layout"), async () => {
     const nested = await nestedPackages(paths.archive);
     const stamp = now.toISOString().replace(/[-:T]/g, "").replace(/\..*$/, "");
-    const moved: Array<{ folder: string; from: string }> = [];
+    const moved: Array<{ folder: string; origin: ArchiveOrigin }> = [];
     for (const rel of nested) {
       const source = path.join(paths.archive, ...rel.split("/"));
       const base = path.posix.basename(rel);
       const dest = flatArchiveDestination(paths.archive, base, stamp);
       await fs.rename(source, dest);
-      moved.push({ folder: path.basename(dest), from: rel.replace(/-\d{14}(-\d+)?$/, "") });
+      moved.push({
+        folder: path.basename(dest),
+        origin: { from: rel.replace(/-\d{14}(-\d+)?$/, ""), skillMd: skillMdDigest(dest) },
+      });
       // Empty category folders left behind go too (never one that still holds anything).
       let parent = path.dirname(source);
       while (parent !== paths.archive && (await fs.readdir(parent).catch(() => ["?"])).length === 0) {
@@ -161,7 +229,7 @@ export async function migrateArchiveLayout(home: string, now: Date = new Date())
         parent = path.dirname(parent);
       }
     }
-    await updateArchiveOrigins(home, Object.fromEntries(moved.map(({ folder, from }) => [folder, from])));
+    await updateArchiveOrigins(home, Object.fromEntries(moved.map(({ folder, origin }) => [folder, origin])));
     return moved.length;
   });
 }

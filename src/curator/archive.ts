@@ -5,6 +5,7 @@
  * `listArchived` reports is accepted by `restoreSkill`. Both moves are ledgered and keep `.usage.json`
  * (state, archived_at) and `.curator_suppressed` in step.
  */
+import { createHash } from "node:crypto";
 import { promises as fs, lstatSync, mkdirSync, renameSync } from "node:fs";
 import path from "node:path";
 import type { SkillgateConfig } from "../config/config.js";
@@ -25,10 +26,13 @@ import {
 import type { SkillEntry, SkillLibrary } from "../skills/types.js";
 import { emptyRecord, type UsageMap, UsageStore } from "../skills/usage.js";
 import {
+  type ArchiveOrigin,
   flatArchiveDestination,
   listArchiveNames,
   migrateArchiveLayout,
-  readArchiveOrigins,
+  originApplies,
+  readArchiveOriginRecords,
+  skillMdDigest,
   updateArchiveOrigins,
 } from "./archive-layout.js";
 import { type BlobBatch, newBlobBatch } from "./blobs.js";
@@ -98,6 +102,8 @@ export interface ArchiveResult {
   /** Its path under `.archive/`. */
   archivedAs: string;
   dest: string;
+  /** sha256 of the archived `SKILL.md`: the origin record applies to this package only. */
+  skillMd?: string;
 }
 
 /** Result of a restore. */
@@ -405,10 +411,10 @@ async function archiveBatch(
  * the ledger lines could not be written (the journal keeps them for recovery).
  */
 async function commitChunk(home: string, config: SkillgateConfig, moved: PreparedMove[]): Promise<boolean> {
-  const origins: Record<string, string> = {};
+  const origins: Record<string, ArchiveOrigin> = {};
   const lines: string[] = [];
   for (const item of moved) {
-    origins[item.result.archivedAs] = item.result.from;
+    origins[item.result.archivedAs] = { from: item.result.from, skillMd: item.result.skillMd };
     if (item.entryText !== null) lines.push(item.entryText);
   }
   const [written, ledgered] = await Promise.allSettled([
@@ -476,17 +482,22 @@ async function prepareArchive(
     batch.archiveNames,
   );
   const archivedAs = path.relative(paths.archive, dest).split(path.sep).join("/");
-  const result = { name: entry.name, from: entry.relPath, archivedAs, dest };
   const evidence = { archived: true, archived_as: archivedAs, ...extraEvidence };
   const ledgerEntry = batch.ledgerOn
     ? await archiveLedgerEntry(entry, dest, { linked, evidence }, opts, batch)
     : null;
+  // The digest of SKILL.md fingerprints the origin record; the capture has usually hashed it already.
+  const skillMdPath = path.join(entry.dir, "SKILL.md");
+  const captured = ledgerEntry?.before.find((file) => file.path === skillMdPath);
+  const skillMd = captured && "sha256" in captured ? captured.sha256 : skillMdDigest(entry.dir);
+  const result = { name: entry.name, from: entry.relPath, archivedAs, dest, skillMd };
   const intent: MoveIntent = {
     kind: "archive",
     skill: entry.name,
     from: path.relative(paths.skills, entry.dir).split(path.sep).join("/"),
     to: path.relative(paths.skills, dest).split(path.sep).join("/"),
     archivedAs,
+    skillMd,
     suppressed: batch.provenance.bundled.has(entry.name),
     at: batch.at,
     entry: ledgerEntry,
@@ -571,7 +582,7 @@ export async function archiveSkill(name: string, opts: MoveOptions): Promise<Arc
 async function readArchivedItem(
   archiveRoot: string,
   dir: string,
-  origins: Readonly<Record<string, string>>,
+  origins: Readonly<Record<string, ArchiveOrigin>>,
 ): Promise<ArchivedItem> {
   const archivedAs = path.relative(archiveRoot, dir).split(path.sep).join("/");
   const base = path.posix.basename(archivedAs);
@@ -579,19 +590,24 @@ async function readArchivedItem(
   const original = match?.[1] ?? base;
   const parent = path.posix.dirname(archivedAs);
   let text: string | undefined;
+  let bytes: Buffer | undefined;
   try {
     // The containment rule: SKILL.md is read only when it resolves inside the package.
-    text = readContained(dir, path.join(dir, "SKILL.md"), {
+    bytes = readContained(dir, path.join(dir, "SKILL.md"), {
       label: "SKILL.md",
       skill: original,
       limit: MAX_SKILL_MD_BYTES,
-    }).bytes.toString("utf8");
+    }).bytes;
+    text = bytes.toString("utf8");
   } catch {
     text = undefined;
   }
   const skillName = (text !== undefined ? frontmatterName(text) : undefined) ?? original;
-  // Flat (Hermes' layout): where it came from is in the origins file, when skillgate archived it.
-  const recorded = parent === "." ? (origins[archivedAs] ?? null) : null;
+  // Flat (Hermes' layout): where it came from is in the origins file, when skillgate archived this very
+  // package (a record left behind by Hermes' restore names another package's place).
+  const origin = parent === "." ? origins[archivedAs] : undefined;
+  const digest = () => (bytes ? createHash("sha256").update(bytes).digest("hex") : undefined);
+  const recorded = origin && originApplies(origin, digest) ? origin.from : null;
   const from = recorded !== null && path.posix.basename(recorded) === original ? recorded : null;
   const restoreTo = from ?? (parent === "." ? original : `${parent}/${original}`);
   const category = path.posix.dirname(restoreTo);
@@ -615,7 +631,7 @@ async function readArchivedItem(
 export async function listArchived(home: string): Promise<ArchivedItem[]> {
   const paths = homePaths(home);
   const root = paths.archive;
-  const origins = await readArchiveOrigins(home);
+  const origins = await readArchiveOriginRecords(home);
   const items: ArchivedItem[] = [];
   const realArchive = realPathOf(root);
   const realSkills = realPathOf(paths.skills);

@@ -64,7 +64,7 @@ function tempPrefix(): string {
  * Removes the tmp blobs whose writer is gone (a capture killed mid-write; see `writerGone`) and returns
  * how many. Tmp blobs named before writers were recorded are left to `gcBlobs`' grace period.
  */
-export async function removeDeadBlobTemps(home: string, now = Date.now()): Promise<number> {
+export async function removeDeadBlobTemps(home: string, atStart = false): Promise<number> {
   const dir = homePaths(home).blobs;
   const names = await fs.readdir(dir).catch(() => [] as string[]);
   let removed = 0;
@@ -74,8 +74,9 @@ export async function removeDeadBlobTemps(home: string, now = Date.now()): Promi
     const file = path.join(dir, name);
     const stat = await fs.lstat(file).catch(() => undefined);
     if (!stat?.isFile()) continue;
-    if (!writerGone({ pid: Number(match[1]), host: (match[2] as string).slice(0, 4) }, stat.mtimeMs, now))
-      continue;
+    const writer = { pid: Number(match[1]), host: (match[2] as string).slice(0, 4) };
+    // A streamed blob of a large file may take a while: only an hour makes a live writer's file abandoned.
+    if (!writerGone(writer, stat.mtimeMs, { maxAgeMs: BLOB_GC_GRACE_MS, atStart })) continue;
     await fs.rm(file, { force: true });
     removed++;
   }

@@ -2,7 +2,7 @@
  * After a consolidation, cron jobs that named a merged skill are pointed at its umbrella, and jobs that
  * named a pruned skill drop it (#18671: stale references after consolidation). Only the `skills` list and
  * the legacy `skill` field change; the rest of `cron/jobs.json` is kept as it was. The rewrite holds the
- * jobs lock (`cron/.jobs.lock`, flocked like Hermes does; rollback takes it too) and replaces the file atomically.
+ * jobs lock (`cron/.jobs.lock`, flocked between skillgate processes — Hermes takes no lock on the file; rollback takes it too) and replaces the file atomically.
  */
 import { homePaths } from "../config/home.js";
 import { atomicWriteFile, isoTimestamp, readTextIfExists, withLock } from "../core/fsutil.js";

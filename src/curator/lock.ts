@@ -3,9 +3,12 @@
  * any process — takes it, so two gateways or a CLI beside a gateway never run the curator at once.
  * skillgate holds it with `flock(2)` (released by the kernel when the holder dies) and writes its
  * identity into it; the file exists only while held, because Hermes claims the same path by creating
- * it exclusively with its pid inside. A Hermes claim younger than an hour is respected as busy; an
+ * it exclusively with its pid inside. skillgate claims it the same way (created exclusively, its identity
+ * written at once), so a file it finds empty is a Hermes claim whose pid is not written yet. A Hermes
+ * claim (a bare pid, or still empty) younger than an hour is respected as busy and never removed; an
  * older one is taken over, as Hermes itself does.
  */
+import os from "node:os";
 import path from "node:path";
 import { homePaths } from "../config/home.js";
 import { CuratorError } from "../core/errors.js";
@@ -17,10 +20,13 @@ export const RUN_LOCK_STALE_MS = 3_600_000;
 
 /**
  * Judges what a newly locked run-lock file holds. skillgate's own records (`<pid> <host> <token>`) are
- * dead once we hold the kernel lock; a bare pid is a Hermes claim, busy until it is an hour old.
+ * dead once we hold the kernel lock; a bare pid is a Hermes claim, and an empty file one being made
+ * (Hermes creates the file, then writes its pid): both busy until they are an hour old.
  */
 function hermesClaim(content: string, ageMs: number): string | undefined {
-  return /^\d+$/.test(content) && ageMs < RUN_LOCK_STALE_MS ? content : undefined;
+  if (ageMs >= RUN_LOCK_STALE_MS) return undefined;
+  if (/^\d+$/.test(content)) return content;
+  return content === "" ? "a Hermes claim still being written" : undefined;
 }
 
 /** Path of the run lock of `home`. */
@@ -40,6 +46,7 @@ export async function acquireRunLock(home: string): Promise<HeldLock> {
       removeOnRelease: true,
       keepAliveMs: 60_000,
       checkClaim: hermesClaim,
+      createWith: `${process.pid} ${os.hostname()} claim\n`,
     });
   } catch (error) {
     if (!(error instanceof LockBusyError)) throw error;

@@ -15,7 +15,7 @@ import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
 import { acquireLock, type HeldLock, isoTimestamp, LockBusyError } from "../core/fsutil.js";
 import { emptyRecord, type UsageMap, UsageStore } from "../skills/usage.js";
-import { readArchiveOrigins, updateArchiveOrigins } from "./archive-layout.js";
+import { type ArchiveOrigin, readArchiveOriginRecords, updateArchiveOrigins } from "./archive-layout.js";
 import { hasBlob, newBlobBatch } from "./blobs.js";
 import { moveJournalPath } from "./journal.js";
 import {
@@ -36,6 +36,8 @@ export interface MoveIntent {
   to: string;
   /** The package's folder under `.archive/` (the destination of an archive, the source of a restore). */
   archivedAs: string;
+  /** sha256 of the package's `SKILL.md` (an archive's origin record names the package by it). */
+  skillMd?: string;
   /**
    * The move changes `.curator_suppressed`: an archived bundled skill is added to it, a restored skill
    * taken out of it.
@@ -238,8 +240,8 @@ async function completeMoves(
     ? new Set((await readEntries(home)).map((entry) => entry.id))
     : new Set<string>();
   const lines: string[] = [];
-  const origins = await readArchiveOrigins(home);
-  const originChanges: Record<string, string | null> = {};
+  const origins = await readArchiveOriginRecords(home);
+  const originChanges: Record<string, ArchiveOrigin | null> = {};
   const suppress: string[] = [];
   const unsuppress: string[] = [];
   for (const intent of moved) {
@@ -248,8 +250,8 @@ async function completeMoves(
       lines.push(JSON.stringify(await withBlobs(home, intent, intent.entry)));
       done.push("ledger entry");
     }
-    if (intent.kind === "archive" && origins[intent.archivedAs] !== intent.from) {
-      originChanges[intent.archivedAs] = intent.from;
+    if (intent.kind === "archive" && origins[intent.archivedAs]?.from !== intent.from) {
+      originChanges[intent.archivedAs] = { from: intent.from, skillMd: intent.skillMd };
       done.push("origin");
     } else if (intent.kind === "restore" && intent.archivedAs in origins) {
       originChanges[intent.archivedAs] = null;

@@ -16,6 +16,7 @@ import { existsSync, promises as fs, readdirSync } from "node:fs";
 import path from "node:path";
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
+import { removeAbandonedWriteTemps } from "../config/write-temps.js";
 import { CuratorError } from "../core/errors.js";
 import type { RunLock } from "../core/stores.js";
 import { atomicTempWriter, removeDeadTemps } from "../core/temp-files.js";
@@ -23,10 +24,13 @@ import { journalPath, moveJournalPath } from "./journal.js";
 import { fileRunLock, runLockFile } from "./lock.js";
 import { SNAPSHOT_ARCHIVE, SNAPSHOT_ID_PATTERN } from "./snapshot-names.js";
 
-/** The folders whose temp files recovery looks at (blobs aside): the home, `skills/`, gateway state, cron. */
+/**
+ * The folders whose temp files recovery looks at, besides the home's own (`.env`, config.yaml) and the
+ * blobs: `skills/`, gateway state, cron, locks.
+ */
 function tempFolders(home: string): string[] {
   const paths = homePaths(home);
-  return [paths.home, paths.skills, paths.gateway, path.dirname(paths.cronJobs), paths.locks];
+  return [paths.skills, paths.gateway, path.dirname(paths.cronJobs), paths.locks];
 }
 
 /**
@@ -49,7 +53,9 @@ export function mayNeedRecovery(home: string): boolean {
   )
     return true;
   if (skills.some((name) => name.startsWith(".purge-trash"))) return true;
-  if (tempFolders(home).some((dir) => list(dir).some((name) => atomicTempWriter(name) !== undefined)))
+  if (
+    [home, ...tempFolders(home)].some((dir) => list(dir).some((name) => atomicTempWriter(name) !== undefined))
+  )
     return true;
   if (list(paths.locks).includes(path.basename(runLockFile(home)))) return true;
   const backups = list(paths.backups);
@@ -65,6 +71,8 @@ export interface RecoverOptions {
   runLock?: RunLock;
   /** Also remove dead tmp blobs (a listing of the blob store: done by curator runs and when a batch died). */
   blobs?: boolean;
+  /** The caller is a process starting up that has written nothing yet (see `writerGone`). */
+  atStart?: boolean;
 }
 
 /**
@@ -84,14 +92,14 @@ export async function recoverHome(
     held = await (options.runLock ?? fileRunLock(home)).acquire();
   } catch (error) {
     if (!(error instanceof CuratorError && error.code === "curator.locked")) throw error;
-    // The holder's own temp files may be in use; only trash and partial snapshots are judged by locks.
+    // A live run: its journals are its own; dead writers' temp files and trash are no one's.
     const { emptyPurgeTrash } = await import("./rollback.js");
-    return emptyPurgeTrash(home);
+    return [...(await removeWriteTemps(home, options)), ...(await emptyPurgeTrash(home))];
   }
   const notes: string[] = [];
   try {
     notes.push(...(await recoverUnderRunLock(home, config, options)));
-    const holder = /^(\d+) (\S+) [0-9a-f]+$/.exec(leftLock);
+    const holder = /^(\d+) (\S+) (?:[0-9a-f]+|claim)$/.exec(leftLock);
     if (holder)
       notes.push(
         `recovery: the curator run lock left by process ${holder[1]} on ${holder[2]} (no longer running) was released.`,
@@ -102,6 +110,14 @@ export async function recoverHome(
   return notes;
 }
 
+/** Removes the temp files of interrupted atomic writes anywhere in the home (blobs aside); one note each. */
+async function removeWriteTemps(home: string, options: Pick<RecoverOptions, "atStart">): Promise<string[]> {
+  const temps = await removeAbandonedWriteTemps(home, options);
+  for (const dir of tempFolders(home))
+    for (const name of await removeDeadTemps(dir, options)) temps.push(path.join(dir, name));
+  return temps.map((file) => `recovery: removed ${file}, left by a write that was interrupted.`);
+}
+
 /**
  * The repairs of `recoverHome` for a caller that already holds the curator run lock (a curator run, a
  * rollback, a prune, as its first step).
@@ -109,7 +125,7 @@ export async function recoverHome(
 export async function recoverUnderRunLock(
   home: string,
   config: SkillgateConfig,
-  options: Pick<RecoverOptions, "blobs"> = {},
+  options: Pick<RecoverOptions, "blobs" | "atStart"> = {},
 ): Promise<string[]> {
   // The repairs' code (the tar reader among it) is loaded only when there is something to repair.
   const [
@@ -127,11 +143,9 @@ export async function recoverUnderRunLock(
   const movesLeft = existsSync(moveJournalPath(home));
   notes.push(...(await recoverInterruptedRollback(home, config)));
   notes.push(...(await recoverMoves(home, config)));
-  for (const dir of tempFolders(home))
-    for (const name of await removeDeadTemps(dir))
-      notes.push(`recovery: removed ${name} in ${dir}, left by a write that was interrupted.`);
+  notes.push(...(await removeWriteTemps(home, options)));
   if (options.blobs || movesLeft) {
-    const blobs = await removeDeadBlobTemps(home);
+    const blobs = await removeDeadBlobTemps(home, options.atStart);
     if (blobs > 0)
       notes.push(`recovery: removed ${blobs} unfinished ledger blob file(s) of interrupted captures.`);
   }

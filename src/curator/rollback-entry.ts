@@ -1,6 +1,10 @@
 /**
  * Per-entry undo: puts back what one ledger entry changed (files, links, the lifecycle part of the
- * usage record), confined to the library, after a safety entry that records the state it replaces.
+ * usage record), confined to the library, after a safety entry that records the state it replaces. An
+ * entry written through another path to the same home (a symlink to it, or a container's `/data` mount
+ * of the host's `~/.hermes`) is mapped into this home first: at once when that path resolves here, else
+ * only when every blob it names is in this home's store and the files it left are still here unchanged.
+ * Rolling back an archive or a restore keeps `.archive_origins.json` in step.
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
@@ -10,6 +14,7 @@ import { homePaths } from "../config/home.js";
 import { CuratorError } from "../core/errors.js";
 import { atomicWriteFile, pathExists } from "../core/fsutil.js";
 import { UsageStore } from "../skills/usage.js";
+import { forgetMissingOrigins, skillMdDigest, updateArchiveOrigins } from "./archive-layout.js";
 import { hasBlob, readBlob, storeBytes } from "./blobs.js";
 import {
   appendEntry,
@@ -46,6 +51,83 @@ export interface EntryRollbackOptions {
 function isStrictlyInside(root: string, target: string): boolean {
   const rel = path.relative(root, target);
   return rel !== "" && !rel.startsWith(`..${path.sep}`) && rel !== ".." && !path.isAbsolute(rel);
+}
+
+/** `file` at `to` + its path below `from`. */
+function moved(file: LedgerFile, from: string, to: string): LedgerFile {
+  return { ...file, path: path.join(to, path.relative(from, file.path)) };
+}
+
+/** Every path an entry names: its files before and after, and its roots. */
+function entryPaths(entry: LedgerEntry): string[] {
+  const roots = (entry.roots ?? []).filter((root) => typeof root === "string");
+  return [...entry.before, ...entry.after].map((file) => file.path).concat(roots);
+}
+
+/**
+ * Homes an entry's paths could have been written under: each prefix that ends just before a `skills`
+ * component of the first path and that every path of the entry lies under, shortest first.
+ */
+function recordedHomes(paths: string[]): string[] {
+  const first = paths[0];
+  if (first === undefined || !path.isAbsolute(first)) return [];
+  const parts = path.resolve(first).split(path.sep);
+  const homes: string[] = [];
+  for (let at = 1; at < parts.length; at++) {
+    if (parts[at] !== "skills") continue;
+    const candidate = parts.slice(0, at).join(path.sep) || path.sep;
+    if (paths.every((item) => isStrictlyInside(candidate, path.resolve(item)))) homes.push(candidate);
+  }
+  return homes;
+}
+
+/** True when the files of `entry`, mapped from `recorded` into `home`, are this home's: see the module note. */
+async function sameContent(home: string, entry: LedgerEntry, recorded: string): Promise<boolean> {
+  for (const file of [...entry.before, ...entry.after]) {
+    if ("sha256" in file && !(await hasBlob(home, file.sha256))) return false;
+  }
+  const left = entry.after.map((file) => moved(file, recorded, home));
+  const now = await captureState(
+    home,
+    left.map((file) => file.path),
+  );
+  const present = new Map(now.files.map((file) => [file.path, fileKey(file)]));
+  return left.every((file) => !present.has(file.path) || present.get(file.path) === fileKey(file));
+}
+
+/**
+ * The entry with its paths inside `home`: as it is when they already are, mapped from the home it was
+ * written through when that is this home by another path (see the module note). Otherwise unchanged,
+ * for `confinePaths` to refuse.
+ */
+async function entryInHome(home: string, entry: LedgerEntry): Promise<LedgerEntry> {
+  const paths = entryPaths(entry);
+  if (paths.every((item) => isStrictlyInside(home, path.resolve(item)))) return entry;
+  const realHome = await fs.realpath(home);
+  const candidates = recordedHomes(paths);
+  let recorded: string | undefined;
+  for (const candidate of candidates) {
+    if ((await fs.realpath(candidate).catch(() => undefined)) === realHome) {
+      recorded = candidate;
+      break;
+    }
+  }
+  if (recorded === undefined) {
+    for (const candidate of candidates) {
+      if (await sameContent(home, entry, candidate)) {
+        recorded = candidate;
+        break;
+      }
+    }
+  }
+  if (recorded === undefined) return entry;
+  const from = recorded;
+  return {
+    ...entry,
+    before: entry.before.map((file) => moved(file, from, home)),
+    after: entry.after.map((file) => moved(file, from, home)),
+    ...(entry.roots ? { roots: entry.roots.map((root) => path.join(home, path.relative(from, root))) } : {}),
+  };
 }
 
 /** Paths a ledger rollback may never write: the backups, blobs, locks, hub and the ledger itself. */
@@ -192,6 +274,29 @@ async function restoreUsage(home: string, entry: LedgerEntry): Promise<boolean> 
 }
 
 /**
+ * After an archive is rolled back its folder is gone from `.archive/`, and so is its origin record;
+ * after a restore is rolled back the package is archived again, and its origin (where it was restored
+ * to, and its `SKILL.md` digest) is recorded again.
+ */
+async function keepOriginsInStep(home: string, entry: LedgerEntry): Promise<void> {
+  const archivedAs = entry.evidence.archived_as;
+  if (typeof archivedAs !== "string" || archivedAs === "") return;
+  if (entry.action === "archive") {
+    await forgetMissingOrigins(home, [archivedAs]);
+    return;
+  }
+  if (entry.action !== "restore") return;
+  const skills = homePaths(home).skills;
+  const restored = entry.after
+    .filter((file) => path.basename(file.path) === "SKILL.md")
+    .sort((a, b) => a.path.length - b.path.length)[0];
+  const folder = path.join(homePaths(home).archive, ...archivedAs.split("/"));
+  if (!restored || !isStrictlyInside(skills, restored.path) || !(await pathExists(folder))) return;
+  const from = path.relative(skills, path.dirname(restored.path)).split(path.sep).join("/");
+  await updateArchiveOrigins(home, { [archivedAs]: { from, skillMd: skillMdDigest(folder) } });
+}
+
+/**
  * Undoes one ledger entry: every file of its before set is put back (whole packages, support files
  * included), files it created are removed (and directories left empty under its roots), and the skill's
  * lifecycle state is restored. Every blob
@@ -201,8 +306,8 @@ async function restoreUsage(home: string, entry: LedgerEntry): Promise<boolean> 
 export async function rollbackEntry(opts: EntryRollbackOptions): Promise<EntryRollbackResult> {
   const { home, config } = opts;
   const actor = opts.actor ?? "user";
-  const entry = await findEntry(home, opts.entryId);
-  if (!entry) {
+  const found = await findEntry(home, opts.entryId);
+  if (!found) {
     throw new CuratorError(
       "rollback",
       `no ledger entry with id '${opts.entryId}'; see \`curator ledger\` for ids.`,
@@ -211,6 +316,7 @@ export async function rollbackEntry(opts: EntryRollbackOptions): Promise<EntryRo
       },
     );
   }
+  const entry = await entryInHome(home, found);
   const roots = (entry.roots ?? []).filter((root) => typeof root === "string");
   await confinePaths(home, [...entry.before, ...entry.after].map((file) => file.path).concat(roots));
   const target = await fillFromNewestSnapshot(home, entry);
@@ -271,6 +377,7 @@ export async function rollbackEntry(opts: EntryRollbackOptions): Promise<EntryRo
     if (roots.length > 0) await pruneEmptyDirs(path.dirname(file.path), roots);
   }
   await restoreUsage(home, entry);
+  await keepOriginsInStep(home, entry);
   const usageAfter = (await new UsageStore(homePaths(home).skills).read())[entry.skill] ?? null;
   const after = await captureState(home, [...targetPaths]);
   let record: LedgerEntry | null = null;

@@ -71,9 +71,9 @@ export interface GatewayOptions {
   stores?: CoordinationStores;
   /**
    * Serve the web console too (when `gateway.console.enabled`); `skillgate serve` sets it. Its URL and
-   * login link go to `announce` (the terminal) and the log.
+   * login link go to `announce` (the terminal; the link only with `printLink`), the URL to the log.
    */
-  console?: { announce?: (line: string) => void };
+  console?: { announce?: (line: string) => void; printLink?: boolean };
   /**
    * Work still running after this long (ms) is acknowledged in the chat ("running…") and the notice is
    * then replaced by the result where the platform can edit messages. Default 2000.
@@ -319,6 +319,7 @@ class GatewayImpl implements Gateway {
         library: this.library,
         registry: this.registry,
         announce: this.options.console.announce,
+        printLink: this.options.console.printLink,
         idleSeconds: () => (this.stores ? this.stores.activity.idleSeconds() : Number.POSITIVE_INFINITY),
         onMutated: () => this.syncCommandCatalogs(),
       });

@@ -7,11 +7,12 @@
  * chat surface nothing is prompted: the view carries `gateway_setup_hint`. In a terminal,
  * `promptForMissingSecrets` asks with hidden input.
  */
-import { access, chmod } from "node:fs/promises";
+import { access } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { readDotenv } from "../config/dotenv.js";
-import { atomicWriteFile, readTextIfExists, withLock } from "../core/fsutil.js";
+import { writeDotenv } from "../config/dotenv-write.js";
+import { refusedSecretReason } from "../config/secret-keys.js";
 import {
   commandOnPath,
   type ResolvedSetting,
@@ -274,9 +275,10 @@ export type SecretRequest = string | Pick<EnvRequirement, "name" | "prompt" | "h
 
 /**
  * Asks the person at the terminal for each secret (hidden input) and stores the answers in
- * `<home>/.env` (created with mode 0600; the mode is kept 0600). An empty answer skips that secret. An
- * empty placeholder line (`KEY=`) is filled in place; otherwise a `KEY=value` line is appended. Values
- * are never echoed or logged. Returns the names stored and the names skipped.
+ * `<home>/.env` (created with mode 0600; the mode is kept 0600). An empty answer skips that secret, and
+ * so does a variable skillgate never sets for a skill (`refusedSecretReason`), without asking. An empty
+ * placeholder (`KEY=`) is filled in place; otherwise a `KEY=value` line is appended. Values are never
+ * echoed or logged. Returns the names stored and the names skipped.
  */
 export async function promptForMissingSecrets(
   requests: readonly SecretRequest[],
@@ -289,6 +291,10 @@ export async function promptForMissingSecrets(
     const item =
       typeof request === "string" ? { name: request, prompt: `Enter value for ${request}` } : request;
     if (!ENV_NAME.test(item.name) || answers.has(item.name)) continue;
+    if (refusedSecretReason(item.name) !== null) {
+      skipped.push(item.name);
+      continue;
+    }
     const help = "help" in item && item.help ? ` (${item.help})` : "";
     const value = (
       await prompt(`${item.prompt}${help} [${item.name}, hidden; empty to skip]: `, { hidden: true })
@@ -300,40 +306,15 @@ export async function promptForMissingSecrets(
   return { stored: [...answers.keys()], skipped };
 }
 
-function quoteValue(value: string): string {
-  const quoted = /^\s|\s$|^["'].*["']$|^["']$/.test(value);
-  if (!quoted) return value;
-  return value.includes('"') ? `'${value}'` : `"${value}"`;
-}
-
 /**
- * Stores secrets in `<home>/.env` under its lock: an empty placeholder line is filled in place, an
- * existing `KEY=…` line replaced (when `replace`), anything else appended. Written atomically with mode
- * 0600. Values are never logged or returned.
+ * Stores secrets in `<home>/.env` (see `config/dotenv-write.ts`): every statement of a key gets the new
+ * value, a missing key is appended, and python-dotenv reads back exactly what was entered. Without
+ * `replace`, only keys that are missing or empty are written. Values are never logged or returned.
  */
 export async function storeSecrets(
   home: string,
   answers: Map<string, string>,
   options: { replace?: boolean } = {},
-): Promise<void> {
-  const file = path.join(home, ".env");
-  await withLock(`${file}.lock`, async () => {
-    const existing = (await readTextIfExists(file)) ?? "";
-    const pending = new Map(answers);
-    const lines = existing === "" ? [] : existing.replace(/\n$/, "").split("\n");
-    const updated = lines.map((line) => {
-      const match = options.replace
-        ? /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=/.exec(line)
-        : /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(?:""|'')?\s*$/.exec(line);
-      const name = match?.[1];
-      if (!name || !pending.has(name)) return line;
-      const value = pending.get(name) as string;
-      pending.delete(name);
-      return `${name}=${quoteValue(value)}`;
-    });
-    for (const [name, value] of pending) updated.push(`${name}=${quoteValue(value)}`);
-    // The tmp file is created 0600 and renamed over .env, so a secret never sits in a wider file.
-    await atomicWriteFile(file, `${updated.join("\n")}\n`, { mode: 0o600 });
-    await chmod(file, 0o600);
-  });
+): Promise<string[]> {
+  return writeDotenv(home, answers, { onlyWhenEmpty: !options.replace });
 }

@@ -36,6 +36,7 @@ import { escapeError, isWithin, MAX_SKILL_MD_BYTES, realPathOf, tooLargeError } 
 import { parseFrontmatterBlock, parseSkillMd } from "./frontmatter.js";
 import type { SkillRoot } from "./roots.js";
 import { appendStamp, PLAIN_SKILL, ScanCache, type ScanColumns, type SkillHead } from "./scan-cache.js";
+import { HERMES_SKIP_DIRS, SUPPORT_DIR_NAMES, SUPPORT_DIRS } from "./skip-dirs.js";
 import {
   detectEnvironments,
   type RuntimeEnvironments,
@@ -43,31 +44,10 @@ import {
   skillMatchesPlatform,
 } from "./visibility.js";
 
-/** Folders never walked. `.curator_backups`, `.locks` and rollback staging are skillgate additions. */
-export const EXCLUDED_DIRS = new Set([
-  ".git",
-  ".github",
-  ".hub",
-  ".archive",
-  ".venv",
-  "venv",
-  "node_modules",
-  "site-packages",
-  "__pycache__",
-  ".tox",
-  ".nox",
-  ".pytest_cache",
-  ".mypy_cache",
-  ".ruff_cache",
-  ".curator_backups",
-  ".locks",
-]);
+/** Folders never walked: Hermes' list; `.curator_backups` and `.locks` (and rollback staging) are skillgate additions. */
+export const EXCLUDED_DIRS = new Set([...HERMES_SKIP_DIRS, ".curator_backups", ".locks"]);
 
-/** Support folders: pruned inside a skill folder, never skill roots themselves. */
-export const SUPPORT_DIR_NAMES = ["references", "templates", "scripts", "assets"] as const;
-
-/** `SUPPORT_DIR_NAMES` as a set, for membership checks. */
-export const SUPPORT_DIRS: ReadonlySet<string> = new Set(SUPPORT_DIR_NAMES);
+export { SUPPORT_DIR_NAMES, SUPPORT_DIRS };
 
 /** True for a folder name the walk skips everywhere. */
 export function isExcludedDir(name: string): boolean {

@@ -99,18 +99,22 @@ export function settingDeclarations(frontmatter: Record<string, unknown>): Setti
   return [...out.values()];
 }
 
-/** Looks `key` up in the `skills.config` mapping: as a dotted path (`wiki.path` → wiki: path:), else literally. */
+/**
+ * Looks `key` up in the `skills.config` mapping: as a dotted path (`wiki.path` → wiki: path:), else
+ * literally. Only the mapping's own keys count: `constructor` or `toString` are never values.
+ */
 export function configuredValue(settings: Record<string, unknown>, key: string): unknown {
   let node: unknown = settings;
   for (const part of key.split(".")) {
     const map = record(node);
-    if (!map || !(part in map)) {
+    if (!map || !Object.hasOwn(map, part)) {
       node = undefined;
       break;
     }
     node = map[part];
   }
-  return node !== undefined ? node : settings[key];
+  if (node !== undefined) return node;
+  return Object.hasOwn(settings, key) ? settings[key] : undefined;
 }
 
 /** Expands `${VAR}` / `$VAR` (unset ones stay literal) and a leading `~`, as settings are read. */

@@ -15,6 +15,7 @@ import {
   withLock,
 } from "../core/fsutil.js";
 import { cachedByFile, contentKey, takeSettled } from "../core/read-cache.js";
+import { spliceUsageText } from "./usage-splice.js";
 
 /** Lifecycle state of a skill. */
 export type SkillState = "active" | "stale" | "archived";
@@ -372,8 +373,9 @@ export class UsageStore {
    * the file is canonical (keys sorted at every level, every record complete and well-typed: what
    * skillgate and Hermes write), the record is changed in the parsed document and the whole is serialised
    * natively — the same bytes as the general path. A warm process keeps the bytes it wrote and, while the
-   * file is unchanged, splices the one record in place of a read, parse and full serialisation. Anything
-   * else (a record not there yet, a legacy or hand-edited file) takes the general `update` path.
+   * file is unchanged, splices the one record in place of a read, parse and full serialisation. Any other
+   * layout (a record not there yet, a legacy or hand-edited file) gets only the bumped record rewritten
+   * (see `spliceUsageText`); a file that is not a JSON object takes the general `update` path.
    */
   async bump(name: string, kind: UsageKind, now: Date = new Date()): Promise<void> {
     if (name === "") return;
@@ -400,6 +402,21 @@ export class UsageStore {
             ? spliceRecord(warm.bytes, name, apply)
             : await this.canonicalBump(name, apply);
         if (bytes === undefined) {
+          // Any other layout: only this record's bytes change (hand-edited numbers, legacy records and
+          // key order elsewhere stay as they are); a file that is not a JSON object takes the full path.
+          const text = await readTextIfExists(this.file);
+          const spliced =
+            text === undefined
+              ? undefined
+              : spliceUsageText(text, name, (stored) => {
+                  const record = stored ? backfill({ ...stored }) : emptyRecord(stamp);
+                  apply(record);
+                  return record;
+                });
+          if (spliced !== undefined) {
+            await atomicWriteFile(this.file, spliced, { mode: 0o600 });
+            return;
+          }
           await this.updateLocked((records) => {
             const current = records[name] ?? emptyRecord(stamp);
             apply(current);
@@ -415,7 +432,7 @@ export class UsageStore {
     );
   }
 
-  /** The bumped file's bytes when the file is canonical and has `name`'s record, else undefined. */
+  /** The bumped file's bytes when the file is in the canonical layout and has `name`'s record, else undefined. */
   private async canonicalBump(
     name: string,
     apply: (record: UsageRecord) => void,
@@ -424,13 +441,7 @@ export class UsageStore {
     if (bytes === undefined) return undefined;
     // The usual case: splice the one record, without parsing the whole file into objects (a 10k
     // library's file is ~4 MB of text and ~30 MB of objects).
-    if (isCanonicalLayout(bytes)) return spliceRecord(bytes, name, apply);
-    const text = bytes.toString("utf8");
-    if (text.charCodeAt(0) === 0xfeff) return undefined;
-    const doc = parseJsonObject(text);
-    if (doc === undefined || !Object.hasOwn(doc, name) || !isCanonicalUsage(doc)) return undefined;
-    apply(doc[name] as UsageRecord);
-    return Buffer.from(JSON.stringify(doc, null, 2));
+    return isCanonicalLayout(bytes) ? spliceRecord(bytes, name, apply) : undefined;
   }
 
   /**

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.js";
 import { installExamples, makeDemoHome, removeDemoHome } from "../../src/examples.js";
 import { openLibrary } from "../../src/skills/library.js";
-import { runCliInProcess } from "../support/run-cli.js";
+import { runCliArgs } from "../support/cli-in-process.js";
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -24,7 +24,8 @@ async function tempDir(): Promise<string> {
   return dir;
 }
 
-const cli = (args: string[], input = "") => runCliInProcess(args, input);
+const cli = (args: string[], input = "") =>
+  runCliArgs(args, { input, env: { NO_COLOR: "1", SKILLGATE_LOG_LEVEL: "silent" } });
 
 describe("example library", () => {
   it("installs a handful of skills across categories: linked files, a secret, a platform-disabled one", async () => {

@@ -126,13 +126,19 @@ export async function csrfOf(server: ConsoleServer, cookie: string): Promise<str
   return token;
 }
 
-/** Launches Debian's Chromium headless with a fresh profile, through playwright-core. */
-export async function launchBrowser(): Promise<{ context: BrowserContext; close: () => Promise<void> }> {
+/**
+ * Launches Debian's Chromium headless with a fresh profile, through playwright-core. `backForwardCache`
+ * keeps the browser's back/forward cache on (playwright turns it off by default), as people's browsers have it.
+ */
+export async function launchBrowser(
+  options: { backForwardCache?: boolean } = {},
+): Promise<{ context: BrowserContext; close: () => Promise<void> }> {
   const { chromium } = await import("playwright-core");
   const profile = await fs.mkdtemp(path.join(os.tmpdir(), "skillgate-chromium-"));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
+    ...(options.backForwardCache ? { ignoreDefaultArgs: ["--disable-back-forward-cache"] } : {}),
     args: [
       "--headless",
       "--no-sandbox",

@@ -139,14 +139,9 @@ describe("planConfigEdit keeps every other byte", () => {
   });
 
   it("refuses layouts it cannot edit surgically, and broken YAML, with a clear error", () => {
-    const flow = "skills: {disabled: [a]}\n";
     expect(() =>
-      planConfigEdit(flow, {
-        kind: "add-to-list",
-        path: ["skills", "platform_disabled", "telegram"],
-        value: "x",
-      }),
-    ).toThrow(/flow mapping/);
+      planConfigEdit("a: &s {x: 1}\nb: *s\n", { kind: "set", path: ["a", "x"], value: 2 }),
+    ).toThrow(/anchor `&s`/);
     expect(() =>
       planConfigEdit("skills: [a\n", { kind: "add-to-list", path: ["skills", "disabled"], value: "x" }),
     ).toThrow(ConfigError);

@@ -12,6 +12,7 @@ import { createDiscordAdapter } from "../../adapters/discord/index.js";
 import { registry } from "../../commands/index.js";
 import { defineCommand } from "../../commands/types.js";
 import { parseConfig } from "../../src/config/config.js";
+import { runAction } from "../../src/core/actions.js";
 import { createLogger } from "../../src/core/logger.js";
 import { textReply } from "../../src/core/reply.js";
 import { createGateway } from "../../src/gateway/gateway.js";
@@ -58,12 +59,24 @@ async function boot() {
     mutating: false,
     run: async () => textReply(await new Promise<string>((resolve) => gates.push(resolve))),
   });
+  // A reply with a button that runs the slow command.
+  const menu = defineCommand({
+    path: ["menu"],
+    summary: "a button that runs crunch (test)",
+    mutating: false,
+    run: async () => ({
+      ...textReply("Crunch now?"),
+      actions: {
+        rows: [[runAction("Crunch", { path: ["crunch"], args: [], options: {} }, { placement: "replace" })]],
+      },
+    }),
+  });
   const gateway = createGateway({
     home,
     config,
     adapters: [adapter],
     logger,
-    registry: [...registry, crunch],
+    registry: [...registry, crunch, menu],
     acknowledgeAfterMs: 150,
   });
   await gateway.start();
@@ -105,5 +118,26 @@ describe("Discord: slow work is acknowledged", () => {
     await gateway.whenIdle();
     expect(original.content).toContain("crunched by slash");
     expect(emulator.messages.filter((message) => message.kind === "channel")).toEqual([]);
+  });
+
+  it("a slow button press shows a running state on the pressed message and removes its buttons", async () => {
+    const { emulator, gateway, release } = await boot();
+    emulator.userMessage({ user: admin, channelId: DM_CHANNEL, content: "/menu" });
+    const card = await emulator.waitForMessage(
+      (message) => message.channelId === DM_CHANNEL && message.components.length > 0,
+      8000,
+    );
+    emulator.pressButton({ user: admin, messageId: card.id, label: "Crunch" });
+    await emulator.waitForMessage(
+      (message) => message.id === card.id && /Running/.test(message.content),
+      8000,
+    );
+    const running = emulator.messages.find((message) => message.id === card.id);
+    expect(running?.components).toEqual([]);
+    await release("crunched from a button");
+    await gateway.whenIdle();
+    const done = emulator.messages.find((message) => message.id === card.id);
+    expect(done?.content).toContain("crunched from a button");
+    expect(emulator.messages.filter((message) => message.channelId === DM_CHANNEL)).toHaveLength(1);
   });
 });

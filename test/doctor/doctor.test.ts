@@ -12,8 +12,8 @@ import { runDoctor } from "../../src/doctor.js";
 import { DiscordEmulator } from "../emulators/discord.js";
 import { LarkEmulator } from "../emulators/lark.js";
 import { TelegramEmulator } from "../emulators/telegram.js";
+import { runCliArgs } from "../support/cli-in-process.js";
 import { writeTestSkill } from "../support/platform-home.js";
-import { runCliInProcess } from "../support/run-cli.js";
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -299,8 +299,8 @@ describe("skillgate doctor on the command line", () => {
     const emulator = await telegram();
     const dir = await home(gatewayConfig({ telegram: { enabled: true, api_root: emulator.apiRoot } }));
     await writeFile(path.join(dir, ".env"), "TELEGRAM_BOT_TOKEN=7000000001:wrong\n");
-    const { code, stdout } = await runCliInProcess(["--home", dir, "doctor", "--json"], "", {
-      NO_COLOR: "1",
+    const { code, stdout } = await runCliArgs(["--home", dir, "doctor", "--json"], {
+      env: { NO_COLOR: "1" },
     });
     expect(code).toBe(1);
     const doc = JSON.parse(stdout) as { ok: boolean; checks: Check[] };
@@ -310,7 +310,7 @@ describe("skillgate doctor on the command line", () => {
 
   it("prints its report on stdout, also when a check failed", async () => {
     const dir = await home({ gateway: { home_channel: "nowhere" } });
-    const { code, stdout, stderr } = await runCliInProcess(["--home", dir, "doctor"], "", { NO_COLOR: "1" });
+    const { code, stdout, stderr } = await runCliArgs(["--home", dir, "doctor"], { env: { NO_COLOR: "1" } });
     expect(code).toBe(1);
     expect(stdout).toMatch(/skillgate doctor/);
     expect(stdout).toMatch(/gateway\.home_channel/);

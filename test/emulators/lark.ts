@@ -25,7 +25,17 @@
  *   `file_key`; the file "must not exceed 30 MB, and empty files are not allowed" (Feishu docs, im-v1
  *   file create, 使用限制: 文件大小不得超过 30 MB，且不允许上传空文件), refused with 234006 and 234010
  *   (its error-code table); a `file` message's content is `{"file_key": …}` naming an uploaded file
- *   (发送消息内容 → 文件). Tests lower the limit with `fileSizeLimit` to see an upload refused.
+ *   (发送消息内容 → 文件). Tests lower the limit with `fileSizeLimit` to see an upload refused;
+ * - updating a card (`PATCH im/v1/messages/:id`, server-docs im-v1 message-card patch, 注意事项): the
+ *   request body of a card is at most 30 KB (卡片及富文本消息请求体最大不能超过30KB) — the body, where
+ *   `content` is escaped once more — and one message takes at most 5 updates a second
+ *   (单条消息更新频控为5QPS); over that it answers 230020;
+ * - card callbacks must be answered within 3 s (feishu-cards "handle card callbacks" / 延时更新消息卡片:
+ *   需要在接收回调的 3 秒内先以 HTTP 200 状态码响应该回调); an answer that comes later is an error the
+ *   user sees, so `pushWsEvent` of a `card.action.trigger` fails when the ack takes longer;
+ * - card JSON 2.0 (`schema: "2.0"`) takes only 2.0 attributes: a form's submit button is
+ *   `form_action_type: "submit"` with a `name`; the 1.0 spelling `action_type` is refused
+ *   (feishu-cards card-json-v2-components, form container and button).
  */
 import { createCipheriv, createHash, randomBytes, randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -67,6 +77,11 @@ export interface LarkUpload {
   /** The bytes as uploaded. */
   data: Buffer;
 }
+
+/** Updates one message takes per second (im-v1 message-card patch: 单条消息更新频控为5QPS). */
+const CARD_UPDATES_PER_SECOND = 5;
+/** A card callback not answered within this is a failure the user sees (handle card callbacks: 3 秒内). */
+const CARD_CALLBACK_DEADLINE_MS = 3000;
 
 /** Largest file `im/v1/files` takes: 30 MB (Feishu docs, im-v1 file create, 使用限制). */
 export const LARK_FILE_LIMIT = 30 * 1024 * 1024;
@@ -177,6 +192,8 @@ export class LarkEmulator {
   private readonly waiters = new Set<() => void>();
   private messageCounter = 0;
   private frameCounter = 0;
+  /** When each message was last updated through PATCH (the 5-per-second window). */
+  private readonly patchTimes = new Map<string, number[]>();
 
   constructor(opts: { appId?: string; appSecret?: string; botOpenId?: string; botName?: string } = {}) {
     this.appId = opts.appId ?? `cli_${randomBytes(8).toString("hex")}`;
@@ -358,7 +375,7 @@ export class LarkEmulator {
     const form = (card.body?.elements ?? []).find((element) => element.tag === "form");
     const fields = (form?.elements as Record<string, unknown>[] | undefined) ?? [];
     const submit = fields.find(
-      (element) => element.tag === "button" && element.action_type === "form_submit",
+      (element) => element.tag === "button" && element.form_action_type === "submit",
     );
     if (!form || !submit) throw new Error("the card has no form with a submit button");
     const formValue: Record<string, string> = {};
@@ -432,8 +449,16 @@ export class LarkEmulator {
       ],
       payload: Buffer.from(JSON.stringify(payload), "utf8"),
     });
+    const sentAt = Date.now();
     socket.send(Frame.encode(frame).finish());
     await this.waitUntil(() => this.wsAcks.has(messageId), timeoutMs, `ack of ${messageId}`);
+    const header = payload.header as { event_type?: unknown } | undefined;
+    const elapsed = Date.now() - sentAt;
+    if (header?.event_type === "card.action.trigger" && elapsed > CARD_CALLBACK_DEADLINE_MS) {
+      throw new Error(
+        `LarkEmulator: the card callback was answered after ${elapsed} ms; Feishu shows the user an error after 3 s`,
+      );
+    }
     return this.wsAcks.get(messageId)!;
   }
 
@@ -615,8 +640,14 @@ export class LarkEmulator {
           msg: "only shared cards (config.update_multi: true) can be updated",
         });
       }
-      if (Buffer.byteLength(data.content ?? "") > 30 * 1024)
-        return reply(400, { code: 230025, msg: "card too large" });
+      // The limit is on the request body, where `content` is escaped once more.
+      if (Buffer.byteLength(raw, "utf8") > LARK_POST_BODY_LIMIT)
+        return reply(400, { code: 230025, msg: "The length of the message content reaches its limit." });
+      const now = Date.now();
+      const recent = (this.patchTimes.get(target) ?? []).filter((at) => now - at < 1000);
+      if (recent.length >= CARD_UPDATES_PER_SECOND)
+        return reply(400, { code: 230020, msg: "This message is triggering the frequency limit." });
+      this.patchTimes.set(target, [...recent, now]);
       return this.recordSend(
         reply,
         { kind: "patch", chatId: this.messageChats.get(target) ?? "", target },
@@ -804,16 +835,19 @@ export function encryptPayload(json: string, encryptKey: string): string {
 
 /**
  * Card JSON 2.0 rules the emulator enforces (1.0 cards, the buttons' format, only for size) (open.feishu.cn card docs: "Form container", "Input",
- * card size limit): content at most 30 KB; `schema: "2.0"` with `body.elements`; a form has a `name`,
- * the inputs inside it each a unique `name` and `max_length` ≤ 1000, and it holds a button with
- * `action_type: "form_submit"`.
+ * "Button" of card-json-v2-components, card size limit): content at most 30 KB; `schema: "2.0"` with
+ * `body.elements`; no 1.0-only attribute anywhere (`action_type` is refused, 2.0 rejects unknown
+ * attributes); a form has a `name`, the inputs inside it each a unique `name` and `max_length` ≤ 1000,
+ * and it holds a button with a `name` and `form_action_type: "submit"`.
  */
-function cardProblem(content: string): string | null {
+export function cardProblem(content: string): string | null {
   if (Buffer.byteLength(content) > 30 * 1024) return "card content exceeds 30KB";
   const card = JSON.parse(content) as { schema?: string; body?: { elements?: Record<string, unknown>[] } };
   if (card.schema === undefined) return null;
   if (card.schema !== "2.0" || !Array.isArray(card.body?.elements))
     return "expected a JSON 2.0 card with body.elements";
+  const oneZero = findAttribute(card.body.elements, "action_type");
+  if (oneZero) return `unknown attribute action_type in a JSON 2.0 card (${oneZero})`;
   for (const element of card.body.elements) {
     if (element.tag !== "form") continue;
     if (typeof element.name !== "string" || element.name === "") return "form container needs a name";
@@ -826,8 +860,28 @@ function cardProblem(content: string): string | null {
       if (typeof input.max_length === "number" && input.max_length > 1000)
         return "input max_length is at most 1000";
     }
-    if (!inner.some((item) => item.tag === "button" && item.action_type === "form_submit"))
-      return "a form needs a submit button (action_type form_submit)";
+    const submit = inner.find((item) => item.tag === "button" && item.form_action_type === "submit");
+    if (!submit) return 'a form needs a submit button (form_action_type: "submit")';
+    if (typeof submit.name !== "string" || submit.name === "") return "the form's submit button needs a name";
+  }
+  return null;
+}
+
+/** The tag of the first element (at any depth) carrying `attribute`, or null. */
+function findAttribute(elements: unknown, attribute: string): string | null {
+  if (Array.isArray(elements)) {
+    for (const item of elements) {
+      const found = findAttribute(item, attribute);
+      if (found) return found;
+    }
+    return null;
+  }
+  if (elements === null || typeof elements !== "object") return null;
+  const record = elements as Record<string, unknown>;
+  if (Object.hasOwn(record, attribute)) return String(record.tag ?? "element");
+  for (const value of Object.values(record)) {
+    const found = findAttribute(value, attribute);
+    if (found) return found;
   }
   return null;
 }

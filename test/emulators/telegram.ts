@@ -404,6 +404,25 @@ export class TelegramEmulator extends EventEmitter {
     return record;
   }
 
+  /**
+   * Pushes a `callback_query` of any shape (merged over a minimal one: id and sender), for queries the
+   * bot may not be able to map — no `message` (an inline message's button), no `data` (a game button),
+   * a channel post's button. It must still be answered: Bot API answerCallbackQuery, "Telegram clients
+   * will display a progress bar until you call answerCallbackQuery".
+   */
+  pushCallbackQuery(query: Record<string, unknown>, userId = 1001): CallbackQueryRecord {
+    const record: CallbackQueryRecord = {
+      id: String(this.nextQueryId++),
+      data: typeof query.data === "string" ? query.data : "",
+      fromId: userId,
+      messageId: Number((query.message as { message_id?: unknown } | undefined)?.message_id ?? 0),
+    };
+    this.callbackQueries.set(record.id, record);
+    const from = { id: userId, is_bot: false, first_name: `User${userId}`, username: `user${userId}` };
+    this.pushUpdate({ callback_query: { id: record.id, from, chat_instance: "ci0", ...query } });
+    return record;
+  }
+
   /** The latest state of a sent message (after any edits). */
   latest(messageId: number, chatId?: string): SentMessage | undefined {
     return [...this.sent]
@@ -755,9 +774,8 @@ export class TelegramEmulator extends EventEmitter {
 
   private editMessageText(params: Record<string, unknown>, res: http.ServerResponse, call: CallRecord): void {
     const chatId = String(params.chat_id ?? "");
-    const target = this.sent.find(
-      (message) => message.chat_id === chatId && message.message_id === Number(params.message_id),
-    );
+    // The message as it is now: after its latest edit (what "not modified" is judged against).
+    const target = this.latest(Number(params.message_id), chatId);
     if (!target) {
       this.fail(res, call, 400, "Bad Request: message to edit not found");
       return;

@@ -66,9 +66,13 @@ describe("reference gateway scenarios", () => {
       { user: "admin" },
     );
     expect(loaded.match(/Skill loaded/g)).toHaveLength(2);
-    await telegram.shouldReply("/skill-a /skill-b summarize this", ["**skill-b**", "disabled for telegram"], {
-      user: "admin",
-    });
+    await telegram.shouldReply(
+      "/skill-a /skill-b summarize this",
+      ["`skill-b` skill is disabled for telegram"],
+      {
+        user: "admin",
+      },
+    );
     await gateway.stop();
   });
 

@@ -319,14 +319,35 @@ describe("usage bump fast path", () => {
               }
             });
           }
-          expect(fast).toBe(readFileSync(usageFile(), "utf8"));
+          const general = readFileSync(usageFile(), "utf8");
+          if (canonical && layout === "sorted") {
+            expect(fast).toBe(general);
+            return;
+          }
+          // Any other layout: the bumped records are what the general path makes of them, and every
+          // other record keeps its bytes and its place.
+          const fastDoc = JSON.parse(fast) as Record<string, unknown>;
+          const generalDoc = JSON.parse(general) as Record<string, unknown>;
+          for (const name of bumped) expect(fastDoc[name]).toEqual(generalDoc[name]);
+          const order = (body: string) =>
+            skillNames
+              .map((name) => ({ name, at: body.indexOf(`${JSON.stringify(name)}:`) }))
+              .sort((a, b) => a.at - b.at)
+              .map((item) => item.name);
+          expect(order(fast)).toEqual(order(text));
+          const original = JSON.parse(text) as Record<string, unknown>;
+          const spacing = text.includes("\n") ? 2 : undefined;
+          for (const name of skillNames.filter((one) => !bumped.includes(one))) {
+            const own = JSON.stringify(original[name], null, spacing).replaceAll("\n", "\n  ");
+            expect(fast).toContain(own);
+          }
         },
       ),
       { numRuns: 60 },
     );
   });
 
-  it("a file in Hermes' layout but out of name order, or with digit-only names, is rewritten in order on a bump", async () => {
+  it("a file out of name order, or with digit-only names, keeps its order: only the bumped record changes", async () => {
     const complete = JSON.parse(stableJson(emptyRecord())) as UsageRecord;
     const now = new Date("2031-02-03T04:05:06.789Z");
     // Each file lists its names in this order (built as text: an object would put "9" before "10").
@@ -338,16 +359,35 @@ describe("usage bump fast path", () => {
       const text = `{\n${order.map((name) => `  ${JSON.stringify(name)}: ${record}`).join(",\n")}\n}`;
       writeFileSync(usageFile(), text);
       await store.bump("a", "use", now);
-      const bumped = readFileSync(usageFile(), "utf8");
-      writeFileSync(usageFile(), text);
-      await store.update((all) => {
-        (all.a as UsageRecord).use_count += 1;
-        (all.a as UsageRecord).last_used_at = isoTimestamp(now);
-      });
-      expect(bumped).toBe(readFileSync(usageFile(), "utf8"));
-      // Not the file with only the record changed: the names were put in order ("a" first; "9" first).
-      expect(bumped.slice(0, 8)).not.toBe(text.slice(0, 8));
+      const bumped = { ...complete, use_count: 1, last_used_at: isoTimestamp(now) };
+      const expected = text.replace(
+        `"a": ${record}`,
+        `"a": ${JSON.stringify(bumped, null, 2).replaceAll("\n", "\n  ")}`,
+      );
+      expect(readFileSync(usageFile(), "utf8")).toBe(expected);
     }
+  });
+
+  it("hand-edited numbers and legacy records elsewhere keep their bytes when one record is bumped", async () => {
+    const text = `{\n  "float": {"use_count": 1.0, "view_count": 1e+20},\n  "legacy": {"use_count": 3},\n  "target": {\n    "use_count": 1.0\n  }\n}\n`;
+    writeFileSync(usageFile(), text);
+    await store.bump("target", "use", new Date("2031-02-03T04:05:06.789Z"));
+    const after = readFileSync(usageFile(), "utf8");
+    const untouched = `{\n  "float": {"use_count": 1.0, "view_count": 1e+20},\n  "legacy": {"use_count": 3},\n  "target": `;
+    expect(after.startsWith(untouched)).toBe(true);
+    expect(after.endsWith("\n}\n")).toBe(true);
+    expect(JSON.parse(after).target).toMatchObject({
+      use_count: 2,
+      last_used_at: "2031-02-03T04:05:06.789000+00:00",
+      state: "active",
+    });
+    // A record not there yet goes in its sorted place, the rest untouched.
+    await store.bump("aaa", "view", new Date("2031-02-03T04:05:06.789Z"));
+    const inserted = readFileSync(usageFile(), "utf8");
+    expect(inserted.indexOf('"aaa"')).toBeLessThan(inserted.indexOf('"float"'));
+    expect(inserted).toContain(
+      '"float": {"use_count": 1.0, "view_count": 1e+20},\n  "legacy": {"use_count": 3},',
+    );
   });
 
   it("a warm store sees a file replaced behind its back (another writer) and bumps on top of it", async () => {

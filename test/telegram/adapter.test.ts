@@ -11,21 +11,22 @@ import { htmlToPlain } from "../../adapters/telegram/render.js";
 import { AdapterError } from "../../src/core/errors.js";
 import type { Adapter, CommandCatalogEntry } from "../../src/core/message.js";
 import { reply, textReply } from "../../src/core/reply.js";
-import { TelegramEmulator } from "../emulators/telegram.js";
-import { adapterFor, capturingLogger, emulatorConfig, freePort, tempHome, waitUntil } from "./helpers.js";
+import {
+  adapterFor,
+  capturingLogger,
+  emulatorConfig,
+  emulatorWithHome,
+  freePort,
+  tempHome,
+  waitUntil,
+} from "./helpers.js";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function setup() {
-  const emulator = new TelegramEmulator();
-  await emulator.listen();
-  const { home, cleanup } = await tempHome();
-  cleanups.push(cleanup, () => emulator.close());
-  return { emulator, home };
-}
+const setup = () => emulatorWithHome(cleanups);
 
 function track(adapter: Adapter): Adapter {
   cleanups.push(() => adapter.stop());

@@ -8,7 +8,7 @@ import { createTelegramAdapter, type TelegramTuning } from "../../adapters/teleg
 import { parseConfig, type SkillgateConfig } from "../../src/config/config.js";
 import { createLogger, type Logger } from "../../src/core/logger.js";
 import type { Adapter, InboundMessage } from "../../src/core/message.js";
-import type { TelegramEmulator } from "../emulators/telegram.js";
+import { TelegramEmulator } from "../emulators/telegram.js";
 
 /** Fast timings for tests. */
 export const FAST: Partial<TelegramTuning> = {
@@ -34,6 +34,17 @@ export function capturingLogger(): { logger: Logger; lines: Record<string, unkno
 export async function tempHome(): Promise<{ home: string; cleanup: () => Promise<void> }> {
   const home = await mkdtemp(path.join(os.tmpdir(), "skillgate-tg-"));
   return { home, cleanup: () => rm(home, { recursive: true, force: true }) };
+}
+
+/** A listening emulator and a temp home, both removed by the callbacks pushed onto `cleanups`. */
+export async function emulatorWithHome(
+  cleanups: (() => Promise<void>)[],
+): Promise<{ emulator: TelegramEmulator; home: string }> {
+  const emulator = new TelegramEmulator();
+  await emulator.listen();
+  const { home, cleanup } = await tempHome();
+  cleanups.push(cleanup, () => emulator.close());
+  return { emulator, home };
 }
 
 /** Config for a gateway talking to the emulator. */

@@ -1,8 +1,11 @@
 /**
  * The console's behaviour in the browser, loaded as a module from this origin (the CSP allows nothing
  * inline): confirmation dialogs for action buttons, the POSTs that carry the session's CSRF token,
- * live page refreshes from the server's event stream, the curator run's progress, and auto-submitting
- * filter forms. Everything untrusted is put into the page with `textContent`.
+ * live page refreshes from the server's event stream, the curator run's progress, auto-submitting
+ * filter forms, and logging out (this session, or every session). The event stream is closed when the
+ * page is hidden (`pagehide`: navigating away keeps the page in the back/forward cache, and a browser
+ * allows only a few open connections per host) and opened again when it is shown. Everything untrusted
+ * is put into the page with `textContent`.
  */
 
 interface ActionAnswer {
@@ -24,8 +27,11 @@ function toast(message: string, ok: boolean): void {
   box.hidden = false;
 }
 
-async function post(body: unknown): Promise<{ status: number; answer: ActionAnswer }> {
-  const response = await fetch("/api/action", {
+async function post(
+  body: unknown,
+  endpoint = "/api/action",
+): Promise<{ status: number; answer: ActionAnswer }> {
+  const response = await fetch(endpoint, {
     method: "POST",
     headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
     body: JSON.stringify(body),
@@ -126,9 +132,12 @@ async function refresh(): Promise<void> {
   }
 }
 
+let source: EventSource | undefined;
+
 function listen(): void {
+  source?.close();
   const live = document.getElementById("live");
-  const source = new EventSource("/events");
+  source = new EventSource("/events");
   source.addEventListener("hello", () => live?.classList.add("on"));
   source.addEventListener("error", () => live?.classList.remove("on"));
   source.addEventListener("change", () => void refresh());
@@ -143,11 +152,34 @@ function listen(): void {
   });
 }
 
+/** Ends this session ("logout") or, after asking, every session ("end-all"), then leaves the page. */
+async function endSession(which: string): Promise<void> {
+  if (
+    which === "end-all" &&
+    !(await ask("End every console session, this one too? Each browser must log in again."))
+  )
+    return;
+  const { answer } = await post({}, which === "end-all" ? "/api/sessions/end-all" : "/api/logout");
+  if (answer.ok !== true) {
+    toast(answer.error ?? "The session could not be ended.", false);
+    return;
+  }
+  source?.close();
+  window.location.assign("/logged-out");
+}
+
 document.addEventListener("click", (event) => {
-  const button = (event.target as Element | null)?.closest<HTMLButtonElement>("button.action");
+  const target = event.target as Element | null;
+  const button = target?.closest<HTMLButtonElement>("button.action");
   if (button) {
     event.preventDefault();
     void runAction(button);
+    return;
+  }
+  const session = target?.closest<HTMLButtonElement>("button.session");
+  if (session) {
+    event.preventDefault();
+    void endSession(session.dataset.session ?? "logout");
   }
 });
 
@@ -162,6 +194,16 @@ document.addEventListener("change", (event) => {
   const target = event.target as Element | null;
   const form = target?.closest<HTMLFormElement>("form[data-autosubmit]");
   if (form && target instanceof HTMLSelectElement) form.requestSubmit();
+});
+
+// A page kept in the back/forward cache must not hold its stream open; a page shown again reopens it.
+window.addEventListener("pagehide", () => {
+  source?.close();
+  source = undefined;
+  document.getElementById("live")?.classList.remove("on");
+});
+window.addEventListener("pageshow", (event) => {
+  if (event.persisted || source === undefined) listen();
 });
 
 listen();

@@ -21,6 +21,7 @@ import { pipeline } from "node:stream/promises";
 import { createGzip, type Gzip, type ZlibOptions } from "node:zlib";
 import { Header, type HeaderData, Pax } from "tar";
 import { moduleWorker } from "../../core/workers.js";
+import { HERMES_SKIP_DIRS, SUPPORT_DIRS } from "../../skills/skip-dirs.js";
 
 /** A symlink found while archiving: restored as-is by a rollback even when it points outside the tree. */
 export interface RecordedLink {
@@ -285,6 +286,26 @@ function readFileOrNull(file: string): Buffer | null {
 }
 
 /**
+ * True when `rel` (a file under `skills/`) is a live skill's `SKILL.md` as Hermes counts them for a
+ * snapshot manifest's `skill_files`: not below an excluded folder, not inside a support folder of a
+ * folder that holds a `SKILL.md` itself.
+ */
+export function countsAsSkillFile(rel: string, rootPrefix: string): boolean {
+  const parts = rel.split("/");
+  if (parts[parts.length - 1] !== "SKILL.md") return false;
+  if (parts.some((part) => HERMES_SKIP_DIRS.has(part))) return false;
+  for (let at = 0; at < parts.length - 1; at++) {
+    if (!SUPPORT_DIRS.has(parts[at] as string)) continue;
+    const owner = `${rootPrefix}${parts
+      .slice(0, at)
+      .map((part) => `${part}/`)
+      .join("")}SKILL.md`;
+    if (lstatSync(owner, { throwIfNoEntry: false })?.isFile()) return false;
+  }
+  return true;
+}
+
+/**
  * Streams a gzipped tar of `entries` to `dest` depth-first in a stable order; gzip backpressure paces
  * the walk, so memory stays flat however large the library is. Counts SKILL.md files and records
  * symlinks on the way; `progress` hears how many live skills (SKILL.md files) are in so far.
@@ -328,11 +349,8 @@ export async function streamArchive(
         }
       }
       if (result === "skipped") continue;
-      // Live skills only, as Hermes counts them: archived packages are in the archive but not counted.
-      if (
-        (member.type === "File" && rel.endsWith("/SKILL.md") && !rel.startsWith(".archive/")) ||
-        rel === "SKILL.md"
-      ) {
+      // Live skills only, as Hermes counts them (see `countsAsSkillFile`).
+      if (member.type === "File" && countsAsSkillFile(rel, rootPrefix)) {
         skillFiles++;
         // At most every PROGRESS_MS: a worker posts each report, and a library can hold 50k skills.
         if (performance.now() - reported > PROGRESS_MS) {

@@ -3,10 +3,13 @@
  * 0600) that signs everything: one-time login tokens (printed as a link at start or by
  * `skillgate console --link`), session cookies and CSRF tokens. A login token works once, for 15 minutes,
  * and only if it was minted after this server started (a link printed by an earlier run is dead). A
- * session is an admin (every action) or read-only (pages only; every POST refused).
+ * session is an admin (every action) or read-only (pages only; every POST refused but logging out).
+ * Logging out revokes that session; "end all sessions" revokes every session issued until then. Both are
+ * kept in `<home>/gateway/console.sessions.json`, so they hold across restarts and for every console on
+ * the home.
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { homePaths } from "../../config/home.js";
 
@@ -17,6 +20,9 @@ export type ConsoleRole = "admin" | "read-only";
 export interface ConsoleSession {
   id: string;
   role: ConsoleRole;
+  /** When it was issued and when it ends (ms). */
+  issuedAt: number;
+  expiresAt: number;
 }
 
 /** How long a login link works. */
@@ -53,6 +59,86 @@ export function loadConsoleSecret(home: string): Buffer {
   writeFileSync(file, `${secret.toString("hex")}\n`, { mode: 0o600 });
   chmodSync(file, 0o600);
   return secret;
+}
+
+/** Where logouts and "end all sessions" are kept. */
+export function consoleSessionsPath(home: string): string {
+  return path.join(homePaths(home).gateway, "console.sessions.json");
+}
+
+interface Revocations {
+  /** Sessions issued before this instant (ms) are ended. */
+  notBefore: number;
+  /** Session ids logged out, with when they would have expired anyway. */
+  revoked: Map<string, number>;
+}
+
+/**
+ * Logged-out sessions and the "end all sessions" instant of a home, read again whenever the file
+ * changes (another console on the same home may have written it). Written atomically, mode 0600.
+ */
+export class ConsoleRevocations {
+  private stamp = "";
+  private state: Revocations = { notBefore: 0, revoked: new Map() };
+
+  constructor(
+    private readonly file: string,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  private current(): Revocations {
+    let stamp = "missing";
+    try {
+      const stat = statSync(this.file);
+      stamp = `${stat.mtimeMs}:${stat.size}:${stat.ino}`;
+    } catch {
+      // none written yet
+    }
+    if (stamp === this.stamp) return this.state;
+    this.stamp = stamp;
+    this.state = { notBefore: 0, revoked: new Map() };
+    try {
+      const value = JSON.parse(readFileSync(this.file, "utf8")) as {
+        not_before?: unknown;
+        revoked?: Record<string, unknown>;
+      };
+      if (typeof value.not_before === "number") this.state.notBefore = value.not_before;
+      for (const [id, until] of Object.entries(value.revoked ?? {}))
+        if (typeof until === "number") this.state.revoked.set(id, until);
+    } catch {
+      // An unreadable file ends nothing; the next write replaces it.
+    }
+    return this.state;
+  }
+
+  private write(state: Revocations): void {
+    const now = this.now();
+    const revoked = Object.fromEntries([...state.revoked].filter(([, until]) => until > now));
+    mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
+    const tmp = `${this.file}.${process.pid}.tmp`;
+    writeFileSync(tmp, `${JSON.stringify({ not_before: state.notBefore, revoked })}\n`, { mode: 0o600 });
+    renameSync(tmp, this.file);
+    this.stamp = "";
+  }
+
+  /** True when `session` was logged out or ended with all others. */
+  ended(session: ConsoleSession): boolean {
+    const state = this.current();
+    return session.issuedAt < state.notBefore || state.revoked.has(session.id);
+  }
+
+  /** Logs one session out. */
+  revoke(session: ConsoleSession): void {
+    const state = this.current();
+    state.revoked.set(session.id, session.expiresAt);
+    this.write(state);
+  }
+
+  /** Ends every session issued until now (this one included). */
+  endAll(): void {
+    // The next millisecond: a session issued in this very one is ended too.
+    this.write({ notBefore: this.now() + 1, revoked: new Map() });
+  }
 }
 
 function encode(value: unknown): string {
@@ -131,20 +217,26 @@ export class ConsoleAuth {
 
   /** A new session cookie value for `role`. */
   newSession(role: ConsoleRole): { cookie: string; session: ConsoleSession } {
-    const session = { id: randomNonce(), role };
+    const issuedAt = this.now();
+    const session = { id: randomNonce(), role, issuedAt, expiresAt: issuedAt + SESSION_TTL_MS };
     return {
-      cookie: this.signed("session", { s: session.id, r: role, e: this.now() + SESSION_TTL_MS }),
+      cookie: this.signed("session", { s: session.id, r: role, i: issuedAt, e: session.expiresAt }),
       session,
     };
   }
 
-  /** The session a cookie value carries, or null when it is forged or expired. */
-  readSession(cookie: string | undefined): ConsoleSession | null {
+  /**
+   * The session a cookie value carries, or null when it is forged, expired, or ended (`revocations`:
+   * logged out, or issued before "end all sessions").
+   */
+  readSession(cookie: string | undefined, revocations?: ConsoleRevocations): ConsoleSession | null {
     if (!cookie) return null;
     const value = this.verified("session", cookie);
     if (!value || typeof value.s !== "string" || !isRole(value.r)) return null;
     if (typeof value.e !== "number" || value.e < this.now()) return null;
-    return { id: value.s, role: value.r };
+    const issuedAt = typeof value.i === "number" ? value.i : value.e - SESSION_TTL_MS;
+    const session = { id: value.s, role: value.r, issuedAt, expiresAt: value.e };
+    return revocations?.ended(session) ? null : session;
   }
 
   /** The CSRF token of a session (sent back in the `X-CSRF-Token` header of every state change). */

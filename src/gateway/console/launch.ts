@@ -1,7 +1,7 @@
 /**
  * Starting the web console from the gateway or from `skillgate console`: opens the server, announces
- * the URL and a one-time login link (terminal and log), and warns loudly when it listens beyond this
- * machine. `consoleLoginLink` mints another link for a console that is already running (it shares the
+ * the URL and a one-time login link on the terminal (the log gets the URL only: a log is read by more
+ * people, for longer, than the link's 15 minutes), and warns loudly when it listens beyond this machine. `consoleLoginLink` mints another link for a console that is already running (it shares the
  * home's secret).
  */
 import { registry as defaultRegistry } from "../../../commands/index.js";
@@ -25,8 +25,13 @@ export interface LaunchOptions {
   bind?: string;
   /** The role of the printed login link (default admin). */
   role?: ConsoleRole;
-  /** Where the URL and login link are printed (the terminal); they are logged as well. */
+  /** Where the URL and login link are printed (the terminal); only the URL is logged. */
   announce?: (line: string) => void;
+  /**
+   * Print the login link with the URL (default true). Off when what is announced ends up in a log
+   * anyway (a service's stdout); the lines then say how to get a link.
+   */
+  printLink?: boolean;
   idleSeconds?: () => number | Promise<number>;
   onMutated?: () => void | Promise<void>;
 }
@@ -46,15 +51,19 @@ export async function launchConsole(options: LaunchOptions): Promise<ConsoleServ
     idleSeconds: options.idleSeconds,
     onMutated: options.onMutated,
   });
-  const link = server.loginUrl(options.role ?? "admin");
-  const lines = [`skillgate console: ${server.url}`, `  log in (one-time link, 15 minutes): ${link}`];
+  const lines = [
+    `skillgate console: ${server.url}`,
+    options.printLink === false
+      ? "  log in: run `skillgate console --link` on this host for a one-time login link"
+      : `  log in (one-time link, 15 minutes): ${server.loginUrl(options.role ?? "admin")}`,
+  ];
   if (!server.loopback) {
     lines.unshift(
       "!!! WARNING: the web console listens on a non-loopback address (gateway.console.bind); other machines can reach it. !!!",
     );
   }
   for (const line of lines) options.announce?.(line);
-  logger.info({ url: server.url, login: link }, "console: listening");
+  logger.info({ url: server.url }, "console: listening (the login link is on the terminal)");
   return server;
 }
 

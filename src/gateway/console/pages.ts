@@ -55,6 +55,7 @@ ${scripts.map((src) => html`<script type="module" src="${src}"></script>`)}
 <nav>${NAV.map(([id, href, label]) => html`<a href="${href}"${id === page ? raw(' aria-current="page"') : ""}>${label}</a>`)}</nav>
 <span class="role" data-role="${ctx.role}">${ctx.role === "admin" ? "admin" : "read-only"}</span>
 <span id="live" class="live" title="live updates">●</span>
+<span class="sessions">${ctx.role === "admin" ? html`<button type="button" class="session" data-session="end-all">End all sessions</button>` : ""}<button type="button" class="session" data-session="logout">Log out</button></span>
 </header>
 <main id="main">${body}</main>
 <dialog id="confirm-dialog">

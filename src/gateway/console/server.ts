@@ -8,7 +8,10 @@
  * no referrer. Everything but `/login` and `/assets` needs a session cookie. Every POST also needs an
  * admin session, an `Origin` equal to this server's, `Sec-Fetch-Site: same-origin` when the browser sends
  * it, the session's CSRF token in `X-CSRF-Token`, and a body under 64 KB. Actions then run through the
- * command registry (`actions.ts`).
+ * command registry (`actions.ts`). Every page and JSON answer is scrubbed of the known secrets on its way
+ * out, and the library search matches scrubbed text only (a secret cannot be found one prefix at a time).
+ * `POST /api/logout` ends this session (any login); `POST /api/sessions/end-all` ends every session
+ * (admins).
  */
 import { readFileSync } from "node:fs";
 import type { Server } from "node:http";
@@ -18,7 +21,7 @@ import { fileURLToPath } from "node:url";
 import { createAdaptorServer } from "@hono/node-server";
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { getCookie, setCookie } from "hono/cookie";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { streamSSE } from "hono/streaming";
 import type { CommandSpec } from "../../../commands/types.js";
 import type { SkillgateConfig } from "../../config/config.js";
@@ -27,11 +30,14 @@ import { homePaths } from "../../config/home.js";
 import { SkillgateError } from "../../core/errors.js";
 import { type Logger, scrubText, silentLogger } from "../../core/logger.js";
 import type { SkillLibrary } from "../../skills/types.js";
+import { OutboundScrubber } from "../scrub.js";
 import { type ActionEnv, handleAction, parseActionRequest } from "./actions.js";
 import {
   ConsoleAuth,
+  ConsoleRevocations,
   type ConsoleRole,
   type ConsoleSession,
+  consoleSessionsPath,
   loadConsoleSecret,
   SESSION_COOKIE,
 } from "./auth.js";
@@ -174,6 +180,33 @@ function libraryQuery(c: Context): LibraryQuery {
 
 type Env = { Variables: { session: ConsoleSession } };
 
+/** Variants of a secret as a page or a JSON answer may spell it (HTML-escaped, JSON-escaped). */
+function spellings(secret: string): string[] {
+  const html = secret
+    .replaceAll("&", "&amp;")
+    .replaceAll("<", "&lt;")
+    .replaceAll(">", "&gt;")
+    .replaceAll('"', "&quot;")
+    .replaceAll("'", "&#39;");
+  const json = JSON.stringify(secret).slice(1, -1);
+  return [...new Set([secret, html, json])];
+}
+
+/** Replaces known secrets in an HTML or JSON response body (streams such as `/events` are left alone). */
+async function scrubResponse(c: Context, known: readonly string[]): Promise<void> {
+  const type = c.res.headers.get("content-type") ?? "";
+  if (known.length === 0 || !/^(text\/html|application\/json)/.test(type)) return;
+  const body = await c.res.text();
+  const scrubbed = scrubText(body, known.flatMap(spellings));
+  if (scrubbed === body) {
+    c.res = new Response(body, c.res);
+    return;
+  }
+  const headers = new Headers(c.res.headers);
+  headers.delete("content-length");
+  c.res = new Response(scrubbed, { status: c.res.status, headers });
+}
+
 /** Starts the console; rejects when the port cannot be bound. */
 export async function startConsoleServer(options: ConsoleServerOptions): Promise<ConsoleServer> {
   const logger = options.logger ?? silentLogger();
@@ -182,12 +215,21 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
   const env = options.env ?? process.env;
   const now = options.now ?? (() => new Date());
   const auth = new ConsoleAuth(loadConsoleSecret(options.home), () => now().getTime());
+  const revocations = new ConsoleRevocations(consoleSessionsPath(options.home), () => now().getTime());
   const library = options.library;
   const events = new ConsoleEvents(options.home, library);
   const assets = loadAssets();
   const config = () => options.config;
+  const outbound = new OutboundScrubber(options.home, options.config, env);
+  // Every .env value long enough to be one, and the credentials the chat scrubber knows (platform tokens
+  // in the environment, secrets config.yaml holds); longest first, so one inside another goes whole.
   const secrets = () =>
-    [...readDotenv(homePaths(options.home).env).values()].filter((value) => value.length >= 6);
+    [
+      ...new Set([
+        ...[...readDotenv(homePaths(options.home).env).values()].filter((value) => value.length >= 6),
+        ...outbound.knownSecrets(),
+      ]),
+    ].sort((a, b) => b.length - a.length);
   const scrub = (value: string) => scrubText(value, secrets());
   const data: ConsoleData = { home: options.home, config, library, env, now };
   let rowsCache: { key: string; rows: LibraryRow[] } | undefined;
@@ -216,6 +258,7 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
       return c.text("This console only answers to its own address.", 421);
     }
     await next();
+    await scrubResponse(c, secrets());
     c.header("Content-Security-Policy", CONSOLE_CSP);
     c.header("X-Content-Type-Options", "nosniff");
     c.header("X-Frame-Options", "DENY");
@@ -250,8 +293,17 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     return c.redirect("/library", 303);
   });
 
+  app.get("/logged-out", (c) =>
+    c.html(
+      messagePage(
+        "Logged out",
+        "This browser's console session has ended. Open a new login link (`skillgate console --link`) to log in again.",
+      ),
+    ),
+  );
+
   app.use("*", async (c, next) => {
-    const session = auth.readSession(getCookie(c, SESSION_COOKIE));
+    const session = auth.readSession(getCookie(c, SESSION_COOKIE), revocations);
     if (!session) {
       if (c.req.method === "GET" && !c.req.path.startsWith("/api/") && c.req.path !== "/events") {
         return c.html(
@@ -277,6 +329,8 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
       return c.json({ ok: false, error: "cross-site request refused" }, 403);
     if (!auth.checkCsrf(session, c.req.header("x-csrf-token")))
       return c.json({ ok: false, error: "missing or wrong CSRF token" }, 403);
+    // Any login may log itself out.
+    if (c.req.path === "/api/logout") return next();
     if (session.role !== "admin")
       return c.json({ ok: false, error: "this login is read-only; actions need an admin login" }, 403);
     return next();
@@ -290,7 +344,13 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
   app.get("/", (c) => c.redirect("/library", 302));
 
   app.get("/library", async (c) => {
-    const all = await rows();
+    // Searched and shown as scrubbed text: a query never matches a secret a page would not show.
+    const known = secrets();
+    const all = (await rows()).map((row) => ({
+      ...row,
+      description: scrubText(row.description, known),
+      category: row.category === null ? null : scrubText(row.category, known),
+    }));
     const query = libraryQuery(c);
     const categories = [
       ...new Set(all.map((row) => row.category).filter((v): v is string => v !== null)),
@@ -446,6 +506,20 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
       }
     },
   );
+
+  app.post("/api/logout", (c) => {
+    revocations.revoke(c.get("session"));
+    deleteCookie(c, SESSION_COOKIE, { path: "/" });
+    logger.info("console: logged out");
+    return c.json({ ok: true, text: "Logged out." });
+  });
+
+  app.post("/api/sessions/end-all", (c) => {
+    revocations.endAll();
+    deleteCookie(c, SESSION_COOKIE, { path: "/" });
+    logger.info("console: every session ended");
+    return c.json({ ok: true, text: "Every console session has ended, this one too." });
+  });
 
   app.notFound((c) => c.html(messagePage("Not found", "There is no such page."), 404));
   app.onError((error, c) => {

@@ -5,14 +5,14 @@
  * `<home>/.env`. The value is never logged, echoed, put in a reply, a ledger or a session: the chat only
  * hears "`KEY` set ✓" and the skill's new readiness. Chat messages are never read as secrets.
  */
+import { checkSecretValue } from "../../config/dotenv-write.js";
+import { refusedSecretReason } from "../../config/secret-keys.js";
+import { SkillgateError } from "../../core/errors.js";
 import type { AdapterCapabilities, InboundMessage, SecretInputOpening } from "../../core/message.js";
 import { type Reply, reply, textReply } from "../../core/reply.js";
 import { type EnvRequirement, storeSecrets } from "../../skills/readiness.js";
 import type { SkillLibrary } from "../../skills/types.js";
 import { type PendingSecret, refusalText, SecretTokens, type TokenRefusal } from "./tokens.js";
-
-/** Longest secret accepted (characters). */
-export const MAX_SECRET_LENGTH = 4096;
 
 /** Options of `SecretEntry`. */
 export interface SecretEntryOptions {
@@ -39,16 +39,6 @@ export interface SecretSubmission {
 
 function asStrings(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : [];
-}
-
-/** Checks a typed secret: trimmed, not empty, one line, bounded. Returns the value or the problem. */
-export function checkSecretValue(raw: string): { value: string } | { problem: string } {
-  const value = raw.trim();
-  if (value === "") return { problem: "The value was empty; nothing was stored." };
-  if (/[\r\n\0]/.test(value)) return { problem: "The value must be a single line; nothing was stored." };
-  if (value.length > MAX_SECRET_LENGTH)
-    return { problem: `The value is longer than ${MAX_SECRET_LENGTH} characters; nothing was stored.` };
-  return { value };
 }
 
 /** The gateway's private secret entry. */
@@ -84,6 +74,8 @@ export class SecretEntry {
       : [];
     const requirement = requirements.find((item) => item.name === key);
     if (!requirement) return { refused: `\`${skill}\` does not declare \`${key}\` any more.` };
+    const refusedKey = refusedSecretReason(key);
+    if (refusedKey) return { refused: refusedKey };
     const prompt = requirement.prompt || `Enter value for ${key}`;
     const token = this.tokens.issue({
       key,
@@ -130,30 +122,36 @@ export class SecretEntry {
     const pending = take();
     if (typeof pending === "string")
       return { reply: textReply(`⛔ ${refusalText(pending)}`, { exitCode: 1 }) };
-    await storeSecrets(this.options.home, new Map([[pending.key, checked.value]]), { replace: true });
-    return { reply: await this.confirmation(pending), stored: pending };
-  }
-
-  /** "`KEY` set ✓" and the skill's readiness now. */
-  private async confirmation(pending: PendingSecret): Promise<Reply> {
-    const view = await this.options.library
-      .view(pending.skill, { platform: pending.platform })
-      .catch(() => undefined);
-    const lines = [`\`${pending.key}\` set ✓`];
-    if (view?.success) {
-      const missing = [
-        ...asStrings(view.missing_required_environment_variables).map((name) => `variable \`${name}\``),
-        ...asStrings(view.missing_credential_files).map((file) => `file \`${file}\``),
-        ...asStrings(view.missing_required_commands).map((command) => `command \`${command}\``),
-      ];
-      lines.push(
-        missing.length === 0
-          ? `${pending.skill}: ready.`
-          : `${pending.skill}: setup still needed — ${missing.join(", ")}.`,
-      );
+    try {
+      await storeSecrets(this.options.home, new Map([[pending.key, checked.value]]), { replace: true });
+    } catch (error) {
+      if (!(error instanceof SkillgateError)) throw error;
+      return { reply: textReply(`⛔ ${error.message}`, { exitCode: 1 }) };
     }
-    return reply([{ kind: "paragraph", text: lines.join("\n") }], {
-      json: { ok: true, key: pending.key, skill: pending.skill, readiness: view?.readiness_status ?? null },
-    });
+    return { reply: await secretStoredReply(this.options.library, pending), stored: pending };
   }
+}
+
+/** "`KEY` set ✓" and the readiness of `skill` now (as `platform` sees it; null for the terminal). */
+export async function secretStoredReply(
+  library: SkillLibrary,
+  stored: { key: string; skill: string; platform: string | null },
+): Promise<Reply> {
+  const view = await library.view(stored.skill, { platform: stored.platform }).catch(() => undefined);
+  const lines = [`\`${stored.key}\` set ✓`];
+  if (view?.success) {
+    const missing = [
+      ...asStrings(view.missing_required_environment_variables).map((name) => `variable \`${name}\``),
+      ...asStrings(view.missing_credential_files).map((file) => `file \`${file}\``),
+      ...asStrings(view.missing_required_commands).map((command) => `command \`${command}\``),
+    ];
+    lines.push(
+      missing.length === 0
+        ? `${stored.skill}: ready.`
+        : `${stored.skill}: setup still needed — ${missing.join(", ")}.`,
+    );
+  }
+  return reply([{ kind: "paragraph", text: lines.join("\n") }], {
+    json: { ok: true, key: stored.key, skill: stored.skill, readiness: view?.readiness_status ?? null },
+  });
 }

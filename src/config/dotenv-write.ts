@@ -1,0 +1,180 @@
+/**
+ * Writing secrets into `<home>/.env` so that python-dotenv (Hermes) and skillgate's own reader both read
+ * back exactly the value entered, and every other key reads as before. A value is written bare when
+ * python-dotenv keeps it as is, else double-quoted with `\` and `"` escaped; `${` is written as `$${}{`
+ * (an empty variable between `$` and `{`) so interpolation gives the characters back instead of
+ * expanding them. Every statement of the key is replaced (a duplicate further down would otherwise win),
+ * a missing key is appended, and the planned text is parsed again before anything is written. The file
+ * is replaced atomically with mode 0600, under its lock; a symlinked `.env` is refused, naming its target.
+ */
+import { chmod, lstat, readlink } from "node:fs/promises";
+import path from "node:path";
+import { SkillgateError } from "../core/errors.js";
+import { atomicWriteFile, readTextIfExists, withLock } from "../core/fsutil.js";
+import {
+  interpolate,
+  parseDotenvStatements,
+  rawDotenvValues,
+  startsWithInlineSpace,
+  unquotedValue,
+} from "./dotenv.js";
+import { homePaths } from "./home.js";
+
+/** Variable names skillgate writes into `.env`. */
+export const DOTENV_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+function refuse(message: string): never {
+  throw new SkillgateError("secrets.refused", message);
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** A value cannot go into `.env`: it spans lines, holds a NUL, or is not valid Unicode text. */
+function checkWritable(value: string): void {
+  if (/[\r\n\0]/.test(value))
+    refuse("The value must be a single line without NUL characters; nothing was stored.");
+  if (LONE_SURROGATE.test(value)) refuse("The value is not valid Unicode text; nothing was stored.");
+}
+
+/** `${}`: a variable with no name, which python-dotenv's interpolation turns into nothing. */
+// biome-ignore lint/suspicious/noTemplateCurlyInString: python-dotenv's empty variable, written literally
+const EMPTY_VARIABLE = "${}";
+
+/** The text after `KEY=` that python-dotenv reads back as `value` (which must be one line). */
+export function dotenvValueText(value: string): string {
+  checkWritable(value);
+  // Interpolation would expand `${…}`; `$${}{` expands the empty variable and gives `${` back.
+  const literal = value.replaceAll("${", () => "$${}{");
+  const first = literal[0];
+  const bare =
+    first !== "'" && first !== '"' && unquotedValue(literal) === literal && !startsWithInlineSpace(literal);
+  if (bare) return literal;
+  const escaped = literal.replace(/[\\"]/g, (char) => `\\${char}`);
+  // A final `\\` before the closing quote would read as an escaped quote; an empty variable ends it.
+  return `"${escaped}${escaped.endsWith("\\") ? EMPTY_VARIABLE : ""}"`;
+}
+
+/** Longest secret accepted (characters). */
+export const MAX_SECRET_LENGTH = 4096;
+
+/**
+ * Checks a secret as typed into a private input or `skillgate secrets set`: trimmed, not empty, one
+ * line, bounded. Returns the value or the problem.
+ */
+export function checkSecretValue(raw: string): { value: string } | { problem: string } {
+  const value = raw.trim();
+  if (value === "") return { problem: "The value was empty; nothing was stored." };
+  if (/[\r\n\0]/.test(value)) return { problem: "The value must be a single line; nothing was stored." };
+  if (value.length > MAX_SECRET_LENGTH)
+    return { problem: `The value is longer than ${MAX_SECRET_LENGTH} characters; nothing was stored.` };
+  return { value };
+}
+
+/** Options of `planDotenvEdit` and `writeDotenv`. */
+export interface DotenvEditOptions {
+  /** Only set keys whose value in the file is missing or empty (the terminal's "fill in what's missing"). */
+  onlyWhenEmpty?: boolean;
+}
+
+/** The planned `.env` text and the keys it sets. */
+export interface DotenvEdit {
+  text: string;
+  stored: string[];
+}
+
+/**
+ * Plans setting `values` in `.env` text (pure): each statement of a key is replaced in place (keeping
+ * an `export ` prefix and the line ending), missing keys are appended. Throws when the result would not
+ * read back as intended (an unterminated quote earlier in the file can swallow what follows it).
+ */
+export function planDotenvEdit(
+  text: string,
+  values: ReadonlyMap<string, string>,
+  options: DotenvEditOptions = {},
+): DotenvEdit {
+  const before = rawDotenvValues(text);
+  const pending = new Map<string, string>();
+  for (const [key, value] of values) {
+    if (!DOTENV_KEY.test(key))
+      refuse(`\`${key}\` is not a variable name (letters, digits and _); nothing was stored.`);
+    const current = before.get(key);
+    if (options.onlyWhenEmpty && current !== undefined && current !== null) {
+      if (interpolate(current, new Map()) !== "") continue;
+    }
+    pending.set(key, dotenvValueText(value));
+  }
+  const eol = text.includes("\r\n") ? "\r\n" : "\n";
+  let next = "";
+  let copied = 0;
+  const placed = new Set<string>();
+  for (const statement of parseDotenvStatements(text)) {
+    const valueText = statement.key === null ? undefined : pending.get(statement.key);
+    if (valueText === undefined || statement.key === null) continue;
+    const original = text.slice(statement.bodyStart, statement.end);
+    const ending = /\r\n$|\n$|\r$/.exec(original)?.[0] ?? "";
+    next += text.slice(copied, statement.bodyStart);
+    next += `${statement.exported ? "export " : ""}${statement.key}=${valueText}${ending}`;
+    copied = statement.end;
+    placed.add(statement.key);
+  }
+  next += text.slice(copied);
+  for (const [key, valueText] of pending) {
+    if (placed.has(key)) continue;
+    if (next !== "" && !/[\r\n]$/.test(next)) next += eol;
+    next += `${key}=${valueText}${eol}`;
+  }
+  const after = rawDotenvValues(next);
+  for (const [key] of pending) {
+    const read = after.get(key);
+    if (read === undefined || read === null || interpolate(read, new Map()) !== values.get(key)) {
+      refuse(
+        `.env has a statement python-dotenv cannot parse before \`${key}\` (an unterminated quote?), so the new value would not be read; fix the file and try again. Nothing was stored.`,
+      );
+    }
+  }
+  for (const [key, value] of before) {
+    if (!pending.has(key) && after.get(key) !== value) {
+      refuse(
+        `Writing would change how \`${key}\` reads in .env (its layout is unusual); fix the file and try again. Nothing was stored.`,
+      );
+    }
+  }
+  return { text: next, stored: [...pending.keys()] };
+}
+
+async function refuseSymlink(file: string): Promise<void> {
+  const stat = await lstat(file).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT") return null;
+    throw error;
+  });
+  if (stat?.isSymbolicLink()) {
+    const target = path.resolve(path.dirname(file), await readlink(file));
+    refuse(
+      `${file} is a symbolic link to ${target}; skillgate does not write secrets through a link (it would replace the link with a plain file, or write outside the home). Nothing was changed. Set the value in ${target} yourself, or replace the link with a regular file.`,
+    );
+  }
+  if (stat && !stat.isFile()) refuse(`${file} is not a regular file; nothing was changed.`);
+}
+
+/**
+ * Sets `values` in `<home>/.env` (created when missing) under its lock: planned by `planDotenvEdit`,
+ * written atomically with mode 0600 (the temp file too). Returns the keys stored. Values are never
+ * logged or returned.
+ */
+export async function writeDotenv(
+  home: string,
+  values: ReadonlyMap<string, string>,
+  options: DotenvEditOptions = {},
+): Promise<string[]> {
+  const file = homePaths(home).env;
+  await refuseSymlink(file);
+  return withLock(`${file}.lock`, async () => {
+    await refuseSymlink(file);
+    const existing = (await readTextIfExists(file)) ?? "";
+    const planned = planDotenvEdit(existing, values, options);
+    if (planned.stored.length === 0) return [];
+    await atomicWriteFile(file, planned.text, { mode: 0o600 });
+    await chmod(file, 0o600);
+    return planned.stored;
+  });
+}

@@ -1,0 +1,88 @@
+/**
+ * `skillgate secrets set <KEY>`: the host-side way to put a skill's declared secret into `<home>/.env`.
+ * The value is read from the terminal without echo, or from stdin when it is not a terminal (one
+ * trailing newline dropped), and goes through the same checks and writer as the chat's private input:
+ * a declared variable only, never a loader/runtime variable or the gateway's own credentials, one line,
+ * a symlinked `.env` refused. Afterwards each declaring skill's readiness is shown. The value is never
+ * printed.
+ */
+import type { SkillgateConfig } from "./config/config.js";
+import { checkSecretValue, DOTENV_KEY, MAX_SECRET_LENGTH, writeDotenv } from "./config/dotenv-write.js";
+import { refusedSecretReason } from "./config/secret-keys.js";
+import { SkillgateError } from "./core/errors.js";
+import { errorReply, type Reply, reply } from "./core/reply.js";
+import { secretStoredReply } from "./gateway/secrets-entry/service.js";
+import { openLibrary } from "./skills/library.js";
+import { envRequirements } from "./skills/readiness.js";
+
+/** Where the value comes from: a hidden prompt on a terminal, else the whole of stdin. */
+export interface SecretSource {
+  /** Set when stdin is a terminal: asks with hidden input. */
+  prompt?: (question: string, options?: { hidden?: boolean }) => Promise<string>;
+  stdin: NodeJS.ReadableStream;
+}
+
+/** Reads stdin to its end (at most a little more than the longest secret), dropping one final newline. */
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    const buffer = typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer);
+    chunks.push(buffer);
+    size += buffer.length;
+    if (size > MAX_SECRET_LENGTH * 4 + 2) break;
+  }
+  return Buffer.concat(chunks)
+    .toString("utf8")
+    .replace(/\r?\n$/, "");
+}
+
+/** Runs `skillgate secrets set <key>` against `home`; the reply says what happened (never the value). */
+export async function setSecretFromCli(
+  home: string,
+  config: SkillgateConfig,
+  key: string,
+  source: SecretSource,
+): Promise<Reply> {
+  if (!DOTENV_KEY.test(key)) {
+    return errorReply(
+      `\`${key}\` is not a variable name (letters, digits and _, not starting with a digit).`,
+      2,
+    );
+  }
+  const refused = refusedSecretReason(key);
+  if (refused) return errorReply(refused);
+  const library = openLibrary(home, config, { watch: false });
+  const owners = (await library.all())
+    .filter((entry) => envRequirements(entry.frontmatter).some((requirement) => requirement.name === key))
+    .map((entry) => entry.name);
+  if (owners.length === 0) {
+    return errorReply(
+      `No skill declares \`${key}\` (required_environment_variables, setup.collect_secrets or prerequisites.env_vars), so skillgate does not set it; add it to the .env file by hand if you need it.`,
+    );
+  }
+  const raw = source.prompt
+    ? await source.prompt(`Value for ${key} (hidden; used by ${owners.join(", ")}): `, { hidden: true })
+    : await readAll(source.stdin);
+  const checked = checkSecretValue(raw);
+  if ("problem" in checked) return errorReply(checked.problem);
+  try {
+    await writeDotenv(home, new Map([[key, checked.value]]));
+  } catch (error) {
+    if (error instanceof SkillgateError) return errorReply(error.message, error.exitCode);
+    throw error;
+  }
+  library.invalidate();
+  const replies = await Promise.all(
+    owners.map((skill) => secretStoredReply(library, { key, skill, platform: null })),
+  );
+  const lines = replies.flatMap((answer, index) =>
+    answer.blocks.flatMap((block) => {
+      if (block.kind !== "paragraph") return [];
+      return index === 0 ? [block.text] : block.text.split("\n").slice(1);
+    }),
+  );
+  return reply([{ kind: "paragraph", text: lines.join("\n") }], {
+    json: { ok: true, key, skills: owners, readiness: replies.map((answer) => answer.json) },
+  });
+}
