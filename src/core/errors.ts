@@ -88,6 +88,16 @@ export class FileRefusedError extends AdapterError {
   }
 }
 
+/**
+ * Several gateways on one home could not coordinate: Redis unreachable or too old, a replica id already
+ * live, a write refused to a stale leader. The message names the URL or id and the fix.
+ */
+export class CoordinationError extends SkillgateError {
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(`coordination.${code}`, message, 1, options);
+  }
+}
+
 /** The command line or chat command was malformed (exit 2). */
 export class UsageError extends SkillgateError {
   constructor(message: string) {

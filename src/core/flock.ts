@@ -68,15 +68,21 @@ export interface LockOptions {
    * empty. Default true.
    */
   recordHolder?: boolean;
+  /**
+   * The fencing epoch the holder writes under, appended to its record (`<pid> <host> <token> <epoch>`)
+   * when defined: a waiter on another host judges the lock by it.
+   */
+  recordEpoch?: () => number | undefined;
   /** Unlink the file on release (while still holding it), for claim files whose presence means "busy". */
   removeOnRelease?: boolean;
   /** Touch the file this often (ms) while held, for readers that judge a claim by its age. */
   keepAliveMs?: number;
   /**
-   * Called once the kernel lock is held, with the file's previous content. Returning a string refuses
-   * the lock as busy (the string names the holder): a claim written by a program that does not flock.
+   * Called once the kernel lock is held, with the file's previous content, its age and its mtime.
+   * Returning a string refuses the lock as busy (the string names the holder): a claim written by a
+   * program that does not flock, or a holder on another host whose kernel lock this host cannot see.
    */
-  checkClaim?: (content: string, ageMs: number) => string | undefined;
+  checkClaim?: (content: string, ageMs: number, mtimeMs: number) => string | undefined;
   /**
    * Create a missing file exclusively with this content instead of empty, and never open it by creating
    * it: an empty file is then never this program's (a claim another program is still writing).
@@ -208,7 +214,7 @@ async function acquireKernelLock(file: string, deadline: number, options: LockOp
         if (await stillLinked(file, handle)) {
           const stat = await handle.stat();
           const previous = (await handle.readFile("utf8")).trim();
-          const claim = options.checkClaim?.(previous, Date.now() - stat.mtimeMs);
+          const claim = options.checkClaim?.(previous, Date.now() - stat.mtimeMs, stat.mtimeMs);
           if (claim === undefined) return await holdLock(file, handle, options);
           busyHolder = claim;
         } else {
@@ -235,7 +241,9 @@ async function acquireKernelLock(file: string, deadline: number, options: LockOp
 async function holdLock(file: string, handle: fs.FileHandle, options: LockOptions): Promise<HeldLock> {
   if (options.recordHolder ?? true) {
     await handle.truncate(0);
-    await handle.write(`${process.pid} ${os.hostname()} ${randomBytes(6).toString("hex")}\n`, 0);
+    const epoch = options.recordEpoch?.();
+    const record = `${process.pid} ${os.hostname()} ${randomBytes(6).toString("hex")}`;
+    await handle.write(`${record}${epoch === undefined ? "" : ` ${epoch}`}\n`, 0);
   }
   const keepAlive =
     options.keepAliveMs === undefined

@@ -6,12 +6,17 @@
  * it exclusively with its pid inside. skillgate claims it the same way (created exclusively, its identity
  * written at once), so a file it finds empty is a Hermes claim whose pid is not written yet. A Hermes
  * claim (a bare pid, or still empty) younger than an hour is respected as busy and never removed; an
- * older one is taken over, as Hermes itself does.
+ * older one is taken over, as Hermes itself does. A record written on another host (several gateways on
+ * one shared home) is never judged by this host's kernel lock or a pid: it is taken over only by a writer
+ * with a higher fencing epoch, or once its keep-alive has not moved for three periods as this process saw
+ * it (its own clock, so clock skew between hosts does not matter).
  */
 import os from "node:os";
 import path from "node:path";
+import { performance } from "node:perf_hooks";
 import { homePaths } from "../config/home.js";
 import { CuratorError } from "../core/errors.js";
+import { writerEpoch } from "../core/fence.js";
 import { acquireLock, type HeldLock, LockBusyError } from "../core/fsutil.js";
 import type { RunLock } from "../core/stores.js";
 
@@ -29,6 +34,48 @@ function hermesClaim(content: string, ageMs: number): string | undefined {
   return content === "" ? "a Hermes claim still being written" : undefined;
 }
 
+/** How often a held run lock is touched (ms); Hermes judges a claim by its age. */
+export const RUN_LOCK_KEEPALIVE_MS = 60_000;
+
+/** A skillgate run-lock record: `<pid> <host> <token|claim> [epoch]`. */
+function parseRecord(content: string): { pid: number; host: string; epoch?: number } | undefined {
+  const match = /^(\d+) (\S+) (?:[0-9a-f]+|claim)(?: (\d+))?$/.exec(content);
+  if (!match) return undefined;
+  return { pid: Number(match[1]), host: match[2] as string, epoch: match[3] ? Number(match[3]) : undefined };
+}
+
+/** The mtime of each foreign run-lock record this process has looked at, and since when it saw it. */
+const observed = new Map<string, { mtimeMs: number; since: number }>();
+
+/**
+ * True once the file's mtime has stayed `mtimeMs` for three keep-alive periods of this process's own
+ * clock (the first look starts the count).
+ */
+function stillSince(file: string, mtimeMs: number, now = performance.now()): boolean {
+  const seen = observed.get(file);
+  if (!seen || seen.mtimeMs !== mtimeMs) {
+    observed.set(file, { mtimeMs, since: now });
+    return false;
+  }
+  return now - seen.since >= 3 * RUN_LOCK_KEEPALIVE_MS;
+}
+
+/** Judges a run-lock file once its kernel lock is held (see the file's comment). */
+function judgeRunLock(home: string) {
+  const file = runLockFile(home);
+  return (content: string, ageMs: number, mtimeMs: number): string | undefined => {
+    const hermes = hermesClaim(content, ageMs);
+    if (hermes !== undefined) return hermes;
+    const record = parseRecord(content);
+    // This host's own record: the kernel released its lock, so its holder is gone.
+    if (!record || record.host === os.hostname()) return undefined;
+    const mine = writerEpoch(home);
+    if (mine !== undefined && record.epoch !== undefined && mine > record.epoch) return undefined;
+    if (stillSince(file, mtimeMs)) return undefined;
+    return `${record.pid} on ${record.host}`;
+  };
+}
+
 /** Path of the run lock of `home`. */
 export function runLockFile(home: string): string {
   return path.join(homePaths(home).locks, "curator-run");
@@ -44,8 +91,9 @@ export async function acquireRunLock(home: string): Promise<HeldLock> {
     return await acquireLock(runLockFile(home), {
       waitMs: 0,
       removeOnRelease: true,
-      keepAliveMs: 60_000,
-      checkClaim: hermesClaim,
+      keepAliveMs: RUN_LOCK_KEEPALIVE_MS,
+      checkClaim: judgeRunLock(home),
+      recordEpoch: () => writerEpoch(home),
       createWith: `${process.pid} ${os.hostname()} claim\n`,
     });
   } catch (error) {

@@ -1,0 +1,106 @@
+/**
+ * The Redis connection of a coordinated gateway (`gateway.coordination.redis_url`; Redis ≥ 7 or Valkey,
+ * one primary). Commands fail at once while the connection is down (no offline queue: a coordination
+ * decision on stale state is worse than none) and the client reconnects by itself. At start an
+ * unreachable or too old server is a clear error naming the URL and the fix, never a silent fall-back.
+ */
+import { createClient } from "redis";
+import { CoordinationError } from "../../core/errors.js";
+import type { Logger } from "../../core/logger.js";
+
+/** A client with the options every coordinated gateway uses (see the file's comment). */
+function newClient(url: string, connectTimeoutMs: number) {
+  return createClient({
+    url,
+    disableOfflineQueue: true,
+    socket: {
+      connectTimeout: connectTimeoutMs,
+      // Reconnect quickly while running (the lease needs Redis back within seconds), never give up.
+      reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 1_000),
+    },
+  });
+}
+
+/** The connected client. */
+export type RedisClient = ReturnType<typeof newClient>;
+
+/** The oldest Redis major version the coordination commands are written for. */
+export const MIN_REDIS_MAJOR = 7;
+
+/** `url` with any password replaced, for messages and logs. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return url.replace(/\/\/[^@/]*@/, "//***@");
+  }
+}
+
+/** Options of `connectRedis`. */
+export interface ConnectOptions {
+  logger?: Logger;
+  /** How long the first connection may take (ms). */
+  connectTimeoutMs?: number;
+}
+
+/** The server's version from `INFO server` (`redis_version`; Valkey reports the Redis version it matches). */
+export function serverVersion(info: string): string | undefined {
+  return /^redis_version:(\S+)/m.exec(info)?.[1];
+}
+
+/**
+ * Connects to `url` and checks the server's version. Throws `CoordinationError` (`unreachable`,
+ * `version`) naming the URL and the fix.
+ */
+export async function connectRedis(url: string, options: ConnectOptions = {}): Promise<RedisClient> {
+  const shown = redactUrl(url);
+  const fix =
+    "start Redis there (Redis ≥ 7 or Valkey), correct gateway.coordination.redis_url, or remove gateway.coordination to run a single gateway without Redis";
+  let lastError = "";
+  const client = newClient(url, options.connectTimeoutMs ?? 3_000);
+  let connected = false;
+  client.on("error", (error: Error) => {
+    const message = error.message || String(error);
+    if (message === lastError) return;
+    lastError = message;
+    if (connected)
+      options.logger?.warn({ redis: shown, err: error }, `coordination: Redis at ${shown}: ${message}`);
+  });
+  client.on("ready", () => {
+    if (connected && lastError)
+      options.logger?.info({ redis: shown }, `coordination: Redis at ${shown} is back`);
+    lastError = "";
+  });
+  const timeoutMs = (options.connectTimeoutMs ?? 3_000) + 500;
+  try {
+    await Promise.race([
+      client.connect(),
+      new Promise((_, reject) =>
+        setTimeout(
+          () => reject(new Error(lastError || `no answer within ${timeoutMs} ms`)),
+          timeoutMs,
+        ).unref(),
+      ),
+    ]);
+  } catch (error) {
+    client.destroy();
+    throw new CoordinationError(
+      "unreachable",
+      `gateway.coordination: Redis at ${shown} cannot be reached (${(error as Error).message || lastError}); ${fix}.`,
+      { cause: error },
+    );
+  }
+  connected = true;
+  const version = serverVersion(await client.info("server"));
+  const major = Number(version?.split(".")[0]);
+  if (!Number.isFinite(major) || major < MIN_REDIS_MAJOR) {
+    client.destroy();
+    throw new CoordinationError(
+      "version",
+      `gateway.coordination: Redis at ${shown} is version ${version ?? "unknown"}; skillgate needs Redis ${MIN_REDIS_MAJOR} or later (or Valkey). Upgrade it or point redis_url at a newer server.`,
+    );
+  }
+  return client;
+}
