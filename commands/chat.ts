@@ -193,7 +193,7 @@ export async function loadSkills(
   const names = entries.map((entry) => entry.name);
   const usage = new UsageStore(ctx.paths.skills);
   for (const name of names) await usage.bump(name, "use", ctx.now());
-  if (ctx.sessionKey) ctx.sessions?.addLoadedSkills(ctx.sessionKey, names);
+  if (ctx.sessionKey) await ctx.sessions?.addLoadedSkills(ctx.sessionKey, names);
   if (instruction.trim()) blocks.push({ kind: "paragraph", text: `Instruction: ${instruction.trim()}` });
   const json = { ok: true, loaded: names, instruction: instruction.trim() || null, skills: views };
   return { reply: withButtons(reply(blocks, { json }), [offers.slice(0, 5)]), loaded: names };

@@ -53,17 +53,17 @@ export class AccessGate {
   ) {}
 
   /** Decides whether `message` is handled; a first-time stranger in a DM gets a `notice` to send. */
-  admit(message: InboundMessage): Admission {
+  async admit(message: InboundMessage): Promise<Admission> {
     if (message.sender.isBot) return { admit: false, reason: "bot" };
     const role = roleOf(this.config, message.platform, message.sender.id, message.chat.id);
     if (role !== "stranger") return { admit: true, role };
     if (message.chat.kind !== "dm") return { admit: false, reason: "stranger-group" };
     const who = `${message.platform}:${message.sender.id}`;
-    const last = this.notices.lastNoticed(who);
+    const last = await this.notices.lastNoticed(who);
     const now = this.now();
     if (last !== undefined && now - last < STRANGER_NOTICE_INTERVAL_MS)
       return { admit: false, reason: "stranger-dm-quiet" };
-    this.notices.noticed(who, now);
+    await this.notices.noticed(who, now);
     return { admit: false, reason: "stranger-dm", notice: strangerNotice(who) };
   }
 }
@@ -72,11 +72,11 @@ export class AccessGate {
 export class RecentStrangerNotices implements StrangerNotices {
   private readonly noticedAt = new Map<string, number>();
 
-  lastNoticed(who: string): number | undefined {
+  async lastNoticed(who: string): Promise<number | undefined> {
     return this.noticedAt.get(who);
   }
 
-  noticed(who: string, at: number): void {
+  async noticed(who: string, at: number): Promise<void> {
     this.noticedAt.delete(who);
     this.noticedAt.set(who, at);
     trimOldest(this.noticedAt, MAX_REMEMBERED);

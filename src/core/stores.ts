@@ -13,28 +13,34 @@ export interface HistoryEntry {
   at: string;
 }
 
-/** Loaded skills and bounded history per chat session key (`platform:chat[:thread]`). */
+/**
+ * Loaded skills and bounded history per chat session key (`platform:chat[:thread]`). Asynchronous: a
+ * network store (several replicas) answers over the wire.
+ */
 export interface ChatSessions {
   /** Skills loaded in this session, in load order. */
-  loadedSkills(sessionKey: string): string[];
+  loadedSkills(sessionKey: string): Promise<string[]>;
   /** Adds skills to this session (already loaded ones keep their place). */
-  addLoadedSkills(sessionKey: string, names: string[]): void;
+  addLoadedSkills(sessionKey: string, names: string[]): Promise<void>;
   /** Forgets the skills loaded in this session. */
-  clearLoadedSkills(sessionKey: string): void;
+  clearLoadedSkills(sessionKey: string): Promise<void>;
   /** The session's history, oldest first. */
-  history(sessionKey: string): HistoryEntry[];
+  history(sessionKey: string): Promise<HistoryEntry[]>;
   /** Appends to the session's history, keeping at most `limit` entries. */
-  appendHistory(sessionKey: string, entry: HistoryEntry, limit?: number): void;
+  appendHistory(sessionKey: string, entry: HistoryEntry, limit?: number): Promise<void>;
   /** Forgets the session's history. */
-  clearHistory(sessionKey: string): void;
+  clearHistory(sessionKey: string): Promise<void>;
   /** Writes pending changes now. */
   flush(): Promise<void>;
 }
 
 /** Remembers delivered event ids so a platform's redelivery is handled once. */
 export interface EventDedupe {
-  /** Marks `platform`/`eventId` as seen; true when it was already seen (a redelivery to drop). */
-  checkAndMark(platform: string, eventId: string): boolean;
+  /**
+   * Marks `platform`/`eventId` as seen, atomically (of two replicas receiving it, one handles it); true
+   * when it was already seen (a redelivery to drop).
+   */
+  checkAndMark(platform: string, eventId: string): Promise<boolean>;
   /** Writes pending changes now. */
   flush(): Promise<void>;
 }
@@ -54,9 +60,9 @@ export interface LastActivity {
 /** When each stranger last got the "who are you" notice. */
 export interface StrangerNotices {
   /** The time `who` was last noticed, if remembered. */
-  lastNoticed(who: string): number | undefined;
+  lastNoticed(who: string): Promise<number | undefined>;
   /** Records a notice to `who` at `at`. */
-  noticed(who: string, at: number): void;
+  noticed(who: string, at: number): Promise<void>;
 }
 
 /** A held cross-process lock; `release` is idempotent. */

@@ -186,12 +186,12 @@ async function respond(
   }
   const loaded = await loadedSkillsText(
     library,
-    sessions.loadedSkills(sessionKey),
+    await sessions.loadedSkills(sessionKey),
     platform,
     path.join(options.home, "config.yaml"),
   );
   const historyLimit = options.config.gateway.agent.historyMessages;
-  const history = historyLimit > 0 ? sessions.history(sessionKey).slice(-historyLimit) : [];
+  const history = historyLimit > 0 ? (await sessions.history(sessionKey)).slice(-historyLimit) : [];
   const messages: ChatMessage[] = [
     { role: "system", content: systemPrompt(platform, skillIndex(visible), loaded) },
     ...history.map((entry): ChatMessage => ({ role: entry.role, content: entry.text })),
@@ -235,8 +235,8 @@ async function respond(
   if (answer.trim() === "") answer = "(The model gave no answer. Try rephrasing, or use /help for commands.)";
   if (historyLimit > 0) {
     const at = ctx.now().toISOString();
-    sessions.appendHistory(sessionKey, { role: "user", text: message.text, at }, historyLimit);
-    sessions.appendHistory(sessionKey, { role: "assistant", text: answer, at }, historyLimit);
+    await sessions.appendHistory(sessionKey, { role: "user", text: message.text, at }, historyLimit);
+    await sessions.appendHistory(sessionKey, { role: "assistant", text: answer, at }, historyLimit);
   }
   return reply([...replyBlocks(answer), ...notices.blocks()], { json: { ok: true, answer } });
 }

@@ -153,7 +153,7 @@ export class DedupeStore implements EventDedupe {
   }
 
   /** Records `platform:eventId`; true when it was already seen within the TTL (a duplicate). */
-  checkAndMark(platform: string, eventId: string): boolean {
+  async checkAndMark(platform: string, eventId: string): Promise<boolean> {
     const key = `${platform}:${eventId}`;
     const now = this.now();
     const seenAt = this.entries.get(key);

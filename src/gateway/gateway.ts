@@ -485,7 +485,7 @@ class GatewayImpl implements Gateway {
     const stores = this.stores;
     const access = this.access;
     if (!stores || !access) return;
-    const admission = access.admit(message);
+    const admission = await access.admit(message);
     if (!admission.admit) {
       this.logger.info(
         { platform: message.platform, sender: message.sender.id, reason: admission.reason },
@@ -496,7 +496,7 @@ class GatewayImpl implements Gateway {
     }
     // Only admitted messages are remembered, so a flood from strangers cannot push real event ids out of
     // the bounded store (a stranger's redelivery only meets the rate-limited notice again).
-    if (stores.dedupe.checkAndMark(message.platform, message.eventId)) {
+    if (await stores.dedupe.checkAndMark(message.platform, message.eventId)) {
       this.logger.debug(
         { platform: message.platform, eventId: message.eventId },
         "gateway: duplicate event dropped",

@@ -69,19 +69,19 @@ export class SessionStore implements ChatSessions {
   }
 
   /** Skills loaded in this session, in load order. */
-  loadedSkills(sessionKey: string): string[] {
+  async loadedSkills(sessionKey: string): Promise<string[]> {
     return [...(this.sessions.get(sessionKey)?.loaded_skills ?? [])];
   }
 
   /** Adds skills to this session (already loaded ones keep their place). */
-  addLoadedSkills(sessionKey: string, names: string[]): void {
+  async addLoadedSkills(sessionKey: string, names: string[]): Promise<void> {
     const record = this.record(sessionKey);
     for (const name of names) if (!record.loaded_skills.includes(name)) record.loaded_skills.push(name);
     this.touch(record);
   }
 
   /** Forgets the skills loaded in this session. */
-  clearLoadedSkills(sessionKey: string): void {
+  async clearLoadedSkills(sessionKey: string): Promise<void> {
     const record = this.sessions.get(sessionKey);
     if (!record) return;
     record.loaded_skills = [];
@@ -89,12 +89,12 @@ export class SessionStore implements ChatSessions {
   }
 
   /** The session's history, oldest first. */
-  history(sessionKey: string): HistoryEntry[] {
+  async history(sessionKey: string): Promise<HistoryEntry[]> {
     return (this.sessions.get(sessionKey)?.history ?? []).map((entry) => ({ ...entry }));
   }
 
   /** Appends to the session's history, keeping at most `limit` entries. */
-  appendHistory(sessionKey: string, entry: HistoryEntry, limit = DEFAULT_HISTORY_LIMIT): void {
+  async appendHistory(sessionKey: string, entry: HistoryEntry, limit = DEFAULT_HISTORY_LIMIT): Promise<void> {
     const record = this.record(sessionKey);
     record.history.push({ ...entry });
     if (record.history.length > limit) record.history.splice(0, record.history.length - limit);
@@ -102,7 +102,7 @@ export class SessionStore implements ChatSessions {
   }
 
   /** Forgets the session's history. */
-  clearHistory(sessionKey: string): void {
+  async clearHistory(sessionKey: string): Promise<void> {
     const record = this.sessions.get(sessionKey);
     if (!record) return;
     record.history = [];

@@ -30,37 +30,43 @@ function message(
 }
 
 describe("roleOf", () => {
-  it("reads platform:id lists, per platform", () => {
+  it("reads platform:id lists, per platform", async () => {
     expect(roleOf(config, "telegram", "1")).toBe("admin");
     expect(roleOf(config, "telegram", "2")).toBe("user");
     expect(roleOf(config, "discord", "1")).toBe("stranger");
     expect(roleOf(config, "feishu", "ou_x", "oc_team")).toBe("user");
     expect(roleOf(config, "feishu", "ou_x", "oc_other")).toBe("stranger");
   });
-  it("makes the terminal chat the owner", () => {
+  it("makes the terminal chat the owner", async () => {
     expect(roleOf(parseConfig({}), "console", "local")).toBe("admin");
   });
 });
 
 describe("AccessGate", () => {
-  it("admits admins and allowed users with their role", () => {
+  it("admits admins and allowed users with their role", async () => {
     const gate = new AccessGate(config);
-    expect(gate.admit(message("1"))).toEqual({ admit: true, role: "admin" });
-    expect(gate.admit(message("2", "group", "-5"))).toEqual({ admit: true, role: "user" });
+    expect(await gate.admit(message("1"))).toEqual({ admit: true, role: "admin" });
+    expect(await gate.admit(message("2", "group", "-5"))).toEqual({ admit: true, role: "user" });
   });
-  it("tells a stranger in a DM their id once, then stays quiet until the interval passes", () => {
+  it("tells a stranger in a DM their id once, then stays quiet until the interval passes", async () => {
     let now = 1_000;
     const gate = new AccessGate(config, () => now);
-    const first = gate.admit(message("42"));
+    const first = await gate.admit(message("42"));
     expect(first.admit).toBe(false);
     expect(first.admit === false && first.notice && replyToPlainText(first.notice)).toContain("telegram:42");
-    expect(gate.admit(message("42"))).toEqual({ admit: false, reason: "stranger-dm-quiet" });
+    expect(await gate.admit(message("42"))).toEqual({ admit: false, reason: "stranger-dm-quiet" });
     now += STRANGER_NOTICE_INTERVAL_MS;
-    expect(gate.admit(message("42"))).toMatchObject({ admit: false, reason: "stranger-dm" });
+    expect(await gate.admit(message("42"))).toMatchObject({ admit: false, reason: "stranger-dm" });
   });
-  it("keeps groups silent for strangers and ignores bots", () => {
+  it("keeps groups silent for strangers and ignores bots", async () => {
     const gate = new AccessGate(config);
-    expect(gate.admit(message("42", "group", "-9"))).toEqual({ admit: false, reason: "stranger-group" });
-    expect(gate.admit(message("1", "dm", "1", "telegram", true))).toEqual({ admit: false, reason: "bot" });
+    expect(await gate.admit(message("42", "group", "-9"))).toEqual({
+      admit: false,
+      reason: "stranger-group",
+    });
+    expect(await gate.admit(message("1", "dm", "1", "telegram", true))).toEqual({
+      admit: false,
+      reason: "bot",
+    });
   });
 });

@@ -19,7 +19,7 @@ function memoryStores() {
   const strangers = new RecentStrangerNotices();
   const stores: CoordinationStores = {
     dedupe: {
-      checkAndMark(platform, eventId) {
+      async checkAndMark(platform, eventId) {
         calls.dedupe++;
         const key = `${platform}:${eventId}`;
         if (seen.has(key)) return true;
@@ -40,16 +40,16 @@ function memoryStores() {
     },
     strangers,
     sessions: {
-      loadedSkills: (key) => [...(loaded.get(key) ?? [])],
-      addLoadedSkills: (key, names) => {
+      loadedSkills: async (key) => [...(loaded.get(key) ?? [])],
+      addLoadedSkills: async (key, names) => {
         const list = loaded.get(key) ?? [];
         for (const name of names) if (!list.includes(name)) list.push(name);
         loaded.set(key, list);
       },
-      clearLoadedSkills: (key) => void loaded.delete(key),
-      history: (key) => [...(history.get(key) ?? [])],
-      appendHistory: (key, entry) => void history.set(key, [...(history.get(key) ?? []), entry]),
-      clearHistory: (key) => void history.delete(key),
+      clearLoadedSkills: async (key) => void loaded.delete(key),
+      history: async (key) => [...(history.get(key) ?? [])],
+      appendHistory: async (key, entry) => void history.set(key, [...(history.get(key) ?? []), entry]),
+      clearHistory: async (key) => void history.delete(key),
       flush: async () => {},
     },
     runLock: {
@@ -90,7 +90,7 @@ describe("gateway stores option", () => {
       expect(memory.loaded.get("mock:admin")).toEqual(["pdf-tools"]);
 
       await mock.shouldReply("hello", "I don't know you yet", { user: "stranger" });
-      expect(memory.strangers.lastNoticed("mock:stranger")).toBeTypeOf("number");
+      expect(await memory.strangers.lastNoticed("mock:stranger")).toBeTypeOf("number");
 
       await mock.shouldReply("/curator archive pdf-tools", "archived 'pdf-tools'", { user: "admin" });
       expect(memory.calls.lockTaken).toBe(1);

@@ -192,9 +192,9 @@ describe("skills from chat", () => {
     );
     expect((await new UsageStore(path.join(home, "skills")).read())["pdf-tools"]?.use_count).toBe(2);
     await gateway.stop();
-    expect(new SessionStore(path.join(home, "gateway", "sessions.json")).loadedSkills("mock:c9")).toEqual([
-      "pdf-tools",
-    ]);
+    expect(
+      await new SessionStore(path.join(home, "gateway", "sessions.json")).loadedSkills("mock:c9"),
+    ).toEqual(["pdf-tools"]);
   });
 
   it("shows a file of a skill", async () => {
@@ -211,9 +211,9 @@ describe("skills from chat", () => {
     const config = await writeConfig(home, { gateway: gatewayDoc() });
     const respond = vi.fn<ChatAgent["respond"]>(async (message, ctx) =>
       textReply(
-        `working on "${message.text}" with ${SessionStore.for(ctx.home)
-          .loadedSkills(ctx.sessionKey ?? "")
-          .join("+")}`,
+        `working on "${message.text}" with ${(
+          await SessionStore.for(ctx.home).loadedSkills(ctx.sessionKey ?? "")
+        ).join("+")}`,
       ),
     );
     const { gateway, mock } = await startGateway({ home, config, agent: { respond } });

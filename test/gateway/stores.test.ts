@@ -19,61 +19,61 @@ describe("DedupeStore", () => {
   it("drops a redelivery after a restart (2 h later) and keeps entries at least 24 h", async () => {
     const clock = new Clock(Date.UTC(2026, 0, 1));
     const first = await DedupeStore.open(home, { now: clock.now });
-    expect(first.checkAndMark("feishu", "evt-1")).toBe(false);
-    expect(first.checkAndMark("feishu", "evt-1")).toBe(true);
+    expect(await first.checkAndMark("feishu", "evt-1")).toBe(false);
+    expect(await first.checkAndMark("feishu", "evt-1")).toBe(true);
     await first.flush();
     clock.advance(2 * HOUR);
     const restarted = await DedupeStore.open(home, { now: clock.now });
-    expect(restarted.checkAndMark("feishu", "evt-1")).toBe(true);
-    expect(restarted.checkAndMark("telegram", "evt-1")).toBe(false);
+    expect(await restarted.checkAndMark("feishu", "evt-1")).toBe(true);
+    expect(await restarted.checkAndMark("telegram", "evt-1")).toBe(false);
     clock.advance(24 * HOUR);
-    expect(restarted.checkAndMark("feishu", "evt-1")).toBe(true);
+    expect(await restarted.checkAndMark("feishu", "evt-1")).toBe(true);
     expect(DEDUPE_TTL_MS).toBeGreaterThanOrEqual(24 * HOUR);
   });
   it("forgets entries after the TTL", async () => {
     const clock = new Clock(0);
     const store = await DedupeStore.open(home, { now: clock.now, ttlMs: 1000 });
-    store.checkAndMark("x", "1");
+    await store.checkAndMark("x", "1");
     clock.advance(1001);
-    expect(store.checkAndMark("x", "1")).toBe(false);
+    expect(await store.checkAndMark("x", "1")).toBe(false);
   });
   it("stays bounded, forgetting the oldest first", async () => {
     const clock = new Clock(0);
     const store = await DedupeStore.open(home, { now: clock.now, maxEntries: 3 });
     for (const id of ["a", "b", "c", "d"]) {
       clock.advance(1);
-      store.checkAndMark("x", id);
+      await store.checkAndMark("x", id);
     }
     expect(store.size).toBe(3);
-    expect(store.checkAndMark("x", "d")).toBe(true);
-    expect(store.checkAndMark("x", "a")).toBe(false);
+    expect(await store.checkAndMark("x", "d")).toBe(true);
+    expect(await store.checkAndMark("x", "a")).toBe(false);
   });
   it("batches writes and merges what another process recorded", async () => {
     const clock = new Clock(Date.now());
     const one = await DedupeStore.open(home, { now: clock.now, flushDelayMs: 10_000 });
     const two = await DedupeStore.open(home, { now: clock.now, flushDelayMs: 10_000 });
-    one.checkAndMark("feishu", "a");
-    two.checkAndMark("feishu", "b");
+    await one.checkAndMark("feishu", "a");
+    await two.checkAndMark("feishu", "b");
     await expect(fs.access(one.file)).rejects.toThrow();
     await one.flush();
     await two.flush();
     const reopened = await DedupeStore.open(home, { now: clock.now });
-    expect(reopened.checkAndMark("feishu", "a")).toBe(true);
-    expect(reopened.checkAndMark("feishu", "b")).toBe(true);
+    expect(await reopened.checkAndMark("feishu", "a")).toBe(true);
+    expect(await reopened.checkAndMark("feishu", "b")).toBe(true);
     // A store whose last write was replaced by another process merges again before writing; one whose
     // own write is still there keeps what it merged.
-    one.checkAndMark("feishu", "c");
+    await one.checkAndMark("feishu", "c");
     await one.flush();
-    one.checkAndMark("feishu", "d");
+    await one.checkAndMark("feishu", "d");
     await one.flush();
     const last = await DedupeStore.open(home, { now: clock.now });
-    for (const id of ["a", "b", "c", "d"]) expect(last.checkAndMark("feishu", id)).toBe(true);
+    for (const id of ["a", "b", "c", "d"]) expect(await last.checkAndMark("feishu", id)).toBe(true);
   });
   it("starts empty from a corrupt file and repairs it", async () => {
     await fs.mkdir(path.join(home, "gateway"), { recursive: true });
     await fs.writeFile(path.join(home, "gateway", "dedupe.json"), "{not json");
     const store = await DedupeStore.open(home);
-    expect(store.checkAndMark("x", "1")).toBe(false);
+    expect(await store.checkAndMark("x", "1")).toBe(false);
     await store.flush();
     expect(JSON.parse(await fs.readFile(store.file, "utf8")).entries).toHaveProperty("x:1");
   });
@@ -86,14 +86,14 @@ describe("DedupeStore journal", () => {
   it("appends new events to the journal and folds it into the snapshot once it outgrows the entries", async () => {
     const clock = new Clock(Date.UTC(2026, 0, 1));
     const store = await DedupeStore.open(home, { now: clock.now, flushDelayMs: 10_000, maxEntries: 500 });
-    store.checkAndMark("telegram", "1");
+    await store.checkAndMark("telegram", "1");
     await store.flush();
     // The first write creates the snapshot; later ones only append.
     expect(JSON.parse(await fs.readFile(store.file, "utf8")).entries).toEqual({ "telegram:1": clock.now() });
     const snapshot = await fs.stat(store.file);
     for (const id of ["2", "3"]) {
       clock.advance(1);
-      store.checkAndMark("telegram", id);
+      await store.checkAndMark("telegram", id);
       await store.flush();
     }
     expect(await lines(store.journalFile)).toEqual([
@@ -103,7 +103,7 @@ describe("DedupeStore journal", () => {
     expect((await fs.stat(store.file)).ino).toBe(snapshot.ino);
     for (let id = 4; id <= 1100; id += 1) {
       clock.advance(1);
-      store.checkAndMark("telegram", String(id));
+      await store.checkAndMark("telegram", String(id));
     }
     await store.flush();
     // 2 + 1,097 journal lines > max(1000, 500 entries): the write folded instead of appending.
@@ -113,22 +113,22 @@ describe("DedupeStore journal", () => {
     expect(kept[0]).toBe("telegram:601");
     const reopened = await DedupeStore.open(home, { now: clock.now });
     expect(reopened.size).toBe(500);
-    expect(reopened.checkAndMark("telegram", "1100")).toBe(true);
-    expect(reopened.checkAndMark("telegram", "1")).toBe(false);
+    expect(await reopened.checkAndMark("telegram", "1100")).toBe(true);
+    expect(await reopened.checkAndMark("telegram", "1")).toBe(false);
   });
 
   it("skips a line torn by a crash mid-append, then folds so the next line is not glued to it", async () => {
     const clock = new Clock(Date.UTC(2026, 0, 1));
     const store = await DedupeStore.open(home, { now: clock.now });
-    store.checkAndMark("feishu", "a");
+    await store.checkAndMark("feishu", "a");
     await store.flush();
-    store.checkAndMark("feishu", "b");
+    await store.checkAndMark("feishu", "b");
     await store.flush();
     await fs.appendFile(store.journalFile, '["feishu:c",17');
     const reopened = await DedupeStore.open(home, { now: clock.now });
     expect(reopened.size).toBe(2);
-    expect(reopened.checkAndMark("feishu", "b")).toBe(true);
-    expect(reopened.checkAndMark("feishu", "d")).toBe(false);
+    expect(await reopened.checkAndMark("feishu", "b")).toBe(true);
+    expect(await reopened.checkAndMark("feishu", "d")).toBe(false);
     await reopened.flush();
     expect(await lines(reopened.journalFile)).toEqual([]);
     const entries = JSON.parse(await fs.readFile(reopened.file, "utf8")).entries;
@@ -139,16 +139,16 @@ describe("DedupeStore journal", () => {
     const clock = new Clock(Date.UTC(2026, 0, 1));
     const one = await DedupeStore.open(home, { now: clock.now });
     const two = await DedupeStore.open(home, { now: clock.now });
-    one.checkAndMark("discord", "1");
+    await one.checkAndMark("discord", "1");
     await one.flush();
-    two.checkAndMark("discord", "2");
+    await two.checkAndMark("discord", "2");
     await two.flush();
-    one.checkAndMark("discord", "3");
+    await one.checkAndMark("discord", "3");
     await one.flush();
     // `one` read `two`'s line before appending its own; a fresh store sees all three either way.
-    expect(one.checkAndMark("discord", "2")).toBe(true);
+    expect(await one.checkAndMark("discord", "2")).toBe(true);
     const fresh = await DedupeStore.open(home, { now: clock.now });
-    for (const id of ["1", "2", "3"]) expect(fresh.checkAndMark("discord", id)).toBe(true);
+    for (const id of ["1", "2", "3"]) expect(await fresh.checkAndMark("discord", id)).toBe(true);
     // Another process replaces the snapshot with an id of its own, without some of ours, and empties the
     // journal: the next write folds, so the files hold everything again.
     await fs.writeFile(
@@ -156,11 +156,11 @@ describe("DedupeStore journal", () => {
       JSON.stringify({ version: 1, entries: { "discord:9": clock.now(), "discord:1": clock.now() } }),
     );
     await fs.writeFile(one.journalFile, "");
-    one.checkAndMark("discord", "4");
+    await one.checkAndMark("discord", "4");
     await one.flush();
     expect(await lines(one.journalFile)).toEqual([]);
     const last = await DedupeStore.open(home, { now: clock.now });
-    for (const id of ["1", "2", "3", "4", "9"]) expect(last.checkAndMark("discord", id), id).toBe(true);
+    for (const id of ["1", "2", "3", "4", "9"]) expect(await last.checkAndMark("discord", id), id).toBe(true);
   });
 });
 
@@ -201,18 +201,22 @@ describe("SessionStore", () => {
   it("remembers loaded skills and history per session across a reload", async () => {
     const file = path.join(home, "gateway", "sessions.json");
     const store = new SessionStore(file);
-    store.addLoadedSkills("telegram:1", ["pdf", "arxiv"]);
-    store.addLoadedSkills("telegram:1", ["pdf"]);
-    store.appendHistory("telegram:1", { role: "user", text: "hi", at: "2026-01-01T00:00:00Z" }, 2);
-    store.appendHistory("telegram:1", { role: "assistant", text: "hello", at: "2026-01-01T00:00:01Z" }, 2);
-    store.appendHistory("telegram:1", { role: "user", text: "again", at: "2026-01-01T00:00:02Z" }, 2);
+    await store.addLoadedSkills("telegram:1", ["pdf", "arxiv"]);
+    await store.addLoadedSkills("telegram:1", ["pdf"]);
+    await store.appendHistory("telegram:1", { role: "user", text: "hi", at: "2026-01-01T00:00:00Z" }, 2);
+    await store.appendHistory(
+      "telegram:1",
+      { role: "assistant", text: "hello", at: "2026-01-01T00:00:01Z" },
+      2,
+    );
+    await store.appendHistory("telegram:1", { role: "user", text: "again", at: "2026-01-01T00:00:02Z" }, 2);
     await store.flush();
     const reloaded = new SessionStore(file);
-    expect(reloaded.loadedSkills("telegram:1")).toEqual(["pdf", "arxiv"]);
-    expect(reloaded.history("telegram:1").map((entry) => entry.text)).toEqual(["hello", "again"]);
-    expect(reloaded.loadedSkills("telegram:2")).toEqual([]);
+    expect(await reloaded.loadedSkills("telegram:1")).toEqual(["pdf", "arxiv"]);
+    expect((await reloaded.history("telegram:1")).map((entry) => entry.text)).toEqual(["hello", "again"]);
+    expect(await reloaded.loadedSkills("telegram:2")).toEqual([]);
   });
-  it("shares one instance per home", () => {
+  it("shares one instance per home", async () => {
     expect(SessionStore.for(home)).toBe(SessionStore.for(`${home}/`));
   });
 });
