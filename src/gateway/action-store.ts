@@ -173,14 +173,39 @@ function journalOf(file: string): string {
 const MIN_JOURNAL_LINES = 500;
 
 /** Options of `ActionStore.open`. */
+/**
+ * Where shown buttons are kept: this file store for one gateway, Redis for several replicas of a home
+ * (`coordination/redis-buttons.ts`). A press is single-use across every replica: `consume` is atomic.
+ */
+export interface ButtonStore {
+  /** How long a shown button works (ms). */
+  readonly ttlMs: number;
+  /** Stores buttons; returns their ids in order. */
+  add(
+    items: { intent: ActionIntent; placement: ActionPlacement; group: string; once: boolean }[],
+    where: { platform: string; chatId: string },
+  ): Promise<string[]>;
+  /** Resolves a pressed id for a chat (unknown for a malformed id or another chat's). */
+  lookup(id: string, where: { platform: string; chatId: string }): Promise<ActionLookup>;
+  /** Uses up a single-use button and its group; false when it was already used. */
+  consume(id: string, by: string): Promise<boolean>;
+  /** Waits for writes in progress. */
+  flush(): Promise<void>;
+}
+
+/** True for a well-formed button id. */
+export function isActionId(id: string): boolean {
+  return ID_PATTERN.test(id);
+}
+
 export interface ActionStoreOptions {
   now?: () => number;
   ttlMs?: number;
   maxEntries?: number;
 }
 
-/** The store of shown buttons of one home. */
-export class ActionStore {
+/** The store of shown buttons of one home, in `gateway/actions.json` and its journal. */
+export class ActionStore implements ButtonStore {
   private writing: Promise<void> = Promise.resolve();
   /** The write queued behind the one in progress; saves asked for meanwhile share it. */
   private queued: Promise<void> | undefined;
@@ -263,7 +288,7 @@ export class ActionStore {
   }
 
   /** Resolves a pressed id for a chat. A malformed id, or one from another platform or chat, is unknown. */
-  lookup(id: string, where: { platform: string; chatId: string }): ActionLookup {
+  async lookup(id: string, where: { platform: string; chatId: string }): Promise<ActionLookup> {
     if (!ID_PATTERN.test(id)) return { status: "unknown" };
     const action = this.entries.get(id);
     if (!action || action.platform !== where.platform || action.chatId !== where.chatId) {

@@ -19,7 +19,7 @@ import {
 } from "../core/actions.js";
 import type { InboundMessage } from "../core/message.js";
 import { type Reply, type ReplyBlock, textReply } from "../core/reply.js";
-import { type ActionStore, newActionId, type StoredAction } from "./action-store.js";
+import { type ButtonStore, newActionId, type StoredAction } from "./action-store.js";
 
 /** Items per page when a reply is paged. */
 export const DEFAULT_PAGE_SIZE = 20;
@@ -56,7 +56,7 @@ export function inputOf(invocation: ActionInvocation, confirmed: boolean): Comma
 /** Buttons, paging and presses for one gateway. */
 export class ActionRouter {
   constructor(
-    private readonly store: ActionStore,
+    private readonly store: ButtonStore,
     private readonly registry: readonly CommandSpec[],
     private readonly pageSize: number = DEFAULT_PAGE_SIZE,
   ) {}
@@ -105,7 +105,7 @@ export class ActionRouter {
     actionId: string,
     contextFor: () => CommandContext,
   ): Promise<PressVerdict> {
-    const found = this.store.lookup(actionId, { platform: message.platform, chatId: message.chat.id });
+    const found = await this.store.lookup(actionId, { platform: message.platform, chatId: message.chat.id });
     if (found.status === "unknown") {
       return {
         kind: "refused",
@@ -176,8 +176,8 @@ export class ActionRouter {
   }
 
   /** True when `actionId` names a stored "Set KEY" button of this chat (whatever its state). */
-  isSecretAction(message: InboundMessage, actionId: string): boolean {
-    const found = this.store.lookup(actionId, { platform: message.platform, chatId: message.chat.id });
+  async isSecretAction(message: InboundMessage, actionId: string): Promise<boolean> {
+    const found = await this.store.lookup(actionId, { platform: message.platform, chatId: message.chat.id });
     return found.status !== "unknown" && found.action.intent.kind === "secret";
   }
 

@@ -449,7 +449,7 @@ class GatewayImpl implements Gateway {
     return {
       open: async (press) => {
         const actionId = press.press?.actionId;
-        if (!this.actions || !actionId || !this.actions.isSecretAction(press, actionId)) return null;
+        if (!this.actions || !actionId || !(await this.actions.isSecretAction(press, actionId))) return null;
         const admission = admitSender(this.options.config, press);
         if (!admission.admitted) return { refused: "You are not on this gateway's allowed list." };
         const isAdmin =

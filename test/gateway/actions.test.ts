@@ -70,19 +70,23 @@ describe("action store", () => {
     );
     expect(confirm).toMatch(/^[A-Za-z0-9_-]{22}$/);
     expect(confirm).not.toBe(cancel);
-    expect(store.lookup(confirm as string, where).status).toBe("ok");
-    expect(store.lookup(confirm as string, { platform: "telegram", chatId: "43" }).status).toBe("unknown");
-    expect(store.lookup(confirm as string, { platform: "discord", chatId: "42" }).status).toBe("unknown");
-    expect(store.lookup("curator archive x -y", where).status).toBe("unknown");
+    expect((await store.lookup(confirm as string, where)).status).toBe("ok");
+    expect((await store.lookup(confirm as string, { platform: "telegram", chatId: "43" })).status).toBe(
+      "unknown",
+    );
+    expect((await store.lookup(confirm as string, { platform: "discord", chatId: "42" })).status).toBe(
+      "unknown",
+    );
+    expect((await store.lookup("curator archive x -y", where)).status).toBe("unknown");
     expect(await store.consume(cancel as string, "telegram:1")).toBe(true);
     expect(await store.consume(confirm as string, "telegram:1")).toBe(false);
-    expect(store.lookup(confirm as string, where).status).toBe("used");
+    expect((await store.lookup(confirm as string, where)).status).toBe("used");
     const [late] = await store.add(
       [{ intent: { kind: "cancel" }, placement: "replace", group: "h", once: true }],
       where,
     );
     clock.advance(HOUR);
-    expect(store.lookup(late as string, where).status).toBe("expired");
+    expect((await store.lookup(late as string, where)).status).toBe("expired");
   });
 
   it("survives a reopen; a corrupt file starts empty without throwing", async () => {
@@ -94,19 +98,19 @@ describe("action store", () => {
       where,
     );
     const second = await ActionStore.open(dir);
-    expect(second.lookup(id as string, where).status).toBe("ok");
+    expect((await second.lookup(id as string, where)).status).toBe("ok");
     await fs.writeFile(path.join(dir, "gateway", "actions.json"), "{not json");
     await fs.writeFile(path.join(dir, "gateway", "actions.log"), '{"add": {"torn\n');
     const third = await ActionStore.open(dir);
     expect(third.size).toBe(0);
-    expect(third.lookup(id as string, where).status).toBe("unknown");
+    expect((await third.lookup(id as string, where)).status).toBe("unknown");
   });
   it("a burst of adds shares writes, yet each add resolves only once its own buttons are on disk", async () => {
     const dir = await home();
     const store = await ActionStore.open(dir);
     // What a restarted gateway would know: the snapshot with the journal replayed.
     const onDisk = async (id: string, chatId: string) =>
-      (await ActionStore.open(dir)).lookup(id, { platform: "mock", chatId }).status;
+      (await (await ActionStore.open(dir)).lookup(id, { platform: "mock", chatId })).status;
     const seenAtResolve: string[] = [];
     const adds = Array.from({ length: 40 }, (_, index) =>
       store
@@ -133,7 +137,7 @@ describe("action store", () => {
     expect(await store.consume(ids[0] as string, "mock:1")).toBe(true);
     await more;
     const reopened = await ActionStore.open(dir);
-    expect(reopened.lookup(ids[0] as string, { platform: "mock", chatId: "0" }).status).toBe("used");
+    expect((await reopened.lookup(ids[0] as string, { platform: "mock", chatId: "0" })).status).toBe("used");
   });
 
   it("folds the journal into the snapshot, and a crash at any point of that loses nothing", async () => {
@@ -161,8 +165,12 @@ describe("action store", () => {
     const check = async () => {
       const reopened = await ActionStore.open(dir, { now: clock.now, ttlMs: HOUR });
       expect(reopened.size).toBe(600);
-      expect(reopened.lookup(ids[3] as string, { platform: "mock", chatId: "c" }).status).toBe("used");
-      expect(reopened.lookup(ids[599] as string, { platform: "mock", chatId: "c" }).status).toBe("ok");
+      expect((await reopened.lookup(ids[3] as string, { platform: "mock", chatId: "c" })).status).toBe(
+        "used",
+      );
+      expect((await reopened.lookup(ids[599] as string, { platform: "mock", chatId: "c" })).status).toBe(
+        "ok",
+      );
     };
     await check();
     // A crash after the new snapshot but before the journal was emptied: the old journal replays over it.
@@ -177,7 +185,7 @@ describe("action store", () => {
       { platform: "mock", chatId: "c" },
     );
     const after = await ActionStore.open(dir, { now: clock.now, ttlMs: HOUR });
-    expect(after.lookup(later as string, { platform: "mock", chatId: "c" }).status).toBe("ok");
+    expect((await after.lookup(later as string, { platform: "mock", chatId: "c" })).status).toBe("ok");
     expect(after.size).toBe(601);
   });
 });
@@ -295,7 +303,7 @@ describe("Set KEY buttons", () => {
     const id = button?.id as string;
     expect(id).toMatch(/^[A-Za-z0-9_-]{22}$/);
     expect(id).not.toContain("W_KEY");
-    expect(router.isSecretAction(press("1", id), id)).toBe(true);
+    expect(await router.isSecretAction(press("1", id), id)).toBe(true);
 
     const refused = await router.judgePress(press("2", id), id, contextOf(false));
     expect(refused.kind).toBe("refused");
@@ -305,10 +313,10 @@ describe("Set KEY buttons", () => {
       expect(opened).toMatchObject({ kind: "secret", skill: "weather", key: "W_KEY" });
     }
     const reopened = new ActionRouter(await ActionStore.open(dir), []);
-    expect(reopened.isSecretAction(press("1", id), id)).toBe(true);
+    expect(await reopened.isSecretAction(press("1", id), id)).toBe(true);
     // Another chat does not know the id.
     const elsewhere = { ...press("1", id), chat: { kind: "group" as const, id: "43" } };
-    expect(reopened.isSecretAction(elsewhere, id)).toBe(false);
+    expect(await reopened.isSecretAction(elsewhere, id)).toBe(false);
     expect((await reopened.judgePress(elsewhere, id, contextOf(true))).kind).toBe("refused");
   });
 });

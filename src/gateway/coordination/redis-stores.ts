@@ -1,0 +1,202 @@
+/**
+ * The coordination stores (`src/core/stores.ts`) on Redis, shared by every replica of a home. Each
+ * operation is one atomic command or script, so two replicas never both handle an event, lose a loaded
+ * skill or move the last activity backwards:
+ * - event dedupe: `SET NX PX` (48 h) — the replica that sets the key handles the event;
+ * - last activity: the larger of the stored and the new time (a script);
+ * - chat sessions: loaded skills (a list kept unique by a script) and bounded history (`RPUSH` + `LTRIM`);
+ * - stranger notices: one key per stranger with the time of the last notice;
+ * - the curator run lock: the file lock of the home (it is the library's), taken by the leader only.
+ * Keys live under the home's prefix (`skillgate:<home id>:`).
+ */
+import type {
+  ChatSessions,
+  CoordinationStores,
+  EventDedupe,
+  HistoryEntry,
+  LastActivity,
+  RunLock,
+  StrangerNotices,
+} from "../../core/stores.js";
+import { DEDUPE_TTL_MS } from "../dedupe.js";
+import { DEFAULT_HISTORY_LIMIT } from "../sessions.js";
+import type { RedisClient } from "./redis.js";
+
+/** How long a session's loaded skills and history are kept after its last change (ms). */
+const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** How long a stranger notice is remembered (ms): past it the stranger would be told again anyway. */
+const STRANGER_TTL_MS = 24 * 60 * 60 * 1000;
+
+// Keeps the larger of the stored time and ARGV[1].
+const MAX_TIME = `
+local current = tonumber(redis.call('GET', KEYS[1]) or '0')
+local next = tonumber(ARGV[1])
+if next > current then redis.call('SET', KEYS[1], ARGV[1]) return next end
+return current`;
+
+// Appends names not in the list yet, then refreshes its lifetime.
+const ADD_UNIQUE = `
+local present = {}
+for _, name in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do present[name] = true end
+for i = 2, #ARGV do
+  if not present[ARGV[i]] then
+    redis.call('RPUSH', KEYS[1], ARGV[i])
+    present[ARGV[i]] = true
+  end
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return 1`;
+
+/** Options of `redisStores`. */
+export interface RedisStoresOptions {
+  redis: RedisClient;
+  /** Key prefix of this home. */
+  prefix: string;
+  runLock: RunLock;
+  /** Clock in ms since epoch. */
+  now?: () => number;
+  /** Called when a fire-and-forget write fails (the gateway logs it). */
+  onError?: (error: unknown) => void;
+}
+
+/** Event dedupe on Redis: the first `SET NX` wins. */
+export class RedisDedupe implements EventDedupe {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly prefix: string,
+  ) {}
+
+  async checkAndMark(platform: string, eventId: string): Promise<boolean> {
+    const set = await this.redis.set(`${this.prefix}dedupe:${platform}:${eventId}`, "1", {
+      condition: "NX",
+      expiration: { type: "PX", value: DEDUPE_TTL_MS },
+    });
+    return set === null;
+  }
+
+  async flush(): Promise<void> {}
+}
+
+/** Last activity on Redis: only ever forward. */
+export class RedisActivity implements LastActivity {
+  private writing: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly key: string,
+    private readonly now: () => number,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  touch(at: number = this.now()): void {
+    this.writing = this.redis
+      .eval(MAX_TIME, { keys: [this.key], arguments: [String(Math.floor(at))] })
+      .catch(this.onError);
+  }
+
+  async lastActivity(): Promise<number | undefined> {
+    const value = Number(await this.redis.get(this.key));
+    return Number.isFinite(value) && value > 0 ? value : undefined;
+  }
+
+  async idleSeconds(): Promise<number> {
+    const last = await this.lastActivity();
+    return last === undefined ? Number.POSITIVE_INFINITY : Math.max(0, (this.now() - last) / 1000);
+  }
+
+  async flush(): Promise<void> {
+    await this.writing;
+  }
+}
+
+/** Chat sessions on Redis. */
+export class RedisSessions implements ChatSessions {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly prefix: string,
+  ) {}
+
+  private skillsKey(sessionKey: string): string {
+    return `${this.prefix}session:${sessionKey}:skills`;
+  }
+
+  private historyKey(sessionKey: string): string {
+    return `${this.prefix}session:${sessionKey}:history`;
+  }
+
+  async loadedSkills(sessionKey: string): Promise<string[]> {
+    return this.redis.lRange(this.skillsKey(sessionKey), 0, -1);
+  }
+
+  async addLoadedSkills(sessionKey: string, names: string[]): Promise<void> {
+    if (names.length === 0) return;
+    await this.redis.eval(ADD_UNIQUE, {
+      keys: [this.skillsKey(sessionKey)],
+      arguments: [String(SESSION_TTL_MS), ...names],
+    });
+  }
+
+  async clearLoadedSkills(sessionKey: string): Promise<void> {
+    await this.redis.del(this.skillsKey(sessionKey));
+  }
+
+  async history(sessionKey: string): Promise<HistoryEntry[]> {
+    const items = await this.redis.lRange(this.historyKey(sessionKey), 0, -1);
+    return items.flatMap((item) => {
+      try {
+        return [JSON.parse(item) as HistoryEntry];
+      } catch {
+        return [];
+      }
+    });
+  }
+
+  async appendHistory(sessionKey: string, entry: HistoryEntry, limit = DEFAULT_HISTORY_LIMIT): Promise<void> {
+    const key = this.historyKey(sessionKey);
+    await this.redis
+      .multi()
+      .rPush(key, JSON.stringify(entry))
+      .lTrim(key, -Math.max(1, limit), -1)
+      .pExpire(key, SESSION_TTL_MS)
+      .exec();
+  }
+
+  async clearHistory(sessionKey: string): Promise<void> {
+    await this.redis.del(this.historyKey(sessionKey));
+  }
+
+  async flush(): Promise<void> {}
+}
+
+/** Stranger notices on Redis: one key per stranger. */
+export class RedisStrangerNotices implements StrangerNotices {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly prefix: string,
+  ) {}
+
+  async lastNoticed(who: string): Promise<number | undefined> {
+    const value = Number(await this.redis.get(`${this.prefix}stranger:${who}`));
+    return Number.isFinite(value) && value > 0 ? value : undefined;
+  }
+
+  async noticed(who: string, at: number): Promise<void> {
+    await this.redis.set(`${this.prefix}stranger:${who}`, String(at), {
+      expiration: { type: "PX", value: STRANGER_TTL_MS },
+    });
+  }
+}
+
+/** Every coordination store of one home on Redis (see the file's comment). */
+export function redisStores(options: RedisStoresOptions): CoordinationStores {
+  const now = options.now ?? Date.now;
+  const onError = options.onError ?? (() => undefined);
+  return {
+    dedupe: new RedisDedupe(options.redis, options.prefix),
+    activity: new RedisActivity(options.redis, `${options.prefix}activity`, now, onError),
+    sessions: new RedisSessions(options.redis, options.prefix),
+    strangers: new RedisStrangerNotices(options.redis, options.prefix),
+    runLock: options.runLock,
+  };
+}

@@ -1,0 +1,139 @@
+/**
+ * The Redis stores on a real redis-server, seen from two replicas (two connections): an event is
+ * handled once whichever replica marks it first, even when both race; last activity never goes back;
+ * loaded skills and history are shared and bounded; a stranger notice is shared; a button press is
+ * single-use across replicas, a group is used up together, and a late press reads "expired". The file
+ * button store answers the same questions the same way (one contract for both).
+ */
+import { promises as fs } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ActionIntent } from "../../src/core/actions.js";
+import { ActionStore, type ButtonStore } from "../../src/gateway/action-store.js";
+import { connectRedis, type RedisClient } from "../../src/gateway/coordination/redis.js";
+import { RedisButtonStore } from "../../src/gateway/coordination/redis-buttons.js";
+import { redisStores } from "../../src/gateway/coordination/redis-stores.js";
+import { startRedis, type TestRedis } from "../support/redis.js";
+
+let redis: TestRedis;
+let one: RedisClient;
+let two: RedisClient;
+let keys = 0;
+beforeAll(async () => {
+  redis = await startRedis();
+  one = await connectRedis(redis.url);
+  two = await connectRedis(redis.url);
+});
+afterAll(async () => {
+  one.destroy();
+  two.destroy();
+  await redis.dispose();
+});
+
+const lock = { acquire: async () => ({ release: async () => undefined }) };
+
+function pair(now: () => number = Date.now) {
+  const prefix = `stores:${keys++}:`;
+  return [
+    redisStores({ redis: one, prefix, runLock: lock, now }),
+    redisStores({ redis: two, prefix, runLock: lock, now }),
+  ];
+}
+
+describe("the Redis coordination stores", () => {
+  it("one of two replicas handles an event, even when both mark it at once", async () => {
+    const [a, b] = pair();
+    for (let i = 0; i < 50; i++) {
+      const results = await Promise.all([
+        a?.dedupe.checkAndMark("telegram", `u${i}`),
+        b?.dedupe.checkAndMark("telegram", `u${i}`),
+      ]);
+      expect(results.filter((seen) => seen === false)).toHaveLength(1);
+    }
+    expect(await a?.dedupe.checkAndMark("feishu", "u1")).toBe(false);
+  });
+
+  it("last activity is the latest either replica saw", async () => {
+    let clock = 1_000_000;
+    const [a, b] = pair(() => clock);
+    a?.activity.touch(5_000);
+    b?.activity.touch(9_000);
+    a?.activity.touch(7_000);
+    await a?.activity.flush();
+    await b?.activity.flush();
+    expect(await a?.activity.lastActivity()).toBe(9_000);
+    clock = 19_000;
+    expect(await b?.activity.idleSeconds()).toBe(10);
+  });
+
+  it("loaded skills and history are shared, unique and bounded", async () => {
+    const [a, b] = pair();
+    await a?.sessions.addLoadedSkills("telegram:1", ["pdf", "arxiv"]);
+    await b?.sessions.addLoadedSkills("telegram:1", ["arxiv", "maps"]);
+    expect(await a?.sessions.loadedSkills("telegram:1")).toEqual(["pdf", "arxiv", "maps"]);
+    for (const text of ["one", "two", "three"])
+      await b?.sessions.appendHistory("telegram:1", { role: "user", text, at: "2026-01-01T00:00:00Z" }, 2);
+    expect((await a?.sessions.history("telegram:1"))?.map((entry) => entry.text)).toEqual(["two", "three"]);
+    await a?.sessions.clearLoadedSkills("telegram:1");
+    expect(await b?.sessions.loadedSkills("telegram:1")).toEqual([]);
+  });
+
+  it("a stranger notice given by one replica is known to the other", async () => {
+    const [a, b] = pair();
+    expect(await b?.strangers.lastNoticed("telegram:9")).toBeUndefined();
+    await a?.strangers.noticed("telegram:9", 1234);
+    expect(await b?.strangers.lastNoticed("telegram:9")).toBe(1234);
+  });
+});
+
+const confirm: ActionIntent = {
+  kind: "run",
+  invocation: { path: ["curator", "pin"], args: ["x"], options: {} },
+};
+const where = { platform: "telegram", chatId: "42" };
+
+async function contract(name: string, open: (now: () => number) => Promise<[ButtonStore, ButtonStore]>) {
+  describe(`${name}: one contract for shown buttons`, () => {
+    it("a press is single-use across replicas; its group goes with it; another chat cannot press", async () => {
+      const [a, b] = await open(Date.now);
+      const [yes, no] = await a.add(
+        [
+          { intent: confirm, placement: "replace", group: "g1", once: true },
+          { intent: { kind: "cancel" }, placement: "replace", group: "g1", once: true },
+        ],
+        where,
+      );
+      expect((await b.lookup(yes as string, where)).status).toBe("ok");
+      expect((await b.lookup(yes as string, { platform: "telegram", chatId: "43" })).status).toBe("unknown");
+      expect((await b.lookup("not an id", where)).status).toBe("unknown");
+      const both = await Promise.all([a.consume(yes as string, "u1"), b.consume(yes as string, "u2")]);
+      expect(both.filter(Boolean)).toHaveLength(1);
+      const used = await a.lookup(no as string, where);
+      expect(used.status).toBe("used");
+      expect(await b.consume(no as string, "u3")).toBe(false);
+    });
+
+    it("a press after the lifetime reads expired", async () => {
+      let clock = 1_000;
+      const [a, b] = await open(() => clock);
+      const [id] = await a.add([{ intent: confirm, placement: "replace", group: "g2", once: true }], where);
+      clock += a.ttlMs + 1;
+      expect((await b.lookup(id as string, where)).status).toBe("expired");
+    });
+  });
+}
+
+await contract("Redis", async (now) => {
+  const prefix = `buttons:${keys++}:`;
+  return [
+    new RedisButtonStore({ redis: one, prefix, now }),
+    new RedisButtonStore({ redis: two, prefix, now }),
+  ];
+});
+
+await contract("file (one gateway)", async (now) => {
+  const home = await fs.mkdtemp(path.join(os.tmpdir(), "skillgate-buttons-"));
+  const store = await ActionStore.open(home, { now });
+  return [store, store];
+});
