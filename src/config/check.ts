@@ -10,6 +10,7 @@ import type { PlatformDefinition } from "../core/platforms.js";
 import { registeredPlatforms } from "../core/platforms.js";
 import { closestWord } from "../core/suggest.js";
 import { parseConfig, type SkillgateConfig } from "./config.js";
+import { type ConfigOverride, withOverrides } from "./overrides.js";
 
 type Raw = Record<string, unknown>;
 
@@ -126,4 +127,21 @@ export function checkConfigDocument(
       rest = next;
     }
   }
+}
+
+/**
+ * Checks `serve --set` overrides against `document` (the file as it is): a key the parsers do not read,
+ * under `gateway` or `curator`, or a value they refuse, is a `ConfigError` naming it.
+ */
+export function validateOverrides(overrides: readonly ConfigOverride[], document: unknown): void {
+  const check = checkConfigDocument(withOverrides(document, overrides));
+  const named = new Set(overrides.map((override) => override.path.join(".")));
+  const unknown = check.unknown.find((item) => named.has(item.key));
+  if (unknown)
+    throw new ConfigError(
+      unknown.key,
+      `--set ${unknown.key}: not a setting skillgate knows${unknown.suggestion ? `; did you mean ${unknown.suggestion}?` : "."}`,
+    );
+  const error = check.errors[0];
+  if (error) throw error;
 }

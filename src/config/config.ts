@@ -5,6 +5,7 @@
  * the key, the value and what is allowed.
  */
 import { readFileSync, statSync } from "node:fs";
+import os from "node:os";
 import { ConfigError } from "../core/errors.js";
 import {
   type ConfigReader,
@@ -13,6 +14,7 @@ import {
   type PlatformSection,
   registeredPlatforms,
 } from "../core/platforms.js";
+import { configOverrides, withOverrides } from "./overrides.js";
 import { parseYaml11, YamlTimestamp } from "./yaml11.js";
 
 /** The skills section. */
@@ -95,6 +97,18 @@ export interface GatewayConfig {
   publicUrl?: string;
   /** `gateway.secret_form.port`: where the one-time secret form listens on 127.0.0.1 (behind public_url). */
   secretForm: { port: number };
+  /** `gateway.coordination`: several gateways on one home through Redis; absent for a single gateway. */
+  coordination?: CoordinationConfig;
+}
+
+/** `gateway.coordination`, with defaults applied. */
+export interface CoordinationConfig {
+  /** `redis://…` or `rediss://…` of a Redis ≥ 7 (or Valkey). */
+  redisUrl: string;
+  /** This replica's id, unique among live replicas (default host name and pid). */
+  replicaId: string;
+  /** False: this replica never leads (it never writes the library). */
+  writerEligible: boolean;
 }
 
 /** Everything skillgate reads from config.yaml. */
@@ -438,6 +452,7 @@ function parseGateway(raw: Raw, platforms: readonly PlatformDefinition[]): Gatew
       `config.yaml: \`gateway.public_url\` is ${show(publicUrl)}; it must be a full URL such as "https://bot.example.com".`,
     );
   }
+  const coordination = parseCoordination(section(gateway, "coordination", "gateway."));
   const homeChannel = str(gateway, "home_channel", "gateway.");
   if (homeChannel !== undefined && !isPlatformReference(homeChannel)) {
     throw new ConfigError(
@@ -483,7 +498,31 @@ function parseGateway(raw: Raw, platforms: readonly PlatformDefinition[]): Gatew
     secretForm: {
       port: num(secretForm, "port", "gateway.secret_form.", 8789, { integer: true, min: 0, max: 65535 }),
     },
+    coordination,
   };
+}
+
+/** Replica ids: what fits a Redis key and a log line. */
+const REPLICA_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+function parseCoordination(raw: Raw): CoordinationConfig | undefined {
+  const at = "gateway.coordination.";
+  const redisUrl = str(raw, "redis_url", at);
+  const replicaId =
+    str(raw, "replica_id", at) ?? `${os.hostname()}-${process.pid}`.replace(/[^A-Za-z0-9._-]/g, "-");
+  const writerEligible = bool(raw, "writer_eligible", at, true);
+  if (redisUrl === undefined) return undefined;
+  if (!/^rediss?:\/\/\S+$/.test(redisUrl))
+    throw new ConfigError(
+      `${at}redis_url`,
+      `config.yaml: \`${at}redis_url\` is ${show(redisUrl)}; it must be a Redis URL such as "redis://127.0.0.1:6379" (or rediss:// for TLS).`,
+    );
+  if (!REPLICA_ID.test(replicaId.slice(0, 64)))
+    throw new ConfigError(
+      `${at}replica_id`,
+      `config.yaml: \`${at}replica_id\` is ${show(replicaId)}; use up to 64 letters, digits, dots, dashes or underscores, different on every replica.`,
+    );
+  return { redisUrl, replicaId: replicaId.slice(0, 64), writerEligible };
 }
 
 /**
@@ -538,7 +577,8 @@ export function loadConfig(configPath: string): SkillgateConfig {
     text = readFileSync(configPath, "utf8");
     mtimeMs = statSync(configPath).mtimeMs;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return parseConfig({}, 0);
+    if ((error as NodeJS.ErrnoException).code === "ENOENT")
+      return parseConfig(withOverrides({}, configOverrides()), 0);
     throw new ConfigError(
       "(file)",
       `Cannot read ${configPath}: ${(error as Error).message}. Check its permissions.`,
@@ -555,5 +595,5 @@ export function loadConfig(configPath: string): SkillgateConfig {
       { cause: error },
     );
   }
-  return parseConfig(document, mtimeMs);
+  return parseConfig(withOverrides(document, configOverrides()), mtimeMs);
 }
