@@ -10,6 +10,7 @@
 import { chmod, lstat, readlink } from "node:fs/promises";
 import path from "node:path";
 import { SkillgateError } from "../core/errors.js";
+import { checkWriteFence } from "../core/fence.js";
 import { atomicWriteFile, readTextIfExists, withLock } from "../core/fsutil.js";
 import {
   interpolate,
@@ -167,6 +168,7 @@ export async function writeDotenv(
   options: DotenvEditOptions = {},
 ): Promise<string[]> {
   const file = homePaths(home).env;
+  await checkWriteFence(home, "a .env write");
   await refuseSymlink(file);
   return withLock(`${file}.lock`, async () => {
     await refuseSymlink(file);

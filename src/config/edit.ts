@@ -19,6 +19,7 @@ import { isDeepStrictEqual } from "node:util";
 import type YAML from "yaml";
 import { isAlias, isMap, isScalar, isSeq, type Node, type Pair, type YAMLMap, type YAMLSeq } from "yaml";
 import { ConfigError } from "../core/errors.js";
+import { checkWriteFence } from "../core/fence.js";
 import { atomicWriteFile, withLock } from "../core/fsutil.js";
 import { homePaths } from "./home.js";
 import { parseYaml11, parseYaml11Document, yamlScalarText } from "./yaml11.js";
@@ -415,6 +416,7 @@ export async function editConfigFile(
   change: ConfigChange,
   options: ConfigEditOptions = {},
 ): Promise<ConfigEditResult> {
+  await checkWriteFence(home, "a config.yaml edit");
   const link = homePaths(home).config;
   const file = await fs.realpath(link).catch(() => link);
   return withLock(path.join(homePaths(home).locks, "config.lock"), async () => {

@@ -11,6 +11,7 @@ import path from "node:path";
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
 import { CuratorError } from "../core/errors.js";
+import { checkWriteFence } from "../core/fence.js";
 import { isoTimestamp, pathExists } from "../core/fsutil.js";
 import { meterFor, type ProgressSink } from "../core/progress.js";
 import {
@@ -349,6 +350,8 @@ async function archiveBatch(
           failures.push({ name: entry.name, error: error as Error });
         }
       }
+      // A replica that no longer leads the home writes nothing more: what moved so far is recorded.
+      await checkWriteFence(opts.home, "the curator's archive batch");
       await journal.announce(
         ready.map((item) => item.intent),
         ready.map((item) => item.entryText),
@@ -837,6 +840,7 @@ async function moveAnnounced(
   record: () => Promise<void>,
 ): Promise<void> {
   const skills = homePaths(opts.home).skills;
+  await checkWriteFence(opts.home, `the ${intent.kind} of '${intent.skill}'`);
   const journal = await MoveJournal.open(opts.home, opts.config);
   let recorded = false;
   try {

@@ -11,6 +11,7 @@ import path from "node:path";
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
 import { CuratorError } from "../core/errors.js";
+import { checkWriteFence } from "../core/fence.js";
 import {
   acquireLock,
   atomicWriteFile,
@@ -71,6 +72,7 @@ function rollbackLockPath(home: string): string {
  * previous library back. Cron jobs that still exist get their skill links back.
  */
 export async function rollbackToSnapshot(opts: SnapshotRollbackOptions): Promise<SnapshotRollbackResult> {
+  await checkWriteFence(opts.home, "a rollback");
   const lock = await takeRollbackLock(opts.home);
   try {
     await emptyPurgeTrash(opts.home);
@@ -190,6 +192,14 @@ async function swapIn(
   journal.new_entries = (await fs.readdir(staging)).filter(isLibraryEntry).sort();
   journal.old_entries = (await fs.readdir(skills)).filter(isLibraryEntry).sort();
   journal.phase = "swapping";
+  // The swap is the step that changes the library: a replica that stopped leading meanwhile stops here.
+  try {
+    await checkWriteFence(home, "a rollback's swap");
+  } catch (error) {
+    await fs.rm(staging, { recursive: true, force: true });
+    await clearJournal(home);
+    throw error;
+  }
   await writeJournal(home, journal);
   await crashPoint("rollback:journal-swapping");
   try {

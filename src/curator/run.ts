@@ -8,6 +8,7 @@ import { performance } from "node:perf_hooks";
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
 import { CuratorError } from "../core/errors.js";
+import { checkWriteFence } from "../core/fence.js";
 import { isoTimestamp } from "../core/fsutil.js";
 import type { ProgressSink } from "../core/progress.js";
 import type { HeldRunLock, RunLock } from "../core/stores.js";
@@ -270,6 +271,8 @@ async function runLocked(opts: RunOptions): Promise<CuratorRunResult> {
   const progress = opts.progress ?? (() => undefined);
   const warnings: string[] = [];
   progress(dryRun ? "running DRY-RUN (report only, no mutations)..." : "running review pass...");
+  // A replica that does not lead the home starts no run that writes (the batches check again).
+  if (!dryRun) await checkWriteFence(opts.home, "a curator run");
   // What an interrupted run or rollback left is repaired first, under the run lock this run holds.
   if (!dryRun)
     for (const note of await recoverUnderRunLock(opts.home, opts.config, { blobs: true })) {

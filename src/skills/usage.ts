@@ -6,6 +6,7 @@
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import { checkWriteFence } from "../core/fence.js";
 import {
   atomicWriteFile,
   isoTimestamp,
@@ -285,9 +286,13 @@ export class UsageStore {
   /** Warnings about corrupt files moved aside (for the caller to show). */
   readonly warnings: string[] = [];
 
+  /** The home this library belongs to (the write fence is kept per home). */
+  private readonly home: string;
+
   constructor(skillsDir: string) {
     this.file = path.join(skillsDir, ".usage.json");
     this.lockFile = path.join(skillsDir, ".usage.json.lock");
+    this.home = path.dirname(skillsDir);
   }
 
   /** Current records (backfilled). A corrupt file is moved aside and read as empty. */
@@ -341,6 +346,7 @@ export class UsageStore {
     mutate: (records: UsageMap) => T | Promise<T>,
     options: { reuseShared?: boolean } = {},
   ): Promise<T> {
+    await checkWriteFence(this.home, "a .usage.json write");
     return withLock(this.lockFile, () => this.updateLocked(mutate, options.reuseShared === true), {
       waitMs: 60_000,
       recordHolder: false,
@@ -379,6 +385,7 @@ export class UsageStore {
    */
   async bump(name: string, kind: UsageKind, now: Date = new Date()): Promise<void> {
     if (name === "") return;
+    await checkWriteFence(this.home, "a usage bump");
     const stamp = isoTimestamp(now);
     const apply = (record: UsageRecord) => {
       if (kind === "use") {
