@@ -40,7 +40,10 @@ export class TelegramConnection {
     this.ctx.hooks = hooks;
     this.ctx.state = { state: "starting" };
     this.ctx.abort = new AbortController();
-    await this.takeLock();
+    // Replicas of one home (the gateway says who may take events) share it by their leader lease: a
+    // paused old leader may still hold this file lock, and is already fenced. Alone, the lock keeps a
+    // second gateway on this home off the bot.
+    if (!hooks?.mayTakeEvents) await this.takeLock();
     try {
       await this.connect();
     } catch (error) {
@@ -122,8 +125,10 @@ export class TelegramConnection {
     await this.pollLoop;
     this.pollLoop = undefined;
     await this.offset.flush();
-    if (wasRunning && this.offset.value !== undefined && !this.webhook.listening) {
-      // Confirm what was handled so the server forgets it (a getUpdates with a later offset).
+    // Confirm what was handled so the server forgets it (a getUpdates with a later offset) — unless this
+    // replica no longer leads: its getUpdates would end the new leader's poll (Telegram's 409).
+    const mayPoll = this.ctx.hooks?.mayTakeEvents?.() !== false;
+    if (wasRunning && mayPoll && this.offset.value !== undefined && !this.webhook.listening) {
       await this.ctx.bot.api
         .getUpdates({ offset: this.offset.value, limit: 1, timeout: 0 })
         .catch((error: unknown) => {
@@ -142,6 +147,11 @@ export class TelegramConnection {
     let conflicts = 0;
     let failures = 0;
     while (this.ctx.running) {
+      // A replica that may not take events now leaves them on Telegram's queue for the one that leads.
+      if (this.ctx.hooks?.mayTakeEvents?.() === false) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        continue;
+      }
       let updates: Update[];
       try {
         updates = await this.ctx.bot.api.getUpdates(
@@ -176,7 +186,7 @@ export class TelegramConnection {
   private async handleBatch(updates: Update[]): Promise<void> {
     if (updates.length === 0) return;
     for (const update of updates) {
-      if (!this.ctx.running) break;
+      if (!this.ctx.running || this.ctx.hooks?.mayTakeEvents?.() === false) break;
       await this.dispatch(update);
       this.offset.value = update.update_id + 1;
     }

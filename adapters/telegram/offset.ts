@@ -90,6 +90,11 @@ export class UpdateOffset {
 
   private async save(): Promise<void> {
     if (this.value === undefined) return;
+    // A replica that may not take events (no longer the leader) leaves the offset to the one that does;
+    // and a saved offset never goes backwards (replicas share the file through the home).
+    if (this.ctx.hooks?.mayTakeEvents?.() === false) return;
+    const saved = await this.read();
+    if (saved !== undefined && saved > this.value) return;
     const data: PersistedOffset = {
       bot_id: this.ctx.botId,
       offset: this.value,

@@ -59,6 +59,7 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
   if (!config) return checks;
   checks.push(...configChecks(config));
   checks.push(...(await libraryChecks(options.home, config)));
+  if (config.gateway.coordination) checks.push(await coordinationCheck(config.gateway.coordination.redisUrl));
   // A platform with some of its secrets set is checked too: the check names the missing one.
   const platforms = PLATFORMS.filter(
     (platform) =>
@@ -170,6 +171,26 @@ function configChecks(config: SkillgateConfig): Check[] {
       ),
     );
   return checks;
+}
+
+/** `gateway.coordination`: the Redis URL answers and its server is recent enough. */
+async function coordinationCheck(url: string): Promise<Check> {
+  const { connectRedis, serverVersion, redactUrl } = await import("../gateway/coordination/redis.js");
+  try {
+    const client = await connectRedis(url);
+    try {
+      const version = serverVersion(await client.info("server")) ?? "unknown";
+      return ok("coordination", `Redis at ${redactUrl(url)} answers (version ${version}).`);
+    } finally {
+      client.destroy();
+    }
+  } catch (error) {
+    return failed(
+      "coordination",
+      messageOf(error),
+      "Start Redis (>= 7) or Valkey at gateway.coordination.redis_url, or remove gateway.coordination to run one gateway alone.",
+    );
+  }
 }
 
 async function libraryChecks(home: string, config: SkillgateConfig): Promise<Check[]> {

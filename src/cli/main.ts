@@ -10,10 +10,13 @@ import { terminalContext, terminalPrefix } from "../../commands/context.js";
 import { DEFAULT_SUBCOMMANDS, effectiveOptions, resolveCommand } from "../../commands/parse.js";
 import { runCommand } from "../../commands/runner.js";
 import type { CommandInput, CommandSpec, OptionSpec } from "../../commands/types.js";
+import { validateOverrides } from "../config/check.js";
 import { loadConfig, parseConfig, type SkillgateConfig } from "../config/config.js";
 import { lookupSecret, readDotenv } from "../config/dotenv.js";
 import { homePaths, resolveHome } from "../config/home.js";
-import { ConfigError, UsageError } from "../core/errors.js";
+import { type ConfigOverride, parseOverride, setConfigOverrides } from "../config/overrides.js";
+import { parseYaml11 } from "../config/yaml11.js";
+import { ConfigError, CoordinationError, UsageError } from "../core/errors.js";
 import { relaxYoungGeneration, tuneHeapForCommand } from "../core/heap-tuning.js";
 import type { Logger } from "../core/logger.js";
 import { renderJson, renderTerminal } from "../core/render-terminal.js";
@@ -40,7 +43,7 @@ export interface CliIo {
 /** What the command line asked for. */
 type Selection =
   | { kind: "command"; spec: CommandSpec; input: CommandInput }
-  | { kind: "serve"; console: boolean; demo: boolean }
+  | { kind: "serve"; console: boolean; demo: boolean; overrides: string[] }
   | { kind: "doctor"; json: boolean }
   | { kind: "init"; examples: boolean; json: boolean }
   | { kind: "web"; port?: number; bind?: string; link: boolean; readOnly: boolean }
@@ -181,11 +184,18 @@ export function buildProgram(
     .option("--terminal", "only the terminal chat in this terminal: no platforms, no web console")
     .option("--console", "the older name of --terminal (kept; `skillgate console` is the web console)")
     .option("--demo", "the terminal chat with the example skills on a temporary home (yours is not touched)")
-    .action((options: { terminal?: boolean; console?: boolean; demo?: boolean }) =>
+    .option(
+      "--set <key=value>",
+      "override a config.yaml setting for this process only (repeatable), e.g. --set gateway.coordination.replica_id=b",
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .action((options: { terminal?: boolean; console?: boolean; demo?: boolean; set: string[] }) =>
       select({
         kind: "serve",
         console: options.terminal === true || options.console === true || options.demo === true,
         demo: options.demo === true,
+        overrides: options.set,
       }),
     );
   program
@@ -356,6 +366,8 @@ export async function main(
   if (selection.kind === "init") return init(home, selection.examples, selection.json, io);
   let config: SkillgateConfig;
   try {
+    // `serve --set` overrides apply to this process's every read of config.yaml; other commands have none.
+    setConfigOverrides(selection.kind === "serve" ? checkedOverrides(home, selection.overrides) : []);
     config = loadConfig(homePaths(home).config);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
@@ -417,6 +429,26 @@ function stopOnSignals(io: CliIo): { signal: AbortSignal; release: () => void } 
       process.off("SIGINT", onSignal);
     },
   };
+}
+
+/** Parses and validates `serve --set` values against the home's config.yaml (throws `ConfigError`). */
+function checkedOverrides(home: string, texts: readonly string[]): ConfigOverride[] {
+  if (texts.length === 0) return [];
+  const overrides = texts.map(parseOverride);
+  let text = "";
+  try {
+    text = readFileSync(homePaths(home).config, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+  let document: unknown;
+  try {
+    document = text.trim() === "" ? {} : parseYaml11(text);
+  } catch {
+    return overrides; // loading the file reports what is wrong with it
+  }
+  validateOverrides(overrides, document);
+  return overrides;
 }
 
 /** `skillgate serve --demo`: the terminal chat over the example skills in a temporary home. */
@@ -559,7 +591,8 @@ async function serve(
       },
     );
   };
-  try {
+  /** Builds the adapters and the gateway and starts it; a replica that lost the lead comes back as a standby. */
+  const launch = async () => {
     const adapters = await createAdapters({
       config,
       home,
@@ -587,10 +620,35 @@ async function serve(
             announce: (line) => (terminal ? terminal.announce(line) : io.stdout.write(`${line}\n`)),
             printLink: Boolean(io.stdout.isTTY),
           },
+      onLeadershipLost: (reason, options) => {
+        logger.info({ reason }, "gateway: rejoining as a standby");
+        void rejoin(options.retryAfterMs);
+      },
     });
+    await gateway.start();
+  };
+  /** Starts a fresh gateway after a lost lead; while Redis is unreachable it tries again every 2 s. */
+  const rejoin = async (delayMs: number) => {
+    await new Promise((resolve) => setTimeout(resolve, delayMs));
+    while (!stopping) {
+      try {
+        await launch();
+        return;
+      } catch (error) {
+        if (!(error instanceof CoordinationError)) {
+          logger.error({ err: error }, "gateway: could not rejoin as a standby");
+          finish(1);
+          return;
+        }
+        logger.warn(`gateway: cannot rejoin yet (${error.message}); trying again in 2 s`);
+        await new Promise((resolve) => setTimeout(resolve, 2_000));
+      }
+    }
+  };
+  try {
     process.once("SIGTERM", () => shutdown("SIGTERM"));
     process.once("SIGINT", () => shutdown("SIGINT"));
-    await gateway.start();
+    await launch();
     relaxYoungGeneration();
   } catch (error) {
     if (error instanceof ConfigError) return fail(io, false, error.message, EXIT_CONFIG);

@@ -73,7 +73,8 @@ export interface GatewayConfig {
    * explicitly (and is announced loudly at start).
    */
   console: { enabled: boolean; port: number; bind: string };
-  maintenance: { checkMinutes: number };
+  /** `check_minutes` between curator checks; the first `first_check_seconds` after start (default 90). */
+  maintenance: { checkMinutes: number; firstCheckSeconds: number };
   /**
    * `gateway.stop_timeout_seconds`: how long a stopping gateway waits for running commands and a curator
    * run to reach a safe point (the service manager's stop timeout must be longer).
@@ -476,6 +477,7 @@ function parseGateway(raw: Raw, platforms: readonly PlatformDefinition[]): Gatew
     },
     maintenance: {
       checkMinutes: num(maintenance, "check_minutes", "gateway.maintenance.", 60, { min: 0.01 }),
+      firstCheckSeconds: num(maintenance, "first_check_seconds", "gateway.maintenance.", 90, { min: 0 }),
     },
     stopTimeoutSeconds: num(gateway, "stop_timeout_seconds", "gateway.", 60, { min: 1, max: 3600 }),
     concurrency: num(gateway, "concurrency", "gateway.", 8, { integer: true, min: 1, max: 256 }),

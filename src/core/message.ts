@@ -155,6 +155,13 @@ export interface AdapterHooks {
   suggestSkills(senderId: string, prefix: string): Promise<string[]>;
   /** Private secret entry (a "Set KEY" button's modal, card form or link); absent when none is offered. */
   secretInput?: SecretInputHooks;
+  /**
+   * False while this gateway may not take events (one of several replicas that is not surely leading,
+   * or cut off from the shared state): an adapter that pulls events (long polling) pulls none until it
+   * turns true again, so what it did not take stays with the platform for the replica that leads.
+   * Absent: always true.
+   */
+  mayTakeEvents?: () => boolean;
 }
 
 /** The private input a pressed "Set KEY" button opens, for the admin who pressed it. */

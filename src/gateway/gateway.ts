@@ -23,12 +23,14 @@ import type { CoordinationStores, RunLock } from "../core/stores.js";
 import type { Consolidator } from "../curator/types.js";
 import { type ManagedSkillLibrary, openLibrary } from "../skills/library.js";
 import type { SkillLibrary } from "../skills/types.js";
-import { ActionStore } from "./action-store.js";
+import { ActionStore, type ButtonStore } from "./action-store.js";
 import { ActionRouter } from "./actions.js";
 import { buildCommandCatalog } from "./catalog.js";
 import type { ConsoleServer } from "./console/server.js";
+import { Coordinator } from "./coordination/coordinator.js";
+import type { LeaseTimings } from "./coordination/lease.js";
 import { ReplyDelivery } from "./delivery.js";
-import { type HealthServer, healthReport, startHealthServer } from "./health.js";
+import { type HealthServer, healthReport, startHealthServer, withCoordination } from "./health.js";
 import { MaintenanceTicker, type TickOutcome } from "./maintenance.js";
 import { PressPath } from "./press.js";
 import { ChatQueues } from "./queue.js";
@@ -75,6 +77,14 @@ export interface GatewayOptions {
    * then replaced by the result where the platform can edit messages. Default 2000.
    */
   acknowledgeAfterMs?: number;
+  /**
+   * With `gateway.coordination`: called when this replica stopped leading (it fenced itself, or another
+   * took the lease) and the gateway is stopping; `skillgate serve` then starts a fresh one that rejoins
+   * as a standby. Without it the process just stops serving.
+   */
+  onLeadershipLost?: (reason: string, options: { retryAfterMs: number }) => void;
+  /** Lease timings with `gateway.coordination` (tests shorten them); default TTL 10 s, renew every 3 s. */
+  leaseTimings?: LeaseTimings;
 }
 
 /** Options of `Gateway.stop`. */
@@ -110,6 +120,9 @@ export interface Gateway {
   /** Port of the one-time secret form server, once started (`gateway.public_url` set). */
   readonly secretFormPort: number | undefined;
 }
+
+/** How long a replica that led but could connect no platform waits before contending again. */
+const ADAPTER_FAILURE_STANDBY_MS = 15_000;
 
 const UNKNOWN_HINT =
   "Type /help to see what is available, or resend without the leading slash to send it as a normal message.";
@@ -149,7 +162,9 @@ class GatewayImpl implements Gateway {
   /** Every outbound message, menu and suggestion passes through it (secrets, server paths). */
   private readonly scrubber: OutboundScrubber;
   private actions: ActionRouter | undefined;
-  private actionStore: ActionStore | undefined;
+  private actionStore: ButtonStore | undefined;
+  /** Several replicas on one home (`gateway.coordination`): the lease, Redis stores and write fence. */
+  private coordination: Coordinator | undefined;
   private health: HealthServer | undefined;
   private webConsole: ConsoleServer | undefined;
   private readonly secrets: SecretEntry;
@@ -242,19 +257,32 @@ class GatewayImpl implements Gateway {
     if (this.state !== "new") throw new Error("This gateway was already started; create a new one.");
     this.state = "running";
     const onError = (error: unknown) => this.logger.error({ err: error }, "gateway: writing state failed");
-    this.stores ??= await openFileStores(this.options.home, { now: this.now, onError });
-    this.access = new AccessGate(this.options.config, this.now, this.stores.strangers);
     const { ttlHours, pageSize } = this.options.config.gateway.actions;
-    this.actionStore = await ActionStore.open(this.options.home, {
-      now: this.now,
-      ttlMs: ttlHours * 3_600_000,
-    });
+    const coordination = this.options.config.gateway.coordination;
+    // Coordinated replicas share Redis; an unreachable one stops the start here (no fall-back to files).
+    if (coordination && !this.options.stores)
+      this.coordination = await Coordinator.open({
+        home: this.options.home,
+        config: coordination,
+        logger: this.logger,
+        buttonTtlMs: ttlHours * 3_600_000,
+        now: this.now,
+        timings: this.options.leaseTimings,
+      });
+    this.stores ??=
+      this.coordination?.stores ?? (await openFileStores(this.options.home, { now: this.now, onError }));
+    this.access = new AccessGate(this.options.config, this.now, this.stores.strangers);
+    this.actionStore =
+      this.coordination?.buttons ??
+      (await ActionStore.open(this.options.home, { now: this.now, ttlMs: ttlHours * 3_600_000 }));
     this.actions = new ActionRouter(this.actionStore, this.registry, pageSize);
     // /healthz is up before any platform connects, so a supervisor sees "connecting"/"failed" and why.
     const health = this.options.config.gateway.health;
     if (health.enabled) {
       try {
-        this.health = await startHealthServer(health.port, () => healthReport(this.options.adapters));
+        this.health = await startHealthServer(health.port, () =>
+          withCoordination(healthReport(this.options.adapters), this.coordination?.health()),
+        );
         this.logger.info({ url: this.health.url }, "gateway: health endpoint listening");
       } catch (error) {
         // Chat keeps working; a supervisor probing /healthz will notice the missing endpoint.
@@ -264,6 +292,27 @@ class GatewayImpl implements Gateway {
         );
       }
     }
+    if (this.coordination) {
+      // Every replica serves the console; the platforms, menus, secret form and maintenance follow the lead.
+      await this.startConsole();
+      this.coordination.start({ lead: () => this.lead(), follow: (reason) => this.follow(reason) });
+      return;
+    }
+    if (!(await this.startAdapters())) {
+      await this.health?.close();
+      this.health = undefined;
+      throw new Error("No chat adapter could start; see the log lines above for each platform's reason.");
+    }
+    await this.syncCommandCatalogs();
+    // Input may already have ended (a piped terminal chat): then stop() is running; start nothing more.
+    if (this.state !== "running") return;
+    await this.startConsole();
+    await this.startSecretForm();
+    this.startMaintenance();
+  }
+
+  /** Connects every platform side by side; false when none could (with adapters configured). */
+  private async startAdapters(): Promise<boolean> {
     // Platforms connect side by side: one that never comes up does not hold the others back.
     const outcomes = await Promise.all(
       this.options.adapters.map(async (adapter) => {
@@ -280,17 +329,38 @@ class GatewayImpl implements Gateway {
         }
       }),
     );
-    if (!outcomes.includes(true) && this.options.adapters.length > 0) {
-      await this.health?.close();
-      this.health = undefined;
-      throw new Error("No chat adapter could start; see the log lines above for each platform's reason.");
+    return outcomes.includes(true) || this.options.adapters.length === 0;
+  }
+
+  private startMaintenance(): void {
+    const { checkMinutes, firstCheckSeconds } = this.options.config.gateway.maintenance;
+    this.maintenance.start(checkMinutes * 60_000, firstCheckSeconds * 1000);
+  }
+
+  /** This replica leads the home now: it connects the platforms and takes the leader's duties. */
+  private async lead(): Promise<void> {
+    if (this.state !== "running") return;
+    if (!(await this.startAdapters())) {
+      this.logger.error("gateway: leading, but no chat adapter could start; giving the lead up");
+      // Another replica may connect where this one could not: it stands back before contending again.
+      this.follow("no chat adapter could start", ADAPTER_FAILURE_STANDBY_MS);
+      return;
     }
     await this.syncCommandCatalogs();
-    // Input may already have ended (a piped terminal chat): then stop() is running; start nothing more.
-    if (this.state !== "running") return;
-    await this.startConsole();
     await this.startSecretForm();
-    this.maintenance.start(this.options.config.gateway.maintenance.checkMinutes * 60_000);
+    this.startMaintenance();
+  }
+
+  /**
+   * This replica stopped leading: it stops taking events at once (`accept` refuses them already, the
+   * fence refuses writes) and stops; `onLeadershipLost` starts a fresh standby. Never awaits the stop:
+   * the lease waits for this call, and the stop waits for the lease.
+   */
+  private follow(reason: string, retryAfterMs = 0): Promise<void> {
+    if (this.state !== "running") return Promise.resolve();
+    this.logger.warn({ reason }, `gateway: stopped leading (${reason}); handing over`);
+    void this.stop().then(() => this.options.onLeadershipLost?.(reason, { retryAfterMs }));
+    return Promise.resolve();
   }
 
   /** The one-time secret form, when `gateway.public_url` is set and a platform gets links. */
@@ -397,6 +467,10 @@ class GatewayImpl implements Gateway {
       this.webConsole?.close(),
       this.secretForm?.close(),
     ]);
+    // Last: the lease is given up once nothing more is written under it, so the next leader starts at once.
+    await this.coordination
+      ?.close()
+      .catch((error) => this.logger.warn({ err: error }, "gateway: leaving coordination failed"));
     (this.library as { close?: () => void }).close?.();
     this.state = "stopped";
     this.logger.info("gateway: stopped");
@@ -436,6 +510,7 @@ class GatewayImpl implements Gateway {
   private hooksFor(adapter: Adapter): AdapterHooks {
     return {
       admit: (message) => admitSender(this.options.config, message),
+      ...(this.coordination ? { mayTakeEvents: () => this.coordination?.leading() === true } : {}),
       ...(this.secrets.available(adapter.capabilities)
         ? { secretInput: this.presses.secretInputHooks(adapter) }
         : {}),
@@ -469,6 +544,14 @@ class GatewayImpl implements Gateway {
     const stores = this.stores;
     const access = this.access;
     if (!stores || !access) return;
+    // A replica whose lease is not surely its own takes nothing: the next leader gets it from the platform.
+    if (this.coordination?.leading() === false) {
+      this.logger.warn(
+        { platform: message.platform, eventId: message.eventId },
+        "gateway: event not taken (this replica does not lead now)",
+      );
+      return;
+    }
     const admission = await access.admit(message);
     if (!admission.admit) {
       this.logger.info(

@@ -6,11 +6,14 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { refuseTooLarge } from "../core/http-guard.js";
 import type { AdapterHealth } from "../core/message.js";
+import type { CoordinationHealth } from "./coordination/coordinator.js";
 
 /** What `/healthz` reports. */
 export interface HealthReport {
   status: "ok" | "unavailable";
   adapters: Record<string, AdapterHealth>;
+  /** With `gateway.coordination`: this replica's role, epoch, Redis and lease age. */
+  coordination?: CoordinationHealth;
 }
 
 /** Builds the report from the adapters' states. */
@@ -19,6 +22,20 @@ export function healthReport(adapters: { platform: string; health(): AdapterHeal
   for (const adapter of adapters) states[adapter.platform] = adapter.health();
   const ok = adapters.length > 0 && Object.values(states).every((state) => state.state === "connected");
   return { status: ok ? "ok" : "unavailable", adapters: states };
+}
+
+/**
+ * Adds a coordinated replica's state. A standby has no platform connected and is healthy while Redis
+ * answers (it is ready to take over); a leader is healthy when its platforms are.
+ */
+export function withCoordination(
+  report: HealthReport,
+  coordination: CoordinationHealth | undefined,
+): HealthReport {
+  if (!coordination) return report;
+  const status =
+    coordination.redis !== "ok" ? "unavailable" : coordination.role === "follower" ? "ok" : report.status;
+  return { ...report, status, coordination };
 }
 
 /** A running health server. */

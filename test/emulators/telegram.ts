@@ -35,6 +35,20 @@ export interface CallRecord {
   at: number;
   /** The error the call was answered with, if any. */
   error?: InjectedError;
+  /**
+   * The caller's name when it used an api_root ending in `/c/<name>`: a device of the tests (several
+   * gateway processes on one bot token), not of Telegram, whose paths are only `/bot<token>/<method>`.
+   */
+  client?: string;
+}
+
+/** A held getUpdates that a newer one ended with 409, as Telegram does (two pollers on one token). */
+export interface PollTermination {
+  /** The client whose held poll was ended. */
+  ended?: string;
+  /** The client whose getUpdates ended it. */
+  by?: string;
+  at: number;
 }
 
 /** A message the bot sent (a successful sendMessage or editMessageText). */
@@ -92,6 +106,8 @@ type Update = Record<string, unknown> & { update_id: number };
 
 interface PendingPoll {
   res: http.ServerResponse;
+  /** Who asked (see `CallRecord.client`). */
+  client?: string;
   offset: number;
   limit: number;
   timer: NodeJS.Timeout;
@@ -174,6 +190,8 @@ export class TelegramEmulator extends EventEmitter {
   readonly token: string;
   readonly botUser: { id: number; is_bot: true; first_name: string; username: string };
   readonly calls: CallRecord[] = [];
+  /** Every held poll a newer getUpdates ended (two pollers at once). */
+  readonly terminations: PollTermination[] = [];
   readonly sent: SentMessage[] = [];
   /** Largest document `sendDocument` takes: "files of any type of up to 50 MB"; tests lower it. */
   documentSizeLimit = 50 * 1024 * 1024;
@@ -534,14 +552,14 @@ export class TelegramEmulator extends EventEmitter {
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
-    const match = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(url.pathname);
+    const match = /^(?:\/c\/([A-Za-z0-9_-]+))?\/bot([^/]+)\/([A-Za-z]+)$/.exec(url.pathname);
     if (!match) {
       this.respond(res, 404, { ok: false, error_code: 404, description: "Not Found" });
       return;
     }
-    const [, token, method] = match as unknown as [string, string, string];
+    const [, client, token, method] = match as unknown as [string, string | undefined, string, string];
     const params = { ...Object.fromEntries(url.searchParams), ...(await readJson(req)) };
-    const call: CallRecord = { method, params, at: Date.now() };
+    const call: CallRecord = { method, params, at: Date.now(), ...(client ? { client } : {}) };
     this.calls.push(call);
     if (token !== this.token) {
       call.error = { error_code: 401, description: "Unauthorized" };
@@ -645,6 +663,7 @@ export class TelegramEmulator extends EventEmitter {
     // A newer getUpdates terminates an older one that is still waiting, exactly like Telegram.
     for (const poll of this.polls.splice(0)) {
       clearTimeout(poll.timer);
+      this.terminations.push({ ended: poll.client, by: call.client, at: Date.now() });
       this.respond(poll.res, 409, {
         ok: false,
         error_code: 409,
@@ -663,6 +682,7 @@ export class TelegramEmulator extends EventEmitter {
     }
     const poll: PendingPoll = {
       res,
+      client: call.client,
       offset,
       limit,
       timer: setTimeout(() => {

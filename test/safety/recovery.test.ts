@@ -7,6 +7,7 @@
  */
 import { spawn } from "node:child_process";
 import { promises as fs } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -168,7 +169,13 @@ describe("an archive batch killed mid-way, then recovered", () => {
 describe("leftovers recovery removes, and what it leaves alone", () => {
   it("a run lock left by a dead skillgate process is released; a Hermes claim keeps the repairs waiting", async () => {
     const lock = path.join(skills(), ".locks", "curator-run");
+    // A record of another host is never judged by a pid here (several gateways on one shared home).
     await writeFiles(path.join(skills(), ".locks"), { "curator-run": "999999999 other-host 0a1b2c3d4e5f\n" });
+    expect(await recoverHome(home, config)).toEqual([]);
+    expect(await exists(lock)).toBe(true);
+    await writeFiles(path.join(skills(), ".locks"), {
+      "curator-run": `999999999 ${os.hostname()} 0a1b2c3d4e5f\n`,
+    });
     const notes = await recoverHome(home, config);
     expect(notes.join("\n")).toMatch(/run lock left by process 999999999/);
     expect(await exists(lock)).toBe(false);

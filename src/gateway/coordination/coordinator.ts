@@ -1,0 +1,261 @@
+/**
+ * The coordination of one replica of a home (`gateway.coordination`): the Redis connection, the key
+ * prefix every replica of the home shares, this replica's claim on its `replica_id`, the Redis stores and
+ * button store, the leader lease, and the write fence of the leadership. The gateway asks `open` at start
+ * (an unreachable Redis, an old one or a live replica under the same id is a clear error — there is no
+ * fall-back to files) and hands the lease its duties: `lead` starts what only the leader does, `follow`
+ * stops it.
+ *
+ * The home's coordination id lives in `gateway/coordination-id` (created once, by whichever replica is
+ * first): replicas that mount the home at different paths still share one key space, and two homes on
+ * one Redis never meet.
+ */
+import { randomBytes } from "node:crypto";
+import { promises as fs } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { CoordinationConfig } from "../../config/config.js";
+import { CoordinationError } from "../../core/errors.js";
+import { setWriteFence } from "../../core/fence.js";
+import type { Logger } from "../../core/logger.js";
+import type { CoordinationStores } from "../../core/stores.js";
+import { fileRunLock } from "../../curator/lock.js";
+import type { ButtonStore } from "../action-store.js";
+import { leadershipFence, readLeaderRecord, recordLeadership } from "./leadership.js";
+import { LEASE_TIMINGS, LeaderLease, type LeaseEvents, type LeaseTimings } from "./lease.js";
+import { connectRedis, type RedisClient, redactUrl } from "./redis.js";
+import { RedisButtonStore } from "./redis-buttons.js";
+import { redisStores } from "./redis-stores.js";
+
+/** What `/healthz` says of coordination. */
+export interface CoordinationHealth {
+  role: "leader" | "follower";
+  epoch: number | null;
+  redis: "ok" | "unavailable";
+  lease_age_ms: number | null;
+}
+
+/** Options of `Coordinator.open`. */
+export interface CoordinatorOptions {
+  home: string;
+  config: CoordinationConfig;
+  logger: Logger;
+  /** How long a shown button works (ms). */
+  buttonTtlMs: number;
+  /** Lease timings (tests shorten them); default `LEASE_TIMINGS`. */
+  timings?: LeaseTimings;
+  now?: () => number;
+}
+
+// Claims (or keeps) a replica id: 1 when the key is free, already this process's, or still the dead
+// holder's record ARGV[3] that this process found, else 0.
+const CLAIM = `
+local holder = redis.call('GET', KEYS[1])
+if holder == false or holder == ARGV[1] or holder == ARGV[3] then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return 1
+end
+return 0`;
+
+/** The coordination of one replica (see the file's comment). */
+export class Coordinator {
+  /** Shared sessions, dedupe, activity, stranger notices; the run lock stays the home's file lock. */
+  readonly stores: CoordinationStores;
+  /** Shown buttons, single-use across replicas. */
+  readonly buttons: ButtonStore;
+  readonly replicaId: string;
+  private lease: LeaderLease | undefined;
+  private claimTimer: NodeJS.Timeout | undefined;
+  /** `<host> <pid> <random>`: a restart on the same host can tell that the previous holder is dead. */
+  private readonly claimToken = `${os.hostname()} ${process.pid} ${randomBytes(8).toString("hex")}`;
+  private readonly timings: LeaseTimings;
+
+  private constructor(
+    private readonly options: CoordinatorOptions,
+    private readonly redis: RedisClient,
+    private readonly prefix: string,
+  ) {
+    this.replicaId = options.config.replicaId;
+    this.timings = options.timings ?? LEASE_TIMINGS;
+    const onError = (error: unknown) =>
+      options.logger.warn({ err: error }, `coordination: a Redis write failed: ${(error as Error).message}`);
+    this.stores = redisStores({
+      redis,
+      prefix,
+      runLock: fileRunLock(options.home),
+      now: options.now,
+      onError,
+    });
+    this.buttons = new RedisButtonStore({ redis, prefix, ttlMs: options.buttonTtlMs, now: options.now });
+  }
+
+  /**
+   * Connects to Redis and claims this replica's id. Throws `CoordinationError` naming the URL and the
+   * fix when Redis cannot be reached or is older than 7, and when a live replica holds the same id
+   * (a dead one's claim lapses within the lease TTL, so a restart under the same id waits that long).
+   */
+  static async open(options: CoordinatorOptions): Promise<Coordinator> {
+    const redis = await connectRedis(options.config.redisUrl);
+    try {
+      const prefix = `skillgate:${await homeCoordinationId(options.home)}:`;
+      const coordinator = new Coordinator(options, redis, prefix);
+      await coordinator.claimReplicaId();
+      return coordinator;
+    } catch (error) {
+      redis.destroy();
+      throw error;
+    }
+  }
+
+  private replicaKey(): string {
+    return `${this.prefix}replica:${this.replicaId}`;
+  }
+
+  private async claimOnce(deadHolder = ""): Promise<boolean> {
+    const claimed = await this.redis.eval(CLAIM, {
+      keys: [this.replicaKey()],
+      arguments: [this.claimToken, String(this.timings.ttlMs), deadHolder],
+    });
+    return Number(claimed) === 1;
+  }
+
+  private async claimReplicaId(): Promise<void> {
+    const deadline = Date.now() + this.timings.ttlMs + this.timings.renewMs;
+    let warned = false;
+    // A claim of a process on this host that is gone (a supervisor restarting a killed replica) is taken
+    // at once; any other waits for its TTL to lapse.
+    const deadHolder = async () => {
+      const holder = (await this.redis.get(this.replicaKey())) ?? "";
+      const [host, pid] = holder.split(" ");
+      return host === os.hostname() && !processAlive(Number(pid)) ? holder : "";
+    };
+    while (!(await this.claimOnce(await deadHolder()))) {
+      if (Date.now() > deadline)
+        throw new CoordinationError(
+          "replica-id",
+          `another live gateway on this home already uses replica_id '${this.replicaId}' (Redis ${redactUrl(this.options.config.redisUrl)}). Give each replica its own: \`skillgate serve --set gateway.coordination.replica_id=<name>\`, or leave it unset for host name and pid.`,
+        );
+      if (!warned)
+        this.options.logger.warn(
+          { replica: this.replicaId },
+          `coordination: replica_id '${this.replicaId}' is claimed; waiting for a dead replica's claim to lapse`,
+        );
+      warned = true;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    const keep = () => {
+      this.claimTimer = setTimeout(() => {
+        this.claimOnce()
+          .then((held) => {
+            if (!held)
+              this.options.logger.error(
+                { replica: this.replicaId },
+                `coordination: replica_id '${this.replicaId}' was claimed by another process`,
+              );
+          })
+          .catch(() => undefined)
+          .finally(() => {
+            if (this.claimTimer) keep();
+          });
+      }, this.timings.renewMs);
+      this.claimTimer.unref();
+    };
+    keep();
+  }
+
+  /**
+   * Starts contending for the lead with these duties. The write fence of the leadership is registered
+   * for the home at once: until this replica leads, every library write from this process is refused.
+   */
+  start(duties: LeaseEvents): void {
+    const { home, logger } = this.options;
+    const lease = new LeaderLease({
+      redis: this.redis,
+      prefix: this.prefix,
+      replicaId: this.replicaId,
+      eligible: this.options.config.writerEligible,
+      timings: this.timings,
+      logger,
+      diskEpoch: async () => (await readLeaderRecord(home)).epoch,
+      events: {
+        lead: async (epoch) => {
+          // The disk names the new epoch before anything is written under it: a stale leader's next
+          // write batch finds it there and is refused.
+          await recordLeadership(home, epoch, this.replicaId);
+          await duties.lead(epoch);
+        },
+        follow: (reason) => duties.follow(reason),
+      },
+    });
+    this.lease = lease;
+    setWriteFence(home, leadershipFence(home, lease, logger));
+    lease.start();
+  }
+
+  /** True while this replica leads and its lease is surely its own: only then does it take events. */
+  leading(): boolean {
+    return this.lease?.valid() === true && this.redis.isReady;
+  }
+
+  /** The state `/healthz` reports. */
+  health(): CoordinationHealth {
+    const lease = this.lease;
+    return {
+      role: lease?.role ?? "follower",
+      epoch: lease?.epoch ?? null,
+      redis: this.redis.isReady && (lease?.redisReachable ?? true) ? "ok" : "unavailable",
+      lease_age_ms: lease?.leaseAgeMs ?? null,
+    };
+  }
+
+  /** Gives the lead up (the next replica takes it at once), releases the replica id and disconnects. */
+  async close(): Promise<void> {
+    await this.lease?.stop();
+    if (this.claimTimer) clearTimeout(this.claimTimer);
+    this.claimTimer = undefined;
+    setWriteFence(this.options.home, undefined);
+    await this.redis
+      .eval("if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0", {
+        keys: [this.replicaKey()],
+        arguments: [this.claimToken],
+      })
+      .catch(() => undefined);
+    this.redis.destroy();
+  }
+}
+
+/** True when a process with this pid exists on this host (a zombie or another user's counts as alive). */
+function processAlive(pid: number): boolean {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** The home's coordination id (`gateway/coordination-id`), created by the first replica to ask. */
+export async function homeCoordinationId(home: string): Promise<string> {
+  const file = path.join(home, "gateway", "coordination-id");
+  const read = async () => (await fs.readFile(file, "utf8").catch(() => "")).trim();
+  const existing = await read();
+  if (/^[a-f0-9]{16}$/.test(existing)) return existing;
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  try {
+    // Exclusive create: of two replicas starting at once, one writes it and both read the same id.
+    await fs.writeFile(file, `${randomBytes(8).toString("hex")}\n`, { flag: "wx" });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  }
+  // A concurrent writer may have created it and not yet written it: wait for its content.
+  for (let attempt = 0; attempt < 40; attempt++) {
+    const id = await read();
+    if (/^[a-f0-9]{16}$/.test(id)) return id;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new CoordinationError(
+    "home-id",
+    `${file} does not hold a coordination id; remove it and start the gateway again (a new one is made).`,
+  );
+}
