@@ -13,7 +13,9 @@
  * BENCH_CHATS, BENCH_COMMANDS, BENCH_WINDOW, BENCH_RATE, BENCH_IDLE_MS, BENCH_PLATFORMS=telegram,feishu,discord,
  * BENCH_HOME (a home to copy the skills/ of, e.g. a make-library 10k home; default 40 small skills),
  * BENCH_JSON=1 (also print the figures as one JSON line), BENCH_CLI (another built cli.js), BENCH_NODE_ARGS (extra node flags for the gateway, e.g. to compare V8 settings), BENCH_PROFILE=<dir>
- * (CPU profile of the gateway), BENCH_GATEWAY_LOG=<file> (everything the gateway prints), BENCH_TRACE=<file> (the paced run's "sent-at-ms latency-ms" pairs).
+ * (CPU profile of the gateway), BENCH_GATEWAY_LOG=<file> (everything the gateway prints), BENCH_TRACE=<file> (the paced run's "sent-at-ms latency-ms" pairs),
+ * BENCH_REDIS_URL (coordination on that Redis: the measured gateway leads and a second one waits as a
+ * standby; Redis commands per answered command and the standby's RSS are printed too — `bench/scale.ts`).
  * Targets on 2 cores: ≥ 300 commands/s, p99 ≤ 100 ms, order kept, idle RSS ≤ 150 MB with the default
  * small library and ≤ 200 MB with a BENCH_HOME library (the 10k figure the ratio bench checks).
  */
@@ -112,6 +114,19 @@ async function seedHome(gateway: Record<string, unknown>): Promise<string> {
   return home;
 }
 
+/** Commands Redis has processed so far (`INFO stats`); every Lua script call counts as one round trip. */
+async function redisCommands(url: string): Promise<number> {
+  const { createClient } = await import("redis");
+  const client = createClient({ url });
+  await client.connect();
+  try {
+    const info = await client.info("stats");
+    return Number(/total_commands_processed:(\d+)/.exec(info)?.[1] ?? Number.NaN);
+  } finally {
+    client.destroy();
+  }
+}
+
 /** A free 127.0.0.1 port for `/healthz`. */
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -131,14 +146,14 @@ interface Gateway {
   exited: Promise<number | null>;
 }
 
-function spawnGateway(home: string, env: Record<string, string>): Gateway {
+function spawnGateway(home: string, env: Record<string, string>, serveArgs: string[] = []): Gateway {
   const extra = (process.env.BENCH_NODE_ARGS ?? "").split(/\s+/).filter(Boolean);
   const profile = process.env.BENCH_PROFILE
     ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`]
     : [];
   const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
   delete childEnv.NODE_OPTIONS; // the bench's own tsx loader must not leak into the gateway
-  const child = spawn(process.execPath, [...extra, ...profile, CLI, "--home", home, "serve"], {
+  const child = spawn(process.execPath, [...extra, ...profile, CLI, "--home", home, "serve", ...serveArgs], {
     env: childEnv,
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -317,16 +332,32 @@ async function runParent(): Promise<void> {
   }
   const emulators = await startEmulators();
   const port = await freePort();
+  const redisUrl = process.env.BENCH_REDIS_URL;
   const home = await seedHome({
     allowed_users: Array.from({ length: CHATS }, (_, index) => `telegram:${FIRST_USER + index}`),
     health: { enabled: true, port },
     ...emulators.gatewayConfig,
+    ...(redisUrl ? { coordination: { redis_url: redisUrl } } : {}),
   });
   let gateway: Gateway | undefined;
+  let standby: Gateway | undefined;
   try {
-    gateway = spawnGateway(home, emulators.env);
+    gateway = spawnGateway(
+      home,
+      emulators.env,
+      redisUrl ? ["--set", "gateway.coordination.replica_id=bench-a"] : [],
+    );
     const pid = gateway.child.pid as number;
     await waitHealthy(port, emulators.platforms, gateway);
+    if (redisUrl) {
+      // The measured gateway leads (it started first); a standby waits beside it, as in production.
+      standby = spawnGateway(home, emulators.env, [
+        "--set",
+        "gateway.coordination.replica_id=bench-b",
+        "--set",
+        `gateway.health.port=${await freePort()}`,
+      ]);
+    }
     await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
     const idle = procMemory(pid);
 
@@ -335,7 +366,11 @@ async function runParent(): Promise<void> {
     // Each run starts after a quiet second, so it does not absorb the previous run's background work.
     const settle = () => new Promise((resolve) => setTimeout(resolve, 1000));
     await settle();
+    const redisBefore = redisUrl ? await redisCommands(redisUrl) : 0;
     const steady = await paced(emulators.telegram, CHATS, COMMANDS, RATE);
+    const redisPerCommand = redisUrl
+      ? ((await redisCommands(redisUrl)) - redisBefore) / steady.answered
+      : null;
     await settle();
     const cpuBefore = procCpuMs(pid);
     const saturated = await drive(emulators.telegram, CHATS, COMMANDS, WINDOW);
@@ -366,6 +401,11 @@ async function runParent(): Promise<void> {
       `  idle RSS          ${mb(idle.rss)} (anon ${mb(idle.anon)}, file ${mb(idle.file)}) with ${emulators.platforms.join(" + ")} connected, ${IDLE_MS / 1000} s idle   (target ≤ ${idleTargetMb} MB)  ${idle.rss <= idleTargetMb * 1024 * 1024 ? "ok" : "MISSED"}`,
     );
     console.log(`  RSS after load    ${mb(after.rss)}`);
+    const standbyRss = standby?.child.pid ? procMemory(standby.child.pid).rss : null;
+    if (redisPerCommand !== null)
+      console.log(
+        `  Redis             ${redisPerCommand.toFixed(2)} commands per answered command (paced run, both replicas' lease renewals included); standby RSS ${standbyRss === null ? "?" : mb(standbyRss)}`,
+      );
     if (process.env.BENCH_JSON === "1") {
       const toMb = (bytes: number) => bytes / 1024 / 1024;
       console.log(
@@ -383,6 +423,8 @@ async function runParent(): Promise<void> {
           saturated_answered: saturated.answered,
           saturated_expected: saturated.expected,
           in_order: saturated.inOrder && steady.inOrder,
+          redis_per_command: redisPerCommand,
+          standby_rss_mb: standbyRss === null ? null : toMb(standbyRss),
         }),
       );
     }
@@ -394,6 +436,7 @@ async function runParent(): Promise<void> {
     )
       process.exitCode = 1;
   } finally {
+    if (standby && standby.child.exitCode === null) standby.child.kill("SIGKILL");
     if (gateway && gateway.child.exitCode === null) {
       gateway.child.kill("SIGTERM");
       const stopped = await Promise.race([

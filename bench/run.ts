@@ -3,7 +3,7 @@
  * `--only <groups>` pass through).
  * `npm run bench -- all` runs every benchmark script in this folder instead, one after another in fresh
  * processes, so each one's memory and timing figures are its own; names run a subset:
- * `npm run bench -- snapshot gateway`.
+ * `npm run bench -- snapshot gateway`. `npm run bench -- --scale` compares one gateway with a coordinated one.
  */
 import { spawnSync } from "node:child_process";
 import { readdirSync } from "node:fs";
@@ -16,7 +16,14 @@ const onlyAt = args.indexOf("--only");
 const onlyValue = onlyAt >= 0 ? onlyAt + 1 : -1;
 const flags = args.filter((arg, i) => arg.startsWith("--") || i === onlyValue);
 const names = args.filter((arg, i) => !arg.startsWith("--") && i !== onlyValue);
-const wanted = names.length === 0 ? ["ratios"] : names.includes("all") ? [] : names;
+// `--scale`: several gateways on one home through Redis against one gateway alone (bench/scale.ts).
+const wanted = flags.includes("--scale")
+  ? ["scale"]
+  : names.length === 0
+    ? ["ratios"]
+    : names.includes("all")
+      ? []
+      : names;
 const scripts = readdirSync(here)
   .filter((file) => file.endsWith(".ts") && !["run.ts", "synthetic.ts"].includes(file))
   .filter((file) => wanted.length > 0 || file !== "ratios.ts")
