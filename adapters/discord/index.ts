@@ -25,6 +25,7 @@ import {
 import { trimOldest } from "../../src/core/bounded.js";
 import { AdapterError, FileRefusedError } from "../../src/core/errors.js";
 import { atomicWriteFile, stableJson } from "../../src/core/fsutil.js";
+import { menuLocales } from "../../src/core/i18n/locale.js";
 import type { Logger } from "../../src/core/logger.js";
 import type {
   Adapter,
@@ -412,7 +413,12 @@ export class DiscordAdapter implements Adapter {
   async syncCommands(catalog: CommandCatalogEntry[]): Promise<void> {
     this.requireToken();
     this.layout = buildInteractionLayout(catalog);
-    const body = buildApplicationCommands(catalog);
+    const { gateway } = this.opts.config;
+    const locales = menuLocales({
+      platformSetting: gateway.platforms.discord?.locale,
+      setting: gateway.locale,
+    });
+    const body = buildApplicationCommands(catalog, locales);
     const names = body.map((command) => command.name);
     const guildId = discordConfig(this.opts.config).guildId ?? null;
     const fingerprint = JSON.stringify({ guildId, body });

@@ -50,7 +50,13 @@ import { connectWithRetries } from "../../src/core/startup.js";
 import { callbackNotice, inlineKeyboard } from "./actions.js";
 import { telegramConfig } from "./config.js";
 import { leanFetch } from "./fetch.js";
-import { buildCommandMenu, fallbackMenus, type MenuCommand } from "./menu.js";
+import {
+  buildCommandMenu,
+  fallbackMenus,
+  type MenuCommand,
+  type MenuLanguage,
+  menuLanguages,
+} from "./menu.js";
 import { normalizeUpdate } from "./normalize.js";
 import { htmlToPlain, renderReply, TELEGRAM_MAX_LENGTH, type TelegramChunk } from "./render.js";
 
@@ -835,14 +841,22 @@ class TelegramAdapter implements Adapter {
   // ── command menu ─────────────────────────────────────────────────────────────────────────────────
 
   async syncCommands(catalog: CommandCatalogEntry[]): Promise<void> {
-    const menu = buildCommandMenu(catalog);
+    const { gateway } = this.options.config;
+    const settings = { platform: gateway.platforms.telegram?.locale, gateway: gateway.locale };
+    for (const language of menuLanguages(settings)) await this.syncMenu(catalog, language);
+  }
+
+  /** Registers the menu of one language (`language_code` "" is the default menu). */
+  private async syncMenu(catalog: CommandCatalogEntry[], language: MenuLanguage): Promise<void> {
+    const menu = buildCommandMenu(catalog, language.locale);
+    const scope = { language_code: language.languageCode || undefined };
     if (menu.commands.length === 0) {
       this.logger.warn("telegram: the command catalog is empty; the menu is left as it is");
       return;
     }
     for (const commands of fallbackMenus(menu)) {
       try {
-        await this.call("setMyCommands", () => this.bot.api.setMyCommands(commands, {}, this.signal));
+        await this.call("setMyCommands", () => this.bot.api.setMyCommands(commands, scope, this.signal));
         this.menu = commands;
         if (commands.length < menu.commands.length) {
           this.logger.warn(

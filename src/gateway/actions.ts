@@ -223,12 +223,16 @@ function placementOf(action: ReplyAction): ActionPlacement {
   return action.intent.kind === "run" ? "reply" : "replace";
 }
 
-/** Items of a pageable block (list items, table rows, code lines). */
+/**
+ * Items of a pageable block (list items, table rows, code lines). A code block pages by its lines once
+ * its text is resolved (the gateway localizes a reply before presenting it); unresolved, it is one page.
+ */
 export function pageableLength(block: ReplyBlock | undefined): number {
   if (!block) return 0;
   if (block.kind === "list") return block.items.length;
   if (block.kind === "table") return block.rows.length;
-  if (block.kind === "code") return block.text.replace(/\n+$/, "").split("\n").length;
+  if (block.kind === "code" && typeof block.text === "string")
+    return block.text.replace(/\n+$/, "").split("\n").length;
   return 0;
 }
 
@@ -236,7 +240,7 @@ export function pageableLength(block: ReplyBlock | undefined): number {
 export function slicePageable(block: ReplyBlock, start: number, end: number): ReplyBlock {
   if (block.kind === "list") return { ...block, items: block.items.slice(start, end) };
   if (block.kind === "table") return { ...block, rows: block.rows.slice(start, end) };
-  if (block.kind === "code") {
+  if (block.kind === "code" && typeof block.text === "string") {
     const lines = block.text.replace(/\n+$/, "").split("\n");
     return { ...block, text: lines.slice(start, end).join("\n") };
   }

@@ -16,6 +16,7 @@ import { AccessGate, admitSender, roleOf } from "../core/access.js";
 import { applyBudget } from "../core/budget.js";
 import { matchChatCommand } from "../core/command-text.js";
 import { FileRefusedError, SkillgateError } from "../core/errors.js";
+import { resolveText, t } from "../core/i18n/messages.js";
 import { type Logger, silentLogger } from "../core/logger.js";
 import type {
   Adapter,
@@ -24,7 +25,7 @@ import type {
   OutboundTarget,
   ParsedCommand,
 } from "../core/message.js";
-import { errorReply, type Reply, replyToPlainText, textReply } from "../core/reply.js";
+import { errorReply, localizeReply, type Reply, replyToPlainText, textReply } from "../core/reply.js";
 import type { CoordinationStores, RunLock } from "../core/stores.js";
 import type { Consolidator } from "../curator/types.js";
 import { type ManagedSkillLibrary, openLibrary } from "../skills/library.js";
@@ -34,11 +35,12 @@ import { ActionRouter, type PressVerdict } from "./actions.js";
 import { buildCommandCatalog } from "./catalog.js";
 import type { ConsoleServer } from "./console/server.js";
 import { type HealthServer, healthReport, startHealthServer } from "./health.js";
+import { forReader, readerLocale } from "./locale.js";
 import { MaintenanceTicker, type TickOutcome } from "./maintenance.js";
 import { ChatQueues } from "./queue.js";
 import { OutboundScrubber } from "./scrub.js";
 import { type SecretFormServer, startSecretFormServer } from "./secrets-entry/form-server.js";
-import { SecretEntry } from "./secrets-entry/service.js";
+import { SecretEntry, spokenOpening, spokenPrompt } from "./secrets-entry/service.js";
 import { openFileStores } from "./stores.js";
 
 /** Answers non-command chat text (the LLM agent). */
@@ -121,12 +123,8 @@ export interface Gateway {
   readonly secretFormPort: number | undefined;
 }
 
-const UNKNOWN_HINT =
-  "Type /help to see what is available, or resend without the leading slash to send it as a normal message.";
-
 /** The reply to chat text when no agent is configured. */
-export const NO_AGENT_REPLY =
-  "I only understand commands here: no language model is configured. To chat, set `gateway.agent.enabled: true` and a `model` (or `auxiliary`) section in config.yaml. Type /help for the commands.";
+export const NO_AGENT_REPLY = t("gateway.noAgent");
 
 /** Splits `/a /b do X` (after the first name) into the extra skill names and the instruction. */
 function stackedNames(rawArgs: string): { names: string[]; instruction: string } {
@@ -292,7 +290,10 @@ class GatewayImpl implements Gateway {
           await adapter
             .send(
               { chatId: pending.chatId, threadId: pending.threadId },
-              this.outbound(adapter, await this.present(adapter, pending.chatId, done.reply)),
+              this.outbound(
+                adapter,
+                await this.present(adapter, pending.chatId, localizeReply(done.reply, done.locale)),
+              ),
             )
             .catch((error) =>
               this.logger.warn({ err: error }, "gateway: posting a secret confirmation failed"),
@@ -416,7 +417,12 @@ class GatewayImpl implements Gateway {
 
   private hooksFor(adapter: Adapter): AdapterHooks {
     return {
-      admit: (message) => admitSender(this.options.config, message),
+      admit: (message) => {
+        const admission = admitSender(this.options.config, message);
+        return admission.admitted
+          ? admission
+          : { ...admission, notice: this.forReader(adapter, admission.notice, message) };
+      },
       ...(this.secrets.available(adapter.capabilities)
         ? { secretInput: this.secretInputHooks(adapter) }
         : {}),
@@ -450,18 +456,26 @@ class GatewayImpl implements Gateway {
       open: async (press) => {
         const actionId = press.press?.actionId;
         if (!this.actions || !actionId || !this.actions.isSecretAction(press, actionId)) return null;
+        const locale = readerLocale(this.library.currentConfig(), adapter, press);
         const admission = admitSender(this.options.config, press);
-        if (!admission.admitted) return { refused: "You are not on this gateway's allowed list." };
+        if (!admission.admitted) return { refused: resolveText(t("gateway.notAllowed"), locale) };
         const isAdmin =
           roleOf(this.options.config, adapter.platform, press.sender.id, press.chat.id) === "admin";
         const verdict = await this.actions.judgePress(press, actionId, () =>
           this.contextFor(adapter, press, isAdmin),
         );
-        if (verdict.kind === "refused") return { refused: replyToPlainText(verdict.reply) };
+        if (verdict.kind === "refused") return { refused: replyToPlainText(verdict.reply, locale) };
         if (verdict.kind !== "secret") return null;
-        return secrets.open(adapter.capabilities, press, verdict.skill, verdict.key);
+        return spokenOpening(
+          await secrets.open(adapter.capabilities, press, verdict.skill, verdict.key, locale),
+          locale,
+        );
       },
-      describe: async (token, senderId) => secrets.describe(token, adapter.platform, senderId),
+      describe: async (token, senderId) =>
+        spokenPrompt(
+          secrets.describe(token, adapter.platform, senderId),
+          readerLocale(this.library.currentConfig(), adapter),
+        ),
       submit: async (token, senderId, value) => {
         const done = await secrets.submit(token, adapter.platform, senderId, value);
         if (done.stored)
@@ -469,7 +483,9 @@ class GatewayImpl implements Gateway {
             { platform: adapter.platform, key: done.stored.key, skill: done.stored.skill },
             "gateway: a secret was set through a private input",
           );
-        return this.scrubber.reply(done.reply);
+        return this.scrubber.reply(
+          localizeReply(done.reply, done.locale ?? readerLocale(this.library.currentConfig(), adapter)),
+        );
       },
     };
   }
@@ -574,7 +590,7 @@ class GatewayImpl implements Gateway {
   ): Promise<void> {
     const edit = verdict.action.placement === "replace" ? message.press?.messageId : undefined;
     if (verdict.kind === "cancel") {
-      await this.send(adapter, message, textReply("Cancelled; nothing was changed."), {
+      await this.send(adapter, message, textReply(t("runner.cancelled")), {
         editMessageId: edit,
       });
       return;
@@ -583,9 +599,7 @@ class GatewayImpl implements Gateway {
       // The adapter opens the input itself (`hooks.secretInput.open`); a press that reaches here came
       // from a platform without one.
       await this.send(adapter, message, {
-        ...textReply("Private secret entry is not available here; set it in the gateway host's .env file.", {
-          exitCode: 1,
-        }),
+        ...textReply(t("gateway.noPrivateInput"), { exitCode: 1 }),
         private: true,
       });
       return;
@@ -611,7 +625,7 @@ class GatewayImpl implements Gateway {
       editMessageId,
     } = await this.acknowledgeIfSlow(adapter, message, this.route(ctx, message, command), label);
     // A notice that was shown is always replaced, even by an empty result.
-    const shown = reply.blocks.length > 0 || editMessageId === undefined ? reply : textReply("Done.");
+    const shown = reply.blocks.length > 0 || editMessageId === undefined ? reply : textReply(t("reply.done"));
     if (shown.blocks.length > 0) await this.send(adapter, message, shown, { editMessageId });
     this.stores?.activity.touch();
     if (mutated || this.configChanged()) await this.syncCommandCatalogs();
@@ -637,14 +651,12 @@ class GatewayImpl implements Gateway {
     const first = await Promise.race([work.then(done, done), slow]);
     clearTimeout(timer);
     if (first !== "slow") return { value: await work, editMessageId: edit };
-    const text = label
-      ? `⏳ Running \`${label.slice(0, 80)}\`… this message will show the result.`
-      : "⏳ Working on it…";
+    const text = label ? t("gateway.running", { command: label.slice(0, 80) }) : t("gateway.working");
     let notice: string | undefined;
     try {
       notice = await adapter.acknowledge(
         { chatId: message.chat.id, threadId: message.chat.threadId, editMessageId: edit },
-        this.scrubber.reply(textReply(text)),
+        this.scrubber.reply(this.forReader(adapter, textReply(text), message)),
         message,
       );
     } catch (error) {
@@ -700,8 +712,10 @@ class GatewayImpl implements Gateway {
     options: { editMessageId?: string; page?: number } = {},
   ): Promise<void> {
     try {
-      // Buttons are stored and a paged block cut to its page first: the budget then sees one page.
-      const shown = await this.present(adapter, message.chat.id, reply, options.page);
+      // Resolved for the reader, buttons stored and a paged block cut to its page first: the budget then
+      // sees one page of what the reader reads.
+      const readers = this.forReader(adapter, reply, message);
+      const shown = await this.present(adapter, message.chat.id, readers, options.page);
       await this.deliver(
         adapter,
         { chatId: message.chat.id, threadId: message.chat.threadId, editMessageId: options.editMessageId },
@@ -740,6 +754,11 @@ class GatewayImpl implements Gateway {
     }
   }
 
+  /** `reply` in the language of the reader of `message` (or of the chat `chatId`) on `adapter`. */
+  private forReader(adapter: Adapter, reply: Reply, message?: InboundMessage, chatId?: string): Reply {
+    return forReader(this.library.currentConfig(), adapter, reply, message, chatId);
+  }
+
   /** Stores a reply's buttons for an adapter that shows them; strips them for one that does not. */
   private async present(adapter: Adapter, chatId: string, reply: Reply, page?: number): Promise<Reply> {
     const buttons = adapter.capabilities.buttons === true;
@@ -763,7 +782,10 @@ class GatewayImpl implements Gateway {
     } catch (error) {
       // Only a bad subcommand lands here (a UsageError with the list of existing ones).
       return {
-        reply: errorReply((error as Error).message, error instanceof SkillgateError ? error.exitCode : 1),
+        reply:
+          error instanceof SkillgateError
+            ? errorReply(error.text, error.exitCode)
+            : errorReply((error as Error).message),
         mutated: false,
       };
     }
@@ -777,11 +799,13 @@ class GatewayImpl implements Gateway {
         ...new Set(this.registry.filter((spec) => !spec.hidden).map((spec) => spec.path[0] ?? "")),
       ];
       const guess = closest(command.name.toLowerCase(), names);
-      const meant = guess ? ` Did you mean \`${ctx.commandPrefix([guess])}\`?` : "";
-      return {
-        reply: errorReply(`Unknown command \`/${command.name}\`.${meant} ${UNKNOWN_HINT}`, 2),
-        mutated: false,
-      };
+      const unknown = guess
+        ? t("gateway.unknownCommand.guess", {
+            command: `/${command.name}`,
+            guess: ctx.commandPrefix([guess]),
+          })
+        : t("gateway.unknownCommand", { command: `/${command.name}` });
+      return { reply: errorReply(unknown, 2), mutated: false };
     }
     return { reply: await this.invokeSkills(ctx, message, skill.name, command.rawArgs), mutated: false };
   }
@@ -796,7 +820,7 @@ class GatewayImpl implements Gateway {
     const agent = this.options.agent;
     const spec: CommandSpec = {
       path: [first],
-      summary: `load the ${first} skill`,
+      summary: t("gateway.loadSkill", { name: first }),
       mutating: false,
       run: async (runCtx) => {
         const loaded = await loadSkills(runCtx, [first, ...names], instruction);
@@ -820,9 +844,7 @@ class GatewayImpl implements Gateway {
       return await agent.respond(message, ctx);
     } catch (error) {
       this.logger.error({ err: error }, "gateway: the agent failed");
-      return errorReply(
-        `The agent could not answer: ${(error as Error).message}. Commands still work; type /help.`,
-      );
+      return errorReply(t("gateway.agentFailed", { detail: (error as Error).message }));
     }
   }
 
@@ -838,7 +860,8 @@ class GatewayImpl implements Gateway {
       );
       return false;
     }
-    await this.deliver(adapter, { chatId, threadId }, await this.present(adapter, chatId, reply));
+    const readers = this.forReader(adapter, reply, undefined, chatId);
+    await this.deliver(adapter, { chatId, threadId }, await this.present(adapter, chatId, readers));
     return true;
   }
 }

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createTelegramAdapter } from "../../adapters/telegram/index.js";
 import type { SkillgateConfig } from "../../src/config/config.js";
 import { isoTimestamp } from "../../src/core/fsutil.js";
+import { english } from "../../src/core/i18n/messages.js";
 import { createGateway, type Gateway, NO_AGENT_REPLY } from "../../src/gateway/gateway.js";
 import { parseSkillMd } from "../../src/skills/frontmatter.js";
 import { emptyRecord } from "../../src/skills/usage.js";
@@ -242,7 +243,7 @@ describe("telegram ↔ gateway", () => {
     emulator.userSays({ userId: ADMIN, text: "/curator pause", edited: true });
     emulator.userSays({ userId: ADMIN, text: "/curator@OtherHelperBot pause" });
     const [text] = await ask(emulator, { userId: ADMIN, text: "/etc/hosts is broken" });
-    expect(text?.plain).toBe(htmlless(NO_AGENT_REPLY));
+    expect(text?.plain).toBe(htmlless(english(NO_AGENT_REPLY)));
     expect(emulator.sent.slice(since).filter((message) => message.chat_id === String(ADMIN))).toHaveLength(1);
     const state = await readFile(path.join(home, "skills", ".curator_state"), "utf8").catch(() => "{}");
     expect((JSON.parse(state) as { paused?: boolean }).paused ?? false).toBe(false);
