@@ -1,6 +1,6 @@
 /**
  * The layer check: imports run one way,
- *   src/core ← src/config ← src/skills ← src/llm ← src/curator ← commands ← src/gateway ← src/cli.ts
+ *   src/core ← src/config ← src/skills ← src/llm ← src/curator ← commands ← src/gateway ← src/cli
  * and a platform adapter (adapters/<platform>/) imports only src/core, its own folder and its SDK.
  * `adapters/index.ts` is the one list of adapters (the CLI imports it). Type-only imports count.
  * Run by `npm run check` and by test/layering.test.ts; each rule is named for the layer it guards.
@@ -12,7 +12,7 @@ const LLM = "src/llm/";
 const CURATOR = "src/curator/";
 const COMMANDS = "commands/";
 const GATEWAY = "src/gateway/";
-const CLI = "src/cli\\.ts$";
+const CLI = "src/cli/";
 const ADAPTERS = "adapters/";
 
 module.exports = {

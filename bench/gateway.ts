@@ -1,6 +1,6 @@
 /**
  * Gateway benchmark: `/curator status` from 50 emulated Telegram group chats, 2,000 commands in all,
- * through the real built gateway exactly as a user runs it: `node dist/src/cli.js --home H serve` with a
+ * through the real built gateway exactly as a user runs it: `node dist/src/cli/main.js --home H serve` with a
  * config.yaml pointing Telegram, Feishu/Lark and Discord at the loopback emulators in `test/emulators/`
  * and the platform secrets in the environment. This process runs the emulators and drives the load.
  *
@@ -36,7 +36,7 @@ const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 5000);
 const FIRST_USER = 5001;
 const ROOT = path.resolve(import.meta.dirname, "..");
 /** The built CLI (BENCH_CLI points at another build, e.g. to compare two builds). */
-const CLI = process.env.BENCH_CLI ?? path.join(ROOT, "dist", "src", "cli.js");
+const CLI = process.env.BENCH_CLI ?? path.join(ROOT, "dist", "src", "cli", "main.js");
 
 await runParent();
 
@@ -346,7 +346,7 @@ async function runParent(): Promise<void> {
     const throughput = saturated.answered / saturated.seconds;
     const p99 = percentile(steady.latencies, 99);
     console.log(
-      `gateway bench: /curator status from ${CHATS} Telegram group chats through \`node dist/src/cli.js serve\``,
+      `gateway bench: /curator status from ${CHATS} Telegram group chats through \`node dist/src/cli/main.js serve\``,
     );
     console.log(
       `  throughput        ${throughput.toFixed(0)} commands/s   (${saturated.answered}/${saturated.expected} answered, ${WINDOW} outstanding per chat; target ≥ 300)  ${throughput >= 300 ? "ok" : "MISSED"}`,

@@ -26,7 +26,7 @@ import { fileURLToPath } from "node:url";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const DIST = path.join(ROOT, "dist");
-const CLI = path.join(DIST, "src", "cli.js");
+const CLI = path.join(DIST, "src", "cli", "main.js");
 const SELF = fileURLToPath(import.meta.url);
 const REPS = Number(process.env.BENCH_REPS ?? 3);
 

@@ -4,7 +4,7 @@
  * --json` in a fresh process, and a warm in-process list. Targets: fresh ≤ 2 × floor + start-up; warm ≤
  * 20 ms. Each figure is the best of several runs (the machine is shared), the warm one also a median.
  *
- * The fresh process is `node dist/src/cli.js --home DIR skills list --json`, measured with the scan index
+ * The fresh process is `node dist/src/cli/main.js --home DIR skills list --json`, measured with the scan index
  * in `<home>/.cache/skillgate` present (the normal case) and without it (the first run on a home); the
  * library-only process (`dist/src/skills/library.js` imported by `node -e`) is measured as well, so the
  * CLI's own start-up cost is visible. Process figures are best and median of several runs. Run:
@@ -20,7 +20,7 @@ import { openLibrary } from "../src/skills/library.js";
 import { buildSyntheticLibrary } from "./synthetic.js";
 
 const repo = path.resolve(import.meta.dirname, "..");
-const cli = path.join(repo, "dist", "src", "cli.js");
+const cli = path.join(repo, "dist", "src", "cli", "main.js");
 const libraryJs = path.join(repo, "dist", "src", "skills", "library.js");
 const sizes = process.argv
   .slice(2)
@@ -136,7 +136,7 @@ async function main(): Promise<void> {
   const startup = processTime(["-e", "0"], undefined, 9);
   const libraryScript = `const {openLibrary}=await import(${JSON.stringify(libraryJs)});const {parseConfig}=await import(${JSON.stringify(path.join(repo, "dist", "src", "config", "config.js"))});const r=await openLibrary(process.argv[1],parseConfig({}),{watch:false}).list();process.stdout.write(JSON.stringify(r));`;
   console.log(`Node start-up (node -e 0): ${bm(startup)}`);
-  if (!existsSync(cli)) console.log("dist/src/cli.js is not built: the CLI figures are skipped");
+  if (!existsSync(cli)) console.log("dist/src/cli/main.js is not built: the CLI figures are skipped");
   for (const count of sizes.length > 0 ? sizes : [1000, 10000]) {
     const home = mkdtempSync(path.join(os.tmpdir(), `skillgate-bench-${count}-`));
     try {

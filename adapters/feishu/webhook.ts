@@ -1,10 +1,25 @@
 /**
- * The Feishu webhook's HTTP security: signature and timestamp checks, the verification token, body
- * decryption and size limits, and the small HTTP helpers the webhook server uses.
+ * The Feishu webhook: the listener (`FeishuWebhook`, bound to 127.0.0.1; put a reverse proxy in front)
+ * and its HTTP security. We check what the SDK does not: the verification token (constant-time, 401 on
+ * mismatch, also for `url_verification`), the signature when an `encrypt_key` is set (401), body size
+ * (413, enforced while reading) and a rate limit of failed verifications per client (429;
+ * `gateway.trusted_proxies` names the proxies whose `X-Forwarded-For` is believed). A checked request
+ * goes to the SDK's `adaptDefault` (with `autoChallenge`) as a canonical, re-signed body.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Readable } from "node:stream";
 import * as lark from "@larksuiteoapi/node-sdk";
+import { AdapterError, ConfigError } from "../../src/core/errors.js";
+import {
+  clientAddress,
+  FailureRateLimiter,
+  readBodyLimited,
+  refuseTooLarge,
+} from "../../src/core/http-guard.js";
+import { describeError } from "./api-errors.js";
+import type { FeishuContext } from "./context.js";
 
 /** Outcome of checking a webhook body: the parsed (still encrypted, if it was) body, or an HTTP error. */
 export type WebhookVerdict =
@@ -126,4 +141,107 @@ export function normalizePath(path: string): string {
 export function respond(res: ServerResponse, status: number, message: string): void {
   res.writeHead(status, { "content-type": "application/json" });
   res.end(JSON.stringify({ error: message }));
+}
+
+/** Largest webhook body accepted (bytes). */
+const MAX_WEBHOOK_BODY = 1024 * 1024;
+/** Failed webhook verifications answered with 401 per client per minute; more get 429. */
+const WEBHOOK_RATE_PER_MINUTE = 120;
+
+/** The webhook listener of one Feishu adapter. */
+export class FeishuWebhook {
+  private server: Server | undefined;
+  private readonly failures = new FailureRateLimiter(WEBHOOK_RATE_PER_MINUTE);
+
+  constructor(private readonly ctx: FeishuContext) {}
+
+  /** Listens on 127.0.0.1 (`gateway.feishu.webhook.port`, path `webhook.path`) and hands checked requests to the SDK. */
+  async start(dispatcher: lark.EventDispatcher): Promise<void> {
+    const { verificationToken, encryptKey } = this.ctx.settings;
+    if (!verificationToken && !encryptKey) {
+      throw new ConfigError(
+        "gateway.feishu.verification_token",
+        "Feishu webhook mode needs gateway.feishu.verification_token (and preferably encrypt_key) so forged events can be rejected; copy them from the app's Events & Callbacks page.",
+      );
+    }
+    const path = normalizePath(this.ctx.settings.webhook.path ?? "/feishu/webhook");
+    const sdkHandler = lark.adaptDefault(path, dispatcher, { autoChallenge: true });
+    const server = createServer((req, res) => {
+      this.handle(req, res, path, sdkHandler).catch((error: unknown) => {
+        this.ctx.log.error({ err: describeError(error) }, "feishu webhook request failed");
+        if (!res.headersSent) respond(res, 500, "internal error");
+      });
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", (error) =>
+        reject(
+          new AdapterError(
+            "feishu",
+            `Could not listen for Feishu webhooks on port ${this.ctx.settings.webhook.port ?? 0}: ${error.message}`,
+            { cause: error },
+          ),
+        ),
+      );
+      server.listen(this.ctx.settings.webhook.port ?? 0, "127.0.0.1", () => resolve());
+    });
+    this.server = server;
+    const { port } = server.address() as AddressInfo;
+    this.ctx.webhookUrl = `http://127.0.0.1:${port}${path}`;
+  }
+
+  /** Checks a webhook request (path, size, rate, signature, token), then hands it to the SDK. */
+  private async handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    sdkHandler: (req: unknown, res: unknown) => Promise<void>,
+  ): Promise<void> {
+    if (new URL(req.url ?? "/", "http://localhost").pathname !== path) return respond(res, 404, "not found");
+    if (req.method !== "POST") return respond(res, 405, "POST only");
+    const bytes = await readBodyLimited(req, MAX_WEBHOOK_BODY);
+    if (bytes === "too-large") return refuseTooLarge(req, res, MAX_WEBHOOK_BODY);
+    if (bytes === "aborted") return;
+    const verdict = verifyWebhook(
+      bytes.toString("utf8"),
+      req.headers,
+      this.ctx.settings.encryptKey,
+      this.ctx.settings.verificationToken,
+    );
+    if (!verdict.ok) {
+      // Only failures are rate limited, per client (behind a trusted proxy: the forwarded address), so
+      // junk can never crowd out a correctly signed event.
+      const client = clientAddress(req, this.ctx.opts.config.gateway.trustedProxies);
+      const limited = this.failures.failed(client);
+      this.ctx.log.warn(
+        { status: limited ? 429 : verdict.status, reason: verdict.reason, client },
+        "feishu webhook request rejected",
+      );
+      return respond(
+        res,
+        limited ? 429 : verdict.status,
+        limited ? "too many failed requests" : verdict.reason,
+      );
+    }
+    // Hand the SDK a canonical request: compact JSON, re-signed, so its own checks agree with ours.
+    const body = JSON.stringify(verdict.body);
+    const headers = { ...req.headers, ...signatureHeaders(body, this.ctx.settings.encryptKey) };
+    const forwarded = Object.assign(Readable.from([Buffer.from(body)]), {
+      url: path,
+      headers,
+      method: "POST",
+    });
+    await sdkHandler(forwarded, res);
+  }
+
+  /** Closes the listener and its open connections. */
+  async close(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    if (server) {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    }
+  }
 }

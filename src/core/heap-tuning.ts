@@ -1,6 +1,6 @@
 /**
  * V8 heap settings for skillgate's processes. They are set at run time (`v8.setFlagsFromString`), so the
- * bin, `npm start`, `node dist/src/cli.js` and the bench's transitions child (which stands in for
+ * bin, `npm start`, `node dist/src/cli/main.js` and the bench's transitions child (which stands in for
  * `curator run`) all run with the same ones.
  */
 import v8 from "node:v8";

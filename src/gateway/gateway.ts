@@ -1,46 +1,41 @@
 /**
- * The gateway core: adapters → access → dedupe → per-chat queue → router → reply funnel. Commands come
- * from the one registry (the same specs as the CLI); `/<skill>` loads skills; other text goes to the
- * agent when one is configured. Around it: the maintenance tick (curator when due and idle), `/healthz`,
- * native command menus kept in sync with the visible skills, and a graceful stop that drains in-flight
- * commands before stopping the adapters.
+ * The gateway core, the message path: adapters → access → dedupe → per-chat queue → router → reply.
+ * Commands come from the one registry (the same specs as the CLI); `/<skill>` loads skills; other text
+ * goes to the agent when one is configured. A button press leaves the funnel after dedupe for the press
+ * path (`press.ts`), and every reply of both paths goes out through `delivery.ts`. Around it: the
+ * maintenance tick (curator when due and idle), `/healthz`, native command menus kept in sync with the
+ * visible skills, and a graceful stop that drains in-flight commands before stopping the adapters.
  */
 import { findSkillByChatName, loadSkills } from "../../commands/chat.js";
 import { chatContext, sessionKeyOf } from "../../commands/context.js";
 import { registry as defaultRegistry } from "../../commands/index.js";
 import { closest, resolveCommand } from "../../commands/parse.js";
-import { isMutating, parseAndRun, runCommand } from "../../commands/runner.js";
+import { parseAndRun, runCommand } from "../../commands/runner.js";
 import type { CommandContext, CommandSpec } from "../../commands/types.js";
 import type { SkillgateConfig } from "../config/config.js";
 import { AccessGate, admitSender, roleOf } from "../core/access.js";
-import { applyBudget } from "../core/budget.js";
 import { matchChatCommand } from "../core/command-text.js";
-import { FileRefusedError, SkillgateError } from "../core/errors.js";
-import { resolveText, t } from "../core/i18n/messages.js";
+import { SkillgateError } from "../core/errors.js";
+import { t } from "../core/i18n/messages.js";
 import { type Logger, silentLogger } from "../core/logger.js";
-import type {
-  Adapter,
-  AdapterHooks,
-  InboundMessage,
-  OutboundTarget,
-  ParsedCommand,
-} from "../core/message.js";
-import { errorReply, localizeReply, type Reply, replyToPlainText, textReply } from "../core/reply.js";
+import type { Adapter, AdapterHooks, InboundMessage, ParsedCommand } from "../core/message.js";
+import { errorReply, localizeReply, type Reply, textReply } from "../core/reply.js";
 import type { CoordinationStores, RunLock } from "../core/stores.js";
 import type { Consolidator } from "../curator/types.js";
 import { type ManagedSkillLibrary, openLibrary } from "../skills/library.js";
 import type { SkillLibrary } from "../skills/types.js";
 import { ActionStore } from "./action-store.js";
-import { ActionRouter, type PressVerdict } from "./actions.js";
+import { ActionRouter } from "./actions.js";
 import { buildCommandCatalog } from "./catalog.js";
 import type { ConsoleServer } from "./console/server.js";
+import { ReplyDelivery } from "./delivery.js";
 import { type HealthServer, healthReport, startHealthServer } from "./health.js";
-import { forReader, readerLocale } from "./locale.js";
 import { MaintenanceTicker, type TickOutcome } from "./maintenance.js";
+import { PressPath } from "./press.js";
 import { ChatQueues } from "./queue.js";
 import { OutboundScrubber } from "./scrub.js";
 import { type SecretFormServer, startSecretFormServer } from "./secrets-entry/form-server.js";
-import { SecretEntry, spokenOpening, spokenPrompt } from "./secrets-entry/service.js";
+import { SecretEntry } from "./secrets-entry/service.js";
 import { openFileStores } from "./stores.js";
 
 /** Answers non-command chat text (the LLM agent). */
@@ -82,12 +77,6 @@ export interface GatewayOptions {
    */
   acknowledgeAfterMs?: number;
 }
-
-/** Default of `GatewayOptions.acknowledgeAfterMs`. */
-const ACKNOWLEDGE_AFTER_MS = 2000;
-
-/** Settles a race without caring how the work ended (its own await reports that). */
-const done = (): "done" => "done";
 
 /** Options of `Gateway.stop`. */
 export interface StopOptions {
@@ -161,6 +150,10 @@ class GatewayImpl implements Gateway {
   private health: HealthServer | undefined;
   private webConsole: ConsoleServer | undefined;
   private readonly secrets: SecretEntry;
+  /** The way out: presenting, scrubbing, budgeting and sending every reply. */
+  private readonly delivery: ReplyDelivery;
+  /** The press path: button presses, judged, consumed, run and shown in place. */
+  private readonly presses: PressPath;
   private secretForm: SecretFormServer | undefined;
   private state: "new" | "running" | "stopping" | "stopped" = "new";
   private stopping: Promise<void> | undefined;
@@ -179,6 +172,30 @@ class GatewayImpl implements Gateway {
       library: this.library,
       now: this.now,
       publicUrl: options.config.gateway.publicUrl,
+    });
+    this.delivery = new ReplyDelivery({
+      config: options.config,
+      registry: this.registry,
+      scrubber: this.scrubber,
+      logger: this.logger,
+      acknowledgeAfterMs: options.acknowledgeAfterMs,
+      actions: () => this.actions,
+      currentConfig: () => this.library.currentConfig(),
+    });
+    this.presses = new PressPath({
+      config: options.config,
+      logger: this.logger,
+      queues: this.queues,
+      delivery: this.delivery,
+      secrets: this.secrets,
+      scrubber: this.scrubber,
+      actions: () => this.actions,
+      contextFor: (adapter, message, isAdmin) => this.contextFor(adapter, message, isAdmin),
+      onUnexpected: (error, spec) => this.onUnexpected(error, spec),
+      touch: () => this.stores?.activity.touch(),
+      configChanged: () => this.configChanged(),
+      syncCommandCatalogs: () => this.syncCommandCatalogs(),
+      currentConfig: () => this.library.currentConfig(),
     });
     this.stores = options.stores;
     this.runLock = {
@@ -290,9 +307,9 @@ class GatewayImpl implements Gateway {
           await adapter
             .send(
               { chatId: pending.chatId, threadId: pending.threadId },
-              this.outbound(
+              this.delivery.outbound(
                 adapter,
-                await this.present(adapter, pending.chatId, localizeReply(done.reply, done.locale)),
+                await this.delivery.present(adapter, pending.chatId, localizeReply(done.reply, done.locale)),
               ),
             )
             .catch((error) =>
@@ -419,12 +436,11 @@ class GatewayImpl implements Gateway {
     return {
       admit: (message) => {
         const admission = admitSender(this.options.config, message);
-        return admission.admitted
-          ? admission
-          : { ...admission, notice: this.forReader(adapter, admission.notice, message) };
+        if (admission.admitted) return admission;
+        return { ...admission, notice: this.delivery.forReader(adapter, admission.notice, message) };
       },
       ...(this.secrets.available(adapter.capabilities)
-        ? { secretInput: this.secretInputHooks(adapter) }
+        ? { secretInput: this.presses.secretInputHooks(adapter) }
         : {}),
       suggestSkills: async (senderId, prefix) => {
         if (roleOf(this.options.config, adapter.platform, senderId) === "stranger") return [];
@@ -441,51 +457,6 @@ class GatewayImpl implements Gateway {
           .filter((name) => name.toLowerCase().replace(/_/g, "-").startsWith(wanted))
           .sort()
           .slice(0, 25);
-      },
-    };
-  }
-
-  /**
-   * Private secret entry for one adapter. `open` answers a press of a "Set KEY" button (a stored action
-   * judged like any other: known id, this chat, not expired, the presser an admin) with a one-time input
-   * bound to the presser; `submit` stores a value typed into it. Values are never logged.
-   */
-  private secretInputHooks(adapter: Adapter): NonNullable<AdapterHooks["secretInput"]> {
-    const secrets = this.secrets;
-    return {
-      open: async (press) => {
-        const actionId = press.press?.actionId;
-        if (!this.actions || !actionId || !this.actions.isSecretAction(press, actionId)) return null;
-        const locale = readerLocale(this.library.currentConfig(), adapter, press);
-        const admission = admitSender(this.options.config, press);
-        if (!admission.admitted) return { refused: resolveText(t("gateway.notAllowed"), locale) };
-        const isAdmin =
-          roleOf(this.options.config, adapter.platform, press.sender.id, press.chat.id) === "admin";
-        const verdict = await this.actions.judgePress(press, actionId, () =>
-          this.contextFor(adapter, press, isAdmin),
-        );
-        if (verdict.kind === "refused") return { refused: replyToPlainText(verdict.reply, locale) };
-        if (verdict.kind !== "secret") return null;
-        return spokenOpening(
-          await secrets.open(adapter.capabilities, press, verdict.skill, verdict.key, locale),
-          locale,
-        );
-      },
-      describe: async (token, senderId) =>
-        spokenPrompt(
-          secrets.describe(token, adapter.platform, senderId),
-          readerLocale(this.library.currentConfig(), adapter),
-        ),
-      submit: async (token, senderId, value) => {
-        const done = await secrets.submit(token, adapter.platform, senderId, value);
-        if (done.stored)
-          this.logger.info(
-            { platform: adapter.platform, key: done.stored.key, skill: done.stored.skill },
-            "gateway: a secret was set through a private input",
-          );
-        return this.scrubber.reply(
-          localizeReply(done.reply, done.locale ?? readerLocale(this.library.currentConfig(), adapter)),
-        );
       },
     };
   }
@@ -507,7 +478,7 @@ class GatewayImpl implements Gateway {
         { platform: message.platform, sender: message.sender.id, reason: admission.reason },
         "gateway: message not admitted",
       );
-      if (admission.notice) await this.send(adapter, message, admission.notice);
+      if (admission.notice) await this.delivery.send(adapter, message, admission.notice);
       return;
     }
     // Only admitted messages are remembered, so a flood from strangers cannot push real event ids out of
@@ -522,7 +493,7 @@ class GatewayImpl implements Gateway {
     stores.activity.touch();
     const key = sessionKeyOf(message);
     if (message.press) {
-      await this.acceptPress(adapter, message, message.press.actionId, admission.role === "admin");
+      await this.presses.accept(adapter, message, message.press.actionId, admission.role === "admin");
       return;
     }
     void this.queues
@@ -553,67 +524,6 @@ class GatewayImpl implements Gateway {
     return ctx;
   }
 
-  /**
-   * A button press: judged at once for the presser (a refusal goes privately to them, before the
-   * platform's acknowledgement), then, when accepted, run in the chat's queue like a typed command.
-   */
-  private async acceptPress(
-    adapter: Adapter,
-    message: InboundMessage,
-    actionId: string,
-    isAdmin: boolean,
-  ): Promise<void> {
-    if (!this.actions) return;
-    const verdict = await this.actions.judgePress(message, actionId, () =>
-      this.contextFor(adapter, message, isAdmin),
-    );
-    if (verdict.kind === "refused") {
-      this.logger.info(
-        { platform: message.platform, sender: message.sender.id },
-        "gateway: button press refused",
-      );
-      await this.send(adapter, message, verdict.reply);
-      return;
-    }
-    void this.queues
-      .run(sessionKeyOf(message), () => this.processPress(adapter, message, verdict, isAdmin))
-      .catch((error) =>
-        this.logger.error({ err: error, platform: message.platform }, "gateway: handling a press failed"),
-      );
-  }
-
-  private async processPress(
-    adapter: Adapter,
-    message: InboundMessage,
-    verdict: Exclude<PressVerdict, { kind: "refused" }>,
-    isAdmin: boolean,
-  ): Promise<void> {
-    const edit = verdict.action.placement === "replace" ? message.press?.messageId : undefined;
-    if (verdict.kind === "cancel") {
-      await this.send(adapter, message, textReply(t("runner.cancelled")), {
-        editMessageId: edit,
-      });
-      return;
-    }
-    if (verdict.kind === "secret") {
-      // The adapter opens the input itself (`hooks.secretInput.open`); a press that reaches here came
-      // from a platform without one.
-      await this.send(adapter, message, {
-        ...textReply(t("gateway.noPrivateInput"), { exitCode: 1 }),
-        private: true,
-      });
-      return;
-    }
-    const ctx = this.contextFor(adapter, message, isAdmin);
-    const work = runCommand(verdict.spec, ctx, verdict.input, { onUnexpected: this.onUnexpected });
-    const label = `/${verdict.spec.path.join(" ")}`;
-    const { value: reply, editMessageId } = await this.acknowledgeIfSlow(adapter, message, work, label, edit);
-    await this.send(adapter, message, reply, { editMessageId, page: verdict.page });
-    this.stores?.activity.touch();
-    if (reply.exitCode === 0 && (isMutating(verdict.spec, verdict.input) || this.configChanged()))
-      await this.syncCommandCatalogs();
-  }
-
   private async process(adapter: Adapter, message: InboundMessage, isAdmin: boolean): Promise<void> {
     const ctx = this.contextFor(adapter, message, isAdmin);
     // Each adapter decides what is a command for this bot (entities, mentions, `@bot` suffixes); a
@@ -623,147 +533,17 @@ class GatewayImpl implements Gateway {
     const {
       value: { reply, mutated },
       editMessageId,
-    } = await this.acknowledgeIfSlow(adapter, message, this.route(ctx, message, command), label);
+    } = await this.delivery.acknowledgeIfSlow(adapter, message, this.route(ctx, message, command), label);
     // A notice that was shown is always replaced, even by an empty result.
     const shown = reply.blocks.length > 0 || editMessageId === undefined ? reply : textReply(t("reply.done"));
-    if (shown.blocks.length > 0) await this.send(adapter, message, shown, { editMessageId });
+    if (shown.blocks.length > 0) await this.delivery.send(adapter, message, shown, { editMessageId });
     this.stores?.activity.touch();
     if (mutated || this.configChanged()) await this.syncCommandCatalogs();
-  }
-
-  /**
-   * Waits for `work`; when it is still running after `acknowledgeAfterMs`, the chat gets a "running…"
-   * notice at once (through the adapter's `acknowledge`), and the message the result should replace is
-   * returned with the value: the notice where the platform can edit, else `edit` (the pressed message).
-   */
-  private async acknowledgeIfSlow<T>(
-    adapter: Adapter,
-    message: InboundMessage,
-    work: Promise<T>,
-    label: string | undefined,
-    edit?: string,
-  ): Promise<{ value: T; editMessageId: string | undefined }> {
-    if (!adapter.acknowledge) return { value: await work, editMessageId: edit };
-    let timer: NodeJS.Timeout | undefined;
-    const slow = new Promise<"slow">((resolve) => {
-      timer = setTimeout(() => resolve("slow"), this.options.acknowledgeAfterMs ?? ACKNOWLEDGE_AFTER_MS);
-    });
-    const first = await Promise.race([work.then(done, done), slow]);
-    clearTimeout(timer);
-    if (first !== "slow") return { value: await work, editMessageId: edit };
-    const text = label ? t("gateway.running", { command: label.slice(0, 80) }) : t("gateway.working");
-    let notice: string | undefined;
-    try {
-      notice = await adapter.acknowledge(
-        { chatId: message.chat.id, threadId: message.chat.threadId, editMessageId: edit },
-        this.scrubber.reply(this.forReader(adapter, textReply(text), message)),
-        message,
-      );
-    } catch (error) {
-      this.logger.warn({ err: error, platform: adapter.platform }, "gateway: the running… notice failed");
-    }
-    return { value: await work, editMessageId: notice ?? edit };
   }
 
   /** config.yaml changed since the menus were synced (an edit from chat, the CLI or by hand). */
   private configChanged(): boolean {
     return this.library.currentConfig() !== this.syncedConfig;
-  }
-
-  /**
-   * Everything a chat receives: scrubbed of secrets and server paths, then held to the reply budget.
-   * `fallback` is the retry after the platform refused the file part: no files, and only the messages
-   * of the budget that the refused attempt had not used yet.
-   */
-  private outbound(
-    adapter: Adapter,
-    reply: Reply,
-    message?: InboundMessage,
-    fallback?: { delivered: number },
-  ): Reply {
-    const command = message?.command;
-    const known = command && this.registry.some((spec) => spec.path[0] === command.name);
-    const cliCommand = command
-      ? known
-        ? `skillgate ${command.name} ${command.rawArgs}`.trim()
-        : `skillgate skills view ${command.name}`
-      : undefined;
-    const fileName = command
-      ? `${[command.name, ...command.args.filter((arg) => !arg.startsWith("-"))]
-          .join("-")
-          .replace(/[^\w.-]+/g, "_")
-          .slice(0, 60)}.txt`
-      : "reply.txt";
-    const maxLength = adapter.capabilities.maxMessageLength;
-    const maxMessages = this.options.config.gateway.maxReplyMessages - (fallback?.delivered ?? 0);
-    return applyBudget(this.scrubber.reply(reply), {
-      maxMessages: Math.max(1, maxMessages),
-      measure: (value) => adapter.measure?.(value) ?? Math.ceil(replyToPlainText(value).length / maxLength),
-      files: adapter.capabilities.files === true && fallback === undefined,
-      cliCommand,
-      fileName,
-    });
-  }
-
-  private async send(
-    adapter: Adapter,
-    message: InboundMessage,
-    reply: Reply,
-    options: { editMessageId?: string; page?: number } = {},
-  ): Promise<void> {
-    try {
-      // Resolved for the reader, buttons stored and a paged block cut to its page first: the budget then
-      // sees one page of what the reader reads.
-      const readers = this.forReader(adapter, reply, message);
-      const shown = await this.present(adapter, message.chat.id, readers, options.page);
-      await this.deliver(
-        adapter,
-        { chatId: message.chat.id, threadId: message.chat.threadId, editMessageId: options.editMessageId },
-        shown,
-        message,
-      );
-    } catch (error) {
-      this.logger.error({ err: error, platform: adapter.platform }, "gateway: sending a reply failed");
-    }
-  }
-
-  /**
-   * Sends a reply through the budget. When the platform refuses its file part (too large for this
-   * chat, say), the reply goes again cut to what is left of the budget, with the line that names the
-   * terminal command showing all of it; the refusal is logged.
-   */
-  private async deliver(
-    adapter: Adapter,
-    target: OutboundTarget,
-    shown: Reply,
-    message?: InboundMessage,
-  ): Promise<void> {
-    try {
-      await adapter.send(target, this.outbound(adapter, shown, message), message);
-    } catch (error) {
-      if (!(error instanceof FileRefusedError)) throw error;
-      this.logger.warn(
-        { err: error, platform: adapter.platform, file: error.fileName, delivered: error.delivered },
-        "gateway: the platform refused the reply's file; sending the reply cut instead",
-      );
-      await adapter.send(
-        target,
-        this.outbound(adapter, shown, message, { delivered: error.delivered }),
-        message,
-      );
-    }
-  }
-
-  /** `reply` in the language of the reader of `message` (or of the chat `chatId`) on `adapter`. */
-  private forReader(adapter: Adapter, reply: Reply, message?: InboundMessage, chatId?: string): Reply {
-    return forReader(this.library.currentConfig(), adapter, reply, message, chatId);
-  }
-
-  /** Stores a reply's buttons for an adapter that shows them; strips them for one that does not. */
-  private async present(adapter: Adapter, chatId: string, reply: Reply, page?: number): Promise<Reply> {
-    const buttons = adapter.capabilities.buttons === true;
-    if (!this.actions) return buttons ? reply : { ...reply, actions: undefined, paging: undefined };
-    return this.actions.present(reply, { platform: adapter.platform, chatId, buttons, page });
   }
 
   private onUnexpected = (error: unknown, spec: CommandSpec) => {
@@ -860,8 +640,15 @@ class GatewayImpl implements Gateway {
       );
       return false;
     }
-    const readers = this.forReader(adapter, reply, undefined, chatId);
-    await this.deliver(adapter, { chatId, threadId }, await this.present(adapter, chatId, readers));
+    await this.delivery.deliver(
+      adapter,
+      { chatId, threadId },
+      await this.delivery.present(
+        adapter,
+        chatId,
+        this.delivery.forReader(adapter, reply, undefined, chatId),
+      ),
+    );
     return true;
   }
 }

@@ -1,5 +1,5 @@
 /**
- * The CLI and the terminal chat as child processes of the built `dist/src/cli.js`: exit codes 0/1/2/78,
+ * The CLI and the terminal chat as child processes of the built `dist/src/cli/main.js`: exit codes 0/1/2/78,
  * `--json` purity, `HERMES_PLATFORM`, confirmation without a TTY, `serve --console` scripted through
  * stdin, and a graceful SIGTERM.
  */
@@ -10,7 +10,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const root = path.resolve(import.meta.dirname, "../..");
-const cli = path.join(root, "dist", "src", "cli.js");
+const cli = path.join(root, "dist", "src", "cli", "main.js");
 let home: string;
 
 interface Result {

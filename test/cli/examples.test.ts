@@ -8,8 +8,8 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { installExamples, makeDemoHome, removeDemoHome } from "../../src/cli/examples.js";
 import { loadConfig } from "../../src/config/config.js";
-import { installExamples, makeDemoHome, removeDemoHome } from "../../src/examples.js";
 import { openLibrary } from "../../src/skills/library.js";
 import { runCliArgs } from "../support/cli-in-process.js";
 

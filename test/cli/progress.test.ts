@@ -2,8 +2,8 @@
 import { Writable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
-import { main } from "../../src/cli.js";
-import { terminalProgress } from "../../src/terminal-progress.js";
+import { main } from "../../src/cli/main.js";
+import { terminalProgress } from "../../src/cli/terminal-progress.js";
 import { makeHome, removeHome, writeSkill } from "../safety/helpers.js";
 
 function fakeStderr(isTTY: boolean): Writable & { isTTY: boolean; columns: number; text: () => string } {

@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { registry } from "../../commands/index.js";
-import { buildProgram, packageVersion } from "../../src/cli.js";
+import { buildProgram, packageVersion } from "../../src/cli/main.js";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const readme = readFileSync(path.join(root, "README.md"), "utf8");

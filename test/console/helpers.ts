@@ -24,7 +24,7 @@ export const IN_CI = Boolean(process.env.CI);
 /** Where screenshots go (gitignored). */
 export const ARTIFACTS = path.resolve(import.meta.dirname, "..", "..", "test-artifacts", "console");
 /** The built CLI. */
-export const CLI = path.resolve(import.meta.dirname, "..", "..", "dist", "src", "cli.js");
+export const CLI = path.resolve(import.meta.dirname, "..", "..", "dist", "src", "cli", "main.js");
 /** The synthetic-library recipe the benches use (a verbatim copy kept in the repository). */
 const MAKE_LIBRARY = path.resolve(import.meta.dirname, "..", "..", "bench", "make-library.mjs");
 

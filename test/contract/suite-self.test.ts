@@ -3,9 +3,8 @@
  * adapter under the same conditions.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { DiscordEmulator } from "../emulators/discord.js";
 import { eagerTelegram, lateDiscord } from "./broken.js";
-import { type Booted, bootDiscord, bootTelegram } from "./drivers.js";
+import { type Booted, bootContract } from "./drivers.js";
 import { CONTRACT_CASES, contractConfig, contractHome, removeContractHome } from "./suite.js";
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -25,7 +24,7 @@ async function home(): Promise<string> {
   return dir;
 }
 
-function track<T extends Booted>(booted: T): T {
+function track<T extends Booted<"telegram" | "discord">>(booted: T): T {
   cleanups.push(() => booted.stop());
   return booted;
 }
@@ -33,7 +32,11 @@ function track<T extends Booted>(booted: T): T {
 describe("the adapter contract catches broken adapters", () => {
   it("fails an adapter that answers group text not addressed to the bot", async () => {
     const dir = await home();
-    const booted = track(await bootTelegram(dir, contractConfig("telegram"), eagerTelegram));
+    const booted = track(
+      await bootContract("telegram", dir, contractConfig("telegram"), {
+        wrap: (adapter, emulator) => eagerTelegram(adapter, emulator),
+      }),
+    );
     const silent = contractCase("stays silent on group text");
     await expect(silent.run({ run: booted.run, home: dir, platform: "telegram" })).rejects.toThrow(
       /the bot answered unaddressed group messages/,
@@ -45,12 +48,10 @@ describe("the adapter contract catches broken adapters", () => {
     // Discord's 3-second window, scaled down so the test is quick; the late adapter answers after 600 ms.
     const lateHome = await home();
     const late = track(
-      await bootDiscord(
-        lateHome,
-        contractConfig("discord"),
-        (adapter, emulator) => lateDiscord(adapter, emulator, 600),
-        new DiscordEmulator({ interactionDeadlineMs: 300 }),
-      ),
+      await bootContract("discord", lateHome, contractConfig("discord"), {
+        wrap: (adapter, emulator) => lateDiscord(adapter, emulator, 600),
+        emulator: { interactionDeadlineMs: 300 },
+      }),
     );
     await expect(dm.run({ run: late.run, home: lateHome, platform: "discord" })).rejects.toThrow(
       /DM command was answered/,
@@ -59,12 +60,9 @@ describe("the adapter contract catches broken adapters", () => {
 
     const realHome = await home();
     const real = track(
-      await bootDiscord(
-        realHome,
-        contractConfig("discord"),
-        undefined,
-        new DiscordEmulator({ interactionDeadlineMs: 300 }),
-      ),
+      await bootContract("discord", realHome, contractConfig("discord"), {
+        emulator: { interactionDeadlineMs: 300 },
+      }),
     );
     await dm.run({ run: real.run, home: realHome, platform: "discord" });
   });

@@ -1,15 +1,15 @@
 /** The adapter contract, run for every platform in `DRIVERS` (see suite.ts). */
 import { afterAll, beforeAll, describe, it } from "vitest";
-import { type Booted, DRIVERS } from "./drivers.js";
+import { type Booted, bootContract, DRIVERS } from "./drivers.js";
 import { CONTRACT_CASES, contractConfig, contractHome, removeContractHome } from "./suite.js";
 
-for (const { driver, start } of DRIVERS) {
-  describe(`adapter contract: ${driver.platform}`, () => {
+for (const platform of DRIVERS) {
+  describe(`adapter contract: ${platform}`, () => {
     let home = "";
     let booted: Booted | undefined;
     beforeAll(async () => {
       home = await contractHome();
-      booted = await start(home, contractConfig(driver.platform));
+      booted = await bootContract(platform, home, contractConfig(platform));
     });
     afterAll(async () => {
       await booted?.stop();
@@ -23,7 +23,7 @@ for (const { driver, start } of DRIVERS) {
           context.skip(reason);
           return;
         }
-        await contractCase.run({ run: booted.run, home, platform: driver.platform });
+        await contractCase.run({ run: booted.run, home, platform });
       });
     }
   });

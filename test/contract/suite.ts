@@ -1,63 +1,21 @@
 /**
  * One contract for every chat adapter: the same behaviour checks run against each platform's real SDK
- * talking to its emulator, through the real gateway. A platform joins by adding one `ContractDriver`
- * to `drivers.ts`; `suite.test.ts` runs every case for every driver, and `suite-self.test.ts` proves the
- * suite fails for adapters that break the contract.
+ * talking to its emulator, through the real gateway, booted by the platform harness. A platform joins by
+ * adding its name to `DRIVERS` in `drivers.ts`; `suite.test.ts` runs every case for every driver, and
+ * `suite-self.test.ts` proves the suite fails for adapters that break the contract.
  */
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import type { BotMessage, ChatHandles, Person, Place } from "../support/harness/index.js";
 import { writeTestSkill } from "../support/platform-home.js";
 
-/** Who speaks: an admin, an allowed (read-only) user, or someone unknown. */
-export type Person = "admin" | "member" | "stranger";
-/** Where: the person's direct chat with the bot, or the shared group. */
-export type Place = "dm" | "group";
+export type { Person, Place, Said } from "../support/harness/index.js";
 
-/** A message a person sent (opaque to the suite beyond its label). */
-export interface Said {
-  who: Person;
-  where: Place;
-  text: string;
-  /** Driver data (update, event, message id…). */
-  ref: unknown;
-}
-
-/** A message the bot sent, as a person sees it. */
-export interface Seen {
-  /** `dm:<person>` or `group`. */
-  chat: string;
-  text: string;
-  /** The message pings everyone in the chat (@everyone, @all…). */
-  mentionsEveryone: boolean;
-}
-
-/** One running gateway with one adapter against its emulator. */
-export interface ContractRun {
-  /** A command the platform's usual way, addressed to the bot (`line` is e.g. "curator status"). */
-  command(who: Person, where: Place, line: string): Promise<Said>;
-  /** Plain text; in the group `addressed: false` means not meant for this bot (no mention, other bot). */
-  say(who: Person, where: Place, text: string, options: { addressed: boolean }): Promise<Said>;
-  /** The platform delivers the very same message again. */
-  redeliver(said: Said): Promise<void>;
-  /** The person edits the message (absent where the platform does not deliver edits to bots). */
-  edit?(said: Said, text: string): Promise<void>;
-  /** Makes the next replies go out in the platform's plain-text form (where rich text may be refused). */
-  plainTextFromNowOn?(): void;
-  /** Every bot message so far, oldest first, as currently shown (deferred placeholders left out). */
-  seen(): Seen[];
-  /** Most characters one message holds on this platform. */
-  maxLength: number;
-  /** The person's `platform:id`. */
-  idOf(who: Person): string;
-}
-
-/** What a platform provides to be checked. */
-export interface ContractDriver {
-  platform: "telegram" | "feishu" | "discord";
-  /** Starts the emulator, the adapter and a gateway on `home` with `config` (gateway and skills sections). */
-  boot(home: string, config: (ids: Record<Person, string>) => Record<string, unknown>): Promise<ContractRun>;
-}
+/** One running gateway with one adapter against its emulator: the harness's neutral chat handles. */
+export type ContractRun = ChatHandles;
+/** A message the bot sent, as a person sees it now. */
+export type Seen = BotMessage;
 
 /** One check of the contract. */
 export interface ContractCase {

@@ -43,8 +43,8 @@ describe("deploy files (no Docker engine here: checked statically)", () => {
       for (const source of parts.slice(0, -1)) expect(existsSync(path.join(root, source)), source).toBe(true);
     }
     const entry = text.match(/ENTRYPOINT \["node", "([^"]+)"\]/)?.[1];
-    expect(entry).toBe("dist/src/cli.js");
-    expect(existsSync(path.join(root, "src/cli.ts"))).toBe(true);
+    expect(entry).toBe("dist/src/cli/main.js");
+    expect(existsSync(path.join(root, "src/cli/main.ts"))).toBe(true);
   });
 
   it("compose.yaml parses and points at the Dockerfile with a volume, restart policy and healthcheck", () => {
@@ -69,7 +69,7 @@ describe("deploy files (no Docker engine here: checked statically)", () => {
     expect(keys.get("RestartPreventExitStatus")).toBe("78");
     expect(keys.get("NoNewPrivileges")).toBe("true");
     expect(keys.get("ProtectSystem")).toBe("strict");
-    expect(keys.get("ExecStart")).toMatch(/dist\/src\/cli\.js serve$/);
+    expect(keys.get("ExecStart")).toMatch(/dist\/src\/cli\/main\.js serve$/);
     expect(text).toMatch(/^\[Install\]$/m);
   });
 
@@ -211,7 +211,7 @@ describe("the Dockerfile's stages, replayed without a Docker engine", () => {
     // the HEALTHCHECK's own command reports it healthy.
     const entrypoint = JSON.parse(runtime.find((step) => step.keyword === "ENTRYPOINT")?.rest ?? "[]");
     const command = JSON.parse(runtime.find((step) => step.keyword === "CMD")?.rest ?? "[]");
-    expect([...entrypoint, ...command]).toEqual(["node", "dist/src/cli.js", "serve"]);
+    expect([...entrypoint, ...command]).toEqual(["node", "dist/src/cli/main.js", "serve"]);
     const healthcheck = runtime.find((step) => step.keyword === "HEALTHCHECK")?.rest ?? "";
     const probe = JSON.parse(healthcheck.slice(healthcheck.indexOf("CMD ") + 4)) as string[];
     expect(probe.join(" ")).toContain("http://127.0.0.1:8787/healthz");

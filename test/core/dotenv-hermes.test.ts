@@ -356,7 +356,7 @@ describe("copies left by killed writes", () => {
   it("doctor removes them and says so", async () => {
     await fs.writeFile(path.join(home, `..env.999999999.${HOST_TAG}abcd.tmp`), "A=1\n", { mode: 0o600 });
     await fs.mkdir(path.join(home, "skills"));
-    const { runDoctor } = await import("../../src/doctor.js");
+    const { runDoctor } = await import("../../src/cli/doctor.js");
     const checks = await runDoctor({ home, secret: () => undefined });
     expect(checks.map((check) => check.summary).join("\n")).toMatch(
       /Removed 1 leftover copy of \.env or config\.yaml/,

@@ -66,8 +66,8 @@ describe("platform guides", () => {
     // How to find the group's oc_ id, and the webhook Request URL with the adapter's default path.
     expect(text).toMatch(/\/whoami[\s\S]{0,200}feishu:oc_/);
     expect(text).toContain("/feishu/webhook");
-    const adapter = readFileSync(path.join(root, "adapters", "feishu", "index.ts"), "utf8");
-    expect(adapter).toContain('this.settings.webhook.path ?? "/feishu/webhook"');
+    const listener = readFileSync(path.join(root, "adapters", "feishu", "webhook.ts"), "utf8");
+    expect(listener).toContain('this.ctx.settings.webhook.path ?? "/feishu/webhook"');
     expect(text).toMatch(/Request URL/);
   });
 

@@ -4,89 +4,42 @@
  * once, edited into the result; a slash command already shows "thinking…" (its deferral), so it gets no
  * extra message and its deferred reply becomes the result.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { createDiscordAdapter } from "../../adapters/discord/index.js";
+import { describe, expect, it } from "vitest";
 import { registry } from "../../commands/index.js";
 import { defineCommand } from "../../commands/types.js";
-import { parseConfig } from "../../src/config/config.js";
 import { runAction } from "../../src/core/actions.js";
-import { createLogger } from "../../src/core/logger.js";
 import { textReply } from "../../src/core/reply.js";
-import { createGateway } from "../../src/gateway/gateway.js";
-import { DiscordEmulator, type EmulatorUser } from "../emulators/discord.js";
+import { gatedCommand } from "../support/gated-command.js";
+import { DISCORD_CHANNEL, DISCORD_DMS, DISCORD_GUILD, DISCORD_USERS } from "../support/harness/discord.js";
+import { usePlatform } from "../support/harness/index.js";
 import { writeTestSkill } from "../support/platform-home.js";
 
-const GUILD = "910000000000000001";
-const CHANNEL = "920000000000000001";
-const DM_CHANNEL = "930000000000000001";
-const admin: EmulatorUser = { id: "222333444", username: "ada", global_name: "Ada" };
+const GUILD = DISCORD_GUILD;
+const CHANNEL = DISCORD_CHANNEL;
+const DM_CHANNEL = DISCORD_DMS.admin;
+const admin = DISCORD_USERS.admin;
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+const start = usePlatform("discord", { prepare: (home) => writeTestSkill(home, "documents", "pdf-tools") });
+
+/** A reply with a button that runs the slow command. */
+const menu = defineCommand({
+  path: ["menu"],
+  summary: "a button that runs crunch (test)",
+  mutating: false,
+  run: async () => ({
+    ...textReply("Crunch now?"),
+    actions: {
+      rows: [[runAction("Crunch", { path: ["crunch"], args: [], options: {} }, { placement: "replace" })]],
+    },
+  }),
 });
 
 async function boot() {
-  const home = await mkdtemp(path.join(os.tmpdir(), "skillgate-discord-ack-"));
-  cleanups.push(() => rm(home, { recursive: true, force: true }));
-  await writeTestSkill(home, "documents", "pdf-tools");
-  const emulator = new DiscordEmulator({
-    guilds: [{ id: GUILD, name: "Skill Ops", channels: [{ id: CHANNEL, name: "general" }] }],
+  const crunch = gatedCommand();
+  const run = await start({
+    gateway: { registry: [...registry, crunch.spec, menu], acknowledgeAfterMs: 150 },
   });
-  await emulator.listen();
-  cleanups.push(() => emulator.close());
-  const config = parseConfig({
-    gateway: {
-      admins: [`discord:${admin.id}`],
-      health: { enabled: false },
-      discord: { enabled: true, api: emulator.apiBase },
-    },
-  });
-  const logger = createLogger({ level: "silent" });
-  const adapter = createDiscordAdapter({
-    config,
-    home,
-    secret: (name) => (name === "DISCORD_BOT_TOKEN" ? emulator.token : undefined),
-    logger,
-  });
-  const gates: ((text: string) => void)[] = [];
-  const crunch = defineCommand({
-    path: ["crunch"],
-    summary: "long work (test)",
-    mutating: false,
-    run: async () => textReply(await new Promise<string>((resolve) => gates.push(resolve))),
-  });
-  // A reply with a button that runs the slow command.
-  const menu = defineCommand({
-    path: ["menu"],
-    summary: "a button that runs crunch (test)",
-    mutating: false,
-    run: async () => ({
-      ...textReply("Crunch now?"),
-      actions: {
-        rows: [[runAction("Crunch", { path: ["crunch"], args: [], options: {} }, { placement: "replace" })]],
-      },
-    }),
-  });
-  const gateway = createGateway({
-    home,
-    config,
-    adapters: [adapter],
-    logger,
-    registry: [...registry, crunch, menu],
-    acknowledgeAfterMs: 150,
-  });
-  await gateway.start();
-  cleanups.push(() => gateway.stop());
-  const release = async (text: string) => {
-    const deadline = Date.now() + 8000;
-    while (gates.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
-    gates.shift()?.(text);
-  };
-  return { emulator, gateway, release };
+  return { emulator: run.emulator, gateway: run.gateway, release: crunch.release };
 }
 
 describe("Discord: slow work is acknowledged", () => {

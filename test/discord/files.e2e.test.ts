@@ -1,73 +1,29 @@
-/**
- * Long replies as files on Discord, end to end: the real gateway and discord.js against the loopback
- * emulator. A 1 MB linked file opened by a read-only user arrives as one attachment on the answer (to a
- * slash command and to a text command in a DM); the attachment is scrubbed of secrets like any message;
- * an upload Discord refuses (413, 40005) falls back to the cut text naming the CLI command, and is logged.
- */
-import { promises as fs } from "node:fs";
-import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { createDiscordAdapter } from "../../adapters/discord/index.js";
-import { parseConfig } from "../../src/config/config.js";
-import { createGateway } from "../../src/gateway/gateway.js";
-import { DiscordEmulator, type EmulatorUser } from "../emulators/discord.js";
-import { makeHome, removeHome, writeSkill } from "../gateway/helpers.js";
-import { capturingLogger } from "../telegram/helpers.js";
+import { describe, expect, it } from "vitest";
+import type { EmulatorUser } from "../emulators/discord.js";
+import { DISCORD_CHANNEL, DISCORD_DMS, DISCORD_GUILD, DISCORD_USERS } from "../support/harness/discord.js";
+import { usePlatform } from "../support/harness/index.js";
+import { BIG_FILE, writeBigdoc } from "../support/platform-home.js";
 
-const GUILD = "910000000000000001";
-const CHANNEL = "920000000000000001";
-const DM_CHANNEL = "930000000000000001";
-const reader: EmulatorUser = { id: "555666777", username: "bob" };
+const GUILD = DISCORD_GUILD;
+const CHANNEL = DISCORD_CHANNEL;
+const DM_CHANNEL = DISCORD_DMS.member;
+const reader: EmulatorUser = DISCORD_USERS.member;
 const SECRET = "sk-live-5e1f0c9a7b3d4e21";
 const CLI = "skillgate skills view bigdoc references/big.md";
 
-/** About 1 MB of numbered lines, so the first and last can be found in what arrives. */
-const BIG = Array.from(
-  { length: 16_000 },
-  (_, index) => `line ${String(index).padStart(5, "0")}: ${"lorem ipsum dolor ".repeat(3)}`,
-).join("\n");
+const BIG = BIG_FILE;
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const start = usePlatform("discord");
 
+/** A home whose `bigdoc` skill links `content` (and a .env holding a secret the scrubber knows). */
 async function boot(options: { content?: string; attachmentSizeLimit?: number } = {}) {
-  const emulator = new DiscordEmulator({
-    guilds: [{ id: GUILD, name: "Skill Ops", channels: [{ id: CHANNEL, name: "general" }] }],
-    ...(options.attachmentSizeLimit ? { attachmentSizeLimit: options.attachmentSizeLimit } : {}),
+  const run = await start({
+    ...(options.attachmentSizeLimit
+      ? { emulator: { attachmentSizeLimit: options.attachmentSizeLimit } }
+      : {}),
+    prepare: (home) => writeBigdoc(home, SECRET, options.content),
   });
-  await emulator.listen();
-  const home = await makeHome();
-  cleanups.push(
-    () => emulator.close(),
-    () => removeHome(home),
-  );
-  await fs.writeFile(path.join(home, ".env"), `OPENROUTER_API_KEY=${SECRET}\n`);
-  await writeSkill(home, {
-    name: "bigdoc",
-    category: "docs",
-    files: { "references/big.md": options.content ?? BIG },
-  });
-  const config = parseConfig({
-    gateway: {
-      admins: ["discord:222333444"],
-      allowed_users: [`discord:${reader.id}`],
-      health: { enabled: false },
-      discord: { enabled: true, api: emulator.apiBase },
-    },
-  });
-  const { logger, lines } = capturingLogger();
-  const adapter = createDiscordAdapter({
-    config,
-    home,
-    secret: (name) => (name === "DISCORD_BOT_TOKEN" ? emulator.token : undefined),
-    logger,
-  });
-  const gateway = createGateway({ home, config, adapters: [adapter], logger });
-  cleanups.push(() => gateway.stop());
-  await gateway.start();
-  return { emulator, gateway, lines };
+  return { emulator: run.emulator, gateway: run.gateway, lines: run.logs };
 }
 
 /** Runs `/skills view bigdoc references/big.md` as a slash command and waits for the answer. */

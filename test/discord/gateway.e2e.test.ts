@@ -3,52 +3,36 @@
  * emulator — slash commands in a guild, text commands in a DM, chunked answers, access rules, skill
  * visibility, secret hints, the maintenance summary, command registration and autocomplete.
  */
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { createDiscordAdapter, type DiscordAdapter } from "../../adapters/discord/index.js";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { createMockAdapter } from "../../adapters/mock/index.js";
-import { parseConfig, type SkillgateConfig } from "../../src/config/config.js";
 import { acquireLock } from "../../src/core/fsutil.js";
-import { createLogger } from "../../src/core/logger.js";
-import type { Adapter } from "../../src/core/message.js";
-import { createGateway, type Gateway } from "../../src/gateway/gateway.js";
-import {
-  DiscordEmulator,
-  type EmulatedInteraction,
-  type EmulatedMessage,
-  type EmulatorUser,
-  visibleText,
-} from "../emulators/discord.js";
+import { type EmulatorUser, visibleText } from "../emulators/discord.js";
 import { finalText, startOpenAIEmulator, toolCalls } from "../emulators/openai.js";
+import {
+  DISCORD_CHANNEL,
+  DISCORD_DMS,
+  DISCORD_GUILD,
+  DISCORD_HOME_CHANNEL,
+  DISCORD_USERS,
+  shown,
+} from "../support/harness/discord.js";
+import { type PlatformRun, until, usePlatform } from "../support/harness/index.js";
 import { makeCuratorDue, writeArxivAndWeather, writeTestSkill } from "../support/platform-home.js";
 
-const GUILD = "910000000000000001";
-const CHANNEL = "920000000000000001";
-const HOME_CHANNEL = "920000000000000002";
-const DM_CHANNEL = "930000000000000001";
-const admin: EmulatorUser = { id: "222333444", username: "ada", global_name: "Ada" };
-const member: EmulatorUser = { id: "555666777", username: "bob" };
+const GUILD = DISCORD_GUILD;
+const CHANNEL = DISCORD_CHANNEL;
+const HOME_CHANNEL = DISCORD_HOME_CHANNEL;
+const DM_CHANNEL = DISCORD_DMS.admin;
+const admin: EmulatorUser = DISCORD_USERS.admin;
+const member: EmulatorUser = DISCORD_USERS.member;
 const MISSING_SECRET = "SKILLGATE_DISCORD_E2E_WEATHER_KEY";
 const DAY_MS = 24 * 60 * 60 * 1000;
 const TELEGRAM_ADMIN = "4242";
 const LLM_KEY_VAR = "SKILLGATE_DISCORD_E2E_LLM_KEY";
 
-interface Running {
-  home: string;
-  emulator: DiscordEmulator;
-  config: SkillgateConfig;
-  gateway: Gateway;
-  adapter: DiscordAdapter;
-  stop: () => Promise<void>;
-}
-
-const cleanups: (() => Promise<void>)[] = [];
-
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+type Running = PlatformRun<"discord">;
 
 /** The 10,000+ character file the long-answer test reads back. */
 function longFile(): string {
@@ -58,116 +42,42 @@ function longFile(): string {
   ).join("\n");
 }
 
-/** A temp home: `arxiv` (disabled for discord), `weather` (needs a missing secret), `pdf-tools` with a long file. */
-async function makeHome(): Promise<string> {
-  const home = await mkdtemp(path.join(os.tmpdir(), "skillgate-discord-e2e-"));
-  cleanups.push(() => rm(home, { recursive: true, force: true }));
+/** The home: `arxiv` (disabled for discord), `weather` (needs a missing secret), `pdf-tools` with a long file. */
+async function makeHome(home: string): Promise<void> {
   await writeArxivAndWeather(home, MISSING_SECRET);
   const pdf = await writeTestSkill(home, "documents", "pdf-tools");
   await mkdir(path.join(pdf, "references"), { recursive: true });
   await writeFile(path.join(pdf, "references", "long.txt"), longFile());
   await writeTestSkill(home, "documents", "pdf-forms");
-  return home;
 }
 
-async function newEmulator(): Promise<DiscordEmulator> {
-  const emulator = new DiscordEmulator({
-    guilds: [
-      {
-        id: GUILD,
-        name: "Skill Ops",
-        channels: [
-          { id: CHANNEL, name: "general" },
-          { id: HOME_CHANNEL, name: "curator-news" },
-        ],
-      },
-    ],
-  });
-  await emulator.listen();
-  cleanups.push(() => emulator.close());
-  return emulator;
-}
+/** Idle time counts from the gateway's start, and these tests tick right after boot. */
+const CURATOR = { min_idle_hours: 0 };
 
-async function boot(
-  opts: {
-    home?: string;
-    emulator?: DiscordEmulator;
-    guildId?: string;
-    extra?: Record<string, unknown>;
-    /** More adapters beside Discord (another platform for visibility comparisons). */
-    others?: Adapter[];
-  } = {},
-): Promise<Running> {
-  const home = opts.home ?? (await makeHome());
-  const emulator = opts.emulator ?? (await newEmulator());
-  const config = parseConfig({
-    ...opts.extra,
-    // These tests tick right after boot, and idle time counts from the gateway's start.
-    curator: { min_idle_hours: 0, ...((opts.extra?.curator as Record<string, unknown> | undefined) ?? {}) },
+const boot = usePlatform("discord", {
+  prepare: makeHome,
+  config: {
+    curator: CURATOR,
     skills: { platform_disabled: { discord: ["arxiv"] } },
     gateway: {
       admins: [`discord:${admin.id}`, `telegram:${TELEGRAM_ADMIN}`],
-      allowed_users: [`discord:${member.id}`],
       home_channel: `discord:${HOME_CHANNEL}`,
-      health: { enabled: false },
       // Room for the chunking tests below; the budget itself is tested in test/hostile/reply-budget.
       max_reply_messages: 10,
-      discord: { enabled: true, api: emulator.apiBase, ...(opts.guildId ? { guild_id: opts.guildId } : {}) },
     },
-  });
-  const logger = createLogger({ level: "silent" });
-  const adapter = createDiscordAdapter({
-    config,
-    home,
-    secret: (name) => (name === "DISCORD_BOT_TOKEN" ? emulator.token : undefined),
-    logger,
-  });
-  const gateway = createGateway({ home, config, adapters: [adapter, ...(opts.others ?? [])], logger });
-  await gateway.start();
-  let stopped = false;
-  const stop = async () => {
-    if (stopped) return;
-    stopped = true;
-    await gateway.stop();
-  };
-  cleanups.push(stop);
-  return { home, emulator, config, gateway, adapter, stop };
-}
+  },
+});
 
-/** Polls until `probe` is true; rejects after the timeout. */
-async function until(probe: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!probe()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
-/** Discord shows escaped markdown without the backslashes; compare what a person reads. */
-function shown(content: string): string {
-  return content.replace(/\\([\\*_~|`[\]>#.-])/g, "$1");
-}
-
-/** Sends a slash command in the guild and resolves with its answered (edited) original response. */
-async function slash(
+/** Sends a slash command (in #general unless `where` says otherwise) and resolves with its answered reply. */
+function slash(
   run: Running,
   user: EmulatorUser,
   name: string,
   subcommand?: string,
   options?: Record<string, string | number | boolean>,
-  where: { channelId: string; guildId?: string } = { channelId: CHANNEL, guildId: GUILD },
-): Promise<{ sent: EmulatedInteraction; original: EmulatedMessage }> {
-  const sent = run.emulator.interaction({
-    user,
-    ...where,
-    name,
-    ...(subcommand ? { subcommand } : {}),
-    ...(options ? { options } : {}),
-  });
-  const original = await run.emulator.waitForMessage(
-    (message) => message.interactionId === sent.id && message.kind === "original" && !message.deferred,
-  );
-  return { sent, original };
+  where?: { channelId: string; guildId?: string },
+) {
+  return run.slash(user, name, subcommand, options, where);
 }
 
 describe("discord e2e through the real gateway", () => {
@@ -277,9 +187,7 @@ describe("discord e2e through the real gateway", () => {
   });
 
   it("posts the maintenance summary with the rename map to the home channel", async () => {
-    const home = await makeHome();
-    await makeCuratorDue(home);
-    const run = await boot({ home });
+    const run = await boot({ prepare: makeCuratorDue });
     const outcome = await run.gateway.runMaintenanceTick();
     expect(outcome).toMatchObject({ ran: true, posted: true });
     const summary = await run.emulator.waitForMessage((message) => message.channelId === HOME_CHANNEL);
@@ -292,27 +200,28 @@ describe("discord e2e through the real gateway", () => {
 
   it("posts the consolidation rename map (old → umbrella) and the pin hint to the home channel", async () => {
     const llm = await startOpenAIEmulator();
-    cleanups.push(() => llm.close());
+    onTestFinished(() => llm.close());
     process.env[LLM_KEY_VAR] = "sk-discord-e2e";
-    cleanups.push(async () => {
+    onTestFinished(() => {
       delete process.env[LLM_KEY_VAR];
     });
-    const home = await makeHome();
-    await makeCuratorDue(home);
-    await writeTestSkill(home, "documents", "docx-extraction");
-    await writeTestSkill(home, "documents", "docx-render");
-    const usage = JSON.parse(await readFile(path.join(home, "skills", ".usage.json"), "utf8"));
-    const recent = new Date(Date.now() - DAY_MS).toISOString();
-    for (const name of ["docx-extraction", "docx-render"]) {
-      usage[name] = {
-        ...usage["old-stale"],
-        created_by: "agent",
-        use_count: 3,
-        last_used_at: recent,
-        created_at: recent,
-      };
-    }
-    await writeFile(path.join(home, "skills", ".usage.json"), `${JSON.stringify(usage, null, 2)}\n`);
+    const prepare = async (home: string) => {
+      await makeCuratorDue(home);
+      await writeTestSkill(home, "documents", "docx-extraction");
+      await writeTestSkill(home, "documents", "docx-render");
+      const usage = JSON.parse(await readFile(path.join(home, "skills", ".usage.json"), "utf8"));
+      const recent = new Date(Date.now() - DAY_MS).toISOString();
+      for (const name of ["docx-extraction", "docx-render"]) {
+        usage[name] = {
+          ...usage["old-stale"],
+          created_by: "agent",
+          use_count: 3,
+          last_used_at: recent,
+          created_at: recent,
+        };
+      }
+      await writeFile(path.join(home, "skills", ".usage.json"), `${JSON.stringify(usage, null, 2)}\n`);
+    };
     const umbrella =
       "---\nname: document-tools\ndescription: Everything about office documents.\n---\n\n# Document tools\n";
     llm.push(
@@ -333,8 +242,8 @@ describe("discord e2e through the real gateway", () => {
       finalText("Merged the docx skills into document-tools."),
     );
     const run = await boot({
-      home,
-      extra: {
+      prepare,
+      config: {
         auxiliary: {
           curator: {
             provider: "custom",
@@ -343,7 +252,7 @@ describe("discord e2e through the real gateway", () => {
             api_key: LLM_KEY_VAR,
           },
         },
-        curator: { consolidate: true },
+        curator: { ...CURATOR, consolidate: true },
       },
     });
     const outcome = await run.gateway.runMaintenanceTick();
@@ -357,10 +266,9 @@ describe("discord e2e through the real gateway", () => {
   });
 
   it("registers one global command set, twice over, and guild-only when guild_id is set", async () => {
-    const emulator = await newEmulator();
-    const home = await makeHome();
-    const first = await boot({ home, emulator });
-    await first.stop();
+    const first = await boot();
+    const { home, emulator } = first;
+    await first.stopGateway();
     const second = await boot({ home, emulator });
     const globalNames = emulator.globalCommands().map((command) => command.name);
     expect(globalNames).toEqual(expect.arrayContaining(["curator", "skills", "skill"]));
@@ -371,9 +279,9 @@ describe("discord e2e through the real gateway", () => {
     const curator = emulator.globalCommands().find((command) => command.name === "curator");
     const subcommands = ((curator?.options ?? []) as { name: string }[]).map((option) => option.name);
     expect(subcommands).toEqual(expect.arrayContaining(["status", "pin", "run", "archive", "restore"]));
-    await second.stop();
+    await second.stopGateway();
 
-    const guildRun = await boot({ home, emulator, guildId: GUILD });
+    const guildRun = await boot({ home, emulator, config: { gateway: { discord: { guild_id: GUILD } } } });
     expect(
       emulator
         .guildCommands(GUILD)
@@ -381,7 +289,7 @@ describe("discord e2e through the real gateway", () => {
         .sort(),
     ).toEqual([...globalNames].sort());
     expect(emulator.globalCommands()).toEqual([]);
-    await guildRun.stop();
+    await guildRun.stopGateway();
 
     await boot({ home, emulator });
     expect(
@@ -430,7 +338,7 @@ describe("discord e2e through the real gateway", () => {
       );
       expect(sent.callbacks.map((callback) => callback.type)).toEqual([5]);
       // The command is queued or running, and cannot finish while the lock is held.
-      await until(() => run.gateway.inFlight > 0);
+      await until(() => run.gateway.inFlight > 0, "the command is in flight");
       const original = run.emulator.interactionMessages(sent.id)[0];
       expect(original?.deferred).toBe(true);
       expect(original?.edits).toBe(0);

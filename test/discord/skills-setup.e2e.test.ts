@@ -6,40 +6,31 @@
  * with mode 0600 and found nowhere else: not in a log line, a message the bot sent, or any other file.
  */
 import { promises as fs } from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { Writable } from "node:stream";
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { createDiscordAdapter } from "../../adapters/discord/index.js";
+import { describe, expect, it, vi } from "vitest";
 import { createMockAdapter, type MockAdapter } from "../../adapters/mock/index.js";
-import { loadConfig } from "../../src/config/config.js";
-import { createLogger } from "../../src/core/logger.js";
-import { createGateway, type Gateway } from "../../src/gateway/gateway.js";
-import {
-  DiscordEmulator,
-  type EmulatedInteraction,
-  type EmulatedMessage,
-  type EmulatorUser,
-} from "../emulators/discord.js";
+import type { EmulatedInteraction, EmulatedMessage, EmulatorUser } from "../emulators/discord.js";
 import { saveDuring } from "../support/concurrent-config.js";
-import { MISSING_COMMAND, writeArxivAndWeather, writeDeployer } from "../support/platform-home.js";
+import { DISCORD_CHANNEL, DISCORD_GUILD, DISCORD_USERS, shown } from "../support/harness/discord.js";
+import { type PlatformRun, usePlatform } from "../support/harness/index.js";
+import {
+  filesUnder,
+  MISSING_COMMAND,
+  writeArxivAndWeather,
+  writeDeployer,
+} from "../support/platform-home.js";
 
 vi.mock("../../src/config/edit.js", async (importOriginal) => {
   const { withConcurrentSave } = await import("../support/concurrent-config.js");
   return withConcurrentSave(await importOriginal());
 });
 
-const GUILD = "910000000000000001";
-const CHANNEL = "920000000000000001";
-const admin: EmulatorUser = { id: "222333444", username: "ada" };
-const member: EmulatorUser = { id: "555666777", username: "bob" };
+const GUILD = DISCORD_GUILD;
+const CHANNEL = DISCORD_CHANNEL;
+const admin: EmulatorUser = DISCORD_USERS.admin;
+const member: EmulatorUser = DISCORD_USERS.member;
 const KEY = "SKILLGATE_DISCORD_SETUP_WEATHER_KEY";
 const VALUE = "dc-secret-VALUE-7f3a9";
-
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
 
 const CONFIG = (api: string) => `# operator notes: keep this line
 zeta: untouched   # a key skillgate does not read, first on purpose
@@ -52,57 +43,27 @@ gateway:
   discord: { enabled: true, api: "${api}" }
 `;
 
-interface Running {
-  home: string;
-  emulator: DiscordEmulator;
-  gateway: Gateway;
-  mock: MockAdapter;
-  logs: string[];
-  file: string;
-}
+/** The Discord run plus a mock platform beside it; config.yaml is written by hand. */
+type Running = PlatformRun<"discord"> & { mock: MockAdapter; file: string };
+
+const start = usePlatform("discord");
 
 async function boot(): Promise<Running> {
   delete process.env[KEY];
-  const home = await fs.mkdtemp(path.join(os.tmpdir(), "skillgate-discord-setup-"));
-  cleanups.push(() => fs.rm(home, { recursive: true, force: true }));
-  await writeArxivAndWeather(home, KEY);
-  await writeDeployer(home);
-  const emulator = new DiscordEmulator({
-    guilds: [{ id: GUILD, name: "Ops", channels: [{ id: CHANNEL, name: "general" }] }],
-  });
-  await emulator.listen();
-  cleanups.push(() => emulator.close());
-  const file = path.join(home, "config.yaml");
-  await fs.writeFile(file, CONFIG(emulator.apiBase));
-  const config = loadConfig(file);
-  const logs: string[] = [];
-  const logger = createLogger({
-    level: "debug",
-    destination: new Writable({
-      write(chunk, _encoding, done) {
-        logs.push(String(chunk));
-        done();
-      },
-    }),
-  });
-  const adapter = createDiscordAdapter({
-    config,
-    home,
-    secret: (name) => (name === "DISCORD_BOT_TOKEN" ? emulator.token : undefined),
-    logger,
-  });
   const mock = createMockAdapter();
-  const gateway = createGateway({ home, config, adapters: [adapter, mock], logger });
-  mock.settle = () => gateway.whenIdle();
-  await gateway.start();
-  cleanups.push(() => gateway.stop());
-  return { home, emulator, gateway, mock, logs, file };
+  const run = await start({
+    prepare: async (home) => {
+      await writeArxivAndWeather(home, KEY);
+      await writeDeployer(home);
+    },
+    configFile: (emulator) => CONFIG(emulator.apiBase),
+    others: [mock],
+  });
+  mock.settle = () => run.gateway.whenIdle();
+  return Object.assign(run, { mock, file: run.file as string });
 }
 
-function shown(content: string): string {
-  return content.replace(/\\([\\*_~|`[\]>#.-])/g, "$1");
-}
-
+/** A slash command in #general; resolves with its answered reply. */
 async function slash(
   run: Running,
   user: EmulatorUser,
@@ -110,44 +71,11 @@ async function slash(
   subcommand: string | undefined,
   options: Record<string, string | boolean>,
 ): Promise<EmulatedMessage> {
-  const sent = run.emulator.interaction({
-    user,
-    channelId: CHANNEL,
-    guildId: GUILD,
-    name,
-    ...(subcommand ? { subcommand } : {}),
-    options,
-  });
-  return run.emulator.waitForMessage(
-    (message) => message.interactionId === sent.id && message.kind === "original" && !message.deferred,
-  );
-}
-
-/** Presses a button and waits until the gateway has handled the press. */
-async function press(
-  run: Running,
-  input: Parameters<DiscordEmulator["pressButton"]>[0],
-): Promise<EmulatedInteraction> {
-  const record = run.emulator.pressButton(input);
-  await run.emulator.waitForAcknowledgement(record);
-  await new Promise((resolve) => setTimeout(resolve, 20));
-  await run.gateway.whenIdle();
-  await new Promise((resolve) => setTimeout(resolve, 20));
-  return record;
+  return (await run.slash(user, name, subcommand, options)).original;
 }
 
 function ephemeralFor(run: Running, record: EmulatedInteraction): EmulatedMessage | undefined {
   return run.emulator.messages.find((message) => message.interactionId === record.id && message.ephemeral);
-}
-
-async function filesUnder(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...(await filesUnder(full)));
-    else if (entry.isFile()) out.push(full);
-  }
-  return out;
 }
 
 describe("discord: skills set up from chat", () => {
@@ -164,11 +92,11 @@ describe("discord: skills set up from chat", () => {
     const confirm = asked.components[0]?.components[0]?.custom_id ?? "";
 
     // A member's press is judged for the member: an ephemeral refusal, nothing written.
-    const byMember = await press(run, { user: member, messageId: asked.id, customId: confirm });
+    const byMember = await run.press({ user: member, messageId: asked.id, customId: confirm });
     expect(ephemeralFor(run, byMember)?.content).toContain("for admins only");
     expect(await fs.readFile(run.file, "utf8")).toBe(before);
 
-    await press(run, { user: admin, messageId: asked.id, customId: confirm });
+    await run.press({ user: admin, messageId: asked.id, customId: confirm });
     const edited = run.emulator.messages.find((message) => message.id === asked.id);
     expect(shown(edited?.content ?? "")).toContain("✓ `weather` disabled on discord");
     const after = await fs.readFile(run.file, "utf8");
@@ -178,7 +106,7 @@ describe("discord: skills set up from chat", () => {
         "  disabled: []   # nothing hidden globally\n  platform_disabled:\n    discord: [weather]\n",
       ),
     );
-    const twice = await press(run, { user: admin, messageId: asked.id, customId: confirm });
+    const twice = await run.press({ user: admin, messageId: asked.id, customId: confirm });
     expect(ephemeralFor(run, twice)?.content).toMatch(/already answered/);
     expect(await fs.readFile(run.file, "utf8")).toBe(after);
 
@@ -276,8 +204,8 @@ describe("discord: skills set up from chat", () => {
     await run.gateway.stop();
     for (const message of run.emulator.messages) expect(message.content).not.toContain(VALUE);
     for (const call of run.emulator.calls) expect(JSON.stringify(call.body ?? null)).not.toContain(VALUE);
-    expect(run.logs.join("")).not.toContain(VALUE);
-    expect(run.logs.join("")).toContain("a secret was set through a private input");
+    expect(run.logText()).not.toContain(VALUE);
+    expect(run.logText()).toContain("a secret was set through a private input");
     for (const file of await filesUnder(run.home)) {
       if (file === envFile) continue;
       expect(await fs.readFile(file, "utf8"), file).not.toContain(VALUE);

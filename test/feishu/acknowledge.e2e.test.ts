@@ -3,69 +3,24 @@
  * Lark SDK) against the loopback emulator. Work still running after the threshold gets a "running…"
  * card at once (only cards can be updated), and that card is updated into the result in place.
  */
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { createFeishuAdapter } from "../../adapters/feishu/index.js";
+import { describe, expect, it } from "vitest";
 import { registry } from "../../commands/index.js";
-import { defineCommand } from "../../commands/types.js";
-import { parseConfig } from "../../src/config/config.js";
-import { createLogger } from "../../src/core/logger.js";
-import { textReply } from "../../src/core/reply.js";
-import { createGateway } from "../../src/gateway/gateway.js";
-import { LarkEmulator } from "../emulators/lark.js";
+import { gatedCommand } from "../support/gated-command.js";
+import { FEISHU_IDS } from "../support/harness/feishu.js";
+import { usePlatform } from "../support/harness/index.js";
 import { writeTestSkill } from "../support/platform-home.js";
 
-const ADMIN = "ou_admin_0001";
+const ADMIN = FEISHU_IDS.admin;
 const CHAT = "oc_ops";
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const boot = usePlatform("feishu", { prepare: (home) => writeTestSkill(home, "documents", "pdf-tools") });
 
 describe("Feishu: slow work is acknowledged", () => {
   it("replies with a 'running…' card, then updates that card into the result", async () => {
-    const home = await mkdtemp(path.join(os.tmpdir(), "skillgate-feishu-ack-"));
-    cleanups.push(() => rm(home, { recursive: true, force: true }));
-    await writeTestSkill(home, "documents", "pdf-tools");
-    const emulator = new LarkEmulator();
-    await emulator.listen();
-    cleanups.push(() => emulator.close());
-    const config = parseConfig({
-      gateway: {
-        admins: [`feishu:${ADMIN}`],
-        health: { enabled: false },
-        feishu: { enabled: true, domain: emulator.url, mode: "websocket" },
-      },
+    const crunch = gatedCommand();
+    const { emulator, gateway } = await boot({
+      gateway: { registry: [...registry, crunch.spec], acknowledgeAfterMs: 150 },
     });
-    const logger = createLogger({ level: "silent" });
-    const secrets: Record<string, string> = {
-      FEISHU_APP_ID: emulator.appId,
-      FEISHU_APP_SECRET: emulator.appSecret,
-    };
-    const adapter = createFeishuAdapter({ config, home, secret: (name) => secrets[name], logger });
-    let release: (text: string) => void = () => undefined;
-    const gate = new Promise<string>((resolve) => {
-      release = resolve;
-    });
-    const crunch = defineCommand({
-      path: ["crunch"],
-      summary: "long work (test)",
-      mutating: false,
-      run: async () => textReply(await gate),
-    });
-    const gateway = createGateway({
-      home,
-      config,
-      adapters: [adapter],
-      logger,
-      registry: [...registry, crunch],
-      acknowledgeAfterMs: 150,
-    });
-    await gateway.start();
-    cleanups.push(() => gateway.stop());
     const event = emulator.messageEvent({
       chatType: "group",
       chatId: CHAT,
@@ -79,7 +34,7 @@ describe("Feishu: slow work is acknowledged", () => {
     expect(notice.kind).toBe("reply");
     expect(notice.msgType).toBe("interactive");
     expect(notice.text).toMatch(/Running.*crunch.*result/);
-    release("crunched 10,000 skills");
+    await crunch.release("crunched 10,000 skills");
     const updated = await emulator.waitForSend(
       (send) => send.kind === "patch" && send.target === notice.messageId,
       8000,

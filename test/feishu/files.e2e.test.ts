@@ -1,68 +1,23 @@
-/**
- * Long replies as files on Feishu/Lark, end to end: the real gateway and the official Lark SDK over
- * the long connection against the loopback emulator. A 1 MB linked file opened by a read-only user is
- * uploaded once (`im/v1/files`) and sent as one `file` message after one text message; the file is
- * scrubbed of secrets like any message; an upload Feishu refuses (234006) falls back to the cut text
- * naming the CLI command, and is logged.
- */
-import { promises as fs } from "node:fs";
-import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { createFeishuAdapter } from "../../adapters/feishu/index.js";
-import { parseConfig } from "../../src/config/config.js";
-import { createGateway } from "../../src/gateway/gateway.js";
-import { LarkEmulator } from "../emulators/lark.js";
-import { makeHome, removeHome, writeSkill } from "../gateway/helpers.js";
-import { capturingLogger } from "../telegram/helpers.js";
+import { describe, expect, it } from "vitest";
+import { FEISHU_IDS } from "../support/harness/feishu.js";
+import { usePlatform } from "../support/harness/index.js";
+import { BIG_FILE, writeBigdoc } from "../support/platform-home.js";
 
-const READER = "ou_bob_0002";
+const READER = FEISHU_IDS.member;
 const SECRET = "sk-live-0d6b2a8c4e9f1735";
 const CLI = "skillgate skills view bigdoc references/big.md";
 
-/** About 1 MB of numbered lines, so the first and last can be found in what arrives. */
-const BIG = Array.from(
-  { length: 16_000 },
-  (_, index) => `line ${String(index).padStart(5, "0")}: ${"lorem ipsum dolor ".repeat(3)}`,
-).join("\n");
+const BIG = BIG_FILE;
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const start = usePlatform("feishu");
 
+/** A home whose `bigdoc` skill links `content` (and a .env holding a secret the scrubber knows). */
 async function boot(options: { content?: string; fileSizeLimit?: number } = {}) {
-  const emulator = new LarkEmulator();
-  if (options.fileSizeLimit) emulator.fileSizeLimit = options.fileSizeLimit;
-  await emulator.listen();
-  const home = await makeHome();
-  cleanups.push(
-    () => emulator.close(),
-    () => removeHome(home),
-  );
-  await fs.writeFile(path.join(home, ".env"), `OPENROUTER_API_KEY=${SECRET}\n`);
-  await writeSkill(home, {
-    name: "bigdoc",
-    category: "docs",
-    files: { "references/big.md": options.content ?? BIG },
+  const run = await start({
+    emulator: { fileSizeLimit: options.fileSizeLimit },
+    prepare: (home) => writeBigdoc(home, SECRET, options.content),
   });
-  const config = parseConfig({
-    gateway: {
-      admins: ["feishu:ou_admin_0001"],
-      allowed_users: [`feishu:${READER}`],
-      health: { enabled: false },
-      feishu: { enabled: true, mode: "websocket", domain: emulator.url },
-    },
-  });
-  const { logger, lines } = capturingLogger();
-  const secrets: Record<string, string> = {
-    FEISHU_APP_ID: emulator.appId,
-    FEISHU_APP_SECRET: emulator.appSecret,
-  };
-  const adapter = createFeishuAdapter({ config, home, secret: (name) => secrets[name], logger });
-  const gateway = createGateway({ home, config, adapters: [adapter], logger });
-  cleanups.push(() => gateway.stop());
-  await gateway.start();
-  return { emulator, gateway, lines };
+  return { emulator: run.emulator, gateway: run.gateway, lines: run.logs };
 }
 
 /** A reader asks `/skills view bigdoc references/big.md` in a p2p chat; resolves once the reply is sent. */

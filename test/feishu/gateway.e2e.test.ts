@@ -2,123 +2,42 @@
  * End to end: the real gateway with the real Feishu adapter (official Lark SDK) against the loopback
  * Lark emulator, over the long connection and in webhook mode.
  */
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import os from "node:os";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { createFeishuAdapter, type FeishuAdapter } from "../../adapters/feishu/index.js";
+import { describe, expect, it } from "vitest";
 import { createMockAdapter } from "../../adapters/mock/index.js";
-import { parseConfig, type SkillgateConfig } from "../../src/config/config.js";
-import { createLogger, type Logger } from "../../src/core/logger.js";
-import type { Adapter } from "../../src/core/message.js";
 import { textReply } from "../../src/core/reply.js";
-import { type ChatAgent, createGateway, type Gateway } from "../../src/gateway/gateway.js";
-import { type LarkEmulator as Emulator, LarkEmulator, type LarkSend } from "../emulators/lark.js";
+import type { ChatAgent } from "../../src/gateway/gateway.js";
+import type { LarkEmulator as Emulator, LarkSend } from "../emulators/lark.js";
+import { FEISHU_IDS, messageIdOf } from "../support/harness/feishu.js";
+import { type PlatformRun, usePlatform } from "../support/harness/index.js";
 import { makeCuratorDue, writeArxivAndWeather } from "../support/platform-home.js";
 
-const ADMIN = "ou_admin_0001";
-const USER = "ou_bob_0002";
+const ADMIN = FEISHU_IDS.admin;
+const USER = FEISHU_IDS.member;
 const TOKEN = "vtoken-e2e";
 const ENCRYPT_KEY = "encrypt-key-e2e";
 const MISSING_SECRET = "SKILLGATE_FEISHU_E2E_WEATHER_KEY";
 
-interface Running {
-  home: string;
-  emulator: Emulator;
-  config: SkillgateConfig;
-  gateway: Gateway;
-  adapter: FeishuAdapter;
-  logLines: string[];
-}
+type Running = PlatformRun<"feishu">;
 
-const cleanups: (() => Promise<void>)[] = [];
-
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-function quietLogger(): { logger: Logger; lines: string[] } {
-  const lines: string[] = [];
-  const destination = { write: (line: string) => void lines.push(line) };
-  return { logger: createLogger({ destination: destination as never, level: "debug" }), lines };
-}
-
-/** A temp home with an `arxiv` skill (disabled for feishu) and a `weather` skill needing a missing secret. */
-async function makeHome(): Promise<string> {
-  const home = await mkdtemp(path.join(os.tmpdir(), "skillgate-feishu-"));
-  cleanups.push(() => rm(home, { recursive: true, force: true }));
-  await writeArxivAndWeather(home, MISSING_SECRET);
-  return home;
-}
-
-function configFor(emulator: Emulator, feishu: Record<string, unknown> = {}): SkillgateConfig {
-  return parseConfig({
+/** A home with an `arxiv` skill (disabled for feishu) and a `weather` skill needing a missing secret. */
+const bootGateway = usePlatform("feishu", {
+  prepare: (home) => writeArxivAndWeather(home, MISSING_SECRET),
+  config: {
     // These tests tick right after boot, and idle time counts from the gateway's start.
     curator: { min_idle_hours: 0 },
     skills: { platform_disabled: { feishu: ["arxiv"] } },
     gateway: {
       admins: [`feishu:${ADMIN}`, "mock:u1"],
-      allowed_users: [`feishu:${USER}`],
       home_channel: "feishu:oc_home",
-      health: { enabled: false },
-      feishu: { enabled: true, mode: "websocket", domain: emulator.url, ...feishu },
     },
-  });
-}
-
-async function bootGateway(
-  opts: {
-    home?: string;
-    emulator?: Emulator;
-    feishu?: Record<string, unknown>;
-    agent?: ChatAgent;
-    extra?: Adapter[];
-  } = {},
-): Promise<Running> {
-  const home = opts.home ?? (await makeHome());
-  let emulator = opts.emulator;
-  if (!emulator) {
-    const created = new LarkEmulator();
-    await created.listen();
-    cleanups.push(() => created.close());
-    emulator = created;
-  }
-  const config = configFor(emulator, opts.feishu);
-  const { logger, lines } = quietLogger();
-  const secrets: Record<string, string> = {
-    FEISHU_APP_ID: emulator.appId,
-    FEISHU_APP_SECRET: emulator.appSecret,
-  };
-  const adapter = createFeishuAdapter({ config, home, secret: (name) => secrets[name], logger });
-  const gateway = createGateway({
-    home,
-    config,
-    adapters: [adapter, ...(opts.extra ?? [])],
-    logger,
-    agent: opts.agent,
-  });
-  await gateway.start();
-  let stopped = false;
-  const running: Running = { home, emulator, config, gateway, adapter, logLines: lines };
-  const stop = async () => {
-    if (stopped) return;
-    stopped = true;
-    await gateway.stop();
-  };
-  cleanups.push(stop);
-  (running as Running & { stop: () => Promise<void> }).stop = stop;
-  return running;
-}
-
-function messageIdOf(event: Record<string, unknown>): string {
-  return (event.event as { message: { message_id: string } }).message.message_id;
-}
+  },
+});
 
 /** Pushes an event over the long connection and waits for the reply to it. */
-async function ask(run: Running, event: Record<string, unknown>): Promise<LarkSend> {
-  expect(await run.emulator.pushWsEvent(event)).toEqual({ code: 200 });
-  const id = messageIdOf(event);
-  return run.emulator.waitForSend((send) => send.kind === "reply" && send.target === id);
+function ask(run: Running, event: Record<string, unknown>): Promise<LarkSend> {
+  return run.ask(event);
 }
 
 function repliesTo(emulator: Emulator, event: Record<string, unknown>): LarkSend[] {
@@ -173,7 +92,7 @@ describe("feishu e2e over the long connection", () => {
     const long = words.join(" ");
     expect(long.length).toBeGreaterThanOrEqual(10_000);
     const agent: ChatAgent = { respond: async () => textReply(long) };
-    const run = await bootGateway({ agent });
+    const run = await bootGateway({ gateway: { agent } });
     const event = run.emulator.messageEvent({ senderOpenId: ADMIN, text: "tell me everything" });
     await ask(run, event);
     await run.gateway.whenIdle();
@@ -188,7 +107,7 @@ describe("feishu e2e over the long connection", () => {
   it("refuses a skill disabled for feishu (it loads on another platform) and shows the missing-secret hint", async () => {
     delete process.env[MISSING_SECRET];
     const other = createMockAdapter();
-    const run = await bootGateway({ extra: [other] });
+    const run = await bootGateway({ others: [other] });
     const disabled = await ask(
       run,
       run.emulator.messageEvent({ senderOpenId: ADMIN, text: "/arxiv find papers" }),
@@ -205,9 +124,7 @@ describe("feishu e2e over the long connection", () => {
   });
 
   it("posts the maintenance summary with the rename map to the home chat", async () => {
-    const home = await makeHome();
-    await makeCuratorDue(home);
-    const run = await bootGateway({ home });
+    const run = await bootGateway({ prepare: makeCuratorDue });
     const outcome = await run.gateway.runMaintenanceTick();
     expect(outcome).toMatchObject({ ran: true, posted: true });
     const summary = await run.emulator.waitForSend((send) => send.chatId === "oc_home");
@@ -226,7 +143,7 @@ describe("feishu e2e over the long connection", () => {
       eventId: "ev-redelivered",
     });
     await ask(first, event);
-    await (first as Running & { stop: () => Promise<void> }).stop();
+    await first.stopGateway();
 
     const second = await bootGateway({ home: first.home, emulator: first.emulator });
     expect(await second.emulator.pushWsEvent(event)).toEqual({ code: 200 });
@@ -244,7 +161,7 @@ describe("feishu e2e in webhook mode", () => {
   };
 
   it("rejects an event with a wrong verification token and answers one with the right token", async () => {
-    const run = await bootGateway({ feishu: webhook });
+    const run = await bootGateway({ config: { gateway: { feishu: webhook } } });
     const url = run.adapter.webhookUrl!;
     const forged = run.emulator.messageEvent({ senderOpenId: ADMIN, text: "/curator pause", token: "WRONG" });
     expect((await run.emulator.deliverWebhook(url, forged)).status).toBe(401);
@@ -257,7 +174,9 @@ describe("feishu e2e in webhook mode", () => {
   });
 
   it("handles an encrypted, signed event and the url_verification challenge", async () => {
-    const run = await bootGateway({ feishu: { ...webhook, encrypt_key: ENCRYPT_KEY } });
+    const run = await bootGateway({
+      config: { gateway: { feishu: { ...webhook, encrypt_key: ENCRYPT_KEY } } },
+    });
     const url = run.adapter.webhookUrl!;
     const challenge = await run.emulator.urlVerification(url, {
       token: TOKEN,

@@ -7,90 +7,53 @@
  * the form works once.
  */
 import { promises as fs } from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { createFeishuAdapter } from "../../adapters/feishu/index.js";
+import { describe, expect, it, vi } from "vitest";
 import { createMockAdapter, type MockAdapter } from "../../adapters/mock/index.js";
-import { loadConfig } from "../../src/config/config.js";
-import { createLogger } from "../../src/core/logger.js";
-import { createGateway, type Gateway } from "../../src/gateway/gateway.js";
-import { LarkEmulator, type LarkSend } from "../emulators/lark.js";
+import type { LarkSend } from "../emulators/lark.js";
 import { saveDuring } from "../support/concurrent-config.js";
-import { MISSING_COMMAND, writeArxivAndWeather, writeDeployer } from "../support/platform-home.js";
+import { FEISHU_IDS } from "../support/harness/feishu.js";
+import { type PlatformRun, usePlatform } from "../support/harness/index.js";
+import {
+  filesUnder,
+  MISSING_COMMAND,
+  writeArxivAndWeather,
+  writeDeployer,
+} from "../support/platform-home.js";
 
 vi.mock("../../src/config/edit.js", async (importOriginal) => {
   const { withConcurrentSave } = await import("../support/concurrent-config.js");
   return withConcurrentSave(await importOriginal());
 });
 
-const ADMIN = "ou_admin_0001";
-const USER = "ou_bob_0002";
+const ADMIN = FEISHU_IDS.admin;
+const USER = FEISHU_IDS.member;
 const KEY = "SKILLGATE_FEISHU_SETUP_WEATHER_KEY";
 const VALUE = "fs-secret-VALUE-5d1b8";
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+/** The Feishu run plus a mock platform beside it; config.yaml is written by hand. */
+type Running = PlatformRun<"feishu"> & { mock: MockAdapter; file: string };
 
-interface Running {
-  home: string;
-  emulator: LarkEmulator;
-  gateway: Gateway;
-  lines: string[];
-  file: string;
-  mock: MockAdapter;
-}
+const start = usePlatform("feishu");
 
 async function boot(): Promise<Running> {
   delete process.env[KEY];
-  const home = await fs.mkdtemp(path.join(os.tmpdir(), "skillgate-feishu-setup-"));
-  cleanups.push(() => fs.rm(home, { recursive: true, force: true }));
-  await writeArxivAndWeather(home, KEY);
-  await writeDeployer(home);
-  const emulator = new LarkEmulator();
-  await emulator.listen();
-  cleanups.push(() => emulator.close());
-  const file = path.join(home, "config.yaml");
-  await fs.writeFile(
-    file,
-    `gateway:   # first, on purpose\n  admins: ["feishu:${ADMIN}"]\n  allowed_users: ["feishu:${USER}", "mock:reader"]\n  health: {enabled: false}\n  feishu: {enabled: true, mode: websocket, domain: "${emulator.url}"}\n# skills below\nskills:\n  platform_disabled:\n    telegram:\n      - arxiv   # noisy there\n`,
-  );
-  const config = loadConfig(file);
-  const lines: string[] = [];
-  const logger = createLogger({
-    destination: { write: (line: string) => void lines.push(line) } as never,
-    level: "debug",
-  });
-  const secrets: Record<string, string> = {
-    FEISHU_APP_ID: emulator.appId,
-    FEISHU_APP_SECRET: emulator.appSecret,
-  };
-  const adapter = createFeishuAdapter({ config, home, secret: (name) => secrets[name], logger });
   const mock = createMockAdapter();
-  const gateway = createGateway({ home, config, adapters: [adapter, mock], logger });
-  mock.settle = () => gateway.whenIdle();
-  await gateway.start();
-  cleanups.push(() => gateway.stop());
-  return { home, emulator, gateway, lines, file, mock };
+  const run = await start({
+    prepare: async (home) => {
+      await writeArxivAndWeather(home, KEY);
+      await writeDeployer(home);
+    },
+    configFile: (emulator) =>
+      `gateway:   # first, on purpose\n  admins: ["feishu:${ADMIN}"]\n  allowed_users: ["feishu:${USER}", "mock:reader"]\n  health: {enabled: false}\n  feishu: {enabled: true, mode: websocket, domain: "${emulator.url}"}\n# skills below\nskills:\n  platform_disabled:\n    telegram:\n      - arxiv   # noisy there\n`,
+    others: [mock],
+  });
+  mock.settle = () => run.gateway.whenIdle();
+  return Object.assign(run, { mock, file: run.file as string });
 }
 
-async function ask(run: Running, sender: string, text: string): Promise<LarkSend> {
-  const event = run.emulator.messageEvent({ senderOpenId: sender, text });
-  const id = (event.event as { message: { message_id: string } }).message.message_id;
-  await run.emulator.pushWsEvent(event);
-  return run.emulator.waitForSend((send) => send.kind === "reply" && send.target === id);
-}
-
-async function filesUnder(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...(await filesUnder(full)));
-    else if (entry.isFile()) out.push(full);
-  }
-  return out;
+function ask(run: Running, sender: string, text: string): Promise<LarkSend> {
+  return run.ask(run.message(text, { senderOpenId: sender }));
 }
 
 describe("feishu: skills set up from chat", () => {
@@ -213,7 +176,7 @@ describe("feishu: skills set up from chat", () => {
     await run.gateway.stop();
     for (const send of run.emulator.sends) expect(send.content).not.toContain(VALUE);
     expect(JSON.stringify(run.emulator.calls)).not.toContain(VALUE);
-    expect(run.lines.join("")).not.toContain(VALUE);
+    expect(run.logText()).not.toContain(VALUE);
     for (const file of await filesUnder(run.home)) {
       if (file === envFile) continue;
       expect(await fs.readFile(file, "utf8"), file).not.toContain(VALUE);

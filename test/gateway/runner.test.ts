@@ -109,13 +109,13 @@ describe("runCommand confirmation", () => {
   });
   it("prompts on a terminal and runs on yes, cancels on anything else", async () => {
     const command = spec();
-    const yes = vi.fn(async () => "y");
+    const yes = vi.fn(async (_question: Text) => "y");
     expect(
       (await runCommand(command, ctx({ interactive: true, prompt: yes }), { args: [], options: {} }))
         .exitCode,
     ).toBe(0);
     expect(yes).toHaveBeenCalledTimes(1);
-    expect(english(yes.mock.calls[0]?.[0] as Text)).toBe("Roll the library back to snapshot X? [y/N] ");
+    expect(english(yes.mock.calls[0]?.[0] ?? "")).toBe("Roll the library back to snapshot X? [y/N] ");
     const no = vi.fn(async () => "");
     const cancelled = await runCommand(command, ctx({ interactive: true, prompt: no }), {
       args: [],

@@ -1,5 +1,5 @@
 /** Runs the real CLI entry point in-process and captures what it prints. */
-import { main } from "../../src/cli.js";
+import { main } from "../../src/cli/main.js";
 
 /** Exit code, stdout and stderr of one `skillgate` invocation. */
 export interface CliRun {

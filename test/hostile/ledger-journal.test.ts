@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { terminalContext } from "../../commands/context.js";
 import { registry } from "../../commands/index.js";
 import type { CommandSpec } from "../../commands/types.js";
-import { main } from "../../src/cli.js";
+import { main } from "../../src/cli/main.js";
 import { replyToPlainText } from "../../src/core/reply.js";
 import { atomicTempWriter, HOST_TAG } from "../../src/core/temp-files.js";
 import { appendEntry, listEntries, readLedger, withLedger } from "../../src/curator/ledger.js";

@@ -6,16 +6,16 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { createMockAdapter } from "../../adapters/mock/index.js";
-import { createTelegramAdapter } from "../../adapters/telegram/index.js";
 import { applyBudget } from "../../src/core/budget.js";
 import { FileRefusedError } from "../../src/core/errors.js";
 import { type Reply, reply, replyToPlainText, textReply } from "../../src/core/reply.js";
 import { createGateway } from "../../src/gateway/gateway.js";
-import { TelegramEmulator } from "../emulators/telegram.js";
 import { makeHome, removeHome, writeSkill } from "../gateway/helpers.js";
-import { capturingLogger, emulatorConfig, FAST, waitUntil } from "../telegram/helpers.js";
+import { usePlatform } from "../support/harness/index.js";
+import { TELEGRAM_IDS } from "../support/harness/telegram.js";
+import { capturingLogger, waitUntil } from "../telegram/helpers.js";
 
-const USER = 2002;
+const USER = TELEGRAM_IDS.member;
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -25,34 +25,15 @@ const BIG = Array.from({ length: 6000 }, (_, index) => `line ${index}: ${"lorem 
   "\n",
 );
 
+const start = usePlatform("telegram", {
+  prepare: (home) =>
+    writeSkill(home, { name: "bigdoc", category: "docs", files: { "references/big.md": BIG } }),
+  gateway: { agent: { respond: async () => textReply(BIG) } },
+});
+
 async function boot(gateway: Record<string, unknown> = {}) {
-  const emulator = new TelegramEmulator();
-  await emulator.listen();
-  const home = await makeHome();
-  cleanups.push(
-    () => removeHome(home),
-    () => emulator.close(),
-  );
-  await writeSkill(home, { name: "bigdoc", category: "docs", files: { "references/big.md": BIG } });
-  const config = emulatorConfig(emulator, { allowed_users: [`telegram:${USER}`], ...gateway });
-  const { logger } = capturingLogger();
-  const adapter = createTelegramAdapter({
-    config,
-    home,
-    secret: (name) => (name === "TELEGRAM_BOT_TOKEN" ? emulator.token : undefined),
-    logger,
-    tuning: FAST,
-  });
-  const gw = createGateway({
-    home,
-    config,
-    adapters: [adapter],
-    logger,
-    agent: { respond: async () => textReply(BIG) },
-  });
-  cleanups.push(() => gw.stop());
-  await gw.start();
-  return { emulator, home, gw };
+  const run = await start({ config: { gateway } });
+  return { emulator: run.emulator, home: run.home, gw: run.gateway };
 }
 
 describe("finding 5: the reply budget", () => {

@@ -8,13 +8,11 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createMockAdapter } from "../../adapters/mock/index.js";
-import { createTelegramAdapter } from "../../adapters/telegram/index.js";
 import { parseConfig } from "../../src/config/config.js";
 import { createGateway } from "../../src/gateway/gateway.js";
 import { openLibrary } from "../../src/skills/library.js";
-import { TelegramEmulator } from "../emulators/telegram.js";
 import { makeHome, removeHome, writeSkill } from "../gateway/helpers.js";
-import { capturingLogger, emulatorConfig, FAST } from "../telegram/helpers.js";
+import { usePlatform } from "../support/harness/index.js";
 import { runCli } from "./cli.js";
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -27,6 +25,8 @@ async function home(): Promise<string> {
   cleanups.push(() => removeHome(dir));
   return dir;
 }
+
+const bootSecrets = usePlatform("telegram");
 
 const corrupt = (dir: string) => fs.writeFile(path.join(dir, "skills", ".usage.json"), "{ not json");
 
@@ -105,32 +105,22 @@ describe("finding 11: warnings reach the person", () => {
 
 describe("secrets never leave in a chat message", () => {
   it("a token in .env, quoted verbatim by a skill, never reaches the Telegram emulator", async () => {
-    const emulator = new TelegramEmulator();
-    await emulator.listen();
-    cleanups.push(() => emulator.close());
-    const dir = await home();
     const modelKey = "sk-model-key-0123456789abcdef";
-    await fs.writeFile(
-      path.join(dir, ".env"),
-      `TELEGRAM_BOT_TOKEN=${emulator.token}\nOPENROUTER_API_KEY=${modelKey}\n`,
-    );
-    await writeSkill(dir, {
-      name: "careless",
-      description: `uses ${modelKey}`,
-      files: { "references/notes.md": `token: ${emulator.token}\nkey: ${modelKey}\nhome: ${dir}/.env\n` },
+    const run = await bootSecrets({
+      config: { gateway: { admins: ["telegram:7"] } },
+      prepare: async (dir, emulator) => {
+        await fs.writeFile(
+          path.join(dir, ".env"),
+          `TELEGRAM_BOT_TOKEN=${emulator.token}\nOPENROUTER_API_KEY=${modelKey}\n`,
+        );
+        await writeSkill(dir, {
+          name: "careless",
+          description: `uses ${modelKey}`,
+          files: { "references/notes.md": `token: ${emulator.token}\nkey: ${modelKey}\nhome: ${dir}/.env\n` },
+        });
+      },
     });
-    const config = emulatorConfig(emulator, { admins: ["telegram:7"] });
-    const { logger } = capturingLogger();
-    const adapter = createTelegramAdapter({
-      config,
-      home: dir,
-      secret: (name) => (name === "TELEGRAM_BOT_TOKEN" ? emulator.token : undefined),
-      logger,
-      tuning: FAST,
-    });
-    const gateway = createGateway({ home: dir, config, adapters: [adapter], logger });
-    cleanups.push(() => gateway.stop());
-    await gateway.start();
+    const { emulator, gateway, home: dir } = run;
     for (const text of ["/skills view careless references/notes.md", "/careless", "/help", "/skills list"]) {
       const since = emulator.sent.length;
       emulator.userSays({ userId: 7, text });

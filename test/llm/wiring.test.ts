@@ -4,7 +4,7 @@ import { PassThrough } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import YAML from "yaml";
 import { createMockAdapter } from "../../adapters/mock/index.js";
-import { main } from "../../src/cli.js";
+import { main } from "../../src/cli/main.js";
 import { loadConfig } from "../../src/config/config.js";
 import { homePaths } from "../../src/config/home.js";
 import { listSnapshots } from "../../src/curator/snapshot.js";

@@ -1,5 +1,5 @@
 /**
- * Kill trials on generated libraries: the real CLI (`dist/src/cli.js`, built by `npm test`'s pretest) is
+ * Kill trials on generated libraries: the real CLI (`dist/src/cli/main.js`, built by `npm test`'s pretest) is
  * killed at a crash point or after a delay, the next command runs, and `libraryProblems` lists every
  * invariant the home breaks — a package lost, doubled or changed; an archived package without its ledger
  * entry, origin or state; a ledger entry citing a missing blob; any leftover (journal, temp file, trash,
@@ -19,7 +19,7 @@ import { SNAPSHOT_ARCHIVE, SNAPSHOT_ID_PATTERN } from "../../src/curator/snapsho
 
 const root = path.resolve(import.meta.dirname, "../..");
 /** The built CLI the trials run (as a user runs it). */
-export const CLI = path.join(root, "dist", "src", "cli.js");
+export const CLI = path.join(root, "dist", "src", "cli", "main.js");
 
 /**
  * A generated home: `n` skills from the maintainers' generator, its activity `agedDays` older than the

@@ -2,59 +2,27 @@
  * Reference gateway scenarios for Discord that the existing Discord tests leave open: the real gateway
  * with the real Discord adapter (discord.js) against the loopback Discord emulator.
  */
-import { afterEach, describe, expect, it } from "vitest";
-import { createDiscordAdapter } from "../../adapters/discord/index.js";
+import { describe, expect, it } from "vitest";
 import { registry as defaultRegistry } from "../../commands/index.js";
 import type { CommandSpec } from "../../commands/types.js";
-import { parseConfig } from "../../src/config/config.js";
-import { createLogger } from "../../src/core/logger.js";
 import type { InboundMessage } from "../../src/core/message.js";
 import { textReply } from "../../src/core/reply.js";
-import { type ChatAgent, createGateway, type Gateway } from "../../src/gateway/gateway.js";
-import { DiscordEmulator, type EmulatedMessage, type EmulatorUser } from "../emulators/discord.js";
-import { makeHome, removeHome, writeSkill } from "../gateway/helpers.js";
+import type { ChatAgent } from "../../src/gateway/gateway.js";
+import type { DiscordEmulator, EmulatedMessage, EmulatorUser } from "../emulators/discord.js";
+import { writeSkill } from "../gateway/helpers.js";
+import { DISCORD_CHANNEL, DISCORD_DMS, DISCORD_GUILD, DISCORD_USERS } from "../support/harness/discord.js";
+import { type PlatformRun, usePlatform } from "../support/harness/index.js";
 
-const GUILD = "910000000000000001";
-const CHANNEL = "920000000000000001";
-const member: EmulatorUser = { id: "555666777", username: "bob" };
-const admin: EmulatorUser = { id: "222333444", username: "ada" };
+const GUILD = DISCORD_GUILD;
+const CHANNEL = DISCORD_CHANNEL;
+const member: EmulatorUser = DISCORD_USERS.member;
 
-interface Running {
-  emulator: DiscordEmulator;
-  gateway: Gateway;
-  agentSaw: InboundMessage[];
-}
+type Running = PlatformRun<"discord"> & { agentSaw: InboundMessage[] };
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const start = usePlatform("discord", { prepare: (home) => writeSkill(home, { name: "pdf-tools" }) });
 
 /** A gateway over Discord; the agent records what it is asked and echoes it, unless `answer` is given. */
 async function boot(options: { answer?: string; registry?: readonly CommandSpec[] } = {}): Promise<Running> {
-  const home = await makeHome();
-  cleanups.push(() => removeHome(home));
-  await writeSkill(home, { name: "pdf-tools" });
-  const emulator = new DiscordEmulator({
-    guilds: [{ id: GUILD, name: "Skill Ops", channels: [{ id: CHANNEL, name: "general" }] }],
-  });
-  await emulator.listen();
-  cleanups.push(() => emulator.close());
-  const config = parseConfig({
-    gateway: {
-      admins: [`discord:${admin.id}`],
-      allowed_users: [`discord:${member.id}`],
-      health: { enabled: false },
-      discord: { enabled: true, api: emulator.apiBase },
-    },
-  });
-  const logger = createLogger({ level: "silent" });
-  const adapter = createDiscordAdapter({
-    config,
-    home,
-    secret: (name) => (name === "DISCORD_BOT_TOKEN" ? emulator.token : undefined),
-    logger,
-  });
   const agentSaw: InboundMessage[] = [];
   const agent: ChatAgent = {
     respond: async (message) => {
@@ -62,17 +30,8 @@ async function boot(options: { answer?: string; registry?: readonly CommandSpec[
       return textReply(options.answer ?? `agent heard: ${message.text}`);
     },
   };
-  const gateway = createGateway({
-    home,
-    config,
-    adapters: [adapter],
-    logger,
-    agent,
-    registry: options.registry,
-  });
-  await gateway.start();
-  cleanups.push(() => gateway.stop());
-  return { emulator, gateway, agentSaw };
+  const run = await start({ gateway: { agent, registry: options.registry } });
+  return Object.assign(run, { agentSaw });
 }
 
 function repliesTo(emulator: DiscordEmulator, messageId: string): EmulatedMessage[] {
@@ -144,7 +103,7 @@ describe("discord scenarios", () => {
     // Every dropped command still works when typed.
     const typed = run.emulator.userMessage({
       user: member,
-      channelId: "930000000000000001",
+      channelId: DISCORD_DMS.member,
       content: "/extra119",
     });
     const answer = await run.emulator.waitForMessage((message) => message.replyTo === typed);

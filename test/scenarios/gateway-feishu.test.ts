@@ -2,56 +2,27 @@
  * Reference gateway scenarios for Feishu/Lark that the existing Feishu tests leave open: the real
  * gateway with the real Feishu adapter (official Lark SDK) against the loopback Lark emulator.
  */
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { createFeishuAdapter, type FeishuAdapter } from "../../adapters/feishu/index.js";
-import { parseConfig } from "../../src/config/config.js";
-import { createLogger } from "../../src/core/logger.js";
+import { describe, expect, it, vi } from "vitest";
 import type { InboundMessage } from "../../src/core/message.js";
 import { textReply } from "../../src/core/reply.js";
-import { type ChatAgent, createGateway, type Gateway } from "../../src/gateway/gateway.js";
-import { LarkEmulator, type LarkSend } from "../emulators/lark.js";
-import { makeHome, removeHome, writeSkill } from "../gateway/helpers.js";
+import type { ChatAgent } from "../../src/gateway/gateway.js";
+import type { LarkSend } from "../emulators/lark.js";
+import { writeSkill } from "../gateway/helpers.js";
+import { FEISHU_IDS, messageIdOf } from "../support/harness/feishu.js";
+import { type PlatformRun, usePlatform } from "../support/harness/index.js";
 
-const ADMIN = "ou_admin_0001";
-const USER = "ou_bob_0002";
-const STRANGER = "ou_eve_0003";
+const ADMIN = FEISHU_IDS.admin;
+const USER = FEISHU_IDS.member;
+const STRANGER = FEISHU_IDS.stranger;
 const ALICE = "ou_alice_0004";
 const TOKEN = "vtoken-scenarios";
 
-interface Running {
-  emulator: LarkEmulator;
-  adapter: FeishuAdapter;
-  gateway: Gateway;
-  agentSaw: InboundMessage[];
-}
+type Running = PlatformRun<"feishu"> & { agentSaw: InboundMessage[] };
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const start = usePlatform("feishu", { prepare: (home) => writeSkill(home, { name: "pdf-tools" }) });
 
 /** A gateway over the Feishu adapter; the agent records what it is asked and echoes it (or `answer`). */
 async function boot(options: { feishu?: Record<string, unknown>; answer?: string } = {}): Promise<Running> {
-  const home = await makeHome();
-  cleanups.push(() => removeHome(home));
-  await writeSkill(home, { name: "pdf-tools" });
-  const emulator = new LarkEmulator();
-  await emulator.listen();
-  cleanups.push(() => emulator.close());
-  const config = parseConfig({
-    gateway: {
-      admins: [`feishu:${ADMIN}`],
-      allowed_users: [`feishu:${USER}`],
-      health: { enabled: false },
-      feishu: { enabled: true, mode: "websocket", domain: emulator.url, ...options.feishu },
-    },
-  });
-  const secrets: Record<string, string> = {
-    FEISHU_APP_ID: emulator.appId,
-    FEISHU_APP_SECRET: emulator.appSecret,
-  };
-  const logger = createLogger({ level: "silent" });
-  const adapter = createFeishuAdapter({ config, home, secret: (name) => secrets[name], logger });
   const agentSaw: InboundMessage[] = [];
   const agent: ChatAgent = {
     respond: async (message) => {
@@ -59,20 +30,13 @@ async function boot(options: { feishu?: Record<string, unknown>; answer?: string
       return textReply(options.answer ?? `agent heard: ${message.text}`);
     },
   };
-  const gateway = createGateway({ home, config, adapters: [adapter], logger, agent });
-  await gateway.start();
-  cleanups.push(() => gateway.stop());
-  return { emulator, adapter, gateway, agentSaw };
-}
-
-function messageIdOf(event: Record<string, unknown>): string {
-  return (event.event as { message: { message_id: string } }).message.message_id;
+  const run = await start({ config: { gateway: { feishu: options.feishu ?? {} } }, gateway: { agent } });
+  return Object.assign(run, { agentSaw });
 }
 
 /** Pushes an event over the long connection and waits for the first reply to it. */
-async function ask(run: Running, event: Record<string, unknown>): Promise<LarkSend> {
-  expect(await run.emulator.pushWsEvent(event)).toEqual({ code: 200 });
-  return run.emulator.waitForSend((send) => send.kind === "reply" && send.target === messageIdOf(event));
+function ask(run: Running, event: Record<string, unknown>): Promise<LarkSend> {
+  return run.ask(event);
 }
 
 describe("feishu scenarios", () => {

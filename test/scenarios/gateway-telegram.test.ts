@@ -5,32 +5,33 @@
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createMockAdapter, type MockAdapter } from "../../adapters/mock/index.js";
-import { createTelegramAdapter } from "../../adapters/telegram/index.js";
 import type { InboundMessage } from "../../src/core/message.js";
 import { reply, textReply } from "../../src/core/reply.js";
-import { type ChatAgent, createGateway, type Gateway } from "../../src/gateway/gateway.js";
-import { type SentMessage, TelegramEmulator } from "../emulators/telegram.js";
-import { makeHome, removeHome, writeSkill, writeUsage } from "../gateway/helpers.js";
-import { capturingLogger, emulatorConfig, FAST } from "../telegram/helpers.js";
+import type { ChatAgent } from "../../src/gateway/gateway.js";
+import type { TelegramEmulator } from "../emulators/telegram.js";
+import { writeSkill, writeUsage } from "../gateway/helpers.js";
+import { type PlatformRun, usePlatform } from "../support/harness/index.js";
+import { TELEGRAM_IDS } from "../support/harness/telegram.js";
 
-const ADMIN = 1001;
-const USER = 2002;
+const ADMIN = TELEGRAM_IDS.admin;
+const USER = TELEGRAM_IDS.member;
 const GROUP = -100500;
 const MARKER = /\n\((\d+)\/(\d+)\)$/;
 
-interface Running {
-  emulator: TelegramEmulator;
-  home: string;
-  gateway: Gateway;
-  agentSaw: InboundMessage[];
-  other: MockAdapter;
-}
+type Running = PlatformRun<"telegram"> & { agentSaw: InboundMessage[]; other: MockAdapter };
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+const start = usePlatform("telegram", {
+  prepare: async (home) => {
+    await writeSkill(home, { name: "pdf-tools", category: "documents" });
+    await writeSkill(home, { name: "arxiv", category: "research" });
+    await writeUsage(home, Date.now(), { "pdf-tools": 1 });
+  },
+  config: {
+    gateway: { admins: [`telegram:${ADMIN}`, "discord:admin"] },
+    skills: { platform_disabled: { telegram: ["arxiv"] } },
+  },
 });
 
 /**
@@ -40,29 +41,6 @@ afterEach(async () => {
 async function boot(
   options: { answer?: ChatAgent["respond"]; before?: (emulator: TelegramEmulator) => void } = {},
 ): Promise<Running> {
-  const emulator = new TelegramEmulator();
-  await emulator.listen();
-  const home = await makeHome();
-  cleanups.push(
-    () => removeHome(home),
-    () => emulator.close(),
-  );
-  await writeSkill(home, { name: "pdf-tools", category: "documents" });
-  await writeSkill(home, { name: "arxiv", category: "research" });
-  await writeUsage(home, Date.now(), { "pdf-tools": 1 });
-  const config = emulatorConfig(
-    emulator,
-    { admins: [`telegram:${ADMIN}`, "discord:admin"], allowed_users: [`telegram:${USER}`] },
-    { skills: { platform_disabled: { telegram: ["arxiv"] } } },
-  );
-  const { logger } = capturingLogger();
-  const adapter = createTelegramAdapter({
-    config,
-    home,
-    secret: (name) => (name === "TELEGRAM_BOT_TOKEN" ? emulator.token : undefined),
-    logger,
-    tuning: FAST,
-  });
   const other = createMockAdapter({ platform: "discord" });
   const agentSaw: InboundMessage[] = [];
   const agent: ChatAgent = {
@@ -71,24 +49,13 @@ async function boot(
       return options.answer ? options.answer(message, ctx) : textReply(`agent heard: ${message.text}`);
     },
   };
-  options.before?.(emulator);
-  const gateway = createGateway({ home, config, adapters: [adapter, other], logger, agent });
-  other.settle = () => gateway.whenIdle();
-  cleanups.push(() => gateway.stop());
-  await gateway.start();
-  return { emulator, home, gateway, agentSaw, other };
-}
-
-/** Sends a message and waits for `count` bot messages in that chat. */
-function ask(
-  emulator: TelegramEmulator,
-  says: Parameters<TelegramEmulator["userSays"]>[0],
-  count = 1,
-): Promise<SentMessage[]> {
-  const since = emulator.sent.length;
-  emulator.userSays(says);
-  const chatId = String(says.chatId ?? says.userId ?? ADMIN);
-  return emulator.waitForMessages(count, (message) => message.chat_id === chatId, 8000, since);
+  const run = await start({
+    prepare: (_home, emulator) => options.before?.(emulator),
+    others: [other],
+    gateway: { agent },
+  });
+  other.settle = () => run.gateway.whenIdle();
+  return Object.assign(run, { agentSaw, other });
 }
 
 async function usageOf(home: string, skill: string): Promise<Record<string, unknown> | undefined> {
@@ -99,7 +66,7 @@ async function usageOf(home: string, skill: string): Promise<Record<string, unkn
 describe("telegram scenarios", () => {
   it("scenario 4: '@SkillgateBot what's up' in a group reaches the agent without the mention, reply in the group", async () => {
     const run = await boot();
-    const [answer] = await ask(run.emulator, {
+    const [answer] = await run.ask({
       userId: USER,
       chatId: GROUP,
       chatType: "supergroup",
@@ -119,7 +86,7 @@ describe("telegram scenarios", () => {
       chatType: "supergroup",
       text: "@OtherHelperBot hi",
     });
-    await ask(run.emulator, { userId: USER, chatId: GROUP, chatType: "supergroup", text: "/whoami" });
+    await run.ask({ userId: USER, chatId: GROUP, chatType: "supergroup", text: "/whoami" });
     expect(
       run.emulator.sent.slice(since).filter((message) => message.chat_id === String(GROUP)),
     ).toHaveLength(1);
@@ -129,16 +96,16 @@ describe("telegram scenarios", () => {
   it("scenario 5: '@SkillgateBot /curator status' and '/curator@SkillgateBot status' are both gateway commands", async () => {
     const run = await boot();
     const group = { userId: USER, chatId: GROUP, chatType: "supergroup" as const };
-    const [mentioned] = await ask(run.emulator, { ...group, text: "@SkillgateBot /curator status" });
+    const [mentioned] = await run.ask({ ...group, text: "@SkillgateBot /curator status" });
     expect(mentioned?.plain).toMatch(/^curator: ENABLED/);
-    const [addressed] = await ask(run.emulator, { ...group, text: "/curator@SkillgateBot status" });
+    const [addressed] = await run.ask({ ...group, text: "/curator@SkillgateBot status" });
     expect(addressed?.plain).toBe(mentioned?.plain);
     expect(run.agentSaw).toEqual([]);
   });
 
   it("scenario 6: '/curator@SkillgateBot pin pdf-tools' keeps its argument and pins the skill", async () => {
     const run = await boot();
-    const [answer] = await ask(run.emulator, {
+    const [answer] = await run.ask({
       userId: ADMIN,
       chatId: GROUP,
       chatType: "supergroup",
@@ -204,7 +171,7 @@ describe("telegram scenarios", () => {
 
   it("scenario 24: /arxiv disabled for telegram is refused there, while the same gateway loads it on discord", async () => {
     const run = await boot();
-    const [refused] = await ask(run.emulator, { userId: ADMIN, text: "/arxiv find papers on curators" });
+    const [refused] = await run.ask({ userId: ADMIN, text: "/arxiv find papers on curators" });
     expect(refused?.plain).toMatch(/arxiv\S* skill is disabled for telegram/);
     const loaded = await run.other.shouldReply("/arxiv find papers on curators", "Skill loaded: arxiv", {
       user: "admin",

@@ -20,7 +20,7 @@ export interface CliRunOptions {
 
 /** `skillgate ...args` in this process. */
 export async function runCliArgs(args: string[], options: CliRunOptions = {}): Promise<CliRun> {
-  const { main } = await import("../../src/cli.js");
+  const { main } = await import("../../src/cli/main.js");
   const stdin = options.stdin ?? new PassThrough();
   const stdout = new PassThrough();
   const stderr = new PassThrough();

@@ -1,6 +1,7 @@
 /** Home fixtures shared by the platform end-to-end tests: skills on disk and a curator that is due. */
-import { mkdir, writeFile } from "node:fs/promises";
+import { access, mkdir, readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { writeSkill } from "../gateway/helpers.js";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -82,3 +83,37 @@ export async function writeDeployer(home: string): Promise<void> {
     `prerequisites:\n  commands: [${MISSING_COMMAND}]\nmetadata:\n  hermes:\n    config:\n      - key: deployer.region\n        description: Region to deploy to\n        prompt: Which region?\n`,
   );
 }
+
+/** About 1 MB of numbered lines, so the first and last can be found in what arrives. */
+export const BIG_FILE = Array.from(
+  { length: 16_000 },
+  (_, index) => `line ${String(index).padStart(5, "0")}: ${"lorem ipsum dolor ".repeat(3)}`,
+).join("\n");
+
+/** `docs/bigdoc` linking `references/big.md` (`content`), and a `.env` holding `secret` for the scrubber. */
+export async function writeBigdoc(home: string, secret: string, content = BIG_FILE): Promise<void> {
+  await writeFile(path.join(home, ".env"), `OPENROUTER_API_KEY=${secret}\n`);
+  await writeSkill(home, { name: "bigdoc", category: "docs", files: { "references/big.md": content } });
+}
+
+/** Every regular file below `dir`, recursively. */
+export async function filesUnder(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...(await filesUnder(full)));
+    else if (entry.isFile()) out.push(full);
+  }
+  return out;
+}
+
+/** `documents/pdf-tools/SKILL.md` in `home`. */
+export const pdfToolsFile = (home: string): string =>
+  path.join(home, "skills", "documents", "pdf-tools", "SKILL.md");
+
+/** The file exists. */
+export const exists = (file: string): Promise<boolean> =>
+  access(file).then(
+    () => true,
+    () => false,
+  );

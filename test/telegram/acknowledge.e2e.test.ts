@@ -3,66 +3,23 @@
  * against the Bot API emulator. Work still running after the threshold gets a "running…" reply at once,
  * and that same message is edited into the result (`editMessageText`); quick work gets only its result.
  */
-import { afterEach, describe, expect, it } from "vitest";
-import { createTelegramAdapter } from "../../adapters/telegram/index.js";
+import { describe, expect, it } from "vitest";
 import { registry } from "../../commands/index.js";
-import { defineCommand } from "../../commands/types.js";
-import { textReply } from "../../src/core/reply.js";
-import { createGateway } from "../../src/gateway/gateway.js";
-import { TelegramEmulator } from "../emulators/telegram.js";
+import { gatedCommand } from "../support/gated-command.js";
+import { usePlatform } from "../support/harness/index.js";
+import { TELEGRAM_IDS } from "../support/harness/telegram.js";
 import { writeTestSkill } from "../support/platform-home.js";
-import { capturingLogger, emulatorConfig, FAST, tempHome, waitUntil } from "./helpers.js";
+import { waitUntil } from "./helpers.js";
 
-const ADMIN = 1001;
+const ADMIN = TELEGRAM_IDS.admin;
 const GROUP = -100600;
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-/** A command that finishes only when the test lets it. */
-function gatedCommand() {
-  let release: (text: string) => void = () => undefined;
-  const gate = new Promise<string>((resolve) => {
-    release = resolve;
-  });
-  const spec = defineCommand({
-    path: ["crunch"],
-    summary: "long work (test)",
-    mutating: false,
-    run: async () => textReply(await gate),
-  });
-  return { spec, release: (text: string) => release(text) };
-}
+const start = usePlatform("telegram", { prepare: (home) => writeTestSkill(home, "documents", "pdf-tools") });
 
 async function boot() {
-  const emulator = new TelegramEmulator();
-  await emulator.listen();
-  const { home, cleanup } = await tempHome();
-  cleanups.push(cleanup, () => emulator.close());
-  await writeTestSkill(home, "documents", "pdf-tools");
-  const config = emulatorConfig(emulator, { admins: [`telegram:${ADMIN}`] });
-  const { logger } = capturingLogger();
-  const adapter = createTelegramAdapter({
-    config,
-    home,
-    secret: (name) => (name === "TELEGRAM_BOT_TOKEN" ? emulator.token : undefined),
-    logger,
-    tuning: FAST,
-  });
   const crunch = gatedCommand();
-  const gateway = createGateway({
-    home,
-    config,
-    adapters: [adapter],
-    logger,
-    registry: [...registry, crunch.spec],
-    acknowledgeAfterMs: 150,
-  });
-  cleanups.push(() => gateway.stop());
-  await gateway.start();
-  return { emulator, gateway, crunch };
+  const run = await start({ gateway: { registry: [...registry, crunch.spec], acknowledgeAfterMs: 150 } });
+  return { emulator: run.emulator, gateway: run.gateway, crunch };
 }
 
 describe("Telegram: slow work is acknowledged and the notice becomes the result", () => {
@@ -85,7 +42,7 @@ describe("Telegram: slow work is acknowledged and the notice becomes the result"
     expect(notice.reply_to_message_id).toBe(
       (command.message as { message_id: number } | undefined)?.message_id,
     );
-    crunch.release("crunched 10,000 skills");
+    await crunch.release("crunched 10,000 skills");
     const edited = await emulator.waitForMessage(
       (message) => message.message_id === notice.message_id && message.edited === true,
       8000,

@@ -5,99 +5,36 @@
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { createTelegramAdapter } from "../../adapters/telegram/index.js";
-import { createGateway, type Gateway } from "../../src/gateway/gateway.js";
-import { type CallbackQueryRecord, type SentMessage, TelegramEmulator } from "../emulators/telegram.js";
+import { describe, expect, it } from "vitest";
+import type { SentMessage } from "../emulators/telegram.js";
+import { type PlatformRun, usePlatform } from "../support/harness/index.js";
+import { TELEGRAM_IDS } from "../support/harness/telegram.js";
 import { makeCuratorDue, writeTestSkill } from "../support/platform-home.js";
-import { capturingLogger, emulatorConfig, FAST, tempHome, waitUntil } from "./helpers.js";
 
-const ADMIN = 1001;
-const USER = 2002;
+const ADMIN = TELEGRAM_IDS.admin;
+const USER = TELEGRAM_IDS.member;
 const GROUP = -100600;
 const HOME_CHAT = -100700;
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+const boot = usePlatform("telegram", {
+  prepare: (home) => writeTestSkill(home, "documents", "pdf-tools"),
+  config: {
+    gateway: { home_channel: `telegram:${HOME_CHAT}` },
+    // The summary test ticks right after boot: idle time counts from the gateway's start.
+    curator: { min_idle_hours: 0 },
+  },
 });
 
-interface Running {
-  emulator: TelegramEmulator;
-  home: string;
-  gateway: Gateway;
-  /** Moves the gateway's clock forward (ms). */
-  advance(ms: number): void;
-}
-
-async function boot(prepare?: (home: string) => Promise<void>): Promise<Running> {
-  const emulator = new TelegramEmulator();
-  await emulator.listen();
-  const { home, cleanup } = await tempHome();
-  cleanups.push(cleanup, () => emulator.close());
-  await writeTestSkill(home, "documents", "pdf-tools");
-  await prepare?.(home);
-  const config = emulatorConfig(
-    emulator,
-    {
-      admins: [`telegram:${ADMIN}`],
-      allowed_users: [`telegram:${USER}`],
-      home_channel: `telegram:${HOME_CHAT}`,
-    },
-    // The summary test ticks right after boot: idle time counts from the gateway's start.
-    { curator: { min_idle_hours: 0 } },
-  );
-  const { logger } = capturingLogger();
-  let offset = 0;
-  const adapter = createTelegramAdapter({
-    config,
-    home,
-    secret: (name) => (name === "TELEGRAM_BOT_TOKEN" ? emulator.token : undefined),
-    logger,
-    tuning: FAST,
-  });
-  const gateway = createGateway({
-    home,
-    config,
-    adapters: [adapter],
-    logger,
-    now: () => Date.now() + offset,
-  });
-  cleanups.push(() => gateway.stop());
-  await gateway.start();
-  return { emulator, home, gateway, advance: (ms) => (offset += ms) };
-}
-
 /** A user says `text`; resolves with the first bot message sent in that chat afterwards. */
-function ask(
-  emulator: TelegramEmulator,
-  text: string,
-  userId = ADMIN,
-  chatId?: number,
-): Promise<SentMessage> {
-  const since = emulator.sent.length;
+async function ask(run: PlatformRun<"telegram">, text: string, userId = ADMIN, chatId?: number) {
   const chat = chatId ?? userId;
-  emulator.userSays({ text, userId, chatId: chat, chatType: chat < 0 ? "supergroup" : "private" });
-  return emulator.waitForMessage(
-    (message) => message.chat_id === String(chat) && !message.edited,
-    8000,
-    since,
-  );
-}
-
-/** Presses a button and waits until the press was answered (and the gateway is idle again). */
-async function press(
-  run: Running,
-  input: Parameters<TelegramEmulator["pressButton"]>[0],
-): Promise<CallbackQueryRecord> {
-  const record = run.emulator.pressButton(input);
-  await waitUntil(
-    () => record.answer !== undefined,
-    8000,
-    () => `callback ${record.id} answered`,
-  );
-  await run.gateway.whenIdle();
-  return record;
+  const [reply] = await run.ask({
+    text,
+    userId,
+    chatId: chat,
+    chatType: chat < 0 ? "supergroup" : "private",
+  });
+  return reply as SentMessage;
 }
 
 function labels(message: SentMessage | undefined): string[] {
@@ -118,7 +55,7 @@ async function archivedEntries(home: string): Promise<string[]> {
 describe("telegram buttons", () => {
   it("an admin confirms an archive with the button; a second press does nothing more", async () => {
     const run = await boot();
-    const question = await ask(run.emulator, "/curator archive pdf-tools");
+    const question = await ask(run, "/curator archive pdf-tools");
     expect(question.plain).toContain("Archive 'pdf-tools'?");
     expect(question.plain).not.toContain("-y");
     expect(labels(question)).toEqual(["Confirm", "Cancel"]);
@@ -130,7 +67,7 @@ describe("telegram buttons", () => {
       data: confirm,
       userId: ADMIN,
     });
-    const second = await press(run, { messageId: question.message_id, data: confirm, userId: ADMIN });
+    const second = await run.press({ messageId: question.message_id, data: confirm, userId: ADMIN });
     const first = firstPress;
     const edited = run.emulator.latest(question.message_id);
     expect(edited?.edited).toBe(true);
@@ -147,13 +84,13 @@ describe("telegram buttons", () => {
 
   it("Cancel changes nothing and retires the question's buttons", async () => {
     const run = await boot();
-    const question = await ask(run.emulator, "/curator archive pdf-tools");
-    await press(run, { messageId: question.message_id, label: "Cancel", userId: ADMIN });
+    const question = await ask(run, "/curator archive pdf-tools");
+    await run.press({ messageId: question.message_id, label: "Cancel", userId: ADMIN });
     const edited = run.emulator.latest(question.message_id);
     expect(edited?.plain).toBe("Cancelled; nothing was changed.");
     expect(labels(edited)).toEqual([]);
     // The old Confirm (its data still known to the client) no longer works.
-    const late = await press(run, {
+    const late = await run.press({
       messageId: question.message_id,
       data: question.reply_markup?.inline_keyboard[0]?.[0]?.callback_data,
       userId: ADMIN,
@@ -165,34 +102,34 @@ describe("telegram buttons", () => {
 
   it("a read-only user's press is refused privately and changes nothing; the admin's still works", async () => {
     const run = await boot();
-    const question = await ask(run.emulator, "/curator archive pdf-tools", ADMIN, GROUP);
+    const question = await ask(run, "/curator archive pdf-tools", ADMIN, GROUP);
     const sentBefore = run.emulator.callsOf("sendMessage").length;
-    const refused = await press(run, { messageId: question.message_id, label: "Confirm", userId: USER });
+    const refused = await run.press({ messageId: question.message_id, label: "Confirm", userId: USER });
     expect(refused.answer?.show_alert).toBe(true);
     expect(refused.answer?.text).toMatch(/admins only/);
     expect(run.emulator.callsOf("sendMessage")).toHaveLength(sentBefore);
     expect(run.emulator.callsOf("editMessageText")).toHaveLength(0);
     expect(await exists(path.join(run.home, "skills", "documents", "pdf-tools", "SKILL.md"))).toBe(true);
-    await press(run, { messageId: question.message_id, label: "Confirm", userId: ADMIN });
+    await run.press({ messageId: question.message_id, label: "Confirm", userId: ADMIN });
     expect(await exists(path.join(run.home, "skills", "documents", "pdf-tools", "SKILL.md"))).toBe(false);
   });
 
   it("a forged callback and an expired one are refused and change nothing", async () => {
     const run = await boot();
-    const question = await ask(run.emulator, "/curator archive pdf-tools");
-    const forged = await press(run, { messageId: question.message_id, data: "curator archive pdf-tools -y" });
+    const question = await ask(run, "/curator archive pdf-tools");
+    const forged = await run.press({ messageId: question.message_id, data: "curator archive pdf-tools -y" });
     expect(forged.answer?.text).toMatch(/not one this gateway showed/);
-    const guessed = await press(run, { messageId: question.message_id, data: "A".repeat(22) });
+    const guessed = await run.press({ messageId: question.message_id, data: "A".repeat(22) });
     expect(guessed.answer?.text).toMatch(/not one this gateway showed/);
     run.advance(25 * 3_600_000);
-    const expired = await press(run, { messageId: question.message_id, label: "Confirm", userId: ADMIN });
+    const expired = await run.press({ messageId: question.message_id, label: "Confirm", userId: ADMIN });
     expect(expired.answer?.text).toMatch(/expired/);
     expect(await exists(path.join(run.home, "skills", "documents", "pdf-tools", "SKILL.md"))).toBe(true);
     expect(run.emulator.callsOf("editMessageText")).toHaveLength(0);
   });
 
   it("a maintenance summary's Restore button restores the skill into its category", async () => {
-    const run = await boot(makeCuratorDue);
+    const run = await boot({ prepare: makeCuratorDue });
     const since = run.emulator.sent.length;
     const outcome = await run.gateway.runMaintenanceTick();
     expect(outcome.posted).toBe(true);
@@ -205,7 +142,7 @@ describe("telegram buttons", () => {
     expect(labels(summary)).toContain("Roll back this run");
     expect(await exists(path.join(run.home, "skills", "notes", "old-stale", "SKILL.md"))).toBe(false);
     const before = run.emulator.sent.length;
-    await press(run, {
+    await run.press({
       messageId: summary.message_id,
       chatId: String(HOME_CHAT),
       label: "Restore old-stale",
@@ -222,24 +159,26 @@ describe("telegram buttons", () => {
   });
 
   it("paging through 300 skills edits one message and never sends another", async () => {
-    const run = await boot(async (home) => {
-      for (let index = 0; index < 299; index += 1) {
-        await writeTestSkill(home, "bulk", `skill-${String(index).padStart(3, "0")}`);
-      }
+    const run = await boot({
+      prepare: async (home) => {
+        for (let index = 0; index < 299; index += 1) {
+          await writeTestSkill(home, "bulk", `skill-${String(index).padStart(3, "0")}`);
+        }
+      },
     });
     const sendsBefore = run.emulator.callsOf("sendMessage").length;
-    const list = await ask(run.emulator, "/skills");
+    const list = await ask(run, "/skills");
     expect(list.plain).toContain("Skills (300)");
     expect(list.plain).toContain("Page 1 of 15 (1–20 of 300)");
     expect(labels(list)).toEqual(["Next ›"]);
     for (let page = 2; page <= 15; page += 1) {
-      await press(run, { messageId: list.message_id, label: "Next ›", userId: USER });
+      await run.press({ messageId: list.message_id, label: "Next ›", userId: USER });
       expect(run.emulator.latest(list.message_id)?.plain).toContain(`Page ${page} of 15`);
     }
     const last = run.emulator.latest(list.message_id);
     expect(last?.plain).toContain("skill-298");
     expect(labels(last)).toEqual(["‹ Prev"]);
-    await press(run, { messageId: list.message_id, label: "‹ Prev", userId: USER });
+    await run.press({ messageId: list.message_id, label: "‹ Prev", userId: USER });
     expect(run.emulator.latest(list.message_id)?.plain).toContain("Page 14 of 15");
     expect(run.emulator.callsOf("sendMessage").length - sendsBefore).toBe(1);
     expect(run.emulator.callsOf("editMessageText")).toHaveLength(15);
@@ -247,18 +186,18 @@ describe("telegram buttons", () => {
 
   it("/curator status carries buttons for the next likely actions", async () => {
     const run = await boot();
-    const status = await ask(run.emulator, "/curator status");
+    const status = await ask(run, "/curator status");
     expect(status.plain).toMatch(/^curator: ENABLED/);
     expect(labels(status)).toEqual(["Dry run", "Pause", "Archived skills"]);
     const since = run.emulator.sent.length;
-    await press(run, { messageId: status.message_id, label: "Pause", userId: ADMIN });
+    await run.press({ messageId: status.message_id, label: "Pause", userId: ADMIN });
     const paused = await run.emulator.waitForMessage(
       (message) => message.chat_id === String(ADMIN),
       8000,
       since,
     );
     expect(paused.plain).toContain("curator: paused");
-    const again = await ask(run.emulator, "/curator status");
+    const again = await ask(run, "/curator status");
     expect(labels(again)).toContain("Resume");
   });
 });

@@ -5,29 +5,23 @@
  */
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { createTelegramAdapter } from "../../adapters/telegram/index.js";
-import type { SkillgateConfig } from "../../src/config/config.js";
+import { describe, expect, it } from "vitest";
 import { isoTimestamp } from "../../src/core/fsutil.js";
 import { english } from "../../src/core/i18n/messages.js";
-import { createGateway, type Gateway, NO_AGENT_REPLY } from "../../src/gateway/gateway.js";
+import { NO_AGENT_REPLY } from "../../src/gateway/gateway.js";
 import { parseSkillMd } from "../../src/skills/frontmatter.js";
 import { emptyRecord } from "../../src/skills/usage.js";
 import { isSkillVisible } from "../../src/skills/visibility.js";
-import { type SentMessage, TelegramEmulator } from "../emulators/telegram.js";
-import { capturingLogger, emulatorConfig, FAST, tempHome, waitFor } from "./helpers.js";
+import { usePlatform } from "../support/harness/index.js";
+import { TELEGRAM_IDS } from "../support/harness/telegram.js";
+import { waitFor } from "./helpers.js";
 
-const ADMIN = 1001;
-const USER = 2002;
+const ADMIN = TELEGRAM_IDS.admin;
+const USER = TELEGRAM_IDS.member;
 const HOME_CHAT = -100777;
 const DAY = 86_400_000;
 const SECRET_VAR = "SKILLGATE_TG_E2E_WEATHER_KEY";
 const MARKER = /\n\(\d+\/\d+\)$/;
-
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
 
 async function writeSkill(
   home: string,
@@ -65,79 +59,28 @@ async function seedLibrary(home: string): Promise<void> {
   );
 }
 
-interface Booted {
-  emulator: TelegramEmulator;
-  home: string;
-  config: SkillgateConfig;
-  gateway: Gateway;
-  lines: Record<string, unknown>[];
-  /** Starts another gateway on the same home and emulator (after the first was stopped). */
-  restart(): Promise<Gateway>;
-}
+const start = usePlatform("telegram", {
+  prepare: seedLibrary,
+  config: {
+    gateway: { home_channel: `telegram:${HOME_CHAT}` },
+    skills: { platform_disabled: { telegram: ["arxiv"] } },
+  },
+});
 
-async function boot(
-  options: {
-    gateway?: Record<string, unknown>;
-    rest?: Record<string, unknown>;
-    before?: (emulator: TelegramEmulator, home: string) => Promise<void> | void;
-  } = {},
-): Promise<Booted> {
+/** A gateway over Telegram on a seeded library (the weather secret unset). */
+function boot(options: Parameters<typeof start>[0] = {}) {
   delete process.env[SECRET_VAR];
-  const emulator = new TelegramEmulator();
-  await emulator.listen();
-  const { home, cleanup } = await tempHome();
-  cleanups.push(cleanup, () => emulator.close());
-  await seedLibrary(home);
-  const config = emulatorConfig(
-    emulator,
-    {
-      admins: [`telegram:${ADMIN}`],
-      allowed_users: [`telegram:${USER}`],
-      home_channel: `telegram:${HOME_CHAT}`,
-      ...options.gateway,
-    },
-    { skills: { platform_disabled: { telegram: ["arxiv"] } }, ...options.rest },
-  );
-  const { logger, lines } = capturingLogger();
-  const start = async () => {
-    const adapter = createTelegramAdapter({
-      config,
-      home,
-      secret: (name) => (name === "TELEGRAM_BOT_TOKEN" ? emulator.token : undefined),
-      logger,
-      tuning: FAST,
-    });
-    const gateway = createGateway({ home, config, adapters: [adapter], logger });
-    cleanups.push(() => gateway.stop());
-    await gateway.start();
-    return gateway;
-  };
-  await options.before?.(emulator, home);
-  const gateway = await start();
-  return { emulator, home, config, gateway, lines, restart: start };
-}
-
-/** Sends a message and waits for the bot's reply(ies) in that chat. */
-async function ask(
-  emulator: TelegramEmulator,
-  says: Parameters<TelegramEmulator["userSays"]>[0],
-  count = 1,
-): Promise<SentMessage[]> {
-  const since = emulator.sent.length;
-  const update = emulator.userSays(says);
-  const chatId = String(says.chatId ?? says.userId ?? 1001);
-  void update;
-  return emulator.waitForMessages(count, (message) => message.chat_id === chatId, 8000, since);
+  return start(options);
 }
 
 describe("telegram ↔ gateway", () => {
   it("answers /curator status in a DM and /curator@bot status in a group, from the gateway", async () => {
-    const { emulator } = await boot();
-    const [dm] = await ask(emulator, { userId: ADMIN, text: "/curator status" });
+    const run = await boot();
+    const [dm] = await run.ask({ userId: ADMIN, text: "/curator status" });
     expect(dm?.plain).toMatch(/^curator: ENABLED/);
     expect(dm?.parse_mode).toBe("HTML");
 
-    const [group] = await ask(emulator, {
+    const [group] = await run.ask({
       userId: USER,
       chatId: -100500,
       chatType: "supergroup",
@@ -147,7 +90,7 @@ describe("telegram ↔ gateway", () => {
     // In a group the first chunk quotes the user's message.
     expect(group?.reply_to_message_id).toBeTypeOf("number");
 
-    const [bare] = await ask(emulator, {
+    const [bare] = await run.ask({
       userId: USER,
       chatId: -100500,
       chatType: "supergroup",
@@ -157,8 +100,9 @@ describe("telegram ↔ gateway", () => {
   });
 
   it("refuses a mutating command from a non-admin and runs it for an admin", async () => {
-    const { emulator, home } = await boot();
-    const [refused] = await ask(emulator, { userId: USER, text: "/curator pause" });
+    const run = await boot();
+    const { home } = run;
+    const [refused] = await run.ask({ userId: USER, text: "/curator pause" });
     expect(refused?.plain).toMatch(/for admins only/);
     const state = () =>
       readFile(path.join(home, "skills", ".curator_state"), "utf8")
@@ -166,13 +110,14 @@ describe("telegram ↔ gateway", () => {
         .catch(() => ({ paused: false }));
     expect((await state()).paused).toBe(false);
 
-    const [done] = await ask(emulator, { userId: ADMIN, text: "/curator pause" });
+    const [done] = await run.ask({ userId: ADMIN, text: "/curator pause" });
     expect(done?.plain).not.toMatch(/for admins only/);
     expect((await state()).paused).toBe(true);
   });
 
   it("delivers a 10,000-character reply in complete chunks of at most 4096 units", async () => {
-    const { emulator } = await boot();
+    const run = await boot();
+    const { emulator } = run;
     const since = emulator.sent.length;
     emulator.userSays({ userId: ADMIN, text: "/skill big-skill references/big.md" });
     const first = await emulator.waitForMessage((message) => message.chat_id === String(ADMIN), 8000, since);
@@ -190,8 +135,9 @@ describe("telegram ↔ gateway", () => {
   });
 
   it("refuses a skill disabled for telegram, which stays visible on another platform", async () => {
-    const { emulator, home, config } = await boot();
-    const [refused] = await ask(emulator, { userId: ADMIN, text: "/arxiv find papers on curators" });
+    const run = await boot();
+    const { home, config } = run;
+    const [refused] = await run.ask({ userId: ADMIN, text: "/arxiv find papers on curators" });
     expect(refused?.plain).toMatch(/arxiv.*disabled for telegram/);
     const { frontmatter } = parseSkillMd(
       await readFile(path.join(home, "skills", "research", "arxiv", "SKILL.md"), "utf8"),
@@ -199,20 +145,21 @@ describe("telegram ↔ gateway", () => {
     expect(isSkillVisible("arxiv", frontmatter, "telegram", config)).toBe(false);
     expect(isSkillVisible("arxiv", frontmatter, "discord", config)).toBe(true);
 
-    const [loaded] = await ask(emulator, { userId: ADMIN, text: "/pdf_tools extract tables" });
+    const [loaded] = await run.ask({ userId: ADMIN, text: "/pdf_tools extract tables" });
     expect(loaded?.plain).toMatch(/Skill loaded: pdf-tools/);
   });
 
   it("loads a skill with a missing secret and tells the user what is missing and how to set it", async () => {
-    const { emulator } = await boot();
-    const [answer] = await ask(emulator, { userId: USER, text: "/weather tomorrow in Oslo" });
+    const run = await boot();
+    const [answer] = await run.ask({ userId: USER, text: "/weather tomorrow in Oslo" });
     expect(answer?.plain).toMatch(/Skill loaded: weather/);
     expect(answer?.plain).toContain(SECRET_VAR);
     expect(answer?.plain).toMatch(/not supported over messaging/);
   });
 
   it("registers a valid, non-empty command menu without skills disabled for telegram", async () => {
-    const { emulator } = await boot();
+    const run = await boot();
+    const { emulator } = run;
     const menu = emulator.menus.get("default") ?? [];
     expect(menu.length).toBeGreaterThan(0);
     const names = menu.map((entry) => entry.command);
@@ -226,8 +173,8 @@ describe("telegram ↔ gateway", () => {
   });
 
   it("replies inside the forum topic the command came from", async () => {
-    const { emulator } = await boot();
-    const [answer] = await ask(emulator, {
+    const run = await boot();
+    const [answer] = await run.ask({
       userId: USER,
       chatId: -100888,
       threadId: 42,
@@ -238,11 +185,12 @@ describe("telegram ↔ gateway", () => {
   });
 
   it("never runs an edited command, a command for another bot, or a path as a command", async () => {
-    const { emulator, home } = await boot();
+    const run = await boot();
+    const { emulator, home } = run;
     const since = emulator.sent.length;
     emulator.userSays({ userId: ADMIN, text: "/curator pause", edited: true });
     emulator.userSays({ userId: ADMIN, text: "/curator@OtherHelperBot pause" });
-    const [text] = await ask(emulator, { userId: ADMIN, text: "/etc/hosts is broken" });
+    const [text] = await run.ask({ userId: ADMIN, text: "/etc/hosts is broken" });
     expect(text?.plain).toBe(htmlless(english(NO_AGENT_REPLY)));
     expect(emulator.sent.slice(since).filter((message) => message.chat_id === String(ADMIN))).toHaveLength(1);
     const state = await readFile(path.join(home, "skills", ".curator_state"), "utf8").catch(() => "{}");
@@ -252,8 +200,8 @@ describe("telegram ↔ gateway", () => {
   it("posts the maintenance summary with the rename map to the home chat", async () => {
     const now = Date.now();
     const { emulator, gateway } = await boot({
-      rest: { skills: { platform_disabled: { telegram: ["arxiv"] } }, curator: { min_idle_hours: 0 } },
-      before: async (_emulator, home) => {
+      config: { curator: { min_idle_hours: 0 } },
+      prepare: async (home) => {
         await writeSkill(home, "misc/old-stale", "");
         const old = {
           ...emptyRecord(isoTimestamp(new Date(now - 400 * DAY))),
@@ -292,18 +240,18 @@ describe("telegram ↔ gateway", () => {
   });
 
   it("after a restart answers each update queued while down exactly once", async () => {
-    const booted = await boot();
-    const { emulator } = booted;
-    await ask(emulator, { userId: ADMIN, text: "/whoami" });
-    await booted.gateway.stop();
+    const run = await boot();
+    const { emulator } = run;
+    await run.ask({ userId: ADMIN, text: "/whoami" });
+    await run.stopGateway();
     const since = emulator.sent.length;
     const chats = [3001, 3002, 3003, 3004, 3005];
     for (const chat of chats)
       emulator.userSays({ userId: USER, chatId: -chat, chatType: "group", text: "/curator status" });
-    await booted.restart();
+    await run.restart();
     await emulator.waitForMessages(chats.length, () => true, 8000, since);
     // A message after the backlog proves everything before it was handled; nothing came twice.
-    await ask(emulator, { userId: ADMIN, text: "/whoami" });
+    await run.ask({ userId: ADMIN, text: "/whoami" });
     const answered = emulator.sent.slice(since).map((message) => message.chat_id);
     expect(answered.filter((id) => id !== String(ADMIN)).sort()).toEqual(
       chats.map((chat) => String(-chat)).sort(),
@@ -312,9 +260,9 @@ describe("telegram ↔ gateway", () => {
   });
 
   it("reports a 409 conflict on /healthz and recovers by itself", async () => {
-    const { emulator, gateway } = await boot({
-      gateway: { health: { enabled: true, port: 0 } },
-      before: (emulator) =>
+    const run = await boot({
+      config: { gateway: { health: { enabled: true, port: 0 } } },
+      prepare: (_home, emulator) =>
         emulator.failNext(
           "getUpdates",
           {
@@ -327,7 +275,7 @@ describe("telegram ↔ gateway", () => {
     });
     type Health = { status: string; adapters: { telegram?: { state: string; detail?: string } } };
     const probe = async () => {
-      const response = await fetch(gateway.healthUrl ?? "");
+      const response = await fetch(run.gateway.healthUrl ?? "");
       return { code: response.status, body: (await response.json()) as Health };
     };
     let degraded: Health | undefined;
@@ -340,19 +288,20 @@ describe("telegram ↔ gateway", () => {
       /409 Conflict: another process is polling this bot token/,
     );
     expect(degraded?.status).toBe("unavailable");
-    const [answer] = await ask(emulator, { userId: ADMIN, text: "/curator status" });
+    const [answer] = await run.ask({ userId: ADMIN, text: "/curator status" });
     expect(answer?.plain).toMatch(/^curator: ENABLED/);
     expect((await probe()).code).toBe(200);
   });
 
   it("waits out 429 retry_after and falls back to plain text on a parse error, each reply arriving once", async () => {
-    const { emulator } = await boot();
+    const run = await boot();
+    const { emulator } = run;
     emulator.failNext("sendMessage", {
       error_code: 429,
       description: "Too Many Requests: retry after 1",
       parameters: { retry_after: 1 },
     });
-    const [flooded] = await ask(emulator, { userId: ADMIN, text: "/curator status" });
+    const [flooded] = await run.ask({ userId: ADMIN, text: "/curator status" });
     expect(flooded?.plain).toMatch(/^curator: ENABLED/);
     const sends = emulator.callsOf("sendMessage").filter((call) => call.params.chat_id === ADMIN);
     expect(sends.map((call) => call.error?.error_code ?? 200)).toEqual([429, 200]);
@@ -362,7 +311,7 @@ describe("telegram ↔ gateway", () => {
       error_code: 400,
       description: "Bad Request: can't parse entities: Unexpected end tag at byte offset 12",
     });
-    const [plain] = await ask(emulator, { userId: ADMIN, text: "/curator status" });
+    const [plain] = await run.ask({ userId: ADMIN, text: "/curator status" });
     expect(plain?.parse_mode).toBeUndefined();
     expect(plain?.plain).toBe(flooded?.plain);
     expect(emulator.sent.filter((message) => message.chat_id === String(ADMIN))).toHaveLength(2);

@@ -7,101 +7,62 @@
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import YAML from "yaml";
 import { createMockAdapter, type MockAdapter } from "../../adapters/mock/index.js";
-import { createTelegramAdapter } from "../../adapters/telegram/index.js";
-import { loadConfig } from "../../src/config/config.js";
-import { createGateway, type Gateway } from "../../src/gateway/gateway.js";
-import { type CallbackQueryRecord, type SentMessage, TelegramEmulator } from "../emulators/telegram.js";
+import type { CallbackQueryRecord, SentMessage } from "../emulators/telegram.js";
 import { saveDuring } from "../support/concurrent-config.js";
-import { MISSING_COMMAND, writeArxivAndWeather, writeDeployer } from "../support/platform-home.js";
-import { capturingLogger, FAST, tempHome } from "./helpers.js";
+import { type PlatformRun, usePlatform } from "../support/harness/index.js";
+import { TELEGRAM_IDS } from "../support/harness/telegram.js";
+import {
+  filesUnder,
+  MISSING_COMMAND,
+  writeArxivAndWeather,
+  writeDeployer,
+} from "../support/platform-home.js";
 
 vi.mock("../../src/config/edit.js", async (importOriginal) => {
   const { withConcurrentSave } = await import("../support/concurrent-config.js");
   return withConcurrentSave(await importOriginal());
 });
 
-const ADMIN = 1001;
-const USER = 2002;
+const ADMIN = TELEGRAM_IDS.admin;
+const USER = TELEGRAM_IDS.member;
 const GROUP = -100500;
 const KEY = "SKILLGATE_TG_SETUP_WEATHER_KEY";
 const VALUE = "tg-secret-VALUE-91c2e";
 const PUBLIC = "https://skillgate.example.test";
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const start = usePlatform("telegram");
 
-interface Booted {
-  emulator: TelegramEmulator;
-  home: string;
-  gateway: Gateway;
-  lines: Record<string, unknown>[];
-  file: string;
-  skew: { ms: number };
-  mock: MockAdapter;
-}
+/** The Telegram run plus a mock platform beside it; config.yaml is written by hand. */
+type Booted = PlatformRun<"telegram"> & { mock: MockAdapter; file: string };
 
 async function boot(): Promise<Booted> {
   delete process.env[KEY];
-  const emulator = new TelegramEmulator();
-  await emulator.listen();
-  const { home, cleanup } = await tempHome();
-  cleanups.push(cleanup, () => emulator.close());
-  await writeArxivAndWeather(home, KEY);
-  await writeDeployer(home);
-  const doc = {
-    gateway: {
-      admins: [`telegram:${ADMIN}`],
-      allowed_users: [`telegram:${USER}`, "mock:reader"],
-      health: { enabled: false },
-      public_url: PUBLIC,
-      secret_form: { port: 0 },
-      telegram: { enabled: true, api_root: emulator.apiRoot },
-    },
-  };
-  const file = path.join(home, "config.yaml");
-  await fs.writeFile(
-    file,
-    `# written by hand\n${YAML.stringify(doc)}skills:\n  # keep order\n  ledger: true\n`,
-  );
-  const config = loadConfig(file);
-  const { logger, lines } = capturingLogger();
-  const adapter = createTelegramAdapter({
-    config,
-    home,
-    secret: (name) => (name === "TELEGRAM_BOT_TOKEN" ? emulator.token : undefined),
-    logger,
-    tuning: FAST,
-  });
-  const skew = { ms: 0 };
   const mock = createMockAdapter();
-  const gateway = createGateway({
-    home,
-    config,
-    adapters: [adapter, mock],
-    logger,
-    now: () => Date.now() + skew.ms,
+  const run = await start({
+    prepare: async (home) => {
+      await writeArxivAndWeather(home, KEY);
+      await writeDeployer(home);
+    },
+    configFile: (emulator) => {
+      const doc = {
+        gateway: {
+          admins: [`telegram:${ADMIN}`],
+          allowed_users: [`telegram:${USER}`, "mock:reader"],
+          health: { enabled: false },
+          public_url: PUBLIC,
+          secret_form: { port: 0 },
+          telegram: { enabled: true, api_root: emulator.apiRoot },
+        },
+      };
+      return `# written by hand\n${YAML.stringify(doc)}skills:\n  # keep order\n  ledger: true\n`;
+    },
+    others: [mock],
   });
-  mock.settle = () => gateway.whenIdle();
-  cleanups.push(() => gateway.stop());
-  await gateway.start();
-  return { emulator, home, gateway, lines, file, skew, mock };
-}
-
-async function ask(
-  emulator: TelegramEmulator,
-  says: Parameters<TelegramEmulator["userSays"]>[0],
-  count = 1,
-  chat?: string,
-): Promise<SentMessage[]> {
-  const since = emulator.sent.length;
-  emulator.userSays(says);
-  const chatId = chat ?? String(says.chatId ?? says.userId ?? ADMIN);
-  return emulator.waitForMessages(count, (message) => message.chat_id === chatId, 8000, since);
+  mock.settle = () => run.gateway.whenIdle();
+  return Object.assign(run, { mock, file: run.file as string });
 }
 
 function linkOf(message: SentMessage | undefined): string {
@@ -169,21 +130,11 @@ async function post(url: string, value: string): Promise<Response> {
   });
 }
 
-async function filesUnder(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...(await filesUnder(full)));
-    else if (entry.isFile()) out.push(full);
-  }
-  return out;
-}
-
 describe("telegram: skills set up from chat", () => {
   it("an admin disables a skill for telegram with the Confirm button: menu and /weather follow there, it loads elsewhere; a reader cannot; the file keeps its bytes", async () => {
     const run = await boot();
     const before = await fs.readFile(run.file, "utf8");
-    const [refused] = await ask(run.emulator, {
+    const [refused] = await run.ask({
       userId: USER,
       text: "/skills disable weather --platform telegram -y",
     });
@@ -238,7 +189,7 @@ describe("telegram: skills set up from chat", () => {
     const menu = run.emulator.menuHistory.at(-1);
     expect(JSON.stringify(menu)).not.toContain('"weather"');
     expect(JSON.stringify(menu)).toContain('"arxiv"');
-    const [gone] = await ask(run.emulator, { userId: USER, text: "/weather" });
+    const [gone] = await run.ask({ userId: USER, text: "/weather" });
     expect(gone?.plain).toMatch(/weather.*disabled for telegram/);
     await run.mock.shouldReply("/skill weather", "Skill loaded: weather", { user: "reader" });
   });
@@ -247,26 +198,26 @@ describe("telegram: skills set up from chat", () => {
     const run = await boot();
     const theirs = `${await fs.readFile(run.file, "utf8")}# saved by someone else meanwhile\n`;
     saveDuring(() => fs.writeFile(run.file, theirs));
-    const [reply] = await ask(run.emulator, {
+    const [reply] = await run.ask({
       userId: ADMIN,
       text: "/skills disable weather --platform telegram -y",
     });
     expect(reply?.plain).toContain("changed while skillgate was editing it");
     expect(await fs.readFile(run.file, "utf8")).toBe(theirs);
-    const [still] = await ask(run.emulator, { userId: USER, text: "/weather" });
+    const [still] = await run.ask({ userId: USER, text: "/weather" });
     expect(still?.plain).toContain("Skill loaded: weather");
   });
 
   it("a skill declaring a missing command and an unset setting shows both", async () => {
     const run = await boot();
-    const [card] = await ask(run.emulator, { userId: USER, text: "/deployer" });
+    const [card] = await run.ask({ userId: USER, text: "/deployer" });
     expect(card?.plain).toContain(`command ${MISSING_COMMAND} is not on PATH`);
     expect(card?.plain).toContain("setting deployer.region is not set (Which region?)");
   });
 
   it("a secret set through the one-time link lands in .env (0600) and nowhere else; the link works once and expires", async () => {
     const run = await boot();
-    const [card] = await ask(run.emulator, { userId: ADMIN, text: "/weather" });
+    const [card] = await run.ask({ userId: ADMIN, text: "/weather" });
     expect(card?.plain).toContain(KEY);
     // The card carries "Set KEY" as an ordinary stored action (opaque callback data, no link in it).
     const button = card?.reply_markup?.inline_keyboard.flat().find((item) => item.text === `Set ${KEY}`);
@@ -309,7 +260,7 @@ describe("telegram: skills set up from chat", () => {
     await fs.rm(envFile);
     const late = await pressForLink(run, card as SentMessage, ADMIN);
     expect(late).not.toBe(url);
-    run.skew.ms = 10 * 60_000 + 1000;
+    run.advance(10 * 60_000 + 1000);
     const expired = await post(local(run, late), "too-late");
     expect(expired.status).toBe(410);
     expect(await expired.text()).toContain("expired");
@@ -318,7 +269,7 @@ describe("telegram: skills set up from chat", () => {
     await run.gateway.stop();
     for (const message of run.emulator.sent) expect(message.text).not.toContain(VALUE);
     expect(JSON.stringify(run.emulator.calls)).not.toContain(VALUE);
-    expect(JSON.stringify(run.lines)).not.toContain(VALUE);
+    expect(JSON.stringify(run.logs)).not.toContain(VALUE);
     for (const file of await filesUnder(run.home))
       expect(await fs.readFile(file, "utf8"), file).not.toContain(VALUE);
   });
@@ -358,7 +309,7 @@ describe("telegram: skills set up from chat", () => {
     expect(unreachable.answer?.text).toContain("could not message you privately");
     expect(run.emulator.sent.some((message) => message.chat_id === String(ADMIN))).toBe(false);
 
-    await ask(run.emulator, { userId: ADMIN, text: "/help" });
+    await run.ask({ userId: ADMIN, text: "/help" });
     const dm = await pressForLink(run, card as SentMessage, ADMIN, String(GROUP));
     expect(dm.startsWith(`${PUBLIC}/secret/`)).toBe(true);
     for (const message of run.emulator.sent.filter((item) => item.chat_id === String(GROUP))) {

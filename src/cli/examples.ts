@@ -7,7 +7,7 @@ import { existsSync, promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { homePaths } from "./config/home.js";
+import { homePaths } from "../config/home.js";
 
 /** What `installExamples` did. */
 export interface ExamplesInstall {

@@ -6,15 +6,15 @@
  * a symlinked `.env` refused. Afterwards each declaring skill's readiness is shown. The value is never
  * printed.
  */
-import type { SkillgateConfig } from "./config/config.js";
-import { checkSecretValue, DOTENV_KEY, MAX_SECRET_LENGTH, writeDotenv } from "./config/dotenv-write.js";
-import { refusedSecretReason } from "./config/secret-keys.js";
-import { SkillgateError } from "./core/errors.js";
-import { lines, list, type Text, t } from "./core/i18n/messages.js";
-import { errorReply, type Reply, reply } from "./core/reply.js";
-import { secretReadiness } from "./gateway/secrets-entry/service.js";
-import { openLibrary } from "./skills/library.js";
-import { envRequirements } from "./skills/readiness.js";
+import type { SkillgateConfig } from "../config/config.js";
+import { checkSecretValue, DOTENV_KEY, MAX_SECRET_LENGTH, writeDotenv } from "../config/dotenv-write.js";
+import { refusedSecretReason } from "../config/secret-keys.js";
+import { SkillgateError } from "../core/errors.js";
+import { lines, list, type Text, t } from "../core/i18n/messages.js";
+import { errorReply, type Reply, reply } from "../core/reply.js";
+import { secretReadiness } from "../gateway/secrets-entry/service.js";
+import { openLibrary } from "../skills/library.js";
+import { envRequirements } from "../skills/readiness.js";
 
 /** Where the value comes from: a hidden prompt on a terminal, else the whole of stdin. */
 export interface SecretSource {

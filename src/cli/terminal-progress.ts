@@ -5,7 +5,7 @@
  * away. Bars are redrawn at most a few times a second, so an operation may report every unit.
  */
 import { MultiBar, type SingleBar } from "cli-progress";
-import type { ProgressEvent, ProgressSink, ProgressUnit } from "./core/progress.js";
+import type { ProgressEvent, ProgressSink, ProgressUnit } from "../core/progress.js";
 
 const MB = 1024 * 1024;
 

@@ -6,16 +6,16 @@
  */
 import { promises as fs } from "node:fs";
 import YAML from "yaml";
-import { PLATFORMS } from "../adapters/index.js";
-import { checkConfigDocument } from "./config/check.js";
-import type { SkillgateConfig } from "./config/config.js";
-import { homePaths } from "./config/home.js";
-import { removeAbandonedWriteTemps } from "./config/write-temps.js";
-import { type Check, failed, messageOf, ok, warn } from "./core/diagnostics.js";
-import { createLogger } from "./core/logger.js";
-import type { AdapterOptions, PlatformDefinition } from "./core/platforms.js";
-import { type Reply, reply } from "./core/reply.js";
-import { openLibrary } from "./skills/library.js";
+import { PLATFORMS } from "../../adapters/index.js";
+import { checkConfigDocument } from "../config/check.js";
+import type { SkillgateConfig } from "../config/config.js";
+import { homePaths } from "../config/home.js";
+import { removeAbandonedWriteTemps } from "../config/write-temps.js";
+import { type Check, failed, messageOf, ok, warn } from "../core/diagnostics.js";
+import { createLogger } from "../core/logger.js";
+import type { AdapterOptions, PlatformDefinition } from "../core/platforms.js";
+import { type Reply, reply } from "../core/reply.js";
+import { openLibrary } from "../skills/library.js";
 
 /** What the doctor needs: the home, and how to look up secrets. */
 export interface DoctorOptions {

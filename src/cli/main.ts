@@ -5,22 +5,22 @@ import readline from "node:readline";
 import { fileURLToPath } from "node:url";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 // Registers the chat platforms with the core before config.yaml is read (their sections are theirs).
-import { configuredPlatforms, createAdapters, PLATFORMS } from "../adapters/index.js";
-import { terminalContext, terminalPrefix } from "../commands/context.js";
-import { DEFAULT_SUBCOMMANDS, effectiveOptions, resolveCommand } from "../commands/parse.js";
-import { runCommand } from "../commands/runner.js";
-import type { CommandInput, CommandSpec, OptionSpec } from "../commands/types.js";
-import { loadConfig, parseConfig, type SkillgateConfig } from "./config/config.js";
-import { lookupSecret, readDotenv } from "./config/dotenv.js";
-import { homePaths, resolveHome } from "./config/home.js";
-import { ConfigError, UsageError } from "./core/errors.js";
-import { relaxYoungGeneration, tuneHeapForCommand } from "./core/heap-tuning.js";
-import { type Locale, localeFromEnv } from "./core/i18n/locale.js";
-import { resolveText, type Text, t } from "./core/i18n/messages.js";
-import type { Logger } from "./core/logger.js";
-import { renderJson, renderTerminal } from "./core/render-terminal.js";
-import type { Reply } from "./core/reply.js";
-import { mayNeedRecovery, recoverHome } from "./curator/recovery.js";
+import { configuredPlatforms, createAdapters, PLATFORMS } from "../../adapters/index.js";
+import { terminalContext, terminalPrefix } from "../../commands/context.js";
+import { DEFAULT_SUBCOMMANDS, effectiveOptions, resolveCommand } from "../../commands/parse.js";
+import { runCommand } from "../../commands/runner.js";
+import type { CommandInput, CommandSpec, OptionSpec } from "../../commands/types.js";
+import { loadConfig, parseConfig, type SkillgateConfig } from "../config/config.js";
+import { lookupSecret, readDotenv } from "../config/dotenv.js";
+import { homePaths, resolveHome } from "../config/home.js";
+import { ConfigError, UsageError } from "../core/errors.js";
+import { relaxYoungGeneration, tuneHeapForCommand } from "../core/heap-tuning.js";
+import { type Locale, localeFromEnv } from "../core/i18n/locale.js";
+import { resolveText, type Text, t } from "../core/i18n/messages.js";
+import type { Logger } from "../core/logger.js";
+import { renderJson, renderTerminal } from "../core/render-terminal.js";
+import type { Reply } from "../core/reply.js";
+import { mayNeedRecovery, recoverHome } from "../curator/recovery.js";
 /**
  * The `skillgate` command line, built from the command registry (the same specs chat uses):
  * `skillgate [--home DIR] <group> <sub> …` and `skillgate serve [--console]`. At start it resolves the
@@ -51,7 +51,7 @@ type Selection =
 
 /** skillgate's version, from the package.json beside `dist/` (or beside `src/` when run from source). */
 export function packageVersion(): string {
-  for (const up of ["../..", ".."]) {
+  for (const up of ["../../..", "../.."]) {
     try {
       const file = fileURLToPath(new URL(`${up}/package.json`, import.meta.url));
       const manifest = JSON.parse(readFileSync(file, "utf8")) as { name?: string; version?: string };
@@ -253,12 +253,12 @@ function commandWord(args: string[]): string | undefined {
 async function specsFor(word: string | undefined): Promise<readonly CommandSpec[]> {
   if (word === "skills") {
     const [{ skillsCommands }, { skillsConfigCommands }] = await Promise.all([
-      import("../commands/skills.js"),
-      import("../commands/skills-config.js"),
+      import("../../commands/skills.js"),
+      import("../../commands/skills-config.js"),
     ]);
     return [...skillsCommands, ...skillsConfigCommands];
   }
-  return (await import("../commands/index.js")).registry;
+  return (await import("../../commands/index.js")).registry;
 }
 
 function makePrompt(io: CliIo) {
@@ -448,7 +448,7 @@ async function demo(io: CliIo): Promise<number> {
 
 /** `skillgate init [--examples]`: creates `<home>/skills`, and installs the example skills when asked. */
 async function init(home: string, examples: boolean, json: boolean, io: CliIo): Promise<number> {
-  const { reply } = await import("./core/reply.js");
+  const { reply } = await import("../core/reply.js");
   if (!examples) {
     await mkdir(homePaths(home).skills, { recursive: true });
     printReply(
@@ -499,7 +499,7 @@ async function doctor(home: string, json: boolean, io: CliIo): Promise<number> {
 
 /** `skillgate secrets set <KEY>`: hidden prompt on a terminal, else the value from stdin. */
 async function secretsSet(home: string, config: SkillgateConfig, key: string, io: CliIo): Promise<number> {
-  const { setSecretFromCli } = await import("./secrets-cli.js");
+  const { setSecretFromCli } = await import("./secrets-set.js");
   const tty = Boolean((io.stdin as { isTTY?: boolean }).isTTY);
   const answer = await setSecretFromCli(home, config, key, {
     stdin: io.stdin,
@@ -512,7 +512,7 @@ async function secretsSet(home: string, config: SkillgateConfig, key: string, io
 /** The LLM agent for chat text when `gateway.agent.enabled` is set and a model resolves; else undefined. */
 async function loadAgent(home: string, config: SkillgateConfig, env: NodeJS.ProcessEnv, logger: Logger) {
   if (!config.gateway.agent.enabled) return undefined;
-  const { createChatAgent } = await import("./gateway/agent.js");
+  const { createChatAgent } = await import("../gateway/agent.js");
   return createChatAgent({ home, config, env, logger }) ?? undefined;
 }
 
@@ -524,8 +524,8 @@ async function serve(
   io: CliIo,
 ): Promise<number> {
   const [{ createGateway }, { createLogger, logFormatFor }] = await Promise.all([
-    import("./gateway/gateway.js"),
-    import("./core/logger.js"),
+    import("../gateway/gateway.js"),
+    import("../core/logger.js"),
   ]);
   const logStyle = (streams: CliIo) => ({
     format: logFormatFor(streams.stderr, streams.env),
@@ -622,12 +622,12 @@ async function webConsole(
 ): Promise<number> {
   const role = options.readOnly ? "read-only" : "admin";
   if (options.link) {
-    const { consoleLoginLink } = await import("./gateway/console/launch.js");
+    const { consoleLoginLink } = await import("../gateway/console/launch.js");
     io.stdout.write(`${consoleLoginLink(home, config, role, options)}\n`);
     return 0;
   }
-  const { launchConsole } = await import("./gateway/console/launch.js");
-  const { createLogger, logFormatFor } = await import("./core/logger.js");
+  const { launchConsole } = await import("../gateway/console/launch.js");
+  const { createLogger, logFormatFor } = await import("../core/logger.js");
   const logger = createLogger({
     level: io.env.SKILLGATE_LOG_LEVEL ?? "warn",
     format: logFormatFor(io.stderr, io.env),

@@ -1,0 +1,168 @@
+/**
+ * Telegram inbound by webhook: grammy's `webhookCallback(bot, "http")` with `secret_token` on
+ * `gateway.telegram.webhook.port` (127.0.0.1; put a TLS reverse proxy in front) at
+ * `gateway.telegram.webhook.path` (default: the path of the public URL), registered with `setWebhook`
+ * and `max_connections: 1` so Telegram sends one update at a time, in order; requests are also handled
+ * one at a time here. The secret header and the body size are checked before anything is parsed.
+ */
+import { timingSafeEqual } from "node:crypto";
+import http from "node:http";
+import { Readable } from "node:stream";
+import { webhookCallback } from "grammy";
+import { ConfigError } from "../../src/core/errors.js";
+import {
+  clientAddress,
+  FailureRateLimiter,
+  readBodyLimited,
+  refuseTooLarge,
+} from "../../src/core/http-guard.js";
+import { telegramConfig } from "./config.js";
+import { ALLOWED_UPDATES, type TelegramContext } from "./context.js";
+import { callWithRetries } from "./outbound.js";
+
+/** Largest webhook body read (bytes): an update is a few KB; Telegram's own limits keep it far below. */
+const MAX_WEBHOOK_BODY = 1024 * 1024;
+
+/** Wrong-secret webhook requests answered with 401 per client per minute; more get 429. */
+const WEBHOOK_FAILURES_PER_MINUTE = 120;
+
+/** Constant-time comparison of two secrets. */
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** The webhook listener of one Telegram adapter. */
+export class TelegramWebhook {
+  private server: http.Server | undefined;
+
+  constructor(private readonly ctx: TelegramContext) {}
+
+  /** The listener is up (updates come by webhook, not by polling). */
+  get listening(): boolean {
+    return this.server !== undefined;
+  }
+
+  /** Listens on 127.0.0.1 and registers the public URL with `setWebhook`. */
+  async start(): Promise<void> {
+    const { url, port, secret } = this.settings();
+    const handle = webhookCallback(this.ctx.bot, "http", {
+      secretToken: secret,
+      onTimeout: "return",
+      timeoutMilliseconds: 8_000,
+    });
+    const expectedPath = this.localPath(url);
+    const failures = new FailureRateLimiter(WEBHOOK_FAILURES_PER_MINUTE);
+    // One update at a time: Telegram is asked for one connection, and a second request (a retry, or a
+    // proxy that opens more) waits here, so a chat's commands never run concurrently or reordered.
+    let chain: Promise<void> = Promise.resolve();
+    const server = http.createServer((req, res) => {
+      const requestPath = new URL(req.url ?? "/", "http://127.0.0.1").pathname;
+      if (req.method !== "POST" || requestPath !== expectedPath) {
+        res.writeHead(404).end();
+        return;
+      }
+      this.admit(req, res, secret, failures)
+        .then((body) => {
+          if (!body) return;
+          // grammy reads the already-checked body from a canonical request (the secret header kept).
+          const canonical = Object.assign(Readable.from([body]), {
+            headers: req.headers,
+            method: "POST",
+            url: req.url,
+          }) as unknown as http.IncomingMessage;
+          chain = chain.then(() => handle(canonical, res));
+          return chain;
+        })
+        .catch((error: unknown) => {
+          this.ctx.logger.error({ err: error }, "telegram webhook: handling an update failed");
+          if (!res.headersSent) res.writeHead(500);
+          res.end();
+        });
+    });
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, "127.0.0.1", () => resolve());
+    });
+    await callWithRetries(this.ctx, "setWebhook", () =>
+      this.ctx.bot.api.setWebhook(
+        url,
+        { secret_token: secret, allowed_updates: [...ALLOWED_UPDATES], max_connections: 1 },
+        this.ctx.signal,
+      ),
+    );
+    this.ctx.state = { state: "connected", detail: `webhook ${url}` };
+  }
+
+  /**
+   * The local path the listener answers: `gateway.telegram.webhook.path` when set (a reverse proxy may
+   * map the public URL to another path), else the public URL's own path.
+   */
+  private localPath(url: string): string {
+    const configured = telegramConfig(this.ctx.options.config).webhook.path;
+    if (configured === undefined || configured.trim() === "") return new URL(url).pathname;
+    return configured.startsWith("/") ? configured : `/${configured}`;
+  }
+
+  /**
+   * Checks a webhook request before anything is parsed: the secret header (constant time; failures are
+   * rate limited per client, 401 then 429) and the body size (413, enforced while reading). Returns the
+   * body, or undefined when the request was answered here.
+   */
+  private async admit(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    secret: string,
+    failures: FailureRateLimiter,
+  ): Promise<Buffer | undefined> {
+    const given = req.headers["x-telegram-bot-api-secret-token"];
+    if (typeof given !== "string" || !sameSecret(given, secret)) {
+      const client = clientAddress(req, this.ctx.options.config.gateway.trustedProxies);
+      const limited = failures.failed(client);
+      this.ctx.logger.warn({ client, status: limited ? 429 : 401 }, "telegram webhook: wrong secret token");
+      req.resume();
+      res.writeHead(limited ? 429 : 401, { connection: "close" }).end();
+      return undefined;
+    }
+    const body = await readBodyLimited(req, MAX_WEBHOOK_BODY);
+    if (body === "too-large") {
+      this.ctx.logger.warn(
+        { limit: MAX_WEBHOOK_BODY },
+        "telegram webhook: request body over the limit refused",
+      );
+      refuseTooLarge(req, res, MAX_WEBHOOK_BODY);
+      return undefined;
+    }
+    if (body === "aborted") return undefined;
+    return body;
+  }
+
+  private settings(): { url: string; port: number; secret: string } {
+    const webhook = telegramConfig(this.ctx.options.config).webhook;
+    const url = webhook.url ?? this.ctx.options.secret("TELEGRAM_WEBHOOK_URL");
+    const secret = webhook.secret ?? this.ctx.options.secret("TELEGRAM_WEBHOOK_SECRET");
+    if (!url || !/^https?:\/\//.test(url)) {
+      throw new ConfigError(
+        "gateway.telegram.webhook.url",
+        "gateway.telegram.mode is webhook but gateway.telegram.webhook.url is not a URL; set the public https:// address Telegram should POST to.",
+      );
+    }
+    if (!secret || !/^[A-Za-z0-9_-]{1,256}$/.test(secret)) {
+      throw new ConfigError(
+        "gateway.telegram.webhook.secret",
+        "Telegram webhook mode needs a secret token (1–256 of A-Z a-z 0-9 _ -): set gateway.telegram.webhook.secret or TELEGRAM_WEBHOOK_SECRET in .env.",
+      );
+    }
+    return { url, port: webhook.port ?? 8443, secret };
+  }
+
+  async close(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    this.server = undefined;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
