@@ -13,6 +13,7 @@ import {
   chatOf,
   type DiscordInteractionJson,
   type DiscordUserJson,
+  interactionLanguages,
   senderOf,
   snowflakeTime,
 } from "./normalize.js";
@@ -100,5 +101,6 @@ export function normalizeComponent(interaction: DiscordComponentJson): InboundMe
     receivedAt: snowflakeTime(interaction.id),
     raw: interaction,
     press: { actionId, messageId: interaction.message?.id },
+    ...interactionLanguages(interaction),
   };
 }

@@ -862,6 +862,14 @@ export class TelegramEmulator extends EventEmitter {
       this.fail(res, call, 400, 'Bad Request: parameter "commands" is required');
       return;
     }
+    // Bot API setMyCommands `language_code`: "A two-letter ISO 639-1 language code. If empty, commands
+    // will be applied to all users from the given scope, for whose language there are no dedicated
+    // commands" — so `zh`, never `zh-hans` or `zh-CN`.
+    const language = params.language_code;
+    if (language !== undefined && language !== "" && !/^[a-z]{2}$/.test(String(language))) {
+      this.fail(res, call, 400, "Bad Request: invalid language code specified");
+      return;
+    }
     if (commands.length > 100) {
       this.fail(res, call, 400, "Bad Request: BOT_COMMANDS_TOO_MUCH");
       return;
