@@ -3,7 +3,15 @@
  * rule when an import goes the wrong way, in a throwaway fixture laid out like the project.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -78,5 +86,38 @@ describe("layer check", () => {
     const { status, output } = cruise(dir, ["src", "adapters"]);
     expect(output).toContain("no dependency violations found");
     expect(status).toBe(0);
+  });
+});
+
+describe("docs/architecture.md", () => {
+  const page = readFileSync(path.join(root, "docs", "architecture.md"), "utf8");
+  /** The layer chain as written on a line `src/core ← … ← src/cli`. */
+  const chainIn = (text: string) => text.match(/src\/core( ← [a-z/]+)+/)?.[0].split(" ← ");
+
+  it("names the layers in the order the layer check enforces them", () => {
+    const rules = chainIn(readFileSync(config, "utf8"));
+    expect(rules).toBeDefined();
+    expect(rules?.length).toBeGreaterThanOrEqual(8);
+    expect(chainIn(page)).toEqual(rules);
+  });
+
+  it("names only files and folders that exist", () => {
+    const named = [...page.matchAll(/`((?:src|adapters|commands|test)\/[A-Za-z0-9_./-]+)`/g)].map(
+      (match) => match[1] as string,
+    );
+    expect(named.length).toBeGreaterThan(20);
+    const missing = named.filter((file) => !existsSync(path.join(root, file)));
+    expect(missing).toEqual([]);
+  });
+
+  it("lists every file of every platform adapter", () => {
+    for (const platform of ["telegram", "feishu", "discord"]) {
+      const files = readdirSync(path.join(root, "adapters", platform)).filter((file) => file.endsWith(".ts"));
+      const row = (file: string) => new RegExp(`\`${file.replace(".", "\\.")}\``);
+      expect(
+        files.filter((file) => !row(file).test(page)),
+        platform,
+      ).toEqual([]);
+    }
   });
 });

@@ -8,17 +8,12 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { createMockAdapter, type MockAdapter } from "../../adapters/mock/index.js";
 import type { EmulatedInteraction, EmulatedMessage, EmulatorUser } from "../emulators/discord.js";
 import { saveDuring } from "../support/concurrent-config.js";
 import { DISCORD_CHANNEL, DISCORD_GUILD, DISCORD_USERS, shown } from "../support/harness/discord.js";
-import { type PlatformRun, usePlatform } from "../support/harness/index.js";
-import {
-  filesUnder,
-  MISSING_COMMAND,
-  writeArxivAndWeather,
-  writeDeployer,
-} from "../support/platform-home.js";
+import { usePlatform } from "../support/harness/index.js";
+import { filesUnder, MISSING_COMMAND } from "../support/platform-home.js";
+import { bootSkillsSetup, type SetupRun } from "../support/skills-setup.js";
 
 vi.mock("../../src/config/edit.js", async (importOriginal) => {
   const { withConcurrentSave } = await import("../support/concurrent-config.js");
@@ -43,24 +38,12 @@ gateway:
   discord: { enabled: true, api: "${api}" }
 `;
 
-/** The Discord run plus a mock platform beside it; config.yaml is written by hand. */
-type Running = PlatformRun<"discord"> & { mock: MockAdapter; file: string };
+type Running = SetupRun<"discord">;
 
 const start = usePlatform("discord");
 
-async function boot(): Promise<Running> {
-  delete process.env[KEY];
-  const mock = createMockAdapter();
-  const run = await start({
-    prepare: async (home) => {
-      await writeArxivAndWeather(home, KEY);
-      await writeDeployer(home);
-    },
-    configFile: (emulator) => CONFIG(emulator.apiBase),
-    others: [mock],
-  });
-  mock.settle = () => run.gateway.whenIdle();
-  return Object.assign(run, { mock, file: run.file as string });
+function boot(): Promise<Running> {
+  return bootSkillsSetup(start, KEY, (emulator) => CONFIG(emulator.apiBase));
 }
 
 /** A slash command in #general; resolves with its answered reply. */

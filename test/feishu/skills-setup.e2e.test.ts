@@ -9,17 +9,12 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { createMockAdapter, type MockAdapter } from "../../adapters/mock/index.js";
 import type { LarkSend } from "../emulators/lark.js";
 import { saveDuring } from "../support/concurrent-config.js";
 import { FEISHU_IDS } from "../support/harness/feishu.js";
-import { type PlatformRun, usePlatform } from "../support/harness/index.js";
-import {
-  filesUnder,
-  MISSING_COMMAND,
-  writeArxivAndWeather,
-  writeDeployer,
-} from "../support/platform-home.js";
+import { usePlatform } from "../support/harness/index.js";
+import { filesUnder, MISSING_COMMAND } from "../support/platform-home.js";
+import { bootSkillsSetup, type SetupRun } from "../support/skills-setup.js";
 
 vi.mock("../../src/config/edit.js", async (importOriginal) => {
   const { withConcurrentSave } = await import("../support/concurrent-config.js");
@@ -31,25 +26,17 @@ const USER = FEISHU_IDS.member;
 const KEY = "SKILLGATE_FEISHU_SETUP_WEATHER_KEY";
 const VALUE = "fs-secret-VALUE-5d1b8";
 
-/** The Feishu run plus a mock platform beside it; config.yaml is written by hand. */
-type Running = PlatformRun<"feishu"> & { mock: MockAdapter; file: string };
+type Running = SetupRun<"feishu">;
 
 const start = usePlatform("feishu");
 
-async function boot(): Promise<Running> {
-  delete process.env[KEY];
-  const mock = createMockAdapter();
-  const run = await start({
-    prepare: async (home) => {
-      await writeArxivAndWeather(home, KEY);
-      await writeDeployer(home);
-    },
-    configFile: (emulator) =>
+function boot(): Promise<Running> {
+  return bootSkillsSetup(
+    start,
+    KEY,
+    (emulator) =>
       `gateway:   # first, on purpose\n  admins: ["feishu:${ADMIN}"]\n  allowed_users: ["feishu:${USER}", "mock:reader"]\n  health: {enabled: false}\n  feishu: {enabled: true, mode: websocket, domain: "${emulator.url}"}\n# skills below\nskills:\n  platform_disabled:\n    telegram:\n      - arxiv   # noisy there\n`,
-    others: [mock],
-  });
-  mock.settle = () => run.gateway.whenIdle();
-  return Object.assign(run, { mock, file: run.file as string });
+  );
 }
 
 function ask(run: Running, sender: string, text: string): Promise<LarkSend> {

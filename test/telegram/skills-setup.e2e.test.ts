@@ -9,17 +9,12 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import YAML from "yaml";
-import { createMockAdapter, type MockAdapter } from "../../adapters/mock/index.js";
 import type { CallbackQueryRecord, SentMessage } from "../emulators/telegram.js";
 import { saveDuring } from "../support/concurrent-config.js";
-import { type PlatformRun, usePlatform } from "../support/harness/index.js";
+import { usePlatform } from "../support/harness/index.js";
 import { TELEGRAM_IDS } from "../support/harness/telegram.js";
-import {
-  filesUnder,
-  MISSING_COMMAND,
-  writeArxivAndWeather,
-  writeDeployer,
-} from "../support/platform-home.js";
+import { filesUnder, MISSING_COMMAND } from "../support/platform-home.js";
+import { bootSkillsSetup, type SetupRun } from "../support/skills-setup.js";
 
 vi.mock("../../src/config/edit.js", async (importOriginal) => {
   const { withConcurrentSave } = await import("../support/concurrent-config.js");
@@ -35,34 +30,22 @@ const PUBLIC = "https://skillgate.example.test";
 
 const start = usePlatform("telegram");
 
-/** The Telegram run plus a mock platform beside it; config.yaml is written by hand. */
-type Booted = PlatformRun<"telegram"> & { mock: MockAdapter; file: string };
+type Booted = SetupRun<"telegram">;
 
-async function boot(): Promise<Booted> {
-  delete process.env[KEY];
-  const mock = createMockAdapter();
-  const run = await start({
-    prepare: async (home) => {
-      await writeArxivAndWeather(home, KEY);
-      await writeDeployer(home);
-    },
-    configFile: (emulator) => {
-      const doc = {
-        gateway: {
-          admins: [`telegram:${ADMIN}`],
-          allowed_users: [`telegram:${USER}`, "mock:reader"],
-          health: { enabled: false },
-          public_url: PUBLIC,
-          secret_form: { port: 0 },
-          telegram: { enabled: true, api_root: emulator.apiRoot },
-        },
-      };
-      return `# written by hand\n${YAML.stringify(doc)}skills:\n  # keep order\n  ledger: true\n`;
-    },
-    others: [mock],
+function boot(): Promise<Booted> {
+  return bootSkillsSetup(start, KEY, (emulator) => {
+    const doc = {
+      gateway: {
+        admins: [`telegram:${ADMIN}`],
+        allowed_users: [`telegram:${USER}`, "mock:reader"],
+        health: { enabled: false },
+        public_url: PUBLIC,
+        secret_form: { port: 0 },
+        telegram: { enabled: true, api_root: emulator.apiRoot },
+      },
+    };
+    return `# written by hand\n${YAML.stringify(doc)}skills:\n  # keep order\n  ledger: true\n`;
   });
-  mock.settle = () => run.gateway.whenIdle();
-  return Object.assign(run, { mock, file: run.file as string });
 }
 
 function linkOf(message: SentMessage | undefined): string {

@@ -26,6 +26,7 @@ import {
   type Person,
   type Place,
   settle,
+  type WithChat,
 } from "./shared.js";
 
 /** The people as Discord users. */
@@ -52,7 +53,7 @@ export interface DiscordWhere {
 }
 
 /** What a booted Discord run offers beyond the shared base. */
-export interface DiscordHandles {
+export interface DiscordHandles extends WithChat {
   /**
    * A slash command from `user` (in #general unless `where` says otherwise); resolves with its record and
    * its original response once that was answered (no longer a deferral).
@@ -66,8 +67,6 @@ export interface DiscordHandles {
   ): Promise<{ sent: EmulatedInteraction; original: EmulatedMessage }>;
   /** Presses a button; resolves once the press was acknowledged and the gateway is idle. */
   press(input: Parameters<DiscordEmulator["pressButton"]>[0]): Promise<EmulatedInteraction>;
-  /** The neutral handles (see `ChatHandles`). */
-  chat: ChatHandles;
 }
 
 type DiscordRun = BaseRun<"discord", DiscordEmulator, DiscordAdapter>;

@@ -22,6 +22,7 @@ import {
   type Place,
   type Said,
   settle,
+  type WithChat,
 } from "./shared.js";
 
 /** The people's open_ids. */
@@ -37,7 +38,7 @@ export const FEISHU_GROUP = "oc_ops";
 export type LarkEmulatorOptions = NonNullable<ConstructorParameters<typeof LarkEmulator>[0]>;
 
 /** What a booted Feishu run offers beyond the shared base. */
-export interface FeishuHandles {
+export interface FeishuHandles extends WithChat {
   /**
    * A message event from a person (the admin in a p2p chat unless `options` say otherwise), carrying the
    * configured verification token; a group message goes to `FEISHU_GROUP` and mentions the bot unless
@@ -59,8 +60,6 @@ export interface FeishuHandles {
    * the presser sees at once) when the gateway is idle again.
    */
   press(input: Parameters<LarkEmulator["cardActionEvent"]>[0]): Promise<Record<string, unknown>>;
-  /** The neutral handles (see `ChatHandles`). */
-  chat: ChatHandles;
 }
 
 type FeishuRun = BaseRun<"feishu", LarkEmulator, FeishuAdapter>;

@@ -69,6 +69,12 @@ export interface ChatHandles {
   idOf(who: Person): string;
 }
 
+/** What every platform's handles include: the neutral ones. */
+export interface WithChat {
+  /** The neutral handles (see `ChatHandles`). */
+  chat: ChatHandles;
+}
+
 /** One parsed log line. */
 export type LogLine = Record<string, unknown>;
 

@@ -25,6 +25,7 @@ import {
   type Said,
   settle,
   until,
+  type WithChat,
 } from "./shared.js";
 
 /** The people's Telegram user ids (a person's direct chat has the same id). */
@@ -33,7 +34,7 @@ export const TELEGRAM_IDS: Record<Person, number> = { admin: 1001, member: 2002,
 export const TELEGRAM_GROUP = -100500;
 
 /** What a booted Telegram run offers beyond the shared base. */
-export interface TelegramHandles {
+export interface TelegramHandles extends WithChat {
   /**
    * A person says something (the admin in a direct chat unless `says` names others); resolves with the
    * first `count` bot messages sent afterwards in `chat` (default: the chat spoken in).
@@ -41,8 +42,6 @@ export interface TelegramHandles {
   ask(says: UserSays, options?: { count?: number; chat?: string }): Promise<SentMessage[]>;
   /** Presses a button; resolves once Telegram got the press's answer and the gateway is idle. */
   press(input: Parameters<TelegramEmulator["pressButton"]>[0]): Promise<CallbackQueryRecord>;
-  /** The neutral handles (see `ChatHandles`). */
-  chat: ChatHandles;
 }
 
 type TelegramRun = BaseRun<"telegram", TelegramEmulator, Adapter>;
