@@ -68,7 +68,7 @@ export const zhCN = defineLocale<typeof en>()({
   "cli.warning": "警告：{warning}",
   // ── skill security warnings ─────────────────────────────────────────────────────────────────────────
   "injection.ignorePrevious": "要求忽略之前的指令",
-  "injection.youAreNow": '试图重新定义助手（"you are now"）',
+  "injection.youAreNow": "试图重新定义助手（`you are now`）",
   "injection.disregardRules": "要求无视助手的规则",
   "injection.forget": "要求忘记指令",
   "injection.newInstructions": "声明了新的指令",
