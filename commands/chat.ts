@@ -8,9 +8,11 @@
 
 import { roleOf } from "../src/core/access.js";
 import type { ReplyAction } from "../src/core/actions.js";
+import { english, join, list, type Text, t } from "../src/core/i18n/messages.js";
 import { errorReply, type Reply, type ReplyBlock, reply } from "../src/core/reply.js";
 import type { SkillEntry, SkillViewResult } from "../src/skills/types.js";
 import { UsageStore } from "../src/skills/usage.js";
+import { viewTexts } from "../src/skills/view-texts.js";
 import { isSkillVisible } from "../src/skills/visibility.js";
 import { withButtons } from "./buttons.js";
 import { effectiveOptions, normalizeName, optionsHelp, usageLine } from "./parse.js";
@@ -25,8 +27,6 @@ import {
 import type { CommandContext, CommandSpec } from "./types.js";
 
 /** What /help says when the library has no skill at all: where to find some to try. */
-const EMPTY_LIBRARY_HINT =
-  "No skills are installed yet. Try the examples: `skillgate serve --demo` runs them on a temporary home, and `skillgate init --examples` installs them into this one.";
 
 /** Most skills a stacked invocation loads (`/a /b /c … text`). */
 export const MAX_STACKED_SKILLS = 5;
@@ -52,12 +52,13 @@ export async function findSkillByChatName(
 
 /** The refusal for a skill the visibility rule hides on this platform. */
 export function disabledSkillReply(name: string, platform: string | null): Reply {
-  const where = platform ?? "this terminal";
-  return errorReply(
-    `The \`${name}\` skill is disabled for ${where} (skills.disabled or skills.platform_disabled.${platform ?? "<platform>"} in config.yaml). Ask an admin to enable it there.`,
-    1,
-    { ok: false, error: "disabled", skill: name, platform },
-  );
+  const where = platform ?? t("skill.thisTerminal");
+  return errorReply(t("skill.disabledFor", { name, where, platform: platform ?? "<platform>" }), 1, {
+    ok: false,
+    error: "disabled",
+    skill: name,
+    platform,
+  });
 }
 
 function asStrings(value: unknown): string[] {
@@ -88,36 +89,36 @@ function readinessBlocks(
     missingCommands.length === 0 &&
     view.setup_needed !== true
   ) {
-    blocks.push({ kind: "paragraph", text: "Readiness: ready." });
+    blocks.push({ kind: "paragraph", text: t("skill.ready") });
   } else {
-    const parts = [
-      missing.length > 0
-        ? `missing environment variable${missing.length > 1 ? "s" : ""} ${missing.map((name) => `\`${name}\``).join(", ")}`
-        : "",
-      missingFiles.length > 0
-        ? `missing file${missingFiles.length > 1 ? "s" : ""} ${missingFiles.map((name) => `\`${name}\``).join(", ")}`
-        : "",
-      missingCommands.length > 0
-        ? `missing command${missingCommands.length > 1 ? "s" : ""} ${missingCommands.map((name) => `\`${name}\``).join(", ")}`
-        : "",
-    ].filter(Boolean);
+    const code = (names: string[]) => list(names.map((name) => `\`${name}\``));
+    const parts: Text[] = [
+      ...(missing.length > 0 ? [t("skill.missingEnv", { count: missing.length, names: code(missing) })] : []),
+      ...(missingFiles.length > 0
+        ? [t("skill.missingFile", { count: missingFiles.length, names: code(missingFiles) })]
+        : []),
+      ...(missingCommands.length > 0
+        ? [t("skill.missingCommand", { count: missingCommands.length, names: code(missingCommands) })]
+        : []),
+    ];
     blocks.push({
       kind: "paragraph",
-      text: `Readiness: setup needed — ${parts.join("; ") || "see the skill's setup notes"}. The skill is loaded anyway.`,
+      text: t("skill.setupNeeded", { parts: parts.length > 0 ? join(parts, "; ") : t("skill.setupNotes") }),
     });
     // With a private input on offer the "not supported over messaging" hint would be wrong: the to-do
     // list below points at the Set KEY input instead.
     const hint = setupHint(view, ctx, String(view.name ?? ""), privateEntry);
     const note = typeof view.setup_note === "string" ? view.setup_note : undefined;
+    const noteText = viewTexts(view).setupNote ?? note;
     if (ctx.surface === "chat" && hint) blocks.push({ kind: "paragraph", text: hint });
-    else if (hint ?? note) blocks.push({ kind: "paragraph", text: (hint ?? note) as string });
+    else if (hint ?? noteText) blocks.push({ kind: "paragraph", text: (hint ?? noteText) as Text });
   }
   const todo = setupTodo(view, ctx, privateEntry);
   if (todo.length > 0) blocks.push({ kind: "list", items: todo });
   const settings = viewSettings(view);
   if (settings.length > 0) {
     blocks.push(
-      { kind: "paragraph", text: "Settings (skills.config in config.yaml):" },
+      { kind: "paragraph", text: t("skill.settings") },
       { kind: "list", items: settingLines(settings) },
     );
   }
@@ -132,27 +133,30 @@ export function skillCard(
   privateEntry: ReadonlySet<string> = new Set(),
 ): ReplyBlock[] {
   const description = typeof view.description === "string" ? view.description : entry.description;
-  const blocks: ReplyBlock[] = [{ kind: "heading", text: `Skill loaded: ${entry.name}` }];
+  const blocks: ReplyBlock[] = [{ kind: "heading", text: t("skill.loaded", { name: entry.name }) }];
   if (description) blocks.push({ kind: "paragraph", text: description });
-  if (entry.category) blocks.push({ kind: "paragraph", text: `Category: ${entry.category}` });
+  if (entry.category)
+    blocks.push({ kind: "paragraph", text: t("skill.category", { category: entry.category }) });
   const files = linkedFileItems(view);
   if (files.length > 0) {
-    blocks.push({ kind: "paragraph", text: "Linked files:" }, { kind: "list", items: files });
+    blocks.push({ kind: "paragraph", text: t("skill.linkedFiles") }, { kind: "list", items: files });
     blocks.push({
       kind: "paragraph",
-      text: `Open one with \`${ctx.commandPrefix(["skill", entry.name])} <file>\`.`,
+      text: t("skill.openOne", { command: ctx.commandPrefix(["skill", entry.name]) }),
     });
   }
   blocks.push(...readinessBlocks(view, ctx, privateEntry));
-  const warnings = asStrings(view.security_warnings);
+  const warnings: Text[] = viewTexts(view).securityWarnings ?? asStrings(view.security_warnings);
   if (warnings.length > 0) {
-    blocks.push({ kind: "paragraph", text: "⚠️ Security warnings:" }, { kind: "list", items: warnings });
+    blocks.push({ kind: "paragraph", text: t("skill.securityWarnings") }, { kind: "list", items: warnings });
   }
   return blocks;
 }
 
 function viewFailure(view: SkillViewResult, name: string): Reply {
-  const message = typeof view.error === "string" ? view.error : `Skill '${name}' could not be loaded.`;
+  const message: Text =
+    viewTexts(view).error ??
+    (typeof view.error === "string" ? view.error : t("skill.couldNotLoad", { name }));
   return errorReply(message, 1, view);
 }
 
@@ -171,7 +175,9 @@ export async function loadSkills(
     const entry = await findSkillByChatName(ctx, typed);
     if (!entry)
       return {
-        reply: errorReply(`No skill named \`${typed}\`. See \`${ctx.commandPrefix(["skills", "list"])}\`.`),
+        reply: errorReply(
+          t("skill.noSuchSkill", { name: typed, list: ctx.commandPrefix(["skills", "list"]) }),
+        ),
         loaded: [],
       };
     if (!isSkillVisible(entry.name, entry.frontmatter, ctx.platform, ctx.config)) {
@@ -194,7 +200,8 @@ export async function loadSkills(
   const usage = new UsageStore(ctx.paths.skills);
   for (const name of names) await usage.bump(name, "use", ctx.now());
   if (ctx.sessionKey) await ctx.sessions?.addLoadedSkills(ctx.sessionKey, names);
-  if (instruction.trim()) blocks.push({ kind: "paragraph", text: `Instruction: ${instruction.trim()}` });
+  if (instruction.trim())
+    blocks.push({ kind: "paragraph", text: t("skill.instruction", { instruction: instruction.trim() }) });
   const json = { ok: true, loaded: names, instruction: instruction.trim() || null, skills: views };
   return { reply: withButtons(reply(blocks, { json }), [offers.slice(0, 5)]), loaded: names };
 }
@@ -214,23 +221,29 @@ async function showSkillFile(ctx: CommandContext, entry: SkillEntry, file: strin
   );
 }
 
-function roleText(ctx: CommandContext): { role: string; text: string } {
+function roleText(ctx: CommandContext): { role: string; text: Text } {
   const caller = ctx.caller;
-  if (ctx.surface === "terminal" || !caller) return { role: "owner", text: "the local owner (admin)" };
-  if (caller.isAdmin) return { role: "admin", text: "an admin (every command)" };
+  if (ctx.surface === "terminal" || !caller) return { role: "owner", text: t("whoami.role.owner") };
+  if (caller.isAdmin) return { role: "admin", text: t("whoami.role.admin") };
   return roleOf(ctx.config, caller.platform, caller.id, ctx.chatId) === "stranger"
-    ? { role: "stranger", text: "not on the allowed list" }
-    : { role: "user", text: "an allowed user (read-only commands)" };
+    ? { role: "stranger", text: t("whoami.role.stranger") }
+    : { role: "user", text: t("whoami.role.user") };
 }
 
-function commandItems(ctx: CommandContext, specs: readonly CommandSpec[], withOptions: boolean): string[] {
+function commandItems(ctx: CommandContext, specs: readonly CommandSpec[], withOptions: boolean): Text[] {
   const adminNote = ctx.surface === "chat" && !ctx.caller?.isAdmin;
   return specs
     .filter((spec) => !spec.hidden)
     .map((spec) => {
-      const line = `\`${usageLine(spec, ctx.commandPrefix)}\` — ${spec.summary}${adminNote && spec.mutating ? " (admins)" : ""}`;
+      const usage = usageLine(spec, ctx.commandPrefix);
+      const line = t(adminNote && spec.mutating ? "help.item.admins" : "help.item", {
+        usage,
+        summary: spec.summary,
+      });
       const options = effectiveOptions(spec).filter((option) => option.name !== "json" || withOptions);
-      return withOptions && options.length > 0 ? `${line}\n  options: ${optionsHelp(spec)}` : line;
+      return withOptions && options.length > 0
+        ? t("help.options", { line, options: optionsHelp(spec) })
+        : line;
     });
 }
 
@@ -240,28 +253,33 @@ async function skillItems(ctx: CommandContext): Promise<{ blocks: ReplyBlock[]; 
     skills = await ctx.library.visible(ctx.platform);
   } catch (error) {
     return {
-      blocks: [{ kind: "paragraph", text: `Skills are hidden: ${(error as Error).message}` }],
+      blocks: [{ kind: "paragraph", text: t("help.skillsHidden", { detail: (error as Error).message }) }],
       names: [],
     };
   }
   if (skills.length === 0) {
     const installed = await ctx.library.all().catch(() => []);
-    const text = installed.length === 0 ? EMPTY_LIBRARY_HINT : "No skills are available here.";
+    const text = installed.length === 0 ? t("help.emptyLibrary") : t("help.noSkillsHere");
     return { blocks: [{ kind: "paragraph", text }], names: [] };
   }
   const sorted = [...skills].sort((a, b) => a.name.localeCompare(b.name));
   const spell = (name: string) => (ctx.surface === "chat" ? `/${name}` : ctx.commandPrefix(["skill", name]));
-  const items = sorted
+  const items: Text[] = sorted
     .slice(0, HELP_SKILL_LIMIT)
-    .map((entry) => `\`${spell(entry.name)}\` — ${shorten(entry.description, 80)}`);
+    .map((entry) =>
+      t("help.skillItem", { command: spell(entry.name), description: shorten(entry.description, 80) }),
+    );
   if (sorted.length > HELP_SKILL_LIMIT) {
     items.push(
-      `… and ${sorted.length - HELP_SKILL_LIMIT} more: \`${ctx.commandPrefix(["skills", "list"])}\``,
+      t("help.moreSkills", {
+        count: sorted.length - HELP_SKILL_LIMIT,
+        command: ctx.commandPrefix(["skills", "list"]),
+      }),
     );
   }
   return {
     blocks: [
-      { kind: "heading", text: `Skills (${sorted.length})` },
+      { kind: "heading", text: t("help.skillsHeading", { count: sorted.length }) },
       { kind: "list", items },
     ],
     names: sorted.map((entry) => entry.name),
@@ -272,8 +290,8 @@ async function skillItems(ctx: CommandContext): Promise<{ blocks: ReplyBlock[]; 
 export function createChatCommands(getRegistry: () => readonly CommandSpec[]): CommandSpec[] {
   const help: CommandSpec = {
     path: ["help"],
-    summary: "list the commands and the skills you can load here",
-    args: [{ name: "command", description: "a command to show in detail, e.g. curator", variadic: true }],
+    summary: t("help.summary"),
+    args: [{ name: "command", description: t("help.arg.command"), variadic: true }],
     mutating: false,
     async run(ctx, input) {
       const registry = getRegistry();
@@ -282,7 +300,7 @@ export function createChatCommands(getRegistry: () => readonly CommandSpec[]): C
         const specs = registry.filter((spec) => wanted.every((word, index) => spec.path[index] === word));
         if (specs.length === 0) {
           return errorReply(
-            `No command \`${ctx.commandPrefix(wanted)}\`. Try \`${ctx.commandPrefix(["help"])}\`.`,
+            t("help.noCommand", { command: ctx.commandPrefix(wanted), help: ctx.commandPrefix(["help"]) }),
             2,
           );
         }
@@ -295,7 +313,7 @@ export function createChatCommands(getRegistry: () => readonly CommandSpec[]): C
             json: {
               commands: specs.map((spec) => ({
                 path: spec.path,
-                summary: spec.summary,
+                summary: english(spec.summary),
                 mutating: spec.mutating,
               })),
             },
@@ -304,15 +322,15 @@ export function createChatCommands(getRegistry: () => readonly CommandSpec[]): C
       }
       const skills = await skillItems(ctx);
       const blocks: ReplyBlock[] = [
-        { kind: "heading", text: "Commands" },
+        { kind: "heading", text: t("help.commands") },
         { kind: "list", items: commandItems(ctx, registry, false) },
         ...skills.blocks,
-        { kind: "paragraph", text: `Details: \`${ctx.commandPrefix(["help", "<command>"])}\`.` },
+        { kind: "paragraph", text: t("help.details", { command: ctx.commandPrefix(["help", "<command>"]) }) },
       ];
       const json = {
         commands: registry
           .filter((spec) => !spec.hidden)
-          .map((spec) => ({ path: spec.path, summary: spec.summary, mutating: spec.mutating })),
+          .map((spec) => ({ path: spec.path, summary: english(spec.summary), mutating: spec.mutating })),
         skills: skills.names,
       };
       return reply(blocks, { json });
@@ -320,24 +338,30 @@ export function createChatCommands(getRegistry: () => readonly CommandSpec[]): C
   };
   const whoami: CommandSpec = {
     path: ["whoami"],
-    summary: "show your platform:id and what you may run",
+    summary: t("whoami.summary"),
     mutating: false,
     async run(ctx) {
       const { role, text } = roleText(ctx);
       const caller = ctx.caller;
-      const id = caller ? `${caller.platform}:${caller.id}` : "local terminal";
-      const name = caller?.name ? ` (${caller.name})` : "";
-      const blocks: ReplyBlock[] = [{ kind: "paragraph", text: `You are \`${id}\`${name}: ${text}.` }];
+      const id = caller ? `${caller.platform}:${caller.id}` : t("whoami.localTerminal");
+      const you = caller?.name
+        ? t("whoami.youNamed", { id, name: caller.name, role: text })
+        : t("whoami.you", { id, role: text });
+      const blocks: ReplyBlock[] = [{ kind: "paragraph", text: you }];
       // The chat's own id, for gateway.home_channel and gateway.allowed_chats (a group's id is not its
       // members' ids, and the platforms' apps hide it).
       const chat = caller && ctx.chatId ? `${caller.platform}:${ctx.chatId}` : undefined;
       if (chat)
         blocks.push({
           kind: "paragraph",
-          text:
+          text: t(
             ctx.chatKind === "dm"
-              ? `This direct chat is \`${chat}\`: put it in gateway.home_channel to get the maintenance summaries here.`
-              : `This ${ctx.chatKind === "thread" ? "thread's chat" : "group"} is \`${chat}\`: put it in gateway.home_channel to post the maintenance summaries here, or in gateway.allowed_chats to let its members run the read-only commands.`,
+              ? "whoami.dm"
+              : ctx.chatKind === "thread"
+                ? "whoami.thread"
+                : "whoami.group",
+            { chat },
+          ),
         });
       return reply(blocks, {
         json: {
@@ -352,10 +376,10 @@ export function createChatCommands(getRegistry: () => readonly CommandSpec[]): C
   };
   const skill: CommandSpec = {
     path: ["skill"],
-    summary: "load a skill (or show one of its files) for this chat",
+    summary: t("skill.summary"),
     args: [
-      { name: "name", description: "the skill's name", required: true },
-      { name: "file", description: "a file inside the skill, e.g. references/api.md" },
+      { name: "name", description: t("skill.arg.name"), required: true },
+      { name: "file", description: t("skill.arg.file") },
     ],
     mutating: false,
     async run(ctx, input) {
@@ -364,7 +388,7 @@ export function createChatCommands(getRegistry: () => readonly CommandSpec[]): C
       if (!file) return (await loadSkills(ctx, [name], "")).reply;
       const entry = await findSkillByChatName(ctx, name);
       if (!entry)
-        return errorReply(`No skill named \`${name}\`. See \`${ctx.commandPrefix(["skills", "list"])}\`.`);
+        return errorReply(t("skill.noSuchSkill", { name, list: ctx.commandPrefix(["skills", "list"]) }));
       if (!isSkillVisible(entry.name, entry.frontmatter, ctx.platform, ctx.config))
         return disabledSkillReply(entry.name, ctx.platform);
       return showSkillFile(ctx, entry, file);

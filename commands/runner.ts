@@ -7,6 +7,7 @@
 import { roleOf } from "../src/core/access.js";
 import { cancelAction, invocation, runAction } from "../src/core/actions.js";
 import { SkillgateError } from "../src/core/errors.js";
+import { english, type Text, t } from "../src/core/i18n/messages.js";
 import { errorReply, type Reply, replyToPlainText, withWarnings } from "../src/core/reply.js";
 import { takeUsageWarnings } from "../src/skills/usage.js";
 import { formatCommandLine, parseCommandInput } from "./parse.js";
@@ -31,21 +32,17 @@ export function accessRefusal(spec: CommandSpec, ctx: CommandContext, input?: Co
   if (ctx.surface === "terminal") return null;
   const caller = ctx.caller;
   const command = ctx.commandPrefix(spec.path);
-  if (!caller) return errorReply(`⛔ \`${command}\` needs a known sender; this message had none.`);
+  if (!caller) return errorReply(t("access.needsSender", { command }));
   if (caller.isAdmin) return null;
   const who = `${caller.platform}:${caller.id}`;
   if (isMutating(spec, input)) {
-    return errorReply(
-      `⛔ \`${command}\` changes the skill library, so it is for admins only. Your id is \`${who}\`; ask the owner to add it to gateway.admins if you should have this right.`,
-    );
+    return errorReply(t("access.adminsOnly", { command, who }));
   }
   if (ALWAYS_OPEN.has(spec.path[0] ?? "")) return null;
   // A web console login was checked by the console itself; read-only logins may run read-only commands.
   if (ctx.surface === "web") return null;
   if (roleOf(ctx.config, caller.platform, caller.id, ctx.chatId) === "stranger") {
-    return errorReply(
-      `⛔ You are not on this gateway's allowed list. Your id is \`${who}\`; ask the owner to add it to gateway.allowed_users.`,
-    );
+    return errorReply(t("access.notAllowed", { who }));
   }
   return null;
 }
@@ -59,35 +56,31 @@ async function confirmation(
   const question = await spec.confirm(ctx, input);
   if (!question) return null;
   const again = formatCommandLine(spec, input, ctx.commandPrefix, ["-y"]);
-  const json = { ok: false, confirmation_required: true, question, command: again };
+  const json = { ok: false, confirmation_required: true, question: english(question), command: again };
   if (ctx.surface === "web") return errorReply(question, 1, json);
   if (ctx.surface === "chat") {
-    const asked = errorReply(`${question}\nReply \`${again}\` to confirm.`, 1, json);
+    const asked = errorReply(t("runner.confirmInChat", { question, again }), 1, json);
     return { ...asked, actions: confirmButtons(spec, input, question) };
   }
   if (!ctx.interactive || !ctx.prompt) {
-    return errorReply(
-      `${question}\nThere is no terminal to confirm on, so nothing was changed. Re-run with -y to proceed: ${again}`,
-      1,
-      json,
-    );
+    return errorReply(t("runner.noTerminalToConfirm", { question, again }), 1, json);
   }
-  const answer = await ctx.prompt(`${question} [y/N] `);
+  const answer = await ctx.prompt(t("runner.confirmPrompt", { question }));
   if (/^\s*y(es)?\s*$/i.test(answer)) return null;
-  return errorReply("Cancelled; nothing was changed.", 1, { ok: false, cancelled: true });
+  return errorReply(t("runner.cancelled"), 1, { ok: false, cancelled: true });
 }
 
 /**
  * Confirm / Cancel buttons for a chat question. Confirm runs the same command with `-y` as whoever
  * presses it (access checked again then); with buttons shown, the "reply … -y" line is left out.
  */
-function confirmButtons(spec: CommandSpec, input: CommandInput, question: string): Reply["actions"] {
+function confirmButtons(spec: CommandSpec, input: CommandInput, question: Text): Reply["actions"] {
   const { yes: _yes, json: _json, ...options } = input.options;
   const run = invocation(spec.path, input.args, options);
   return {
     rows: [
       [
-        runAction("Confirm", run, {
+        runAction(t("button.confirm"), run, {
           confirmed: true,
           style: "danger",
           placement: "replace",
@@ -108,14 +101,11 @@ export function errorToReply(
   options: RunOptions = {},
 ): Reply {
   if (error instanceof SkillgateError) {
-    return errorReply(error.message, error.exitCode, { ok: false, error: error.message, code: error.code });
+    return errorReply(error.text, error.exitCode, { ok: false, error: error.message, code: error.code });
   }
   options.onUnexpected?.(error, spec);
   const detail = error instanceof Error ? error.message : String(error);
-  return errorReply(
-    `\`${ctx.commandPrefix(spec.path)}\` failed unexpectedly: ${detail}. Nothing more is known here; check the logs and try again.`,
-    1,
-  );
+  return errorReply(t("runner.unexpected", { command: ctx.commandPrefix(spec.path), detail }), 1);
 }
 
 /**
@@ -139,8 +129,8 @@ export async function runCommand(
     result = errorToReply(error, spec, ctx, options);
   }
   // A corrupt file moved aside while the command ran is told to the person, whatever the command.
-  const shown = replyToPlainText(result);
-  const warnings = takeUsageWarnings(ctx.paths.skills).filter((warning) => !shown.includes(warning));
+  const shown = replyToPlainText(result, "en");
+  const warnings = takeUsageWarnings(ctx.paths.skills).filter((warning) => !shown.includes(english(warning)));
   return withWarnings(result, warnings);
 }
 

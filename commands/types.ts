@@ -6,6 +6,7 @@
 
 import type { SkillgateConfig } from "../src/config/config.js";
 import type { HomePaths } from "../src/config/home.js";
+import type { Text } from "../src/core/i18n/messages.js";
 import type { ChatKind } from "../src/core/message.js";
 import type { ProgressSink } from "../src/core/progress.js";
 import type { Reply } from "../src/core/reply.js";
@@ -38,8 +39,8 @@ export interface CommandContext {
   json: boolean;
   /** A person at a TTY can answer prompts (`prompt` is then set). */
   interactive: boolean;
-  /** Asks the person at the terminal; `hidden` suppresses echo (secrets). */
-  prompt?: (question: string, options?: { hidden?: boolean }) => Promise<string>;
+  /** Asks the person at the terminal (in their locale); `hidden` suppresses echo (secrets). */
+  prompt?: (question: Text, options?: { hidden?: boolean }) => Promise<string>;
   /** Progress lines for long runs (stderr in a terminal); never part of the reply. */
   progress?: (line: string) => void;
   /** Counted progress of long work (a bar on a terminal); absent where nothing is shown. */
@@ -82,7 +83,7 @@ export interface CommandContext {
 /** A positional argument. */
 export interface ArgSpec {
   name: string;
-  description: string;
+  description: Text;
   required?: boolean;
   /** Takes all remaining arguments. */
   variadic?: boolean;
@@ -99,10 +100,12 @@ export type OptionKind = "boolean" | "string" | "integer";
 export interface OptionSpec {
   readonly name: string;
   readonly short?: string;
-  readonly description: string;
+  readonly description: Text;
   readonly kind: OptionKind;
   /** Allowed values for a string option (the parsed value is typed as their union). */
   readonly choices?: readonly string[];
+  /** What a menu shows for each of `choices` (default: the value itself). */
+  readonly choiceLabels?: Readonly<Record<string, Text>>;
   /** An environment variable the CLI reads when the option is not given (e.g. `HERMES_PLATFORM`). */
   readonly env?: string;
 }
@@ -145,7 +148,8 @@ export interface CommandInput<V = AnyOptionValues> {
 export interface CommandSpec<O extends readonly OptionSpec[] = readonly OptionSpec[]> {
   /** `["curator", "pin"]`, `["skills", "list"]`, `["help"]`. */
   path: string[];
-  summary: string;
+  /** One line for help and the native menus, resolved in the reader's locale. */
+  summary: Text;
   args?: ArgSpec[];
   options?: O;
   /** Changes anything on disk (admins only in chat). */
@@ -160,7 +164,7 @@ export interface CommandSpec<O extends readonly OptionSpec[] = readonly OptionSp
    * terminal, a refusal without a TTY and without `-y`, or in chat a request to repeat with `-y`.
    * Commands with `confirm` get a `-y/--yes` option automatically.
    */
-  confirm?(ctx: CommandContext, input: CommandInput<InputOptions<O>>): Promise<string | null> | string | null;
+  confirm?(ctx: CommandContext, input: CommandInput<InputOptions<O>>): Promise<Text | null> | Text | null;
   /** Hidden from help and menus (still runnable). */
   hidden?: boolean;
   run(ctx: CommandContext, input: CommandInput<InputOptions<O>>): Promise<Reply>;

@@ -5,12 +5,15 @@
  * MESSAGE_COMPONENT interaction (type 3) carrying that `custom_id` and the message it was on. A reply
  * with the `card` layout becomes an embed (title from its first heading; description at most 4096).
  */
+
+import { resolveText } from "../../src/core/i18n/messages.js";
 import type { InboundMessage } from "../../src/core/message.js";
-import type { Reply } from "../../src/core/reply.js";
+import { localizeReply, type Reply } from "../../src/core/reply.js";
 import {
   chatOf,
   type DiscordInteractionJson,
   type DiscordUserJson,
+  interactionLanguages,
   senderOf,
   snowflakeTime,
 } from "./normalize.js";
@@ -40,7 +43,7 @@ export interface EmbedJson {
   color: number;
 }
 
-/** The components of a reply; empty when it carries no stored action. */
+/** The components of a reply (labels in its locale, cut to Discord's limit); empty without stored actions. */
 export function renderComponents(reply: Reply): ActionRowJson[] {
   const rows: ActionRowJson[] = [];
   for (const row of reply.actions?.rows ?? []) {
@@ -50,7 +53,7 @@ export function renderComponents(reply: Reply): ActionRowJson[] {
       .map((action) => ({
         type: 2 as const,
         style: STYLES[action.style ?? "secondary"],
-        label: action.label.slice(0, MAX_BUTTON_LABEL),
+        label: resolveText(action.label, reply.locale).slice(0, MAX_BUTTON_LABEL),
         custom_id: action.id as string,
       }));
     if (components.length > 0) rows.push({ type: 1, components });
@@ -60,8 +63,9 @@ export function renderComponents(reply: Reply): ActionRowJson[] {
 }
 
 /** The embed of a `card` reply, or undefined when the reply is not a card or too long for one. */
-export function renderEmbed(reply: Reply): EmbedJson | undefined {
-  if (reply.layout !== "card") return undefined;
+export function renderEmbed(value: Reply): EmbedJson | undefined {
+  if (value.layout !== "card") return undefined;
+  const reply = localizeReply(value);
   const [first, ...rest] = reply.blocks;
   const titled = first?.kind === "heading";
   const description = replyToMarkdown({ ...reply, blocks: titled ? rest : reply.blocks });
@@ -97,5 +101,6 @@ export function normalizeComponent(interaction: DiscordComponentJson): InboundMe
     receivedAt: snowflakeTime(interaction.id),
     raw: interaction,
     press: { actionId, messageId: interaction.message?.id },
+    ...interactionLanguages(interaction),
   };
 }

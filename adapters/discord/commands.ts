@@ -3,7 +3,14 @@
  * per chat command (`/curator`, `/skills` with their subcommands and options) plus `/skill`, whose `name`
  * option autocompletes over the skills the caller may see. Names, descriptions and counts are kept within
  * Discord's limits, so a bulk overwrite never fails on validation.
+ *
+ * Descriptions are written in the default locale with `description_localizations` for `zh-CN`, and
+ * choices carry `name_localizations` (Discord "Localization": the client shows the entry of its own
+ * language, the interaction still names the default). Command and option names stay ASCII in every
+ * locale, so `/curator status` is typed the same everywhere.
  */
+import type { Locale } from "../../src/core/i18n/locale.js";
+import { resolveText, type Text, t } from "../../src/core/i18n/messages.js";
 import type { CommandCatalogEntry } from "../../src/core/message.js";
 import type { InteractionLayout } from "./normalize.js";
 
@@ -21,13 +28,25 @@ export const DISCORD_LIMITS = {
 /** The command that loads a skill; its `name` option autocompletes. */
 export const SKILL_COMMAND = "skill";
 
+/** A localization dictionary: Discord locale → text (only locales whose text differs from the default). */
+export type LocalizationMap = Partial<Record<string, string>>;
+
+/** One choice of a string option, as the Discord API takes it. */
+export interface DiscordChoiceJson {
+  name: string;
+  name_localizations?: LocalizationMap;
+  value: string;
+}
+
 /** Application command option, as the Discord API takes it. */
 export interface DiscordCommandOptionJson {
   type: number;
   name: string;
   description: string;
+  description_localizations?: LocalizationMap;
   required?: boolean;
   autocomplete?: boolean;
+  choices?: DiscordChoiceJson[];
   options?: DiscordCommandOptionJson[];
 }
 
@@ -36,6 +55,7 @@ export interface DiscordCommandJson {
   type: 1;
   name: string;
   description: string;
+  description_localizations?: LocalizationMap;
   options?: DiscordCommandOptionJson[];
   /** Usable in guilds (0) and in DMs with the bot (1). */
   contexts: number[];
@@ -46,8 +66,38 @@ export interface DiscordCommandJson {
 const OPTION_TYPE = { subcommand: 1, string: 3, integer: 4, boolean: 5 } as const;
 type CatalogOption = NonNullable<CommandCatalogEntry["subcommands"]>[number]["options"][number];
 
+/** The Discord locale skillgate's Chinese texts are registered under (Discord "Locales": `zh-CN`). */
+export const DISCORD_CHINESE_LOCALE = "zh-CN";
+
+/** The locales commands are written in: the default texts, and the `zh-CN` localizations. */
+export interface CommandLocales {
+  fallback: Locale;
+  chinese: Locale;
+}
+
+const DEFAULT_LOCALES: CommandLocales = { fallback: "en", chinese: "zh-CN" };
+
+/**
+ * A text in the default locale and its `zh-CN` localization, each made valid by `clip` (trimmed to the
+ * limit); the localization is left out when it equals the default (Discord ignores those anyway).
+ */
+function localized(
+  text: Text,
+  locales: CommandLocales,
+  clip: (value: string) => string,
+): { text: string; localizations?: LocalizationMap } {
+  const base = clip(resolveText(text, locales.fallback));
+  const chinese = clip(resolveText(text, locales.chinese));
+  return chinese === base
+    ? { text: base }
+    : { text: base, localizations: { [DISCORD_CHINESE_LOCALE]: chinese } };
+}
+
 /** Builds the full command set for a bulk overwrite: registry commands first, `/skill` always last. */
-export function buildApplicationCommands(catalog: CommandCatalogEntry[]): DiscordCommandJson[] {
+export function buildApplicationCommands(
+  catalog: CommandCatalogEntry[],
+  locales: CommandLocales = DEFAULT_LOCALES,
+): DiscordCommandJson[] {
   const commands: DiscordCommandJson[] = [];
   const seen = new Set<string>([SKILL_COMMAND]);
   for (const entry of catalog) {
@@ -55,10 +105,10 @@ export function buildApplicationCommands(catalog: CommandCatalogEntry[]): Discor
     const name = commandName(entry.name);
     if (!name || seen.has(name) || commands.length >= DISCORD_LIMITS.commands - 1) continue;
     seen.add(name);
-    commands.push(fitCommand(commandFromEntry(name, entry)));
+    commands.push(fitCommand(commandFromEntry(name, entry, locales)));
   }
   const skillEntry = catalog.find((entry) => !entry.isSkill && entry.name === SKILL_COMMAND);
-  commands.push(skillCommand(skillEntry?.description));
+  commands.push(skillCommand(skillEntry?.description, locales));
   return commands;
 }
 
@@ -105,15 +155,27 @@ export function commandDescription(
   return text.length <= max ? text : `${text.slice(0, max - 1).trimEnd()}…`;
 }
 
-/** Characters Discord counts against the per-command budget. */
+/**
+ * Characters Discord counts against the per-command budget: names, descriptions and choices, each field
+ * by its longest text among the default and its localizations (Discord: "only the longest localization
+ * for each field (including the default value) is counted towards the size limit").
+ */
 export function commandCharacters(command: {
   name: string;
   description: string;
+  description_localizations?: LocalizationMap;
+  choices?: DiscordChoiceJson[];
   options?: DiscordCommandOptionJson[];
 }): number {
-  let total = command.name.length + command.description.length;
+  let total = command.name.length + longest(command.description, command.description_localizations);
+  for (const choice of command.choices ?? [])
+    total += longest(choice.name, choice.name_localizations) + choice.value.length;
   for (const option of command.options ?? []) total += commandCharacters(option);
   return total;
+}
+
+function longest(base: string, localizations: LocalizationMap | undefined): number {
+  return Math.max(base.length, ...Object.values(localizations ?? {}).map((text) => text?.length ?? 0));
 }
 
 function isPositional(option: CatalogOption): boolean {
@@ -121,31 +183,48 @@ function isPositional(option: CatalogOption): boolean {
   return typeof mark === "boolean" ? mark : option.kind === "string";
 }
 
-function commandFromEntry(name: string, entry: CommandCatalogEntry): DiscordCommandJson {
+/** `description` and `description_localizations` of a text, each within Discord's 1–100 characters. */
+function describe(
+  text: Text,
+  fallback: string,
+  locales: CommandLocales,
+  max: number = DISCORD_LIMITS.descriptionLength,
+): { description: string; description_localizations?: LocalizationMap } {
+  const { text: description, localizations } = localized(text, locales, (value) =>
+    commandDescription(value, fallback, max),
+  );
+  return localizations ? { description, description_localizations: localizations } : { description };
+}
+
+function commandFromEntry(
+  name: string,
+  entry: CommandCatalogEntry,
+  locales: CommandLocales,
+): DiscordCommandJson {
   const command: DiscordCommandJson = {
     type: 1,
     name,
-    description: commandDescription(entry.description, name),
+    ...describe(entry.description, name, locales),
     contexts: [0, 1],
     integration_types: [0],
   };
-  const subcommands = subcommandOptions(entry);
+  const subcommands = subcommandOptions(entry, locales);
   if (subcommands.length > 0) command.options = subcommands;
   return command;
 }
 
-function subcommandOptions(entry: CommandCatalogEntry): DiscordCommandOptionJson[] {
+function subcommandOptions(entry: CommandCatalogEntry, locales: CommandLocales): DiscordCommandOptionJson[] {
   const result: DiscordCommandOptionJson[] = [];
   const seen = new Set<string>();
   for (const sub of entry.subcommands ?? []) {
     const name = commandName(sub.name);
     if (!name || seen.has(name) || result.length >= DISCORD_LIMITS.subcommands) continue;
     seen.add(name);
-    const options = leafOptions(sub.options);
+    const options = leafOptions(sub.options, locales);
     result.push({
       type: OPTION_TYPE.subcommand,
       name,
-      description: commandDescription(sub.description, name),
+      ...describe(sub.description, name, locales),
       ...(options.length > 0 ? { options } : {}),
     });
   }
@@ -153,42 +232,56 @@ function subcommandOptions(entry: CommandCatalogEntry): DiscordCommandOptionJson
 }
 
 /** Leaf options, required ones first (Discord rejects a required option after an optional one). */
-function leafOptions(options: CatalogOption[]): DiscordCommandOptionJson[] {
+function leafOptions(options: CatalogOption[], locales: CommandLocales): DiscordCommandOptionJson[] {
   const result: DiscordCommandOptionJson[] = [];
   const seen = new Set<string>();
   for (const option of options) {
     const name = commandName(option.name);
     if (!name || seen.has(name) || result.length >= DISCORD_LIMITS.options) continue;
     seen.add(name);
+    const choices = option.kind === "string" ? optionChoices(option, locales) : [];
     result.push({
       type: OPTION_TYPE[option.kind],
       name,
-      description: commandDescription(option.description, name),
+      ...describe(option.description, name, locales),
       required: option.required,
+      ...(choices.length > 0 ? { choices } : {}),
     });
   }
   return [...result.filter((option) => option.required), ...result.filter((option) => !option.required)];
 }
 
-function skillCommand(description: string | undefined): DiscordCommandJson {
+/** Choices of a string option (at most 25, each name 1–100 characters, values as the command takes them). */
+function optionChoices(option: CatalogOption, locales: CommandLocales): DiscordChoiceJson[] {
+  return (option.choices ?? []).slice(0, DISCORD_LIMITS.options).map((choice) => {
+    const { text, localizations } = localized(choice.name, locales, (value) =>
+      commandDescription(value, choice.value),
+    );
+    return localizations
+      ? { name: text, name_localizations: localizations, value: choice.value }
+      : { name: text, value: choice.value };
+  });
+}
+
+function skillCommand(description: Text | undefined, locales: CommandLocales): DiscordCommandJson {
   return {
     type: 1,
     name: SKILL_COMMAND,
-    description: commandDescription(description ?? "", "Load a skill, or show one of its files"),
+    ...describe(description ?? t("discord.skillCommand"), SKILL_COMMAND, locales),
     contexts: [0, 1],
     integration_types: [0],
     options: [
       {
         type: OPTION_TYPE.string,
         name: "name",
-        description: "Skill name",
+        ...describe(t("discord.skillCommand.name"), "name", locales),
         required: true,
         autocomplete: true,
       },
       {
         type: OPTION_TYPE.string,
         name: "file",
-        description: "A file inside the skill (optional)",
+        ...describe(t("discord.skillCommand.file"), "file", locales),
         required: false,
       },
     ],
@@ -211,9 +304,20 @@ function fitCommand(command: DiscordCommandJson): DiscordCommandJson {
 }
 
 function shorten(option: DiscordCommandOptionJson, max: number): DiscordCommandOptionJson {
+  const localizations = option.description_localizations;
   return {
     ...option,
     description: commandDescription(option.description, option.name, max),
+    ...(localizations
+      ? {
+          description_localizations: Object.fromEntries(
+            Object.entries(localizations).map(([locale, text]) => [
+              locale,
+              commandDescription(text ?? "", option.name, max),
+            ]),
+          ),
+        }
+      : {}),
     ...(option.options ? { options: option.options.map((child) => shorten(child, max)) } : {}),
   };
 }

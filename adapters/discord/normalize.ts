@@ -35,6 +35,20 @@ export interface DiscordInteractionJson {
   member?: { user?: DiscordUserJson };
   user?: DiscordUserJson;
   data?: { name: string; type?: number; options?: DiscordInteractionOptionJson[] };
+  /** "Selected language of the invoking user" (every interaction but PING), e.g. `zh-CN`, `en-US`. */
+  locale?: string;
+  /** "Guild's preferred locale, if invoked in a guild". */
+  guild_locale?: string;
+}
+
+/** The reader's and the chat's language of an interaction, as the message model carries them. */
+export function interactionLanguages(
+  interaction: Pick<DiscordInteractionJson, "locale" | "guild_locale">,
+): Pick<InboundMessage, "language" | "chatLanguage"> {
+  return {
+    ...(interaction.locale ? { language: interaction.locale } : {}),
+    ...(interaction.guild_locale ? { chatLanguage: interaction.guild_locale } : {}),
+  };
 }
 
 /** The parts of a MESSAGE_CREATE payload skillgate reads. */
@@ -111,6 +125,7 @@ export function normalizeInteraction(
     command,
     receivedAt: snowflakeTime(interaction.id),
     raw: interaction,
+    ...interactionLanguages(interaction),
   };
 }
 

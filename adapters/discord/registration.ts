@@ -9,6 +9,7 @@ import path from "node:path";
 import { Routes } from "discord.js";
 import { AdapterError } from "../../src/core/errors.js";
 import { atomicWriteFile, stableJson } from "../../src/core/fsutil.js";
+import { menuLocales } from "../../src/core/i18n/locale.js";
 import type { CommandCatalogEntry } from "../../src/core/message.js";
 import { buildApplicationCommands, buildInteractionLayout } from "./commands.js";
 import { discordConfig } from "./config.js";
@@ -39,7 +40,12 @@ export class DiscordRegistration {
   async syncCommands(catalog: CommandCatalogEntry[]): Promise<void> {
     this.ctx.requireToken();
     this.ctx.layout = buildInteractionLayout(catalog);
-    const body = buildApplicationCommands(catalog);
+    const { gateway } = this.ctx.opts.config;
+    const locales = menuLocales({
+      platformSetting: gateway.platforms.discord?.locale,
+      setting: gateway.locale,
+    });
+    const body = buildApplicationCommands(catalog, locales);
     const names = body.map((command) => command.name);
     const guildId = discordConfig(this.ctx.opts.config).guildId ?? null;
     const fingerprint = JSON.stringify({ guildId, body });

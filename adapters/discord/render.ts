@@ -3,7 +3,13 @@
  * characters. Plain text is escaped so names like `pdf_tools` never turn into markup; a code fence that
  * crosses a split is closed at the end of one chunk and reopened, with its language, in the next.
  */
-import { formatTable, type Reply, type ReplyBlock } from "../../src/core/reply.js";
+import {
+  formatTable,
+  type LocalizedBlock,
+  localizeReply,
+  type Reply,
+  type ReplyBlock,
+} from "../../src/core/reply.js";
 
 /** Discord's message length limit (characters, counted here in UTF-16 units, which is never fewer). */
 export const DISCORD_MESSAGE_LIMIT = 2000;
@@ -51,15 +57,15 @@ export function attachmentName(name: string): string {
   return safe.length > 0 ? safe : "reply.txt";
 }
 
-/** Renders a reply to one Discord markdown string (not yet split). */
+/** Renders a reply to one Discord markdown string (not yet split), in the reply's locale. */
 export function replyToMarkdown(reply: Reply): string {
-  return reply.blocks
-    .map(renderBlock)
+  return localizeReply(reply)
+    .blocks.map(renderBlock)
     .filter((part) => part.length > 0)
     .join("\n\n");
 }
 
-function renderBlock(block: ReplyBlock): string {
+function renderBlock(block: LocalizedBlock): string {
   switch (block.kind) {
     case "heading":
       return `**${escapeInline(block.text)}**`;

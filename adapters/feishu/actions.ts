@@ -7,8 +7,9 @@
  * 2.0 event envelope): the operator, `action.value`, and `context.open_message_id`/`open_chat_id`.
  */
 import type { ReplyAction } from "../../src/core/actions.js";
+import { resolveText, t } from "../../src/core/i18n/messages.js";
 import type { InboundMessage } from "../../src/core/message.js";
-import { formatTable, type Reply, type ReplyBlock } from "../../src/core/reply.js";
+import { formatTable, type LocalizedBlock, localizeReply, type Reply } from "../../src/core/reply.js";
 import { FEISHU_MAX_CONTENT_BYTES, type FeishuPayload, requestBytes } from "./render.js";
 
 /** The callback type of a card button press. */
@@ -26,7 +27,7 @@ function textElement(text: string): CardElement {
   return { tag: "div", text: { tag: "plain_text", content: text } };
 }
 
-function blockElement(block: ReplyBlock): CardElement | undefined {
+function blockElement(block: LocalizedBlock): CardElement | undefined {
   switch (block.kind) {
     case "heading":
     case "paragraph":
@@ -46,7 +47,7 @@ function blockElement(block: ReplyBlock): CardElement | undefined {
   }
 }
 
-function buttonElement(action: ReplyAction & { id: string }): CardElement {
+function buttonElement(action: ReplyAction<string> & { id: string }): CardElement {
   return {
     tag: "button",
     text: { tag: "plain_text", content: action.label },
@@ -55,8 +56,12 @@ function buttonElement(action: ReplyAction & { id: string }): CardElement {
   };
 }
 
-/** The card JSON of a reply: the first heading as its header, one element per block, then the buttons. */
-export function replyCard(reply: Reply): Record<string, unknown> {
+/**
+ * The card JSON of a reply, in its locale: the first heading as its header, one element per block,
+ * then the buttons.
+ */
+export function replyCard(value: Reply): Record<string, unknown> {
+  const reply = localizeReply(value);
   const [first, ...rest] = reply.blocks;
   const titled = first?.kind === "heading";
   const elements = (titled ? rest : reply.blocks)
@@ -64,11 +69,11 @@ export function replyCard(reply: Reply): Record<string, unknown> {
     .filter((element): element is CardElement => element !== undefined);
   for (const row of reply.actions?.rows ?? []) {
     const buttons = row.filter(
-      (action): action is ReplyAction & { id: string } => typeof action.id === "string",
+      (action): action is ReplyAction<string> & { id: string } => typeof action.id === "string",
     );
     if (buttons.length > 0) elements.push({ tag: "action", actions: buttons.map(buttonElement) });
   }
-  if (elements.length === 0) elements.push(textElement("Done."));
+  if (elements.length === 0) elements.push(textElement(resolveText(t("reply.done"), reply.locale)));
   return {
     config: { wide_screen_mode: true, update_multi: true },
     ...(titled ? { header: { title: { tag: "plain_text", content: first.text }, template: "blue" } } : {}),

@@ -3,6 +3,8 @@
  * validation, including the domain rule), the secrets it needs and its adapter factory (the SDK is
  * imported only when it starts).
  */
+
+import { t } from "../../src/core/i18n/messages.js";
 import type { ConfigReader, PlatformsConfig } from "../../src/core/platforms.js";
 import { platformSection } from "../../src/core/platforms.js";
 
@@ -23,7 +25,7 @@ export function parseFeishuConfig(reader: ConfigReader): FeishuConfig {
   const webhook = reader.section("webhook");
   const domain = reader.str("domain");
   if (domain && !["feishu", "lark"].includes(domain) && !/^https?:\/\//.test(domain)) {
-    reader.fail("domain", domain, "allowed values are feishu, lark, or a full URL (https://…)");
+    reader.fail("domain", domain, t("config.req.feishuDomain"));
   }
   return {
     enabled: reader.bool("enabled", true),

@@ -29,6 +29,21 @@ import { FeishuSecretFlow } from "./secret-flow.js";
 export { resolveDomain } from "./connection.js";
 export type { FeishuAdapterOptions, FeishuTuning } from "./context.js";
 
+/**
+ * The reply language of a Feishu deployment when the reader's is unknown: Chinese on Feishu (the
+ * `feishu` domain, the default, or a URL on feishu.cn), English on Lark (`lark`, or any other URL).
+ */
+export function feishuLocaleDefault(domain: string | undefined): Pick<AdapterCapabilities, "defaultLocale"> {
+  if (domain === undefined || domain === "feishu") return { defaultLocale: "zh-CN" };
+  if (domain === "lark") return {};
+  try {
+    const host = new URL(domain).hostname;
+    return host === "feishu.cn" || host.endsWith(".feishu.cn") ? { defaultLocale: "zh-CN" } : {};
+  } catch {
+    return {};
+  }
+}
+
 /** Feishu's capabilities: no native command menu; messages can be edited and threaded. */
 export const FEISHU_CAPABILITIES: AdapterCapabilities = {
   maxMessageLength: FEISHU_MAX_CHARS,
@@ -48,7 +63,7 @@ export function createFeishuAdapter(opts: FeishuAdapterOptions): FeishuAdapter {
 /** The Feishu/Lark adapter. `webhookUrl` is set after `start()` in webhook mode. */
 export class FeishuAdapter implements Adapter {
   readonly platform = "feishu" as const;
-  readonly capabilities = FEISHU_CAPABILITIES;
+  readonly capabilities: AdapterCapabilities;
 
   private readonly ctx: FeishuContext;
   private readonly connection: FeishuConnection;
@@ -56,6 +71,7 @@ export class FeishuAdapter implements Adapter {
 
   constructor(opts: FeishuAdapterOptions) {
     this.ctx = new FeishuContext(opts);
+    this.capabilities = { ...FEISHU_CAPABILITIES, ...feishuLocaleDefault(this.ctx.settings.domain) };
     this.outbound = new FeishuOutbound(this.ctx);
     const secrets = new FeishuSecretFlow(this.ctx, this.outbound);
     this.connection = new FeishuConnection(

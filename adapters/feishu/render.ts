@@ -17,7 +17,13 @@
  * - a text message never carries a live `<at …>` tag: Feishu turns `<at user_id="all">` in a text
  *   message into @everyone, so skill text that contains one is defused (a zero-width space after `<`).
  */
-import { formatTable, type Reply, type ReplyBlock } from "../../src/core/reply.js";
+import {
+  formatTable,
+  type LocalizedBlock,
+  localizeReply,
+  type Reply,
+  type ReplyBlock,
+} from "../../src/core/reply.js";
 
 /** Most visible characters skillgate puts in one Feishu message. */
 export const FEISHU_MAX_CHARS = 8000;
@@ -120,10 +126,10 @@ function resolveLimits(options: RenderOptions): { maxChars: number; maxContentBy
   };
 }
 
-/** Lays the blocks out as lines and code blocks, with an empty line between blocks. */
+/** Lays the blocks out (in the reply's locale) as lines and code blocks, an empty line between blocks. */
 function replyUnits(reply: Reply): Unit[] {
   const units: Unit[] = [];
-  for (const block of reply.blocks) {
+  for (const block of localizeReply(reply).blocks) {
     const blockUnits = blockToUnits(block);
     if (blockUnits.length === 0) continue;
     if (units.length > 0) units.push({ kind: "line", text: "" });
@@ -132,7 +138,7 @@ function replyUnits(reply: Reply): Unit[] {
   return units;
 }
 
-function blockToUnits(block: ReplyBlock): Unit[] {
+function blockToUnits(block: LocalizedBlock): Unit[] {
   const lines = (text: string, bold?: boolean): Unit[] =>
     text
       .split("\n")

@@ -6,6 +6,7 @@
 
 import { randomUUID } from "node:crypto";
 import { matchChatCommand } from "../../src/core/command-text.js";
+import { resolveText } from "../../src/core/i18n/messages.js";
 import type {
   Adapter,
   AdapterCapabilities,
@@ -207,7 +208,7 @@ export class MockAdapter implements Adapter {
   buttonsOf(sent: SentReply | undefined): Record<string, string> {
     const buttons: Record<string, string> = {};
     for (const action of sent?.reply.actions?.rows.flat() ?? []) {
-      if (action.id) buttons[action.label] = action.id;
+      if (action.id) buttons[resolveText(action.label, sent?.reply.locale)] = action.id;
     }
     return buttons;
   }

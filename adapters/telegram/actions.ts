@@ -4,6 +4,7 @@
  * is 1–64 bytes); a press comes back as a `callback_query` (see `normalize.ts`).
  */
 import type { InlineKeyboardButton, InlineKeyboardMarkup } from "grammy/types";
+import { resolveText } from "../../src/core/i18n/messages.js";
 import type { Reply } from "../../src/core/reply.js";
 
 /** Longest `callback_data` Telegram accepts, in bytes. */
@@ -12,7 +13,10 @@ export const CALLBACK_DATA_MAX_BYTES = 64;
 /** Longest text of an `answerCallbackQuery` notice (Bot API: 0–200 characters). */
 export const CALLBACK_ANSWER_MAX = 200;
 
-/** The inline keyboard of a reply; undefined when it carries no stored (id-bearing) action. */
+/**
+ * The inline keyboard of a reply, labels in the reply's locale; undefined when it carries no stored
+ * (id-bearing) action.
+ */
 export function inlineKeyboard(reply: Reply): InlineKeyboardMarkup | undefined {
   const rows: InlineKeyboardButton[][] = [];
   for (const row of reply.actions?.rows ?? []) {
@@ -21,7 +25,7 @@ export function inlineKeyboard(reply: Reply): InlineKeyboardMarkup | undefined {
         (action): action is typeof action & { id: string } =>
           typeof action.id === "string" && Buffer.byteLength(action.id) <= CALLBACK_DATA_MAX_BYTES,
       )
-      .map((action) => ({ text: action.label, callback_data: action.id }));
+      .map((action) => ({ text: resolveText(action.label, reply.locale), callback_data: action.id }));
     if (buttons.length > 0) rows.push(buttons);
   }
   return rows.length > 0 ? { inline_keyboard: rows } : undefined;

@@ -1,9 +1,12 @@
 /**
- * The Telegram command menu built from the command catalog. Pure. Telegram accepts at most 100 entries,
- * names matching `[a-z0-9_]{1,32}` and descriptions of 1–256 characters; anything else makes
- * `setMyCommands` fail as a whole, so every entry is made valid here. Registry commands come first,
- * skills after, and on a name collision the earlier entry wins.
+ * The Telegram command menu built from the command catalog, in one locale. Pure. Telegram accepts at
+ * most 100 entries, names matching `[a-z0-9_]{1,32}` and descriptions of 1–256 characters; anything
+ * else makes `setMyCommands` fail as a whole, so every entry is made valid here (descriptions measured
+ * in the locale they are sent in). Registry commands come first, skills after, and on a name collision
+ * the earlier entry wins. Names are the same in every locale.
  */
+import { type Locale, type LocaleSetting, menuLocales } from "../../src/core/i18n/locale.js";
+import { resolveText, t } from "../../src/core/i18n/messages.js";
 import type { CommandCatalogEntry } from "../../src/core/message.js";
 
 /** Most entries Telegram accepts in one menu. */
@@ -23,10 +26,10 @@ export function telegramCommandName(name: string): string {
     .slice(0, 32);
 }
 
-function telegramDescription(entry: CommandCatalogEntry): string {
+function telegramDescription(entry: CommandCatalogEntry, locale: Locale): string {
   const text =
-    entry.description.replace(/\s+/g, " ").trim() ||
-    (entry.isSkill ? `Load the ${entry.name} skill` : entry.name);
+    resolveText(entry.description, locale).replace(/\s+/g, " ").trim() ||
+    (entry.isSkill ? resolveText(t("menu.loadSkill", { name: entry.name }), locale) : entry.name);
   return text.length <= 256 ? text : `${text.slice(0, 255).replace(/[\uD800-\uDBFF]$/, "")}…`;
 }
 
@@ -36,8 +39,15 @@ export interface CommandMenu {
   registryCount: number;
 }
 
-/** The menu for `catalog`: registry commands first, then skills, valid names only, deduped, capped. */
-export function buildCommandMenu(catalog: CommandCatalogEntry[], max = TELEGRAM_MENU_MAX): CommandMenu {
+/**
+ * The menu for `catalog` in `locale`: registry commands first, then skills, valid names only, deduped,
+ * capped.
+ */
+export function buildCommandMenu(
+  catalog: CommandCatalogEntry[],
+  locale: Locale = "en",
+  max = TELEGRAM_MENU_MAX,
+): CommandMenu {
   const ordered = [...catalog.filter((entry) => !entry.isSkill), ...catalog.filter((entry) => entry.isSkill)];
   const commands: MenuCommand[] = [];
   const seen = new Set<string>();
@@ -46,11 +56,37 @@ export function buildCommandMenu(catalog: CommandCatalogEntry[], max = TELEGRAM_
     const command = telegramCommandName(entry.name);
     if (!/^[a-z0-9_]{1,32}$/.test(command) || /^_+$/.test(command) || seen.has(command)) continue;
     seen.add(command);
-    commands.push({ command, description: telegramDescription(entry) });
+    commands.push({ command, description: telegramDescription(entry, locale) });
     if (!entry.isSkill) registryCount += 1;
     if (commands.length >= max) break;
   }
   return { commands, registryCount };
+}
+
+/** One `setMyCommands` call to make: the menu's locale and the `language_code` it is for ("" = default). */
+export interface MenuLanguage {
+  locale: Locale;
+  languageCode: "" | "zh";
+}
+
+/**
+ * The menus to register: the default one (every user without a menu of their language) and one for
+ * `language_code: "zh"` (Bot API `setMyCommands`: "A two-letter ISO 639-1 language code. If empty,
+ * commands will be applied to all users from the given scope, for whose language there are no dedicated
+ * commands"). Both follow `gateway.telegram.locale` / `gateway.locale` when one is set.
+ */
+export function menuLanguages(settings: {
+  platform?: LocaleSetting;
+  gateway?: LocaleSetting;
+}): MenuLanguage[] {
+  const { fallback, chinese } = menuLocales({
+    platformSetting: settings.platform,
+    setting: settings.gateway,
+  });
+  return [
+    { locale: fallback, languageCode: "" },
+    { locale: chinese, languageCode: "zh" },
+  ];
 }
 
 /**

@@ -50,6 +50,8 @@ export function normalizeUpdate(update: Update, botUsername: string): InboundMes
     receivedAt: message.date * 1000,
     raw: update,
   };
+  // Bot API `User.language_code`: "IETF language tag of the user's language" (optional; e.g. `zh-hans`).
+  if (from?.language_code) inbound.language = from.language_code;
   if (command !== null) inbound.command = command;
   if (message.reply_to_message !== undefined && !isTopicAnchor(message)) {
     inbound.replyTo = String(message.reply_to_message.message_id);
@@ -179,5 +181,6 @@ function normalizeCallbackQuery(update: Update): InboundMessage | null {
     receivedAt: message.date * 1000,
     raw: update,
     press: { actionId: query.data, messageId: String(message.message_id) },
+    ...(query.from.language_code ? { language: query.from.language_code } : {}),
   };
 }

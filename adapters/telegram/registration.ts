@@ -1,11 +1,18 @@
 /**
  * Telegram's command menu: the gateway's catalog as `setMyCommands`, shortened step by step when
- * Telegram refuses it (`fallbackMenus`), the previous menu kept when every attempt fails.
+ * Telegram refuses it (`fallbackMenus`), the previous menu kept when every attempt fails. One menu per
+ * language (`menuLanguages`): the default and `language_code: "zh"`.
  */
 import { GrammyError } from "grammy";
 import type { CommandCatalogEntry } from "../../src/core/message.js";
 import type { TelegramContext } from "./context.js";
-import { buildCommandMenu, fallbackMenus, type MenuCommand } from "./menu.js";
+import {
+  buildCommandMenu,
+  fallbackMenus,
+  type MenuCommand,
+  type MenuLanguage,
+  menuLanguages,
+} from "./menu.js";
 import { callWithRetries } from "./outbound.js";
 
 /** The command menu of one Telegram adapter. */
@@ -17,7 +24,15 @@ export class TelegramMenuSync {
 
   /** Sets the bot's command menu from the gateway's catalog. */
   async syncCommands(catalog: CommandCatalogEntry[]): Promise<void> {
-    const menu = buildCommandMenu(catalog);
+    const { gateway } = this.ctx.options.config;
+    const settings = { platform: gateway.platforms.telegram?.locale, gateway: gateway.locale };
+    for (const language of menuLanguages(settings)) await this.syncMenu(catalog, language);
+  }
+
+  /** Registers the menu of one language (`language_code` "" is the default menu). */
+  private async syncMenu(catalog: CommandCatalogEntry[], language: MenuLanguage): Promise<void> {
+    const menu = buildCommandMenu(catalog, language.locale);
+    const scope = { language_code: language.languageCode || undefined };
     if (menu.commands.length === 0) {
       this.ctx.logger.warn("telegram: the command catalog is empty; the menu is left as it is");
       return;
@@ -25,7 +40,7 @@ export class TelegramMenuSync {
     for (const commands of fallbackMenus(menu)) {
       try {
         await callWithRetries(this.ctx, "setMyCommands", () =>
-          this.ctx.bot.api.setMyCommands(commands, {}, this.ctx.signal),
+          this.ctx.bot.api.setMyCommands(commands, scope, this.ctx.signal),
         );
         this.menu = commands;
         if (commands.length < menu.commands.length) {

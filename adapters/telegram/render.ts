@@ -5,7 +5,13 @@
  * surrogate pair, and tags open at a cut (a `<pre>` code block) are closed at the end of one chunk and
  * reopened at the start of the next, so every chunk parses on its own.
  */
-import { formatTable, type Reply, type ReplyBlock, replyToPlainText } from "../../src/core/reply.js";
+import {
+  formatTable,
+  type LocalizedBlock,
+  localizeReply,
+  type Reply,
+  replyToPlainText,
+} from "../../src/core/reply.js";
 
 /** Telegram's limit for one message, in UTF-16 code units. */
 export const TELEGRAM_MAX_LENGTH = 4096;
@@ -60,10 +66,10 @@ function marker(index: number, total: number): string {
   return `(${index + 1}/${total})`;
 }
 
-/** The whole reply as one Telegram HTML string. */
+/** The whole reply as one Telegram HTML string, in the reply's locale. */
 export function renderHtml(reply: Reply): string {
-  const html = reply.blocks
-    .map(renderBlock)
+  const html = localizeReply(reply)
+    .blocks.map(renderBlock)
     .filter((part) => part !== "")
     .join("\n\n");
   // Telegram refuses a message with no visible text.
@@ -82,7 +88,7 @@ export function hasVisibleText(html: string): boolean {
   return VISIBLE_TEXT.test(html);
 }
 
-function renderBlock(block: ReplyBlock): string {
+function renderBlock(block: LocalizedBlock): string {
   switch (block.kind) {
     case "heading":
       return `<b>${inline(block.text)}</b>`;

@@ -18,6 +18,8 @@ import { type ConfigOverride, parseOverride, setConfigOverrides } from "../confi
 import { parseYaml11 } from "../config/yaml11.js";
 import { ConfigError, CoordinationError, UsageError } from "../core/errors.js";
 import { relaxYoungGeneration, tuneHeapForCommand } from "../core/heap-tuning.js";
+import { type Locale, localeFromEnv } from "../core/i18n/locale.js";
+import { resolveText, type Text, t } from "../core/i18n/messages.js";
 import type { Logger } from "../core/logger.js";
 import { renderJson, renderTerminal } from "../core/render-terminal.js";
 import type { Reply } from "../core/reply.js";
@@ -74,12 +76,15 @@ function parseInteger(value: string): number {
   return Number(value);
 }
 
-function toOption(spec: OptionSpec): Option {
+function toOption(spec: OptionSpec, locale: Locale = "en"): Option {
   const long =
     spec.kind === "boolean"
       ? `--${spec.name}`
       : `--${spec.name} <${spec.kind === "integer" ? "n" : "value"}>`;
-  const option = new Option(spec.short ? `-${spec.short}, ${long}` : long, spec.description);
+  const option = new Option(
+    spec.short ? `-${spec.short}, ${long}` : long,
+    resolveText(spec.description, locale),
+  );
   if (spec.choices) option.choices(spec.choices);
   if (spec.kind === "integer") option.argParser(parseInteger);
   if (spec.env) option.env(spec.env);
@@ -91,14 +96,17 @@ function addLeaf(
   name: string,
   spec: CommandSpec,
   select: (selection: Selection) => void,
+  locale: Locale,
 ): void {
-  const command = parent.command(name, { hidden: spec.hidden }).description(spec.summary);
+  const command = parent
+    .command(name, { hidden: spec.hidden })
+    .description(resolveText(spec.summary, locale));
   for (const arg of spec.args ?? []) {
     const label = arg.variadic ? `${arg.name}...` : arg.name;
-    command.argument(arg.required ? `<${label}>` : `[${label}]`, arg.description);
+    command.argument(arg.required ? `<${label}>` : `[${label}]`, resolveText(arg.description, locale));
   }
   const options = effectiveOptions(spec);
-  for (const option of options) command.addOption(toOption(option));
+  for (const option of options) command.addOption(toOption(option, locale));
   command.action((...received: unknown[]) => {
     const self = received[received.length - 1] as Command;
     const values = self.opts();
@@ -123,6 +131,7 @@ export function buildProgram(
   specs: readonly CommandSpec[],
   select: (selection: Selection) => void,
   io: Pick<CliIo, "stdout" | "stderr">,
+  locale: Locale = "en",
 ): Command {
   const program = new Command("skillgate")
     .description("Chat gateway and curator for an agent's skill library (Hermes format).")
@@ -137,7 +146,7 @@ export function buildProgram(
     const [head, sub] = spec.path;
     if (!head) continue;
     if (sub === undefined) {
-      addLeaf(program, head, spec, select);
+      addLeaf(program, head, spec, select, locale);
       continue;
     }
     let group = groups.get(head);
@@ -174,7 +183,7 @@ export function buildProgram(
         }
       });
     }
-    addLeaf(group, sub, spec, select);
+    addLeaf(group, sub, spec, select, locale);
   }
   program
     .command("serve")
@@ -263,8 +272,9 @@ async function specsFor(word: string | undefined): Promise<readonly CommandSpec[
 }
 
 function makePrompt(io: CliIo) {
-  return (question: string, options: { hidden?: boolean } = {}) =>
+  return (asked: Text, options: { hidden?: boolean } = {}) =>
     new Promise<string>((resolve) => {
+      const question = resolveText(asked, localeFromEnv(io.env));
       const rl = readline.createInterface({ input: io.stdin, output: io.stdout, terminal: true });
       if (options.hidden) {
         const internals = rl as unknown as { _writeToOutput: (text: string) => void };
@@ -308,11 +318,13 @@ async function recoverAtStart(home: string, config: SkillgateConfig, io: CliIo):
 function printReply(reply: Reply, json: boolean, io: CliIo, report = false): void {
   if (json) {
     io.stdout.write(renderJson(reply));
-    for (const warning of reply.warnings ?? []) io.stderr.write(`warning: ${warning}\n`);
+    const locale = localeFromEnv(io.env);
+    for (const warning of reply.warnings ?? [])
+      io.stderr.write(`${resolveText(t("cli.warning", { warning }), locale)}\n`);
     return;
   }
   const color = Boolean(io.stdout.isTTY) && !io.env.NO_COLOR;
-  const text = renderTerminal(reply, { color });
+  const text = renderTerminal(reply, { color, locale: localeFromEnv(io.env) });
   (reply.exitCode === 0 || report ? io.stdout : io.stderr).write(text);
 }
 
@@ -341,6 +353,7 @@ export async function main(
       selection = chosen;
     },
     io,
+    localeFromEnv(io.env),
   );
   try {
     await program.parseAsync(argv, { from: "user" });

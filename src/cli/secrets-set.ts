@@ -10,15 +10,16 @@ import type { SkillgateConfig } from "../config/config.js";
 import { checkSecretValue, DOTENV_KEY, MAX_SECRET_LENGTH, writeDotenv } from "../config/dotenv-write.js";
 import { refusedSecretReason } from "../config/secret-keys.js";
 import { SkillgateError } from "../core/errors.js";
+import { lines, list, type Text, t } from "../core/i18n/messages.js";
 import { errorReply, type Reply, reply } from "../core/reply.js";
-import { secretStoredReply } from "../gateway/secrets-entry/service.js";
+import { secretReadiness } from "../gateway/secrets-entry/service.js";
 import { openLibrary } from "../skills/library.js";
 import { envRequirements } from "../skills/readiness.js";
 
 /** Where the value comes from: a hidden prompt on a terminal, else the whole of stdin. */
 export interface SecretSource {
   /** Set when stdin is a terminal: asks with hidden input. */
-  prompt?: (question: string, options?: { hidden?: boolean }) => Promise<string>;
+  prompt?: (question: Text, options?: { hidden?: boolean }) => Promise<string>;
   stdin: NodeJS.ReadableStream;
 }
 
@@ -45,10 +46,7 @@ export async function setSecretFromCli(
   source: SecretSource,
 ): Promise<Reply> {
   if (!DOTENV_KEY.test(key)) {
-    return errorReply(
-      `\`${key}\` is not a variable name (letters, digits and _, not starting with a digit).`,
-      2,
-    );
+    return errorReply(t("secrets.badName", { key }), 2);
   }
   const refused = refusedSecretReason(key);
   if (refused) return errorReply(refused);
@@ -57,32 +55,33 @@ export async function setSecretFromCli(
     .filter((entry) => envRequirements(entry.frontmatter).some((requirement) => requirement.name === key))
     .map((entry) => entry.name);
   if (owners.length === 0) {
-    return errorReply(
-      `No skill declares \`${key}\` (required_environment_variables, setup.collect_secrets or prerequisites.env_vars), so skillgate does not set it; add it to the .env file by hand if you need it.`,
-    );
+    return errorReply(t("secrets.undeclared", { key }));
   }
   const raw = source.prompt
-    ? await source.prompt(`Value for ${key} (hidden; used by ${owners.join(", ")}): `, { hidden: true })
+    ? await source.prompt(t("secrets.ask", { key, owners: list(owners) }), { hidden: true })
     : await readAll(source.stdin);
   const checked = checkSecretValue(raw);
   if ("problem" in checked) return errorReply(checked.problem);
   try {
     await writeDotenv(home, new Map([[key, checked.value]]));
   } catch (error) {
-    if (error instanceof SkillgateError) return errorReply(error.message, error.exitCode);
+    if (error instanceof SkillgateError) return errorReply(error.text, error.exitCode);
     throw error;
   }
   library.invalidate();
-  const replies = await Promise.all(
-    owners.map((skill) => secretStoredReply(library, { key, skill, platform: null })),
-  );
-  const lines = replies.flatMap((answer, index) =>
-    answer.blocks.flatMap((block) => {
-      if (block.kind !== "paragraph") return [];
-      return index === 0 ? [block.text] : block.text.split("\n").slice(1);
-    }),
-  );
-  return reply([{ kind: "paragraph", text: lines.join("\n") }], {
-    json: { ok: true, key, skills: owners, readiness: replies.map((answer) => answer.json) },
+  const readiness = await Promise.all(owners.map((skill) => secretReadiness(library, skill, null)));
+  const shown = [t("secret.set", { key }), ...readiness.flatMap((item) => (item.line ? [item.line] : []))];
+  return reply([{ kind: "paragraph", text: lines(shown) }], {
+    json: {
+      ok: true,
+      key,
+      skills: owners,
+      readiness: owners.map((skill, index) => ({
+        ok: true,
+        key,
+        skill,
+        readiness: readiness[index]?.status ?? null,
+      })),
+    },
   });
 }

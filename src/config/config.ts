@@ -7,6 +7,8 @@
 import { readFileSync, statSync } from "node:fs";
 import os from "node:os";
 import { ConfigError } from "../core/errors.js";
+import { LOCALE_SETTINGS, type LocaleSetting } from "../core/i18n/locale.js";
+import { type Text, t } from "../core/i18n/messages.js";
 import {
   type ConfigReader,
   isPlatformReference,
@@ -98,6 +100,12 @@ export interface GatewayConfig {
   publicUrl?: string;
   /** `gateway.secret_form.port`: where the one-time secret form listens on 127.0.0.1 (behind public_url). */
   secretForm: { port: number };
+  /**
+   * `gateway.locale`: the language of chat replies, menus and summaries: `auto` (the default) answers
+   * each reader in their platform's language, else the chat's or the platform's default (Feishu on the
+   * `feishu` domain: Chinese). `gateway.<platform>.locale` overrides it for one platform.
+   */
+  locale: LocaleSetting;
   /** `gateway.coordination`: several gateways on one home through Redis; absent for a single gateway. */
   coordination?: CoordinationConfig;
 }
@@ -155,14 +163,16 @@ function show(value: unknown): string {
   return JSON.stringify(value) ?? String(value);
 }
 
+/** "config.yaml: `key` is value; requirement.", the one shape of a wrong value's error. */
+function invalid(key: string, value: unknown, requirement: Text): Text {
+  return t("config.invalid", { key, value: show(value), requirement });
+}
+
 function section(raw: Raw, key: string, at: string): Raw {
   const value = raw[key];
   if (value === undefined || value === null) return {};
   if (!isRecord(value))
-    throw new ConfigError(
-      `${at}${key}`,
-      `config.yaml: \`${at}${key}\` is ${show(value)}; it must be a mapping (key: value lines).`,
-    );
+    throw new ConfigError(`${at}${key}`, invalid(`${at}${key}`, value, t("config.req.mapping")));
   return value;
 }
 
@@ -171,10 +181,7 @@ function bool(raw: Raw, key: string, at: string, fallback: boolean): boolean {
   if (value === undefined || value === null) return fallback;
   if (typeof value === "boolean") return value;
   if (value === "true" || value === "false") return value === "true";
-  throw new ConfigError(
-    `${at}${key}`,
-    `config.yaml: \`${at}${key}\` is ${show(value)}; allowed values are true or false.`,
-  );
+  throw new ConfigError(`${at}${key}`, invalid(`${at}${key}`, value, t("config.req.bool")));
 }
 
 function str(raw: Raw, key: string, at: string): string | undefined {
@@ -182,10 +189,7 @@ function str(raw: Raw, key: string, at: string): string | undefined {
   if (value === undefined || value === null || value === "") return undefined;
   if (typeof value === "string") return value;
   if (typeof value === "number") return String(value);
-  throw new ConfigError(
-    `${at}${key}`,
-    `config.yaml: \`${at}${key}\` is ${show(value)}; it must be a string.`,
-  );
+  throw new ConfigError(`${at}${key}`, invalid(`${at}${key}`, value, t("config.req.string")));
 }
 
 function oneOf<T extends string>(raw: Raw, key: string, at: string, allowed: readonly T[], fallback: T): T {
@@ -193,7 +197,7 @@ function oneOf<T extends string>(raw: Raw, key: string, at: string, allowed: rea
   if (!(allowed as readonly string[]).includes(value)) {
     throw new ConfigError(
       `${at}${key}`,
-      `config.yaml: \`${at}${key}\` is ${show(value)}; allowed values are ${allowed.join(", ")}.`,
+      invalid(`${at}${key}`, value, t("config.req.oneOf", { allowed: allowed.join(", ") })),
     );
   }
   return value as T;
@@ -216,17 +220,13 @@ function num(
     (options.min === undefined || parsed >= options.min) &&
     (options.max === undefined || parsed <= options.max);
   if (!ok) {
-    const range = [
-      options.integer ? "a whole number" : "a number",
+    const kind = options.integer ? t("config.req.wholeNumber") : t("config.req.number");
+    const bounds = [
       options.min !== undefined ? `≥ ${options.min}` : "",
       options.max !== undefined ? `≤ ${options.max}` : "",
-    ]
-      .filter(Boolean)
-      .join(" ");
-    throw new ConfigError(
-      `${at}${key}`,
-      `config.yaml: \`${at}${key}\` is ${show(value)}; it must be ${range}.`,
-    );
+    ].filter(Boolean);
+    const range = bounds.length > 0 ? t("config.req.range", { kind, bounds: bounds.join(" ") }) : kind;
+    throw new ConfigError(`${at}${key}`, invalid(`${at}${key}`, value, t("config.req.mustBe", { range })));
   }
   return parsed as number;
 }
@@ -252,10 +252,7 @@ function stringList(raw: Raw, key: string, at: string): string[] {
   if (Array.isArray(value) && value.every((item) => typeof item === "string" || typeof item === "number")) {
     return value.map(String);
   }
-  throw new ConfigError(
-    `${at}${key}`,
-    `config.yaml: \`${at}${key}\` is ${show(value)}; it must be a list of strings.`,
-  );
+  throw new ConfigError(`${at}${key}`, invalid(`${at}${key}`, value, t("config.req.stringList")));
 }
 
 /**
@@ -270,10 +267,7 @@ function skillNameList(raw: Raw, key: string, at: string, warnings: string[]): s
   const nested = (item: unknown) =>
     (isRecord(item) && !(item instanceof YamlTimestamp)) || Array.isArray(item);
   if (!Array.isArray(value) || value.some(nested)) {
-    throw new ConfigError(
-      `${at}${key}`,
-      `config.yaml: \`${at}${key}\` is ${show(value)}; it must be a list of skill names.`,
-    );
+    throw new ConfigError(`${at}${key}`, invalid(`${at}${key}`, value, t("config.req.skillNames")));
   }
   const names = value.filter((item): item is string => typeof item === "string");
   for (const item of value) {
@@ -291,9 +285,13 @@ function platformRefList(raw: Raw, key: string): string[] {
     if (!isPlatformReference(entry)) {
       throw new ConfigError(
         `gateway.${key}`,
-        `config.yaml: \`gateway.${key}\` has ${show(entry)}; each entry must be \`platform:id\` with platform one of ${registeredPlatforms()
-          .map((platform) => platform.name)
-          .join(", ")} (e.g. "telegram:123456789").`,
+        t("config.badReference", {
+          key: `gateway.${key}`,
+          value: show(entry),
+          platforms: registeredPlatforms()
+            .map((platform) => platform.name)
+            .join(", "),
+        }),
       );
     }
   }
@@ -303,10 +301,7 @@ function platformRefList(raw: Raw, key: string): string[] {
 function modelSection(raw: Raw, at: string): ModelConfig {
   const extra = raw.extra_body;
   if (extra !== undefined && extra !== null && !isRecord(extra)) {
-    throw new ConfigError(
-      `${at}extra_body`,
-      `config.yaml: \`${at}extra_body\` is ${show(extra)}; it must be a mapping.`,
-    );
+    throw new ConfigError(`${at}extra_body`, invalid(`${at}extra_body`, extra, t("config.req.mappingShort")));
   }
   const timeout =
     raw.timeout === undefined || raw.timeout === null ? undefined : num(raw, "timeout", at, 120, { min: 1 });
@@ -330,7 +325,7 @@ function parseSkills(raw: Raw, warnings: string[]): SkillsConfig {
   else if (externalRaw !== undefined && externalRaw !== null) {
     throw new ConfigError(
       "skills.external_dirs",
-      `config.yaml: \`skills.external_dirs\` is ${show(externalRaw)}; it must be a path or a list of paths.`,
+      invalid("skills.external_dirs", externalRaw, t("config.req.paths")),
     );
   }
   const result: SkillsConfig = {
@@ -373,7 +368,7 @@ function parseCurator(raw: Raw, warnings: string[]): CuratorConfig {
     if (!isRecord(legacy))
       throw new ConfigError(
         "curator.auxiliary",
-        `config.yaml: \`curator.auxiliary\` is ${show(legacy)}; it must be a mapping.`,
+        invalid("curator.auxiliary", legacy, t("config.req.mappingShort")),
       );
     legacyAuxiliary = modelSection(legacy, "curator.auxiliary.");
     warnings.push(
@@ -420,7 +415,7 @@ function readerFor(raw: Raw, at: string): ConfigReader {
       raw[key] === undefined || raw[key] === null ? undefined : num(raw, key, at, 0, options),
     section: (key) => readerFor(section(raw, key, at), `${at}${key}.`),
     fail: (key, value, requirement) => {
-      throw new ConfigError(`${at}${key}`, `config.yaml: \`${at}${key}\` is ${show(value)}; ${requirement}.`);
+      throw new ConfigError(`${at}${key}`, invalid(`${at}${key}`, value, requirement));
     },
   };
 }
@@ -431,11 +426,17 @@ function parsePlatforms(
 ): Record<string, PlatformSection> {
   const parsed: Record<string, PlatformSection> = {};
   for (const platform of platforms) {
-    parsed[platform.name] = platform.parseConfig(
-      readerFor(section(gateway, platform.name, "gateway."), `gateway.${platform.name}.`),
-    );
+    const at = `gateway.${platform.name}.`;
+    const raw = section(gateway, platform.name, "gateway.");
+    const locale = raw.locale === undefined || raw.locale === null ? undefined : localeSetting(raw, at);
+    parsed[platform.name] = { ...platform.parseConfig(readerFor(raw, at)), ...(locale ? { locale } : {}) };
   }
   return parsed;
+}
+
+/** A `locale` key: `auto`, `en` or `zh-CN` (default `auto`). */
+function localeSetting(raw: Raw, at: string): LocaleSetting {
+  return oneOf(raw, "locale", at, LOCALE_SETTINGS, "auto");
 }
 
 function parseGateway(raw: Raw, platforms: readonly PlatformDefinition[]): GatewayConfig {
@@ -450,7 +451,7 @@ function parseGateway(raw: Raw, platforms: readonly PlatformDefinition[]): Gatew
   if (publicUrl !== undefined && !/^https?:\/\/[^\s/]+/.test(publicUrl)) {
     throw new ConfigError(
       "gateway.public_url",
-      `config.yaml: \`gateway.public_url\` is ${show(publicUrl)}; it must be a full URL such as "https://bot.example.com".`,
+      invalid("gateway.public_url", publicUrl, t("config.req.url")),
     );
   }
   const coordination = parseCoordination(section(gateway, "coordination", "gateway."));
@@ -458,7 +459,7 @@ function parseGateway(raw: Raw, platforms: readonly PlatformDefinition[]): Gatew
   if (homeChannel !== undefined && !isPlatformReference(homeChannel)) {
     throw new ConfigError(
       "gateway.home_channel",
-      `config.yaml: \`gateway.home_channel\` is ${show(homeChannel)}; it must be \`platform:chat_id\`, e.g. "telegram:-1001234567890".`,
+      invalid("gateway.home_channel", homeChannel, t("config.req.homeChannel")),
     );
   }
   return {
@@ -482,6 +483,7 @@ function parseGateway(raw: Raw, platforms: readonly PlatformDefinition[]): Gatew
     stopTimeoutSeconds: num(gateway, "stop_timeout_seconds", "gateway.", 60, { min: 1, max: 3600 }),
     concurrency: num(gateway, "concurrency", "gateway.", 8, { integer: true, min: 1, max: 256 }),
     platforms: parsePlatforms(gateway, platforms),
+    locale: localeSetting(gateway, "gateway."),
     agent: {
       enabled: bool(agent, "enabled", "gateway.agent.", false),
       historyMessages: num(agent, "history_messages", "gateway.agent.", 20, {
@@ -542,10 +544,7 @@ export function parseConfig(
       : isRecord(document)
         ? document
         : (() => {
-            throw new ConfigError(
-              "(root)",
-              "config.yaml must be a mapping of sections (skills:, curator:, gateway: …).",
-            );
+            throw new ConfigError("(root)", t("config.rootNotMapping"));
           })();
   const warnings: string[] = [];
   const auxiliary = section(raw, "auxiliary", "");
@@ -553,7 +552,7 @@ export function parseConfig(
   if (auxCurator !== undefined && auxCurator !== null && !isRecord(auxCurator)) {
     throw new ConfigError(
       "auxiliary.curator",
-      `config.yaml: \`auxiliary.curator\` is ${show(auxCurator)}; it must be a mapping.`,
+      invalid("auxiliary.curator", auxCurator, t("config.req.mappingShort")),
     );
   }
   const model = raw.model;
@@ -583,7 +582,7 @@ export function loadConfig(configPath: string): SkillgateConfig {
       return parseConfig(withOverrides({}, configOverrides()), 0);
     throw new ConfigError(
       "(file)",
-      `Cannot read ${configPath}: ${(error as Error).message}. Check its permissions.`,
+      t("config.unreadable", { path: configPath, detail: (error as Error).message }),
       { cause: error },
     );
   }
@@ -593,7 +592,7 @@ export function loadConfig(configPath: string): SkillgateConfig {
   } catch (error) {
     throw new ConfigError(
       "(syntax)",
-      `${configPath} is not valid YAML: ${(error as Error).message.split("\n")[0]}. Fix the syntax and try again.`,
+      t("config.badYaml", { path: configPath, detail: (error as Error).message.split("\n")[0] ?? "" }),
       { cause: error },
     );
   }

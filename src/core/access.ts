@@ -7,6 +7,7 @@
  * command runner and adapters (through their `admit` hook) all apply the same rules.
  */
 import { trimOldest } from "./bounded.js";
+import { t } from "./i18n/messages.js";
 import type { InboundMessage, SenderAdmission } from "./message.js";
 import { type Reply, textReply } from "./reply.js";
 import type { StrangerNotices } from "./stores.js";
@@ -85,11 +86,7 @@ export class RecentStrangerNotices implements StrangerNotices {
 
 /** The one reply a stranger gets in a DM. */
 export function strangerNotice(who: string): Reply {
-  return textReply(
-    `I don't know you yet. Your id is \`${who}\`. Ask the owner of this gateway to add it to ` +
-      "`gateway.allowed_users` (read-only commands) or `gateway.admins` in config.yaml.",
-    { exitCode: 1 },
-  );
+  return textReply(t("access.stranger", { who }), { exitCode: 1 });
 }
 
 /** The side-effect-free check behind the adapters' `admit` hook: strangers get their notice, never rate-limited. */

@@ -9,6 +9,8 @@
  * Reused by later surfaces (web console, skill set-up from chat): build actions with `runAction`,
  * `cancelAction` and `actionRow`, let the gateway's action router store and dispatch them.
  */
+import { type Text, t } from "./i18n/messages.js";
+
 /** Scalar option values a stored command invocation may carry. */
 export type ActionOptionValue = string | number | boolean;
 
@@ -43,9 +45,9 @@ export type ActionStyle = "primary" | "danger" | "secondary";
  */
 export type ActionPlacement = "replace" | "reply";
 
-/** One button. */
-export interface ReplyAction {
-  label: string;
+/** One button; its label is `Text` as commands build it, a string once localized. */
+export interface ReplyAction<L = Text> {
+  label: L;
   intent: ActionIntent;
   style?: ActionStyle;
   placement?: ActionPlacement;
@@ -58,9 +60,12 @@ export interface ReplyAction {
   id?: string;
 }
 
-/** The buttons of a reply, in rows. `Block` is the reply's block type (kept generic: no import cycle). */
-export interface ReplyActions<Block = unknown> {
-  rows: ReplyAction[][];
+/**
+ * The buttons of a reply, in rows. `Block` is the reply's block type and `L` its label type (kept
+ * generic: no import cycle).
+ */
+export interface ReplyActions<Block = unknown, L = Text> {
+  rows: ReplyAction<L>[][];
   /**
    * Blocks shown instead of `Reply.blocks` when the buttons are shown (e.g. the question without its
    * "reply `… -y` to confirm" line). Absent: the blocks are shown as they are.
@@ -81,7 +86,7 @@ export type ReplyLayout = "card";
 
 /** A button that runs a command. */
 export function runAction(
-  label: string,
+  label: Text,
   invocation: ActionInvocation,
   options: { confirmed?: boolean; style?: ActionStyle; placement?: ActionPlacement; group?: string } = {},
 ): ReplyAction {
@@ -95,14 +100,14 @@ export function runAction(
 }
 
 /** A Cancel button for a question; give it the same group as the confirming button. */
-export function cancelAction(group: string, label = "Cancel"): ReplyAction {
+export function cancelAction(group: string, label: Text = t("button.cancel")): ReplyAction {
   return { label, intent: { kind: "cancel" }, style: "secondary", placement: "replace", group };
 }
 
 /** A "Set KEY" button: opens the platform's private input for one missing secret of a skill. */
 export function secretAction(skill: string, key: string): ReplyAction {
   return {
-    label: `Set ${key}`,
+    label: t("button.setKey", { key }),
     intent: { kind: "secret", skill, key },
     style: "primary",
     placement: "reply",
@@ -121,6 +126,6 @@ export function invocation(
 }
 
 /** Every action of a reply, row by row. */
-export function allActions(actions: ReplyActions | undefined): ReplyAction[] {
+export function allActions<L>(actions: ReplyActions<unknown, L> | undefined): ReplyAction<L>[] {
   return actions ? actions.rows.flat() : [];
 }

@@ -1,8 +1,10 @@
 /**
  * skillgate's error classes. Each carries a stable `code` and a message that tells the person what to
- * do next. Commands turn them into a `Reply` with the matching exit code; nothing else should need to
- * inspect messages.
+ * do next: `text` as the reader sees it (a catalog message, resolved in their locale) and `message` its
+ * English text (logs, `--json`). Commands turn them into a `Reply` with the matching exit code; nothing
+ * else should need to inspect messages.
  */
+import { english, type Text, t } from "./i18n/messages.js";
 
 /** Base class: every error skillgate raises on purpose. */
 export class SkillgateError extends Error {
@@ -10,19 +12,22 @@ export class SkillgateError extends Error {
   readonly code: string;
   /** Process exit code for the CLI: 1 refused/failed, 2 bad usage, 78 bad config. */
   readonly exitCode: number;
+  /** What the person reads, resolved in their locale; `message` is its English text. */
+  readonly text: Text;
 
-  constructor(code: string, message: string, exitCode = 1, options?: { cause?: unknown }) {
-    super(message, options);
+  constructor(code: string, message: Text, exitCode = 1, options?: { cause?: unknown }) {
+    super(english(message), options);
     this.name = new.target.name;
     this.code = code;
     this.exitCode = exitCode;
+    this.text = message;
   }
 }
 
 /** A value in config.yaml (or a flag standing in for it) is wrong. `key` is the dotted path. */
 export class ConfigError extends SkillgateError {
   readonly key: string;
-  constructor(key: string, message: string, options?: { cause?: unknown }) {
+  constructor(key: string, message: Text, options?: { cause?: unknown }) {
     super("config.invalid", message, 78, options);
     this.key = key;
   }
@@ -31,7 +36,7 @@ export class ConfigError extends SkillgateError {
 /** A skill could not be found, read, shown or written; `skill` names it when known. */
 export class SkillError extends SkillgateError {
   readonly skill: string | undefined;
-  constructor(code: string, message: string, skill?: string, options?: { cause?: unknown }) {
+  constructor(code: string, message: Text, skill?: string, options?: { cause?: unknown }) {
     super(code, message, 1, options);
     this.skill = skill;
   }
@@ -40,7 +45,7 @@ export class SkillError extends SkillgateError {
 /** A curator operation was refused or failed; `phase` says where (plan, apply, snapshot, rollback…). */
 export class CuratorError extends SkillgateError {
   readonly phase: string;
-  constructor(phase: string, message: string, options?: { cause?: unknown; code?: string }) {
+  constructor(phase: string, message: Text, options?: { cause?: unknown; code?: string }) {
     super(options?.code ?? `curator.${phase}`, message, 1, options);
     this.phase = phase;
   }
@@ -51,18 +56,14 @@ export class CuratorError extends SkillgateError {
  * gateway shutting down): code `curator.interrupted`. Work that had changed something records what it
  * did and reports it instead of throwing.
  */
-export function interruptedError(phase: string, what: string): CuratorError {
-  return new CuratorError(
-    phase,
-    `${what} stopped before it changed anything: the process is shutting down. It runs again at the next start (or run it yourself then).`,
-    { code: "curator.interrupted" },
-  );
+export function interruptedError(phase: string, what: Text): CuratorError {
+  return new CuratorError(phase, t("error.interrupted", { what }), { code: "curator.interrupted" });
 }
 
 /** A platform adapter failed to connect, send or register; `adapter` names the platform. */
 export class AdapterError extends SkillgateError {
   readonly adapter: string;
-  constructor(adapter: string, message: string, options?: { cause?: unknown; code?: string }) {
+  constructor(adapter: string, message: Text, options?: { cause?: unknown; code?: string }) {
     super(options?.code ?? `adapter.${adapter}`, message, 1, options);
     this.adapter = adapter;
   }
@@ -100,7 +101,7 @@ export class CoordinationError extends SkillgateError {
 
 /** The command line or chat command was malformed (exit 2). */
 export class UsageError extends SkillgateError {
-  constructor(message: string) {
+  constructor(message: Text) {
     super("usage", message, 2);
   }
 }

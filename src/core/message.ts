@@ -3,6 +3,9 @@
  * `InboundMessage` with a pure `normalize`, and a `Reply` into platform payloads with a pure `render`;
  * the gateway core never branches on a platform's name, only on declared `AdapterCapabilities`.
  */
+
+import type { Locale } from "./i18n/locale.js";
+import type { Text } from "./i18n/messages.js";
 import type { Reply } from "./reply.js";
 
 /**
@@ -48,6 +51,13 @@ export interface InboundMessage {
   raw?: unknown;
   /** Set when this is a button press rather than a message (see `core/actions.ts`). */
   press?: ButtonPress;
+  /**
+   * The sender's language as the platform tells it, unmapped (Telegram `from.language_code` such as
+   * `zh-hans`, Discord `interaction.locale` such as `zh-CN`); absent where the platform does not say.
+   */
+  language?: string;
+  /** The chat's language where the platform has one (a Discord guild's `guild_locale`). */
+  chatLanguage?: string;
 }
 
 /** A press of a button the gateway showed. `text` of such a message is empty and `command` unset. */
@@ -91,6 +101,11 @@ export interface AdapterCapabilities {
    * `link` (a one-time web form, when `gateway.public_url` is set). Absent: no private input.
    */
   privateInput?: "modal" | "form" | "link";
+  /**
+   * The language of replies here when the reader's is unknown and nothing is configured (Feishu on the
+   * `feishu` domain: `zh-CN`); absent: English.
+   */
+  defaultLocale?: Locale;
 }
 
 /** The gateway hands inbound messages to this sink. It resolves once the message is queued. */
@@ -130,16 +145,25 @@ export interface Adapter {
   health(): AdapterHealth;
   /** Registers native commands (menus, slash commands) from the registry; optional. */
   syncCommands?(catalog: CommandCatalogEntry[]): Promise<void>;
+  /**
+   * The language of a chat the adapter knows without a message (a Discord guild's preferred locale), for
+   * posts to it (the home channel); optional.
+   */
+  chatLanguage?(chatId: string): string | undefined;
 }
 
-/** A command as advertised to native menus. */
+/**
+ * A command as advertised to native menus. Descriptions are `Text`: an adapter resolves them once per
+ * locale it registers (Telegram's `language_code` menus, Discord's `description_localizations`).
+ * Names are ASCII command names in every locale, so `/curator status` works everywhere.
+ */
 export interface CommandCatalogEntry {
   name: string;
-  description: string;
+  description: Text;
   /** Options of a command without subcommands (`/skill <name> [file]`). */
   options?: CatalogOption[];
   /** Subcommands with their options, for platforms with structured commands (Discord). */
-  subcommands?: { name: string; description: string; options: CatalogOption[] }[];
+  subcommands?: { name: string; description: Text; options: CatalogOption[] }[];
   /** True for a skill that can be loaded as `/<name>`. */
   isSkill?: boolean;
 }
@@ -204,9 +228,11 @@ export type SenderAdmission = { admitted: true } | { admitted: false; notice: Re
 /** One option of a catalog command, as structured-command platforms (Discord) register it. */
 export interface CatalogOption {
   name: string;
-  description: string;
+  description: Text;
   required: boolean;
   kind: "string" | "boolean" | "integer";
   /** A positional argument (`pin <skill>`) rather than a flag (`--days N`). */
   positional?: boolean;
+  /** The values a string option takes, each with the name a menu shows for it. */
+  choices?: { value: string; name: Text }[];
 }

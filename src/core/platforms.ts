@@ -5,6 +5,8 @@
  * core never lists platforms itself.
  */
 import type { Check } from "./diagnostics.js";
+import type { LocaleSetting } from "./i18n/locale.js";
+import type { Text } from "./i18n/messages.js";
 import type { Logger } from "./logger.js";
 import type { Adapter } from "./message.js";
 
@@ -22,12 +24,16 @@ export interface ConfigReader {
   /** A nested mapping (empty when absent). */
   section(key: string): ConfigReader;
   /** Throws the ConfigError "`<at><key>` is <value>; <requirement>." (exit 78 in the CLI). */
-  fail(key: string, value: unknown, requirement: string): never;
+  fail(key: string, value: unknown, requirement: Text): never;
 }
 
-/** What every platform's section has: whether the platform is on. */
+/**
+ * What every platform's section has: whether the platform is on, and `locale` when the section sets
+ * one (it overrides `gateway.locale` for this platform; read by the config layer for every platform).
+ */
 export interface PlatformSection {
   enabled: boolean;
+  locale?: LocaleSetting;
 }
 
 /**
@@ -35,7 +41,12 @@ export interface PlatformSection {
  * the gateway-wide `gateway.trusted_proxies` (peers whose `X-Forwarded-For` names a webhook's client).
  */
 export interface PlatformsConfig {
-  gateway: { platforms: Readonly<Record<string, PlatformSection>>; trustedProxies: readonly string[] };
+  gateway: {
+    platforms: Readonly<Record<string, PlatformSection>>;
+    trustedProxies: readonly string[];
+    /** `gateway.locale` (see `GatewayConfig.locale`). */
+    locale?: LocaleSetting;
+  };
 }
 
 /** Options every adapter factory receives. */

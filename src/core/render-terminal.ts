@@ -1,13 +1,17 @@
 /**
- * Renders a neutral `Reply` for a terminal (headings, lists, code, aligned tables; ANSI styling only
- * when writing to a TTY) and for `--json` (exactly one JSON document).
+ * Renders a neutral `Reply` for a terminal (headings, lists, code, tables aligned in display columns;
+ * ANSI styling only when writing to a TTY), in the reader's locale, and for `--json` (exactly one JSON
+ * document, always in English: scripts and Hermes read it).
  */
-import { formatTable, type Reply, type ReplyBlock, replyToPlainText } from "./reply.js";
+import type { Locale } from "./i18n/locale.js";
+import { formatTable, type LocalizedBlock, localizeReply, type Reply, replyToPlainText } from "./reply.js";
 
 /** Options of `renderTerminal`. */
 export interface TerminalRenderOptions {
   /** Use ANSI styles (bold headings, cyan inline code, dim code blocks). Pass `stream.isTTY`. */
   color?: boolean;
+  /** The reader's locale (the CLI's from `LANG`/`LC_ALL`); default the reply's own, else English. */
+  locale?: Locale;
 }
 
 const ANSI = {
@@ -23,7 +27,7 @@ function inline(text: string, color: boolean): string {
   return text.replace(/`([^`\n]+)`/g, (_match, code: string) => ANSI.cyan(code));
 }
 
-function renderBlock(block: ReplyBlock, color: boolean): string {
+function renderBlock(block: LocalizedBlock, color: boolean): string {
   switch (block.kind) {
     case "heading":
       return color ? ANSI.bold(inline(block.text, false)) : block.text;
@@ -57,14 +61,16 @@ function renderBlock(block: ReplyBlock, color: boolean): string {
 /** Terminal text of a reply, blocks separated by blank lines, with a trailing newline (empty reply → ""). */
 export function renderTerminal(value: Reply, options: TerminalRenderOptions = {}): string {
   const color = options.color ?? false;
-  const parts = value.blocks.map((block) => renderBlock(block, color)).filter((part) => part.length > 0);
+  const parts = localizeReply(value, options.locale)
+    .blocks.map((block) => renderBlock(block, color))
+    .filter((part) => part.length > 0);
   return parts.length === 0 ? "" : `${parts.join("\n\n")}\n`;
 }
 
-/** The `--json` document of a reply: its `json`, else `{ok, text}` from the blocks. */
+/** The `--json` document of a reply: its `json`, else `{ok, text}` from the blocks (in English). */
 export function replyJsonDocument(value: Reply): unknown {
   if (value.json !== undefined) return value.json;
-  return { ok: value.exitCode === 0, text: replyToPlainText(value) };
+  return { ok: value.exitCode === 0, text: replyToPlainText(value, "en") };
 }
 
 /** The `--json` output: one pretty-printed JSON document and a newline. */

@@ -9,6 +9,7 @@ import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
 import { CuratorError, interruptedError } from "../core/errors.js";
 import { relaxYoungGenerationForLargeHeap } from "../core/heap-tuning.js";
+import { t } from "../core/i18n/messages.js";
 import type { ProgressSink } from "../core/progress.js";
 import { everySkillOnDisk } from "../skills/library.js";
 import type { SkillEntry, SkillLibrary } from "../skills/types.js";
@@ -151,7 +152,7 @@ export async function applyPlan(plan: CuratorPlan, opts: ApplyOptions): Promise<
   };
   if (opts.signal?.aborted) {
     await opts.snapshot?.discard();
-    throw interruptedError("run", "the curator run");
+    throw interruptedError("run", t("error.what.curatorRun"));
   }
   if (plan.changes) outcome.snapshotId = await takeSnapshot(opts, now);
   const stateActions = plan.actions.filter((action) => action.kind !== "archive");

@@ -10,6 +10,7 @@ import path from "node:path";
 import { homePaths } from "../config/home.js";
 import { invocation, type ReplyAction, runAction } from "../core/actions.js";
 import { atomicWriteFile, stableJson } from "../core/fsutil.js";
+import { join, type Message, type Text, t } from "../core/i18n/messages.js";
 import { type Reply, type ReplyBlock, reply } from "../core/reply.js";
 import type { ConsolidatedEntry, PrunedEntry } from "../llm/classify.js";
 import type { AutoTransitionCounts, CuratorRunResult, RenameEntry, RenameMap } from "./types.js";
@@ -77,6 +78,50 @@ export function renameMapItems(map: RenameMap): string[] {
   return items;
 }
 
+/**
+ * The automatic pass and the run as catalog messages, for the chat and the terminal in the reader's
+ * language (the stored summary and the files keep `headline`'s English).
+ */
+function autoSummaryText(counts: AutoTransitionCounts, dryRun: boolean): Text {
+  const parts: Message[] = dryRun
+    ? [
+        ...(counts.marked_stale > 0 ? [t("summary.wouldMarkStale", { count: counts.marked_stale })] : []),
+        ...(counts.archived > 0 ? [t("summary.wouldArchive", { count: counts.archived })] : []),
+        ...(counts.reactivated > 0 ? [t("summary.wouldReactivate", { count: counts.reactivated })] : []),
+      ]
+    : [
+        ...(counts.marked_stale > 0 ? [t("summary.markedStale", { count: counts.marked_stale })] : []),
+        ...(counts.archived > 0 ? [t("summary.archived", { count: counts.archived })] : []),
+        ...(counts.reactivated > 0 ? [t("summary.reactivated", { count: counts.reactivated })] : []),
+      ];
+  const changes =
+    parts.length > 0 ? join(parts, ", ") : t(dryRun ? "summary.nothingToChange" : "summary.noChanges");
+  return t(dryRun ? "summary.autoDry" : "summary.auto", { changes });
+}
+
+/** `curator: auto: …; llm: …`, the first line of a run's message. */
+function summaryLine(result: CuratorRunResult): Text {
+  const auto = autoSummaryText(result.autoTransitions, result.dryRun);
+  const llm = result.llm.status;
+  return llm === undefined || llm === ""
+    ? t("summary.line", { auto })
+    : t("summary.lineWithLlm", { auto, llm });
+}
+
+/** The rename-map items as messages, for replies. */
+function renameMapTexts(map: RenameMap): Text[] {
+  const items: Text[] = map.entries
+    .slice(0, RENAME_MAP_CAP)
+    .map((entry) =>
+      entry.kind === "consolidated"
+        ? t("summary.renameInto", { name: entry.name, into: entry.into })
+        : t("summary.renamePruned", { name: entry.name }),
+    );
+  const more = map.entries.length - RENAME_MAP_CAP;
+  if (more > 0) items.push(t("summary.renameMore", { count: more }));
+  return items;
+}
+
 /** The rename map's first line: what was archived, or for a dry run what would be. */
 function renameMapHead(map: RenameMap, dryRun: boolean): string {
   return `${dryRun ? "would archive" : "archived"} ${map.entries.length} skill(s):`;
@@ -88,15 +133,16 @@ function renameMapHead(map: RenameMap, dryRun: boolean): string {
  */
 function renameMapBlocks(map: RenameMap, prefix: (path: string[]) => string, dryRun: boolean): ReplyBlock[] {
   if (map.entries.length === 0) return [];
+  const count = map.entries.length;
   const blocks: ReplyBlock[] = [
-    { kind: "paragraph", text: renameMapHead(map, dryRun) },
-    { kind: "list", items: renameMapItems(map) },
-    { kind: "paragraph", text: `full report: \`${prefix(["curator", "status"])}\`` },
+    { kind: "paragraph", text: t(dryRun ? "summary.renameHeadDry" : "summary.renameHead", { count }) },
+    { kind: "list", items: renameMapTexts(map) },
+    { kind: "paragraph", text: t("summary.fullReport", { command: prefix(["curator", "status"]) }) },
   ];
   if (map.pinHint) {
     blocks.push({
       kind: "paragraph",
-      text: `keep an umbrella stable: \`${prefix(["curator", "pin", map.pinHint])}\``,
+      text: t("summary.pinHint", { command: prefix(["curator", "pin", map.pinHint]) }),
     });
   }
   return blocks;
@@ -119,9 +165,8 @@ export function renameMapText(map: RenameMap, prefix: (path: string[]) => string
  * rename map with the report pointer and (after a consolidation) the pin hint.
  */
 export function summaryReply(result: CuratorRunResult, prefix: (path: string[]) => string): Reply {
-  const head = result.summary.split("\n")[0] ?? "";
   const blocks: ReplyBlock[] = [
-    { kind: "paragraph", text: `curator: ${head}` },
+    { kind: "paragraph", text: summaryLine(result) },
     ...renameMapBlocks(result.renameMap, prefix, result.dryRun),
   ];
   return { ...reply(blocks, { json: runJsonSummary(result) }), actions: summaryButtons(result) };
@@ -139,7 +184,7 @@ export function summaryButtons(result: CuratorRunResult): Reply["actions"] {
   if (result.dryRun) return undefined;
   const names = [...new Set([...result.renameMap.entries.map((entry) => entry.name), ...result.archived])];
   const restore = names.slice(0, SUMMARY_RESTORE_BUTTONS).map((name) =>
-    runAction(`Restore ${name}`, invocation(["curator", "restore"], [name]), {
+    runAction(t("button.restore", { name }), invocation(["curator", "restore"], [name]), {
       confirmed: true,
       style: "primary",
       placement: "reply",
@@ -149,7 +194,7 @@ export function summaryButtons(result: CuratorRunResult): Reply["actions"] {
   for (let start = 0; start < restore.length; start += 4) rows.push(restore.slice(start, start + 4));
   if (result.snapshotId && result.changed) {
     rows.push([
-      runAction("Roll back this run", invocation(["curator", "rollback"], [], { id: result.snapshotId }), {
+      runAction(t("button.rollbackRun"), invocation(["curator", "rollback"], [], { id: result.snapshotId }), {
         style: "danger",
         placement: "reply",
       }),

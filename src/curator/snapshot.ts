@@ -11,6 +11,7 @@ import {
   LockBusyError,
   stableJson,
 } from "../core/fsutil.js";
+import { t } from "../core/i18n/messages.js";
 import { meterFor, type ProgressSink } from "../core/progress.js";
 import { COMPILED } from "../core/workers.js";
 import { crashPoint as hook } from "./journal.js";
@@ -232,7 +233,7 @@ async function untilStopped<T>(work: Promise<T>, signal: AbortSignal | undefined
   work.catch(() => undefined);
   let onAbort: () => void = () => undefined;
   const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(interruptedError("snapshot", "the snapshot"));
+    onAbort = () => reject(interruptedError("snapshot", t("error.what.snapshot")));
     if (signal.aborted) onAbort();
     else signal.addEventListener("abort", onAbort, { once: true });
   });

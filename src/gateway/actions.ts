@@ -9,6 +9,7 @@
  * `secret`) is judged the same way, for admins only, and may be pressed again: what it opens (a modal,
  * card form or one-time link) is itself single-use.
  */
+
 import { accessRefusal } from "../../commands/runner.js";
 import type { CommandContext, CommandInput, CommandSpec } from "../../commands/types.js";
 import {
@@ -17,6 +18,7 @@ import {
   allActions,
   type ReplyAction,
 } from "../core/actions.js";
+import { t } from "../core/i18n/messages.js";
 import type { InboundMessage } from "../core/message.js";
 import { type Reply, type ReplyBlock, textReply } from "../core/reply.js";
 import { type ButtonStore, newActionId, type StoredAction } from "./action-store.js";
@@ -194,21 +196,21 @@ export class ActionRouter {
     const end = Math.min(total, start + this.pageSize);
     const pageLine: ReplyBlock = {
       kind: "paragraph",
-      text: `Page ${current + 1} of ${pages} (${start + 1}–${end} of ${total})`,
+      text: t("paging.line", { page: current + 1, pages, first: start + 1, last: end, total }),
     };
     const blocks = [...reply.blocks];
     blocks.splice(paging.block, 1, slicePageable(block, start, end), pageLine);
     const nav: ReplyAction[] = [];
     if (current > 0) {
       nav.push({
-        label: "‹ Prev",
+        label: t("paging.prev"),
         intent: { kind: "page", invocation: paging.invocation, page: current - 1 },
         placement: "replace",
       });
     }
     if (current < pages - 1) {
       nav.push({
-        label: "Next ›",
+        label: t("paging.next"),
         intent: { kind: "page", invocation: paging.invocation, page: current + 1 },
         placement: "replace",
       });
@@ -223,12 +225,16 @@ function placementOf(action: ReplyAction): ActionPlacement {
   return action.intent.kind === "run" ? "reply" : "replace";
 }
 
-/** Items of a pageable block (list items, table rows, code lines). */
+/**
+ * Items of a pageable block (list items, table rows, code lines). A code block pages by its lines once
+ * its text is resolved (the gateway localizes a reply before presenting it); unresolved, it is one page.
+ */
 export function pageableLength(block: ReplyBlock | undefined): number {
   if (!block) return 0;
   if (block.kind === "list") return block.items.length;
   if (block.kind === "table") return block.rows.length;
-  if (block.kind === "code") return block.text.replace(/\n+$/, "").split("\n").length;
+  if (block.kind === "code" && typeof block.text === "string")
+    return block.text.replace(/\n+$/, "").split("\n").length;
   return 0;
 }
 
@@ -236,7 +242,7 @@ export function pageableLength(block: ReplyBlock | undefined): number {
 export function slicePageable(block: ReplyBlock, start: number, end: number): ReplyBlock {
   if (block.kind === "list") return { ...block, items: block.items.slice(start, end) };
   if (block.kind === "table") return { ...block, rows: block.rows.slice(start, end) };
-  if (block.kind === "code") {
+  if (block.kind === "code" && typeof block.text === "string") {
     const lines = block.text.replace(/\n+$/, "").split("\n");
     return { ...block, text: lines.slice(start, end).join("\n") };
   }

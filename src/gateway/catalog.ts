@@ -4,12 +4,13 @@
  */
 import { effectiveOptions } from "../../commands/parse.js";
 import type { CommandSpec } from "../../commands/types.js";
+import { list, type Text, t } from "../core/i18n/messages.js";
 import type { CommandCatalogEntry } from "../core/message.js";
 import type { SkillEntry } from "../skills/types.js";
 
-const GROUP_SUMMARIES: Record<string, string> = {
-  curator: "curator: status, run, pin, archive, restore, backup, rollback…",
-  skills: "skills: list, view, usage, enable, disable, config",
+const GROUP_SUMMARIES: Record<string, Text> = {
+  curator: t("catalog.group.curator"),
+  skills: t("catalog.group.skills"),
 };
 
 function optionsOf(spec: CommandSpec) {
@@ -29,6 +30,11 @@ function optionsOf(spec: CommandSpec) {
       required: false,
       kind: option.kind,
       positional: false,
+      ...(option.choices
+        ? {
+            choices: option.choices.map((value) => ({ value, name: option.choiceLabels?.[value] ?? value })),
+          }
+        : {}),
     }));
   return [...args, ...options];
 }
@@ -53,7 +59,9 @@ export function buildCommandCatalog(
     }
     entries.push({
       name,
-      description: GROUP_SUMMARIES[name] ?? `${name}: ${specs.map((spec) => spec.path[1]).join(", ")}`,
+      description:
+        GROUP_SUMMARIES[name] ??
+        t("catalog.group.other", { name, subcommands: list(specs.map((spec) => spec.path[1] ?? "")) }),
       subcommands: specs.map((spec) => ({
         name: spec.path[1] ?? "",
         description: spec.summary,

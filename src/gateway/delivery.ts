@@ -3,15 +3,19 @@
  * its adapter (buttons stored, a paged block cut to its page), scrubbed of secrets and server paths,
  * held to the reply budget and sent; when the platform refuses the file part the reply goes again cut.
  * Work still running after `acknowledgeAfterMs` gets a "running…" notice that its result replaces.
+ * Every reply is first resolved for its reader's locale (`locale.ts`), so buttons, pages and budgets
+ * are measured on the text the reader reads.
  */
 import type { CommandSpec } from "../../commands/types.js";
 import type { SkillgateConfig } from "../config/config.js";
 import { applyBudget } from "../core/budget.js";
 import { FileRefusedError } from "../core/errors.js";
+import { t } from "../core/i18n/messages.js";
 import type { Logger } from "../core/logger.js";
 import type { Adapter, InboundMessage, OutboundTarget } from "../core/message.js";
 import { type Reply, replyToPlainText, textReply } from "../core/reply.js";
 import type { ActionRouter } from "./actions.js";
+import { forReader } from "./locale.js";
 import type { OutboundScrubber } from "./scrub.js";
 
 /** Default of `GatewayOptions.acknowledgeAfterMs`. */
@@ -28,6 +32,8 @@ export interface DeliveryDeps {
   logger: Logger;
   acknowledgeAfterMs: number | undefined;
   actions: () => ActionRouter | undefined;
+  /** config.yaml as it is now (the locale settings follow reloads). */
+  currentConfig: () => SkillgateConfig;
 }
 
 /** Presents, scrubs, budgets and sends replies for one gateway (see the module comment). */
@@ -58,14 +64,12 @@ export class ReplyDelivery {
     const first = await Promise.race([work.then(done, done), slow]);
     clearTimeout(timer);
     if (first !== "slow") return { value: await work, editMessageId: edit };
-    const text = label
-      ? `⏳ Running \`${label.slice(0, 80)}\`… this message will show the result.`
-      : "⏳ Working on it…";
+    const text = label ? t("gateway.running", { command: label.slice(0, 80) }) : t("gateway.working");
     let notice: string | undefined;
     try {
       notice = await adapter.acknowledge(
         { chatId: message.chat.id, threadId: message.chat.threadId, editMessageId: edit },
-        this.deps.scrubber.reply(textReply(text)),
+        this.deps.scrubber.reply(this.forReader(adapter, textReply(text), message)),
         message,
       );
     } catch (error) {
@@ -120,8 +124,10 @@ export class ReplyDelivery {
     options: { editMessageId?: string; page?: number } = {},
   ): Promise<void> {
     try {
-      // Buttons are stored and a paged block cut to its page first: the budget then sees one page.
-      const shown = await this.present(adapter, message.chat.id, reply, options.page);
+      // Resolved for the reader, buttons stored and a paged block cut to its page first: the budget then
+      // sees one page of what the reader reads.
+      const readers = this.forReader(adapter, reply, message);
+      const shown = await this.present(adapter, message.chat.id, readers, options.page);
       await this.deliver(
         adapter,
         { chatId: message.chat.id, threadId: message.chat.threadId, editMessageId: options.editMessageId },
@@ -158,6 +164,11 @@ export class ReplyDelivery {
         message,
       );
     }
+  }
+
+  /** `reply` in the language of the reader of `message` (or of the chat `chatId`) on `adapter`. */
+  forReader(adapter: Adapter, reply: Reply, message?: InboundMessage, chatId?: string): Reply {
+    return forReader(this.deps.currentConfig(), adapter, reply, message, chatId);
   }
 
   /** Stores a reply's buttons for an adapter that shows them; strips them for one that does not. */

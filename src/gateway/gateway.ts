@@ -16,9 +16,10 @@ import type { SkillgateConfig } from "../config/config.js";
 import { AccessGate, admitSender, roleOf } from "../core/access.js";
 import { matchChatCommand } from "../core/command-text.js";
 import { SkillgateError } from "../core/errors.js";
+import { t } from "../core/i18n/messages.js";
 import { type Logger, silentLogger } from "../core/logger.js";
 import type { Adapter, AdapterHooks, InboundMessage, ParsedCommand } from "../core/message.js";
-import { errorReply, type Reply, textReply } from "../core/reply.js";
+import { errorReply, localizeReply, type Reply, textReply } from "../core/reply.js";
 import type { CoordinationStores, RunLock } from "../core/stores.js";
 import type { Consolidator } from "../curator/types.js";
 import { type ManagedSkillLibrary, openLibrary } from "../skills/library.js";
@@ -124,12 +125,8 @@ export interface Gateway {
 /** How long a replica that led but could connect no platform waits before contending again. */
 const ADAPTER_FAILURE_STANDBY_MS = 15_000;
 
-const UNKNOWN_HINT =
-  "Type /help to see what is available, or resend without the leading slash to send it as a normal message.";
-
 /** The reply to chat text when no agent is configured. */
-export const NO_AGENT_REPLY =
-  "I only understand commands here: no language model is configured. To chat, set `gateway.agent.enabled: true` and a `model` (or `auxiliary`) section in config.yaml. Type /help for the commands.";
+export const NO_AGENT_REPLY = t("gateway.noAgent");
 
 /** Splits `/a /b do X` (after the first name) into the extra skill names and the instruction. */
 function stackedNames(rawArgs: string): { names: string[]; instruction: string } {
@@ -198,6 +195,7 @@ class GatewayImpl implements Gateway {
       logger: this.logger,
       acknowledgeAfterMs: options.acknowledgeAfterMs,
       actions: () => this.actions,
+      currentConfig: () => this.library.currentConfig(),
     });
     this.presses = new PressPath({
       config: options.config,
@@ -212,6 +210,7 @@ class GatewayImpl implements Gateway {
       touch: () => this.stores?.activity.touch(),
       configChanged: () => this.configChanged(),
       syncCommandCatalogs: () => this.syncCommandCatalogs(),
+      currentConfig: () => this.library.currentConfig(),
     });
     this.stores = options.stores;
     this.runLock = {
@@ -380,7 +379,7 @@ class GatewayImpl implements Gateway {
               { chatId: pending.chatId, threadId: pending.threadId },
               this.delivery.outbound(
                 adapter,
-                await this.delivery.present(adapter, pending.chatId, done.reply),
+                await this.delivery.present(adapter, pending.chatId, localizeReply(done.reply, done.locale)),
               ),
             )
             .catch((error) =>
@@ -509,7 +508,11 @@ class GatewayImpl implements Gateway {
 
   private hooksFor(adapter: Adapter): AdapterHooks {
     return {
-      admit: (message) => admitSender(this.options.config, message),
+      admit: (message) => {
+        const admission = admitSender(this.options.config, message);
+        if (admission.admitted) return admission;
+        return { ...admission, notice: this.delivery.forReader(adapter, admission.notice, message) };
+      },
       ...(this.coordination ? { mayTakeEvents: () => this.coordination?.leading() === true } : {}),
       ...(this.secrets.available(adapter.capabilities)
         ? { secretInput: this.presses.secretInputHooks(adapter) }
@@ -615,7 +618,7 @@ class GatewayImpl implements Gateway {
       editMessageId,
     } = await this.delivery.acknowledgeIfSlow(adapter, message, this.route(ctx, message, command), label);
     // A notice that was shown is always replaced, even by an empty result.
-    const shown = reply.blocks.length > 0 || editMessageId === undefined ? reply : textReply("Done.");
+    const shown = reply.blocks.length > 0 || editMessageId === undefined ? reply : textReply(t("reply.done"));
     if (shown.blocks.length > 0) await this.delivery.send(adapter, message, shown, { editMessageId });
     this.stores?.activity.touch();
     if (mutated || this.configChanged()) await this.syncCommandCatalogs();
@@ -642,7 +645,10 @@ class GatewayImpl implements Gateway {
     } catch (error) {
       // Only a bad subcommand lands here (a UsageError with the list of existing ones).
       return {
-        reply: errorReply((error as Error).message, error instanceof SkillgateError ? error.exitCode : 1),
+        reply:
+          error instanceof SkillgateError
+            ? errorReply(error.text, error.exitCode)
+            : errorReply((error as Error).message),
         mutated: false,
       };
     }
@@ -656,11 +662,13 @@ class GatewayImpl implements Gateway {
         ...new Set(this.registry.filter((spec) => !spec.hidden).map((spec) => spec.path[0] ?? "")),
       ];
       const guess = closest(command.name.toLowerCase(), names);
-      const meant = guess ? ` Did you mean \`${ctx.commandPrefix([guess])}\`?` : "";
-      return {
-        reply: errorReply(`Unknown command \`/${command.name}\`.${meant} ${UNKNOWN_HINT}`, 2),
-        mutated: false,
-      };
+      const unknown = guess
+        ? t("gateway.unknownCommand.guess", {
+            command: `/${command.name}`,
+            guess: ctx.commandPrefix([guess]),
+          })
+        : t("gateway.unknownCommand", { command: `/${command.name}` });
+      return { reply: errorReply(unknown, 2), mutated: false };
     }
     return { reply: await this.invokeSkills(ctx, message, skill.name, command.rawArgs), mutated: false };
   }
@@ -675,7 +683,7 @@ class GatewayImpl implements Gateway {
     const agent = this.options.agent;
     const spec: CommandSpec = {
       path: [first],
-      summary: `load the ${first} skill`,
+      summary: t("gateway.loadSkill", { name: first }),
       mutating: false,
       run: async (runCtx) => {
         const loaded = await loadSkills(runCtx, [first, ...names], instruction);
@@ -699,9 +707,7 @@ class GatewayImpl implements Gateway {
       return await agent.respond(message, ctx);
     } catch (error) {
       this.logger.error({ err: error }, "gateway: the agent failed");
-      return errorReply(
-        `The agent could not answer: ${(error as Error).message}. Commands still work; type /help.`,
-      );
+      return errorReply(t("gateway.agentFailed", { detail: (error as Error).message }));
     }
   }
 
@@ -720,7 +726,11 @@ class GatewayImpl implements Gateway {
     await this.delivery.deliver(
       adapter,
       { chatId, threadId },
-      await this.delivery.present(adapter, chatId, reply),
+      await this.delivery.present(
+        adapter,
+        chatId,
+        this.delivery.forReader(adapter, reply, undefined, chatId),
+      ),
     );
     return true;
   }

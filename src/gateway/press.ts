@@ -11,14 +11,16 @@ import { isMutating, runCommand } from "../../commands/runner.js";
 import type { CommandContext, CommandSpec } from "../../commands/types.js";
 import type { SkillgateConfig } from "../config/config.js";
 import { admitSender, roleOf } from "../core/access.js";
+import { resolveText, t } from "../core/i18n/messages.js";
 import type { Logger } from "../core/logger.js";
 import type { Adapter, InboundMessage, SecretInputHooks } from "../core/message.js";
-import { replyToPlainText, textReply } from "../core/reply.js";
+import { localizeReply, replyToPlainText, textReply } from "../core/reply.js";
 import type { ActionRouter, PressVerdict } from "./actions.js";
 import type { ReplyDelivery } from "./delivery.js";
+import { readerLocale } from "./locale.js";
 import type { ChatQueues } from "./queue.js";
 import type { OutboundScrubber } from "./scrub.js";
-import type { SecretEntry } from "./secrets-entry/service.js";
+import { type SecretEntry, spokenOpening, spokenPrompt } from "./secrets-entry/service.js";
 
 /** What the press path works with, lent by the gateway. */
 export interface PressDeps {
@@ -37,6 +39,8 @@ export interface PressDeps {
   /** config.yaml changed since the menus were synced. */
   configChanged: () => boolean;
   syncCommandCatalogs: () => Promise<void>;
+  /** config.yaml as it is now (the locale settings follow reloads). */
+  currentConfig: () => SkillgateConfig;
 }
 
 /** Button presses for one gateway (see the module comment). */
@@ -79,7 +83,7 @@ export class PressPath {
   ): Promise<void> {
     const edit = verdict.action.placement === "replace" ? message.press?.messageId : undefined;
     if (verdict.kind === "cancel") {
-      await this.deps.delivery.send(adapter, message, textReply("Cancelled; nothing was changed."), {
+      await this.deps.delivery.send(adapter, message, textReply(t("runner.cancelled")), {
         editMessageId: edit,
       });
       return;
@@ -88,9 +92,7 @@ export class PressPath {
       // The adapter opens the input itself (`hooks.secretInput.open`); a press that reaches here came
       // from a platform without one.
       await this.deps.delivery.send(adapter, message, {
-        ...textReply("Private secret entry is not available here; set it in the gateway host's .env file.", {
-          exitCode: 1,
-        }),
+        ...textReply(t("gateway.noPrivateInput"), { exitCode: 1 }),
         private: true,
       });
       return;
@@ -123,17 +125,25 @@ export class PressPath {
         const actionId = press.press?.actionId;
         const actions = this.deps.actions();
         if (!actions || !actionId || !(await actions.isSecretAction(press, actionId))) return null;
+        const locale = readerLocale(this.deps.currentConfig(), adapter, press);
         const admission = admitSender(config, press);
-        if (!admission.admitted) return { refused: "You are not on this gateway's allowed list." };
+        if (!admission.admitted) return { refused: resolveText(t("gateway.notAllowed"), locale) };
         const isAdmin = roleOf(config, adapter.platform, press.sender.id, press.chat.id) === "admin";
         const verdict = await actions.judgePress(press, actionId, () =>
           this.deps.contextFor(adapter, press, isAdmin),
         );
-        if (verdict.kind === "refused") return { refused: replyToPlainText(verdict.reply) };
+        if (verdict.kind === "refused") return { refused: replyToPlainText(verdict.reply, locale) };
         if (verdict.kind !== "secret") return null;
-        return secrets.open(adapter.capabilities, press, verdict.skill, verdict.key);
+        return spokenOpening(
+          await secrets.open(adapter.capabilities, press, verdict.skill, verdict.key, locale),
+          locale,
+        );
       },
-      describe: async (token, senderId) => secrets.describe(token, adapter.platform, senderId),
+      describe: async (token, senderId) =>
+        spokenPrompt(
+          secrets.describe(token, adapter.platform, senderId),
+          readerLocale(this.deps.currentConfig(), adapter),
+        ),
       submit: async (token, senderId, value) => {
         const done = await secrets.submit(token, adapter.platform, senderId, value);
         if (done.stored)
@@ -141,7 +151,9 @@ export class PressPath {
             { platform: adapter.platform, key: done.stored.key, skill: done.stored.skill },
             "gateway: a secret was set through a private input",
           );
-        return this.deps.scrubber.reply(done.reply);
+        return this.deps.scrubber.reply(
+          localizeReply(done.reply, done.locale ?? readerLocale(this.deps.currentConfig(), adapter)),
+        );
       },
     };
   }

@@ -14,6 +14,7 @@ import os from "node:os";
 import path from "node:path";
 import type { SkillgateConfig } from "../config/config.js";
 import { readDotenv } from "../config/dotenv.js";
+import type { Text } from "../core/i18n/messages.js";
 import type { CommandCatalogEntry } from "../core/message.js";
 import { registeredPlatforms } from "../core/platforms.js";
 import type { Reply, ReplyBlock } from "../core/reply.js";
@@ -138,7 +139,9 @@ export class OutboundScrubber {
     const blocks = (list: ReplyBlock[]) => list.map((block) => deepScrub(block, scrub) as ReplyBlock);
     const actions = value.actions && {
       ...value.actions,
-      rows: value.actions.rows.map((row) => row.map((action) => ({ ...action, label: scrub(action.label) }))),
+      rows: value.actions.rows.map((row) =>
+        row.map((action) => ({ ...action, label: deepScrub(action.label, scrub) as Text })),
+      ),
       ...(value.actions.blocksWithButtons
         ? { blocksWithButtons: blocks(value.actions.blocksWithButtons) }
         : {}),
@@ -149,7 +152,7 @@ export class OutboundScrubber {
   /** A command catalog with descriptions scrubbed and entries whose name holds a secret dropped. */
   catalog(entries: CommandCatalogEntry[]): CommandCatalogEntry[] {
     const secrets = this.knownSecrets();
-    const scrub = (text: string) => this.scrubWith(secrets, text);
+    const scrub = (text: Text) => deepScrub(text, (value) => this.scrubWith(secrets, value)) as Text;
     return entries
       .filter((entry) => !secrets.some((secret) => entry.name.includes(secret)))
       .map((entry) => ({
@@ -179,14 +182,17 @@ export class OutboundScrubber {
   }
 }
 
-/** Every string in a value scrubbed (a block's `kind` kept), so blocks added later are covered too. */
+/**
+ * Every string in a value scrubbed, so blocks added later are covered too: a block's `kind`, and a
+ * message's `key` or a formatted value's `fmt` (catalog names, never shown) are kept as they are.
+ */
 function deepScrub(value: unknown, scrub: (text: string) => string): unknown {
   if (typeof value === "string") return scrub(value);
   if (Array.isArray(value)) return value.map((item) => deepScrub(item, scrub));
   if (value !== null && typeof value === "object") {
     const out: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value))
-      out[key] = key === "kind" ? item : deepScrub(item, scrub);
+      out[key] = key === "kind" || key === "key" || key === "fmt" ? item : deepScrub(item, scrub);
     return out;
   }
   return value;

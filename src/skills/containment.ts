@@ -16,6 +16,7 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { SkillError } from "../core/errors.js";
+import { type Text, t } from "../core/i18n/messages.js";
 
 /** Largest `SKILL.md` skillgate reads (1 MiB; real skills are a few KiB, skill_manage writes ≤ 200,000 chars). */
 export const MAX_SKILL_MD_BYTES = 1024 * 1024;
@@ -80,15 +81,15 @@ export function displayPath(home: string, target: string): string {
  * regular file inside the skill's real folder, and returns that real path. Throws `SkillError`
  * `skill.path_escape` when it leads out, `skill.not_found` when it does not resolve to a file.
  */
-export function containedFile(skillDir: string, file: string, label: string, skill?: string): string {
+export function containedFile(skillDir: string, file: string, label: Text, skill?: string): string {
   const realDir = realPathOf(skillDir);
   if (realDir === undefined)
-    throw new SkillError("skill.not_found", `The folder of skill '${skill ?? label}' does not exist.`, skill);
+    throw new SkillError("skill.not_found", t("skill.folderMissing", { skill: skill ?? label }), skill);
   const real = realPathOf(file);
   if (real === undefined)
     throw new SkillError(
       "skill.not_found",
-      `${label} of skill '${skill ?? path.basename(skillDir)}' does not resolve to a file (a dangling or looping symlink?).`,
+      t("skill.dangling", { label, skill: skill ?? path.basename(skillDir) }),
       skill,
     );
   if (!isWithin(realDir, real)) throw escapeError(label, skill ?? path.basename(skillDir));
@@ -96,19 +97,15 @@ export function containedFile(skillDir: string, file: string, label: string, ski
 }
 
 /** The refusal for content that leaves its skill. */
-export function escapeError(label: string, skill: string): SkillError {
-  return new SkillError(
-    "skill.path_escape",
-    `${label} of skill '${skill}' is a symlink that leads outside the skill's folder; skillgate never reads or shows it. Replace the link with the file itself.`,
-    skill,
-  );
+export function escapeError(label: Text, skill: string): SkillError {
+  return new SkillError("skill.path_escape", t("skill.linkEscapes", { label, skill }), skill);
 }
 
 /** The refusal for a file over its limit. */
-export function tooLargeError(label: string, skill: string, size: number, limit: number): SkillError {
+export function tooLargeError(label: Text, skill: string, size: number, limit: number): SkillError {
   return new SkillError(
     "skill.too_large",
-    `${label} of skill '${skill}' is ${formatBytes(size)}, over the ${formatBytes(limit)} limit; skillgate does not load it. Shorten it (move long material into references/ files).`,
+    t("skill.tooLarge", { label, skill, size: formatBytes(size), limit: formatBytes(limit) }),
     skill,
   );
 }
@@ -119,7 +116,7 @@ export function tooLargeError(label: string, skill: string, size: number, limit:
  * the file is bigger than `limit` (by its size or by what a read finds), `skill.not_a_file` for anything
  * but a regular file.
  */
-export function readBounded(real: string, limit: number, label: string, skill: string): Buffer {
+export function readBounded(real: string, limit: number, label: Text, skill: string): Buffer {
   let fd: number;
   try {
     fd = openSync(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
@@ -128,14 +125,14 @@ export function readBounded(real: string, limit: number, label: string, skill: s
     if (code === "ELOOP") throw escapeError(label, skill);
     throw new SkillError(
       "skill.unreadable",
-      `${label} of skill '${skill}' could not be opened (${code ?? (error as Error).message}); check that it exists and that skillgate may read it.`,
+      t("skill.unopenable", { label, skill, detail: code ?? (error as Error).message }),
       skill,
     );
   }
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile())
-      throw new SkillError("skill.not_a_file", `${label} of skill '${skill}' is not a regular file.`, skill);
+      throw new SkillError("skill.not_a_file", t("skill.notAFile", { label, skill }), skill);
     if (stat.size > limit) throw tooLargeError(label, skill, stat.size, limit);
     const buffer = Buffer.allocUnsafe(Math.min(limit + 1, Math.max(stat.size + 1, 64)));
     let used = 0;
@@ -159,7 +156,7 @@ export function readBounded(real: string, limit: number, label: string, skill: s
 export function readContained(
   skillDir: string,
   file: string,
-  options: { label: string; skill: string; limit: number },
+  options: { label: Text; skill: string; limit: number },
 ): { real: string; bytes: Buffer } {
   const real = containedFile(skillDir, file, options.label, options.skill);
   return { real, bytes: readBounded(real, options.limit, options.label, options.skill) };

@@ -13,6 +13,7 @@ import path from "node:path";
 import { readDotenv } from "../config/dotenv.js";
 import { writeDotenv } from "../config/dotenv-write.js";
 import { refusedSecretReason } from "../config/secret-keys.js";
+import { english, join, list, type Text, t } from "../core/i18n/messages.js";
 import {
   commandOnPath,
   type ResolvedSetting,
@@ -67,13 +68,13 @@ export function envRequirements(frontmatter: Record<string, unknown>): EnvRequir
       : [];
   for (const item of items) {
     if (typeof item === "string") {
-      add({ name: item.trim(), prompt: `Enter value for ${item.trim()}` });
+      add({ name: item.trim(), prompt: defaultPrompt(item.trim()) });
       continue;
     }
     const entry = record(item);
     const name = text(entry?.name) ?? text(entry?.env_var);
     if (!entry || !name) continue;
-    const requirement: EnvRequirement = { name, prompt: text(entry.prompt) ?? `Enter value for ${name}` };
+    const requirement: EnvRequirement = { name, prompt: text(entry.prompt) ?? defaultPrompt(name) };
     const help = text(entry.help) ?? text(entry.provider_url) ?? text(entry.url) ?? setupHelp;
     if (help) requirement.help = help;
     const requiredFor = text(entry.required_for);
@@ -87,7 +88,7 @@ export function envRequirements(frontmatter: Record<string, unknown>): EnvRequir
     const entry = record(item);
     const name = text(entry?.env_var) ?? text(entry?.name);
     if (!entry || !name) continue;
-    const requirement: EnvRequirement = { name, prompt: text(entry.prompt) ?? `Enter value for ${name}` };
+    const requirement: EnvRequirement = { name, prompt: text(entry.prompt) ?? defaultPrompt(name) };
     const help = text(entry.provider_url) ?? text(entry.url) ?? text(entry.help) ?? setupHelp;
     if (help) requirement.help = help;
     add(requirement);
@@ -96,7 +97,7 @@ export function envRequirements(frontmatter: Record<string, unknown>): EnvRequir
   const legacy = record(frontmatter.prerequisites)?.env_vars;
   for (const item of Array.isArray(legacy) ? legacy : typeof legacy === "string" ? [legacy] : []) {
     const name = text(item);
-    if (name) add({ name, prompt: `Enter value for ${name}` });
+    if (name) add({ name, prompt: defaultPrompt(name) });
   }
   return [...out.values()];
 }
@@ -135,7 +136,22 @@ export function displayEnvFile(home: string): string {
 
 /** The `gateway_setup_hint` text: secrets are never collected over chat. */
 export function gatewaySetupHint(home: string): string {
-  return `Secure secret entry is not supported over messaging. Load this skill in the local CLI (\`skillgate skills view\` on the host) to be prompted, or add the key to ${displayEnvFile(home)} manually.`;
+  return english(gatewaySetupHintText(home));
+}
+
+/** `gateway_setup_hint` as a catalog text, for showing it in the reader's locale. */
+export function gatewaySetupHintText(home: string): Text {
+  return t("readiness.gatewaySetupHint", { envFile: displayEnvFile(home) });
+}
+
+/** The prompt of a variable its skill gives none for (`Enter value for KEY`, as the view's JSON has it). */
+export function defaultPrompt(name: string): string {
+  return english(defaultPromptText(name));
+}
+
+/** `defaultPrompt` as a catalog text. */
+export function defaultPromptText(name: string): Text {
+  return t("readiness.defaultPrompt", { name });
 }
 
 /** Options of the readiness checks. */
@@ -230,28 +246,33 @@ export async function readinessFields(
   if (setupHelp) fields.setup_help = setupHelp;
   if (missing.length > 0 && isGatewaySurface(options.platform, env))
     fields.gateway_setup_hint = gatewaySetupHint(home);
-  if (setupNeeded) fields.setup_note = setupNote(missing, missingFiles, missingCommands, setupHelp, env);
+  if (setupNeeded)
+    fields.setup_note = english(setupNoteText(missing, missingFiles, missingCommands, setupHelp, env));
   return fields;
 }
 
-function setupNote(
-  missing: string[],
-  files: string[],
-  commands: string[],
+/**
+ * The `setup_note` of a view as a catalog text: what is missing, the skill's own help (its words, as
+ * written), and for a remote terminal backend that the requirements must exist there too.
+ */
+export function setupNoteText(
+  missing: readonly string[],
+  files: readonly string[],
+  commands: readonly string[],
   help: string | undefined,
   env: NodeJS.ProcessEnv,
-): string {
-  const parts: string[] = [];
-  if (missing.length > 0) parts.push(`missing env ${missing.map((name) => `$${name}`).join(", ")}`);
-  if (files.length > 0) parts.push(`file ${files.join(", ")}`);
-  if (commands.length > 0) parts.push(`command ${commands.join(", ")} (not on PATH)`);
-  let note = `Setup needed before using this skill: ${parts.join(", ")}.`;
-  if (help) note += ` ${help}`;
+): Text {
+  const parts: Text[] = [];
+  if (missing.length > 0)
+    parts.push(t("readiness.note.env", { names: list(missing.map((name) => `$${name}`)) }));
+  if (files.length > 0) parts.push(t("readiness.note.file", { names: list(files) }));
+  if (commands.length > 0) parts.push(t("readiness.note.command", { names: list(commands) }));
+  const sentences: Text[] = [t("readiness.note", { parts: list(parts) })];
+  if (help) sentences.push(help);
   const backend = (env.TERMINAL_ENV ?? "").toLowerCase();
-  if (REMOTE_BACKENDS.has(backend)) {
-    note += ` ${backend.toUpperCase()}-backed skills need these requirements available inside the remote environment as well.`;
-  }
-  return note;
+  if (REMOTE_BACKENDS.has(backend))
+    sentences.push(t("readiness.note.remote", { backend: backend.toUpperCase() }));
+  return join(sentences, " ");
 }
 
 /**
@@ -283,22 +304,23 @@ export type SecretRequest = string | Pick<EnvRequirement, "name" | "prompt" | "h
 export async function promptForMissingSecrets(
   requests: readonly SecretRequest[],
   home: string,
-  prompt: (question: string, options?: { hidden?: boolean }) => Promise<string>,
+  prompt: (question: Text, options?: { hidden?: boolean }) => Promise<string>,
 ): Promise<{ stored: string[]; skipped: string[] }> {
   const answers = new Map<string, string>();
   const skipped: string[] = [];
   for (const request of requests) {
-    const item =
-      typeof request === "string" ? { name: request, prompt: `Enter value for ${request}` } : request;
+    const item = typeof request === "string" ? { name: request, prompt: defaultPrompt(request) } : request;
     if (!ENV_NAME.test(item.name) || answers.has(item.name)) continue;
     if (refusedSecretReason(item.name) !== null) {
       skipped.push(item.name);
       continue;
     }
-    const help = "help" in item && item.help ? ` (${item.help})` : "";
-    const value = (
-      await prompt(`${item.prompt}${help} [${item.name}, hidden; empty to skip]: `, { hidden: true })
-    ).trim();
+    const help = "help" in item && item.help ? item.help : undefined;
+    const asked = item.prompt === defaultPrompt(item.name) ? defaultPromptText(item.name) : item.prompt;
+    const question = help
+      ? t("readiness.askWithHelp", { prompt: asked, help, name: item.name })
+      : t("readiness.ask", { prompt: asked, name: item.name });
+    const value = (await prompt(question, { hidden: true })).trim();
     if (value === "" || /[\r\n\0]/.test(value)) skipped.push(item.name);
     else answers.set(item.name, value);
   }

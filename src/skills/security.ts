@@ -6,6 +6,7 @@
 import { realpathSync } from "node:fs";
 import path from "node:path";
 import { SkillError } from "../core/errors.js";
+import { english, type Text, t } from "../core/i18n/messages.js";
 import { isInside } from "./roots.js";
 
 const WINDOWS_DRIVE = /^[A-Za-z]:/;
@@ -21,35 +22,23 @@ function components(value: string): string[] {
  */
 export function checkSkillName(name: string, roots: readonly string[] = []): string {
   if (name.includes("\0")) {
-    throw new SkillError("skill.invalid_name", "Skill name must not contain NUL characters.", name);
+    throw new SkillError("skill.invalid_name", t("skill.name.nul"), name);
   }
   let candidate = name.trim();
   if (path.isAbsolute(candidate) || WINDOWS_DRIVE.test(candidate) || candidate.startsWith("\\")) {
     const normalized = path.resolve(candidate);
     const root = roots.find((dir) => isInside(dir, normalized) && normalized !== dir);
     if (!root || WINDOWS_DRIVE.test(candidate)) {
-      throw new SkillError(
-        "skill.invalid_name",
-        "Skill name must be a relative path within the skills directory.",
-        name,
-      );
+      throw new SkillError("skill.invalid_name", t("skill.name.absolute"), name);
     }
     if (components(path.relative(root, candidate)).includes("..")) {
-      throw new SkillError(
-        "skill.path_traversal",
-        "Skill name cannot contain '..' path traversal components.",
-        name,
-      );
+      throw new SkillError("skill.path_traversal", t("skill.name.traversal"), name);
     }
     candidate = path.relative(root, normalized);
   }
   const parts = components(candidate);
   if (parts.includes("..")) {
-    throw new SkillError(
-      "skill.path_traversal",
-      "Skill name cannot contain '..' path traversal components.",
-      name,
-    );
+    throw new SkillError("skill.path_traversal", t("skill.name.traversal"), name);
   }
   return parts.filter((part) => part !== "" && part !== ".").join("/");
 }
@@ -60,25 +49,15 @@ export function checkSkillName(name: string, roots: readonly string[] = []): str
  */
 export function checkFilePath(filePath: string, skill?: string): string {
   if (filePath.includes("\0")) {
-    throw new SkillError("skill.invalid_path", "File path must not contain NUL characters.", skill);
+    throw new SkillError("skill.invalid_path", t("skill.path.nul"), skill);
   }
   const parts = components(filePath);
-  if (parts.includes(".."))
-    throw new SkillError("skill.path_traversal", "Path traversal ('..') is not allowed.", skill);
+  if (parts.includes("..")) throw new SkillError("skill.path_traversal", t("skill.path.traversal"), skill);
   if (path.isAbsolute(filePath) || WINDOWS_DRIVE.test(filePath) || filePath.startsWith("\\")) {
-    throw new SkillError(
-      "skill.invalid_path",
-      "File path must be relative to the skill directory, e.g. 'references/api.md'.",
-      skill,
-    );
+    throw new SkillError("skill.invalid_path", t("skill.path.absolute"), skill);
   }
   const clean = parts.filter((part) => part !== "" && part !== ".").join("/");
-  if (clean === "")
-    throw new SkillError(
-      "skill.invalid_path",
-      "File path is empty; name a file such as 'references/api.md'.",
-      skill,
-    );
+  if (clean === "") throw new SkillError("skill.invalid_path", t("skill.path.empty"), skill);
   return clean;
 }
 
@@ -100,17 +79,13 @@ export function resolveInside(baseDir: string, relative: string, skill?: string)
     throw error;
   }
   if (!isInside(realBase, real)) {
-    throw new SkillError(
-      "skill.path_escape",
-      `File '${relative}' resolves outside the skill directory (through a symlink); skillgate does not follow links that leave a skill.`,
-      skill,
-    );
+    throw new SkillError("skill.path_escape", t("skill.path.escape", { file: relative }), skill);
   }
   return real;
 }
 
 interface InjectionPattern {
-  label: string;
+  label: Text;
   test: RegExp;
 }
 
@@ -118,29 +93,29 @@ interface InjectionPattern {
 // collapsed, so spacing, case and zero-width tricks do not hide a phrase.
 const INJECTION_PATTERNS: InjectionPattern[] = [
   {
-    label: "asks to ignore previous instructions",
+    label: t("injection.ignorePrevious"),
     test: /ignore (all )?(the )?(previous|prior|above|earlier|preceding) (instructions|prompts|rules|messages)/,
   },
-  { label: "asks to ignore previous instructions", test: /ignore all previous/ },
-  { label: 'tries to redefine the assistant ("you are now")', test: /\byou are now\b/ },
+  { label: t("injection.ignorePrevious"), test: /ignore all previous/ },
+  { label: t("injection.youAreNow"), test: /\byou are now\b/ },
   {
-    label: "asks to disregard the assistant's rules",
+    label: t("injection.disregardRules"),
     test: /disregard (all )?(your|the|any) (previous |prior )?(instructions|rules|guidelines|system prompt)|disregard your/,
   },
-  { label: "asks to forget instructions", test: /forget (all )?(your|the|previous) instructions/ },
-  { label: "declares new instructions", test: /new instructions:/ },
+  { label: t("injection.forget"), test: /forget (all )?(your|the|previous) instructions/ },
+  { label: t("injection.newInstructions"), test: /new instructions:/ },
   {
-    label: "tries to override the system prompt",
+    label: t("injection.systemPrompt"),
     test: /system prompt:|(override|replace|ignore|reveal|print|show) (the |your )?system prompt/,
   },
-  { label: "contains a fake <system> tag", test: /<\/?system>/ },
-  { label: "contains a CDATA terminator (]]>)", test: /\]\]>/ },
+  { label: t("injection.systemTag"), test: /<\/?system>/ },
+  { label: t("injection.cdata"), test: /\]\]>/ },
   {
-    label: "pipes a download into a shell (curl|sh)",
+    label: t("injection.curlSh"),
     test: /\b(curl|wget)\b[^\n|;]*\|\s*(sudo\s+)?(ba|z|da|k)?sh\b/,
   },
   {
-    label: "pipes decoded data into a shell",
+    label: t("injection.base64Sh"),
     test: /base64 (-d|--decode)[^\n|;]*\|\s*(sudo\s+)?(ba|z|da)?sh\b/,
   },
 ];
@@ -154,16 +129,19 @@ const HIDDEN_UNICODE_GLOBAL = new RegExp(HIDDEN_UNICODE.source, "g");
  * kind found (with the first line it appears on); `label` names the file in the warning.
  */
 export function scanForInjection(text: string, label = "SKILL.md"): string[] {
-  const warnings: string[] = [];
-  const seen = new Set<string>();
+  return injectionWarnings(text, label).map(english);
+}
+
+/** The warnings of `scanForInjection` as catalog texts (shown in the reader's locale). */
+export function injectionWarnings(text: string, label = "SKILL.md"): Text[] {
+  const warnings: Text[] = [];
+  const seen = new Set<Text>();
   const lines = text.split("\n");
   const hiddenLine = lines.findIndex((line, index) =>
     HIDDEN_UNICODE.test(index === 0 ? line.replace(/^\uFEFF/, "") : line),
   );
   if (hiddenLine >= 0) {
-    warnings.push(
-      `${label} line ${hiddenLine + 1}: contains invisible Unicode characters (zero-width, bidi or tag characters) that can hide instructions.`,
-    );
+    warnings.push(t("injection.hiddenUnicode", { label, line: String(hiddenLine + 1) }));
   }
   const normalized = lines.map((line) =>
     line.normalize("NFKC").replace(HIDDEN_UNICODE_GLOBAL, "").toLowerCase().replace(/\s+/g, " "),
@@ -174,8 +152,11 @@ export function scanForInjection(text: string, label = "SKILL.md"): string[] {
     if (at < 0 && pattern.test.test(normalized.join(" "))) at = -2;
     if (at === -1) continue;
     seen.add(pattern.label);
-    const where = at >= 0 ? ` line ${at + 1}` : "";
-    warnings.push(`${label}${where}: possible prompt injection — ${pattern.label}.`);
+    warnings.push(
+      at >= 0
+        ? t("injection.foundAt", { label, line: String(at + 1), what: pattern.label })
+        : t("injection.found", { label, what: pattern.label }),
+    );
   }
   return warnings;
 }

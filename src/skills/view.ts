@@ -8,6 +8,7 @@ import { type Dirent, readdirSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import type { SkillgateConfig } from "../config/config.js";
 import { SkillError } from "../core/errors.js";
+import { english, type Text, t } from "../core/i18n/messages.js";
 import {
   displayPath,
   formatBytes,
@@ -19,12 +20,13 @@ import {
 } from "./containment.js";
 import { parseListField, parseSkillMd } from "./frontmatter.js";
 import type { Snapshot } from "./library-snapshot.js";
-import { readinessFields } from "./readiness.js";
+import { readinessFields, setupNoteText } from "./readiness.js";
 import { isInside, type SkillRoot } from "./roots.js";
 import { describe, isExcludedDir, SUPPORT_DIRS } from "./scan.js";
-import { checkFilePath, checkSkillName, resolveInside, scanForInjection } from "./security.js";
+import { checkFilePath, checkSkillName, injectionWarnings, resolveInside } from "./security.js";
 import type { SkillViewResult, ViewOptions } from "./types.js";
 import { UsageStore } from "./usage.js";
+import { englishAll, withViewTexts } from "./view-texts.js";
 import { disabledNames, effectivePlatform, skillMatchesPlatform } from "./visibility.js";
 
 /** What `viewSkill` needs from the library. */
@@ -55,8 +57,9 @@ const MAX_LISTED = 1000;
 const SKILL_DIR_PLACEHOLDER = ["$", "{HERMES_SKILL_DIR}"].join("");
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
-function failure(error: string, extra: Record<string, unknown> = {}): SkillViewResult {
-  return { success: false, error, ...extra };
+/** A failed view: `error` in English (the JSON Hermes and scripts read), the text for people beside it. */
+function failure(error: Text, extra: Record<string, unknown> = {}): SkillViewResult {
+  return withViewTexts({ success: false, error: english(error), ...extra }, { error });
 }
 
 function isFile(file: string): boolean {
@@ -132,14 +135,14 @@ export async function viewSkill(
       ctx.roots.filter((root) => root.exists).flatMap((root) => [root.dir, root.real]),
     );
   } catch (error) {
-    if (error instanceof SkillError) return failure(error.message);
+    if (error instanceof SkillError) return failure(error.text);
     throw error;
   }
   // `namespace:skill` names a plugin skill in Hermes; skillgate has no plugins, so it is the path ns/skill.
   const plugin = /^([a-zA-Z0-9_-]+):(.+)$/.exec(name);
   if (plugin) name = `${plugin[1]}/${plugin[2]}`;
   if (!ctx.roots.some((root) => root.exists)) {
-    return failure("Skills directory does not exist yet. It will be created on first install.");
+    return failure(t("view.noSkillsDir"));
   }
   if (name === "") return notFound(ctx, rawName, platform);
   const candidates = findCandidates(ctx, name);
@@ -149,13 +152,10 @@ export async function viewSkill(
         ? relativeLabel(candidate)
         : path.join(candidate.root.dir, relativeLabel(candidate)),
     );
-    return failure(
-      `Ambiguous skill name '${rawName}': ${candidates.length} skills match across your local skills dir and external_dirs. Refusing to guess — load one explicitly by its categorized path.`,
-      {
-        matches,
-        hint: `Load one of the matches by its categorized path, e.g. skill_view('${relativeLabel(candidates.find((item) => item.root.kind === "local") ?? (candidates[0] as Candidate))}'), or rename one of them so the names are unique.`,
-      },
-    );
+    return failure(t("view.ambiguous", { name: rawName, count: candidates.length }), {
+      matches,
+      hint: `Load one of the matches by its categorized path, e.g. skill_view('${relativeLabel(candidates.find((item) => item.root.kind === "local") ?? (candidates[0] as Candidate))}'), or rename one of them so the names are unique.`,
+    });
   }
   const candidate = candidates[0];
   if (!candidate) return notFound(ctx, rawName, platform);
@@ -163,7 +163,7 @@ export async function viewSkill(
 }
 
 function notFound(ctx: ViewContext, rawName: string, platform: string | null): SkillViewResult {
-  return failure(`Skill '${rawName}' not found.`, {
+  return failure(t("view.notFound", { name: rawName }), {
     available_skills: ctx.listNames(platform).slice(0, 20),
     hint: "Use skills_list to see all available skills",
   });
@@ -187,19 +187,14 @@ async function showCandidate(
     });
     content = utf8.decode(bytes).replace(/^\uFEFF/, "");
   } catch (error) {
-    if (error instanceof SkillError) return failure(error.message);
-    if (error instanceof TypeError)
-      return failure(
-        `${label} of skill '${rawName}' is not valid UTF-8 text (a binary file?); skillgate does not show it. Save it as UTF-8.`,
-      );
-    return failure(
-      `Skill '${rawName}' could not be read: ${(error as Error).message}. Check the file's permissions.`,
-    );
+    if (error instanceof SkillError) return failure(error.text);
+    if (error instanceof TypeError) return failure(t("view.notUtf8", { label, name: rawName }));
+    return failure(t("view.unreadable", { name: rawName, detail: (error as Error).message }));
   }
   const frontmatterEnd = content.startsWith("---") ? content.indexOf("\n---", 3) : -1;
   if (frontmatterEnd > MAX_FRONTMATTER_BYTES) {
     return failure(
-      `The frontmatter of skill '${rawName}' is over the ${formatBytes(MAX_FRONTMATTER_BYTES)} limit; skillgate does not parse it. Keep the frontmatter to name, description and a few metadata keys.`,
+      t("view.frontmatterTooLarge", { name: rawName, limit: formatBytes(MAX_FRONTMATTER_BYTES) }),
     );
   }
   const { frontmatter, body } = parseSkillMd(
@@ -214,7 +209,7 @@ async function showCandidate(
   const skillName = declared ?? folderName;
 
   if (!skillMatchesPlatform(frontmatter)) {
-    return failure(`Skill '${rawName}' is not supported on this platform.`, {
+    return failure(t("view.unsupportedPlatform", { name: rawName }), {
       readiness_status: "unsupported",
     });
   }
@@ -244,11 +239,11 @@ function disabledRefusal(
   const effective = effectivePlatform(platform, ctx.env);
   const globally = ctx.config.skills.disabled.map((entry) => entry.trim()).includes(hit);
   const where =
-    globally || !effective
-      ? "everywhere (skills.disabled)"
-      : `on ${effective} (skills.platform_disabled.${effective})`;
+    globally || !effective ? t("view.disabled.everywhere") : t("view.disabled.on", { platform: effective });
   return failure(
-    `Skill '${rawName}' is disabled ${where}${effective ? ` and cannot be loaded on ${effective}` : ""}. Remove it from that list in config.yaml to enable it, or inspect the files directly on disk.`,
+    effective
+      ? t("view.disabledHere", { name: rawName, where, platform: effective })
+      : t("view.disabled", { name: rawName, where }),
   );
 }
 
@@ -295,11 +290,21 @@ async function skillResult(
   };
   if (frontmatter.compatibility !== undefined) result.compatibility = frontmatter.compatibility;
   if (frontmatter.metadata !== undefined) result.metadata = frontmatter.metadata;
-  result.security_warnings = [
+  const warnings = [
     ...trustWarnings(ctx, candidate, skillName, shown),
-    ...scanForInjection(content, "SKILL.md"),
+    ...injectionWarnings(content, "SKILL.md"),
   ];
-  return result;
+  result.security_warnings = englishAll(warnings);
+  const setupNote = readiness.setup_needed
+    ? setupNoteText(
+        readiness.missing_required_environment_variables,
+        readiness.missing_credential_files,
+        readiness.missing_required_commands,
+        readiness.setup_help,
+        ctx.env,
+      )
+    : undefined;
+  return withViewTexts(result, { securityWarnings: warnings, ...(setupNote ? { setupNote } : {}) });
 }
 
 function trustWarnings(
@@ -307,17 +312,19 @@ function trustWarnings(
   candidate: Candidate,
   skillName: string,
   shown: (target: string) => string,
-): string[] {
-  const warnings: string[] = [];
+): Text[] {
+  const warnings: Text[] = [];
   const real = realOf(candidate.file);
   if (!ctx.roots.some((root) => root.exists && isInside(root.real, real))) {
-    warnings.push(
-      `'${skillName}' resolves to ${shown(real)}, outside the local skills folder and skills.external_dirs (through a symlink); review it before relying on it.`,
-    );
+    warnings.push(t("view.trust.symlink", { name: skillName, target: shown(real) }));
   }
   if (candidate.root.kind === "external") {
     warnings.push(
-      `'${skillName}' comes from the external folder ${shown(candidate.root.dir)}, not from ${shown(path.join(ctx.home, "skills"))}; it is outside the curated library.`,
+      t("view.trust.external", {
+        name: skillName,
+        folder: shown(candidate.root.dir),
+        local: shown(path.join(ctx.home, "skills")),
+      }),
     );
   }
   return warnings;
@@ -400,7 +407,7 @@ function looksBinary(bytes: Buffer): boolean {
 
 function fileResult(candidate: Candidate, skillName: string, rawPath: string): SkillViewResult {
   if (candidate.kind !== "dir") {
-    return failure(`Skill '${skillName}' is a single-file skill; it has no linked files to view.`);
+    return failure(t("view.singleFile", { name: skillName }));
   }
   let relative: string;
   let real: string | undefined;
@@ -408,12 +415,12 @@ function fileResult(candidate: Candidate, skillName: string, rawPath: string): S
     relative = checkFilePath(rawPath, skillName);
     real = resolveInside(candidate.dir, relative, skillName);
   } catch (error) {
-    if (error instanceof SkillError) return failure(error.message);
+    if (error instanceof SkillError) return failure(error.text);
     throw error;
   }
   const stat = real ? statSync(real, { throwIfNoEntry: false }) : undefined;
   if (!real || !stat?.isFile()) {
-    return failure(`File '${rawPath}' not found in skill '${skillName}'.`, {
+    return failure(t("view.fileNotFound", { file: rawPath, name: skillName }), {
       available_files: availableFiles(candidate.dir),
     });
   }
@@ -430,9 +437,9 @@ function fileResult(candidate: Candidate, skillName: string, rawPath: string): S
   }
   let bytes: Buffer;
   try {
-    bytes = readBounded(real, MAX_LINKED_FILE_BYTES, `File '${relative}'`, skillName);
+    bytes = readBounded(real, MAX_LINKED_FILE_BYTES, t("skill.fileLabel", { file: relative }), skillName);
   } catch (error) {
-    if (error instanceof SkillError) return failure(error.message);
+    if (error instanceof SkillError) return failure(error.text);
     throw error;
   }
   if (looksBinary(bytes)) {
@@ -445,12 +452,16 @@ function fileResult(candidate: Candidate, skillName: string, rawPath: string): S
     };
   }
   const content = bytes.toString("utf8");
-  return {
-    success: true,
-    name: skillName,
-    file: relative,
-    content,
-    file_type: path.extname(relative),
-    security_warnings: scanForInjection(content, relative),
-  };
+  const warnings = injectionWarnings(content, relative);
+  return withViewTexts(
+    {
+      success: true,
+      name: skillName,
+      file: relative,
+      content,
+      file_type: path.extname(relative),
+      security_warnings: englishAll(warnings),
+    },
+    { securityWarnings: warnings },
+  );
 }

@@ -19,6 +19,7 @@ import { parseDotenv } from "../../src/config/dotenv.js";
 import { dotenvValueText, planDotenvEdit } from "../../src/config/dotenv-write.js";
 import { refusedSecretReason } from "../../src/config/secret-keys.js";
 import { removeAbandonedWriteTemps } from "../../src/config/write-temps.js";
+import { english } from "../../src/core/i18n/messages.js";
 import type { AdapterCapabilities, InboundMessage } from "../../src/core/message.js";
 import { HOST_TAG } from "../../src/core/temp-files.js";
 import { SecretEntry } from "../../src/gateway/secrets-entry/service.js";
@@ -252,7 +253,7 @@ describe("where secrets are never written", () => {
       commandPrefix: (words: string[]) => `/${words.join(" ")}`,
     } as unknown as CommandContext;
     const buttons = secretButtons(view, ctx);
-    expect(buttons.map((button) => button.label)).toEqual(["Set ACME_API_KEY"]);
+    expect(buttons.map((button) => english(button.label))).toEqual(["Set ACME_API_KEY"]);
     expect(setupTodo(view, ctx, offeredKeys(buttons)).join("\n")).toMatch(
       /`LD_PRELOAD` is missing — `LD_PRELOAD` controls the loader/,
     );

@@ -29,6 +29,11 @@ export interface EmulatorUser {
   username: string;
   global_name?: string | null;
   bot?: boolean;
+  /**
+   * The client language the user chose; Discord sends it as every interaction's `locale` ("Selected
+   * language of the invoking user", Interaction Object). Default `en-US`.
+   */
+  locale?: string;
 }
 
 /** A guild with its text channels. */
@@ -366,7 +371,7 @@ export class DiscordEmulator {
       message: this.messageJson(message),
       data: { custom_id: customId, component_type: 2 },
       app_permissions: "2248473465835073",
-      locale: "en-US",
+      locale: input.user.locale ?? "en-US",
       entitlements: [],
       authorizing_integration_owners: guild ? { "0": guild.id } : { "1": input.user.id },
       context: guild ? 0 : 1,
@@ -416,7 +421,7 @@ export class DiscordEmulator {
       channel,
       data: { id: this.commandIdFor(input.name, input.guildId), name: input.name, type: 1, options },
       app_permissions: "2248473465835073",
-      locale: "en-US",
+      locale: input.user.locale ?? "en-US",
       entitlements: [],
       authorizing_integration_owners: input.guildId ? { "0": input.guildId } : { "1": input.user.id },
       context: input.guildId ? 0 : 1,
@@ -1522,6 +1527,46 @@ function removeCommand(set: RegisteredCommand[], id: string): { status: number; 
 }
 
 /** Checks one command against Discord's validation rules; returns the problem or null. */
+/**
+ * Discord's locales (Reference, "Locales"): the only keys a `name_localizations` or
+ * `description_localizations` map may have.
+ */
+const DISCORD_LOCALES = new Set(
+  "id da de en-GB en-US es-ES es-419 fr hr it lt hu nl no pl pt-BR ro fi sv-SE vi tr cs el bg ru uk hi th zh-CN ja zh-TW ko".split(
+    " ",
+  ),
+);
+
+/**
+ * A command's or option's localizations (Application Commands, "Localization"): keys are Discord
+ * locales; "localized names are subject to the same constraints as non-localized" ones (lower-case,
+ * the name pattern, 1-32) and localized descriptions the same 1-100 characters.
+ */
+function validateLocalizations(
+  where: string,
+  entry: Record<string, unknown>,
+  isChoice = false,
+): string | null {
+  for (const field of ["name_localizations", "description_localizations"] as const) {
+    const map = entry[field];
+    if (map === undefined || map === null) continue;
+    if (typeof map !== "object" || Array.isArray(map)) return `${where}: ${field} must be an object`;
+    for (const [locale, value] of Object.entries(map as Record<string, unknown>)) {
+      if (!DISCORD_LOCALES.has(locale)) return `${where}: ${field} has an invalid locale ${locale}`;
+      if (typeof value !== "string") return `${where}: ${field}.${locale} must be a string`;
+      if (field === "description_localizations" && (value.length < 1 || value.length > 100))
+        return `${where}: ${field}.${locale} must be 1-100 characters`;
+      if (field === "name_localizations") {
+        const valid = isChoice
+          ? value.length >= 1 && value.length <= 100
+          : NAME_RULE.test(value) && value === value.toLowerCase();
+        if (!valid) return `${where}: ${field}.${locale} is not a valid name`;
+      }
+    }
+  }
+  return null;
+}
+
 function validateCommand(command: Record<string, unknown>): string | null {
   const name = command.name;
   if (typeof name !== "string" || !NAME_RULE.test(name) || name !== name.toLowerCase())
@@ -1530,6 +1575,8 @@ function validateCommand(command: Record<string, unknown>): string | null {
   if (typeof description !== "string" || description.length < 1 || description.length > 100) {
     return `command ${name}: description must be 1-100 characters`;
   }
+  const localized = validateLocalizations(`command ${name}`, command);
+  if (localized) return localized;
   let total = name.length + description.length;
   const problem = validateOptions(name, command.options, 0, (count) => {
     total += count;
@@ -1561,6 +1608,14 @@ function validateOptions(
       return `${where} ${name}: description must be 1-100 characters`;
     }
     count(name.length + description.length);
+    const localized = validateLocalizations(`${where} ${name}`, option);
+    if (localized) return localized;
+    if (Array.isArray(option.choices)) {
+      for (const choice of option.choices as Record<string, unknown>[]) {
+        const problem = validateLocalizations(`${where} ${name} choice`, choice, true);
+        if (problem) return problem;
+      }
+    }
     const type = Number(option.type);
     if (type === 1 || type === 2) {
       if (depth > 1) return `${where} ${name}: subcommands nested too deep`;

@@ -91,6 +91,11 @@ export interface UserSays {
   firstName?: string;
   /** Replies to this message id; when the bot sent it, the reply names the bot as its author. */
   replyTo?: number;
+  /**
+   * The sender's `language_code` (Bot API `User`: "IETF language tag of the user's language", optional;
+   * the apps send what the user chose, e.g. `en`, `zh-hans`); remembered for the user's later presses.
+   */
+  languageCode?: string;
 }
 
 /** Emulator settings. */
@@ -310,16 +315,22 @@ export class TelegramEmulator extends EventEmitter {
 
   private readonly notStarted = new Set<string>();
 
+  /** Each user's `language_code`, as their client last sent it. */
+  private readonly languages = new Map<number, string>();
+
   userSays(input: UserSays): Update {
     const userId = input.userId ?? 1001;
     const chatType = input.threadId !== undefined ? "supergroup" : (input.chatType ?? "private");
     if (chatType === "private") this.notStarted.delete(String(userId));
     const chatId = input.chatId ?? (chatType === "private" ? userId : -1000000000000 - userId);
+    if (input.languageCode !== undefined) this.languages.set(userId, input.languageCode);
+    const language = this.languages.get(userId);
     const user = {
       id: userId,
       is_bot: false,
       first_name: input.firstName ?? `User${userId}`,
       username: input.username ?? `user${userId}`,
+      ...(language ? { language_code: language } : {}),
     };
     const chat: Record<string, unknown> =
       chatType === "private"
@@ -409,7 +420,14 @@ export class TelegramEmulator extends EventEmitter {
       messageId: message.message_id,
     };
     this.callbackQueries.set(record.id, record);
-    const from = { id: userId, is_bot: false, first_name: `User${userId}`, username: `user${userId}` };
+    const language = this.languages.get(userId);
+    const from = {
+      id: userId,
+      is_bot: false,
+      first_name: `User${userId}`,
+      username: `user${userId}`,
+      ...(language ? { language_code: language } : {}),
+    };
     this.pushUpdate({
       callback_query: {
         id: record.id,
@@ -880,6 +898,14 @@ export class TelegramEmulator extends EventEmitter {
     const commands = params.commands as { command: string; description: string }[] | undefined;
     if (!Array.isArray(commands)) {
       this.fail(res, call, 400, 'Bad Request: parameter "commands" is required');
+      return;
+    }
+    // Bot API setMyCommands `language_code`: "A two-letter ISO 639-1 language code. If empty, commands
+    // will be applied to all users from the given scope, for whose language there are no dedicated
+    // commands" — so `zh`, never `zh-hans` or `zh-CN`.
+    const language = params.language_code;
+    if (language !== undefined && language !== "" && !/^[a-z]{2}$/.test(String(language))) {
+      this.fail(res, call, 400, "Bad Request: invalid language code specified");
       return;
     }
     if (commands.length > 100) {

@@ -8,6 +8,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { CommandContext } from "../../commands/types.js";
 import { secretAction } from "../../src/core/actions.js";
+import { english, resolveText } from "../../src/core/i18n/messages.js";
 import type { InboundMessage } from "../../src/core/message.js";
 import { reply } from "../../src/core/reply.js";
 import { ActionStore, newActionId } from "../../src/gateway/action-store.js";
@@ -299,7 +300,8 @@ describe("Set KEY buttons", () => {
       { platform: "telegram", chatId: "42", buttons: true },
     );
     const button = shown.actions?.rows[0]?.[0];
-    expect(button?.label).toBe("Set W_KEY");
+    expect(english(button?.label ?? "")).toBe("Set W_KEY");
+    expect(resolveText(button?.label ?? "", "zh-CN")).toBe("设置 W_KEY");
     const id = button?.id as string;
     expect(id).toMatch(/^[A-Za-z0-9_-]{22}$/);
     expect(id).not.toContain("W_KEY");

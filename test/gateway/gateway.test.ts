@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createMockAdapter } from "../../adapters/mock/index.js";
 import { registry } from "../../commands/index.js";
 import type { CommandSpec } from "../../commands/types.js";
+import { english } from "../../src/core/i18n/messages.js";
 import { textReply } from "../../src/core/reply.js";
 import { type ChatAgent, createGateway, NO_AGENT_REPLY } from "../../src/gateway/gateway.js";
 import { SessionStore } from "../../src/gateway/sessions.js";
@@ -40,7 +41,7 @@ describe("router", () => {
     const config = await writeConfig(home, { gateway: gatewayDoc() });
     const { gateway, mock } = await startGateway({ home, config });
     await mock.shouldReply("/nosuchcmd", ["Unknown command `/nosuchcmd`", "/help"], { user: "reader" });
-    await mock.shouldReply("/etc/hosts is broken", NO_AGENT_REPLY, { user: "reader" });
+    await mock.shouldReply("/etc/hosts is broken", english(NO_AGENT_REPLY), { user: "reader" });
     await mock.shouldReply("/curator frobnicate", ["Unknown subcommand", "status"], { user: "reader" });
     // A typo of a top-level command is answered with the command it resembles.
     await mock.shouldReply("/curatr status", ["Unknown command `/curatr`", "Did you mean `/curator`?"], {

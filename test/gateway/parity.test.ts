@@ -4,6 +4,7 @@ import { registry } from "../../commands/index.js";
 import { DEFAULT_SUBCOMMANDS, effectiveOptions, resolveCommand } from "../../commands/parse.js";
 import type { CommandSpec } from "../../commands/types.js";
 import { buildProgram } from "../../src/cli/main.js";
+import { english } from "../../src/core/i18n/messages.js";
 import { buildCommandCatalog } from "../../src/gateway/catalog.js";
 
 const sink = { write: () => true } as unknown as NodeJS.WritableStream;
@@ -31,7 +32,7 @@ describe("command registry parity", () => {
     const paths = registry.map((spec) => spec.path.join(" "));
     expect(new Set(paths).size).toBe(paths.length);
     for (const spec of registry) {
-      expect(spec.summary.length, spec.path.join(" ")).toBeGreaterThan(0);
+      expect(english(spec.summary).length, spec.path.join(" ")).toBeGreaterThan(0);
       expect(typeof spec.run).toBe("function");
     }
   });

@@ -9,6 +9,7 @@ import { replyCard } from "../../adapters/feishu/actions.js";
 import { renderReply as feishuPosts } from "../../adapters/feishu/render.js";
 import { renderHtml } from "../../adapters/telegram/render.js";
 import { disabledSkillReply } from "../../commands/chat.js";
+import { english } from "../../src/core/i18n/messages.js";
 
 describe("plain text carries no Markdown emphasis", () => {
   const reply = disabledSkillReply("with-files", "telegram");
@@ -31,7 +32,7 @@ describe("plain text carries no Markdown emphasis", () => {
   });
 
   it("the neutral text marks the name as inline code", () => {
-    expect(reply.blocks.map((block) => ("text" in block ? block.text : "")).join("")).toContain(
+    expect(reply.blocks.map((block) => ("text" in block ? english(block.text) : "")).join("")).toContain(
       "`with-files`",
     );
     expect(renderHtml(reply)).toContain("<code>with-files</code>");

@@ -4,6 +4,7 @@ import type { CommandContext, CommandSpec } from "../../commands/types.js";
 import { parseConfig } from "../../src/config/config.js";
 import { homePaths } from "../../src/config/home.js";
 import { CuratorError } from "../../src/core/errors.js";
+import { english, type Text } from "../../src/core/i18n/messages.js";
 import { replyToPlainText, textReply } from "../../src/core/reply.js";
 import type { SkillLibrary } from "../../src/skills/types.js";
 
@@ -108,12 +109,13 @@ describe("runCommand confirmation", () => {
   });
   it("prompts on a terminal and runs on yes, cancels on anything else", async () => {
     const command = spec();
-    const yes = vi.fn(async () => "y");
+    const yes = vi.fn(async (_question: Text) => "y");
     expect(
       (await runCommand(command, ctx({ interactive: true, prompt: yes }), { args: [], options: {} }))
         .exitCode,
     ).toBe(0);
-    expect(yes).toHaveBeenCalledWith("Roll the library back to snapshot X? [y/N] ");
+    expect(yes).toHaveBeenCalledTimes(1);
+    expect(english(yes.mock.calls[0]?.[0] ?? "")).toBe("Roll the library back to snapshot X? [y/N] ");
     const no = vi.fn(async () => "");
     const cancelled = await runCommand(command, ctx({ interactive: true, prompt: no }), {
       args: [],

@@ -7,6 +7,7 @@ import { safetyCommands } from "../../commands/curator-safety.js";
 import { parseAndRun } from "../../commands/runner.js";
 import type { CommandContext, CommandSpec } from "../../commands/types.js";
 import type { SkillgateConfig } from "../../src/config/config.js";
+import { english } from "../../src/core/i18n/messages.js";
 import { replyToPlainText } from "../../src/core/reply.js";
 import { listEntries, withLedger } from "../../src/curator/ledger.js";
 import { listSnapshots } from "../../src/curator/snapshot.js";
@@ -93,7 +94,7 @@ describe("curator rollback", () => {
     const context = ctx(configWith(), {
       interactive: true,
       prompt: async (q) => {
-        asked.push(q);
+        asked.push(english(q));
         return "n";
       },
     });

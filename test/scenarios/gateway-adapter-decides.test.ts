@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { english } from "../../src/core/i18n/messages.js";
 import { readState } from "../../src/curator/state.js";
 import { NO_AGENT_REPLY } from "../../src/gateway/gateway.js";
 import { gatewayDoc, makeHome, removeHome, startGateway, writeConfig } from "../gateway/helpers.js";
@@ -15,7 +16,7 @@ describe("the adapter decides what is a command", () => {
   it("never runs text the platform delivered as not-a-command (e.g. `/curator@otherbot pause`)", async () => {
     const config = await writeConfig(home, { gateway: gatewayDoc() });
     const { gateway, mock } = await startGateway({ home, config });
-    const reply = await mock.shouldReply("/curator@otherbot pause", [NO_AGENT_REPLY.slice(0, 30)], {
+    const reply = await mock.shouldReply("/curator@otherbot pause", [english(NO_AGENT_REPLY).slice(0, 30)], {
       user: "admin",
       asText: true,
     });

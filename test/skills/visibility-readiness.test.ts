@@ -2,6 +2,7 @@ import { readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/core/errors.js";
+import { english } from "../../src/core/i18n/messages.js";
 import { openLibrary } from "../../src/skills/library.js";
 import {
   checkReadiness,
@@ -272,7 +273,7 @@ describe("promptForMissingSecrets (scenario 66, adapted)", () => {
       [{ name: "TENOR_API_KEY", prompt: "Tenor API key", help: "https://tenor.com" }, "SKIPPED_KEY"],
       env.home,
       async (question, options) => {
-        asked.push({ question, hidden: options?.hidden });
+        asked.push({ question: english(question), hidden: options?.hidden });
         return answers.shift() ?? "";
       },
     );

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createTelegramAdapter } from "../../adapters/telegram/index.js";
 import { htmlToPlain } from "../../adapters/telegram/render.js";
 import { AdapterError } from "../../src/core/errors.js";
+import { t } from "../../src/core/i18n/messages.js";
 import type { Adapter, CommandCatalogEntry } from "../../src/core/message.js";
 import { reply, textReply } from "../../src/core/reply.js";
 import {
@@ -409,7 +410,8 @@ describe("telegram adapter: command menu", () => {
     );
     await adapter.syncCommands?.([...registry, ...skills(40)]);
     const sizes = emulator.callsOf("setMyCommands").map((call) => (call.params.commands as unknown[]).length);
-    expect(sizes).toEqual([43, 23, 13]);
+    // The default menu is shortened twice; the Chinese one (`language_code: "zh"`) goes through whole.
+    expect(sizes).toEqual([43, 23, 13, 43]);
     expect(
       emulator.menus
         .get("default")
@@ -418,9 +420,37 @@ describe("telegram adapter: command menu", () => {
     ).toEqual(["curator", "skills", "help"]);
 
     await adapter.syncCommands?.([]);
-    expect(emulator.callsOf("setMyCommands")).toHaveLength(3);
+    expect(emulator.callsOf("setMyCommands")).toHaveLength(4);
     for (const call of emulator.callsOf("setMyCommands"))
       expect((call.params.commands as unknown[]).length).toBeGreaterThan(0);
+  });
+
+  it("registers a default menu in English and a language_code zh menu in Chinese, with the same ASCII names", async () => {
+    const { emulator, home } = await setup();
+    const { adapter, sink } = adapterFor(emulator, home);
+    await track(adapter).start(sink);
+    await adapter.syncCommands?.([
+      { name: "help", description: t("help.summary") },
+      { name: "pdf-tools", description: "", isSkill: true },
+    ]);
+    const calls = emulator.callsOf("setMyCommands");
+    expect(calls.map((call) => call.params.language_code ?? "")).toEqual(["", "zh"]);
+    const byLanguage = new Map(
+      calls.map((call) => [
+        String(call.params.language_code ?? ""),
+        call.params.commands as { command: string; description: string }[],
+      ]),
+    );
+    const english = byLanguage.get("") ?? [];
+    const chinese = byLanguage.get("zh") ?? [];
+    expect(chinese.map((entry) => entry.command)).toEqual(english.map((entry) => entry.command));
+    const help = (menu: typeof english) => menu.find((entry) => entry.command === "help")?.description;
+    expect(help(english)).toBe("list the commands and the skills you can load here");
+    expect(help(chinese)).toBe("列出这里可用的命令和可以加载的技能");
+    const skill = (menu: typeof english) => menu.find((entry) => entry.command === "pdf_tools")?.description;
+    expect(skill(english)).toBe("Load the pdf-tools skill");
+    expect(skill(chinese)).toBe("加载技能 pdf-tools");
+    expect(emulator.menus.get("default")).toEqual(english);
   });
 
   it("keeps the previous menu when the update fails", async () => {

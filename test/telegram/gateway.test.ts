@@ -7,6 +7,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { isoTimestamp } from "../../src/core/fsutil.js";
+import { english } from "../../src/core/i18n/messages.js";
 import { NO_AGENT_REPLY } from "../../src/gateway/gateway.js";
 import { parseSkillMd } from "../../src/skills/frontmatter.js";
 import { emptyRecord } from "../../src/skills/usage.js";
@@ -190,7 +191,7 @@ describe("telegram ↔ gateway", () => {
     emulator.userSays({ userId: ADMIN, text: "/curator pause", edited: true });
     emulator.userSays({ userId: ADMIN, text: "/curator@OtherHelperBot pause" });
     const [text] = await run.ask({ userId: ADMIN, text: "/etc/hosts is broken" });
-    expect(text?.plain).toBe(htmlless(NO_AGENT_REPLY));
+    expect(text?.plain).toBe(htmlless(english(NO_AGENT_REPLY)));
     expect(emulator.sent.slice(since).filter((message) => message.chat_id === String(ADMIN))).toHaveLength(1);
     const state = await readFile(path.join(home, "skills", ".curator_state"), "utf8").catch(() => "{}");
     expect((JSON.parse(state) as { paused?: boolean }).paused ?? false).toBe(false);

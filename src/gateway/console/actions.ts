@@ -12,6 +12,8 @@ import type { CommandContext, CommandInput, CommandSpec } from "../../../command
 import type { SkillgateConfig } from "../../config/config.js";
 import { homePaths } from "../../config/home.js";
 import { UsageError } from "../../core/errors.js";
+import type { Locale } from "../../core/i18n/locale.js";
+import { list, resolveText, type Text, t } from "../../core/i18n/messages.js";
 import { scrubDeep, scrubText } from "../../core/logger.js";
 import { type Reply, replyToPlainText } from "../../core/reply.js";
 import { findEntry } from "../../curator/ledger.js";
@@ -141,9 +143,11 @@ export function webContext(env: ActionEnv, session: ConsoleSession): CommandCont
 }
 
 /** The console's own question for actions whose command asks none. */
-function defaultQuestion(spec: CommandSpec, input: CommandInput): string {
-  const target = input.args.length > 0 ? ` ${input.args.join(", ")}` : "";
-  return `${spec.path.join(" ")}${target}: ${spec.summary}. Proceed?`;
+function defaultQuestion(spec: CommandSpec, input: CommandInput): Text {
+  const command = spec.path.join(" ");
+  return input.args.length > 0
+    ? t("console.ask.withTarget", { command, target: list(input.args), summary: spec.summary })
+    : t("console.ask", { command, summary: spec.summary });
 }
 
 /**
@@ -154,6 +158,7 @@ export async function handleAction(
   env: ActionEnv,
   session: ConsoleSession,
   request: ActionRequest,
+  locale: Locale = "en",
 ): Promise<ActionResult> {
   const spec = specFor(env.registry, request.command);
   const input = inputFor(spec, request);
@@ -161,7 +166,7 @@ export async function handleAction(
   const secrets = env.secrets();
   // Refused before any question is computed: a read-only login never triggers a command's preview work.
   const refused = accessRefusal(spec, ctx, input);
-  if (refused) return done(refused, secrets);
+  if (refused) return done(refused, secrets, locale);
   if (!request.confirmed) {
     let question = spec.confirm ? await spec.confirm(ctx, input) : null;
     question ??= defaultQuestion(spec, input);
@@ -170,20 +175,20 @@ export async function handleAction(
       const entry = await findEntry(env.home, input.args[0]);
       if (entry) details = rollbackChanges(entry);
     }
-    return { kind: "confirm", question: scrubText(question, secrets), details };
+    return { kind: "confirm", question: scrubText(resolveText(question, locale), secrets), details };
   }
   if (spec.confirm) input.options.yes = true;
   const reply: Reply = await runCommand(spec, ctx, input);
   env.library.invalidate();
-  return done(reply, secrets);
+  return done(reply, secrets, locale);
 }
 
-function done(reply: Reply, secrets: string[]): ActionResult {
+function done(reply: Reply, secrets: string[], locale: Locale): ActionResult {
   return {
     kind: "done",
     ok: reply.exitCode === 0,
     exitCode: reply.exitCode,
-    text: scrubText(replyToPlainText(reply), secrets),
+    text: scrubText(replyToPlainText(reply, locale), secrets),
     json: scrubDeep(reply.json ?? null, secrets),
   };
 }

@@ -9,6 +9,9 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { readBodyLimited } from "../../core/http-guard.js";
+import { type Locale, negotiateLocale } from "../../core/i18n/locale.js";
+import { resolveHtml, resolveText, type Text, t } from "../../core/i18n/messages.js";
+import { replyToPlainText } from "../../core/reply.js";
 import type { SecretEntry, SecretSubmission } from "./service.js";
 import type { PendingSecret } from "./tokens.js";
 
@@ -25,8 +28,13 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 }
 
-function page(title: string, body: string): string {
-  return `<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="referrer" content="no-referrer"><title>${escapeHtml(title)}</title><style>body{font:16px system-ui,sans-serif;max-width:32rem;margin:2rem auto;padding:0 1rem}input,button{font:inherit;padding:.5rem;width:100%;box-sizing:border-box;margin:.25rem 0}</style></head><body>${body}</body></html>`;
+function page(title: string, body: string, locale: Locale = "en"): string {
+  return `<!doctype html><html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="referrer" content="no-referrer"><title>${escapeHtml(title)}</title><style>body{font:16px system-ui,sans-serif;max-width:32rem;margin:2rem auto;padding:0 1rem}input,button{font:inherit;padding:.5rem;width:100%;box-sizing:border-box;margin:.25rem 0}</style></head><body>${body}</body></html>`;
+}
+
+/** A page of one title and one paragraph, both escaped, in `locale`. */
+function formPage(locale: Locale, title: Text, text: Text): string {
+  return page(resolveText(title, locale), `<p>${escapeHtml(resolveText(text, locale))}</p>`, locale);
 }
 
 const HEADERS = {
@@ -49,32 +57,40 @@ export async function startSecretFormServer(
   notify: (pending: PendingSecret, submission: SecretSubmission) => Promise<void>,
 ): Promise<SecretFormServer> {
   const server = http.createServer((request, response) => {
+    const locale = negotiateLocale(request.headers["accept-language"]) ?? "en";
     void handle(request, response).catch(() => {
       if (!response.headersSent) response.writeHead(500, HEADERS);
-      response.end(
-        page("Error", "<p>Something went wrong; nothing was stored. Ask for a new form in the chat.</p>"),
-      );
+      response.end(formPage(locale, t("form.error.title"), t("form.error.text")));
     });
   });
   async function handle(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
+    // The page speaks the language of the admin who asked for it, else the browser's.
+    const browser = negotiateLocale(request.headers["accept-language"]) ?? "en";
     const match = /^\/secret\/([A-Za-z0-9_-]{16,64})$/.exec((request.url ?? "/").split("?")[0] ?? "");
     if (!match) {
-      response.writeHead(404, HEADERS).end(page("Not found", "<p>Not found.</p>"));
+      response
+        .writeHead(404, HEADERS)
+        .end(formPage(browser, t("form.notFound.title"), t("form.notFound.text")));
       return;
     }
     const token = match[1] as string;
+    const prompt = entry.describeLink(token);
+    const locale = ("locale" in prompt ? prompt.locale : undefined) ?? browser;
+    const say = (text: Text) => escapeHtml(resolveText(text, locale));
     if (request.method === "GET") {
-      const prompt = entry.describeLink(token);
       if ("refused" in prompt) {
-        response.writeHead(410, HEADERS).end(page("Form closed", `<p>${escapeHtml(prompt.refused)}</p>`));
+        response.writeHead(410, HEADERS).end(formPage(locale, t("form.closed.title"), prompt.refused));
         return;
       }
+      const key = `<code>${escapeHtml(prompt.key)}</code>`;
+      const skill = `<b>${escapeHtml(prompt.skill)}</b>`;
       response
         .writeHead(200, HEADERS)
         .end(
           page(
-            `Set ${prompt.key}`,
-            `<h1>Set <code>${escapeHtml(prompt.key)}</code></h1><p>For the skill <b>${escapeHtml(prompt.skill)}</b>. The value goes straight into the gateway's .env file; it is not shown in any chat.</p><form method="post" autocomplete="off"><label>${escapeHtml(prompt.prompt)}<input type="password" name="value" required maxlength="4096" autocomplete="off"></label><button type="submit">Store</button></form><p>This form works once and closes 10 minutes after it was made.</p>`,
+            resolveText(t("form.set.title", { key: prompt.key }), locale),
+            `<h1>${resolveHtml(t("form.set.heading", { key: "" }), locale, escapeHtml, { key })}</h1><p>${resolveHtml(t("form.set.intro", { skill: "" }), locale, escapeHtml, { skill })}</p><form method="post" autocomplete="off"><label>${say(prompt.prompt)}<input type="password" name="value" required maxlength="4096" autocomplete="off"></label><button type="submit">${say(t("form.set.store"))}</button></form><p>${say(t("form.set.once"))}</p>`,
+            locale,
           ),
         );
       return;
@@ -82,7 +98,7 @@ export async function startSecretFormServer(
     if (request.method !== "POST") {
       response
         .writeHead(405, { ...HEADERS, allow: "GET, POST" })
-        .end(page("Not allowed", "<p>Use the form.</p>"));
+        .end(formPage(locale, t("form.notAllowed.title"), t("form.notAllowed.text")));
       return;
     }
     const body = await readBodyLimited(request, MAX_BODY_BYTES);
@@ -91,7 +107,7 @@ export async function startSecretFormServer(
       // Closing the connection cuts off a client still sending the rest of a huge body.
       response
         .writeHead(413, { ...HEADERS, connection: "close" })
-        .end(page("Too large", "<p>The form was too large; nothing was stored.</p>"), () =>
+        .end(formPage(locale, t("form.tooLarge.title"), t("form.tooLarge.text")), () =>
           request.socket.destroy(),
         );
       return;
@@ -99,20 +115,18 @@ export async function startSecretFormServer(
     const value = new URLSearchParams(body.toString("utf8")).get("value") ?? "";
     const submission = await entry.submitLink(token, value);
     if (!submission.stored) {
-      const text = submission.reply.blocks.map((block) => ("text" in block ? block.text : "")).join(" ");
+      const text = replyToPlainText(submission.reply, locale).replace(/\n+/g, " ");
       response
         .writeHead(submission.reply.exitCode === 0 ? 200 : 410, HEADERS)
-        .end(page("Not stored", `<p>${escapeHtml(text)}</p>`));
+        .end(formPage(locale, t("form.notStored.title"), text));
       return;
     }
+    const stored = resolveHtml(t("form.stored.text", { key: "" }), locale, escapeHtml, {
+      key: `<code>${escapeHtml(submission.stored.key)}</code>`,
+    });
     response
       .writeHead(200, HEADERS)
-      .end(
-        page(
-          "Stored",
-          `<p><code>${escapeHtml(submission.stored.key)}</code> set ✓. You can close this page.</p>`,
-        ),
-      );
+      .end(page(resolveText(t("form.stored.title"), locale), `<p>${stored}</p>`, locale));
     await notify(submission.stored, submission);
   }
   server.keepAliveTimeout = 1000;

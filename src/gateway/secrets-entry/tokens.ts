@@ -4,6 +4,8 @@
  * ten minutes. Tokens live in memory only: a restart invalidates every open form, which is the safe side.
  */
 import { randomBytes } from "node:crypto";
+import type { Locale } from "../../core/i18n/locale.js";
+import { type Text, t } from "../../core/i18n/messages.js";
 
 /** How long a private input stays open. */
 export const SECRET_TOKEN_TTL_MS = 10 * 60_000;
@@ -14,7 +16,9 @@ const MAX_TOKENS = 1000;
 export interface PendingSecret {
   key: string;
   skill: string;
-  prompt: string;
+  prompt: Text;
+  /** The locale of the admin who asked (the one-time form page speaks it). */
+  locale?: Locale;
   platform: string;
   userId: string;
   /** Where the confirmation goes (the chat the admin asked in). */
@@ -87,15 +91,15 @@ export class SecretTokens {
 }
 
 /** The person-facing text for a refused token. */
-export function refusalText(refusal: TokenRefusal): string {
+export function refusalText(refusal: TokenRefusal): Text {
   switch (refusal) {
     case "unknown":
-      return "This secret form is not valid (the gateway may have restarted). Load the skill again to get a new one.";
+      return t("secret.token.unknown");
     case "expired":
-      return "This secret form expired (forms stay open for 10 minutes). Load the skill again to get a new one.";
+      return t("secret.token.expired");
     case "used":
-      return "This secret form was already used; each form sets a value once. Load the skill again to change it.";
+      return t("secret.token.used");
     case "wrong-user":
-      return "This secret form belongs to the admin who asked for it; only they can use it.";
+      return t("secret.token.wrongUser");
   }
 }

@@ -1,0 +1,116 @@
+/**
+ * The locales skillgate speaks and how one is chosen. A reader's language comes as the platform spells
+ * it (Telegram `zh-hans`, Discord `zh-CN`, a browser's `Accept-Language`, a shell's `zh_CN.UTF-8`);
+ * `matchLocale` maps it to `en` or `zh-CN`, and `chooseLocale` applies the configured override and the
+ * chat's and platform's defaults. Every Chinese tag reads Simplified Chinese (the only Chinese catalog).
+ */
+
+/** The locales with a complete catalog; `en` is the default and the language of every file and `--json`. */
+export const LOCALES = ["en", "zh-CN"] as const;
+
+/** One supported locale. */
+export type Locale = (typeof LOCALES)[number];
+
+/** The default locale: English. */
+export const DEFAULT_LOCALE: Locale = "en";
+
+/** What `gateway.locale` and `gateway.<platform>.locale` accept: a locale, or `auto` (the reader's own). */
+export type LocaleSetting = "auto" | Locale;
+
+/** Every value a locale setting accepts, for the config validator. */
+export const LOCALE_SETTINGS: readonly LocaleSetting[] = ["auto", ...LOCALES];
+
+/**
+ * The supported locale a language tag asks for, or undefined when none matches. Accepts BCP 47 tags in
+ * any case (`zh-Hans-CN`, `zh-hans`, `en-GB`) and POSIX locale names (`zh_CN.UTF-8`, `en_US@euro`).
+ */
+export function matchLocale(tag: string | null | undefined): Locale | undefined {
+  if (!tag) return undefined;
+  const language = tag
+    .trim()
+    .split(/[-_.@]/)[0]
+    ?.toLowerCase();
+  if (language === "zh") return "zh-CN";
+  if (language === "en") return "en";
+  return undefined;
+}
+
+/** True for a value that names a supported locale exactly (`en`, `zh-CN`). */
+export function isLocale(value: unknown): value is Locale {
+  return typeof value === "string" && (LOCALES as readonly string[]).includes(value);
+}
+
+/**
+ * The locale of the CLI's human output: POSIX precedence `LC_ALL`, then `LC_MESSAGES`, then `LANG`
+ * (the first one set wins, even when it names a language without a catalog); English otherwise.
+ */
+export function localeFromEnv(env: NodeJS.ProcessEnv = process.env): Locale {
+  for (const name of ["LC_ALL", "LC_MESSAGES", "LANG"]) {
+    const value = env[name];
+    if (value) return matchLocale(value) ?? DEFAULT_LOCALE;
+  }
+  return DEFAULT_LOCALE;
+}
+
+/**
+ * The best supported locale of an `Accept-Language` header (RFC 9110 §12.5.4: comma-separated ranges
+ * with optional `;q=` weights, `*` for any); undefined when it names none.
+ */
+export function negotiateLocale(header: string | null | undefined): Locale | undefined {
+  if (!header) return undefined;
+  const ranges = header
+    .split(",")
+    .map((part, index) => {
+      const [range = "", ...params] = part.trim().split(";");
+      const q = params.map((param) => /^\s*q\s*=\s*([0-9.]+)\s*$/i.exec(param)?.[1]).find(Boolean);
+      return { range: range.trim(), q: q === undefined ? 1 : Number(q), index };
+    })
+    .filter((item) => item.range !== "" && Number.isFinite(item.q) && item.q > 0)
+    .sort((a, b) => b.q - a.q || a.index - b.index);
+  for (const item of ranges) {
+    if (item.range === "*") return DEFAULT_LOCALE;
+    const locale = matchLocale(item.range);
+    if (locale) return locale;
+  }
+  return undefined;
+}
+
+/** What `chooseLocale` weighs, most specific first. */
+export interface LocaleChoice {
+  /** `gateway.<platform>.locale`, when set; it wins over `gateway.locale`. */
+  platformSetting?: LocaleSetting;
+  /** `gateway.locale` (default `auto`). */
+  setting?: LocaleSetting;
+  /** The reader's language as the platform tells it (Telegram `language_code`, Discord `locale`). */
+  reader?: string;
+  /** The chat's language (a Discord guild's preferred locale), for posts without a reader. */
+  chat?: string;
+  /** The platform's default (Feishu: `zh-CN` on the `feishu` domain). */
+  platformDefault?: Locale;
+}
+
+/**
+ * The locale a reply is written in: a configured locale when one is set (the platform's own first);
+ * with `auto`, the reader's language, else the chat's, else the platform's default, else English. A
+ * language without a catalog falls through to the next.
+ */
+export function chooseLocale(choice: LocaleChoice): Locale {
+  const setting = choice.platformSetting ?? choice.setting ?? "auto";
+  if (setting !== "auto") return setting;
+  return matchLocale(choice.reader) ?? matchLocale(choice.chat) ?? choice.platformDefault ?? DEFAULT_LOCALE;
+}
+
+/**
+ * The locales a native command menu is registered in: `fallback` for every reader without a menu of
+ * their own, `chinese` for Chinese readers (Telegram `language_code: "zh"`, Discord `zh-CN`). With a
+ * configured locale both are that locale (so a Chinese menu registered earlier follows the setting);
+ * with `auto`, the platform's default and Simplified Chinese.
+ */
+export function menuLocales(choice: Pick<LocaleChoice, "platformSetting" | "setting" | "platformDefault">): {
+  fallback: Locale;
+  chinese: Locale;
+} {
+  const setting = choice.platformSetting ?? choice.setting ?? "auto";
+  if (setting !== "auto") return { fallback: setting, chinese: setting };
+  return { fallback: choice.platformDefault ?? DEFAULT_LOCALE, chinese: "zh-CN" };
+}

@@ -1,0 +1,257 @@
+/**
+ * Messages: a catalog key with named parameters, resolved for a reader's locale only when a renderer
+ * shows it. Commands and the core build `Text` — a plain string (data: names, paths, file content) or a
+ * `Message` from `t(key, params)` — and never assemble sentences themselves. Parameters are strings,
+ * numbers (quantities, formatted with `Intl.NumberFormat`; pass identifiers such as a pid as strings),
+ * nested messages, and the formatted values below (relative times, lists, padded columns, fixed
+ * decimals, byte sizes), all plain data so a reply can be stored and resolved later.
+ */
+import { en } from "./en.js";
+import type { CatalogEntry, EntryParams, PluralForms } from "./entries.js";
+import { DEFAULT_LOCALE, type Locale } from "./locale.js";
+import { padEndWidth, padStartWidth } from "./width.js";
+import { zhCN } from "./zh-CN.js";
+
+/** Every message key (English is the reference catalog). */
+export type MessageKey = keyof typeof en;
+
+/** A value shown through `Intl` or laid out for the reader's locale when resolved. */
+export type Formatted =
+  /** How long ago, from seconds: `42s ago`, `3天前` (narrow relative time; s, m, h or d). */
+  | { readonly fmt: "ago"; readonly seconds: number }
+  /** Items joined as a list (`a, b, c`; `a、b、c`). */
+  | { readonly fmt: "list"; readonly items: readonly ParamValue[] }
+  /** A value padded to a display width (CJK counts two columns), for aligned columns. */
+  | {
+      readonly fmt: "pad";
+      readonly value: ParamValue;
+      readonly width: number;
+      readonly align: "start" | "end";
+    }
+  /** A number with a fixed count of decimals (`1.5`), grouped in thousands when `grouped`. */
+  | { readonly fmt: "num"; readonly value: number; readonly digits: number; readonly grouped: boolean }
+  /** Texts laid out one after another with a separator (lines of a block: `"\n"`), never a sentence. */
+  | { readonly fmt: "join"; readonly items: readonly ParamValue[]; readonly separator: string };
+
+/** What can fill a parameter. */
+export type ParamValue = string | number | Message | Formatted;
+
+/** Text as the reply model carries it: a plain string, a message, or a formatted value. */
+export type Text = string | Message | Formatted;
+
+/** A message: a key and its parameters. Plain data (it survives JSON). */
+export interface Message {
+  readonly key: MessageKey;
+  readonly params?: Readonly<Record<string, ParamValue>>;
+}
+
+/** The parameters a key takes: `count` is a number for plural messages, the rest any `ParamValue`. */
+export type MessageParams<K extends MessageKey> = {
+  readonly [P in EntryParams<(typeof en)[K]>]: P extends "count" ? number : ParamValue;
+};
+
+type ParamArgs<K extends MessageKey> = [EntryParams<(typeof en)[K]>] extends [never]
+  ? []
+  : [MessageParams<K>];
+
+/** A message for `key` with its parameters (the compiler checks their names against the catalog). */
+export function t<K extends MessageKey>(key: K, ...params: ParamArgs<K>): Message {
+  const [values] = params;
+  return values === undefined ? { key } : { key, params: values as Record<string, ParamValue> };
+}
+
+/** How long ago something happened, from elapsed seconds. */
+export function ago(seconds: number): Formatted {
+  return { fmt: "ago", seconds: Math.max(0, Math.floor(seconds)) };
+}
+
+/** A comma list of items in the reader's locale. */
+export function list(items: readonly ParamValue[]): Formatted {
+  return { fmt: "list", items: [...items] };
+}
+
+/** `value` padded on the right (or, with `align: "start"`, on the left) to `width` display columns. */
+export function pad(value: ParamValue, width: number, align: "start" | "end" = "end"): Formatted {
+  return { fmt: "pad", value, width, align };
+}
+
+/** Texts as lines of one block (each item its own line or lines). */
+export function lines(items: readonly ParamValue[]): Formatted {
+  return { fmt: "join", items: [...items], separator: "\n" };
+}
+
+/** Texts laid out with `separator` between them (columns of a line, data items): layout, not prose. */
+export function join(items: readonly ParamValue[], separator: string): Formatted {
+  return { fmt: "join", items: [...items], separator };
+}
+
+/** A number with `digits` decimals. */
+export function fixed(value: number, digits: number, grouped = false): Formatted {
+  return { fmt: "num", value, digits, grouped };
+}
+
+/** A whole number grouped in thousands (`12,345`). */
+export function grouped(value: number): Formatted {
+  return { fmt: "num", value, digits: 0, grouped: true };
+}
+
+const CATALOGS: Record<Locale, Readonly<Record<string, CatalogEntry>>> = { en, "zh-CN": zhCN };
+
+/** True when `value` is a message (not a string or a formatted value). */
+export function isMessage(value: unknown): value is Message {
+  return typeof value === "object" && value !== null && typeof (value as Message).key === "string";
+}
+
+/** True when every entry of `key` exists in English (catalog keys may come from stored data). */
+export function isMessageKey(key: string): key is MessageKey {
+  return Object.hasOwn(en, key);
+}
+
+const formatters = new Map<string, Intl.NumberFormat | Intl.RelativeTimeFormat | Intl.ListFormat>();
+
+function cached<F extends Intl.NumberFormat | Intl.RelativeTimeFormat | Intl.ListFormat>(
+  id: string,
+  make: () => F,
+): F {
+  let formatter = formatters.get(id) as F | undefined;
+  if (!formatter) {
+    formatter = make();
+    formatters.set(id, formatter);
+  }
+  return formatter;
+}
+
+const pluralRules = new Map<Locale, Intl.PluralRules>();
+
+function pluralForm(forms: PluralForms, count: number, locale: Locale): string {
+  let rules = pluralRules.get(locale);
+  if (!rules) {
+    rules = new Intl.PluralRules(locale);
+    pluralRules.set(locale, rules);
+  }
+  const form = rules.select(count) as keyof PluralForms;
+  return forms[form] ?? forms.other;
+}
+
+function formatNumber(value: number, locale: Locale, digits?: number, grouping = false): string {
+  const formatter = cached(
+    `n:${locale}:${digits ?? "-"}:${grouping}`,
+    () =>
+      new Intl.NumberFormat(locale, {
+        useGrouping: grouping,
+        ...(digits === undefined
+          ? { maximumFractionDigits: 3 }
+          : { minimumFractionDigits: digits, maximumFractionDigits: digits }),
+      }),
+  );
+  return formatter.format(value);
+}
+
+/** `42s ago` / `42秒前`: the narrow relative time, with the number written without grouping. */
+function formatAgo(seconds: number, locale: Locale): string {
+  const [value, unit]: [number, Intl.RelativeTimeFormatUnit] =
+    seconds < 60
+      ? [seconds, "second"]
+      : seconds < 3600
+        ? [Math.floor(seconds / 60), "minute"]
+        : seconds < 86_400
+          ? [Math.floor(seconds / 3600), "hour"]
+          : [Math.floor(seconds / 86_400), "day"];
+  const formatter = cached(
+    `r:${locale}`,
+    () => new Intl.RelativeTimeFormat(locale, { style: "narrow", numeric: "always" }),
+  );
+  let placed = false;
+  return formatter
+    .formatToParts(-value, unit)
+    .map((part) => {
+      if (part.type === "literal") return part.value;
+      if (placed) return "";
+      placed = true;
+      return String(value);
+    })
+    .join("");
+}
+
+function formatList(items: readonly ParamValue[], locale: Locale): string {
+  const formatter = cached(
+    `l:${locale}`,
+    () => new Intl.ListFormat(locale, { type: "conjunction", style: "narrow" }),
+  );
+  return formatter.format(items.map((item) => resolveParam(item, locale)));
+}
+
+function resolveParam(value: ParamValue, locale: Locale): string {
+  if (typeof value === "string") return value;
+  if (typeof value === "number") return formatNumber(value, locale);
+  if (isMessage(value)) return resolveMessage(value, locale);
+  switch (value.fmt) {
+    case "ago":
+      return formatAgo(value.seconds, locale);
+    case "list":
+      return formatList(value.items, locale);
+    case "pad": {
+      const text = resolveParam(value.value, locale);
+      return value.align === "start" ? padStartWidth(text, value.width) : padEndWidth(text, value.width);
+    }
+    case "num":
+      return formatNumber(value.value, locale, value.digits, value.grouped);
+    case "join":
+      return value.items.map((item) => resolveParam(item, locale)).join(value.separator);
+  }
+}
+
+const PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+function resolveMessage(message: Message, locale: Locale): string {
+  const entry = CATALOGS[locale][message.key] ?? en[message.key];
+  const params = message.params ?? {};
+  const template = typeof entry === "string" ? entry : pluralForm(entry, Number(params.count ?? 0), locale);
+  return template.replace(PLACEHOLDER, (whole, name: string) => {
+    const value = params[name];
+    return value === undefined ? whole : resolveParam(value, locale);
+  });
+}
+
+/** The text in `locale` (English when not given). */
+export function resolveText(text: Text, locale: Locale = DEFAULT_LOCALE): string {
+  return resolveParam(text, locale);
+}
+
+/**
+ * A message as HTML: its parameters and template escaped with `escapeText`, except the `markup` ones,
+ * which are put in as given (HTML the caller built and escaped itself, such as a link or a `<code>`
+ * span), through private-use marks no catalog text contains.
+ */
+export function resolveHtml(
+  message: Message,
+  locale: Locale,
+  escapeText: (text: string) => string,
+  markup: Readonly<Record<string, string>> = {},
+): string {
+  const marks = Object.keys(markup);
+  const params: Record<string, ParamValue> = { ...message.params };
+  marks.forEach((name, index) => {
+    params[name] = `\uE000${index}\uE001`;
+  });
+  const text = escapeText(resolveMessage({ key: message.key, params }, locale));
+  return text.replace(
+    /\uE000(\d+)\uE001/g,
+    (_whole, index: string) => markup[marks[Number(index)] ?? ""] ?? "",
+  );
+}
+
+/** The English text: what logs, `--json` documents and error messages carry. */
+export function english(text: Text): string {
+  return resolveParam(text, DEFAULT_LOCALE);
+}
+
+/** The template of `key` in `locale`, unresolved (tests and the glossary check read catalogs). */
+export function catalogEntry(key: MessageKey, locale: Locale): CatalogEntry {
+  return CATALOGS[locale][key] ?? en[key];
+}
+
+/** Every key of the reference catalog. */
+export function messageKeys(): MessageKey[] {
+  return Object.keys(en) as MessageKey[];
+}

@@ -1,0 +1,268 @@
+/**
+ * The Simplified Chinese catalog, checked key by key and parameter by parameter against English
+ * (`defineLocale`). The words follow `glossary.md`, taken from the Chinese edition of the curator
+ * guide and the skills chapter: 技能, 归档, 恢复, 固定, 快照, 回滚, 过时, 采用, 整合 …; the curator is 管理器.
+ */
+import type { en } from "./en.js";
+import { defineLocale } from "./entries.js";
+
+export const zhCN = defineLocale<typeof en>()({
+  // ── reply model ──────────────────────────────────────────────────────────────────────────────────
+  "reply.warning": "⚠ {text}",
+  "button.cancel": "取消",
+  "button.setKey": "设置 {key}",
+  "reply.done": "完成。",
+  // ── access ──────────────────────────────────────────────────────────────────────────────────────────
+  "access.stranger":
+    "我还不认识你。你的 id 是 `{who}`。请网关的所有者把它加入 config.yaml 的 `gateway.allowed_users`（只读命令）或 `gateway.admins`。",
+  "access.needsSender": "⛔ `{command}` 需要已知的发送者，而这条消息没有。",
+  "access.adminsOnly":
+    "⛔ `{command}` 会修改技能库，仅限管理员使用。你的 id 是 `{who}`；如果你应当拥有这个权限，请所有者把它加入 gateway.admins。",
+  "access.notAllowed":
+    "⛔ 你不在这个网关的允许列表中。你的 id 是 `{who}`；请所有者把它加入 gateway.allowed_users。",
+  "error.interrupted":
+    "{what}在做出任何更改之前停止了：进程正在关闭。下次启动时会再次运行（届时也可以手动运行）。",
+  "error.what.curatorRun": "管理器的这次运行",
+  "error.what.snapshot": "快照",
+  // ── command runner ──────────────────────────────────────────────────────────────────────────────────
+  "runner.confirmInChat": "{question}\n回复 `{again}` 以确认。",
+  "runner.noTerminalToConfirm":
+    "{question}\n没有可以确认的终端，因此未做任何更改。加上 -y 重新运行即可继续：{again}",
+  "runner.confirmPrompt": "{question} [y/N] ",
+  "runner.cancelled": "已取消；未做任何更改。",
+  "runner.unexpected": "`{command}` 意外失败：{detail}。这里没有更多信息；请查看日志后重试。",
+  "button.confirm": "确认",
+  // ── native command menus ────────────────────────────────────────────────────────────────────────────
+  "catalog.group.curator": "管理器：状态、运行、固定、归档、恢复、快照、回滚…",
+  "catalog.group.skills": "技能：列表、查看、使用情况、启用、禁用、设置",
+  "catalog.group.other": "{name}：{subcommands}",
+  // ── config.yaml errors ──────────────────────────────────────────────────────────────────────────────
+  "config.invalid": "config.yaml：`{key}` 的值是 {value}；{requirement}。",
+  "config.req.mapping": "它必须是映射（key: value 形式的行）",
+  "config.req.mappingShort": "它必须是映射",
+  "config.req.bool": "允许的值为 true 或 false",
+  "config.req.string": "它必须是字符串",
+  "config.req.oneOf": "允许的值为 {allowed}",
+  "config.req.wholeNumber": "整数",
+  "config.req.number": "数字",
+  "config.req.range": "{bounds} 的{kind}",
+  "config.req.mustBe": "它必须是{range}",
+  "config.req.stringList": "它必须是字符串列表",
+  "config.req.skillNames": "它必须是技能名称列表",
+  "config.req.paths": "它必须是路径或路径列表",
+  "config.req.url": '它必须是完整的 URL，例如 "https://bot.example.com"',
+  "config.req.homeChannel": '它必须是 `platform:chat_id` 形式，例如 "telegram:-1001234567890"',
+  "config.req.feishuDomain": "允许的值为 feishu、lark 或完整的 URL（https://…）",
+  "config.badReference":
+    'config.yaml：`{key}` 中有 {value}；每一项都必须是 `platform:id` 形式，platform 为 {platforms} 之一（例如 "telegram:123456789"）。',
+  "config.rootNotMapping": "config.yaml 必须是由各部分组成的映射（skills:、curator:、gateway: …）。",
+  "config.unreadable": "无法读取 {path}：{detail}。请检查它的权限。",
+  "config.badYaml": "{path} 不是有效的 YAML：{detail}。请修正语法后重试。",
+  // ── native menus ────────────────────────────────────────────────────────────────────────────────────
+  "menu.loadSkill": "加载技能 {name}",
+  // ── discord ─────────────────────────────────────────────────────────────────────────────────────────
+  "discord.skillCommand": "加载技能，或查看它的某个文件",
+  "discord.skillCommand.name": "技能名称",
+  "discord.skillCommand.file": "技能中的文件（可选）",
+  // ── cli ─────────────────────────────────────────────────────────────────────────────────────────────
+  "cli.warning": "警告：{warning}",
+  // ── skill security warnings ─────────────────────────────────────────────────────────────────────────
+  "injection.ignorePrevious": "要求忽略之前的指令",
+  "injection.youAreNow": "试图重新定义助手（`you are now`）",
+  "injection.disregardRules": "要求无视助手的规则",
+  "injection.forget": "要求忘记指令",
+  "injection.newInstructions": "声明了新的指令",
+  "injection.systemPrompt": "试图覆盖系统提示词",
+  "injection.systemTag": "包含伪造的 <system> 标签",
+  "injection.cdata": "包含 CDATA 结束符（]]>）",
+  "injection.curlSh": "把下载内容直接交给 shell 执行（curl|sh）",
+  "injection.base64Sh": "把解码后的数据直接交给 shell 执行",
+  "injection.hiddenUnicode":
+    "{label} 第 {line} 行：包含可能隐藏指令的不可见 Unicode 字符（零宽、双向或标签字符）。",
+  "injection.foundAt": "{label} 第 {line} 行：可能存在提示词注入 —— {what}。",
+  "injection.found": "{label}：可能存在提示词注入 —— {what}。",
+  // ── skill names and paths ───────────────────────────────────────────────────────────────────────────
+  "skill.name.nul": "技能名称不能包含 NUL 字符。",
+  "skill.name.absolute": "技能名称必须是技能目录内的相对路径。",
+  "skill.name.traversal": "技能名称不能包含 '..' 路径穿越部分。",
+  "skill.path.nul": "文件路径不能包含 NUL 字符。",
+  "skill.path.traversal": "不允许路径穿越（'..'）。",
+  "skill.path.absolute": "文件路径必须相对于技能目录，例如 'references/api.md'。",
+  "skill.path.empty": "文件路径为空；请指定文件，例如 'references/api.md'。",
+  "skill.path.escape": "文件 '{file}' 通过符号链接指向技能目录之外；skillgate 不会跟随离开技能的链接。",
+  // ── skill files ─────────────────────────────────────────────────────────────────────────────────────
+  "skill.folderMissing": "技能 '{skill}' 的目录不存在。",
+  "skill.dangling": "技能 '{skill}' 的 {label} 没有指向一个文件（符号链接悬空或成环？）。",
+  "skill.linkEscapes":
+    "技能 '{skill}' 的 {label} 是指向技能目录之外的符号链接；skillgate 不会读取或显示它。请用文件本身替换这个链接。",
+  "skill.tooLarge":
+    "技能 '{skill}' 的 {label} 大小为 {size}，超过 {limit} 的上限；skillgate 不会加载它。请精简它（把较长的内容移到 references/ 文件中）。",
+  "skill.unopenable": "无法打开技能 '{skill}' 的 {label}（{detail}）；请确认它存在并且 skillgate 有权读取。",
+  "skill.notAFile": "技能 '{skill}' 的 {label} 不是普通文件。",
+  "skill.fileLabel": "文件 '{file}'",
+  // ── readiness ───────────────────────────────────────────────────────────────────────────────────────
+  "readiness.gatewaySetupHint":
+    "无法通过消息安全地输入密钥。请在本地 CLI 中加载这个技能（在主机上运行 `skillgate skills view`）以便按提示输入，或者手动把密钥加入 {envFile}。",
+  "readiness.defaultPrompt": "输入 {name} 的值",
+  "readiness.note": "使用这个技能之前需要设置：{parts}。",
+  "readiness.note.env": "缺少环境变量 {names}",
+  "readiness.note.file": "文件 {names}",
+  "readiness.note.command": "命令 {names}（不在 PATH 中）",
+  "readiness.note.remote": "使用 {backend} 后端的技能在远程环境中同样需要满足这些要求。",
+  "readiness.ask": "{prompt} [{name}，输入不显示；留空则跳过]：",
+  "readiness.askWithHelp": "{prompt}（{help}）[{name}，输入不显示；留空则跳过]：",
+  // ── skill view ──────────────────────────────────────────────────────────────────────────────────────
+  "view.noSkillsDir": "技能目录还不存在。首次安装时会创建它。",
+  "view.ambiguous":
+    "技能名称 '{name}' 有歧义：本地技能目录和 external_dirs 中共有 {count} 个技能匹配。不做猜测 —— 请用带类别的路径明确加载其中一个。",
+  "view.notFound": "未找到技能 '{name}'。",
+  "view.notUtf8":
+    "技能 '{name}' 的 {label} 不是有效的 UTF-8 文本（二进制文件？）；skillgate 不会显示它。请以 UTF-8 保存。",
+  "view.unreadable": "无法读取技能 '{name}'：{detail}。请检查文件权限。",
+  "view.frontmatterTooLarge":
+    "技能 '{name}' 的 frontmatter 超过了 {limit} 的上限；skillgate 不会解析它。frontmatter 只保留 name、description 和少量元数据键即可。",
+  "view.unsupportedPlatform": "技能 '{name}' 不支持当前平台。",
+  "view.disabled.everywhere": "全局（skills.disabled）",
+  "view.disabled.on": "平台 {platform} 上（skills.platform_disabled.{platform}）",
+  "view.disabledHere":
+    "技能 '{name}' 已在{where}禁用，无法在 {platform} 上加载。要启用它，请从 config.yaml 的对应列表中移除；也可以直接在磁盘上查看文件。",
+  "view.disabled":
+    "技能 '{name}' 已在{where}禁用。要启用它，请从 config.yaml 的对应列表中移除；也可以直接在磁盘上查看文件。",
+  "view.trust.symlink":
+    "'{name}' 通过符号链接指向 {target}，位于本地技能目录和 skills.external_dirs 之外；使用前请先审查。",
+  "view.trust.external": "'{name}' 来自外部目录 {folder}，而不是 {local}；它不在管理器管理的技能库中。",
+  "view.singleFile": "技能 '{name}' 是单文件技能，没有可查看的关联文件。",
+  "view.fileNotFound": "在技能 '{name}' 中未找到文件 '{file}'。",
+  // ── web console actions ─────────────────────────────────────────────────────────────────────────────
+  "console.ask": "{command}：{summary}。继续吗？",
+  "console.ask.withTarget": "{command} {target}：{summary}。继续吗？",
+  // ── secret entry ────────────────────────────────────────────────────────────────────────────────────
+  "secret.set": "`{key}` 已设置 ✓",
+  "secret.skillReady": "{skill}：已就绪。",
+  "secret.skillNeeds": "{skill}：仍需设置 —— {missing}。",
+  "secret.missing.variable": "变量 `{name}`",
+  "secret.missing.file": "文件 `{name}`",
+  "secret.missing.command": "命令 `{name}`",
+  "secret.unavailable": "这里无法私密输入密钥。",
+  "secret.skillGone": "技能 `{skill}` 在这里已不可用。",
+  "secret.keyGone": "`{skill}` 已不再声明 `{key}`。",
+  "secret.badValue": "⚠️ {problem}",
+  "secret.refused": "⛔ {reason}",
+  // ── secret forms ────────────────────────────────────────────────────────────────────────────────────
+  "secret.token.unknown": "这个密钥表单无效（网关可能已重启）。请重新加载技能以获取新的表单。",
+  "secret.token.expired": "这个密钥表单已过期（表单有效期为 10 分钟）。请重新加载技能以获取新的表单。",
+  "secret.token.used": "这个密钥表单已经用过；每个表单只能设置一次值。要修改它，请重新加载技能。",
+  "secret.token.wrongUser": "这个密钥表单属于申请它的管理员，只有他本人可以使用。",
+  // ── gateway ─────────────────────────────────────────────────────────────────────────────────────────
+  "gateway.noAgent":
+    "这里我只能理解命令：没有配置语言模型。要聊天，请在 config.yaml 中设置 `gateway.agent.enabled: true` 以及 `model`（或 `auxiliary`）部分。输入 /help 查看命令。",
+  "gateway.unknownCommand":
+    "未知命令 `{command}`。输入 /help 查看可用命令；或者去掉开头的斜杠重新发送，作为普通消息发出。",
+  "gateway.unknownCommand.guess":
+    "未知命令 `{command}`。你是想输入 `{guess}` 吗？输入 /help 查看可用命令；或者去掉开头的斜杠重新发送，作为普通消息发出。",
+  "gateway.noPrivateInput": "这里无法私密输入密钥；请在网关主机的 .env 文件中设置。",
+  "gateway.running": "⏳ 正在运行 `{command}`… 结果会显示在这条消息中。",
+  "gateway.working": "⏳ 正在处理…",
+  "gateway.loadSkill": "加载技能 {name}",
+  "gateway.agentFailed": "智能体无法回答：{detail}。命令仍然可用；输入 /help 查看。",
+  "gateway.notAllowed": "你不在这个网关的允许列表中。",
+  // ── one-time secret form ────────────────────────────────────────────────────────────────────────────
+  "form.error.title": "出错了",
+  "form.error.text": "出了点问题，没有保存任何内容。请在聊天中重新申请表单。",
+  "form.notFound.title": "未找到",
+  "form.notFound.text": "未找到。",
+  "form.closed.title": "表单已关闭",
+  "form.set.title": "设置 {key}",
+  "form.set.heading": "设置 {key}",
+  "form.set.intro": "用于技能 {skill}。这个值会直接写入网关的 .env 文件，不会显示在任何聊天中。",
+  "form.set.store": "保存",
+  "form.set.once": "这个表单只能使用一次，并在创建 10 分钟后关闭。",
+  "form.notAllowed.title": "不允许",
+  "form.notAllowed.text": "请使用表单。",
+  "form.tooLarge.title": "内容过大",
+  "form.tooLarge.text": "表单内容过大，没有保存任何内容。",
+  "form.notStored.title": "未保存",
+  "form.stored.title": "已保存",
+  "form.stored.text": "{key} 已设置 ✓。现在可以关闭这个页面。",
+  // ── chat commands: help, whoami, skill ──────────────────────────────────────────────────────────────
+  "help.summary": "列出这里可用的命令和可以加载的技能",
+  "help.arg.command": "要查看详情的命令，例如 curator",
+  "help.noCommand": "没有命令 `{command}`。试试 `{help}`。",
+  "help.commands": "命令",
+  "help.item": "`{usage}` —— {summary}",
+  "help.item.admins": "`{usage}` —— {summary}（仅限管理员）",
+  "help.options": "{line}\n  选项：{options}",
+  "help.details": "详情：`{command}`。",
+  "help.skillsHidden": "技能已隐藏：{detail}",
+  "help.noSkillsHere": "这里没有可用的技能。",
+  "help.emptyLibrary":
+    "还没有安装任何技能。试试示例：`skillgate serve --demo` 会在临时目录中运行它们，`skillgate init --examples` 会把它们安装到当前目录。",
+  "help.skillsHeading": "技能（{count}）",
+  "help.skillItem": "`{command}` —— {description}",
+  "help.moreSkills": "…… 还有 {count} 个：`{command}`",
+  "whoami.summary": "显示你的 platform:id 以及你可以运行的命令",
+  "whoami.role.owner": "本机所有者（管理员）",
+  "whoami.role.admin": "管理员（所有命令）",
+  "whoami.role.stranger": "不在允许列表中",
+  "whoami.role.user": "允许的用户（只读命令）",
+  "whoami.localTerminal": "本地终端",
+  "whoami.you": "你是 `{id}`：{role}。",
+  "whoami.youNamed": "你是 `{id}`（{name}）：{role}。",
+  "whoami.dm": "这个私聊是 `{chat}`：把它写入 gateway.home_channel，就能在这里收到维护摘要。",
+  "whoami.group":
+    "这个群组是 `{chat}`：把它写入 gateway.home_channel 可在这里发布维护摘要，写入 gateway.allowed_chats 可让群成员运行只读命令。",
+  "whoami.thread":
+    "这个话题所在的聊天是 `{chat}`：把它写入 gateway.home_channel 可在这里发布维护摘要，写入 gateway.allowed_chats 可让成员运行只读命令。",
+  "skill.summary": "为这个聊天加载技能（或查看它的某个文件）",
+  "skill.arg.name": "技能名称",
+  "skill.arg.file": "技能中的文件，例如 references/api.md",
+  "skill.noSuchSkill": "没有名为 `{name}` 的技能。请查看 `{list}`。",
+  "skill.disabledFor":
+    "技能 `{name}` 在{where}已禁用（config.yaml 中的 skills.disabled 或 skills.platform_disabled.{platform}）。请管理员在那里启用它。",
+  "skill.thisTerminal": "这个终端",
+  "skill.loaded": "已加载技能：{name}",
+  "skill.category": "类别：{category}",
+  "skill.linkedFiles": "关联文件：",
+  "skill.openOne": "用 `{command} <file>` 打开其中一个。",
+  "skill.securityWarnings": "⚠️ 安全警告：",
+  "skill.couldNotLoad": "无法加载技能 '{name}'。",
+  "skill.instruction": "指令：{instruction}",
+  "skill.ready": "就绪状态：已就绪。",
+  "skill.setupNeeded": "就绪状态：需要设置 —— {parts}。技能仍已加载。",
+  "skill.setupNotes": "请查看技能的设置说明",
+  "skill.missingEnv": { other: "缺少环境变量 {names}" },
+  "skill.missingFile": { other: "缺少文件 {names}" },
+  "skill.missingCommand": { other: "缺少命令 {names}" },
+  "skill.settings": "设置（config.yaml 中的 skills.config）：",
+  // ── paging ──────────────────────────────────────────────────────────────────────────────────────────
+  "paging.line": "第 {page} / {pages} 页（第 {first}–{last} 项，共 {total} 项）",
+  "paging.prev": "‹ 上一页",
+  "paging.next": "下一页 ›",
+  // ── maintenance summary ─────────────────────────────────────────────────────────────────────────────
+  "summary.line": "管理器：{auto}",
+  "summary.lineWithLlm": "管理器：{auto}；LLM：{llm}",
+  "summary.auto": "自动：{changes}",
+  "summary.autoDry": "试运行（自动）：{changes}",
+  "summary.markedStale": "{count} 个标记为过时",
+  "summary.archived": "已归档 {count} 个",
+  "summary.reactivated": "{count} 个重新启用",
+  "summary.noChanges": "没有变化",
+  "summary.wouldMarkStale": "将把 {count} 个标记为过时",
+  "summary.wouldArchive": "将归档 {count} 个",
+  "summary.wouldReactivate": "将重新启用 {count} 个",
+  "summary.nothingToChange": "没有需要更改的内容",
+  "summary.renameHead": "已归档 {count} 个技能：",
+  "summary.renameHeadDry": "将归档 {count} 个技能：",
+  "summary.renameInto": "{name} → {into}",
+  "summary.renamePruned": "{name} —— 因过时而清理",
+  "summary.renameMore": "…… 还有 {count} 个",
+  "summary.fullReport": "完整报告：`{command}`",
+  "summary.pinHint": "让伞形技能保持稳定：`{command}`",
+  "button.restore": "恢复 {name}",
+  "button.rollbackRun": "回滚这次运行",
+  // ── secrets command ─────────────────────────────────────────────────────────────────────────────────
+  "secrets.badName": "`{key}` 不是变量名（只能由字母、数字和 _ 组成，且不能以数字开头）。",
+  "secrets.undeclared":
+    "没有技能声明 `{key}`（required_environment_variables、setup.collect_secrets 或 prerequisites.env_vars），所以 skillgate 不会设置它；如有需要，请手动加入 .env 文件。",
+  "secrets.ask": "{key} 的值（输入不显示；由 {owners} 使用）：",
+});

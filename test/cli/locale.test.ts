@@ -1,0 +1,77 @@
+/**
+ * The CLI's language: human output follows LC_ALL / LC_MESSAGES / LANG (English by default), while
+ * `--json` documents stay byte-identical whatever the locale. Tables are laid out in display columns
+ * (a CJK character is two).
+ */
+import { describe, expect, it, onTestFinished } from "vitest";
+import { localeFromEnv } from "../../src/core/i18n/locale.js";
+import { displayWidth } from "../../src/core/i18n/width.js";
+import { formatTable } from "../../src/core/reply.js";
+import { runCli } from "../support/cli-in-process.js";
+import { makeCuratorDue } from "../support/platform-home.js";
+import { tempHome } from "../telegram/helpers.js";
+
+const base = { NO_COLOR: "1", SKILLGATE_LOG_LEVEL: "silent", PATH: process.env.PATH };
+const chinese = { ...base, LANG: "zh_CN.UTF-8" };
+
+describe("CLI locale", () => {
+  it("reads LC_ALL, then LC_MESSAGES, then LANG; English otherwise", () => {
+    expect(localeFromEnv({})).toBe("en");
+    expect(localeFromEnv({ LANG: "zh_CN.UTF-8" })).toBe("zh-CN");
+    expect(localeFromEnv({ LANG: "zh_CN.UTF-8", LC_ALL: "C" })).toBe("en");
+    expect(localeFromEnv({ LANG: "en_US.UTF-8", LC_MESSAGES: "zh_CN" })).toBe("zh-CN");
+    expect(localeFromEnv({ LANG: "de_DE.UTF-8" })).toBe("en");
+  });
+
+  it("prints human output in Chinese under a Chinese LANG and English without one", async () => {
+    const { home, cleanup } = await tempHome();
+    onTestFinished(cleanup);
+    await makeCuratorDue(home);
+    const zh = await runCli(home, ["help"], { env: chinese });
+    const en = await runCli(home, ["help"], { env: base });
+    expect(zh.stdout).toContain("命令");
+    expect(zh.stdout).toContain("列出这里可用的命令和可以加载的技能");
+    expect(en.stdout).toContain("Commands");
+    expect(en.stdout).not.toContain("命令");
+    const refused = await runCli(home, ["help", "nonsense"], { env: chinese });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("没有命令");
+  });
+
+  it("keeps --json byte-identical under a Chinese LANG, for answers and refusals alike", async () => {
+    const { home, cleanup } = await tempHome();
+    onTestFinished(cleanup);
+    await makeCuratorDue(home);
+    for (const args of [
+      ["help", "--json"],
+      ["whoami", "--json"],
+      ["skills", "list", "--json"],
+      ["curator", "status", "--json"],
+      ["help", "nonsense", "--json"],
+      ["skill", "no-such-skill", "--json"],
+    ]) {
+      const en = await runCli(home, args, { env: base });
+      const zh = await runCli(home, args, { env: chinese });
+      expect(zh.stdout, args.join(" ")).toBe(en.stdout);
+      expect(zh.code, args.join(" ")).toBe(en.code);
+      expect(zh.stdout).not.toMatch(/[\u4e00-\u9fff]/);
+    }
+  });
+
+  it("aligns table columns by display width, CJK characters counting two", () => {
+    const table = formatTable(
+      ["名称", "状态"],
+      [
+        ["技能-pdf", "已归档"],
+        ["arxiv", "active"],
+      ],
+    );
+    const rows = table.split("\n");
+    const secondColumn = rows.map((row) => {
+      const cell = row.includes("已归档") ? "已归档" : row.includes("active") ? "active" : "状态";
+      return displayWidth(row.slice(0, row.indexOf(cell)));
+    });
+    expect(new Set(secondColumn).size).toBe(1);
+    expect(secondColumn[0]).toBe(displayWidth("技能-pdf") + 2);
+  });
+});

@@ -1,0 +1,106 @@
+/**
+ * Languages end to end on Telegram: the real gateway and adapter (grammy) against the Bot API emulator.
+ * Each reader is answered in the language their client reports (`from.language_code`), in the same
+ * group at the same time: replies, buttons, refusals and the maintenance summary.
+ */
+import { describe, expect, it } from "vitest";
+import type { SentMessage } from "../emulators/telegram.js";
+import { type PlatformRun, usePlatform } from "../support/harness/index.js";
+import { TELEGRAM_IDS } from "../support/harness/telegram.js";
+import { makeCuratorDue, writeTestSkill } from "../support/platform-home.js";
+
+const ADMIN = TELEGRAM_IDS.admin;
+const MEMBER = TELEGRAM_IDS.member;
+const STRANGER = TELEGRAM_IDS.stranger;
+const GROUP = -100500;
+const HOME_CHAT = -100701;
+
+const boot = usePlatform("telegram", {
+  prepare: (home) => writeTestSkill(home, "documents", "pdf-tools"),
+  config: { gateway: { home_channel: `telegram:${HOME_CHAT}` }, curator: { min_idle_hours: 0 } },
+});
+
+async function ask(
+  run: PlatformRun<"telegram">,
+  text: string,
+  userId: number,
+  languageCode: string | undefined,
+  chatId = userId,
+): Promise<SentMessage> {
+  const [reply] = await run.ask({
+    text,
+    userId,
+    chatId,
+    chatType: chatId < 0 ? "supergroup" : "private",
+    ...(languageCode ? { languageCode } : {}),
+  });
+  return reply as SentMessage;
+}
+
+function labels(message: SentMessage | undefined): string[] {
+  return (message?.reply_markup?.inline_keyboard ?? []).flat().map((button) => button.text);
+}
+
+describe("telegram: each reader in their language", () => {
+  it("a zh-hans member gets Chinese /help while an en admin in the same group gets English", async () => {
+    const run = await boot();
+    const chinese = await ask(run, "/help@SkillgateBot", MEMBER, "zh-hans", GROUP);
+    const english = await ask(run, "/help@SkillgateBot", ADMIN, "en", GROUP);
+    expect(chinese.plain).toContain("命令");
+    expect(chinese.plain).toContain("列出这里可用的命令和可以加载的技能");
+    expect(chinese.plain).not.toContain("Commands");
+    expect(english.plain).toContain("Commands");
+    expect(english.plain).toContain("list the commands and the skills you can load here");
+    expect(english.plain).not.toContain("命令");
+  });
+
+  it("buttons and what they answer follow the presser's language", async () => {
+    const run = await boot();
+    const zh = await ask(run, "/curator archive pdf-tools", ADMIN, "zh-hans");
+    expect(labels(zh)).toEqual(["确认", "取消"]);
+    await run.press({ messageId: zh.message_id, label: "取消", userId: ADMIN });
+    expect(run.emulator.latest(zh.message_id)?.plain).toBe("已取消；未做任何更改。");
+    const en = await ask(run, "/curator archive pdf-tools", ADMIN, "en");
+    expect(labels(en)).toEqual(["Confirm", "Cancel"]);
+  });
+
+  it("a refusal and the stranger notice are in the reader's language", async () => {
+    const run = await boot();
+    const refused = await ask(run, "/curator pause", MEMBER, "zh-hans");
+    expect(refused.plain).toContain("仅限管理员使用");
+    expect(refused.plain).toContain(`telegram:${MEMBER}`);
+    const stranger = await ask(run, "/help", STRANGER, "zh-hans");
+    expect(stranger.plain).toContain("我还不认识你");
+    expect(stranger.plain).toContain(`telegram:${STRANGER}`);
+    const english = await ask(run, "/curator pause", MEMBER, "en");
+    expect(english.plain).toContain("for admins only");
+  });
+
+  it("gateway.locale: zh-CN answers every reader in Chinese, an unknown language falls back to English", async () => {
+    const fixed = await boot({ config: { gateway: { locale: "zh-CN" } } });
+    const en = await ask(fixed, "/whoami", ADMIN, "en");
+    expect(en.plain).toMatch(/^你是 /);
+    const auto = await boot();
+    const german = await ask(auto, "/whoami", ADMIN, "de");
+    expect(german.plain).toMatch(/^You are /);
+  });
+
+  it("the home channel's maintenance summary, rename map and buttons follow gateway.telegram.locale", async () => {
+    const run = await boot({
+      prepare: makeCuratorDue,
+      config: { gateway: { telegram: { locale: "zh-CN" } } },
+    });
+    const since = run.emulator.sent.length;
+    expect((await run.gateway.runMaintenanceTick()).posted).toBe(true);
+    const summary = await run.emulator.waitForMessage(
+      (message) => message.chat_id === String(HOME_CHAT),
+      8000,
+      since,
+    );
+    expect(summary.plain).toContain("管理器：自动：");
+    expect(summary.plain).toContain("已归档 1 个技能：");
+    expect(summary.plain).toContain("old-stale —— 因过时而清理");
+    expect(summary.plain).toContain("完整报告：");
+    expect(labels(summary)).toEqual(expect.arrayContaining(["恢复 old-stale", "回滚这次运行"]));
+  });
+});
