@@ -213,8 +213,11 @@ describe("curator run lock beside Hermes' claim file", () => {
     const old = new Date(Date.now() - 2 * 3_600_000);
     await utimes(file, old, old);
     await acquireRunLock(dir).then((lock) => lock.release());
-    // A skillgate record left by a crash: nobody holds its flock, so it is free at once.
-    await writeFile(file, "4242 otherhost 0123456789ab\n");
+    // A skillgate record this host's crash left: nobody holds its flock, so it is free at once.
+    await writeFile(file, `4242 ${os.hostname()} 0123456789ab\n`);
     await acquireRunLock(dir).then((lock) => lock.release());
+    // Another host's record is not judged by this host's kernel lock: it stays busy (see lock.ts).
+    await writeFile(file, "4242 otherhost 0123456789ab\n");
+    await expect(acquireRunLock(dir)).rejects.toMatchObject({ code: "curator.locked" });
   });
 });
