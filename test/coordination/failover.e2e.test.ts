@@ -15,14 +15,13 @@
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { promises as fs } from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import YAML from "yaml";
 import { TelegramEmulator } from "../emulators/telegram.js";
 import { CLI } from "../safety/trials.js";
-import { startRedis, type TestRedis } from "../support/redis.js";
+import { freePort, startRedis, type TestRedis } from "../support/redis.js";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const USER = 1001;
@@ -33,17 +32,6 @@ interface Replica {
   proc: ChildProcess;
   healthPort: number;
   log: string[];
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -21,7 +21,8 @@ export interface TestRedis {
   dispose(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
+/** A free port on 127.0.0.1 (for a test server). */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once("error", reject);
