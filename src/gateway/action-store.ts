@@ -56,6 +56,19 @@ const ID_BYTES = 16;
 let idPool = Buffer.alloc(0);
 let idPoolAt = 0;
 
+/** New stored actions (fresh ids) for buttons shown in a chat at `createdAt`, good for `ttlMs`. */
+export function newStoredActions(
+  items: Parameters<ButtonStore["add"]>[0],
+  where: { platform: string; chatId: string },
+  createdAt: number,
+  ttlMs: number,
+): [string, StoredAction][] {
+  return items.map((item) => [
+    newActionId(),
+    { ...item, platform: where.platform, chatId: where.chatId, createdAt, expiresAt: createdAt + ttlMs },
+  ]);
+}
+
 /** A button id: 16 random bytes, base64url (22 characters; fits Telegram's 64-byte callback data). */
 export function newActionId(): string {
   if (idPoolAt + ID_BYTES > idPool.length) {
@@ -266,17 +279,8 @@ export class ActionStore implements ButtonStore {
     items: { intent: ActionIntent; placement: ActionPlacement; group: string; once: boolean }[],
     where: { platform: string; chatId: string },
   ): Promise<string[]> {
-    const createdAt = this.now();
     const added: Record<string, StoredAction> = {};
-    const ids = items.map((item) => {
-      const id = newActionId();
-      const entry: StoredAction = {
-        ...item,
-        platform: where.platform,
-        chatId: where.chatId,
-        createdAt,
-        expiresAt: createdAt + this.ttlMs,
-      };
+    const ids = newStoredActions(items, where, this.now(), this.ttlMs).map(([id, entry]) => {
       this.entries.set(id, entry);
       added[id] = entry;
       return id;

@@ -21,6 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import YAML from "yaml";
 import { TelegramEmulator } from "../emulators/telegram.js";
 import { CLI } from "../safety/trials.js";
+import { writeCuratorLastRun } from "../support/platform-home.js";
 import { freePort, startRedis, type TestRedis } from "../support/redis.js";
 
 const root = path.resolve(import.meta.dirname, "../..");
@@ -211,18 +212,7 @@ beforeAll(async () => {
   };
   await fs.writeFile(file, YAML.stringify(doc));
   // The curator is due: its last run a month ago.
-  await fs.writeFile(
-    path.join(home, "skills", ".curator_state"),
-    `${JSON.stringify({
-      last_run_at: new Date(Date.now() - 30 * 86_400_000).toISOString(),
-      last_run_duration_seconds: 1,
-      last_run_summary: "auto: no changes",
-      last_run_summary_shown_at: null,
-      last_report_path: null,
-      paused: false,
-      run_count: 1,
-    })}\n`,
-  );
+  await writeCuratorLastRun(home, 30);
   for (const name of REPLICAS) healthPorts.set(name, await freePort());
 }, 120_000);
 

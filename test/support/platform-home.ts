@@ -56,8 +56,13 @@ export async function makeCuratorDue(home: string): Promise<void> {
     },
   };
   await writeFile(path.join(home, "skills", ".usage.json"), `${JSON.stringify(usage, null, 2)}\n`);
+  await writeCuratorLastRun(home, 30);
+}
+
+/** Writes `skills/.curator_state` recording one run `daysAgo` days ago (so a 7-day interval is due). */
+export async function writeCuratorLastRun(home: string, daysAgo: number): Promise<void> {
   const state = {
-    last_run_at: new Date(Date.now() - 30 * DAY_MS).toISOString(),
+    last_run_at: new Date(Date.now() - daysAgo * DAY_MS).toISOString(),
     last_run_duration_seconds: 1,
     last_run_summary: "auto: no changes; llm: skipped",
     last_run_summary_shown_at: null,

@@ -8,7 +8,7 @@ import {
   type ActionLookup,
   type ButtonStore,
   isActionId,
-  newActionId,
+  newStoredActions,
   type StoredAction,
 } from "../action-store.js";
 import type { RedisClient } from "./redis.js";
@@ -49,17 +49,8 @@ export class RedisButtonStore implements ButtonStore {
     items: Parameters<ButtonStore["add"]>[0],
     where: { platform: string; chatId: string },
   ): Promise<string[]> {
-    const createdAt = this.now();
     const batch = this.options.redis.multi();
-    const ids = items.map((item) => {
-      const id = newActionId();
-      const entry: StoredAction = {
-        ...item,
-        platform: where.platform,
-        chatId: where.chatId,
-        createdAt,
-        expiresAt: createdAt + this.ttlMs,
-      };
+    const ids = newStoredActions(items, where, this.now(), this.ttlMs).map(([id, entry]) => {
       batch.set(this.key(id), JSON.stringify(entry), { expiration: { type: "PX", value: 2 * this.ttlMs } });
       return id;
     });
