@@ -5,7 +5,8 @@
  * README gives (the package's bin, which `npm install -g .` links, and `npx skillgate` in the folder).
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { registry } from "../../commands/index.js";
@@ -88,11 +89,24 @@ describe("the README's commands", () => {
     expect(existsSync(bin)).toBe(true);
     expect(readFileSync(bin, "utf8").startsWith("#!/usr/bin/env node\n")).toBe(true);
     expect(packageVersion()).toBe(manifest.version);
-    const printed = execFileSync("npx", ["--no-install", "skillgate", "--version"], {
-      cwd: root,
-      encoding: "utf8",
-      env: { ...process.env, npm_config_update_notifier: "false" },
-    });
-    expect(printed.trim()).toBe(manifest.version);
-  });
+    // npx keeps what it resolved for a folder in its cache (`_npx/<hash of the path>`), bin links
+    // included, and does not notice when the folder's bin moves; a cache of its own makes this the
+    // lookup a newcomer's first `npx skillgate` does, whatever this machine ran before.
+    const cache = mkdtempSync(path.join(tmpdir(), "skillgate-npx-cache-"));
+    try {
+      const printed = execFileSync("npx", ["--no-install", "skillgate", "--version"], {
+        cwd: root,
+        encoding: "utf8",
+        env: {
+          ...process.env,
+          npm_config_update_notifier: "false",
+          npm_config_cache: cache,
+          npm_config_offline: "true",
+        },
+      });
+      expect(printed.trim()).toBe(manifest.version);
+    } finally {
+      rmSync(cache, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
