@@ -1,49 +1,43 @@
 /**
- * The gateway core, the message path: adapters → access → dedupe → per-chat queue → router → reply.
- * Commands come from the one registry (the same specs as the CLI); `/<skill>` loads skills; other text
- * goes to the agent when one is configured. A button press leaves the funnel after dedupe for the press
- * path (`press.ts`), and every reply of both paths goes out through `delivery.ts`. Around it: the
- * maintenance tick (curator when due and idle), `/healthz`, native command menus kept in sync with the
- * visible skills, and a graceful stop that drains in-flight commands before stopping the adapters.
+ * The gateway core, the message funnel: adapters → access → dedupe → per-chat queue → router
+ * (`router.ts`: command, `/<skill>` or the agent) → delivery (`delivery.ts`). A button press leaves the
+ * funnel after dedupe for the press path (`press.ts`). The gateway also decides when things happen:
+ * connecting the platforms (`lifecycle.ts`), the servers beside the chat (`services.ts`), native menus
+ * (`menus.ts`), the maintenance tick, the leader's duties under coordination, and a graceful stop that
+ * drains in-flight commands before stopping the adapters.
  */
-import { findSkillByChatName, loadSkills } from "../../commands/chat.js";
 import { chatContext, sessionKeyOf } from "../../commands/context.js";
 import { registry as defaultRegistry } from "../../commands/index.js";
-import { closest, resolveCommand } from "../../commands/parse.js";
-import { parseAndRun, runCommand } from "../../commands/runner.js";
 import type { CommandContext, CommandSpec } from "../../commands/types.js";
 import type { SkillgateConfig } from "../config/config.js";
-import { AccessGate, admitSender, roleOf } from "../core/access.js";
-import { matchChatCommand } from "../core/command-text.js";
-import { SkillgateError } from "../core/errors.js";
+import { AccessGate, admitSender } from "../core/access.js";
 import { t } from "../core/i18n/messages.js";
 import { type Logger, silentLogger } from "../core/logger.js";
-import type { Adapter, AdapterHooks, InboundMessage, ParsedCommand } from "../core/message.js";
-import { errorReply, localizeReply, type Reply, textReply } from "../core/reply.js";
+import type { Adapter, AdapterHooks, InboundMessage } from "../core/message.js";
+import { type Reply, textReply } from "../core/reply.js";
 import type { CoordinationStores, RunLock } from "../core/stores.js";
 import type { Consolidator } from "../curator/types.js";
 import { type ManagedSkillLibrary, openLibrary } from "../skills/library.js";
-import type { SkillLibrary } from "../skills/types.js";
 import { ActionStore, type ButtonStore } from "./action-store.js";
 import { ActionRouter } from "./actions.js";
-import { buildCommandCatalog } from "./catalog.js";
 import type { ConsoleServer } from "./console/server.js";
 import { Coordinator } from "./coordination/coordinator.js";
 import type { LeaseTimings } from "./coordination/lease.js";
 import { ReplyDelivery } from "./delivery.js";
-import { type HealthServer, healthReport, startHealthServer, withCoordination } from "./health.js";
+import type { HealthServer } from "./health.js";
+import { connectAdapters, disconnectAdapters, drainWork } from "./lifecycle.js";
 import { MaintenanceTicker, type TickOutcome } from "./maintenance.js";
+import { CommandMenus } from "./menus.js";
 import { PressPath } from "./press.js";
 import { ChatQueues } from "./queue.js";
+import { type ChatAgent, CommandRouter } from "./router.js";
 import { OutboundScrubber } from "./scrub.js";
-import { type SecretFormServer, startSecretFormServer } from "./secrets-entry/form-server.js";
+import type { SecretFormServer } from "./secrets-entry/form-server.js";
 import { SecretEntry } from "./secrets-entry/service.js";
+import { startConsole, startHealth, startSecretForm } from "./services.js";
 import { openFileStores } from "./stores.js";
 
-/** Answers non-command chat text (the LLM agent). */
-export interface ChatAgent {
-  respond(message: InboundMessage, ctx: CommandContext): Promise<Reply>;
-}
+export { type ChatAgent, NO_AGENT_REPLY } from "./router.js";
 
 /** Options of `createGateway`. */
 export interface GatewayOptions {
@@ -125,34 +119,18 @@ export interface Gateway {
 /** How long a replica that led but could connect no platform waits before contending again. */
 const ADAPTER_FAILURE_STANDBY_MS = 15_000;
 
-/** The reply to chat text when no agent is configured. */
-export const NO_AGENT_REPLY = t("gateway.noAgent");
-
-/** Splits `/a /b do X` (after the first name) into the extra skill names and the instruction. */
-function stackedNames(rawArgs: string): { names: string[]; instruction: string } {
-  const names: string[] = [];
-  let rest = rawArgs;
-  for (;;) {
-    const match = /^\s*(\/\S+)(?:\s+|$)/.exec(rest);
-    const parsed = match ? matchChatCommand(match[1] ?? "") : null;
-    if (!match || !parsed) break;
-    names.push(parsed.name);
-    rest = rest.slice(match[0].length);
-  }
-  return { names, instruction: rest.trim() };
-}
-
 class GatewayImpl implements Gateway {
   private readonly logger: Logger;
   private readonly now: () => number;
   private readonly library: ManagedSkillLibrary;
-  /** The config in force when the menus were last synced; a newer one (an edit) triggers a resync. */
-  private syncedConfig: SkillgateConfig | undefined;
   private readonly registry: readonly CommandSpec[];
   private access: AccessGate | undefined;
   private readonly queues: ChatQueues;
   private readonly maintenance: MaintenanceTicker;
-  private readonly catalogs = new Map<Adapter, string>();
+  /** Native command menus and skill suggestions. */
+  private readonly menus: CommandMenus;
+  /** Where a queued message goes: command, skill or agent. */
+  private readonly router: CommandRouter;
   private stores: CoordinationStores | undefined;
   /** The run lock of the stores once opened; the maintenance ticker and chat commands take it. */
   private readonly runLock: RunLock;
@@ -182,6 +160,20 @@ class GatewayImpl implements Gateway {
     this.registry = options.registry ?? defaultRegistry;
     this.scrubber = new OutboundScrubber(options.home, options.config);
     this.queues = new ChatQueues(options.config.gateway.concurrency);
+    this.menus = new CommandMenus({
+      config: options.config,
+      adapters: options.adapters,
+      library: this.library,
+      registry: this.registry,
+      scrubber: this.scrubber,
+      logger: this.logger,
+    });
+    this.router = new CommandRouter({
+      registry: this.registry,
+      logger: this.logger,
+      agent: options.agent,
+      onUnexpected: (error, spec) => this.onUnexpected(error, spec),
+    });
     this.secrets = new SecretEntry({
       home: options.home,
       library: this.library,
@@ -208,7 +200,7 @@ class GatewayImpl implements Gateway {
       contextFor: (adapter, message, isAdmin) => this.contextFor(adapter, message, isAdmin),
       onUnexpected: (error, spec) => this.onUnexpected(error, spec),
       touch: () => this.stores?.activity.touch(),
-      configChanged: () => this.configChanged(),
+      configChanged: () => this.menus.configChanged(),
       syncCommandCatalogs: () => this.syncCommandCatalogs(),
       currentConfig: () => this.library.currentConfig(),
     });
@@ -276,21 +268,12 @@ class GatewayImpl implements Gateway {
       (await ActionStore.open(this.options.home, { now: this.now, ttlMs: ttlHours * 3_600_000 }));
     this.actions = new ActionRouter(this.actionStore, this.registry, pageSize);
     // /healthz is up before any platform connects, so a supervisor sees "connecting"/"failed" and why.
-    const health = this.options.config.gateway.health;
-    if (health.enabled) {
-      try {
-        this.health = await startHealthServer(health.port, () =>
-          withCoordination(healthReport(this.options.adapters), this.coordination?.health()),
-        );
-        this.logger.info({ url: this.health.url }, "gateway: health endpoint listening");
-      } catch (error) {
-        // Chat keeps working; a supervisor probing /healthz will notice the missing endpoint.
-        this.logger.error(
-          { err: error, port: health.port },
-          "gateway: /healthz could not listen (set gateway.health.port to a free port)",
-        );
-      }
-    }
+    this.health = await startHealth(
+      this.options.config,
+      this.options.adapters,
+      this.coordination,
+      this.logger,
+    );
     if (this.coordination) {
       // Every replica serves the console; the platforms, menus, secret form and maintenance follow the lead.
       await this.startConsole();
@@ -310,25 +293,15 @@ class GatewayImpl implements Gateway {
     this.startMaintenance();
   }
 
-  /** Connects every platform side by side; false when none could (with adapters configured). */
-  private async startAdapters(): Promise<boolean> {
-    // Platforms connect side by side: one that never comes up does not hold the others back.
-    const outcomes = await Promise.all(
-      this.options.adapters.map(async (adapter) => {
-        try {
-          await adapter.start((message) => this.accept(adapter, message), this.hooksFor(adapter));
-          this.logger.info({ platform: adapter.platform }, "gateway: adapter started");
-          return true;
-        } catch (error) {
-          this.logger.error(
-            { err: error, platform: adapter.platform },
-            `gateway: ${adapter.platform} failed to start: ${(error as Error).message}`,
-          );
-          return false;
-        }
-      }),
+  /** Connects every platform; false when none could (with adapters configured). */
+  private startAdapters(): Promise<boolean> {
+    const { adapters } = this.options;
+    return connectAdapters(
+      adapters,
+      (adapter, message) => this.accept(adapter, message),
+      (adapter) => this.hooksFor(adapter),
+      this.logger,
     );
-    return outcomes.includes(true) || this.options.adapters.length === 0;
   }
 
   private startMaintenance(): void {
@@ -362,62 +335,30 @@ class GatewayImpl implements Gateway {
     return Promise.resolve();
   }
 
-  /** The one-time secret form, when `gateway.public_url` is set and a platform gets links. */
   private async startSecretForm(): Promise<void> {
-    const gateway = this.options.config.gateway;
-    if (!gateway.publicUrl) return;
-    if (!this.options.adapters.some((adapter) => adapter.capabilities.privateInput === "link")) return;
-    try {
-      this.secretForm = await startSecretFormServer(
-        gateway.secretForm.port,
-        this.secrets,
-        async (pending, done) => {
-          const adapter = this.options.adapters.find((candidate) => candidate.platform === pending.platform);
-          if (!adapter) return;
-          await adapter
-            .send(
-              { chatId: pending.chatId, threadId: pending.threadId },
-              this.delivery.outbound(
-                adapter,
-                await this.delivery.present(adapter, pending.chatId, localizeReply(done.reply, done.locale)),
-              ),
-            )
-            .catch((error) =>
-              this.logger.warn({ err: error }, "gateway: posting a secret confirmation failed"),
-            );
-        },
-      );
-      this.logger.info({ port: this.secretForm.port }, "gateway: one-time secret form listening");
-    } catch (error) {
-      this.logger.error(
-        { err: error, port: gateway.secretForm.port },
-        "gateway: the secret form could not listen (set gateway.secret_form.port to a free port); secrets are not offered by link",
-      );
-    }
+    const { config, adapters } = this.options;
+    this.secretForm = await startSecretForm({
+      config,
+      adapters,
+      secrets: this.secrets,
+      delivery: this.delivery,
+      logger: this.logger,
+    });
   }
 
   private async startConsole(): Promise<void> {
-    if (!this.options.console || !this.options.config.gateway.console.enabled) return;
-    try {
-      const { launchConsole } = await import("./console/launch.js");
-      this.webConsole = await launchConsole({
-        home: this.options.home,
-        config: this.options.config,
-        logger: this.logger,
-        library: this.library,
-        registry: this.registry,
-        announce: this.options.console.announce,
-        printLink: this.options.console.printLink,
-        idleSeconds: () => (this.stores ? this.stores.activity.idleSeconds() : Number.POSITIVE_INFINITY),
-        onMutated: () => this.syncCommandCatalogs(),
-      });
-    } catch (error) {
-      // Chat keeps working without the console.
-      this.logger.error(
-        { err: error, port: this.options.config.gateway.console.port },
-        "gateway: the web console could not start (set gateway.console.port to a free port, or gateway.console.enabled: false)",
-      );
-    }
+    if (!this.options.console) return;
+    this.webConsole = await startConsole({
+      home: this.options.home,
+      config: this.options.config,
+      logger: this.logger,
+      library: this.library,
+      registry: this.registry,
+      announce: this.options.console.announce,
+      printLink: this.options.console.printLink,
+      idleSeconds: () => (this.stores ? this.stores.activity.idleSeconds() : Number.POSITIVE_INFINITY),
+      onMutated: () => this.syncCommandCatalogs(),
+    });
   }
 
   stop(options: StopOptions = {}): Promise<void> {
@@ -433,30 +374,17 @@ class GatewayImpl implements Gateway {
     const waitMs = finishWork
       ? Number.POSITIVE_INFINITY
       : (this.options.drainTimeoutMs ?? this.options.config.gateway.stopTimeoutSeconds * 1000);
-    const drained = Promise.all([this.queues.idle(), this.maintenance.settled()]).then(() => true);
-    const timeout = new Promise<boolean>((resolve) => {
-      if (Number.isFinite(waitMs)) setTimeout(() => resolve(false), waitMs).unref();
-    });
-    if (this.queues.inFlight > 0 || this.maintenance.running)
-      this.logger.info(
-        { inFlight: this.queues.inFlight, waitMs },
-        `gateway: waiting up to ${Math.round(waitMs / 1000)} s for running commands to finish or reach a safe point`,
-      );
-    if (!(await Promise.race([drained, timeout]))) {
-      this.logger.warn(
-        { inFlight: this.queues.inFlight },
-        "gateway: stopping with commands still running (raise gateway.stop_timeout_seconds to wait longer; the next start recovers what they left)",
-      );
-    }
-    await Promise.allSettled(
-      this.options.adapters.map((adapter) =>
-        adapter
-          .stop()
-          .catch((error) =>
-            this.logger.warn({ err: error, platform: adapter.platform }, "gateway: adapter stop failed"),
-          ),
-      ),
+    const { queues, maintenance } = this;
+    await drainWork(
+      {
+        inFlight: () => queues.inFlight,
+        maintaining: () => maintenance.running,
+        settled: () => Promise.all([queues.idle(), maintenance.settled()]),
+      },
+      waitMs,
+      this.logger,
     );
+    await disconnectAdapters(this.options.adapters, this.logger);
     await Promise.allSettled([
       this.stores?.dedupe.flush(),
       this.stores?.activity.flush(),
@@ -483,27 +411,8 @@ class GatewayImpl implements Gateway {
     return this.queues.idle();
   }
 
-  async syncCommandCatalogs(): Promise<void> {
-    this.syncedConfig = this.library.currentConfig();
-    for (const adapter of this.options.adapters) {
-      if (!adapter.syncCommands) continue;
-      let skills: Awaited<ReturnType<SkillLibrary["visible"]>> = [];
-      try {
-        skills = await this.library.visible(adapter.platform);
-      } catch (error) {
-        // Fail closed: a broken visibility config hides every skill from the menus.
-        this.logger.warn({ err: error, platform: adapter.platform }, "gateway: skills hidden from the menu");
-      }
-      const catalog = this.scrubber.catalog(buildCommandCatalog(this.registry, skills));
-      const fingerprint = JSON.stringify(catalog);
-      if (this.catalogs.get(adapter) === fingerprint) continue;
-      try {
-        await adapter.syncCommands(catalog);
-        this.catalogs.set(adapter, fingerprint);
-      } catch (error) {
-        this.logger.warn({ err: error, platform: adapter.platform }, "gateway: command menu sync failed");
-      }
-    }
+  syncCommandCatalogs(): Promise<void> {
+    return this.menus.sync();
   }
 
   private hooksFor(adapter: Adapter): AdapterHooks {
@@ -517,22 +426,7 @@ class GatewayImpl implements Gateway {
       ...(this.secrets.available(adapter.capabilities)
         ? { secretInput: this.presses.secretInputHooks(adapter) }
         : {}),
-      suggestSkills: async (senderId, prefix) => {
-        if (roleOf(this.options.config, adapter.platform, senderId) === "stranger") return [];
-        let skills: Awaited<ReturnType<SkillLibrary["visible"]>>;
-        try {
-          skills = await this.library.visible(adapter.platform);
-        } catch {
-          return [];
-        }
-        const wanted = prefix.toLowerCase().replace(/_/g, "-");
-        return skills
-          .map((skill) => skill.name)
-          .filter((name) => !this.scrubber.holdsSecret(name))
-          .filter((name) => name.toLowerCase().replace(/_/g, "-").startsWith(wanted))
-          .sort()
-          .slice(0, 25);
-      },
+      suggestSkills: (senderId, prefix) => this.menus.suggestSkills(adapter.platform, senderId, prefix),
     };
   }
 
@@ -616,100 +510,22 @@ class GatewayImpl implements Gateway {
     const {
       value: { reply, mutated },
       editMessageId,
-    } = await this.delivery.acknowledgeIfSlow(adapter, message, this.route(ctx, message, command), label);
+    } = await this.delivery.acknowledgeIfSlow(
+      adapter,
+      message,
+      this.router.route(ctx, message, command),
+      label,
+    );
     // A notice that was shown is always replaced, even by an empty result.
     const shown = reply.blocks.length > 0 || editMessageId === undefined ? reply : textReply(t("reply.done"));
     if (shown.blocks.length > 0) await this.delivery.send(adapter, message, shown, { editMessageId });
     this.stores?.activity.touch();
-    if (mutated || this.configChanged()) await this.syncCommandCatalogs();
-  }
-
-  /** config.yaml changed since the menus were synced (an edit from chat, the CLI or by hand). */
-  private configChanged(): boolean {
-    return this.library.currentConfig() !== this.syncedConfig;
+    if (mutated || this.menus.configChanged()) await this.syncCommandCatalogs();
   }
 
   private onUnexpected = (error: unknown, spec: CommandSpec) => {
     this.logger.error({ err: error, command: spec.path.join(" ") }, "gateway: command failed unexpectedly");
   };
-
-  private async route(
-    ctx: CommandContext,
-    message: InboundMessage,
-    command: ParsedCommand | null,
-  ): Promise<{ reply: Reply; mutated: boolean }> {
-    if (!command) return { reply: await this.respondToText(ctx, message), mutated: false };
-    let resolved: ReturnType<typeof resolveCommand>;
-    try {
-      resolved = resolveCommand(this.registry, command.name, command.args, ctx.commandPrefix);
-    } catch (error) {
-      // Only a bad subcommand lands here (a UsageError with the list of existing ones).
-      return {
-        reply:
-          error instanceof SkillgateError
-            ? errorReply(error.text, error.exitCode)
-            : errorReply((error as Error).message),
-        mutated: false,
-      };
-    }
-    if (resolved) {
-      const reply = await parseAndRun(resolved.spec, ctx, resolved.rest, { onUnexpected: this.onUnexpected });
-      return { reply, mutated: resolved.spec.mutating && reply.exitCode === 0 };
-    }
-    const skill = await findSkillByChatName(ctx, command.name).catch(() => undefined);
-    if (!skill) {
-      const names = [
-        ...new Set(this.registry.filter((spec) => !spec.hidden).map((spec) => spec.path[0] ?? "")),
-      ];
-      const guess = closest(command.name.toLowerCase(), names);
-      const unknown = guess
-        ? t("gateway.unknownCommand.guess", {
-            command: `/${command.name}`,
-            guess: ctx.commandPrefix([guess]),
-          })
-        : t("gateway.unknownCommand", { command: `/${command.name}` });
-      return { reply: errorReply(unknown, 2), mutated: false };
-    }
-    return { reply: await this.invokeSkills(ctx, message, skill.name, command.rawArgs), mutated: false };
-  }
-
-  private invokeSkills(
-    ctx: CommandContext,
-    message: InboundMessage,
-    first: string,
-    rawArgs: string,
-  ): Promise<Reply> {
-    const { names, instruction } = stackedNames(rawArgs);
-    const agent = this.options.agent;
-    const spec: CommandSpec = {
-      path: [first],
-      summary: t("gateway.loadSkill", { name: first }),
-      mutating: false,
-      run: async (runCtx) => {
-        const loaded = await loadSkills(runCtx, [first, ...names], instruction);
-        if (!agent || !instruction || loaded.reply.exitCode !== 0) return loaded.reply;
-        const answer = await agent.respond({ ...message, text: instruction, command: undefined }, runCtx);
-        // "Set KEY" buttons of the loaded skills stay with the combined answer.
-        return {
-          ...answer,
-          blocks: [...loaded.reply.blocks, ...answer.blocks],
-          actions: answer.actions ?? loaded.reply.actions,
-        };
-      },
-    };
-    return runCommand(spec, ctx, { args: [], options: {} }, { onUnexpected: this.onUnexpected });
-  }
-
-  private async respondToText(ctx: CommandContext, message: InboundMessage): Promise<Reply> {
-    const agent = this.options.agent;
-    if (!agent) return textReply(NO_AGENT_REPLY);
-    try {
-      return await agent.respond(message, ctx);
-    } catch (error) {
-      this.logger.error({ err: error }, "gateway: the agent failed");
-      return errorReply(t("gateway.agentFailed", { detail: (error as Error).message }));
-    }
-  }
 
   private async postHome(reply: Reply): Promise<boolean> {
     const home = this.options.config.gateway.homeChannel;
