@@ -151,6 +151,8 @@ export function closeCodeAdvice(
     const which = wanted.length > 0 ? wanted.join(", ") : "the privileged intents";
     return `Discord closed the connection with 4014 (disallowed intents): the bot asked for ${which}, which is not switched on for this application. Turn it on in the Developer Portal → your application → Bot → Privileged Gateway Intents, then restart.`;
   }
+  if (code === 4011)
+    return "Discord closed the connection with 4011 (sharding required): the bot is in more than 2,500 servers, and Discord lets one gateway session hold at most 2,500. skillgate holds one session per bot (on the leading replica with gateway.coordination), so it cannot serve this bot: use a bot of its own (another application and token) for the servers skillgate should serve, or remove the bot from servers until it is in 2,500 or fewer.";
   if (code === 4013)
     return "Discord closed the connection with 4013 (invalid intents): report this as a skillgate bug.";
   return `Discord closed the connection with code ${code} and will not reconnect. Check DISCORD_BOT_TOKEN and gateway.discord.api.`;

@@ -1,6 +1,7 @@
 /**
  * Discord conformance: the adapter against the emulator's model of the real rules (privileged intents
- * and close code 4014, the 3-second interaction deadline, the 15-minute token, role mentions).
+ * and close code 4014, sharding past 2,500 servers and close code 4011, the 3-second interaction
+ * deadline, the 15-minute token, role mentions).
  */
 import { promises as fs } from "node:fs";
 import os from "node:os";
@@ -90,6 +91,28 @@ describe("discord emulator rules", () => {
     expect(emu.closeCodes).toEqual([]);
   });
 
+  it("refuses a one-shard session of a bot in more than 2,500 servers with 4011, and recommends shards", async () => {
+    const emu = await emulator({ memberOfGuilds: 2_600 });
+    const info = (await (
+      await fetch(`${emu.apiBase}/v10/gateway/bot`, { headers: { authorization: `Bot ${emu.token}` } })
+    ).json()) as { shards: number };
+    expect(info.shards).toBe(3);
+    const client = new Client({ intents: [GatewayIntentBits.Guilds], rest: { api: emu.apiBase } });
+    cleanups.push(() => client.destroy());
+    await client.login(emu.token).catch(() => undefined);
+    await until(() => emu.closeCodes.includes(4011));
+    expect(emu.identifies).toBe(0);
+  });
+
+  it("lets a bot in exactly 2,500 servers in on one shard", async () => {
+    const emu = await emulator({ memberOfGuilds: 2_500 });
+    const client = new Client({ intents: [GatewayIntentBits.Guilds], rest: { api: emu.apiBase } });
+    cleanups.push(() => client.destroy());
+    await client.login(emu.token);
+    await until(() => emu.identifies === 1);
+    expect(emu.closeCodes).toEqual([]);
+  });
+
   it("refuses an interaction response after the deadline with 10062", async () => {
     const emu = await emulator({ interactionDeadlineMs: 50 });
     const sent = emu.interaction({ user: alice, channelId: CHANNEL, guildId: GUILD, name: "curator" });
@@ -142,6 +165,20 @@ describe("discord adapter against the real rules", () => {
     expect((error as Error).message).toMatch(/Privileged Gateway Intents/);
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(adapter.health().state).toBe("failed");
+  });
+
+  it("refuses a bot past Discord's sharding threshold at once, saying it holds one session and what to do", async () => {
+    const emu = await emulator({ memberOfGuilds: 2_501 });
+    const { adapter } = await adapterFor(emu, { start: false, tuning: { readyTimeoutMs: 20_000 } });
+    const error = await adapter.start(async () => undefined).catch((caught: unknown) => caught as Error);
+    expect(error).toBeInstanceOf(Error);
+    expect((error as Error).message).toMatch(/4011 \(sharding required\)/);
+    expect((error as Error).message).toMatch(/at most 2,500/);
+    expect((error as Error).message).toMatch(/one session per bot/);
+    // Not worth a retry: one refused identify, not the start's three attempts.
+    expect(emu.closeCodes).toEqual([4011]);
+    expect(adapter.health()).toMatchObject({ state: "failed" });
+    expect(adapter.health().detail).toMatch(/4011/);
   });
 
   it("takes a mention of the bot's managed role as a mention of the bot (finding 3)", async () => {

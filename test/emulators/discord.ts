@@ -64,6 +64,11 @@ export interface DiscordEmulatorOptions {
   botRoleId?: string;
   /** Largest file accepted per attachment (bytes); default `DEFAULT_ATTACHMENT_LIMIT`. */
   attachmentSizeLimit?: number;
+  /**
+   * How many servers the bot is in on Discord's side (default: the emulated guilds). Only the emulated
+   * ones are sent; the count decides the recommended shards and whether a session is refused (4011).
+   */
+  memberOfGuilds?: number;
 }
 
 /**
@@ -220,6 +225,17 @@ const WRONG_TOKEN_CLOSE = 4004;
  * Status Codes → Gateway Close Event Codes; not reconnectable).
  */
 const DISALLOWED_INTENTS_CLOSE = 4014;
+/**
+ * "4011 Sharding required: The session would have handled too many guilds - you are required to shard
+ * your connection in order to connect" (Discord docs, Opcodes and Status Codes → Gateway Close Event
+ * Codes; not reconnectable). Topics → Gateway → Sharding: "each shard can only support a maximum of
+ * 2500 guilds"; a bot in more must identify with `shard: [id, count]` so that no shard holds more.
+ */
+const SHARDING_REQUIRED_CLOSE = 4011;
+/** The most guilds one gateway session (shard) may hold. */
+const MAX_GUILDS_PER_SHARD = 2_500;
+/** Get Gateway Bot's `shards` is "the recommended number of shards": one per 1,000 guilds. */
+const GUILDS_PER_RECOMMENDED_SHARD = 1_000;
 /** "You must send an initial response within 3 seconds of receiving the event" (Receiving and Responding). */
 const INTERACTION_DEADLINE_MS = 3_000;
 /** "Interaction tokens are valid for 15 minutes" (Receiving and Responding → Followup Messages). */
@@ -231,6 +247,8 @@ export class DiscordEmulator {
   readonly applicationId: string;
   readonly bot: EmulatorUser;
   readonly guilds: EmulatorGuild[];
+  /** Servers the bot is in on Discord's side (`DiscordEmulatorOptions.memberOfGuilds`). */
+  readonly memberOfGuilds: number;
   /** Every REST call, in order. */
   readonly calls: EmulatorCall[] = [];
   /** Every message the bot created. */
@@ -279,6 +297,7 @@ export class DiscordEmulator {
         channels: [{ id: "920000000000000001", name: "general" }],
       },
     ];
+    this.memberOfGuilds = options.memberOfGuilds ?? this.guilds.length;
     this.heartbeatIntervalMs = options.heartbeatIntervalMs ?? 41_250;
     this.privileged = {
       messageContent: options.privilegedIntents?.messageContent ?? false,
@@ -698,6 +717,15 @@ export class DiscordEmulator {
         }
         const intents = Number(frame.d?.intents ?? 0);
         this.lastIntents = intents;
+        // Identify's `shard` is [shard_id, num_shards]; without it the session is the only shard.
+        const shard = Array.isArray(frame.d?.shard) ? (frame.d.shard as number[]) : [0, 1];
+        const shardCount = Math.max(1, Number(shard[1] ?? 1));
+        if (Math.ceil(this.memberOfGuilds / shardCount) > MAX_GUILDS_PER_SHARD) {
+          this.closeCodes.push(SHARDING_REQUIRED_CLOSE);
+          ws.close(SHARDING_REQUIRED_CLOSE, "Sharding required.");
+          this.events.emit("identify");
+          return;
+        }
         if (this.forcedClose !== undefined) {
           const code = this.forcedClose;
           this.forcedClose = undefined;
@@ -924,7 +952,7 @@ export class DiscordEmulator {
           status: 200,
           json: {
             url: `ws://127.0.0.1:${this.port}/gateway`,
-            shards: 1,
+            shards: Math.max(1, Math.ceil(this.memberOfGuilds / GUILDS_PER_RECOMMENDED_SHARD)),
             session_start_limit: { total: 1000, remaining: 1000, reset_after: 0, max_concurrency: 1 },
           },
         };
