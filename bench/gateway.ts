@@ -127,6 +127,13 @@ async function redisCommands(url: string): Promise<number> {
   }
 }
 
+/** The leader's own count of Redis round trips made for events (`/healthz` → coordination). */
+async function eventRoundTrips(healthPort: number): Promise<number> {
+  const response = await fetch(`http://127.0.0.1:${healthPort}/healthz`);
+  const report = (await response.json()) as { coordination?: { redis_round_trips?: number } };
+  return report.coordination?.redis_round_trips ?? Number.NaN;
+}
+
 /** A free 127.0.0.1 port for `/healthz`. */
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -367,10 +374,12 @@ async function runParent(): Promise<void> {
     const settle = () => new Promise((resolve) => setTimeout(resolve, 1000));
     await settle();
     const redisBefore = redisUrl ? await redisCommands(redisUrl) : 0;
+    const tripsBefore = redisUrl ? await eventRoundTrips(port) : 0;
     const steady = await paced(emulators.telegram, CHATS, COMMANDS, RATE);
     const redisPerCommand = redisUrl
       ? ((await redisCommands(redisUrl)) - redisBefore) / steady.answered
       : null;
+    const tripsPerEvent = redisUrl ? ((await eventRoundTrips(port)) - tripsBefore) / steady.answered : null;
     await settle();
     const cpuBefore = procCpuMs(pid);
     const saturated = await drive(emulators.telegram, CHATS, COMMANDS, WINDOW);
@@ -406,6 +415,10 @@ async function runParent(): Promise<void> {
       console.log(
         `  Redis             ${redisPerCommand.toFixed(2)} commands per answered command (paced run, both replicas' lease renewals included); standby RSS ${standbyRss === null ? "?" : mb(standbyRss)}`,
       );
+    if (tripsPerEvent !== null)
+      console.log(
+        `  Redis round trips ${tripsPerEvent.toFixed(2)} per event (the leader's count, lease renewals apart; target ≤ 6)  ${tripsPerEvent <= 6 ? "ok" : "MISSED"}`,
+      );
     if (process.env.BENCH_JSON === "1") {
       const toMb = (bytes: number) => bytes / 1024 / 1024;
       console.log(
@@ -424,6 +437,7 @@ async function runParent(): Promise<void> {
           saturated_expected: saturated.expected,
           in_order: saturated.inOrder && steady.inOrder,
           redis_per_command: redisPerCommand,
+          redis_round_trips_per_event: tripsPerEvent,
           standby_rss_mb: standbyRss === null ? null : toMb(standbyRss),
         }),
       );

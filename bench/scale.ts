@@ -3,7 +3,8 @@
  * gateway benchmark (`bench/gateway.ts`, Telegram, `/curator status` at 300 commands/s) alternately
  * without and with `gateway.coordination` on a Debian `redis-server` this script starts on a free
  * loopback port (the measured gateway leads, a second one waits as a standby), and prints p50/p99, Redis
- * commands per answered command and the RSS of each replica. BENCH_SCALE_PAIRS sets the number of
+ * commands per answered command (server side, renewals included), Redis round trips per event (the
+ * leader's own count of its event path, target ≤ 6) and the RSS of each replica. BENCH_SCALE_PAIRS sets the number of
  * alternations (default 2); the other BENCH_* variables pass through.
  */
 import { spawnSync } from "node:child_process";
@@ -19,6 +20,7 @@ interface Figures {
   idle_rss_mb: number;
   load_rss_mb: number;
   redis_per_command: number | null;
+  redis_round_trips_per_event: number | null;
   standby_rss_mb: number | null;
 }
 
@@ -67,6 +69,7 @@ console.log(`  ${"".padEnd(26)} ${"alone".padStart(9)}   ${"on Redis".padStart(9
 row("/curator status p50", (figures) => figures.p50_ms, "ms");
 row("/curator status p99", (figures) => figures.p99_ms, "ms");
 row("Redis commands / command", (figures) => figures.redis_per_command, "");
+row("Redis round trips / event", (figures) => figures.redis_round_trips_per_event, "");
 row("leader RSS idle", (figures) => figures.idle_rss_mb, "MB");
 row("leader RSS under load", (figures) => figures.load_rss_mb, "MB");
 row("standby RSS", (figures) => figures.standby_rss_mb, "MB");

@@ -21,7 +21,7 @@ import { type ManagedSkillLibrary, openLibrary } from "../skills/library.js";
 import { ActionStore, type ButtonStore } from "./action-store.js";
 import { ActionRouter } from "./actions.js";
 import type { ConsoleServer } from "./console/server.js";
-import { Coordinator } from "./coordination/coordinator.js";
+import type { Coordinator } from "./coordination/coordinator.js";
 import type { LeaseTimings } from "./coordination/lease.js";
 import { ReplyDelivery } from "./delivery.js";
 import type { HealthServer } from "./health.js";
@@ -251,7 +251,9 @@ class GatewayImpl implements Gateway {
     const { ttlHours, pageSize } = this.options.config.gateway.actions;
     const coordination = this.options.config.gateway.coordination;
     // Coordinated replicas share Redis; an unreachable one stops the start here (no fall-back to files).
-    if (coordination && !this.options.stores)
+    if (coordination && !this.options.stores) {
+      // Loaded only here: a single gateway never pays for the Redis client (about 20 MB of heap).
+      const { Coordinator } = await import("./coordination/coordinator.js");
       this.coordination = await Coordinator.open({
         home: this.options.home,
         config: coordination,
@@ -260,6 +262,7 @@ class GatewayImpl implements Gateway {
         now: this.now,
         timings: this.options.leaseTimings,
       });
+    }
     this.stores ??=
       this.coordination?.stores ?? (await openFileStores(this.options.home, { now: this.now, onError }));
     this.access = new AccessGate(this.options.config, this.now, this.stores.strangers);

@@ -11,7 +11,12 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ActionIntent } from "../../src/core/actions.js";
 import { ActionStore, type ButtonStore } from "../../src/gateway/action-store.js";
-import { connectRedis, type RedisClient } from "../../src/gateway/coordination/redis.js";
+import {
+  connectRedis,
+  countRoundTrips,
+  type RedisClient,
+  type RoundTrips,
+} from "../../src/gateway/coordination/redis.js";
 import { RedisButtonStore } from "../../src/gateway/coordination/redis-buttons.js";
 import { redisStores } from "../../src/gateway/coordination/redis-stores.js";
 import { startRedis, type TestRedis } from "../support/redis.js";
@@ -32,6 +37,15 @@ afterAll(async () => {
 });
 
 const lock = { acquire: async () => ({ release: async () => undefined }) };
+
+/** Resolves once `probe` holds (polled; fails after 10 s). */
+async function eventually(probe: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error("condition not met within 10 s");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
 
 function pair(now: () => number = Date.now) {
   const prefix = `stores:${keys++}:`;
@@ -65,6 +79,43 @@ describe("the Redis coordination stores", () => {
     expect(await a?.activity.lastActivity()).toBe(9_000);
     clock = 19_000;
     expect(await b?.activity.idleSeconds()).toBe(10);
+  });
+
+  it("writes last activity at most once a second: a burst of touches costs two round trips, none is lost", async () => {
+    const trips: RoundTrips = { count: 0 };
+    const prefix = `stores:${keys++}:`;
+    const counted = redisStores({ redis: countRoundTrips(one, trips), prefix, runLock: lock });
+    const other = redisStores({ redis: two, prefix, runLock: lock });
+    for (let at = 1_000; at <= 100_000; at += 1_000) counted.activity.touch(at);
+    // The first touch is written at once; the burst's latest waits for the interval's end.
+    await eventually(async () => (await other.activity.lastActivity()) === 1_000);
+    expect(trips.count).toBe(1);
+    // Its own replica already counts the latest touch.
+    trips.count = 0;
+    expect(await counted.activity.lastActivity()).toBe(100_000);
+    expect(trips.count).toBe(1);
+    trips.count = 0;
+    await eventually(async () => (await other.activity.lastActivity()) === 100_000);
+    expect(trips.count).toBe(1);
+    // A touch then a stop: flush writes it at once.
+    counted.activity.touch(200_000);
+    counted.activity.touch(300_000);
+    await counted.activity.flush();
+    expect(await other.activity.lastActivity()).toBe(300_000);
+  });
+
+  it("counts a command, a script and a MULTI batch as one round trip each, and listeners as none", async () => {
+    const trips: RoundTrips = { count: 0 };
+    const counted = countRoundTrips(one, trips);
+    const key = `trips:${keys++}`;
+    await counted.set(key, "1");
+    await counted.eval("return redis.call('GET', KEYS[1])", { keys: [key], arguments: [] });
+    await counted.multi().incr(key).incr(key).pExpire(key, 60_000).exec();
+    const onError = () => undefined;
+    counted.on("error", onError);
+    counted.off("error", onError);
+    expect(trips.count).toBe(3);
+    expect(await one.get(key)).toBe("3");
   });
 
   it("loaded skills and history are shared, unique and bounded", async () => {

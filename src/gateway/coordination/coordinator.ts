@@ -23,7 +23,7 @@ import { fileRunLock } from "../../curator/lock.js";
 import type { ButtonStore } from "../action-store.js";
 import { leadershipFence, readLeaderRecord, recordLeadership } from "./leadership.js";
 import { LEASE_TIMINGS, LeaderLease, type LeaseEvents, type LeaseTimings } from "./lease.js";
-import { connectRedis, type RedisClient, redactUrl } from "./redis.js";
+import { connectRedis, countRoundTrips, type RedisClient, type RoundTrips, redactUrl } from "./redis.js";
 import { RedisButtonStore } from "./redis-buttons.js";
 import { redisStores } from "./redis-stores.js";
 
@@ -33,6 +33,8 @@ export interface CoordinationHealth {
   epoch: number | null;
   redis: "ok" | "unavailable";
   lease_age_ms: number | null;
+  /** Round trips to Redis made for events since start (stores and buttons; lease renewals not counted). */
+  redis_round_trips: number;
 }
 
 /** Options of `Coordinator.open`. */
@@ -69,6 +71,8 @@ export class Coordinator {
   /** `<host> <pid> <random>`: a restart on the same host can tell that the previous holder is dead. */
   private readonly claimToken = `${os.hostname()} ${process.pid} ${randomBytes(8).toString("hex")}`;
   private readonly timings: LeaseTimings;
+  /** Round trips of the event path (the stores' and buttons' client counts them). */
+  private readonly eventTrips: RoundTrips = { count: 0 };
 
   private constructor(
     private readonly options: CoordinatorOptions,
@@ -79,14 +83,20 @@ export class Coordinator {
     this.timings = options.timings ?? LEASE_TIMINGS;
     const onError = (error: unknown) =>
       options.logger.warn({ err: error }, `coordination: a Redis write failed: ${(error as Error).message}`);
+    const counted = countRoundTrips(redis, this.eventTrips);
     this.stores = redisStores({
-      redis,
+      redis: counted,
       prefix,
       runLock: fileRunLock(options.home),
       now: options.now,
       onError,
     });
-    this.buttons = new RedisButtonStore({ redis, prefix, ttlMs: options.buttonTtlMs, now: options.now });
+    this.buttons = new RedisButtonStore({
+      redis: counted,
+      prefix,
+      ttlMs: options.buttonTtlMs,
+      now: options.now,
+    });
   }
 
   /**
@@ -205,6 +215,7 @@ export class Coordinator {
       epoch: lease?.epoch ?? null,
       redis: this.redis.isReady && (lease?.redisReachable ?? true) ? "ok" : "unavailable",
       lease_age_ms: lease?.leaseAgeMs ?? null,
+      redis_round_trips: this.eventTrips.count,
     };
   }
 

@@ -3,7 +3,7 @@
  * operation is one atomic command or script, so two replicas never both handle an event, lose a loaded
  * skill or move the last activity backwards:
  * - event dedupe: `SET NX PX` (48 h) — the replica that sets the key handles the event;
- * - last activity: the larger of the stored and the new time (a script);
+ * - last activity: the larger of the stored and the new time (a script), at most once a second;
  * - chat sessions: loaded skills (a list kept unique by a script) and bounded history (`RPUSH` + `LTRIM`);
  * - stranger notices: one key per stranger with the time of the last notice;
  * - the curator run lock: the file lock of the home (it is the library's), taken by the leader only.
@@ -78,9 +78,23 @@ export class RedisDedupe implements EventDedupe {
   async flush(): Promise<void> {}
 }
 
-/** Last activity on Redis: only ever forward. */
+/**
+ * How often last activity is written at most (ms). Idleness is judged in minutes (the curator waits for
+ * `gateway.maintenance` idle time), so a second's lag costs nothing and spares each event a round trip.
+ */
+const ACTIVITY_WRITE_INTERVAL_MS = 1_000;
+
+/**
+ * Last activity on Redis: only ever forward, written at most once per `ACTIVITY_WRITE_INTERVAL_MS`
+ * (the latest time touched in the interval is written at its end; `flush` writes it at once).
+ */
 export class RedisActivity implements LastActivity {
   private writing: Promise<unknown> = Promise.resolve();
+  /** The latest time touched and not yet written. */
+  private pending: number | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  /** The latest time written (or being written) by this replica. */
+  private written = 0;
 
   constructor(
     private readonly redis: RedisClient,
@@ -90,14 +104,42 @@ export class RedisActivity implements LastActivity {
   ) {}
 
   touch(at: number = this.now()): void {
-    this.writing = this.redis
-      .eval(MAX_TIME, { keys: [this.key], arguments: [String(Math.floor(at))] })
+    const time = Math.floor(at);
+    if (time <= this.written || time <= (this.pending ?? 0)) return;
+    this.pending = time;
+    if (this.timer) return;
+    // The first touch is written at once; the rest of the interval's touches wait for its end.
+    this.write();
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      if (this.pending !== undefined) this.touchLater();
+    }, ACTIVITY_WRITE_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  /** A touch arrived during the interval: write it now and open the next interval. */
+  private touchLater(): void {
+    const time = this.pending;
+    this.pending = undefined;
+    if (time !== undefined) this.touch(time);
+  }
+
+  private write(): void {
+    const time = this.pending;
+    this.pending = undefined;
+    if (time === undefined) return;
+    this.written = time;
+    const previous = this.writing;
+    this.writing = previous
+      .then(() => this.redis.eval(MAX_TIME, { keys: [this.key], arguments: [String(time)] }))
       .catch(this.onError);
   }
 
   async lastActivity(): Promise<number | undefined> {
-    const value = Number(await this.redis.get(this.key));
-    return Number.isFinite(value) && value > 0 ? value : undefined;
+    const stored = Number(await this.redis.get(this.key));
+    // This replica's own latest touch counts before it is written.
+    const latest = Math.max(Number.isFinite(stored) ? stored : 0, this.written, this.pending ?? 0);
+    return latest > 0 ? latest : undefined;
   }
 
   async idleSeconds(): Promise<number> {
@@ -106,6 +148,9 @@ export class RedisActivity implements LastActivity {
   }
 
   async flush(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.write();
     await this.writing;
   }
 }

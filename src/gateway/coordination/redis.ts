@@ -104,3 +104,50 @@ export async function connectRedis(url: string, options: ConnectOptions = {}): P
   }
   return client;
 }
+
+/** Round trips made through a counted client (see `countRoundTrips`). */
+export interface RoundTrips {
+  count: number;
+}
+
+/** Client members that are not commands: calling them sends nothing to Redis. */
+const NOT_COMMANDS = new Set([
+  "on",
+  "once",
+  "off",
+  "removeListener",
+  "emit",
+  "connect",
+  "destroy",
+  "close",
+  "duplicate",
+]);
+
+/**
+ * `client` as seen by the event path, counting every round trip it makes into `trips`: a command or a
+ * script is one, and a `MULTI … EXEC` batch is one (node-redis sends it in one write and waits once).
+ * Lease renewals go through the uncounted client, so the count is what handling events costs.
+ */
+export function countRoundTrips(client: RedisClient, trips: RoundTrips): RedisClient {
+  return new Proxy(client, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (typeof value !== "function" || typeof property !== "string" || NOT_COMMANDS.has(property))
+        return typeof value === "function" ? value.bind(target) : value;
+      if (property === "multi")
+        return (...args: unknown[]) => {
+          const batch = value.apply(target, args);
+          const exec = batch.exec.bind(batch);
+          batch.exec = (...execArgs: unknown[]) => {
+            trips.count += 1;
+            return exec(...execArgs);
+          };
+          return batch;
+        };
+      return (...args: unknown[]) => {
+        trips.count += 1;
+        return value.apply(target, args);
+      };
+    },
+  });
+}
