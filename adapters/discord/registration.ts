@@ -4,6 +4,7 @@
  * guild, remembered in `<home>/gateway/discord-commands.json`) are removed, other bots' stay. An
  * identical command set is not uploaded again.
  */
+import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { Routes } from "discord.js";
@@ -24,6 +25,11 @@ interface RegistrationState {
   guildId: string | null;
   names: string[];
 }
+
+/** The shared-state key of the registered command set's digest (several replicas of a home). */
+const SHARED_KEY = "discord:commands";
+/** How long the shared digest is kept after the last registration (ms): 30 days. */
+const SHARED_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
 /** The slash-command registration of one Discord adapter. */
 export class DiscordRegistration {
@@ -51,6 +57,14 @@ export class DiscordRegistration {
     const fingerprint = JSON.stringify({ guildId, body });
     // Skill changes re-sync the catalog, but Discord's set only names commands: skip identical uploads.
     if (fingerprint === this.registered) return;
+    // A replica taking the lead over finds what the previous leader registered: no second bulk overwrite.
+    const digest = createHash("sha256").update(fingerprint).digest("hex");
+    const shared = this.ctx.hooks?.sharedState;
+    if (shared && (await shared.get(SHARED_KEY).catch(() => undefined)) === digest) {
+      this.registered = fingerprint;
+      this.ctx.log.info("discord commands already registered by the previous leader; not sent again");
+      return;
+    }
     const rest = this.ctx.client.rest;
     try {
       const applicationId = await this.applicationId();
@@ -75,6 +89,11 @@ export class DiscordRegistration {
       }
       await this.writeRegistration({ applicationId, guildId, names });
       this.registered = fingerprint;
+      await shared
+        ?.set(SHARED_KEY, digest, { ttlMs: SHARED_TTL_MS })
+        .catch((error: unknown) =>
+          this.ctx.log.warn({ err: error }, "discord: cannot share the command fingerprint"),
+        );
       this.ctx.log.info(
         { count: body.length, scope: guildId ? `guild ${guildId}` : "global" },
         "discord commands registered",

@@ -2,7 +2,10 @@
  * The long-polling offset, ours rather than grammy's: the next offset is persisted in
  * `<home>/gateway/telegram-offset.json` after each batch and passed to `getUpdates` on restart, which
  * confirms what was handled (nothing replayed) and fetches what arrived while we were down (nothing
- * lost). Writes are batched (`offsetFlushMs`); the gateway's dedupe drops what a crash replays.
+ * lost). Writes are batched (`offsetFlushMs`); the gateway's dedupe drops what a crash replays. With
+ * several replicas (`sharedState`) the offset lives in the shared state instead, written only under the
+ * leader's epoch and never backwards; the file is still read once when the shared state has none (a home
+ * that ran a single gateway before).
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
@@ -33,7 +36,24 @@ export class UpdateOffset {
 
   /** Reads the saved offset (one of another bot, too old or unreadable is ignored). */
   async load(): Promise<void> {
-    this.value = await this.read();
+    this.value = (await this.readShared()) ?? (await this.read());
+  }
+
+  /** The key of this bot's offset in the shared state. */
+  private get sharedKey(): string {
+    return `telegram:${this.ctx.botId}:offset`;
+  }
+
+  private async readShared(): Promise<number | undefined> {
+    const state = this.ctx.hooks?.sharedState;
+    if (!state) return undefined;
+    try {
+      const value = Number(await state.get(this.sharedKey));
+      return Number.isSafeInteger(value) && value > 0 ? value : undefined;
+    } catch (error) {
+      this.ctx.logger.warn({ err: error }, "telegram: cannot read the shared update offset");
+      return undefined;
+    }
   }
 
   private async read(): Promise<number | undefined> {
@@ -93,6 +113,22 @@ export class UpdateOffset {
     // A replica that may not take events (no longer the leader) leaves the offset to the one that does;
     // and a saved offset never goes backwards (replicas share the file through the home).
     if (this.ctx.hooks?.mayTakeEvents?.() === false) return;
+    const state = this.ctx.hooks?.sharedState;
+    if (state) {
+      // It expires after the same week of silence after which a saved offset is no longer reused.
+      const stored = await state
+        .set(this.sharedKey, String(this.value), { ttlMs: OFFSET_MAX_AGE_MS, forwardOnly: true })
+        .catch((error: unknown) => {
+          this.ctx.logger.warn({ err: error }, "telegram: cannot save the shared update offset");
+          return true;
+        });
+      if (!stored)
+        this.ctx.logger.warn(
+          { offset: this.value },
+          "telegram: the update offset was not saved: this replica no longer leads under the current epoch",
+        );
+      return;
+    }
     const saved = await this.read();
     if (saved !== undefined && saved > this.value) return;
     const data: PersistedOffset = {

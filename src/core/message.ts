@@ -186,6 +186,24 @@ export interface AdapterHooks {
    * Absent: always true.
    */
   mayTakeEvents?: () => boolean;
+  /**
+   * Small values an adapter keeps for the next process that serves its platform, shared by every
+   * replica of the home (the Telegram update offset, the Discord command fingerprint); present only
+   * with several replicas. Absent: the adapter keeps them in its own files under the home.
+   */
+  sharedState?: AdapterState;
+}
+
+/** Small named values an adapter shares with the replica that serves its platform after it. */
+export interface AdapterState {
+  /** The stored value of `key`, or undefined (never stored, or expired). */
+  get(key: string): Promise<string | undefined>;
+  /**
+   * Stores `value` for `key` for `ttlMs` (refreshed by each write). Written only while this replica
+   * leads under the current epoch; with `forwardOnly` a number never replaces a larger one. True when
+   * the stored value is now `value` or (forward only) beyond it; false when the write was refused.
+   */
+  set(key: string, value: string, options: { ttlMs: number; forwardOnly?: boolean }): Promise<boolean>;
 }
 
 /** The private input a pressed "Set KEY" button opens, for the admin who pressed it. */

@@ -425,7 +425,12 @@ class GatewayImpl implements Gateway {
         if (admission.admitted) return admission;
         return { ...admission, notice: this.delivery.forReader(adapter, admission.notice, message) };
       },
-      ...(this.coordination ? { mayTakeEvents: () => this.coordination?.leading() === true } : {}),
+      ...(this.coordination
+        ? {
+            mayTakeEvents: () => this.coordination?.leading() === true,
+            sharedState: this.coordination.adapterState,
+          }
+        : {}),
       ...(this.secrets.available(adapter.capabilities)
         ? { secretInput: this.presses.secretInputHooks(adapter) }
         : {}),

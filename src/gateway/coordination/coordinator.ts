@@ -18,13 +18,21 @@ import type { CoordinationConfig } from "../../config/config.js";
 import { CoordinationError } from "../../core/errors.js";
 import { setWriteFence } from "../../core/fence.js";
 import type { Logger } from "../../core/logger.js";
+import type { AdapterState } from "../../core/message.js";
 import type { CoordinationStores } from "../../core/stores.js";
 import { fileRunLock } from "../../curator/lock.js";
 import type { ButtonStore } from "../action-store.js";
 import { leadershipFence, readLeaderRecord, recordLeadership } from "./leadership.js";
-import { LEASE_TIMINGS, LeaderLease, type LeaseEvents, type LeaseTimings } from "./lease.js";
+import {
+  LEADER_EPOCH_KEY,
+  LEASE_TIMINGS,
+  LeaderLease,
+  type LeaseEvents,
+  type LeaseTimings,
+} from "./lease.js";
 import { connectRedis, countRoundTrips, type RedisClient, type RoundTrips, redactUrl } from "./redis.js";
 import { RedisButtonStore } from "./redis-buttons.js";
+import { RedisAdapterState } from "./redis-state.js";
 import { redisStores } from "./redis-stores.js";
 
 /** What `/healthz` says of coordination. */
@@ -65,6 +73,8 @@ export class Coordinator {
   readonly stores: CoordinationStores;
   /** Shown buttons, single-use across replicas. */
   readonly buttons: ButtonStore;
+  /** What a platform's next leader needs (the Telegram offset, the Discord fingerprint). */
+  readonly adapterState: AdapterState;
   readonly replicaId: string;
   private lease: LeaderLease | undefined;
   private claimTimer: NodeJS.Timeout | undefined;
@@ -90,6 +100,13 @@ export class Coordinator {
       runLock: fileRunLock(options.home),
       now: options.now,
       onError,
+    });
+    this.adapterState = new RedisAdapterState({
+      redis: counted,
+      prefix,
+      epochKey: `${prefix}${LEADER_EPOCH_KEY}`,
+      // Only a lease that is surely this replica's writes: a paused leader's timer may fire late.
+      epoch: () => (this.lease?.valid() ? this.lease.epoch : undefined),
     });
     this.buttons = new RedisButtonStore({
       redis: counted,

@@ -21,6 +21,9 @@ export interface LeaseTimings {
 }
 
 /** The timings the issue of several gateways on one home settled on (n8n's multi-main model). */
+/** The key (under the home's prefix) holding the current leader's epoch; it expires with the lease. */
+export const LEADER_EPOCH_KEY = "leader-epoch";
+
 export const LEASE_TIMINGS: LeaseTimings = { ttlMs: 10_000, renewMs: 3_000, fenceAfterMs: 7_000 };
 
 /** What the lease tells the gateway. */
@@ -145,7 +148,7 @@ export class LeaderLease {
     if (this.currentEpoch !== undefined) {
       await this.stepDown("stopping");
       await this.options.redis
-        .eval(RELEASE, { keys: [this.key("leader"), this.key("leader-epoch")], arguments: [this.token] })
+        .eval(RELEASE, { keys: [this.key("leader"), this.key(LEADER_EPOCH_KEY)], arguments: [this.token] })
         .catch(() => undefined);
     }
   }
@@ -176,7 +179,7 @@ export class LeaderLease {
       const started = this.now();
       epoch = Number(
         await this.options.redis.eval(ACQUIRE, {
-          keys: [this.key("leader"), this.key("epoch"), this.key("leader-epoch")],
+          keys: [this.key("leader"), this.key("epoch"), this.key(LEADER_EPOCH_KEY)],
           arguments: [this.token, String(this.timings.ttlMs), String(floor)],
         }),
       );
@@ -207,7 +210,7 @@ export class LeaderLease {
       const started = this.now();
       const held = Number(
         await this.options.redis.eval(RENEW, {
-          keys: [this.key("leader"), this.key("leader-epoch")],
+          keys: [this.key("leader"), this.key(LEADER_EPOCH_KEY)],
           arguments: [this.token, String(this.timings.ttlMs)],
         }),
       );
