@@ -128,10 +128,11 @@ export async function csrfOf(server: ConsoleServer, cookie: string): Promise<str
 
 /**
  * Launches Debian's Chromium headless with a fresh profile, through playwright-core. `backForwardCache`
- * keeps the browser's back/forward cache on (playwright turns it off by default), as people's browsers have it.
+ * keeps the browser's back/forward cache on (playwright turns it off by default), as people's browsers
+ * have it. `locale` is the browser's language: Chromium's `--lang` and the `Accept-Language` it sends.
  */
 export async function launchBrowser(
-  options: { backForwardCache?: boolean } = {},
+  options: { backForwardCache?: boolean; locale?: string } = {},
 ): Promise<{ context: BrowserContext; close: () => Promise<void> }> {
   const { chromium } = await import("playwright-core");
   const profile = await fs.mkdtemp(path.join(os.tmpdir(), "skillgate-chromium-"));
@@ -139,7 +140,9 @@ export async function launchBrowser(
     executablePath: CHROMIUM,
     headless: true,
     ...(options.backForwardCache ? { ignoreDefaultArgs: ["--disable-back-forward-cache"] } : {}),
+    ...(options.locale ? { locale: options.locale } : {}),
     args: [
+      ...(options.locale ? [`--lang=${options.locale}`] : []),
       "--headless",
       "--no-sandbox",
       "--disable-gpu",
