@@ -776,6 +776,45 @@ export class LarkEmulator {
     };
   }
 
+  /**
+   * A bot menu click: a schema 2.0 `application.bot.menu_v6` envelope whose event carries the clicking
+   * user (`operator.operator_id`), the entry's `event_key` and a `timestamp`, and no chat (Feishu open
+   * platform, 机器人自定义菜单 → 事件「机器人自定义菜单」; the fields as typed by the Lark SDK's
+   * `EventHandles["application.bot.menu_v6"]`). The menu itself is set up in the developer console, so
+   * any key can arrive; one skillgate does not know must be ignored.
+   */
+  menuEvent(opts: {
+    eventKey: string;
+    operatorOpenId?: string;
+    token?: string;
+    eventId?: string;
+  }): Record<string, unknown> {
+    const operator = opts.operatorOpenId ?? "ou_alice";
+    return {
+      schema: "2.0",
+      header: {
+        event_id: opts.eventId ?? randomUUID(),
+        token: opts.token ?? "",
+        create_time: String(Date.now()),
+        event_type: "application.bot.menu_v6",
+        tenant_key: "tk",
+        app_id: this.appId,
+      },
+      event: {
+        operator: {
+          operator_name: "Alice",
+          operator_id: {
+            union_id: `on_${operator.slice(3)}`,
+            user_id: operator.slice(3),
+            open_id: operator,
+          },
+        },
+        event_key: opts.eventKey,
+        timestamp: Date.now(),
+      },
+    };
+  }
+
   /** Registers the chat of an inbound message so replies to it are attributed to that chat. */
   rememberMessage(envelope: Record<string, unknown>): void {
     const message = (envelope.event as { message?: { message_id?: string; chat_id?: string } } | undefined)

@@ -5,9 +5,11 @@
  */
 import { enConsole } from "./console.en.js";
 import type { CatalogShape } from "./entries.js";
+import { enMenu } from "./menu.en.js";
 
 export const en = {
   ...enConsole,
+  ...enMenu,
   // ── reply model ──────────────────────────────────────────────────────────────────────────────────
   "reply.warning": "⚠ {text}",
   "button.cancel": "Cancel",

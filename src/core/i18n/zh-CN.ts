@@ -6,9 +6,11 @@
 import { zhCNConsole } from "./console.zh-CN.js";
 import type { en } from "./en.js";
 import { defineLocale } from "./entries.js";
+import { zhCNMenu } from "./menu.zh-CN.js";
 
 export const zhCN = defineLocale<typeof en>()({
   ...zhCNConsole,
+  ...zhCNMenu,
   // ── reply model ──────────────────────────────────────────────────────────────────────────────────
   "reply.warning": "⚠ {text}",
   "button.cancel": "取消",
