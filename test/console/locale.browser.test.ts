@@ -16,6 +16,8 @@ import {
   ARTIFACTS,
   BROWSER_AVAILABLE,
   cli,
+  closeBrowserTest,
+  firstTab,
   IN_CI,
   launchBrowser,
   makeConsoleHome,
@@ -58,18 +60,11 @@ describe.skipIf(!BROWSER_AVAILABLE && !IN_CI)("web console in Chinese", () => {
     report = (await fs.readdir(path.join(home, "logs", "curator")))[0] ?? "";
     server = await startTestConsole(home);
     browser = await launchBrowser({ locale: "zh-CN" });
-    page = browser.context.pages()[0] ?? (await browser.context.newPage());
-    page.on("dialog", (dialog) => {
-      throw new Error(`a script opened a dialog: ${dialog.message()}`);
-    });
+    page = await firstTab(browser.context);
     await page.goto(server.loginUrl("admin"));
   }, 120_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    if (home) await fs.rm(home, { recursive: true, force: true });
-  });
+  afterAll(() => closeBrowserTest({ browser, server, home }));
 
   it("sends Accept-Language: zh-CN and gets every page in Chinese, at desktop and phone width", async () => {
     expect(await page.evaluate(() => navigator.language)).toBe("zh-CN");

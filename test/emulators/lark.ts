@@ -753,14 +753,7 @@ export class LarkEmulator {
     const operator = opts.operatorOpenId ?? "ou_alice";
     return {
       schema: "2.0",
-      header: {
-        event_id: opts.eventId ?? randomUUID(),
-        token: opts.token ?? "",
-        create_time: String(Date.now() * 1000),
-        event_type: "card.action.trigger",
-        tenant_key: "tk",
-        app_id: this.appId,
-      },
+      header: this.eventHeader("card.action.trigger", opts, String(Date.now() * 1000)),
       event: {
         operator: {
           tenant_key: "tk",
@@ -792,14 +785,7 @@ export class LarkEmulator {
     const operator = opts.operatorOpenId ?? "ou_alice";
     return {
       schema: "2.0",
-      header: {
-        event_id: opts.eventId ?? randomUUID(),
-        token: opts.token ?? "",
-        create_time: String(Date.now()),
-        event_type: "application.bot.menu_v6",
-        tenant_key: "tk",
-        app_id: this.appId,
-      },
+      header: this.eventHeader("application.bot.menu_v6", opts, String(Date.now())),
       event: {
         operator: {
           operator_name: "Alice",
@@ -812,6 +798,22 @@ export class LarkEmulator {
         event_key: opts.eventKey,
         timestamp: Date.now(),
       },
+    };
+  }
+
+  /** The schema 2.0 header of an event of `eventType` to this app. */
+  private eventHeader(
+    eventType: string,
+    opts: { token?: string; eventId?: string },
+    createTime: string,
+  ): Record<string, unknown> {
+    return {
+      event_id: opts.eventId ?? randomUUID(),
+      token: opts.token ?? "",
+      create_time: createTime,
+      event_type: eventType,
+      tenant_key: "tk",
+      app_id: this.appId,
     };
   }
 
