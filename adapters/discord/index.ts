@@ -97,6 +97,17 @@ export class DiscordAdapter implements Adapter {
     return this.outbound.acknowledge(target, notice, inReplyTo);
   }
 
+  /**
+   * The language of a channel for posts without a reader (the home channel's maintenance summary): its
+   * guild's preferred locale (Discord's `preferred_locale`, "en-US" unless a Community server chose
+   * another), kept current by discord.js from GUILD_CREATE and GUILD_UPDATE. Undefined for a DM or a
+   * channel this bot cannot see.
+   */
+  chatLanguage(chatId: string): string | undefined {
+    const channel = this.ctx.client.channels.cache.get(chatId);
+    return channel && "guild" in channel ? channel.guild?.preferredLocale : undefined;
+  }
+
   /** Registers skillgate's slash commands (see `DiscordRegistration.syncCommands`). */
   syncCommands(catalog: CommandCatalogEntry[]): Promise<void> {
     return this.registration.syncCommands(catalog);

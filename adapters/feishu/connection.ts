@@ -12,6 +12,7 @@ import { CARD_ACTION_EVENT_TYPE } from "./actions.js";
 import { describeError } from "./api-errors.js";
 import type { FeishuContext } from "./context.js";
 import type { FeishuInteractions } from "./interactions.js";
+import { MENU_EVENT_TYPE } from "./menu.js";
 import { MESSAGE_EVENT_TYPE } from "./normalize.js";
 import { sdkLoggerFor } from "./sdk-logger.js";
 import { FeishuWebhook } from "./webhook.js";
@@ -94,6 +95,9 @@ export class FeishuConnection {
         this.events.onEvent(data);
       },
       [CARD_ACTION_EVENT_TYPE]: (data: Record<string, unknown>) => this.events.onCardAction(data),
+      [MENU_EVENT_TYPE]: async (data: Record<string, unknown>) => {
+        this.events.onMenuClick(data);
+      },
     });
     if (this.ctx.settings.mode === "webhook") await this.webhook.start(dispatcher);
     else await this.startLongConnection({ appId, appSecret, domain, logger: sdkLogger }, dispatcher);

@@ -1,11 +1,15 @@
 /**
  * `skillgate doctor` for Feishu/Lark: checks the app credentials (tenant token), the bot capability and
  * identity (bot/v3/info), and the way events arrive — the long-connection endpoint, or the webhook's
- * verification settings.
+ * verification settings. It also names the bot menu entries skillgate answers, in the deployment's
+ * language, for the admin to add in the developer console (Feishu has no API for the menu).
  */
 import { type Check, failed, messageOf, ok, warn } from "../../src/core/diagnostics.js";
+import { menuLocales } from "../../src/core/i18n/locale.js";
 import type { AdapterOptions } from "../../src/core/platforms.js";
 import { feishuConfig } from "./config.js";
+import { feishuLocaleDefault } from "./index.js";
+import { feishuMenu } from "./menu.js";
 
 const AREA = "feishu";
 
@@ -136,5 +140,21 @@ export async function diagnoseFeishu(options: AdapterOptions): Promise<Check[]> 
         ),
       );
   }
+  checks.push(menuCheck(options));
   return checks;
+}
+
+/** The bot menu to add in the developer console, its names in the language Feishu readers get here. */
+export function menuCheck(options: Pick<AdapterOptions, "config">): Check {
+  const settings = feishuConfig(options.config);
+  const { fallback } = menuLocales({
+    platformSetting: options.config.gateway.platforms.feishu?.locale,
+    setting: options.config.gateway.locale,
+    platformDefault: feishuLocaleDefault(settings.domain).defaultLocale,
+  });
+  const entries = feishuMenu(fallback).map((entry) => `"${entry.name}" → event key ${entry.eventKey}`);
+  return ok(
+    AREA,
+    `Bot menu entries skillgate answers (add them under App features → Bot → Bot menu, type "push event"): ${entries.join("; ")}.`,
+  );
 }

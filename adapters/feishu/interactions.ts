@@ -10,6 +10,7 @@ import type { InboundMessage } from "../../src/core/message.js";
 import { normalizeCardAction } from "./actions.js";
 import { describeError } from "./api-errors.js";
 import type { FeishuContext } from "./context.js";
+import { normalizeMenuEvent } from "./menu.js";
 import { envelopeFromDispatcher, normalizeEvent } from "./normalize.js";
 import type { FeishuOutbound } from "./outbound.js";
 import type { FeishuSecretFlow } from "./secret-flow.js";
@@ -35,6 +36,20 @@ export class FeishuInteractions {
       this.ctx.log.debug({ eventId: message.eventId }, "feishu redelivery dropped");
       return;
     }
+    for (const key of keys) this.ctx.recent.add(key);
+    void this.deliver(message, keys);
+  }
+
+  /** A bot menu click (`application.bot.menu_v6`): its command for the clicking user, delivered once. */
+  onMenuClick(data: Record<string, unknown>): void {
+    if (this.ctx.stopped) return;
+    const message = normalizeMenuEvent(data, this.ctx.botOpenId);
+    if (!message) {
+      this.ctx.log.debug({ eventKey: data.event_key }, "feishu menu click ignored (unknown key or no user)");
+      return;
+    }
+    const keys = [`event:${message.eventId}`];
+    if (this.ctx.recent.has(keys[0] as string)) return;
     for (const key of keys) this.ctx.recent.add(key);
     void this.deliver(message, keys);
   }

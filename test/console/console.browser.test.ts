@@ -16,6 +16,8 @@ import {
   ARTIFACTS,
   BROWSER_AVAILABLE,
   cli,
+  closeBrowserTest,
+  firstTab,
   HOSTILE_SKILL,
   IN_CI,
   launchBrowser,
@@ -70,18 +72,11 @@ describe.skipIf(!BROWSER_AVAILABLE && !IN_CI)("web console in a real browser", (
     server = await startTestConsole(home);
     browser = await launchBrowser();
     context = browser.context;
-    page = context.pages()[0] ?? (await context.newPage());
-    page.on("dialog", (dialog) => {
-      throw new Error(`a script opened a dialog: ${dialog.message()}`);
-    });
+    page = await firstTab(context);
     await page.goto(server.loginUrl("admin"));
   }, 120_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    if (home) await fs.rm(home, { recursive: true, force: true });
-  });
+  afterAll(() => closeBrowserTest({ browser, server, home }));
 
   it("lists a 1,000-skill library in pages and filters it by search and state", async () => {
     expect(new URL(page.url()).pathname).toBe("/library");

@@ -8,7 +8,7 @@ import { existsSync, promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import type { BrowserContext } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import { registry } from "../../commands/index.js";
 import { loadConfig } from "../../src/config/config.js";
 import { type ConsoleServer, startConsoleServer } from "../../src/gateway/console/server.js";
@@ -128,10 +128,11 @@ export async function csrfOf(server: ConsoleServer, cookie: string): Promise<str
 
 /**
  * Launches Debian's Chromium headless with a fresh profile, through playwright-core. `backForwardCache`
- * keeps the browser's back/forward cache on (playwright turns it off by default), as people's browsers have it.
+ * keeps the browser's back/forward cache on (playwright turns it off by default), as people's browsers
+ * have it. `locale` is the browser's language: Chromium's `--lang` and the `Accept-Language` it sends.
  */
 export async function launchBrowser(
-  options: { backForwardCache?: boolean } = {},
+  options: { backForwardCache?: boolean; locale?: string } = {},
 ): Promise<{ context: BrowserContext; close: () => Promise<void> }> {
   const { chromium } = await import("playwright-core");
   const profile = await fs.mkdtemp(path.join(os.tmpdir(), "skillgate-chromium-"));
@@ -139,7 +140,9 @@ export async function launchBrowser(
     executablePath: CHROMIUM,
     headless: true,
     ...(options.backForwardCache ? { ignoreDefaultArgs: ["--disable-back-forward-cache"] } : {}),
+    ...(options.locale ? { locale: options.locale } : {}),
     args: [
+      ...(options.locale ? [`--lang=${options.locale}`] : []),
       "--headless",
       "--no-sandbox",
       "--disable-gpu",
@@ -158,4 +161,24 @@ export async function launchBrowser(
       await fs.rm(profile, { recursive: true, force: true });
     },
   };
+}
+
+/** The browser's first tab; a native dialog a script opens fails the test (the console has its own). */
+export async function firstTab(context: BrowserContext): Promise<Page> {
+  const page = context.pages()[0] ?? (await context.newPage());
+  page.on("dialog", (dialog) => {
+    throw new Error(`a script opened a dialog: ${dialog.message()}`);
+  });
+  return page;
+}
+
+/** Closes what a browser test opened: the browser, the console, and removes the home. */
+export async function closeBrowserTest(parts: {
+  browser?: { close: () => Promise<void> };
+  server?: ConsoleServer;
+  home?: string;
+}): Promise<void> {
+  await parts.browser?.close();
+  await parts.server?.close();
+  if (parts.home) await fs.rm(parts.home, { recursive: true, force: true });
 }

@@ -1,13 +1,15 @@
 /**
  * Languages end to end on Discord: the real gateway and adapter (discord.js) against the emulator.
  * Registration carries `zh-CN` localizations that the emulator checks by Discord's rules (command names
- * stay ASCII), and an interaction is answered in its `locale`.
+ * stay ASCII), and an interaction is answered in its `locale`. A post without a reader (the maintenance
+ * summary in the home channel) follows the guild's `preferred_locale`, also when it changes while the
+ * gateway runs (GUILD_UPDATE), unless `gateway.discord.locale` names a locale.
  */
 import { describe, expect, it } from "vitest";
 import { type EmulatorUser, visibleText } from "../emulators/discord.js";
-import { DISCORD_GUILD, DISCORD_USERS, shown } from "../support/harness/discord.js";
+import { DISCORD_GUILD, DISCORD_HOME_CHANNEL, DISCORD_USERS, shown } from "../support/harness/discord.js";
 import { usePlatform } from "../support/harness/index.js";
-import { writeTestSkill } from "../support/platform-home.js";
+import { makeCuratorDue, writeCuratorLastRun, writeTestSkill } from "../support/platform-home.js";
 
 const boot = usePlatform("discord", {
   prepare: (home) => writeTestSkill(home, "documents", "pdf-tools"),
@@ -52,5 +54,64 @@ describe("discord: localized registration and replies", () => {
     expect(shown(visibleText(english.original))).toMatch(/^You are /);
     const help = await run.slash(chineseAdmin, "help");
     expect(shown(visibleText(help.original))).toContain("命令");
+  });
+});
+
+const bootWithHome = usePlatform("discord", {
+  prepare: makeCuratorDue,
+  config: {
+    curator: { min_idle_hours: 0 },
+    gateway: { home_channel: `discord:${DISCORD_HOME_CHANNEL}` },
+  },
+});
+
+/** The maintenance summary the gateway posts to the home channel on its next tick. */
+async function homeSummary(run: Awaited<ReturnType<typeof bootWithHome>>): Promise<string> {
+  const before = run.emulator.messages.length;
+  const outcome = await run.gateway.runMaintenanceTick();
+  expect(outcome).toMatchObject({ ran: true, posted: true });
+  const message = await run.emulator.waitForMessage(
+    (item) => item.channelId === DISCORD_HOME_CHANNEL && run.emulator.messages.indexOf(item) >= before,
+  );
+  return shown(visibleText(message));
+}
+
+describe("discord: home-channel posts in the guild's language", () => {
+  it("writes the maintenance summary in Chinese for a guild whose preferred locale is zh-CN", async () => {
+    const run = await bootWithHome({
+      prepare: async (home, emulator) => {
+        emulator.setGuildLocale(DISCORD_GUILD, "zh-CN");
+        await makeCuratorDue(home);
+      },
+    });
+    const text = await homeSummary(run);
+    expect(text).toContain("管理器：自动：");
+    expect(text).toContain("已归档 1 个技能：");
+    expect(text).toContain("old-stale —— 因过时而清理");
+    expect(text).not.toContain("archived 1 skill");
+  });
+
+  it("keeps English for an en-US guild, and follows the guild when its locale changes", async () => {
+    const run = await bootWithHome();
+    expect(await homeSummary(run)).toContain("archived 1 skill(s):");
+    // The server's admin switches the community's language; discord.js learns it from GUILD_UPDATE.
+    expect(run.adapter.chatLanguage(DISCORD_HOME_CHANNEL)).toBe("en-US");
+    run.emulator.setGuildLocale(DISCORD_GUILD, "zh-CN");
+    await expect.poll(() => run.adapter.chatLanguage(DISCORD_HOME_CHANNEL), { timeout: 5_000 }).toBe("zh-CN");
+    await makeCuratorDue(run.home);
+    await writeCuratorLastRun(run.home, 30);
+    const text = await homeSummary(run);
+    expect(text).toContain("已归档 1 个技能：");
+  });
+
+  it("lets gateway.discord.locale override the guild's language", async () => {
+    const run = await bootWithHome({
+      prepare: async (home, emulator) => {
+        emulator.setGuildLocale(DISCORD_GUILD, "zh-CN");
+        await makeCuratorDue(home);
+      },
+      config: { gateway: { discord: { locale: "en" } } },
+    });
+    expect(await homeSummary(run)).toContain("archived 1 skill(s):");
   });
 });

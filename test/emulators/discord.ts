@@ -41,6 +41,13 @@ export interface EmulatorGuild {
   id: string;
   name: string;
   channels: { id: string; name: string; type?: number }[];
+  /**
+   * The guild's `preferred_locale`: "the preferred locale of a Community guild; used in server
+   * discovery and notices from Discord, and sent in interactions; defaults to \"en-US\"" (Discord docs,
+   * Guild Resource → Guild Object). Sent in GUILD_CREATE and GUILD_UPDATE, and as `guild_locale` in
+   * every interaction from the guild. Default "en-US".
+   */
+  preferredLocale?: string;
 }
 
 /** Emulator setup; everything has a usable default. */
@@ -394,7 +401,7 @@ export class DiscordEmulator {
       entitlements: [],
       authorizing_integration_owners: guild ? { "0": guild.id } : { "1": input.user.id },
       context: guild ? 0 : 1,
-      ...whereFields(guild?.id, user),
+      ...whereFields(guild, user),
     };
     const record: EmulatedInteraction = {
       id,
@@ -445,7 +452,7 @@ export class DiscordEmulator {
       authorizing_integration_owners: input.guildId ? { "0": input.guildId } : { "1": input.user.id },
       context: input.guildId ? 0 : 1,
       attachment_size_limit: 10_485_760,
-      ...whereFields(input.guildId, user),
+      ...whereFields(guild, user),
     };
     const record: EmulatedInteraction = {
       id,
@@ -529,7 +536,7 @@ export class DiscordEmulator {
       context: guildId ? 0 : 1,
       attachment_size_limit: 10_485_760,
       ...extra,
-      ...whereFields(guild?.id, author),
+      ...whereFields(guild, author),
     };
     const record: EmulatedInteraction = {
       id,
@@ -782,6 +789,20 @@ export class DiscordEmulator {
     }
   }
 
+  /**
+   * Sets a guild's preferred locale, as a server admin does in Server Settings → Community → Overview,
+   * and tells connected clients with GUILD_UPDATE (Discord docs, Gateway Events → Guild Update: "Sent
+   * when a guild is updated. The inner payload is a guild object"). The locale must be one of
+   * Discord's (Reference → Locales).
+   */
+  setGuildLocale(guildId: string, locale: string): void {
+    const guild = this.guilds.find((candidate) => candidate.id === guildId);
+    if (!guild) throw new Error(`no guild ${guildId}`);
+    if (!DISCORD_LOCALES.has(locale)) throw new Error(`${locale} is not one of Discord's locales`);
+    guild.preferredLocale = locale;
+    this.dispatch("GUILD_UPDATE", this.guildPayload(guild));
+  }
+
   private guildPayload(guild: EmulatorGuild): Record<string, unknown> {
     return {
       id: guild.id,
@@ -825,7 +846,7 @@ export class DiscordEmulator {
       mfa_level: 0,
       system_channel_flags: 0,
       premium_tier: 0,
-      preferred_locale: "en-US",
+      preferred_locale: guild.preferredLocale ?? "en-US",
       nsfw_level: 0,
       premium_progress_bar_enabled: false,
       unavailable: false,
@@ -1684,11 +1705,15 @@ function interactionChannel(
  * Where an interaction happened, as Discord's payload says it: in a guild the user comes inside a
  * `member` object with the guild's id; in a DM it comes as `user` (Discord docs, Interaction Object).
  */
-function whereFields(guildId: string | undefined, user: Record<string, unknown>): Record<string, unknown> {
-  if (!guildId) return { user };
+function whereFields(
+  guild: EmulatorGuild | undefined,
+  user: Record<string, unknown>,
+): Record<string, unknown> {
+  if (!guild) return { user };
   return {
-    guild_id: guildId,
-    guild_locale: "en-US",
+    guild_id: guild.id,
+    // "Guild's preferred locale, if invoked in a guild" (Discord docs, Interaction Object).
+    guild_locale: guild.preferredLocale ?? "en-US",
     member: {
       user,
       roles: [],

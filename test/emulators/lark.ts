@@ -753,14 +753,7 @@ export class LarkEmulator {
     const operator = opts.operatorOpenId ?? "ou_alice";
     return {
       schema: "2.0",
-      header: {
-        event_id: opts.eventId ?? randomUUID(),
-        token: opts.token ?? "",
-        create_time: String(Date.now() * 1000),
-        event_type: "card.action.trigger",
-        tenant_key: "tk",
-        app_id: this.appId,
-      },
+      header: this.eventHeader("card.action.trigger", opts, String(Date.now() * 1000)),
       event: {
         operator: {
           tenant_key: "tk",
@@ -773,6 +766,54 @@ export class LarkEmulator {
         host: "im_message",
         context: { open_message_id: opts.messageId, open_chat_id: card.chatId },
       },
+    };
+  }
+
+  /**
+   * A bot menu click: a schema 2.0 `application.bot.menu_v6` envelope whose event carries the clicking
+   * user (`operator.operator_id`), the entry's `event_key` and a `timestamp`, and no chat (Feishu open
+   * platform, 机器人自定义菜单 → 事件「机器人自定义菜单」; the fields as typed by the Lark SDK's
+   * `EventHandles["application.bot.menu_v6"]`). The menu itself is set up in the developer console, so
+   * any key can arrive; one skillgate does not know must be ignored.
+   */
+  menuEvent(opts: {
+    eventKey: string;
+    operatorOpenId?: string;
+    token?: string;
+    eventId?: string;
+  }): Record<string, unknown> {
+    const operator = opts.operatorOpenId ?? "ou_alice";
+    return {
+      schema: "2.0",
+      header: this.eventHeader("application.bot.menu_v6", opts, String(Date.now())),
+      event: {
+        operator: {
+          operator_name: "Alice",
+          operator_id: {
+            union_id: `on_${operator.slice(3)}`,
+            user_id: operator.slice(3),
+            open_id: operator,
+          },
+        },
+        event_key: opts.eventKey,
+        timestamp: Date.now(),
+      },
+    };
+  }
+
+  /** The schema 2.0 header of an event of `eventType` to this app. */
+  private eventHeader(
+    eventType: string,
+    opts: { token?: string; eventId?: string },
+    createTime: string,
+  ): Record<string, unknown> {
+    return {
+      event_id: opts.eventId ?? randomUUID(),
+      token: opts.token ?? "",
+      create_time: createTime,
+      event_type: eventType,
+      tenant_key: "tk",
+      app_id: this.appId,
     };
   }
 

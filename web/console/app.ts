@@ -5,8 +5,12 @@
  * filter forms, and logging out (this session, or every session). The event stream is closed when the
  * page is hidden (`pagehide`: navigating away keeps the page in the back/forward cache, and a browser
  * allows only a few open connections per host) and opened again when it is shown. Everything untrusted
- * is put into the page with `textContent`.
+ * is put into the page with `textContent`. Its texts come from the page (`texts.ts`). The header's
+ * language switch stores the choice in the `skillgate_lang` cookie (SameSite=Strict, a year) and loads
+ * the page again; the server reads it on every request. On the pages without a session (login errors,
+ * logged out) only the switch is active.
  */
+import { text } from "./texts.js";
 
 interface ActionAnswer {
   kind?: "confirm" | "done";
@@ -41,7 +45,7 @@ async function post(
   try {
     answer = (await response.json()) as ActionAnswer;
   } catch {
-    answer = { error: `HTTP ${response.status}` };
+    answer = { error: text("http", { status: response.status }) };
   }
   return { status: response.status, answer };
 }
@@ -63,13 +67,16 @@ function fileList(title: string, files: string[]): HTMLElement | null {
 
 function ask(question: string, details?: ActionAnswer["details"]): Promise<boolean> {
   const dialog = document.getElementById("confirm-dialog") as HTMLDialogElement | null;
-  const text = document.getElementById("confirm-question");
+  const questionBox = document.getElementById("confirm-question");
   const extra = document.getElementById("confirm-details");
-  if (!dialog || !text || !extra) return Promise.resolve(window.confirm(question));
-  text.textContent = question;
+  if (!dialog || !questionBox || !extra) return Promise.resolve(window.confirm(question));
+  questionBox.textContent = question;
   extra.replaceChildren();
   if (details) {
-    for (const part of [fileList("Put back", details.restored), fileList("Removed", details.removed)]) {
+    for (const part of [
+      fileList(text("putBack"), details.restored),
+      fileList(text("removed"), details.removed),
+    ]) {
       if (part) extra.append(part);
     }
   }
@@ -87,11 +94,11 @@ async function runAction(button: HTMLButtonElement): Promise<void> {
   try {
     const first = await post({ command, args, options, confirmed: false });
     if (first.answer.kind !== "confirm") {
-      toast(first.answer.text ?? first.answer.error ?? `refused (HTTP ${first.status})`, false);
+      toast(first.answer.text ?? first.answer.error ?? text("refused", { status: first.status }), false);
       return;
     }
-    if (!(await ask(first.answer.question ?? "Proceed?", first.answer.details))) {
-      toast("Cancelled; nothing was changed.", true);
+    if (!(await ask(first.answer.question ?? text("proceed"), first.answer.details))) {
+      toast(text("cancelled"), true);
       return;
     }
     const progress = document.getElementById("progress");
@@ -100,10 +107,13 @@ async function runAction(button: HTMLButtonElement): Promise<void> {
       progress.textContent = "";
     }
     const done = await post({ command, args, options, confirmed: true });
-    toast(done.answer.text ?? done.answer.error ?? `HTTP ${done.status}`, done.answer.ok === true);
+    toast(
+      done.answer.text ?? done.answer.error ?? text("http", { status: done.status }),
+      done.answer.ok === true,
+    );
     await refresh();
   } catch (error) {
-    toast(`The request failed: ${(error as Error).message}`, false);
+    toast(text("failed", { detail: (error as Error).message }), false);
   } finally {
     button.disabled = false;
   }
@@ -154,22 +164,31 @@ function listen(): void {
 
 /** Ends this session ("logout") or, after asking, every session ("end-all"), then leaves the page. */
 async function endSession(which: string): Promise<void> {
-  if (
-    which === "end-all" &&
-    !(await ask("End every console session, this one too? Each browser must log in again."))
-  )
-    return;
+  if (which === "end-all" && !(await ask(text("endAll")))) return;
   const { answer } = await post({}, which === "end-all" ? "/api/sessions/end-all" : "/api/logout");
   if (answer.ok !== true) {
-    toast(answer.error ?? "The session could not be ended.", false);
+    toast(answer.error ?? text("sessionNotEnded"), false);
     return;
   }
   source?.close();
   window.location.assign("/logged-out");
 }
 
+/** Remembers `locale` for this console (every path, this site only) and shows the page in it. */
+function chooseLanguage(locale: string): void {
+  // biome-ignore lint/suspicious/noDocumentCookie: the Cookie Store API is missing from some browsers the console supports.
+  document.cookie = `skillgate_lang=${encodeURIComponent(locale)}; Path=/; Max-Age=31536000; SameSite=Strict`;
+  window.location.reload();
+}
+
 document.addEventListener("click", (event) => {
   const target = event.target as Element | null;
+  const language = target?.closest<HTMLAnchorElement>("a[data-lang]");
+  if (language) {
+    event.preventDefault();
+    chooseLanguage(language.dataset.lang ?? "en");
+    return;
+  }
   const button = target?.closest<HTMLButtonElement>("button.action");
   if (button) {
     event.preventDefault();
@@ -202,8 +221,10 @@ window.addEventListener("pagehide", () => {
   source = undefined;
   document.getElementById("live")?.classList.remove("on");
 });
+// Only a page of a session (it carries the session's CSRF token) listens to the event stream.
+const hasSession = csrf !== "";
 window.addEventListener("pageshow", (event) => {
-  if (event.persisted || source === undefined) listen();
+  if (hasSession && (event.persisted || source === undefined)) listen();
 });
 
-listen();
+if (hasSession) listen();

@@ -3,7 +3,8 @@
  * skill's last activity, and the most and least used skills. Data from `/api/charts`; Chart.js is
  * bundled with only the pieces used here. Every series has its own colour (from the stylesheet's
  * `--series-N`) and a legend entry; a chart with nothing to show says so in words instead of drawing
- * bare axes.
+ * bare axes. Titles, legends and empty states are the page's texts (`texts.ts`); bucket labels come
+ * from the server in the page's language.
  */
 import {
   BarController,
@@ -17,6 +18,7 @@ import {
   PointElement,
   Tooltip,
 } from "chart.js";
+import { text } from "./texts.js";
 
 Chart.register(
   BarController,
@@ -99,26 +101,19 @@ async function draw(): Promise<void> {
   const animation = false as const;
   const legend = { labels: { color: cssColor("--fg", "#1d1f23") } };
   const runs = canvas("chart-runs");
-  if (
-    runs &&
-    showEmpty(
-      runs,
-      data.runs.length === 0,
-      "No curator runs yet. Each run adds a group of bars here: press Run now on the Curator page, or run `skillgate curator run`.",
-    )
-  ) {
+  if (runs && showEmpty(runs, data.runs.length === 0, text("noRuns"))) {
     charts.push(
       new Chart(runs, {
         type: "bar",
         data: {
           labels: data.runs.map((run) => run.at.slice(0, 16).replace("T", " ")),
           datasets: [
-            { label: "marked stale", data: data.runs.map((run) => run.stale), ...series(1) },
-            { label: "archived", data: data.runs.map((run) => run.archived), ...series(2) },
-            { label: "reactivated", data: data.runs.map((run) => run.reactivated), ...series(3) },
+            { label: text("markedStale"), data: data.runs.map((run) => run.stale), ...series(1) },
+            { label: text("archived"), data: data.runs.map((run) => run.archived), ...series(2) },
+            { label: text("reactivated"), data: data.runs.map((run) => run.reactivated), ...series(3) },
             {
               type: "line",
-              label: "curated skills after the run",
+              label: text("curatedAfter"),
               data: data.runs.map((run) => run.curated),
               ...series(4),
               borderWidth: 2,
@@ -129,14 +124,14 @@ async function draw(): Promise<void> {
           animation,
           responsive: true,
           plugins: { legend },
-          scales: axes("curator run", "skills"),
+          scales: axes(text("run"), text("skills")),
         },
       }),
     );
   }
   const idle = canvas("chart-idle");
   const anySkill = data.histogram.some((bucket) => bucket.count > 0);
-  if (idle && showEmpty(idle, !anySkill, "No skills in the library yet.")) {
+  if (idle && showEmpty(idle, !anySkill, text("noSkills"))) {
     charts.push(
       new Chart(idle, {
         type: "bar",
@@ -144,7 +139,7 @@ async function draw(): Promise<void> {
           labels: data.histogram.map((bucket) => bucket.label),
           datasets: [
             {
-              label: "skills",
+              label: text("skills"),
               data: data.histogram.map((bucket) => bucket.count),
               ...series(4),
             },
@@ -154,7 +149,7 @@ async function draw(): Promise<void> {
           animation,
           responsive: true,
           plugins: { legend },
-          scales: axes("days since last activity", "skills"),
+          scales: axes(text("idleAxis"), text("skills")),
         },
       }),
     );
@@ -167,26 +162,21 @@ async function draw(): Promise<void> {
     if (!target) continue;
     // Empty only while nothing at all was used: then "least used" (all zero) is a list of zeros too.
     const used = data.mostUsed.some((row) => row.activity > 0);
-    const message =
-      rows.length === 0
-        ? "No skills in the library yet."
-        : "No skill has been used, viewed or patched yet: counts appear once chats and the agent use them.";
+    const message = rows.length === 0 ? text("noSkills") : text("noUse");
     if (!showEmpty(target, !used, message)) continue;
     charts.push(
       new Chart(target, {
         type: "bar",
         data: {
           labels: rows.map((row) => row.name),
-          datasets: [
-            { label: "uses + views + patches", data: rows.map((row) => row.activity), ...series(n) },
-          ],
+          datasets: [{ label: text("activity"), data: rows.map((row) => row.activity), ...series(n) }],
         },
         options: {
           animation,
           indexAxis: "y",
           responsive: true,
           plugins: { legend },
-          scales: axes("uses + views + patches", "skill"),
+          scales: axes(text("activity"), text("skill")),
         },
       }),
     );

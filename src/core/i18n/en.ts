@@ -3,9 +3,13 @@
  * are the texts skillgate always printed; `--json` documents, logs and error messages use them too.
  * Keys are grouped by where they are shown. Vocabulary: `glossary.md`.
  */
+import { enConsole } from "./console.en.js";
 import type { CatalogShape } from "./entries.js";
+import { enMenu } from "./menu.en.js";
 
 export const en = {
+  ...enConsole,
+  ...enMenu,
   // ── reply model ──────────────────────────────────────────────────────────────────────────────────
   "reply.warning": "⚠ {text}",
   "button.cancel": "Cancel",

@@ -53,8 +53,23 @@ export function localeFromEnv(env: NodeJS.ProcessEnv = process.env): Locale {
 }
 
 /**
+ * The locale a browser's language range asks for: Simplified Chinese for `zh` and the tags that write it
+ * (`zh-CN`, `zh-SG`, `zh-Hans`, `zh-Hans-*`), English for `en-*`; undefined for any other range,
+ * Traditional Chinese (`zh-TW`, `zh-HK`, `zh-Hant`) included, so negotiation moves on to the next one.
+ */
+export function matchBrowserLocale(range: string): Locale | undefined {
+  const subtags = range.trim().toLowerCase().split("-");
+  if (subtags[0] === "en") return "en";
+  if (subtags[0] !== "zh") return undefined;
+  const [, second] = subtags;
+  if (second === undefined || second === "cn" || second === "sg" || second === "hans") return "zh-CN";
+  return undefined;
+}
+
+/**
  * The best supported locale of an `Accept-Language` header (RFC 9110 §12.5.4: comma-separated ranges
- * with optional `;q=` weights, `*` for any); undefined when it names none.
+ * with optional `;q=` weights, `*` for any, `q=0` for "not this"; the first of equal weights wins);
+ * undefined when it names none. Ranges map by `matchBrowserLocale`.
  */
 export function negotiateLocale(header: string | null | undefined): Locale | undefined {
   if (!header) return undefined;
@@ -69,10 +84,25 @@ export function negotiateLocale(header: string | null | undefined): Locale | und
     .sort((a, b) => b.q - a.q || a.index - b.index);
   for (const item of ranges) {
     if (item.range === "*") return DEFAULT_LOCALE;
-    const locale = matchLocale(item.range);
+    const locale = matchBrowserLocale(item.range);
     if (locale) return locale;
   }
   return undefined;
+}
+
+/** Each locale's name in its own language, for a language switch. */
+export const LANGUAGE_NAMES: Readonly<Record<Locale, string>> = { en: "English", "zh-CN": "中文" };
+
+/** The cookie that remembers the console's language switch. */
+export const LANGUAGE_COOKIE = "skillgate_lang";
+
+/**
+ * The locale of a browser page: the language the reader chose with the switch (its cookie's value,
+ * when it names a locale), else the best of `Accept-Language`, else English.
+ */
+export function browserLocale(cookie: string | undefined, acceptLanguage: string | undefined): Locale {
+  if (isLocale(cookie)) return cookie;
+  return negotiateLocale(acceptLanguage) ?? DEFAULT_LOCALE;
 }
 
 /** What `chooseLocale` weighs, most specific first. */

@@ -8,6 +8,8 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { SkillgateConfig } from "../../config/config.js";
 import { homePaths } from "../../config/home.js";
+import type { Locale } from "../../core/i18n/locale.js";
+import { resolveText, type Text, t } from "../../core/i18n/messages.js";
 import { registeredPlatforms } from "../../core/platforms.js";
 import { listArchived } from "../../curator/archive.js";
 import { readArchiveOrigins } from "../../curator/archive-layout.js";
@@ -48,8 +50,8 @@ const DAY_MS = 86_400_000;
 export interface PlatformVisibility {
   platform: string;
   visible: boolean;
-  /** Why it is hidden (config key or OS gate); empty when visible. */
-  reason: string;
+  /** Why it is hidden (config key or OS gate); empty when visible. Resolved for the page's reader. */
+  reason: Text;
 }
 
 /** One row of the library page. */
@@ -89,12 +91,12 @@ export interface ConsoleData {
 }
 
 /** How the console names each reason of the one visibility rule (`hiddenReason`). */
-function reasonText(reason: HiddenReason, platform: string): string {
+function reasonText(reason: HiddenReason, platform: string): Text {
   switch (reason) {
     case "os":
-      return "platforms: excludes this OS";
+      return t("console.hidden.os");
     case "environment":
-      return "needs another runtime environment";
+      return t("console.hidden.environment");
     case "disabled":
       return "skills.disabled";
     case "platform_disabled":
@@ -105,7 +107,7 @@ function reasonText(reason: HiddenReason, platform: string): string {
 /** Where a skill is shown, surface by surface, by the one visibility rule (config errors named). */
 function visibilityOf(entry: SkillEntry | undefined, config: SkillgateConfig): PlatformVisibility[] {
   return ["terminal", ...consolePlatforms()].map((platform) => {
-    if (!entry) return { platform, visible: false, reason: "not on disk" };
+    if (!entry) return { platform, visible: false, reason: t("console.hidden.notOnDisk") };
     try {
       const hidden = hiddenReason(
         entry.name,
@@ -115,7 +117,11 @@ function visibilityOf(entry: SkillEntry | undefined, config: SkillgateConfig): P
       );
       return { platform, visible: hidden === null, reason: hidden ? reasonText(hidden, platform) : "" };
     } catch (error) {
-      return { platform, visible: false, reason: `config error: ${(error as Error).message}` };
+      return {
+        platform,
+        visible: false,
+        reason: t("console.hidden.configError", { detail: (error as Error).message }),
+      };
     }
   });
 }
@@ -466,20 +472,28 @@ export async function archivedSkill(home: string, name: string): Promise<Archive
   };
 }
 
-/** The chart page's series. */
-export async function chartData(data: ConsoleData, rows: LibraryRow[]) {
+/** The chart page's series, its labels in `locale`. */
+export async function chartData(data: ConsoleData, rows: LibraryRow[], locale: Locale = "en") {
   const runs = (await pastRuns(data.home, 100)).filter((run) => !run.dryRun).reverse();
   const buckets = [0, 7, 14, 30, 60, 90, 180, 365];
   const histogram = buckets.map((start, index) => {
     const end = buckets[index + 1];
     return {
-      label: end === undefined ? `${start}+ d` : `${start}–${end - 1} d`,
+      label: resolveText(
+        end === undefined
+          ? t("console.charts.bucketOpen", { start: String(start) })
+          : t("console.charts.bucket", { start: String(start), end: String(end - 1) }),
+        locale,
+      ),
       count: rows.filter(
         (row) => row.idleDays !== null && row.idleDays >= start && (end === undefined || row.idleDays < end),
       ).length,
     };
   });
-  histogram.push({ label: "never", count: rows.filter((row) => row.idleDays === null).length });
+  histogram.push({
+    label: resolveText(t("console.never"), locale),
+    count: rows.filter((row) => row.idleDays === null).length,
+  });
   const live = rows.filter((row) => row.onDisk);
   const byActivity = [...live].sort((a, b) => b.activity - a.activity || (a.name < b.name ? -1 : 1));
   const states = { active: 0, stale: 0, archived: 0 };

@@ -3,8 +3,22 @@
  * is escaped, and the only unescaped HTML is the sanitised Markdown from `markdown.ts`. Pages carry no
  * inline script or style (the CSP forbids both); `/assets/app.js` adds confirmations, live updates and
  * the run progress. Action buttons are rendered for admin logins only.
+ *
+ * Every text is resolved for the page's locale (`PageContext.locale`) from the catalog; values that are
+ * data (skill names, ids, paths, descriptions, stored summaries) are marked `translate="no"`. The texts
+ * the browser script shows (dialogs, toasts, chart labels) travel in the page as JSON in its
+ * `console-texts` meta element, so the browser holds no catalog of its own. The header's language switch sets
+ * the `skillgate_lang` cookie from `/assets/app.js`.
  */
 import { html, raw } from "hono/html";
+import { LANGUAGE_NAMES, LOCALES, type Locale } from "../../core/i18n/locale.js";
+import {
+  isMessageKey,
+  type MessageKey,
+  type ParamValue,
+  resolveText,
+  type Text,
+} from "../../core/i18n/messages.js";
 import type { LedgerEntry } from "../../curator/ledger.js";
 import type { ConsoleRole } from "./auth.js";
 import type { ArchivedSkill, LibraryQuery, LibraryRow, PreviewRow, RunSummary } from "./data.js";
@@ -19,15 +33,77 @@ export interface PageContext {
   csrf: string;
   /** Values scrubbed from every text shown. */
   scrub: (text: string) => string;
+  /** The reader's language (the `skillgate_lang` cookie, else `Accept-Language`). */
+  locale: Locale;
+}
+
+/** The text of `key` in `locale`. */
+function say(locale: Locale, key: MessageKey, params?: Readonly<Record<string, ParamValue>>): string {
+  return resolveText(params ? { key, params } : { key }, locale);
+}
+
+/** The text of `key` for this page's reader. */
+function tr(ctx: PageContext, key: MessageKey, params?: Readonly<Record<string, ParamValue>>): string {
+  return say(ctx.locale, key, params);
+}
+
+/** A value the catalog names (`console.state.active`), or the value itself when it has no entry. */
+function named(ctx: PageContext, prefix: string, value: string): string {
+  const key = `${prefix}.${value}`;
+  return isMessageKey(key) ? tr(ctx, key) : value;
 }
 
 const NAV = [
-  ["library", "/library", "Library"],
-  ["curator", "/curator", "Curator"],
-  ["ledger", "/ledger", "Ledger"],
-  ["snapshots", "/snapshots", "Snapshots"],
-  ["charts", "/charts", "Charts"],
+  ["library", "/library", "console.page.library"],
+  ["curator", "/curator", "console.page.curator"],
+  ["ledger", "/ledger", "console.page.ledger"],
+  ["snapshots", "/snapshots", "console.page.snapshots"],
+  ["charts", "/charts", "console.page.charts"],
 ] as const;
+
+/** The catalog texts `/assets/app.js` and `/assets/charts.js` show, by the name the scripts use. */
+const BROWSER_TEXTS = {
+  putBack: "console.dialog.putBack",
+  removed: "console.dialog.removed",
+  proceed: "console.dialog.proceed",
+  endAll: "console.dialog.endAll",
+  cancelled: "runner.cancelled",
+  refused: "console.toast.refused",
+  http: "console.toast.http",
+  failed: "console.toast.failed",
+  sessionNotEnded: "console.toast.sessionNotEnded",
+  noRuns: "console.charts.noRuns",
+  noSkills: "console.charts.noSkills",
+  noUse: "console.charts.noUse",
+  markedStale: "console.charts.markedStale",
+  archived: "console.charts.archived",
+  reactivated: "console.charts.reactivated",
+  curatedAfter: "console.charts.curatedAfter",
+  skills: "console.charts.skills",
+  skill: "console.charts.skill",
+  activity: "console.charts.activity",
+  run: "console.charts.run",
+  idleAxis: "console.charts.idleAxis",
+} as const satisfies Record<string, MessageKey>;
+
+/**
+ * The browser's texts as JSON, for the page's `console-texts` meta element (escaped as an attribute
+ * like every value; nothing inline runs, as the CSP wants). Templates keep their `{status}`/`{detail}`
+ * parameters for the script to fill.
+ */
+export function browserTexts(locale: Locale): string {
+  return JSON.stringify(
+    Object.fromEntries(Object.entries(BROWSER_TEXTS).map(([name, key]) => [name, say(locale, key)])),
+  );
+}
+
+/** The language switch: a link per locale, the current one marked; `/assets/app.js` remembers the choice. */
+function languageSwitch(locale: Locale): Html {
+  return html`<span class="lang" role="group" aria-label="${say(locale, "console.language")}">${LOCALES.map(
+    (item) =>
+      html`<a href="#" data-lang="${item}" lang="${item}" hreflang="${item}"${item === locale ? raw(' aria-current="true"') : ""}>${LANGUAGE_NAMES[item]}</a>`,
+  )}</span>`;
+}
 
 /** The page frame: header, navigation, the confirm dialog and the toast area. */
 export function layout(
@@ -38,7 +114,7 @@ export function layout(
   scripts: string[] = [],
 ): Html {
   return html`<!doctype html>
-<html lang="en">
+<html lang="${ctx.locale}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -46,23 +122,25 @@ export function layout(
 <meta name="console-role" content="${ctx.role}">
 <title>${title} · skillgate</title>
 <link rel="stylesheet" href="/assets/app.css">
+<meta name="console-texts" content="${browserTexts(ctx.locale)}">
 <script type="module" src="/assets/app.js"></script>
 ${scripts.map((src) => html`<script type="module" src="${src}"></script>`)}
 </head>
 <body data-page="${page}">
 <header>
 <strong class="brand">skillgate</strong>
-<nav>${NAV.map(([id, href, label]) => html`<a href="${href}"${id === page ? raw(' aria-current="page"') : ""}>${label}</a>`)}</nav>
-<span class="role" data-role="${ctx.role}">${ctx.role === "admin" ? "admin" : "read-only"}</span>
-<span id="live" class="live" title="live updates">●</span>
-<span class="sessions">${ctx.role === "admin" ? html`<button type="button" class="session" data-session="end-all">End all sessions</button>` : ""}<button type="button" class="session" data-session="logout">Log out</button></span>
+<nav>${NAV.map(([id, href, label]) => html`<a href="${href}"${id === page ? raw(' aria-current="page"') : ""}>${tr(ctx, label)}</a>`)}</nav>
+<span class="role" data-role="${ctx.role}">${tr(ctx, ctx.role === "admin" ? "console.role.admin" : "console.role.readOnly")}</span>
+<span id="live" class="live" title="${tr(ctx, "console.live")}">●</span>
+${languageSwitch(ctx.locale)}
+<span class="sessions">${ctx.role === "admin" ? html`<button type="button" class="session" data-session="end-all">${tr(ctx, "console.session.endAll")}</button>` : ""}<button type="button" class="session" data-session="logout">${tr(ctx, "console.session.logout")}</button></span>
 </header>
 <main id="main">${body}</main>
 <dialog id="confirm-dialog">
 <form method="dialog">
 <p id="confirm-question" class="question"></p>
 <div id="confirm-details"></div>
-<menu><button value="cancel" id="confirm-cancel">Cancel</button><button value="ok" id="confirm-ok" class="primary">Confirm</button></menu>
+<menu><button value="cancel" id="confirm-cancel">${tr(ctx, "button.cancel")}</button><button value="ok" id="confirm-ok" class="primary">${tr(ctx, "button.confirm")}</button></menu>
 </form>
 </dialog>
 <div id="toast" role="status" aria-live="polite"></div>
@@ -90,29 +168,48 @@ function select(name: string, label: string, values: [string, string][], selecte
   return html`<label>${label} <select name="${name}">${values.map(([value, text]) => option(value, text, selected))}</select></label>`;
 }
 
-function when(iso: string | null): string {
-  return iso ? iso.replace("T", " ").replace(/\.\d+/, "").replace(/Z$/, " UTC") : "never";
+/** A timestamp as `2026-01-02 03:04:05 UTC` (the zone in the reader's words), or "never". */
+function when(ctx: PageContext, iso: string | null): string {
+  if (!iso) return tr(ctx, "console.never");
+  const time = iso.replace("T", " ").replace(/\.\d+/, "");
+  return time.endsWith("Z") ? tr(ctx, "console.utc", { time: time.slice(0, -1) }) : time;
 }
 
 /** What a skill still needs, one item each: missing variables and commands, unset settings. */
-function readinessItems(row: LibraryRow): string[] {
+function readinessItems(ctx: PageContext, row: LibraryRow): string[] {
   return [
-    ...row.missingSecrets.map((name) => `variable ${name} missing`),
-    ...row.missingCommands.map((name) => `command ${name} not on PATH`),
-    ...row.unsetSettings.map((key) => `setting ${key} not set`),
+    ...row.missingSecrets.map((name) => tr(ctx, "console.ready.variable", { name })),
+    ...row.missingCommands.map((name) => tr(ctx, "console.ready.command", { name })),
+    ...row.unsetSettings.map((name) => tr(ctx, "console.ready.setting", { name })),
   ];
 }
 
-/** How a platform is named on the pages: its own name, capitalised ("Telegram", "Feishu", "Terminal"). */
-export function platformLabel(platform: string): string {
+/** The readiness items as one line (`; ` between them, `；` in Chinese). */
+function readinessLine(ctx: PageContext, row: LibraryRow): string {
+  return readinessItems(ctx, row).join(ctx.locale === "zh-CN" ? "；" : "; ");
+}
+
+/**
+ * How a platform is named on the pages: its own name, capitalised ("Telegram", "Feishu", "Terminal");
+ * the terminal, which is not a product name, in the reader's words.
+ */
+export function platformLabel(platform: string, locale: Locale = "en"): string {
+  if (platform === "terminal" && locale !== "en") return say(locale, "console.platform.terminal");
   return platform.charAt(0).toUpperCase() + platform.slice(1);
 }
 
-function visibilityCell(row: LibraryRow): Html {
-  return html`<span class="vis-list">${row.visibility.map(
-    (item) =>
-      html`<span class="vis ${item.visible ? "on" : "off"}" title="${item.visible ? `visible on ${item.platform}` : `hidden on ${item.platform}: ${item.reason}`}">${platformLabel(item.platform)}</span>`,
-  )}</span>`;
+function reason(ctx: PageContext, text: Text): string {
+  return resolveText(text, ctx.locale);
+}
+
+function visibilityCell(ctx: PageContext, row: LibraryRow): Html {
+  return html`<span class="vis-list">${row.visibility.map((item) => {
+    const platform = platformLabel(item.platform, ctx.locale);
+    const title = item.visible
+      ? tr(ctx, "console.visible.on", { platform })
+      : tr(ctx, "console.visible.off", { platform, reason: reason(ctx, item.reason) });
+    return html`<span class="vis ${item.visible ? "on" : "off"}" title="${title}">${platform}</span>`;
+  })}</span>`;
 }
 
 function libraryHref(query: LibraryQuery, patch: Partial<LibraryQuery>): string {
@@ -137,61 +234,60 @@ export function libraryPage(
     const mark = query.sort === key ? (query.dir === "asc" ? " ▲" : " ▼") : "";
     return html`<a href="${libraryHref(query, { sort: key, dir, page: 1 })}">${label}${mark}</a>`;
   };
-  const body = html`<h1>Library</h1>
+  const any = tr(ctx, "console.any");
+  const state = (value: string) => named(ctx, "console.state", value);
+  const body = html`<h1>${tr(ctx, "console.page.library")}</h1>
 <form id="library-filter" class="filters" method="get" action="/library" data-autosubmit>
-<label>Search <input type="search" name="q" value="${query.q}" placeholder="name or description" autocomplete="off"></label>
+<label>${tr(ctx, "console.library.search")} <input type="search" name="q" value="${query.q}" placeholder="${tr(ctx, "console.library.searchHint")}" autocomplete="off"></label>
 ${select(
   "state",
-  "State",
+  tr(ctx, "console.library.state"),
   [
-    ["", "any"],
-    ["active", "active"],
-    ["stale", "stale"],
-    ["archived", "archived"],
-    ["pinned", "pinned"],
+    ["", any],
+    ...(["active", "stale", "archived", "pinned"] as const).map((s): [string, string] => [s, state(s)]),
   ],
   query.state,
 )}
-${select("category", "Category", [["", "any"], ...facets.categories.map((c): [string, string] => [c, c])], query.category)}
-${select("platform", "Visible on", [["", "any"], ["terminal", "terminal"], ...consolePlatforms().map((p): [string, string] => [p, p])], query.platform)}
-${select("provenance", "Provenance", [["", "any"], ...facets.provenances.map((p): [string, string] => [p, p])], query.provenance)}
+${select("category", tr(ctx, "console.library.category"), [["", any], ...facets.categories.map((c): [string, string] => [c, c])], query.category)}
+${select("platform", tr(ctx, "console.library.visibleOn"), [["", any], ["terminal", named(ctx, "console.platform", "terminal")], ...consolePlatforms().map((p): [string, string] => [p, p])], query.platform)}
+${select("provenance", tr(ctx, "console.library.provenance"), [["", any], ...facets.provenances.map((p): [string, string] => [p, named(ctx, "console.provenance", p)])], query.provenance)}
 <input type="hidden" name="sort" value="${query.sort}"><input type="hidden" name="dir" value="${query.dir}">
-<button type="submit">Apply</button>
+<button type="submit">${tr(ctx, "console.apply")}</button>
 </form>
-<p class="count" id="library-count" data-total="${result.total}">${result.total} of ${facets.all} skills</p>
+<p class="count" id="library-count" data-total="${result.total}">${tr(ctx, "console.library.count", { shown: result.total, all: facets.all })}</p>
 <div class="table-box"><table class="grid" id="library-table">
-<thead><tr><th>${sortLink("name", "Name")}</th><th>${sortLink("category", "Category")}</th><th>${sortLink("state", "State")}</th><th>Provenance</th><th>${sortLink("idle", "Last activity")}</th><th>${sortLink("activity", "Use / view / patch")}</th><th>Ready</th><th>Visible</th></tr></thead>
+<thead><tr><th>${sortLink("name", tr(ctx, "console.col.name"))}</th><th>${sortLink("category", tr(ctx, "console.col.category"))}</th><th>${sortLink("state", tr(ctx, "console.col.state"))}</th><th>${tr(ctx, "console.col.provenance")}</th><th>${sortLink("idle", tr(ctx, "console.col.lastActivity"))}</th><th>${sortLink("activity", tr(ctx, "console.col.activity"))}</th><th>${tr(ctx, "console.col.ready")}</th><th>${tr(ctx, "console.col.visible")}</th></tr></thead>
 <tbody>
 ${result.rows.map(
   (row) => html`<tr data-skill="${row.name}">
-<td><a href="/skill/${encodeURIComponent(row.name)}">${row.name}</a>${row.pinned ? html` <span class="badge pin">pinned</span>` : ""}</td>
-<td>${row.category ?? ""}</td>
-<td><span class="state ${row.state}">${row.state}</span>${row.onDisk ? "" : html` <span class="muted">(not on disk)</span>`}</td>
-<td>${row.provenance}</td>
-<td title="${row.lastActivityAt ?? "never"}">${row.idleDays === null ? "never" : `${row.idleDays}d ago`}</td>
+<td><a href="/skill/${encodeURIComponent(row.name)}" translate="no">${row.name}</a>${row.pinned ? html` <span class="badge pin">${state("pinned")}</span>` : ""}</td>
+<td translate="no">${row.category ?? ""}</td>
+<td><span class="state ${row.state}">${state(row.state)}</span>${row.onDisk ? "" : html` <span class="muted">${tr(ctx, "console.library.notOnDisk")}</span>`}</td>
+<td>${named(ctx, "console.provenance", row.provenance)}</td>
+<td title="${row.lastActivityAt ?? tr(ctx, "console.never")}">${row.idleDays === null ? tr(ctx, "console.never") : tr(ctx, "console.daysAgo", { days: row.idleDays })}</td>
 <td class="num">${row.useCount} / ${row.viewCount} / ${row.patchCount}</td>
-<td>${readinessItems(row).length ? html`<span class="warn" title="${readinessItems(row).join("; ")}">needs ${readinessItems(row).length}</span>` : "ok"}</td>
-<td>${visibilityCell(row)}</td>
+<td>${readinessItems(ctx, row).length ? html`<span class="warn" title="${readinessLine(ctx, row)}">${tr(ctx, "console.library.needs", { count: readinessItems(ctx, row).length })}</span>` : tr(ctx, "console.library.ok")}</td>
+<td>${visibilityCell(ctx, row)}</td>
 </tr>`,
 )}
 </tbody>
 </table></div>
 <nav class="pager">
-${result.page > 1 ? html`<a rel="prev" href="${libraryHref(query, { page: result.page - 1 })}">← previous</a>` : ""}
-<span>page ${result.page} of ${result.pages}</span>
-${result.page < result.pages ? html`<a rel="next" href="${libraryHref(query, { page: result.page + 1 })}">next →</a>` : ""}
+${result.page > 1 ? html`<a rel="prev" href="${libraryHref(query, { page: result.page - 1 })}">${tr(ctx, "console.library.previous")}</a>` : ""}
+<span>${tr(ctx, "console.library.page", { page: result.page, pages: result.pages })}</span>
+${result.page < result.pages ? html`<a rel="next" href="${libraryHref(query, { page: result.page + 1 })}">${tr(ctx, "console.library.next")}</a>` : ""}
 </nav>`;
-  return layout("library", "Library", ctx, body);
+  return layout("library", tr(ctx, "console.page.library"), ctx, body);
 }
 
 function ledgerTable(ctx: PageContext, entries: LedgerEntry[], withRollback: boolean): Html {
-  if (entries.length === 0) return html`<p class="muted">No ledger entries.</p>`;
-  return html`<div class="table-box"><table class="grid ledger"><thead><tr><th>When</th><th>Actor</th><th>Action</th><th>Skill</th><th>Entry</th>${withRollback && ctx.role === "admin" ? html`<th></th>` : ""}</tr></thead><tbody>
+  if (entries.length === 0) return html`<p class="muted">${tr(ctx, "console.ledger.empty")}</p>`;
+  return html`<div class="table-box"><table class="grid ledger"><thead><tr><th>${tr(ctx, "console.col.when")}</th><th>${tr(ctx, "console.col.actor")}</th><th>${tr(ctx, "console.col.action")}</th><th>${tr(ctx, "console.col.skill")}</th><th>${tr(ctx, "console.col.entry")}</th>${withRollback && ctx.role === "admin" ? html`<th></th>` : ""}</tr></thead><tbody>
 ${entries.map(
   (entry) =>
-    html`<tr data-entry="${entry.id}"><td>${when(entry.ts)}</td><td><span class="actor">${entry.actor}</span></td><td>${entry.action}</td><td><a href="/skill/${encodeURIComponent(entry.skill)}">${entry.skill}</a></td><td><code>${entry.id}</code></td>${
+    html`<tr data-entry="${entry.id}"><td>${when(ctx, entry.ts)}</td><td><span class="actor" translate="no">${entry.actor}</span></td><td>${named(ctx, "console.ledgerAction", entry.action)}</td><td><a href="/skill/${encodeURIComponent(entry.skill)}" translate="no">${entry.skill}</a></td><td><code translate="no">${entry.id}</code></td>${
       withRollback && ctx.role === "admin"
-        ? html`<td>${actionButton(ctx, "Roll back", "curator rollback", [entry.id])}</td>`
+        ? html`<td>${actionButton(ctx, tr(ctx, "console.button.rollBack"), "curator rollback", [entry.id])}</td>`
         : ""
     }</tr>`,
 )}
@@ -217,13 +313,14 @@ export function skillPage(ctx: PageContext, view: SkillView): Html {
   if (row.onDisk) {
     actions.push(
       row.pinned
-        ? actionButton(ctx, "Unpin", "curator unpin", [row.name])
-        : actionButton(ctx, "Pin", "curator pin", [row.name]),
+        ? actionButton(ctx, tr(ctx, "console.button.unpin"), "curator unpin", [row.name])
+        : actionButton(ctx, tr(ctx, "console.button.pin"), "curator pin", [row.name]),
     );
-    actions.push(actionButton(ctx, "Archive", "curator archive", [row.name]));
-    if (row.provenance === "unmanaged") actions.push(actionButton(ctx, "Adopt", "curator adopt", [row.name]));
+    actions.push(actionButton(ctx, tr(ctx, "console.button.archive"), "curator archive", [row.name]));
+    if (row.provenance === "unmanaged")
+      actions.push(actionButton(ctx, tr(ctx, "console.button.adopt"), "curator adopt", [row.name]));
   } else if (view.archived) {
-    actions.push(actionButton(ctx, "Restore", "curator restore", [row.name]));
+    actions.push(actionButton(ctx, tr(ctx, "console.button.restore"), "curator restore", [row.name]));
   }
   const archived = view.archived;
   const state = archived && row.state !== "archived" ? "archived" : row.state;
@@ -231,36 +328,40 @@ export function skillPage(ctx: PageContext, view: SkillView): Html {
   const where = row.relPath
     ? `skills/${row.relPath}`
     : archived
-      ? `skills/.archive/${archived.archivedAs} (restore puts it back in skills/${archived.restoreTo})`
-      : "not on disk: neither in the library nor in its archive";
-  const body = html`<h1 id="skill-name">${row.name}</h1>
-<p class="description">${ctx.scrub(row.description)}</p>
+      ? tr(ctx, "console.skill.archivedAt", {
+          archivedAs: archived.archivedAs,
+          restoreTo: archived.restoreTo,
+        })
+      : tr(ctx, "console.skill.nowhere");
+  const col = (key: MessageKey) => tr(ctx, key);
+  const body = html`<h1 id="skill-name" translate="no">${row.name}</h1>
+<p class="description" translate="no">${ctx.scrub(row.description)}</p>
 <dl class="facts">
-<dt>State</dt><dd><span class="state ${state}" id="skill-state">${state}</span>${row.pinned ? html` <span class="badge pin" id="skill-pinned">pinned</span>` : ""}</dd>
-<dt>Category</dt><dd id="skill-category">${category ?? "—"}</dd>
-<dt>Provenance</dt><dd>${row.provenance}</dd>
-<dt>Where</dt><dd id="skill-where">${where}</dd>
-<dt>Last activity</dt><dd>${when(row.lastActivityAt)}</dd>
-<dt>Use / view / patch</dt><dd>${row.useCount} / ${row.viewCount} / ${row.patchCount}</dd>
-<dt>Readiness</dt><dd id="skill-readiness">${readinessItems(row).length ? readinessItems(row).join("; ") : "ready"}</dd>
-<dt>Visible</dt><dd>${row.visibility.map((item) => html`<span class="vis ${item.visible ? "on" : "off"}">${platformLabel(item.platform)}${item.visible ? "" : ` (${item.reason})`}</span> `)}</dd>
+<dt>${col("console.col.state")}</dt><dd><span class="state ${state}" id="skill-state">${named(ctx, "console.state", state)}</span>${row.pinned ? html` <span class="badge pin" id="skill-pinned">${named(ctx, "console.state", "pinned")}</span>` : ""}</dd>
+<dt>${col("console.col.category")}</dt><dd id="skill-category" translate="no">${category ?? "—"}</dd>
+<dt>${col("console.col.provenance")}</dt><dd>${named(ctx, "console.provenance", row.provenance)}</dd>
+<dt>${col("console.skill.where")}</dt><dd id="skill-where">${where}</dd>
+<dt>${col("console.col.lastActivity")}</dt><dd>${when(ctx, row.lastActivityAt)}</dd>
+<dt>${col("console.col.activity")}</dt><dd>${row.useCount} / ${row.viewCount} / ${row.patchCount}</dd>
+<dt>${col("console.skill.readiness")}</dt><dd id="skill-readiness">${readinessItems(ctx, row).length ? readinessLine(ctx, row) : tr(ctx, "console.skill.ready")}</dd>
+<dt>${col("console.col.visible")}</dt><dd>${row.visibility.map((item) => html`<span class="vis ${item.visible ? "on" : "off"}">${platformLabel(item.platform, ctx.locale)}${item.visible ? "" : ctx.locale === "zh-CN" ? `（${reason(ctx, item.reason)}）` : ` (${reason(ctx, item.reason)})`}</span> `)}</dd>
 </dl>
-${archived ? html`<p class="notice" id="skill-archived">Archived: no chat lists or loads it, and the curator leaves it alone. ${ctx.role === "admin" ? "Restore puts it back where it lived." : ""}</p>` : ""}
+${archived ? html`<p class="notice" id="skill-archived">${tr(ctx, "console.skill.archivedNotice")} ${ctx.role === "admin" ? tr(ctx, "console.skill.archivedRestore") : ""}</p>` : ""}
 <div class="actions" id="skill-actions">${actions}</div>
-${view.warnings.length ? html`<div class="warnings"><h2>Security warnings</h2><ul>${view.warnings.map((w) => html`<li>${ctx.scrub(w)}</li>`)}</ul></div>` : ""}
-${view.frontmatter !== null ? html`<details><summary>Frontmatter</summary><pre>${ctx.scrub(view.frontmatter)}</pre></details>` : ""}
-${archived && view.bodyHtml !== null ? html`<h2>SKILL.md (the archived copy)</h2>` : ""}
-${view.bodyHtml !== null ? html`<article class="markdown" id="skill-body">${raw(view.bodyHtml)}</article>` : html`<p class="muted">${archived ? "The archived copy's SKILL.md cannot be shown." : "The skill is not on disk, so there is nothing to show."}</p>`}
-${view.linkedFiles.length ? html`<h2>Linked files</h2><ul class="files">${view.linkedFiles.map((file) => html`<li><a href="/skill/${encodeURIComponent(row.name)}/file?path=${encodeURIComponent(file)}">${file}</a></li>`)}</ul>` : ""}
-${archived?.files.length ? html`<h2>Archived files</h2><ul class="files" id="archived-files">${archived.files.map((file) => html`<li><code>${file}</code></li>`)}${archived.moreFiles ? html`<li class="muted">… and ${archived.moreFiles} more</li>` : ""}</ul>` : ""}
-<h2>Ledger history</h2>
+${view.warnings.length ? html`<div class="warnings"><h2>${col("console.skill.warnings")}</h2><ul>${view.warnings.map((w) => html`<li>${ctx.scrub(w)}</li>`)}</ul></div>` : ""}
+${view.frontmatter !== null ? html`<details><summary>${col("console.skill.frontmatter")}</summary><pre translate="no">${ctx.scrub(view.frontmatter)}</pre></details>` : ""}
+${archived && view.bodyHtml !== null ? html`<h2>${col("console.skill.archivedCopy")}</h2>` : ""}
+${view.bodyHtml !== null ? html`<article class="markdown" id="skill-body" translate="no">${raw(view.bodyHtml)}</article>` : html`<p class="muted">${archived ? col("console.skill.archivedUnreadable") : col("console.skill.nothingToShow")}</p>`}
+${view.linkedFiles.length ? html`<h2>${col("console.skill.linkedFiles")}</h2><ul class="files" translate="no">${view.linkedFiles.map((file) => html`<li><a href="/skill/${encodeURIComponent(row.name)}/file?path=${encodeURIComponent(file)}">${file}</a></li>`)}</ul>` : ""}
+${archived?.files.length ? html`<h2>${col("console.skill.archivedFiles")}</h2><ul class="files" id="archived-files">${archived.files.map((file) => html`<li><code translate="no">${file}</code></li>`)}${archived.moreFiles ? html`<li class="muted">${tr(ctx, "console.skill.moreFiles", { count: archived.moreFiles })}</li>` : ""}</ul>` : ""}
+<h2>${col("console.skill.history")}</h2>
 ${ledgerTable(ctx, view.history, true)}`;
   return layout("library", row.name, ctx, body);
 }
 
 /** One linked file of a skill, shown as escaped text. */
 export function filePage(ctx: PageContext, skill: string, file: string, text: string): Html {
-  const body = html`<p><a href="/skill/${encodeURIComponent(skill)}">← ${skill}</a></p><h1>${file}</h1><pre class="file">${ctx.scrub(text)}</pre>`;
+  const body = html`<p><a href="/skill/${encodeURIComponent(skill)}" translate="no">← ${skill}</a></p><h1 translate="no">${file}</h1><pre class="file" translate="no">${ctx.scrub(text)}</pre>`;
   return layout("library", `${skill} · ${file}`, ctx, body);
 }
 
@@ -272,48 +373,74 @@ export function curatorPage(
   runs: RunSummary[],
 ): Html {
   const status = !facts.enabled ? "disabled" : facts.paused ? "paused" : "enabled";
-  const body = html`<h1>Curator</h1>
+  const interval =
+    facts.intervalHours % 24 === 0
+      ? tr(ctx, "console.curator.days", { days: facts.intervalHours / 24 })
+      : tr(ctx, "console.curator.hours", { hours: facts.intervalHours });
+  const runCount = `\uE000`;
+  const [runsBefore, runsAfter] = tr(ctx, "console.curator.lastRunText", {
+    when: when(ctx, facts.lastRunAt),
+    runs: runCount,
+  }).split(runCount);
+  const col = (key: MessageKey) => tr(ctx, key);
+  const body = html`<h1>${col("console.page.curator")}</h1>
 <dl class="facts">
-<dt>Status</dt><dd id="curator-status">${status}</dd>
-<dt>Schedule</dt><dd>every ${facts.intervalHours % 24 === 0 ? `${facts.intervalHours / 24}d` : `${facts.intervalHours}h`}; stale after ${facts.staleAfterDays}d, archive after ${facts.archiveAfterDays}d unused</dd>
-<dt>Last run</dt><dd>${when(facts.lastRunAt)} (<span id="curator-runs">${facts.runCount}</span> runs)</dd>
-<dt>Next due</dt><dd>${facts.nextDue ? when(facts.nextDue) : "after the first check seeds the clock"} — now: ${facts.verdict}</dd>
-<dt>Last summary</dt><dd><pre class="summary">${ctx.scrub(facts.lastSummary ?? "none")}</pre></dd>
+<dt>${col("console.curator.status")}</dt><dd id="curator-status">${named(ctx, "console.curator", status)}</dd>
+<dt>${col("console.curator.schedule")}</dt><dd>${tr(ctx, "console.curator.scheduleText", { interval, stale: facts.staleAfterDays, archive: facts.archiveAfterDays })}</dd>
+<dt>${col("console.curator.lastRun")}</dt><dd>${runsBefore}<span id="curator-runs">${facts.runCount}</span>${runsAfter}</dd>
+<dt>${col("console.curator.nextDue")}</dt><dd>${tr(ctx, "console.curator.nextDueText", { when: facts.nextDue ? when(ctx, facts.nextDue) : col("console.curator.firstCheck"), verdict: verdictText(ctx, facts.verdict) })}</dd>
+<dt>${col("console.curator.lastSummary")}</dt><dd><pre class="summary" translate="no">${ctx.scrub(facts.lastSummary ?? col("console.none"))}</pre></dd>
 </dl>
 <div class="actions">
-${actionButton(ctx, "Run now", "curator run")}
-${facts.paused ? actionButton(ctx, "Resume", "curator resume") : actionButton(ctx, "Pause", "curator pause")}
-${actionButton(ctx, "Take a snapshot", "curator backup")}
+${actionButton(ctx, col("console.button.runNow"), "curator run")}
+${facts.paused ? actionButton(ctx, col("console.button.resume"), "curator resume") : actionButton(ctx, col("console.button.pause"), "curator pause")}
+${actionButton(ctx, col("console.button.snapshot"), "curator backup")}
 </div>
-<pre id="progress" class="progress" hidden></pre>
-<h2>What a run would do now</h2>
-<p class="muted">checked ${preview.counts.checked ?? 0} curated skills; ${preview.skipped} left alone (pinned, cron, grace).</p>
+<pre id="progress" class="progress" hidden translate="no"></pre>
+<h2>${col("console.curator.preview")}</h2>
+<p class="muted">${tr(ctx, "console.curator.previewCounts", { checked: preview.counts.checked ?? 0, skipped: preview.skipped })}</p>
 ${
   preview.rows.length === 0
-    ? html`<p id="preview-empty">No state transitions are due.</p>`
-    : html`<div class="table-box"><table class="grid" id="preview-table"><thead><tr><th>Skill</th><th>From</th><th>To</th><th>Idle days</th><th>Since</th></tr></thead><tbody>
-${preview.rows.map((row: PreviewRow) => html`<tr><td>${row.name}</td><td>${row.from}</td><td>${row.to}</td><td class="num">${row.idleDays}</td><td>${when(row.anchor)}</td></tr>`)}
+    ? html`<p id="preview-empty">${col("console.curator.previewEmpty")}</p>`
+    : html`<div class="table-box"><table class="grid" id="preview-table"><thead><tr><th>${col("console.col.skill")}</th><th>${col("console.col.from")}</th><th>${col("console.col.to")}</th><th>${col("console.col.idleDays")}</th><th>${col("console.col.since")}</th></tr></thead><tbody>
+${preview.rows.map((row: PreviewRow) => html`<tr><td translate="no">${row.name}</td><td>${named(ctx, "console.state", row.from)}</td><td>${named(ctx, "console.state", row.to)}</td><td class="num">${row.idleDays}</td><td>${when(ctx, row.anchor)}</td></tr>`)}
 </tbody></table></div>`
 }
-${preview.warnings.map((warning) => html`<p class="warn">${ctx.scrub(warning)}</p>`)}
-<h2>Past runs</h2>
+${preview.warnings.map((warning) => html`<p class="warn" translate="no">${ctx.scrub(warning)}</p>`)}
+<h2>${col("console.curator.pastRuns")}</h2>
 ${
   runs.length === 0
-    ? html`<p class="muted">No runs yet.</p>`
-    : html`<div class="table-box"><table class="grid" id="runs-table"><thead><tr><th>Started</th><th>Trigger</th><th>Stale</th><th>Archived</th><th>Reactivated</th><th>Summary</th></tr></thead><tbody>
+    ? html`<p class="muted">${col("console.curator.noRuns")}</p>`
+    : html`<div class="table-box"><table class="grid" id="runs-table"><thead><tr><th>${col("console.col.started")}</th><th>${col("console.col.trigger")}</th><th>${col("console.col.stale")}</th><th>${col("console.col.archived")}</th><th>${col("console.col.reactivated")}</th><th>${col("console.col.summary")}</th></tr></thead><tbody>
 ${runs.map(
   (run) =>
-    html`<tr><td><a href="/curator/report/${run.id}">${when(run.startedAt)}</a>${run.dryRun ? " (dry run)" : ""}</td><td>${run.trigger}</td><td class="num">${run.autoTransitions.marked_stale ?? 0}</td><td class="num">${run.autoTransitions.archived ?? 0}</td><td class="num">${run.autoTransitions.reactivated ?? 0}</td><td>${ctx.scrub(run.summary.split("\n")[0] ?? "")}</td></tr>`,
+    html`<tr><td><a href="/curator/report/${run.id}">${when(ctx, run.startedAt)}</a>${run.dryRun ? col("console.curator.dryRun") : ""}</td><td>${named(ctx, "console.trigger", run.trigger)}</td><td class="num">${run.autoTransitions.marked_stale ?? 0}</td><td class="num">${run.autoTransitions.archived ?? 0}</td><td class="num">${run.autoTransitions.reactivated ?? 0}</td><td translate="no">${ctx.scrub(run.summary.split("\n")[0] ?? "")}</td></tr>`,
 )}
 </tbody></table></div>`
 }`;
-  return layout("curator", "Curator", ctx, body);
+  return layout("curator", col("console.page.curator"), ctx, body);
+}
+
+const VERDICTS: Record<string, MessageKey> = {
+  due: "console.verdict.due",
+  disabled: "console.verdict.disabled",
+  paused: "console.verdict.paused",
+  "first run deferred": "console.verdict.firstRunDeferred",
+  "not due": "console.verdict.notDue",
+  "not idle": "console.verdict.notIdle",
+};
+
+/** The schedule's verdict (`not due`, `paused` …) in the reader's words. */
+function verdictText(ctx: PageContext, verdict: string): string {
+  const key = VERDICTS[verdict];
+  return key ? tr(ctx, key) : verdict;
 }
 
 /** One run's REPORT.md, rendered. */
 export function reportPage(ctx: PageContext, id: string, reportHtml: string): Html {
-  const body = html`<p><a href="/curator">← Curator</a></p><h1>Run ${id}</h1><article class="markdown">${raw(reportHtml)}</article>`;
-  return layout("curator", `Run ${id}`, ctx, body);
+  const title = tr(ctx, "console.report.title", { id });
+  const body = html`<p><a href="/curator">${tr(ctx, "console.report.back")}</a></p><h1>${title}</h1><article class="markdown" translate="no">${raw(reportHtml)}</article>`;
+  return layout("curator", title, ctx, body);
 }
 
 /** The ledger page. */
@@ -323,15 +450,16 @@ export function ledgerPage(
   entries: LedgerEntry[],
   facets: { actors: string[]; actions: string[] },
 ): Html {
-  const body = html`<h1>Ledger</h1>
+  const any = tr(ctx, "console.any");
+  const body = html`<h1>${tr(ctx, "console.page.ledger")}</h1>
 <form class="filters" method="get" action="/ledger" data-autosubmit>
-<label>Skill <input type="search" name="skill" value="${query.skill}" autocomplete="off"></label>
-${select("actor", "Actor", [["", "any"], ...facets.actors.map((a): [string, string] => [a, a])], query.actor)}
-${select("action", "Action", [["", "any"], ...facets.actions.map((a): [string, string] => [a, a])], query.action)}
-<button type="submit">Apply</button>
+<label>${tr(ctx, "console.col.skill")} <input type="search" name="skill" value="${query.skill}" autocomplete="off"></label>
+${select("actor", tr(ctx, "console.col.actor"), [["", any], ...facets.actors.map((a): [string, string] => [a, a])], query.actor)}
+${select("action", tr(ctx, "console.col.action"), [["", any], ...facets.actions.map((a): [string, string] => [a, named(ctx, "console.ledgerAction", a)])], query.action)}
+<button type="submit">${tr(ctx, "console.apply")}</button>
 </form>
 ${ledgerTable(ctx, entries, true)}`;
-  return layout("ledger", "Ledger", ctx, body);
+  return layout("ledger", tr(ctx, "console.page.ledger"), ctx, body);
 }
 
 function size(bytes: number | null): string {
@@ -346,35 +474,41 @@ export function snapshotsPage(
   ctx: PageContext,
   items: Awaited<ReturnType<typeof import("./data.js").snapshots>>,
 ): Html {
-  const body = html`<h1>Snapshots</h1>
-<div class="actions">${actionButton(ctx, "Take a snapshot", "curator backup")}</div>
+  const col = (key: MessageKey) => tr(ctx, key);
+  const body = html`<h1>${col("console.page.snapshots")}</h1>
+<div class="actions">${actionButton(ctx, col("console.button.snapshot"), "curator backup")}</div>
 ${
   items.length === 0
-    ? html`<p class="muted">No snapshots yet.</p>`
-    : html`<div class="table-box"><table class="grid" id="snapshots-table"><thead><tr><th>Id</th><th>Created</th><th>Reason</th><th>Files</th><th>Size</th>${ctx.role === "admin" ? html`<th></th>` : ""}</tr></thead><tbody>
+    ? html`<p class="muted">${col("console.snapshots.empty")}</p>`
+    : html`<div class="table-box"><table class="grid" id="snapshots-table"><thead><tr><th>${col("console.col.id")}</th><th>${col("console.col.created")}</th><th>${col("console.col.reason")}</th><th>${col("console.col.files")}</th><th>${col("console.col.size")}</th>${ctx.role === "admin" ? html`<th></th>` : ""}</tr></thead><tbody>
 ${items.map(
   (item) =>
-    html`<tr data-snapshot="${item.id}"><td><code>${item.id}</code></td><td>${when(item.createdAt)}</td><td>${item.reason}</td><td class="num">${item.skillFiles ?? "?"}</td><td class="num">${size(item.bytes)}</td>${
+    html`<tr data-snapshot="${item.id}"><td><code translate="no">${item.id}</code></td><td>${when(ctx, item.createdAt)}</td><td translate="no">${item.reason}</td><td class="num">${item.skillFiles ?? "?"}</td><td class="num">${size(item.bytes)}</td>${
       ctx.role === "admin"
-        ? html`<td>${actionButton(ctx, "Roll back", "curator rollback", [], { id: item.id })}</td>`
+        ? html`<td>${actionButton(ctx, col("console.button.rollBack"), "curator rollback", [], { id: item.id })}</td>`
         : ""
     }</tr>`,
 )}
 </tbody></table></div>`
 }`;
-  return layout("snapshots", "Snapshots", ctx, body);
+  return layout("snapshots", col("console.page.snapshots"), ctx, body);
 }
 
 /** The charts page (drawn by `/assets/charts.js` from `/api/charts`). */
 export function chartsPage(ctx: PageContext): Html {
-  const body = html`<h1>Charts</h1>
-<section class="chart"><h2>Library states over time (curator runs)</h2><canvas id="chart-runs" height="220"></canvas></section>
-<section class="chart"><h2>Days since last activity</h2><canvas id="chart-idle" height="220"></canvas></section>
-<section class="chart two"><div><h2>Most used</h2><canvas id="chart-most" height="260"></canvas></div><div><h2>Least used</h2><canvas id="chart-least" height="260"></canvas></div></section>`;
-  return layout("charts", "Charts", ctx, body, ["/assets/charts.js"]);
+  const col = (key: MessageKey) => tr(ctx, key);
+  const body = html`<h1>${col("console.page.charts")}</h1>
+<section class="chart"><h2>${col("console.charts.runs")}</h2><canvas id="chart-runs" height="220"></canvas></section>
+<section class="chart"><h2>${col("console.charts.idle")}</h2><canvas id="chart-idle" height="220"></canvas></section>
+<section class="chart two"><div><h2>${col("console.charts.most")}</h2><canvas id="chart-most" height="260"></canvas></div><div><h2>${col("console.charts.least")}</h2><canvas id="chart-least" height="260"></canvas></div></section>`;
+  return layout("charts", col("console.page.charts"), ctx, body, ["/assets/charts.js"]);
 }
 
-/** A page for refusals and missing things (no session, bad link, unknown skill). */
-export function messagePage(title: string, text: string): Html {
-  return html`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title} · skillgate</title><link rel="stylesheet" href="/assets/app.css"></head><body><main><h1>${title}</h1><p>${text}</p></main></body></html>`;
+/**
+ * A page for refusals and missing things (no session, bad link, unknown skill), in `locale`, with the
+ * language switch (and `/assets/app.js`, which makes it work).
+ */
+export function messagePage(locale: Locale, title: Text, text: Text): Html {
+  const heading = resolveText(title, locale);
+  return html`<!doctype html><html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${heading} · skillgate</title><link rel="stylesheet" href="/assets/app.css"><script type="module" src="/assets/app.js"></script></head><body class="message"><header><strong class="brand">skillgate</strong>${languageSwitch(locale)}</header><main><h1>${heading}</h1><p>${resolveText(text, locale)}</p></main></body></html>`;
 }

@@ -12,6 +12,9 @@
  * out, and the library search matches scrubbed text only (a secret cannot be found one prefix at a time).
  * `POST /api/logout` ends this session (any login); `POST /api/sessions/end-all` ends every session
  * (admins).
+ *
+ * Every page and every text the browser shows is in the reader's language: the `skillgate_lang` cookie
+ * the header's switch sets, else the browser's `Accept-Language`, else English (`browserLocale`).
  */
 import { readFileSync } from "node:fs";
 import type { Server } from "node:http";
@@ -28,6 +31,8 @@ import type { SkillgateConfig } from "../../config/config.js";
 import { readDotenv } from "../../config/dotenv.js";
 import { homePaths } from "../../config/home.js";
 import { SkillgateError } from "../../core/errors.js";
+import { browserLocale, LANGUAGE_COOKIE, type Locale } from "../../core/i18n/locale.js";
+import { type MessageKey, resolveText, t } from "../../core/i18n/messages.js";
 import { type Logger, scrubText, silentLogger } from "../../core/logger.js";
 import type { SkillLibrary } from "../../skills/types.js";
 import { OutboundScrubber } from "../scrub.js";
@@ -180,6 +185,21 @@ function libraryQuery(c: Context): LibraryQuery {
 
 type Env = { Variables: { session: ConsoleSession } };
 
+/** The reader's locale of one request: the language switch's cookie, else `Accept-Language`. */
+function requestLocale(c: Context): Locale {
+  return browserLocale(getCookie(c, LANGUAGE_COOKIE), c.req.header("accept-language"));
+}
+
+/** A catalog text in the request's locale. */
+function say(c: Context, key: MessageKey, params?: Record<string, string | number>): string {
+  return resolveText(params ? { key, params } : { key }, requestLocale(c));
+}
+
+/** A JSON refusal `{ ok: false, error }` with its text in the request's locale. */
+function refuse(c: Context, key: MessageKey, status: 400 | 401 | 403 | 413 | 500) {
+  return c.json({ ok: false, error: say(c, key) }, status);
+}
+
 /** Variants of a secret as a page or a JSON answer may spell it (HTML-escaped, JSON-escaped). */
 function spellings(secret: string): string[] {
   const html = secret
@@ -255,9 +275,11 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
   app.use("*", async (c, next) => {
     const host = c.req.header("host") ?? "";
     if (loopback && !allowedHosts.has(host.toLowerCase())) {
-      return c.text("This console only answers to its own address.", 421);
+      return c.text(say(c, "console.error.host"), 421);
     }
     await next();
+    if (!c.res.headers.get("Content-Language")) c.header("Content-Language", requestLocale(c));
+    c.header("Vary", "Accept-Language, Cookie");
     await scrubResponse(c, secrets());
     c.header("Content-Security-Policy", CONSOLE_CSP);
     c.header("X-Content-Type-Options", "nosniff");
@@ -272,8 +294,7 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     const name = c.req.param("name");
     const type = ASSET_TYPES[name];
     const body = type ? assets.get(name) : undefined;
-    if (!type || body === undefined)
-      return c.text("Not found (run `npm run build` to build the console).", 404);
+    if (!type || body === undefined) return c.text(say(c, "console.error.noAssets"), 404);
     return c.body(body, 200, { "Content-Type": type, "Cache-Control": "no-cache" });
   });
 
@@ -281,10 +302,7 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     const role = auth.redeemLoginToken(text(c.req.query("token"), 1000));
     if (!role) {
       return c.html(
-        messagePage(
-          "Login link not valid",
-          "This login link was already used, has expired, or belongs to an earlier start. Run `skillgate console --link` for a new one.",
-        ),
+        messagePage(requestLocale(c), t("console.error.loginInvalid"), t("console.error.loginInvalidText")),
         403,
       );
     }
@@ -294,12 +312,7 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
   });
 
   app.get("/logged-out", (c) =>
-    c.html(
-      messagePage(
-        "Logged out",
-        "This browser's console session has ended. Open a new login link (`skillgate console --link`) to log in again.",
-      ),
-    ),
+    c.html(messagePage(requestLocale(c), t("console.error.loggedOut"), t("console.error.loggedOutText"))),
   );
 
   app.use("*", async (c, next) => {
@@ -307,11 +320,11 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     if (!session) {
       if (c.req.method === "GET" && !c.req.path.startsWith("/api/") && c.req.path !== "/events") {
         return c.html(
-          messagePage("Log in first", "Open the one-time login link printed when the console started."),
+          messagePage(requestLocale(c), t("console.error.logIn"), t("console.error.logInText")),
           401,
         );
       }
-      return c.json({ ok: false, error: "not logged in" }, 401);
+      return refuse(c, "console.api.notLoggedIn", 401);
     }
     c.set("session", session);
     await next();
@@ -322,23 +335,19 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     const session = c.get("session");
     const origin = c.req.header("origin");
     const expected = `http://${c.req.header("host") ?? ""}`;
-    if (!origin || origin !== expected)
-      return c.json({ ok: false, error: "cross-origin request refused" }, 403);
+    if (!origin || origin !== expected) return refuse(c, "console.api.crossOrigin", 403);
     const site = c.req.header("sec-fetch-site");
-    if (site !== undefined && site !== "same-origin")
-      return c.json({ ok: false, error: "cross-site request refused" }, 403);
-    if (!auth.checkCsrf(session, c.req.header("x-csrf-token")))
-      return c.json({ ok: false, error: "missing or wrong CSRF token" }, 403);
+    if (site !== undefined && site !== "same-origin") return refuse(c, "console.api.crossSite", 403);
+    if (!auth.checkCsrf(session, c.req.header("x-csrf-token"))) return refuse(c, "console.api.csrf", 403);
     // Any login may log itself out.
     if (c.req.path === "/api/logout") return next();
-    if (session.role !== "admin")
-      return c.json({ ok: false, error: "this login is read-only; actions need an admin login" }, 403);
+    if (session.role !== "admin") return refuse(c, "console.api.readOnly", 403);
     return next();
   });
 
   const page = (c: Context<Env>): PageContext => {
     const session = c.get("session");
-    return { role: session.role, csrf: auth.csrfToken(session), scrub };
+    return { role: session.role, csrf: auth.csrfToken(session), scrub, locale: requestLocale(c) };
   };
 
   app.get("/", (c) => c.redirect("/library", 302));
@@ -364,7 +373,11 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
   app.get("/skill/:name", async (c) => {
     const name = c.req.param("name");
     const row = (await rows()).find((item) => item.name === name);
-    if (!row) return c.html(messagePage("No such skill", `There is no skill called ${name}.`), 404);
+    if (!row)
+      return c.html(
+        messagePage(requestLocale(c), t("console.error.noSkill"), t("console.error.noSkillText", { name })),
+        404,
+      );
     let frontmatter: string | null = null;
     let bodyHtml: string | null = null;
     let linkedFiles: string[] = [];
@@ -398,7 +411,14 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     const file = text(c.req.query("path"), 500);
     const view = await library.view(name, { filePath: file });
     if (!view.success || typeof view.content !== "string")
-      return c.html(messagePage("No such file", String(view.error ?? "The file could not be shown.")), 404);
+      return c.html(
+        messagePage(
+          requestLocale(c),
+          t("console.error.noFile"),
+          view.error ? String(view.error) : t("console.error.noFileText"),
+        ),
+        404,
+      );
     return c.html(filePage(page(c), name, file, view.content));
   });
 
@@ -416,7 +436,10 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     const id = c.req.param("id");
     const report = await reportText(options.home, id);
     if (report === undefined)
-      return c.html(messagePage("No such report", "That run report does not exist."), 404);
+      return c.html(
+        messagePage(requestLocale(c), t("console.error.noReport"), t("console.error.noReportText")),
+        404,
+      );
     return c.html(reportPage(page(c), id, renderMarkdown(scrub(report))));
   });
 
@@ -443,7 +466,7 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
 
   app.get("/charts", (c) => c.html(chartsPage(page(c))));
 
-  app.get("/api/charts", async (c) => c.json(await chartData(data, await rows())));
+  app.get("/api/charts", async (c) => c.json(await chartData(data, await rows(), requestLocale(c))));
 
   app.get("/events", (c) =>
     streamSSE(c, async (stream) => {
@@ -480,18 +503,19 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     "/api/action",
     bodyLimit({
       maxSize: MAX_BODY_BYTES,
-      onError: (c) => c.json({ ok: false, error: `request body over ${MAX_BODY_BYTES} bytes` }, 413),
+      onError: (c) =>
+        c.json({ ok: false, error: say(c, "console.api.tooLarge", { bytes: MAX_BODY_BYTES }) }, 413),
     }),
     async (c) => {
       let body: unknown;
       try {
         body = await c.req.json();
       } catch {
-        return c.json({ ok: false, error: "the body must be JSON" }, 400);
+        return refuse(c, "console.api.notJson", 400);
       }
       try {
         const request = parseActionRequest(body);
-        const result = await handleAction(actionEnv, c.get("session"), request);
+        const result = await handleAction(actionEnv, c.get("session"), request, requestLocale(c));
         if (result.kind === "done") {
           rowsCache = undefined;
           events.emit({ type: "run-finished", data: { command: request.command, ok: result.ok } });
@@ -502,7 +526,7 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
       } catch (error) {
         if (error instanceof SkillgateError) return c.json({ ok: false, error: error.message }, 400);
         logger.error({ err: error }, "console: action failed unexpectedly");
-        return c.json({ ok: false, error: "the action failed unexpectedly; see the log" }, 500);
+        return refuse(c, "console.api.unexpected", 500);
       }
     },
   );
@@ -511,20 +535,22 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     revocations.revoke(c.get("session"));
     deleteCookie(c, SESSION_COOKIE, { path: "/" });
     logger.info("console: logged out");
-    return c.json({ ok: true, text: "Logged out." });
+    return c.json({ ok: true, text: say(c, "console.api.loggedOut") });
   });
 
   app.post("/api/sessions/end-all", (c) => {
     revocations.endAll();
     deleteCookie(c, SESSION_COOKIE, { path: "/" });
     logger.info("console: every session ended");
-    return c.json({ ok: true, text: "Every console session has ended, this one too." });
+    return c.json({ ok: true, text: say(c, "console.api.endedAll") });
   });
 
-  app.notFound((c) => c.html(messagePage("Not found", "There is no such page."), 404));
+  app.notFound((c) =>
+    c.html(messagePage(requestLocale(c), t("console.error.notFound"), t("console.error.notFoundText")), 404),
+  );
   app.onError((error, c) => {
     logger.error({ err: error }, "console: request failed");
-    return c.text("The console failed to answer; see the log.", 500);
+    return c.text(say(c, "console.error.failed"), 500);
   });
 
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
