@@ -1,0 +1,160 @@
+/**
+ * The English texts of the command replies (curator, safety net, skills, skills config, readiness and
+ * usage errors), spread into `en`. They are the sentences these commands always printed, byte for byte;
+ * `--json` documents carry the same English. Vocabulary of the Chinese side: `glossary.md`.
+ */
+import type { CatalogShape } from "./entries.js";
+
+export const enCommands = {
+  // ── shared words ────────────────────────────────────────────────────────────────────────────────────
+  "cmd.time.never": "never",
+  "cmd.state.active": "active",
+  "cmd.state.stale": "stale",
+  "cmd.state.archived": "archived",
+  "cmd.curatorSays": "curator: {text}",
+  "cmd.failures": "failures:",
+  "cmd.arg.skillName": "skill name",
+  "cmd.arg.skillNames": "skill names",
+  "cmd.arg.archivedName": "a name from list-archived, or the skill's name",
+  // ── curator status ──────────────────────────────────────────────────────────────────────────────────
+  "cmd.summary.status": "last run, managed and unmanaged counts, pins, least recently active skills",
+  "cmd.status.state": "curator: {state}",
+  "cmd.status.state.enabled": "ENABLED",
+  "cmd.status.state.paused": "PAUSED",
+  "cmd.status.state.disabled": "DISABLED",
+  "cmd.status.none": "none",
+  "cmd.status.reportMissing": "{path} (missing)",
+  "cmd.status.runs": "runs:",
+  "cmd.status.lastRun": "last run:",
+  "cmd.status.lastSummary": "last summary:",
+  "cmd.status.lastReport": "last report:",
+  "cmd.status.interval": "interval:",
+  "cmd.status.staleAfter": "stale after:",
+  "cmd.status.archiveAfter": "archive after:",
+  "cmd.status.consolidate": "consolidate:",
+  "cmd.status.daysUnused": "{days}d unused",
+  "cmd.status.everyDays": "every {days}d",
+  "cmd.status.everyHours": "every {hours}h",
+  "cmd.status.consolidateOn": "on",
+  "cmd.status.consolidateOff": "off (prune-only; LLM merge pass opt-in)",
+  "cmd.status.unmanaged": "unmanaged (no provenance marker): {total} total",
+  "cmd.status.preDatesMarker": "pre-dates marker",
+  "cmd.status.foregroundCreated": "foreground-created",
+  "cmd.status.unmanagedHint": "  never auto-staled or archived — `{command}` hands one over",
+  "cmd.status.pinned": "pinned ({total}): {names}",
+  "cmd.status.pinnedSome": "pinned ({total}): {names} … and {count} more (`{command}` lists them all)",
+  "cmd.status.noManaged": "no curator-managed skills",
+  "cmd.status.managed":
+    "curator-managed skills: {total} total  (agent-created={agentCreated}  bundled={bundled})",
+  "cmd.status.active": "active",
+  "cmd.status.stale": "stale",
+  "cmd.status.archived": "archived",
+  "cmd.status.rankingRow":
+    "  {name}  activity={activity}  use={use}  view={view}  patches={patches}  last_activity={last}",
+  "cmd.status.leastRecentlyActive": "least recently active (top 5):",
+  "cmd.status.mostActive": "most active (top 5):",
+  "cmd.status.leastActive": "least active (top 5):",
+  "cmd.button.dryRun": "Dry run",
+  "cmd.button.resume": "Resume",
+  "cmd.button.pause": "Pause",
+  "cmd.button.archived": "Archived skills",
+  "cmd.button.pinned": "Pinned skills",
+  // ── list-pinned ─────────────────────────────────────────────────────────────────────────────────────
+  "cmd.summary.listPinned": "pinned skills (auto-transitions leave them alone)",
+  "cmd.pinned.none": "curator: no pinned skills",
+  "cmd.pinned.heading": "pinned skills ({total}):",
+  "cmd.pinned.unpinHint": "unpin one with `{command}`",
+  // ── run ─────────────────────────────────────────────────────────────────────────────────────────────
+  "cmd.summary.run": "run the curator now (prune-only unless consolidation is on)",
+  "cmd.option.run.dryRun": "preview only: write the report, change nothing",
+  "cmd.option.run.consolidate": "force the LLM consolidation pass on for this run",
+  "cmd.option.run.background": "start the run in a detached process and return at once",
+  "cmd.run.noEntryScript":
+    "cannot start a background run: the skillgate entry script is unknown; run without --background.",
+  "cmd.run.background": "curator: run started in the background (pid {pid}) — check `{command}` later",
+  "cmd.run.pruneOnly": "prune-only pass (LLM consolidation is off; `{command}` turns it on for one run)",
+  "cmd.run.preview": "auto (preview): {count} candidate skill(s) — no transitions applied in dry-run",
+  "cmd.run.transition": "{name}: {from} → {to}",
+  "cmd.run.wouldDo": "a real run would do:",
+  "cmd.run.dryRunDone": "dry-run: no changes applied; report: {report}",
+  "cmd.run.notWritten": "(not written)",
+  "cmd.run.auto": "auto: checked={checked} stale={stale} archived={archived} reactivated={reactivated}",
+  "cmd.run.report": "report: {path}",
+  "cmd.run.disabled": "curator: disabled via config; enable it with `curator.enabled: true`",
+  // ── pause / resume ──────────────────────────────────────────────────────────────────────────────────
+  "cmd.summary.pause": "stop automatic curator runs until resumed",
+  "cmd.summary.resume": "let automatic curator runs happen again",
+  "cmd.pause.paused": "curator: paused — automatic runs stop until `{command}`",
+  "cmd.pause.resumed": "curator: resumed",
+  // ── pin / unpin / adopt outcomes ────────────────────────────────────────────────────────────────────
+  "cmd.summary.pin": "keep a skill out of every automatic transition",
+  "cmd.summary.unpin": "let automatic transitions consider a skill again",
+  "cmd.op.notFound": "skill '{name}' not found",
+  "cmd.op.pinBundled":
+    "'{name}' is bundled or hub-installed — cannot pin (only agent-created skills take part in curation)",
+  "cmd.op.unpinBundled":
+    "'{name}' is bundled or hub-installed — cannot unpin (only agent-created skills take part in curation)",
+  "cmd.op.pinIneligible":
+    "could not pin '{name}' — the skill is not curation-eligible (protected built-in or external). `{command}` shows which skills the curator tracks.",
+  "cmd.op.unpinIneligible":
+    "could not unpin '{name}' — the skill is not curation-eligible (protected built-in or external). `{command}` shows which skills the curator tracks.",
+  "cmd.op.pinnedUnmanaged":
+    "pinned '{name}' (recorded; this skill is unmanaged, so auto-transitions never consider it anyway — `{command}` puts it under curator management)",
+  "cmd.op.unpinnedUnmanaged":
+    "unpinned '{name}' (recorded; this skill is unmanaged, so auto-transitions never consider it anyway — `{command}` puts it under curator management)",
+  "cmd.op.pinned": "pinned '{name}' (auto-transitions will leave it alone)",
+  "cmd.op.unpinned": "unpinned '{name}' (auto-transitions consider it again)",
+  "cmd.op.noName": "no skill name given",
+  "cmd.op.protected": "'{name}' is a protected built-in; the curator never manages it",
+  "cmd.op.hub": "'{name}' is hub-installed; its upstream owns it",
+  "cmd.op.bundled": "'{name}' is a bundled built-in — curator.prune_builtins governs it, not adoption",
+  "cmd.op.external": "'{name}' lives in skills.external_dirs and is read-only to the curator",
+  "cmd.op.alreadyManaged": "'{name}' is already curator-managed",
+  "cmd.op.notMarked": "could not mark '{name}' as curator-managed",
+  "cmd.op.adopted": "adopted '{name}' into curator management",
+  // ── adopt / list-unmanaged ──────────────────────────────────────────────────────────────────────────
+  "cmd.summary.adopt": "hand unmanaged skills over to the curator (their inactivity clock is kept)",
+  "cmd.option.adopt.all": "adopt every unmanaged skill",
+  "cmd.option.adopt.dryRun": "show what would be adopted",
+  "cmd.adopt.both": "pass either skill names or --all-unmanaged, not both",
+  "cmd.adopt.nameThem": "name the skills to adopt, or pass --all-unmanaged (`{command}` lists them)",
+  "cmd.adopt.someNames": "{names}, … and {count} more",
+  "cmd.adopt.confirm":
+    "Adopt {count} unmanaged skill(s) into curator management ({names})? Unused ones may then be marked stale or archived.",
+  "cmd.adopt.none": "curator: no unmanaged skills to adopt",
+  "cmd.adopt.wouldAdopt": "would adopt {count} skill(s) (dry run):",
+  "cmd.adopt.tally": "adopted {done}/{total}",
+  "cmd.summary.listUnmanaged": "skills the curator does not manage, with the reason",
+  "cmd.unmanaged.none": "curator: no unmanaged skills — every eligible skill is managed",
+  "cmd.unmanaged.row": "  {name} activity={activity} last_activity={last}  ({marker})",
+  "cmd.unmanaged.noMarker": "no marker",
+  "cmd.unmanaged.heading": "unmanaged skills ({total}):",
+  "cmd.unmanaged.hint": "hand one over with `{one}`, or all of them with `{all}`",
+  // ── archive / restore / list-archived ───────────────────────────────────────────────────────────────
+  "cmd.summary.archive": "archive one skill now (recoverable with restore)",
+  "cmd.archive.confirm": "Archive '{name}'? It can be restored later with `{command}`.",
+  "cmd.archive.done": "curator: archived '{name}' to .archive/{archivedAs} — `{command}` brings it back",
+  "cmd.summary.restore": "move an archived skill back to where it lived",
+  "cmd.restore.confirm": "Restore '{name}' from the archive into the library?",
+  "cmd.restore.done":
+    "curator: restored '{name}' to skills/{restoredTo}\nIts inactivity clock is unchanged, so a later run may archive it again; `{command}` keeps it.",
+  "cmd.restore.doneFlattened":
+    "curator: restored '{name}' to skills/{restoredTo} (its original place was taken, so it went to the top level)\nIts inactivity clock is unchanged, so a later run may archive it again; `{command}` keeps it.",
+  "cmd.summary.listArchived": "archived skills, by the name restore takes",
+  "cmd.archived.none": "curator: no archived skills",
+  "cmd.archived.rowNamed": "{row}  (skill '{skill}')",
+  "cmd.archived.heading": "archived skills ({total}):",
+  "cmd.archived.hint": "restore one with `{command}` using a name from the left column",
+  // ── prune ───────────────────────────────────────────────────────────────────────────────────────────
+  "cmd.summary.prune":
+    "archive curated skills idle for N days (pinned, cron-referenced and young never-used skills are kept)",
+  "cmd.option.prune.days": "idle threshold in days (default curator.archive_after_days)",
+  "cmd.option.prune.dryRun": "list the candidates, change nothing",
+  "cmd.prune.badDays": "curator: --days must be >= 1 (got {days})",
+  "cmd.prune.confirm": "Archive {count} skill(s) idle >= {days}d ({names})?",
+  "cmd.prune.nothing": "curator: nothing to prune (no unpinned skills idle >= {days}d)",
+  "cmd.prune.heading": "{count} skill(s) idle >= {days}d:",
+  "cmd.prune.row": "  {name} idle {days}d",
+  "cmd.prune.dryRun": "(dry run — no changes made)",
+  "cmd.prune.tally": "archived {done}/{total}",
+} as const satisfies CatalogShape;
