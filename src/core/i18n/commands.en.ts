@@ -157,4 +157,77 @@ export const enCommands = {
   "cmd.prune.row": "  {name} idle {days}d",
   "cmd.prune.dryRun": "(dry run — no changes made)",
   "cmd.prune.tally": "archived {done}/{total}",
+  // ── backup ──────────────────────────────────────────────────────────────────────────────────────────
+  "cmd.summary.backup": "take a snapshot of the whole skill library now",
+  "cmd.option.backup.reason": "why (stored in the snapshot's manifest; default `manual`)",
+  "cmd.backup.disabled":
+    "curator: backups are disabled via config (`curator.backup.enabled: false`); re-enable them to take a snapshot.",
+  "cmd.backup.done": "curator: snapshot created at {dir}",
+  "cmd.backup.failed": "curator: snapshot failed — {detail}",
+  // ── table columns ───────────────────────────────────────────────────────────────────────────────────
+  "cmd.col.id": "id",
+  "cmd.col.reason": "reason",
+  "cmd.col.skills": "skills",
+  "cmd.col.size": "size",
+  "cmd.col.when": "when",
+  "cmd.col.actor": "actor",
+  "cmd.col.action": "action",
+  "cmd.col.skill": "skill",
+  // ── rollback ────────────────────────────────────────────────────────────────────────────────────────
+  "cmd.summary.rollback": "undo one ledger entry, or restore the whole library from a snapshot",
+  "cmd.arg.entryId": "ledger entry to undo (see `curator ledger`)",
+  "cmd.option.rollback.list": "list snapshots",
+  "cmd.option.rollback.id": "snapshot id to restore (default: the newest)",
+  "cmd.rollback.entryTarget":
+    "Rollback target: ledger entry {id}\n  action: {action}\n  skill:  {skill}\n  actor:  {actor}\n  when:   {when}\n  files:  {files}",
+  "cmd.rollback.snapshotTarget":
+    "Rollback target: snapshot {id}\n  reason:      {reason}\n  created_at:  {created}\n  skill files: {files}\n  cron jobs:   {cron}\nEvery skill, the usage data and the archive go back to this snapshot; a safety snapshot of the current state is taken first.",
+  "cmd.rollback.cronBackedUp": "{count} (only their skill links will be restored)",
+  "cmd.rollback.cronMissing": "not in snapshot ({reason})",
+  "cmd.rollback.unknown": "unknown",
+  "cmd.rollback.entryConfirm": "{target}\nRestore this mutation's before-state?",
+  "cmd.rollback.snapshotConfirm": "{target}\nProceed?",
+  "cmd.rollback.both": "pass either a ledger ENTRY_ID or --id SNAPSHOT, not both.",
+  "cmd.rollback.noSnapshots": "No curator snapshots yet.",
+  "cmd.rollback.noneYet":
+    "curator: no snapshots exist yet. Take one with `{command}` or wait for the next curator run.",
+  "cmd.rollback.noMatch": "curator: no snapshot matching id '{id}'. Available:",
+  "cmd.rollback.noEntry": "curator: no ledger entry '{id}'. See `{command}` for entry ids.",
+  "cmd.rollback.failed": "curator: rollback failed — {detail}",
+  "cmd.rollback.entryDone":
+    "rolled back entry {id} ({action} on '{skill}'): {restored} file(s) restored, {removed} removed. Safety entry {safety} captured the pre-rollback state.",
+  "cmd.rollback.cronRestored": "{count} job(s) had skill links restored",
+  "cmd.rollback.cronSkipped": "{count} backed-up job(s) no longer exist (skipped)",
+  "cmd.rollback.cronMatched": "{count} already matched",
+  "cmd.rollback.snapshotDone": "restored from snapshot {id}",
+  "cmd.rollback.snapshotDoneCron": "restored from snapshot {id}; cron links: {parts}",
+  // ── ledger ──────────────────────────────────────────────────────────────────────────────────────────
+  "cmd.summary.ledger": "show the audit ledger of library changes, newest first",
+  "cmd.option.ledger.skill": "only entries for this skill",
+  "cmd.option.ledger.limit": "at most N entries (default 20)",
+  "cmd.ledger.badLimit": "--limit must be >= 1 (got {limit}).",
+  "cmd.ledger.empty": "curator: ledger is empty (or skills.ledger is disabled).",
+  "cmd.ledger.absorbed": "{skill}  → absorbed into '{into}'",
+  "cmd.ledger.rollbackOf": "{skill}  → rollback of {target}",
+  "cmd.ledger.footer": "Undo one change with `{undo}`; whole-library snapshots: `{snapshots}`.",
+  // ── purge ───────────────────────────────────────────────────────────────────────────────────────────
+  "cmd.summary.purge": "permanently delete archived skills older than N days (each one ledgered first)",
+  "cmd.option.purge.days": "age threshold in days (default curator.archive_ttl_days)",
+  "cmd.option.purge.dryRun": "list what would be deleted, change nothing",
+  "cmd.purge.byStamp": "archive suffix",
+  "cmd.purge.byMtime": "folder time",
+  "cmd.purge.confirmRow": "  {name}  ({days}d)",
+  "cmd.purge.confirm":
+    "Archived skills older than {days}d:\n{rows}\nPermanently delete {count} archived skill(s)?",
+  "cmd.purge.disabled":
+    "curator: purge disabled (curator.archive_ttl_days is 0). Set that key or pass `{command}` to delete archives older than N days.",
+  "cmd.purge.noArchive": "curator: no archive directory — nothing to purge.",
+  "cmd.purge.noneOlder": "curator: no archived skills older than {days}d.",
+  "cmd.purge.heading": "Archived skills older than {days}d:",
+  "cmd.purge.row": "{name} ({days}d, by {by})",
+  "cmd.purge.dryRun": "(dry run — nothing deleted)",
+  "cmd.purge.done":
+    "curator: purged {count} archived skill(s). Ledger entries recorded; undo one with `{command}`.",
+  "cmd.purge.doneNoLedger":
+    "curator: purged {count} archived skill(s). The ledger is disabled (skills.ledger: false), so this cannot be undone.",
 } as const satisfies CatalogShape;
