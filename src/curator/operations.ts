@@ -438,7 +438,9 @@ export async function pruneCandidates(
   days: number,
 ): Promise<{ candidates: PruneCandidate[]; warnings: string[] }> {
   if (!Number.isInteger(days) || days < 1) {
-    throw new CuratorError("prune", `--days must be >= 1 (got ${days})`, { code: "curator.bad_days" });
+    throw new CuratorError("prune", t("cmd.prune.badDaysError", { days: String(days) }), {
+      code: "curator.bad_days",
+    });
   }
   const view = await readView(ctx);
   const cron = await readCronRefs(ctx.home);

@@ -347,4 +347,41 @@ export const enCommands = {
   "cmd.config.unchanged": "`{key}` already is {value}; nothing changed.",
   "cmd.config.confirmSet": "Set `{key}` in skills.config of config.yaml to `{value}`?",
   "cmd.config.confirmSetSecret": "Set `{key}` in skills.config of config.yaml?",
+  // ── usage errors ────────────────────────────────────────────────────────────────────────────────────
+  "cmd.option.yes": "answer yes to the confirmation",
+  "cmd.option.json": "print one JSON document",
+  "cmd.parse.where": "usage: {usage}; options: {options}",
+  "cmd.parse.wholeNumber": "{label} needs a whole number, got '{raw}' ({where}).",
+  "cmd.parse.oneOf": "{label} must be one of {choices}; got '{raw}' ({where}).",
+  "cmd.parse.boolean": "{label} takes no value or true/false; got '{raw}' ({where}).",
+  "cmd.parse.unknownOption": "Unknown option {flag} for `{command}`. ({where})",
+  "cmd.parse.unknownOptionGuess": "Unknown option {flag} for `{command}`. Did you mean {guess}? ({where})",
+  "cmd.parse.needsValue": "{label} needs a value ({where}).",
+  "cmd.parse.missing": "Missing {name}: {description} ({where}).",
+  "cmd.parse.unexpected": "Unexpected argument '{arg}' ({where}).",
+  "cmd.parse.needsSubcommand": "`{command}` needs a subcommand. Available: {available}.",
+  "cmd.parse.unknownSubcommand": "Unknown subcommand `{command}`. Available: {available}.",
+  "cmd.parse.unknownSubcommandGuess":
+    "Unknown subcommand `{command}`. Did you mean `{guess}`? Available: {available}.",
+  // ── curator errors shown in chat ────────────────────────────────────────────────────────────────────
+  "cmd.archive.badName": "invalid skill name '{name}': use a plain skill name (no '..', no absolute paths).",
+  "cmd.archive.badPath": "invalid skill path '{name}': use a plain skill name (no '..', no absolute paths).",
+  "cmd.archive.moved": "skill '{name}' is no longer at {path}; kept",
+  "cmd.restore.ambiguous":
+    "several archived skills are named '{name}' ({choices}); restore one by its path, e.g. `{command}`",
+  "cmd.restore.noArchive": "no archive directory — nothing has been archived yet",
+  "cmd.restore.notArchived": "skill '{name}' not found in archive; `{command}` shows what can be restored",
+  "cmd.restore.live":
+    "a skill named '{name}' is already live at {dir}; archive or rename it before restoring this one",
+  "cmd.restore.destination": "destination already exists: {dest} (and {flat}); move it away first",
+  "cmd.lock.busy":
+    "another curator run is in progress ({holder} holds {file}); wait for it to finish and try again.",
+  "cmd.run.disabledError": "the curator is disabled via config; enable it with `curator.enabled: true`",
+  "cmd.prune.badDaysError": "--days must be >= 1 (got {days})",
+  "cmd.purge.badDays": "--days must be a whole number >= 1 (got {days}).",
+  "cmd.purge.disabledError":
+    "purge is disabled (curator.archive_ttl_days is 0). Set that key, or pass --days N, to delete archives older than N days.",
+  "cmd.backup.disabledError":
+    "backups are disabled via config (`curator.backup.enabled: false`); re-enable them to take a snapshot.",
+  "cmd.backup.noSkillsDir": "no skills directory at {dir}; nothing to snapshot.",
 } as const satisfies CatalogShape;
