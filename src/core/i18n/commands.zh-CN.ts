@@ -358,7 +358,8 @@ export const zhCNCommands = defineLocale<typeof enCommands>()({
   "cmd.archive.badName": "技能名称 '{name}' 无效：请使用普通的技能名称（不含 '..'，不用绝对路径）。",
   "cmd.archive.badPath": "技能路径 '{name}' 无效：请使用普通的技能名称（不含 '..'，不用绝对路径）。",
   "cmd.archive.moved": "技能 '{name}' 已不在 {path}；保留不动",
-  "cmd.restore.ambiguous": "有多个已归档技能名为 '{name}'（{choices}）；请按路径恢复其中一个，例如 `{command}`",
+  "cmd.restore.ambiguous":
+    "有多个已归档技能名为 '{name}'（{choices}）；请按路径恢复其中一个，例如 `{command}`",
   "cmd.restore.noArchive": "没有归档目录——还没有归档过任何技能",
   "cmd.restore.notArchived": "归档中找不到技能 '{name}'；`{command}` 显示可以恢复的技能",
   "cmd.restore.live": "名为 '{name}' 的技能已经在 {dir} 使用中；请先归档或重命名它，再恢复这一个",
@@ -369,6 +370,7 @@ export const zhCNCommands = defineLocale<typeof enCommands>()({
   "cmd.purge.badDays": "`--days` 必须是 >= 1 的整数（收到 {days}）。",
   "cmd.purge.disabledError":
     "清除已停用（curator.archive_ttl_days 为 0）。请设置该项，或使用 `--days N`，以删除超过 N 天的归档。",
-  "cmd.backup.disabledError": "备份已在配置中停用（`curator.backup.enabled: false`）；重新启用后才能拍摄快照。",
+  "cmd.backup.disabledError":
+    "备份已在配置中停用（`curator.backup.enabled: false`）；重新启用后才能拍摄快照。",
   "cmd.backup.noSkillsDir": "{dir} 下没有技能目录；没有可拍摄快照的内容。",
 });
