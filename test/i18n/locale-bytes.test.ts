@@ -82,7 +82,7 @@ function tarMembers(archive: Buffer, shown: (text: string) => string): string[] 
       header
         .subarray(from, to)
         .toString("utf8")
-        .replace(/\0[^]*$/, "");
+        .replace(/\0[\s\S]*$/, "");
     const size = Number.parseInt(field(124, 136).trim() || "0", 8);
     const body = tar.subarray(at + 512, at + 512 + size);
     members.push(`${field(156, 157)} ${field(345, 500)}${field(0, 100)} ${shown(body.toString("utf8"))}`);

@@ -384,4 +384,9 @@ export const enCommands = {
   "cmd.backup.disabledError":
     "backups are disabled via config (`curator.backup.enabled: false`); re-enable them to take a snapshot.",
   "cmd.backup.noSkillsDir": "no skills directory at {dir}; nothing to snapshot.",
+  // ── reply budget ────────────────────────────────────────────────────────────────────────────────────
+  "cmd.budget.file": "The full answer ({chars} characters) is in the attached file {name}.",
+  "cmd.budget.cut": "… cut here: {shown} of {total} characters shown, to keep the chat readable.",
+  "cmd.budget.cutWithCommand":
+    "… cut here: {shown} of {total} characters shown, to keep the chat readable. For all of it in a terminal: `{command}`.",
 } as const satisfies CatalogShape;

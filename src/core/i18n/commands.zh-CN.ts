@@ -373,4 +373,9 @@ export const zhCNCommands = defineLocale<typeof enCommands>()({
   "cmd.backup.disabledError":
     "备份已在配置中停用（`curator.backup.enabled: false`）；重新启用后才能拍摄快照。",
   "cmd.backup.noSkillsDir": "{dir} 下没有技能目录；没有可拍摄快照的内容。",
+  // ── reply budget ────────────────────────────────────────────────────────────────────────────────────
+  "cmd.budget.file": "完整的回答（{chars} 个字符）在附件 {name} 中。",
+  "cmd.budget.cut": "…… 在此截断：显示了 {total} 个字符中的 {shown} 个，以便在聊天中阅读。",
+  "cmd.budget.cutWithCommand":
+    "…… 在此截断：显示了 {total} 个字符中的 {shown} 个，以便在聊天中阅读。在终端中查看全部：`{command}`。",
 });
