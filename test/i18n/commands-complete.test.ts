@@ -54,9 +54,10 @@ const ALLOWED: RegExp[] = [
   /\b(?:skills|gateway|curator|config|platform|metadata)[\w.<>:-]*\.[\w.<>{}-]+/g, // config keys
   /(?:~|\/)[\w./+-]+/g, // paths
   /\b[\w-]+\.(?:yaml|md|env|json|lock)\b|\.env\b|\.archive\/\S+/g, // file names
-  /--?[a-z][\w-]*(?:\s+(?:N|VALUE|activity\|recent\|name))?/g, // flags and their value words
+  /(?<![\w-])--?[a-z][\w-]*(?:\s+(?:N|VALUE|activity\|recent\|name))?/g, // flags and their value words
   /<[\w.]+>/g, // placeholders in usage lines: <name>, <key>
   /\b\d{8}T\d{6}Z?[\w-]*\b|\b\d{4}-\d{2}-\d{2}[T\d:.Z-]*/g, // snapshot ids, timestamps
+  /\b[0-9a-f]{12}\b/g, // ledger entry ids
   // Ledger actor and action ids (columns of the ledger table).
   /\b(?:curator|web)(?= {2,})/g,
   /\b(?:archive|restore|snapshot-rollback|rollback|skills-config-set|skills-enable|skills-disable|purge|pin|unpin|adopt|consolidate|pruned?|state)\b/g,
@@ -96,6 +97,9 @@ function dataStrings(): string[] {
     "auto: no changes; llm: skipped",
     "skipped (consolidation off)",
     "no cron/jobs.json present",
+    "pre-curator-run",
+    // Command names (`/curator list-pinned` in a usage line) stay ASCII in every language.
+    ...registry.flatMap((spec) => spec.path).filter((word) => word.includes("-")),
     ...SKILLS.map((name) => `${name} skill for tests`),
     "Do the thing.",
     "把 PDF 转成文本。",
