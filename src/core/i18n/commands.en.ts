@@ -389,4 +389,17 @@ export const enCommands = {
   "cmd.budget.cut": "… cut here: {shown} of {total} characters shown, to keep the chat readable.",
   "cmd.budget.cutWithCommand":
     "… cut here: {shown} of {total} characters shown, to keep the chat readable. For all of it in a terminal: `{command}`.",
+  // ── consolidation preview (a chat run with the model pass) ──────────────────────────────────────────
+  "cmd.preview.head": "Consolidation preview (a dry run; nothing has changed yet).",
+  "cmd.preview.failed": "The model pass did not finish: {error}",
+  "cmd.preview.nothing": "The model proposes no merges or prunings.",
+  "cmd.preview.proposes": "The model proposes:",
+  "cmd.preview.merge": "  • {name} → {into}",
+  "cmd.preview.mergeWhy": "  • {name} → {into} — {reason}",
+  "cmd.preview.prune": "  • {name} — prune",
+  "cmd.preview.pruneWhy": "  • {name} — prune ({reason})",
+  "cmd.preview.auto": "The automatic pass would also mark {stale} stale and archive {archived}.",
+  "cmd.preview.realRun":
+    "The real run asks the model again (its choices may differ slightly); a snapshot is taken first and every change is ledgered.",
+  "cmd.preview.apply": "Apply it?",
 } as const satisfies CatalogShape;

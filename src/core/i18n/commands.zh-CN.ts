@@ -378,4 +378,17 @@ export const zhCNCommands = defineLocale<typeof enCommands>()({
   "cmd.budget.cut": "…… 在此截断：显示了 {total} 个字符中的 {shown} 个，以便在聊天中阅读。",
   "cmd.budget.cutWithCommand":
     "…… 在此截断：显示了 {total} 个字符中的 {shown} 个，以便在聊天中阅读。在终端中查看全部：`{command}`。",
+  // ── consolidation preview (a chat run with the model pass) ──────────────────────────────────────────
+  "cmd.preview.head": "整合预览（试运行；目前还没有任何更改）。",
+  "cmd.preview.failed": "模型处理没有完成：{error}",
+  "cmd.preview.nothing": "模型没有提出任何合并或清理。",
+  "cmd.preview.proposes": "模型提议：",
+  "cmd.preview.merge": "  • {name} → {into}",
+  "cmd.preview.mergeWhy": "  • {name} → {into}——{reason}",
+  "cmd.preview.prune": "  • {name}——清理",
+  "cmd.preview.pruneWhy": "  • {name}——清理（{reason}）",
+  "cmd.preview.auto": "自动转换还会把 {stale} 个技能标记为过时，并归档 {archived} 个。",
+  "cmd.preview.realRun":
+    "正式运行会再次询问模型（它的选择可能略有不同）；运行前会先拍摄快照，每项更改都会记入账本。",
+  "cmd.preview.apply": "应用吗？",
 });
