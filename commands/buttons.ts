@@ -3,6 +3,7 @@
  * buttons ignore them, so the terminal and the CLI print exactly what they printed before.
  */
 import { invocation, type ReplyAction, runAction } from "../src/core/actions.js";
+import { t } from "../src/core/i18n/messages.js";
 import type { Reply } from "../src/core/reply.js";
 import type { CommandInput } from "./types.js";
 
@@ -26,7 +27,7 @@ export function paged(value: Reply, index: number, path: string[], input: Comman
 /** One "Restore <name>" button per archived name (at most `MAX_RESTORE_BUTTONS`), in rows. */
 export function restoreRows(names: string[]): ReplyAction[][] {
   const buttons = [...new Set(names)].slice(0, MAX_RESTORE_BUTTONS).map((name) =>
-    runAction(`Restore ${name}`, invocation(["curator", "restore"], [name]), {
+    runAction(t("button.restore", { name }), invocation(["curator", "restore"], [name]), {
       confirmed: true,
       style: "primary",
       placement: "reply",

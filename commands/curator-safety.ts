@@ -5,6 +5,7 @@
  */
 import path from "node:path";
 import { CuratorError, UsageError } from "../src/core/errors.js";
+import { fixed, join, lines, type Text, t } from "../src/core/i18n/messages.js";
 import {
   errorReply,
   type Reply,
@@ -41,8 +42,8 @@ import {
 } from "./types.js";
 
 /** `512 B`, `1.5 KB`, `3.2 MB`. */
-export function formatSize(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
+export function formatSize(bytes: number): Text {
+  if (bytes < 1024) return join([String(bytes), "B"], " ");
   const units = ["KB", "MB", "GB", "TB"];
   let value = bytes / 1024;
   let unit = 0;
@@ -50,7 +51,7 @@ export function formatSize(bytes: number): string {
     value /= 1024;
     unit++;
   }
-  return `${value.toFixed(1)} ${units[unit]}`;
+  return join([fixed(value, 1), units[unit] ?? ""], " ");
 }
 
 /** A string option's value, with an empty value counted as not given. */
@@ -68,20 +69,18 @@ function tildify(p: string): string {
 
 const backupCommand = defineCommand({
   path: ["curator", "backup"],
-  summary: "take a snapshot of the whole skill library now",
+  summary: t("cmd.summary.backup"),
   options: [
     {
       name: "reason",
       kind: "string",
-      description: "why (stored in the snapshot's manifest; default `manual`)",
+      description: t("cmd.option.backup.reason"),
     },
   ],
   mutating: true,
   async run(ctx, input) {
     if (!ctx.config.curator.backup.enabled) {
-      return errorReply(
-        "curator: backups are disabled via config (`curator.backup.enabled: false`); re-enable them to take a snapshot.",
-      );
+      return errorReply(t("cmd.backup.disabled"));
     }
     try {
       const snapshot = await createSnapshot({
@@ -92,11 +91,12 @@ const backupCommand = defineCommand({
         meter: ctx.meter,
       });
       const info = await resolveSnapshot(ctx.home, snapshot.id);
-      return textReply(`curator: snapshot created at ${tildify(snapshot.dir)}`, {
+      return textReply(t("cmd.backup.done", { dir: tildify(snapshot.dir) }), {
         json: { ok: true, id: snapshot.id, dir: snapshot.dir, manifest: info?.manifest ?? null },
       });
     } catch (error) {
-      return errorReply(`curator: snapshot failed — ${(error as Error).message}`);
+      const detail = error instanceof CuratorError ? error.text : (error as Error).message;
+      return errorReply(t("cmd.backup.failed", { detail }));
     }
   },
 });
@@ -106,7 +106,7 @@ const backupCommand = defineCommand({
 function snapshotTable(snapshots: SnapshotInfo[]): ReplyBlock {
   return {
     kind: "table",
-    headers: ["id", "reason", "skills", "size"],
+    headers: [t("cmd.col.id"), t("cmd.col.reason"), t("cmd.col.skills"), t("cmd.col.size")],
     rows: snapshots.map((s) => [
       s.id,
       (s.manifest?.reason ?? "?").slice(0, 40),
@@ -127,36 +127,35 @@ function snapshotJson(s: SnapshotInfo) {
   };
 }
 
-function describeEntry(entry: LedgerEntry): string {
+function describeEntry(entry: LedgerEntry): Text {
   const files = new Set([...entry.before, ...entry.after].map((file) => file.path)).size;
-  return [
-    `Rollback target: ledger entry ${entry.id}`,
-    `  action: ${entry.action}`,
-    `  skill:  ${entry.skill}`,
-    `  actor:  ${entry.actor}`,
-    `  when:   ${entry.ts}`,
-    `  files:  ${files}`,
-  ].join("\n");
+  return t("cmd.rollback.entryTarget", {
+    id: entry.id,
+    action: entry.action,
+    skill: entry.skill,
+    actor: entry.actor,
+    when: entry.ts,
+    files,
+  });
 }
 
-function describeSnapshot(s: SnapshotInfo): string {
+function describeSnapshot(s: SnapshotInfo): Text {
   const cron = s.manifest?.cron_jobs;
   const cronLine = cron?.backed_up
-    ? `${cron.jobs_count ?? 0} (only their skill links will be restored)`
-    : `not in snapshot (${cron?.reason ?? "unknown"})`;
-  return [
-    `Rollback target: snapshot ${s.id}`,
-    `  reason:      ${s.manifest?.reason ?? "?"}`,
-    `  created_at:  ${s.manifest?.created_at ?? "?"}`,
-    `  skill files: ${s.manifest?.skill_files ?? "?"}`,
-    `  cron jobs:   ${cronLine}`,
-    "Every skill, the usage data and the archive go back to this snapshot; a safety snapshot of the current state is taken first.",
-  ].join("\n");
+    ? t("cmd.rollback.cronBackedUp", { count: cron.jobs_count ?? 0 })
+    : t("cmd.rollback.cronMissing", { reason: cron?.reason ?? t("cmd.rollback.unknown") });
+  return t("cmd.rollback.snapshotTarget", {
+    id: s.id,
+    reason: s.manifest?.reason ?? "?",
+    created: s.manifest?.created_at ?? "?",
+    files: String(s.manifest?.skill_files ?? "?"),
+    cron: cronLine,
+  });
 }
 
 const ROLLBACK_OPTIONS = [
-  { name: "list", kind: "boolean", description: "list snapshots" },
-  { name: "id", kind: "string", description: "snapshot id to restore (default: the newest)" },
+  { name: "list", kind: "boolean", description: t("cmd.option.rollback.list") },
+  { name: "id", kind: "string", description: t("cmd.option.rollback.id") },
 ] as const satisfies readonly OptionSpec[];
 
 function rollbackMode(
@@ -165,8 +164,7 @@ function rollbackMode(
   const entryId = input.args[0];
   const snapshotId = nonEmpty(input.options.id);
   if (input.options.list === true) return { kind: "list" };
-  if (entryId !== undefined && snapshotId !== undefined)
-    throw new UsageError("pass either a ledger ENTRY_ID or --id SNAPSHOT, not both.");
+  if (entryId !== undefined && snapshotId !== undefined) throw new UsageError(t("cmd.rollback.both"));
   if (entryId !== undefined) return { kind: "entry", id: entryId };
   return { kind: "snapshot", id: snapshotId };
 }
@@ -174,19 +172,17 @@ function rollbackMode(
 async function rollbackList(ctx: CommandContext): Promise<Reply> {
   const snapshots = await listSnapshots(ctx.home);
   if (snapshots.length === 0)
-    return textReply("No curator snapshots yet.", { json: { ok: true, snapshots: [] } });
+    return textReply(t("cmd.rollback.noSnapshots"), { json: { ok: true, snapshots: [] } });
   return reply([snapshotTable(snapshots)], { json: { ok: true, snapshots: snapshots.map(snapshotJson) } });
 }
 
 async function missingSnapshotReply(ctx: CommandContext, id: string | undefined): Promise<Reply> {
   const all = await listSnapshots(ctx.home);
   if (all.length === 0) {
-    return errorReply(
-      `curator: no snapshots exist yet. Take one with \`${ctx.commandPrefix(["curator", "backup"])}\` or wait for the next curator run.`,
-    );
+    return errorReply(t("cmd.rollback.noneYet", { command: ctx.commandPrefix(["curator", "backup"]) }));
   }
   return reply(
-    [{ kind: "paragraph", text: `curator: no snapshot matching id '${id}'. Available:` }, snapshotTable(all)],
+    [{ kind: "paragraph", text: t("cmd.rollback.noMatch", { id: String(id) }) }, snapshotTable(all)],
     {
       exitCode: 1,
       json: { ok: false, error: `no snapshot matching id '${id}'`, snapshots: all.map(snapshotJson) },
@@ -196,8 +192,8 @@ async function missingSnapshotReply(ctx: CommandContext, id: string | undefined)
 
 const rollbackCommand = defineCommand({
   path: ["curator", "rollback"],
-  summary: "undo one ledger entry, or restore the whole library from a snapshot",
-  args: [{ name: "entry_id", description: "ledger entry to undo (see `curator ledger`)" }],
+  summary: t("cmd.summary.rollback"),
+  args: [{ name: "entry_id", description: t("cmd.arg.entryId") }],
   options: ROLLBACK_OPTIONS,
   mutating: true,
   async confirm(ctx, input) {
@@ -205,10 +201,10 @@ const rollbackCommand = defineCommand({
     if (mode.kind === "list") return null;
     if (mode.kind === "entry") {
       const entry = await findEntry(ctx.home, mode.id);
-      return entry ? `${describeEntry(entry)}\nRestore this mutation's before-state?` : null;
+      return entry ? t("cmd.rollback.entryConfirm", { target: describeEntry(entry) }) : null;
     }
     const target = await resolveSnapshot(ctx.home, mode.id);
-    return target ? `${describeSnapshot(target)}\nProceed?` : null;
+    return target ? t("cmd.rollback.snapshotConfirm", { target: describeSnapshot(target) }) : null;
   },
   async run(ctx, input) {
     const mode = rollbackMode(input);
@@ -217,7 +213,7 @@ const rollbackCommand = defineCommand({
       const entry = await findEntry(ctx.home, mode.id);
       if (!entry) {
         return errorReply(
-          `curator: no ledger entry '${mode.id}'. See \`${ctx.commandPrefix(["curator", "ledger"])}\` for entry ids.`,
+          t("cmd.rollback.noEntry", { id: mode.id, command: ctx.commandPrefix(["curator", "ledger"]) }),
         );
       }
       try {
@@ -227,7 +223,7 @@ const rollbackCommand = defineCommand({
           ctx.runLock,
         );
         ctx.library.invalidate();
-        return textReply(`curator: ${result.message}`, {
+        return textReply(t("cmd.curatorSays", { text: result.text }), {
           json: {
             ok: true,
             entry: entry.id,
@@ -257,7 +253,7 @@ const rollbackCommand = defineCommand({
         ctx.runLock,
       );
       ctx.library.invalidate();
-      return textReply(`curator: ${result.message}`, {
+      return textReply(t("cmd.curatorSays", { text: result.text }), {
         json: {
           ok: true,
           snapshot: result.target,
@@ -273,7 +269,7 @@ const rollbackCommand = defineCommand({
 
 function rollbackFailure(error: unknown): Reply {
   if (error instanceof CuratorError) {
-    return errorReply(`curator: rollback failed — ${error.message}`, 1, {
+    return errorReply(t("cmd.rollback.failed", { detail: error.text }), 1, {
       ok: false,
       error: error.message,
       code: error.code,
@@ -284,12 +280,13 @@ function rollbackFailure(error: unknown): Reply {
 
 // ---------------------------------------------------------------- ledger
 
-function ledgerSuffix(entry: LedgerEntry): string {
+function ledgerSkill(entry: LedgerEntry): Text {
   const into = entry.evidence?.absorbed_into;
-  if (typeof into === "string" && into !== "") return `  → absorbed into '${into}'`;
+  if (typeof into === "string" && into !== "") return t("cmd.ledger.absorbed", { skill: entry.skill, into });
   const target = entry.evidence?.rollback_target;
-  if (entry.action === "rollback" && typeof target === "string") return `  → rollback of ${target}`;
-  return "";
+  if (entry.action === "rollback" && typeof target === "string")
+    return t("cmd.ledger.rollbackOf", { skill: entry.skill, target });
+  return entry.skill;
 }
 
 function shortWhen(ts: string): string {
@@ -298,21 +295,21 @@ function shortWhen(ts: string): string {
 
 const ledgerCommand = defineCommand({
   path: ["curator", "ledger"],
-  summary: "show the audit ledger of library changes, newest first",
+  summary: t("cmd.summary.ledger"),
   options: [
-    { name: "skill", kind: "string", description: "only entries for this skill" },
-    { name: "limit", kind: "integer", description: "at most N entries (default 20)" },
+    { name: "skill", kind: "string", description: t("cmd.option.ledger.skill") },
+    { name: "limit", kind: "integer", description: t("cmd.option.ledger.limit") },
   ],
   mutating: false,
   async run(ctx, input) {
     const limit = input.options.limit ?? 20;
-    if (limit < 1) throw new UsageError(`--limit must be >= 1 (got ${limit}).`);
+    if (limit < 1) throw new UsageError(t("cmd.ledger.badLimit", { limit: String(limit) }));
     const entries = await listEntries(ctx.home, { skill: nonEmpty(input.options.skill), limit });
     const skippedWarning = skippedLinesWarning((await readLedger(ctx.home)).skipped);
     const warnings = skippedWarning ? [skippedWarning] : [];
     if (entries.length === 0) {
       return withWarnings(
-        textReply("curator: ledger is empty (or skills.ledger is disabled).", {
+        textReply(t("cmd.ledger.empty"), {
           json: { ok: true, entries: [] },
         }),
         warnings,
@@ -323,13 +320,26 @@ const ledgerCommand = defineCommand({
       shortWhen(entry.ts),
       entry.actor,
       entry.action,
-      `${entry.skill}${ledgerSuffix(entry)}`,
+      ledgerSkill(entry),
     ]);
-    const footer = `Undo one change with \`${ctx.commandPrefix(["curator", "rollback", "<id>"])}\`; whole-library snapshots: \`${ctx.commandPrefix(["curator", "rollback", "--list"])}\`.`;
+    const footer = t("cmd.ledger.footer", {
+      undo: ctx.commandPrefix(["curator", "rollback", "<id>"]),
+      snapshots: ctx.commandPrefix(["curator", "rollback", "--list"]),
+    });
     const listed = withWarnings(
       reply(
         [
-          { kind: "table", headers: ["id", "when", "actor", "action", "skill"], rows },
+          {
+            kind: "table",
+            headers: [
+              t("cmd.col.id"),
+              t("cmd.col.when"),
+              t("cmd.col.actor"),
+              t("cmd.col.action"),
+              t("cmd.col.skill"),
+            ],
+            rows,
+          },
           { kind: "paragraph", text: footer },
         ],
         { json: { ok: true, entries } },
@@ -343,22 +353,18 @@ const ledgerCommand = defineCommand({
 // ---------------------------------------------------------------- purge
 
 /** How purge tells where a package's age came from. */
-const AGED_BY_LABEL: Record<PurgeCandidate["agedBy"], string> = {
+const AGED_BY_LABEL: Record<PurgeCandidate["agedBy"], Text> = {
   archived_at: "archived_at",
-  archive_stamp: "archive suffix",
-  mtime: "folder time",
+  archive_stamp: t("cmd.purge.byStamp"),
+  mtime: t("cmd.purge.byMtime"),
 };
 
 const purgeCommand = defineCommand({
   path: ["curator", "purge"],
-  summary: "permanently delete archived skills older than N days (each one ledgered first)",
+  summary: t("cmd.summary.purge"),
   options: [
-    {
-      name: "days",
-      kind: "integer",
-      description: "age threshold in days (default curator.archive_ttl_days)",
-    },
-    { name: "dry-run", kind: "boolean", description: "list what would be deleted, change nothing" },
+    { name: "days", kind: "integer", description: t("cmd.option.purge.days") },
+    { name: "dry-run", kind: "boolean", description: t("cmd.option.purge.dryRun") },
   ],
   mutating: true,
   async confirm(ctx, input) {
@@ -371,8 +377,10 @@ const purgeCommand = defineCommand({
     }
     const candidates = await purgeCandidates(ctx.home, ttl, ctx.now());
     if (candidates.length === 0) return null;
-    const lines = candidates.map((c) => `  ${c.archivedAs}  (${Math.floor(c.ageDays)}d)`);
-    return `Archived skills older than ${ttl}d:\n${lines.join("\n")}\nPermanently delete ${candidates.length} archived skill(s)?`;
+    const rows = candidates.map((c) =>
+      t("cmd.purge.confirmRow", { name: c.archivedAs, days: Math.floor(c.ageDays) }),
+    );
+    return t("cmd.purge.confirm", { days: ttl, rows: lines(rows), count: candidates.length });
   },
   async run(ctx, input) {
     const dryRun = input.options["dry-run"] === true;
@@ -392,7 +400,7 @@ const purgeCommand = defineCommand({
     } catch (error) {
       if (error instanceof CuratorError && error.code === "curator.purge_disabled") {
         return errorReply(
-          `curator: purge disabled (curator.archive_ttl_days is 0). Set that key or pass \`${ctx.commandPrefix(["curator", "purge"])} --days N\` to delete archives older than N days.`,
+          t("cmd.purge.disabled", { command: `${ctx.commandPrefix(["curator", "purge"])} --days N` }),
           1,
           { ok: false, error: error.message, code: error.code },
         );
@@ -413,28 +421,33 @@ const purgeCommand = defineCommand({
       purged: result.purged.map((p) => ({ archived_as: p.archivedAs, ledger_entry: p.ledgerEntry })),
       failures: result.failures,
     };
-    if (!result.archiveExists)
-      return textReply("curator: no archive directory — nothing to purge.", { json });
+    if (!result.archiveExists) return textReply(t("cmd.purge.noArchive"), { json });
     if (result.candidates.length === 0)
-      return textReply(`curator: no archived skills older than ${result.ttlDays}d.`, { json });
+      return textReply(t("cmd.purge.noneOlder", { days: result.ttlDays }), { json });
     const listing: ReplyBlock[] = [
-      { kind: "paragraph", text: `Archived skills older than ${result.ttlDays}d:` },
+      { kind: "paragraph", text: t("cmd.purge.heading", { days: result.ttlDays }) },
       {
         kind: "list",
-        items: result.candidates.map(
-          (c) => `${c.archivedAs} (${Math.floor(c.ageDays)}d, by ${AGED_BY_LABEL[c.agedBy]})`,
+        items: result.candidates.map((c) =>
+          t("cmd.purge.row", {
+            name: c.archivedAs,
+            days: Math.floor(c.ageDays),
+            by: AGED_BY_LABEL[c.agedBy],
+          }),
         ),
       },
     ];
-    if (dryRun)
-      return reply([...listing, { kind: "paragraph", text: "(dry run — nothing deleted)" }], { json });
+    if (dryRun) return reply([...listing, { kind: "paragraph", text: t("cmd.purge.dryRun") }], { json });
     const done = ctx.config.skills.ledger
-      ? `curator: purged ${result.purged.length} archived skill(s). Ledger entries recorded; undo one with \`${ctx.commandPrefix(["curator", "rollback", "<id>"])}\`.`
-      : `curator: purged ${result.purged.length} archived skill(s). The ledger is disabled (skills.ledger: false), so this cannot be undone.`;
+      ? t("cmd.purge.done", {
+          count: result.purged.length,
+          command: ctx.commandPrefix(["curator", "rollback", "<id>"]),
+        })
+      : t("cmd.purge.doneNoLedger", { count: result.purged.length });
     const blocks: ReplyBlock[] = [{ kind: "paragraph", text: done }];
     if (result.failures.length > 0) {
       blocks.push(
-        { kind: "paragraph", text: "failures:" },
+        { kind: "paragraph", text: t("cmd.failures") },
         { kind: "list", items: result.failures.map((f) => `${f.archivedAs}: ${f.error}`) },
       );
     }

@@ -6,6 +6,16 @@
 import { spawn } from "node:child_process";
 import { invocation, runAction } from "../src/core/actions.js";
 import { CuratorError, UsageError } from "../src/core/errors.js";
+import {
+  ago as agoText,
+  join,
+  lines,
+  list,
+  type ParamValue,
+  pad,
+  type Text,
+  t,
+} from "../src/core/i18n/messages.js";
 import { errorReply, type Reply, type ReplyBlock, reply, textReply } from "../src/core/reply.js";
 import { archiveSkill, listArchived, restoreSkill } from "../src/curator/archive.js";
 import { consolidationPreview, consolidator } from "../src/curator/consolidate.js";
@@ -24,9 +34,8 @@ import {
 } from "../src/curator/operations.js";
 import { runJsonSummary, summaryButtons, summaryReply } from "../src/curator/report.js";
 import { runCurator } from "../src/curator/run.js";
-import { describeInterval } from "../src/curator/schedule.js";
 import type { CuratorRunResult } from "../src/curator/types.js";
-import { parseTimestamp } from "../src/skills/usage.js";
+import { parseTimestamp, type SkillState } from "../src/skills/usage.js";
 import { paged, restoreRows, withButtons } from "./buttons.js";
 import { CoalescedWork } from "./coalesce.js";
 import {
@@ -49,62 +58,101 @@ function ops(ctx: CommandContext): OpsContext {
   };
 }
 
-/** `never`, `42s ago`, `5m ago`, `3h ago`, `12d ago`; an unparseable value is shown as it is. */
-export function ago(value: string | null, now: Date): string {
-  if (value === null) return "never";
+/** `never`, `42s ago` … `12d ago` in the reader's locale; an unparseable value is shown as it is. */
+function since(value: string | null, now: Date): Text {
+  if (value === null) return t("cmd.time.never");
   const ms = parseTimestamp(value);
   if (ms === undefined) return value;
-  const seconds = Math.max(0, Math.floor((now.getTime() - ms) / 1000));
-  if (seconds < 60) return `${seconds}s ago`;
-  if (seconds < 3600) return `${Math.floor(seconds / 60)}m ago`;
-  if (seconds < 86_400) return `${Math.floor(seconds / 3600)}h ago`;
-  return `${Math.floor(seconds / 86_400)}d ago`;
+  return agoText((now.getTime() - ms) / 1000);
 }
 
-function pad3(n: number): string {
-  return String(n).padStart(3);
+const STATE_WORDS: Record<SkillState, Text> = {
+  active: t("cmd.state.active"),
+  stale: t("cmd.state.stale"),
+  archived: t("cmd.state.archived"),
+};
+
+/** A lifecycle state as the reader reads it (`active`, `stale`, `archived`). */
+export function stateWord(state: SkillState): Text {
+  return STATE_WORDS[state] ?? state;
 }
 
-function rankingBlock(title: string, rows: ActivityRow[], now: Date): ReplyBlock[] {
+/** A count right-aligned in `width` columns (written as digits, never grouped). */
+function padNumber(n: number, width = 3): Text {
+  return pad(String(n), width, "start");
+}
+
+function rankingBlock(title: Text, rows: ActivityRow[], now: Date): ReplyBlock[] {
   if (rows.length === 0) return [];
-  const lines = rows.map(
-    (row) =>
-      `  ${row.name.padEnd(40)}  activity=${pad3(row.activity)}  use=${pad3(row.use)}  view=${pad3(row.view)}  patches=${pad3(row.patches)}  last_activity=${ago(row.last_activity_at, now)}`,
+  const items = rows.map((row) =>
+    t("cmd.status.rankingRow", {
+      name: pad(row.name, 40),
+      activity: padNumber(row.activity),
+      use: padNumber(row.use),
+      view: padNumber(row.view),
+      patches: padNumber(row.patches),
+      last: since(row.last_activity_at, now),
+    }),
   );
   return [
     { kind: "paragraph", text: title },
-    { kind: "code", text: lines.join("\n") },
+    { kind: "code", text: lines(items) },
   ];
 }
 
-function headerText(status: CuratorStatus, now: Date): string {
-  const summary = (status.last_run_summary ?? "none").split("\n");
-  const report = status.last_report_path
-    ? `${status.last_report_path}${status.last_report_missing ? " (missing)" : ""}`
-    : "none";
-  return [
-    `curator: ${status.state.toUpperCase()}`,
-    `  runs:           ${status.run_count}`,
-    `  last run:       ${ago(status.last_run_at, now)}`,
-    `  last summary:   ${summary[0] ?? ""}`,
-    ...summary.slice(1).map((line) => `${" ".repeat(18)}${line}`),
-    `  last report:    ${report}`,
-    `  interval:       ${describeInterval(status.interval_hours)}`,
-    `  stale after:    ${status.stale_after_days}d unused`,
-    `  archive after:  ${status.archive_after_days}d unused`,
-    `  consolidate:    ${status.consolidate ? "on" : "off (prune-only; LLM merge pass opt-in)"}`,
-  ].join("\n");
+/** One `  label:   value` line of the status header (labels padded to one column). */
+function field(label: Text, value: ParamValue): Text {
+  return join(["  ", pad(label, 16), value], "");
 }
 
-function unmanagedText(status: CuratorStatus, ctx: CommandContext): string | null {
+const STATE_LABELS = {
+  enabled: t("cmd.status.state.enabled"),
+  paused: t("cmd.status.state.paused"),
+  disabled: t("cmd.status.state.disabled"),
+} as const;
+
+function headerText(status: CuratorStatus, now: Date): Text {
+  const summary = status.last_run_summary === null ? null : status.last_run_summary.split("\n");
+  const none = t("cmd.status.none");
+  const report = status.last_report_path
+    ? status.last_report_missing
+      ? t("cmd.status.reportMissing", { path: status.last_report_path })
+      : status.last_report_path
+    : none;
+  return lines([
+    t("cmd.status.state", { state: STATE_LABELS[status.state] }),
+    field(t("cmd.status.runs"), String(status.run_count)),
+    field(t("cmd.status.lastRun"), since(status.last_run_at, now)),
+    field(t("cmd.status.lastSummary"), summary ? (summary[0] ?? "") : none),
+    ...(summary ?? []).slice(1).map((line) => `${" ".repeat(18)}${line}`),
+    field(t("cmd.status.lastReport"), report),
+    field(t("cmd.status.interval"), intervalText(status.interval_hours)),
+    field(t("cmd.status.staleAfter"), t("cmd.status.daysUnused", { days: status.stale_after_days })),
+    field(t("cmd.status.archiveAfter"), t("cmd.status.daysUnused", { days: status.archive_after_days })),
+    field(
+      t("cmd.status.consolidate"),
+      status.consolidate ? t("cmd.status.consolidateOn") : t("cmd.status.consolidateOff"),
+    ),
+  ]);
+}
+
+/** `every 7d` / `every 12h`, as `describeInterval` writes it in English. */
+function intervalText(hours: number): Text {
+  return hours % 24 === 0
+    ? t("cmd.status.everyDays", { days: hours / 24 })
+    : t("cmd.status.everyHours", { hours });
+}
+
+function unmanagedText(status: CuratorStatus, ctx: CommandContext): Text | null {
   const u = status.unmanaged;
   if (u.total === 0) return null;
-  return [
-    `unmanaged (no provenance marker): ${u.total} total`,
-    `  pre-dates marker    ${u.pre_dates_marker}`,
-    `  foreground-created  ${u.foreground_created}`,
-    `  never auto-staled or archived — \`${ctx.commandPrefix(["curator", "adopt", "<name>"])}\` hands one over`,
-  ].join("\n");
+  const row = (label: Text, value: number) => join(["  ", pad(label, 20), String(value)], "");
+  return lines([
+    t("cmd.status.unmanaged", { total: u.total }),
+    row(t("cmd.status.preDatesMarker"), u.pre_dates_marker),
+    row(t("cmd.status.foregroundCreated"), u.foreground_created),
+    t("cmd.status.unmanagedHint", { command: ctx.commandPrefix(["curator", "adopt", "<name>"]) }),
+  ]);
 }
 
 /**
@@ -115,18 +163,22 @@ function unmanagedText(status: CuratorStatus, ctx: CommandContext): string | nul
 export const CHAT_PINNED_CHARS = 400;
 
 /** `pinned (N): a, b`; in chat, names up to `CHAT_PINNED_CHARS` and a count of the rest. */
-function pinnedLine(pinned: string[], ctx: CommandContext): string {
-  const head = `pinned (${pinned.length}): `;
-  if (ctx.surface !== "chat") return `${head}${pinned.join(", ")}`;
+function pinnedLine(pinned: string[], ctx: CommandContext): Text {
+  const all = t("cmd.status.pinned", { total: pinned.length, names: list(pinned) });
+  if (ctx.surface !== "chat") return all;
   let shown = 0;
   let length = 0;
   while (shown < pinned.length && length + (pinned[shown]?.length ?? 0) + 2 <= CHAT_PINNED_CHARS) {
     length += (pinned[shown]?.length ?? 0) + 2;
     shown += 1;
   }
-  if (shown === pinned.length) return `${head}${pinned.join(", ")}`;
-  const all = ctx.commandPrefix(["curator", "list-pinned"]);
-  return `${head}${pinned.slice(0, shown).join(", ")} … and ${pinned.length - shown} more (\`${all}\` lists them all)`;
+  if (shown === pinned.length) return all;
+  return t("cmd.status.pinnedSome", {
+    total: pinned.length,
+    names: list(pinned.slice(0, shown)),
+    count: pinned.length - shown,
+    command: ctx.commandPrefix(["curator", "list-pinned"]),
+  });
 }
 
 /** The status reply: header, managed counts, pins, the unmanaged block, then the activity rankings. */
@@ -136,35 +188,45 @@ export function statusReply(status: CuratorStatus, ctx: CommandContext): Reply {
   const blocks: ReplyBlock[] = [{ kind: "paragraph", text: headerText(status, now) }];
   const unmanaged = unmanagedText(status, ctx);
   if (m.total === 0) {
-    blocks.push({ kind: "paragraph", text: "no curator-managed skills" });
+    blocks.push({ kind: "paragraph", text: t("cmd.status.noManaged") });
     if (unmanaged) blocks.push({ kind: "paragraph", text: unmanaged });
   } else {
     blocks.push({
       kind: "paragraph",
-      text: [
-        `curator-managed skills: ${m.total} total  (agent-created=${m.agent_created}  bundled=${m.bundled})`,
-        `  active     ${m.active}`,
-        `  stale      ${m.stale}`,
-        `  archived   ${m.archived}`,
-      ].join("\n"),
+      text: lines([
+        t("cmd.status.managed", { total: m.total, agentCreated: m.agent_created, bundled: m.bundled }),
+        ...(
+          [
+            [t("cmd.status.active"), m.active],
+            [t("cmd.status.stale"), m.stale],
+            [t("cmd.status.archived"), m.archived],
+          ] as const
+        ).map(([label, value]) => join(["  ", pad(label, 11), String(value)], "")),
+      ]),
     });
     if (status.pinned.length > 0) blocks.push({ kind: "paragraph", text: pinnedLine(status.pinned, ctx) });
     if (unmanaged) blocks.push({ kind: "paragraph", text: unmanaged });
     blocks.push(
-      ...rankingBlock("least recently active (top 5):", status.rankings.least_recently_active, now),
+      ...rankingBlock(t("cmd.status.leastRecentlyActive"), status.rankings.least_recently_active, now),
     );
-    blocks.push(...rankingBlock("most active (top 5):", status.rankings.most_active, now));
-    blocks.push(...rankingBlock("least active (top 5):", status.rankings.least_active, now));
+    blocks.push(...rankingBlock(t("cmd.status.mostActive"), status.rankings.most_active, now));
+    blocks.push(...rankingBlock(t("cmd.status.leastActive"), status.rankings.least_active, now));
   }
-  for (const warning of status.warnings) blocks.push({ kind: "paragraph", text: `warning: ${warning}` });
+  for (const warning of status.warnings)
+    blocks.push({ kind: "paragraph", text: t("cli.warning", { warning }) });
   const next = [
-    runAction("Dry run", invocation(["curator", "run"], [], { "dry-run": true }), { placement: "reply" }),
+    runAction(t("cmd.button.dryRun"), invocation(["curator", "run"], [], { "dry-run": true }), {
+      placement: "reply",
+    }),
     status.state === "paused"
-      ? runAction("Resume", invocation(["curator", "resume"]), { style: "primary", placement: "reply" })
-      : runAction("Pause", invocation(["curator", "pause"]), { placement: "reply" }),
-    runAction("Archived skills", invocation(["curator", "list-archived"]), { placement: "reply" }),
+      ? runAction(t("cmd.button.resume"), invocation(["curator", "resume"]), {
+          style: "primary",
+          placement: "reply",
+        })
+      : runAction(t("cmd.button.pause"), invocation(["curator", "pause"]), { placement: "reply" }),
+    runAction(t("cmd.button.archived"), invocation(["curator", "list-archived"]), { placement: "reply" }),
     ...(status.pinned.length > 0
-      ? [runAction("Pinned skills", invocation(["curator", "list-pinned"]), { placement: "reply" })]
+      ? [runAction(t("cmd.button.pinned"), invocation(["curator", "list-pinned"]), { placement: "reply" })]
       : []),
   ];
   return { ...reply(blocks, { json: status }), layout: "card", actions: { rows: [next] } };
@@ -189,7 +251,7 @@ function sharedStatus(ctx: CommandContext): Promise<CuratorStatus> {
 
 const statusCommand: CommandSpec = {
   path: ["curator", "status"],
-  summary: "last run, managed and unmanaged counts, pins, least recently active skills",
+  summary: t("cmd.summary.status"),
   mutating: false,
   async run(ctx) {
     return statusReply(await sharedStatus(ctx), ctx);
@@ -198,19 +260,19 @@ const statusCommand: CommandSpec = {
 
 const listPinnedCommand: CommandSpec = {
   path: ["curator", "list-pinned"],
-  summary: "pinned skills (auto-transitions leave them alone)",
+  summary: t("cmd.summary.listPinned"),
   mutating: false,
   async run(ctx, input) {
     const { pinned } = await sharedStatus(ctx);
     const json = { pinned };
-    if (pinned.length === 0) return textReply("curator: no pinned skills", { json });
+    if (pinned.length === 0) return textReply(t("cmd.pinned.none"), { json });
     const listed = reply(
       [
-        { kind: "paragraph", text: `pinned skills (${pinned.length}):` },
+        { kind: "paragraph", text: t("cmd.pinned.heading", { total: pinned.length }) },
         { kind: "code", text: pinned.map((name) => `  ${name}`).join("\n") },
         {
           kind: "paragraph",
-          text: `unpin one with \`${ctx.commandPrefix(["curator", "unpin", "<name>"])}\``,
+          text: t("cmd.pinned.unpinHint", { command: ctx.commandPrefix(["curator", "unpin", "<name>"]) }),
         },
       ],
       { json },
@@ -222,13 +284,9 @@ const listPinnedCommand: CommandSpec = {
 // ---------------------------------------------------------------- run
 
 const RUN_OPTIONS = [
-  { name: "dry-run", description: "preview only: write the report, change nothing", kind: "boolean" },
-  { name: "consolidate", description: "force the LLM consolidation pass on for this run", kind: "boolean" },
-  {
-    name: "background",
-    description: "start the run in a detached process and return at once",
-    kind: "boolean",
-  },
+  { name: "dry-run", description: t("cmd.option.run.dryRun"), kind: "boolean" },
+  { name: "consolidate", description: t("cmd.option.run.consolidate"), kind: "boolean" },
+  { name: "background", description: t("cmd.option.run.background"), kind: "boolean" },
 ] as const satisfies readonly OptionSpec[];
 
 /** Parsed input of `curator run`. */
@@ -237,11 +295,7 @@ export type RunInput = CommandInput<OptionValues<typeof RUN_OPTIONS>>;
 /** The argv of a detached `curator run` child for `--background`. */
 export function backgroundArgv(home: string, input: RunInput): string[] {
   const script = process.argv[1];
-  if (!script)
-    throw new CuratorError(
-      "run",
-      "cannot start a background run: the skillgate entry script is unknown; run without --background.",
-    );
+  if (!script) throw new CuratorError("run", t("cmd.run.noEntryScript"));
   const flags = [
     input.options["dry-run"] ? "--dry-run" : "",
     input.options.consolidate ? "--consolidate" : "",
@@ -253,12 +307,9 @@ function startInBackground(ctx: CommandContext, input: RunInput): Reply {
   const child = spawn(process.execPath, backgroundArgv(ctx.home, input), { detached: true, stdio: "ignore" });
   child.unref();
   const status = ctx.commandPrefix(["curator", "status"]);
-  return textReply(
-    `curator: run started in the background (pid ${child.pid ?? "?"}) — check \`${status}\` later`,
-    {
-      json: { ok: true, background: true, pid: child.pid ?? null },
-    },
-  );
+  return textReply(t("cmd.run.background", { pid: String(child.pid ?? "?"), command: status }), {
+    json: { ok: true, background: true, pid: child.pid ?? null },
+  });
 }
 
 function runTextBlocks(result: CuratorRunResult, consolidating: boolean, ctx: CommandContext): ReplyBlock[] {
@@ -266,7 +317,7 @@ function runTextBlocks(result: CuratorRunResult, consolidating: boolean, ctx: Co
   if (!consolidating) {
     blocks.push({
       kind: "paragraph",
-      text: `prune-only pass (LLM consolidation is off; \`${ctx.commandPrefix(["curator", "run"])} --consolidate\` turns it on for one run)`,
+      text: t("cmd.run.pruneOnly", { command: `${ctx.commandPrefix(["curator", "run"])} --consolidate` }),
     });
   }
   blocks.push(...summaryReply(result, ctx.commandPrefix).blocks);
@@ -274,29 +325,38 @@ function runTextBlocks(result: CuratorRunResult, consolidating: boolean, ctx: Co
   if (result.dryRun) {
     blocks.push({
       kind: "paragraph",
-      text: `auto (preview): ${a.checked} candidate skill(s) — no transitions applied in dry-run`,
+      text: t("cmd.run.preview", { count: a.checked }),
     });
-    const planned = result.stateTransitions.map((t) => `${t.name}: ${t.from} → ${t.to}`);
+    const planned = result.stateTransitions.map((move) =>
+      t("cmd.run.transition", { name: move.name, from: stateWord(move.from), to: stateWord(move.to) }),
+    );
     if (planned.length > 0)
-      blocks.push({ kind: "paragraph", text: "a real run would do:" }, { kind: "list", items: planned });
+      blocks.push({ kind: "paragraph", text: t("cmd.run.wouldDo") }, { kind: "list", items: planned });
     blocks.push({
       kind: "paragraph",
-      text: `dry-run: no changes applied; report: ${result.reportPath ?? "(not written)"}`,
+      text: t("cmd.run.dryRunDone", { report: result.reportPath ?? t("cmd.run.notWritten") }),
     });
   } else {
     blocks.push({
       kind: "paragraph",
-      text: `auto: checked=${a.checked} stale=${a.marked_stale} archived=${a.archived} reactivated=${a.reactivated}`,
+      text: t("cmd.run.auto", {
+        checked: a.checked,
+        stale: a.marked_stale,
+        archived: a.archived,
+        reactivated: a.reactivated,
+      }),
     });
-    if (result.reportPath) blocks.push({ kind: "paragraph", text: `report: ${result.reportPath}` });
+    if (result.reportPath)
+      blocks.push({ kind: "paragraph", text: t("cmd.run.report", { path: result.reportPath }) });
   }
-  for (const warning of result.warnings) blocks.push({ kind: "paragraph", text: `warning: ${warning}` });
+  for (const warning of result.warnings)
+    blocks.push({ kind: "paragraph", text: t("cli.warning", { warning }) });
   return blocks;
 }
 
 const runCommand = defineCommand({
   path: ["curator", "run"],
-  summary: "run the curator now (prune-only unless consolidation is on)",
+  summary: t("cmd.summary.run"),
   options: RUN_OPTIONS,
   mutating: true,
   // In chat, a consolidating run first shows the dry run's proposed merges and waits for `-y` (llm engineer).
@@ -309,7 +369,7 @@ const runCommand = defineCommand({
       : null,
   async run(ctx, input) {
     if (!ctx.config.curator.enabled) {
-      return errorReply("curator: disabled via config; enable it with `curator.enabled: true`");
+      return errorReply(t("cmd.run.disabled"));
     }
     const { "dry-run": dryRun = false, consolidate = false, background = false } = input.options;
     if (background) return startInBackground(ctx, input);
@@ -339,13 +399,13 @@ const runCommand = defineCommand({
 function pauseCommand(paused: boolean): CommandSpec {
   return {
     path: ["curator", paused ? "pause" : "resume"],
-    summary: paused ? "stop automatic curator runs until resumed" : "let automatic curator runs happen again",
+    summary: paused ? t("cmd.summary.pause") : t("cmd.summary.resume"),
     mutating: true,
     async run(ctx) {
       await setPaused(ctx.home, paused);
       const text = paused
-        ? `curator: paused — automatic runs stop until \`${ctx.commandPrefix(["curator", "resume"])}\``
-        : "curator: resumed";
+        ? t("cmd.pause.paused", { command: ctx.commandPrefix(["curator", "resume"]) })
+        : t("cmd.pause.resumed");
       return textReply(text, { json: { ok: true, paused } });
     },
   };
@@ -356,15 +416,13 @@ function pauseCommand(paused: boolean): CommandSpec {
 function pinCommand(value: boolean): CommandSpec {
   return {
     path: ["curator", value ? "pin" : "unpin"],
-    summary: value
-      ? "keep a skill out of every automatic transition"
-      : "let automatic transitions consider a skill again",
-    args: [{ name: "skill", description: "skill name", required: true }],
+    summary: value ? t("cmd.summary.pin") : t("cmd.summary.unpin"),
+    args: [{ name: "skill", description: t("cmd.arg.skillName"), required: true }],
     mutating: true,
     async run(ctx, input) {
       const name = input.args[0] ?? "";
       const result = await setPinned(ops(ctx), name, value);
-      const text = `curator: ${result.message}`;
+      const text = t("cmd.curatorSays", { text: result.text });
       return result.ok
         ? textReply(text, { json: { ok: true, skill: name, pinned: value, message: result.message } })
         : errorReply(text, 1, { ok: false, skill: name, error: result.message });
@@ -375,8 +433,8 @@ function pinCommand(value: boolean): CommandSpec {
 // ---------------------------------------------------------------- adopt / list-unmanaged
 
 const ADOPT_OPTIONS = [
-  { name: "all-unmanaged", description: "adopt every unmanaged skill", kind: "boolean" },
-  { name: "dry-run", description: "show what would be adopted", kind: "boolean" },
+  { name: "all-unmanaged", description: t("cmd.option.adopt.all"), kind: "boolean" },
+  { name: "dry-run", description: t("cmd.option.adopt.dryRun"), kind: "boolean" },
 ] as const satisfies readonly OptionSpec[];
 
 async function adoptTargets(
@@ -384,18 +442,14 @@ async function adoptTargets(
   input: CommandInput<OptionValues<typeof ADOPT_OPTIONS>>,
 ): Promise<string[]> {
   if (input.args.length > 0 && input.options["all-unmanaged"]) {
-    throw new CuratorError("adopt", "pass either skill names or --all-unmanaged, not both", {
-      code: "curator.bad_args",
-    });
+    throw new CuratorError("adopt", t("cmd.adopt.both"), { code: "curator.bad_args" });
   }
   if (input.options["all-unmanaged"]) return (await listUnmanaged(ops(ctx))).map((item) => item.name);
   if (input.args.length === 0) {
     throw new CuratorError(
       "adopt",
-      `name the skills to adopt, or pass --all-unmanaged (\`${ctx.commandPrefix(["curator", "list-unmanaged"])}\` lists them)`,
-      {
-        code: "curator.bad_args",
-      },
+      t("cmd.adopt.nameThem", { command: ctx.commandPrefix(["curator", "list-unmanaged"]) }),
+      { code: "curator.bad_args" },
     );
   }
   return input.args;
@@ -403,8 +457,8 @@ async function adoptTargets(
 
 const adoptCommand = defineCommand({
   path: ["curator", "adopt"],
-  summary: "hand unmanaged skills over to the curator (their inactivity clock is kept)",
-  args: [{ name: "skill", description: "skill names", variadic: true }],
+  summary: t("cmd.summary.adopt"),
+  args: [{ name: "skill", description: t("cmd.arg.skillNames"), variadic: true }],
   options: ADOPT_OPTIONS,
   mutating: true,
   async confirm(ctx, input) {
@@ -412,35 +466,37 @@ const adoptCommand = defineCommand({
     const names = await adoptTargets(ctx, input);
     if (names.length === 0) return null;
     const shown =
-      names.slice(0, 20).join(", ") + (names.length > 20 ? `, … and ${names.length - 20} more` : "");
-    return `Adopt ${names.length} unmanaged skill(s) into curator management (${shown})? Unused ones may then be marked stale or archived.`;
+      names.length > 20
+        ? t("cmd.adopt.someNames", { names: list(names.slice(0, 20)), count: names.length - 20 })
+        : list(names);
+    return t("cmd.adopt.confirm", { count: names.length, names: shown });
   },
   async run(ctx, input) {
     const names = await adoptTargets(ctx, input);
     if (names.length === 0)
-      return textReply("curator: no unmanaged skills to adopt", {
+      return textReply(t("cmd.adopt.none"), {
         json: { ok: true, adopted: [], failed: [] },
       });
     if (input.options["dry-run"]) {
       return reply(
         [
-          { kind: "paragraph", text: `would adopt ${names.length} skill(s) (dry run):` },
+          { kind: "paragraph", text: t("cmd.adopt.wouldAdopt", { count: names.length }) },
           { kind: "code", text: names.map((name) => `  + ${name}`).join("\n") },
         ],
         { json: { ok: true, dry_run: true, would_adopt: names } },
       );
     }
-    const lines: string[] = [];
+    const said: Text[] = [];
     const adopted: string[] = [];
     const failed: { name: string; error: string }[] = [];
     for (const name of names) {
       const result = await adoptSkill(ops(ctx), name);
-      lines.push(`curator: ${result.message}`);
+      said.push(t("cmd.curatorSays", { text: result.text }));
       if (result.ok) adopted.push(name);
       else failed.push({ name, error: result.message });
     }
-    if (names.length > 1) lines.push(`adopted ${adopted.length}/${names.length}`);
-    return reply([{ kind: "paragraph", text: lines.join("\n") }], {
+    if (names.length > 1) said.push(t("cmd.adopt.tally", { done: adopted.length, total: names.length }));
+    return reply([{ kind: "paragraph", text: lines(said) }], {
       exitCode: failed.length > 0 ? 1 : 0,
       json: { ok: failed.length === 0, adopted, failed },
     });
@@ -449,7 +505,7 @@ const adoptCommand = defineCommand({
 
 const listUnmanagedCommand: CommandSpec = {
   path: ["curator", "list-unmanaged"],
-  summary: "skills the curator does not manage, with the reason",
+  summary: t("cmd.summary.listUnmanaged"),
   mutating: false,
   async run(ctx, input) {
     const items = await listUnmanaged(ops(ctx));
@@ -460,20 +516,29 @@ const listUnmanagedCommand: CommandSpec = {
         has_provenance_key: item.created_by !== undefined,
       })),
     };
-    if (items.length === 0)
-      return textReply("curator: no unmanaged skills — every eligible skill is managed", { json });
+    if (items.length === 0) return textReply(t("cmd.unmanaged.none"), { json });
     const now = ctx.now();
-    const rows = items.map((item) => {
-      const marker = item.created_by === undefined ? "no marker" : `created_by:${item.created_by ?? "null"}`;
-      return `  ${item.name.padEnd(44)} activity=${String(item.activity).padStart(4)} last_activity=${ago(item.last_activity_at, now).padEnd(14)}  (${marker})`;
-    });
+    const rows = items.map((item) =>
+      t("cmd.unmanaged.row", {
+        name: pad(item.name, 44),
+        activity: padNumber(item.activity, 4),
+        last: pad(since(item.last_activity_at, now), 14),
+        marker:
+          item.created_by === undefined
+            ? t("cmd.unmanaged.noMarker")
+            : `created_by:${item.created_by ?? "null"}`,
+      }),
+    );
     const listed = reply(
       [
-        { kind: "paragraph", text: `unmanaged skills (${items.length}):` },
-        { kind: "code", text: rows.join("\n") },
+        { kind: "paragraph", text: t("cmd.unmanaged.heading", { total: items.length }) },
+        { kind: "code", text: lines(rows) },
         {
           kind: "paragraph",
-          text: `hand one over with \`${ctx.commandPrefix(["curator", "adopt", "<name>"])}\`, or all of them with \`${ctx.commandPrefix(["curator", "adopt"])} --all-unmanaged\``,
+          text: t("cmd.unmanaged.hint", {
+            one: ctx.commandPrefix(["curator", "adopt", "<name>"]),
+            all: `${ctx.commandPrefix(["curator", "adopt"])} --all-unmanaged`,
+          }),
         },
       ],
       { json },
@@ -499,21 +564,24 @@ function manualMoveOptions(ctx: CommandContext) {
 
 const archiveCommand: CommandSpec = {
   path: ["curator", "archive"],
-  summary: "archive one skill now (recoverable with restore)",
-  args: [{ name: "skill", description: "skill name", required: true }],
+  summary: t("cmd.summary.archive"),
+  args: [{ name: "skill", description: t("cmd.arg.skillName"), required: true }],
   mutating: true,
   // Asked where answering takes one step (a button, a typed `y` in the terminal chat, a prompt on a
   // terminal, or `-y`); a script without a terminal archives at once, since restore undoes it.
   confirm: (ctx, input) =>
     ctx.answersInOneStep || (ctx.surface === "terminal" && ctx.interactive)
-      ? `Archive '${input.args[0] ?? ""}'? It can be restored later with \`${ctx.commandPrefix(["curator", "restore", input.args[0] ?? ""])}\`.`
+      ? t("cmd.archive.confirm", {
+          name: input.args[0] ?? "",
+          command: ctx.commandPrefix(["curator", "restore", input.args[0] ?? ""]),
+        })
       : null,
   async run(ctx, input) {
     const name = input.args[0] ?? "";
     const result = await withRunLock(ctx.home, () => archiveSkill(name, manualMoveOptions(ctx)), ctx.runLock);
     const restore = ctx.commandPrefix(["curator", "restore", result.archivedAs]);
     const archived = textReply(
-      `curator: archived '${result.name}' to .archive/${result.archivedAs} — \`${restore}\` brings it back`,
+      t("cmd.archive.done", { name: result.name, archivedAs: result.archivedAs, command: restore }),
       {
         json: {
           ok: true,
@@ -530,18 +598,21 @@ const archiveCommand: CommandSpec = {
 
 const restoreCommand: CommandSpec = {
   path: ["curator", "restore"],
-  summary: "move an archived skill back to where it lived",
-  args: [{ name: "skill", description: "a name from list-archived, or the skill's name", required: true }],
+  summary: t("cmd.summary.restore"),
+  args: [{ name: "skill", description: t("cmd.arg.archivedName"), required: true }],
   mutating: true,
   confirm: (ctx, input) =>
-    ctx.answersInOneStep ? `Restore '${input.args[0] ?? ""}' from the archive into the library?` : null,
+    ctx.answersInOneStep ? t("cmd.restore.confirm", { name: input.args[0] ?? "" }) : null,
   async run(ctx, input) {
     const name = input.args[0] ?? "";
     const result = await withRunLock(ctx.home, () => restoreSkill(name, manualMoveOptions(ctx)), ctx.runLock);
-    const note = result.flattened ? " (its original place was taken, so it went to the top level)" : "";
     const pin = ctx.commandPrefix(["curator", "pin", result.name]);
-    const hint = `\nIts inactivity clock is unchanged, so a later run may archive it again; \`${pin}\` keeps it.`;
-    return textReply(`curator: restored '${result.name}' to skills/${result.restoredTo}${note}${hint}`, {
+    const done = t(result.flattened ? "cmd.restore.doneFlattened" : "cmd.restore.done", {
+      name: result.name,
+      restoredTo: result.restoredTo,
+      command: pin,
+    });
+    return textReply(done, {
       json: {
         ok: true,
         skill: result.name,
@@ -556,7 +627,7 @@ const restoreCommand: CommandSpec = {
 
 const listArchivedCommand: CommandSpec = {
   path: ["curator", "list-archived"],
-  summary: "archived skills, by the name restore takes",
+  summary: t("cmd.summary.listArchived"),
   mutating: false,
   async run(ctx, input) {
     const items = await listArchived(ctx.home);
@@ -568,19 +639,21 @@ const listArchivedCommand: CommandSpec = {
         category: item.category,
       })),
     };
-    if (items.length === 0) return textReply("curator: no archived skills", { json });
+    if (items.length === 0) return textReply(t("cmd.archived.none"), { json });
     const width = Math.max(...items.map((item) => item.archivedAs.length));
     const rows = items.map((item) => {
-      const skill = item.skillName !== item.restoreTo.split("/").pop() ? `  (skill '${item.skillName}')` : "";
-      return `  ${item.archivedAs.padEnd(width)}  → skills/${item.restoreTo}${skill}`;
+      const row = `  ${item.archivedAs.padEnd(width)}  → skills/${item.restoreTo}`;
+      return item.skillName !== item.restoreTo.split("/").pop()
+        ? t("cmd.archived.rowNamed", { row, skill: item.skillName })
+        : row;
     });
     const listed = reply(
       [
-        { kind: "paragraph", text: `archived skills (${items.length}):` },
-        { kind: "code", text: rows.join("\n") },
+        { kind: "paragraph", text: t("cmd.archived.heading", { total: items.length }) },
+        { kind: "code", text: lines(rows) },
         {
           kind: "paragraph",
-          text: `restore one with \`${ctx.commandPrefix(["curator", "restore", "<name>"])}\` using a name from the left column`,
+          text: t("cmd.archived.hint", { command: ctx.commandPrefix(["curator", "restore", "<name>"]) }),
         },
       ],
       { json },
@@ -594,23 +667,23 @@ const listArchivedCommand: CommandSpec = {
 const PRUNE_OPTIONS = [
   {
     name: "days",
-    description: "idle threshold in days (default curator.archive_after_days)",
+    description: t("cmd.option.prune.days"),
     kind: "integer",
   },
-  { name: "dry-run", description: "list the candidates, change nothing", kind: "boolean" },
+  { name: "dry-run", description: t("cmd.option.prune.dryRun"), kind: "boolean" },
 ] as const satisfies readonly OptionSpec[];
 
 function pruneDays(ctx: CommandContext, input: CommandInput<OptionValues<typeof PRUNE_OPTIONS>>): number {
   const value = input.options.days;
   const days = typeof value === "number" ? value : ctx.config.curator.archiveAfterDays;
-  if (!Number.isInteger(days) || days < 1) throw new UsageError(`curator: --days must be >= 1 (got ${days})`);
+  if (!Number.isInteger(days) || days < 1)
+    throw new UsageError(t("cmd.prune.badDays", { days: String(days) }));
   return days;
 }
 
 const pruneCommand = defineCommand({
   path: ["curator", "prune"],
-  summary:
-    "archive curated skills idle for N days (pinned, cron-referenced and young never-used skills are kept)",
+  summary: t("cmd.summary.prune"),
   options: PRUNE_OPTIONS,
   mutating: true,
   async confirm(ctx, input) {
@@ -618,12 +691,11 @@ const pruneCommand = defineCommand({
     if (input.options["dry-run"]) return null;
     const { candidates } = await pruneCandidates(ops(ctx), days);
     if (candidates.length === 0) return null;
-    const names =
-      candidates
-        .slice(0, 20)
-        .map((c) => c.name)
-        .join(", ") + (candidates.length > 20 ? ", …" : "");
-    return `Archive ${candidates.length} skill(s) idle >= ${days}d (${names})?`;
+    const names = list([
+      ...candidates.slice(0, 20).map((c) => c.name),
+      ...(candidates.length > 20 ? ["…"] : []),
+    ]);
+    return t("cmd.prune.confirm", { count: candidates.length, days, names });
   },
   async run(ctx, input) {
     const days = pruneDays(ctx, input);
@@ -638,32 +710,32 @@ const pruneCommand = defineCommand({
       : await withRunLock(ctx.home, work, ctx.runLock);
     const warningBlocks: ReplyBlock[] = warnings.map((warning) => ({
       kind: "paragraph",
-      text: `warning: ${warning}`,
+      text: t("cli.warning", { warning }),
     }));
     const listed = candidates.map((c) => ({ name: c.name, idle_days: c.idleDays }));
     if (candidates.length === 0) {
-      return reply(
-        [
-          { kind: "paragraph", text: `curator: nothing to prune (no unpinned skills idle >= ${days}d)` },
-          ...warningBlocks,
-        ],
-        {
-          json: { ok: true, days, candidates: [], archived: [], failures: [] },
-        },
-      );
+      return reply([{ kind: "paragraph", text: t("cmd.prune.nothing", { days }) }, ...warningBlocks], {
+        json: { ok: true, days, candidates: [], archived: [], failures: [] },
+      });
     }
     const blocks: ReplyBlock[] = [
-      { kind: "paragraph", text: `${candidates.length} skill(s) idle >= ${days}d:` },
-      { kind: "code", text: candidates.map((c) => `  ${c.name.padEnd(40)} idle ${c.idleDays}d`).join("\n") },
+      { kind: "paragraph", text: t("cmd.prune.heading", { count: candidates.length, days }) },
+      {
+        kind: "code",
+        text: lines(candidates.map((c) => t("cmd.prune.row", { name: pad(c.name, 40), days: c.idleDays }))),
+      },
     ];
     if (!done) {
-      blocks.push({ kind: "paragraph", text: "(dry run — no changes made)" }, ...warningBlocks);
+      blocks.push({ kind: "paragraph", text: t("cmd.prune.dryRun") }, ...warningBlocks);
       return reply(blocks, { json: { ok: true, days, dry_run: true, candidates: listed } });
     }
-    blocks.push({ kind: "paragraph", text: `archived ${done.archived.length}/${candidates.length}` });
+    blocks.push({
+      kind: "paragraph",
+      text: t("cmd.prune.tally", { done: done.archived.length, total: candidates.length }),
+    });
     if (done.failures.length > 0) {
       blocks.push(
-        { kind: "paragraph", text: "failures:" },
+        { kind: "paragraph", text: t("cmd.failures") },
         { kind: "list", items: done.failures.map((f) => `${f.name}: ${f.error}`) },
       );
     }

@@ -6,6 +6,7 @@
 
 import { quoteArg } from "../src/core/command-text.js";
 import { UsageError } from "../src/core/errors.js";
+import { list, type Text, t } from "../src/core/i18n/messages.js";
 import { editDistance } from "../src/core/suggest.js";
 import type { CommandInput, CommandSpec, OptionSpec } from "./types.js";
 
@@ -17,14 +18,14 @@ export const YES_OPTION: OptionSpec = {
   name: "yes",
   short: "y",
   kind: "boolean",
-  description: "answer yes to the confirmation",
+  description: t("cmd.option.yes"),
 };
 
 /** The `--json` option every command gets. */
 export const JSON_OPTION: OptionSpec = {
   name: "json",
   kind: "boolean",
-  description: "print one JSON document",
+  description: t("cmd.option.json"),
 };
 
 /** The options a spec accepts, including the automatic `--json` and (with `confirm`) `-y/--yes`. */
@@ -66,21 +67,21 @@ export function closest(word: string, candidates: string[]): string | undefined 
   return best?.name;
 }
 
-function convertValue(option: OptionSpec, raw: string, label: string, where: string): string | number {
+function convertValue(option: OptionSpec, raw: string, label: string, where: Text): string | number {
   if (option.kind === "integer") {
-    if (!/^-?\d+$/.test(raw)) throw new UsageError(`${label} needs a whole number, got '${raw}' (${where}).`);
+    if (!/^-?\d+$/.test(raw)) throw new UsageError(t("cmd.parse.wholeNumber", { label, raw, where }));
     return Number(raw);
   }
   if (option.choices && !option.choices.includes(raw)) {
-    throw new UsageError(`${label} must be one of ${option.choices.join(", ")}; got '${raw}' (${where}).`);
+    throw new UsageError(t("cmd.parse.oneOf", { label, choices: list(option.choices), raw, where }));
   }
   return raw;
 }
 
-function booleanValue(raw: string, label: string, where: string): boolean {
+function booleanValue(raw: string, label: string, where: Text): boolean {
   if (/^(true|yes|1|on)$/i.test(raw)) return true;
   if (/^(false|no|0|off)$/i.test(raw)) return false;
-  throw new UsageError(`${label} takes no value or true/false; got '${raw}' (${where}).`);
+  throw new UsageError(t("cmd.parse.boolean", { label, raw, where }));
 }
 
 /**
@@ -94,15 +95,18 @@ export function parseCommandInput(
   prefix: (path: string[]) => string = defaultPrefix,
 ): CommandInput {
   const options = effectiveOptions(spec);
-  const where = `usage: ${usageLine(spec, prefix)}; options: ${optionsHelp(spec)}`;
+  const where = t("cmd.parse.where", { usage: usageLine(spec, prefix), options: optionsHelp(spec) });
   const input: CommandInput = { args: [], options: {} };
   const unknown = (flag: string): never => {
     const guess = closest(
       flag.replace(/^-+/, ""),
       options.map((option) => option.name),
     );
+    const command = prefix(spec.path);
     throw new UsageError(
-      `Unknown option ${flag} for \`${prefix(spec.path)}\`.${guess ? ` Did you mean --${guess}?` : ""} (${where})`,
+      guess
+        ? t("cmd.parse.unknownOptionGuess", { flag, command, guess: `--${guess}`, where })
+        : t("cmd.parse.unknownOption", { flag, command, where }),
     );
   };
   let onlyArgs = false;
@@ -126,7 +130,7 @@ export function parseCommandInput(
         continue;
       }
       const raw = eq === -1 ? words[++index] : word.slice(eq + 1);
-      if (raw === undefined) throw new UsageError(`${label} needs a value (${where}).`);
+      if (raw === undefined) throw new UsageError(t("cmd.parse.needsValue", { label, where }));
       input.options[option.name] = convertValue(option, raw, label, where);
       continue;
     }
@@ -140,7 +144,7 @@ export function parseCommandInput(
       }
       const rest = word.slice(at + 1);
       const raw = rest !== "" ? rest : words[++index];
-      if (raw === undefined) throw new UsageError(`-${letter} needs a value (${where}).`);
+      if (raw === undefined) throw new UsageError(t("cmd.parse.needsValue", { label: `-${letter}`, where }));
       input.options[option.name] = convertValue(option, raw, `-${letter}`, where);
       break;
     }
@@ -149,16 +153,18 @@ export function parseCommandInput(
   return input;
 }
 
-function checkArgs(spec: CommandSpec, args: string[], where: string): void {
+function checkArgs(spec: CommandSpec, args: string[], where: Text): void {
   const specs = spec.args ?? [];
   const variadic = specs.some((arg) => arg.variadic);
   specs.forEach((arg, index) => {
     if (arg.required && (args[index] === undefined || args[index] === "")) {
-      throw new UsageError(`Missing <${arg.name}>: ${arg.description} (${where}).`);
+      throw new UsageError(
+        t("cmd.parse.missing", { name: `<${arg.name}>`, description: arg.description, where }),
+      );
     }
   });
   if (!variadic && args.length > specs.length) {
-    throw new UsageError(`Unexpected argument '${args[specs.length]}' (${where}).`);
+    throw new UsageError(t("cmd.parse.unexpected", { arg: String(args[specs.length]), where }));
   }
 }
 
@@ -203,11 +209,13 @@ export function resolveCommand(
   if (spec) return { spec, rest };
   const names = specs.filter((candidate) => !candidate.hidden).map((candidate) => candidate.path[1] ?? "");
   const guess = sub ? closest(sub, names) : undefined;
-  const asked = sub
-    ? `Unknown subcommand \`${prefix([group, sub])}\`.`
-    : `\`${prefix([group])}\` needs a subcommand.`;
+  const available = list(names);
+  if (!sub) throw new UsageError(t("cmd.parse.needsSubcommand", { command: prefix([group]), available }));
+  const command = prefix([group, sub]);
   throw new UsageError(
-    `${asked}${guess ? ` Did you mean \`${prefix([group, guess])}\`?` : ""} Available: ${names.join(", ")}.`,
+    guess
+      ? t("cmd.parse.unknownSubcommandGuess", { command, guess: prefix([group, guess]), available })
+      : t("cmd.parse.unknownSubcommand", { command, available }),
   );
 }
 

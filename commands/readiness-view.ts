@@ -3,9 +3,11 @@
  * per declared requirement that needs attention (missing variable, credential file, command, unset
  * setting), each saying what to do about it, plus the settings in force.
  */
-import { refusedSecretReason } from "../src/config/secret-keys.js";
+import { refusedSecretReason, refusedSecretText } from "../src/config/secret-keys.js";
 import { type ReplyAction, secretAction } from "../src/core/actions.js";
+import { english, type Text, t } from "../src/core/i18n/messages.js";
 import type { ReplyBlock } from "../src/core/reply.js";
+import { gatewaySetupHintText } from "../src/skills/readiness.js";
 import type { ResolvedSetting } from "../src/skills/settings.js";
 import type { SkillViewResult } from "../src/skills/types.js";
 import type { CommandContext } from "./types.js";
@@ -30,18 +32,21 @@ export function viewSettings(view: SkillViewResult): ResolvedSetting[] {
 }
 
 /** A setting's value as shown to people: secrets masked, unset said so. */
-export function shownValue(setting: ResolvedSetting): string {
-  if (setting.source === "unset") return "(not set)";
-  if (isSecretSettingKey(setting.key)) return "(set, hidden)";
+export function shownValue(setting: ResolvedSetting): Text {
+  if (setting.source === "unset") return t("cmd.setting.notSet");
+  if (isSecretSettingKey(setting.key)) return t("cmd.setting.hidden");
   return typeof setting.value === "string" ? setting.value : JSON.stringify(setting.value);
 }
 
 /** One line per setting: `key = value (default)` with its description. */
-export function settingLines(settings: ResolvedSetting[]): string[] {
-  return settings.map((setting) => {
-    const origin = setting.source === "default" ? " (default)" : "";
-    return `\`${setting.key}\` = ${shownValue(setting)}${origin} — ${setting.description}`;
-  });
+export function settingLines(settings: ResolvedSetting[]): Text[] {
+  return settings.map((setting) =>
+    t(setting.source === "default" ? "cmd.setting.lineDefault" : "cmd.setting.line", {
+      key: setting.key,
+      value: shownValue(setting),
+      description: setting.description,
+    }),
+  );
 }
 
 /**
@@ -52,33 +57,33 @@ export function setupTodo(
   view: SkillViewResult,
   ctx: CommandContext,
   privateEntry: ReadonlySet<string> = new Set(),
-): string[] {
-  const items: string[] = [];
-  const envFile = ctx.surface === "chat" ? "the .env file on the gateway host" : `${ctx.paths.env}`;
+): Text[] {
+  const items: Text[] = [];
+  const chat = ctx.surface === "chat";
+  const envFile: Text = chat ? t("cmd.todo.gatewayEnvFile") : ctx.paths.env;
   for (const name of asStrings(view.missing_required_environment_variables)) {
-    const refused = refusedSecretReason(name);
+    const refused = refusedSecretText(name);
     items.push(
       refused
-        ? `environment variable \`${name}\` is missing — ${refused}`
+        ? t("cmd.todo.envRefused", { name, reason: refused })
         : privateEntry.has(name)
-          ? `environment variable \`${name}\` is missing — use "Set ${name}" below (private input), or add it to ${envFile}`
-          : `environment variable \`${name}\` is missing — add \`${name}=…\` to ${envFile}`,
+          ? t("cmd.todo.envPrivate", { name, button: t("button.setKey", { key: name }), envFile })
+          : t("cmd.todo.env", { name, envFile }),
     );
   }
   for (const file of asStrings(view.missing_credential_files)) {
-    items.push(
-      `credential file \`${file}\` is missing — create it on the ${ctx.surface === "chat" ? "gateway " : ""}host`,
-    );
+    items.push(t(chat ? "cmd.todo.fileGateway" : "cmd.todo.file", { file }));
   }
   for (const command of asStrings(view.missing_required_commands)) {
-    items.push(
-      `command \`${command}\` is not on PATH — install it on the ${ctx.surface === "chat" ? "gateway " : ""}host`,
-    );
+    items.push(t(chat ? "cmd.todo.commandGateway" : "cmd.todo.command", { command }));
   }
   for (const key of asStrings(view.unset_settings)) {
     const setting = viewSettings(view).find((item) => item.key === key);
+    const command = `${ctx.commandPrefix(["skills", "config", "set"])} ${key} <value>`;
     items.push(
-      `setting \`${key}\` is not set${setting ? ` (${setting.prompt})` : ""} — \`${ctx.commandPrefix(["skills", "config", "set"])} ${key} <value>\``,
+      setting
+        ? t("cmd.todo.settingPrompt", { key, prompt: setting.prompt, command })
+        : t("cmd.todo.setting", { key, command }),
     );
   }
   return items;
@@ -97,12 +102,22 @@ export function setupHint(
   ctx: CommandContext,
   skill: string,
   privateEntry: ReadonlySet<string>,
-): string | undefined {
+): Text | undefined {
   if (typeof view.gateway_setup_hint !== "string" || privateEntry.size > 0) return undefined;
-  if (ctx.platform !== TERMINAL_CHAT) return view.gateway_setup_hint;
+  if (ctx.platform !== TERMINAL_CHAT) {
+    const hint = gatewaySetupHintText(ctx.home);
+    return english(hint) === view.gateway_setup_hint ? hint : view.gateway_setup_hint;
+  }
   const missing = asStrings(view.missing_required_environment_variables);
-  const example = missing[0] ? `\`${missing[0]}=…\`` : "the variables";
-  return `Add ${example} to ${ctx.paths.env} (this terminal chat reads commands, not secrets), or run \`skillgate skills view ${skill}\` in another terminal to be asked for ${missing.length > 1 ? "them" : "it"} without echo.`;
+  const command = `skillgate skills view ${skill}`;
+  const envFile = ctx.paths.env;
+  const first = missing[0];
+  if (first === undefined) return t("cmd.hint.terminalChatNone", { envFile, command });
+  return t(missing.length > 1 ? "cmd.hint.terminalChatMany" : "cmd.hint.terminalChatOne", {
+    example: `${first}=…`,
+    envFile,
+    command,
+  });
 }
 
 /** Blocks for a view's readiness: status line, to-do list, settings in force. */
@@ -114,17 +129,17 @@ export function readinessSummary(
   const todo = setupTodo(view, ctx, privateEntry);
   const blocks: ReplyBlock[] = [];
   if (view.setup_needed === true) {
-    blocks.push({ kind: "paragraph", text: "Readiness: setup needed. The skill still loads." });
+    blocks.push({ kind: "paragraph", text: t("cmd.readiness.setupNeeded") });
   } else {
     blocks.push({
       kind: "paragraph",
-      text: todo.length > 0 ? "Readiness: ready (see below)." : "Readiness: ready.",
+      text: todo.length > 0 ? t("cmd.readiness.readySeeBelow") : t("skill.ready"),
     });
   }
   if (todo.length > 0) blocks.push({ kind: "list", items: todo });
   const settings = viewSettings(view);
   if (settings.length > 0) {
-    blocks.push({ kind: "paragraph", text: "Settings (skills.config in config.yaml):" });
+    blocks.push({ kind: "paragraph", text: t("skill.settings") });
     blocks.push({ kind: "list", items: settingLines(settings) });
   }
   return blocks;

@@ -6,6 +6,7 @@
  * set from a chat message at all (it would sit in the chat history).
  */
 import { type ConfigChange, editConfigFile } from "../src/config/edit.js";
+import { list, type Text, t } from "../src/core/i18n/messages.js";
 import { referencePlatforms } from "../src/core/platforms.js";
 import { errorReply, type Reply, type ReplyBlock, reply } from "../src/core/reply.js";
 import { appendEntry } from "../src/curator/ledger.js";
@@ -26,7 +27,7 @@ const VISIBILITY_OPTIONS = [
   {
     name: "platform",
     kind: "string",
-    description: "only on this chat platform (skills.platform_disabled.<platform>); without it, everywhere",
+    description: t("cmd.option.visibility.platform"),
   },
 ] as const satisfies readonly OptionSpec[];
 
@@ -45,6 +46,11 @@ function listLabel(platform: string | null): string {
   return platform ? `skills.platform_disabled.${platform}` : "skills.disabled";
 }
 
+/** `everywhere` or `on telegram`. */
+function whereText(platform: string | null): Text {
+  return platform ? t("cmd.config.onPlatform", { platform }) : t("cmd.config.everywhere");
+}
+
 /** The current config.yaml as the library reads it (it notices edits by mtime). */
 function liveConfig(ctx: CommandContext) {
   const library = ctx.library as { currentConfig?: () => CommandContext["config"] };
@@ -59,7 +65,7 @@ function checkPlatform(platform: string | null): Reply | null {
   const known = referencePlatforms();
   // A platform not running here may still be configured later; any well-formed name is accepted.
   if (platform === null || known.includes(platform) || /^[a-z][a-z0-9_-]{0,31}$/.test(platform)) return null;
-  return errorReply(`\`${platform}\` is not a platform name; use one of ${known.join(", ")}.`, 2);
+  return errorReply(t("cmd.config.badPlatform", { platform, known: list(known) }), 2);
 }
 
 async function record(
@@ -96,7 +102,7 @@ async function changeVisibility(
   const name = entry?.name ?? typed.trim();
   if (!entry && disable) {
     return errorReply(
-      `No skill named \`${typed}\`. See \`${ctx.commandPrefix(["skills", "list"])}\` for the names.`,
+      t("cmd.config.noSkillNames", { name: typed, command: ctx.commandPrefix(["skills", "list"]) }),
     );
   }
   const change: ConfigChange = {
@@ -106,14 +112,12 @@ async function changeVisibility(
   };
   const result = await editConfigFile(ctx.home, change);
   ctx.library.invalidate();
-  const where = platform ? `on ${platform}` : "everywhere";
+  const where = whereText(platform);
   const blocks: ReplyBlock[] = [];
   if (!result.changed) {
     blocks.push({
       kind: "paragraph",
-      text: disable
-        ? `\`${name}\` was already in ${listLabel(platform)}; nothing changed.`
-        : `\`${name}\` was not in ${listLabel(platform)}; nothing changed.`,
+      text: t(disable ? "cmd.config.alreadyIn" : "cmd.config.notIn", { name, list: listLabel(platform) }),
     });
   } else {
     await record(ctx, disable ? "skills-disable" : "skills-enable", name, {
@@ -123,15 +127,15 @@ async function changeVisibility(
     blocks.push({
       kind: "paragraph",
       text: disable
-        ? `✓ \`${name}\` disabled ${where} (${listLabel(platform)} in config.yaml). Menus, autocomplete and /help no longer offer it ${where}.`
-        : `✓ \`${name}\` removed from ${listLabel(platform)} in config.yaml.`,
+        ? t("cmd.config.disabled", { name, where, list: listLabel(platform) })
+        : t("cmd.config.removed", { name, list: listLabel(platform) }),
     });
   }
   if (!disable) {
     const config = liveConfig(ctx);
-    const still: string[] = [];
+    const still: Text[] = [];
     if (platform && config.skills.disabled.map((item) => item.trim()).includes(name))
-      still.push("skills.disabled (everywhere)");
+      still.push(t("cmd.config.stillEverywhere"));
     if (!platform) {
       for (const [other, names] of Object.entries(config.skills.platformDisabled)) {
         if (names.map((item) => item.trim()).includes(name)) still.push(`skills.platform_disabled.${other}`);
@@ -140,7 +144,10 @@ async function changeVisibility(
     if (still.length > 0) {
       blocks.push({
         kind: "paragraph",
-        text: `It is still disabled by ${still.join(", ")}; enable it there too with \`${ctx.commandPrefix(["skills", "enable"])} ${name}${platform ? "" : " --platform <platform>"}\`.`,
+        text: t("cmd.config.stillDisabled", {
+          lists: list(still),
+          command: `${ctx.commandPrefix(["skills", "enable"])} ${name}${platform ? "" : " --platform <platform>"}`,
+        }),
       });
     }
   }
@@ -179,22 +186,27 @@ async function showConfig(ctx: CommandContext, input: CommandInput): Promise<Rep
   if (first !== undefined) {
     const entry = await skillNamed(ctx, first);
     if (!entry)
-      return errorReply(`No skill named \`${first}\`. See \`${ctx.commandPrefix(["skills", "list"])}\`.`);
+      return errorReply(
+        t("cmd.config.noSkill", { name: first, command: ctx.commandPrefix(["skills", "list"]) }),
+      );
     skills.push(entry);
   } else {
     skills.push(
       ...(await ctx.library.all()).filter((entry) => settingDeclarations(entry.frontmatter).length > 0),
     );
   }
-  const blocks: ReplyBlock[] = [{ kind: "heading", text: first ? `Settings of ${first}` : "Skill settings" }];
+  const blocks: ReplyBlock[] = [
+    { kind: "heading", text: first ? t("cmd.config.headingOf", { name: first }) : t("cmd.config.heading") },
+  ];
   const json: Record<string, unknown>[] = [];
   for (const entry of skills) {
     const settings = resolveSettings(settingDeclarations(entry.frontmatter), config.skills.settings);
-    if (first === undefined) blocks.push({ kind: "paragraph", text: `${entry.name}:` });
+    if (first === undefined)
+      blocks.push({ kind: "paragraph", text: t("cmd.config.skillLine", { name: entry.name }) });
     if (settings.length === 0) {
       blocks.push({
         kind: "paragraph",
-        text: `\`${entry.name}\` declares no settings (metadata.hermes.config).`,
+        text: t("cmd.config.noSettings", { name: entry.name }),
       });
     } else {
       blocks.push({ kind: "list", items: settingLines(settings) });
@@ -207,10 +219,12 @@ async function showConfig(ctx: CommandContext, input: CommandInput): Promise<Rep
       })),
     });
   }
-  if (skills.length === 0) blocks.push({ kind: "paragraph", text: "No skill declares settings." });
+  if (skills.length === 0) blocks.push({ kind: "paragraph", text: t("cmd.config.noneDeclared") });
   blocks.push({
     kind: "paragraph",
-    text: `Change one with \`${ctx.commandPrefix(["skills", "config"])} set <key> <value>\` (stored under skills.config in config.yaml).`,
+    text: t("cmd.config.changeOne", {
+      command: `${ctx.commandPrefix(["skills", "config"])} set <key> <value>`,
+    }),
   });
   return reply(blocks, { json: { ok: true, skills: json } });
 }
@@ -227,21 +241,26 @@ function typedValue(raw: string): string | number | boolean {
 
 async function setConfig(ctx: CommandContext, key: string | undefined, raw: string): Promise<Reply> {
   if (!key || raw.trim() === "") {
-    return errorReply(`Usage: \`${ctx.commandPrefix(["skills", "config"])} set <key> <value>\`.`, 2);
+    return errorReply(
+      t("cmd.config.usage", { command: `${ctx.commandPrefix(["skills", "config"])} set <key> <value>` }),
+      2,
+    );
   }
   const { declarations, owners } = await declaredSettings(ctx);
   const declaration = declarations.get(key);
   if (!declaration) {
     const known = [...declarations.keys()].sort();
     return errorReply(
-      `No skill declares the setting \`${key}\`.${known.length > 0 ? ` Declared settings: ${known.map((item) => `\`${item}\``).join(", ")}.` : " No skill declares any settings."}`,
+      known.length > 0
+        ? t("cmd.config.undeclared", { key, known: list(known.map((item) => `\`${item}\``)) })
+        : t("cmd.config.undeclaredNone", { key }),
       2,
     );
   }
   const secret = isSecretSettingKey(key);
   if (secret && ctx.surface === "chat") {
     return errorReply(
-      `\`${key}\` looks like a secret, and chat messages stay in the chat's history, so it was not stored. Set it on the gateway host with \`skillgate skills config set ${key} <value>\`.`,
+      t("cmd.config.secretInChat", { key, command: `skillgate skills config set ${key} <value>` }),
     );
   }
   const value = typedValue(raw.trim());
@@ -258,14 +277,14 @@ async function setConfig(ctx: CommandContext, key: string | undefined, raw: stri
       skills,
     });
   }
-  const shown = secret ? "(hidden)" : `\`${String(value)}\``;
+  const shown: Text = secret ? t("cmd.config.hiddenValue") : `\`${String(value)}\``;
   return reply(
     [
       {
         kind: "paragraph",
         text: result.changed
-          ? `✓ \`${key}\` = ${shown} (skills.config in config.yaml), used by ${skills.join(", ")}.`
-          : `\`${key}\` already is ${shown}; nothing changed.`,
+          ? t("cmd.config.set", { key, value: shown, skills: list(skills) })
+          : t("cmd.config.unchanged", { key, value: shown }),
       },
     ],
     { json: { ok: true, changed: result.changed, key, value: secret ? "(hidden)" : value, skills } },
@@ -276,34 +295,42 @@ async function setConfig(ctx: CommandContext, key: string | undefined, raw: stri
 export const skillsConfigCommands: CommandSpec[] = [
   defineCommand({
     path: ["skills", "disable"],
-    summary: "hide a skill everywhere, or on one platform with --platform",
-    args: [{ name: "name", description: "the skill's name", required: true }],
+    summary: t("cmd.summary.skillsDisable"),
+    args: [{ name: "name", description: t("cmd.arg.theSkill"), required: true }],
     options: VISIBILITY_OPTIONS,
     mutating: true,
     confirm: async (_ctx, input) => {
       const platform = targetPlatform(input);
-      return `Disable \`${input.args[0]}\` ${platform ? `on ${platform}` : "everywhere"} (${listLabel(platform)} in config.yaml)?`;
+      return t("cmd.config.confirmDisable", {
+        name: String(input.args[0]),
+        where: whereText(platform),
+        list: listLabel(platform),
+      });
     },
     run: (ctx, input) => changeVisibility(ctx, input, true),
   }),
   defineCommand({
     path: ["skills", "enable"],
-    summary: "show a disabled skill again (everywhere, or on one platform with --platform)",
-    args: [{ name: "name", description: "the skill's name", required: true }],
+    summary: t("cmd.summary.skillsEnable"),
+    args: [{ name: "name", description: t("cmd.arg.theSkill"), required: true }],
     options: VISIBILITY_OPTIONS,
     mutating: true,
     confirm: async (_ctx, input) => {
       const platform = targetPlatform(input);
-      return `Enable \`${input.args[0]}\` ${platform ? `on ${platform}` : "everywhere"} (remove it from ${listLabel(platform)} in config.yaml)?`;
+      return t("cmd.config.confirmEnable", {
+        name: String(input.args[0]),
+        where: whereText(platform),
+        list: listLabel(platform),
+      });
     },
     run: (ctx, input) => changeVisibility(ctx, input, false),
   }),
   defineCommand({
     path: ["skills", "config"],
-    summary: "show skills' declared settings; `set <key> <value>` changes one (admins)",
+    summary: t("cmd.summary.skillsConfig"),
     args: [
-      { name: "name", description: "a skill, or `set` followed by <key> <value>" },
-      { name: "value", description: "with `set`: the key and its value", variadic: true },
+      { name: "name", description: t("cmd.arg.configName") },
+      { name: "value", description: t("cmd.arg.configValue"), variadic: true },
     ],
     mutating: false,
     mutatesFor: (input) => input.args[0] === "set",
@@ -312,7 +339,9 @@ export const skillsConfigCommands: CommandSpec[] = [
       const key = input.args[1] ?? "";
       // A secret key is refused in chat by `run`; asking first would only invite a confirmation.
       if (ctx.surface === "chat" && isSecretSettingKey(key)) return null;
-      return `Set \`${key}\` in skills.config of config.yaml${isSecretSettingKey(key) ? "" : ` to \`${input.args.slice(2).join(" ")}\``}?`;
+      return isSecretSettingKey(key)
+        ? t("cmd.config.confirmSetSecret", { key })
+        : t("cmd.config.confirmSet", { key, value: input.args.slice(2).join(" ") });
     },
     run: showConfig,
   }),

@@ -5,6 +5,7 @@
  * missing secrets give `gateway_setup_hint` instead of a prompt).
  */
 import path from "node:path";
+import { lines, list, type Text, t } from "../src/core/i18n/messages.js";
 import { type Reply, type ReplyBlock, reply, withWarnings } from "../src/core/reply.js";
 import { classify, loadProvenance, readCreatedByKeys } from "../src/curator/provenance.js";
 import { type EnvRequirement, promptForMissingSecrets } from "../src/skills/readiness.js";
@@ -17,8 +18,10 @@ import {
   type UsageRecord,
   UsageStore,
 } from "../src/skills/usage.js";
+import { viewTexts } from "../src/skills/view-texts.js";
 import { effectivePlatform, type HiddenReason, hiddenReason } from "../src/skills/visibility.js";
 import { paged, withButtons } from "./buttons.js";
+import { stateWord } from "./curator.js";
 import { closest } from "./parse.js";
 import {
   offeredKeys,
@@ -41,11 +44,11 @@ const PLATFORM_OPTION = {
   name: "platform",
   kind: "string",
   env: "HERMES_PLATFORM",
-  description: "answer as the chat surface of this platform (telegram, feishu, discord, …) would",
+  description: t("cmd.option.skills.platform"),
 } as const satisfies OptionSpec;
 
 const LIST_OPTIONS = [
-  { name: "category", kind: "string", description: "only skills in this category" },
+  { name: "category", kind: "string", description: t("cmd.option.skills.category") },
   PLATFORM_OPTION,
 ] as const satisfies readonly OptionSpec[];
 
@@ -56,7 +59,12 @@ const USAGE_OPTIONS = [
     name: "sort",
     kind: "string",
     choices: ["activity", "recent", "name"],
-    description: "order: activity (default), recent or name",
+    description: t("cmd.option.skills.sort"),
+    choiceLabels: {
+      activity: t("cmd.sort.activity"),
+      recent: t("cmd.sort.recent"),
+      name: t("cmd.sort.name"),
+    },
   },
   PLATFORM_OPTION,
 ] as const satisfies readonly OptionSpec[];
@@ -78,7 +86,9 @@ async function listSkills(
   const category = input.options.category;
   const result = await ctx.library.list({ category, platform: platformOf(ctx, input) });
   const skipped = (await ctx.library.skipped?.()) ?? [];
-  const warnings = skipped.map((item) => `skipped ${item.folder}: ${item.reason}`);
+  const warnings = skipped.map((item) =>
+    t("cmd.skills.skipped", { folder: item.folder, reason: item.reason }),
+  );
   // `--json` prints the result object alone (the warnings go to stderr): skip laying out a table.
   if (ctx.json) return withWarnings(reply([], { json: result }), warnings);
   const blocks: ReplyBlock[] = [];
@@ -87,24 +97,30 @@ async function listSkills(
     return withWarnings(reply(blocks, { json: result }), warnings);
   }
   const skills = result.skills ?? [];
-  const scope = category ? ` in category \`${category}\`` : "";
-  blocks.push({ kind: "heading", text: `Skills${scope} (${skills.length})` });
+  blocks.push({
+    kind: "heading",
+    text: category
+      ? t("cmd.skills.headingCategory", { category, total: skills.length })
+      : t("cmd.skills.heading", { total: skills.length }),
+  });
   if (skills.length === 0) {
     const known = result.categories ?? [];
     blocks.push({
       kind: "paragraph",
-      text: `No skill has the category \`${category}\`.${known.length ? "" : " List all skills to see the categories in use."}`,
+      text: t(known.length ? "cmd.skills.noCategory" : "cmd.skills.noCategoryListAll", {
+        category: category ?? "",
+      }),
     });
     return reply(blocks, { json: result });
   }
   blocks.push({
     kind: "table",
-    headers: ["name", "category", "description"],
+    headers: [t("cmd.col.name"), t("cmd.col.category"), t("cmd.col.description")],
     rows: skills.map((skill) => [skill.name, skill.category ?? "", shorten(skill.description, 80)]),
   });
   blocks.push({
     kind: "paragraph",
-    text: `Show one with \`${ctx.commandPrefix(["skills", "view"])} <name>\`.`,
+    text: t("cmd.skills.showOne", { command: `${ctx.commandPrefix(["skills", "view"])} <name>` }),
   });
   return withWarnings(
     paged(reply(blocks, { json: result }), blocks.length - 2, ["skills", "list"], input),
@@ -124,33 +140,37 @@ async function failureBlocks(
 ): Promise<ReplyBlock[]> {
   const view = ctx.commandPrefix(["skills", "view"]);
   const blocks: ReplyBlock[] = [
-    { kind: "paragraph", text: String(result.error ?? "The skill could not be shown.") },
+    {
+      kind: "paragraph",
+      text: viewTexts(result).error ?? (result.error ? String(result.error) : t("cmd.view.couldNotShow")),
+    },
   ];
   const matches = result.matches as string[] | undefined;
   if (matches?.length) {
     blocks.push({ kind: "list", items: matches });
     blocks.push({
       kind: "paragraph",
-      text: `Show one by its category path, e.g. \`${view} ${matches[0]}\`, or rename one so the names are unique.`,
+      text: t("cmd.view.byPath", { command: `${view} ${matches[0]}` }),
     });
   }
   const available = result.available_skills as string[] | undefined;
   if (available !== undefined) {
     const names = ((await ctx.library.list({ platform })).skills ?? []).map((skill) => skill.name);
     const guess = closest(name, names);
-    if (guess) blocks.push({ kind: "paragraph", text: `Did you mean \`${view} ${guess}\`?` });
+    if (guess)
+      blocks.push({ kind: "paragraph", text: t("cmd.view.didYouMean", { command: `${view} ${guess}` }) });
     else if (available.length > 0)
-      blocks.push({ kind: "paragraph", text: `Some available skills: ${available.join(", ")}` });
+      blocks.push({ kind: "paragraph", text: t("cmd.view.someAvailable", { names: list(available) }) });
     blocks.push({
       kind: "paragraph",
-      text: `\`${ctx.commandPrefix(["skills", "list"])}\` lists every skill.`,
+      text: t("cmd.view.listsEvery", { command: ctx.commandPrefix(["skills", "list"]) }),
     });
   }
   const files = result.available_files as Record<string, string[]> | undefined;
   if (files && Object.keys(files).length > 0) {
     blocks.push({
       kind: "list",
-      items: Object.entries(files).map(([group, list]) => `${group}: ${list.join(", ")}`),
+      items: Object.entries(files).map(([group, names]) => `${group}: ${names.join(", ")}`),
     });
   }
   return blocks;
@@ -163,11 +183,15 @@ function successBlocks(
   privateEntry: ReadonlySet<string>,
 ): ReplyBlock[] {
   const blocks: ReplyBlock[] = [];
-  const warnings = (result.security_warnings as string[] | undefined) ?? [];
+  const warnings: Text[] =
+    viewTexts(result).securityWarnings ?? (result.security_warnings as string[] | undefined) ?? [];
   if (typeof result.file === "string") {
     blocks.push({ kind: "heading", text: `${result.name} — ${result.file}` });
     if (warnings.length)
-      blocks.push({ kind: "paragraph", text: "⚠ Security warnings:" }, { kind: "list", items: warnings });
+      blocks.push(
+        { kind: "paragraph", text: t("cmd.view.securityWarnings") },
+        { kind: "list", items: warnings },
+      );
     const lang = typeof result.file_type === "string" ? result.file_type.replace(/^\./, "") : undefined;
     blocks.push(
       result.is_binary
@@ -179,25 +203,31 @@ function successBlocks(
   blocks.push({ kind: "heading", text: `${result.name} (${result.path})` });
   if (result.description) blocks.push({ kind: "paragraph", text: String(result.description) });
   const tags = result.tags as string[];
-  if (tags.length) blocks.push({ kind: "paragraph", text: `Tags: ${tags.join(", ")}` });
+  if (tags.length) blocks.push({ kind: "paragraph", text: t("cmd.view.tags", { tags: list(tags) }) });
   if (warnings.length)
-    blocks.push({ kind: "paragraph", text: "⚠ Security warnings:" }, { kind: "list", items: warnings });
+    blocks.push(
+      { kind: "paragraph", text: t("cmd.view.securityWarnings") },
+      { kind: "list", items: warnings },
+    );
   const missing = result.missing_required_environment_variables as string[];
   if (result.setup_needed) {
-    const lines = [
-      typeof result.setup_note === "string" ? result.setup_note : "Setup is needed before using this skill.",
+    const said: Text[] = [
+      viewTexts(result).setupNote ??
+        (typeof result.setup_note === "string" ? result.setup_note : t("cmd.view.setupNeeded")),
     ];
-    if (missing.length) lines.push(`Missing variables: ${missing.map((item) => `\`${item}\``).join(", ")}`);
+    if (missing.length)
+      said.push(t("cmd.view.missingVariables", { names: list(missing.map((item) => `\`${item}\``)) }));
     const hint = setupHint(result, ctx, name, privateEntry);
-    if (hint) lines.push(hint);
-    blocks.push({ kind: "paragraph", text: lines.join("\n") });
+    if (hint) said.push(hint);
+    blocks.push({ kind: "paragraph", text: lines(said) });
   }
   const todo = setupTodo(result, ctx, privateEntry);
-  if (todo.length > 0) blocks.push({ kind: "paragraph", text: "To do:" }, { kind: "list", items: todo });
+  if (todo.length > 0)
+    blocks.push({ kind: "paragraph", text: t("cmd.view.toDo") }, { kind: "list", items: todo });
   const settings = viewSettings(result);
   if (settings.length > 0) {
     blocks.push(
-      { kind: "paragraph", text: "Settings (skills.config in config.yaml):" },
+      { kind: "paragraph", text: t("skill.settings") },
       { kind: "list", items: settingLines(settings) },
     );
   }
@@ -206,7 +236,7 @@ function successBlocks(
   if (linked) {
     blocks.push({
       kind: "paragraph",
-      text: `Linked files (show one with \`${ctx.commandPrefix(["skills", "view"])} ${name} <file>\`):`,
+      text: t("cmd.view.linkedFiles", { command: `${ctx.commandPrefix(["skills", "view"])} ${name} <file>` }),
     });
     blocks.push({ kind: "list", items: Object.values(linked).flat() });
   }
@@ -273,6 +303,24 @@ export interface UsageRow {
   hidden: HiddenReason | null;
 }
 
+const SORT_WORDS: Record<string, Text> = {
+  activity: t("cmd.sort.activity"),
+  recent: t("cmd.sort.recent"),
+  name: t("cmd.sort.name"),
+};
+
+const HIDDEN_WORDS: Record<HiddenReason, Text> = {
+  os: t("cmd.hidden.os"),
+  environment: t("cmd.hidden.environment"),
+  disabled: t("cmd.hidden.disabled"),
+  platform_disabled: t("cmd.hidden.platformDisabled"),
+};
+
+/** A usage row's state as the reader reads it (the JSON keeps the stored word). */
+function stateText(state: string): Text {
+  return state === "active" || state === "stale" || state === "archived" ? stateWord(state) : state;
+}
+
 function sortRows(rows: UsageRow[], sort: string): UsageRow[] {
   const byName = (a: UsageRow, b: UsageRow) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
   const time = (row: UsageRow) =>
@@ -323,31 +371,43 @@ async function usageReport(
     skills: rows,
     warnings: [...store.warnings, ...provenance.warnings],
   };
-  const blocks: ReplyBlock[] = [{ kind: "heading", text: `Skill usage (${rows.length}, by ${sort})` }];
-  for (const warning of json.warnings) blocks.push({ kind: "paragraph", text: `⚠ ${warning}` });
+  const blocks: ReplyBlock[] = [
+    { kind: "heading", text: t("cmd.usage.heading", { total: rows.length, sort: SORT_WORDS[sort] ?? sort }) },
+  ];
+  for (const warning of json.warnings)
+    blocks.push({ kind: "paragraph", text: t("reply.warning", { text: warning }) });
   if (rows.length === 0) {
     blocks.push({
       kind: "paragraph",
-      text: `No skills and no usage recorded yet under ${path.join(ctx.home, "skills")}.`,
+      text: t("cmd.usage.empty", { dir: path.join(ctx.home, "skills") }),
     });
     return reply(blocks, { json });
   }
   blocks.push({
     kind: "table",
-    headers: ["name", "provenance", "state", "use", "view", "patch", "activity", "last activity"],
+    headers: [
+      t("cmd.col.name"),
+      t("cmd.col.provenance"),
+      t("cmd.col.state"),
+      t("cmd.col.use"),
+      t("cmd.col.view"),
+      t("cmd.col.patch"),
+      t("cmd.col.activity"),
+      t("cmd.col.lastActivity"),
+    ],
     rows: rows.map((item) => [
-      `${item.name}${item.pinned ? " (pinned)" : ""}`,
+      item.pinned ? t("cmd.usage.pinned", { name: item.name }) : item.name,
       item.provenance,
       item.on_disk
         ? item.hidden
-          ? `${item.state}, hidden: ${item.hidden}`
-          : item.state
-        : `${item.state}, not on disk`,
+          ? t("cmd.usage.hidden", { state: stateText(item.state), reason: HIDDEN_WORDS[item.hidden] })
+          : stateText(item.state)
+        : t("cmd.usage.notOnDisk", { state: stateText(item.state) }),
       String(item.use_count),
       String(item.view_count),
       String(item.patch_count),
       String(item.activity_count),
-      item.last_activity_at ?? "never",
+      item.last_activity_at ?? t("cmd.time.never"),
     ]),
   });
   return paged(reply(blocks, { json }), blocks.length - 1, ["skills", "usage"], input);
@@ -357,17 +417,17 @@ async function usageReport(
 export const skillsCommands: CommandSpec[] = [
   defineCommand({
     path: ["skills", "list"],
-    summary: "list the skills visible here, by category",
+    summary: t("cmd.summary.skillsList"),
     options: LIST_OPTIONS,
     mutating: false,
     run: listSkills,
   }),
   defineCommand({
     path: ["skills", "view"],
-    summary: "show a skill (or one of its files), its readiness and any security warnings",
+    summary: t("cmd.summary.skillsView"),
     args: [
-      { name: "name", description: "skill name or categorized path (category/name)", required: true },
-      { name: "file", description: "a file inside the skill, e.g. references/api.md" },
+      { name: "name", description: t("cmd.arg.skillOrPath"), required: true },
+      { name: "file", description: t("skill.arg.file") },
     ],
     options: VIEW_OPTIONS,
     mutating: false,
@@ -375,7 +435,7 @@ export const skillsCommands: CommandSpec[] = [
   }),
   defineCommand({
     path: ["skills", "usage"],
-    summary: "usage counters and lifecycle state of every skill",
+    summary: t("cmd.summary.skillsUsage"),
     options: USAGE_OPTIONS,
     mutating: false,
     run: usageReport,

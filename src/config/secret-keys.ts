@@ -4,6 +4,7 @@
  * file), the shell's, and the gateway's own credentials and home. These belong to whoever runs the host;
  * a "Set KEY" form or `skillgate secrets set` refuses them with the reason.
  */
+import { english, type Text, t } from "../core/i18n/messages.js";
 import { registeredPlatforms } from "../core/platforms.js";
 
 /** Credentials of the gateway itself, whether or not that platform's adapter is loaded in this process. */
@@ -75,13 +76,19 @@ const RUNTIME_PREFIXES = [
  * be. The reason is one sentence a person can act on.
  */
 export function refusedSecretReason(name: string): string | null {
+  const reason = refusedSecretText(name);
+  return reason === null ? null : english(reason);
+}
+
+/** `refusedSecretReason` as a catalog text, for showing it in the reader's locale. */
+export function refusedSecretText(name: string): Text | null {
   const upper = name.toUpperCase();
   const platformSecrets = registeredPlatforms().flatMap((platform) => platform.secrets);
   if (GATEWAY_CREDENTIALS.includes(upper) || platformSecrets.includes(name)) {
-    return `\`${name}\` is one of the gateway's own credentials; it is set on the host by whoever runs skillgate (in .env by hand, or the service's environment), never through a skill.`;
+    return t("cmd.secret.gatewayCredential", { name });
   }
   if (RUNTIME_NAMES.has(upper) || RUNTIME_PREFIXES.some((prefix) => upper.startsWith(prefix))) {
-    return `\`${name}\` controls the loader, a language runtime, the shell or skillgate itself (a value there changes what every program reading .env runs), so skillgate does not set it for a skill; set it on the host yourself if you really mean to.`;
+    return t("cmd.secret.runtimeVariable", { name });
   }
   return null;
 }

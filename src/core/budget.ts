@@ -5,6 +5,8 @@
  * says how to get the rest (the CLI command, when the reply came from one). The adapter measures a reply
  * with its own renderer, so the budget is exact for each platform.
  */
+import { DEFAULT_LOCALE } from "./i18n/locale.js";
+import { grouped, resolveText, t } from "./i18n/messages.js";
 import { type Reply, type ReplyBlock, replyToPlainText } from "./reply.js";
 
 /** Options of `applyBudget`. */
@@ -26,14 +28,16 @@ export function applyBudget(value: Reply, options: BudgetOptions): Reply {
   const max = Math.max(1, options.maxMessages);
   if (options.measure(value) <= max) return value;
   const text = replyToPlainText(value);
-  const rest = options.cliCommand ? ` For all of it in a terminal: \`${options.cliCommand}\`.` : "";
+  // The budget's own lines in the reply's language (the reply reaching here is already resolved).
+  const locale = value.locale ?? DEFAULT_LOCALE;
+  const command = options.cliCommand;
   if (options.files) {
     const name = options.fileName ?? "reply.txt";
     const lead: ReplyBlock[] = [
       ...leadingBlocks(value, options.measure),
       {
         kind: "paragraph",
-        text: `The full answer (${text.length.toLocaleString("en-US")} characters) is in the attached file ${name}.`,
+        text: resolveText(t("cmd.budget.file", { chars: grouped(text.length), name }), locale),
       },
     ];
     return { ...value, blocks: [...lead, { kind: "file", name, text }] };
@@ -41,7 +45,12 @@ export function applyBudget(value: Reply, options: BudgetOptions): Reply {
   // No files here: cut the text so the reply, with its pointer line, fits the budget.
   const note = (shown: number): ReplyBlock => ({
     kind: "paragraph",
-    text: `… cut here: ${shown.toLocaleString("en-US")} of ${text.length.toLocaleString("en-US")} characters shown, to keep the chat readable.${rest}`,
+    text: resolveText(
+      command
+        ? t("cmd.budget.cutWithCommand", { shown: grouped(shown), total: grouped(text.length), command })
+        : t("cmd.budget.cut", { shown: grouped(shown), total: grouped(text.length) }),
+      locale,
+    ),
   });
   let low = 0;
   let high = text.length;

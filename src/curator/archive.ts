@@ -13,6 +13,7 @@ import { homePaths } from "../config/home.js";
 import { CuratorError } from "../core/errors.js";
 import { checkWriteFence } from "../core/fence.js";
 import { isoTimestamp, pathExists } from "../core/fsutil.js";
+import { list, type Text, t } from "../core/i18n/messages.js";
 import { meterFor, type ProgressSink } from "../core/progress.js";
 import {
   destinationRefusal,
@@ -120,7 +121,7 @@ export interface RestoreResult {
 
 const STAMP_SUFFIX = /^(.+)-(\d{14})(?:-(\d+))?$/;
 
-function refuse(message: string, code = "curator.refused"): CuratorError {
+function refuse(message: Text, code = "curator.refused"): CuratorError {
   return new CuratorError("archive", message, { code });
 }
 
@@ -135,7 +136,7 @@ export function assertSafeName(name: string, what = "skill name"): void {
     name.split("/").some((part) => part === ".." || part === "." || part === "");
   if (bad)
     throw refuse(
-      `invalid ${what} '${name}': use a plain skill name (no '..', no absolute paths).`,
+      t(what === "skill path" ? "cmd.archive.badPath" : "cmd.archive.badName", { name }),
       "curator.bad_name",
     );
 }
@@ -473,7 +474,7 @@ async function prepareArchive(
   try {
     linked = lstatSync(entry.dir).isSymbolicLink();
   } catch {
-    throw refuse(`skill '${entry.name}' is no longer at ${entry.relPath}; kept`, "curator.not_found");
+    throw refuse(t("cmd.archive.moved", { name: entry.name, path: entry.relPath }), "curator.not_found");
   }
   // The containment rule: nothing outside the library is ever moved.
   const outside = moveRefusal(paths.skills, entry.dir, entry.name, { ...batch.move, linked });
@@ -578,7 +579,7 @@ async function moveDirFast(from: string, to: string, linked: boolean, made: Set<
 export async function archiveSkill(name: string, opts: MoveOptions): Promise<ArchiveResult> {
   assertSafeName(name);
   const entry = await opts.library.find(name);
-  if (!entry) throw refuse(`skill '${name}' not found`, "curator.not_found");
+  if (!entry) throw refuse(t("cmd.op.notFound", { name }), "curator.not_found");
   return archiveEntry(entry, opts);
 }
 
@@ -696,11 +697,9 @@ export function pickArchived(
   }
   const exactDir = items.filter((item) => path.posix.basename(item.archivedAs) === name);
   if (exactDir.length > 1) {
-    const choices = exactDir.map((item) => item.archivedAs).join(", ");
-    throw refuse(
-      `several archived skills are named '${name}' (${choices}); restore one by its path, e.g. \`${prefix(["curator", "restore", exactDir[0]?.archivedAs ?? name])}\``,
-      "curator.ambiguous",
-    );
+    const choices = list(exactDir.map((item) => item.archivedAs));
+    const command = prefix(["curator", "restore", exactDir[0]?.archivedAs ?? name]);
+    throw refuse(t("cmd.restore.ambiguous", { name, choices, command }), "curator.ambiguous");
   }
   if (exactDir[0]) return exactDir[0];
   const loose = items.filter((item) => {
@@ -731,13 +730,12 @@ export async function restoreSkill(name: string, opts: MoveOptions): Promise<Res
   assertSafeName(name);
   const paths = homePaths(opts.home);
   const prefix = opts.commandPrefix ?? terminalPrefix;
-  if (!(await pathExists(paths.archive)))
-    throw refuse("no archive directory — nothing has been archived yet", "curator.not_found");
+  if (!(await pathExists(paths.archive))) throw refuse(t("cmd.restore.noArchive"), "curator.not_found");
   await migrateArchiveLayout(opts.home, opts.now);
   const item = pickArchived(await listArchived(opts.home), name, prefix);
   if (!item) {
     throw refuse(
-      `skill '${name}' not found in archive; \`${prefix(["curator", "list-archived"])}\` shows what can be restored`,
+      t("cmd.restore.notArchived", { name, command: prefix(["curator", "list-archived"]) }),
       "curator.not_found",
     );
   }
@@ -746,16 +744,13 @@ export async function restoreSkill(name: string, opts: MoveOptions): Promise<Res
   if (refusal) throw refuse(refusal);
   const live = await opts.library.find(item.skillName);
   if (live) {
-    throw refuse(
-      `a skill named '${item.skillName}' is already live at ${live.dir}; archive or rename it before restoring this one`,
-    );
+    throw refuse(t("cmd.restore.live", { name: item.skillName, dir: live.dir }));
   }
   let dest = path.join(paths.skills, ...item.restoreTo.split("/"));
   let flattened = false;
   if (await pathExists(dest)) {
     const flat = path.join(paths.skills, path.posix.basename(item.restoreTo));
-    if (await pathExists(flat))
-      throw refuse(`destination already exists: ${dest} (and ${flat}); move it away first`);
+    if (await pathExists(flat)) throw refuse(t("cmd.restore.destination", { dest, flat }));
     dest = flat;
     flattened = true;
   }

@@ -10,6 +10,7 @@
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
 import { isoTimestamp } from "../core/fsutil.js";
+import { lines as linesOf, type Text, t } from "../core/i18n/messages.js";
 import { meterFor } from "../core/progress.js";
 import type { ConsolidatedEntry, PrunedEntry } from "../llm/classify.js";
 import {
@@ -435,7 +436,7 @@ export async function consolidationPreview(
   ctx: PreviewContext,
   flags: { consolidate: boolean; dryRun: boolean },
   consolidatorImpl: Consolidator = consolidator,
-): Promise<string | null> {
+): Promise<Text | null> {
   if (ctx.surface === "terminal" || flags.dryRun) return null;
   if (!(flags.consolidate || ctx.config.curator.consolidate)) return null;
   const preview = await runCurator({
@@ -449,26 +450,36 @@ export async function consolidationPreview(
     commandPrefix: ctx.commandPrefix,
     consolidator: consolidatorImpl,
   });
-  const lines = ["Consolidation preview (a dry run; nothing has changed yet)."];
+  // The model's reasons are its own words, shown as written.
+  const lines: Text[] = [t("cmd.preview.head")];
   if (preview.llm.error) {
-    lines.push(`The model pass did not finish: ${preview.llm.error}`);
+    lines.push(t("cmd.preview.failed", { error: preview.llm.error }));
   } else if (preview.consolidated.length + preview.pruned.length === 0) {
-    lines.push("The model proposes no merges or prunings.");
+    lines.push(t("cmd.preview.nothing"));
   } else {
-    lines.push("The model proposes:");
+    lines.push(t("cmd.preview.proposes"));
     for (const item of preview.consolidated)
-      lines.push(`  • ${item.name} → ${item.into}${item.reason ? ` — ${item.reason}` : ""}`);
+      lines.push(
+        item.reason
+          ? t("cmd.preview.mergeWhy", { name: item.name, into: item.into, reason: item.reason })
+          : t("cmd.preview.merge", { name: item.name, into: item.into }),
+      );
     for (const item of preview.pruned)
-      lines.push(`  • ${item.name} — prune${item.reason ? ` (${item.reason})` : ""}`);
+      lines.push(
+        item.reason
+          ? t("cmd.preview.pruneWhy", { name: item.name, reason: item.reason })
+          : t("cmd.preview.prune", { name: item.name }),
+      );
   }
   if (preview.autoTransitions.archived + preview.autoTransitions.marked_stale > 0) {
     lines.push(
-      `The automatic pass would also mark ${preview.autoTransitions.marked_stale} stale and archive ${preview.autoTransitions.archived}.`,
+      t("cmd.preview.auto", {
+        stale: preview.autoTransitions.marked_stale,
+        archived: preview.autoTransitions.archived,
+      }),
     );
   }
-  lines.push(
-    "The real run asks the model again (its choices may differ slightly); a snapshot is taken first and every change is ledgered.",
-  );
-  lines.push("Apply it?");
-  return lines.join("\n");
+  lines.push(t("cmd.preview.realRun"));
+  lines.push(t("cmd.preview.apply"));
+  return linesOf(lines);
 }

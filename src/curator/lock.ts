@@ -18,6 +18,7 @@ import { homePaths } from "../config/home.js";
 import { CuratorError } from "../core/errors.js";
 import { writerEpoch } from "../core/fence.js";
 import { acquireLock, type HeldLock, LockBusyError } from "../core/fsutil.js";
+import { t } from "../core/i18n/messages.js";
 import type { RunLock } from "../core/stores.js";
 
 /** A claim Hermes wrote (its pid, no kernel lock) older than this is abandoned, as Hermes judges it. */
@@ -99,11 +100,10 @@ export async function acquireRunLock(home: string): Promise<HeldLock> {
   } catch (error) {
     if (!(error instanceof LockBusyError)) throw error;
     const holder = error.holderPid ? `process ${error.holderPid}` : "another process";
-    throw new CuratorError(
-      "run",
-      `another curator run is in progress (${holder} holds ${runLockFile(home)}); wait for it to finish and try again.`,
-      { code: "curator.locked", cause: error },
-    );
+    throw new CuratorError("run", t("cmd.lock.busy", { holder, file: runLockFile(home) }), {
+      code: "curator.locked",
+      cause: error,
+    });
   }
 }
 

@@ -7,6 +7,7 @@ import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
 import { CuratorError } from "../core/errors.js";
 import { isoTimestamp } from "../core/fsutil.js";
+import { english, type Text, t } from "../core/i18n/messages.js";
 import type { ProgressSink } from "../core/progress.js";
 import { contentKey } from "../core/read-cache.js";
 import type { SkillEntry, SkillLibrary } from "../skills/types.js";
@@ -317,66 +318,56 @@ export async function setPaused(home: string, paused: boolean): Promise<void> {
   });
 }
 
-/** The outcome of pin/unpin and adopt: a message and whether it succeeded. */
+/** The outcome of pin/unpin and adopt: what to tell the person, and whether it succeeded. */
 export interface OpResult {
   ok: boolean;
+  /** The English text (`--json`). */
   message: string;
+  /** The same sentence as a catalog text, resolved in the reader's locale. */
+  text: Text;
+}
+
+function outcome(ok: boolean, text: Text): OpResult {
+  return { ok, message: english(text), text };
 }
 
 /** Pins (`value` true) or unpins a skill. Only eligible, non-bundled, non-hub skills take a pin. */
 export async function setPinned(ctx: OpsContext, name: string, value: boolean): Promise<OpResult> {
   assertSafeName(name);
   const prefix = ctx.commandPrefix ?? terminalPrefix;
-  const verb = value ? "pin" : "unpin";
   const entry = await ctx.library.find(name);
-  if (!entry) return { ok: false, message: `skill '${name}' not found` };
+  if (!entry) return outcome(false, t("cmd.op.notFound", { name }));
   const provenance = await loadProvenance(ctx.home, [entry]);
   const store = new UsageStore(homePaths(ctx.home).skills);
   const record = (await store.read())[name];
   const verdict = classify(name, entry, record, true, provenance, ctx.config);
   if (verdict.kind === "bundled" || verdict.kind === "hub") {
-    return {
-      ok: false,
-      message: `'${name}' is bundled or hub-installed — cannot ${verb} (only agent-created skills take part in curation)`,
-    };
+    return outcome(false, t(value ? "cmd.op.pinBundled" : "cmd.op.unpinBundled", { name }));
   }
   if (!verdict.eligible) {
-    return {
-      ok: false,
-      message: `could not ${verb} '${name}' — the skill is not curation-eligible (protected built-in or external). \`${prefix(["curator", "list-unmanaged"])}\` shows which skills the curator tracks.`,
-    };
+    const command = prefix(["curator", "list-unmanaged"]);
+    return outcome(false, t(value ? "cmd.op.pinIneligible" : "cmd.op.unpinIneligible", { name, command }));
   }
   await store.update((records) => {
     const current = records[name] ?? emptyRecord();
     current.pinned = value;
     records[name] = current;
   });
-  const done = value ? "pinned" : "unpinned";
   if (verdict.kind === "unmanaged") {
-    return {
-      ok: true,
-      message: `${done} '${name}' (recorded; this skill is unmanaged, so auto-transitions never consider it anyway — \`${prefix(["curator", "adopt", name])}\` puts it under curator management)`,
-    };
+    const command = prefix(["curator", "adopt", name]);
+    return outcome(true, t(value ? "cmd.op.pinnedUnmanaged" : "cmd.op.unpinnedUnmanaged", { name, command }));
   }
-  return {
-    ok: true,
-    message: value
-      ? `pinned '${name}' (auto-transitions will leave it alone)`
-      : `unpinned '${name}' (auto-transitions consider it again)`,
-  };
+  return outcome(true, t(value ? "cmd.op.pinned" : "cmd.op.unpinned", { name }));
 }
 
 /** Why `name` cannot be adopted, or null. Checked in the reference's order. */
-function adoptRefusal(name: string, entry: SkillEntry | undefined, provenance: Provenance): string | null {
-  if (name.trim() === "") return "no skill name given";
-  if (provenance.protected.has(name))
-    return `'${name}' is a protected built-in; the curator never manages it`;
-  if (provenance.hub.has(name)) return `'${name}' is hub-installed; its upstream owns it`;
-  if (provenance.bundled.has(name))
-    return `'${name}' is a bundled built-in — curator.prune_builtins governs it, not adoption`;
-  if (entry?.rootKind === "external")
-    return `'${name}' lives in skills.external_dirs and is read-only to the curator`;
-  if (!entry) return `skill '${name}' not found`;
+function adoptRefusal(name: string, entry: SkillEntry | undefined, provenance: Provenance): Text | null {
+  if (name.trim() === "") return t("cmd.op.noName");
+  if (provenance.protected.has(name)) return t("cmd.op.protected", { name });
+  if (provenance.hub.has(name)) return t("cmd.op.hub", { name });
+  if (provenance.bundled.has(name)) return t("cmd.op.bundled", { name });
+  if (entry?.rootKind === "external") return t("cmd.op.external", { name });
+  if (!entry) return t("cmd.op.notFound", { name });
   return null;
 }
 
@@ -389,10 +380,9 @@ export async function adoptSkill(ctx: OpsContext, name: string): Promise<OpResul
   const entry = name.trim() === "" ? undefined : await ctx.library.find(name);
   const provenance = await loadProvenance(ctx.home, entry ? [entry] : []);
   const refusal = adoptRefusal(name, entry, provenance);
-  if (refusal || !entry) return { ok: false, message: refusal ?? `skill '${name}' not found` };
+  if (refusal || !entry) return outcome(false, refusal ?? t("cmd.op.notFound", { name }));
   const store = new UsageStore(homePaths(ctx.home).skills);
-  if (isManagedRecord((await store.read())[name]))
-    return { ok: true, message: `'${name}' is already curator-managed` };
+  if (isManagedRecord((await store.read())[name])) return outcome(true, t("cmd.op.alreadyManaged", { name }));
   const mtime = await fs.stat(entry.skillFile).then(
     (stat) => stat.mtime,
     () => ctx.now,
@@ -405,8 +395,8 @@ export async function adoptSkill(ctx: OpsContext, name: string): Promise<OpResul
     records[name] = record;
   });
   const check = (await store.read())[name];
-  if (!isManagedRecord(check)) return { ok: false, message: `could not mark '${name}' as curator-managed` };
-  return { ok: true, message: `adopted '${name}' into curator management` };
+  if (!isManagedRecord(check)) return outcome(false, t("cmd.op.notMarked", { name }));
+  return outcome(true, t("cmd.op.adopted", { name }));
 }
 
 /** One unmanaged skill, for `list-unmanaged`. */
@@ -448,7 +438,9 @@ export async function pruneCandidates(
   days: number,
 ): Promise<{ candidates: PruneCandidate[]; warnings: string[] }> {
   if (!Number.isInteger(days) || days < 1) {
-    throw new CuratorError("prune", `--days must be >= 1 (got ${days})`, { code: "curator.bad_days" });
+    throw new CuratorError("prune", t("cmd.prune.badDaysError", { days: String(days) }), {
+      code: "curator.bad_days",
+    });
   }
   const view = await readView(ctx);
   const cron = await readCronRefs(ctx.home);

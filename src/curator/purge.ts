@@ -11,6 +11,7 @@ import path from "node:path";
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
 import { CuratorError, UsageError } from "../core/errors.js";
+import { t } from "../core/i18n/messages.js";
 import { meterFor, type ProgressSink } from "../core/progress.js";
 import { parseTimestamp, UsageStore } from "../skills/usage.js";
 import { type ArchivedItem, listArchived } from "./archive.js";
@@ -57,16 +58,12 @@ export interface PurgeResult {
 export function purgeTtl(config: SkillgateConfig, days?: number): number {
   if (days !== undefined) {
     if (!Number.isInteger(days) || days < 1)
-      throw new UsageError(`--days must be a whole number >= 1 (got ${days}).`);
+      throw new UsageError(t("cmd.purge.badDays", { days: String(days) }));
     return days;
   }
   const ttl = config.curator.archiveTtlDays;
   if (!(ttl > 0)) {
-    throw new CuratorError(
-      "purge",
-      "purge is disabled (curator.archive_ttl_days is 0). Set that key, or pass --days N, to delete archives older than N days.",
-      { code: "curator.purge_disabled" },
-    );
+    throw new CuratorError("purge", t("cmd.purge.disabledError"), { code: "curator.purge_disabled" });
   }
   return ttl;
 }

@@ -13,6 +13,7 @@ import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
 import { CuratorError } from "../core/errors.js";
 import { atomicWriteFile, pathExists } from "../core/fsutil.js";
+import { english, t as message, type Text } from "../core/i18n/messages.js";
 import { UsageStore } from "../skills/usage.js";
 import { forgetMissingOrigins, skillMdDigest, updateArchiveOrigins } from "./archive-layout.js";
 import { hasBlob, readBlob, storeBytes } from "./blobs.js";
@@ -36,7 +37,10 @@ export interface EntryRollbackResult {
   rollbackEntryId: string | null;
   restored: number;
   removed: number;
+  /** What was done, in English. */
   message: string;
+  /** The same, as a catalog text for the reader's locale. */
+  text: Text;
 }
 
 /** Options of `rollbackEntry`. */
@@ -396,12 +400,21 @@ export async function rollbackEntry(opts: EntryRollbackOptions): Promise<EntryRo
   } catch {
     record = null;
   }
+  const text = message("cmd.rollback.entryDone", {
+    id: entry.id,
+    action: entry.action,
+    skill: entry.skill,
+    restored,
+    removed: toRemove.length,
+    safety: safety.id,
+  });
   return {
     entry,
     safetyEntryId: safety.id,
     rollbackEntryId: record?.id ?? null,
     restored,
     removed: toRemove.length,
-    message: `rolled back entry ${entry.id} (${entry.action} on '${entry.skill}'): ${restored} file(s) restored, ${toRemove.length} removed. Safety entry ${safety.id} captured the pre-rollback state.`,
+    message: english(text),
+    text,
   };
 }

@@ -21,6 +21,7 @@ import {
   pathExists,
   withLock,
 } from "../core/fsutil.js";
+import { english, list, type Text, t } from "../core/i18n/messages.js";
 import { meterFor, type ProgressSink } from "../core/progress.js";
 import { pidAlive } from "../core/temp-files.js";
 import {
@@ -47,7 +48,10 @@ export interface SnapshotRollbackResult {
   target: string;
   safetySnapshot: string;
   cron: CronRestoreResult;
+  /** What was done, in English. */
   message: string;
+  /** The same, as a catalog text for the reader's locale. */
+  text: Text;
 }
 
 /** Options of `rollbackToSnapshot`. */
@@ -93,7 +97,8 @@ export async function rollbackToSnapshot(opts: SnapshotRollbackOptions): Promise
     const cron = await restoreCronLinks(opts.home, target);
     await crashPoint("rollback:after-cron");
     await finishCleanup(opts.home, opts.config, journal);
-    return { target: target.id, safetySnapshot: safety.id, cron, message: rollbackMessage(target.id, cron) };
+    const text = rollbackMessage(target.id, cron);
+    return { target: target.id, safetySnapshot: safety.id, cron, message: english(text), text };
   } finally {
     await lock.release();
   }
@@ -442,7 +447,7 @@ async function recoverLocked(home: string, config: SkillgateConfig): Promise<str
   const cron = target ? await restoreCronLinks(home, target) : undefined;
   await finishCleanup(home, config, journal, true);
   const cronNote = cron
-    ? rollbackMessage(journal.target, cron).replace(/^restored from snapshot \S+/, "")
+    ? english(rollbackMessage(journal.target, cron)).replace(/^restored from snapshot \S+/, "")
     : "";
   return `curator: an interrupted rollback to snapshot ${journal.target} was completed${cronNote}.`;
 }
@@ -563,10 +568,12 @@ export async function restoreCronLinks(home: string, snapshot: SnapshotInfo): Pr
   return result;
 }
 
-function rollbackMessage(id: string, cron: CronRestoreResult): string {
-  const parts: string[] = [];
-  if (cron.restored > 0) parts.push(`${cron.restored} job(s) had skill links restored`);
-  if (cron.skipped > 0) parts.push(`${cron.skipped} backed-up job(s) no longer exist (skipped)`);
-  if (cron.matched > 0) parts.push(`${cron.matched} already matched`);
-  return `restored from snapshot ${id}${parts.length > 0 ? `; cron links: ${parts.join(", ")}` : ""}`;
+function rollbackMessage(id: string, cron: CronRestoreResult): Text {
+  const parts: Text[] = [];
+  if (cron.restored > 0) parts.push(t("cmd.rollback.cronRestored", { count: cron.restored }));
+  if (cron.skipped > 0) parts.push(t("cmd.rollback.cronSkipped", { count: cron.skipped }));
+  if (cron.matched > 0) parts.push(t("cmd.rollback.cronMatched", { count: cron.matched }));
+  return parts.length > 0
+    ? t("cmd.rollback.snapshotDoneCron", { id, parts: list(parts) })
+    : t("cmd.rollback.snapshotDone", { id });
 }

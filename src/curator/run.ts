@@ -10,6 +10,7 @@ import { homePaths } from "../config/home.js";
 import { CuratorError } from "../core/errors.js";
 import { checkWriteFence } from "../core/fence.js";
 import { isoTimestamp } from "../core/fsutil.js";
+import { t } from "../core/i18n/messages.js";
 import type { ProgressSink } from "../core/progress.js";
 import type { HeldRunLock, RunLock } from "../core/stores.js";
 import { everySkillOnDisk } from "../skills/library.js";
@@ -65,13 +66,9 @@ export interface MaybeRunResult {
 /** Runs the curator now (manual or automatic trigger). Throws `curator.locked` when another run holds the lock. */
 export async function runCurator(opts: RunOptions): Promise<CuratorRunResult> {
   if (!opts.config.curator.enabled) {
-    throw new CuratorError(
-      "run",
-      "the curator is disabled via config; enable it with `curator.enabled: true`",
-      {
-        code: "curator.disabled",
-      },
-    );
+    throw new CuratorError("run", t("cmd.run.disabledError"), {
+      code: "curator.disabled",
+    });
   }
   const lock = await (opts.runLock ?? fileRunLock(opts.home)).acquire();
   try {

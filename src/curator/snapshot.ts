@@ -151,17 +151,13 @@ export async function beginSnapshot(
 ): Promise<PendingSnapshot> {
   const paths = homePaths(opts.home);
   if (!opts.config.curator.backup.enabled) {
-    throw new CuratorError(
-      "snapshot",
-      "backups are disabled via config (`curator.backup.enabled: false`); re-enable them to take a snapshot.",
-      { code: "curator.backup_disabled" },
-    );
+    throw new CuratorError("snapshot", t("cmd.backup.disabledError"), { code: "curator.backup_disabled" });
   }
   try {
     const stat = await fs.stat(paths.skills);
     if (!stat.isDirectory()) throw new Error("not a directory");
   } catch {
-    throw new CuratorError("snapshot", `no skills directory at ${paths.skills}; nothing to snapshot.`);
+    throw new CuratorError("snapshot", t("cmd.backup.noSkillsDir", { dir: paths.skills }));
   }
   await fs.mkdir(paths.backups, { recursive: true });
   const lock = await acquireLock(path.join(paths.locks, "snapshot.lock"), { waitMs: 300_000 });

@@ -122,7 +122,7 @@ describe.skipIf(!BROWSER_AVAILABLE && !IN_CI)("web console in Chinese", () => {
       "标记为过时",
       "已归档",
       "重新启用",
-      "运行后受管理的技能",
+      "运行后受管技能",
     ]);
     expect(await page.textContent("#chart-most-empty")).toContain("还没有技能被使用");
   });
@@ -167,7 +167,7 @@ describe.skipIf(!BROWSER_AVAILABLE && !IN_CI)("web console in Chinese", () => {
     expect(await other.getAttribute('header a[data-lang="en"]', "aria-current")).toBe("true");
 
     await Promise.all([other.waitForEvent("load"), other.click('header a[data-lang="zh-CN"]')]);
-    expect(await other.textContent("h1")).toBe("台账");
+    expect(await other.textContent("h1")).toBe("账本");
     await other.close();
     await page.reload();
     expect(await page.getAttribute("html", "lang")).toBe("zh-CN");

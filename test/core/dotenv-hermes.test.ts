@@ -254,9 +254,11 @@ describe("where secrets are never written", () => {
     } as unknown as CommandContext;
     const buttons = secretButtons(view, ctx);
     expect(buttons.map((button) => english(button.label))).toEqual(["Set ACME_API_KEY"]);
-    expect(setupTodo(view, ctx, offeredKeys(buttons)).join("\n")).toMatch(
-      /`LD_PRELOAD` is missing — `LD_PRELOAD` controls the loader/,
-    );
+    expect(
+      setupTodo(view, ctx, offeredKeys(buttons))
+        .map((item) => english(item))
+        .join("\n"),
+    ).toMatch(/`LD_PRELOAD` is missing — `LD_PRELOAD` controls the loader/);
     const library = {
       view: async () => ({
         success: true,

@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { backgroundArgv, CHAT_PINNED_CHARS, curatorCommands } from "../../commands/curator.js";
 import { isoTimestamp } from "../../src/core/fsutil.js";
+import { english } from "../../src/core/i18n/messages.js";
 import { acquireRunLock } from "../../src/curator/lock.js";
 import { readState } from "../../src/curator/state.js";
 import { runCli } from "./harness.js";
@@ -155,7 +156,7 @@ describe("pinned lists in chat", () => {
     expect(shown.join(", ").length).toBeLessThanOrEqual(CHAT_PINNED_CHARS);
     expect(shown.length).toBeGreaterThan(5);
     const buttons = chat.reply.actions?.rows.flat() ?? [];
-    const pinnedButton = buttons.find((button) => button.label === "Pinned skills");
+    const pinnedButton = buttons.find((button) => english(button.label) === "Pinned skills");
     expect(pinnedButton?.intent).toMatchObject({
       kind: "run",
       invocation: { path: ["curator", "list-pinned"] },
@@ -177,7 +178,7 @@ describe("pinned lists in chat", () => {
     const { text, reply } = await cli(["status"], { chat: true, surface: "chat" });
     expect(text).toContain("pinned (2): one, two\n");
     expect(text).not.toContain("more (`/curator list-pinned`");
-    expect(reply.actions?.rows.flat().some((button) => button.label === "Pinned skills")).toBe(true);
+    expect(reply.actions?.rows.flat().some((button) => english(button.label) === "Pinned skills")).toBe(true);
   });
 
   it("list-pinned lists every pinned name as a paged block, with JSON; says so when none are pinned", async () => {

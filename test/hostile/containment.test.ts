@@ -11,6 +11,7 @@ import { terminalContext } from "../../commands/context.js";
 import { registry } from "../../commands/index.js";
 import { skillsCommands } from "../../commands/skills.js";
 import type { CommandContext, CommandSpec } from "../../commands/types.js";
+import { english } from "../../src/core/i18n/messages.js";
 import { replyToPlainText } from "../../src/core/reply.js";
 import { buildCommandCatalog } from "../../src/gateway/catalog.js";
 import { openLibrary } from "../../src/skills/library.js";
@@ -71,7 +72,7 @@ describe("a SKILL.md linked out of its skill", () => {
       /skipped cat\/envlink: SKILL\.md of skill 'envlink' is a symlink that leads outside/,
     );
     const json = await skillsSpec("list").run(ctx({ json: true }), { args: [], options: {} });
-    expect(json.warnings?.[0]).toMatch(/cat\/envlink/);
+    expect(english(json.warnings?.[0] ?? "")).toMatch(/cat\/envlink/);
   });
 
   it("is refused by skills view, by name and by path, in the terminal and as a chat surface", async () => {

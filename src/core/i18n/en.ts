@@ -3,6 +3,7 @@
  * are the texts skillgate always printed; `--json` documents, logs and error messages use them too.
  * Keys are grouped by where they are shown. Vocabulary: `glossary.md`.
  */
+import { enCommands } from "./commands.en.js";
 import { enConsole } from "./console.en.js";
 import type { CatalogShape } from "./entries.js";
 import { enMenu } from "./menu.en.js";
@@ -282,4 +283,6 @@ export const en = {
   "secrets.undeclared":
     "No skill declares `{key}` (required_environment_variables, setup.collect_secrets or prerequisites.env_vars), so skillgate does not set it; add it to the .env file by hand if you need it.",
   "secrets.ask": "Value for {key} (hidden; used by {owners}): ",
+  // ── command replies (curator, safety net, skills): a section file of their own ──────────────────────
+  ...enCommands,
 } as const satisfies CatalogShape;

@@ -3,6 +3,7 @@
  * (`defineLocale`). The words follow `glossary.md`, taken from the Chinese edition of the curator
  * guide and the skills chapter: 技能, 归档, 恢复, 固定, 快照, 回滚, 过时, 采用, 整合 …; the curator is 管理器.
  */
+import { zhCNCommands } from "./commands.zh-CN.js";
 import { zhCNConsole } from "./console.zh-CN.js";
 import type { en } from "./en.js";
 import { defineLocale } from "./entries.js";
@@ -269,4 +270,6 @@ export const zhCN = defineLocale<typeof en>()({
   "secrets.undeclared":
     "没有技能声明 `{key}`（required_environment_variables、setup.collect_secrets 或 prerequisites.env_vars），所以 skillgate 不会设置它；如有需要，请手动加入 .env 文件。",
   "secrets.ask": "{key} 的值（输入不显示；由 {owners} 使用）：",
+  // ── command replies (curator, safety net, skills): a section file of their own ──────────────────────
+  ...zhCNCommands,
 });

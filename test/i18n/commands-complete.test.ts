@@ -1,0 +1,296 @@
+/**
+ * Every command of the registry, in success, confirmation, refusal and usage error, through the real
+ * command runner on a generated home: resolved in zh-CN no English sentence is left outside an allow-list
+ * of names (skills, commands, config keys, paths, ids), and resolved in English no catalog key or
+ * `{placeholder}` is left. The commands are enumerated from the registry, so a new command is covered
+ * without touching this file (it runs with its required arguments filled by a skill name).
+ */
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { terminalContext } from "../../commands/context.js";
+import { registry } from "../../commands/index.js";
+import { parseAndRun } from "../../commands/runner.js";
+import type { CommandContext, CommandSpec } from "../../commands/types.js";
+import { loadConfig } from "../../src/config/config.js";
+import type { Locale } from "../../src/core/i18n/locale.js";
+import { messageKeys, resolveText } from "../../src/core/i18n/messages.js";
+import { type Reply, replyToPlainText } from "../../src/core/reply.js";
+import { openLibrary } from "../../src/skills/library.js";
+import { makeCuratorDue, writeTestSkill } from "../support/platform-home.js";
+import { tempHome } from "../telegram/helpers.js";
+
+const NOW = new Date();
+
+/** Skills of the generated home; their names, categories and descriptions are data, not sentences. */
+const SKILLS = ["pdf-tools", "weather", "old-stale", "pinned-one", "configured"];
+
+/** Arguments that make each command succeed on the generated home (others: required args = a skill). */
+const SUCCESS_ARGS: Record<string, string[][]> = {
+  "curator pin": [["pinned-one"]],
+  "curator unpin": [["pinned-one"]],
+  "curator adopt": [["pdf-tools"], ["--all-unmanaged", "--dry-run"]],
+  "curator archive": [["weather"]],
+  "curator restore": [["weather"]],
+  "curator run": [["--dry-run"], []],
+  "curator prune": [["--dry-run"], ["--days", "1"]],
+  "curator rollback": [["--list"], []],
+  "curator purge": [["--dry-run"], ["--days", "1"]],
+  "curator backup": [["--reason", "test"]],
+  "curator ledger": [[], ["--skill", "weather"]],
+  "skills view": [["weather"], ["configured"], ["no-such-skill"], ["weathr"]],
+  "skills usage": [[], ["--sort", "recent"]],
+  "skills disable": [["pdf-tools"], ["pdf-tools", "--platform", "telegram"]],
+  "skills enable": [["pdf-tools"], ["pdf-tools"]],
+  "skills config": [[], ["configured"], ["set", "units", "metric"], ["set", "api_token", "x"], ["set"]],
+  "skills list": [[], ["--category", "tools"], ["--category", "nothing"]],
+  help: [[], ["curator"], ["nonsense"]],
+  skill: [["weather"], ["no-such-skill"]],
+};
+
+/** Words that stay as they are in every language: names, commands, keys, paths, units, ids. */
+const ALLOWED: RegExp[] = [
+  /`[^`]*`/g, // code spans: commands, keys, values
+  /\b(?:skills|gateway|curator|config|platform|metadata)[\w.<>:-]*\.[\w.<>{}-]+/g, // config keys
+  /(?:~|\/)[\w./+-]+/g, // paths
+  /\b[\w-]+\.(?:yaml|md|env|json|lock)\b|\.env\b|\.archive\/\S+/g, // file names
+  /(?<![\w-])--?[a-z][\w-]*(?:\s+(?:N|VALUE|activity\|recent\|name))?/g, // flags and their value words
+  /<[\w.]+>/g, // placeholders in usage lines: <name>, <key>
+  /\b\d{8}T\d{6}Z?[\w-]*\b|\b\d{4}-\d{2}-\d{2}[T\d:.Z-]*/g, // snapshot ids, timestamps
+  /\b[0-9a-f]{12}\b/g, // ledger entry ids
+  // Ledger actor and action ids (columns of the ledger table).
+  /\b(?:curator|web)(?= {2,})/g,
+  /\b(?:archive|restore|snapshot-rollback|rollback|skills-config-set|skills-enable|skills-disable|purge|pin|unpin|adopt|consolidate|pruned?|state)\b/g,
+  /\b(?:skillgate|Hermes|LLM|JSON|PATH|Hub|KB|MB|GB|B|id|pid|cron|telegram|feishu|discord|console|created_by:\w+|true|false|metric|units|api_token|manual|test|user|agent|archived_at|hermes|ok)\b/g,
+];
+
+/** English left in `text` once names and the allow-list are removed: two Latin words in a row. */
+function englishLeft(text: string, names: readonly string[]): string | null {
+  let rest = text;
+  for (const name of [...names].sort((a, b) => b.length - a.length)) rest = rest.split(name).join(" ");
+  for (const pattern of ALLOWED) rest = rest.replace(pattern, " ");
+  const run = /[A-Za-z]{2,}(?:[\s,'’-]+[A-Za-z]{2,})+/.exec(rest);
+  return run ? run[0] : null;
+}
+
+/** Everything a person reads of a reply: blocks, warnings, buttons, the question above buttons. */
+function shown(value: Reply, locale: Locale): string {
+  const labels = (value.actions?.rows ?? []).flat().map((action) => resolveText(action.label, locale));
+  const above = (value.actions?.blocksWithButtons ?? []).map((block) =>
+    "text" in block && typeof block.text !== "undefined" ? resolveText(block.text, locale) : "",
+  );
+  return [replyToPlainText(value, locale), ...labels, ...above].join("\n");
+}
+
+const KEY_PATTERN = new RegExp(
+  `(?:^|[^\\w.])(?:${messageKeys()
+    .map((key) => key.replace(/\./g, "\\."))
+    .join("|")})(?![\\w.])`,
+);
+
+/** What the home holds as data (names, descriptions, bodies, the home's path), shown as it is written. */
+function dataStrings(): string[] {
+  return [
+    ...skillFiles,
+    // Stored English that every locale shows as it was written: the last run's summary (the state
+    // file), the model pass's status (in reports), a snapshot manifest's cron reason.
+    "auto: no changes; llm: skipped",
+    "skipped (consolidation off)",
+    "no cron/jobs.json present",
+    "pre-curator-run",
+    // Command names (`/curator list-pinned` in a usage line) stay ASCII in every language.
+    ...registry.flatMap((spec) => spec.path).filter((word) => word.includes("-")),
+    ...SKILLS.map((name) => `${name} skill for tests`),
+    "Do the thing.",
+    "把 PDF 转成文本。",
+    "天气服务的密钥",
+    "用哪种单位",
+    "哪个地区",
+    "单位",
+    "地区",
+    ...SKILLS,
+    "tools",
+    "notes",
+    "weathr",
+    "no-such-skill",
+    "nonsense",
+    home,
+  ].sort((a, b) => b.length - a.length);
+}
+
+/** The SKILL.md files of the generated home, as a view shows them. */
+const skillFiles: string[] = [];
+
+let home = "";
+let cleanup: () => Promise<void> = async () => {};
+
+async function writeHome(target: string): Promise<void> {
+  await makeCuratorDue(target);
+  await writeTestSkill(target, "tools", "pdf-tools", "", "把 PDF 转成文本。");
+  await writeTestSkill(
+    target,
+    "tools",
+    "weather",
+    "required_environment_variables:\n  - name: WEATHER_API_KEY\n    prompt: 天气服务的密钥\n",
+  );
+  await writeTestSkill(target, "notes", "pinned-one");
+  await writeTestSkill(
+    target,
+    "notes",
+    "configured",
+    "metadata:\n  hermes:\n    config:\n      - key: units\n        description: 单位\n        default: metric\n        prompt: 用哪种单位\n      - key: region\n        description: 地区\n        prompt: 哪个地区\n",
+  );
+  const usage = JSON.parse(await readFile(path.join(target, "skills", ".usage.json"), "utf8")) as Record<
+    string,
+    Record<string, unknown>
+  >;
+  const old = new Date(NOW.getTime() - 400 * 86_400_000).toISOString();
+  for (const name of ["pinned-one", "weather", "configured"]) {
+    usage[name] = {
+      created_by: "agent",
+      use_count: 2,
+      view_count: 1,
+      patch_count: 0,
+      last_used_at: old,
+      last_viewed_at: null,
+      last_patched_at: null,
+      created_at: old,
+      state: name === "weather" ? "stale" : "active",
+      pinned: false,
+      archived_at: null,
+    };
+  }
+  await writeFile(path.join(target, "skills", ".usage.json"), `${JSON.stringify(usage, null, 2)}\n`);
+  await mkdir(path.join(target, "skills", ".archive"), { recursive: true });
+}
+
+/** A chat context on `home` for `caller` (an admin unless told), answering buttons in one step. */
+function chatOn(target: string, admin: boolean, stranger = false): CommandContext {
+  const config = loadConfig(path.join(target, "config.yaml"));
+  const base = terminalContext({
+    home: target,
+    config,
+    library: openLibrary(target, config, { watch: false }),
+    now: () => NOW,
+  });
+  return {
+    ...base,
+    surface: "chat",
+    platform: "telegram",
+    interactive: false,
+    prompt: undefined,
+    answersInOneStep: true,
+    commandPrefix: (words) => `/${words.join(" ")}`,
+    caller: { platform: "telegram", id: stranger ? "999" : admin ? "1" : "2", name: "x", isAdmin: admin },
+    chatId: "1",
+  };
+}
+
+interface Case {
+  label: string;
+  reply: Reply;
+}
+
+const cases: Case[] = [];
+
+function key(spec: CommandSpec): string {
+  return spec.path.join(" ");
+}
+
+/** Required arguments filled with a skill name, for a command this file does not know. */
+function defaultArgs(spec: CommandSpec): string[][] {
+  return [(spec.args ?? []).filter((arg) => arg.required).map(() => "pdf-tools")];
+}
+
+beforeAll(async () => {
+  ({ home, cleanup } = await tempHome());
+  await writeHome(home);
+  for (const [category, name] of [
+    ["tools", "pdf-tools"],
+    ["tools", "weather"],
+    ["notes", "pinned-one"],
+    ["notes", "configured"],
+    ["notes", "old-stale"],
+  ] as const) {
+    skillFiles.push((await readFile(path.join(home, "skills", category, name, "SKILL.md"), "utf8")).trim());
+  }
+  await writeFile(
+    path.join(home, "config.yaml"),
+    "gateway:\n  admins: ['telegram:1']\n  allowed_users: ['telegram:2']\ncurator:\n  archive_ttl_days: 1\n",
+  );
+  for (const spec of registry) {
+    const runs = SUCCESS_ARGS[key(spec)] ?? defaultArgs(spec);
+    for (const words of runs) {
+      // As asked (a confirmation question where the command has one), then confirmed with -y.
+      const asked = await parseAndRun(spec, chatOn(home, true), words);
+      cases.push({ label: `${key(spec)} ${words.join(" ")}`, reply: asked });
+      if (spec.confirm) {
+        const confirmed = await parseAndRun(spec, chatOn(home, true), [...words, "-y"]);
+        cases.push({ label: `${key(spec)} ${words.join(" ")} -y`, reply: confirmed });
+      }
+    }
+    // Refusal: a mutating command from an allowed non-admin, a read-only one from a stranger.
+    const refusal = spec.mutating
+      ? await parseAndRun(spec, chatOn(home, false), defaultArgs(spec)[0] ?? [])
+      : await parseAndRun(spec, chatOn(home, false, true), defaultArgs(spec)[0] ?? []);
+    cases.push({ label: `${key(spec)} (refused)`, reply: refusal });
+    // Usage error: an option no command has, and a missing required argument.
+    cases.push({
+      label: `${key(spec)} --no-such-option`,
+      reply: await parseAndRun(spec, chatOn(home, true), ["--no-such-option"]),
+    });
+    if ((spec.args ?? []).some((arg) => arg.required)) {
+      cases.push({
+        label: `${key(spec)} (missing argument)`,
+        reply: await parseAndRun(spec, chatOn(home, true), []),
+      });
+    }
+  }
+}, 120_000);
+
+afterAll(async () => {
+  await cleanup();
+});
+
+describe("every command's reply is complete in both locales", () => {
+  it("drives every registry command in success, refusal and usage error", () => {
+    for (const spec of registry) {
+      const labels = cases.filter((item) => item.label.startsWith(`${key(spec)} `)).map((item) => item.label);
+      expect(
+        labels.some((label) => label.endsWith("(refused)")),
+        key(spec),
+      ).toBe(true);
+      expect(
+        labels.some((label) => label.endsWith("--no-such-option")),
+        key(spec),
+      ).toBe(true);
+      expect(labels.length, key(spec)).toBeGreaterThanOrEqual(3);
+    }
+    // The generated home makes real work happen: something was refused, something succeeded.
+    expect(cases.some((item) => (item.reply.exitCode ?? 0) === 0)).toBe(true);
+    expect(cases.some((item) => item.reply.exitCode === 2)).toBe(true);
+    expect(cases.some((item) => item.reply.exitCode === 1)).toBe(true);
+  });
+
+  it("zh-CN: no English sentence is left outside names, commands, keys and paths", () => {
+    const left = cases.flatMap((item) => {
+      const text = shown(item.reply, "zh-CN");
+      const found = englishLeft(text, dataStrings());
+      return found ? [`${item.label}: «${found}» in ${JSON.stringify(text.slice(0, 600))}`] : [];
+    });
+    expect(left).toEqual([]);
+    // Chinese is what is shown, not just an absence of English.
+    for (const item of cases) expect(shown(item.reply, "zh-CN"), item.label).toMatch(/[\u4e00-\u9fff]/);
+  });
+
+  it("en: no catalog key, placeholder or unresolved object is left", () => {
+    for (const item of cases) {
+      let text = shown(item.reply, "en");
+      for (const data of dataStrings()) text = text.split(data).join(" ");
+      expect(text, item.label).not.toMatch(/\{[A-Za-z_]+\}/);
+      expect(text, item.label).not.toContain("[object Object]");
+      expect(text, item.label).not.toMatch(KEY_PATTERN);
+      expect(text, item.label).not.toMatch(/[\u4e00-\u9fff]/);
+    }
+  });
+});
