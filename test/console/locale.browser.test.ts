@@ -118,12 +118,7 @@ describe.skipIf(!BROWSER_AVAILABLE && !IN_CI)("web console in Chinese", () => {
     const series = JSON.parse((await page.getAttribute("#chart-runs", "data-series")) ?? "[]") as {
       label: string;
     }[];
-    expect(series.map((item) => item.label)).toEqual([
-      "标记为过时",
-      "已归档",
-      "重新启用",
-      "运行后受管技能",
-    ]);
+    expect(series.map((item) => item.label)).toEqual(["标记为过时", "已归档", "重新启用", "运行后受管技能"]);
     expect(await page.textContent("#chart-most-empty")).toContain("还没有技能被使用");
   });
 
