@@ -19,7 +19,7 @@ import { parseYaml11 } from "../config/yaml11.js";
 import { ConfigError, CoordinationError, UsageError } from "../core/errors.js";
 import { relaxYoungGeneration, tuneHeapForCommand } from "../core/heap-tuning.js";
 import { type Locale, localeFromEnv } from "../core/i18n/locale.js";
-import { resolveText, type Text, t } from "../core/i18n/messages.js";
+import { type MessageKey, resolveText, type Text, t } from "../core/i18n/messages.js";
 import type { Logger } from "../core/logger.js";
 import { renderJson, renderTerminal } from "../core/render-terminal.js";
 import type { Reply } from "../core/reply.js";
@@ -123,6 +123,20 @@ function addLeaf(
   });
 }
 
+/** Commander's help headings, in the reader's language. */
+const HELP_HEADINGS: Record<string, MessageKey> = {
+  "Usage:": "cli.heading.usage",
+  "Arguments:": "cli.heading.arguments",
+  "Options:": "cli.heading.options",
+  "Global Options:": "cli.heading.globalOptions",
+  "Commands:": "cli.heading.commands",
+};
+
+function helpHeading(title: string, locale: Locale): string {
+  const key = HELP_HEADINGS[title];
+  return key ? resolveText({ key }, locale) : title;
+}
+
 /**
  * Builds the commander program from registry specs. Each leaf's action records the spec and its parsed
  * input through `select`; nothing runs during parsing.
@@ -134,9 +148,11 @@ export function buildProgram(
   locale: Locale = "en",
 ): Command {
   const program = new Command("skillgate")
-    .description("Chat gateway and curator for an agent's skill library (Hermes format).")
-    .option("--home <dir>", "skillgate/Hermes home (default: $HERMES_HOME or ~/.hermes)")
-    .version(packageVersion(), "-V, --version", "print skillgate's version")
+    .description(resolveText(t("cli.program"), locale))
+    .option("--home <dir>", resolveText(t("cli.option.home"), locale))
+    .version(packageVersion(), "-V, --version", resolveText(t("cli.option.version"), locale))
+    .helpOption("-h, --help", resolveText(t("cli.option.help"), locale))
+    .configureHelp({ styleTitle: (title) => helpHeading(title, locale) })
     .helpCommand(false)
     .exitOverride()
     .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) })
@@ -154,11 +170,13 @@ export function buildProgram(
       const fallback = DEFAULT_SUBCOMMANDS[head];
       group = program
         .command(head)
-        .description(fallback ? `${head} commands (bare: ${head} ${fallback})` : `${head} commands`)
+        .description(
+          resolveText(fallback ? t("cli.group.bare", { head, fallback }) : t("cli.group", { head }), locale),
+        )
         .helpCommand(false)
         .exitOverride()
         .allowUnknownOption()
-        .argument("[subcommand...]", "one of the commands below");
+        .argument("[subcommand...]", resolveText(t("cli.group.subcommand"), locale));
       groups.set(head, group);
       const groupName = head;
       // Reached for a bare group (`skillgate curator [--json]`) or a subcommand that does not exist.
@@ -187,15 +205,13 @@ export function buildProgram(
   }
   program
     .command("serve")
-    .description(
-      "run the chat gateway and the web console (platforms from config and secrets; the terminal chat when none)",
-    )
-    .option("--terminal", "only the terminal chat in this terminal: no platforms, no web console")
-    .option("--console", "the older name of --terminal (kept; `skillgate console` is the web console)")
-    .option("--demo", "the terminal chat with the example skills on a temporary home (yours is not touched)")
+    .description(resolveText(t("cli.serve"), locale))
+    .option("--terminal", resolveText(t("cli.serve.terminal"), locale))
+    .option("--console", resolveText(t("cli.serve.console"), locale))
+    .option("--demo", resolveText(t("cli.serve.demo"), locale))
     .option(
       "--set <key=value>",
-      "override a config.yaml setting for this process only (repeatable), e.g. --set gateway.coordination.replica_id=b",
+      resolveText(t("cli.serve.set"), locale),
       (value: string, previous: string[]) => [...previous, value],
       [] as string[],
     )
@@ -209,34 +225,32 @@ export function buildProgram(
     );
   program
     .command("init")
-    .description("create the home's skills folder; --examples also installs the example skills")
-    .option("--examples", "install the example skills (existing ones are left alone)")
-    .option("--json", "print the result as JSON")
+    .description(resolveText(t("cli.init"), locale))
+    .option("--examples", resolveText(t("cli.init.examples"), locale))
+    .option("--json", resolveText(t("cli.option.json.result"), locale))
     .action((options: { examples?: boolean; json?: boolean }) =>
       select({ kind: "init", examples: options.examples === true, json: options.json === true }),
     );
   program
     .command("doctor")
-    .description("check the home, config.yaml and each configured platform's credentials and settings")
-    .option("--json", "print the checks as JSON")
+    .description(resolveText(t("cli.doctor"), locale))
+    .option("--json", resolveText(t("cli.option.json.checks"), locale))
     .action((options: { json?: boolean }) => select({ kind: "doctor", json: options.json === true }));
   program
     .command("secrets")
-    .description("secrets of skills in <home>/.env")
+    .description(resolveText(t("cli.secrets"), locale))
     .helpCommand(false)
     .command("set")
-    .description("store a skill's declared secret in <home>/.env, read without echo (or from stdin)")
-    .argument("<KEY>", "the variable a skill declares")
+    .description(resolveText(t("cli.secrets.set"), locale))
+    .argument("<KEY>", resolveText(t("cli.secrets.set.key"), locale))
     .action((key: string) => select({ kind: "secrets-set", key }));
   program
     .command("console")
-    .description(
-      "run the local web console alone, in the browser (no chat platforms); prints a one-time login link",
-    )
-    .option("--port <n>", "port (default gateway.console.port)", parseInteger)
-    .option("--bind <address>", "address to listen on (default gateway.console.bind, 127.0.0.1)")
-    .option("--link", "print a fresh login link for the console already running, and exit")
-    .option("--read-only", "the login link is for a read-only login (pages only, no actions)")
+    .description(resolveText(t("cli.console"), locale))
+    .option("--port <n>", resolveText(t("cli.console.port"), locale), parseInteger)
+    .option("--bind <address>", resolveText(t("cli.console.bind"), locale))
+    .option("--link", resolveText(t("cli.console.link"), locale))
+    .option("--read-only", resolveText(t("cli.console.readOnly"), locale))
     .action((options: { port?: number; bind?: string; link?: boolean; readOnly?: boolean }) =>
       select({
         kind: "web",

@@ -3,11 +3,15 @@
  * `--json` documents stay byte-identical whatever the locale. Tables are laid out in display columns
  * (a CJK character is two).
  */
+import type { Command } from "commander";
 import { describe, expect, it, onTestFinished } from "vitest";
+import { registry } from "../../commands/index.js";
+import { buildProgram } from "../../src/cli/main.js";
 import { localeFromEnv } from "../../src/core/i18n/locale.js";
 import { displayWidth } from "../../src/core/i18n/width.js";
 import { formatTable } from "../../src/core/reply.js";
-import { runCli } from "../support/cli-in-process.js";
+import { runCli, runCliArgs } from "../support/cli-in-process.js";
+import { englishLeft } from "../support/english-left.js";
 import { makeCuratorDue } from "../support/platform-home.js";
 import { tempHome } from "../telegram/helpers.js";
 
@@ -36,6 +40,40 @@ describe("CLI locale", () => {
     const refused = await runCli(home, ["help", "nonsense"], { env: chinese });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain("没有命令");
+  });
+
+  it("prints every command's --help in Chinese under a Chinese LANG, and the English help as it was", async () => {
+    // Every command path the command line has, from the program itself (a new command is covered).
+    const paths: string[][] = [];
+    const walk = (command: Command, path: string[]) => {
+      paths.push(path);
+      for (const sub of command.commands) walk(sub, [...path, sub.name()]);
+    };
+    const silent = { write: () => true } as unknown as NodeJS.WritableStream;
+    walk(
+      buildProgram(registry, () => undefined, { stdout: silent, stderr: silent }),
+      [],
+    );
+    expect(paths.length).toBeGreaterThan(20);
+    // Commander's usage syntax ([options], [command], <name>), default values and the names in the
+    // item column (commands, arguments) stay as written.
+    const syntax = [
+      /^ {2}[\w-]+/gm,
+      /^用法：.*$/m,
+      /\[[\w. -]+\]|<[\w.=-]+>/g,
+      /\(default: [^)]*\)/g,
+      /--?[\w-]+/g,
+    ];
+    for (const path of paths) {
+      const zh = await runCliArgs([...path, "--help"], { env: chinese });
+      expect(zh.stdout, path.join(" ")).toContain("用法：");
+      expect(englishLeft(zh.stdout, syntax), `${path.join(" ")} --help`).toBeNull();
+    }
+    const en = await runCliArgs(["serve", "--help"], { env: base });
+    expect(en.stdout).toContain("Usage: skillgate serve [options]");
+    expect(en.stdout).toContain("only the terminal chat in this terminal: no platforms");
+    expect(en.stdout).toMatch(/-h, --help\s+display help for command/);
+    expect(englishLeft(en.stdout, syntax)).not.toBeNull();
   });
 
   it("keeps --json byte-identical under a Chinese LANG, for answers and refusals alike", async () => {

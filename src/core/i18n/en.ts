@@ -3,6 +3,7 @@
  * are the texts skillgate always printed; `--json` documents, logs and error messages use them too.
  * Keys are grouped by where they are shown. Vocabulary: `glossary.md`.
  */
+import { enCli } from "./cli.en.js";
 import { enCommands } from "./commands.en.js";
 import { enConsole } from "./console.en.js";
 import type { CatalogShape } from "./entries.js";
@@ -10,6 +11,7 @@ import { enMenu } from "./menu.en.js";
 
 export const en = {
   ...enConsole,
+  ...enCli,
   ...enMenu,
   // ── reply model ──────────────────────────────────────────────────────────────────────────────────
   "reply.warning": "⚠ {text}",

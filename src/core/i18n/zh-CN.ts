@@ -3,6 +3,7 @@
  * (`defineLocale`). The words follow `glossary.md`, taken from the Chinese edition of the curator
  * guide and the skills chapter: 技能, 归档, 恢复, 固定, 快照, 回滚, 过时, 采用, 整合 …; the curator is 管理器.
  */
+import { zhCNCli } from "./cli.zh-CN.js";
 import { zhCNCommands } from "./commands.zh-CN.js";
 import { zhCNConsole } from "./console.zh-CN.js";
 import type { en } from "./en.js";
@@ -11,6 +12,7 @@ import { zhCNMenu } from "./menu.zh-CN.js";
 
 export const zhCN = defineLocale<typeof en>()({
   ...zhCNConsole,
+  ...zhCNCli,
   ...zhCNMenu,
   // ── reply model ──────────────────────────────────────────────────────────────────────────────────
   "reply.warning": "⚠ {text}",
