@@ -130,8 +130,9 @@ const NOT_COMMANDS = new Set([
  */
 export function countRoundTrips(client: RedisClient, trips: RoundTrips): RedisClient {
   return new Proxy(client, {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver);
+    get(target, property) {
+      // Read on the client itself: its getters and methods may use private fields a proxy does not have.
+      const value = Reflect.get(target, property, target);
       if (typeof value !== "function" || typeof property !== "string" || NOT_COMMANDS.has(property))
         return typeof value === "function" ? value.bind(target) : value;
       if (property === "multi")
