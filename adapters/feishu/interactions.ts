@@ -31,13 +31,7 @@ export class FeishuInteractions {
     const message = normalizeEvent(envelope, this.ctx.botOpenId);
     if (!message) return;
     const messageId = envelope.event?.message?.message_id;
-    const keys = [`event:${message.eventId}`, ...(messageId ? [`message:${messageId}`] : [])];
-    if (keys.some((key) => this.ctx.recent.has(key))) {
-      this.ctx.log.debug({ eventId: message.eventId }, "feishu redelivery dropped");
-      return;
-    }
-    for (const key of keys) this.ctx.recent.add(key);
-    void this.deliver(message, keys);
+    this.deliverOnce(message, [`event:${message.eventId}`, ...(messageId ? [`message:${messageId}`] : [])]);
   }
 
   /** A bot menu click (`application.bot.menu_v6`): its command for the clicking user, delivered once. */
@@ -48,8 +42,15 @@ export class FeishuInteractions {
       this.ctx.log.debug({ eventKey: data.event_key }, "feishu menu click ignored (unknown key or no user)");
       return;
     }
-    const keys = [`event:${message.eventId}`];
-    if (this.ctx.recent.has(keys[0] as string)) return;
+    this.deliverOnce(message, [`event:${message.eventId}`]);
+  }
+
+  /** Delivers `message` unless one of its redelivery `keys` was seen (then it is dropped). */
+  private deliverOnce(message: InboundMessage, keys: string[]): void {
+    if (keys.some((key) => this.ctx.recent.has(key))) {
+      this.ctx.log.debug({ eventId: message.eventId }, "feishu redelivery dropped");
+      return;
+    }
     for (const key of keys) this.ctx.recent.add(key);
     void this.deliver(message, keys);
   }
