@@ -108,7 +108,13 @@ export interface AdapterCapabilities {
   defaultLocale?: Locale;
 }
 
-/** The gateway hands inbound messages to this sink. It resolves once the message is queued. */
+/**
+ * The gateway hands inbound messages to this sink. It resolves once the message is taken: queued here,
+ * or (several replicas, `AdapterHooks.sharedIngress`) durably appended to the home's shared inbox or
+ * found there already. It rejects when the message could not be taken (the shared inbox is unreachable):
+ * the adapter must then not acknowledge the event, so the platform delivers it again (a webhook answers
+ * 503, a Feishu long-connection handler throws).
+ */
 export type InboundSink = (message: InboundMessage) => Promise<void>;
 
 /** Health of one adapter, as `/healthz` reports it. */
@@ -141,6 +147,13 @@ export interface Adapter {
   ): Promise<string | undefined>;
   /** How many messages `send` would post for a reply (pure; the reply budget uses it). */
   measure?(reply: Reply): number;
+  /**
+   * Several replicas (`AdapterHooks.sharedIngress`): this replica leads now. Starts what exactly one
+   * replica of the home may run — long polling, the Discord gateway session, registering a webhook —
+   * after `start` brought up what every replica runs. Called at most once per `start`; `stop` ends both.
+   * Absent: `start` already did everything.
+   */
+  lead?(): Promise<void>;
   /** Current health. */
   health(): AdapterHealth;
   /** Registers native commands (menus, slash commands) from the registry; optional. */
@@ -186,6 +199,15 @@ export interface AdapterHooks {
    * Absent: always true.
    */
   mayTakeEvents?: () => boolean;
+  /**
+   * True when several replicas of the home take traffic (`gateway.coordination`): every replica starts
+   * this adapter, its ingress (webhook listeners, a Feishu long connection, the Discord Interactions
+   * Endpoint) runs on each and delivers to a sink that appends to the shared inbox, and what only one
+   * replica may run waits for `Adapter.lead`. Replies are sent by the leader, possibly for an event
+   * another replica received: `InboundMessage.raw` then is the JSON form of what the receiver had.
+   * Absent: one gateway; `start` does everything.
+   */
+  sharedIngress?: boolean;
   /**
    * Small values an adapter keeps for the next process that serves its platform, shared by every
    * replica of the home (the Telegram update offset, the Discord command fingerprint); present only
