@@ -198,7 +198,10 @@ export async function loadSkills(
   }
   const names = entries.map((entry) => entry.name);
   const usage = new UsageStore(ctx.paths.skills);
-  for (const name of names) await usage.bump(name, "use", ctx.now());
+  for (const name of names) {
+    const bump = () => usage.bump(name, "use", ctx.now());
+    await (ctx.effects ? ctx.effects.once(`use:${name}`, bump) : bump());
+  }
   if (ctx.sessionKey) await ctx.sessions?.addLoadedSkills(ctx.sessionKey, names);
   if (instruction.trim())
     blocks.push({ kind: "paragraph", text: t("skill.instruction", { instruction: instruction.trim() }) });
@@ -209,7 +212,8 @@ export async function loadSkills(
 async function showSkillFile(ctx: CommandContext, entry: SkillEntry, file: string): Promise<Reply> {
   const view = await ctx.library.view(entry.name, { platform: ctx.platform, filePath: file });
   if (!view.success) return viewFailure(view, entry.name);
-  await new UsageStore(ctx.paths.skills).bump(entry.name, "view", ctx.now());
+  const bump = () => new UsageStore(ctx.paths.skills).bump(entry.name, "view", ctx.now());
+  await (ctx.effects ? ctx.effects.once(`view:${entry.name}:${file}`, bump) : bump());
   const content = typeof view.content === "string" ? view.content : "";
   const lang = typeof view.file_type === "string" ? view.file_type.replace(/^\./, "") : undefined;
   return reply(

@@ -108,6 +108,7 @@ export function chatContext(options: ChatContextOptions): CommandContext {
       isAdmin: options.isAdmin,
     },
     sessionKey: sessionKeyOf(message),
+    operationId: `${message.platform}:${message.eventId}`,
     chatId: message.chat.id,
     chatKind: message.chat.kind,
     sessions: options.sessions,

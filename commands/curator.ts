@@ -559,6 +559,8 @@ function manualMoveOptions(ctx: CommandContext) {
     actor: ctx.actor === "web" ? ("web" as const) : ("user" as const),
     now: ctx.now(),
     commandPrefix: ctx.commandPrefix,
+    // A chat command's move names the event it answers, so an audit can tell one request from a replay.
+    ...(ctx.operationId ? { evidence: { operation_id: ctx.operationId } } : {}),
   };
 }
 

@@ -62,6 +62,17 @@ export interface CommandContext {
   chatKind?: ChatKind;
   /** The chat sessions store (loaded skills, history), set in chat by the gateway. */
   sessions?: ChatSessions;
+  /**
+   * The platform event this command answers (`<platform>:<event id>`), set in chat: the operation id
+   * that ledger entries of the mutations it makes carry (`evidence.operation_id`).
+   */
+  operationId?: string;
+  /**
+   * Set by a gateway whose events may be handled again after a crash (several replicas, the shared
+   * inbox): each effect a command makes durable outside the ledger (a usage count) goes through it, so
+   * a replay of the same event skips what was applied already. Absent: effects are applied directly.
+   */
+  effects?: EffectLog;
   /** The curator run lock, set in chat by the gateway from its stores; default the file lock of `home`. */
   runLock?: RunLock;
   /** The clock (tests pass a fixed one). */
@@ -178,4 +189,10 @@ export function defineCommand<const O extends readonly OptionSpec[] = readonly [
   spec: CommandSpec<O>,
 ): CommandSpec {
   return spec as unknown as CommandSpec;
+}
+
+/** Effects of one event, applied once however often the event is handled (see `CommandContext.effects`). */
+export interface EffectLog {
+  /** Runs `apply` unless this event's `effect` was applied before, then records it. */
+  once(effect: string, apply: () => Promise<void>): Promise<void>;
 }

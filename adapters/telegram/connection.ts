@@ -3,6 +3,9 @@
  * /healthz), then long polling (default) or the webhook listener (`webhook.ts`), one lock per bot token
  * and home, and the stop that confirms the last handled update.
  *
+ * Several replicas (`hooks.sharedIngress`): every replica connects and listens for the webhook, and
+ * `lead()` does what one replica alone may — `setWebhook`, or the long polling.
+ *
  * Long polling is our own `getUpdates` loop over grammy's API client, so the offset is ours
  * (`offset.ts`). A 409 conflict (another poller on this token) puts health in `degraded` naming the
  * conflict and is retried with exponential backoff. Updates from either way run through
@@ -80,20 +83,38 @@ export class TelegramConnection {
       wrap: (error) => this.connectError(error),
     });
     this.ctx.running = true;
-    if (telegramConfig(this.ctx.options.config).mode === "webhook") {
-      await this.webhook.start();
-    } else {
-      await callWithRetries(this.ctx, "deleteWebhook", () =>
-        this.ctx.bot.api.deleteWebhook({}, this.ctx.signal),
-      );
-      await this.offset.load();
-      this.ctx.state = { state: "connected", detail: "long polling" };
-      this.pollLoop = this.poll();
-    }
+    const webhook = telegramConfig(this.ctx.options.config).mode === "webhook";
+    if (webhook) await this.webhook.listen();
+    if (this.ctx.hooks?.sharedIngress) {
+      this.ctx.state = webhook
+        ? { state: "connected", detail: "webhook listener (the leader registers it)" }
+        : { state: "connected", detail: "standby (the leader polls)" };
+    } else await this.takeUpdates();
     this.ctx.logger.info(
       { bot: this.ctx.bot.botInfo.username, mode: telegramConfig(this.ctx.options.config).mode },
       "telegram connected",
     );
+  }
+
+  /** Registers the webhook, or starts long polling from the saved offset. */
+  private async takeUpdates(): Promise<void> {
+    if (telegramConfig(this.ctx.options.config).mode === "webhook") {
+      await this.webhook.register();
+      return;
+    }
+    await callWithRetries(this.ctx, "deleteWebhook", () =>
+      this.ctx.bot.api.deleteWebhook({}, this.ctx.signal),
+    );
+    // Loaded now, not at start: under replicas the previous leader moved it since.
+    await this.offset.load();
+    this.ctx.state = { state: "connected", detail: "long polling" };
+    this.pollLoop = this.poll();
+  }
+
+  /** This replica leads (several replicas): it registers the webhook or starts polling. */
+  async lead(): Promise<void> {
+    if (!this.ctx.running || this.pollLoop) return;
+    await this.takeUpdates();
   }
 
   private connectError(error: unknown): AdapterError {
@@ -187,20 +208,37 @@ export class TelegramConnection {
     if (updates.length === 0) return;
     for (const update of updates) {
       if (!this.ctx.running || this.ctx.hooks?.mayTakeEvents?.() === false) break;
-      await this.dispatch(update);
+      if (!(await this.dispatch(update))) {
+        // The shared inbox could not take it: the offset stays, so the next poll asks for it again.
+        await this.ctx.sleep(500);
+        break;
+      }
       this.offset.value = update.update_id + 1;
     }
     this.offset.scheduleSave();
   }
 
-  private async dispatch(update: Update): Promise<void> {
+  /**
+   * Hands one update over; false when it must be asked for again (several replicas: the shared inbox
+   * could not take it). One gateway skips an update its handler failed on.
+   */
+  private async dispatch(update: Update): Promise<boolean> {
     try {
       await this.ctx.bot.handleUpdate(update);
+      return true;
     } catch (error) {
+      if (this.ctx.hooks?.sharedIngress) {
+        this.ctx.logger.warn(
+          { err: error, update_id: update.update_id },
+          "telegram: the shared inbox did not take an update; it is asked for again",
+        );
+        return false;
+      }
       this.ctx.logger.error(
         { err: error, update_id: update.update_id },
         "telegram: handling an update failed; it is skipped",
       );
+      return true;
     }
   }
 

@@ -72,6 +72,11 @@ class TelegramAdapter implements Adapter {
     return this.connection.start(sink, hooks);
   }
 
+  /** Several replicas: this one leads, so it registers the webhook or starts polling. */
+  lead(): Promise<void> {
+    return this.connection.lead();
+  }
+
   stop(): Promise<void> {
     return this.connection.stop();
   }

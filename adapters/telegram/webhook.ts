@@ -4,6 +4,13 @@
  * `gateway.telegram.webhook.path` (default: the path of the public URL), registered with `setWebhook`
  * and `max_connections: 1` so Telegram sends one update at a time, in order; requests are also handled
  * one at a time here. The secret header and the body size are checked before anything is parsed.
+ *
+ * Several replicas behind a load balancer (`hooks.sharedIngress`): every replica listens and checks the
+ * secret; only the leader calls `setWebhook`, with Telegram's default of 40 connections. A request is
+ * answered once its update is in the shared inbox, so Telegram — which sends a chat's next update only
+ * after the previous one was answered — keeps each chat in order across replicas. An update the inbox
+ * could not take is answered 503, and Telegram delivers it again (it retries any non-2xx answer:
+ * https://core.telegram.org/bots/api#setwebhook).
  */
 import { timingSafeEqual } from "node:crypto";
 import http from "node:http";
@@ -22,6 +29,9 @@ import { callWithRetries } from "./outbound.js";
 
 /** Largest webhook body read (bytes): an update is a few KB; Telegram's own limits keep it far below. */
 const MAX_WEBHOOK_BODY = 1024 * 1024;
+
+/** Connections Telegram may open to the replicas at once (its default; at most 100, per `setWebhook`). */
+const SHARED_MAX_CONNECTIONS = 40;
 
 /** Wrong-secret webhook requests answered with 401 per client per minute; more get 429. */
 const WEBHOOK_FAILURES_PER_MINUTE = 120;
@@ -44,9 +54,10 @@ export class TelegramWebhook {
     return this.server !== undefined;
   }
 
-  /** Listens on 127.0.0.1 and registers the public URL with `setWebhook`. */
-  async start(): Promise<void> {
+  /** Listens on 127.0.0.1 (every replica; `register` tells Telegram where). */
+  async listen(): Promise<void> {
     const { url, port, secret } = this.settings();
+    const shared = this.ctx.hooks?.sharedIngress === true;
     const handle = webhookCallback(this.ctx.bot, "http", {
       secretToken: secret,
       onTimeout: "return",
@@ -72,12 +83,15 @@ export class TelegramWebhook {
             method: "POST",
             url: req.url,
           }) as unknown as http.IncomingMessage;
+          // Replicas answer each request once its update is in the shared inbox, side by side.
+          if (shared) return handle(canonical, res);
           chain = chain.then(() => handle(canonical, res));
           return chain;
         })
         .catch((error: unknown) => {
           this.ctx.logger.error({ err: error }, "telegram webhook: handling an update failed");
-          if (!res.headersSent) res.writeHead(500);
+          // 503: not taken, Telegram delivers the update again.
+          if (!res.headersSent) res.writeHead(503);
           res.end();
         });
     });
@@ -86,10 +100,16 @@ export class TelegramWebhook {
       server.once("error", reject);
       server.listen(port, "127.0.0.1", () => resolve());
     });
+  }
+
+  /** Registers the public URL with `setWebhook` (one gateway, or the leader of several). */
+  async register(): Promise<void> {
+    const { url, secret } = this.settings();
+    const maxConnections = this.ctx.hooks?.sharedIngress ? SHARED_MAX_CONNECTIONS : 1;
     await callWithRetries(this.ctx, "setWebhook", () =>
       this.ctx.bot.api.setWebhook(
         url,
-        { secret_token: secret, allowed_updates: [...ALLOWED_UPDATES], max_connections: 1 },
+        { secret_token: secret, allowed_updates: [...ALLOWED_UPDATES], max_connections: maxConnections },
         this.ctx.signal,
       ),
     );

@@ -8,7 +8,7 @@
  */
 import { chatContext, sessionKeyOf } from "../../commands/context.js";
 import { registry as defaultRegistry } from "../../commands/index.js";
-import type { CommandContext, CommandSpec } from "../../commands/types.js";
+import type { CommandContext, CommandSpec, EffectLog } from "../../commands/types.js";
 import type { SkillgateConfig } from "../config/config.js";
 import { AccessGate, admitSender } from "../core/access.js";
 import { t } from "../core/i18n/messages.js";
@@ -22,6 +22,7 @@ import { ActionStore, type ButtonStore } from "./action-store.js";
 import { ActionRouter } from "./actions.js";
 import type { ConsoleServer } from "./console/server.js";
 import type { Coordinator } from "./coordination/coordinator.js";
+import type { InboxEntry } from "./coordination/inbox.js";
 import type { LeaseTimings } from "./coordination/lease.js";
 import { ReplyDelivery } from "./delivery.js";
 import type { HealthServer } from "./health.js";
@@ -152,6 +153,10 @@ class GatewayImpl implements Gateway {
   private stopping: Promise<void> | undefined;
   /** Aborted when the gateway stops: a curator run in progress stops at its next safe point. */
   private readonly stopController = new AbortController();
+  /** The leader's loop over the shared inbox, while it runs. */
+  private consuming: Promise<void> | undefined;
+  /** Inbox entries taken and not yet settled (by entry id). */
+  private readonly inboxInFlight = new Set<string>();
 
   constructor(private readonly options: GatewayOptions) {
     this.logger = options.logger ?? silentLogger();
@@ -278,7 +283,14 @@ class GatewayImpl implements Gateway {
       this.logger,
     );
     if (this.coordination) {
-      // Every replica serves the console; the platforms, menus, secret form and maintenance follow the lead.
+      // Every replica takes traffic: its adapters' ingress appends what arrives to the shared inbox.
+      // The leader alone consumes it, polls, registers menus, runs maintenance and writes the library.
+      if (!(await this.startAdapters())) {
+        await this.health?.close();
+        this.health = undefined;
+        await this.coordination.close();
+        throw new Error("No chat adapter could start; see the log lines above for each platform's reason.");
+      }
       await this.startConsole();
       this.coordination.start({ lead: () => this.lead(), follow: (reason) => this.follow(reason) });
       return;
@@ -296,15 +308,112 @@ class GatewayImpl implements Gateway {
     this.startMaintenance();
   }
 
-  /** Connects every platform; false when none could (with adapters configured). */
+  /**
+   * Connects every platform; false when none could (with adapters configured). Under coordination what
+   * they receive goes to the shared inbox, else straight to `accept`.
+   */
   private startAdapters(): Promise<boolean> {
     const { adapters } = this.options;
     return connectAdapters(
       adapters,
-      (adapter, message) => this.accept(adapter, message),
+      (adapter, message) => (this.coordination ? this.intake(message) : this.accept(adapter, message)),
       (adapter) => this.hooksFor(adapter),
       this.logger,
     );
+  }
+
+  /**
+   * The sink of every replica's adapters under coordination: the event is appended to the shared inbox
+   * (or found there already) before the adapter answers its platform. Throws when Redis cannot take it,
+   * so the platform delivers it again.
+   */
+  private async intake(message: InboundMessage): Promise<void> {
+    const coordination = this.coordination;
+    if (!coordination || this.state === "stopped")
+      throw new Error("This gateway has stopped; the event is left for the platform to deliver again.");
+    if (!(await coordination.inbox.append(message)))
+      this.logger.debug(
+        { platform: message.platform, eventId: message.eventId },
+        "gateway: event already in the shared inbox",
+      );
+  }
+
+  /**
+   * The leader's loop over the shared inbox: entries an earlier leader left pending first, then new
+   * ones, each into `accept` in stream order (the per-chat queues keep a chat's order). It ends as soon
+   * as this replica stops leading; what it did not take stays pending for the next leader.
+   */
+  private async consumeInbox(): Promise<void> {
+    const coordination = this.coordination;
+    if (!coordination) return;
+    const leading = () => this.state === "running" && coordination.leading();
+    let claim = true;
+    while (leading()) {
+      try {
+        const entries = claim
+          ? await coordination.inbox.claimAbandoned()
+          : await coordination.inbox.read(1_000);
+        if (claim && entries.length > 0)
+          this.logger.info({ entries: entries.length }, "gateway: taking over events an earlier leader left");
+        claim = false;
+        for (const entry of entries) {
+          if (!leading()) break;
+          // A claim after an error finds entries this process is still handling: they run once.
+          if (this.inboxInFlight.has(entry.entryId)) continue;
+          this.inboxInFlight.add(entry.entryId);
+          const adapter = this.options.adapters.find(
+            (candidate) => candidate.platform === entry.message.platform,
+          );
+          if (!adapter) {
+            this.logger.warn(
+              { platform: entry.message.platform },
+              "gateway: an inbox event for a platform this replica does not run; dropped",
+            );
+            await this.settleEntry(entry);
+            continue;
+          }
+          await this.accept(adapter, entry.message, entry);
+        }
+      } catch (error) {
+        if (!leading()) break;
+        this.logger.warn(
+          { err: error },
+          `gateway: reading the shared inbox failed: ${(error as Error).message}`,
+        );
+        claim = true;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    }
+  }
+
+  /** Marks an inbox entry handled once its reply was sent (or it was refused or dropped). */
+  private async settleEntry(entry: InboxEntry): Promise<void> {
+    try {
+      await this.coordination?.inbox.done(entry);
+    } catch (error) {
+      // Left pending: the next leader answers it again (at least once).
+      this.logger.warn(
+        { err: error, eventId: entry.message.eventId },
+        "gateway: marking an event handled failed",
+      );
+    } finally {
+      this.inboxInFlight.delete(entry.entryId);
+    }
+  }
+
+  /** The effect log of an inbox entry: a replayed one skips effects recorded by the leader before. */
+  private effectsOf(entry: InboxEntry): EffectLog {
+    const inbox = this.coordination?.inbox;
+    return {
+      once: async (effect, apply) => {
+        if (!inbox) return apply();
+        if (entry.replayed && (await inbox.effectRecorded(entry.message, effect))) return;
+        await apply();
+        await inbox
+          .recordEffect(entry.message, effect)
+          .catch((error) => this.logger.warn({ err: error, effect }, "gateway: recording an effect failed"));
+      },
+    };
   }
 
   private startMaintenance(): void {
@@ -312,15 +421,34 @@ class GatewayImpl implements Gateway {
     this.maintenance.start(checkMinutes * 60_000, firstCheckSeconds * 1000);
   }
 
-  /** This replica leads the home now: it connects the platforms and takes the leader's duties. */
+  /**
+   * This replica leads the home now: its adapters start what only one replica runs (polling, the
+   * Discord gateway session, the webhook registration), it consumes the shared inbox and takes the
+   * leader's duties.
+   */
   private async lead(): Promise<void> {
     if (this.state !== "running") return;
-    if (!(await this.startAdapters())) {
-      this.logger.error("gateway: leading, but no chat adapter could start; giving the lead up");
+    const led = await Promise.all(
+      this.options.adapters.map(async (adapter) => {
+        try {
+          await adapter.lead?.();
+          return true;
+        } catch (error) {
+          this.logger.error(
+            { err: error, platform: adapter.platform },
+            `gateway: ${adapter.platform} could not take the lead: ${(error as Error).message}`,
+          );
+          return false;
+        }
+      }),
+    );
+    if (!led.includes(true) && this.options.adapters.length > 0) {
+      this.logger.error("gateway: leading, but no chat adapter could take the lead; giving it up");
       // Another replica may connect where this one could not: it stands back before contending again.
       this.follow("no chat adapter could start", ADAPTER_FAILURE_STANDBY_MS);
       return;
     }
+    this.consuming = this.consumeInbox();
     await this.syncCommandCatalogs();
     await this.startSecretForm();
     this.startMaintenance();
@@ -378,6 +506,8 @@ class GatewayImpl implements Gateway {
       ? Number.POSITIVE_INFINITY
       : (this.options.drainTimeoutMs ?? this.options.config.gateway.stopTimeoutSeconds * 1000);
     const { queues, maintenance } = this;
+    // The inbox loop ends at once (state is no longer running); entries it did not take stay pending.
+    await this.consuming;
     await drainWork(
       {
         inFlight: () => queues.inFlight,
@@ -427,6 +557,7 @@ class GatewayImpl implements Gateway {
       },
       ...(this.coordination
         ? {
+            sharedIngress: true,
             mayTakeEvents: () => this.coordination?.leading() === true,
             sharedState: this.coordination.adapterState,
           }
@@ -438,8 +569,12 @@ class GatewayImpl implements Gateway {
     };
   }
 
-  /** The sink each adapter delivers to: resolves once the message is queued (or dropped). */
-  private async accept(adapter: Adapter, message: InboundMessage): Promise<void> {
+  /**
+   * Where a message is taken: from an adapter (one gateway), or from the shared inbox on the leader
+   * (`entry`, deduped at intake already and settled once answered). Resolves once the message is queued
+   * (or dropped).
+   */
+  private async accept(adapter: Adapter, message: InboundMessage, entry?: InboxEntry): Promise<void> {
     // While draining, the adapters are still connected and have already acknowledged what they deliver:
     // queue it like any other message (the drain waits for it) rather than lose it.
     if (this.state !== "running" && this.state !== "stopping") {
@@ -449,14 +584,16 @@ class GatewayImpl implements Gateway {
     const stores = this.stores;
     const access = this.access;
     if (!stores || !access) return;
-    // A replica whose lease is not surely its own takes nothing: the next leader gets it from the platform.
+    // A replica whose lease is not surely its own takes nothing: the entry stays for the next leader.
     if (this.coordination?.leading() === false) {
       this.logger.warn(
         { platform: message.platform, eventId: message.eventId },
         "gateway: event not taken (this replica does not lead now)",
       );
+      if (entry) this.inboxInFlight.delete(entry.entryId);
       return;
     }
+    const settle = () => (entry ? this.settleEntry(entry) : Promise.resolve());
     const admission = await access.admit(message);
     if (!admission.admit) {
       this.logger.info(
@@ -464,11 +601,13 @@ class GatewayImpl implements Gateway {
         "gateway: message not admitted",
       );
       if (admission.notice) await this.delivery.send(adapter, message, admission.notice);
+      await settle();
       return;
     }
     // Only admitted messages are remembered, so a flood from strangers cannot push real event ids out of
-    // the bounded store (a stranger's redelivery only meets the rate-limited notice again).
-    if (await stores.dedupe.checkAndMark(message.platform, message.eventId)) {
+    // the bounded store (a stranger's redelivery only meets the rate-limited notice again). The shared
+    // inbox deduped its entries at intake.
+    if (!entry && (await stores.dedupe.checkAndMark(message.platform, message.eventId))) {
       this.logger.debug(
         { platform: message.platform, eventId: message.eventId },
         "gateway: duplicate event dropped",
@@ -477,15 +616,17 @@ class GatewayImpl implements Gateway {
     }
     stores.activity.touch();
     const key = sessionKeyOf(message);
+    const isAdmin = admission.role === "admin";
     if (message.press) {
-      await this.presses.accept(adapter, message, message.press.actionId, admission.role === "admin");
+      await this.presses.accept(adapter, message, message.press.actionId, isAdmin, () => void settle());
       return;
     }
     void this.queues
-      .run(key, () => this.process(adapter, message, admission.role === "admin"))
+      .run(key, () => this.process(adapter, message, isAdmin, entry))
       .catch((error) =>
         this.logger.error({ err: error, platform: message.platform }, "gateway: handling a message failed"),
-      );
+      )
+      .finally(settle);
   }
 
   private contextFor(adapter: Adapter, message: InboundMessage, isAdmin: boolean): CommandContext {
@@ -509,8 +650,14 @@ class GatewayImpl implements Gateway {
     return ctx;
   }
 
-  private async process(adapter: Adapter, message: InboundMessage, isAdmin: boolean): Promise<void> {
+  private async process(
+    adapter: Adapter,
+    message: InboundMessage,
+    isAdmin: boolean,
+    entry?: InboxEntry,
+  ): Promise<void> {
     const ctx = this.contextFor(adapter, message, isAdmin);
+    if (entry) ctx.effects = this.effectsOf(entry);
     // Each adapter decides what is a command for this bot (entities, mentions, `@bot` suffixes); a
     // message it delivered without one is text, however it starts.
     const command = message.command ?? null;

@@ -50,10 +50,17 @@ export class PressPath {
   /**
    * A button press: judged at once for the presser (a refusal goes privately to them, before the
    * platform's acknowledgement), then, when accepted, run in the chat's queue like a typed command.
+   * `onSettled` is called once the press was answered (refused, or run and shown).
    */
-  async accept(adapter: Adapter, message: InboundMessage, actionId: string, isAdmin: boolean): Promise<void> {
+  async accept(
+    adapter: Adapter,
+    message: InboundMessage,
+    actionId: string,
+    isAdmin: boolean,
+    onSettled: () => void = () => undefined,
+  ): Promise<void> {
     const actions = this.deps.actions();
-    if (!actions) return;
+    if (!actions) return onSettled();
     const verdict = await actions.judgePress(message, actionId, () =>
       this.deps.contextFor(adapter, message, isAdmin),
     );
@@ -62,7 +69,7 @@ export class PressPath {
         { platform: message.platform, sender: message.sender.id },
         "gateway: button press refused",
       );
-      await this.deps.delivery.send(adapter, message, verdict.reply);
+      await this.deps.delivery.send(adapter, message, verdict.reply).finally(onSettled);
       return;
     }
     void this.deps.queues
@@ -72,7 +79,8 @@ export class PressPath {
           { err: error, platform: message.platform },
           "gateway: handling a press failed",
         ),
-      );
+      )
+      .finally(onSettled);
   }
 
   private async run(

@@ -12,8 +12,10 @@
  *   bot receives commands, messages that mention it by @username and replies to its own messages;
  *   other group chatter reaches it only when privacy mode is off or the bot is a group admin;
  * - webhook delivery uses up to `max_connections` simultaneous HTTPS connections (setWebhook; default
- *   40, https://core.telegram.org/bots/api#setwebhook), so without `max_connections: 1` updates of one
- *   chat can arrive at the same time and out of order.
+ *   40, https://core.telegram.org/bots/api#setwebhook), across chats; one chat's updates go one at a
+ *   time, the next only after the previous was answered with 2xx (the Bot API server keeps a queue per
+ *   chat and sends from a queue only when nothing of it is in flight: `queue_updates_` keyed by
+ *   `queue_id` in tdlib/telegram-bot-api's WebhookActor.cpp), and a non-2xx answer is retried.
  */
 
 import { EventEmitter } from "node:events";
@@ -236,7 +238,8 @@ export class TelegramEmulator extends EventEmitter {
   private nextQueryId = 9_000_001;
   /** Callback queries delivered (button presses), by id. */
   readonly callbackQueries = new Map<string, CallbackQueryRecord>();
-  private inFlight = new Set<number>();
+  /** Updates posted to the webhook and not yet answered, with their chat's queue. */
+  private inFlight = new Map<number, string>();
   private webhookFailures = 0;
 
   constructor(options: TelegramEmulatorOptions = {}) {
@@ -955,10 +958,15 @@ export class TelegramEmulator extends EventEmitter {
   private deliverWebhook(): void {
     const webhook = this.webhook;
     if (!webhook || this.webhookFailures >= 20) return;
+    const busyChats = new Set([...this.inFlight.values()]);
     for (const update of this.queue) {
       if (this.inFlight.size >= webhook.maxConnections) break;
       if (this.inFlight.has(update.update_id)) continue;
-      this.inFlight.add(update.update_id);
+      // One chat's next update waits for the answer to the one before (see the file's comment).
+      const chat = chatOfUpdate(update);
+      if (busyChats.has(chat)) continue;
+      busyChats.add(chat);
+      this.inFlight.set(update.update_id, chat);
       this.peakWebhookConnections = Math.max(this.peakWebhookConnections, this.inFlight.size);
       void this.post(webhook, update).then((status) => {
         this.inFlight.delete(update.update_id);
@@ -1124,4 +1132,13 @@ export function parseMultipart(body: Buffer, boundary: string): Record<string, u
     if (typeof value === "string" && value.startsWith("attach://")) fields[key] = parts[value.slice(9)];
   }
   return { ...parts, ...fields };
+}
+
+/** The delivery queue of an update: its chat (an update without one gets a queue of its own). */
+function chatOfUpdate(update: Update): string {
+  type WithChat = { chat?: { id?: number } };
+  const of = (key: string) => (update[key] as WithChat | undefined)?.chat?.id;
+  const query = update.callback_query as { message?: WithChat } | undefined;
+  const chat = of("message") ?? of("edited_message") ?? query?.message?.chat?.id ?? of("my_chat_member");
+  return chat === undefined ? `update:${update.update_id}` : `chat:${chat}`;
 }

@@ -22,6 +22,7 @@ import type { AdapterState } from "../../core/message.js";
 import type { CoordinationStores } from "../../core/stores.js";
 import { fileRunLock } from "../../curator/lock.js";
 import type { ButtonStore } from "../action-store.js";
+import { SharedInbox } from "./inbox.js";
 import { leadershipFence, readLeaderRecord, recordLeadership } from "./leadership.js";
 import {
   LEADER_EPOCH_KEY,
@@ -75,6 +76,8 @@ export class Coordinator {
   readonly buttons: ButtonStore;
   /** What a platform's next leader needs (the Telegram offset, the Discord fingerprint). */
   readonly adapterState: AdapterState;
+  /** The events every replica received, consumed by the leader. */
+  readonly inbox: SharedInbox;
   readonly replicaId: string;
   private lease: LeaderLease | undefined;
   private claimTimer: NodeJS.Timeout | undefined;
@@ -107,6 +110,13 @@ export class Coordinator {
       epochKey: `${prefix}${LEADER_EPOCH_KEY}`,
       // Only a lease that is surely this replica's writes: a paused leader's timer may fire late.
       epoch: () => (this.lease?.valid() ? this.lease.epoch : undefined),
+    });
+    this.inbox = new SharedInbox({
+      redis: counted,
+      prefix,
+      // Each process is a consumer of its own: a restarted replica claims what its dead self left.
+      consumer: `${this.replicaId}:${this.claimToken.split(" ").slice(1).join(":")}`,
+      trips: this.eventTrips,
     });
     this.buttons = new RedisButtonStore({
       redis: counted,
@@ -238,6 +248,7 @@ export class Coordinator {
 
   /** Gives the lead up (the next replica takes it at once), releases the replica id and disconnects. */
   async close(): Promise<void> {
+    this.inbox.close();
     await this.lease?.stop();
     if (this.claimTimer) clearTimeout(this.claimTimer);
     this.claimTimer = undefined;

@@ -1,0 +1,341 @@
+/**
+ * Every replica takes traffic: three real gateway processes (`dist/src/cli/main.js serve`) on one home
+ * and one real Redis, behind a round-robin balancer (`test/support/balancer.ts`) in front of their
+ * webhook ports, under load while the leader is killed with SIGKILL twice (a supervisor starts each one
+ * again under its replica id).
+ *
+ * Telegram posts webhook updates through the balancer (across chats at once, a chat's next only after
+ * the previous was answered: the emulator follows the Bot API server), and a tenth of the updates is
+ * delivered a second time, to whichever replica the balancer picks. Each command's reply echoes its
+ * sequence number (`/probe<N>` is unknown and named in the reply; `/<skill> probe<N>` loads a skill and
+ * repeats its instruction), so loss, order and duplicates are read off the emulator.
+ *
+ * Pass: nothing lost; no order inversion within a chat; no mutation applied twice (every skill's use
+ * count equals its loads answered); duplicate replies only for events in flight at a kill; everything
+ * answered within 30 s of the last heal. Failover times, Redis round trips per event and latency
+ * percentiles against one gateway process are printed for the closing note, not asserted.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { promises as fs } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import YAML from "yaml";
+import { TelegramEmulator } from "../emulators/telegram.js";
+import { writeSkill } from "../gateway/helpers.js";
+import { CLI } from "../safety/trials.js";
+import { type Balancer, startBalancer } from "../support/balancer.js";
+import { freePort, startRedis, type TestRedis } from "../support/redis.js";
+
+const root = path.resolve(import.meta.dirname, "../..");
+const REPLICAS = ["r1", "r2", "r3"];
+const CHATS = 20;
+const COMMANDS_PER_CHAT = 40;
+/** Per-chat spacing of commands: 20 chats × one command per this many ms ≈ 17 events/s per platform. */
+const CHAT_INTERVAL_MS = 1_150;
+const SKILLS = ["alpha", "bravo", "charlie"];
+const SECRET = "load-test-secret_1";
+const USER_BASE = 3000;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until<T>(
+  what: string,
+  check: () => Promise<T | undefined> | T | undefined,
+  ms: number,
+): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+interface Replica {
+  name: string;
+  proc: ChildProcess;
+  log: string[];
+}
+
+interface Health {
+  coordination?: { role: string; redis_round_trips: number };
+}
+
+let redis: TestRedis;
+let telegram: TelegramEmulator;
+let balancer: Balancer;
+let home: string;
+const ports = new Map<string, { health: number; webhook: number }>();
+const replicas = new Map<string, Replica>();
+const allReplicas: Replica[] = [];
+/** The last round-trip count each process reported (a killed one keeps its last). */
+const tripsByPid = new Map<number, number>();
+
+function spawnReplica(name: string, extra: string[] = []): Replica {
+  const port = ports.get(name) as { health: number; webhook: number };
+  const proc = spawn(
+    process.execPath,
+    [
+      CLI,
+      "--home",
+      home,
+      "serve",
+      "--set",
+      `gateway.coordination.replica_id=${name}`,
+      "--set",
+      `gateway.health.port=${port.health}`,
+      "--set",
+      `gateway.telegram.webhook.port=${port.webhook}`,
+      ...extra,
+    ],
+    {
+      cwd: root,
+      env: {
+        ...process.env,
+        TELEGRAM_BOT_TOKEN: telegram.token,
+        TELEGRAM_WEBHOOK_SECRET: SECRET,
+        SKILLGATE_LOG_LEVEL: "info",
+        NO_COLOR: "1",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  const log: string[] = [];
+  proc.stdout?.on("data", (chunk: Buffer) => log.push(chunk.toString()));
+  proc.stderr?.on("data", (chunk: Buffer) => log.push(chunk.toString()));
+  const replica = { name, proc, log };
+  replicas.set(name, replica);
+  allReplicas.push(replica);
+  return replica;
+}
+
+async function health(replica: Replica): Promise<Health | undefined> {
+  try {
+    const port = ports.get(replica.name)?.health;
+    const response = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(1000) });
+    const body = (await response.json()) as Health;
+    if (replica.proc.pid && body.coordination)
+      tripsByPid.set(replica.proc.pid, body.coordination.redis_round_trips);
+    return body;
+  } catch {
+    return undefined;
+  }
+}
+
+const alive = (replica: Replica) => replica.proc.exitCode === null && replica.proc.signalCode === null;
+
+async function leader(ms = 30_000): Promise<Replica> {
+  return until(
+    "one leader",
+    async () => {
+      const leading: Replica[] = [];
+      for (const replica of replicas.values())
+        if (alive(replica) && (await health(replica))?.coordination?.role === "leader") leading.push(replica);
+      return leading.length === 1 ? leading[0] : undefined;
+    },
+    ms,
+  );
+}
+
+/** What was sent: sequence → chat and time; and what a kill had in flight. */
+const sentAt = new Map<number, { chat: number; at: number; load?: string }>();
+const inFlightAtFault = new Set<number>();
+
+function answers(): Map<number, number[]> {
+  const seen = new Map<number, number[]>();
+  for (const message of telegram.sent) {
+    if (message.edited) continue;
+    const match = /probe(\d+)\b/.exec(message.plain);
+    if (!match) continue;
+    const seq = Number(match[1]);
+    seen.set(seq, [...(seen.get(seq) ?? []), message.at]);
+  }
+  return seen;
+}
+
+function fault(): number {
+  const answered = answers();
+  for (const seq of sentAt.keys()) if (!answered.has(seq)) inFlightAtFault.add(seq);
+  return Date.now();
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? Number.NaN;
+}
+
+let nextSeq = 1;
+/** One chat's commands, one every `CHAT_INTERVAL_MS`: three of four are probes, one a skill load. */
+async function chatLoad(chat: number, count: number): Promise<void> {
+  await sleep(Math.floor((CHAT_INTERVAL_MS * chat) / CHATS));
+  for (let index = 0; index < count; index++) {
+    const seq = nextSeq++;
+    const load = index % 4 === 3 ? SKILLS[(chat + index) % SKILLS.length] : undefined;
+    const userId = USER_BASE + chat;
+    sentAt.set(seq, { chat, at: Date.now(), load });
+    const update = telegram.userSays({
+      text: load ? `/${load} probe${seq}` : `/probe${seq}`,
+      userId,
+      chatId: userId,
+    });
+    // A tenth is delivered again a moment later: the balancer sends it to another replica.
+    if (seq % 10 === 0) setTimeout(() => telegram.redeliver({ ...update }), 300).unref();
+    await sleep(CHAT_INTERVAL_MS);
+  }
+}
+
+async function useCounts(): Promise<Record<string, number>> {
+  const text = await fs.readFile(path.join(home, "skills", ".usage.json"), "utf8").catch(() => "{}");
+  const usage = JSON.parse(text) as Record<string, { use_count?: number }>;
+  return Object.fromEntries(SKILLS.map((name) => [name, usage[name]?.use_count ?? 0]));
+}
+
+beforeAll(async () => {
+  redis = await startRedis();
+  telegram = new TelegramEmulator();
+  await telegram.listen();
+  home = await fs.mkdtemp(path.join(os.tmpdir(), "skillgate-load-"));
+  await fs.mkdir(path.join(home, "skills"), { recursive: true });
+  for (const name of SKILLS) await writeSkill(home, { name, description: `the ${name} skill` });
+  for (const name of REPLICAS) ports.set(name, { health: await freePort(), webhook: await freePort() });
+  balancer = await startBalancer(REPLICAS.map((name) => `http://127.0.0.1:${ports.get(name)?.webhook}`));
+  const users = Array.from({ length: CHATS }, (_, chat) => `telegram:${USER_BASE + chat}`);
+  await fs.writeFile(
+    path.join(home, "config.yaml"),
+    YAML.stringify({
+      gateway: {
+        admins: users,
+        console: { enabled: false },
+        health: { enabled: true },
+        maintenance: { check_minutes: 60, first_check_seconds: 3600 },
+        telegram: {
+          enabled: true,
+          api_root: telegram.apiRoot,
+          mode: "webhook",
+          webhook: { url: `${balancer.url}/tg`, path: "/tg" },
+        },
+        coordination: { redis_url: redis.url },
+      },
+    }),
+  );
+}, 60_000);
+
+afterAll(async () => {
+  const logs = path.join(os.tmpdir(), "skillgate-load-logs");
+  await fs.mkdir(logs, { recursive: true });
+  for (const replica of allReplicas) {
+    await fs.writeFile(path.join(logs, `${replica.name}-${replica.proc.pid}.log`), replica.log.join(""));
+    replica.proc.kill("SIGKILL");
+  }
+  await balancer?.close();
+  await telegram?.close();
+  await redis?.dispose();
+  if (home) await fs.rm(home, { recursive: true, force: true });
+});
+
+describe("three replicas behind a balancer, under load", () => {
+  it("loses, reorders and applies twice nothing while the leader is killed twice", async () => {
+    for (const name of REPLICAS) spawnReplica(name);
+    await leader(60_000);
+    await until("the leader's setWebhook", () => (telegram.webhook ? true : undefined), 30_000);
+    for (const replica of replicas.values()) await until(`${replica.name} up`, () => health(replica), 30_000);
+
+    const started = Date.now();
+    const load = Promise.all(Array.from({ length: CHATS }, (_, chat) => chatLoad(chat, COMMANDS_PER_CHAT)));
+    const failovers: number[] = [];
+    let lastHeal = 0;
+    for (const killAfterMs of [14_000, 30_000]) {
+      await sleep(Math.max(0, started + killAfterMs - Date.now()));
+      const current = await leader(30_000);
+      await health(current);
+      const killedAt = fault();
+      current.proc.kill("SIGKILL");
+      await new Promise((resolve) => (alive(current) ? current.proc.once("exit", resolve) : resolve(null)));
+      spawnReplica(current.name);
+      const next = await leader(30_000);
+      lastHeal = Date.now();
+      failovers.push(
+        await until(
+          "an answer after the kill",
+          () => {
+            const after = [...answers().values()].flat().filter((time) => time > killedAt);
+            return after.length > 0 ? Math.min(...after) - killedAt : undefined;
+          },
+          30_000,
+        ),
+      );
+      expect(next.name).not.toBe(undefined);
+    }
+    await load;
+    const lastSent = nextSeq - 1;
+    await until(
+      "every command answered",
+      () => {
+        const answered = answers();
+        for (let seq = 1; seq <= lastSent; seq++)
+          if (!answered.has(seq) && !inFlightAtFault.has(seq)) return undefined;
+        return true;
+      },
+      Math.max(5_000, lastHeal + 30_000 - Date.now()),
+    ).catch(() => undefined);
+    // Settle the in-flight ones too (they are answered at least once, by the dead or the next leader).
+    await sleep(2_000);
+    for (const replica of replicas.values()) await health(replica);
+
+    const answered = answers();
+    const lost: number[] = [];
+    const doubled: number[] = [];
+    const inversions: number[] = [];
+    const latencies: number[] = [];
+    const lastAnswerOfChat = new Map<number, number>();
+    for (let seq = 1; seq <= lastSent; seq++) {
+      const sent = sentAt.get(seq);
+      const times = answered.get(seq) ?? [];
+      if (!sent) continue;
+      if (times.length === 0) {
+        if (!inFlightAtFault.has(seq)) lost.push(seq);
+        continue;
+      }
+      if (times.length > 1 && !inFlightAtFault.has(seq)) doubled.push(seq);
+      const first = Math.min(...times);
+      if (first < (lastAnswerOfChat.get(sent.chat) ?? 0)) inversions.push(seq);
+      lastAnswerOfChat.set(sent.chat, first);
+      if (!inFlightAtFault.has(seq)) latencies.push(first - sent.at);
+    }
+    // Every skill's use count equals its loads answered (at least once each): nothing counted twice.
+    const loadsAnswered: Record<string, number> = Object.fromEntries(SKILLS.map((name) => [name, 0]));
+    for (const [seq, sent] of sentAt)
+      if (sent.load && answered.has(seq)) loadsAnswered[sent.load] = (loadsAnswered[sent.load] ?? 0) + 1;
+    const counts = await useCounts();
+    const events = lastSent + Math.floor(lastSent / 10);
+    const trips = [...tripsByPid.values()].reduce((sum, value) => sum + value, 0);
+    const byBackend = REPLICAS.map((_, index) => balancer.requests.filter((r) => r.backend === index).length);
+    latencies.sort((a, b) => a - b);
+    console.log(
+      JSON.stringify({
+        commands: lastSent,
+        deliveries: events,
+        in_flight_at_kills: inFlightAtFault.size,
+        lost: lost.length,
+        doubled: doubled.length,
+        inversions: inversions.length,
+        failover_ms: failovers,
+        redis_round_trips_per_event: Number((trips / events).toFixed(2)),
+        latency_p50_ms: percentile(latencies, 50),
+        latency_p99_ms: percentile(latencies, 99),
+        webhook_requests_by_replica: byBackend,
+        webhook_non_2xx: balancer.requests.filter((r) => r.status >= 300).length,
+        use_counts: counts,
+        loads_answered: loadsAnswered,
+      }),
+    );
+    expect(lost).toEqual([]);
+    expect(doubled).toEqual([]);
+    expect(inversions).toEqual([]);
+    expect(counts).toEqual(loadsAnswered);
+    // Every replica took traffic, and only a leader registered the webhook (once per leadership).
+    expect(byBackend.every((count) => count > 0)).toBe(true);
+    expect(telegram.callsOf("setWebhook").length).toBeLessThanOrEqual(3);
+  }, 240_000);
+});
