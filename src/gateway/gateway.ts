@@ -593,7 +593,13 @@ class GatewayImpl implements Gateway {
       if (entry) this.inboxInFlight.delete(entry.entryId);
       return;
     }
-    const settle = () => (entry ? this.settleEntry(entry) : Promise.resolve());
+    // Settled once: right after the reply was sent (a crash after it replays the least), or on failure.
+    let settled = false;
+    const settle = async () => {
+      if (settled || !entry) return;
+      settled = true;
+      await this.settleEntry(entry);
+    };
     const admission = await access.admit(message);
     if (!admission.admit) {
       this.logger.info(
@@ -622,7 +628,7 @@ class GatewayImpl implements Gateway {
       return;
     }
     void this.queues
-      .run(key, () => this.process(adapter, message, isAdmin, entry))
+      .run(key, () => this.process(adapter, message, isAdmin, entry, settle))
       .catch((error) =>
         this.logger.error({ err: error, platform: message.platform }, "gateway: handling a message failed"),
       )
@@ -655,6 +661,7 @@ class GatewayImpl implements Gateway {
     message: InboundMessage,
     isAdmin: boolean,
     entry?: InboxEntry,
+    settle: () => Promise<void> = async () => undefined,
   ): Promise<void> {
     const ctx = this.contextFor(adapter, message, isAdmin);
     if (entry) ctx.effects = this.effectsOf(entry);
@@ -674,6 +681,7 @@ class GatewayImpl implements Gateway {
     // A notice that was shown is always replaced, even by an empty result.
     const shown = reply.blocks.length > 0 || editMessageId === undefined ? reply : textReply(t("reply.done"));
     if (shown.blocks.length > 0) await this.delivery.send(adapter, message, shown, { editMessageId });
+    await settle();
     this.stores?.activity.touch();
     if (mutated || this.menus.configChanged()) await this.syncCommandCatalogs();
   }

@@ -15,7 +15,10 @@
  *   40, https://core.telegram.org/bots/api#setwebhook), across chats; one chat's updates go one at a
  *   time, the next only after the previous was answered with 2xx (the Bot API server keeps a queue per
  *   chat and sends from a queue only when nothing of it is in flight: `queue_updates_` keyed by
- *   `queue_id` in tdlib/telegram-bot-api's WebhookActor.cpp), and a non-2xx answer is retried.
+ *   `queue_id` in tdlib/telegram-bot-api's WebhookActor.cpp), and a non-2xx answer is retried: at once
+ *   after the first failure, then after a delay that doubles per failure of that update (the server's
+ *   `on_update_error`: seconds up to a minute or two; here 50 ms doubling up to 1 s), while the chat's
+ *   later updates wait behind it.
  */
 
 import { EventEmitter } from "node:events";
@@ -240,7 +243,9 @@ export class TelegramEmulator extends EventEmitter {
   readonly callbackQueries = new Map<string, CallbackQueryRecord>();
   /** Updates posted to the webhook and not yet answered, with their chat's queue. */
   private inFlight = new Map<number, string>();
-  private webhookFailures = 0;
+  /** Failed webhook deliveries per update, and when it may be posted again. */
+  private readonly failures = new WeakMap<Update, number>();
+  private readonly retryAt = new WeakMap<Update, number>();
 
   constructor(options: TelegramEmulatorOptions = {}) {
     super();
@@ -644,7 +649,6 @@ export class TelegramEmulator extends EventEmitter {
         secretToken: params.secret_token as string | undefined,
         maxConnections: max,
       };
-      this.webhookFailures = 0;
       for (const poll of this.polls.splice(0)) {
         clearTimeout(poll.timer);
         this.respond(poll.res, 409, {
@@ -952,13 +956,15 @@ export class TelegramEmulator extends EventEmitter {
   }
 
   /**
-   * Posts queued updates to the webhook, up to `max_connections` at a time, oldest first. An update
-   * leaves the queue once answered with 2xx; a failed one is retried (20 failures in a row stop it).
+   * Posts queued updates to the webhook, up to `max_connections` at a time, oldest first, one per chat.
+   * An update leaves the queue once answered with 2xx; a failed one is retried after its delay (see the
+   * file's comment), its chat's later updates waiting behind it.
    */
   private deliverWebhook(): void {
     const webhook = this.webhook;
-    if (!webhook || this.webhookFailures >= 20) return;
+    if (!webhook) return;
     const busyChats = new Set([...this.inFlight.values()]);
+    const now = Date.now();
     for (const update of this.queue) {
       if (this.inFlight.size >= webhook.maxConnections) break;
       if (this.inFlight.has(update.update_id)) continue;
@@ -966,6 +972,11 @@ export class TelegramEmulator extends EventEmitter {
       const chat = chatOfUpdate(update);
       if (busyChats.has(chat)) continue;
       busyChats.add(chat);
+      const retryAt = this.retryAt.get(update) ?? 0;
+      if (retryAt > now) {
+        setTimeout(() => this.deliverWebhook(), retryAt - now).unref();
+        continue;
+      }
       this.inFlight.set(update.update_id, chat);
       this.peakWebhookConnections = Math.max(this.peakWebhookConnections, this.inFlight.size);
       void this.post(webhook, update).then((status) => {
@@ -973,11 +984,15 @@ export class TelegramEmulator extends EventEmitter {
         this.webhookDeliveries.push({ update_id: update.update_id, status });
         if (status >= 200 && status < 300) {
           this.queue = this.queue.filter((other) => other !== update);
-          this.webhookFailures = 0;
+          this.retryAt.delete(update);
+          this.failures.delete(update);
           this.deliverWebhook();
         } else {
-          this.webhookFailures += 1;
-          setTimeout(() => this.deliverWebhook(), 50).unref();
+          const failures = (this.failures.get(update) ?? 0) + 1;
+          this.failures.set(update, failures);
+          const delay = failures === 1 ? 0 : Math.min(1_000, 50 * 2 ** (failures - 2));
+          this.retryAt.set(update, Date.now() + delay);
+          setTimeout(() => this.deliverWebhook(), delay).unref();
         }
       });
     }

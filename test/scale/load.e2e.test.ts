@@ -21,6 +21,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import YAML from "yaml";
+import { connectRedis, type RedisClient } from "../../src/gateway/coordination/redis.js";
 import { TelegramEmulator } from "../emulators/telegram.js";
 import { writeSkill } from "../gateway/helpers.js";
 import { CLI } from "../safety/trials.js";
@@ -64,6 +65,8 @@ interface Health {
 }
 
 let redis: TestRedis;
+/** The harness's own connection, to read which events the replicas marked handled. */
+let redisClient: RedisClient;
 let telegram: TelegramEmulator;
 let balancer: Balancer;
 let home: string;
@@ -139,8 +142,8 @@ async function leader(ms = 30_000): Promise<Replica> {
   );
 }
 
-/** What was sent: sequence → chat and time; and what a kill had in flight. */
-const sentAt = new Map<number, { chat: number; at: number; load?: string }>();
+/** What was sent: sequence → chat, time and event id; and what a kill had in flight. */
+const sentAt = new Map<number, { chat: number; at: number; load?: string; eventId?: string }>();
 const inFlightAtFault = new Set<number>();
 
 function answers(): Map<number, number[]> {
@@ -155,9 +158,16 @@ function answers(): Map<number, number[]> {
   return seen;
 }
 
-function fault(): number {
-  const answered = answers();
-  for (const seq of sentAt.keys()) if (!answered.has(seq)) inFlightAtFault.add(seq);
+/**
+ * Marks what is in flight now as allowed to be lost or answered twice: sent and not yet handled to the
+ * end, which the harness reads off the inbox's own record (an event is marked `done` in Redis only once
+ * its reply was sent). An event answered but not yet marked may be answered again by the next leader.
+ */
+async function fault(): Promise<number> {
+  const prefix = `skillgate:${(await fs.readFile(path.join(home, "gateway", "coordination-id"), "utf8")).trim()}:`;
+  const sent = [...sentAt.entries()];
+  const states = await redisClient.mGet(sent.map(([, item]) => `${prefix}seen:telegram:${item.eventId}`));
+  for (const [index, [seq]] of sent.entries()) if (states[index] !== "done") inFlightAtFault.add(seq);
   return Date.now();
 }
 
@@ -173,12 +183,13 @@ async function chatLoad(chat: number, count: number): Promise<void> {
     const seq = nextSeq++;
     const load = index % 4 === 3 ? SKILLS[(chat + index) % SKILLS.length] : undefined;
     const userId = USER_BASE + chat;
-    sentAt.set(seq, { chat, at: Date.now(), load });
+    const at = Date.now();
     const update = telegram.userSays({
       text: load ? `/${load} probe${seq}` : `/probe${seq}`,
       userId,
       chatId: userId,
     });
+    sentAt.set(seq, { chat, at, load, eventId: String(update.update_id) });
     // A tenth is delivered again a moment later: the balancer sends it to another replica.
     if (seq % 10 === 0) setTimeout(() => telegram.redeliver({ ...update }), 300).unref();
     await sleep(CHAT_INTERVAL_MS);
@@ -193,6 +204,7 @@ async function useCounts(): Promise<Record<string, number>> {
 
 beforeAll(async () => {
   redis = await startRedis();
+  redisClient = await connectRedis(redis.url);
   telegram = new TelegramEmulator();
   await telegram.listen();
   home = await fs.mkdtemp(path.join(os.tmpdir(), "skillgate-load-"));
@@ -228,6 +240,7 @@ afterAll(async () => {
     await fs.writeFile(path.join(logs, `${replica.name}-${replica.proc.pid}.log`), replica.log.join(""));
     replica.proc.kill("SIGKILL");
   }
+  redisClient?.destroy();
   await balancer?.close();
   await telegram?.close();
   await redis?.dispose();
@@ -249,7 +262,7 @@ describe("three replicas behind a balancer, under load", () => {
       await sleep(Math.max(0, started + killAfterMs - Date.now()));
       const current = await leader(30_000);
       await health(current);
-      const killedAt = fault();
+      const killedAt = await fault();
       current.proc.kill("SIGKILL");
       await new Promise((resolve) => (alive(current) ? current.proc.once("exit", resolve) : resolve(null)));
       spawnReplica(current.name);
@@ -330,12 +343,70 @@ describe("three replicas behind a balancer, under load", () => {
         loads_answered: loadsAnswered,
       }),
     );
-    expect(lost).toEqual([]);
-    expect(doubled).toEqual([]);
-    expect(inversions).toEqual([]);
+    expect({ lost, doubled, inversions }).toEqual({ lost: [], doubled: [], inversions: [] });
     expect(counts).toEqual(loadsAnswered);
     // Every replica took traffic, and only a leader registered the webhook (once per leadership).
     expect(byBackend.every((count) => count > 0)).toBe(true);
     expect(telegram.callsOf("setWebhook").length).toBeLessThanOrEqual(3);
   }, 240_000);
+
+  it("with Redis away the webhooks answer 503 and nothing is handled; service resumes once it is back", async () => {
+    await leader(30_000);
+    const before = answers().size;
+    const deliveriesBefore = telegram.webhookDeliveries.length;
+    await redis.stop();
+    const stoppedAt = Date.now();
+    const during: number[] = [];
+    for (let chat = 0; chat < 5; chat++) {
+      const seq = nextSeq++;
+      during.push(seq);
+      const at = Date.now();
+      const update = telegram.userSays({
+        text: `/probe${seq}`,
+        userId: USER_BASE + chat,
+        chatId: USER_BASE + chat,
+      });
+      sentAt.set(seq, { chat, at, eventId: String(update.update_id) });
+    }
+    // Telegram retries what was not answered with 2xx: the replicas answer 503 while Redis is away.
+    await until(
+      "a 503 from a replica",
+      () =>
+        telegram.webhookDeliveries.slice(deliveriesBefore).some((d) => d.status === 503) ? true : undefined,
+      10_000,
+    );
+    const unavailable = await until(
+      "a replica reporting coordination unavailable",
+      async () => {
+        for (const replica of replicas.values()) {
+          const body = (await health(replica)) as { coordination?: { redis?: string } } | undefined;
+          if (body?.coordination?.redis === "unavailable") return true;
+        }
+        return undefined;
+      },
+      10_000,
+    );
+    expect(unavailable).toBe(true);
+    await sleep(Math.max(0, stoppedAt + 8_000 - Date.now()));
+    // Nothing was handled around the inbox while it was away.
+    const answeredDuring = during.filter((seq) => answers().has(seq));
+    expect(answeredDuring).toEqual([]);
+    await redis.start();
+    const backAt = Date.now();
+    await until(
+      "the commands sent during the outage answered",
+      () => {
+        const answered = answers();
+        return during.every((seq) => answered.has(seq)) ? true : undefined;
+      },
+      60_000,
+    );
+    const resumedMs = Date.now() - backAt;
+    const doubled = during.filter((seq) => (answers().get(seq)?.length ?? 0) > 1);
+    console.log(
+      JSON.stringify({ redis_outage_ms: backAt - stoppedAt, resumed_after_ms: resumedMs, doubled }),
+    );
+    expect(doubled).toEqual([]);
+    expect(answers().size).toBe(before + during.length);
+  }, 120_000);
 });
