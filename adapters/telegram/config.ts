@@ -12,7 +12,11 @@ export interface TelegramConfig {
   mode: "polling" | "webhook";
   /** Bot API root without a trailing slash (default https://api.telegram.org). */
   apiRoot?: string;
-  webhook: { url?: string; port?: number; path?: string; secret?: string };
+  /**
+   * The webhook listener. `bind` is the address it listens on (default 127.0.0.1, behind a TLS proxy on
+   * the same machine); replicas behind a load balancer on another host or container listen on theirs.
+   */
+  webhook: { url?: string; port?: number; path?: string; secret?: string; bind: string };
 }
 
 /** Parses `gateway.telegram`. */
@@ -27,6 +31,7 @@ export function parseTelegramConfig(reader: ConfigReader): TelegramConfig {
       port: webhook.num("port", { integer: true, min: 0, max: 65535 }),
       path: webhook.str("path"),
       secret: webhook.str("secret"),
+      bind: webhook.str("bind") ?? "127.0.0.1",
     },
   };
 }

@@ -1,6 +1,7 @@
 /**
  * Telegram inbound by webhook: grammy's `webhookCallback(bot, "http")` with `secret_token` on
- * `gateway.telegram.webhook.port` (127.0.0.1; put a TLS reverse proxy in front) at
+ * `gateway.telegram.webhook.port` (on `webhook.bind`, 127.0.0.1 by default; put a TLS reverse proxy in
+ * front) at
  * `gateway.telegram.webhook.path` (default: the path of the public URL), registered with `setWebhook`
  * and `max_connections: 1` so Telegram sends one update at a time, in order; requests are also handled
  * one at a time here. The secret header and the body size are checked before anything is parsed.
@@ -98,7 +99,7 @@ export class TelegramWebhook {
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
-      server.listen(port, "127.0.0.1", () => resolve());
+      server.listen(port, telegramConfig(this.ctx.options.config).webhook.bind, () => resolve());
     });
   }
 
