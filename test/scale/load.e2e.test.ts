@@ -410,3 +410,89 @@ describe("three replicas behind a balancer, under load", () => {
     expect(answers().size).toBe(before + during.length);
   }, 120_000);
 });
+
+describe("the same load on one gateway process, for comparison", () => {
+  it("answers every command once; its latency is the baseline the closing note compares with", async () => {
+    const single = await fs.mkdtemp(path.join(os.tmpdir(), "skillgate-load-single-"));
+    const port = await freePort();
+    const emulator = new TelegramEmulator();
+    await emulator.listen();
+    try {
+      await fs.mkdir(path.join(single, "skills"), { recursive: true });
+      for (const name of SKILLS) await writeSkill(single, { name, description: `the ${name} skill` });
+      const users = Array.from({ length: CHATS }, (_, chat) => `telegram:${USER_BASE + chat}`);
+      await fs.writeFile(
+        path.join(single, "config.yaml"),
+        YAML.stringify({
+          gateway: {
+            admins: users,
+            console: { enabled: false },
+            health: { enabled: false },
+            maintenance: { check_minutes: 60, first_check_seconds: 3600 },
+            telegram: {
+              enabled: true,
+              api_root: emulator.apiRoot,
+              mode: "webhook",
+              webhook: { url: `http://127.0.0.1:${port}/tg`, path: "/tg", port },
+            },
+          },
+        }),
+      );
+      const proc = spawn(process.execPath, [CLI, "--home", single, "serve"], {
+        cwd: root,
+        env: {
+          ...process.env,
+          TELEGRAM_BOT_TOKEN: emulator.token,
+          TELEGRAM_WEBHOOK_SECRET: SECRET,
+          NO_COLOR: "1",
+        },
+        stdio: ["ignore", "ignore", "ignore"],
+      });
+      try {
+        await until("the webhook registered", () => (emulator.webhook ? true : undefined), 30_000);
+        const sent = new Map<number, number>();
+        let seq = 100_000;
+        await Promise.all(
+          Array.from({ length: CHATS }, async (_, chat) => {
+            await sleep(Math.floor((CHAT_INTERVAL_MS * chat) / CHATS));
+            for (let index = 0; index < 10; index++) {
+              const own = seq++;
+              sent.set(own, Date.now());
+              emulator.userSays({ text: `/probe${own}`, userId: USER_BASE + chat, chatId: USER_BASE + chat });
+              await sleep(CHAT_INTERVAL_MS);
+            }
+          }),
+        );
+        const answeredAt = () => {
+          const first = new Map<number, number>();
+          for (const message of emulator.sent) {
+            const match = /probe(\d+)\b/.exec(message.plain);
+            if (match && !first.has(Number(match[1]))) first.set(Number(match[1]), message.at);
+          }
+          return first;
+        };
+        await until(
+          "every command answered",
+          () => (answeredAt().size === sent.size ? true : undefined),
+          30_000,
+        );
+        const latencies = [...sent]
+          .map(([own, at]) => (answeredAt().get(own) ?? at) - at)
+          .sort((a, b) => a - b);
+        console.log(
+          JSON.stringify({
+            single_process_commands: sent.size,
+            single_latency_p50_ms: percentile(latencies, 50),
+            single_latency_p99_ms: percentile(latencies, 99),
+          }),
+        );
+        expect(answeredAt().size).toBe(sent.size);
+      } finally {
+        proc.kill("SIGKILL");
+      }
+    } finally {
+      await emulator.close();
+      await fs.rm(single, { recursive: true, force: true });
+    }
+  }, 90_000);
+});
