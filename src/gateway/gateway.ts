@@ -172,6 +172,15 @@ class GatewayImpl implements Gateway {
       registry: this.registry,
       scrubber: this.scrubber,
       logger: this.logger,
+      shared: {
+        // Read only under coordination (opened by start()); alone there is nothing to share.
+        state: {
+          get: async (key) => this.coordination?.adapterState.get(key),
+          set: async (key, value, options) =>
+            (await this.coordination?.adapterState.set(key, value, options)) ?? false,
+        },
+        leading: () => this.coordination?.leading() ?? true,
+      },
     });
     this.router = new CommandRouter({
       registry: this.registry,

@@ -190,6 +190,30 @@ describe("two gateways on one home", () => {
     expect((await new UsageStore(`${home}/skills`).readRecord("arxiv"))?.use_count).toBe(3);
   });
 
+  it("a standby suggests skills from the list the leader published, not from its own reading", async () => {
+    home = await makeHome();
+    await writeSkill(home, { name: "arxiv", description: "search papers" });
+    await writeSkill(home, { name: "arxiv-tools", description: "more papers" });
+    const leader = await replica("lead3");
+    await sleep(500);
+    const standby = await replica("standby3", { eligible: false });
+    const { homeCoordinationId } = await import("../../src/gateway/coordination/coordinator.js");
+    const key = `skillgate:${await homeCoordinationId(home)}:adapter:suggestions:mock`;
+    const suggest = (mock: MockAdapter) => mock.hooks?.suggestSkills("reader", "arx") ?? Promise.resolve([]);
+    expect(JSON.parse((await client.get(key)) ?? "[]")).toEqual(["arxiv", "arxiv-tools"]);
+    expect(await suggest(standby.mock)).toEqual(["arxiv", "arxiv-tools"]);
+    // A skill the leader has not published yet is suggested by the leader (it reads the library) and not
+    // by the standby (it answers from the published list); a stranger gets nothing anywhere.
+    await writeSkill(home, { name: "arxiv-new", description: "newest" });
+    await sleep(2_100);
+    expect(await suggest(leader.mock)).toContain("arxiv-new");
+    expect(await suggest(standby.mock)).toEqual(["arxiv", "arxiv-tools"]);
+    expect(await standby.mock.hooks?.suggestSkills("stranger", "arx")).toEqual([]);
+    await leader.gateway.syncCommandCatalogs();
+    await sleep(2_100);
+    expect(await suggest(standby.mock)).toEqual(["arxiv", "arxiv-new", "arxiv-tools"]);
+  });
+
   it("with Redis stopped the standby's intake refuses the message, and takes it once Redis is back", async () => {
     home = await makeHome();
     const leader = await replica("lead2");
