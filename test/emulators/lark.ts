@@ -61,6 +61,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import protobuf from "protobufjs";
 import { type WebSocket, WebSocketServer } from "ws";
+import { rng } from "../safety/trials.js";
 import { multipartBoundary, parseFormData } from "./multipart.js";
 
 /** One message the bot sent through the API. */
@@ -270,7 +271,7 @@ export class LarkEmulator {
   constructor(
     opts: { appId?: string; appSecret?: string; botOpenId?: string; botName?: string; seed?: number } = {},
   ) {
-    this.random = seededRandom(opts.seed ?? 1);
+    this.random = rng(opts.seed ?? 1);
     this.appId = opts.appId ?? `cli_${randomBytes(8).toString("hex")}`;
     this.appSecret = opts.appSecret ?? `secret-${randomBytes(6).toString("hex")}`;
     this.botOpenId = opts.botOpenId ?? "ou_bot_0001";
@@ -1048,18 +1049,6 @@ export class LarkEmulator {
       }
     });
   }
-}
-
-/** A small seeded generator (mulberry32) in [0, 1): the same seed gives the same client picks. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Feishu's event encryption: base64(iv || AES-256-CBC(key = sha256(encryptKey), PKCS7)(json)). */

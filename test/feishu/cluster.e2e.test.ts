@@ -14,6 +14,8 @@ import { type Reply, textReply } from "../../src/core/reply.js";
 import { LARK_MAX_WS_CONNECTIONS, LarkEmulator } from "../emulators/lark.js";
 
 const TOKEN = "vtoken-cluster";
+/** A replica that receives by webhook (its own listener on an ephemeral port), not a long connection. */
+const WEBHOOK = { mode: "webhook", verification_token: TOKEN, webhook: { port: 0 } };
 
 /** The inbox every replica appends to: one entry per event id, and every hand-over as it came. */
 class SharedInbox {
@@ -102,6 +104,17 @@ async function startReplica(
   return { name, adapter, clientId };
 }
 
+/** Starts replicas one after another (so each one's long connection is known). */
+async function startReplicas(
+  names: string[],
+  inbox: SharedInbox,
+  feishu?: Record<string, unknown>,
+): Promise<Replica[]> {
+  const group: Replica[] = [];
+  for (const name of names) group.push(await startReplica(name, inbox, feishu));
+  return group;
+}
+
 async function until(condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
   for (const start = Date.now(); Date.now() - start < timeoutMs; ) {
     if (condition()) return;
@@ -118,11 +131,7 @@ describe("Feishu with several replicas on the long connection", () => {
   it("every replica keeps a connection; Feishu spreads the events over them, each taken once", async () => {
     await bootEmulator();
     const inbox = new SharedInbox();
-    const group = [
-      await startReplica("a", inbox),
-      await startReplica("b", inbox),
-      await startReplica("c", inbox),
-    ];
+    const group = await startReplicas(["a", "b", "c"], inbox);
     expect(emulator.wsConnections).toBe(3);
     for (const replica of group) expect(replica.adapter.health().state).toBe("connected");
     const ids = Array.from({ length: 24 }, (_, index) => `ev-spread-${index}`);
@@ -145,7 +154,7 @@ describe("Feishu with several replicas on the long connection", () => {
   it("an event whose ack is late (a slow inbox) is pushed again and taken; the inbox holds it once", async () => {
     await bootEmulator();
     const inbox = new SharedInbox();
-    const group = [await startReplica("a", inbox), await startReplica("b", inbox)];
+    const group = await startReplicas(["a", "b"], inbox);
     // Both appends are slow the first time round: whichever replica gets the push acks after 3 s.
     inbox.delays.set("a", 3_300);
     inbox.delays.set("b", 3_300);
@@ -166,11 +175,7 @@ describe("Feishu with several replicas on the long connection", () => {
   it("with the inbox down the handler throws (ack 500), Feishu pushes again, and the event is taken once it is back", async () => {
     await bootEmulator();
     const inbox = new SharedInbox();
-    const group = [
-      await startReplica("a", inbox),
-      await startReplica("b", inbox),
-      await startReplica("c", inbox),
-    ];
+    const group = await startReplicas(["a", "b", "c"], inbox);
     inbox.down = true;
     emulator.redeliveryDelaysMs = [150, 150, 150, 150];
     const ack = await emulator.pushWsEvent(emulator.messageEvent({ text: "/help", eventId: "ev-down" }));
@@ -255,11 +260,7 @@ describe("Feishu replies from the leader for an event another replica received",
     await bootEmulator();
     const inbox = new SharedInbox();
     const a = await startReplica("a", inbox);
-    const b = await startReplica("b", inbox, {
-      mode: "webhook",
-      verification_token: TOKEN,
-      webhook: { port: 0 },
-    });
+    const b = await startReplica("b", inbox, WEBHOOK);
     const event = emulator.messageEvent({
       text: "/curator status",
       eventId: "ev-json",
@@ -289,11 +290,7 @@ describe("Feishu replies from the leader for an event another replica received",
     await bootEmulator();
     const inbox = new SharedInbox();
     const a = await startReplica("a", inbox);
-    const leader = await startReplica("b", inbox, {
-      mode: "webhook",
-      verification_token: TOKEN,
-      webhook: { port: 0 },
-    });
+    const leader = await startReplica("b", inbox, WEBHOOK);
     const question: Reply = {
       ...textReply("Archive 3 stale skills?"),
       actions: {
@@ -357,8 +354,7 @@ describe("Feishu with several replicas behind a balancer (webhook)", () => {
   it("every replica serves the webhook: 503 while the inbox is down (Feishu retries), 200 once it took the event", async () => {
     await bootEmulator();
     const inbox = new SharedInbox();
-    const hooks = { mode: "webhook", verification_token: TOKEN, webhook: { port: 0 } };
-    const group = [await startReplica("a", inbox, hooks), await startReplica("b", inbox, hooks)];
+    const group = await startReplicas(["a", "b"], inbox, WEBHOOK);
     const urls = group.map((replica) => replica.adapter.webhookUrl!);
     expect(new Set(urls).size).toBe(2);
     const event = emulator.messageEvent({ text: "/help", eventId: "ev-hook", token: TOKEN });
