@@ -19,8 +19,6 @@ import { FeishuWebhook } from "./webhook.js";
 
 /** Attempts of the first connection (bot/v3/info) before the adapter reports `failed`. */
 const START_ATTEMPTS = 3;
-/** How long `start()` waits for the long connection to come up. */
-const CONNECT_TIMEOUT_MS = 20_000;
 
 /** The SDK's domain for `gateway.feishu.domain`: `feishu`, `lark`, or a full URL used verbatim. */
 export function resolveDomain(domain: string | undefined): lark.Domain | string {
@@ -91,13 +89,10 @@ export class FeishuConnection {
       logger: sdkLogger,
       loggerLevel: lark.LoggerLevel.warn,
     }).register({
-      [MESSAGE_EVENT_TYPE]: async (data: Record<string, unknown>) => {
-        this.events.onEvent(data);
-      },
+      // A refused event throws here: the long connection then acks 500 and the webhook answers 503.
+      [MESSAGE_EVENT_TYPE]: (data: Record<string, unknown>) => this.events.onEvent(data),
       [CARD_ACTION_EVENT_TYPE]: (data: Record<string, unknown>) => this.events.onCardAction(data),
-      [MENU_EVENT_TYPE]: async (data: Record<string, unknown>) => {
-        this.events.onMenuClick(data);
-      },
+      [MENU_EVENT_TYPE]: (data: Record<string, unknown>) => this.events.onMenuClick(data),
     });
     if (this.ctx.settings.mode === "webhook") await this.webhook.start(dispatcher);
     else await this.startLongConnection({ appId, appSecret, domain, logger: sdkLogger }, dispatcher);
@@ -158,14 +153,15 @@ export class FeishuConnection {
     dispatcher: lark.EventDispatcher,
   ): Promise<void> {
     await new Promise<void>((resolve, reject) => {
+      const waitMs = this.ctx.tuning.connectTimeoutMs;
       const timer = setTimeout(() => {
         reject(
           new AdapterError(
             "feishu",
-            `The Feishu long connection did not open within ${CONNECT_TIMEOUT_MS / 1000} s. Check gateway.feishu.domain and that the app uses "receive events through persistent connection".`,
+            `The Feishu long connection did not open within ${waitMs / 1000} s. Check gateway.feishu.domain and that the app uses "receive events through persistent connection"; Feishu also refuses more than 50 long connections per app, so stop other clients of this app (old replicas, test runs) or use the webhook instead (gateway.feishu.mode: webhook).`,
           ),
         );
-      }, CONNECT_TIMEOUT_MS);
+      }, waitMs);
       const fail = (error: Error) => {
         clearTimeout(timer);
         reject(

@@ -33,6 +33,11 @@ export interface FeishuTuning {
   callbackDeadlineMs: number;
   /** Shortest gap between two updates of one card (ms): Feishu allows 5 updates a second per message. */
   cardUpdateGapMs: number;
+  /**
+   * How long `start()` waits for the long connection to open (ms). The SDK keeps retrying a refused
+   * handshake (such as the 51st connection of an app) without saying why, so `start()` gives up then.
+   */
+  connectTimeoutMs: number;
 }
 
 const DEFAULT_TUNING: FeishuTuning = {
@@ -42,6 +47,7 @@ const DEFAULT_TUNING: FeishuTuning = {
   maxThrottleWaitMs: 60_000,
   callbackDeadlineMs: 2_500,
   cardUpdateGapMs: 200,
+  connectTimeoutMs: 20_000,
 };
 
 /** Event and message ids remembered in memory for fast redelivery drops. */

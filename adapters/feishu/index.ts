@@ -5,7 +5,8 @@
  * - `connection.ts`: the bot's identity, the long connection (default) or the webhook listener
  *   (`webhook.ts`), health and stop;
  * - `outbound.ts`: posts, cards and their updates in place, uploads, throttling under frequency control;
- * - `interactions.ts`: events acknowledged at once into the gateway's queue, card presses answered
+ * - `interactions.ts`: events acknowledged at once into the gateway's queue (several replicas: once the
+ *   shared inbox took them, refused otherwise so Feishu pushes them again), card presses answered
  *   within 3 s;
  * - `secret-flow.ts`: a "Set KEY" press answered with a card form, its submission handed to the gateway.
  */
@@ -90,7 +91,12 @@ export class FeishuAdapter implements Adapter {
     return this.ctx.webhookUrl;
   }
 
-  /** Connects: reads the bot's open_id, then opens the long connection or the webhook listener. */
+  /**
+   * Connects: reads the bot's open_id, then opens the long connection or the webhook listener. With
+   * several replicas (`hooks.sharedIngress`) every replica does this — Feishu gives each event to one
+   * of the app's long connections (at most 50) or whichever replica the balancer picks — so nothing
+   * waits for `lead` and the adapter has none.
+   */
   start(sink: InboundSink, hooks?: AdapterHooks): Promise<void> {
     return this.connection.start(sink, hooks);
   }

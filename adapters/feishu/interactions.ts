@@ -1,11 +1,17 @@
 /**
- * Feishu inbound: every event is acknowledged at once; the message goes to the gateway's queue without
- * being awaited (Feishu redelivers when the ack takes over 3 s). Redeliveries are dropped here for the
- * recent past and by the gateway's persistent dedupe (keyed by event id) across restarts. A card button
- * press (`card.action.trigger`) is judged by the gateway and answered within Feishu's 3 s: a refusal as
- * a toast only the presser sees; what a slow press says afterwards is posted to the chat. A "Set KEY"
- * press and a submitted form go to the secret-input flow.
+ * Feishu inbound. With one gateway every event is acknowledged at once; the message goes to the
+ * gateway's queue without being awaited (Feishu redelivers when the ack takes over 3 s). With several
+ * replicas taking traffic (`AdapterHooks.sharedIngress`) an event is acknowledged only once the sink
+ * took it (appended to the shared inbox): a refusal throws `NotTakenError`, so the long connection acks
+ * 500 and the webhook answers 503, and Feishu pushes the event again, maybe to another replica.
+ * Redeliveries are dropped here for the recent past (only of events that were taken; a re-push that
+ * arrives while the first sink call is still running waits for that call) and by the gateway's
+ * persistent dedupe (keyed by event id) across restarts. A card button press (`card.action.trigger`) is
+ * judged by the gateway and answered within Feishu's 3 s: a refusal as a toast only the presser sees;
+ * what a slow press says afterwards is posted to the chat. A "Set KEY" press and a submitted form go to
+ * the secret-input flow.
  */
+import { AdapterError } from "../../src/core/errors.js";
 import type { InboundMessage } from "../../src/core/message.js";
 import { normalizeCardAction } from "./actions.js";
 import { describeError } from "./api-errors.js";
@@ -16,45 +22,113 @@ import type { FeishuOutbound } from "./outbound.js";
 import type { FeishuSecretFlow } from "./secret-flow.js";
 import { readSecretSubmit } from "./secret-input.js";
 
+/** The code of `NotTakenError`. */
+export const NOT_TAKEN_CODE = "adapter.feishu.not_taken";
+
+/**
+ * An event the sink refused (the shared inbox is unreachable, or the adapter is stopping): it must not
+ * be acknowledged, so Feishu pushes it again.
+ */
+export class NotTakenError extends AdapterError {
+  constructor(eventId: string, reason: string, cause?: unknown) {
+    super("feishu", `The Feishu event ${eventId} was not taken (${reason}); Feishu will push it again.`, {
+      cause,
+      code: NOT_TAKEN_CODE,
+    });
+  }
+}
+
+/** True for a `NotTakenError` (also across module copies: by its code). */
+export function isNotTaken(error: unknown): boolean {
+  return error instanceof AdapterError && error.code === NOT_TAKEN_CODE;
+}
+
+/** What a card press answers when its sink refused it (several replicas, shared inbox unreachable). */
+const PRESS_NOT_TAKEN = "This press could not be taken just now; press the button again in a moment.";
+
 /** Hands one Feishu adapter's events and card presses to the gateway. */
 export class FeishuInteractions {
+  /** Deliveries whose sink call is still running, by redelivery key (several replicas only). */
+  private readonly inFlight = new Map<string, Promise<void>>();
+
   constructor(
     private readonly ctx: FeishuContext,
     private readonly outbound: FeishuOutbound,
     private readonly secrets: FeishuSecretFlow,
   ) {}
 
-  /** Handles one dispatched event synchronously (the ack goes out right after); delivery is not awaited. */
-  onEvent(data: Record<string, unknown>): void {
-    if (this.ctx.stopped) return;
+  /**
+   * Handles one dispatched event. One gateway: synchronously (the ack goes out right after; delivery is
+   * not awaited). Several replicas: resolves once the sink took it, throws `NotTakenError` when not.
+   */
+  onEvent(data: Record<string, unknown>): Promise<void> {
     const envelope = envelopeFromDispatcher(data);
+    if (this.ctx.stopped) return this.refuseWhileStopped(envelope.header?.event_id);
     const message = normalizeEvent(envelope, this.ctx.botOpenId);
-    if (!message) return;
+    if (!message) return Promise.resolve();
     const messageId = envelope.event?.message?.message_id;
-    this.deliverOnce(message, [`event:${message.eventId}`, ...(messageId ? [`message:${messageId}`] : [])]);
+    return this.deliverOnce(message, [
+      `event:${message.eventId}`,
+      ...(messageId ? [`message:${messageId}`] : []),
+    ]);
   }
 
   /** A bot menu click (`application.bot.menu_v6`): its command for the clicking user, delivered once. */
-  onMenuClick(data: Record<string, unknown>): void {
-    if (this.ctx.stopped) return;
+  onMenuClick(data: Record<string, unknown>): Promise<void> {
+    if (this.ctx.stopped) return this.refuseWhileStopped(data.event_id);
     const message = normalizeMenuEvent(data, this.ctx.botOpenId);
     if (!message) {
-      this.ctx.log.debug({ eventKey: data.event_key }, "feishu menu click ignored (unknown key or no user)");
-      return;
+      this.ctx.log.debug(
+        { eventId: data.event_id, eventKey: data.event_key },
+        "feishu menu click ignored (unknown key or no user)",
+      );
+      return Promise.resolve();
     }
-    this.deliverOnce(message, [`event:${message.eventId}`]);
+    return this.deliverOnce(message, [`event:${message.eventId}`]);
   }
 
-  /** Delivers `message` unless one of its redelivery `keys` was seen (then it is dropped). */
-  private deliverOnce(message: InboundMessage, keys: string[]): void {
+  /** True when several replicas take traffic: events are acked only once the shared inbox took them. */
+  private get shared(): boolean {
+    return this.ctx.hooks?.sharedIngress === true;
+  }
+
+  /**
+   * An event that reaches a stopped adapter: one gateway drops it (as before); with several replicas
+   * it is refused, so Feishu pushes it again to a replica that runs.
+   */
+  private refuseWhileStopped(eventId: unknown): Promise<void> {
+    return this.shared
+      ? Promise.reject(new NotTakenError(String(eventId ?? "?"), "this replica is stopping"))
+      : Promise.resolve();
+  }
+
+  /**
+   * Delivers `message` unless one of its redelivery `keys` was taken lately (then it is dropped). With
+   * one gateway the delivery is not awaited; with several replicas the returned promise is the sink's
+   * verdict, and a re-push while the first call still runs gets that same verdict.
+   */
+  private deliverOnce(message: InboundMessage, keys: string[]): Promise<void> {
+    const running = keys.map((key) => this.inFlight.get(key)).find((entry) => entry !== undefined);
+    if (running) return running;
     if (keys.some((key) => this.ctx.recent.has(key))) {
       this.ctx.log.debug({ eventId: message.eventId }, "feishu redelivery dropped");
-      return;
+      return Promise.resolve();
     }
     for (const key of keys) this.ctx.recent.add(key);
-    void this.deliver(message, keys);
+    const delivery = this.deliver(message, keys);
+    if (!this.shared) {
+      void delivery.catch(() => {});
+      return Promise.resolve();
+    }
+    for (const key of keys) this.inFlight.set(key, delivery);
+    const settled = () => {
+      for (const key of keys) if (this.inFlight.get(key) === delivery) this.inFlight.delete(key);
+    };
+    delivery.then(settled, settled);
+    return delivery;
   }
 
+  /** Hands `message` to the sink; a refusal forgets its keys (so a re-push is tried again) and throws. */
   private async deliver(message: InboundMessage, keys: string[]): Promise<void> {
     try {
       await this.ctx.sink?.(message);
@@ -63,6 +137,11 @@ export class FeishuInteractions {
       this.ctx.log.error(
         { eventId: message.eventId, err: describeError(error) },
         "feishu message could not be queued",
+      );
+      throw new NotTakenError(
+        message.eventId,
+        `the gateway did not accept it: ${describeError(error)}`,
+        error,
       );
     }
   }
@@ -117,9 +196,11 @@ export class FeishuInteractions {
     const opened = (await this.ctx.hooks?.secretInput?.open(message)) ?? null;
     if (opened !== null) return this.secrets.postForm(message, opened);
     this.ctx.toasts.set(message.eventId, undefined);
+    let taken = true;
     try {
       await this.ctx.sink?.(message);
     } catch (error) {
+      taken = false;
       this.ctx.recent.delete(key);
       this.ctx.log.error(
         { eventId: message.eventId, err: describeError(error) },
@@ -128,6 +209,9 @@ export class FeishuInteractions {
     }
     const toast = this.ctx.toasts.get(message.eventId);
     this.ctx.toasts.delete(message.eventId);
+    // Several replicas: the sink only appended the press to the shared inbox and the leader judges it
+    // later, so this replica answers the callback now; a press the inbox refused asks for another try.
+    if (!taken && this.shared) return { toast: { type: "error", content: PRESS_NOT_TAKEN } };
     return toast ? { toast: { type: "error", content: toast } } : {};
   }
 }

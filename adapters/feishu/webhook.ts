@@ -4,7 +4,8 @@
  * mismatch, also for `url_verification`), the signature when an `encrypt_key` is set (401), body size
  * (413, enforced while reading) and a rate limit of failed verifications per client (429;
  * `gateway.trusted_proxies` names the proxies whose `X-Forwarded-For` is believed). A checked request
- * goes to the SDK's `adaptDefault` (with `autoChallenge`) as a canonical, re-signed body.
+ * goes to the SDK's `adaptDefault` (with `autoChallenge`) as a canonical, re-signed body; an event the
+ * shared inbox did not take (several replicas, Redis unreachable) is answered 503 so Feishu retries.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -20,6 +21,7 @@ import {
 } from "../../src/core/http-guard.js";
 import { describeError } from "./api-errors.js";
 import type { FeishuContext } from "./context.js";
+import { isNotTaken } from "./interactions.js";
 
 /** Outcome of checking a webhook body: the parsed (still encrypted, if it was) body, or an HTTP error. */
 export type WebhookVerdict =
@@ -168,6 +170,11 @@ export class FeishuWebhook {
     const sdkHandler = lark.adaptDefault(path, dispatcher, { autoChallenge: true });
     const server = createServer((req, res) => {
       this.handle(req, res, path, sdkHandler).catch((error: unknown) => {
+        // A checked event the shared inbox did not take: 503, so Feishu delivers it again (to any replica).
+        if (isNotTaken(error)) {
+          if (!res.headersSent) respond(res, 503, "event not taken now; deliver it again");
+          return;
+        }
         this.ctx.log.error({ err: describeError(error) }, "feishu webhook request failed");
         if (!res.headersSent) respond(res, 500, "internal error");
       });

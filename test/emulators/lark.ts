@@ -35,13 +35,33 @@
  *   user sees, so `pushWsEvent` of a `card.action.trigger` fails when the ack takes longer;
  * - card JSON 2.0 (`schema: "2.0"`) takes only 2.0 attributes: a form's submit button is
  *   `form_action_type: "submit"` with a `name`; the 1.0 spelling `action_type` is refused
- *   (feishu-cards card-json-v2-components, form container and button).
+ *   (feishu-cards card-json-v2-components, form container and button);
+ * - the long connection is "cluster mode, no broadcast": with several clients of one app connected,
+ *   each push goes to ONE of them at random (Lark SDK README, long-connection mode, points to note:
+ *   "消息推送为集群模式，不支持广播…只有其中随机一个客户端会收到消息"; open platform "使用长连接接收
+ *   事件"). The emulator picks with a seeded generator (`seed`), so a test sees the same spread each
+ *   run; with one client it always gets the event;
+ * - at most 50 long connections per app (open platform "使用长连接接收事件": 每个应用最多建立 50 个
+ *   连接). The 51st WebSocket handshake is refused without an upgrade, carrying the headers the SDKs
+ *   read: `Handshake-Status: 514` (auth failed) with `Handshake-Autherrcode: 1000040350` (exceed
+ *   connection limit) (oapi-sdk-go `ws/client.go` `parseErr`, oapi-sdk-python `ws/client.py`
+ *   `_parse_ws_conn_exception`; the Node SDK lists the code as `ErrorCode.exceed_conn_limit` and, seeing
+ *   only a failed handshake, keeps retrying every `ReconnectInterval`);
+ * - an event must be handled within 3 s: a push not acked with code 200 within 3 s — no ack, a late
+ *   one, or the 500 the SDK sends when the handler threw (node-sdk `WSClient.handleEventData`) — is
+ *   pushed again, to a random client again (Lark SDK README: "需要在 3 秒内处理完成，否则会触发超时
+ *   重推"), with the same `event_id`. The waits before each re-push are Feishu's event retry schedule,
+ *   15 s, 5 min, 1 h and 6 h, at most 4 retries (open platform event subscription overview, 推送周期
+ *   和频次); tests shorten them with `redeliveryDelaysMs`. Card callbacks are not re-pushed: a late
+ *   answer is an error the presser sees (above). Every push is recorded in `deliveries` (which client,
+ *   which attempt, the ack and its outcome).
  */
 import { createCipheriv, createHash, randomBytes, randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import protobuf from "protobufjs";
 import { type WebSocket, WebSocketServer } from "ws";
+import { rng } from "../safety/trials.js";
 import { multipartBoundary, parseFormData } from "./multipart.js";
 
 /** One message the bot sent through the API. */
@@ -93,6 +113,45 @@ const FILE_TYPES = new Set(["opus", "mp4", "pdf", "doc", "xls", "ppt", "stream"]
 export interface WsAck {
   code: number;
   data?: unknown;
+}
+
+/** Long connections one app may hold (使用长连接接收事件: 每个应用最多建立 50 个连接). */
+export const LARK_MAX_WS_CONNECTIONS = 50;
+/** An event not acked with 200 within this is pushed again (SDK README: 3 秒内处理完成，否则…超时重推). */
+export const LARK_EVENT_ACK_DEADLINE_MS = 3000;
+/** Feishu's waits before each re-push of an unanswered event: 15 s, 5 min, 1 h, 6 h (推送周期和频次). */
+export const LARK_REDELIVERY_DELAYS_MS = [15_000, 300_000, 3_600_000, 21_600_000];
+/** The handshake answer of a refused 51st connection: auth failed (514), exceed connection limit. */
+const HANDSHAKE_AUTH_FAILED = 514;
+const EXCEED_CONN_LIMIT = 1000040350;
+
+/** One push of an event (or card callback) over the long connection, to one client. */
+export interface LarkDelivery {
+  /** The pushed event's `header.event_id` (the same on every re-push). */
+  eventId: string;
+  eventType: string;
+  /** The frame's `message_id` header, which the client's ack repeats. */
+  frameId: string;
+  /** 1 for the first push, 2 for the first re-push, … */
+  attempt: number;
+  /** The connection it went to (`ws_1`, `ws_2`, … in the order the clients connected). */
+  clientId: string;
+  sentAt: number;
+  /** What the client acked, when it did (also when too late). */
+  ack?: WsAck;
+  ackedAt?: number;
+  /**
+   * `acked`: code 200 within 3 s; `failed`: another code within 3 s; `timeout`: no ack within 3 s;
+   * `pending`: still within the 3 s.
+   */
+  outcome: "pending" | "acked" | "failed" | "timeout";
+}
+
+/** A long-connection handshake the emulator refused (over `LARK_MAX_WS_CONNECTIONS`). */
+export interface RefusedHandshake {
+  at: number;
+  /** Connections open at the time. */
+  open: number;
 }
 
 /** Largest request body of a text message, and of a post (Feishu docs, im-v1 message create). */
@@ -172,6 +231,12 @@ export class LarkEmulator {
   readonly sends: LarkSend[] = [];
   /** Every ack the long-connection client sent back, by frame message id. */
   readonly wsAcks = new Map<string, WsAck>();
+  /** Every push over the long connection, in order (see `LarkDelivery`). */
+  readonly deliveries: LarkDelivery[] = [];
+  /** Long-connection handshakes refused because the app already had 50 connections. */
+  readonly refusedHandshakes: RefusedHandshake[] = [];
+  /** Waits before each re-push of an unanswered event (ms); Feishu's schedule unless a test shortens it. */
+  redeliveryDelaysMs: number[] = [...LARK_REDELIVERY_DELAYS_MS];
   /** Every file uploaded through `im/v1/files`, in order. */
   readonly uploads: LarkUpload[] = [];
   /** Largest file accepted (bytes); tests lower it to see an upload refused with 234006. */
@@ -182,7 +247,15 @@ export class LarkEmulator {
   private token = "";
   private readonly server: Server;
   private readonly wss = new WebSocketServer({ noServer: true });
-  private readonly sockets = new Set<WebSocket>();
+  /** Open long connections and their ids, in the order they connected. */
+  private readonly sockets = new Map<WebSocket, string>();
+  private connectionCounter = 0;
+  /** The seeded generator that picks the client of each push. */
+  private readonly random: () => number;
+  /** Pending deadlines and re-pushes, cleared by `close`. */
+  private readonly timers = new Set<NodeJS.Timeout>();
+  /** What each push carried (by frame id), for its re-push. */
+  private readonly payloads = new Map<string, Record<string, unknown>>();
   private postRejections = 0;
   private throttles: ("gateway" | "chat")[] = [];
   /** Seconds announced in `x-ogw-ratelimit-reset` when throttling. */
@@ -195,7 +268,10 @@ export class LarkEmulator {
   /** When each message was last updated through PATCH (the 5-per-second window). */
   private readonly patchTimes = new Map<string, number[]>();
 
-  constructor(opts: { appId?: string; appSecret?: string; botOpenId?: string; botName?: string } = {}) {
+  constructor(
+    opts: { appId?: string; appSecret?: string; botOpenId?: string; botName?: string; seed?: number } = {},
+  ) {
+    this.random = rng(opts.seed ?? 1);
     this.appId = opts.appId ?? `cli_${randomBytes(8).toString("hex")}`;
     this.appSecret = opts.appSecret ?? `secret-${randomBytes(6).toString("hex")}`;
     this.botOpenId = opts.botOpenId ?? "ou_bot_0001";
@@ -209,6 +285,24 @@ export class LarkEmulator {
     this.server.on("upgrade", (req, socket, head) => {
       if (!req.url?.startsWith("/ws")) {
         socket.destroy();
+        return;
+      }
+      if (this.sockets.size >= LARK_MAX_WS_CONNECTIONS) {
+        // The 51st connection: no upgrade; the SDKs read only the Handshake-* headers of the answer.
+        this.refusedHandshakes.push({ at: Date.now(), open: this.sockets.size });
+        socket.end(
+          [
+            "HTTP/1.1 403 Forbidden",
+            `Handshake-Status: ${HANDSHAKE_AUTH_FAILED}`,
+            `Handshake-Msg: the app already has ${LARK_MAX_WS_CONNECTIONS} long connections`,
+            `Handshake-Autherrcode: ${EXCEED_CONN_LIMIT}`,
+            "Content-Length: 0",
+            "Connection: close",
+            "",
+            "",
+          ].join("\r\n"),
+        );
+        this.notify();
         return;
       }
       this.wss.handleUpgrade(req, socket, head, (ws) => this.onSocket(ws));
@@ -230,7 +324,9 @@ export class LarkEmulator {
 
   /** Stops the server and drops every long connection. */
   async close(): Promise<void> {
-    for (const socket of this.sockets) socket.terminate();
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    for (const socket of this.sockets.keys()) socket.terminate();
     this.wss.close();
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
@@ -257,6 +353,11 @@ export class LarkEmulator {
   /** Number of open long connections. */
   get wsConnections(): number {
     return this.sockets.size;
+  }
+
+  /** Ids of the open long connections (`ws_1`, `ws_2`, …), in the order they connected. */
+  get wsClientIds(): string[] {
+    return [...this.sockets.values()];
   }
 
   // ---- events -------------------------------------------------------------------------------------
@@ -427,14 +528,64 @@ export class LarkEmulator {
   }
 
   /**
-   * Pushes an event over the long connection (to the most recent client) and resolves with the
-   * client's ack payload (`{code: 200}` when handled).
+   * Pushes an event over the long connection to one client picked at random (the only one, when one is
+   * connected) and resolves with that client's ack payload (`{code: 200}` when handled). An event not
+   * acked with 200 within 3 s is pushed again in the background (see the rules above).
    */
   async pushWsEvent(payload: Record<string, unknown>, timeoutMs = 5000): Promise<WsAck> {
-    const socket = [...this.sockets].at(-1);
-    if (!socket) throw new Error("no long-connection client is connected to the Lark emulator");
+    const delivery = this.publishWsEvent(payload);
+    await this.waitUntil(() => delivery.ack !== undefined, timeoutMs, `ack of ${delivery.frameId}`);
+    const elapsed = (delivery.ackedAt ?? Date.now()) - delivery.sentAt;
+    if (delivery.eventType === "card.action.trigger" && elapsed > CARD_CALLBACK_DEADLINE_MS) {
+      throw new Error(
+        `LarkEmulator: the card callback was answered after ${elapsed} ms; Feishu shows the user an error after 3 s`,
+      );
+    }
+    return delivery.ack!;
+  }
+
+  /**
+   * Pushes an event over the long connection like `pushWsEvent`, without waiting for the ack; returns
+   * the first push's record (it fills in as the client answers).
+   */
+  publishWsEvent(payload: Record<string, unknown>): LarkDelivery {
+    const delivery = this.push(payload, 1);
+    if (!delivery) throw new Error("no long-connection client is connected to the Lark emulator");
+    return delivery;
+  }
+
+  /** The pushes of the event `eventId` so far, in order. */
+  deliveriesOf(eventId: string): LarkDelivery[] {
+    return this.deliveries.filter((delivery) => delivery.eventId === eventId);
+  }
+
+  /** Resolves with the push of `eventId` a client acked with 200 in time (after any re-pushes). */
+  async waitForAcked(eventId: string, timeoutMs = 5000): Promise<LarkDelivery> {
+    const acked = () => this.deliveriesOf(eventId).find((delivery) => delivery.outcome === "acked");
+    await this.waitUntil(() => acked() !== undefined, timeoutMs, `an ack of event ${eventId}`);
+    return acked()!;
+  }
+
+  /** Sends one push of `payload` to a random open client; undefined when none is connected. */
+  private push(payload: Record<string, unknown>, attempt: number): LarkDelivery | undefined {
+    const open = [...this.sockets].filter(([socket]) => socket.readyState === socket.OPEN);
+    const picked = open[Math.floor(this.random() * open.length)];
+    if (!picked) return undefined;
+    const [socket, clientId] = picked;
     this.frameCounter += 1;
-    const messageId = `ws_msg_${this.frameCounter}`;
+    const frameId = `ws_msg_${this.frameCounter}`;
+    const header = payload.header as { event_id?: unknown; event_type?: unknown } | undefined;
+    const delivery: LarkDelivery = {
+      eventId: String(header?.event_id ?? ""),
+      eventType: String(header?.event_type ?? ""),
+      frameId,
+      attempt,
+      clientId,
+      sentAt: Date.now(),
+      outcome: "pending",
+    };
+    this.deliveries.push(delivery);
+    this.payloads.set(frameId, payload);
     const frame = Frame.create({
       SeqID: this.frameCounter,
       LogID: this.frameCounter,
@@ -442,24 +593,58 @@ export class LarkEmulator {
       method: 1,
       headers: [
         { key: "type", value: "event" },
-        { key: "message_id", value: messageId },
+        { key: "message_id", value: frameId },
         { key: "sum", value: "1" },
         { key: "seq", value: "0" },
         { key: "trace_id", value: `trace_${this.frameCounter}` },
       ],
       payload: Buffer.from(JSON.stringify(payload), "utf8"),
     });
-    const sentAt = Date.now();
     socket.send(Frame.encode(frame).finish());
-    await this.waitUntil(() => this.wsAcks.has(messageId), timeoutMs, `ack of ${messageId}`);
-    const header = payload.header as { event_type?: unknown } | undefined;
-    const elapsed = Date.now() - sentAt;
-    if (header?.event_type === "card.action.trigger" && elapsed > CARD_CALLBACK_DEADLINE_MS) {
-      throw new Error(
-        `LarkEmulator: the card callback was answered after ${elapsed} ms; Feishu shows the user an error after 3 s`,
-      );
+    this.later(LARK_EVENT_ACK_DEADLINE_MS, () => {
+      if (delivery.outcome !== "pending") return;
+      delivery.outcome = "timeout";
+      this.notify();
+      this.redeliver(delivery);
+    });
+    return delivery;
+  }
+
+  /** Records a client's ack of the push `frameId`; a failure within the deadline is re-pushed at once. */
+  private onAck(frameId: string, ack: WsAck): void {
+    this.wsAcks.set(frameId, ack);
+    const delivery = this.deliveries.find((candidate) => candidate.frameId === frameId);
+    if (delivery && delivery.ack === undefined) {
+      delivery.ack = ack;
+      delivery.ackedAt = Date.now();
+      if (delivery.outcome === "pending") {
+        delivery.outcome = ack.code === 200 ? "acked" : "failed";
+        if (delivery.outcome === "failed") this.redeliver(delivery);
+      }
     }
-    return this.wsAcks.get(messageId)!;
+    this.notify();
+  }
+
+  /** Schedules the next push of an event whose push `failed` was not answered, per the retry schedule. */
+  private redeliver(failed: Pick<LarkDelivery, "eventType" | "frameId" | "attempt">): void {
+    // Card callbacks are answered or failed in front of the presser; only events are pushed again.
+    if (failed.eventType === "card.action.trigger") return;
+    const payload = this.payloads.get(failed.frameId);
+    const delay = this.redeliveryDelaysMs[failed.attempt - 1];
+    if (!payload || delay === undefined) return;
+    this.later(delay, () => {
+      const next = this.push(payload, failed.attempt + 1);
+      // Nobody connected: that retry is spent too, as a push to an unreachable endpoint would be.
+      if (!next) this.redeliver({ ...failed, attempt: failed.attempt + 1 });
+    });
+  }
+
+  private later(ms: number, run: () => void): void {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      run();
+    }, ms);
+    this.timers.add(timer);
   }
 
   /** Resolves once at least one long-connection client is connected. */
@@ -827,7 +1012,8 @@ export class LarkEmulator {
   // ---- long connection ----------------------------------------------------------------------------
 
   private onSocket(ws: WebSocket): void {
-    this.sockets.add(ws);
+    this.connectionCounter += 1;
+    this.sockets.set(ws, `ws_${this.connectionCounter}`);
     this.notify();
     ws.on("close", () => {
       this.sockets.delete(ws);
@@ -859,8 +1045,7 @@ export class LarkEmulator {
         const data = ack.data
           ? (JSON.parse(Buffer.from(ack.data, "base64").toString("utf8")) as unknown)
           : undefined;
-        this.wsAcks.set(messageId, { code: ack.code, ...(data !== undefined ? { data } : {}) });
-        this.notify();
+        this.onAck(messageId, { code: ack.code, ...(data !== undefined ? { data } : {}) });
       }
     });
   }
