@@ -17,7 +17,8 @@ export interface FeishuConfig {
   domain?: string;
   verificationToken?: string;
   encryptKey?: string;
-  webhook: { url?: string; port?: number; path?: string; secret?: string };
+  /** The event webhook; `bind` is its listening address (default 127.0.0.1; a balancer elsewhere: `0.0.0.0`). */
+  webhook: { url?: string; port?: number; path?: string; secret?: string; bind: string };
 }
 
 /** Parses `gateway.feishu`; a domain other than feishu, lark or an http(s) URL is refused. */
@@ -38,6 +39,7 @@ export function parseFeishuConfig(reader: ConfigReader): FeishuConfig {
       port: webhook.num("port", { integer: true, min: 0, max: 65535 }),
       path: webhook.str("path"),
       secret: webhook.str("secret"),
+      bind: webhook.str("bind") ?? "127.0.0.1",
     },
   };
 }

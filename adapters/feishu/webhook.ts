@@ -189,7 +189,7 @@ export class FeishuWebhook {
           ),
         ),
       );
-      server.listen(this.ctx.settings.webhook.port ?? 0, "127.0.0.1", () => resolve());
+      server.listen(this.ctx.settings.webhook.port ?? 0, this.ctx.settings.webhook.bind, () => resolve());
     });
     this.server = server;
     const { port } = server.address() as AddressInfo;

@@ -85,6 +85,8 @@ export interface LarkSend {
   buttons: { label: string; value: Record<string, unknown> }[];
   /** Users a text message mentions through `<at user_id="…">` (`all` for everyone). */
   mentions: string[];
+  /** When the emulator took it (ms since epoch). */
+  at: number;
   /** The message pings everyone in the chat (`<at user_id="all">` in a text message). */
   mentionsAll: boolean;
 }
@@ -903,6 +905,7 @@ export class LarkEmulator {
       buttons: cardButtons(msgType, content),
       mentions,
       mentionsAll: mentions.includes("all"),
+      at: Date.now(),
     });
     reply(200, {
       code: 0,

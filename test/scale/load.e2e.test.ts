@@ -22,6 +22,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import YAML from "yaml";
 import { connectRedis, type RedisClient } from "../../src/gateway/coordination/redis.js";
+import { LarkEmulator } from "../emulators/lark.js";
 import { TelegramEmulator } from "../emulators/telegram.js";
 import { writeSkill } from "../gateway/helpers.js";
 import { CLI } from "../safety/trials.js";
@@ -68,6 +69,7 @@ let redis: TestRedis;
 /** The harness's own connection, to read which events the replicas marked handled. */
 let redisClient: RedisClient;
 let telegram: TelegramEmulator;
+let lark: LarkEmulator;
 let balancer: Balancer;
 let home: string;
 const ports = new Map<string, { health: number; webhook: number }>();
@@ -99,6 +101,8 @@ function spawnReplica(name: string, extra: string[] = []): Replica {
         ...process.env,
         TELEGRAM_BOT_TOKEN: telegram.token,
         TELEGRAM_WEBHOOK_SECRET: SECRET,
+        FEISHU_APP_ID: lark.appId,
+        FEISHU_APP_SECRET: lark.appSecret,
         SKILLGATE_LOG_LEVEL: "info",
         NO_COLOR: "1",
       },
@@ -142,19 +146,29 @@ async function leader(ms = 30_000): Promise<Replica> {
   );
 }
 
-/** What was sent: sequence → chat, time and event id; and what a kill had in flight. */
-const sentAt = new Map<number, { chat: number; at: number; load?: string; eventId?: string }>();
+/** The platforms under load: Telegram by webhook through the balancer, Feishu by a long connection per replica. */
+type LoadPlatform = "telegram" | "feishu";
+const PLATFORMS: LoadPlatform[] = ["telegram", "feishu"];
+
+/** What was sent: sequence → platform, chat, time and event id; and what a kill had in flight. */
+const sentAt = new Map<
+  number,
+  { platform: LoadPlatform; chat: number; at: number; load?: string; eventId?: string }
+>();
 const inFlightAtFault = new Set<number>();
 
+/** Every answer that names a sequence number, on any platform (edits of a "running" notice apart). */
 function answers(): Map<number, number[]> {
   const seen = new Map<number, number[]>();
-  for (const message of telegram.sent) {
-    if (message.edited) continue;
-    const match = /probe(\d+)\b/.exec(message.plain);
-    if (!match) continue;
+  const note = (text: string, at: number) => {
+    const match = /probe(\d+)\b/.exec(text);
+    if (!match) return;
     const seq = Number(match[1]);
-    seen.set(seq, [...(seen.get(seq) ?? []), message.at]);
-  }
+    seen.set(seq, [...(seen.get(seq) ?? []), at]);
+  };
+  for (const message of telegram.sent) if (!message.edited) note(message.plain, message.at);
+  for (const send of lark.sends)
+    if (send.kind === "create" || send.kind === "reply") note(send.text, send.at);
   return seen;
 }
 
@@ -166,7 +180,9 @@ function answers(): Map<number, number[]> {
 async function fault(): Promise<number> {
   const prefix = `skillgate:${(await fs.readFile(path.join(home, "gateway", "coordination-id"), "utf8")).trim()}:`;
   const sent = [...sentAt.entries()];
-  const states = await redisClient.mGet(sent.map(([, item]) => `${prefix}seen:telegram:${item.eventId}`));
+  const states = await redisClient.mGet(
+    sent.map(([, item]) => `${prefix}seen:${item.platform}:${item.eventId}`),
+  );
   for (const [index, [seq]] of sent.entries()) if (states[index] !== "done") inFlightAtFault.add(seq);
   return Date.now();
 }
@@ -176,22 +192,32 @@ function percentile(sorted: number[], p: number): number {
 }
 
 let nextSeq = 1;
+
+/** Says `text` in chat `chat` of `platform`; returns the event id and a redelivery of the same event. */
+function say(platform: LoadPlatform, chat: number, text: string): { eventId: string; again: () => void } {
+  if (platform === "telegram") {
+    const userId = USER_BASE + chat;
+    const update = telegram.userSays({ text, userId, chatId: userId });
+    return { eventId: String(update.update_id), again: () => telegram.redeliver({ ...update }) };
+  }
+  const envelope = lark.messageEvent({ text, chatId: `oc_load${chat}`, senderOpenId: `ou_load${chat}` });
+  lark.publishWsEvent(envelope);
+  const eventId = String((envelope.header as { event_id: string }).event_id);
+  // Feishu pushes an event again to one of the connected clients, picked at random.
+  return { eventId, again: () => void lark.publishWsEvent(envelope) };
+}
+
 /** One chat's commands, one every `CHAT_INTERVAL_MS`: three of four are probes, one a skill load. */
-async function chatLoad(chat: number, count: number): Promise<void> {
+async function chatLoad(platform: LoadPlatform, chat: number, count: number): Promise<void> {
   await sleep(Math.floor((CHAT_INTERVAL_MS * chat) / CHATS));
   for (let index = 0; index < count; index++) {
     const seq = nextSeq++;
     const load = index % 4 === 3 ? SKILLS[(chat + index) % SKILLS.length] : undefined;
-    const userId = USER_BASE + chat;
     const at = Date.now();
-    const update = telegram.userSays({
-      text: load ? `/${load} probe${seq}` : `/probe${seq}`,
-      userId,
-      chatId: userId,
-    });
-    sentAt.set(seq, { chat, at, load, eventId: String(update.update_id) });
-    // A tenth is delivered again a moment later: the balancer sends it to another replica.
-    if (seq % 10 === 0) setTimeout(() => telegram.redeliver({ ...update }), 300).unref();
+    const sent = say(platform, chat, load ? `/${load} probe${seq}` : `/probe${seq}`);
+    sentAt.set(seq, { platform, chat, at, load, eventId: sent.eventId });
+    // A tenth is delivered again a moment later, to whichever replica the platform or balancer picks.
+    if (seq % 10 === 0) setTimeout(sent.again, 300).unref();
     await sleep(CHAT_INTERVAL_MS);
   }
 }
@@ -207,12 +233,19 @@ beforeAll(async () => {
   redisClient = await connectRedis(redis.url);
   telegram = new TelegramEmulator();
   await telegram.listen();
+  lark = new LarkEmulator({ seed: 42 });
+  // Feishu's retry schedule shortened (15 s, 5 min, … after the 3 s without an ack) to fit the test.
+  lark.redeliveryDelaysMs = [200, 1_000, 2_000, 4_000];
+  await lark.listen();
   home = await fs.mkdtemp(path.join(os.tmpdir(), "skillgate-load-"));
   await fs.mkdir(path.join(home, "skills"), { recursive: true });
   for (const name of SKILLS) await writeSkill(home, { name, description: `the ${name} skill` });
   for (const name of REPLICAS) ports.set(name, { health: await freePort(), webhook: await freePort() });
   balancer = await startBalancer(REPLICAS.map((name) => `http://127.0.0.1:${ports.get(name)?.webhook}`));
-  const users = Array.from({ length: CHATS }, (_, chat) => `telegram:${USER_BASE + chat}`);
+  const users = Array.from({ length: CHATS }, (_, chat) => [
+    `telegram:${USER_BASE + chat}`,
+    `feishu:ou_load${chat}`,
+  ]).flat();
   await fs.writeFile(
     path.join(home, "config.yaml"),
     YAML.stringify({
@@ -227,6 +260,7 @@ beforeAll(async () => {
           mode: "webhook",
           webhook: { url: `${balancer.url}/tg`, path: "/tg" },
         },
+        feishu: { enabled: true, domain: lark.url, mode: "websocket" },
         coordination: { redis_url: redis.url },
       },
     }),
@@ -243,6 +277,7 @@ afterAll(async () => {
   redisClient?.destroy();
   await balancer?.close();
   await telegram?.close();
+  await lark?.close();
   await redis?.dispose();
   if (home) await fs.rm(home, { recursive: true, force: true });
 });
@@ -255,7 +290,16 @@ describe("three replicas behind a balancer, under load", () => {
     for (const replica of replicas.values()) await until(`${replica.name} up`, () => health(replica), 30_000);
 
     const started = Date.now();
-    const load = Promise.all(Array.from({ length: CHATS }, (_, chat) => chatLoad(chat, COMMANDS_PER_CHAT)));
+    await until(
+      "every replica's long connection",
+      () => (lark.wsConnections >= REPLICAS.length ? true : undefined),
+      30_000,
+    );
+    const load = Promise.all(
+      PLATFORMS.flatMap((platform) =>
+        Array.from({ length: CHATS }, (_, chat) => chatLoad(platform, chat, COMMANDS_PER_CHAT)),
+      ),
+    );
     const failovers: number[] = [];
     /** From each kill to the first answer after it: events sent then wait for the next leader. */
     const leaderless: [number, number][] = [];
@@ -304,7 +348,7 @@ describe("three replicas behind a balancer, under load", () => {
     const inversions: number[] = [];
     const latencies: number[] = [];
     const steadyLatencies: number[] = [];
-    const lastAnswerOfChat = new Map<number, number>();
+    const lastAnswerOfChat = new Map<string, number>();
     for (let seq = 1; seq <= lastSent; seq++) {
       const sent = sentAt.get(seq);
       const times = answered.get(seq) ?? [];
@@ -315,8 +359,9 @@ describe("three replicas behind a balancer, under load", () => {
       }
       if (times.length > 1 && !inFlightAtFault.has(seq)) doubled.push(seq);
       const first = Math.min(...times);
-      if (first < (lastAnswerOfChat.get(sent.chat) ?? 0)) inversions.push(seq);
-      lastAnswerOfChat.set(sent.chat, first);
+      const chatKey = `${sent.platform}:${sent.chat}`;
+      if (first < (lastAnswerOfChat.get(chatKey) ?? 0)) inversions.push(seq);
+      lastAnswerOfChat.set(chatKey, first);
       if (!inFlightAtFault.has(seq)) latencies.push(first - sent.at);
       if (!leaderless.some(([from, to]) => sent.at >= from - 1_000 && sent.at <= to))
         steadyLatencies.push(first - sent.at);
@@ -374,7 +419,7 @@ describe("three replicas behind a balancer, under load", () => {
         userId: USER_BASE + chat,
         chatId: USER_BASE + chat,
       });
-      sentAt.set(seq, { chat, at, eventId: String(update.update_id) });
+      sentAt.set(seq, { platform: "telegram", chat, at, eventId: String(update.update_id) });
     }
     // Telegram retries what was not answered with 2xx: the replicas answer 503 while Redis is away.
     await until(
