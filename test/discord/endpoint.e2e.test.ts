@@ -1,0 +1,396 @@
+/**
+ * The Discord Interactions Endpoint end to end: the real adapter (discord.js for the gateway session and
+ * REST) listening on 127.0.0.1, and the emulator POSTing Ed25519-signed interactions to it as Discord
+ * does once the application's Interactions Endpoint URL is set. The test plays the gateway through the
+ * sink, the hooks and `send`; the replica split runs two adapters, the receiving one never logged in.
+ */
+import { promises as fs } from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { createDiscordAdapter, type DiscordAdapter } from "../../adapters/discord/index.js";
+import { UNAVAILABLE_NOTICE } from "../../adapters/discord/interactions.js";
+import { parseConfig } from "../../src/config/config.js";
+import { admitSender } from "../../src/core/access.js";
+import { createLogger } from "../../src/core/logger.js";
+import type { AdapterHooks, InboundMessage, InboundSink } from "../../src/core/message.js";
+import { type Reply, textReply } from "../../src/core/reply.js";
+import { DiscordEmulator, type EmulatedInteraction, type EmulatorUser } from "../emulators/discord.js";
+import { sampleCatalog } from "./catalog.js";
+
+const GUILD = "910000000000000001";
+const CHANNEL = "920000000000000001";
+const alice: EmulatorUser = { id: "222333444555666777", username: "alice", global_name: "Alice" };
+const mallory: EmulatorUser = { id: "777666555444333222", username: "mallory" };
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function emulator(): Promise<DiscordEmulator> {
+  const created = new DiscordEmulator();
+  await created.listen();
+  cleanups.push(() => created.close());
+  return created;
+}
+
+interface Started {
+  adapter: DiscordAdapter;
+  inbox: InboundMessage[];
+  /** `http://127.0.0.1:port/discord/interactions`. */
+  url: string;
+}
+
+/**
+ * Starts an adapter with the Interactions Endpoint on an ephemeral port, its REST calls named `client`
+ * at the emulator; `sink` defaults to collecting into `inbox`.
+ */
+async function start(
+  discord: DiscordEmulator,
+  options: {
+    client?: string;
+    sink?: InboundSink;
+    hooks?: Partial<AdapterHooks>;
+    publicKey?: string;
+  } = {},
+): Promise<Started> {
+  const home = await fs.mkdtemp(path.join(os.tmpdir(), "skillgate-discord-endpoint-"));
+  cleanups.push(() => fs.rm(home, { recursive: true, force: true }));
+  const config = parseConfig({
+    gateway: {
+      admins: [`discord:${alice.id}`],
+      discord: {
+        enabled: true,
+        api: discord.apiBaseFor(options.client ?? "default"),
+        interactions: { port: 0, path: "/discord/interactions" },
+      },
+    },
+  });
+  const adapter = createDiscordAdapter({
+    config,
+    home,
+    secret: (name) =>
+      name === "DISCORD_BOT_TOKEN"
+        ? discord.token
+        : name === "DISCORD_PUBLIC_KEY"
+          ? (options.publicKey ?? discord.publicKeyHex)
+          : undefined,
+    logger: createLogger({ level: "silent" }),
+  });
+  const inbox: InboundMessage[] = [];
+  await adapter.start(
+    options.sink ??
+      (async (message) => {
+        inbox.push(message);
+      }),
+    {
+      admit: (message) => admitSender(config, message),
+      suggestSkills: async (_sender, prefix) =>
+        ["pdf-tools", "pdf-forms", "arxiv"].filter((name) => name.startsWith(prefix)),
+      ...options.hooks,
+    },
+  );
+  cleanups.push(() => adapter.stop());
+  return { adapter, inbox, url: `http://127.0.0.1:${adapter.interactionsPort}/discord/interactions` };
+}
+
+async function until<T>(probe: () => T | undefined, timeoutMs = 5_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+function pin(discord: DiscordEmulator, user: EmulatorUser = alice): EmulatedInteraction {
+  return discord.interaction({
+    user,
+    guildId: GUILD,
+    channelId: CHANNEL,
+    name: "curator",
+    subcommand: "pin",
+    options: { skill: "pdf-tools" },
+  });
+}
+
+/** A reply carrying one stored button (as the gateway's action store would have set its id). */
+function question(actionId: string): Reply {
+  return {
+    ...textReply("Archive 'pdf-tools'?"),
+    actions: { rows: [[{ label: "Confirm", intent: { kind: "cancel" }, id: actionId }]] },
+  };
+}
+
+const types = (record: EmulatedInteraction) => record.callbacks.map((callback) => callback.type);
+
+describe("discord interactions endpoint", () => {
+  it("answers a signed PING, refuses a bad or missing signature with 401, and passes Discord's URL check", async () => {
+    const discord = await emulator();
+    const { url } = await start(discord);
+    const ping = { id: "1", application_id: discord.applicationId, type: 1, token: "t", version: 1 };
+    const pong = await discord.postSigned(url, ping);
+    expect(pong.status).toBe(200);
+    expect(pong.contentType).toMatch(/^application\/json/);
+    expect(pong.json).toEqual({ type: 1 });
+    expect((await discord.postSigned(url, ping, { badSignature: true })).status).toBe(401);
+    expect((await discord.postSigned(url, ping, { unsigned: true })).status).toBe(401);
+    // The body is part of what is signed: a body changed after signing is refused too.
+    const tampered = await discord.postSigned(url, ping, {
+      sentBody: JSON.stringify({ ...ping, type: 2 }),
+    });
+    expect(tampered.status).toBe(401);
+    await discord.setInteractionsEndpoint(url);
+  });
+
+  it("the emulator refuses an endpoint URL that takes bad signatures, as Discord does", async () => {
+    const discord = await emulator();
+    const lax = http.createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" }).end('{"type":1}');
+    });
+    await new Promise<void>((resolve) => lax.listen(0, "127.0.0.1", resolve));
+    cleanups.push(() => new Promise((resolve) => lax.close(() => resolve())));
+    const url = `http://127.0.0.1:${(lax.address() as AddressInfo).port}/`;
+    await expect(discord.setInteractionsEndpoint(url)).rejects.toThrow(/invalid signature/);
+    // A wrong public key refuses Discord's own signature: the PING check fails.
+    const other = new DiscordEmulator();
+    const { url: misconfigured } = await start(discord, { publicKey: other.publicKeyHex });
+    await expect(discord.setInteractionsEndpoint(misconfigured)).rejects.toThrow(/PING/);
+  });
+
+  it("a slash command by HTTP is delivered, deferred in the response, then the reply edits it", async () => {
+    const discord = await emulator();
+    const { adapter, inbox, url } = await start(discord);
+    await adapter.syncCommands(sampleCatalog);
+    await discord.setInteractionsEndpoint(url);
+    const sent = pin(discord);
+    await sent.delivered;
+    expect(sent.via).toBe("http");
+    expect(sent.failed).toBeUndefined();
+    expect(types(sent)).toEqual([5]);
+    // Not over the gateway, and not through the callback route: the HTTP response was the answer.
+    expect(discord.calls.some((call) => call.path.startsWith("/interactions/"))).toBe(false);
+    const message = await until(() => inbox.find((candidate) => candidate.eventId === sent.id));
+    expect(inbox).toHaveLength(1);
+    expect(message.command).toEqual({
+      name: "curator",
+      args: ["pin", "pdf-tools"],
+      rawArgs: "pin pdf-tools",
+    });
+    await adapter.send({ chatId: CHANNEL }, textReply("pinned 'pdf-tools'"), message);
+    const [original] = discord.interactionMessages(sent.id);
+    expect(original?.deferred).toBe(false);
+    expect(original?.content).toBe("pinned 'pdf-tools'");
+    expect(original?.allowedMentions).toEqual({ parse: [] });
+  });
+
+  it("a button press by HTTP gets a deferred update, and the result edits the pressed message", async () => {
+    const discord = await emulator();
+    const { adapter, inbox, url } = await start(discord);
+    await adapter.send({ chatId: CHANNEL }, question("act-confirm-1"));
+    const shown = await discord.waitForMessage((message) => message.components.length > 0);
+    await discord.setInteractionsEndpoint(url);
+    const press = discord.pressButton({ user: alice, messageId: shown.id, label: "Confirm" });
+    await press.delivered;
+    expect(press.via).toBe("http");
+    expect(types(press)).toEqual([6]);
+    const message = await until(() => inbox.find((candidate) => candidate.eventId === press.id));
+    expect(message.press).toEqual({ actionId: "act-confirm-1", messageId: shown.id });
+    await adapter.send(
+      { chatId: CHANNEL, editMessageId: shown.id },
+      textReply("archived 'pdf-tools'"),
+      message,
+    );
+    const edited = discord.messages.find((candidate) => candidate.id === shown.id);
+    expect(edited?.content).toBe("archived 'pdf-tools'");
+    expect(edited?.components).toEqual([]);
+    // A refusal after the deferred update goes privately as a follow-up.
+    await adapter.send({ chatId: CHANNEL }, { ...textReply("admins only"), private: true }, message);
+    const refusal = discord.interactionMessages(press.id).find((candidate) => candidate.kind === "followup");
+    expect(refusal?.ephemeral).toBe(true);
+    expect(refusal?.content).toBe("admins only");
+  });
+
+  it("a refused press answers the HTTP request itself, privately, as over the gateway", async () => {
+    const discord = await emulator();
+    let adapter: DiscordAdapter | undefined;
+    // The gateway judges a press inside the sink and sends a refusal at once.
+    const started = await start(discord, {
+      sink: async (message) => {
+        await adapter?.send({ chatId: CHANNEL }, { ...textReply("admins only"), private: true }, message);
+      },
+    });
+    adapter = started.adapter;
+    await adapter.send({ chatId: CHANNEL }, question("act-confirm-2"));
+    const shown = await discord.waitForMessage((message) => message.components.length > 0);
+    await discord.setInteractionsEndpoint(started.url);
+    const press = discord.pressButton({ user: alice, messageId: shown.id, label: "Confirm" });
+    await press.delivered;
+    expect(types(press)).toEqual([4]);
+    const [answer] = discord.interactionMessages(press.id);
+    expect(answer?.ephemeral).toBe(true);
+    expect(answer?.content).toBe("admins only");
+  });
+
+  it("answers autocomplete in the response with the gateway's suggestions", async () => {
+    const discord = await emulator();
+    const { adapter, inbox, url } = await start(discord);
+    await adapter.syncCommands(sampleCatalog);
+    await discord.setInteractionsEndpoint(url);
+    const choices = await discord.autocomplete({
+      user: alice,
+      guildId: GUILD,
+      channelId: CHANNEL,
+      name: "skill",
+      options: { name: "pdf" },
+      focused: "name",
+    });
+    expect(choices).toEqual([
+      { name: "pdf-tools", value: "pdf-tools" },
+      { name: "pdf-forms", value: "pdf-forms" },
+    ]);
+    const record = [...discord.interactions.values()].find((candidate) => candidate.type === 4);
+    expect(record?.via).toBe("http");
+    expect(record && types(record)).toEqual([8]);
+    expect(inbox).toHaveLength(0);
+  });
+
+  it("a stranger's command is answered privately and never delivered", async () => {
+    const discord = await emulator();
+    const { inbox, url } = await start(discord);
+    await discord.setInteractionsEndpoint(url);
+    const sent = pin(discord, mallory);
+    await sent.delivered;
+    expect(types(sent)).toEqual([4]);
+    const [answer] = discord.interactionMessages(sent.id);
+    expect(answer?.ephemeral).toBe(true);
+    expect(answer?.content).toContain(`discord:${mallory.id}`);
+    expect(inbox).toHaveLength(0);
+  });
+
+  it("when the sink refuses (shared inbox down), nothing is deferred: the user is told to try again", async () => {
+    const discord = await emulator();
+    const { adapter, url } = await start(discord, {
+      sink: async () => {
+        throw new Error("the shared inbox is unreachable");
+      },
+    });
+    await adapter.send({ chatId: CHANNEL }, question("act-confirm-3"));
+    const shown = await discord.waitForMessage((message) => message.components.length > 0);
+    await discord.setInteractionsEndpoint(url);
+    const sent = pin(discord);
+    const press = discord.pressButton({ user: alice, messageId: shown.id, label: "Confirm" });
+    await Promise.all([sent.delivered, press.delivered]);
+    for (const record of [sent, press]) {
+      expect(record.failed).toBeUndefined();
+      expect(types(record)).toEqual([4]);
+      const [answer] = discord.interactionMessages(record.id);
+      expect(answer?.ephemeral).toBe(true);
+      expect(answer?.content).toBe(UNAVAILABLE_NOTICE);
+    }
+    // The pressed message is untouched: no deferred update, no edit.
+    expect(discord.messages.find((message) => message.id === shown.id)?.edits).toBe(0);
+  });
+
+  it("a secret modal opens as the press's first answer and its value reaches only the hook", async () => {
+    const discord = await emulator();
+    const submitted: { token: string; sender: string; value: string }[] = [];
+    const { adapter, inbox, url } = await start(discord, {
+      hooks: {
+        secretInput: {
+          open: async () => ({
+            token: "tok_0123456789abcdef",
+            key: "PDF_API_KEY",
+            skill: "pdf-tools",
+            prompt: "PDF_API_KEY",
+          }),
+          describe: async () => ({ key: "PDF_API_KEY", prompt: "PDF_API_KEY" }),
+          submit: async (token, sender, value) => {
+            submitted.push({ token, sender, value });
+            return textReply("`PDF_API_KEY` set ✓");
+          },
+        },
+      },
+    });
+    await adapter.send({ chatId: CHANNEL }, question("act-secret-1"));
+    const shown = await discord.waitForMessage((message) => message.components.length > 0);
+    await discord.setInteractionsEndpoint(url);
+    const press = discord.pressButton({ user: alice, messageId: shown.id, label: "Confirm" });
+    await press.delivered;
+    expect(types(press)).toEqual([9]);
+    const modal = press.callbacks[0]?.data as { custom_id?: string };
+    expect(modal.custom_id).toBe("sg:secret:tok_0123456789abcdef");
+    const submit = discord.submitModal({
+      user: alice,
+      guildId: GUILD,
+      channelId: CHANNEL,
+      customId: String(modal.custom_id),
+      values: { value: "s3cr3t-value" },
+    });
+    await submit.delivered;
+    expect(submitted).toEqual([{ token: "tok_0123456789abcdef", sender: alice.id, value: "s3cr3t-value" }]);
+    expect(types(submit)).toEqual([4]);
+    expect(discord.interactionMessages(submit.id)[0]?.content).toBe("`PDF_API_KEY` set ✓");
+    expect(inbox).toHaveLength(0);
+  });
+});
+
+describe("discord replicas sharing the ingress", () => {
+  it("replica A takes the interaction by HTTP without a gateway session; the leader B answers from the JSON alone", async () => {
+    const discord = await emulator();
+    const forwarded: InboundMessage[] = [];
+    // B leads: it logs in and sends. A only runs its endpoint and appends to the "shared inbox".
+    const leader = await start(discord, { client: "b", hooks: { sharedIngress: true } });
+    await leader.adapter.lead();
+    await leader.adapter.syncCommands(sampleCatalog);
+    const receiver = await start(discord, {
+      client: "a",
+      hooks: { sharedIngress: true },
+      sink: async (message) => {
+        forwarded.push(JSON.parse(JSON.stringify(message)) as InboundMessage);
+      },
+    });
+    expect(discord.identifies).toBe(1);
+    expect(receiver.adapter.health().state).toBe("connected");
+    await discord.setInteractionsEndpoint(receiver.url);
+
+    const sent = pin(discord);
+    await sent.delivered;
+    expect(types(sent)).toEqual([5]);
+    const command = await until(() => forwarded.find((message) => message.eventId === sent.id));
+    expect(command.command?.args).toEqual(["pin", "pdf-tools"]);
+    await leader.adapter.send({ chatId: CHANNEL }, textReply("pinned 'pdf-tools'"), command);
+    expect(discord.interactionMessages(sent.id)[0]?.content).toBe("pinned 'pdf-tools'");
+    const edits = discord.calls.filter((call) => call.path.startsWith("/webhooks/"));
+    expect(edits.length).toBeGreaterThan(0);
+    expect(edits.every((call) => call.client === "b")).toBe(true);
+
+    // A press: deferred by A's response, the pressed message edited by B.
+    await leader.adapter.send({ chatId: CHANNEL }, question("act-confirm-4"));
+    const shown = await discord.waitForMessage((message) => message.components.length > 0);
+    const press = discord.pressButton({ user: alice, messageId: shown.id, label: "Confirm" });
+    await press.delivered;
+    expect(types(press)).toEqual([6]);
+    const pressed = await until(() => forwarded.find((message) => message.eventId === press.id));
+    const acknowledged = await leader.adapter.acknowledge(
+      { chatId: CHANNEL, editMessageId: shown.id },
+      textReply("running…"),
+      pressed,
+    );
+    expect(acknowledged).toBeUndefined();
+    expect(discord.messages.find((message) => message.id === shown.id)?.content).toBe("running…");
+    await leader.adapter.send(
+      { chatId: CHANNEL, editMessageId: shown.id },
+      textReply("archived 'pdf-tools'"),
+      pressed,
+    );
+    expect(discord.messages.find((message) => message.id === shown.id)?.content).toBe("archived 'pdf-tools'");
+    // Nothing was answered by A through REST, nothing delivered to the leader's own sink.
+    expect(discord.calls.filter((call) => call.client === "a")).toEqual([]);
+    expect(leader.inbox).toHaveLength(0);
+  });
+});
