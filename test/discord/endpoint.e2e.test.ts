@@ -9,7 +9,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createDiscordAdapter, type DiscordAdapter } from "../../adapters/discord/index.js";
 import { UNAVAILABLE_NOTICE } from "../../adapters/discord/interactions.js";
 import { parseConfig } from "../../src/config/config.js";
@@ -17,7 +17,10 @@ import { admitSender } from "../../src/core/access.js";
 import { createLogger } from "../../src/core/logger.js";
 import type { AdapterHooks, InboundMessage, InboundSink } from "../../src/core/message.js";
 import { type Reply, textReply } from "../../src/core/reply.js";
+import { connectRedis, type RedisClient } from "../../src/gateway/coordination/redis.js";
+import { RedisAdapterState } from "../../src/gateway/coordination/redis-state.js";
 import { DiscordEmulator, type EmulatedInteraction, type EmulatorUser } from "../emulators/discord.js";
+import { startRedis, type TestRedis } from "../support/redis.js";
 import { sampleCatalog } from "./catalog.js";
 
 const GUILD = "910000000000000001";
@@ -55,6 +58,8 @@ async function start(
     sink?: InboundSink;
     hooks?: Partial<AdapterHooks>;
     publicKey?: string;
+    /** False: no Interactions Endpoint (interactions come over the gateway session). */
+    endpoint?: boolean;
   } = {},
 ): Promise<Started> {
   const home = await fs.mkdtemp(path.join(os.tmpdir(), "skillgate-discord-endpoint-"));
@@ -65,7 +70,7 @@ async function start(
       discord: {
         enabled: true,
         api: discord.apiBaseFor(options.client ?? "default"),
-        interactions: { port: 0, path: "/discord/interactions" },
+        ...(options.endpoint === false ? {} : { interactions: { port: 0, path: "/discord/interactions" } }),
       },
     },
   });
@@ -392,5 +397,89 @@ describe("discord replicas sharing the ingress", () => {
     // Nothing was answered by A through REST, nothing delivered to the leader's own sink.
     expect(discord.calls.filter((call) => call.client === "a")).toEqual([]);
     expect(leader.inbox).toHaveLength(0);
+  });
+
+  it("without an endpoint, start opens no gateway session; lead() does, and an interaction the sink refuses is not deferred", async () => {
+    const discord = await emulator();
+    let inboxUp = false;
+    const taken: InboundMessage[] = [];
+    const { adapter } = await start(discord, {
+      endpoint: false,
+      hooks: { sharedIngress: true },
+      sink: async (message) => {
+        if (!inboxUp) throw new Error("the shared inbox is unreachable");
+        taken.push(message);
+      },
+    });
+    expect(discord.identifies).toBe(0);
+    expect(adapter.interactionsPort).toBeUndefined();
+    await adapter.lead();
+    await adapter.lead();
+    expect(discord.identifies).toBe(1);
+    expect(adapter.health().state).toBe("connected");
+
+    const refused = pin(discord);
+    await discord.waitForAcknowledgement(refused);
+    expect(refused.via).toBe("gateway");
+    expect(types(refused)).toEqual([4]);
+    expect(discord.interactionMessages(refused.id)[0]?.content).toBe(UNAVAILABLE_NOTICE);
+
+    inboxUp = true;
+    const accepted = pin(discord);
+    await discord.waitForAcknowledgement(accepted);
+    expect(types(accepted)).toEqual([5]);
+    expect(taken.map((message) => message.eventId)).toEqual([accepted.id]);
+  });
+
+  describe("on a real redis-server", () => {
+    let redis: TestRedis;
+    let client: RedisClient;
+    beforeAll(async () => {
+      redis = await startRedis();
+      client = await connectRedis(redis.url);
+      await client.set("layout:leader-epoch", "1");
+    });
+    afterAll(async () => {
+      client.destroy();
+      await redis.dispose();
+    });
+
+    it("a replica that never registered commands reads the leader's option layout: a string flag stays a flag", async () => {
+      const discord = await emulator();
+      const state = (epoch: number | undefined) =>
+        new RedisAdapterState({
+          redis: client,
+          prefix: "layout:",
+          epochKey: "layout:leader-epoch",
+          epoch: () => epoch,
+        });
+      const leader = await start(discord, {
+        client: "b",
+        hooks: { sharedIngress: true, sharedState: state(1) },
+      });
+      await leader.adapter.lead();
+      await leader.adapter.syncCommands(sampleCatalog);
+      const forwarded: InboundMessage[] = [];
+      const receiver = await start(discord, {
+        client: "a",
+        hooks: { sharedIngress: true, sharedState: state(undefined) },
+        sink: async (message) => {
+          forwarded.push(JSON.parse(JSON.stringify(message)) as InboundMessage);
+        },
+      });
+      await discord.setInteractionsEndpoint(receiver.url);
+      const sent = discord.interaction({
+        user: alice,
+        guildId: GUILD,
+        channelId: CHANNEL,
+        name: "curator",
+        subcommand: "backup",
+        options: { reason: "before upgrade" },
+      });
+      await sent.delivered;
+      const message = await until(() => forwarded.find((candidate) => candidate.eventId === sent.id));
+      // Without the leader's layout the string option would be read as two positional words.
+      expect(message.command?.args).toEqual(["backup", "--reason", "before upgrade"]);
+    });
   });
 });
