@@ -10,6 +10,7 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { diagnoseDiscord } from "../../adapters/discord/doctor.js";
 import { createDiscordAdapter, type DiscordAdapter } from "../../adapters/discord/index.js";
 import { UNAVAILABLE_NOTICE } from "../../adapters/discord/interactions.js";
 import { parseConfig } from "../../src/config/config.js";
@@ -481,5 +482,41 @@ describe("discord replicas sharing the ingress", () => {
       // Without the leader's layout the string option would be read as two positional words.
       expect(message.command?.args).toEqual(["backup", "--reason", "before upgrade"]);
     });
+  });
+});
+
+describe("discord doctor and the Interactions Endpoint", () => {
+  it("says when Discord sends interactions to a URL this gateway does not serve, and never takes the running endpoint's port", async () => {
+    const discord = await emulator();
+    const { url, adapter } = await start(discord);
+    await adapter.syncCommands(sampleCatalog);
+    await discord.setInteractionsEndpoint(url);
+    const diagnose = (interactions: Record<string, unknown> | undefined, publicKey?: string) =>
+      diagnoseDiscord({
+        config: parseConfig({
+          gateway: { discord: { api: discord.apiBase, ...(interactions ? { interactions } : {}) } },
+        }),
+        home: os.tmpdir(),
+        secret: (name) =>
+          name === "DISCORD_BOT_TOKEN"
+            ? discord.token
+            : name === "DISCORD_PUBLIC_KEY"
+              ? publicKey
+              : undefined,
+        logger: createLogger({ level: "silent" }),
+      });
+    const served = await diagnose({ port: adapter.interactionsPort }, discord.publicKeyHex);
+    expect(served.filter((check) => check.status !== "ok")).toEqual([]);
+    expect(served.map((check) => check.summary).join("\n")).toContain(`Discord POSTs to ${url}`);
+    const unserved = await diagnose(undefined);
+    const mismatch = unserved.find((check) => check.status === "fail");
+    expect(mismatch?.summary).toContain(`Interactions Endpoint URL is ${url}`);
+    const keyless = await diagnose({ port: adapter.interactionsPort });
+    expect(keyless.find((check) => check.status === "fail")?.summary).toMatch(/DISCORD_PUBLIC_KEY is not/);
+    // The running endpoint still answers: the doctor never bound its port.
+    expect(
+      (await discord.postSigned(url, { id: "1", application_id: discord.applicationId, type: 1, token: "t" }))
+        .json,
+    ).toEqual({ type: 1 });
   });
 });

@@ -1153,7 +1153,14 @@ export class DiscordEmulator {
       case "GET applications/@me":
         return {
           status: 200,
-          json: { id: this.applicationId, name: this.bot.username, bot: publicUser(this.bot), flags: 0 },
+          json: {
+            id: this.applicationId,
+            name: this.bot.username,
+            bot: publicUser(this.bot),
+            flags: 0,
+            // Application Object: "interactions_endpoint_url? ?string" (Discord docs, Application).
+            interactions_endpoint_url: this.endpointUrl ?? null,
+          },
         };
       case "GET applications/:/commands":
         return this.ownApp(s[1]) ?? { status: 200, json: this.global };
