@@ -59,7 +59,12 @@ export class DiscordConnection {
       "starting",
       this.endpoint.configured ? "opening the interactions endpoint" : "logging in",
     );
-    await this.endpoint.start();
+    try {
+      await this.endpoint.start();
+    } catch (error) {
+      this.ctx.setState("failed", describe(error));
+      throw error;
+    }
     if (hooks?.sharedIngress) {
       this.ctx.setState("connected", this.standbyDetail());
       return;
@@ -74,7 +79,9 @@ export class DiscordConnection {
   lead(): Promise<void> {
     this.session ??= this.login().catch(async (error: unknown) => {
       this.session = undefined;
-      await this.endpoint.close();
+      // One gateway failed to start: nothing of it stays up. A replica keeps its endpoint (the gateway
+      // hands the lead on and stops this adapter).
+      if (!this.ctx.hooks?.sharedIngress) await this.endpoint.close();
       throw error;
     });
     return this.session;

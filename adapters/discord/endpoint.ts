@@ -13,7 +13,7 @@
 
 import type { KeyObject } from "node:crypto";
 import http from "node:http";
-import { ConfigError } from "../../src/core/errors.js";
+import { AdapterError, ConfigError } from "../../src/core/errors.js";
 import {
   clientAddress,
   FailureRateLimiter,
@@ -23,7 +23,7 @@ import {
 import type { DiscordComponentJson } from "./actions.js";
 import { interactionAddress, WebhookInteraction } from "./answer.js";
 import { discordConfig } from "./config.js";
-import type { DiscordContext } from "./context.js";
+import { type DiscordContext, describe } from "./context.js";
 import type { DiscordInteractions } from "./interactions.js";
 import type { DiscordInteractionJson } from "./normalize.js";
 import { publicKeyFromHex, verifyInteraction } from "./signature.js";
@@ -91,10 +91,18 @@ export class DiscordEndpoint {
         res.end();
       });
     });
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(port, "127.0.0.1", () => resolve());
-    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(port, "127.0.0.1", () => resolve());
+      });
+    } catch (error) {
+      throw new AdapterError(
+        "discord",
+        `Could not listen for Discord interactions on 127.0.0.1:${port} (${describe(error)}). Choose a free gateway.discord.interactions.port.`,
+        { cause: error, code: "adapter.discord.endpoint" },
+      );
+    }
     this.server = server;
     this.ctx.log.info({ address: this.address }, "discord interactions endpoint listening");
   }

@@ -13,6 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { diagnoseDiscord } from "../../adapters/discord/doctor.js";
 import { createDiscordAdapter, type DiscordAdapter } from "../../adapters/discord/index.js";
 import { UNAVAILABLE_NOTICE } from "../../adapters/discord/interactions.js";
+import { publicKeyFromHex, verifyInteraction } from "../../adapters/discord/signature.js";
 import { parseConfig } from "../../src/config/config.js";
 import { admitSender } from "../../src/core/access.js";
 import { createLogger } from "../../src/core/logger.js";
@@ -61,6 +62,8 @@ async function start(
     publicKey?: string;
     /** False: no Interactions Endpoint (interactions come over the gateway session). */
     endpoint?: boolean;
+    /** The endpoint's port (default: any free one). */
+    port?: number;
   } = {},
 ): Promise<Started> {
   const home = await fs.mkdtemp(path.join(os.tmpdir(), "skillgate-discord-endpoint-"));
@@ -71,7 +74,9 @@ async function start(
       discord: {
         enabled: true,
         api: discord.apiBaseFor(options.client ?? "default"),
-        ...(options.endpoint === false ? {} : { interactions: { port: 0, path: "/discord/interactions" } }),
+        ...(options.endpoint === false
+          ? {}
+          : { interactions: { port: options.port ?? 0, path: "/discord/interactions" } }),
       },
     },
   });
@@ -153,6 +158,19 @@ describe("discord interactions endpoint", () => {
     await discord.setInteractionsEndpoint(url);
   });
 
+  it("refuses to start without a usable public key or on a port in use, saying what to set", async () => {
+    const discord = await emulator();
+    await expect(start(discord, { publicKey: "" })).rejects.toThrow(/DISCORD_PUBLIC_KEY/);
+    await expect(start(discord, { publicKey: "not-hex" })).rejects.toThrow(/is not a public key/);
+    const busy = http.createServer();
+    await new Promise<void>((resolve) => busy.listen(0, "127.0.0.1", resolve));
+    cleanups.push(() => new Promise((resolve) => busy.close(() => resolve())));
+    const port = (busy.address() as AddressInfo).port;
+    await expect(start(discord, { port })).rejects.toThrow(
+      new RegExp(`127\\.0\\.0\\.1:${port}.*gateway\\.discord\\.interactions\\.port`),
+    );
+  });
+
   it("the emulator refuses an endpoint URL that takes bad signatures, as Discord does", async () => {
     const discord = await emulator();
     const lax = http.createServer((_req, res) => {
@@ -166,6 +184,39 @@ describe("discord interactions endpoint", () => {
     const other = new DiscordEmulator();
     const { url: misconfigured } = await start(discord, { publicKey: other.publicKeyHex });
     await expect(discord.setInteractionsEndpoint(misconfigured)).rejects.toThrow(/PING/);
+  });
+
+  it("the emulator fails an interaction whose endpoint does not answer within the deadline", async () => {
+    const discord = new DiscordEmulator({ interactionDeadlineMs: 300 });
+    await discord.listen();
+    cleanups.push(() => discord.close());
+    // An endpoint that verifies signatures and answers PINGs, but never answers an interaction.
+    const key = publicKeyFromHex(discord.publicKeyHex);
+    const silent = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (chunk: Buffer) => chunks.push(chunk));
+      req.on("end", () => {
+        const body = Buffer.concat(chunks);
+        const signature = req.headers["x-signature-ed25519"] as string | undefined;
+        const timestamp = req.headers["x-signature-timestamp"] as string | undefined;
+        if (!key || !verifyInteraction(key, signature, timestamp, body)) res.writeHead(401).end();
+        else if ((JSON.parse(body.toString()) as { type: number }).type === 1)
+          res.writeHead(200, { "content-type": "application/json" }).end('{"type":1}');
+      });
+    });
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    cleanups.push(
+      () =>
+        new Promise((resolve) => {
+          silent.closeAllConnections();
+          silent.close(() => resolve());
+        }),
+    );
+    await discord.setInteractionsEndpoint(`http://127.0.0.1:${(silent.address() as AddressInfo).port}/`);
+    const sent = pin(discord);
+    await sent.delivered;
+    expect(sent.failed).toMatch(/no response within 300 ms/);
+    expect(sent.callbacks).toEqual([]);
   });
 
   it("a slash command by HTTP is delivered, deferred in the response, then the reply edits it", async () => {
