@@ -14,7 +14,26 @@ export interface DiscordConfig {
   guildId?: string;
   /** REST/gateway API root without a trailing slash (tests point it at the emulator). */
   api?: string;
+  /**
+   * The Interactions Endpoint (`gateway.discord.interactions`): when `port` is set, every replica
+   * listens on 127.0.0.1:`port` at `path` for Discord's signed HTTP interactions (put a TLS reverse
+   * proxy in front and enter its public URL as the application's Interactions Endpoint URL).
+   */
+  interactions: DiscordInteractionsConfig;
 }
+
+/** `gateway.discord.interactions`. */
+export interface DiscordInteractionsConfig {
+  /** Local port of the endpoint; unset: interactions come over the gateway session. */
+  port?: number;
+  /** Local path the endpoint answers (default `/discord/interactions`). */
+  path: string;
+  /** The application's public key (64 hex digits); else `DISCORD_PUBLIC_KEY` from `.env`. */
+  publicKey?: string;
+}
+
+/** Where the endpoint answers unless `gateway.discord.interactions.path` says otherwise. */
+export const DEFAULT_INTERACTIONS_PATH = "/discord/interactions";
 
 /** Parses `gateway.discord`. */
 export function parseDiscordConfig(reader: ConfigReader): DiscordConfig {
@@ -23,6 +42,16 @@ export function parseDiscordConfig(reader: ConfigReader): DiscordConfig {
     applicationId: reader.str("application_id"),
     guildId: reader.str("guild_id"),
     api: reader.str("api")?.replace(/\/+$/, ""),
+    interactions: parseInteractions(reader.section("interactions")),
+  };
+}
+
+function parseInteractions(reader: ConfigReader): DiscordInteractionsConfig {
+  const path = reader.str("path")?.trim();
+  return {
+    port: reader.num("port", { integer: true, min: 0, max: 65535 }),
+    path: !path ? DEFAULT_INTERACTIONS_PATH : path.startsWith("/") ? path : `/${path}`,
+    publicKey: reader.str("public_key")?.trim(),
   };
 }
 

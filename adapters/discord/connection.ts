@@ -1,7 +1,10 @@
 /**
- * The Discord connection: login to the gateway session with bounded retries, ready once READY and every
- * guild arrived; a fatal close (bad token, disallowed intents) fails at once, saying what to change.
- * Shard events keep the health state; after `stop()` nothing revives it.
+ * The Discord connection: the Interactions Endpoint when configured (`endpoint.ts`, on every replica),
+ * and the login to the gateway session with bounded retries, ready once READY and every guild arrived;
+ * a fatal close (bad token, disallowed intents) fails at once, saying what to change. With several
+ * replicas (`AdapterHooks.sharedIngress`) only the leading one holds the gateway session (Discord allows
+ * one per bot): `start` brings up the endpoint and REST, `lead` logs in. Shard events keep the health
+ * state; after `stop()` nothing revives it.
  */
 import { once } from "node:events";
 import { Events, GatewayIntentBits } from "discord.js";
@@ -9,6 +12,7 @@ import { AdapterError } from "../../src/core/errors.js";
 import type { AdapterHealth, AdapterHooks, InboundSink } from "../../src/core/message.js";
 import { connectWithRetries } from "../../src/core/startup.js";
 import { DEFAULT_TUNING, DISCORD_INTENTS, type DiscordContext, describe } from "./context.js";
+import type { DiscordEndpoint } from "./endpoint.js";
 
 /** Developer Portal switch of each privileged intent (Bot → Privileged Gateway Intents). */
 const PRIVILEGED_SWITCHES: [GatewayIntentBits, string][] = [
@@ -24,24 +28,74 @@ const START_ATTEMPTS = 3;
 
 /** Logs in, keeps the health state and disconnects one Discord adapter. */
 export class DiscordConnection {
-  constructor(private readonly ctx: DiscordContext) {}
+  /** The gateway session is logged in (or logging in). */
+  private session: Promise<void> | undefined;
+
+  constructor(
+    private readonly ctx: DiscordContext,
+    private readonly endpoint: DiscordEndpoint,
+  ) {}
 
   /** Follows the gateway session's shard events into the health state. */
   listen(): void {
     const { client, log } = this.ctx;
     client.on(Events.ShardDisconnect, () => this.ctx.setState("degraded", "gateway connection closed"));
     client.on(Events.ShardReconnecting, () => this.ctx.setState("degraded", "reconnecting to the gateway"));
-    client.on(Events.ShardResume, () => this.ctx.setState("connected", this.ctx.connectedDetail()));
-    client.on(Events.ShardReady, () => this.ctx.setState("connected", this.ctx.connectedDetail()));
+    client.on(Events.ShardResume, () => this.ctx.setState("connected", this.connectedDetail()));
+    client.on(Events.ShardReady, () => this.ctx.setState("connected", this.connectedDetail()));
     client.on(Events.Error, (error) => log.error({ err: error }, "discord client error"));
   }
 
-  /** Logs in, waits until the gateway is ready (every guild received), then delivers events to `sink`. */
+  /**
+   * Starts the Interactions Endpoint (when configured) and, unless several replicas share the ingress,
+   * logs in and waits until the gateway is ready (every guild received); then delivers events to `sink`.
+   */
   async start(sink: InboundSink, hooks?: AdapterHooks): Promise<void> {
-    const token = this.ctx.requireToken();
+    this.ctx.requireToken();
     this.ctx.sink = sink;
     this.ctx.hooks = hooks;
     this.ctx.stopped = false;
+    this.ctx.setState(
+      "starting",
+      this.endpoint.configured ? "opening the interactions endpoint" : "logging in",
+    );
+    try {
+      await this.endpoint.start();
+    } catch (error) {
+      this.ctx.setState("failed", describe(error));
+      throw error;
+    }
+    if (hooks?.sharedIngress) {
+      this.ctx.setState("connected", this.standbyDetail());
+      return;
+    }
+    await this.lead();
+  }
+
+  /**
+   * Logs in to the gateway session (DMs, mentions, and the interactions when no endpoint takes them);
+   * once per start. With several replicas the leading one calls it.
+   */
+  lead(): Promise<void> {
+    this.session ??= this.login().catch(async (error: unknown) => {
+      this.session = undefined;
+      // One gateway failed to start: nothing of it stays up. A replica keeps its endpoint (the gateway
+      // hands the lead on and stops this adapter).
+      if (!this.ctx.hooks?.sharedIngress) await this.endpoint.close();
+      throw error;
+    });
+    return this.session;
+  }
+
+  private standbyDetail(): string {
+    const where = this.endpoint.address;
+    return where
+      ? `interactions endpoint on ${where}; the gateway session runs on the leading replica`
+      : "the gateway session runs on the leading replica";
+  }
+
+  private async login(): Promise<void> {
+    const token = this.ctx.requireToken();
     this.ctx.setState("starting", "logging in");
     const readyTimeoutMs = this.ctx.tuning.readyTimeoutMs;
     const failure = (error: unknown) => loginFailure(error, this.ctx.intents, readyTimeoutMs);
@@ -93,7 +147,7 @@ export class DiscordConnection {
       },
     });
     this.ctx.botUserId = this.ctx.client.user?.id ?? this.ctx.botUserId;
-    this.ctx.setState("connected", this.ctx.connectedDetail());
+    this.ctx.setState("connected", this.connectedDetail());
     this.ctx.log.info({ user: this.ctx.client.user?.tag }, "discord connected");
   }
 
@@ -102,10 +156,21 @@ export class DiscordConnection {
     this.ctx.stopped = true;
     this.ctx.sink = null;
     this.ctx.pending.clear();
+    this.ctx.presses.clear();
     this.ctx.rawInteractions.clear();
+    this.session = undefined;
+    await this.endpoint.close();
     await this.ctx.client.destroy();
     await this.ctx.inbox.catch(() => undefined);
     this.ctx.state = { state: "stopped", detail: "stopped" };
+  }
+
+  /** The health detail of a live session, and where the endpoint listens. */
+  private connectedDetail(): string {
+    const where = this.endpoint.address;
+    return where
+      ? `${this.ctx.connectedDetail()}; interactions endpoint on ${where}`
+      : this.ctx.connectedDetail();
   }
 
   /** Current connection state, as `/healthz` shows it. */

@@ -4,17 +4,12 @@
  * health state, the interactions waiting for their answers and the layout that maps slash commands back
  * to command lines.
  */
-import {
-  type ButtonInteraction,
-  type ChatInputCommandInteraction,
-  Client,
-  GatewayIntentBits,
-  Partials,
-} from "discord.js";
+import { Client, GatewayIntentBits, Partials } from "discord.js";
 import { AdapterError } from "../../src/core/errors.js";
 import type { Logger } from "../../src/core/logger.js";
 import type { AdapterHealth, AdapterHooks, InboundSink } from "../../src/core/message.js";
 import type { AdapterOptions } from "../../src/core/platforms.js";
+import type { AnswerableInteraction } from "./answer.js";
 import { buildInteractionLayout } from "./commands.js";
 import { discordConfig } from "./config.js";
 import type { DiscordInteractionJson, InteractionLayout } from "./normalize.js";
@@ -58,7 +53,7 @@ export const EMPTY_REPLY = "Done.";
 
 /** A button press waiting for (or receiving) its answer. */
 export interface PendingPress {
-  interaction: ButtonInteraction;
+  interaction: AnswerableInteraction;
   /** Set once acknowledged: resolves true when Discord accepted the acknowledgement. */
   acknowledged: Promise<boolean> | undefined;
   /** The message carrying the button was replaced with the first chunk. */
@@ -68,9 +63,9 @@ export interface PendingPress {
 
 /** A slash command waiting for (or receiving) its reply. */
 export interface PendingInteraction {
-  interaction: ChatInputCommandInteraction;
-  /** Resolves true once the deferral was accepted. */
-  deferred: Promise<boolean>;
+  interaction: AnswerableInteraction;
+  /** Set once deferred: resolves true when Discord accepted the deferral. */
+  deferred: Promise<boolean> | undefined;
   /** The deferred reply has been replaced with the first chunk. */
   edited: boolean;
   createdAt: number;
@@ -91,6 +86,8 @@ export class DiscordContext {
   readonly rawInteractions = new Map<string, DiscordInteractionJson>();
   /** Maps slash commands back to command lines (set by each command registration). */
   layout: InteractionLayout = buildInteractionLayout([]);
+  /** `layout` came from a registration in this process (else a replica reads the leader's). */
+  layoutRegistered = false;
   state: AdapterHealth = { state: "stopped", detail: "not started" };
   sink: InboundSink | null = null;
   hooks: AdapterHooks | undefined;

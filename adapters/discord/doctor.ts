@@ -1,12 +1,15 @@
 /**
  * `skillgate doctor` for Discord: logs in the way the gateway does (so a bad token or a disallowed intent
- * shows up with the same explanation), then checks where skillgate's slash commands are registered.
+ * shows up with the same explanation), then checks where skillgate's slash commands are registered and
+ * whether the Interactions Endpoint settings agree with the application's Interactions Endpoint URL.
  */
 import { REST, Routes } from "discord.js";
 import { type Check, failed, messageOf, ok, warn } from "../../src/core/diagnostics.js";
 import type { AdapterOptions } from "../../src/core/platforms.js";
-import { discordConfig } from "./config.js";
+import { type DiscordConfig, discordConfig } from "./config.js";
+import { DISCORD_PUBLIC_KEY_SECRET } from "./endpoint.js";
 import { createDiscordAdapter, DISCORD_TOKEN_SECRET } from "./index.js";
+import { publicKeyFromHex } from "./signature.js";
 
 const AREA = "discord";
 
@@ -22,7 +25,12 @@ export async function diagnoseDiscord(options: AdapterOptions): Promise<Check[]>
       ),
     ];
   const checks: Check[] = [];
-  const adapter = createDiscordAdapter({ ...options, tuning: { readyTimeoutMs: 15_000 } });
+  // The login only: the endpoint's port belongs to the running gateway.
+  const adapter = createDiscordAdapter({
+    ...options,
+    config: withoutEndpoint(options.config),
+    tuning: { readyTimeoutMs: 15_000 },
+  });
   try {
     await adapter.start(async () => undefined);
     checks.push(ok(AREA, `Gateway connection works: ${adapter.health().detail ?? "connected"}.`));
@@ -34,7 +42,12 @@ export async function diagnoseDiscord(options: AdapterOptions): Promise<Check[]>
   const settings = discordConfig(options.config);
   const rest = new REST(settings.api ? { api: settings.api } : {}).setToken(token);
   try {
-    const app = (await rest.get(Routes.currentApplication())) as { id: string; name?: string };
+    const app = (await rest.get(Routes.currentApplication())) as {
+      id: string;
+      name?: string;
+      interactions_endpoint_url?: string | null;
+    };
+    checks.push(endpointCheck(settings, app.interactions_endpoint_url ?? undefined, options));
     if (settings.applicationId && settings.applicationId !== app.id)
       checks.push(
         failed(
@@ -71,6 +84,53 @@ export async function diagnoseDiscord(options: AdapterOptions): Promise<Check[]>
     );
   }
   return checks;
+}
+
+/** The config with the Interactions Endpoint left off. */
+function withoutEndpoint(config: AdapterOptions["config"]): AdapterOptions["config"] {
+  const section = discordConfig(config);
+  const platforms = {
+    ...config.gateway.platforms,
+    discord: { ...section, interactions: { ...section.interactions, port: undefined } },
+  };
+  return { ...config, gateway: { ...config.gateway, platforms } };
+}
+
+/**
+ * Whether interactions reach this gateway: with the endpoint configured the public key must be one and
+ * the application's Interactions Endpoint URL set; without it, no URL may be set (Discord would send
+ * the interactions there instead of over the gateway session).
+ */
+function endpointCheck(settings: DiscordConfig, url: string | undefined, options: AdapterOptions): Check {
+  const { port, path, publicKey } = settings.interactions;
+  if (port === undefined) {
+    return url
+      ? failed(
+          AREA,
+          `The application's Interactions Endpoint URL is ${url}, so Discord sends slash commands and buttons there, not over the gateway, but gateway.discord.interactions.port is not set.`,
+          "Set gateway.discord.interactions.port (and DISCORD_PUBLIC_KEY) on every replica behind that URL, or clear the URL in the Developer Portal → General Information.",
+        )
+      : ok(AREA, "Interactions come over the gateway session (no Interactions Endpoint URL).");
+  }
+  const hex = publicKey ?? options.secret(DISCORD_PUBLIC_KEY_SECRET);
+  if (!hex || !publicKeyFromHex(hex))
+    return failed(
+      AREA,
+      hex
+        ? "gateway.discord.interactions.public_key (or DISCORD_PUBLIC_KEY) is not a public key."
+        : "gateway.discord.interactions.port is set but DISCORD_PUBLIC_KEY is not.",
+      "Copy PUBLIC KEY (64 hex digits) from the Developer Portal → General Information into <home>/.env as DISCORD_PUBLIC_KEY.",
+    );
+  return url
+    ? ok(
+        AREA,
+        `Interactions Endpoint: Discord POSTs to ${url}; skillgate listens on 127.0.0.1:${port}${path}.`,
+      )
+    : warn(
+        AREA,
+        `skillgate listens for interactions on 127.0.0.1:${port}${path}, but the application has no Interactions Endpoint URL, so interactions still come over the gateway session (to the leading replica only).`,
+        "Put the public https:// address of that path into the Developer Portal → General Information → Interactions Endpoint URL.",
+      );
 }
 
 function fixFor(message: string): string {

@@ -5,8 +5,10 @@
  * - `connection.ts`: login to the gateway session, health from its shard events, stop;
  * - `outbound.ts`: replies as embeds or markdown chunks, the deferred reply edited and followed up,
  *   pressed messages edited in place, files, ephemeral answers;
- * - `interactions.ts`: messages, slash commands (deferred at once), button presses and autocomplete
- *   into the gateway's sink;
+ * - `interactions.ts`: messages, slash commands (deferred), button presses and autocomplete into the
+ *   gateway's sink;
+ * - `endpoint.ts`: the Interactions Endpoint, Discord's signed HTTP interactions (every replica);
+ * - `answer.ts`: answering an interaction from its discord.js object or from its JSON alone;
  * - `secret-flow.ts`: a "Set KEY" press answered with a modal, its submission handed to the gateway;
  * - `registration.ts`: the slash commands, registered globally or for the configured guild.
  */
@@ -23,6 +25,7 @@ import type {
 import type { Reply } from "../../src/core/reply.js";
 import { DiscordConnection } from "./connection.js";
 import { type DiscordAdapterOptions, DiscordContext } from "./context.js";
+import { DiscordEndpoint } from "./endpoint.js";
 import { DiscordInteractions } from "./interactions.js";
 import { DiscordOutbound } from "./outbound.js";
 import { DiscordRegistration } from "./registration.js";
@@ -50,22 +53,38 @@ export class DiscordAdapter implements Adapter {
   };
 
   private readonly ctx: DiscordContext;
+  private readonly endpoint: DiscordEndpoint;
   private readonly connection: DiscordConnection;
   private readonly outbound: DiscordOutbound;
   private readonly registration: DiscordRegistration;
 
   constructor(opts: DiscordAdapterOptions) {
     this.ctx = new DiscordContext(opts);
-    this.connection = new DiscordConnection(this.ctx);
+    const interactions = new DiscordInteractions(this.ctx, new DiscordSecretFlow(this.ctx));
+    this.endpoint = new DiscordEndpoint(this.ctx, interactions);
+    this.connection = new DiscordConnection(this.ctx, this.endpoint);
     this.outbound = new DiscordOutbound(this.ctx);
     this.registration = new DiscordRegistration(this.ctx);
-    new DiscordInteractions(this.ctx, new DiscordSecretFlow(this.ctx)).listen();
+    interactions.listen();
     this.connection.listen();
   }
 
-  /** Logs in, waits until the gateway is ready (every guild received), then delivers events to `sink`. */
+  /**
+   * Starts the Interactions Endpoint when configured, then (one gateway) logs in and waits until the
+   * gateway is ready (every guild received); delivers events to `sink`.
+   */
   start(sink: InboundSink, hooks?: AdapterHooks): Promise<void> {
     return this.connection.start(sink, hooks);
+  }
+
+  /** This replica leads (several replicas): logs in to the gateway session. */
+  lead(): Promise<void> {
+    return this.connection.lead();
+  }
+
+  /** The Interactions Endpoint's local port, once listening (tests configure port 0). */
+  get interactionsPort(): number | undefined {
+    return this.endpoint.port;
   }
 
   /** Disconnects; no event is delivered afterwards. */

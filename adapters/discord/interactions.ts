@@ -1,10 +1,17 @@
 /**
  * Discord inbound: gateway events into the gateway's sink, one after another in arrival order, replays
- * after a resume dropped. Text is read in DMs and when the bot is mentioned; a slash command is deferred
- * at once (Discord allows 3 s) or, from a stranger, answered privately; a button press is judged by the
- * gateway and then acknowledged with a deferred update (within 3 s at the latest); `/skill name`
- * autocompletes through the gateway's hooks within Discord's deadline. A "Set KEY" press and a submitted
- * modal go to the secret-input flow.
+ * after a resume dropped. Text is read in DMs and when the bot is mentioned. Interactions come over the
+ * gateway session or through the Interactions Endpoint (`endpoint.ts`), and are taken the same way
+ * here: a slash command from a stranger is answered privately; any other is delivered and deferred
+ * (Discord allows 3 s for the first answer; one gateway defers before delivering, as its queue always
+ * takes the command); a button press is delivered, then acknowledged with a deferred update (at the
+ * latest after `ACK_DEADLINE_MS`); `/skill name` autocompletes through the gateway's hooks within
+ * Discord's deadline. A "Set KEY" press and a submitted modal go to the secret-input flow. With several
+ * replicas the sink appends to the shared inbox and may refuse (Redis unreachable): the interaction is
+ * then not acknowledged as taken but answered privately that the bot is briefly unavailable, because
+ * Discord never delivers an interaction twice ("If the 3 second deadline is exceeded, the token will be
+ * invalidated", Discord docs, Receiving and Responding), so a refusal (an error status) would only show
+ * "This interaction failed" without a word about trying again.
  */
 import {
   type AutocompleteInteraction,
@@ -12,23 +19,36 @@ import {
   type ChatInputCommandInteraction,
   Events,
   type Interaction,
+  type InteractionEditReplyOptions,
+  type InteractionReplyOptions,
   MessageFlags,
+  type ModalSubmitInteraction,
 } from "discord.js";
 import { trimOldest } from "../../src/core/bounded.js";
 import type { InboundMessage } from "../../src/core/message.js";
 import { type DiscordComponentJson, normalizeComponent } from "./actions.js";
+import type { AnswerableInteraction, AnswerOptions, Choice } from "./answer.js";
 import { SKILL_COMMAND } from "./commands.js";
-import { type DiscordContext, EMPTY_REPLY, INTERACTION_TTL_MS, type PendingPress } from "./context.js";
+import {
+  type DiscordContext,
+  EMPTY_REPLY,
+  INTERACTION_TTL_MS,
+  type PendingInteraction,
+  type PendingPress,
+} from "./context.js";
+import { readSharedLayout } from "./layout.js";
 import {
   type DiscordInteractionJson,
   type DiscordMessageJson,
+  type InteractionLayout,
   normalizeAutocomplete,
   normalizeInteraction,
   normalizeMessage,
 } from "./normalize.js";
-import { acknowledgePress } from "./outbound.js";
+import { acknowledgePress, deferCommand } from "./outbound.js";
 import { renderReply } from "./render.js";
-import type { DiscordSecretFlow } from "./secret-flow.js";
+import type { DiscordSecretFlow, ModalOpener } from "./secret-flow.js";
+import { modalSubmission, SECRET_FIELD } from "./secret-input.js";
 
 /** Autocomplete answers at most 25 choices. */
 const MAX_CHOICES = 25;
@@ -38,10 +58,17 @@ const SEEN_IDS = 2000;
 const RAW_INTERACTIONS_MAX = 256;
 
 /**
- * A component interaction must be acknowledged within 3 s; a press is acknowledged once the gateway
- * has judged it, or after this long at the latest.
+ * An interaction must get its first answer within 3 s; one being delivered is acknowledged once the
+ * gateway took it, or after this long at the latest.
  */
-const PRESS_ACK_DEADLINE_MS = 2_000;
+const ACK_DEADLINE_MS = 2_000;
+
+/** What a person sees when the gateway could not take their interaction (the shared inbox is down). */
+export const UNAVAILABLE_NOTICE =
+  "skillgate is briefly unavailable and did not take this. Please try again in a moment.";
+
+/** How an interaction arrived: over the gateway session, or by HTTP to the Interactions Endpoint. */
+export type Arrival = "gateway" | "endpoint";
 
 /** Hands one Discord adapter's events to the gateway. */
 export class DiscordInteractions {
@@ -77,7 +104,7 @@ export class DiscordInteractions {
   private onMessage(data: DiscordMessageJson): void {
     if (!this.ctx.sink || !this.ctx.botUserId || !this.firstSight(data.id)) return;
     const message = normalizeMessage(data, this.ctx.botUserId, this.botRoleIds(data.guild_id));
-    if (message) this.deliver(message);
+    if (message) void this.deliver(message);
   }
 
   private async onInteraction(interaction: Interaction): Promise<void> {
@@ -86,68 +113,89 @@ export class DiscordInteractions {
     if (!raw || !this.ctx.sink) return;
     try {
       if (interaction.isAutocomplete()) await this.onAutocomplete(interaction, raw);
-      else if (interaction.isChatInputCommand()) this.onCommand(interaction, raw);
-      else if (interaction.isButton()) this.onButton(interaction, raw as DiscordComponentJson);
-      else if (interaction.isModalSubmit()) await this.secrets.onModalSubmit(interaction);
+      else if (interaction.isChatInputCommand()) await this.takeCommand(live(interaction), raw, "gateway");
+      else if (interaction.isButton())
+        await this.takePress(live(interaction), raw as DiscordComponentJson, "gateway", (modal) =>
+          interaction.showModal(modal as unknown as Parameters<ButtonInteraction["showModal"]>[0]),
+        );
+      else if (interaction.isModalSubmit()) await this.onModalSubmit(interaction);
     } catch (error) {
       this.ctx.log.warn({ err: error, interaction: interaction.id }, "discord interaction failed");
     }
   }
 
-  private onCommand(interaction: ChatInputCommandInteraction, raw: DiscordInteractionJson): void {
-    if (!this.firstSight(interaction.id)) return;
-    const message = normalizeInteraction(raw, this.ctx.layout);
-    if (!message) return;
+  /**
+   * A slash command: a stranger is answered privately; any other command is delivered and deferred. It
+   * resolves once the first answer was given; false when the command was not taken (a replay, or not a
+   * chat-input command), so the endpoint can say so.
+   */
+  async takeCommand(
+    interaction: AnswerableInteraction,
+    raw: DiscordInteractionJson,
+    arrival: Arrival,
+  ): Promise<boolean> {
+    if (!this.firstSight(interaction.id)) return false;
+    const message = normalizeInteraction(raw, await this.layout());
+    if (!message) return false;
     const admission = this.ctx.hooks?.admit(message);
     if (admission && !admission.admitted) {
       // The gateway answers strangers with silence, which would leave a slash command "thinking" for
       // 15 minutes; tell them privately instead, with the same text a DM stranger gets.
       const [content = EMPTY_REPLY] = renderReply(admission.notice);
-      void interaction
-        .reply({ content, flags: MessageFlags.Ephemeral, allowedMentions: { parse: [] } })
+      await interaction
+        .reply(privately(content))
         .catch((error: unknown) => this.ctx.log.warn({ err: error }, "discord: answering a stranger failed"));
-      return;
+      return true;
     }
-    // Acknowledge first: the command may take longer than Discord's 3-second window.
-    const deferred = interaction.deferReply().then(
-      () => true,
-      (error: unknown) => {
-        this.ctx.log.warn({ err: error, interaction: interaction.id }, "discord deferReply failed");
-        return false;
+    const pending: PendingInteraction = {
+      interaction,
+      deferred: undefined,
+      edited: false,
+      createdAt: Date.now(),
+    };
+    this.prunePending();
+    this.ctx.pending.set(interaction.id, pending);
+    // One gateway acknowledges first (its queue always takes the command, which may take longer than
+    // Discord's 3-second window); where the sink may refuse, the deferral waits for it to take it.
+    const deferFirst = arrival === "gateway" && !this.ctx.hooks?.sharedIngress;
+    if (deferFirst) void deferCommand(this.ctx, pending);
+    const taken = this.deliver(message);
+    if (deferFirst) return true;
+    await this.answerTaken(
+      taken,
+      () => deferCommand(this.ctx, pending),
+      async () => {
+        this.ctx.pending.delete(interaction.id);
+        if (pending.deferred === undefined) {
+          pending.deferred = Promise.resolve(false);
+          await interaction.reply(privately(UNAVAILABLE_NOTICE));
+        } else if (await pending.deferred) {
+          await interaction.editReply({ content: UNAVAILABLE_NOTICE, allowedMentions: { parse: [] } });
+        }
       },
     );
-    this.prunePending();
-    this.ctx.pending.set(interaction.id, { interaction, deferred, edited: false, createdAt: Date.now() });
-    this.deliver(message);
+    return true;
   }
 
   /**
-   * A button press: handed to the gateway, which judges it at once (a refusal is answered privately
-   * through `send`); then acknowledged with a deferred update (callback type 6) so the result can edit
-   * the message in place. Discord drops an interaction not acknowledged within 3 s, so the
-   * acknowledgement goes out after `PRESS_ACK_DEADLINE_MS` at the latest.
+   * A button press: a "Set KEY" button the presser may use opens its modal (a modal can only be an
+   * interaction's first response, so the gateway is asked first whether this press is one); any other
+   * press is handed to the gateway, which judges it at once (a refusal is answered privately through
+   * `send`), and then acknowledged with a deferred update (callback type 6) so the result can edit the
+   * message in place — after `ACK_DEADLINE_MS` at the latest. False when the press was not taken.
    */
-  private onButton(interaction: ButtonInteraction, raw: DiscordComponentJson): void {
-    if (!this.firstSight(interaction.id)) return;
+  async takePress(
+    interaction: AnswerableInteraction,
+    raw: DiscordComponentJson,
+    arrival: Arrival,
+    openModal: ModalOpener,
+  ): Promise<boolean> {
+    if (!this.firstSight(interaction.id)) return false;
     const message = normalizeComponent(raw);
-    if (!message) return;
+    if (!message) return false;
     const secretInput = this.ctx.hooks?.secretInput;
-    if (!secretInput) {
-      this.deliverPress(interaction, message);
-      return;
-    }
-    // A "Set KEY" button must be answered with its modal (a modal can only be an interaction's first
-    // response), so the gateway is asked first whether this press is one.
-    void this.secrets.openModal(interaction, message, secretInput).then(
-      (handled) => {
-        if (!handled) this.deliverPress(interaction, message);
-      },
-      (error: unknown) =>
-        this.ctx.log.warn({ err: error, interaction: interaction.id }, "discord: opening a modal failed"),
-    );
-  }
-
-  private deliverPress(interaction: ButtonInteraction, message: InboundMessage): void {
+    if (secretInput && (await this.secrets.openModal(interaction, openModal, message, secretInput)))
+      return true;
     const press: PendingPress = {
       interaction,
       acknowledged: undefined,
@@ -156,27 +204,55 @@ export class DiscordInteractions {
     };
     this.prunePending();
     this.ctx.presses.set(interaction.id, press);
-    const timer = setTimeout(() => acknowledgePress(this.ctx, press), PRESS_ACK_DEADLINE_MS);
-    const sink = this.ctx.sink;
-    if (!sink) return;
-    this.ctx.inbox = this.ctx.inbox
-      .then(() => sink(message))
-      .catch((error: unknown) =>
-        this.ctx.log.error(
-          { err: error, eventId: message.eventId },
-          "gateway rejected a discord button press",
-        ),
-      )
-      .finally(() => {
-        clearTimeout(timer);
-        acknowledgePress(this.ctx, press);
-      });
+    const taken = this.deliver(message);
+    // One gateway acknowledges even a press its sink failed on (as it always did); several replicas
+    // tell the presser it was not taken.
+    const mayRefuse = arrival === "endpoint" || this.ctx.hooks?.sharedIngress === true;
+    await this.answerTaken(
+      mayRefuse ? taken : taken.then(() => true),
+      () => acknowledgePress(this.ctx, press),
+      async () => {
+        this.ctx.presses.delete(interaction.id);
+        if (press.acknowledged === undefined) {
+          press.acknowledged = Promise.resolve(false);
+          await interaction.reply(privately(UNAVAILABLE_NOTICE));
+        } else if (await press.acknowledged) {
+          await interaction.followUp(privately(UNAVAILABLE_NOTICE));
+        }
+      },
+    );
+    return true;
+  }
+
+  /**
+   * Waits until the gateway took (or refused) an interaction, acknowledging it after `ACK_DEADLINE_MS`
+   * meanwhile so Discord's 3-second window is never missed; then acknowledges it, or tells the person it
+   * was not taken.
+   */
+  private async answerTaken(
+    taken: Promise<boolean>,
+    acknowledge: () => Promise<boolean>,
+    refused: () => Promise<void>,
+  ): Promise<void> {
+    const timer = setTimeout(() => void acknowledge(), ACK_DEADLINE_MS);
+    const ok = await taken;
+    clearTimeout(timer);
+    if (ok) await acknowledge();
+    else await refused();
   }
 
   private async onAutocomplete(
     interaction: AutocompleteInteraction,
     raw: DiscordInteractionJson,
   ): Promise<void> {
+    await interaction.respond(await this.suggest(raw));
+  }
+
+  /**
+   * The choices for an autocomplete request: for `/skill name`, the skills the sender may load that
+   * start with what they typed, as far as the gateway finds them within the budget; else none.
+   */
+  async suggest(raw: DiscordInteractionJson): Promise<Choice[]> {
     const query = normalizeAutocomplete(raw);
     let names: string[] = [];
     if (query && query.path[0] === SKILL_COMMAND && query.option === "name" && this.ctx.hooks) {
@@ -196,11 +272,36 @@ export class DiscordInteractions {
         this.ctx.log.warn({ err: error }, "discord autocomplete: suggestSkills failed");
       }
     }
-    const choices = names
+    return names
       .filter((name) => name.length > 0 && name.length <= 100)
       .slice(0, MAX_CHOICES)
       .map((name) => ({ name, value: name }));
-    await interaction.respond(choices);
+  }
+
+  private async onModalSubmit(interaction: ModalSubmitInteraction): Promise<void> {
+    let value = "";
+    try {
+      value = interaction.fields.getTextInputValue(SECRET_FIELD);
+    } catch {
+      value = "";
+    }
+    await this.secrets.onModalSubmit(live(interaction), interaction.customId, interaction.user.id, value);
+  }
+
+  /** A submitted modal that came by HTTP (its JSON): handed to the secret-input flow. */
+  async takeModalSubmit(interaction: AnswerableInteraction, raw: DiscordInteractionJson): Promise<boolean> {
+    const submission = modalSubmission(raw);
+    if (!submission) return false;
+    return this.secrets.onModalSubmit(interaction, submission.customId, submission.userId, submission.value);
+  }
+
+  /**
+   * The layout that maps slash-command options back to command lines: this process's own registration,
+   * else (a replica that does not lead) the one the leader shared.
+   */
+  private async layout(): Promise<InteractionLayout> {
+    if (this.ctx.layoutRegistered || !this.ctx.hooks?.sharedState) return this.ctx.layout;
+    return readSharedLayout(this.ctx);
   }
 
   /** The bot's managed role in a guild (from the cached roles whose tags name the bot). */
@@ -210,15 +311,24 @@ export class DiscordInteractions {
     return role ? new Set([role.id]) : new Set();
   }
 
-  /** Hands messages to the gateway one after another, in arrival order. */
-  private deliver(message: InboundMessage): void {
+  /**
+   * Hands messages to the gateway one after another, in arrival order. Resolves true once the sink took
+   * this one, false when it refused it (logged).
+   */
+  private deliver(message: InboundMessage): Promise<boolean> {
     const sink = this.ctx.sink;
-    if (!sink) return;
-    this.ctx.inbox = this.ctx.inbox
+    if (!sink) return Promise.resolve(false);
+    const taken = this.ctx.inbox
       .then(() => sink(message))
-      .catch((error: unknown) =>
-        this.ctx.log.error({ err: error, eventId: message.eventId }, "gateway rejected a discord message"),
+      .then(
+        () => true,
+        (error: unknown) => {
+          this.ctx.log.error({ err: error, eventId: message.eventId }, "gateway rejected a discord event");
+          return false;
+        },
       );
+    this.ctx.inbox = taken.then(() => undefined);
+    return taken;
   }
 
   /** True the first time an event id is seen (gateway replays after a resume are dropped). */
@@ -234,6 +344,30 @@ export class DiscordInteractions {
     for (const [id, entry] of this.ctx.pending) if (entry.createdAt < cutoff) this.ctx.pending.delete(id);
     for (const [id, entry] of this.ctx.presses) if (entry.createdAt < cutoff) this.ctx.presses.delete(id);
   }
+}
+
+/** An ephemeral message without pings. */
+function privately(content: string): AnswerOptions {
+  return { content, flags: MessageFlags.Ephemeral, allowedMentions: { parse: [] } };
+}
+
+/** A discord.js interaction as the answering interface (the same methods, discord.js's own options). */
+function live(
+  interaction: ChatInputCommandInteraction | ButtonInteraction | ModalSubmitInteraction,
+): AnswerableInteraction {
+  // The three share discord.js's interaction-response methods; only a component takes a deferred update.
+  const answers = interaction as ButtonInteraction;
+  return {
+    id: interaction.id,
+    deferReply: () => answers.deferReply(),
+    deferUpdate: () =>
+      interaction.isButton()
+        ? interaction.deferUpdate()
+        : Promise.reject(new Error("only a component interaction takes a deferred update")),
+    reply: (options) => answers.reply(options as InteractionReplyOptions),
+    editReply: (options) => answers.editReply(options as InteractionEditReplyOptions),
+    followUp: (options) => answers.followUp(options as InteractionReplyOptions),
+  };
 }
 
 const TIMED_OUT = Symbol("timed out");

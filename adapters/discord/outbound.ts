@@ -10,6 +10,7 @@ import { AdapterError, FileRefusedError } from "../../src/core/errors.js";
 import type { InboundMessage, OutboundTarget } from "../../src/core/message.js";
 import type { Reply } from "../../src/core/reply.js";
 import { type ActionRowJson, type EmbedJson, renderComponents, renderEmbed } from "./actions.js";
+import { interactionAddress, WebhookInteraction } from "./answer.js";
 import {
   type DiscordContext,
   describe,
@@ -27,6 +28,10 @@ interface MessagePayload {
   components?: ActionRowJson[];
   files?: DiscordAttachment[];
 }
+
+/** Interaction types (Discord docs, Interaction Object → Interaction Type). */
+const COMMAND_INTERACTION = 2;
+const COMPONENT_INTERACTION = 3;
 
 /** Messages of one reply that Discord accepted so far (a refused file says how many went before it). */
 interface Progress {
@@ -49,8 +54,7 @@ export class DiscordOutbound {
    */
   async send(target: OutboundTarget, reply: Reply, inReplyTo?: InboundMessage): Promise<void> {
     const payloads = messagePayloads(reply);
-    const pending = inReplyTo ? this.ctx.pending.get(inReplyTo.eventId) : undefined;
-    const press = inReplyTo?.press ? this.ctx.presses.get(inReplyTo.eventId) : undefined;
+    const { pending, press } = this.interactionOf(inReplyTo);
     const progress: Progress = { sent: 0 };
     try {
       if (press && Date.now() - press.createdAt < INTERACTION_TTL_MS) {
@@ -58,7 +62,11 @@ export class DiscordOutbound {
         return;
       }
       const channelId = target.threadId ?? target.chatId;
-      if (pending && (await pending.deferred) && Date.now() - pending.createdAt < INTERACTION_TTL_MS) {
+      if (
+        pending &&
+        (await deferCommand(this.ctx, pending)) &&
+        Date.now() - pending.createdAt < INTERACTION_TTL_MS
+      ) {
         const rest = await this.answerInteraction(pending, payloads, progress);
         if (rest.length === 0) return;
         // The interaction token ran out (15 minutes): what is left goes to the channel.
@@ -114,7 +122,7 @@ export class DiscordOutbound {
     notice: Reply,
     inReplyTo?: InboundMessage,
   ): Promise<string | undefined> {
-    const press = inReplyTo ? this.ctx.presses.get(inReplyTo.eventId) : undefined;
+    const { pending, press } = this.interactionOf(inReplyTo);
     if (press) {
       if (await acknowledgePress(this.ctx, press)) {
         const content = messagePayloads(notice)[0]?.content || EMPTY_REPLY;
@@ -127,7 +135,7 @@ export class DiscordOutbound {
       }
       return undefined;
     }
-    if (inReplyTo && this.ctx.pending.has(inReplyTo.eventId)) return undefined;
+    if (pending) return undefined;
     const [first] = messagePayloads(notice);
     if (!first) return undefined;
     const replyTo = target.replyTo ?? (inReplyTo?.chat.id === target.chatId ? inReplyTo.eventId : undefined);
@@ -138,6 +146,48 @@ export class DiscordOutbound {
       body: { ...first, allowed_mentions: { parse: [] }, ...reference },
     })) as { id?: string };
     return sent.id;
+  }
+
+  /**
+   * The slash command or button press a reply answers: the one this process received (by event id), or
+   * — another replica received it, or this one restarted — rebuilt from the interaction JSON the
+   * message carries, within the token's 15 minutes. The replica that received it gave the initial
+   * response (the deferral), so a rebuilt one is answered by editing and following up with its token.
+   */
+  private interactionOf(inReplyTo: InboundMessage | undefined): {
+    pending?: PendingInteraction;
+    press?: PendingPress;
+  } {
+    if (!inReplyTo) return {};
+    const pending = inReplyTo.press ? undefined : this.ctx.pending.get(inReplyTo.eventId);
+    const press = inReplyTo.press ? this.ctx.presses.get(inReplyTo.eventId) : undefined;
+    if (pending || press) return { pending, press };
+    const address = interactionAddress(inReplyTo.raw);
+    const createdAt = inReplyTo.receivedAt || Date.now();
+    if (!address || address.id !== inReplyTo.eventId || Date.now() - createdAt >= INTERACTION_TTL_MS)
+      return {};
+    const interaction = new WebhookInteraction(this.ctx.client.rest, address, undefined);
+    if (inReplyTo.press && address.type === COMPONENT_INTERACTION) {
+      const adopted: PendingPress = {
+        interaction,
+        acknowledged: Promise.resolve(true),
+        edited: false,
+        createdAt,
+      };
+      this.ctx.presses.set(address.id, adopted);
+      return { press: adopted };
+    }
+    if (!inReplyTo.press && address.type === COMMAND_INTERACTION) {
+      const adopted: PendingInteraction = {
+        interaction,
+        deferred: Promise.resolve(true),
+        edited: false,
+        createdAt,
+      };
+      this.ctx.pending.set(address.id, adopted);
+      return { pending: adopted };
+    }
+    return {};
   }
 
   /**
@@ -265,6 +315,18 @@ export class DiscordOutbound {
     await this.postToChannel(channelId, rest, undefined, progress);
     return true;
   }
+}
+
+/** Defers a slash command once (callback type 5, "thinking…"); true when Discord accepted it. */
+export function deferCommand(ctx: DiscordContext, pending: PendingInteraction): Promise<boolean> {
+  pending.deferred ??= pending.interaction.deferReply().then(
+    () => true,
+    (error: unknown) => {
+      ctx.log.warn({ err: error, interaction: pending.interaction.id }, "discord deferReply failed");
+      return false;
+    },
+  );
+  return pending.deferred;
 }
 
 /** Acknowledges a press once, with a deferred update (callback type 6); true when Discord accepted it. */

@@ -15,6 +15,7 @@ import type { CommandCatalogEntry } from "../../src/core/message.js";
 import { buildApplicationCommands, buildInteractionLayout } from "./commands.js";
 import { discordConfig } from "./config.js";
 import { type DiscordContext, describe } from "./context.js";
+import { shareLayout } from "./layout.js";
 
 /** File under `<home>/gateway/` remembering where commands were registered last. */
 const REGISTRATION_FILE = "discord-commands.json";
@@ -46,6 +47,8 @@ export class DiscordRegistration {
   async syncCommands(catalog: CommandCatalogEntry[]): Promise<void> {
     this.ctx.requireToken();
     this.ctx.layout = buildInteractionLayout(catalog);
+    this.ctx.layoutRegistered = true;
+    await shareLayout(this.ctx);
     const { gateway } = this.ctx.opts.config;
     const locales = menuLocales({
       platformSetting: gateway.platforms.discord?.locale,

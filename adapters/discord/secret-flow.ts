@@ -4,11 +4,15 @@
  * delivered); a refusal is shown to the presser alone. A submitted modal's value goes to the gateway's
  * hook only, never to a log line or the channel's history. The payloads are in `secret-input.ts`.
  */
-import { type ButtonInteraction, MessageFlags, type ModalSubmitInteraction } from "discord.js";
+import { MessageFlags } from "discord.js";
 import type { InboundMessage, SecretInputHooks } from "../../src/core/message.js";
+import type { AnswerableInteraction } from "./answer.js";
 import { type DiscordContext, EMPTY_REPLY } from "./context.js";
 import { renderReply } from "./render.js";
-import { SECRET_FIELD, secretModal, secretToken } from "./secret-input.js";
+import { secretModal, secretToken } from "./secret-input.js";
+
+/** Answers an interaction with a modal (its first response): discord.js's `showModal`, or by HTTP. */
+export type ModalOpener = (modal: Record<string, unknown>) => Promise<unknown>;
 
 /** The secret-input flow of one Discord adapter. */
 export class DiscordSecretFlow {
@@ -19,7 +23,8 @@ export class DiscordSecretFlow {
    * is shown to them alone. False when the press is an ordinary button.
    */
   async openModal(
-    interaction: ButtonInteraction,
+    interaction: AnswerableInteraction,
+    open: ModalOpener,
     message: InboundMessage,
     hooks: SecretInputHooks,
   ): Promise<boolean> {
@@ -33,34 +38,31 @@ export class DiscordSecretFlow {
       });
       return true;
     }
-    await interaction.showModal(
-      secretModal(opened.token, opened.key, opened.prompt) as unknown as Parameters<
-        ButtonInteraction["showModal"]
-      >[0],
-    );
+    await open(secretModal(opened.token, opened.key, opened.prompt));
     return true;
   }
 
   /**
    * A submitted secret modal: the value goes to the gateway's hook only (never logged here); the channel
-   * sees the hook's answer ("`KEY` set ✓" and the readiness), a refusal only the submitter sees.
+   * sees the hook's answer ("`KEY` set ✓" and the readiness), a refusal only the submitter sees. False
+   * when the modal is not one of skillgate's secret modals (or no secret input is offered).
    */
-  async onModalSubmit(interaction: ModalSubmitInteraction): Promise<void> {
-    const token = secretToken(interaction.customId);
+  async onModalSubmit(
+    interaction: AnswerableInteraction,
+    customId: string,
+    userId: string,
+    value: string,
+  ): Promise<boolean> {
+    const token = secretToken(customId);
     const hooks = this.ctx.hooks?.secretInput;
-    if (!token || !hooks) return;
-    let value = "";
-    try {
-      value = interaction.fields.getTextInputValue(SECRET_FIELD);
-    } catch {
-      value = "";
-    }
-    const answer = await hooks.submit(token, interaction.user.id, value);
+    if (!token || !hooks) return false;
+    const answer = await hooks.submit(token, userId, value);
     const [content = EMPTY_REPLY] = renderReply(answer);
     await interaction.reply({
       content,
       allowedMentions: { parse: [] },
       ...(answer.exitCode === 0 ? {} : { flags: MessageFlags.Ephemeral }),
     });
+    return true;
   }
 }

@@ -43,3 +43,39 @@ export function secretModal(token: string, key: string, prompt: string): Record<
     ],
   };
 }
+
+/** A component of a submitted modal, as Discord sends it (a label holding one input, or an action row). */
+interface SubmittedComponent {
+  type?: number;
+  custom_id?: string;
+  value?: unknown;
+  component?: SubmittedComponent;
+  components?: SubmittedComponent[];
+}
+
+/**
+ * What a MODAL_SUBMIT interaction (type 5) carries for the secret flow: the modal's custom_id, the
+ * submitter and the value of the `SECRET_FIELD` input (inside a label component, type 18, or an action
+ * row, type 1; Discord docs, Receiving and Responding → Modal Submit Data Structure). Null for any other
+ * interaction.
+ */
+export function modalSubmission(raw: {
+  type: number;
+  data?: unknown;
+  member?: { user?: { id: string } };
+  user?: { id: string };
+}): { customId: string; userId: string; value: string } | null {
+  const data = raw.data as { custom_id?: unknown; components?: SubmittedComponent[] } | undefined;
+  const userId = raw.member?.user?.id ?? raw.user?.id;
+  if (raw.type !== 5 || typeof data?.custom_id !== "string" || !userId) return null;
+  const inputs = (data.components ?? []).flatMap((entry) => [
+    ...(entry.component ? [entry.component] : []),
+    ...(entry.components ?? []),
+  ]);
+  const input = inputs.find((entry) => entry.custom_id === SECRET_FIELD);
+  return {
+    customId: data.custom_id,
+    userId,
+    value: typeof input?.value === "string" ? input.value : "",
+  };
+}

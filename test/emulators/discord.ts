@@ -15,8 +15,14 @@
  * - `@everyone`/`@here` and user mentions in bot messages ping only as `allowed_mentions` permits;
  * - files come as multipart/form-data: the message JSON in a `payload_json` part and each file in a
  *   part named `files[n]` with a filename, at most 10 per message, each within the upload limit (see
- *   `DEFAULT_ATTACHMENT_LIMIT`); a message with a file may have empty content.
+ *   `DEFAULT_ATTACHMENT_LIMIT`); a message with a file may have empty content;
+ * - with an Interactions Endpoint URL set (`setInteractionsEndpoint`), interactions are POSTed there,
+ *   signed with the application's Ed25519 key, and no longer sent over the gateway; the URL is accepted
+ *   only after a PING is answered with a PONG and a request with a bad signature is refused with 401.
+ *
+ * Each REST call records which client made it: a client pointed at `apiBaseFor(name)` is `name`.
  */
+import { generateKeyPairSync, type KeyObject, sign } from "node:crypto";
 import { EventEmitter } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -120,6 +126,8 @@ export interface EmulatorCall {
   authorized: boolean;
   /** The `files[n]` parts of a multipart request, in order. */
   files: FormPart[];
+  /** The client that made it: the name in `apiBaseFor(name)`, or `default` for `apiBase`. */
+  client: string;
 }
 
 /** A message the bot created (in a channel, as an interaction response, or as a follow-up). */
@@ -190,6 +198,15 @@ export interface EmulatedInteraction {
   createdAt: number;
   /** Callbacks refused because they came after the 3-second deadline. */
   late: number;
+  /** How it was delivered: over the gateway session, or POSTed to the Interactions Endpoint URL. */
+  via: "gateway" | "http";
+  /**
+   * Delivered by HTTP: settles once the endpoint answered (or did not in time); `failed` then says why
+   * the user saw "This interaction failed".
+   */
+  delivered: Promise<void>;
+  /** Why the interaction failed for the user (HTTP: no valid initial response within 3 s). */
+  failed?: string;
 }
 
 /** What `interaction()` takes. Options are a map (types inferred) or raw option objects. */
@@ -289,6 +306,13 @@ export class DiscordEmulator {
   private seq = 0;
   private forcedClose: number | undefined;
   private idCounter = 0n;
+  /**
+   * The application's Ed25519 key pair; the Developer Portal shows the public half as PUBLIC KEY (64
+   * hex digits), which the bot verifies every HTTP interaction with.
+   */
+  private readonly keys = generateKeyPairSync("ed25519");
+  /** The Interactions Endpoint URL once accepted; interactions then go there, not over the gateway. */
+  private endpointUrl: string | undefined;
   /** Component interaction id → the message whose button was pressed (its `@original`). */
   private readonly componentMessages = new Map<string, string>();
   private port = 0;
@@ -335,6 +359,136 @@ export class DiscordEmulator {
   /** `http://127.0.0.1:PORT/api`: what discord.js takes as `rest.api`. */
   get apiBase(): string {
     return `http://127.0.0.1:${this.port}/api`;
+  }
+
+  /**
+   * The REST base for one named client (`http://127.0.0.1:PORT/client/<name>/api`): its calls record
+   * `client: name`, so a test tells which process made each call.
+   */
+  apiBaseFor(name: string): string {
+    return `http://127.0.0.1:${this.port}/client/${encodeURIComponent(name)}/api`;
+  }
+
+  /** The application's public key as the Developer Portal shows it: 64 hex digits. */
+  get publicKeyHex(): string {
+    // An Ed25519 SPKI is a 12-byte header and the 32 key bytes.
+    return this.keys.publicKey.export({ format: "der", type: "spki" }).subarray(12).toString("hex");
+  }
+
+  /**
+   * Sets the application's Interactions Endpoint URL as the Developer Portal does: Discord first sends
+   * a PING, which must be answered 200 with a PONG (`{"type":1}`) and a JSON Content-Type, and checks
+   * that a request with an invalid signature is refused with 401 (Discord docs, Interactions → Overview
+   * → Setting Up an Endpoint: "If either of these are not complete, your Interactions Endpoint URL will
+   * not be validated"; it also sends invalid signatures on purpose). Throws, keeping the previous
+   * setting, when the endpoint fails either check; once set, interactions go there and no longer over
+   * the gateway (Receiving and Responding → Receiving an Interaction: the two are "mutually exclusive").
+   * `undefined` removes the URL.
+   */
+  async setInteractionsEndpoint(url: string | undefined): Promise<void> {
+    if (url === undefined) {
+      this.endpointUrl = undefined;
+      return;
+    }
+    const ping = await this.postSigned(url, {
+      id: this.nextId(),
+      application_id: this.applicationId,
+      type: 1,
+      token: `itoken-ping-${this.nextId()}`,
+      version: 1,
+    });
+    const pong = ping.json as { type?: unknown } | undefined;
+    if (ping.status !== 200 || !/^application\/json/.test(ping.contentType) || pong?.type !== 1)
+      throw new Error(
+        `discord emulator: the interactions endpoint did not acknowledge the PING (HTTP ${ping.status}, ${ping.contentType || "no content type"}, ${ping.text.slice(0, 80)})`,
+      );
+    const forged = await this.postSigned(
+      url,
+      { id: this.nextId(), application_id: this.applicationId, type: 1, token: "itoken-forged", version: 1 },
+      { badSignature: true },
+    );
+    if (forged.status !== 401)
+      throw new Error(
+        `discord emulator: the interactions endpoint answered a request with an invalid signature with ${forged.status}, not 401`,
+      );
+    this.endpointUrl = url;
+  }
+
+  /**
+   * POSTs an interaction body to an endpoint as Discord does: `X-Signature-Ed25519` (hex) over
+   * `X-Signature-Timestamp` + the body, signed with the application's key (or, `badSignature`, with
+   * another key; `unsigned`: without the headers; `sentBody`: another body than the one signed). Gives
+   * up after `timeoutMs` (status 0).
+   */
+  async postSigned(
+    url: string,
+    body: unknown,
+    options: { badSignature?: boolean; unsigned?: boolean; sentBody?: string; timeoutMs?: number } = {},
+  ): Promise<{ status: number; contentType: string; text: string; json?: unknown }> {
+    const text = typeof body === "string" ? body : JSON.stringify(body);
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const key: KeyObject = options.badSignature
+      ? generateKeyPairSync("ed25519").privateKey
+      : this.keys.privateKey;
+    const signature = sign(null, Buffer.from(timestamp + text, "utf8"), key).toString("hex");
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (!options.unsigned) {
+      headers["x-signature-ed25519"] = signature;
+      headers["x-signature-timestamp"] = timestamp;
+    }
+    try {
+      const response = await fetch(url, {
+        method: "POST",
+        headers,
+        body: options.sentBody ?? text,
+        signal: AbortSignal.timeout(options.timeoutMs ?? this.interactionDeadlineMs),
+      });
+      const answer = await response.text();
+      let json: unknown;
+      try {
+        json = answer.length > 0 ? JSON.parse(answer) : undefined;
+      } catch {
+        json = undefined;
+      }
+      return {
+        status: response.status,
+        contentType: response.headers.get("content-type") ?? "",
+        text: answer,
+        json,
+      };
+    } catch (error) {
+      return { status: 0, contentType: "", text: String(error) };
+    }
+  }
+
+  /**
+   * Sends an interaction the way the application is set up: over the gateway session, or — with an
+   * Interactions Endpoint URL — as a signed POST whose response body is the initial response. Discord
+   * waits 3 s for it ("you must send an initial response within 3 seconds of receiving the event",
+   * Receiving and Responding); a missing, late or invalid one fails the interaction (the token is then
+   * invalidated, and Discord does not send it again).
+   */
+  private deliverInteraction(record: EmulatedInteraction): void {
+    const url = this.endpointUrl;
+    if (!url) {
+      this.dispatch("INTERACTION_CREATE", record.payload);
+      return;
+    }
+    record.via = "http";
+    record.delivered = this.postSigned(url, record.payload).then((response) => {
+      if (response.status === 0) {
+        record.failed = `no response within ${this.interactionDeadlineMs} ms`;
+      } else if (response.status === 202 && record.callbacks.length > 0) {
+        // Answered through the callback route instead: "respond to the original HTTP request with a 202
+        // and no body" (Receiving and Responding → Create Interaction Response).
+      } else if (response.status !== 200 || !/^application\/json/.test(response.contentType)) {
+        record.failed = `HTTP ${response.status}`;
+      } else {
+        const answer = this.respond(record, response.json, ++this.seq);
+        if (answer.status >= 400) record.failed = `invalid response: ${JSON.stringify(answer.json)}`;
+      }
+      this.events.emit("call");
+    });
   }
 
   /** Closes every socket and the server. */
@@ -411,19 +565,22 @@ export class DiscordEmulator {
       callbacks: [],
       createdAt: Date.now(),
       late: 0,
+      via: "gateway",
+      delivered: Promise.resolve(),
     };
     this.componentMessages.set(id, message.id);
     this.interactions.set(id, record);
-    this.dispatch("INTERACTION_CREATE", payload);
+    this.deliverInteraction(record);
     return record;
   }
 
   /** Resolves once the interaction got its callback (its acknowledgement). */
   async waitForAcknowledgement(record: EmulatedInteraction, timeoutMs = 5_000): Promise<void> {
-    if (record.callbacks.length > 0) return;
-    await this.waitForCall(
-      (call) => call.path === `/interactions/${record.id}/${record.token}/callback`,
+    await this.waitFor(
+      "call",
+      () => (record.callbacks.length > 0 || record.failed !== undefined ? true : undefined),
       timeoutMs,
+      "interaction response",
     );
   }
 
@@ -462,9 +619,11 @@ export class DiscordEmulator {
       callbacks: [],
       createdAt: Date.now(),
       late: 0,
+      via: "gateway",
+      delivered: Promise.resolve(),
     };
     this.interactions.set(id, record);
-    this.dispatch("INTERACTION_CREATE", payload);
+    this.deliverInteraction(record);
     return record;
   }
 
@@ -474,12 +633,11 @@ export class DiscordEmulator {
     timeoutMs = 5_000,
   ): Promise<{ name: string; value: string | number }[]> {
     const record = this.interaction({ ...input, kind: "autocomplete" });
-    const call = await this.waitForCall(
-      (candidate) => candidate.path === `/interactions/${record.id}/${record.token}/callback`,
-      timeoutMs,
-    );
-    return ((call.body as { data?: { choices?: { name: string; value: string | number }[] } }).data
-      ?.choices ?? []) as { name: string; value: string | number }[];
+    await this.waitForAcknowledgement(record, timeoutMs);
+    const answer = record.callbacks[0];
+    if (!answer) throw new Error(`discord emulator: the autocomplete request failed (${record.failed})`);
+    return ((answer.data as { choices?: { name: string; value: string | number }[] } | undefined)?.choices ??
+      []) as { name: string; value: string | number }[];
   }
 
   /**
@@ -546,9 +704,11 @@ export class DiscordEmulator {
       callbacks: [],
       createdAt: Date.now(),
       late: 0,
+      via: "gateway",
+      delivered: Promise.resolve(),
     };
     this.interactions.set(id, record);
-    this.dispatch("INTERACTION_CREATE", payload);
+    this.deliverInteraction(record);
     return record;
   }
 
@@ -904,7 +1064,10 @@ export class DiscordEmulator {
         body = raw;
       }
     }
-    const segments = url.pathname
+    const named = /^\/client\/([^/]+)(\/.*)$/.exec(url.pathname);
+    const client = named ? decodeURIComponent(named[1] ?? "") : "default";
+    const pathname = named ? (named[2] ?? "/") : url.pathname;
+    const segments = pathname
       .replace(/^\/api(\/v\d+)?/, "")
       .split("/")
       .filter(Boolean)
@@ -917,6 +1080,7 @@ export class DiscordEmulator {
       body,
       authorized: req.headers.authorization === `Bot ${this.token}`,
       files: parts.filter((part) => part.filename !== undefined),
+      client,
     };
     this.calls.push(call);
     let answer: { status: number; json?: unknown };
@@ -989,7 +1153,14 @@ export class DiscordEmulator {
       case "GET applications/@me":
         return {
           status: 200,
-          json: { id: this.applicationId, name: this.bot.username, bot: publicUser(this.bot), flags: 0 },
+          json: {
+            id: this.applicationId,
+            name: this.bot.username,
+            bot: publicUser(this.bot),
+            flags: 0,
+            // Application Object: "interactions_endpoint_url? ?string" (Discord docs, Application).
+            interactions_endpoint_url: this.endpointUrl ?? null,
+          },
         };
       case "GET applications/:/commands":
         return this.ownApp(s[1]) ?? { status: 200, json: this.global };
@@ -1128,10 +1299,17 @@ export class DiscordEmulator {
     };
   }
 
-  private callback(call: EmulatorCall, id: string, token: string): { status: number; json?: unknown } {
-    const interaction = this.interactions.get(id);
-    if (!interaction || interaction.token !== token)
-      return { status: 404, json: { message: "Unknown interaction", code: 10062 } };
+  /**
+   * Applies an initial response (an interaction response object, `{type, data}`), from the callback
+   * route or an Interactions Endpoint's HTTP response, with Discord's rules; an error answer when it
+   * breaks one.
+   */
+  private respond(
+    interaction: EmulatedInteraction,
+    response: unknown,
+    seq: number,
+  ): { status: number; json?: unknown } {
+    const id = interaction.id;
     if (interaction.callbacks.length > 0) {
       return { status: 400, json: { message: "Interaction has already been acknowledged.", code: 40060 } };
     }
@@ -1141,7 +1319,7 @@ export class DiscordEmulator {
       interaction.late += 1;
       return { status: 404, json: { message: "Unknown interaction", code: 10062 } };
     }
-    const { type, data } = (call.body ?? {}) as { type?: number; data?: Record<string, unknown> };
+    const { type, data } = (response ?? {}) as { type?: number; data?: Record<string, unknown> };
     if (type === 9) {
       // A modal can answer a command or a component, never a modal submit or a ping (interaction
       // response types table: MODAL "Not available for MODAL_SUBMIT and PING interactions").
@@ -1158,10 +1336,10 @@ export class DiscordEmulator {
     // A modal's components are its inputs (checked above); message components are buttons.
     const componentProblem = type === 9 ? undefined : checkComponents(data?.components);
     if (componentProblem) return componentProblem;
-    interaction.callbacks.push({ type: type ?? 0, data, seq: call.seq });
+    interaction.callbacks.push({ type: type ?? 0, data, seq });
     if (type === 7) {
       const pressed = this.messages.find((candidate) => candidate.id === this.componentMessages.get(id));
-      if (pressed) this.updateMessage(pressed, data ?? {}, call.seq);
+      if (pressed) this.updateMessage(pressed, data ?? {}, seq);
     }
     if (type === 4 || type === 5) {
       const content = type === 4 ? String(data?.content ?? "") : "";
@@ -1175,14 +1353,24 @@ export class DiscordEmulator {
         kind: "original",
         interactionId: id,
         deferred: type === 5,
-        seq: call.seq,
+        seq,
         allowedMentions: data?.allowed_mentions,
         components: data?.components,
         embeds: data?.embeds,
         ephemeral: (Number(data?.flags ?? 0) & 64) === 64,
       });
     }
+    return { status: 204 };
+  }
+
+  private callback(call: EmulatorCall, id: string, token: string): { status: number; json?: unknown } {
+    const interaction = this.interactions.get(id);
+    if (!interaction || interaction.token !== token)
+      return { status: 404, json: { message: "Unknown interaction", code: 10062 } };
+    const answer = this.respond(interaction, call.body, call.seq);
+    if (answer.status >= 400) return answer;
     if (call.query.with_response === "true") {
+      const { type } = (call.body ?? {}) as { type?: number };
       return { status: 200, json: { interaction: { id, type: interaction.type }, resource: { type } } };
     }
     return { status: 204 };
