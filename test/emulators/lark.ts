@@ -246,7 +246,8 @@ export class LarkEmulator {
   /** How many tenant tokens were issued. */
   tokensIssued = 0;
   private baseUrl = "";
-  private token = "";
+  /** Tenant tokens issued, with when each expires (ms since epoch). */
+  private readonly tokens = new Map<string, number>();
   private readonly server: Server;
   private readonly wss = new WebSocketServer({ noServer: true });
   /** Open long connections and their ids, in the order they connected. */
@@ -718,9 +719,23 @@ export class LarkEmulator {
       const { app_id, app_secret } = (body ?? {}) as { app_id?: string; app_secret?: string };
       if (app_id !== this.appId || app_secret !== this.appSecret)
         return reply(200, { code: 10014, msg: "app secret invalid" });
-      this.token = `t-${randomBytes(12).toString("hex")}`;
+      // A tenant token lives 2 h. Asked again while 30 min or more of it are left, Feishu returns the
+      // same token with what is left; below that a new one, the old one valid until it expires, so two
+      // are valid at once (open.feishu.cn/document/server-docs/authentication-management/access-token/
+      // tenant_access_token_internal). The replicas of one app, each asking, all hold a valid token.
+      const now = Date.now();
+      const current = [...this.tokens].find(([, expires]) => expires - now > 30 * 60_000);
+      if (current)
+        return reply(200, {
+          code: 0,
+          msg: "ok",
+          tenant_access_token: current[0],
+          expire: Math.floor((current[1] - now) / 1000),
+        });
+      const token = `t-${randomBytes(12).toString("hex")}`;
+      this.tokens.set(token, now + 7_200_000);
       this.tokensIssued += 1;
-      return reply(200, { code: 0, msg: "ok", tenant_access_token: this.token, expire: 7200 });
+      return reply(200, { code: 0, msg: "ok", tenant_access_token: token, expire: 7200 });
     }
     if (req.method === "POST" && path === "/callback/ws/endpoint") {
       const { AppID, AppSecret } = (body ?? {}) as { AppID?: string; AppSecret?: string };
@@ -730,7 +745,8 @@ export class LarkEmulator {
       return reply(200, { code: 0, msg: "ok", data: { URL: wsUrl, ClientConfig: CLIENT_CONFIG } });
     }
     if (!path.startsWith("/open-apis/")) return reply(404, { code: 404, msg: "not found" });
-    if (!this.token || req.headers.authorization !== `Bearer ${this.token}`) {
+    const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? "")?.[1] ?? "";
+    if ((this.tokens.get(bearer) ?? 0) < Date.now()) {
       return reply(401, {
         code: 99991663,
         msg: "Invalid access token for authorization. Please make a request with token attached.",
