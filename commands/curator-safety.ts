@@ -4,7 +4,7 @@
  * context's actor (`user` from the CLI and chat).
  */
 import path from "node:path";
-import { CuratorError, UsageError } from "../src/core/errors.js";
+import { CuratorError, errorCause, UsageError } from "../src/core/errors.js";
 import { fixed, join, lines, type Text, t } from "../src/core/i18n/messages.js";
 import {
   errorReply,
@@ -95,8 +95,7 @@ const backupCommand = defineCommand({
         json: { ok: true, id: snapshot.id, dir: snapshot.dir, manifest: info?.manifest ?? null },
       });
     } catch (error) {
-      const detail = error instanceof CuratorError ? error.text : (error as Error).message;
-      return errorReply(t("cmd.backup.failed", { detail }));
+      return errorReply(t("cmd.backup.failed", { detail: errorCause(error) }));
     }
   },
 });

@@ -31,6 +31,7 @@ import {
   pruneCandidates,
   setPaused,
   setPinned,
+  statusJson,
 } from "../src/curator/operations.js";
 import { runJsonSummary, summaryButtons, summaryReply } from "../src/curator/report.js";
 import { runCurator } from "../src/curator/run.js";
@@ -229,7 +230,7 @@ export function statusReply(status: CuratorStatus, ctx: CommandContext): Reply {
       ? [runAction(t("cmd.button.pinned"), invocation(["curator", "list-pinned"]), { placement: "reply" })]
       : []),
   ];
-  return { ...reply(blocks, { json: status }), layout: "card", actions: { rows: [next] } };
+  return { ...reply(blocks, { json: statusJson(status) }), layout: "card", actions: { rows: [next] } };
 }
 
 // ---------------------------------------------------------------- status
@@ -349,7 +350,7 @@ function runTextBlocks(result: CuratorRunResult, consolidating: boolean, ctx: Co
     if (result.reportPath)
       blocks.push({ kind: "paragraph", text: t("cmd.run.report", { path: result.reportPath }) });
   }
-  for (const warning of result.warnings)
+  for (const warning of result.warningTexts)
     blocks.push({ kind: "paragraph", text: t("cli.warning", { warning }) });
   return blocks;
 }
@@ -738,7 +739,10 @@ const pruneCommand = defineCommand({
     if (done.failures.length > 0) {
       blocks.push(
         { kind: "paragraph", text: t("cmd.failures") },
-        { kind: "list", items: done.failures.map((f) => `${f.name}: ${f.error}`) },
+        {
+          kind: "list",
+          items: done.failures.map((f) => t("cmd.prune.failure", { name: f.name, cause: f.text })),
+        },
       );
     }
     blocks.push(...warningBlocks);
@@ -750,7 +754,7 @@ const pruneCommand = defineCommand({
         days,
         candidates: listed,
         archived: done.archived.map((a) => a.name),
-        failures: done.failures,
+        failures: done.failures.map(({ name, error }) => ({ name, error })),
       },
     });
     return withButtons(result, restoreRows(archivedNames));

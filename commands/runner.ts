@@ -6,7 +6,7 @@
 
 import { roleOf } from "../src/core/access.js";
 import { cancelAction, invocation, runAction } from "../src/core/actions.js";
-import { SkillgateError } from "../src/core/errors.js";
+import { errorCause, SkillgateError } from "../src/core/errors.js";
 import { english, type Text, t } from "../src/core/i18n/messages.js";
 import { errorReply, type Reply, replyToPlainText, withWarnings } from "../src/core/reply.js";
 import { takeUsageWarnings } from "../src/skills/usage.js";
@@ -104,8 +104,10 @@ export function errorToReply(
     return errorReply(error.text, error.exitCode, { ok: false, error: error.message, code: error.code });
   }
   options.onUnexpected?.(error, spec);
-  const detail = error instanceof Error ? error.message : String(error);
-  return errorReply(t("runner.unexpected", { command: ctx.commandPrefix(spec.path), detail }), 1);
+  return errorReply(
+    t("runner.unexpected", { command: ctx.commandPrefix(spec.path), detail: errorCause(error) }),
+    1,
+  );
 }
 
 /**

@@ -86,9 +86,7 @@ async function listSkills(
   const category = input.options.category;
   const result = await ctx.library.list({ category, platform: platformOf(ctx, input) });
   const skipped = (await ctx.library.skipped?.()) ?? [];
-  const warnings = skipped.map((item) =>
-    t("cmd.skills.skipped", { folder: item.folder, reason: item.reason }),
-  );
+  const warnings = skipped.map((item) => t("cmd.skills.skipped", { folder: item.folder, reason: item.text }));
   // `--json` prints the result object alone (the warnings go to stderr): skip laying out a table.
   if (ctx.json) return withWarnings(reply([], { json: result }), warnings);
   const blocks: ReplyBlock[] = [];
@@ -374,7 +372,7 @@ async function usageReport(
   const blocks: ReplyBlock[] = [
     { kind: "heading", text: t("cmd.usage.heading", { total: rows.length, sort: SORT_WORDS[sort] ?? sort }) },
   ];
-  for (const warning of json.warnings)
+  for (const warning of [...store.warningTexts, ...provenance.warningTexts])
     blocks.push({ kind: "paragraph", text: t("reply.warning", { text: warning }) });
   if (rows.length === 0) {
     blocks.push({

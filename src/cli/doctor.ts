@@ -12,10 +12,36 @@ import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
 import { removeAbandonedWriteTemps } from "../config/write-temps.js";
 import { type Check, failed, messageOf, ok, warn } from "../core/diagnostics.js";
+import { errorCause } from "../core/errors.js";
+import { cause, english, list, type Text, t } from "../core/i18n/messages.js";
 import { createLogger } from "../core/logger.js";
 import type { AdapterOptions, PlatformDefinition } from "../core/platforms.js";
 import { type Reply, reply } from "../core/reply.js";
 import { openLibrary } from "../skills/library.js";
+
+/**
+ * What the doctor's own checks say, as catalog texts for the reader's language. The check objects keep
+ * the English (`--json` prints them as they always were); checks from the platforms carry English only.
+ */
+const checkTexts = new WeakMap<Check, { summary: Text; fix?: Text }>();
+
+function okText(area: string, summary: Text): Check {
+  const check = ok(area, english(summary));
+  checkTexts.set(check, { summary });
+  return check;
+}
+
+function warnText(area: string, summary: Text, fix: Text): Check {
+  const check = warn(area, english(summary), english(fix));
+  checkTexts.set(check, { summary, fix });
+  return check;
+}
+
+function failText(area: string, summary: Text, fix: Text): Check {
+  const check = failed(area, english(summary), english(fix));
+  checkTexts.set(check, { summary, fix });
+  return check;
+}
 
 /** What the doctor needs: the home, and how to look up secrets. */
 export interface DoctorOptions {
@@ -28,10 +54,10 @@ async function writeTempChecks(home: string): Promise<Check[]> {
   const removed = await removeAbandonedWriteTemps(home).catch(() => [] as string[]);
   if (removed.length === 0) return [];
   return [
-    warn(
+    warnText(
       "home",
-      `Removed ${removed.length} leftover cop${removed.length === 1 ? "y" : "ies"} of .env or config.yaml from interrupted writes: ${removed.join(", ")}.`,
-      "Nothing to do; an interrupted write never changes the file itself.",
+      t("doctor.tempsRemoved", { count: removed.length, files: list(removed) }),
+      t("doctor.tempsRemoved.fix"),
     ),
   ];
 }
@@ -42,16 +68,10 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
   const paths = homePaths(options.home);
   const homeStat = await fs.stat(options.home).catch(() => undefined);
   if (!homeStat?.isDirectory()) {
-    checks.push(
-      failed(
-        "home",
-        `The home ${options.home} does not exist.`,
-        "Run `skillgate init --examples` to create it with example skills, point --home or HERMES_HOME at your Hermes home, or try `skillgate serve --demo`.",
-      ),
-    );
+    checks.push(failText("home", t("doctor.noHome", { home: options.home }), t("doctor.noHome.fix")));
     return checks;
   }
-  checks.push(ok("home", `Home: ${options.home}.`));
+  checks.push(okText("home", t("doctor.home", { home: options.home })));
   checks.push(...(await writeTempChecks(options.home)));
   const read = await readConfig(paths.config);
   checks.push(...read.checks);
@@ -67,13 +87,7 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
       platform.secrets.some((name) => options.secret(name) !== undefined),
   );
   if (platforms.length === 0)
-    checks.push(
-      warn(
-        "config",
-        "No chat platform has its token set: `skillgate serve` runs the terminal chat only.",
-        "Follow docs/platforms/telegram.md, feishu.md or discord.md and put the tokens in <home>/.env.",
-      ),
-    );
+    checks.push(warnText("config", t("doctor.noPlatform"), t("doctor.noPlatform.fix")));
   const adapterOptions: AdapterOptions = {
     config,
     home: options.home,
@@ -85,10 +99,10 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
       checks.push(...(await diagnose(platform, adapterOptions)));
     } catch (error) {
       checks.push(
-        failed(
+        failText(
           platform.name,
-          `The check itself failed: ${messageOf(error)}.`,
-          "Report this as a skillgate bug.",
+          t("doctor.checkFailed", { cause: errorCause(error) }),
+          t("doctor.checkFailed.fix"),
         ),
       );
     }
@@ -97,11 +111,18 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
 }
 
 async function diagnose(platform: PlatformDefinition, options: AdapterOptions): Promise<Check[]> {
-  if (!platform.diagnose) return [ok(platform.name, "No checks against the platform are available.")];
+  if (!platform.diagnose) return [okText(platform.name, t("doctor.noPlatformChecks"))];
   return platform.diagnose(options);
 }
 
-const CONFIG_FIX = "Fix it in config.yaml (deploy/config.example.yaml shows every setting).";
+const CONFIG_FIX = t("doctor.config.fix");
+
+/** A YAML parse error's first line, shown in other languages as a syntax error at `line:column`. */
+function yamlCause(error: unknown): Text {
+  const first = messageOf(error).split("\n")[0] ?? "";
+  const at = (error as { linePos?: { line: number; col: number }[] }).linePos?.[0];
+  return cause(first, "YAML_SYNTAX", at ? `${at.line}:${at.col}` : undefined);
+}
 
 /**
  * Reads config.yaml and reports every problem in it: a syntax error, each wrong value (the rest of the
@@ -118,7 +139,11 @@ async function readConfig(file: string): Promise<{ checks: Check[]; config?: Ski
     if ((error as NodeJS.ErrnoException).code !== "ENOENT")
       return {
         checks: [
-          failed("config", `${file} cannot be read: ${messageOf(error)}.`, "Check the file's permissions."),
+          failText(
+            "config",
+            t("doctor.config.unreadable", { file, cause: errorCause(error) }),
+            t("doctor.config.unreadable.fix"),
+          ),
         ],
       };
   }
@@ -129,47 +154,45 @@ async function readConfig(file: string): Promise<{ checks: Check[]; config?: Ski
     } catch (error) {
       return {
         checks: [
-          failed(
+          failText(
             "config",
-            `${file} is not valid YAML: ${messageOf(error).split("\n")[0]}.`,
-            "Fix the syntax at the line named (indentation, a missing `:` or quote).",
+            t("doctor.config.yaml", { file, detail: yamlCause(error) }),
+            t("doctor.config.yaml.fix"),
           ),
         ],
       };
     }
   }
   const found = checkConfigDocument(document);
-  const checks: Check[] = found.errors.map((error) => failed("config", error.message, CONFIG_FIX));
-  for (const unknown of found.unknown)
+  const checks: Check[] = found.errors.map((error) => failText("config", error.text, CONFIG_FIX));
+  for (const { key, suggestion } of found.unknown)
     checks.push(
-      warn(
-        "config",
-        `config.yaml: \`${unknown.key}\` is not a setting skillgate knows${unknown.suggestion ? `; did you mean \`${unknown.suggestion}\`?` : "."}`,
-        unknown.suggestion
-          ? `Rename \`${unknown.key}\` to \`${unknown.suggestion}\` in config.yaml; as written it is ignored.`
-          : `Remove \`${unknown.key}\` from config.yaml or check its spelling in deploy/config.example.yaml; as written it is ignored.`,
-      ),
+      suggestion
+        ? warnText(
+            "config",
+            t("doctor.config.unknownSuggest", { key, suggestion }),
+            t("doctor.config.unknownSuggest.fix", { key, suggestion }),
+          )
+        : warnText("config", t("doctor.config.unknown", { key }), t("doctor.config.unknown.fix", { key })),
     );
   if (found.config?.skills.visibilityError)
-    checks.push(failed("config", found.config.skills.visibilityError.message, CONFIG_FIX));
+    checks.push(failText("config", found.config.skills.visibilityError.text, CONFIG_FIX));
   if (checks.length === 0)
-    checks.push(ok("config", text === undefined ? `No ${file}: defaults apply.` : `${file} is valid.`));
+    checks.push(
+      okText(
+        "config",
+        text === undefined ? t("doctor.config.none", { file }) : t("doctor.config.valid", { file }),
+      ),
+    );
   return { checks, config: found.config ? { ...found.config, mtimeMs } : undefined };
 }
 
 function configChecks(config: SkillgateConfig): Check[] {
   const checks: Check[] = [];
   for (const warning of config.warnings)
-    checks.push(warn("config", warning, "See deploy/config.example.yaml."));
+    checks.push(warnText("config", warning, t("doctor.config.warning.fix")));
   const remote = config.gateway.admins.filter((id) => !id.startsWith("console:"));
-  if (remote.length === 0)
-    checks.push(
-      warn(
-        "config",
-        "gateway.admins is empty: nobody can change the library from chat.",
-        "Message the bot once: it answers with your platform:id. Add it to gateway.admins in config.yaml.",
-      ),
-    );
+  if (remote.length === 0) checks.push(warnText("config", t("doctor.noAdmins"), t("doctor.noAdmins.fix")));
   return checks;
 }
 
@@ -180,16 +203,12 @@ async function coordinationCheck(url: string): Promise<Check> {
     const client = await connectRedis(url);
     try {
       const version = serverVersion(await client.info("server")) ?? "unknown";
-      return ok("coordination", `Redis at ${redactUrl(url)} answers (version ${version}).`);
+      return okText("coordination", t("doctor.redis", { url: redactUrl(url), version }));
     } finally {
       client.destroy();
     }
   } catch (error) {
-    return failed(
-      "coordination",
-      messageOf(error),
-      "Start Redis (>= 7) or Valkey at gateway.coordination.redis_url, or remove gateway.coordination to run one gateway alone.",
-    );
+    return failText("coordination", errorCause(error), t("doctor.redis.fix"));
   }
 }
 
@@ -197,21 +216,14 @@ async function libraryChecks(home: string, config: SkillgateConfig): Promise<Che
   const library = openLibrary(home, config);
   try {
     const skills = await library.all();
-    if (skills.length === 0)
-      return [
-        warn(
-          "home",
-          "No skills in the library.",
-          "`skillgate init --examples` installs example skills here; `skillgate serve --demo` tries them without touching this home.",
-        ),
-      ];
-    return [ok("home", `${skills.length} skill(s) in the library.`)];
+    if (skills.length === 0) return [warnText("home", t("doctor.noSkills"), t("doctor.noSkills.fix"))];
+    return [okText("home", t("doctor.skills", { count: skills.length }))];
   } catch (error) {
     return [
-      failed(
+      failText(
         "home",
-        `The skill library could not be read: ${messageOf(error)}.`,
-        "Check the permissions of <home>/skills.",
+        t("doctor.libraryUnreadable", { cause: errorCause(error) }),
+        t("doctor.libraryUnreadable.fix"),
       ),
     ];
   } finally {
@@ -219,23 +231,42 @@ async function libraryChecks(home: string, config: SkillgateConfig): Promise<Che
   }
 }
 
+/** An area's name as the reader sees it (the platforms' names stay as they are). */
+const AREA_WORDS: Record<string, Text> = {
+  home: t("doctor.area.home"),
+  config: t("doctor.area.config"),
+  coordination: t("doctor.area.coordination"),
+};
+
 /** The doctor's findings as a reply: a table, the fixes, and exit 1 when something failed. */
 export function doctorReply(checks: Check[]): Reply {
   const failures = checks.filter((check) => check.status === "fail").length;
   const warnings = checks.filter((check) => check.status === "warn").length;
-  const mark: Record<Check["status"], string> = { ok: "ok", warn: "WARN", fail: "FAIL" };
-  const fixes = checks.filter((check) => check.fix).map((check) => `${check.area}: ${check.fix}`);
+  const mark: Record<Check["status"], Text> = {
+    ok: t("doctor.mark.ok"),
+    warn: t("doctor.mark.warn"),
+    fail: t("doctor.mark.fail"),
+  };
+  const area = (check: Check): Text => AREA_WORDS[check.area] ?? check.area;
+  const fixes = checks.flatMap((check) => {
+    const fix = checkTexts.get(check)?.fix ?? check.fix;
+    return fix ? [t("doctor.fixLine", { area: area(check), fix })] : [];
+  });
   return reply(
     [
       { kind: "heading", text: "skillgate doctor" },
       {
         kind: "table",
-        headers: ["", "area", "finding"],
-        rows: checks.map((check) => [mark[check.status], check.area, check.summary]),
+        headers: ["", t("doctor.col.area"), t("doctor.col.finding")],
+        rows: checks.map((check) => [
+          mark[check.status],
+          area(check),
+          checkTexts.get(check)?.summary ?? check.summary,
+        ]),
       },
       ...(fixes.length > 0
         ? [
-            { kind: "heading" as const, text: "How to fix" },
+            { kind: "heading" as const, text: t("doctor.howToFix") },
             { kind: "list" as const, items: fixes },
           ]
         : []),
@@ -243,10 +274,10 @@ export function doctorReply(checks: Check[]): Reply {
         kind: "paragraph",
         text:
           failures > 0
-            ? `${failures} problem(s), ${warnings} warning(s).`
+            ? t("doctor.tally.problems", { problems: failures, warnings })
             : warnings > 0
-              ? `No problems; ${warnings} warning(s).`
-              : "Everything checked is fine.",
+              ? t("doctor.tally.warnings", { count: warnings })
+              : t("doctor.tally.fine"),
       },
     ],
     { exitCode: failures > 0 ? 1 : 0, json: { ok: failures === 0, checks } },

@@ -4,7 +4,7 @@
  * English text (logs, `--json`). Commands turn them into a `Reply` with the matching exit code; nothing
  * else should need to inspect messages.
  */
-import { english, type Text, t } from "./i18n/messages.js";
+import { cause, english, type Text, t } from "./i18n/messages.js";
 
 /** Base class: every error skillgate raises on purpose. */
 export class SkillgateError extends Error {
@@ -58,6 +58,20 @@ export class CuratorError extends SkillgateError {
  */
 export function interruptedError(phase: string, what: Text): CuratorError {
   return new CuratorError(phase, t("error.interrupted", { what }), { code: "curator.interrupted" });
+}
+
+/**
+ * Why `error` happened, as the person reads it: a skillgate error's own text; a system error (one with
+ * a `code`, such as `ENOENT` or zlib's `Z_BUF_ERROR`) as its English message, which other locales show
+ * in the catalog's words for the code; anything else as its message. `english(errorCause(e))` is always
+ * the message the error carries, so logs and `--json` keep it byte for byte.
+ */
+export function errorCause(error: unknown): Text {
+  if (error instanceof SkillgateError) return error.text;
+  if (!(error instanceof Error)) return String(error);
+  const { code, path } = error as NodeJS.ErrnoException;
+  if (typeof code !== "string") return error.message;
+  return cause(error.message, code, typeof path === "string" ? path : undefined);
 }
 
 /** A platform adapter failed to connect, send or register; `adapter` names the platform. */

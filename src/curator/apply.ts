@@ -9,12 +9,12 @@ import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
 import { CuratorError, interruptedError } from "../core/errors.js";
 import { relaxYoungGenerationForLargeHeap } from "../core/heap-tuning.js";
-import { t } from "../core/i18n/messages.js";
+import { english, type Text, t } from "../core/i18n/messages.js";
 import type { ProgressSink } from "../core/progress.js";
 import { everySkillOnDisk } from "../skills/library.js";
 import type { SkillEntry, SkillLibrary } from "../skills/types.js";
 import { emptyRecord, lastActivity, type SkillState, type UsageMap, UsageStore } from "../skills/usage.js";
-import { type ArchiveResult, archiveMany } from "./archive.js";
+import { type ArchiveResult, archiveMany, type MoveFailure } from "./archive.js";
 import type { LedgerActor } from "./ledger.js";
 import { loadProvenance, type Provenance } from "./provenance.js";
 import { createSnapshot, type PendingSnapshot } from "./snapshot.js";
@@ -56,7 +56,7 @@ export interface ApplyOutcome {
   counts: AutoTransitionCounts;
   archived: ArchiveResult[];
   transitions: { name: string; from: SkillState; to: SkillState }[];
-  failures: { name: string; error: string }[];
+  failures: MoveFailure[];
   /** A stop was asked for mid-way: some planned archives were not done (the next run does them). */
   interrupted: boolean;
 }
@@ -205,10 +205,15 @@ async function stillIdle(
     const record = records[action.name];
     const lastMs = record ? lastActivity(record)?.ms : undefined;
     if (lastMs === undefined || lastMs <= cutoff) return true;
-    outcome.failures.push({ name: action.name, error: "used since the plan was made; kept" });
+    outcome.failures.push(failure(action.name, t("run.usedSincePlan")));
     return false;
   });
   return { archives: idle, usage: records };
+}
+
+/** A planned archive that did not happen, and why. */
+function failure(name: string, text: Text): MoveFailure {
+  return { name, error: english(text), text };
 }
 
 async function applyArchives(
@@ -226,7 +231,7 @@ async function applyArchives(
   for (const action of archives) {
     const entry = entries.get(action.name);
     if (entry) found.push({ entry, evidence: { reason: "unused", idle_days: action.idleDays } });
-    else outcome.failures.push({ name: action.name, error: "no longer on disk" });
+    else outcome.failures.push(failure(action.name, t("run.goneFromDisk")));
   }
   const done = await archiveMany(found, {
     home: opts.home,

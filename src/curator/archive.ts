@@ -10,7 +10,7 @@ import { promises as fs, lstatSync, mkdirSync, renameSync } from "node:fs";
 import path from "node:path";
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
-import { CuratorError } from "../core/errors.js";
+import { CuratorError, errorCause } from "../core/errors.js";
 import { checkWriteFence } from "../core/fence.js";
 import { isoTimestamp, pathExists } from "../core/fsutil.js";
 import { list, type Text, t } from "../core/i18n/messages.js";
@@ -192,19 +192,14 @@ export function archiveRefusal(
   config: SkillgateConfig,
   pinned: boolean,
   prefix: CommandPrefix,
-): string | null {
+): Text | null {
   const name = entry.name;
   const verdict = classify(name, entry, undefined, true, provenance, config);
-  if (verdict.kind === "external")
-    return `skill '${name}' lives in skills.external_dirs; external skills are read-only to the curator`;
-  if (verdict.kind === "protected")
-    return `skill '${name}' is a protected built-in; it backs load-bearing commands and is never archived or consolidated`;
-  if (verdict.kind === "hub")
-    return `skill '${name}' is hub-installed; its upstream owns it, so it is never archived`;
-  if (verdict.kind === "bundled" && !verdict.eligible) {
-    return `skill '${name}' is a bundled built-in; enable curator.prune_builtins to allow archiving it`;
-  }
-  if (pinned) return `'${name}' is pinned — unpin first with \`${prefix(["curator", "unpin", name])}\``;
+  if (verdict.kind === "external") return t("archive.refused.external", { name });
+  if (verdict.kind === "protected") return t("archive.refused.protected", { name });
+  if (verdict.kind === "hub") return t("archive.refused.hub", { name });
+  if (verdict.kind === "bundled" && !verdict.eligible) return t("archive.refused.bundled", { name });
+  if (pinned) return t("archive.refused.pinned", { name, command: prefix(["curator", "unpin", name]) });
   return null;
 }
 
@@ -265,6 +260,13 @@ interface PreparedMove {
   result: ArchiveResult;
 }
 
+/** A skill a batch could not archive: why, in English (`--json`, reports) and as a text for the reader. */
+export interface MoveFailure {
+  name: string;
+  error: string;
+  text: Text;
+}
+
 /** What a batch did; failures keep their errors (`archiveEntry` throws them). */
 interface BatchOutcome {
   archived: ArchiveResult[];
@@ -284,11 +286,15 @@ interface BatchOutcome {
 export async function archiveMany(
   entries: { entry: SkillEntry; evidence?: Record<string, unknown> }[],
   opts: ArchiveManyOptions,
-): Promise<{ archived: ArchiveResult[]; failures: { name: string; error: string }[] }> {
+): Promise<{ archived: ArchiveResult[]; failures: MoveFailure[] }> {
   const done = await archiveBatch(entries, opts);
   return {
     archived: done.archived,
-    failures: done.failures.map(({ name, error }) => ({ name, error: error.message })),
+    failures: done.failures.map(({ name, error }) => ({
+      name,
+      error: error.message,
+      text: errorCause(error),
+    })),
   };
 }
 
@@ -710,14 +716,12 @@ export function pickArchived(
 }
 
 /** Why a restore of `skillName` must not happen, or null. */
-function restoreRefusal(skillName: string, provenance: Provenance, config: SkillgateConfig): string | null {
-  if (provenance.hub.has(skillName))
-    return `skill '${skillName}' is now hub-installed; restoring it would shadow the upstream version`;
-  if (provenance.bundled.has(skillName) && !config.curator.pruneBuiltins) {
-    return `skill '${skillName}' is now a bundled built-in and curator.prune_builtins is off; restoring it would shadow the built-in`;
-  }
-  if (provenance.protected.has(skillName))
-    return `skill '${skillName}' is a protected built-in; it cannot be restored over`;
+function restoreRefusal(skillName: string, provenance: Provenance, config: SkillgateConfig): Text | null {
+  const name = skillName;
+  if (provenance.hub.has(name)) return t("restore.refused.hub", { name });
+  if (provenance.bundled.has(name) && !config.curator.pruneBuiltins)
+    return t("restore.refused.bundled", { name });
+  if (provenance.protected.has(name)) return t("restore.refused.protected", { name });
   return null;
 }
 

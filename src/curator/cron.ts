@@ -4,12 +4,25 @@
  * `skills` list and the legacy `skill` field; absolute-path references are reduced to bare names.
  */
 import { homePaths } from "../config/home.js";
+import { errorCause } from "../core/errors.js";
 import { readTextIfExists } from "../core/fsutil.js";
+import { english, type Text, t } from "../core/i18n/messages.js";
 
-/** The cron references of a home, plus warnings when the jobs file could not be read. */
+/**
+ * The cron references of a home, plus warnings when the jobs file could not be read (in English, and
+ * as texts for the reader).
+ */
 export interface CronRefs {
   names: Set<string>;
   warnings: string[];
+  warningTexts: Text[];
+}
+
+/** No references, and `warning` when there is one. */
+function noRefs(warning?: Text): CronRefs {
+  return warning === undefined
+    ? { names: new Set(), warnings: [], warningTexts: [] }
+    : { names: new Set(), warnings: [english(warning)], warningTexts: [warning] };
 }
 
 /**
@@ -52,20 +65,16 @@ export async function readCronRefs(home: string): Promise<CronRefs> {
   try {
     text = await readTextIfExists(file);
   } catch (error) {
-    return {
-      names: new Set(),
-      warnings: [
-        `cannot read ${file} (${(error as Error).message}); cron-referenced skills are not protected this run.`,
-      ],
-    };
+    return noRefs(t("cron.unreadable", { file, cause: errorCause(error) }));
   }
-  if (text === undefined) return { names: new Set(), warnings: [] };
+  if (text === undefined) return noRefs();
   try {
-    return { names: cronRefsFromJobs(JSON.parse(text.replace(/^\uFEFF/, ""))), warnings: [] };
-  } catch {
     return {
-      names: new Set(),
-      warnings: [`${file} is not valid JSON; cron-referenced skills are not protected this run.`],
+      names: cronRefsFromJobs(JSON.parse(text.replace(/^\uFEFF/, ""))),
+      warnings: [],
+      warningTexts: [],
     };
+  } catch {
+    return noRefs(t("cron.invalid", { file }));
   }
 }

@@ -26,6 +26,7 @@ import {
   archiveMany,
   assertSafeName,
   type CommandPrefix,
+  type MoveFailure,
   terminalPrefix,
 } from "./archive.js";
 import { readCronRefs } from "./cron.js";
@@ -99,7 +100,8 @@ export interface CuratorStatus {
   unmanaged: { total: number; pre_dates_marker: number; foreground_created: number };
   least_recently_active: string[];
   rankings: { least_recently_active: ActivityRow[]; most_active: ActivityRow[]; least_active: ActivityRow[] };
-  warnings: string[];
+  /** Problems met reading the home, as texts for the reader (`statusJson` writes them in English). */
+  warnings: Text[];
 }
 
 function activityRow(name: string, record: UsageRecord | undefined): ActivityRow {
@@ -202,7 +204,7 @@ async function fileExists(file: string): Promise<boolean> {
 type LibraryFigures = Pick<
   CuratorStatus,
   "managed" | "pinned" | "unmanaged" | "least_recently_active" | "rankings"
-> & { provenanceWarnings: string[] };
+> & { provenanceWarnings: Text[] };
 
 async function libraryFigures(ctx: OpsContext): Promise<LibraryFigures> {
   const view = await readView(ctx);
@@ -239,7 +241,7 @@ async function libraryFigures(ctx: OpsContext): Promise<LibraryFigures> {
     },
     least_recently_active: ranked.least_recently_active.map((row) => row.name),
     rankings: ranked,
-    provenanceWarnings: view.provenance.warnings,
+    provenanceWarnings: view.provenance.warningTexts,
   };
 }
 
@@ -307,8 +309,13 @@ export async function curatorStatus(ctx: OpsContext): Promise<CuratorStatus> {
     unmanaged: figures.unmanaged,
     least_recently_active: figures.least_recently_active,
     rankings: figures.rankings,
-    warnings: [warning, ...provenanceWarnings].filter((item): item is string => Boolean(item)),
+    warnings: warning === undefined ? [...provenanceWarnings] : [warning, ...provenanceWarnings],
   };
+}
+
+/** The `curator status --json` document: the status, its warnings in English. */
+export function statusJson(status: CuratorStatus): Record<string, unknown> {
+  return { ...status, warnings: status.warnings.map(english) };
 }
 
 /** Pauses or resumes automatic runs (persisted in `.curator_state`). */
@@ -436,7 +443,7 @@ export interface PruneCandidate {
 export async function pruneCandidates(
   ctx: OpsContext,
   days: number,
-): Promise<{ candidates: PruneCandidate[]; warnings: string[] }> {
+): Promise<{ candidates: PruneCandidate[]; warnings: Text[] }> {
   if (!Number.isInteger(days) || days < 1) {
     throw new CuratorError("prune", t("cmd.prune.badDaysError", { days: String(days) }), {
       code: "curator.bad_days",
@@ -455,14 +462,14 @@ export async function pruneCandidates(
     candidates.push({ name: row.name, idleDays: idle, entry: row.entry });
   }
   candidates.sort((a, b) => b.idleDays - a.idleDays || a.name.localeCompare(b.name));
-  return { candidates, warnings: [...cron.warnings, ...view.provenance.warnings] };
+  return { candidates, warnings: [...cron.warningTexts, ...view.provenance.warningTexts] };
 }
 
 /** Archives prune candidates (ledger actor `user`); failures are collected, not thrown. */
 export async function archiveCandidates(
   ctx: OpsContext,
   candidates: PruneCandidate[],
-): Promise<{ archived: ArchiveResult[]; failures: { name: string; error: string }[] }> {
+): Promise<{ archived: ArchiveResult[]; failures: MoveFailure[] }> {
   const provenance = await loadProvenance(
     ctx.home,
     candidates.map((candidate) => candidate.entry),

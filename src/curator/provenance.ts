@@ -14,7 +14,9 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
+import { errorCause } from "../core/errors.js";
 import { atomicWriteFile, readTextIfExists, withLock } from "../core/fsutil.js";
+import { addWarning, type Text, t, type WarningLists } from "../core/i18n/messages.js";
 import { cachedByFile, readTextCached } from "../core/read-cache.js";
 import { parseSkillMd } from "../skills/frontmatter.js";
 import type { SkillEntry } from "../skills/types.js";
@@ -29,8 +31,10 @@ export interface Provenance {
   bundled: ReadonlySet<string>;
   hub: ReadonlySet<string>;
   protected: ReadonlySet<string>;
-  /** Problems reading the sources (the affected source counts as empty). */
+  /** Problems reading the sources (the affected source counts as empty), in English. */
   warnings: string[];
+  /** The same problems as texts for the reader. */
+  warningTexts: Text[];
 }
 
 /** How the curator sees one skill. */
@@ -70,7 +74,7 @@ function isInside(root: string, candidate: string): boolean {
 async function readHubNames(
   home: string,
   skills: readonly SkillEntry[],
-  warnings: string[],
+  warnings: WarningLists,
 ): Promise<Set<string>> {
   const paths = homePaths(home);
   const names = new Set<string>();
@@ -78,7 +82,7 @@ async function readHubNames(
   try {
     text = await readTextCached(paths.hubLock);
   } catch (error) {
-    warnings.push(`cannot read ${paths.hubLock}: ${(error as Error).message}`);
+    addWarning(warnings, t("provenance.hubUnreadable", { file: paths.hubLock, cause: errorCause(error) }));
   }
   if (text === undefined) return names;
   let installed: Record<string, unknown> = {};
@@ -88,9 +92,7 @@ async function readHubNames(
       installed = data.installed as Record<string, unknown>;
     }
   } catch {
-    warnings.push(
-      `${paths.hubLock} is not valid JSON; hub-installed skills cannot be recognised until it is fixed.`,
-    );
+    addWarning(warnings, t("provenance.hubInvalid", { file: paths.hubLock }));
     return names;
   }
   // The install folders inside skills/, matched against the library's records by path. Records carry
@@ -114,16 +116,16 @@ async function readHubNames(
 
 /** Reads the bundled manifest and the hub lock of `home`. `skills` helps map hub install paths to names. */
 export async function loadProvenance(home: string, skills: readonly SkillEntry[]): Promise<Provenance> {
-  const warnings: string[] = [];
+  const warnings: WarningLists = { warnings: [], warningTexts: [] };
   let bundled = new Set<string>();
   try {
     const text = await readTextCached(homePaths(home).bundledManifest);
     if (text !== undefined) bundled = parseBundledManifest(text);
   } catch (error) {
-    warnings.push(`cannot read .bundled_manifest: ${(error as Error).message}`);
+    addWarning(warnings, t("provenance.bundledUnreadable", { cause: errorCause(error) }));
   }
   const hub = await readHubNames(home, skills, warnings);
-  return { bundled, hub, protected: PROTECTED_BUILTINS, warnings };
+  return { bundled, hub, protected: PROTECTED_BUILTINS, ...warnings };
 }
 
 /**

@@ -150,26 +150,18 @@ async function confinePaths(home: string, targets: string[]): Promise<void> {
   for (const target of targets) {
     const resolved = path.resolve(target);
     if (!path.isAbsolute(target) || !isStrictlyInside(home, resolved) || isForbiddenTarget(home, resolved)) {
-      throw new CuratorError(
-        "rollback",
-        `refusing rollback: entry references a path outside ${home}: ${target}`,
-        {
-          code: "curator.path_outside",
-        },
-      );
+      throw new CuratorError("rollback", message("rollback.entry.outside", { home, target }), {
+        code: "curator.path_outside",
+      });
     }
     let ancestor = path.dirname(resolved);
     while (!(await pathExists(ancestor)) && ancestor !== path.dirname(ancestor))
       ancestor = path.dirname(ancestor);
     const real = await fs.realpath(ancestor);
     if (real !== realHome && !isStrictlyInside(realHome, real)) {
-      throw new CuratorError(
-        "rollback",
-        `refusing rollback: entry references a path outside ${home} (through a symlink): ${target}`,
-        {
-          code: "curator.path_outside",
-        },
-      );
+      throw new CuratorError("rollback", message("rollback.entry.outsideLink", { home, target }), {
+        code: "curator.path_outside",
+      });
     }
   }
 }
@@ -312,13 +304,9 @@ export async function rollbackEntry(opts: EntryRollbackOptions): Promise<EntryRo
   const actor = opts.actor ?? "user";
   const found = await findEntry(home, opts.entryId);
   if (!found) {
-    throw new CuratorError(
-      "rollback",
-      `no ledger entry with id '${opts.entryId}'; see \`curator ledger\` for ids.`,
-      {
-        code: "curator.no_entry",
-      },
-    );
+    throw new CuratorError("rollback", message("rollback.entry.missing", { id: opts.entryId }), {
+      code: "curator.no_entry",
+    });
   }
   const entry = await entryInHome(home, found);
   const roots = (entry.roots ?? []).filter((root) => typeof root === "string");
@@ -332,10 +320,8 @@ export async function rollbackEntry(opts: EntryRollbackOptions): Promise<EntryRo
     if ("sha256" in file && !(await hasBlob(home, file.sha256))) {
       throw new CuratorError(
         "rollback",
-        `missing blob ${file.sha256} for ${file.path}; rollback aborted, nothing was changed.`,
-        {
-          code: "curator.missing_blob",
-        },
+        message("rollback.entry.missingBlob", { blob: file.sha256, file: file.path }),
+        { code: "curator.missing_blob" },
       );
     }
   }
@@ -362,11 +348,9 @@ export async function rollbackEntry(opts: EntryRollbackOptions): Promise<EntryRo
     safety = null;
   }
   if (!safety) {
-    throw new CuratorError(
-      "rollback",
-      "pre-rollback safety capture failed (ledger disabled or unwritable); rollback aborted and current skills were not changed.",
-      { code: "curator.safety_capture_failed" },
-    );
+    throw new CuratorError("rollback", message("rollback.entry.safetyFailed"), {
+      code: "curator.safety_capture_failed",
+    });
   }
   const usageBefore = (await new UsageStore(homePaths(home).skills).read())[entry.skill] ?? null;
   let restored = 0;

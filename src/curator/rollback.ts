@@ -10,7 +10,7 @@ import { promises as fs, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
-import { CuratorError } from "../core/errors.js";
+import { CuratorError, errorCause } from "../core/errors.js";
 import { checkWriteFence } from "../core/fence.js";
 import {
   acquireLock,
@@ -83,14 +83,9 @@ export async function rollbackToSnapshot(opts: SnapshotRollbackOptions): Promise
     await recoverLocked(opts.home, opts.config);
     const target = await resolveSnapshot(opts.home, opts.id);
     if (!target) {
-      const which = opts.id === undefined ? "" : ` for id '${opts.id}'`;
-      throw new CuratorError(
-        "rollback",
-        `no matching backup found${which}; list them with \`curator rollback --list\`.`,
-        {
-          code: "curator.no_snapshot",
-        },
-      );
+      const text =
+        opts.id === undefined ? t("rollback.noBackup") : t("rollback.noBackupFor", { id: opts.id });
+      throw new CuratorError("rollback", text, { code: "curator.no_snapshot" });
     }
     const manifest = target.manifest ?? (await readManifest(target.dir));
     const { journal, safety } = await swapIn(opts, target, manifest?.links ?? []);
@@ -109,13 +104,7 @@ async function takeRollbackLock(home: string): Promise<HeldLock> {
     return await acquireLock(rollbackLockPath(home), { waitMs: 2_000 });
   } catch (error) {
     if (error instanceof LockBusyError) {
-      throw new CuratorError(
-        "rollback",
-        "another rollback is running on this home; wait for it to finish and try again.",
-        {
-          code: "curator.locked",
-        },
-      );
+      throw new CuratorError("rollback", t("rollback.busy"), { code: "curator.locked" });
     }
     throw error;
   }
@@ -183,11 +172,9 @@ async function swapIn(
     const error = (extractOutcome as PromiseRejectedResult).reason;
     // A refused or unreadable archive says so itself (and that nothing was changed).
     if (error instanceof CuratorError) throw error;
-    throw new CuratorError(
-      "rollback",
-      `snapshot extract failed (state restored): ${(error as Error).message}`,
-      { cause: error },
-    );
+    throw new CuratorError("rollback", t("rollback.extractFailed", { cause: errorCause(error) }), {
+      cause: error,
+    });
   }
   const safety = safetyOutcome.value;
   const verified = extractOutcome.value;
@@ -214,11 +201,9 @@ async function swapIn(
     });
   } catch (error) {
     await undoSwap(home, journal);
-    throw new CuratorError(
-      "rollback",
-      `rollback failed while swapping (state restored): ${(error as Error).message}`,
-      { cause: error },
-    );
+    throw new CuratorError("rollback", t("rollback.swapFailed", { cause: errorCause(error) }), {
+      cause: error,
+    });
   }
   journal.phase = "committed";
   await writeJournal(home, journal);
@@ -241,14 +226,10 @@ async function takeSafetySnapshot(
       meter: opts.meter,
     });
   } catch (error) {
-    throw new CuratorError(
-      "rollback",
-      `pre-rollback safety snapshot failed: ${(error as Error).message} Rollback aborted; nothing was changed.`,
-      {
-        cause: error,
-        code: "curator.safety_snapshot_failed",
-      },
-    );
+    throw new CuratorError("rollback", t("rollback.safetySnapshotFailed", { cause: errorCause(error) }), {
+      cause: error,
+      code: "curator.safety_snapshot_failed",
+    });
   }
 }
 

@@ -7,10 +7,10 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
-import { CuratorError } from "../core/errors.js";
+import { CuratorError, errorCause } from "../core/errors.js";
 import { checkWriteFence } from "../core/fence.js";
 import { isoTimestamp } from "../core/fsutil.js";
-import { t } from "../core/i18n/messages.js";
+import { addWarning, t, type WarningLists } from "../core/i18n/messages.js";
 import type { ProgressSink } from "../core/progress.js";
 import type { HeldRunLock, RunLock } from "../core/stores.js";
 import { everySkillOnDisk } from "../skills/library.js";
@@ -221,7 +221,7 @@ async function beginPreRunSnapshot(
 }
 
 /** Reads what the plan needs and plans the automatic pass for `now`. */
-async function planRun(opts: RunOptions, now: Date, warnings: string[]) {
+async function planRun(opts: RunOptions, now: Date, warnings: WarningLists) {
   opts.library.invalidate();
   const skills = await everySkillOnDisk(opts.library);
   const store = new UsageStore(homePaths(opts.home).skills);
@@ -229,7 +229,8 @@ async function planRun(opts: RunOptions, now: Date, warnings: string[]) {
   const usage = await store.readShared();
   const provenance = await loadProvenance(opts.home, skills);
   const cron = await readCronRefs(opts.home);
-  warnings.push(...store.warnings, ...provenance.warnings, ...cron.warnings);
+  for (const text of [...store.warningTexts, ...provenance.warningTexts, ...cron.warningTexts])
+    addWarning(warnings, text);
   const curatorPlan = plan({ skills, usage, cronRefs: cron.names, provenance, now, config: opts.config });
   return { curatorPlan, provenance, skills };
 }
@@ -247,7 +248,7 @@ async function finishRun(
   try {
     result.reportPath = await writeRunReport(opts.home, result, prefix);
   } catch (error) {
-    result.warnings.push(`could not write the run report: ${(error as Error).message}`);
+    addWarning(result, t("run.reportFailed", { cause: errorCause(error) }));
   }
   // A dry run's report stays in logs/curator/; the state keeps pointing at the last real run.
   if (result.dryRun) return;
@@ -266,7 +267,7 @@ async function runLocked(opts: RunOptions): Promise<CuratorRunResult> {
   const dryRun = opts.dryRun ?? false;
   const prefix = opts.commandPrefix ?? terminalPrefix;
   const progress = opts.progress ?? (() => undefined);
-  const warnings: string[] = [];
+  const warnings: WarningLists = { warnings: [], warningTexts: [] };
   progress(dryRun ? "running DRY-RUN (report only, no mutations)..." : "running review pass...");
   // A replica that does not lead the home starts no run that writes (the batches check again).
   if (!dryRun) await checkWriteFence(opts.home, "a curator run");
@@ -274,7 +275,7 @@ async function runLocked(opts: RunOptions): Promise<CuratorRunResult> {
   if (!dryRun)
     for (const note of await recoverUnderRunLock(opts.home, opts.config, { blobs: true })) {
       progress(note);
-      warnings.push(note);
+      addWarning(warnings, note);
     }
 
   // The pre-run snapshot is written (off the main thread) while the run plans; apply keeps it when the
@@ -302,9 +303,8 @@ async function runLocked(opts: RunOptions): Promise<CuratorRunResult> {
   }
   const { curatorPlan } = planned;
   if (applied.snapshotId) progress(`snapshot created (${applied.snapshotId})`);
-  warnings.push(
-    ...applied.failures.map((failure) => `could not archive '${failure.name}': ${failure.error}`),
-  );
+  for (const failure of applied.failures)
+    addWarning(warnings, t("run.archiveFailed", { name: failure.name, cause: failure.text }));
   const startedAt = isoTimestamp(started);
   const interrupted = applied.interrupted;
   // A dry run records nothing in the state: `curator status` keeps describing the last real run.
@@ -358,7 +358,7 @@ async function runLocked(opts: RunOptions): Promise<CuratorRunResult> {
     cronRewrites: llm.outcome?.cronRewrites ?? null,
     before,
     after,
-    warnings,
+    ...warnings,
     interrupted,
   };
   await finishRun(opts, result, prefix, consolidating ? undefined : markRun);

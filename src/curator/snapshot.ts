@@ -2,7 +2,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
-import { CuratorError, interruptedError } from "../core/errors.js";
+import { CuratorError, errorCause, interruptedError } from "../core/errors.js";
 import {
   acquireLock,
   atomicWriteFile,
@@ -171,7 +171,7 @@ export async function beginSnapshot(
   }
   const { id, dir } = claimed;
   const failed = (error: unknown) =>
-    new CuratorError("snapshot", `snapshot failed: ${(error as Error).message}`, { cause: error });
+    new CuratorError("snapshot", t("snapshot.failed", { cause: errorCause(error) }), { cause: error });
   let archive: ArchiveInProgress;
   try {
     archive = await startArchive(paths.skills, dir, opts.meter, opts.offThread ?? COMPILED);
@@ -256,10 +256,7 @@ async function claimSnapshotDir(backups: string, base: string): Promise<{ id: st
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     }
   }
-  throw new CuratorError(
-    "snapshot",
-    `too many snapshots within one second (${base}); wait a second and retry.`,
-  );
+  throw new CuratorError("snapshot", t("snapshot.tooMany", { id: base }));
 }
 
 /** Starts the archive of the library's snapshot entries into `<dir>/skills.tar.gz.partial`. */

@@ -7,6 +7,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { homePaths } from "../config/home.js";
 import { atomicWriteFile, parseJsonObject, readTextIfExists, stableJson, withLock } from "../core/fsutil.js";
+import { type Text, t } from "../core/i18n/messages.js";
 import { readTextCached } from "../core/read-cache.js";
 
 /** The scheduler state. Keys starting with `_` are kept as they are. */
@@ -37,7 +38,7 @@ export function defaultState(): CuratorState {
 /** Result of reading the state: the state plus a warning when a corrupt file was moved aside. */
 export interface StateRead {
   state: CuratorState;
-  warning?: string;
+  warning?: Text;
 }
 
 function nullableString(value: unknown): string | null {
@@ -72,11 +73,11 @@ function stateLockFile(home: string): string {
   return path.join(homePaths(home).locks, "curator-state");
 }
 
-async function moveAside(file: string): Promise<string> {
+async function moveAside(file: string): Promise<Text> {
   const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*$/, "");
   const aside = `${file}.corrupt-${stamp}`;
   await fs.rename(file, aside).catch(() => undefined);
-  return `${path.basename(file)} was not valid JSON; it was kept as ${path.basename(aside)} and the curator state starts from the defaults.`;
+  return t("state.movedAside", { file: path.basename(file), aside: path.basename(aside) });
 }
 
 async function loadUnlocked(file: string): Promise<StateRead> {

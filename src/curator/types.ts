@@ -3,6 +3,7 @@
  * provenance classification. Kept free of logic so every module (and other engineers) can import them.
  */
 import type { SkillgateConfig } from "../config/config.js";
+import type { Text } from "../core/i18n/messages.js";
 import type { ProgressSink } from "../core/progress.js";
 import type { ConsolidatedEntry, PrunedEntry } from "../llm/classify.js";
 
@@ -159,8 +160,10 @@ export interface CuratorRunResult {
   /** Curated names before and after the LLM pass. */
   before: string[];
   after: string[];
-  /** Non-fatal problems (unreadable cron file, failed archive of one skill…). */
+  /** Non-fatal problems (unreadable cron file, failed archive of one skill…), in English. */
   warnings: string[];
+  /** The same problems as texts for the reader. */
+  warningTexts: Text[];
   /** The process was stopping: the run ended at a safe point before finishing its pass. */
   interrupted?: boolean;
 }

@@ -184,7 +184,7 @@ export function moveRefusal(
   dir: string,
   skill: string,
   context: MoveContext = { realRoot: realPathOf(skillsRoot) ?? skillsRoot },
-): string | null {
+): Text | null {
   const { realRoot, parents } = context;
   const parent = path.dirname(dir);
   let parentReal = parents?.get(parent);
@@ -193,7 +193,8 @@ export function moveRefusal(
     parents?.set(parent, parentReal);
   }
   if (parentReal === undefined || !isWithin(realRoot, parentReal)) {
-    return `skill '${skill}' sits in a folder reached through a symlink that leads outside the library (${path.relative(skillsRoot, parent).split(path.sep).join("/")}); the curator never moves files outside skills/. Move the skill into the library, or remove the link, by hand`;
+    const folder = path.relative(skillsRoot, parent).split(path.sep).join("/");
+    return t("move.parentOutside", { skill, folder });
   }
   let linked = context.linked;
   if (linked === undefined) {
@@ -206,7 +207,7 @@ export function moveRefusal(
   if (linked) return null;
   // A folder that is not a link is its name inside its parent's real path (no second resolution).
   if (linked === undefined || !isWithin(realRoot, path.join(parentReal, path.basename(dir))))
-    return `skill '${skill}' resolves outside the library; the curator never moves files outside skills/`;
+    return t("move.outside", { skill });
   return null;
 }
 
@@ -228,7 +229,7 @@ export function writeRefusal(skillsRoot: string, dir: string, skill: string): st
  * may: the deepest existing folder on the way must resolve inside the real library, so a category folder
  * that is a symlink out of it never receives a skill.
  */
-export function destinationRefusal(skillsRoot: string, dest: string, skill: string): string | null {
+export function destinationRefusal(skillsRoot: string, dest: string, skill: string): Text | null {
   const realRoot = realPathOf(skillsRoot) ?? skillsRoot;
   let ancestor = path.dirname(dest);
   let real = realPathOf(ancestor);
@@ -237,6 +238,9 @@ export function destinationRefusal(skillsRoot: string, dest: string, skill: stri
     real = realPathOf(ancestor);
   }
   if (real === undefined || !isWithin(realRoot, real))
-    return `restoring skill '${skill}' would put it in a folder reached through a symlink that leads outside the library (${path.relative(skillsRoot, ancestor).split(path.sep).join("/")}); the curator never writes outside skills/. Remove the link or restore by hand`;
+    return t("move.destinationOutside", {
+      skill,
+      folder: path.relative(skillsRoot, ancestor).split(path.sep).join("/"),
+    });
   return null;
 }

@@ -20,6 +20,7 @@ import { type FSWatcher, mkdirSync, statSync, watch } from "node:fs";
 import path from "node:path";
 import { loadConfig, type SkillgateConfig } from "../config/config.js";
 import { ConfigError } from "../core/errors.js";
+import { english, type Text } from "../core/i18n/messages.js";
 import { loadIndex, saveIndex } from "./index-cache.js";
 import type { SharedRecords, Snapshot } from "./library-snapshot.js";
 import { resolveRoots, type SkillRoot } from "./roots.js";
@@ -445,7 +446,8 @@ class Library implements ManagedSkillLibrary {
       .filter((record) => record.error !== undefined)
       .map((record) => ({
         folder: record.relFile.slice(0, -"/SKILL.md".length) || path.basename(record.dir),
-        reason: record.error as string,
+        reason: english(record.error as Text),
+        text: record.error as Text,
       }));
   }
 

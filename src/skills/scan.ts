@@ -31,6 +31,8 @@ import {
   statSync,
 } from "node:fs";
 import path from "node:path";
+import { errorCause } from "../core/errors.js";
+import { type Text, t } from "../core/i18n/messages.js";
 import { RACY_MS } from "../core/read-cache.js";
 import { escapeError, isWithin, MAX_SKILL_MD_BYTES, realPathOf, tooLargeError } from "./containment.js";
 import { parseFrontmatterBlock, parseSkillMd } from "./frontmatter.js";
@@ -75,7 +77,7 @@ export interface ScanRecord {
   linked?: boolean;
   head?: SkillHead;
   /** Why the file could not be read (the skill is skipped, and listing says so). */
-  error?: string;
+  error?: Text;
 }
 
 /** How much of the disk a scan had to read (for tests and diagnostics). */
@@ -561,7 +563,7 @@ class Walker {
       const name = path.basename(record.dir);
       const real = realPathOf(file);
       if (real === undefined || !isWithin(record.realDir, real)) {
-        record.error = escapeError("SKILL.md", name).message;
+        record.error = escapeError("SKILL.md", name).text;
         return;
       }
       source = real;
@@ -579,7 +581,7 @@ class Walker {
     // Named only when the file has to be read (or refused): the common unchanged case needs no name.
     const name = path.basename(record.dir);
     if (stat && stat.size > MAX_SKILL_MD_BYTES) {
-      record.error = tooLargeError("SKILL.md", name, stat.size, MAX_SKILL_MD_BYTES).message;
+      record.error = tooLargeError("SKILL.md", name, stat.size, MAX_SKILL_MD_BYTES).text;
       return;
     }
     try {
@@ -594,8 +596,8 @@ class Walker {
     } catch (error) {
       record.error =
         error instanceof TypeError && /encoded data/i.test(error.message)
-          ? `SKILL.md of skill '${name}' is not valid UTF-8 text (a binary file?); skillgate skips it. Save it as UTF-8.`
-          : `SKILL.md of skill '${name}' could not be read: ${(error as Error).message}`;
+          ? t("skill.notUtf8", { skill: name })
+          : t("skill.unreadable", { skill: name, cause: errorCause(error) });
     }
   }
 

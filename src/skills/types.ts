@@ -2,6 +2,7 @@
  * The skills library's public shapes. `src/skills/library.ts` implements `SkillLibrary`; the curator,
  * the commands and the gateway only use what is declared here.
  */
+import type { Text } from "../core/i18n/messages.js";
 
 /** One discovered skill. */
 export interface SkillEntry {
@@ -37,8 +38,10 @@ export interface SkillEntry {
 export interface SkippedSkill {
   /** The folder relative to its root (`category/name`). */
   folder: string;
-  /** Why it was skipped, in words for the person. */
+  /** Why it was skipped, in English (logs, programs). */
   reason: string;
+  /** The same, as a text resolved in the reader's locale. */
+  text: Text;
 }
 
 /** The `skills_list` result object, exactly as the reference defines it. */

@@ -15,6 +15,7 @@ import {
   stableJsonPieces,
   withLock,
 } from "../core/fsutil.js";
+import { addWarning, type Text, t } from "../core/i18n/messages.js";
 import { cachedByFile, contentKey, takeSettled } from "../core/read-cache.js";
 import { spliceUsageText } from "./usage-splice.js";
 
@@ -283,8 +284,10 @@ const SHARED_SLOT = "usage-map";
 export class UsageStore {
   readonly file: string;
   readonly lockFile: string;
-  /** Warnings about corrupt files moved aside (for the caller to show). */
+  /** Warnings about corrupt files moved aside (for the caller to show), in English. */
   readonly warnings: string[] = [];
+  /** The same warnings as texts for the reader. */
+  readonly warningTexts: Text[] = [];
 
   /** The home this library belongs to (the write fence is kept per home). */
   private readonly home: string;
@@ -496,8 +499,8 @@ export class UsageStore {
     const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*$/, "");
     const aside = `${this.file}.corrupt-${stamp}`;
     await fs.rename(this.file, aside).catch(() => undefined);
-    const warning = `${path.basename(this.file)} was not valid JSON; it was kept as ${path.basename(aside)} and usage starts empty.`;
-    this.warnings.push(warning);
+    const warning = t("usage.movedAside", { file: path.basename(this.file), aside: path.basename(aside) });
+    addWarning(this, warning);
     const pending = pendingWarnings.get(path.dirname(this.file)) ?? [];
     pending.push(warning);
     pendingWarnings.set(path.dirname(this.file), pending);
@@ -505,13 +508,13 @@ export class UsageStore {
 }
 
 /** Warnings about files moved aside, per skills folder, until a command hands them to the person. */
-const pendingWarnings = new Map<string, string[]>();
+const pendingWarnings = new Map<string, Text[]>();
 
 /**
  * Takes the warnings raised in `skillsDir` since the last call (a corrupt `.usage.json` moved aside by
  * whichever store met it), so the command that triggered it can tell the person.
  */
-export function takeUsageWarnings(skillsDir: string): string[] {
+export function takeUsageWarnings(skillsDir: string): Text[] {
   const pending = pendingWarnings.get(skillsDir) ?? [];
   pendingWarnings.delete(skillsDir);
   return pending;

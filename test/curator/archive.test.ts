@@ -125,6 +125,7 @@ describe("archive", () => {
       hub: new Set<string>(),
       protected: new Set(["plan"]),
       warnings: [],
+      warningTexts: [],
     };
     expect(await refusal(archiveSkill("plan", { ...opts(), provenance: protectedProv }))).toContain(
       "protected built-in",

@@ -29,7 +29,14 @@ function entry(name: string, options: Partial<SkillEntry> = {}): SkillEntry {
 }
 
 function provenance(partial: Partial<Provenance> = {}): Provenance {
-  return { bundled: new Set(), hub: new Set(), protected: new Set(), warnings: [], ...partial };
+  return {
+    bundled: new Set(),
+    hub: new Set(),
+    protected: new Set(),
+    warnings: [],
+    warningTexts: [],
+    ...partial,
+  };
 }
 
 function planFor(

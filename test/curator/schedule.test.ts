@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CuratorError } from "../../src/core/errors.js";
 import { isoTimestamp } from "../../src/core/fsutil.js";
+import { english } from "../../src/core/i18n/messages.js";
 import { acquireRunLock, runLockFile } from "../../src/curator/lock.js";
 import { maybeRunCurator, runCurator } from "../../src/curator/run.js";
 import { scheduleVerdict } from "../../src/curator/schedule.js";
@@ -191,7 +192,7 @@ describe("state file (scenarios 3, 5)", () => {
     await fs.writeFile(file, "{ not json");
     const read = await readState(home);
     expect(read.state).toEqual(defaultState());
-    expect(read.warning).toMatch(/corrupt-/);
+    expect(english(read.warning ?? "")).toMatch(/corrupt-/);
     const kept = (await fs.readdir(path.join(home, "skills"))).filter((name) =>
       name.startsWith(".curator_state.corrupt-"),
     );

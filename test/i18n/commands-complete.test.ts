@@ -8,17 +8,13 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { terminalContext } from "../../commands/context.js";
 import { registry } from "../../commands/index.js";
 import { parseAndRun } from "../../commands/runner.js";
-import type { CommandContext, CommandSpec } from "../../commands/types.js";
-import { loadConfig } from "../../src/config/config.js";
-import type { Locale } from "../../src/core/i18n/locale.js";
-import { messageKeys, resolveText } from "../../src/core/i18n/messages.js";
-import { type Reply, replyToPlainText } from "../../src/core/reply.js";
-import { openLibrary } from "../../src/skills/library.js";
+import type { CommandSpec } from "../../commands/types.js";
+import type { Reply } from "../../src/core/reply.js";
 import { makeCuratorDue, writeTestSkill } from "../support/platform-home.js";
 import { tempHome } from "../telegram/helpers.js";
+import { chatOn, englishLeft, KEY_PATTERN, shown } from "./complete-support.js";
 
 const NOW = new Date();
 
@@ -47,46 +43,6 @@ const SUCCESS_ARGS: Record<string, string[][]> = {
   help: [[], ["curator"], ["nonsense"]],
   skill: [["weather"], ["no-such-skill"]],
 };
-
-/** Words that stay as they are in every language: names, commands, keys, paths, units, ids. */
-const ALLOWED: RegExp[] = [
-  /`[^`]*`/g, // code spans: commands, keys, values
-  /\b(?:skills|gateway|curator|config|platform|metadata)[\w.<>:-]*\.[\w.<>{}-]+/g, // config keys
-  /(?:~|\/)[\w./+-]+/g, // paths
-  /\b[\w-]+\.(?:yaml|md|env|json|lock)\b|\.env\b|\.archive\/\S+/g, // file names
-  /(?<![\w-])--?[a-z][\w-]*(?:\s+(?:N|VALUE|activity\|recent\|name))?/g, // flags and their value words
-  /<[\w.]+>/g, // placeholders in usage lines: <name>, <key>
-  /\b\d{8}T\d{6}Z?[\w-]*\b|\b\d{4}-\d{2}-\d{2}[T\d:.Z-]*/g, // snapshot ids, timestamps
-  /\b[0-9a-f]{12}\b/g, // ledger entry ids
-  // Ledger actor and action ids (columns of the ledger table).
-  /\b(?:curator|web)(?= {2,})/g,
-  /\b(?:archive|restore|snapshot-rollback|rollback|skills-config-set|skills-enable|skills-disable|purge|pin|unpin|adopt|consolidate|pruned?|state)\b/g,
-  /\b(?:skillgate|Hermes|LLM|JSON|PATH|Hub|KB|MB|GB|B|id|pid|cron|telegram|feishu|discord|console|created_by:\w+|true|false|metric|units|api_token|manual|test|user|agent|archived_at|hermes|ok)\b/g,
-];
-
-/** English left in `text` once names and the allow-list are removed: two Latin words in a row. */
-function englishLeft(text: string, names: readonly string[]): string | null {
-  let rest = text;
-  for (const name of [...names].sort((a, b) => b.length - a.length)) rest = rest.split(name).join(" ");
-  for (const pattern of ALLOWED) rest = rest.replace(pattern, " ");
-  const run = /[A-Za-z]{2,}(?:[\s,'’-]+[A-Za-z]{2,})+/.exec(rest);
-  return run ? run[0] : null;
-}
-
-/** Everything a person reads of a reply: blocks, warnings, buttons, the question above buttons. */
-function shown(value: Reply, locale: Locale): string {
-  const labels = (value.actions?.rows ?? []).flat().map((action) => resolveText(action.label, locale));
-  const above = (value.actions?.blocksWithButtons ?? []).map((block) =>
-    "text" in block && typeof block.text !== "undefined" ? resolveText(block.text, locale) : "",
-  );
-  return [replyToPlainText(value, locale), ...labels, ...above].join("\n");
-}
-
-const KEY_PATTERN = new RegExp(
-  `(?:^|[^\\w.])(?:${messageKeys()
-    .map((key) => key.replace(/\./g, "\\."))
-    .join("|")})(?![\\w.])`,
-);
 
 /** What the home holds as data (names, descriptions, bodies, the home's path), shown as it is written. */
 function dataStrings(): string[] {
@@ -164,28 +120,6 @@ async function writeHome(target: string): Promise<void> {
   await mkdir(path.join(target, "skills", ".archive"), { recursive: true });
 }
 
-/** A chat context on `home` for `caller` (an admin unless told), answering buttons in one step. */
-function chatOn(target: string, admin: boolean, stranger = false): CommandContext {
-  const config = loadConfig(path.join(target, "config.yaml"));
-  const base = terminalContext({
-    home: target,
-    config,
-    library: openLibrary(target, config, { watch: false }),
-    now: () => NOW,
-  });
-  return {
-    ...base,
-    surface: "chat",
-    platform: "telegram",
-    interactive: false,
-    prompt: undefined,
-    answersInOneStep: true,
-    commandPrefix: (words) => `/${words.join(" ")}`,
-    caller: { platform: "telegram", id: stranger ? "999" : admin ? "1" : "2", name: "x", isAdmin: admin },
-    chatId: "1",
-  };
-}
-
 interface Case {
   label: string;
   reply: Reply;
@@ -222,27 +156,27 @@ beforeAll(async () => {
     const runs = SUCCESS_ARGS[key(spec)] ?? defaultArgs(spec);
     for (const words of runs) {
       // As asked (a confirmation question where the command has one), then confirmed with -y.
-      const asked = await parseAndRun(spec, chatOn(home, true), words);
+      const asked = await parseAndRun(spec, chatOn(home, true, NOW), words);
       cases.push({ label: `${key(spec)} ${words.join(" ")}`, reply: asked });
       if (spec.confirm) {
-        const confirmed = await parseAndRun(spec, chatOn(home, true), [...words, "-y"]);
+        const confirmed = await parseAndRun(spec, chatOn(home, true, NOW), [...words, "-y"]);
         cases.push({ label: `${key(spec)} ${words.join(" ")} -y`, reply: confirmed });
       }
     }
     // Refusal: a mutating command from an allowed non-admin, a read-only one from a stranger.
     const refusal = spec.mutating
-      ? await parseAndRun(spec, chatOn(home, false), defaultArgs(spec)[0] ?? [])
-      : await parseAndRun(spec, chatOn(home, false, true), defaultArgs(spec)[0] ?? []);
+      ? await parseAndRun(spec, chatOn(home, false, NOW), defaultArgs(spec)[0] ?? [])
+      : await parseAndRun(spec, chatOn(home, false, NOW, true), defaultArgs(spec)[0] ?? []);
     cases.push({ label: `${key(spec)} (refused)`, reply: refusal });
     // Usage error: an option no command has, and a missing required argument.
     cases.push({
       label: `${key(spec)} --no-such-option`,
-      reply: await parseAndRun(spec, chatOn(home, true), ["--no-such-option"]),
+      reply: await parseAndRun(spec, chatOn(home, true, NOW), ["--no-such-option"]),
     });
     if ((spec.args ?? []).some((arg) => arg.required)) {
       cases.push({
         label: `${key(spec)} (missing argument)`,
-        reply: await parseAndRun(spec, chatOn(home, true), []),
+        reply: await parseAndRun(spec, chatOn(home, true, NOW), []),
       });
     }
   }

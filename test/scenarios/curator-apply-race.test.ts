@@ -71,7 +71,7 @@ describe("apply re-checks activity made after planning", () => {
     await new UsageStore(path.join(home, "skills")).bump("used-meanwhile", "use", NOW);
     const outcome = await applyArchives(["used-meanwhile", "still-idle"]);
     expect(outcome.archived.map((item) => item.name)).toEqual(["still-idle"]);
-    expect(outcome.failures).toEqual([
+    expect(outcome.failures).toMatchObject([
       { name: "used-meanwhile", error: "used since the plan was made; kept" },
     ]);
     expect(existsSync(path.join(home, "skills", "ops", "used-meanwhile", "SKILL.md"))).toBe(true);
@@ -111,7 +111,7 @@ describe("apply re-checks activity made after planning", () => {
     );
     const outcome = await applyArchives(["moved-meanwhile", "stays-put"], { library, skills });
     expect(outcome.archived.map((item) => item.name)).toEqual(["stays-put"]);
-    expect(outcome.failures).toEqual([
+    expect(outcome.failures).toMatchObject([
       { name: "moved-meanwhile", error: "skill 'moved-meanwhile' is no longer at ops/moved-meanwhile; kept" },
     ]);
     expect(existsSync(path.join(home, "skills", "web", "moved-meanwhile", "SKILL.md"))).toBe(true);

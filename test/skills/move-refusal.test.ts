@@ -5,6 +5,7 @@
 import { mkdirSync, realpathSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { english } from "../../src/core/i18n/messages.js";
 import { moveRefusal } from "../../src/skills/containment.js";
 import { tempHome, writeSkill } from "./helpers.js";
 
@@ -29,7 +30,7 @@ describe("moveRefusal", () => {
 
   it("refuses a folder whose category is a link out of the library", () => {
     const refusal = moveRefusal(env.skills, path.join(env.skills, "linkedcat", "inner"), "inner");
-    expect(refusal).toMatch(/symlink that leads outside the library \(linkedcat\)/);
+    expect(refusal && english(refusal)).toMatch(/symlink that leads outside the library \(linkedcat\)/);
   });
 
   it("allows a skill folder that is itself a link (it is moved as the link)", () => {
@@ -37,9 +38,8 @@ describe("moveRefusal", () => {
   });
 
   it("refuses a folder that is gone", () => {
-    expect(moveRefusal(env.skills, path.join(env.skills, "cat", "gone"), "gone")).toMatch(
-      /resolves outside the library/,
-    );
+    const gone = moveRefusal(env.skills, path.join(env.skills, "cat", "gone"), "gone");
+    expect(gone && english(gone)).toMatch(/resolves outside the library/);
   });
 
   it("refuses a '..' that would climb out of the parent's real path", () => {
@@ -53,9 +53,8 @@ describe("moveRefusal", () => {
     const dir = path.join(env.skills, "cat", "plain");
     expect(moveRefusal(env.skills, dir, "plain", { realRoot })).toBeNull();
     // A root the folder is not in refuses it, so the passed value is what decides.
-    expect(moveRefusal(env.skills, dir, "plain", { realRoot: realpathSync(outside) })).toMatch(
-      /leads outside the library/,
-    );
+    const elsewhere = moveRefusal(env.skills, dir, "plain", { realRoot: realpathSync(outside) });
+    expect(elsewhere && english(elsewhere)).toMatch(/leads outside the library/);
   });
 
   it("resolves each parent folder once per batch, and what the batch resolved decides", () => {
@@ -65,13 +64,15 @@ describe("moveRefusal", () => {
     expect(moveRefusal(env.skills, dir, "plain", { realRoot, parents })).toBeNull();
     expect(parents.get(path.dirname(dir))).toBe(realpathSync(path.dirname(dir)));
     parents.set(path.dirname(dir), realpathSync(outside));
-    expect(moveRefusal(env.skills, dir, "plain", { realRoot, parents })).toMatch(/leads outside the library/);
+    const refused = moveRefusal(env.skills, dir, "plain", { realRoot, parents });
+    expect(refused && english(refused)).toMatch(/leads outside the library/);
   });
 
   it("takes the caller's word on whether the folder is a link", () => {
     const realRoot = realpathSync(env.skills);
     const gone = path.join(env.skills, "cat", "gone");
-    expect(moveRefusal(env.skills, gone, "gone", { realRoot })).toMatch(/resolves outside the library/);
+    const refusedGone = moveRefusal(env.skills, gone, "gone", { realRoot });
+    expect(refusedGone && english(refusedGone)).toMatch(/resolves outside the library/);
     // Told it is a link (the caller's own lstat just found one), the folder is not looked at again.
     expect(moveRefusal(env.skills, gone, "gone", { realRoot, linked: true })).toBeNull();
   });

@@ -37,4 +37,59 @@ export const zhCNCli = defineLocale<typeof enCli>()({
   "cli.console.bind": "监听地址（默认 gateway.console.bind，即 127.0.0.1）",
   "cli.console.link": "为已在运行的控制台输出新的登录链接，然后退出",
   "cli.console.readOnly": "登录链接用于只读登录（只能查看页面，不能操作）",
+  // ── skillgate doctor ────────────────────────────────────────────────────────────────────────────────
+  "doctor.area.home": "主目录",
+  "doctor.area.config": "配置",
+  "doctor.area.coordination": "协调",
+  "doctor.mark.ok": "正常",
+  "doctor.mark.warn": "警告",
+  "doctor.mark.fail": "失败",
+  "doctor.col.area": "方面",
+  "doctor.col.finding": "检查结果",
+  "doctor.howToFix": "修复方法",
+  "doctor.fixLine": "{area}：{fix}",
+  "doctor.tally.problems": "{problems} 个问题，{warnings} 个警告。",
+  "doctor.tally.warnings": "没有问题；{count} 个警告。",
+  "doctor.tally.fine": "检查的各项都正常。",
+  "doctor.tempsRemoved": {
+    other: "已删除中断写入后遗留的 {count} 个 .env 或 config.yaml 副本：{files}。",
+  },
+  "doctor.tempsRemoved.fix": "无需处理；中断的写入从不改动文件本身。",
+  "doctor.noHome": "主目录 {home} 不存在。",
+  "doctor.noHome.fix":
+    "运行 `skillgate init --examples` 创建它并装入示例技能，或用 --home 或 HERMES_HOME 指向你的 Hermes 主目录，或者试试 `skillgate serve --demo`。",
+  "doctor.home": "主目录：{home}。",
+  "doctor.noPlatform": "没有任何聊天平台设置了令牌：`skillgate serve` 只运行终端聊天。",
+  "doctor.noPlatform.fix":
+    "按照 docs/platforms/telegram.md、feishu.md 或 discord.md 操作，并把令牌写入 <home>/.env。",
+  "doctor.checkFailed": "检查本身失败了：{cause}。",
+  "doctor.checkFailed.fix": "请把它作为 skillgate 的缺陷报告。",
+  "doctor.noPlatformChecks": "没有可以针对该平台运行的检查。",
+  "doctor.config.fix": "在 config.yaml 中修正它（deploy/config.example.yaml 列出了每个设置项）。",
+  "doctor.config.unreadable": "无法读取 {file}：{cause}。",
+  "doctor.config.unreadable.fix": "检查这个文件的权限。",
+  "doctor.config.yaml": "{file} 不是有效的 YAML：{detail}。",
+  "doctor.config.yaml.fix": "修正所指行的语法（缩进、缺少的 `:` 或引号）。",
+  "doctor.config.unknownSuggest":
+    "config.yaml：`{key}` 不是 skillgate 认识的设置项；你是想写 `{suggestion}` 吗？",
+  "doctor.config.unknownSuggest.fix":
+    "在 config.yaml 中把 `{key}` 改名为 `{suggestion}`；按现在的写法它会被忽略。",
+  "doctor.config.unknown": "config.yaml：`{key}` 不是 skillgate 认识的设置项。",
+  "doctor.config.unknown.fix":
+    "从 config.yaml 中删除 `{key}`，或对照 deploy/config.example.yaml 检查拼写；按现在的写法它会被忽略。",
+  "doctor.config.none": "没有 {file}：使用默认值。",
+  "doctor.config.valid": "{file} 有效。",
+  "doctor.config.warning.fix": "参见 deploy/config.example.yaml。",
+  "doctor.noAdmins": "gateway.admins 为空：没有人能在聊天中更改技能库。",
+  "doctor.noAdmins.fix":
+    "给机器人发一条消息：它会回复你的 platform:id。把它加入 config.yaml 的 gateway.admins。",
+  "doctor.redis": "{url} 上的 Redis 有响应（版本 {version}）。",
+  "doctor.redis.fix":
+    "在 gateway.coordination.redis_url 启动 Redis（>= 7）或 Valkey，或者删除 gateway.coordination，只运行一个网关。",
+  "doctor.noSkills": "技能库中没有技能。",
+  "doctor.noSkills.fix":
+    "`skillgate init --examples` 会在这里安装示例技能；`skillgate serve --demo` 可以在不改动这个主目录的情况下试用它们。",
+  "doctor.skills": "技能库中有 {count} 个技能。",
+  "doctor.libraryUnreadable": "无法读取技能库：{cause}。",
+  "doctor.libraryUnreadable.fix": "检查 <home>/skills 的权限。",
 });

@@ -7,6 +7,7 @@ import { enCli } from "./cli.en.js";
 import { enCommands } from "./commands.en.js";
 import { enConsole } from "./console.en.js";
 import type { CatalogShape } from "./entries.js";
+import { enLibrary } from "./library.en.js";
 import { enMenu } from "./menu.en.js";
 
 export const en = {
@@ -287,4 +288,5 @@ export const en = {
   "secrets.ask": "Value for {key} (hidden; used by {owners}): ",
   // ── command replies (curator, safety net, skills): a section file of their own ──────────────────────
   ...enCommands,
+  ...enLibrary,
 } as const satisfies CatalogShape;

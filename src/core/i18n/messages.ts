@@ -31,7 +31,14 @@ export type Formatted =
   /** A number with a fixed count of decimals (`1.5`), grouped in thousands when `grouped`. */
   | { readonly fmt: "num"; readonly value: number; readonly digits: number; readonly grouped: boolean }
   /** Texts laid out one after another with a separator (lines of a block: `"\n"`), never a sentence. */
-  | { readonly fmt: "join"; readonly items: readonly ParamValue[]; readonly separator: string };
+  | { readonly fmt: "join"; readonly items: readonly ParamValue[]; readonly separator: string }
+  /**
+   * A system error's own text (`ENOENT: no such file or directory, open '…'`): shown as it is in
+   * English, and in another locale as the catalog's words for its `code` (`os.<code>`) with where it
+   * happened (a path, a line), or as it is when the catalog has no words for the code (see `errorCause`
+   * in `core/errors.ts`).
+   */
+  | { readonly fmt: "cause"; readonly message: string; readonly code?: string; readonly where?: string };
 
 /** What can fill a parameter. */
 export type ParamValue = string | number | Message | Formatted;
@@ -83,6 +90,31 @@ export function lines(items: readonly ParamValue[]): Formatted {
 /** Texts laid out with `separator` between them (columns of a line, data items): layout, not prose. */
 export function join(items: readonly ParamValue[], separator: string): Formatted {
   return { fmt: "join", items: [...items], separator };
+}
+
+/** Warnings kept twice: in English (`--json`, files, logs, the console's data) and as texts for a reader. */
+export interface WarningLists {
+  readonly warnings: string[];
+  readonly warningTexts: Text[];
+}
+
+/** Adds `text` to both lists of `target`. */
+export function addWarning(target: WarningLists, text: Text): void {
+  target.warnings.push(english(text));
+  target.warningTexts.push(text);
+}
+
+/**
+ * An error's own English `message`, shown as it is in English and, in another locale, as the catalog's
+ * words for `code` (`os.<code>`) with `where` it happened, when the catalog has them.
+ */
+export function cause(message: string, code?: string, where?: string): Formatted {
+  return {
+    fmt: "cause",
+    message,
+    ...(code === undefined ? {} : { code }),
+    ...(where === undefined ? {} : { where }),
+  };
 }
 
 /** A number with `digits` decimals. */
@@ -198,7 +230,19 @@ function resolveParam(value: ParamValue, locale: Locale): string {
       return formatNumber(value.value, locale, value.digits, value.grouped);
     case "join":
       return value.items.map((item) => resolveParam(item, locale)).join(value.separator);
+    case "cause":
+      return formatCause(value, locale);
   }
+}
+
+/** A system error in `locale`: its own English text, or the catalog's words for its code. */
+function formatCause(value: { message: string; code?: string; where?: string }, locale: Locale): string {
+  const key = `os.${value.code ?? ""}`;
+  if (locale === DEFAULT_LOCALE || value.code === undefined || !isMessageKey(key)) return value.message;
+  const what = resolveMessage({ key }, locale);
+  return value.where === undefined
+    ? resolveMessage({ key: "os.cause", params: { what, code: value.code } }, locale)
+    : resolveMessage({ key: "os.causeAt", params: { what, code: value.code, where: value.where } }, locale);
 }
 
 const PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;

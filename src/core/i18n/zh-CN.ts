@@ -8,6 +8,7 @@ import { zhCNCommands } from "./commands.zh-CN.js";
 import { zhCNConsole } from "./console.zh-CN.js";
 import type { en } from "./en.js";
 import { defineLocale } from "./entries.js";
+import { zhCNLibrary } from "./library.zh-CN.js";
 import { zhCNMenu } from "./menu.zh-CN.js";
 
 export const zhCN = defineLocale<typeof en>()({
@@ -274,4 +275,5 @@ export const zhCN = defineLocale<typeof en>()({
   "secrets.ask": "{key} 的值（输入不显示；由 {owners} 使用）：",
   // ── command replies (curator, safety net, skills): a section file of their own ──────────────────────
   ...zhCNCommands,
+  ...zhCNLibrary,
 });

@@ -21,7 +21,8 @@ import path from "node:path";
 import { addAbortSignal } from "node:stream";
 import { createGunzip } from "node:zlib";
 import { Parser, type ReadEntry } from "tar";
-import { CuratorError } from "../../core/errors.js";
+import { CuratorError, errorCause } from "../../core/errors.js";
+import { join, type Text, t } from "../../core/i18n/messages.js";
 import { isLibraryEntry } from "../snapshot.js";
 import type { RecordedLink } from "./write.js";
 
@@ -40,13 +41,13 @@ export interface VerifiedArchive {
  * Normalises a member path and returns it, or a reason it is unsafe: absolute, drive-letter, NUL,
  * backslash or `..` components, or empty.
  */
-export function checkMemberPath(raw: string): { ok: true; path: string } | { ok: false; reason: string } {
-  if (raw.includes("\0")) return { ok: false, reason: "contains a NUL byte" };
-  if (raw.startsWith("/") || /^[A-Za-z]:/.test(raw)) return { ok: false, reason: "is an absolute path" };
-  if (raw.includes("\\")) return { ok: false, reason: "contains a backslash" };
+export function checkMemberPath(raw: string): { ok: true; path: string } | { ok: false; reason: Text } {
+  if (raw.includes("\0")) return { ok: false, reason: t("tar.member.nul") };
+  if (raw.startsWith("/") || /^[A-Za-z]:/.test(raw)) return { ok: false, reason: t("tar.member.absolute") };
+  if (raw.includes("\\")) return { ok: false, reason: t("tar.member.backslash") };
   const parts = raw.split("/").filter((part) => part !== "" && part !== ".");
-  if (parts.includes("..")) return { ok: false, reason: "contains '..'" };
-  if (parts.length === 0) return { ok: false, reason: "is empty" };
+  if (parts.includes("..")) return { ok: false, reason: t("tar.member.dotdot") };
+  if (parts.length === 0) return { ok: false, reason: t("tar.member.empty") };
   return { ok: true, path: parts.join("/") };
 }
 
@@ -63,7 +64,7 @@ function linkStaysInside(memberPath: string, target: string): boolean {
  * arrive, the rules that need the whole member list (nothing under a symlink, hard links) in `finish`.
  */
 class MemberChecker {
-  private readonly problems: string[] = [];
+  private readonly problems: Text[] = [];
   private readonly paths: string[] = [];
   private readonly symlinks = new Map<string, string>();
   private readonly hardlinks: Array<{ path: string; target: string }> = [];
@@ -74,8 +75,8 @@ class MemberChecker {
     this.recorded = new Set(recordedLinks.map((link) => `${link.path}\0${link.target}`));
   }
 
-  private refuse(member: string, reason: string): undefined {
-    if (this.problems.length < 5) this.problems.push(`'${member}' ${reason}`);
+  private refuse(member: string, reason: Text): undefined {
+    if (this.problems.length < 5) this.problems.push(t("tar.member", { member, reason }));
     return undefined;
   }
 
@@ -88,8 +89,7 @@ class MemberChecker {
     const checked = checkMemberPath(raw);
     if (!checked.ok) return this.refuse(raw, checked.reason);
     const member = checked.path;
-    if (!SAFE_TYPES.has(entry.type))
-      return this.refuse(raw, `is a ${entry.type}, which a snapshot never contains`);
+    if (!SAFE_TYPES.has(entry.type)) return this.refuse(raw, t("tar.member.type", { type: entry.type }));
     if (skipsMember(member)) {
       this.skipped.push(member);
       return undefined;
@@ -99,11 +99,11 @@ class MemberChecker {
     if (entry.type === "SymbolicLink") {
       const faithful = this.recorded.has(`${member}\0${linkpath}`);
       if (!linkStaysInside(member, linkpath) && !faithful)
-        return this.refuse(raw, `is a symlink leaving the tree (-> ${linkpath})`);
+        return this.refuse(raw, t("tar.member.linkLeaves", { target: linkpath }));
       this.symlinks.set(member, linkpath);
     } else if (entry.type === "Link") {
       const target = checkMemberPath(linkpath);
-      if (!target.ok) return this.refuse(raw, `is a hard link whose target ${target.reason}`);
+      if (!target.ok) return this.refuse(raw, t("tar.member.hardLinkTarget", { reason: target.reason }));
       this.hardlinks.push({ path: member, target: target.path });
     }
     return member;
@@ -120,27 +120,22 @@ class MemberChecker {
     for (const member of this.paths) {
       const parts = member.split("/");
       for (let i = 1; i < parts.length; i++) {
-        if (symlinks.has(parts.slice(0, i).join("/")))
-          this.refuse(member, "would be written through a symlink");
+        if (symlinks.has(parts.slice(0, i).join("/"))) this.refuse(member, t("tar.member.throughLink"));
       }
     }
     for (const link of this.hardlinks) {
-      if (symlinks.has(link.target)) this.refuse(link.path, "is a hard link to a symlink");
-      if (skipsMember(link.target)) this.refuse(link.path, "is a hard link to a member a rollback skips");
+      if (symlinks.has(link.target)) this.refuse(link.path, t("tar.member.hardLinkToLink"));
+      if (skipsMember(link.target)) this.refuse(link.path, t("tar.member.hardLinkToSkipped"));
       const parts = link.target.split("/");
       for (let i = 1; i < parts.length; i++) {
         if (symlinks.has(parts.slice(0, i).join("/")))
-          this.refuse(link.path, "is a hard link through a symlink");
+          this.refuse(link.path, t("tar.member.hardLinkThroughLink"));
       }
     }
     if (this.problems.length > 0) {
-      throw new CuratorError(
-        "rollback",
-        `refusing unsafe snapshot archive: ${this.problems.join("; ")}. Nothing was changed.`,
-        {
-          code: "curator.unsafe_archive",
-        },
-      );
+      throw new CuratorError("rollback", t("tar.unsafe", { problems: join(this.problems, "; ") }), {
+        code: "curator.unsafe_archive",
+      });
     }
     const topLevel = [...new Set(this.paths.map((member) => member.split("/")[0] ?? member))].sort();
     return {
@@ -152,13 +147,9 @@ class MemberChecker {
 }
 
 function unreadable(archive: string, error: unknown): CuratorError {
-  return new CuratorError(
-    "rollback",
-    `snapshot archive ${archive} is unreadable (${(error as Error).message}); pick another snapshot with --id.`,
-    {
-      cause: error,
-    },
-  );
+  return new CuratorError("rollback", t("tar.unreadable", { archive, cause: errorCause(error) }), {
+    cause: error,
+  });
 }
 
 /**

@@ -1,0 +1,105 @@
+/**
+ * The English texts of what the skills library and the curator say when a home is damaged: skipped
+ * skill folders, unreadable provenance and cron files, a corrupt usage file, move refusals, snapshot and
+ * rollback failures, and the words for system errors by code (`os.*`, used by `errorCause`). They are
+ * the sentences skillgate always wrote, byte for byte: `--json`, run reports and ledger reasons carry
+ * the same English. Spread into `en`; vocabulary of the Chinese side: `glossary.md`.
+ */
+import type { CatalogShape } from "./entries.js";
+
+export const enLibrary = {
+  // ── skill folders the library skips ─────────────────────────────────────────────────────────────────
+  "skill.notUtf8":
+    "SKILL.md of skill '{skill}' is not valid UTF-8 text (a binary file?); skillgate skips it. Save it as UTF-8.",
+  "skill.unreadable": "SKILL.md of skill '{skill}' could not be read: {cause}",
+  // ── provenance and cron files ───────────────────────────────────────────────────────────────────────
+  "provenance.hubUnreadable": "cannot read {file}: {cause}",
+  "provenance.hubInvalid":
+    "{file} is not valid JSON; hub-installed skills cannot be recognised until it is fixed.",
+  "provenance.bundledUnreadable": "cannot read .bundled_manifest: {cause}",
+  "cron.unreadable": "cannot read {file} ({cause}); cron-referenced skills are not protected this run.",
+  "cron.invalid": "{file} is not valid JSON; cron-referenced skills are not protected this run.",
+  "usage.movedAside": "{file} was not valid JSON; it was kept as {aside} and usage starts empty.",
+  "state.movedAside":
+    "{file} was not valid JSON; it was kept as {aside} and the curator state starts from the defaults.",
+  // ── the automatic pass ──────────────────────────────────────────────────────────────────────────────
+  "run.reportFailed": "could not write the run report: {cause}",
+  "run.archiveFailed": "could not archive '{name}': {cause}",
+  "run.usedSincePlan": "used since the plan was made; kept",
+  "run.goneFromDisk": "no longer on disk",
+  "cmd.prune.failure": "{name}: {cause}",
+  // ── curator moves refused ───────────────────────────────────────────────────────────────────────────
+  "archive.refused.external":
+    "skill '{name}' lives in skills.external_dirs; external skills are read-only to the curator",
+  "archive.refused.protected":
+    "skill '{name}' is a protected built-in; it backs load-bearing commands and is never archived or consolidated",
+  "archive.refused.hub": "skill '{name}' is hub-installed; its upstream owns it, so it is never archived",
+  "archive.refused.bundled":
+    "skill '{name}' is a bundled built-in; enable curator.prune_builtins to allow archiving it",
+  "archive.refused.pinned": "'{name}' is pinned — unpin first with `{command}`",
+  "restore.refused.hub":
+    "skill '{name}' is now hub-installed; restoring it would shadow the upstream version",
+  "restore.refused.bundled":
+    "skill '{name}' is now a bundled built-in and curator.prune_builtins is off; restoring it would shadow the built-in",
+  "restore.refused.protected": "skill '{name}' is a protected built-in; it cannot be restored over",
+  "move.parentOutside":
+    "skill '{skill}' sits in a folder reached through a symlink that leads outside the library ({folder}); the curator never moves files outside skills/. Move the skill into the library, or remove the link, by hand",
+  "move.outside":
+    "skill '{skill}' resolves outside the library; the curator never moves files outside skills/",
+  "move.destinationOutside":
+    "restoring skill '{skill}' would put it in a folder reached through a symlink that leads outside the library ({folder}); the curator never writes outside skills/. Remove the link or restore by hand",
+  // ── snapshots and rollbacks ─────────────────────────────────────────────────────────────────────────
+  "snapshot.failed": "snapshot failed: {cause}",
+  "snapshot.tooMany": "too many snapshots within one second ({id}); wait a second and retry.",
+  "rollback.noBackup": "no matching backup found; list them with `curator rollback --list`.",
+  "rollback.noBackupFor": "no matching backup found for id '{id}'; list them with `curator rollback --list`.",
+  "rollback.busy": "another rollback is running on this home; wait for it to finish and try again.",
+  "rollback.extractFailed": "snapshot extract failed (state restored): {cause}",
+  "rollback.swapFailed": "rollback failed while swapping (state restored): {cause}",
+  "rollback.safetySnapshotFailed":
+    "pre-rollback safety snapshot failed: {cause} Rollback aborted; nothing was changed.",
+  "rollback.entry.outside": "refusing rollback: entry references a path outside {home}: {target}",
+  "rollback.entry.outsideLink":
+    "refusing rollback: entry references a path outside {home} (through a symlink): {target}",
+  "rollback.entry.missing": "no ledger entry with id '{id}'; see `curator ledger` for ids.",
+  "rollback.entry.missingBlob": "missing blob {blob} for {file}; rollback aborted, nothing was changed.",
+  "rollback.entry.safetyFailed":
+    "pre-rollback safety capture failed (ledger disabled or unwritable); rollback aborted and current skills were not changed.",
+  "tar.unreadable": "snapshot archive {archive} is unreadable ({cause}); pick another snapshot with --id.",
+  "tar.unsafe": "refusing unsafe snapshot archive: {problems}. Nothing was changed.",
+  "tar.member": "'{member}' {reason}",
+  "tar.member.nul": "contains a NUL byte",
+  "tar.member.absolute": "is an absolute path",
+  "tar.member.backslash": "contains a backslash",
+  "tar.member.dotdot": "contains '..'",
+  "tar.member.empty": "is empty",
+  "tar.member.type": "is a {type}, which a snapshot never contains",
+  "tar.member.linkLeaves": "is a symlink leaving the tree (-> {target})",
+  "tar.member.hardLinkTarget": "is a hard link whose target {reason}",
+  "tar.member.throughLink": "would be written through a symlink",
+  "tar.member.hardLinkToLink": "is a hard link to a symlink",
+  "tar.member.hardLinkToSkipped": "is a hard link to a member a rollback skips",
+  "tar.member.hardLinkThroughLink": "is a hard link through a symlink",
+  // ── system errors by code (shown as Node's own message in English) ──────────────────────────────────
+  "os.cause": "{what} ({code})",
+  "os.causeAt": "{where}: {what} ({code})",
+  "os.ENOENT": "no such file or directory",
+  "os.EACCES": "permission denied",
+  "os.EPERM": "operation not permitted",
+  "os.EISDIR": "is a directory, not a file",
+  "os.ENOTDIR": "not a directory",
+  "os.EEXIST": "already exists",
+  "os.ENOTEMPTY": "directory not empty",
+  "os.ENOSPC": "no space left on the device",
+  "os.EROFS": "read-only file system",
+  "os.ELOOP": "too many levels of symbolic links",
+  "os.EMFILE": "too many open files",
+  "os.EBUSY": "resource busy",
+  "os.EXDEV": "cross-device move",
+  "os.EIO": "input/output error",
+  "os.ENAMETOOLONG": "file name too long",
+  "os.Z_BUF_ERROR": "the compressed data ends too early; the file is truncated",
+  "os.Z_DATA_ERROR": "the compressed data is corrupt",
+  "os.TAR_BAD_ARCHIVE": "not a readable tar archive",
+  "os.YAML_SYNTAX": "a YAML syntax error",
+} as const satisfies CatalogShape;

@@ -1,0 +1,95 @@
+/**
+ * The Simplified Chinese texts of the library's and the curator's warnings, refusals and failures,
+ * checked key by key and parameter by parameter against `library.en.ts` (`defineLocale`). Words from
+ * `glossary.md`.
+ */
+import { defineLocale } from "./entries.js";
+import type { enLibrary } from "./library.en.js";
+
+export const zhCNLibrary = defineLocale<typeof enLibrary>()({
+  // ── skill folders the library skips ─────────────────────────────────────────────────────────────────
+  "skill.notUtf8":
+    "技能 '{skill}' 的 SKILL.md 不是有效的 UTF-8 文本（是二进制文件吗？）；skillgate 跳过它。请把它保存为 UTF-8。",
+  "skill.unreadable": "无法读取技能 '{skill}' 的 SKILL.md：{cause}",
+  // ── provenance and cron files ───────────────────────────────────────────────────────────────────────
+  "provenance.hubUnreadable": "无法读取 {file}：{cause}",
+  "provenance.hubInvalid": "{file} 不是有效的 JSON；修复之前无法识别 Hub 技能。",
+  "provenance.bundledUnreadable": "无法读取 .bundled_manifest：{cause}",
+  "cron.unreadable": "无法读取 {file}（{cause}）；本次运行不保护 cron 任务引用的技能。",
+  "cron.invalid": "{file} 不是有效的 JSON；本次运行不保护 cron 任务引用的技能。",
+  "usage.movedAside": "{file} 不是有效的 JSON；它已保留为 {aside}，使用记录从空开始。",
+  "state.movedAside": "{file} 不是有效的 JSON；它已保留为 {aside}，管理器状态恢复为默认值。",
+  // ── the automatic pass ──────────────────────────────────────────────────────────────────────────────
+  "run.reportFailed": "无法写入运行报告：{cause}",
+  "run.archiveFailed": "无法归档 '{name}'：{cause}",
+  "run.usedSincePlan": "制定计划后又被使用过，已保留",
+  "run.goneFromDisk": "已不在磁盘上",
+  "cmd.prune.failure": "{name}：{cause}",
+  // ── curator moves refused ───────────────────────────────────────────────────────────────────────────
+  "archive.refused.external": "技能 '{name}' 位于 skills.external_dirs 中；外部技能对管理器是只读的",
+  "archive.refused.protected": "技能 '{name}' 是受保护的内置技能；它支撑着关键命令，从不归档或整合",
+  "archive.refused.hub": "技能 '{name}' 是 Hub 技能；它归上游所有，因此从不归档",
+  "archive.refused.bundled": "技能 '{name}' 是打包技能；开启 curator.prune_builtins 才能归档它",
+  "archive.refused.pinned": "'{name}' 已固定——请先用 `{command}` 取消固定",
+  "restore.refused.hub": "技能 '{name}' 现在是 Hub 技能；恢复它会遮盖上游版本",
+  "restore.refused.bundled":
+    "技能 '{name}' 现在是打包技能，且 curator.prune_builtins 已关闭；恢复它会遮盖内置版本",
+  "restore.refused.protected": "技能 '{name}' 是受保护的内置技能；不能恢复覆盖它",
+  "move.parentOutside":
+    "技能 '{skill}' 所在的文件夹经由一个指向技能库之外的符号链接（{folder}）；管理器从不移动 skills/ 之外的文件。请手动把技能移进技能库，或删除这个链接",
+  "move.outside": "技能 '{skill}' 解析到技能库之外；管理器从不移动 skills/ 之外的文件",
+  "move.destinationOutside":
+    "恢复技能 '{skill}' 会把它放进一个经由指向技能库之外的符号链接（{folder}）到达的文件夹；管理器从不写入 skills/ 之外。请删除这个链接，或手动恢复",
+  // ── snapshots and rollbacks ─────────────────────────────────────────────────────────────────────────
+  "snapshot.failed": "快照失败：{cause}",
+  "snapshot.tooMany": "一秒内的快照过多（{id}）；请等一秒再试。",
+  "rollback.noBackup": "没有找到匹配的备份；用 `curator rollback --list` 列出它们。",
+  "rollback.noBackupFor": "没有找到编号为 '{id}' 的备份；用 `curator rollback --list` 列出它们。",
+  "rollback.busy": "这个主目录上正在进行另一次回滚；请等它完成后再试。",
+  "rollback.extractFailed": "解压快照失败（状态已还原）：{cause}",
+  "rollback.swapFailed": "替换时回滚失败（状态已还原）：{cause}",
+  "rollback.safetySnapshotFailed": "回滚前的安全快照失败：{cause} 回滚已中止；没有做任何更改。",
+  "rollback.entry.outside": "拒绝回滚：这条账本记录引用了 {home} 之外的路径：{target}",
+  "rollback.entry.outsideLink": "拒绝回滚：这条账本记录（经由符号链接）引用了 {home} 之外的路径：{target}",
+  "rollback.entry.missing": "没有编号为 '{id}' 的账本记录；记录编号见 `curator ledger`。",
+  "rollback.entry.missingBlob": "{file} 缺少数据块 {blob}；回滚已中止，没有做任何更改。",
+  "rollback.entry.safetyFailed":
+    "回滚前的安全记录失败（账本已关闭或无法写入）；回滚已中止，当前技能没有改动。",
+  "tar.unreadable": "快照归档文件 {archive} 无法读取（{cause}）；请用 --id 选择另一个快照。",
+  "tar.unsafe": "拒绝不安全的快照归档文件：{problems}。没有做任何更改。",
+  "tar.member": "'{member}' {reason}",
+  "tar.member.nul": "含有 NUL 字节",
+  "tar.member.absolute": "是绝对路径",
+  "tar.member.backslash": "含有反斜杠",
+  "tar.member.dotdot": "含有 '..'",
+  "tar.member.empty": "为空",
+  "tar.member.type": "是 {type}，快照从不包含这种成员",
+  "tar.member.linkLeaves": "是指向归档之外的符号链接（-> {target}）",
+  "tar.member.hardLinkTarget": "是硬链接，其目标{reason}",
+  "tar.member.throughLink": "会经由符号链接写入",
+  "tar.member.hardLinkToLink": "是指向符号链接的硬链接",
+  "tar.member.hardLinkToSkipped": "是指向回滚会跳过的成员的硬链接",
+  "tar.member.hardLinkThroughLink": "是经由符号链接的硬链接",
+  // ── system errors by code ───────────────────────────────────────────────────────────────────────────
+  "os.cause": "{what}（{code}）",
+  "os.causeAt": "{where}：{what}（{code}）",
+  "os.ENOENT": "文件或目录不存在",
+  "os.EACCES": "没有权限",
+  "os.EPERM": "不允许的操作",
+  "os.EISDIR": "这是目录，不是文件",
+  "os.ENOTDIR": "不是目录",
+  "os.EEXIST": "已存在",
+  "os.ENOTEMPTY": "目录不为空",
+  "os.ENOSPC": "设备上没有剩余空间",
+  "os.EROFS": "只读文件系统",
+  "os.ELOOP": "符号链接层级过多",
+  "os.EMFILE": "打开的文件过多",
+  "os.EBUSY": "资源忙",
+  "os.EXDEV": "跨设备移动",
+  "os.EIO": "输入/输出错误",
+  "os.ENAMETOOLONG": "文件名过长",
+  "os.Z_BUF_ERROR": "压缩数据提前结束，文件被截断了",
+  "os.Z_DATA_ERROR": "压缩数据已损坏",
+  "os.TAR_BAD_ARCHIVE": "不是可读取的 tar 归档文件",
+  "os.YAML_SYNTAX": "YAML 语法错误",
+});

@@ -1,0 +1,78 @@
+/**
+ * What the completeness tests share: a chat context on a home, everything a person reads of a reply,
+ * the allow-list of words that stay as they are in every language, the "English left" detector and the
+ * pattern of a raw catalog key. Used by `commands-complete.test.ts` (a healthy generated home) and
+ * `damaged-complete.test.ts` (a damaged one).
+ */
+import path from "node:path";
+import { terminalContext } from "../../commands/context.js";
+import type { CommandContext } from "../../commands/types.js";
+import { loadConfig } from "../../src/config/config.js";
+import type { Locale } from "../../src/core/i18n/locale.js";
+import { messageKeys, resolveText } from "../../src/core/i18n/messages.js";
+import { type Reply, replyToPlainText } from "../../src/core/reply.js";
+import { openLibrary } from "../../src/skills/library.js";
+
+/** Words that stay as they are in every language: names, commands, keys, paths, units, ids. */
+export const ALLOWED: RegExp[] = [
+  /`[^`]*`/g, // code spans: commands, keys, values
+  /\b(?:skills|gateway|curator|config|platform|metadata)[\w.<>:-]*\.[\w.<>{}-]+/g, // config keys
+  /(?:~|\/)[\w./+-]+/g, // paths
+  /\b[\w-]+\.(?:yaml|md|env|json|lock)\b|\.env\b|\.archive\/\S+/g, // file names
+  /(?<![\w-])--?[a-z][\w-]*(?:\s+(?:N|VALUE|activity\|recent\|name))?/g, // flags and their value words
+  /<[\w.]+>/g, // placeholders in usage lines: <name>, <key>
+  /\b\d{8}T\d{6}Z?[\w-]*\b|\b\d{4}-\d{2}-\d{2}[T\d:.Z-]*/g, // snapshot ids, timestamps
+  /\b[0-9a-f]{12}\b/g, // ledger entry ids
+  // Ledger actor and action ids (columns of the ledger table).
+  /\b(?:curator|web)(?= {2,})/g,
+  /\b(?:archive|restore|snapshot-rollback|rollback|skills-config-set|skills-enable|skills-disable|purge|pin|unpin|adopt|consolidate|pruned?|state)\b/g,
+  /\b(?:skillgate|Hermes|LLM|JSON|PATH|Hub|KB|MB|GB|B|MiB|KiB|UTF-8|NUL|tar|id|pid|cron|telegram|feishu|discord|console|created_by:\w+|true|false|metric|units|api_token|manual|test|user|agent|archived_at|hermes|ok)\b/g,
+  /\b(?:ENOENT|EACCES|EPERM|EISDIR|ENOTDIR|EEXIST|ENOTEMPTY|ENOSPC|EROFS|ELOOP|EMFILE|EBUSY|EXDEV|EIO|ENAMETOOLONG|Z_BUF_ERROR|Z_DATA_ERROR|TAR_BAD_ARCHIVE)\b/g, // system error codes
+];
+
+/** English left in `text` once names and the allow-list are removed: two Latin words in a row. */
+export function englishLeft(text: string, names: readonly string[]): string | null {
+  let rest = text;
+  for (const name of [...names].sort((a, b) => b.length - a.length)) rest = rest.split(name).join(" ");
+  for (const pattern of ALLOWED) rest = rest.replace(pattern, " ");
+  const run = /[A-Za-z]{2,}(?:[\s,'’-]+[A-Za-z]{2,})+/.exec(rest);
+  return run ? run[0] : null;
+}
+
+/** Everything a person reads of a reply: blocks, warnings, buttons, the question above buttons. */
+export function shown(value: Reply, locale: Locale): string {
+  const labels = (value.actions?.rows ?? []).flat().map((action) => resolveText(action.label, locale));
+  const above = (value.actions?.blocksWithButtons ?? []).map((block) =>
+    "text" in block && typeof block.text !== "undefined" ? resolveText(block.text, locale) : "",
+  );
+  return [replyToPlainText(value, locale), ...labels, ...above].join("\n");
+}
+
+/** A raw catalog key left in a text. */
+export const KEY_PATTERN = new RegExp(
+  `(?:^|[^\\w.])(?:${messageKeys()
+    .map((key) => key.replace(/\./g, "\\."))
+    .join("|")})(?![\\w.])`,
+);
+
+/** A chat context on `target` for `caller` (an admin unless told), answering buttons in one step. */
+export function chatOn(target: string, admin: boolean, now: Date, stranger = false): CommandContext {
+  const config = loadConfig(path.join(target, "config.yaml"));
+  const base = terminalContext({
+    home: target,
+    config,
+    library: openLibrary(target, config, { watch: false }),
+    now: () => now,
+  });
+  return {
+    ...base,
+    surface: "chat",
+    platform: "telegram",
+    interactive: false,
+    prompt: undefined,
+    answersInOneStep: true,
+    commandPrefix: (words) => `/${words.join(" ")}`,
+    caller: { platform: "telegram", id: stranger ? "999" : admin ? "1" : "2", name: "x", isAdmin: admin },
+    chatId: "1",
+  };
+}
