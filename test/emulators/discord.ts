@@ -143,6 +143,11 @@ export interface EmulatedMessage {
   deferred: boolean;
   /** How many times it was edited. */
   edits: number;
+  /**
+   * When its content first reached the user (ms since epoch): at creation, or for a deferred original
+   * at its first edit.
+   */
+  shownAt?: number;
   /** Sequence number of the REST call that created it. */
   createdSeq: number;
   /** Sequence number of the latest REST call that changed it. */
@@ -1537,6 +1542,7 @@ export class DiscordEmulator {
       kind: input.kind,
       deferred: input.deferred,
       edits: 0,
+      ...(input.deferred ? {} : { shownAt: Date.now() }),
       components: (input.components as ComponentRow[] | undefined) ?? [],
       embeds: (input.embeds as Record<string, unknown>[] | undefined) ?? [],
       ...(input.ephemeral ? { ephemeral: true } : {}),
@@ -1588,6 +1594,7 @@ export class DiscordEmulator {
     if (data.allowed_mentions !== undefined) message.allowedMentions = data.allowed_mentions;
     message.mentionsEveryone ||= pingsEveryone(message.content, message.allowedMentions);
     message.deferred = false;
+    message.shownAt ??= Date.now();
     message.edits += 1;
     message.updatedSeq = seq;
     this.events.emit("message");

@@ -22,6 +22,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import YAML from "yaml";
 import { connectRedis, type RedisClient } from "../../src/gateway/coordination/redis.js";
+import { DiscordEmulator } from "../emulators/discord.js";
 import { LarkEmulator } from "../emulators/lark.js";
 import { TelegramEmulator } from "../emulators/telegram.js";
 import { writeSkill } from "../gateway/helpers.js";
@@ -70,16 +71,19 @@ let redis: TestRedis;
 let redisClient: RedisClient;
 let telegram: TelegramEmulator;
 let lark: LarkEmulator;
+let discord: DiscordEmulator;
+/** The balancer in front of the replicas' Discord Interactions Endpoints. */
+let discordBalancer: Balancer;
 let balancer: Balancer;
 let home: string;
-const ports = new Map<string, { health: number; webhook: number }>();
+const ports = new Map<string, { health: number; webhook: number; interactions: number }>();
 const replicas = new Map<string, Replica>();
 const allReplicas: Replica[] = [];
 /** The last round-trip count each process reported (a killed one keeps its last). */
 const tripsByPid = new Map<number, number>();
 
 function spawnReplica(name: string, extra: string[] = []): Replica {
-  const port = ports.get(name) as { health: number; webhook: number };
+  const port = ports.get(name) as { health: number; webhook: number; interactions: number };
   const proc = spawn(
     process.execPath,
     [
@@ -93,6 +97,8 @@ function spawnReplica(name: string, extra: string[] = []): Replica {
       `gateway.health.port=${port.health}`,
       "--set",
       `gateway.telegram.webhook.port=${port.webhook}`,
+      "--set",
+      `gateway.discord.interactions.port=${port.interactions}`,
       ...extra,
     ],
     {
@@ -103,6 +109,7 @@ function spawnReplica(name: string, extra: string[] = []): Replica {
         TELEGRAM_WEBHOOK_SECRET: SECRET,
         FEISHU_APP_ID: lark.appId,
         FEISHU_APP_SECRET: lark.appSecret,
+        DISCORD_BOT_TOKEN: discord.token,
         SKILLGATE_LOG_LEVEL: "info",
         NO_COLOR: "1",
       },
@@ -146,9 +153,18 @@ async function leader(ms = 30_000): Promise<Replica> {
   );
 }
 
-/** The platforms under load: Telegram by webhook through the balancer, Feishu by a long connection per replica. */
-type LoadPlatform = "telegram" | "feishu";
-const PLATFORMS: LoadPlatform[] = ["telegram", "feishu"];
+/**
+ * The platforms under load: Telegram by webhook through the balancer, Feishu by a long connection per
+ * replica, Discord by signed HTTP interactions through a balancer in front of the Interactions Endpoints.
+ */
+type LoadPlatform = "telegram" | "feishu" | "discord";
+const PLATFORMS: LoadPlatform[] = ["telegram", "feishu", "discord"];
+/** Discord: which interaction carried which sequence number (its replies edit that interaction). */
+const discordSeqs = new Map<string, number>();
+const discordUser = (chat: number) => ({
+  id: `5000000000000${String(chat).padStart(4, "0")}`,
+  username: `load${chat}`,
+});
 
 /** What was sent: sequence → platform, chat, time and event id; and what a kill had in flight. */
 const sentAt = new Map<
@@ -169,6 +185,14 @@ function answers(): Map<number, number[]> {
   for (const message of telegram.sent) if (!message.edited) note(message.plain, message.at);
   for (const send of lark.sends)
     if (send.kind === "create" || send.kind === "reply") note(send.text, send.at);
+  // A Discord reply edits the deferred original (once per answer) or follows up on it.
+  for (const [interactionId, seq] of discordSeqs)
+    for (const message of discord.interactionMessages(interactionId)) {
+      if (message.shownAt === undefined) continue;
+      const times =
+        message.kind === "original" ? Array(message.edits).fill(message.shownAt) : [message.shownAt];
+      seen.set(seq, [...(seen.get(seq) ?? []), ...times]);
+    }
   return seen;
 }
 
@@ -192,9 +216,29 @@ function percentile(sorted: number[], p: number): number {
 }
 
 let nextSeq = 1;
+/** Events delivered a second time. */
+let redelivered = 0;
 
 /** Says `text` in chat `chat` of `platform`; returns the event id and a redelivery of the same event. */
-function say(platform: LoadPlatform, chat: number, text: string): { eventId: string; again: () => void } {
+function say(
+  platform: LoadPlatform,
+  chat: number,
+  text: string,
+  seq: number,
+  load: string | undefined,
+): { eventId: string; again?: () => void } {
+  if (platform === "discord") {
+    // Slash commands are registered ones: a skill load, or a file of a skill that does not exist (the
+    // refusal names it). Discord never delivers an interaction twice: no redelivery here.
+    const record = discord.interaction({
+      user: discordUser(chat),
+      channelId: `6000000000000${String(chat).padStart(4, "0")}`,
+      name: "skill",
+      options: load ? { name: load } : { name: SKILLS[0] as string, file: `probe${seq}` },
+    });
+    discordSeqs.set(record.id, seq);
+    return { eventId: record.id };
+  }
   if (platform === "telegram") {
     const userId = USER_BASE + chat;
     const update = telegram.userSays({ text, userId, chatId: userId });
@@ -214,10 +258,13 @@ async function chatLoad(platform: LoadPlatform, chat: number, count: number): Pr
     const seq = nextSeq++;
     const load = index % 4 === 3 ? SKILLS[(chat + index) % SKILLS.length] : undefined;
     const at = Date.now();
-    const sent = say(platform, chat, load ? `/${load} probe${seq}` : `/probe${seq}`);
+    const sent = say(platform, chat, load ? `/${load} probe${seq}` : `/probe${seq}`, seq, load);
     sentAt.set(seq, { platform, chat, at, load, eventId: sent.eventId });
     // A tenth is delivered again a moment later, to whichever replica the platform or balancer picks.
-    if (seq % 10 === 0) setTimeout(sent.again, 300).unref();
+    if (seq % 10 === 0 && sent.again) {
+      redelivered += 1;
+      setTimeout(sent.again, 300).unref();
+    }
     await sleep(CHAT_INTERVAL_MS);
   }
 }
@@ -237,14 +284,21 @@ beforeAll(async () => {
   // Feishu's retry schedule shortened (15 s, 5 min, … after the 3 s without an ack) to fit the test.
   lark.redeliveryDelaysMs = [200, 1_000, 2_000, 4_000];
   await lark.listen();
+  discord = new DiscordEmulator();
+  await discord.listen();
   home = await fs.mkdtemp(path.join(os.tmpdir(), "skillgate-load-"));
   await fs.mkdir(path.join(home, "skills"), { recursive: true });
   for (const name of SKILLS) await writeSkill(home, { name, description: `the ${name} skill` });
-  for (const name of REPLICAS) ports.set(name, { health: await freePort(), webhook: await freePort() });
+  for (const name of REPLICAS)
+    ports.set(name, { health: await freePort(), webhook: await freePort(), interactions: await freePort() });
+  discordBalancer = await startBalancer(
+    REPLICAS.map((name) => `http://127.0.0.1:${ports.get(name)?.interactions}`),
+  );
   balancer = await startBalancer(REPLICAS.map((name) => `http://127.0.0.1:${ports.get(name)?.webhook}`));
   const users = Array.from({ length: CHATS }, (_, chat) => [
     `telegram:${USER_BASE + chat}`,
     `feishu:ou_load${chat}`,
+    `discord:${discordUser(chat).id}`,
   ]).flat();
   await fs.writeFile(
     path.join(home, "config.yaml"),
@@ -261,6 +315,11 @@ beforeAll(async () => {
           webhook: { url: `${balancer.url}/tg`, path: "/tg" },
         },
         feishu: { enabled: true, domain: lark.url, mode: "websocket" },
+        discord: {
+          enabled: true,
+          api: discord.apiBaseFor("replicas"),
+          interactions: { path: "/discord/interactions", public_key: discord.publicKeyHex },
+        },
         coordination: { redis_url: redis.url },
       },
     }),
@@ -278,6 +337,8 @@ afterAll(async () => {
   await balancer?.close();
   await telegram?.close();
   await lark?.close();
+  await discord?.close();
+  await discordBalancer?.close();
   await redis?.dispose();
   if (home) await fs.rm(home, { recursive: true, force: true });
 });
@@ -289,12 +350,19 @@ describe("three replicas behind a balancer, under load", () => {
     await until("the leader's setWebhook", () => (telegram.webhook ? true : undefined), 30_000);
     for (const replica of replicas.values()) await until(`${replica.name} up`, () => health(replica), 30_000);
 
-    const started = Date.now();
     await until(
       "every replica's long connection",
       () => (lark.wsConnections >= REPLICAS.length ? true : undefined),
       30_000,
     );
+    await until(
+      "the leader's slash commands",
+      () => (discord.globalCommands().some((command) => command.name === "skill") ? true : undefined),
+      30_000,
+    );
+    // Discord checks the URL (a PING, a forged signature) through the balancer before it uses it.
+    await discord.setInteractionsEndpoint(`${discordBalancer.url}/discord/interactions`);
+    const started = Date.now();
     const load = Promise.all(
       PLATFORMS.flatMap((platform) =>
         Array.from({ length: CHATS }, (_, chat) => chatLoad(platform, chat, COMMANDS_PER_CHAT)),
@@ -371,9 +439,16 @@ describe("three replicas behind a balancer, under load", () => {
     for (const [seq, sent] of sentAt)
       if (sent.load && answered.has(seq)) loadsAnswered[sent.load] = (loadsAnswered[sent.load] ?? 0) + 1;
     const counts = await useCounts();
-    const events = lastSent + Math.floor(lastSent / 10);
+    const events = lastSent + redelivered;
     const trips = [...tripsByPid.values()].reduce((sum, value) => sum + value, 0);
     const byBackend = REPLICAS.map((_, index) => balancer.requests.filter((r) => r.backend === index).length);
+    const discordByBackend = REPLICAS.map(
+      (_, index) => discordBalancer.requests.filter((r) => r.backend === index).length,
+    );
+    const feishuByClient: Record<string, number> = {};
+    for (const delivery of lark.deliveries)
+      feishuByClient[delivery.clientId] = (feishuByClient[delivery.clientId] ?? 0) + 1;
+    const failedInteractions = [...discordSeqs.keys()].filter((id) => discord.interactions.get(id)?.failed);
     latencies.sort((a, b) => a - b);
     steadyLatencies.sort((a, b) => a - b);
     console.log(
@@ -392,6 +467,9 @@ describe("three replicas behind a balancer, under load", () => {
         latency_p99_with_a_leader_ms: percentile(steadyLatencies, 99),
         webhook_requests_by_replica: byBackend,
         webhook_non_2xx: balancer.requests.filter((r) => r.status >= 300).length,
+        discord_interactions_by_replica: discordByBackend,
+        discord_failed_interactions: failedInteractions.length,
+        feishu_pushes_by_client: feishuByClient,
         use_counts: counts,
         loads_answered: loadsAnswered,
       }),
@@ -400,6 +478,9 @@ describe("three replicas behind a balancer, under load", () => {
     expect(counts).toEqual(loadsAnswered);
     // Every replica took traffic, and only a leader registered the webhook (once per leadership).
     expect(byBackend.every((count) => count > 0)).toBe(true);
+    expect(discordByBackend.every((count) => count > 0)).toBe(true);
+    expect(Object.keys(feishuByClient).length).toBeGreaterThan(1);
+    expect(failedInteractions).toEqual([]);
     expect(telegram.callsOf("setWebhook").length).toBeLessThanOrEqual(3);
   }, 240_000);
 
