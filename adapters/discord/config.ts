@@ -30,6 +30,8 @@ export interface DiscordInteractionsConfig {
   path: string;
   /** The application's public key (64 hex digits); else `DISCORD_PUBLIC_KEY` from `.env`. */
   publicKey?: string;
+  /** The address it listens on (default 127.0.0.1; a load balancer in another container: `0.0.0.0`). */
+  bind: string;
 }
 
 /** Where the endpoint answers unless `gateway.discord.interactions.path` says otherwise. */
@@ -52,6 +54,7 @@ function parseInteractions(reader: ConfigReader): DiscordInteractionsConfig {
     port: reader.num("port", { integer: true, min: 0, max: 65535 }),
     path: !path ? DEFAULT_INTERACTIONS_PATH : path.startsWith("/") ? path : `/${path}`,
     publicKey: reader.str("public_key")?.trim(),
+    bind: reader.str("bind")?.trim() || "127.0.0.1",
   };
 }
 

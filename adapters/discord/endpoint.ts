@@ -76,7 +76,7 @@ export class DiscordEndpoint {
   /** Listens on 127.0.0.1; throws a `ConfigError` without a valid public key. */
   async start(): Promise<void> {
     if (this.server || !this.configured) return;
-    const { port, path } = discordConfig(this.ctx.opts.config).interactions;
+    const { port, path, bind } = discordConfig(this.ctx.opts.config).interactions;
     const key = this.publicKey();
     const failures = new FailureRateLimiter(SIGNATURE_FAILURES_PER_MINUTE);
     const server = http.createServer((req, res) => {
@@ -94,7 +94,7 @@ export class DiscordEndpoint {
     try {
       await new Promise<void>((resolve, reject) => {
         server.once("error", reject);
-        server.listen(port, "127.0.0.1", () => resolve());
+        server.listen(port, bind, () => resolve());
       });
     } catch (error) {
       throw new AdapterError(
