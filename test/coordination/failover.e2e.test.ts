@@ -23,6 +23,7 @@ import { TelegramEmulator } from "../emulators/telegram.js";
 import { CLI } from "../safety/trials.js";
 import { writeCuratorLastRun } from "../support/platform-home.js";
 import { freePort, startRedis, type TestRedis } from "../support/redis.js";
+import { sleep, until } from "../support/until.js";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const USER = 1001;
@@ -33,22 +34,6 @@ interface Replica {
   proc: ChildProcess;
   healthPort: number;
   log: string[];
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until<T>(
-  what: string,
-  check: () => Promise<T | undefined> | T | undefined,
-  ms: number,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
 }
 
 let redis: TestRedis;

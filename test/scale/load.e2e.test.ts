@@ -29,6 +29,7 @@ import { writeSkill } from "../gateway/helpers.js";
 import { CLI } from "../safety/trials.js";
 import { type Balancer, startBalancer } from "../support/balancer.js";
 import { freePort, startRedis, type TestRedis } from "../support/redis.js";
+import { sleep, until } from "../support/until.js";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const REPLICAS = ["r1", "r2", "r3"];
@@ -39,22 +40,6 @@ const CHAT_INTERVAL_MS = 1_150;
 const SKILLS = ["alpha", "bravo", "charlie"];
 const SECRET = "load-test-secret_1";
 const USER_BASE = 3000;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until<T>(
-  what: string,
-  check: () => Promise<T | undefined> | T | undefined,
-  ms: number,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 interface Replica {
   name: string;
