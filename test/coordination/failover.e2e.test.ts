@@ -8,9 +8,9 @@
  *
  * Throughout, a probe command goes out every 150 ms (`/probe<N>`; the reply to an unknown command names
  * it), so the harness reads loss and duplicates off the emulator. What may be lost or answered twice is
- * only what was in flight at a fault: sent before it and not yet answered. Each replica polls Telegram
- * through its own api_root (`…/c/<replica>`), so the emulator can say who polled; a held poll that a
- * newer one ended (Telegram's 409) is two pollers at once, allowed only when the ended one was frozen.
+ * only what was in flight at a fault: sent before it and not yet marked handled in the shared inbox.
+ * Each replica polls Telegram through its own api_root (`…/c/<replica>`), so the emulator can say
+ * who polled; a held poll that a newer one ended (Telegram's 409) is two pollers at once, allowed only when the ended one was frozen.
  * Failover times (kill to the next answer) are printed for the closing note, not asserted on.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
@@ -19,6 +19,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import YAML from "yaml";
+import { connectRedis, type RedisClient } from "../../src/gateway/coordination/redis.js";
 import { TelegramEmulator } from "../emulators/telegram.js";
 import { CLI } from "../safety/trials.js";
 import { writeCuratorLastRun } from "../support/platform-home.js";
@@ -37,6 +38,8 @@ interface Replica {
 }
 
 let redis: TestRedis;
+/** The harness's own connection, to read which events the replicas marked handled. */
+let redisClient: RedisClient;
 let emulator: TelegramEmulator;
 let home: string;
 const replicas = new Map<string, Replica>();
@@ -109,6 +112,8 @@ async function leader(ms = 30_000): Promise<Replica> {
 
 /** The probes: sent times, answers, and the faults they met. */
 const sentAt = new Map<number, number>();
+/** Each probe's Telegram update id (its event id in the shared inbox). */
+const updateOf = new Map<number, number>();
 const inFlightAtFault = new Set<number>();
 let probing = true;
 let nextProbe = 1;
@@ -140,11 +145,17 @@ async function settled(): Promise<void> {
   );
 }
 
-/** Marks what is in flight now (sent, not yet answered) as allowed to be lost or doubled. */
-function fault(): number {
+/**
+ * Marks what is in flight now as allowed to be lost or doubled: sent and not yet handled to the end,
+ * read off the shared inbox's own record (an event is marked `done` in Redis once its reply was sent;
+ * one answered and not yet marked is answered again by the next leader).
+ */
+async function fault(): Promise<number> {
   const at = Date.now();
-  const answered = answers();
-  for (const seq of sentAt.keys()) if (!answered.has(seq)) inFlightAtFault.add(seq);
+  const prefix = `skillgate:${(await fs.readFile(path.join(home, "gateway", "coordination-id"), "utf8")).trim()}:`;
+  const sent = [...updateOf.entries()];
+  const states = await redisClient.mGet(sent.map(([, updateId]) => `${prefix}seen:telegram:${updateId}`));
+  for (const [index, [seq]] of sent.entries()) if (states[index] !== "done") inFlightAtFault.add(seq);
   return at;
 }
 
@@ -164,7 +175,7 @@ async function probeLoop(): Promise<void> {
   while (probing) {
     const seq = nextProbe++;
     sentAt.set(seq, Date.now());
-    emulator.userSays({ text: `/probe${seq}`, userId: USER, chatId: USER });
+    updateOf.set(seq, emulator.userSays({ text: `/probe${seq}`, userId: USER, chatId: USER }).update_id);
     await sleep(150);
   }
 }
@@ -175,6 +186,7 @@ async function curatorState(): Promise<{ run_count: number; last_run_at: string 
 
 beforeAll(async () => {
   redis = await startRedis();
+  redisClient = await connectRedis(redis.url);
   emulator = new TelegramEmulator();
   await emulator.listen();
   home = await fs.mkdtemp(path.join(os.tmpdir(), "skillgate-failover-"));
@@ -213,6 +225,7 @@ afterAll(async () => {
     replica.proc.kill("SIGKILL");
   }
   await emulator?.close();
+  redisClient?.destroy();
   await redis?.dispose();
   if (home) await fs.rm(home, { recursive: true, force: true });
 });
@@ -236,7 +249,7 @@ describe("three gateways on one home under faults", () => {
     // Probes start with the run: a command in flight defers the maintenance tick's curator check.
     const probes = probeLoop();
     await sleep(500);
-    const stoppedAt = fault();
+    const stoppedAt = await fault();
     first.proc.kill("SIGSTOP");
     failovers.push({ fault: "SIGSTOP", ms: await firstAnswerAfter(stoppedAt) });
     const stopEnds = stoppedAt + 20_000;
@@ -260,7 +273,7 @@ describe("three gateways on one home under faults", () => {
     for (let kill = 0; kill < 5; kill++) {
       const current = await leader(60_000);
       await settled();
-      const killedAt = fault();
+      const killedAt = await fault();
       current.proc.kill("SIGKILL");
       failovers.push({ fault: `SIGKILL ${kill + 1}`, ms: await firstAnswerAfter(killedAt) });
       if (current.proc.exitCode === null && current.proc.signalCode === null)
@@ -271,7 +284,7 @@ describe("three gateways on one home under faults", () => {
     // 3. Redis away for 15 s, back from its AOF.
     await leader(60_000);
     await settled();
-    const outageAt = fault();
+    const outageAt = await fault();
     await redis.stop();
     await sleep(15_000);
     await redis.start();

@@ -193,7 +193,65 @@ async function fault(): Promise<number> {
     sent.map(([, item]) => `${prefix}seen:${item.platform}:${item.eventId}`),
   );
   for (const [index, [seq]] of sent.entries()) if (states[index] !== "done") inFlightAtFault.add(seq);
+  // A confirmation pressed and not yet shown as done may be lost or refused at the next leader.
+  for (const chat of archivesPressed) if (!archiveShown(chat)) archivesInFlight.add(chat);
   return Date.now();
+}
+
+/** Telegram chats whose `/curator archive extra<chat>` was confirmed with the button, and those a kill had in flight. */
+const archivesPressed = new Set<number>();
+const archivesInFlight = new Set<number>();
+const ARCHIVING_CHATS = 10;
+
+/** The confirmation message of the chat's archive shows it done. */
+function archiveShown(chat: number): boolean {
+  return telegram.sent.some(
+    (message) =>
+      message.chat_id === String(USER_BASE + chat) && message.plain.includes(`archived 'extra${chat}'`),
+  );
+}
+
+/**
+ * In Telegram chats below `ARCHIVING_CHATS`, after the fifth command (before the first kill): `/curator archive extra<chat>`, then the Confirm
+ * button of its question — a mutation with a ledger entry, named by the press's event id.
+ */
+async function archiveMidway(chat: number): Promise<void> {
+  const userId = USER_BASE + chat;
+  telegram.userSays({ text: `/curator archive extra${chat}`, userId, chatId: userId });
+  const question = await until(
+    `the archive question in chat ${chat}`,
+    () =>
+      telegram.sent.find(
+        (message) => message.chat_id === String(userId) && message.plain.includes(`Archive 'extra${chat}'?`),
+      ),
+    30_000,
+  );
+  const confirm = question.reply_markup?.inline_keyboard[0]?.[0]?.callback_data;
+  telegram.pressButton({ messageId: question.message_id, data: confirm, userId });
+  archivesPressed.add(chat);
+}
+
+/** The ledger's entries that carry an operation id: how many per id, and the archives per skill. */
+async function ledgerOperations(): Promise<{
+  perOperation: Map<string, number>;
+  archives: Map<string, number>;
+}> {
+  const text = await fs.readFile(path.join(home, "skills", ".curator_ledger.jsonl"), "utf8").catch(() => "");
+  const perOperation = new Map<string, number>();
+  const archives = new Map<string, number>();
+  for (const line of text.split("\n")) {
+    if (!line.trim()) continue;
+    const entry = JSON.parse(line) as {
+      action?: string;
+      skill?: string;
+      evidence?: { operation_id?: string };
+    };
+    const operation = entry.evidence?.operation_id;
+    if (operation) perOperation.set(operation, (perOperation.get(operation) ?? 0) + 1);
+    if (entry.action === "archive" && entry.skill)
+      archives.set(entry.skill, (archives.get(entry.skill) ?? 0) + 1);
+  }
+  return { perOperation, archives };
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -251,6 +309,7 @@ async function chatLoad(platform: LoadPlatform, chat: number, count: number): Pr
       setTimeout(sent.again, 300).unref();
     }
     await sleep(CHAT_INTERVAL_MS);
+    if (platform === "telegram" && chat < ARCHIVING_CHATS && index === 4) await archiveMidway(chat);
   }
 }
 
@@ -274,6 +333,8 @@ beforeAll(async () => {
   home = await fs.mkdtemp(path.join(os.tmpdir(), "skillgate-load-"));
   await fs.mkdir(path.join(home, "skills"), { recursive: true });
   for (const name of SKILLS) await writeSkill(home, { name, description: `the ${name} skill` });
+  for (let chat = 0; chat < ARCHIVING_CHATS; chat++)
+    await writeSkill(home, { name: `extra${chat}`, description: `a skill chat ${chat} archives` });
   for (const name of REPLICAS)
     ports.set(name, { health: await freePort(), webhook: await freePort(), interactions: await freePort() });
   discordBalancer = await startBalancer(
@@ -457,6 +518,8 @@ describe("three replicas behind a balancer, under load", () => {
         feishu_pushes_by_client: feishuByClient,
         use_counts: counts,
         loads_answered: loadsAnswered,
+        archives_confirmed: archivesPressed.size,
+        archives_in_flight_at_kills: archivesInFlight.size,
       }),
     );
     expect({ lost, doubled, inversions }).toEqual({ lost: [], doubled: [], inversions: [] });
@@ -466,6 +529,15 @@ describe("three replicas behind a balancer, under load", () => {
     expect(discordByBackend.every((count) => count > 0)).toBe(true);
     expect(Object.keys(feishuByClient).length).toBeGreaterThan(1);
     expect(failedInteractions).toEqual([]);
+    // No mutation twice: at most one ledger entry per event id, each confirmed archive done once.
+    const { perOperation, archives } = await ledgerOperations();
+    expect([...perOperation.values()].filter((count) => count > 1)).toEqual([]);
+    for (let chat = 0; chat < ARCHIVING_CHATS; chat++) {
+      const count = archives.get(`extra${chat}`) ?? 0;
+      expect(count).toBeLessThanOrEqual(1);
+      if (!archivesInFlight.has(chat)) expect({ chat, count }).toEqual({ chat, count: 1 });
+    }
+    expect(perOperation.size).toBeGreaterThanOrEqual(ARCHIVING_CHATS - archivesInFlight.size);
     expect(telegram.callsOf("setWebhook").length).toBeLessThanOrEqual(3);
   }, 240_000);
 
