@@ -67,7 +67,7 @@ const allReplicas: Replica[] = [];
 /** The last round-trip count each process reported (a killed one keeps its last). */
 const tripsByPid = new Map<number, number>();
 
-function spawnReplica(name: string, extra: string[] = []): Replica {
+function spawnReplica(name: string): Replica {
   const port = ports.get(name) as { health: number; webhook: number; interactions: number };
   const proc = spawn(
     process.execPath,
@@ -84,7 +84,6 @@ function spawnReplica(name: string, extra: string[] = []): Replica {
       `gateway.telegram.webhook.port=${port.webhook}`,
       "--set",
       `gateway.discord.interactions.port=${port.interactions}`,
-      ...extra,
     ],
     {
       cwd: root,
@@ -198,7 +197,7 @@ async function fault(): Promise<number> {
   return Date.now();
 }
 
-/** Telegram chats whose `/curator archive extra<chat>` was confirmed with the button, and those a kill had in flight. */
+/** Telegram chats whose `/curator archive extra<chat>` was confirmed, and those a kill had in flight. */
 const archivesPressed = new Set<number>();
 const archivesInFlight = new Set<number>();
 const ARCHIVING_CHATS = 10;
@@ -212,7 +211,8 @@ function archiveShown(chat: number): boolean {
 }
 
 /**
- * In Telegram chats below `ARCHIVING_CHATS`, after the fifth command (before the first kill): `/curator archive extra<chat>`, then the Confirm
+ * In Telegram chats below `ARCHIVING_CHATS`, after the fifth command (before the first kill):
+ * `/curator archive extra<chat>`, then the Confirm
  * button of its question — a mutation with a ledger entry, named by the press's event id.
  */
 async function archiveMidway(chat: number): Promise<void> {

@@ -210,7 +210,7 @@ export class SharedInbox {
     return (await this.options.redis.exists(this.effectKey(message, effect))) === 1;
   }
 
-  /** Entries appended and not yet handled (for `/healthz`). */
+  /** Entries appended and not yet handled. */
   async backlog(): Promise<number> {
     return Number(await this.options.redis.xLen(this.stream));
   }
