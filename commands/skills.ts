@@ -91,7 +91,7 @@ async function listSkills(
   if (ctx.json) return withWarnings(reply([], { json: result }), warnings);
   const blocks: ReplyBlock[] = [];
   if (result.message) {
-    blocks.push({ kind: "paragraph", text: result.message });
+    blocks.push({ kind: "paragraph", text: viewTexts(result).message ?? result.message });
     return withWarnings(reply(blocks, { json: result }), warnings);
   }
   const skills = result.skills ?? [];

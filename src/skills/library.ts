@@ -20,7 +20,7 @@ import { type FSWatcher, mkdirSync, statSync, watch } from "node:fs";
 import path from "node:path";
 import { loadConfig, type SkillgateConfig } from "../config/config.js";
 import { ConfigError } from "../core/errors.js";
-import { english, type Text } from "../core/i18n/messages.js";
+import { english, type Text, t } from "../core/i18n/messages.js";
 import { loadIndex, saveIndex } from "./index-cache.js";
 import type { SharedRecords, Snapshot } from "./library-snapshot.js";
 import { resolveRoots, type SkillRoot } from "./roots.js";
@@ -34,6 +34,7 @@ import type {
   SkippedSkill,
   ViewOptions,
 } from "./types.js";
+import { withViewTexts } from "./view-texts.js";
 import { disabledNames, isDisabledIn } from "./visibility.js";
 
 /**
@@ -461,12 +462,11 @@ class Library implements ManagedSkillLibrary {
     if (local && !local.exists) {
       mkdirSync(local.dir, { recursive: true });
       this.dirty = true;
-      return {
-        success: true,
-        skills: [],
-        categories: [],
-        message: `No skills found. Skills directory created at ${local.dir}/`,
-      };
+      const message = t("cmd.skills.noneCreated", { dir: local.dir });
+      return withViewTexts(
+        { success: true, skills: [], categories: [], message: english(message) },
+        { message },
+      );
     }
     const platform = options.platform ?? null;
     // The whole listing of a platform is kept per scan: a warm list is then only its JSON encoding.
@@ -488,7 +488,10 @@ class Library implements ManagedSkillLibrary {
   ): SkillsListResult {
     const visible = this.visibleIn(snapshot.listOrder, platform);
     if (visible.length === 0)
-      return { success: true, skills: [], categories: [], message: "No skills found in skills/ directory." };
+      return withViewTexts(
+        { success: true, skills: [], categories: [], message: english(t("cmd.skills.none")) },
+        { message: t("cmd.skills.none") },
+      );
     const chosen = category === undefined ? visible : visible.filter((entry) => entry.category === category);
     const categories = [
       ...new Set(chosen.map((entry) => entry.category).filter((value): value is string => value !== null)),

@@ -1,6 +1,7 @@
 /**
- * What a `skill_view` result says to a person, as catalog texts. The result itself is Hermes' JSON (its
- * `error`, `setup_note`, `gateway_setup_hint` and `security_warnings` stay in English, byte for byte);
+ * What a `skill_view` (or `skills_list`) result says to a person, as catalog texts. The result itself is
+ * Hermes' JSON (its `error`, `message`, `setup_note`, `gateway_setup_hint` and `security_warnings` stay
+ * in English, byte for byte);
  * the same sentences as messages ride along on the result object under a symbol key that is not
  * enumerable, so `JSON.stringify`, spreads and equality checks never see them. Commands read them with
  * `viewTexts` to show the sentence in the reader's locale, and fall back to the English field.
@@ -12,6 +13,8 @@ export interface ViewTexts {
   error?: Text;
   setupNote?: Text;
   securityWarnings?: Text[];
+  /** A `skills_list` result's `message` (no skills; the skills folder just created). */
+  message?: Text;
 }
 
 const TEXTS = Symbol("skillgate.viewTexts");

@@ -272,6 +272,8 @@ export const enCommands = {
   "cmd.sort.name": "name",
   "cmd.skills.skipped": "skipped {folder}: {reason}",
   "cmd.skills.heading": "Skills ({total})",
+  "cmd.skills.none": "No skills found in skills/ directory.",
+  "cmd.skills.noneCreated": "No skills found. Skills directory created at {dir}/",
   "cmd.skills.headingCategory": "Skills in category `{category}` ({total})",
   "cmd.skills.noCategory": "No skill has the category `{category}`.",
   "cmd.skills.noCategoryListAll":

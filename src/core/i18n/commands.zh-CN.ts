@@ -267,6 +267,8 @@ export const zhCNCommands = defineLocale<typeof enCommands>()({
   "cmd.skills.heading": "技能（{total}）",
   "cmd.skills.headingCategory": "分类 `{category}` 中的技能（{total}）",
   "cmd.skills.noCategory": "没有技能属于分类 `{category}`。",
+  "cmd.skills.none": "skills/ 目录中没有技能。",
+  "cmd.skills.noneCreated": "没有技能。已创建技能目录 {dir}/",
   "cmd.skills.noCategoryListAll": "没有技能属于分类 `{category}`。列出全部技能即可看到在用的分类。",
   "cmd.col.name": "名称",
   "cmd.col.category": "分类",
