@@ -25,7 +25,7 @@ import {
   type ModalSubmitInteraction,
 } from "discord.js";
 import { trimOldest } from "../../src/core/bounded.js";
-import type { InboundMessage } from "../../src/core/message.js";
+import { type InboundMessage, notTakenNotice } from "../../src/core/message.js";
 import { type DiscordComponentJson, normalizeComponent } from "./actions.js";
 import type { AnswerableInteraction, AnswerOptions, Choice } from "./answer.js";
 import { SKILL_COMMAND } from "./commands.js";
@@ -62,10 +62,6 @@ const RAW_INTERACTIONS_MAX = 256;
  * gateway took it, or after this long at the latest.
  */
 const ACK_DEADLINE_MS = 2_000;
-
-/** What a person sees when the gateway could not take their interaction (the shared inbox is down). */
-export const UNAVAILABLE_NOTICE =
-  "skillgate is briefly unavailable and did not take this. Please try again in a moment.";
 
 /** How an interaction arrived: over the gateway session, or by HTTP to the Interactions Endpoint. */
 export type Arrival = "gateway" | "endpoint";
@@ -160,6 +156,7 @@ export class DiscordInteractions {
     const deferFirst = arrival === "gateway" && !this.ctx.hooks?.sharedIngress;
     if (deferFirst) void deferCommand(this.ctx, pending);
     const taken = this.deliver(message);
+    const unavailable = notTakenNotice(this.ctx.hooks, message, "interaction");
     if (deferFirst) return true;
     await this.answerTaken(
       taken,
@@ -168,9 +165,9 @@ export class DiscordInteractions {
         this.ctx.pending.delete(interaction.id);
         if (pending.deferred === undefined) {
           pending.deferred = Promise.resolve(false);
-          await interaction.reply(privately(UNAVAILABLE_NOTICE));
+          await interaction.reply(privately(unavailable));
         } else if (await pending.deferred) {
-          await interaction.editReply({ content: UNAVAILABLE_NOTICE, allowedMentions: { parse: [] } });
+          await interaction.editReply({ content: unavailable, allowedMentions: { parse: [] } });
         }
       },
     );
@@ -205,6 +202,7 @@ export class DiscordInteractions {
     this.prunePending();
     this.ctx.presses.set(interaction.id, press);
     const taken = this.deliver(message);
+    const unavailable = notTakenNotice(this.ctx.hooks, message, "interaction");
     // One gateway acknowledges even a press its sink failed on (as it always did); several replicas
     // tell the presser it was not taken.
     const mayRefuse = arrival === "endpoint" || this.ctx.hooks?.sharedIngress === true;
@@ -215,9 +213,9 @@ export class DiscordInteractions {
         this.ctx.presses.delete(interaction.id);
         if (press.acknowledged === undefined) {
           press.acknowledged = Promise.resolve(false);
-          await interaction.reply(privately(UNAVAILABLE_NOTICE));
+          await interaction.reply(privately(unavailable));
         } else if (await press.acknowledged) {
-          await interaction.followUp(privately(UNAVAILABLE_NOTICE));
+          await interaction.followUp(privately(unavailable));
         }
       },
     );

@@ -12,7 +12,7 @@
  * the secret-input flow.
  */
 import { AdapterError } from "../../src/core/errors.js";
-import type { InboundMessage } from "../../src/core/message.js";
+import { type InboundMessage, notTakenNotice } from "../../src/core/message.js";
 import { normalizeCardAction } from "./actions.js";
 import { describeError } from "./api-errors.js";
 import type { FeishuContext } from "./context.js";
@@ -42,9 +42,6 @@ export class NotTakenError extends AdapterError {
 export function isNotTaken(error: unknown): boolean {
   return error instanceof AdapterError && error.code === NOT_TAKEN_CODE;
 }
-
-/** What a card press answers when its sink refused it (several replicas, shared inbox unreachable). */
-const PRESS_NOT_TAKEN = "This press could not be taken just now; press the button again in a moment.";
 
 /** Hands one Feishu adapter's events and card presses to the gateway. */
 export class FeishuInteractions {
@@ -211,7 +208,8 @@ export class FeishuInteractions {
     this.ctx.toasts.delete(message.eventId);
     // Several replicas: the sink only appended the press to the shared inbox and the leader judges it
     // later, so this replica answers the callback now; a press the inbox refused asks for another try.
-    if (!taken && this.shared) return { toast: { type: "error", content: PRESS_NOT_TAKEN } };
+    if (!taken && this.shared)
+      return { toast: { type: "error", content: notTakenNotice(this.ctx.hooks, message, "press") } };
     return toast ? { toast: { type: "error", content: toast } } : {};
   }
 }

@@ -5,7 +5,7 @@
  */
 
 import type { Locale } from "./i18n/locale.js";
-import type { Text } from "./i18n/messages.js";
+import { english, type Text, t } from "./i18n/messages.js";
 import type { Reply } from "./reply.js";
 
 /**
@@ -214,6 +214,27 @@ export interface AdapterHooks {
    * with several replicas. Absent: the adapter keeps them in its own files under the home.
    */
   sharedState?: AdapterState;
+  /**
+   * What the sender of `message` is told, in their language, when the gateway could not take it (several
+   * replicas, the shared inbox unreachable): `interaction` for a command or press that must be answered
+   * at once (Discord), `press` for a card button (Feishu). Absent: the English text.
+   */
+  notTakenNotice?(message: InboundMessage, kind: NotTakenKind): string;
+}
+
+/** Which "not taken" notice a person is shown (see `AdapterHooks.notTakenNotice`). */
+export type NotTakenKind = "interaction" | "press";
+
+/** The notice for `kind` through `hooks`, or its English text when the gateway gave no hook. */
+export function notTakenNotice(
+  hooks: Pick<AdapterHooks, "notTakenNotice"> | undefined,
+  message: InboundMessage,
+  kind: NotTakenKind,
+): string {
+  return (
+    hooks?.notTakenNotice?.(message, kind) ??
+    english(t(kind === "interaction" ? "gateway.notTaken.interaction" : "gateway.notTaken.press"))
+  );
 }
 
 /** Small named values an adapter shares with the replica that serves its platform after it. */

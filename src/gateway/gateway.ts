@@ -11,7 +11,7 @@ import { registry as defaultRegistry } from "../../commands/index.js";
 import type { CommandContext, CommandSpec, EffectLog } from "../../commands/types.js";
 import type { SkillgateConfig } from "../config/config.js";
 import { AccessGate, admitSender } from "../core/access.js";
-import { t } from "../core/i18n/messages.js";
+import { resolveText, t } from "../core/i18n/messages.js";
 import { type Logger, silentLogger } from "../core/logger.js";
 import type { Adapter, AdapterHooks, InboundMessage } from "../core/message.js";
 import { type Reply, textReply } from "../core/reply.js";
@@ -27,6 +27,7 @@ import type { LeaseTimings } from "./coordination/lease.js";
 import { ReplyDelivery } from "./delivery.js";
 import type { HealthServer } from "./health.js";
 import { connectAdapters, disconnectAdapters, drainWork } from "./lifecycle.js";
+import { readerLocale } from "./locale.js";
 import { MaintenanceTicker, type TickOutcome } from "./maintenance.js";
 import { CommandMenus } from "./menus.js";
 import { PressPath } from "./press.js";
@@ -575,6 +576,11 @@ class GatewayImpl implements Gateway {
         ? { secretInput: this.presses.secretInputHooks(adapter) }
         : {}),
       suggestSkills: (senderId, prefix) => this.menus.suggestSkills(adapter.platform, senderId, prefix),
+      notTakenNotice: (message, kind) =>
+        resolveText(
+          t(kind === "interaction" ? "gateway.notTaken.interaction" : "gateway.notTaken.press"),
+          readerLocale(this.options.config, adapter, message),
+        ),
     };
   }
 

@@ -12,7 +12,6 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { diagnoseDiscord } from "../../adapters/discord/doctor.js";
 import { createDiscordAdapter, type DiscordAdapter } from "../../adapters/discord/index.js";
-import { UNAVAILABLE_NOTICE } from "../../adapters/discord/interactions.js";
 import { publicKeyFromHex, verifyInteraction } from "../../adapters/discord/signature.js";
 import { parseConfig } from "../../src/config/config.js";
 import { admitSender } from "../../src/core/access.js";
@@ -29,6 +28,10 @@ const GUILD = "910000000000000001";
 const CHANNEL = "920000000000000001";
 const alice: EmulatorUser = { id: "222333444555666777", username: "alice", global_name: "Alice" };
 const mallory: EmulatorUser = { id: "777666555444333222", username: "mallory" };
+
+/** What a person is told when no hook localizes it (a refusing sink, the shared inbox down). */
+const UNAVAILABLE_NOTICE =
+  "skillgate is briefly unavailable and did not take this. Please try again in a moment.";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -351,6 +354,27 @@ describe("discord interactions endpoint", () => {
     }
     // The pressed message is untouched: no deferred update, no edit.
     expect(discord.messages.find((message) => message.id === shown.id)?.edits).toBe(0);
+  });
+
+  it("tells a refused person in their own language through the gateway's hook", async () => {
+    const discord = await emulator();
+    const asked: [string | undefined, string][] = [];
+    const { url } = await start(discord, {
+      sink: async () => {
+        throw new Error("the shared inbox is unreachable");
+      },
+      hooks: {
+        notTakenNotice: (message, kind) => {
+          asked.push([message.language, kind]);
+          return message.language === "zh-CN" ? "暂时不可用" : "unavailable";
+        },
+      },
+    });
+    await discord.setInteractionsEndpoint(url);
+    const sent = pin(discord, { ...alice, locale: "zh-CN" });
+    await sent.delivered;
+    expect(discord.interactionMessages(sent.id)[0]?.content).toBe("暂时不可用");
+    expect(asked).toEqual([["zh-CN", "interaction"]]);
   });
 
   it("a secret modal opens as the press's first answer and its value reaches only the hook", async () => {

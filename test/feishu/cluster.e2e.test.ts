@@ -81,6 +81,7 @@ async function startReplica(
   inbox: SharedInbox,
   feishu: Record<string, unknown> = { mode: "websocket" },
   tuning: Record<string, number> = {},
+  hooks: AdapterHooks = SHARED_HOOKS,
 ): Promise<Replica> {
   const secrets: Record<string, string> = {
     FEISHU_APP_ID: emulator.appId,
@@ -95,7 +96,7 @@ async function startReplica(
   });
   replicas.push(adapter);
   const before = emulator.wsClientIds;
-  await adapter.start(inbox.sink(name), SHARED_HOOKS);
+  await adapter.start(inbox.sink(name), hooks);
   let clientId = "";
   if (feishu.mode !== "webhook") {
     await until(() => emulator.wsClientIds.length > before.length, `${name}'s long connection`);
@@ -347,6 +348,42 @@ describe("Feishu replies from the leader for an event another replica received",
     );
     expect(again).toEqual({ code: 200, data: {} });
     expect(inbox.entries.has("ev-pin")).toBe(true);
+  });
+
+  it("the toast for a refused press is the gateway's notice in the presser's language", async () => {
+    await bootEmulator();
+    const inbox = new SharedInbox();
+    const kinds: string[] = [];
+    const a = await startReplica(
+      "a",
+      inbox,
+      { mode: "websocket" },
+      {},
+      {
+        ...SHARED_HOOKS,
+        notTakenNotice: (_message, kind) => {
+          kinds.push(kind);
+          return "这次点击暂时无法收下";
+        },
+      },
+    );
+    await a.adapter.send(
+      { chatId: "oc_group_ops" },
+      {
+        ...textReply("Pin it?"),
+        actions: { rows: [[{ label: "Pin", intent: { kind: "cancel" }, id: "act-pin" }]] },
+      },
+    );
+    const card = emulator.sends.at(-1)!;
+    inbox.down = true;
+    const refused = await emulator.pushWsEvent(
+      emulator.cardActionEvent({ messageId: card.messageId, label: "Pin", eventId: "ev-pin-zh" }),
+    );
+    expect(refused).toMatchObject({
+      code: 200,
+      data: { toast: { type: "error", content: "这次点击暂时无法收下" } },
+    });
+    expect(kinds).toEqual(["press"]);
   });
 });
 

@@ -179,6 +179,9 @@ export const en = {
     "Private secret entry is not available here; set it in the gateway host's .env file.",
   "gateway.running": "⏳ Running `{command}`… this message will show the result.",
   "gateway.working": "⏳ Working on it…",
+  "gateway.notTaken.interaction":
+    "skillgate is briefly unavailable and did not take this. Please try again in a moment.",
+  "gateway.notTaken.press": "This press could not be taken just now; press the button again in a moment.",
   "gateway.loadSkill": "load the {name} skill",
   "gateway.agentFailed": "The agent could not answer: {detail}. Commands still work; type /help.",
   "gateway.notAllowed": "You are not on this gateway's allowed list.",
