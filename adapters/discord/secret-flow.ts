@@ -38,7 +38,7 @@ export class DiscordSecretFlow {
       });
       return true;
     }
-    await open(secretModal(opened.token, opened.key, opened.prompt));
+    await open(secretModal(opened.token, opened.key, opened.prompt, opened.locale));
     return true;
   }
 

@@ -4,6 +4,8 @@
  * label component, label ≤ 45), and the one-time token read back from its custom_id. What is typed
  * into a modal reaches only the bot (a MODAL_SUBMIT interaction), never the channel's history.
  */
+import { DEFAULT_LOCALE, type Locale } from "../../src/core/i18n/locale.js";
+import { resolveText, t } from "../../src/core/i18n/messages.js";
 
 /** custom_id prefix of skillgate's secret modals; the rest is the one-time token. */
 export const SECRET_CUSTOM_ID = "sg:secret:";
@@ -21,16 +23,21 @@ export function secretToken(customId: string): string | undefined {
   return /^[A-Za-z0-9_-]{16,64}$/.test(token) ? token : undefined;
 }
 
-/** The modal for one secret: a label wrapping a required one-line text input. */
-export function secretModal(token: string, key: string, prompt: string): Record<string, unknown> {
+/** The modal for one secret, in `locale`: a label wrapping a required one-line text input. */
+export function secretModal(
+  token: string,
+  key: string,
+  prompt: string,
+  locale: Locale = DEFAULT_LOCALE,
+): Record<string, unknown> {
   return {
     custom_id: `${SECRET_CUSTOM_ID}${token}`,
-    title: clip(`Set ${key}`, 45),
+    title: clip(resolveText(t("button.setKey", { key }), locale), 45),
     components: [
       {
         type: 18,
         label: clip(prompt, 45),
-        description: clip("Stored in the gateway's .env file; not shown in the chat.", 100),
+        description: clip(resolveText(t("secret.input.hint"), locale), 100),
         component: {
           type: 4,
           custom_id: SECRET_FIELD,

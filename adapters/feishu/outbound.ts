@@ -12,6 +12,8 @@
  */
 import { trimOldest } from "../../src/core/bounded.js";
 import { AdapterError, FileRefusedError } from "../../src/core/errors.js";
+import { DEFAULT_LOCALE } from "../../src/core/i18n/locale.js";
+import { resolveText, t } from "../../src/core/i18n/messages.js";
 import type { InboundMessage, OutboundTarget } from "../../src/core/message.js";
 import type { Reply } from "../../src/core/reply.js";
 import { hasButtons, renderCard } from "./actions.js";
@@ -101,6 +103,7 @@ export class FeishuOutbound {
 
   private async sendText(target: OutboundTarget, reply: Reply, inReplyTo?: InboundMessage): Promise<void> {
     const wantsCard = hasButtons(reply) || reply.layout === "card" || target.editMessageId !== undefined;
+    const locale = reply.locale ?? DEFAULT_LOCALE;
     const card = wantsCard ? renderCard(reply) : undefined;
     if (card && target.editMessageId && (await this.patchCard(target.editMessageId, card))) return;
     if (card) {
@@ -110,7 +113,7 @@ export class FeishuOutbound {
     if (target.editMessageId) {
       // Too large for a card: the card it was to replace ("⏳ Running…", or a page) points to the posts.
       const pointer = renderCard({
-        blocks: [{ kind: "paragraph", text: "✓ Done — the result is below (too long for a card)." }],
+        blocks: [{ kind: "paragraph", text: resolveText(t("reply.belowCard"), locale) }],
         exitCode: reply.exitCode,
       });
       if (pointer) await this.patchCard(target.editMessageId, pointer);
@@ -118,7 +121,10 @@ export class FeishuOutbound {
     await this.sendPosts(target, reply, inReplyTo);
     if (hasButtons(reply)) {
       // Too large for one card: the text went as posts; the buttons follow on a small card of their own.
-      const buttonsOnly = renderCard({ ...reply, blocks: [{ kind: "paragraph", text: "Choose:" }] });
+      const buttonsOnly = renderCard({
+        ...reply,
+        blocks: [{ kind: "paragraph", text: resolveText(t("reply.choose"), locale) }],
+      });
       if (buttonsOnly) await this.sendWithFallback(target, buttonsOnly, undefined, Boolean(target.threadId));
     }
   }

@@ -4,6 +4,8 @@
  * or a message, and the chat then gets the hook's answer while the form card closes. The cards are
  * built in `secret-input.ts`.
  */
+import { DEFAULT_LOCALE } from "../../src/core/i18n/locale.js";
+import { english, type Message, resolveText, t } from "../../src/core/i18n/messages.js";
 import type { InboundMessage, SecretInputOpening } from "../../src/core/message.js";
 import { describeError } from "./api-errors.js";
 import type { FeishuContext } from "./context.js";
@@ -23,6 +25,7 @@ export class FeishuSecretFlow {
     opened: SecretInputOpening | { refused: string },
   ): Promise<Record<string, unknown>> {
     if ("refused" in opened) return { toast: { type: "error", content: opened.refused.slice(0, 200) } };
+    const say = (text: Message) => resolveText(text, opened.locale ?? DEFAULT_LOCALE);
     try {
       await this.outbound.sendPayload(
         { chatId: press.chat.id, threadId: press.chat.threadId },
@@ -32,11 +35,9 @@ export class FeishuSecretFlow {
       );
     } catch (error) {
       this.ctx.log.warn({ err: describeError(error) }, "feishu: posting a secret form failed");
-      return { toast: { type: "error", content: "The form could not be posted; try again." } };
+      return { toast: { type: "error", content: say(t("secret.input.postFailed")) } };
     }
-    return {
-      toast: { type: "info", content: `A form to set ${opened.key} was posted; only you can use it.` },
-    };
+    return { toast: { type: "info", content: say(t("secret.input.posted", { key: opened.key })) } };
   }
 
   /**
@@ -45,7 +46,7 @@ export class FeishuSecretFlow {
    */
   async onSubmit(submit: SecretFormSubmit): Promise<Record<string, unknown>> {
     const hooks = this.ctx.hooks?.secretInput;
-    if (!hooks) return secretCardResponse(false, "Private secret entry is not available here.");
+    if (!hooks) return secretCardResponse(false, english(t("secret.unavailable")));
     const answer = await hooks.submit(submit.token, submit.operatorOpenId, submit.value);
     const text = answer.blocks
       .map((block) => ("text" in block ? block.text : ""))
@@ -58,6 +59,6 @@ export class FeishuSecretFlow {
           this.ctx.log.warn({ err: describeError(error) }, "feishu: posting a secret confirmation failed"),
         );
     }
-    return secretCardResponse(answer.exitCode === 0, text);
+    return secretCardResponse(answer.exitCode === 0, text, answer.locale);
   }
 }

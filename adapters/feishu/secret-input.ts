@@ -8,6 +8,8 @@
  * `name` and `form_action_type: "submit"` (`action_type: "form_submit"` is the JSON 1.0 spelling, which
  * a 2.0 card refuses as an unknown attribute); an input's `max_length` is at most 1000.
  */
+import { DEFAULT_LOCALE, type Locale } from "../../src/core/i18n/locale.js";
+import { type Message, resolveText, t } from "../../src/core/i18n/messages.js";
 import type { SecretInputOpening } from "../../src/core/message.js";
 
 /** Key of the one-time token in the submit button's callback value. */
@@ -23,15 +25,16 @@ function plain(content: string): { tag: "plain_text"; content: string } {
 
 /** The interactive card form a "Set KEY" press opens, as an `im.v1.message` payload. */
 export function secretCard(offer: SecretInputOpening): { msg_type: "interactive"; content: string } {
+  const say = (text: Message) => resolveText(text, offer.locale ?? DEFAULT_LOCALE);
   const card = {
     schema: "2.0",
     config: { update_multi: true },
-    header: { title: plain(`Set ${offer.key}`), template: "blue" },
+    header: { title: plain(say(t("button.setKey", { key: offer.key }))), template: "blue" },
     body: {
       elements: [
         {
           tag: "markdown",
-          content: `For the skill **${offer.skill}**. The value goes straight into the gateway's .env file and is not shown in the chat. This form works once, for 10 minutes, and only for the admin who asked.`,
+          content: say(t("secret.input.intro", { skill: offer.skill })),
         },
         {
           tag: "form",
@@ -89,7 +92,11 @@ export function readSecretSubmit(data: Record<string, unknown>): SecretFormSubmi
 }
 
 /** The callback answer: a toast, and the card replaced by a closed one (the form cannot be resent). */
-export function secretCardResponse(ok: boolean, text: string): Record<string, unknown> {
+export function secretCardResponse(
+  ok: boolean,
+  text: string,
+  locale: Locale = DEFAULT_LOCALE,
+): Record<string, unknown> {
   const response: Record<string, unknown> = {
     toast: { type: ok ? "success" : "error", content: text.slice(0, 200) },
   };
@@ -99,7 +106,9 @@ export function secretCardResponse(ok: boolean, text: string): Record<string, un
       data: {
         schema: "2.0",
         header: { title: plain(text.split("\n")[0] ?? "Stored"), template: "green" },
-        body: { elements: [{ tag: "markdown", content: "Stored in the gateway's .env file." }] },
+        body: {
+          elements: [{ tag: "markdown", content: resolveText(t("secret.input.stored"), locale) }],
+        },
       },
     };
   }

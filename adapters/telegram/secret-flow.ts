@@ -4,6 +4,8 @@
  * is a credential and must not sit in a group's history; the press itself gets a notice only the
  * presser sees. The form itself is served by the gateway (`gateway.public_url`).
  */
+import { DEFAULT_LOCALE } from "../../src/core/i18n/locale.js";
+import { type Message, resolveText, t } from "../../src/core/i18n/messages.js";
 import type { InboundMessage, SecretInputOpening } from "../../src/core/message.js";
 import { callbackNotice } from "./actions.js";
 import type { TelegramContext } from "./context.js";
@@ -28,25 +30,32 @@ export class TelegramSecretFlow {
   ): Promise<void> {
     let notice: string;
     let alert = true;
+    const say = (text: Message) =>
+      resolveText(text, ("locale" in opened ? opened.locale : undefined) ?? DEFAULT_LOCALE);
     if ("refused" in opened) notice = opened.refused;
-    else if (!opened.url) notice = "Private secret entry is not available here.";
+    else if (!opened.url) notice = say(t("secret.unavailable"));
     else {
       try {
         await this.outbound.sendChunk(
           { chatId: press.sender.id },
           {
-            text: `Set <code>${escapeHtml(opened.key)}</code> for ${escapeHtml(opened.skill)} with this one-time form (it works once, for 10 minutes, and only for you):`,
+            text: say(
+              t("secret.link.message", { key: escapeHtml(opened.key), skill: escapeHtml(opened.skill) }),
+            ),
             parse_mode: "HTML",
           },
           undefined,
-          { inline_keyboard: [[{ text: `Set ${opened.key}`.slice(0, 64), url: opened.url }]] },
+          {
+            inline_keyboard: [
+              [{ text: say(t("button.setKey", { key: opened.key })).slice(0, 64), url: opened.url }],
+            ],
+          },
         );
-        notice = "I sent you a one-time link to set it in our private chat.";
+        notice = say(t("secret.link.sent"));
         alert = false;
       } catch {
         // Telegram refuses a private message to someone who never opened a chat with the bot.
-        notice =
-          "I could not message you privately: open a private chat with me, send /start, then press the button again.";
+        notice = say(t("secret.link.noPrivateChat"));
       }
     }
     await this.ctx.bot.api

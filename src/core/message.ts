@@ -261,6 +261,8 @@ export interface SecretInputOpening {
   prompt: string;
   /** The one-time form link, on platforms that get a link instead of a native input. */
   url?: string;
+  /** The presser's language, for the texts around the input (title, hints, notices); default English. */
+  locale?: Locale;
 }
 
 /**

@@ -194,4 +194,29 @@ describe("discord: skills set up from chat", () => {
       expect(await fs.readFile(file, "utf8"), file).not.toContain(VALUE);
     }
   });
+
+  it("an admin whose Discord speaks Chinese gets the Set KEY modal in Chinese", async () => {
+    const run = await boot();
+    const chinese = { ...admin, locale: "zh-CN" };
+    const card = await slash(run, chinese, "skill", undefined, { name: "weather" });
+    const button = (card.components as { components: { custom_id: string; label: string }[] }[])[0]
+      ?.components[0];
+    expect(button?.label).toBe(`设置 ${KEY}`);
+    const click = run.emulator.pressButton({
+      user: chinese,
+      messageId: card.id,
+      customId: button?.custom_id ?? "",
+    });
+    await run.emulator.waitForCall(
+      (call) => call.path === `/interactions/${click.id}/${click.token}/callback`,
+    );
+    expect(click.callbacks[0]?.type).toBe(9);
+    const modal = click.callbacks[0]?.data as {
+      title: string;
+      components: { label: string; description: string }[];
+    };
+    expect(modal.title).toBe(`设置 ${KEY}`);
+    expect(modal.components[0]?.description).toMatch(/\.env 文件/);
+    expect(modal.components[0]?.description).not.toMatch(/[A-Za-z]{2,} [A-Za-z]{2,}/);
+  });
 });

@@ -121,6 +121,31 @@ describe("Feishu slow results and card updates", () => {
     expect((await emulator.waitForSends(1, (send) => send.msgType === "post")).length).toBeGreaterThan(0);
   });
 
+  it("the pointer and a buttons-only card are in the reply's language", async () => {
+    const { emulator, adapter } = await boot();
+    const noticeId = await adapter.acknowledge(
+      { chatId: CHAT },
+      { blocks: [{ kind: "paragraph", text: "⏳ 正在运行…" }], exitCode: 0, locale: "zh-CN" },
+    );
+    const lines = Array.from({ length: 380 }, (_, index) => `结果 ${index} ${"字".repeat(60)}`).join("\n");
+    await adapter.send(
+      { chatId: CHAT, editMessageId: noticeId },
+      {
+        blocks: [{ kind: "paragraph", text: lines }],
+        exitCode: 0,
+        locale: "zh-CN",
+        actions: { rows: [[{ label: "再来一次", intent: { kind: "cancel" }, id: "act-again" }]] },
+      },
+    );
+    const patch = await emulator.waitForSend((send) => send.kind === "patch" && send.target === noticeId);
+    expect(patch.text).toContain("见下方消息");
+    expect(patch.text).not.toMatch(/[A-Za-z]{2,} [A-Za-z]{2,}/);
+    const buttons = await emulator.waitForSend(
+      (send) => send.msgType === "interactive" && send.buttons.some((button) => button.label === "再来一次"),
+    );
+    expect(buttons.text).toContain("请选择");
+  });
+
   it("fast paging of one card waits out 5 updates a second instead of posting a second card", async () => {
     const { emulator, adapter } = await boot(undefined, { cardUpdateGapMs: 200 });
     const cardId = await adapter.acknowledge(

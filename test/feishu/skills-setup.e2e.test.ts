@@ -39,6 +39,16 @@ function boot(): Promise<Running> {
   );
 }
 
+/** The same home with the Feishu replies in Chinese (`gateway.feishu.locale`, as on the feishu domain). */
+function bootChinese(): Promise<Running> {
+  return bootSkillsSetup(
+    start,
+    KEY,
+    (emulator) =>
+      `gateway:\n  admins: ["feishu:${ADMIN}"]\n  health: {enabled: false}\n  feishu: {enabled: true, mode: websocket, domain: "${emulator.url}", locale: zh-CN}\n`,
+  );
+}
+
 function ask(run: Running, sender: string, text: string): Promise<LarkSend> {
   return run.ask(run.message(text, { senderOpenId: sender }));
 }
@@ -168,5 +178,30 @@ describe("feishu: skills set up from chat", () => {
       if (file === envFile) continue;
       expect(await fs.readFile(file, "utf8"), file).not.toContain(VALUE);
     }
+  });
+
+  it("in Chinese: the Set KEY button, the toast, the form and its closing card", async () => {
+    const run = await bootChinese();
+    const card = await ask(run, ADMIN, "/weather");
+    const label = `设置 ${KEY}`;
+    expect(card.buttons.map((item) => item.label)).toContain(label);
+    const before = run.emulator.sends.length;
+    const opened = await run.emulator.pushWsEvent(
+      run.emulator.cardActionEvent({ messageId: card.messageId, label, operatorOpenId: ADMIN }),
+    );
+    expect(JSON.stringify(opened.data)).toContain("只有你能使用");
+    const form = await run.emulator.waitForSend(
+      (send) => run.emulator.sends.indexOf(send) >= before && send.msgType === "interactive",
+    );
+    expect(form.text).toContain(label);
+    expect(form.text).toContain("此表单只能使用一次");
+    const submitted = await run.emulator.submitCardForm({
+      messageId: form.messageId,
+      operatorOpenId: ADMIN,
+      values: { secret_value: VALUE },
+    });
+    expect((submitted.answer.toast as { type: string }).type).toBe("success");
+    expect(JSON.stringify(submitted.answer.card)).toContain("已保存到网关的 .env 文件");
+    expect(await fs.readFile(path.join(run.home, ".env"), "utf8")).toBe(`${KEY}=${VALUE}\n`);
   });
 });

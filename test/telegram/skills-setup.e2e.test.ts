@@ -300,4 +300,53 @@ describe("telegram: skills set up from chat", () => {
       expect(message.text).not.toContain("/secret/");
     }
   });
+
+  it("an admin whose Telegram speaks Chinese is told about the private link, and sent it, in Chinese", async () => {
+    const run = await boot();
+    const since = run.emulator.sent.length;
+    run.emulator.userSays({
+      userId: ADMIN,
+      chatId: GROUP,
+      chatType: "supergroup",
+      text: "/weather",
+      languageCode: "zh-hans",
+    });
+    const [card] = await run.emulator.waitForMessages(
+      1,
+      (message) => message.chat_id === String(GROUP),
+      8000,
+      since,
+    );
+    run.emulator.neverStarted(ADMIN);
+    const unreachable = run.emulator.pressButton({
+      messageId: card?.message_id as number,
+      chatId: String(GROUP),
+      label: `设置 ${KEY}`,
+      userId: ADMIN,
+    });
+    await waitForAnswer(unreachable);
+    expect(unreachable.answer?.text).toContain("私信");
+    expect(unreachable.answer?.text).not.toMatch(/[A-Za-z]{2,} [A-Za-z]{2,}/);
+
+    await run.ask({ userId: ADMIN, text: "/help" });
+    const before = run.emulator.sent.length;
+    const press = run.emulator.pressButton({
+      messageId: card?.message_id as number,
+      chatId: String(GROUP),
+      label: `设置 ${KEY}`,
+      userId: ADMIN,
+    });
+    const [dm] = await run.emulator.waitForMessages(
+      1,
+      (message) => message.chat_id === String(ADMIN),
+      8000,
+      before,
+    );
+    await waitForAnswer(press);
+    expect(press.answer?.text).toContain("私聊");
+    expect(dm?.plain).toContain("一次性表单");
+    expect(dm?.plain).toContain(KEY);
+    expect(dm?.reply_markup?.inline_keyboard[0]?.[0]?.text).toBe(`设置 ${KEY}`);
+    linkOf(dm);
+  });
 });

@@ -19,6 +19,8 @@ export const en = {
   "button.cancel": "Cancel",
   "button.setKey": "Set {key}",
   "reply.done": "Done.",
+  "reply.belowCard": "✓ Done — the result is below (too long for a card).",
+  "reply.choose": "Choose:",
   // ── access ──────────────────────────────────────────────────────────────────────────────────────────
   "access.stranger":
     "I don't know you yet. Your id is `{who}`. Ask the owner of this gateway to add it to `gateway.allowed_users` (read-only commands) or `gateway.admins` in config.yaml.",
@@ -156,6 +158,17 @@ export const en = {
   "secret.missing.file": "file `{name}`",
   "secret.missing.command": "command `{name}`",
   "secret.unavailable": "Private secret entry is not available here.",
+  "secret.input.hint": "Stored in the gateway's .env file; not shown in the chat.",
+  "secret.input.intro":
+    "For the skill **{skill}**. The value goes straight into the gateway's .env file and is not shown in the chat. This form works once, for 10 minutes, and only for the admin who asked.",
+  "secret.input.stored": "Stored in the gateway's .env file.",
+  "secret.input.posted": "A form to set {key} was posted; only you can use it.",
+  "secret.input.postFailed": "The form could not be posted; try again.",
+  "secret.link.message":
+    "Set <code>{key}</code> for {skill} with this one-time form (it works once, for 10 minutes, and only for you):",
+  "secret.link.sent": "I sent you a one-time link to set it in our private chat.",
+  "secret.link.noPrivateChat":
+    "I could not message you privately: open a private chat with me, send /start, then press the button again.",
   "secret.skillGone": "The skill `{skill}` is not available here any more.",
   "secret.keyGone": "`{skill}` does not declare `{key}` any more.",
   "secret.badValue": "⚠️ {problem}",

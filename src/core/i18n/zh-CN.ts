@@ -20,6 +20,8 @@ export const zhCN = defineLocale<typeof en>()({
   "button.cancel": "取消",
   "button.setKey": "设置 {key}",
   "reply.done": "完成。",
+  "reply.belowCard": "✓ 已完成——结果太长，卡片放不下，见下方消息。",
+  "reply.choose": "请选择：",
   // ── access ──────────────────────────────────────────────────────────────────────────────────────────
   "access.stranger":
     "我还不认识你。你的 id 是 `{who}`。请网关的所有者把它加入 config.yaml 的 `gateway.allowed_users`（只读命令）或 `gateway.admins`。",
@@ -152,6 +154,16 @@ export const zhCN = defineLocale<typeof en>()({
   "secret.missing.file": "文件 `{name}`",
   "secret.missing.command": "命令 `{name}`",
   "secret.unavailable": "这里无法私密输入密钥。",
+  "secret.input.hint": "保存到网关的 .env 文件中，不会显示在聊天里。",
+  "secret.input.intro":
+    "用于技能 **{skill}**。填写的值直接写入网关的 .env 文件，不会显示在聊天里。此表单只能使用一次，10 分钟内有效，且仅限发起请求的管理员使用。",
+  "secret.input.stored": "已保存到网关的 .env 文件。",
+  "secret.input.posted": "已发出设置 {key} 的表单，只有你能使用。",
+  "secret.input.postFailed": "表单发送失败，请重试。",
+  "secret.link.message":
+    "请用这个一次性表单为 {skill} 设置 <code>{key}</code>（只能使用一次，10 分钟内有效，且仅限你本人）：",
+  "secret.link.sent": "我已在私聊中发给你一个一次性链接，用来设置它。",
+  "secret.link.noPrivateChat": "我无法私信你：请先打开与我的私聊并发送 /start，然后再点一次按钮。",
   "secret.skillGone": "技能 `{skill}` 在这里已不可用。",
   "secret.keyGone": "`{skill}` 已不再声明 `{key}`。",
   "secret.badValue": "⚠️ {problem}",

@@ -58,7 +58,7 @@ export function spokenOpening(
 ): SecretInputOpening | { refused: string } | null {
   if (result === null) return null;
   if ("refused" in result) return { refused: resolveText(result.refused, locale) };
-  return { ...result, prompt: resolveText(result.prompt, locale) };
+  return { ...result, prompt: resolveText(result.prompt, locale), locale };
 }
 
 /** A prompt or refusal with its texts resolved in the asker's locale (else `fallback`). */
