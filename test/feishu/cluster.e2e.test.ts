@@ -11,7 +11,7 @@ import { createFeishuAdapter, type FeishuAdapter } from "../../adapters/feishu/i
 import { parseConfig } from "../../src/config/config.js";
 import type { AdapterHooks, InboundMessage } from "../../src/core/message.js";
 import { type Reply, textReply } from "../../src/core/reply.js";
-import { LARK_MAX_WS_CONNECTIONS, LarkEmulator } from "../emulators/lark.js";
+import { LARK_MAX_WS_CONNECTIONS, LarkEmulator, type LarkSend } from "../emulators/lark.js";
 
 const TOKEN = "vtoken-cluster";
 /** A replica that receives by webhook (its own listener on an ephemeral port), not a long connection. */
@@ -103,6 +103,18 @@ async function startReplica(
     clientId = emulator.wsClientIds.find((id) => !before.includes(id)) ?? "";
   }
   return { name, adapter, clientId };
+}
+
+/** Posts a card with one "Pin" button through `replica` and returns it as the emulator got it. */
+async function pinCard(replica: Replica): Promise<LarkSend> {
+  await replica.adapter.send(
+    { chatId: "oc_group_ops" },
+    {
+      ...textReply("Pin it?"),
+      actions: { rows: [[{ label: "Pin", intent: { kind: "cancel" }, id: "act-pin" }]] },
+    },
+  );
+  return emulator.sends.at(-1) as LarkSend;
 }
 
 /** Starts replicas one after another (so each one's long connection is known). */
@@ -327,14 +339,7 @@ describe("Feishu replies from the leader for an event another replica received",
     await bootEmulator();
     const inbox = new SharedInbox();
     const a = await startReplica("a", inbox);
-    await a.adapter.send(
-      { chatId: "oc_group_ops" },
-      {
-        ...textReply("Pin it?"),
-        actions: { rows: [[{ label: "Pin", intent: { kind: "cancel" }, id: "act-pin" }]] },
-      },
-    );
-    const card = emulator.sends.at(-1)!;
+    const card = await pinCard(a);
     inbox.down = true;
     const refused = await emulator.pushWsEvent(
       emulator.cardActionEvent({ messageId: card.messageId, label: "Pin", eventId: "ev-pin" }),
@@ -367,14 +372,7 @@ describe("Feishu replies from the leader for an event another replica received",
         },
       },
     );
-    await a.adapter.send(
-      { chatId: "oc_group_ops" },
-      {
-        ...textReply("Pin it?"),
-        actions: { rows: [[{ label: "Pin", intent: { kind: "cancel" }, id: "act-pin" }]] },
-      },
-    );
-    const card = emulator.sends.at(-1)!;
+    const card = await pinCard(a);
     inbox.down = true;
     const refused = await emulator.pushWsEvent(
       emulator.cardActionEvent({ messageId: card.messageId, label: "Pin", eventId: "ev-pin-zh" }),
