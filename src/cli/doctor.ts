@@ -189,7 +189,7 @@ async function readConfig(file: string): Promise<{ checks: Check[]; config?: Ski
 
 function configChecks(config: SkillgateConfig): Check[] {
   const checks: Check[] = [];
-  for (const warning of config.warnings)
+  for (const warning of config.warningTexts)
     checks.push(warnText("config", warning, t("doctor.config.warning.fix")));
   const remote = config.gateway.admins.filter((id) => !id.startsWith("console:"));
   if (remote.length === 0) checks.push(warnText("config", t("doctor.noAdmins"), t("doctor.noAdmins.fix")));

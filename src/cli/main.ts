@@ -16,10 +16,10 @@ import { lookupSecret, readDotenv } from "../config/dotenv.js";
 import { homePaths, resolveHome } from "../config/home.js";
 import { type ConfigOverride, parseOverride, setConfigOverrides } from "../config/overrides.js";
 import { parseYaml11 } from "../config/yaml11.js";
-import { ConfigError, CoordinationError, UsageError } from "../core/errors.js";
+import { ConfigError, CoordinationError, errorCause, UsageError } from "../core/errors.js";
 import { relaxYoungGeneration, tuneHeapForCommand } from "../core/heap-tuning.js";
 import { type Locale, localeFromEnv } from "../core/i18n/locale.js";
-import { type MessageKey, resolveText, type Text, t } from "../core/i18n/messages.js";
+import { english, type MessageKey, resolveText, type Text, t } from "../core/i18n/messages.js";
 import type { Logger } from "../core/logger.js";
 import { renderJson, renderTerminal } from "../core/render-terminal.js";
 import type { Reply } from "../core/reply.js";
@@ -32,6 +32,7 @@ import { mayNeedRecovery, recoverHome } from "../curator/recovery.js";
  * Only commander, the config and the commands needed are loaded up front; the gateway, pino and the
  * platform SDKs are imported only by `serve`.
  */
+import { commanderErrorText } from "./commander-errors.js";
 import { terminalProgress } from "./terminal-progress.js";
 
 /** The streams and environment the CLI uses (tests pass their own). */
@@ -50,7 +51,7 @@ type Selection =
   | { kind: "init"; examples: boolean; json: boolean }
   | { kind: "web"; port?: number; bind?: string; link: boolean; readOnly: boolean }
   | { kind: "secrets-set"; key: string }
-  | { kind: "usage"; message: string };
+  | { kind: "usage"; text: Text };
 
 /** skillgate's version, from the package.json beside `dist/` (or beside `src/` when run from source). */
 export function packageVersion(): string {
@@ -72,7 +73,8 @@ const EXIT_USAGE = 2;
 const EXIT_CONFIG = 78;
 
 function parseInteger(value: string): number {
-  if (!/^-?\d+$/.test(value)) throw new InvalidArgumentError("it must be a whole number.");
+  // Commander prints the English; `commanderErrorText` gives it in the reader's language.
+  if (!/^-?\d+$/.test(value)) throw new InvalidArgumentError(english(t("cli.error.wholeNumber")));
   return Number(value);
 }
 
@@ -155,7 +157,13 @@ export function buildProgram(
     .configureHelp({ styleTitle: (title) => helpHeading(title, locale) })
     .helpCommand(false)
     .exitOverride()
-    .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) })
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+      // Commander's errors (English only) in the reader's language; English as commander wrote it.
+      outputError: (text, write) =>
+        write(`${resolveText(commanderErrorText(text.replace(/\n$/, "")), locale)}\n`),
+    })
     .showSuggestionAfterError(true);
   const groups = new Map<string, Command>();
   for (const spec of specs) {
@@ -185,10 +193,9 @@ export function buildProgram(
         const json = words.includes("--json");
         const rest = words.filter((word) => word !== "--json");
         try {
-          if (rest.some((word) => word.startsWith("-")))
-            throw new UsageError(
-              `Unknown option ${rest.find((word) => word.startsWith("-"))} for \`${terminalPrefix([groupName])}\`.`,
-            );
+          const flag = rest.find((word) => word.startsWith("-"));
+          if (flag !== undefined)
+            throw new UsageError(t("cli.usage.groupOption", { flag, command: terminalPrefix([groupName]) }));
           const resolved = resolveCommand(specs, groupName, rest.slice(0, 1), terminalPrefix);
           if (resolved)
             select({
@@ -197,7 +204,7 @@ export function buildProgram(
               input: { args: [], options: json ? { json: true } : {} },
             });
         } catch (error) {
-          select({ kind: "usage", message: (error as Error).message });
+          select({ kind: "usage", text: errorCause(error) });
         }
       });
     }
@@ -312,16 +319,15 @@ const RECOVERY_NOTES_SHOWN = 20;
  * repair code is loaded only when the cheap look finds something).
  */
 async function recoverAtStart(home: string, config: SkillgateConfig, io: CliIo): Promise<void> {
+  const say = (text: Text) => io.stderr.write(`${resolveText(text, localeFromEnv(io.env))}\n`);
   try {
     if (!mayNeedRecovery(home)) return;
     const notes = await recoverHome(home, config, { atStart: true });
-    for (const note of notes.slice(0, RECOVERY_NOTES_SHOWN)) io.stderr.write(`${note}\n`);
+    for (const note of notes.slice(0, RECOVERY_NOTES_SHOWN)) say(note);
     if (notes.length > RECOVERY_NOTES_SHOWN)
-      io.stderr.write(
-        `recovery: … and ${notes.length - RECOVERY_NOTES_SHOWN} more repair(s) of the same kinds.\n`,
-      );
+      say(t("cli.recovery.more", { count: notes.length - RECOVERY_NOTES_SHOWN }));
   } catch (error) {
-    io.stderr.write(`warning: recovering interrupted work failed: ${(error as Error).message}\n`);
+    say(t("cli.recovery.failed", { cause: errorCause(error) }));
   }
 }
 
@@ -342,11 +348,15 @@ function printReply(reply: Reply, json: boolean, io: CliIo, report = false): voi
   (reply.exitCode === 0 || report ? io.stdout : io.stderr).write(text);
 }
 
-function fail(io: CliIo, json: boolean, message: string, exitCode: number): number {
-  io.stderr.write(`${message.replace(/\n*$/, "")}\n`);
+/**
+ * Prints why the command line stops: `text` on stderr in the reader's language and, with `--json`, a
+ * `{ ok: false, error, exit_code }` document with its English on stdout. Returns `exitCode`.
+ */
+function fail(io: CliIo, json: boolean, text: Text, exitCode: number): number {
+  io.stderr.write(`${resolveText(text, localeFromEnv(io.env)).replace(/\n*$/, "")}\n`);
   if (json)
     io.stdout.write(
-      `${JSON.stringify({ ok: false, error: message.trim(), exit_code: exitCode }, null, 2)}\n`,
+      `${JSON.stringify({ ok: false, error: english(text).trim(), exit_code: exitCode }, null, 2)}\n`,
     );
   return exitCode;
 }
@@ -375,10 +385,8 @@ export async function main(
     if (error instanceof CommanderError) {
       if (error.code === "commander.helpDisplayed" || error.code === "commander.version") return 0;
       if (error.code === "commander.help")
-        return wantsJson
-          ? fail(io, true, "A command is needed; see `skillgate --help`.", EXIT_USAGE)
-          : EXIT_USAGE;
-      return wantsJson ? fail(io, true, error.message, EXIT_USAGE) : EXIT_USAGE;
+        return wantsJson ? fail(io, true, t("cli.usage.needsCommand"), EXIT_USAGE) : EXIT_USAGE;
+      return wantsJson ? fail(io, true, commanderErrorText(error.message), EXIT_USAGE) : EXIT_USAGE;
     }
     throw error;
   }
@@ -386,7 +394,7 @@ export async function main(
     program.outputHelp({ error: true });
     return EXIT_USAGE;
   }
-  if (selection.kind === "usage") return fail(io, wantsJson, selection.message, EXIT_USAGE);
+  if (selection.kind === "usage") return fail(io, wantsJson, selection.text, EXIT_USAGE);
   if (selection.kind === "serve" && selection.demo) return demo(io);
   const home = resolveHome(program.opts<{ home?: string }>().home, io.env);
   if (selection.kind === "doctor") return doctor(home, selection.json, io);
@@ -400,10 +408,12 @@ export async function main(
     if (!(error instanceof ConfigError)) throw error;
     // Work a crash interrupted is repaired even when the config needs fixing first (with its defaults).
     await recoverAtStart(home, parseConfig({}), io);
-    return fail(io, wantsJson, error.message, EXIT_CONFIG);
+    return fail(io, wantsJson, error.text, EXIT_CONFIG);
   }
   await recoverAtStart(home, config, io);
-  for (const warning of config.warnings) io.stderr.write(`warning: ${warning}\n`);
+  const locale = localeFromEnv(io.env);
+  for (const warning of config.warningTexts)
+    io.stderr.write(`${resolveText(t("cli.warning", { warning }), locale)}\n`);
   if (selection.kind === "serve") return serve(home, config, selection.console, io);
   if (selection.kind === "secrets-set") return secretsSet(home, config, selection.key, io);
   if (selection.kind === "web") return webConsole(home, config, selection, io);
@@ -678,9 +688,9 @@ async function serve(
     await launch();
     relaxYoungGeneration();
   } catch (error) {
-    if (error instanceof ConfigError) return fail(io, false, error.message, EXIT_CONFIG);
+    if (error instanceof ConfigError) return fail(io, false, error.text, EXIT_CONFIG);
     logger.error({ err: error }, "gateway: failed to start");
-    return fail(io, false, `skillgate serve could not start: ${(error as Error).message}`, 1);
+    return fail(io, false, t("cli.serve.failed", { cause: errorCause(error) }), 1);
   }
   return finished;
 }
@@ -717,7 +727,7 @@ async function webConsole(
       announce: (line) => io.stdout.write(`${line}\n`),
     });
   } catch (error) {
-    return fail(io, false, `skillgate console could not start: ${(error as Error).message}`, 1);
+    return fail(io, false, t("cli.console.failed", { cause: errorCause(error) }), 1);
   }
   return new Promise<number>((resolve) => {
     const stop = () =>

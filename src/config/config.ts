@@ -8,7 +8,7 @@ import { readFileSync, statSync } from "node:fs";
 import os from "node:os";
 import { ConfigError } from "../core/errors.js";
 import { LOCALE_SETTINGS, type LocaleSetting } from "../core/i18n/locale.js";
-import { type Text, t } from "../core/i18n/messages.js";
+import { addWarning, type Text, t, type WarningLists } from "../core/i18n/messages.js";
 import {
   type ConfigReader,
   isPlatformReference,
@@ -129,8 +129,10 @@ export interface SkillgateConfig {
   /** The main `model` section, when present. */
   model?: ModelConfig;
   gateway: GatewayConfig;
-  /** Non-fatal notes (fallbacks to defaults, deprecations) to show or log once. */
+  /** Non-fatal notes (fallbacks to defaults, deprecations) to show or log once, in English. */
   warnings: string[];
+  /** The same notes as catalog texts, for a reader in their language (`warnings` is their English). */
+  warningTexts: Text[];
   /** mtime of config.yaml in ms (0 when absent); lets caches notice edits. */
   mtimeMs: number;
 }
@@ -232,13 +234,14 @@ function num(
 }
 
 /** A curator number: below 1 (or not a number) falls back to the default with one warning, as Hermes does. */
-function curatorNumber(raw: Raw, key: string, fallback: number, warnings: string[]): number {
+function curatorNumber(raw: Raw, key: string, fallback: number, warnings: WarningLists): number {
   const value = raw[key];
   if (value === undefined || value === null) return fallback;
   const parsed = typeof value === "string" ? Number(value) : value;
   if (typeof parsed !== "number" || !Number.isFinite(parsed) || parsed < 1) {
-    warnings.push(
-      `config.yaml: \`curator.${key}\` is ${show(value)}; using the default ${fallback} (it must be a number ≥ 1).`,
+    addWarning(
+      warnings,
+      t("config.warn.curatorNumber", { key, value: show(value), fallback: String(fallback) }),
     );
     return fallback;
   }
@@ -260,7 +263,7 @@ function stringList(raw: Raw, key: string, at: string): string[] {
  * boolean, number or date (a bare `on`, `12:30`, `2024-01-01`) matches no skill; it is left out, with a
  * warning saying to quote it.
  */
-function skillNameList(raw: Raw, key: string, at: string, warnings: string[]): string[] {
+function skillNameList(raw: Raw, key: string, at: string, warnings: WarningLists): string[] {
   const value = raw[key];
   if (value === undefined || value === null) return [];
   if (typeof value === "string") return [value];
@@ -272,8 +275,13 @@ function skillNameList(raw: Raw, key: string, at: string, warnings: string[]): s
   const names = value.filter((item): item is string => typeof item === "string");
   for (const item of value) {
     if (typeof item === "string" || item === null) continue;
-    warnings.push(
-      `config.yaml: \`${at}${key}\` has ${show(item)}, which Hermes' YAML reader takes for a ${typeof item === "object" ? "date" : typeof item}, not a skill name, so it hides nothing; quote the name (e.g. "on").`,
+    const params = { key: `${at}${key}`, value: show(item) };
+    const kind = typeof item === "object" ? "date" : typeof item;
+    addWarning(
+      warnings,
+      kind === "boolean" || kind === "number" || kind === "date"
+        ? t(`config.warn.notSkillName.${kind}`, params)
+        : t("config.warn.notSkillName.other", { ...params, kind }),
     );
   }
   return names;
@@ -315,7 +323,7 @@ function modelSection(raw: Raw, at: string): ModelConfig {
   };
 }
 
-function parseSkills(raw: Raw, warnings: string[]): SkillsConfig {
+function parseSkills(raw: Raw, warnings: WarningLists): SkillsConfig {
   const skills = section(raw, "skills", "");
   const externalRaw = skills.external_dirs;
   let externalDirs: string[] = [];
@@ -359,7 +367,7 @@ function parseSkills(raw: Raw, warnings: string[]): SkillsConfig {
   return result;
 }
 
-function parseCurator(raw: Raw, warnings: string[]): CuratorConfig {
+function parseCurator(raw: Raw, warnings: WarningLists): CuratorConfig {
   const curator = section(raw, "curator", "");
   const backup = section(curator, "backup", "curator.");
   const legacy = curator.auxiliary;
@@ -371,9 +379,7 @@ function parseCurator(raw: Raw, warnings: string[]): CuratorConfig {
         invalid("curator.auxiliary", legacy, t("config.req.mappingShort")),
       );
     legacyAuxiliary = modelSection(legacy, "curator.auxiliary.");
-    warnings.push(
-      "config.yaml: `curator.auxiliary` is deprecated; move it to `auxiliary.curator` (same keys).",
-    );
+    addWarning(warnings, t("config.warn.legacyAuxiliary"));
   }
   const keepRaw = num(backup, "keep", "curator.backup.", CURATOR_DEFAULTS.backup.keep, { integer: true });
   return {
@@ -546,7 +552,7 @@ export function parseConfig(
         : (() => {
             throw new ConfigError("(root)", t("config.rootNotMapping"));
           })();
-  const warnings: string[] = [];
+  const warnings: WarningLists = { warnings: [], warningTexts: [] };
   const auxiliary = section(raw, "auxiliary", "");
   const auxCurator = auxiliary.curator;
   if (auxCurator !== undefined && auxCurator !== null && !isRecord(auxCurator)) {
@@ -565,7 +571,8 @@ export function parseConfig(
     auxiliaryCurator: isRecord(auxCurator) ? modelSection(auxCurator, "auxiliary.curator.") : undefined,
     model: mainModel,
     gateway: parseGateway(raw, platforms),
-    warnings,
+    warnings: warnings.warnings,
+    warningTexts: warnings.warningTexts,
     mtimeMs,
   };
 }

@@ -62,16 +62,31 @@ export function interruptedError(phase: string, what: Text): CuratorError {
 
 /**
  * Why `error` happened, as the person reads it: a skillgate error's own text; a system error (one with
- * a `code`, such as `ENOENT` or zlib's `Z_BUF_ERROR`) as its English message, which other locales show
- * in the catalog's words for the code; anything else as its message. `english(errorCause(e))` is always
- * the message the error carries, so logs and `--json` keep it byte for byte.
+ * a `code`, such as `ENOENT`, `ECONNREFUSED` or zlib's `Z_BUF_ERROR`) as its English message, which
+ * other locales show in the catalog's words for the code, where it happened (a path, an address and
+ * port, a host name); anything else as its message. `english(errorCause(e))` is always the message the
+ * error carries, so logs and `--json` keep it byte for byte.
  */
 export function errorCause(error: unknown): Text {
   if (error instanceof SkillgateError) return error.text;
   if (!(error instanceof Error)) return String(error);
-  const { code, path } = error as NodeJS.ErrnoException;
+  const { code, path, address, port, hostname } = error as NodeJS.ErrnoException & {
+    address?: unknown;
+    port?: unknown;
+    hostname?: unknown;
+  };
   if (typeof code !== "string") return error.message;
-  return cause(error.message, code, typeof path === "string" ? path : undefined);
+  const where =
+    typeof path === "string"
+      ? path
+      : typeof address === "string"
+        ? typeof port === "number" || typeof port === "string"
+          ? `${address}:${port}`
+          : address
+        : typeof hostname === "string"
+          ? hostname
+          : undefined;
+  return cause(error.message, code, where);
 }
 
 /** A platform adapter failed to connect, send or register; `adapter` names the platform. */
@@ -105,10 +120,11 @@ export class FileRefusedError extends AdapterError {
 
 /**
  * Several gateways on one home could not coordinate: Redis unreachable or too old, a replica id already
- * live, a write refused to a stale leader. The message names the URL or id and the fix.
+ * live, a write refused to a stale leader. The message names the URL or id and the fix: `text` in the
+ * reader's language on a terminal, `message` its English for logs.
  */
 export class CoordinationError extends SkillgateError {
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
+  constructor(code: string, message: Text, options?: { cause?: unknown }) {
     super(`coordination.${code}`, message, 1, options);
   }
 }

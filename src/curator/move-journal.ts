@@ -14,6 +14,7 @@ import path from "node:path";
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
 import { acquireLock, type HeldLock, isoTimestamp, LockBusyError } from "../core/fsutil.js";
+import { type Text, t } from "../core/i18n/messages.js";
 import { emptyRecord, type UsageMap, UsageStore } from "../skills/usage.js";
 import { type ArchiveOrigin, readArchiveOriginRecords, updateArchiveOrigins } from "./archive-layout.js";
 import { hasBlob, newBlobBatch } from "./blobs.js";
@@ -178,10 +179,10 @@ function exists(file: string): boolean {
 
 /**
  * Completes the moves a dead writer's journal announced, from what the disk shows, and removes the
- * journal. Returns one line per repair for the log (none when there was no journal). A journal whose
+ * journal. Returns one note per repair, a catalog text (none when there was no journal). A journal whose
  * writer still runs (its lock is held) is left to it.
  */
-export async function recoverMoves(home: string, config: SkillgateConfig): Promise<string[]> {
+export async function recoverMoves(home: string, config: SkillgateConfig): Promise<Text[]> {
   if (!exists(moveJournalPath(home))) return [];
   let lock: HeldLock;
   try {
@@ -198,7 +199,7 @@ export async function recoverMoves(home: string, config: SkillgateConfig): Promi
 }
 
 /** `recoverMoves` with the journal lock held. */
-async function recoverLocked(home: string, config: SkillgateConfig): Promise<string[]> {
+async function recoverLocked(home: string, config: SkillgateConfig): Promise<Text[]> {
   const file = moveJournalPath(home);
   let text: string;
   try {
@@ -208,20 +209,14 @@ async function recoverLocked(home: string, config: SkillgateConfig): Promise<str
     throw error;
   }
   const skills = homePaths(home).skills;
-  const notes: string[] = [];
+  const notes: Text[] = [];
   const moved: MoveIntent[] = [];
   for (const intent of parseJournal(text)) {
     const fromThere = exists(path.join(skills, intent.from));
     const toThere = exists(path.join(skills, intent.to));
     if (toThere && !fromThere) moved.push(intent);
-    else if (fromThere && toThere)
-      notes.push(
-        `recovery: the interrupted ${intent.kind} of '${intent.skill}' left both ${intent.from} and ${intent.to}; both were kept as they are — compare them and remove the one you do not want.`,
-      );
-    else if (!fromThere && !toThere)
-      notes.push(
-        `recovery: '${intent.skill}' is neither at ${intent.from} nor at ${intent.to} (moved since the interrupted ${intent.kind}); nothing to complete.`,
-      );
+    else if (fromThere && toThere) notes.push(t(`recovery.${intent.kind}.bothKept`, movePlaces(intent)));
+    else if (!fromThere && !toThere) notes.push(t(`recovery.${intent.kind}.neither`, movePlaces(intent)));
     // Still where it was: the move never happened, and nothing of it was recorded.
   }
   if (moved.length > 0) await completeMoves(home, config, moved, notes);
@@ -229,12 +224,17 @@ async function recoverLocked(home: string, config: SkillgateConfig): Promise<str
   return notes;
 }
 
+/** The skill and the two places of a move, as its recovery notes name them. */
+function movePlaces(intent: MoveIntent): { skill: string; from: string; to: string } {
+  return { skill: intent.skill, from: intent.from, to: intent.to };
+}
+
 /** Writes every record the moved packages lack: ledger lines, origins, usage states, suppression. */
 async function completeMoves(
   home: string,
   config: SkillgateConfig,
   moved: MoveIntent[],
-  notes: string[],
+  notes: Text[],
 ): Promise<void> {
   const recorded = config.skills.ledger
     ? new Set((await readEntries(home)).map((entry) => entry.id))
@@ -245,21 +245,29 @@ async function completeMoves(
   const suppress: string[] = [];
   const unsuppress: string[] = [];
   for (const intent of moved) {
-    const done: string[] = [];
+    let ledgerEntry = false;
+    let origin = false;
     if (config.skills.ledger && intent.entry && !recorded.has(intent.entry.id)) {
       lines.push(JSON.stringify(await withBlobs(home, intent, intent.entry)));
-      done.push("ledger entry");
+      ledgerEntry = true;
     }
     if (intent.kind === "archive" && origins[intent.archivedAs]?.from !== intent.from) {
       originChanges[intent.archivedAs] = { from: intent.from, skillMd: intent.skillMd };
-      done.push("origin");
+      origin = true;
     } else if (intent.kind === "restore" && intent.archivedAs in origins) {
       originChanges[intent.archivedAs] = null;
-      done.push("origin");
+      origin = true;
     }
     if (intent.suppressed) (intent.kind === "archive" ? suppress : unsuppress).push(intent.skill);
+    const records = ledgerEntry
+      ? t(origin ? "recovery.records.both" : "recovery.records.ledgerEntry")
+      : origin
+        ? t("recovery.records.origin")
+        : undefined;
     notes.push(
-      `recovery: completed the interrupted ${intent.kind} of '${intent.skill}' (${intent.from} → ${intent.to})${done.length > 0 ? `: wrote its ${done.join(", ")}` : ""}.`,
+      records === undefined
+        ? t(`recovery.${intent.kind}.completed`, movePlaces(intent))
+        : t(`recovery.${intent.kind}.completedWrote`, { ...movePlaces(intent), records }),
     );
   }
   await appendBuiltEntries(home, config, lines);

@@ -10,7 +10,8 @@
  * - snapshot folders a killed snapshot left unfinished;
  * - the curator run lock a dead skillgate process left (the file Hermes honours as a claim: it keeps
  *   Hermes out until the repairs are done, then goes).
- * Each repair is one line of the returned notes, for the terminal or the log.
+ * Each repair is one note of the returned list, a catalog text: the terminal shows it in the reader's
+ * language, the log and a run's report keep its English.
  */
 import { existsSync, promises as fs, readdirSync } from "node:fs";
 import path from "node:path";
@@ -18,6 +19,7 @@ import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
 import { removeAbandonedWriteTemps } from "../config/write-temps.js";
 import { CuratorError } from "../core/errors.js";
+import { type Text, t } from "../core/i18n/messages.js";
 import type { RunLock } from "../core/stores.js";
 import { atomicTempWriter, removeDeadTemps } from "../core/temp-files.js";
 import { journalPath, moveJournalPath } from "./journal.js";
@@ -84,7 +86,7 @@ export async function recoverHome(
   home: string,
   config: SkillgateConfig,
   options: RecoverOptions = {},
-): Promise<string[]> {
+): Promise<Text[]> {
   const lockFile = runLockFile(home);
   const leftLock = existsSync(lockFile) ? (await fs.readFile(lockFile, "utf8").catch(() => "")).trim() : "";
   let held: { release(): Promise<void> };
@@ -96,14 +98,11 @@ export async function recoverHome(
     const { emptyPurgeTrash } = await import("./rollback.js");
     return [...(await removeWriteTemps(home, options)), ...(await emptyPurgeTrash(home))];
   }
-  const notes: string[] = [];
+  const notes: Text[] = [];
   try {
     notes.push(...(await recoverUnderRunLock(home, config, options)));
     const holder = /^(\d+) (\S+) (?:[0-9a-f]+|claim)$/.exec(leftLock);
-    if (holder)
-      notes.push(
-        `recovery: the curator run lock left by process ${holder[1]} on ${holder[2]} (no longer running) was released.`,
-      );
+    if (holder) notes.push(t("recovery.lockReleased", { pid: holder[1] ?? "", host: holder[2] ?? "" }));
   } finally {
     await held.release();
   }
@@ -111,11 +110,11 @@ export async function recoverHome(
 }
 
 /** Removes the temp files of interrupted atomic writes anywhere in the home (blobs aside); one note each. */
-async function removeWriteTemps(home: string, options: Pick<RecoverOptions, "atStart">): Promise<string[]> {
+async function removeWriteTemps(home: string, options: Pick<RecoverOptions, "atStart">): Promise<Text[]> {
   const temps = await removeAbandonedWriteTemps(home, options);
   for (const dir of tempFolders(home))
     for (const name of await removeDeadTemps(dir, options)) temps.push(path.join(dir, name));
-  return temps.map((file) => `recovery: removed ${file}, left by a write that was interrupted.`);
+  return temps.map((file) => t("recovery.tempRemoved", { file }));
 }
 
 /**
@@ -126,7 +125,7 @@ export async function recoverUnderRunLock(
   home: string,
   config: SkillgateConfig,
   options: Pick<RecoverOptions, "blobs" | "atStart"> = {},
-): Promise<string[]> {
+): Promise<Text[]> {
   // The repairs' code (the tar reader among it) is loaded only when there is something to repair.
   const [
     { recoverInterruptedRollback },
@@ -139,17 +138,15 @@ export async function recoverUnderRunLock(
     import("./blobs.js"),
     import("./snapshot.js"),
   ]);
-  const notes: string[] = [];
+  const notes: Text[] = [];
   const movesLeft = existsSync(moveJournalPath(home));
   notes.push(...(await recoverInterruptedRollback(home, config)));
   notes.push(...(await recoverMoves(home, config)));
   notes.push(...(await removeWriteTemps(home, options)));
   if (options.blobs || movesLeft) {
     const blobs = await removeDeadBlobTemps(home, options.atStart);
-    if (blobs > 0)
-      notes.push(`recovery: removed ${blobs} unfinished ledger blob file(s) of interrupted captures.`);
+    if (blobs > 0) notes.push(t("recovery.blobsRemoved", { count: blobs }));
   }
-  for (const id of await removePartialSnapshots(home))
-    notes.push(`recovery: removed the unfinished snapshot ${id} (its writer was interrupted).`);
+  for (const id of await removePartialSnapshots(home)) notes.push(t("recovery.snapshotRemoved", { id }));
   return notes;
 }

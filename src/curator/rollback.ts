@@ -377,7 +377,7 @@ function deleteInBackground(dir: string): boolean {
  * deleter or purge left. Called by every start's recovery (`recoverHome`). Returns a note per repair:
  * none when there was nothing to do (or another process is busy with a rollback right now).
  */
-export async function recoverInterruptedRollback(home: string, config: SkillgateConfig): Promise<string[]> {
+export async function recoverInterruptedRollback(home: string, config: SkillgateConfig): Promise<Text[]> {
   if (
     !(await pathExists(journalPath(home))) &&
     !(await hasPurgeTrash(home)) &&
@@ -401,25 +401,23 @@ export async function recoverInterruptedRollback(home: string, config: Skillgate
 }
 
 /** Finishes or undoes the journal's rollback (rollback lock held); a notice, or null without a journal. */
-async function recoverLocked(home: string, config: SkillgateConfig): Promise<string | null> {
+async function recoverLocked(home: string, config: SkillgateConfig): Promise<Text | null> {
   const journal = await readJournal(home);
   if (journal === null) return null;
-  if (journal === "corrupt") {
-    return `curator: the rollback journal ${journalPath(home)} is unreadable; it was left in place. Check skills/ by hand, then delete the journal.`;
-  }
+  if (journal === "corrupt") return t("recovery.rollbackJournalCorrupt", { file: journalPath(home) });
   if (journal.phase === "extracting") {
     const skills = homePaths(home).skills;
     await fs.rm(path.join(skills, journal.staging), { recursive: true, force: true });
     await fs.rm(path.join(skills, journal.side), { recursive: true, force: true });
     await clearJournal(home);
-    return `curator: an interrupted rollback to snapshot ${journal.target} was undone; the library is as it was before it started.`;
+    return t("recovery.rollbackUndone", { id: journal.target });
   }
   if (journal.phase === "swapping") {
     try {
       await finishSwap(home, journal);
     } catch (error) {
       await undoSwap(home, journal);
-      return `curator: an interrupted rollback to snapshot ${journal.target} could not be finished (${(error as Error).message}); it was undone and the library is as it was before.`;
+      return t("recovery.rollbackUnfinished", { id: journal.target, cause: errorCause(error) });
     }
     journal.phase = "committed";
     await writeJournal(home, journal);
@@ -427,10 +425,10 @@ async function recoverLocked(home: string, config: SkillgateConfig): Promise<str
   const target = await resolveSnapshot(home, journal.target);
   const cron = target ? await restoreCronLinks(home, target) : undefined;
   await finishCleanup(home, config, journal, true);
-  const cronNote = cron
-    ? english(rollbackMessage(journal.target, cron)).replace(/^restored from snapshot \S+/, "")
-    : "";
-  return `curator: an interrupted rollback to snapshot ${journal.target} was completed${cronNote}.`;
+  const parts = cron ? cronParts(cron) : [];
+  return parts.length > 0
+    ? t("recovery.rollbackCompletedCron", { id: journal.target, parts: list(parts) })
+    : t("recovery.rollbackCompleted", { id: journal.target });
 }
 
 /** True when an old library is waiting in the rollback trash (its deleter may have died). */
@@ -449,23 +447,20 @@ async function hasPurgeTrash(home: string): Promise<boolean> {
  * Deletes leftovers of interrupted purges (their packages were ledgered before being moved there) and
  * old libraries in the rollback trash whose background deleter died (a live deleter's are left to it).
  */
-export async function emptyPurgeTrash(home: string): Promise<string[]> {
+export async function emptyPurgeTrash(home: string): Promise<Text[]> {
   const skills = homePaths(home).skills;
   const names = await fs.readdir(skills).catch(() => [] as string[]);
   const trash = rollbackTrashDir(home);
-  const notes: string[] = [];
+  const notes: Text[] = [];
   for (const name of await fs.readdir(trash).catch(() => [] as string[])) {
     if (deleterAlive(path.join(trash, name))) continue;
     await fs.rm(path.join(trash, name), { recursive: true, force: true }).catch(() => undefined);
-    if (!name.endsWith(".deleter"))
-      notes.push(
-        `recovery: deleted ${name}, an old library a rollback left in ${trash} (its deleter had stopped).`,
-      );
+    if (!name.endsWith(".deleter")) notes.push(t("recovery.rollbackTrashDeleted", { name, trash }));
   }
   for (const name of names) {
     if (!name.startsWith(".purge-trash")) continue;
     await fs.rm(path.join(skills, name), { recursive: true, force: true });
-    notes.push(`recovery: removed ${name}, left by an interrupted purge (its packages are in the ledger).`);
+    notes.push(t("recovery.purgeTrashRemoved", { name }));
   }
   return notes;
 }
@@ -549,11 +544,17 @@ export async function restoreCronLinks(home: string, snapshot: SnapshotInfo): Pr
   return result;
 }
 
-function rollbackMessage(id: string, cron: CronRestoreResult): Text {
+/** What a rollback did to the cron jobs' skill links, one text per kind (none when there were none). */
+function cronParts(cron: CronRestoreResult): Text[] {
   const parts: Text[] = [];
   if (cron.restored > 0) parts.push(t("cmd.rollback.cronRestored", { count: cron.restored }));
   if (cron.skipped > 0) parts.push(t("cmd.rollback.cronSkipped", { count: cron.skipped }));
   if (cron.matched > 0) parts.push(t("cmd.rollback.cronMatched", { count: cron.matched }));
+  return parts;
+}
+
+function rollbackMessage(id: string, cron: CronRestoreResult): Text {
+  const parts = cronParts(cron);
   return parts.length > 0
     ? t("cmd.rollback.snapshotDoneCron", { id, parts: list(parts) })
     : t("cmd.rollback.snapshotDone", { id });

@@ -10,7 +10,7 @@ import { homePaths } from "../config/home.js";
 import { CuratorError, errorCause } from "../core/errors.js";
 import { checkWriteFence } from "../core/fence.js";
 import { isoTimestamp } from "../core/fsutil.js";
-import { addWarning, t, type WarningLists } from "../core/i18n/messages.js";
+import { addWarning, english, t, type WarningLists } from "../core/i18n/messages.js";
 import type { ProgressSink } from "../core/progress.js";
 import type { HeldRunLock, RunLock } from "../core/stores.js";
 import { everySkillOnDisk } from "../skills/library.js";
@@ -274,7 +274,7 @@ async function runLocked(opts: RunOptions): Promise<CuratorRunResult> {
   // What an interrupted run or rollback left is repaired first, under the run lock this run holds.
   if (!dryRun)
     for (const note of await recoverUnderRunLock(opts.home, opts.config, { blobs: true })) {
-      progress(note);
+      progress(english(note));
       addWarning(warnings, note);
     }
 

@@ -8,6 +8,7 @@
 import type { SkillgateConfig } from "../config/config.js";
 import { CuratorError } from "../core/errors.js";
 import { LockBusyError } from "../core/fsutil.js";
+import { english } from "../core/i18n/messages.js";
 import type { Logger } from "../core/logger.js";
 import type { Reply } from "../core/reply.js";
 import type { RunLock } from "../core/stores.js";
@@ -116,7 +117,7 @@ export class MaintenanceTicker {
     if (!mayNeedRecovery(options.home)) return;
     try {
       const notes = await recoverHome(options.home, options.config, { runLock: options.runLock });
-      for (const note of notes) options.logger.warn(note);
+      for (const note of notes) options.logger.warn(english(note));
     } catch (error) {
       options.logger.error({ err: error }, "maintenance: recovering interrupted work failed");
     }

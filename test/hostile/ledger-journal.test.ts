@@ -12,6 +12,7 @@ import { terminalContext } from "../../commands/context.js";
 import { registry } from "../../commands/index.js";
 import type { CommandSpec } from "../../commands/types.js";
 import { main } from "../../src/cli/main.js";
+import { english } from "../../src/core/i18n/messages.js";
 import { replyToPlainText } from "../../src/core/reply.js";
 import { atomicTempWriter, HOST_TAG } from "../../src/core/temp-files.js";
 import { appendEntry, listEntries, readLedger, withLedger } from "../../src/curator/ledger.js";
@@ -139,7 +140,9 @@ describe("finding 10: the rollback journal's temp file is cleaned", () => {
     expect(names).not.toContain(foreignOld);
     expect(names).toContain(live);
     expect(names).toContain(foreignYoung);
-    expect(notes.filter((note) => note.includes("left by a write that was interrupted"))).toHaveLength(2);
+    expect(
+      notes.map(english).filter((note) => note.includes("left by a write that was interrupted")),
+    ).toHaveLength(2);
   });
 
   it("the CLI's start-up check notices a lone temp file", async () => {

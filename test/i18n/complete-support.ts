@@ -27,7 +27,7 @@ export const ALLOWED: RegExp[] = [
   /\b(?:curator|web)(?= {2,})/g,
   /\b(?:archive|restore|snapshot-rollback|rollback|skills-config-set|skills-enable|skills-disable|purge|pin|unpin|adopt|consolidate|pruned?|state)\b/g,
   /\b(?:skillgate|Hermes|LLM|JSON|PATH|Hub|KB|MB|GB|B|MiB|KiB|UTF-8|NUL|tar|id|pid|cron|telegram|feishu|discord|console|created_by:\w+|true|false|metric|units|api_token|manual|test|user|agent|archived_at|hermes|ok)\b/g,
-  /\b(?:ENOENT|EACCES|EPERM|EISDIR|ENOTDIR|EEXIST|ENOTEMPTY|ENOSPC|EROFS|ELOOP|EMFILE|EBUSY|EXDEV|EIO|ENAMETOOLONG|Z_BUF_ERROR|Z_DATA_ERROR|TAR_BAD_ARCHIVE)\b/g, // system error codes
+  /\b(?:ENOENT|EACCES|EPERM|EISDIR|ENOTDIR|EEXIST|ENOTEMPTY|ENOSPC|EROFS|ELOOP|EMFILE|EBUSY|EXDEV|EIO|ENAMETOOLONG|Z_BUF_ERROR|Z_DATA_ERROR|TAR_BAD_ARCHIVE|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|EADDRINUSE|EADDRNOTAVAIL)\b/g, // system error codes
 ];
 
 /** English left in `text` once names and the allow-list are removed: two Latin words in a row. */

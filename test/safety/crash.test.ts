@@ -10,6 +10,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/config/config.js";
+import { english } from "../../src/core/i18n/messages.js";
 import { archiveMany } from "../../src/curator/archive.js";
 import { readBlob } from "../../src/curator/blobs.js";
 import { readJournal } from "../../src/curator/journal.js";
@@ -163,7 +164,7 @@ describe("SIGKILL at random points, then recovery (100 trials)", () => {
         ["rollback", home, state.id],
         timed ? { killAfterMs: Math.floor(random() * 60) } : { crashStep: 1 + (trial % steps) },
       );
-      const notice = (await recoverInterruptedRollback(home, configWith())).join(" ");
+      const notice = (await recoverInterruptedRollback(home, configWith())).map(english).join(" ");
       const hash = await treeHash(home);
       expect([state.before, state.after], `trial ${trial} (notice: ${notice})`).toContain(hash);
       expect(await leftovers(home), `trial ${trial}`).toEqual([]);

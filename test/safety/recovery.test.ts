@@ -12,6 +12,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { acquireLock } from "../../src/core/fsutil.js";
+import { english } from "../../src/core/i18n/messages.js";
 import type { ProgressEvent } from "../../src/core/progress.js";
 import { HOST_TAG } from "../../src/core/temp-files.js";
 import { archiveMany, restoreSkill } from "../../src/curator/archive.js";
@@ -78,7 +79,9 @@ describe("an archive batch killed mid-way, then recovered", () => {
     expect(await readEntries(home)).toEqual([]);
     expect(mayNeedRecovery(home)).toBe(true);
     const notes = await recoverHome(home, config);
-    expect(notes.filter((note) => note.includes("completed the interrupted archive"))).toHaveLength(1);
+    expect(
+      notes.map(english).filter((note) => note.includes("completed the interrupted archive")),
+    ).toHaveLength(1);
     expect(await exists(moveJournalPath(home))).toBe(false);
     const [entry] = await readEntries(home);
     expect(entry?.action).toBe("archive");
@@ -146,7 +149,7 @@ describe("an archive batch killed mid-way, then recovered", () => {
     // Something put a package back at the old place since.
     await writeSkill(home, from);
     const notes = await recoverHome(home, config);
-    expect(notes.join("\n")).toMatch(/left both .* both were kept/);
+    expect(notes.map(english).join("\n")).toMatch(/left both .* both were kept/);
     expect(await exists(path.join(skills(), from))).toBe(true);
     expect(await exists(path.join(skills(), ".archive", folder))).toBe(true);
     expect(await readEntries(home)).toEqual([]);
@@ -177,7 +180,7 @@ describe("leftovers recovery removes, and what it leaves alone", () => {
       "curator-run": `999999999 ${os.hostname()} 0a1b2c3d4e5f\n`,
     });
     const notes = await recoverHome(home, config);
-    expect(notes.join("\n")).toMatch(/run lock left by process 999999999/);
+    expect(notes.map(english).join("\n")).toMatch(/run lock left by process 999999999/);
     expect(await exists(lock)).toBe(false);
     // A fresh Hermes claim (a bare pid): Hermes is running; the journal waits for a later start.
     await writeFiles(path.join(skills(), ".locks"), { "curator-run": `${process.pid}\n` });
@@ -198,7 +201,7 @@ describe("leftovers recovery removes, and what it leaves alone", () => {
     const notes = await recoverHome(home, config, { blobs: true });
     expect(await fs.readdir(blobs)).toEqual([live]);
     expect(await exists(path.join(skills(), ".curator_backups", "2026-01-01T00-00-00Z"))).toBe(false);
-    expect(notes.join("\n")).toMatch(/unfinished snapshot 2026-01-01T00-00-00Z/);
+    expect(notes.map(english).join("\n")).toMatch(/unfinished snapshot 2026-01-01T00-00-00Z/);
     // While the snapshot lock is held, a snapshot folder without its archive is someone's work in progress.
     await writeFiles(path.join(skills(), ".curator_backups", "2026-01-02T00-00-00Z"), {
       "skills.tar.gz.partial": "",

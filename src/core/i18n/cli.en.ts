@@ -1,8 +1,9 @@
 /**
- * The command line's own help texts in English: the program, the commands that exist only on the
- * command line (`serve`, `init`, `doctor`, `secrets set`, `console`), the groups' lines and the
- * headings of commander's help. A section of the English catalog; the registry's commands describe
- * themselves in `commands.en.ts`.
+ * The command line's own texts in English: the program, the commands that exist only on the command
+ * line (`serve`, `init`, `doctor`, `secrets set`, `console`), the groups' lines, the headings of
+ * commander's help and its error messages (commander 14's English, byte for byte), and what a start
+ * prints: config.yaml's warnings, why `serve` or `console` could not start (Redis coordination among
+ * it). A section of the English catalog; the registry's commands describe themselves in `commands.en.ts`.
  */
 import type { CatalogShape } from "./entries.js";
 
@@ -40,6 +41,61 @@ export const enCli = {
   "cli.console.bind": "address to listen on (default gateway.console.bind, 127.0.0.1)",
   "cli.console.link": "print a fresh login link for the console already running, and exit",
   "cli.console.readOnly": "the login link is for a read-only login (pages only, no actions)",
+  // ── the command line's errors ───────────────────────────────────────────────────────────────────────
+  "cli.usage.needsCommand": "A command is needed; see `skillgate --help`.",
+  "cli.usage.groupOption": "Unknown option {flag} for `{command}`.",
+  "cli.serve.failed": "skillgate serve could not start: {cause}",
+  "cli.console.failed": "skillgate console could not start: {cause}",
+  "cli.recovery.more": "recovery: … and {count} more repair(s) of the same kinds.",
+  "cli.recovery.failed": "warning: recovering interrupted work failed: {cause}",
+  // commander's own messages (commander 14 writes them in English; these are the same words)
+  "cli.error.missingArgument": "error: missing required argument '{name}'",
+  "cli.error.optionMissingArgument": "error: option '{flags}' argument missing",
+  "cli.error.requiredOption": "error: required option '{flags}' not specified",
+  "cli.error.unknownOption": "error: unknown option '{flag}'",
+  "cli.error.unknownCommand": "error: unknown command '{name}'",
+  "cli.error.didYouMean": "{error}\n(Did you mean {suggestion}?)",
+  "cli.error.didYouMeanOneOf": "{error}\n(Did you mean one of {suggestions}?)",
+  "cli.error.excessArguments": {
+    one: "error: too many arguments. Expected {count} argument but got {received}.",
+    other: "error: too many arguments. Expected {count} arguments but got {received}.",
+  },
+  "cli.error.excessArgumentsFor": {
+    one: "error: too many arguments for '{command}'. Expected {count} argument but got {received}.",
+    other: "error: too many arguments for '{command}'. Expected {count} arguments but got {received}.",
+  },
+  "cli.error.invalidOptionValue": "error: option '{flags}' argument '{value}' is invalid. {reason}",
+  "cli.error.invalidEnvValue":
+    "error: option '{flags}' value '{value}' from env '{env}' is invalid. {reason}",
+  "cli.error.invalidArgument":
+    "error: command-argument value '{value}' is invalid for argument '{name}'. {reason}",
+  "cli.error.wholeNumber": "it must be a whole number.",
+  "cli.error.choices": "Allowed choices are {choices}.",
+  // ── config.yaml warnings (the value falls back to its default, or is ignored) ───────────────────────
+  "config.warn.curatorNumber":
+    "config.yaml: `curator.{key}` is {value}; using the default {fallback} (it must be a number ≥ 1).",
+  "config.warn.notSkillName.boolean":
+    'config.yaml: `{key}` has {value}, which Hermes\' YAML reader takes for a boolean, not a skill name, so it hides nothing; quote the name (e.g. "on").',
+  "config.warn.notSkillName.number":
+    'config.yaml: `{key}` has {value}, which Hermes\' YAML reader takes for a number, not a skill name, so it hides nothing; quote the name (e.g. "on").',
+  "config.warn.notSkillName.date":
+    'config.yaml: `{key}` has {value}, which Hermes\' YAML reader takes for a date, not a skill name, so it hides nothing; quote the name (e.g. "on").',
+  "config.warn.notSkillName.other":
+    'config.yaml: `{key}` has {value}, which Hermes\' YAML reader takes for a {kind}, not a skill name, so it hides nothing; quote the name (e.g. "on").',
+  "config.warn.legacyAuxiliary":
+    "config.yaml: `curator.auxiliary` is deprecated; move it to `auxiliary.curator` (same keys).",
+  // ── several gateways on one home (gateway.coordination) ─────────────────────────────────────────────
+  "coordination.unreachable":
+    "gateway.coordination: Redis at {url} cannot be reached ({cause}); start Redis there (Redis ≥ 7 or Valkey), correct gateway.coordination.redis_url, or remove gateway.coordination to run a single gateway without Redis.",
+  "coordination.noAnswer": "no answer within {ms} ms",
+  "coordination.version":
+    "gateway.coordination: Redis at {url} is version {version}; skillgate needs Redis {min} or later (or Valkey). Upgrade it or point redis_url at a newer server.",
+  "coordination.versionUnknown":
+    "gateway.coordination: Redis at {url} is version unknown; skillgate needs Redis {min} or later (or Valkey). Upgrade it or point redis_url at a newer server.",
+  "coordination.replicaId":
+    "another live gateway on this home already uses replica_id '{id}' (Redis {url}). Give each replica its own: `skillgate serve --set gateway.coordination.replica_id=<name>`, or leave it unset for host name and pid.",
+  "coordination.homeId":
+    "{file} does not hold a coordination id; remove it and start the gateway again (a new one is made).",
   // ── skillgate doctor ────────────────────────────────────────────────────────────────────────────────
   "doctor.area.home": "home",
   "doctor.area.config": "config",

@@ -1,6 +1,7 @@
 /**
- * The command line's own help texts in Simplified Chinese, checked against `cli.en.ts`
- * (`defineLocale`), in the words of `glossary.md`. A section of the zh-CN catalog.
+ * The command line's own texts in Simplified Chinese (help, commander's errors, what a start prints),
+ * checked against `cli.en.ts` (`defineLocale`), in the words of `glossary.md`. A section of the zh-CN
+ * catalog.
  */
 import type { enCli } from "./cli.en.js";
 import { defineLocale } from "./entries.js";
@@ -37,6 +38,54 @@ export const zhCNCli = defineLocale<typeof enCli>()({
   "cli.console.bind": "监听地址（默认 gateway.console.bind，即 127.0.0.1）",
   "cli.console.link": "为已在运行的控制台输出新的登录链接，然后退出",
   "cli.console.readOnly": "登录链接用于只读登录（只能查看页面，不能操作）",
+  // ── the command line's errors ───────────────────────────────────────────────────────────────────────
+  "cli.usage.needsCommand": "需要一个命令；请看 `skillgate --help`。",
+  "cli.usage.groupOption": "`{command}` 没有选项 {flag}。",
+  "cli.serve.failed": "skillgate serve 无法启动：{cause}",
+  "cli.console.failed": "skillgate console 无法启动：{cause}",
+  "cli.recovery.more": "修复：……另有 {count} 项同类修复。",
+  "cli.recovery.failed": "警告：修复被中断的工作时失败：{cause}",
+  // commander's own messages
+  "cli.error.missingArgument": "错误：缺少必需的参数 '{name}'",
+  "cli.error.optionMissingArgument": "错误：选项 '{flags}' 缺少值",
+  "cli.error.requiredOption": "错误：没有给出必需的选项 '{flags}'",
+  "cli.error.unknownOption": "错误：未知选项 '{flag}'",
+  "cli.error.unknownCommand": "错误：未知命令 '{name}'",
+  "cli.error.didYouMean": "{error}\n（你是想写 {suggestion} 吗？）",
+  "cli.error.didYouMeanOneOf": "{error}\n（你是想写 {suggestions} 中的一个吗？）",
+  "cli.error.excessArguments": { other: "错误：参数过多。应有 {count} 个参数，收到 {received} 个。" },
+  "cli.error.excessArgumentsFor": {
+    other: "错误：'{command}' 的参数过多。应有 {count} 个参数，收到 {received} 个。",
+  },
+  "cli.error.invalidOptionValue": "错误：选项 '{flags}' 的值 '{value}' 无效。{reason}",
+  "cli.error.invalidEnvValue": "错误：选项 '{flags}' 来自环境变量 '{env}' 的值 '{value}' 无效。{reason}",
+  "cli.error.invalidArgument": "错误：参数 '{name}' 的值 '{value}' 无效。{reason}",
+  "cli.error.wholeNumber": "它必须是整数。",
+  "cli.error.choices": "允许的值为 {choices}。",
+  // ── config.yaml warnings ────────────────────────────────────────────────────────────────────────────
+  "config.warn.curatorNumber":
+    "config.yaml：`curator.{key}` 的值是 {value}；改用默认值 {fallback}（它必须是 ≥ 1 的数）。",
+  "config.warn.notSkillName.boolean":
+    'config.yaml：`{key}` 中有 {value}，Hermes 的 YAML 读取器把它当作布尔值而不是技能名，所以它不会隐藏任何技能；请给名字加上引号（例如 "on"）。',
+  "config.warn.notSkillName.number":
+    'config.yaml：`{key}` 中有 {value}，Hermes 的 YAML 读取器把它当作数字而不是技能名，所以它不会隐藏任何技能；请给名字加上引号（例如 "on"）。',
+  "config.warn.notSkillName.date":
+    'config.yaml：`{key}` 中有 {value}，Hermes 的 YAML 读取器把它当作日期而不是技能名，所以它不会隐藏任何技能；请给名字加上引号（例如 "on"）。',
+  "config.warn.notSkillName.other":
+    'config.yaml：`{key}` 中有 {value}，Hermes 的 YAML 读取器把它当作 {kind} 而不是技能名，所以它不会隐藏任何技能；请给名字加上引号（例如 "on"）。',
+  "config.warn.legacyAuxiliary":
+    "config.yaml：`curator.auxiliary` 已弃用；请把它移到 `auxiliary.curator`（键不变）。",
+  // ── several gateways on one home (gateway.coordination) ─────────────────────────────────────────────
+  "coordination.unreachable":
+    "gateway.coordination：无法连接 {url} 上的 Redis（{cause}）；请在那里启动 Redis（Redis ≥ 7 或 Valkey），更正 gateway.coordination.redis_url，或者删除 gateway.coordination，不用 Redis 只运行一个网关。",
+  "coordination.noAnswer": "{ms} 毫秒内没有应答",
+  "coordination.version":
+    "gateway.coordination：{url} 上的 Redis 版本是 {version}；skillgate 需要 Redis {min} 或更高版本（或 Valkey）。请升级它，或把 redis_url 指向更新的服务器。",
+  "coordination.versionUnknown":
+    "gateway.coordination：{url} 上的 Redis 版本未知；skillgate 需要 Redis {min} 或更高版本（或 Valkey）。请升级它，或把 redis_url 指向更新的服务器。",
+  "coordination.replicaId":
+    "这个主目录上另一个运行中的网关已在使用 replica_id '{id}'（Redis {url}）。请给每个副本设置自己的 id：`skillgate serve --set gateway.coordination.replica_id=<name>`，或者不设置它，使用主机名和 pid。",
+  "coordination.homeId": "{file} 中没有协调 id；请删除它，然后重新启动网关（会生成新的 id）。",
   // ── skillgate doctor ────────────────────────────────────────────────────────────────────────────────
   "doctor.area.home": "主目录",
   "doctor.area.config": "配置",

@@ -1,9 +1,9 @@
 /**
  * The English texts of what the skills library and the curator say when a home is damaged: skipped
  * skill folders, unreadable provenance and cron files, a corrupt usage file, move refusals, snapshot and
- * rollback failures, and the words for system errors by code (`os.*`, used by `errorCause`). They are
- * the sentences skillgate always wrote, byte for byte: `--json`, run reports and ledger reasons carry
- * the same English. Spread into `en`; vocabulary of the Chinese side: `glossary.md`.
+ * rollback failures, the repairs of recovery at start, and the words for system errors by code (`os.*`,
+ * used by `errorCause`; network ones too). They are the sentences skillgate always wrote, byte for
+ * byte: `--json`, run reports, logs and ledger reasons carry the same English. Spread into `en`; vocabulary of the Chinese side: `glossary.md`.
  */
 import type { CatalogShape } from "./entries.js";
 
@@ -80,6 +80,43 @@ export const enLibrary = {
   "tar.member.hardLinkToLink": "is a hard link to a symlink",
   "tar.member.hardLinkToSkipped": "is a hard link to a member a rollback skips",
   "tar.member.hardLinkThroughLink": "is a hard link through a symlink",
+  // ── recovery at start: what a crash left, repaired (the terminal, the log, a run's report) ─────────
+  "recovery.lockReleased":
+    "recovery: the curator run lock left by process {pid} on {host} (no longer running) was released.",
+  "recovery.tempRemoved": "recovery: removed {file}, left by a write that was interrupted.",
+  "recovery.blobsRemoved":
+    "recovery: removed {count} unfinished ledger blob file(s) of interrupted captures.",
+  "recovery.snapshotRemoved": "recovery: removed the unfinished snapshot {id} (its writer was interrupted).",
+  "recovery.rollbackTrashDeleted":
+    "recovery: deleted {name}, an old library a rollback left in {trash} (its deleter had stopped).",
+  "recovery.purgeTrashRemoved":
+    "recovery: removed {name}, left by an interrupted purge (its packages are in the ledger).",
+  "recovery.archive.bothKept":
+    "recovery: the interrupted archive of '{skill}' left both {from} and {to}; both were kept as they are — compare them and remove the one you do not want.",
+  "recovery.restore.bothKept":
+    "recovery: the interrupted restore of '{skill}' left both {from} and {to}; both were kept as they are — compare them and remove the one you do not want.",
+  "recovery.archive.neither":
+    "recovery: '{skill}' is neither at {from} nor at {to} (moved since the interrupted archive); nothing to complete.",
+  "recovery.restore.neither":
+    "recovery: '{skill}' is neither at {from} nor at {to} (moved since the interrupted restore); nothing to complete.",
+  "recovery.archive.completed": "recovery: completed the interrupted archive of '{skill}' ({from} → {to}).",
+  "recovery.archive.completedWrote":
+    "recovery: completed the interrupted archive of '{skill}' ({from} → {to}): wrote its {records}.",
+  "recovery.restore.completed": "recovery: completed the interrupted restore of '{skill}' ({from} → {to}).",
+  "recovery.restore.completedWrote":
+    "recovery: completed the interrupted restore of '{skill}' ({from} → {to}): wrote its {records}.",
+  "recovery.records.ledgerEntry": "ledger entry",
+  "recovery.records.origin": "origin",
+  "recovery.records.both": "ledger entry, origin",
+  "recovery.rollbackJournalCorrupt":
+    "curator: the rollback journal {file} is unreadable; it was left in place. Check skills/ by hand, then delete the journal.",
+  "recovery.rollbackUndone":
+    "curator: an interrupted rollback to snapshot {id} was undone; the library is as it was before it started.",
+  "recovery.rollbackUnfinished":
+    "curator: an interrupted rollback to snapshot {id} could not be finished ({cause}); it was undone and the library is as it was before.",
+  "recovery.rollbackCompleted": "curator: an interrupted rollback to snapshot {id} was completed.",
+  "recovery.rollbackCompletedCron":
+    "curator: an interrupted rollback to snapshot {id} was completed; cron links: {parts}.",
   // ── system errors by code (shown as Node's own message in English) ──────────────────────────────────
   "os.cause": "{what} ({code})",
   "os.causeAt": "{where}: {what} ({code})",
@@ -98,6 +135,13 @@ export const enLibrary = {
   "os.EXDEV": "cross-device move",
   "os.EIO": "input/output error",
   "os.ENAMETOOLONG": "file name too long",
+  "os.ECONNREFUSED": "connection refused",
+  "os.ECONNRESET": "connection reset",
+  "os.ETIMEDOUT": "connection timed out",
+  "os.EHOSTUNREACH": "host unreachable",
+  "os.ENOTFOUND": "host not found",
+  "os.EADDRINUSE": "address already in use",
+  "os.EADDRNOTAVAIL": "address not available on this host",
   "os.Z_BUF_ERROR": "the compressed data ends too early; the file is truncated",
   "os.Z_DATA_ERROR": "the compressed data is corrupt",
   "os.TAR_BAD_ARCHIVE": "not a readable tar archive",

@@ -70,6 +70,39 @@ export const zhCNLibrary = defineLocale<typeof enLibrary>()({
   "tar.member.hardLinkToLink": "是指向符号链接的硬链接",
   "tar.member.hardLinkToSkipped": "是指向回滚会跳过的成员的硬链接",
   "tar.member.hardLinkThroughLink": "是经由符号链接的硬链接",
+  // ── recovery at start ───────────────────────────────────────────────────────────────────────────────
+  "recovery.lockReleased": "修复：已释放进程 {pid}（在 {host} 上，已不再运行）留下的管理器运行锁。",
+  "recovery.tempRemoved": "修复：已删除 {file}，它是一次被中断的写入留下的。",
+  "recovery.blobsRemoved": "修复：已删除被中断的内容捕获留下的 {count} 个未完成的账本数据块文件。",
+  "recovery.snapshotRemoved": "修复：已删除未完成的快照 {id}（写入它的进程被中断了）。",
+  "recovery.rollbackTrashDeleted":
+    "修复：已删除 {name}，这是一次回滚留在 {trash} 中的旧技能库（删除它的进程已停止）。",
+  "recovery.purgeTrashRemoved": "修复：已删除 {name}，它是一次被中断的清除留下的（其中的技能包已记入账本）。",
+  "recovery.archive.bothKept":
+    "修复：技能 '{skill}' 被中断的归档同时留下了 {from} 和 {to}；两者都原样保留——请比较它们，删除你不要的那个。",
+  "recovery.restore.bothKept":
+    "修复：技能 '{skill}' 被中断的恢复同时留下了 {from} 和 {to}；两者都原样保留——请比较它们，删除你不要的那个。",
+  "recovery.archive.neither":
+    "修复：技能 '{skill}' 既不在 {from}，也不在 {to}（被中断的归档之后又被移动过）；没有需要完成的操作。",
+  "recovery.restore.neither":
+    "修复：技能 '{skill}' 既不在 {from}，也不在 {to}（被中断的恢复之后又被移动过）；没有需要完成的操作。",
+  "recovery.archive.completed": "修复：已完成技能 '{skill}' 被中断的归档（{from} → {to}）。",
+  "recovery.archive.completedWrote":
+    "修复：已完成技能 '{skill}' 被中断的归档（{from} → {to}）：写入了它的{records}。",
+  "recovery.restore.completed": "修复：已完成技能 '{skill}' 被中断的恢复（{from} → {to}）。",
+  "recovery.restore.completedWrote":
+    "修复：已完成技能 '{skill}' 被中断的恢复（{from} → {to}）：写入了它的{records}。",
+  "recovery.records.ledgerEntry": "账本记录",
+  "recovery.records.origin": "原位置记录",
+  "recovery.records.both": "账本记录和原位置记录",
+  "recovery.rollbackJournalCorrupt":
+    "管理器：回滚进度文件 {file} 无法读取，已原样保留。请手动检查 skills/，然后删除这个进度文件。",
+  "recovery.rollbackUndone": "管理器：一次被中断的、回滚到快照 {id} 的操作已撤销；技能库与它开始之前一样。",
+  "recovery.rollbackUnfinished":
+    "管理器：一次被中断的、回滚到快照 {id} 的操作无法完成（{cause}）；它已被撤销，技能库与之前一样。",
+  "recovery.rollbackCompleted": "管理器：一次被中断的、回滚到快照 {id} 的操作已完成。",
+  "recovery.rollbackCompletedCron":
+    "管理器：一次被中断的、回滚到快照 {id} 的操作已完成；定时任务链接：{parts}。",
   // ── system errors by code ───────────────────────────────────────────────────────────────────────────
   "os.cause": "{what}（{code}）",
   "os.causeAt": "{where}：{what}（{code}）",
@@ -88,6 +121,13 @@ export const zhCNLibrary = defineLocale<typeof enLibrary>()({
   "os.EXDEV": "跨设备移动",
   "os.EIO": "输入/输出错误",
   "os.ENAMETOOLONG": "文件名过长",
+  "os.ECONNREFUSED": "连接被拒绝",
+  "os.ECONNRESET": "连接被重置",
+  "os.ETIMEDOUT": "连接超时",
+  "os.EHOSTUNREACH": "主机不可达",
+  "os.ENOTFOUND": "找不到主机",
+  "os.EADDRINUSE": "地址已被占用",
+  "os.EADDRNOTAVAIL": "这台主机上没有这个地址",
   "os.Z_BUF_ERROR": "压缩数据提前结束，文件被截断了",
   "os.Z_DATA_ERROR": "压缩数据已损坏",
   "os.TAR_BAD_ARCHIVE": "不是可读取的 tar 归档文件",

@@ -17,6 +17,7 @@ import path from "node:path";
 import type { CoordinationConfig } from "../../config/config.js";
 import { CoordinationError } from "../../core/errors.js";
 import { setWriteFence } from "../../core/fence.js";
+import { t } from "../../core/i18n/messages.js";
 import type { Logger } from "../../core/logger.js";
 import type { AdapterState } from "../../core/message.js";
 import type { CoordinationStores } from "../../core/stores.js";
@@ -170,7 +171,10 @@ export class Coordinator {
       if (Date.now() > deadline)
         throw new CoordinationError(
           "replica-id",
-          `another live gateway on this home already uses replica_id '${this.replicaId}' (Redis ${redactUrl(this.options.config.redisUrl)}). Give each replica its own: \`skillgate serve --set gateway.coordination.replica_id=<name>\`, or leave it unset for host name and pid.`,
+          t("coordination.replicaId", {
+            id: this.replicaId,
+            url: redactUrl(this.options.config.redisUrl),
+          }),
         );
       if (!warned)
         this.options.logger.warn(
@@ -293,8 +297,5 @@ export async function homeCoordinationId(home: string): Promise<string> {
     if (/^[a-f0-9]{16}$/.test(id)) return id;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
-  throw new CoordinationError(
-    "home-id",
-    `${file} does not hold a coordination id; remove it and start the gateway again (a new one is made).`,
-  );
+  throw new CoordinationError("home-id", t("coordination.homeId", { file }));
 }

@@ -5,7 +5,8 @@
  * unreachable or too old server is a clear error naming the URL and the fix, never a silent fall-back.
  */
 import { createClient } from "redis";
-import { CoordinationError } from "../../core/errors.js";
+import { CoordinationError, errorCause } from "../../core/errors.js";
+import { english, type Text, t } from "../../core/i18n/messages.js";
 import type { Logger } from "../../core/logger.js";
 
 /** A client with the options every coordinated gateway uses (see the file's comment). */
@@ -56,15 +57,16 @@ export function serverVersion(info: string): string | undefined {
  */
 export async function connectRedis(url: string, options: ConnectOptions = {}): Promise<RedisClient> {
   const shown = redactUrl(url);
-  const fix =
-    "start Redis there (Redis ≥ 7 or Valkey), correct gateway.coordination.redis_url, or remove gateway.coordination to run a single gateway without Redis";
   let lastError = "";
+  // Why the last attempt failed, for the reader (the system error's code in their words).
+  let lastCause: Text = "";
   const client = newClient(url, options.connectTimeoutMs ?? 3_000);
   let connected = false;
   client.on("error", (error: Error) => {
     const message = error.message || String(error);
     if (message === lastError) return;
     lastError = message;
+    lastCause = error.message ? errorCause(error) : message;
     if (connected)
       options.logger?.warn({ redis: shown, err: error }, `coordination: Redis at ${shown}: ${message}`);
   });
@@ -74,23 +76,30 @@ export async function connectRedis(url: string, options: ConnectOptions = {}): P
     lastError = "";
   });
   const timeoutMs = (options.connectTimeoutMs ?? 3_000) + 500;
+  let timedOut: Error | undefined;
   try {
     await Promise.race([
       client.connect(),
       new Promise((_, reject) =>
-        setTimeout(
-          () => reject(new Error(lastError || `no answer within ${timeoutMs} ms`)),
-          timeoutMs,
-        ).unref(),
+        setTimeout(() => {
+          timedOut = new Error(lastError || english(t("coordination.noAnswer", { ms: timeoutMs })));
+          reject(timedOut);
+        }, timeoutMs).unref(),
       ),
     ]);
   } catch (error) {
     client.destroy();
-    throw new CoordinationError(
-      "unreachable",
-      `gateway.coordination: Redis at ${shown} cannot be reached (${(error as Error).message || lastError}); ${fix}.`,
-      { cause: error },
-    );
+    const why: Text =
+      error === timedOut
+        ? lastError
+          ? lastCause
+          : t("coordination.noAnswer", { ms: timeoutMs })
+        : (error as Error).message
+          ? errorCause(error)
+          : lastCause;
+    throw new CoordinationError("unreachable", t("coordination.unreachable", { url: shown, cause: why }), {
+      cause: error,
+    });
   }
   connected = true;
   const version = serverVersion(await client.info("server"));
@@ -99,7 +108,9 @@ export async function connectRedis(url: string, options: ConnectOptions = {}): P
     client.destroy();
     throw new CoordinationError(
       "version",
-      `gateway.coordination: Redis at ${shown} is version ${version ?? "unknown"}; skillgate needs Redis ${MIN_REDIS_MAJOR} or later (or Valkey). Upgrade it or point redis_url at a newer server.`,
+      version === undefined
+        ? t("coordination.versionUnknown", { url: shown, min: String(MIN_REDIS_MAJOR) })
+        : t("coordination.version", { url: shown, version, min: String(MIN_REDIS_MAJOR) }),
     );
   }
   return client;
