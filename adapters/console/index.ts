@@ -9,6 +9,8 @@
 import { randomUUID } from "node:crypto";
 import readline from "node:readline";
 import { matchChatCommand } from "../../src/core/command-text.js";
+import { DEFAULT_LOCALE, type Locale } from "../../src/core/i18n/locale.js";
+import { type Message, resolveText, t } from "../../src/core/i18n/messages.js";
 import type { Logger } from "../../src/core/logger.js";
 import type {
   Adapter,
@@ -31,6 +33,8 @@ export interface ConsoleAdapterOptions {
   color?: boolean;
   /** The local user's display name. */
   user?: string;
+  /** The language of the terminal (the CLI's `LANG`): replies and the chat's own lines; default English. */
+  locale?: Locale;
   logger?: Logger;
 }
 
@@ -43,13 +47,7 @@ export const CONSOLE_CHAT_ID = "local";
 /** The terminal chat adapter. */
 export class ConsoleAdapter implements Adapter {
   readonly platform = "console" as const;
-  readonly capabilities: AdapterCapabilities = {
-    maxMessageLength: 1_000_000,
-    nativeCommands: false,
-    edit: false,
-    threads: false,
-    typedAnswers: true,
-  };
+  readonly capabilities: AdapterCapabilities;
   private rl: readline.Interface | undefined;
   private state: AdapterHealth["state"] = "stopped";
   private handedOver: Promise<void> = Promise.resolve();
@@ -64,9 +62,22 @@ export class ConsoleAdapter implements Adapter {
   private printedWaiters: (() => void)[] = [];
 
   constructor(private readonly options: ConsoleAdapterOptions = {}) {
+    this.capabilities = {
+      maxMessageLength: 1_000_000,
+      nativeCommands: false,
+      edit: false,
+      threads: false,
+      typedAnswers: true,
+      ...(options.locale ? { defaultLocale: options.locale } : {}),
+    };
     this.input = options.input ?? process.stdin;
     this.output = options.output ?? process.stdout;
     this.interactive = Boolean((this.input as { isTTY?: boolean }).isTTY && this.output.isTTY);
+  }
+
+  /** One of the terminal chat's own lines, in the terminal's language. */
+  private say(text: Message): string {
+    return resolveText(text, this.options.locale ?? DEFAULT_LOCALE);
   }
 
   async start(sink: InboundSink): Promise<void> {
@@ -127,7 +138,7 @@ export class ConsoleAdapter implements Adapter {
     const json = reply.json as { confirmation_required?: unknown; command?: unknown } | undefined;
     if (json?.confirmation_required === true && typeof json.command === "string") {
       this.pendingConfirmation = json.command;
-      this.output.write("Type y to confirm; anything else leaves everything as it is.\n");
+      this.output.write(`${this.say(t("terminal.confirmHint"))}\n`);
     }
     this.printed += 1;
     if (this.printed >= this.handed) for (const wake of this.printedWaiters.splice(0)) wake();
@@ -175,7 +186,7 @@ export class ConsoleAdapter implements Adapter {
     this.pendingConfirmation = undefined;
     if (pending !== undefined && /^(y|yes)$/i.test(text)) return this.message(pending);
     if (pending !== undefined && /^(n|no)$/i.test(text)) {
-      this.output.write("Cancelled; nothing was changed.\n");
+      this.output.write(`${this.say(t("terminal.cancelled"))}\n`);
       return undefined;
     }
     return this.message(text);

@@ -454,7 +454,7 @@ function stopOnSignals(io: CliIo): { signal: AbortSignal; release: () => void } 
   const controller = new AbortController();
   const onSignal = (signal: NodeJS.Signals) => {
     if (controller.signal.aborted) process.exit(signal === "SIGINT" ? 130 : 143);
-    io.stderr.write(`${signal}: stopping at the next safe point (send it again to stop at once)…\n`);
+    io.stderr.write(`${resolveText(t("cli.signal.stopping", { signal }), localeFromEnv(io.env))}\n`);
     controller.abort();
   };
   process.on("SIGTERM", onSignal);
@@ -492,9 +492,7 @@ function checkedOverrides(home: string, texts: readonly string[]): ConfigOverrid
 async function demo(io: CliIo): Promise<number> {
   const { makeDemoHome, removeDemoHome } = await import("./examples.js");
   const home = await makeDemoHome();
-  io.stderr.write(
-    `Demo: the example skills in a temporary home (${home}); your own home is not touched and this one is removed at the end.\nTry /help, /skills list, /skill paper-digest references/checklist.md or /curator status.\n`,
-  );
+  io.stderr.write(`${resolveText(t("cli.demo.intro", { home }), localeFromEnv(io.env))}\n`);
   try {
     return await serve(home, loadConfig(homePaths(home).config), true, io);
   } finally {
@@ -510,11 +508,8 @@ async function init(home: string, examples: boolean, json: boolean, io: CliIo): 
     printReply(
       reply(
         [
-          { kind: "paragraph", text: `Home ready: ${home}.` },
-          {
-            kind: "paragraph",
-            text: "Add skills under skills/<category>/<name>/SKILL.md, or run `skillgate init --examples` for the example skills.",
-          },
+          { kind: "paragraph", text: t("cli.init.ready", { home }) },
+          { kind: "paragraph", text: t("cli.init.addSkills") },
         ],
         { json: { ok: true, home, installed: [] } },
       ),
@@ -525,12 +520,16 @@ async function init(home: string, examples: boolean, json: boolean, io: CliIo): 
   }
   const { installExamples } = await import("./examples.js");
   const result = await installExamples(home);
-  const lines = [
+  const lines: Text[] = [
     result.installed.length > 0
-      ? `Installed ${result.installed.length} example skill(s) into ${homePaths(home).skills}: ${result.installed.join(", ")}.`
-      : "No example skill was installed.",
-    ...(result.skipped.length > 0 ? [`Left alone (already there): ${result.skipped.join(", ")}.`] : []),
-    "Next: `skillgate serve --terminal` to chat with them, or `skillgate skills list`.",
+      ? t("cli.init.installed", {
+          count: result.installed.length,
+          dir: homePaths(home).skills,
+          names: result.installed.join(", "),
+        })
+      : t("cli.init.noneInstalled"),
+    ...(result.skipped.length > 0 ? [t("cli.init.leftAlone", { names: result.skipped.join(", ") })] : []),
+    t("cli.init.next"),
   ];
   printReply(
     reply(
@@ -636,7 +635,12 @@ async function serve(
       secret,
       logger,
       console: consoleOnly,
-      consoleOptions: { input: io.stdin, output: io.stdout, onEnd: () => shutdown("end of input", true) },
+      consoleOptions: {
+        input: io.stdin,
+        output: io.stdout,
+        onEnd: () => shutdown("end of input", true),
+        locale: localeFromEnv(io.env),
+      },
     });
     const agent = await loadAgent(home, config, io.env, logger);
     // The terminal chat prints notices (the web console's link) above its prompt, not after it.

@@ -507,3 +507,35 @@ describe("recovery at start", () => {
     expect(json.zh.stderr).toBe(zh.stderr);
   });
 });
+
+describe("init and the demo", () => {
+  it("init says the home is ready, and what it installed, in the reader's language", async () => {
+    const en = await run(["--home", path.join(base, "init-en"), "init"], ENGLISH);
+    const zh = await run(["--home", path.join(base, "init-zh"), "init"], CHINESE);
+    expect(en.stdout).toBe(
+      `Home ready: ${path.join(base, "init-en")}.\n\nAdd skills under skills/<category>/<name>/SKILL.md, or run \`skillgate init --examples\` for the example skills.\n`,
+    );
+    expect(zh.stdout).toContain("主目录已就绪");
+    expectChinese(zh.stdout);
+    // One after the other on one home: the second run finds the examples there and leaves them alone.
+    const target = path.join(base, "init-examples");
+    const first = await run(["--home", target, "init", "--examples"], ENGLISH);
+    expect(first.stdout).toMatch(/^Installed \d+ example skill\(s\) into /);
+    expect(first.stdout).toContain("Next: `skillgate serve --terminal` to chat with them");
+    const second = await run(["--home", target, "init", "--examples"], CHINESE);
+    expect(second.stdout).toContain("保持原样（已存在）");
+    const names = (await fs.readdir(path.join(target, "skills"), { recursive: true })).map(String);
+    expectChinese(second.stdout, names);
+  });
+
+  it("the demo introduces itself in the reader's language", async () => {
+    const zh = await run(["serve", "--demo"], CHINESE);
+    expect(zh.code).toBe(0);
+    expect(zh.stderr).toContain("演示：示例技能放在一个临时主目录");
+    const en = await run(["serve", "--demo"], ENGLISH);
+    expect(en.stderr).toContain("Demo: the example skills in a temporary home (");
+    expect(en.stderr).toContain(
+      "Try /help, /skills list, /skill paper-digest references/checklist.md or /curator status.",
+    );
+  });
+});

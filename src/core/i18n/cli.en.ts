@@ -46,6 +46,16 @@ export const enCli = {
   "cli.usage.groupOption": "Unknown option {flag} for `{command}`.",
   "cli.serve.failed": "skillgate serve could not start: {cause}",
   "cli.console.failed": "skillgate console could not start: {cause}",
+  "cli.demo.intro":
+    "Demo: the example skills in a temporary home ({home}); your own home is not touched and this one is removed at the end.\nTry /help, /skills list, /skill paper-digest references/checklist.md or /curator status.",
+  "cli.init.ready": "Home ready: {home}.",
+  "cli.init.addSkills":
+    "Add skills under skills/<category>/<name>/SKILL.md, or run `skillgate init --examples` for the example skills.",
+  "cli.init.installed": "Installed {count} example skill(s) into {dir}: {names}.",
+  "cli.init.noneInstalled": "No example skill was installed.",
+  "cli.init.leftAlone": "Left alone (already there): {names}.",
+  "cli.init.next": "Next: `skillgate serve --terminal` to chat with them, or `skillgate skills list`.",
+  "cli.signal.stopping": "{signal}: stopping at the next safe point (send it again to stop at once)…",
   "cli.recovery.more": "recovery: … and {count} more repair(s) of the same kinds.",
   "cli.recovery.failed": "warning: recovering interrupted work failed: {cause}",
   // commander's own messages (commander 14 writes them in English; these are the same words)

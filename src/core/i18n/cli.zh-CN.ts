@@ -43,6 +43,16 @@ export const zhCNCli = defineLocale<typeof enCli>()({
   "cli.usage.groupOption": "`{command}` 没有选项 {flag}。",
   "cli.serve.failed": "skillgate serve 无法启动：{cause}",
   "cli.console.failed": "skillgate console 无法启动：{cause}",
+  "cli.demo.intro":
+    "演示：示例技能放在一个临时主目录（{home}）中；你自己的主目录不会被改动，这个临时目录会在结束时删除。\n试试 /help、/skills list、/skill paper-digest references/checklist.md 或 /curator status。",
+  "cli.init.ready": "主目录已就绪：{home}。",
+  "cli.init.addSkills":
+    "在 skills/<category>/<name>/SKILL.md 下添加技能，或运行 `skillgate init --examples` 安装示例技能。",
+  "cli.init.installed": "已把 {count} 个示例技能安装到 {dir}：{names}。",
+  "cli.init.noneInstalled": "没有安装任何示例技能。",
+  "cli.init.leftAlone": "保持原样（已存在）：{names}。",
+  "cli.init.next": "下一步：用 `skillgate serve --terminal` 与它们对话，或运行 `skillgate skills list`。",
+  "cli.signal.stopping": "{signal}：将在下一个安全点停止（再发送一次则立即停止）…",
   "cli.recovery.more": "修复：……另有 {count} 项同类修复。",
   "cli.recovery.failed": "警告：修复被中断的工作时失败：{cause}",
   // commander's own messages

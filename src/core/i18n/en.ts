@@ -21,6 +21,9 @@ export const en = {
   "reply.done": "Done.",
   "reply.belowCard": "✓ Done — the result is below (too long for a card).",
   "reply.choose": "Choose:",
+  // ── the terminal chat ───────────────────────────────────────────────────────────────────────────
+  "terminal.confirmHint": "Type y to confirm; anything else leaves everything as it is.",
+  "terminal.cancelled": "Cancelled; nothing was changed.",
   // ── access ──────────────────────────────────────────────────────────────────────────────────────────
   "access.stranger":
     "I don't know you yet. Your id is `{who}`. Ask the owner of this gateway to add it to `gateway.allowed_users` (read-only commands) or `gateway.admins` in config.yaml.",

@@ -22,6 +22,8 @@ export const zhCN = defineLocale<typeof en>()({
   "reply.done": "完成。",
   "reply.belowCard": "✓ 已完成——结果太长，卡片放不下，见下方消息。",
   "reply.choose": "请选择：",
+  "terminal.confirmHint": "输入 y 确认；输入其他任何内容则保持原样。",
+  "terminal.cancelled": "已取消，没有做任何改动。",
   // ── access ──────────────────────────────────────────────────────────────────────────────────────────
   "access.stranger":
     "我还不认识你。你的 id 是 `{who}`。请网关的所有者把它加入 config.yaml 的 `gateway.allowed_users`（只读命令）或 `gateway.admins`。",
