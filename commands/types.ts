@@ -41,8 +41,11 @@ export interface CommandContext {
   interactive: boolean;
   /** Asks the person at the terminal (in their locale); `hidden` suppresses echo (secrets). */
   prompt?: (question: Text, options?: { hidden?: boolean }) => Promise<string>;
-  /** Progress lines for long runs (stderr in a terminal); never part of the reply. */
-  progress?: (line: string) => void;
+  /**
+   * Progress lines for long runs (stderr in a terminal), as texts the surface resolves for its reader
+   * (`english` where they are logged or stored); never part of the reply.
+   */
+  progress?: (line: Text) => void;
   /** Counted progress of long work (a bar on a terminal); absent where nothing is shown. */
   meter?: ProgressSink;
   /** Who runs it: `user` from the CLI and chat, `web` from the web console, `curator` from the tick. */

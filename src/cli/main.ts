@@ -431,7 +431,7 @@ export async function main(
     json,
     interactive,
     prompt: interactive ? makePrompt(io) : undefined,
-    progress: (line) => io.stderr.write(`${line}\n`),
+    progress: (line) => io.stderr.write(`${resolveText(line, locale)}\n`),
     meter: bar?.sink,
     signal: stop?.signal,
   });

@@ -12,6 +12,7 @@ import path from "node:path";
 import { SkillgateError } from "../core/errors.js";
 import { checkWriteFence } from "../core/fence.js";
 import { atomicWriteFile, readTextIfExists, withLock } from "../core/fsutil.js";
+import { t } from "../core/i18n/messages.js";
 import {
   interpolate,
   parseDotenvStatements,
@@ -168,7 +169,7 @@ export async function writeDotenv(
   options: DotenvEditOptions = {},
 ): Promise<string[]> {
   const file = homePaths(home).env;
-  await checkWriteFence(home, "a .env write");
+  await checkWriteFence(home, t("fence.what.dotenvWrite"));
   await refuseSymlink(file);
   return withLock(`${file}.lock`, async () => {
     await refuseSymlink(file);

@@ -21,6 +21,7 @@ import { isAlias, isMap, isScalar, isSeq, type Node, type Pair, type YAMLMap, ty
 import { ConfigError } from "../core/errors.js";
 import { checkWriteFence } from "../core/fence.js";
 import { atomicWriteFile, withLock } from "../core/fsutil.js";
+import { t } from "../core/i18n/messages.js";
 import { homePaths } from "./home.js";
 import { parseYaml11, parseYaml11Document, yamlScalarText } from "./yaml11.js";
 
@@ -416,7 +417,7 @@ export async function editConfigFile(
   change: ConfigChange,
   options: ConfigEditOptions = {},
 ): Promise<ConfigEditResult> {
-  await checkWriteFence(home, "a config.yaml edit");
+  await checkWriteFence(home, t("fence.what.configEdit"));
   const link = homePaths(home).config;
   const file = await fs.realpath(link).catch(() => link);
   return withLock(path.join(homePaths(home).locks, "config.lock"), async () => {

@@ -8,22 +8,32 @@
  * coordination, the CLI) every write is allowed, as before.
  */
 import { CoordinationError } from "./errors.js";
+import { english, type Text, t } from "./i18n/messages.js";
 
 /** Judges whether this process may write a home's library now. */
 export interface WriteFence {
-  /** Resolves when the write may happen; throws `FencedError` when it must not. */
+  /**
+   * Resolves when the write may happen; throws `FencedError` when it must not. `what` names the write in
+   * English (the fence's log line); `checkWriteFence` gives the person the catalog's words for it.
+   */
   check(what: string): Promise<void>;
   /** The epoch this process writes under, when it leads (recorded in the disk locks it takes). */
   epoch(): number | undefined;
 }
 
-/** A write refused because this process no longer leads the home (or never did). */
+/**
+ * A write refused because this process no longer leads the home (or never did): `text` in the reader's
+ * words (`fence.refused`), `message` its English. `what` names the write, `reason` says why.
+ */
 export class FencedError extends CoordinationError {
-  constructor(what: string, reason: string) {
-    super(
-      "fenced",
-      `${what} was refused: ${reason}. Another replica writes this library now; nothing was changed here.`,
-    );
+  /** The write that was refused (`fence.what.*`, or the English a caller passed). */
+  readonly what: Text;
+  /** Why this replica may not write now. */
+  readonly reason: Text;
+  constructor(what: Text, reason: Text, options?: { cause?: unknown }) {
+    super("fenced", t("fence.refused", { what, reason }), options);
+    this.what = what;
+    this.reason = reason;
   }
 }
 
@@ -35,9 +45,22 @@ export function setWriteFence(home: string, fence: WriteFence | undefined): void
   else fences.delete(home);
 }
 
-/** Throws `FencedError` when this process must not write `home`'s library now (see the file's comment). */
-export async function checkWriteFence(home: string, what: string): Promise<void> {
-  await fences.get(home)?.check(what);
+/**
+ * Throws `FencedError` when this process must not write `home`'s library now (see the file's comment).
+ * `what` names the write (`fence.what.*`); the fence hears its English, the error carries the text.
+ */
+export async function checkWriteFence(home: string, what: Text): Promise<void> {
+  const fence = fences.get(home);
+  if (!fence) return;
+  const named = english(what);
+  try {
+    await fence.check(named);
+  } catch (error) {
+    // Same English message; the person reads the write in their own words.
+    if (error instanceof FencedError && error.what === named && typeof what !== "string")
+      throw new FencedError(what, error.reason);
+    throw error;
+  }
 }
 
 /** The epoch this process writes `home` under, when a fence is registered and it leads. */

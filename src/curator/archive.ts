@@ -358,7 +358,7 @@ async function archiveBatch(
         }
       }
       // A replica that no longer leads the home writes nothing more: what moved so far is recorded.
-      await checkWriteFence(opts.home, "the curator's archive batch");
+      await checkWriteFence(opts.home, t("fence.what.archiveBatch"));
       await journal.announce(
         ready.map((item) => item.intent),
         ready.map((item) => item.entryText),
@@ -839,7 +839,7 @@ async function moveAnnounced(
   record: () => Promise<void>,
 ): Promise<void> {
   const skills = homePaths(opts.home).skills;
-  await checkWriteFence(opts.home, `the ${intent.kind} of '${intent.skill}'`);
+  await checkWriteFence(opts.home, t(`fence.what.${intent.kind}`, { skill: intent.skill }));
   const journal = await MoveJournal.open(opts.home, opts.config);
   let recorded = false;
   try {

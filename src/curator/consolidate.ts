@@ -10,7 +10,7 @@
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
 import { isoTimestamp } from "../core/fsutil.js";
-import { lines as linesOf, type Text, t } from "../core/i18n/messages.js";
+import { english, lines as linesOf, type Text, t } from "../core/i18n/messages.js";
 import { meterFor } from "../core/progress.js";
 import type { ConsolidatedEntry, PrunedEntry } from "../llm/classify.js";
 import {
@@ -171,7 +171,7 @@ async function curatedNames(input: ConsolidatorInput): Promise<string[]> {
  */
 async function ensureSnapshot(input: ConsolidatorInput): Promise<string | null> {
   if (!input.config.curator.backup.enabled) {
-    input.progress("backups are disabled (curator.backup.enabled: false); consolidating without a snapshot");
+    input.progress(t("consolidate.progress.noBackup"));
     return null;
   }
   const newest = (await listSnapshots(input.home))[0];
@@ -186,12 +186,13 @@ async function ensureSnapshot(input: ConsolidatorInput): Promise<string | null> 
     reason: "pre-curator-run",
     meter: input.meter,
   });
-  input.progress(`snapshot created (${snapshot.id})`);
+  input.progress(t("run.progress.snapshot", { id: snapshot.id }));
   return snapshot.id;
 }
 
-function describeCall(name: string, args: Record<string, unknown>, raw?: string): string {
-  if (raw !== undefined) return `${name}(<unparsable arguments>)`;
+/** A tool call as the progress line shows it: its name and the arguments that say what it touches. */
+function describeCall(name: string, args: Record<string, unknown>, raw?: string): Text {
+  if (raw !== undefined) return t("consolidate.progress.unparsable", { name });
   const shown = ["action", "name", "file_path", "absorbed_into", "category"]
     .filter((key) => typeof args[key] === "string")
     .map((key) => `${key}=${JSON.stringify(args[key]).slice(0, 60)}`);
@@ -269,16 +270,14 @@ async function consolidate(
     outcome.added = classified.added;
     for (const claim of parseStructuredSummary(conversation.final).consolidations) {
       if (after.includes(claim.from))
-        input.progress(
-          `note: the model claimed '${claim.from}' → '${claim.into}', but '${claim.from}' is still in the library`,
-        );
+        input.progress(t("consolidate.progress.claimed", { from: claim.from, into: claim.into }));
     }
     if (outcome.consolidated.length + outcome.pruned.length > 0) {
       const merged = new Map(outcome.consolidated.map((item) => [item.name, item.into]));
       const pruned = new Set(outcome.pruned.map((item) => item.name));
       outcome.cronRewrites = await rewriteCronReferences(input.home, merged, pruned, new Date());
       if (outcome.cronRewrites.jobs_updated > 0)
-        input.progress(`cron: ${outcome.cronRewrites.jobs_updated} job(s) re-pointed`);
+        input.progress(t("consolidate.progress.cron", { count: outcome.cronRewrites.jobs_updated }));
     }
   }
   outcome.summary = oneLineSummary(outcome.consolidated, outcome.pruned, outcome.added, input.dryRun);
@@ -314,6 +313,11 @@ function proposalsFrom(
 interface Conversation {
   final: string;
   error: string | null;
+  /**
+   * The error as the progress line shows it: skillgate's own stop reasons in the reader's words
+   * (`error`, the report's, is their English), a model's or the network's error as it came.
+   */
+  errorText: Text | null;
   toolCalls: { name: string; arguments: string }[];
   calls: RecordedCall[];
 }
@@ -326,7 +330,7 @@ async function converse(
   cron: ReadonlySet<string>,
 ): Promise<Conversation> {
   const started = Date.now();
-  const elapsed = () => `${Math.round((Date.now() - started) / 1000)}s`;
+  const elapsed = () => Math.round((Date.now() - started) / 1000);
   const tools: SkillToolName[] = input.dryRun
     ? ["skills_list", "skill_view"]
     : ["skills_list", "skill_view", "skill_manage"];
@@ -352,7 +356,11 @@ async function converse(
     },
     { role: "user", content: reviewPrompt(rows, cron, input.dryRun) },
   ];
-  const result: Conversation = { final: "", error: null, toolCalls: [], calls: [] };
+  const result: Conversation = { final: "", error: null, errorText: null, toolCalls: [], calls: [] };
+  const fail = (text: Text) => {
+    result.errorText = text;
+    result.error = english(text);
+  };
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), input.config.curator.maxSeconds * 1000);
   const stopping = () => input.signal?.aborted === true;
@@ -363,7 +371,7 @@ async function converse(
     for (let turn = 1; ; turn += 1) {
       turns(turn - 1);
       if (turn > input.config.curator.maxIterations) {
-        result.error = `stopped after ${input.config.curator.maxIterations} model turns (curator.max_iterations) before the model finished; raise it or run again`;
+        fail(t("consolidate.stopped.turns", { turns: String(input.config.curator.maxIterations) }));
         break;
       }
       let response: Awaited<ReturnType<ModelClient["chat"]>>;
@@ -371,11 +379,11 @@ async function converse(
         response = await client.chat({ messages, tools: toolDefinitions(tools), signal: controller.signal });
       } catch (error) {
         if (stopping()) {
-          result.error = "stopped: the process is shutting down; run again after the restart";
+          fail(t("consolidate.stopped.shutdown"));
         } else if (error instanceof ModelError && error.kind === "aborted" && controller.signal.aborted) {
-          result.error = `stopped after ${input.config.curator.maxSeconds}s (curator.max_seconds) before the model finished; raise it or run again`;
+          fail(t("consolidate.stopped.time", { seconds: String(input.config.curator.maxSeconds) }));
         } else {
-          result.error = error instanceof Error ? error.message : String(error);
+          fail(error instanceof Error ? error.message : String(error));
         }
         break;
       }
@@ -394,15 +402,23 @@ async function converse(
           name: call.function.name,
           args: ran.rawArguments !== undefined ? { _raw: ran.rawArguments } : ran.arguments,
         });
-        const failed =
-          ran.output.success === false ? ` → refused: ${String(ran.output.error).slice(0, 120)}` : "";
-        input.progress(`[${elapsed()}] ${describeCall(ran.name, ran.arguments, ran.rawArguments)}${failed}`);
+        const shown = describeCall(ran.name, ran.arguments, ran.rawArguments);
+        // The tool's refusal is the model's material (English, as the model read it).
+        input.progress(
+          ran.output.success === false
+            ? t("consolidate.progress.callRefused", {
+                seconds: elapsed(),
+                call: shown,
+                error: String(ran.output.error).slice(0, 120),
+              })
+            : t("consolidate.progress.call", { seconds: elapsed(), call: shown }),
+        );
         let content = JSON.stringify(ran.output);
         if (content.length > MAX_TOOL_OUTPUT) content = `${content.slice(0, MAX_TOOL_OUTPUT)}… (truncated)`;
         messages.push({ role: "tool", tool_call_id: call.id, content });
       }
       if (stopping()) {
-        result.error = "stopped: the process is shutting down; run again after the restart";
+        fail(t("consolidate.stopped.shutdown"));
         break;
       }
     }
@@ -410,8 +426,11 @@ async function converse(
     clearTimeout(timer);
     input.signal?.removeEventListener("abort", onStop);
   }
+  const count = result.toolCalls.length;
   input.progress(
-    `[${elapsed()}] model pass finished: ${result.toolCalls.length} tool call(s)${result.error ? `, error: ${result.error}` : ""}`,
+    result.error && result.errorText !== null
+      ? t("consolidate.progress.finishedError", { seconds: elapsed(), count, error: result.errorText })
+      : t("consolidate.progress.finished", { seconds: elapsed(), count }),
   );
   return result;
 }

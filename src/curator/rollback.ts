@@ -76,7 +76,7 @@ function rollbackLockPath(home: string): string {
  * previous library back. Cron jobs that still exist get their skill links back.
  */
 export async function rollbackToSnapshot(opts: SnapshotRollbackOptions): Promise<SnapshotRollbackResult> {
-  await checkWriteFence(opts.home, "a rollback");
+  await checkWriteFence(opts.home, t("fence.what.rollback"));
   const lock = await takeRollbackLock(opts.home);
   try {
     await emptyPurgeTrash(opts.home);
@@ -186,7 +186,7 @@ async function swapIn(
   journal.phase = "swapping";
   // The swap is the step that changes the library: a replica that stopped leading meanwhile stops here.
   try {
-    await checkWriteFence(home, "a rollback's swap");
+    await checkWriteFence(home, t("fence.what.rollbackSwap"));
   } catch (error) {
     await fs.rm(staging, { recursive: true, force: true });
     await clearJournal(home);

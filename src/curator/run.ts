@@ -10,7 +10,7 @@ import { homePaths } from "../config/home.js";
 import { CuratorError, errorCause } from "../core/errors.js";
 import { checkWriteFence } from "../core/fence.js";
 import { isoTimestamp } from "../core/fsutil.js";
-import { addWarning, english, t, type WarningLists } from "../core/i18n/messages.js";
+import { addWarning, type Text, t, type WarningLists } from "../core/i18n/messages.js";
 import type { ProgressSink } from "../core/progress.js";
 import type { HeldRunLock, RunLock } from "../core/stores.js";
 import { everySkillOnDisk } from "../skills/library.js";
@@ -39,7 +39,8 @@ export interface RunOptions {
   /** Forces the LLM pass on (true) or off (false); default `curator.consolidate`. */
   consolidate?: boolean;
   trigger: "manual" | "auto";
-  progress?: (line: string) => void;
+  /** The run's progress lines (the terminal's stderr), as texts the surface resolves for its reader. */
+  progress?: (line: Text) => void;
   /** Counted progress of the long parts (the snapshot, the archives). */
   meter?: ProgressSink;
   /** The LLM consolidation pass; without one a consolidating run reports `llm: skipped (no model configured)`. */
@@ -155,7 +156,7 @@ function willConsolidate(opts: RunOptions): boolean {
   return (opts.consolidate ?? opts.config.curator.consolidate) && opts.consolidator !== undefined;
 }
 
-async function runLlm(opts: RunOptions, candidates: string[], now: Date, progress: (line: string) => void) {
+async function runLlm(opts: RunOptions, candidates: string[], now: Date, progress: (line: Text) => void) {
   const consolidate = opts.consolidate ?? opts.config.curator.consolidate;
   if (!consolidate) return { report: skippedLlm("consolidation off"), outcome: null };
   if (!opts.consolidator) return { report: skippedLlm("no model configured"), outcome: null };
@@ -268,13 +269,13 @@ async function runLocked(opts: RunOptions): Promise<CuratorRunResult> {
   const prefix = opts.commandPrefix ?? terminalPrefix;
   const progress = opts.progress ?? (() => undefined);
   const warnings: WarningLists = { warnings: [], warningTexts: [] };
-  progress(dryRun ? "running DRY-RUN (report only, no mutations)..." : "running review pass...");
+  progress(t(dryRun ? "run.progress.dryRun" : "run.progress.review"));
   // A replica that does not lead the home starts no run that writes (the batches check again).
-  if (!dryRun) await checkWriteFence(opts.home, "a curator run");
+  if (!dryRun) await checkWriteFence(opts.home, t("fence.what.curatorRun"));
   // What an interrupted run or rollback left is repaired first, under the run lock this run holds.
   if (!dryRun)
     for (const note of await recoverUnderRunLock(opts.home, opts.config, { blobs: true })) {
-      progress(english(note));
+      progress(note);
       addWarning(warnings, note);
     }
 
@@ -302,7 +303,7 @@ async function runLocked(opts: RunOptions): Promise<CuratorRunResult> {
     await snapshot?.discard();
   }
   const { curatorPlan } = planned;
-  if (applied.snapshotId) progress(`snapshot created (${applied.snapshotId})`);
+  if (applied.snapshotId) progress(t("run.progress.snapshot", { id: applied.snapshotId }));
   for (const failure of applied.failures)
     addWarning(warnings, t("run.archiveFailed", { name: failure.name, cause: failure.text }));
   const startedAt = isoTimestamp(started);

@@ -99,7 +99,8 @@ export interface ConsolidatorInput {
   library: SkillLibrary;
   dryRun: boolean;
   now: Date;
-  progress: (line: string) => void;
+  /** The pass's progress lines (the terminal's stderr), as texts the surface resolves for its reader. */
+  progress: (line: Text) => void;
   /** Counted progress (model turns of the pass; its snapshot). */
   meter?: ProgressSink;
   /** The process is stopping: the pass ends between two tool calls. */

@@ -8,6 +8,7 @@
 import type { ModelConfig, SkillgateConfig } from "../config/config.js";
 import { lookupSecret, readDotenv } from "../config/dotenv.js";
 import { homePaths } from "../config/home.js";
+import { type Text, t } from "../core/i18n/messages.js";
 
 /** Where a resolved model's settings came from (the config key prefix named in error messages). */
 export type ModelSource = "auxiliary.curator" | "curator.auxiliary" | "model";
@@ -26,10 +27,13 @@ export interface ResolvedModel {
   source: ModelSource;
 }
 
-/** Outcome of a resolution: a model, or the reason none resolved (safe to show to the user). */
+/**
+ * Outcome of a resolution: a model, or the reason none resolved (safe to show to the user); `notes`
+ * are texts for the person watching (the deprecated block in use).
+ */
 export type ModelResolution =
-  | { ok: true; model: ResolvedModel; notes: string[] }
-  | { ok: false; reason: string; notes: string[] };
+  | { ok: true; model: ResolvedModel; notes: Text[] }
+  | { ok: false; reason: string; notes: Text[] };
 
 /** Public base URLs of providers that need no `base_url`. */
 export const KNOWN_PROVIDERS: Record<string, { baseUrl: string; keyVar?: string }> = {
@@ -63,14 +67,14 @@ export function resolveCuratorModel(
   env: NodeJS.ProcessEnv = process.env,
 ): ModelResolution {
   const secret = secretLookup(home, env);
-  const notes: string[] = [];
+  const notes: Text[] = [];
   const slot = config.auxiliaryCurator;
   if (slot && !isAuto(slot.provider) && slot.model) {
     return finish(resolveSlot(slot, "auxiliary.curator", secret, config.model), notes);
   }
   const legacy = config.curator.legacyAuxiliary;
   if (legacy && !isAuto(legacy.provider) && legacy.model) {
-    notes.push("using the deprecated `curator.auxiliary` block; move it to `auxiliary.curator` (same keys)");
+    notes.push(t("model.legacyAuxiliary"));
     return finish(resolveSlot(legacy, "curator.auxiliary", secret, config.model), notes);
   }
   const main = resolveMainModel(config, secret);
@@ -93,7 +97,7 @@ export function resolveChatModel(
 
 type Partial = { ok: true; model: ResolvedModel } | { ok: false; reason: string };
 
-function finish(result: Partial, notes: string[]): ModelResolution {
+function finish(result: Partial, notes: Text[]): ModelResolution {
   return result.ok ? { ok: true, model: result.model, notes } : { ok: false, reason: result.reason, notes };
 }
 

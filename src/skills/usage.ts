@@ -349,7 +349,7 @@ export class UsageStore {
     mutate: (records: UsageMap) => T | Promise<T>,
     options: { reuseShared?: boolean } = {},
   ): Promise<T> {
-    await checkWriteFence(this.home, "a .usage.json write");
+    await checkWriteFence(this.home, t("fence.what.usageWrite"));
     return withLock(this.lockFile, () => this.updateLocked(mutate, options.reuseShared === true), {
       waitMs: 60_000,
       recordHolder: false,
@@ -388,7 +388,7 @@ export class UsageStore {
    */
   async bump(name: string, kind: UsageKind, now: Date = new Date()): Promise<void> {
     if (name === "") return;
-    await checkWriteFence(this.home, "a usage bump");
+    await checkWriteFence(this.home, t("fence.what.usageBump"));
     const stamp = isoTimestamp(now);
     const apply = (record: UsageRecord) => {
       if (kind === "use") {

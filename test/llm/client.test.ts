@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/config/config.js";
+import { english } from "../../src/core/i18n/messages.js";
 import { createModelClient, ModelError, parseRetryAfter } from "../../src/llm/client.js";
 import type { ResolvedModel } from "../../src/llm/config.js";
 import { resolveChatModel, resolveCuratorModel } from "../../src/llm/config.js";
@@ -233,7 +234,7 @@ describe("model resolution (reference B6, scenarios 24–25)", () => {
     expect(result.ok && result.model.model).toBe("old-m");
     expect(result.ok && result.model.source).toBe("curator.auxiliary");
     expect(config.warnings.join("\n")).toMatch(/curator\.auxiliary.*deprecated/);
-    expect(result.notes.join("\n")).toMatch(/deprecated/);
+    expect(result.notes.map((note) => english(note)).join("\n")).toMatch(/deprecated/);
 
     const both = parseConfig({
       curator: { auxiliary: legacy },

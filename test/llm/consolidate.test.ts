@@ -5,6 +5,7 @@ import { createMockAdapter } from "../../adapters/mock/index.js";
 import type { SkillgateConfig } from "../../src/config/config.js";
 import { homePaths } from "../../src/config/home.js";
 import { stableJson } from "../../src/core/fsutil.js";
+import { english } from "../../src/core/i18n/messages.js";
 import { createConsolidator, DRY_RUN_BANNER, REVIEW_RULES } from "../../src/curator/consolidate.js";
 import { listEntries } from "../../src/curator/ledger.js";
 import { runCurator } from "../../src/curator/run.js";
@@ -74,7 +75,7 @@ function run(opts: { dryRun?: boolean; consolidate?: boolean; consolidator?: Con
     dryRun: opts.dryRun,
     consolidate: opts.consolidate,
     consolidator: opts.consolidator ?? consolidator(),
-    progress: (line) => progress.push(line),
+    progress: (line) => progress.push(english(line)),
   });
 }
 

@@ -1,8 +1,9 @@
 /**
  * The English texts of what the skills library and the curator say when a home is damaged: skipped
  * skill folders, unreadable provenance and cron files, a corrupt usage file, move refusals, snapshot and
- * rollback failures, the repairs of recovery at start, and the words for system errors by code (`os.*`,
- * used by `errorCause`; network ones too). They are the sentences skillgate always wrote, byte for
+ * rollback failures, the repairs of recovery at start, a curator run's progress lines, writes refused by
+ * the write fence, and the words for system errors by code (`os.*`, used by `errorCause`; network ones
+ * too). They are the sentences skillgate always wrote, byte for
  * byte: `--json`, run reports, logs and ledger reasons carry the same English. Spread into `en`; vocabulary of the Chinese side: `glossary.md`.
  */
 import type { CatalogShape } from "./entries.js";
@@ -28,6 +29,41 @@ export const enLibrary = {
   "run.usedSincePlan": "used since the plan was made; kept",
   "run.goneFromDisk": "no longer on disk",
   "cmd.prune.failure": "{name}: {cause}",
+  // ── a curator run's progress on the terminal (stderr; the log and --json never carry these) ──────────
+  "run.progress.review": "running review pass...",
+  "run.progress.dryRun": "running DRY-RUN (report only, no mutations)...",
+  "run.progress.snapshot": "snapshot created ({id})",
+  "consolidate.progress.noBackup":
+    "backups are disabled (curator.backup.enabled: false); consolidating without a snapshot",
+  "consolidate.progress.claimed":
+    "note: the model claimed '{from}' → '{into}', but '{from}' is still in the library",
+  "consolidate.progress.cron": "cron: {count} job(s) re-pointed",
+  "consolidate.progress.call": "[{seconds}s] {call}",
+  "consolidate.progress.callRefused": "[{seconds}s] {call} → refused: {error}",
+  "consolidate.progress.unparsable": "{name}(<unparsable arguments>)",
+  "consolidate.progress.finished": "[{seconds}s] model pass finished: {count} tool call(s)",
+  "consolidate.progress.finishedError":
+    "[{seconds}s] model pass finished: {count} tool call(s), error: {error}",
+  "consolidate.stopped.turns":
+    "stopped after {turns} model turns (curator.max_iterations) before the model finished; raise it or run again",
+  "consolidate.stopped.time":
+    "stopped after {seconds}s (curator.max_seconds) before the model finished; raise it or run again",
+  "consolidate.stopped.shutdown": "stopped: the process is shutting down; run again after the restart",
+  "model.legacyAuxiliary":
+    "using the deprecated `curator.auxiliary` block; move it to `auxiliary.curator` (same keys)",
+  // ── writes refused by the write fence (several gateways on one home) ───────────────────────────────
+  "fence.refused":
+    "{what} was refused: {reason}. Another replica writes this library now; nothing was changed here.",
+  "fence.what.curatorRun": "a curator run",
+  "fence.what.archiveBatch": "the curator's archive batch",
+  "fence.what.archive": "the archive of '{skill}'",
+  "fence.what.restore": "the restore of '{skill}'",
+  "fence.what.rollback": "a rollback",
+  "fence.what.rollbackSwap": "a rollback's swap",
+  "fence.what.usageWrite": "a .usage.json write",
+  "fence.what.usageBump": "a usage bump",
+  "fence.what.dotenvWrite": "a .env write",
+  "fence.what.configEdit": "a config.yaml edit",
   // ── curator moves refused ───────────────────────────────────────────────────────────────────────────
   "archive.refused.external":
     "skill '{name}' lives in skills.external_dirs; external skills are read-only to the curator",

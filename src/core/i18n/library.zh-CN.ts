@@ -1,7 +1,7 @@
 /**
- * The Simplified Chinese texts of the library's and the curator's warnings, refusals and failures,
- * checked key by key and parameter by parameter against `library.en.ts` (`defineLocale`). Words from
- * `glossary.md`.
+ * The Simplified Chinese texts of the library's and the curator's warnings, refusals, failures and
+ * progress lines, checked key by key and parameter by parameter against `library.en.ts`
+ * (`defineLocale`). Words from `glossary.md`.
  */
 import { defineLocale } from "./entries.js";
 import type { enLibrary } from "./library.en.js";
@@ -25,6 +25,37 @@ export const zhCNLibrary = defineLocale<typeof enLibrary>()({
   "run.usedSincePlan": "制定计划后又被使用过，已保留",
   "run.goneFromDisk": "已不在磁盘上",
   "cmd.prune.failure": "{name}：{cause}",
+  // ── a curator run's progress on the terminal (stderr; the log and --json never carry these) ──────────
+  "run.progress.review": "正在审查……",
+  "run.progress.dryRun": "正在试运行（只生成报告，不做任何更改）……",
+  "run.progress.snapshot": "已创建快照（{id}）",
+  "consolidate.progress.noBackup": "备份已关闭（curator.backup.enabled: false）；本次整合不创建快照",
+  "consolidate.progress.claimed": "注意：模型声称已把 '{from}' 整合进 '{into}'，但 '{from}' 仍在技能库中",
+  "consolidate.progress.cron": "cron：已把 {count} 个任务改为指向新的技能",
+  "consolidate.progress.call": "[{seconds} 秒] {call}",
+  "consolidate.progress.callRefused": "[{seconds} 秒] {call} → 被拒绝：{error}",
+  "consolidate.progress.unparsable": "{name}(<无法解析的参数>)",
+  "consolidate.progress.finished": "[{seconds} 秒] 模型处理结束：{count} 次工具调用",
+  "consolidate.progress.finishedError": "[{seconds} 秒] 模型处理结束：{count} 次工具调用，错误：{error}",
+  "consolidate.stopped.turns":
+    "模型用完 {turns} 轮（curator.max_iterations）仍未完成，已停止；请调高该值或再运行一次",
+  "consolidate.stopped.time":
+    "模型在 {seconds} 秒（curator.max_seconds）内未完成，已停止；请调高该值或再运行一次",
+  "consolidate.stopped.shutdown": "已停止：进程正在关闭；重启后请再运行一次",
+  "model.legacyAuxiliary":
+    "正在使用已弃用的 `curator.auxiliary` 配置块；请把它移到 `auxiliary.curator`（键名相同）",
+  // ── writes refused by the write fence (several gateways on one home) ───────────────────────────────
+  "fence.refused": "{what}被拒绝：{reason}。现在由另一个副本写入这个技能库；这里没有做任何更改。",
+  "fence.what.curatorRun": "管理器的一次运行",
+  "fence.what.archiveBatch": "管理器的一批归档",
+  "fence.what.archive": "技能 '{skill}' 的归档",
+  "fence.what.restore": "技能 '{skill}' 的恢复",
+  "fence.what.rollback": "一次回滚",
+  "fence.what.rollbackSwap": "回滚的替换步骤",
+  "fence.what.usageWrite": "对 .usage.json 的写入",
+  "fence.what.usageBump": "一次使用记录",
+  "fence.what.dotenvWrite": "对 .env 的写入",
+  "fence.what.configEdit": "对 config.yaml 的编辑",
   // ── curator moves refused ───────────────────────────────────────────────────────────────────────────
   "archive.refused.external": "技能 '{name}' 位于 skills.external_dirs 中；外部技能对管理器是只读的",
   "archive.refused.protected": "技能 '{name}' 是受保护的内置技能；它支撑着关键命令，从不归档或整合",

@@ -61,7 +61,8 @@ export interface ActionEnv {
   now: () => Date;
   /** Values scrubbed from every text shown (the `.env` secrets). */
   secrets: () => string[];
-  progress?: (line: string) => void;
+  /** A curator run's progress lines (texts; the console shows their English). */
+  progress?: (line: Text) => void;
 }
 
 const MAX_ARG = 512;

@@ -32,7 +32,7 @@ import { readDotenv } from "../../config/dotenv.js";
 import { homePaths } from "../../config/home.js";
 import { SkillgateError } from "../../core/errors.js";
 import { browserLocale, LANGUAGE_COOKIE, type Locale } from "../../core/i18n/locale.js";
-import { type MessageKey, resolveText, t } from "../../core/i18n/messages.js";
+import { english, type MessageKey, resolveText, t } from "../../core/i18n/messages.js";
 import { type Logger, scrubText, silentLogger } from "../../core/logger.js";
 import type { SkillLibrary } from "../../skills/types.js";
 import { OutboundScrubber } from "../scrub.js";
@@ -265,7 +265,7 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     registry: options.registry,
     now,
     secrets,
-    progress: (line) => events.emit({ type: "progress", data: { line: scrub(line) } }),
+    progress: (line) => events.emit({ type: "progress", data: { line: scrub(english(line)) } }),
   };
   const loopback = isLoopback(bind);
   let allowedHosts = new Set<string>();
