@@ -22,7 +22,10 @@ async function chat(lang: string, lines: string): Promise<{ stdout: string; home
   homes.push(home);
   for (const name of ["one", "two"]) {
     await fs.mkdir(path.join(home, "skills", name), { recursive: true });
-    await fs.writeFile(path.join(home, "skills", name, "SKILL.md"), `---\nname: ${name}\ndescription: d\n---\n`);
+    await fs.writeFile(
+      path.join(home, "skills", name, "SKILL.md"),
+      `---\nname: ${name}\ndescription: d\n---\n`,
+    );
   }
   const env: NodeJS.ProcessEnv = { ...process.env, LANG: lang, NO_COLOR: "1" };
   delete env.LC_ALL;

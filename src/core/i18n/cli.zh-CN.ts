@@ -44,7 +44,7 @@ export const zhCNCli = defineLocale<typeof enCli>()({
   "cli.serve.failed": "skillgate serve 无法启动：{cause}",
   "cli.console.failed": "skillgate console 无法启动：{cause}",
   "cli.demo.intro":
-    "演示：示例技能放在一个临时主目录（{home}）中；你自己的主目录不会被改动，这个临时目录会在结束时删除。\n试试 /help、/skills list、/skill paper-digest references/checklist.md 或 /curator status。",
+    "演示：示例技能放在一个临时主目录（{home}）中；你自己的主目录不会被改动，这个临时目录会在结束时删除。\n试试 `/help`、`/skills list`、`/skill paper-digest references/checklist.md` 或 `/curator status`。",
   "cli.init.ready": "主目录已就绪：{home}。",
   "cli.init.addSkills":
     "在 skills/<category>/<name>/SKILL.md 下添加技能，或运行 `skillgate init --examples` 安装示例技能。",
