@@ -321,9 +321,9 @@ describe("the consolidation pass's progress lines", () => {
       `a curator run was refused: ${reason}. Another replica writes this library now; nothing was changed here.`,
     );
     expect(english(fenced.text)).toBe(fenced.message);
-    // The reason is the fence's own (the gateway's coordination), shown as it came.
+    // The reason is in the reader's words too: only the host and replica names stay as they are.
     const zh = resolveText(fenced.text, "zh-CN");
-    expect(zh.startsWith("管理器的一次运行被拒绝：")).toBe(true);
-    expectChinese(zh, [reason]);
+    expect(zh.startsWith("管理器的一次运行被拒绝：技能库的领导者记录是纪元 5")).toBe(true);
+    expectChinese(zh, [os.hostname()]);
   });
 });

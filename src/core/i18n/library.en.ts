@@ -64,6 +64,11 @@ export const enLibrary = {
   "fence.what.usageBump": "a usage bump",
   "fence.what.dotenvWrite": "a .env write",
   "fence.what.configEdit": "a config.yaml edit",
+  "fence.what.takeLead": "taking the lead",
+  "fence.reason.notLeading": "this replica does not lead the home now",
+  "fence.reason.staleRecord":
+    "the library's leader record holds epoch {disk} ({replica} on {host}), not this replica's {mine}",
+  "fence.reason.newerEpoch": "epoch {disk} ({replica} on {host}) is newer than this replica's {mine}",
   // ── curator moves refused ───────────────────────────────────────────────────────────────────────────
   "archive.refused.external":
     "skill '{name}' lives in skills.external_dirs; external skills are read-only to the curator",

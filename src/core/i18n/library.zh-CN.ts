@@ -56,6 +56,11 @@ export const zhCNLibrary = defineLocale<typeof enLibrary>()({
   "fence.what.usageBump": "一次使用记录",
   "fence.what.dotenvWrite": "对 .env 的写入",
   "fence.what.configEdit": "对 config.yaml 的编辑",
+  "fence.what.takeLead": "接管领导权",
+  "fence.reason.notLeading": "这个副本现在不是这个主目录的领导者",
+  "fence.reason.staleRecord":
+    "技能库的领导者记录是纪元 {disk}（{host} 上的 {replica}），不是这个副本的 {mine}",
+  "fence.reason.newerEpoch": "纪元 {disk}（{host} 上的 {replica}）比这个副本的 {mine} 更新",
   // ── curator moves refused ───────────────────────────────────────────────────────────────────────────
   "archive.refused.external": "技能 '{name}' 位于 skills.external_dirs 中；外部技能对管理器是只读的",
   "archive.refused.protected": "技能 '{name}' 是受保护的内置技能；它支撑着关键命令，从不归档或整合",

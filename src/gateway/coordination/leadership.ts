@@ -12,6 +12,7 @@ import path from "node:path";
 import { homePaths } from "../../config/home.js";
 import { FencedError, type WriteFence } from "../../core/fence.js";
 import { atomicWriteFile, withLock } from "../../core/fsutil.js";
+import { english, type Text, t } from "../../core/i18n/messages.js";
 import type { Logger } from "../../core/logger.js";
 
 /** The file recording the latest leader's epoch. */
@@ -51,8 +52,13 @@ export async function recordLeadership(home: string, epoch: number, replica: str
       const current = await readLeaderRecord(home);
       if (current.epoch > epoch)
         throw new FencedError(
-          "taking the lead",
-          `epoch ${current.epoch} (${current.replica} on ${current.host}) is newer than this replica's ${epoch}`,
+          t("fence.what.takeLead"),
+          t("fence.reason.newerEpoch", {
+            disk: String(current.epoch),
+            replica: current.replica,
+            host: current.host,
+            mine: String(epoch),
+          }),
         );
       await atomicWriteFile(leaderFile(home), `${epoch} ${os.hostname()} ${process.pid} ${replica}\n`);
     },
@@ -70,21 +76,27 @@ export interface LeaseView {
 
 /** The write fence of a coordinated replica (see the file's comment); each refusal is logged. */
 export function leadershipFence(home: string, lease: LeaseView, logger: Logger): WriteFence {
-  const refuse = (what: string, reason: string) => {
+  const refuse = (what: string, reason: Text) => {
     const error = new FencedError(what, reason);
-    logger.warn({ what, reason }, `coordination: refused a write (${what}): ${reason}`);
+    const because = english(reason);
+    logger.warn({ what, reason: because }, `coordination: refused a write (${what}): ${because}`);
     return error;
   };
   return {
     epoch: () => (lease.valid() ? lease.epoch : undefined),
     async check(what) {
       const mine = lease.epoch;
-      if (mine === undefined || !lease.valid()) throw refuse(what, "this replica does not lead the home now");
+      if (mine === undefined || !lease.valid()) throw refuse(what, t("fence.reason.notLeading"));
       const disk = await readLeaderRecord(home);
       if (disk.epoch !== mine)
         throw refuse(
           what,
-          `the library's leader record holds epoch ${disk.epoch} (${disk.replica || "unknown"} on ${disk.host || "?"}), not this replica's ${mine}`,
+          t("fence.reason.staleRecord", {
+            disk: String(disk.epoch),
+            replica: disk.replica || "unknown",
+            host: disk.host || "?",
+            mine: String(mine),
+          }),
         );
     },
   };
