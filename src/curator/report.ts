@@ -105,7 +105,45 @@ function summaryLine(result: CuratorRunResult): Text {
   const llm = result.llm.status;
   return llm === undefined || llm === ""
     ? t("summary.line", { auto })
-    : t("summary.lineWithLlm", { auto, llm });
+    : t("summary.lineWithLlm", { auto, llm: llmStatusText(llm) });
+}
+
+/** Why the model pass was skipped, by the English the run records. */
+const SKIP_REASONS: Readonly<Record<string, Message>> = {
+  "consolidation off": t("summary.llm.why.off"),
+  "no model configured": t("summary.llm.why.noModel"),
+  "no candidates": t("summary.llm.why.noCandidates"),
+  "the process is shutting down": t("summary.llm.why.stopping"),
+};
+
+/** One part of the model pass's own summary (`2 merged into 1 umbrella(s)`, `1 pruned`, `3 new skill(s)`). */
+function llmPartText(part: string): Message | undefined {
+  const merged = /^(\d+) merged into (\d+) umbrella\(s\)$/.exec(part);
+  if (merged) return t("summary.llm.merged", { count: Number(merged[1]), umbrellas: Number(merged[2]) });
+  const pruned = /^(\d+) pruned$/.exec(part);
+  if (pruned) return t("summary.llm.pruned", { count: Number(pruned[1]) });
+  const added = /^(\d+) new skill\(s\)$/.exec(part);
+  if (added) return t("summary.llm.added", { count: Number(added[1]) });
+  return undefined;
+}
+
+/**
+ * The model pass's status (the English the run records: `skipped (…)`, `error (…)`, `no change`, the
+ * pass's own summary) as the reader's text. A status in no known form, such as a model's error, is shown
+ * as it is.
+ */
+export function llmStatusText(status: string): Text {
+  const skipped = /^skipped \((.*)\)$/s.exec(status);
+  if (skipped) return t("summary.llm.skipped", { why: SKIP_REASONS[skipped[1] ?? ""] ?? skipped[1] ?? "" });
+  const failed = /^error \((.*)\)$/s.exec(status);
+  if (failed) return t("summary.llm.error", { error: failed[1] ?? "" });
+  if (status === "no change") return t("summary.llm.noChange");
+  if (status === "proposed no changes") return t("summary.llm.proposedNone");
+  const proposed = status.startsWith("proposed: ");
+  const parts = (proposed ? status.slice("proposed: ".length) : status).split(", ").map(llmPartText);
+  if (parts.length === 0 || parts.some((part) => part === undefined)) return status;
+  const changes = join(parts as Message[], ", ");
+  return proposed ? t("summary.llm.proposed", { changes }) : changes;
 }
 
 /** The rename-map items as messages, for replies. */

@@ -49,9 +49,8 @@ function dataStrings(): string[] {
   return [
     ...skillFiles,
     // Stored English that every locale shows as it was written: the last run's summary (the state
-    // file), the model pass's status (in reports), a snapshot manifest's cron reason.
+    // file), a snapshot manifest's cron reason.
     "auto: no changes; llm: skipped",
-    "skipped (consolidation off)",
     "no cron/jobs.json present",
     "pre-curator-run",
     // Command names (`/curator list-pinned` in a usage line) stay ASCII in every language.

@@ -141,7 +141,6 @@ function dataStrings(): string[] {
     home,
     outside,
     "auto: no changes; llm: skipped",
-    "skipped (consolidation off)",
     ...DAMAGED_SKILLS.flatMap((name) => [`${name} skill for tests`, name]),
     "tools",
     "notes",
