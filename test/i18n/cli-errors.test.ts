@@ -7,7 +7,6 @@
  * the English skillgate always printed, byte for byte, and a `--json` document is the same bytes under
  * both.
  */
-import { spawn } from "node:child_process";
 import { promises as fs } from "node:fs";
 import net from "node:net";
 import os from "node:os";
@@ -15,63 +14,18 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { connectRedis } from "../../src/gateway/coordination/redis.js";
 import { startRedis, type TestRedis } from "../support/redis.js";
-import { englishLeft } from "./complete-support.js";
+import { CLI, type CliRun, expectChinese, runCli } from "./complete-support.js";
 
-const root = path.resolve(import.meta.dirname, "../..");
-const cli = path.join(root, "dist", "src", "cli", "main.js");
 // Every test spawns the CLI a few times (with a full test run beside it on two cores).
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 60_000 });
 
 const ENGLISH = "en_US.UTF-8";
 const CHINESE = "zh_CN.UTF-8";
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** `skillgate …args` as a child process under `lang` (stdin empty, logs silent, no color). */
-function run(args: string[], lang: string, timeoutMs = 60_000): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, ...args], {
-      env: {
-        PATH: process.env.PATH,
-        HOME: process.env.HOME,
-        LANG: lang,
-        NO_COLOR: "1",
-        SKILLGATE_LOG_LEVEL: "silent",
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-    });
-    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-    child.once("error", reject);
-    child.once("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
 /** The same command under English and Chinese, side by side. */
-async function both(args: string[], timeoutMs?: number): Promise<{ en: Run; zh: Run }> {
-  const [en, zh] = await Promise.all([run(args, ENGLISH, timeoutMs), run(args, CHINESE, timeoutMs)]);
+async function both(args: string[], timeoutMs?: number): Promise<{ en: CliRun; zh: CliRun }> {
+  const [en, zh] = await Promise.all([runCli(args, ENGLISH, timeoutMs), runCli(args, CHINESE, timeoutMs)]);
   return { en, zh };
-}
-
-/** `text` is Chinese with no English sentence left outside `names` and the allow-list. */
-function expectChinese(text: string, names: readonly string[] = []): void {
-  const left = englishLeft(text, names);
-  expect(left, `«${left}» left in:\n${text}`).toBeNull();
-  expect(text).toMatch(/[\u4e00-\u9fff]/);
 }
 
 /** The `--json` document of a refusal. */
@@ -91,8 +45,8 @@ async function makeHome(name: string, config?: string): Promise<string> {
 
 beforeAll(async () => {
   base = await fs.mkdtemp(path.join(os.tmpdir(), "skillgate-cli-errors-"));
-  await fs.access(cli).catch(() => {
-    throw new Error(`${cli} is missing: run \`npm run build\` first`);
+  await fs.access(CLI).catch(() => {
+    throw new Error(`${CLI} is missing: run \`npm run build\` first`);
   });
 });
 
@@ -445,8 +399,8 @@ describe("recovery at start", () => {
   it("each repair in the reader's language; the English as it was", async () => {
     const [enHome, zhHome] = await Promise.all([crashedHome("crashed-en"), crashedHome("crashed-zh")]);
     const [en, zh] = await Promise.all([
-      run(["--home", enHome, "skills", "list"], ENGLISH),
-      run(["--home", zhHome, "skills", "list"], CHINESE),
+      runCli(["--home", enHome, "skills", "list"], ENGLISH),
+      runCli(["--home", zhHome, "skills", "list"], CHINESE),
     ]);
     const skills = path.join(enHome, "skills");
     expect(en.code).toBe(0);
@@ -472,8 +426,8 @@ describe("recovery at start", () => {
   it("past 20 repairs, a count of the rest in the reader's language", async () => {
     const [enHome, zhHome] = await Promise.all([manyTemps("many-en", 25), manyTemps("many-zh", 25)]);
     const [en, zh] = await Promise.all([
-      run(["--home", enHome, "skills", "list"], ENGLISH),
-      run(["--home", zhHome, "skills", "list"], CHINESE),
+      runCli(["--home", enHome, "skills", "list"], ENGLISH),
+      runCli(["--home", zhHome, "skills", "list"], CHINESE),
     ]);
     const enLines = en.stderr.trimEnd().split("\n");
     expect(enLines).toHaveLength(21);
@@ -510,8 +464,8 @@ describe("recovery at start", () => {
 
 describe("init and the demo", () => {
   it("init says the home is ready, and what it installed, in the reader's language", async () => {
-    const en = await run(["--home", path.join(base, "init-en"), "init"], ENGLISH);
-    const zh = await run(["--home", path.join(base, "init-zh"), "init"], CHINESE);
+    const en = await runCli(["--home", path.join(base, "init-en"), "init"], ENGLISH);
+    const zh = await runCli(["--home", path.join(base, "init-zh"), "init"], CHINESE);
     expect(en.stdout).toBe(
       `Home ready: ${path.join(base, "init-en")}.\n\nAdd skills under skills/<category>/<name>/SKILL.md, or run \`skillgate init --examples\` for the example skills.\n`,
     );
@@ -519,20 +473,20 @@ describe("init and the demo", () => {
     expectChinese(zh.stdout);
     // One after the other on one home: the second run finds the examples there and leaves them alone.
     const target = path.join(base, "init-examples");
-    const first = await run(["--home", target, "init", "--examples"], ENGLISH);
+    const first = await runCli(["--home", target, "init", "--examples"], ENGLISH);
     expect(first.stdout).toMatch(/^Installed \d+ example skill\(s\) into /);
     expect(first.stdout).toContain("Next: `skillgate serve --terminal` to chat with them");
-    const second = await run(["--home", target, "init", "--examples"], CHINESE);
+    const second = await runCli(["--home", target, "init", "--examples"], CHINESE);
     expect(second.stdout).toContain("保持原样（已存在）");
     const names = (await fs.readdir(path.join(target, "skills"), { recursive: true })).map(String);
     expectChinese(second.stdout, names);
   });
 
   it("the demo introduces itself in the reader's language", async () => {
-    const zh = await run(["serve", "--demo"], CHINESE);
+    const zh = await runCli(["serve", "--demo"], CHINESE);
     expect(zh.code).toBe(0);
     expect(zh.stderr).toContain("演示：示例技能放在一个临时主目录");
-    const en = await run(["serve", "--demo"], ENGLISH);
+    const en = await runCli(["serve", "--demo"], ENGLISH);
     expect(en.stderr).toContain("Demo: the example skills in a temporary home (");
     expect(en.stderr).toContain(
       "Try /help, /skills list, /skill paper-digest references/checklist.md or /curator status.",

@@ -2,9 +2,12 @@
  * What the completeness tests share: a chat context on a home, everything a person reads of a reply,
  * the allow-list of words that stay as they are in every language, the "English left" detector and the
  * pattern of a raw catalog key. Used by `commands-complete.test.ts` (a healthy generated home) and
- * `damaged-complete.test.ts` (a damaged one).
+ * `damaged-complete.test.ts` (a damaged one). Also the built CLI run under a `LANG`, for the tests of
+ * the command line's own output.
  */
+import { spawn } from "node:child_process";
 import path from "node:path";
+import { expect } from "vitest";
 import { terminalContext } from "../../commands/context.js";
 import type { CommandContext } from "../../commands/types.js";
 import { loadConfig } from "../../src/config/config.js";
@@ -75,4 +78,51 @@ export function chatOn(target: string, admin: boolean, now: Date, stranger = fal
     caller: { platform: "telegram", id: stranger ? "999" : admin ? "1" : "2", name: "x", isAdmin: admin },
     chatId: "1",
   };
+}
+
+/** The built CLI (`npm run build` first). */
+export const CLI = path.resolve(import.meta.dirname, "../../dist/src/cli/main.js");
+
+/** What a CLI child process printed, and how it ended. */
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** `skillgate …args` as a child process under `lang` (stdin empty, logs silent, no color). */
+export function runCli(args: string[], lang: string, timeoutMs = 60_000): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        LANG: lang,
+        NO_COLOR: "1",
+        SKILLGATE_LOG_LEVEL: "silent",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    child.once("error", reject);
+    child.once("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** `text` is Chinese with no English sentence left outside `names` and the allow-list. */
+export function expectChinese(text: string, names: readonly string[] = []): void {
+  const left = englishLeft(text, names);
+  expect(left, `«${left}» left in:\n${text}`).toBeNull();
+  expect(text).toMatch(/[\u4e00-\u9fff]/);
 }

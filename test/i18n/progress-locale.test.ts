@@ -8,7 +8,6 @@
  * not done, cron jobs re-pointed, the pass's end and its stop reason) are collected from a run against
  * the scripted model server and resolved in both locales; a write the fence refuses reads the same way.
  */
-import { spawn } from "node:child_process";
 import { cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -25,55 +24,10 @@ import { createModelClient } from "../../src/llm/client.js";
 import { finalText, type OpenAIEmulator, startOpenAIEmulator, toolCalls } from "../emulators/openai.js";
 import { config, library, makeHome, removeHome, skillMd, writeSkill, writeUsage } from "../llm/helpers.js";
 import { makeCuratorDue } from "../support/platform-home.js";
-import { englishLeft } from "./complete-support.js";
+import { expectChinese, runCli } from "./complete-support.js";
 
-const root = path.resolve(import.meta.dirname, "../..");
-const cli = path.join(root, "dist", "src", "cli", "main.js");
 // Each test spawns the CLI a few times (with a full test run beside it on two cores).
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 60_000 });
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** `skillgate …args` as a child process under `lang` (stdin empty, logs silent, no color). */
-function run(args: string[], lang: string): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, ...args], {
-      env: {
-        PATH: process.env.PATH,
-        HOME: process.env.HOME,
-        LANG: lang,
-        NO_COLOR: "1",
-        SKILLGATE_LOG_LEVEL: "silent",
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-    });
-    const timer = setTimeout(() => child.kill("SIGKILL"), 90_000);
-    child.once("error", reject);
-    child.once("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-/** `text` is Chinese with no English sentence left outside `names` and the allow-list. */
-function expectChinese(text: string, names: readonly string[] = []): void {
-  const left = englishLeft(text, names);
-  expect(left, `«${left}» left in:\n${text}`).toBeNull();
-  expect(text).toMatch(/[\u4e00-\u9fff]/);
-}
 
 /** The lines of a stream, without the last newline. */
 function linesOf(text: string): string[] {
@@ -117,8 +71,8 @@ describe("curator run's progress on the command line", () => {
       ["curator", "run", "--json"],
     ]) {
       const [en, zh] = await Promise.all([
-        run(["--home", homes.en, ...args], "en_US.UTF-8"),
-        run(["--home", homes.zh, ...args], "zh_CN.UTF-8"),
+        runCli(["--home", homes.en, ...args], "en_US.UTF-8", 90_000),
+        runCli(["--home", homes.zh, ...args], "zh_CN.UTF-8", 90_000),
       ]);
       const label = args.join(" ");
       expect(en.code, `${label}: ${en.stderr}`).toBe(0);
