@@ -182,18 +182,40 @@ function answers(): Map<number, number[]> {
   return seen;
 }
 
+/** Every answer that names `seq`, with when and what it said: for the report of a command answered twice. */
+function answerTexts(seq: number): { at: number; text: string }[] {
+  const names = (text: string) => new RegExp(`probe${seq}\\b`).test(text);
+  const found: { at: number; text: string }[] = [];
+  for (const message of telegram.sent)
+    if (names(message.plain))
+      found.push({ at: message.at, text: `telegram${message.edited ? " (edit)" : ""}: ${message.plain}` });
+  for (const send of lark.sends)
+    if (names(send.text)) found.push({ at: send.at, text: `feishu ${send.kind}: ${send.text}` });
+  for (const [interactionId, discordSeq] of discordSeqs)
+    if (discordSeq === seq)
+      for (const message of discord.interactionMessages(interactionId))
+        found.push({
+          at: message.shownAt ?? 0,
+          text: `discord ${message.kind} (${message.edits} edits): ${message.content}`,
+        });
+  return found.map((item) => ({ ...item, text: item.text.slice(0, 160) }));
+}
+
 /**
  * Marks what is in flight now as allowed to be answered twice: sent and not yet handled to the
  * end, which the harness reads off the inbox's own record (an event is marked `done` in Redis only once
  * its reply was sent). An event answered but not yet marked may be answered again by the next leader.
  * An event no replica had put in the inbox yet may have gone to the replica about to die: the platform
  * delivers it again (Feishu re-pushes an unacknowledged event after 3 s, to any client), after the
- * chat's later commands, so only the platform's order holds for it. Returns the sequence numbers sent
- * so far; `faultEnded` adds what was sent until the kill took effect.
+ * chat's later commands, so only the platform's order holds for it. Returns the first sequence number
+ * it did not see; `faultEnded` adds from there what was sent until the kill took effect.
  */
 async function fault(): Promise<number> {
   const prefix = `skillgate:${(await fs.readFile(path.join(home, "gateway", "coordination-id"), "utf8")).trim()}:`;
+  // What was sent so far, and the first sequence number after it, taken at the same moment: anything
+  // sent while Redis answers below is left to `faultEnded`.
   const sent = [...sentAt.entries()];
+  const firstUnread = nextSeq;
   const states = await redisClient.mGet(
     sent.map(([, item]) => `${prefix}seen:${item.platform}:${item.eventId}`),
   );
@@ -204,7 +226,7 @@ async function fault(): Promise<number> {
   }
   // A confirmation pressed and not yet shown as done may be lost or refused at the next leader.
   for (const chat of archivesPressed) if (!archiveShown(chat)) archivesInFlight.add(chat);
-  return nextSeq;
+  return firstUnread;
 }
 
 /** What was sent between `fault()` and the end of the kill was in flight too, outside the inbox. */
@@ -483,8 +505,21 @@ describe("three replicas behind a balancer, under load", () => {
     const steadyLatencies: number[] = [];
     /** Each chat's answered commands so far: sequence and first answer. */
     const answeredOfChat = new Map<string, { seq: number; first: number }[]>();
+    /** For each inversion, the earlier commands of its chat answered after it. */
+    const overtakenBy = new Map<number, object[]>();
     /** Commands answered after a later one of their chat because the platform delivered them again. */
-    const platformReorders: { seq: number; after: number; platform: LoadPlatform }[] = [];
+    const platformReorders: { seq: number; after: number; platform: LoadPlatform; why: string }[] = [];
+    // Feishu events the platform pushed again because a push went unanswered (no ack within 3 s): a
+    // replica that died or stalled with it. The harness's own second pushes are new publishes (attempt 1).
+    const repushed = new Set(lark.deliveries.filter((d) => d.attempt > 1).map((d) => d.eventId));
+    /** Why the platform, not the inbox, decided when `seq` arrived; undefined when the inbox did. */
+    const platformPlaced = (seq: number): string | undefined => {
+      if (outsideInboxAtFault.has(seq)) return "on its way to the killed replica";
+      const item = sentAt.get(seq);
+      if (item?.platform === "feishu" && item.eventId && repushed.has(item.eventId))
+        return "pushed again by Feishu after an unanswered push";
+      return undefined;
+    };
     for (let seq = 1; seq <= lastSent; seq++) {
       const sent = sentAt.get(seq);
       const times = answered.get(seq) ?? [];
@@ -499,13 +534,24 @@ describe("three replicas behind a balancer, under load", () => {
       const first = Math.min(...times);
       const chatKey = `${sent.platform}:${sent.chat}`;
       // An inversion: an earlier command of the chat answered after this one. Exempt only an earlier
-      // command that was on its way to the killed replica, outside the inbox: the platform's redelivery
-      // decides when it comes back. One the inbox held must keep its place.
+      // command whose arrival the platform decided: one on its way to the killed replica, outside the
+      // inbox, or one Feishu pushed again after an unanswered push. One the inbox held keeps its place.
       const earlier = answeredOfChat.get(chatKey) ?? [];
       const overtaken = earlier.filter((item) => item.first > first);
-      if (overtaken.some((item) => !outsideInboxAtFault.has(item.seq))) inversions.push(seq);
-      else if (overtaken.length > 0)
-        platformReorders.push({ seq, after: overtaken[0]?.seq ?? 0, platform: sent.platform });
+      if (overtaken.some((item) => platformPlaced(item.seq) === undefined)) {
+        inversions.push(seq);
+        overtakenBy.set(
+          seq,
+          overtaken.map((item) => ({ seq: item.seq, first: item.first, ...sentAt.get(item.seq) })),
+        );
+      } else
+        for (const item of overtaken)
+          platformReorders.push({
+            seq,
+            after: item.seq,
+            platform: sent.platform,
+            why: platformPlaced(item.seq) ?? "",
+          });
       earlier.push({ seq, first });
       answeredOfChat.set(chatKey, earlier);
       if (!inFlightAtFault.has(seq)) latencies.push(first - sent.at);
@@ -537,7 +583,12 @@ describe("three replicas behind a balancer, under load", () => {
         lost: lost.length,
         doubled: doubled.length,
         inversions: inversions.length,
-        inversion_details: inversions.map((seq) => ({ seq, ...sentAt.get(seq) })),
+        inversion_details: inversions.map((seq) => ({
+          seq,
+          ...sentAt.get(seq),
+          overtaken: overtakenBy.get(seq),
+        })),
+        doubled_details: doubled.map((seq) => ({ seq, ...sentAt.get(seq), answers: answerTexts(seq) })),
         reordered_by_platform_redelivery: platformReorders,
         failover_ms: failovers,
         redis_round_trips_per_event: Number((trips / events).toFixed(2)),
