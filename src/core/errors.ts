@@ -70,23 +70,22 @@ export function interruptedError(phase: string, what: Text): CuratorError {
 export function errorCause(error: unknown): Text {
   if (error instanceof SkillgateError) return error.text;
   if (!(error instanceof Error)) return String(error);
-  const { code, path, address, port, hostname } = error as NodeJS.ErrnoException & {
+  const { code } = error as NodeJS.ErrnoException;
+  if (typeof code !== "string") return error.message;
+  return cause(error.message, code, whereOf(error));
+}
+
+/** Where a system error happened: its path, its address and port, or its host name. */
+function whereOf(error: Error): string | undefined {
+  const { path, address, port, hostname } = error as NodeJS.ErrnoException & {
     address?: unknown;
     port?: unknown;
     hostname?: unknown;
   };
-  if (typeof code !== "string") return error.message;
-  const where =
-    typeof path === "string"
-      ? path
-      : typeof address === "string"
-        ? typeof port === "number" || typeof port === "string"
-          ? `${address}:${port}`
-          : address
-        : typeof hostname === "string"
-          ? hostname
-          : undefined;
-  return cause(error.message, code, where);
+  if (typeof path === "string") return path;
+  if (typeof address === "string")
+    return typeof port === "number" || typeof port === "string" ? `${address}:${port}` : address;
+  return typeof hostname === "string" ? hostname : undefined;
 }
 
 /** A platform adapter failed to connect, send or register; `adapter` names the platform. */

@@ -5,7 +5,7 @@
  */
 
 import type { Locale } from "./i18n/locale.js";
-import { english, type Text, t } from "./i18n/messages.js";
+import { english, type Message, type Text, t } from "./i18n/messages.js";
 import type { Reply } from "./reply.js";
 
 /**
@@ -225,16 +225,19 @@ export interface AdapterHooks {
 /** Which "not taken" notice a person is shown (see `AdapterHooks.notTakenNotice`). */
 export type NotTakenKind = "interaction" | "press";
 
+/** The catalog's "not taken" notice of each kind. */
+export const NOT_TAKEN_NOTICES: Readonly<Record<NotTakenKind, Message>> = {
+  interaction: t("gateway.notTaken.interaction"),
+  press: t("gateway.notTaken.press"),
+};
+
 /** The notice for `kind` through `hooks`, or its English text when the gateway gave no hook. */
 export function notTakenNotice(
   hooks: Pick<AdapterHooks, "notTakenNotice"> | undefined,
   message: InboundMessage,
   kind: NotTakenKind,
 ): string {
-  return (
-    hooks?.notTakenNotice?.(message, kind) ??
-    english(t(kind === "interaction" ? "gateway.notTaken.interaction" : "gateway.notTaken.press"))
-  );
+  return hooks?.notTakenNotice?.(message, kind) ?? english(NOT_TAKEN_NOTICES[kind]);
 }
 
 /** Small named values an adapter shares with the replica that serves its platform after it. */

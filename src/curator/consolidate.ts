@@ -428,7 +428,7 @@ async function converse(
   }
   const count = result.toolCalls.length;
   input.progress(
-    result.error && result.errorText !== null
+    result.errorText !== null
       ? t("consolidate.progress.finishedError", { seconds: elapsed(), count, error: result.errorText })
       : t("consolidate.progress.finished", { seconds: elapsed(), count }),
   );

@@ -13,7 +13,7 @@ import type { SkillgateConfig } from "../config/config.js";
 import { AccessGate, admitSender } from "../core/access.js";
 import { resolveText, t } from "../core/i18n/messages.js";
 import { type Logger, silentLogger } from "../core/logger.js";
-import type { Adapter, AdapterHooks, InboundMessage } from "../core/message.js";
+import { type Adapter, type AdapterHooks, type InboundMessage, NOT_TAKEN_NOTICES } from "../core/message.js";
 import { type Reply, textReply } from "../core/reply.js";
 import type { CoordinationStores, RunLock } from "../core/stores.js";
 import type { Consolidator } from "../curator/types.js";
@@ -577,10 +577,7 @@ class GatewayImpl implements Gateway {
         : {}),
       suggestSkills: (senderId, prefix) => this.menus.suggestSkills(adapter.platform, senderId, prefix),
       notTakenNotice: (message, kind) =>
-        resolveText(
-          t(kind === "interaction" ? "gateway.notTaken.interaction" : "gateway.notTaken.press"),
-          readerLocale(this.options.config, adapter, message),
-        ),
+        resolveText(NOT_TAKEN_NOTICES[kind], readerLocale(this.library.currentConfig(), adapter, message)),
     };
   }
 

@@ -76,27 +76,21 @@ export async function connectRedis(url: string, options: ConnectOptions = {}): P
     lastError = "";
   });
   const timeoutMs = (options.connectTimeoutMs ?? 3_000) + 500;
-  let timedOut: Error | undefined;
+  // Set when the wait ran out: the last attempt's failure, or that nothing answered at all.
+  let timeoutCause: Text | undefined;
   try {
     await Promise.race([
       client.connect(),
       new Promise((_, reject) =>
         setTimeout(() => {
-          timedOut = new Error(lastError || english(t("coordination.noAnswer", { ms: timeoutMs })));
-          reject(timedOut);
+          timeoutCause = lastError ? lastCause : t("coordination.noAnswer", { ms: timeoutMs });
+          reject(new Error(english(timeoutCause)));
         }, timeoutMs).unref(),
       ),
     ]);
   } catch (error) {
     client.destroy();
-    const why: Text =
-      error === timedOut
-        ? lastError
-          ? lastCause
-          : t("coordination.noAnswer", { ms: timeoutMs })
-        : (error as Error).message
-          ? errorCause(error)
-          : lastCause;
+    const why: Text = timeoutCause ?? ((error as Error).message ? errorCause(error) : lastCause);
     throw new CoordinationError("unreachable", t("coordination.unreachable", { url: shown, cause: why }), {
       cause: error,
     });
