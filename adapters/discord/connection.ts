@@ -143,6 +143,11 @@ export class DiscordConnection {
             error instanceof GatewayClosedError
               ? `adapter.discord.close_${error.code}`
               : "adapter.discord.login",
+          // A wrong token (401, close 4004) or intents the application does not allow (4014).
+          refused:
+            error instanceof GatewayClosedError
+              ? error.code === 4004 || error.code === 4014
+              : /TokenInvalid|invalid token|Authentication failed|401/i.test(describe(error)),
         });
       },
     });

@@ -10,6 +10,9 @@ import { type DiscordConfig, parseDiscordConfig } from "./config.js";
 export const discordPlatform: PlatformDefinition<DiscordConfig> = {
   name: "discord",
   secrets: ["DISCORD_BOT_TOKEN"],
+  ownSecrets: { DISCORD_BOT_TOKEN: "SKILLGATE_DISCORD_BOT_TOKEN" },
+  // Hermes' gateway/status.py scoped lock, as its discord adapter takes it.
+  hermesLock: { scope: "discord-bot-token", identitySecret: "DISCORD_BOT_TOKEN" },
   parseConfig: parseDiscordConfig,
   createAdapter: async (options) => (await import("./index.js")).createDiscordAdapter(options),
   diagnose: async (options) => (await import("./doctor.js")).diagnoseDiscord(options),

@@ -17,6 +17,9 @@ import { MESSAGE_EVENT_TYPE } from "./normalize.js";
 import { sdkLoggerFor } from "./sdk-logger.js";
 import { FeishuWebhook } from "./webhook.js";
 
+/** Feishu's answers to a wrong app id or secret (`app secret invalid`, code 10014; `app_id` unknown, 10003). */
+const REFUSED_CREDENTIALS = /app secret invalid|invalid app_?id|\b1001[34]\b|\b10003\b/i;
+
 /** Attempts of the first connection (bot/v3/info) before the adapter reports `failed`. */
 const START_ATTEMPTS = 3;
 
@@ -135,7 +138,7 @@ export class FeishuConnection {
       throw new AdapterError(
         "feishu",
         `Could not read the Feishu bot's identity (bot/v3/info): ${describeError(error)}. Check FEISHU_APP_ID, FEISHU_APP_SECRET and gateway.feishu.domain, and that the app has the bot capability enabled.`,
-        { cause: error },
+        { cause: error, refused: REFUSED_CREDENTIALS.test(describeError(error)) },
       );
     }
     const body = response as { code?: number; msg?: string; bot?: { open_id?: string } };
@@ -143,6 +146,7 @@ export class FeishuConnection {
       throw new AdapterError(
         "feishu",
         `Feishu bot/v3/info answered code ${body.code ?? "?"} (${body.msg ?? "no message"}): enable the bot capability of the app and check its credentials.`,
+        { refused: REFUSED_CREDENTIALS.test(`${body.code} ${body.msg ?? ""}`) },
       );
     }
     return body.bot.open_id;

@@ -9,6 +9,9 @@ import { type FeishuConfig, parseFeishuConfig } from "./config.js";
 export const feishuPlatform: PlatformDefinition<FeishuConfig> = {
   name: "feishu",
   secrets: ["FEISHU_APP_ID", "FEISHU_APP_SECRET"],
+  ownSecrets: { FEISHU_APP_ID: "SKILLGATE_FEISHU_APP_ID", FEISHU_APP_SECRET: "SKILLGATE_FEISHU_APP_SECRET" },
+  // Hermes' gateway/status.py scoped lock, as its feishu adapter takes it.
+  hermesLock: { scope: "feishu-app-id", identitySecret: "FEISHU_APP_ID" },
   parseConfig: parseFeishuConfig,
   createAdapter: async (options) => (await import("./index.js")).createFeishuAdapter(options),
   diagnose: async (options) => (await import("./doctor.js")).diagnoseFeishu(options),

@@ -7,8 +7,9 @@
  * `lead()` does what one replica alone may — `setWebhook`, or the long polling.
  *
  * Long polling is our own `getUpdates` loop over grammy's API client, so the offset is ours
- * (`offset.ts`). A 409 conflict (another poller on this token) puts health in `degraded` naming the
- * conflict and is retried with exponential backoff. Updates from either way run through
+ * (`offset.ts`). A 409 conflict (another program polls this token, Hermes' gateway for one) puts health
+ * in `degraded` saying another program uses this bot, and polling backs off exponentially up to
+ * `maxBackoffMs` instead of fighting it for the updates. Updates from either way run through
  * `bot.handleUpdate`, one at a time in order, into the gateway's sink (`interactions.ts`).
  */
 import path from "node:path";
@@ -125,6 +126,7 @@ export class TelegramConnection {
         {
           cause: error,
           code: "adapter.telegram.unauthorized",
+          refused: true,
         },
       );
     }
@@ -244,7 +246,7 @@ export class TelegramConnection {
 
   private async backoffConflict(error: GrammyError, attempt: number): Promise<void> {
     const delay = Math.min(this.ctx.tuning.maxBackoffMs, this.ctx.tuning.conflictBaseMs * 2 ** (attempt - 1));
-    const detail = `409 Conflict: another process is polling this bot token with getUpdates (${error.description}); retry ${attempt} in ${Math.round(delay / 1000)} s. Stop the other bot instance or use a different token.`;
+    const detail = `another program uses this bot (409 Conflict: another process is polling this bot token with getUpdates: ${error.description}); skillgate backs off and polls again in ${Math.round(delay / 1000)} s (attempt ${attempt}). Give skillgate a bot of its own (SKILLGATE_TELEGRAM_BOT_TOKEN) or stop the other program.`;
     this.ctx.state = { state: "degraded", detail };
     this.ctx.logger.error({ attempt, delayMs: delay }, `telegram ${detail}`);
     await this.ctx.sleep(delay);

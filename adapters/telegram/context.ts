@@ -41,7 +41,7 @@ export interface TelegramTuning {
 
 const DEFAULT_TUNING: TelegramTuning = {
   pollTimeoutSeconds: 30,
-  conflictBaseMs: 5_000,
+  conflictBaseMs: 30_000,
   maxBackoffMs: 120_000,
   networkBaseMs: 1_000,
   offsetFlushMs: 250,

@@ -10,6 +10,9 @@ import { parseTelegramConfig, type TelegramConfig } from "./config.js";
 export const telegramPlatform: PlatformDefinition<TelegramConfig> = {
   name: "telegram",
   secrets: ["TELEGRAM_BOT_TOKEN"],
+  ownSecrets: { TELEGRAM_BOT_TOKEN: "SKILLGATE_TELEGRAM_BOT_TOKEN" },
+  // Hermes' gateway/status.py scoped lock, as its telegram adapter takes it.
+  hermesLock: { scope: "telegram-bot-token", identitySecret: "TELEGRAM_BOT_TOKEN" },
   parseConfig: parseTelegramConfig,
   createAdapter: async (options) => (await import("./index.js")).createTelegramAdapter(options),
   diagnose: async (options) => (await import("./doctor.js")).diagnoseTelegram(options),

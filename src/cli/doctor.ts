@@ -6,7 +6,7 @@
  */
 import { promises as fs } from "node:fs";
 import YAML from "yaml";
-import { PLATFORMS } from "../../adapters/index.js";
+import { botsHeldByHermes, hermesHoldFix, hermesHoldSummary, PLATFORMS } from "../../adapters/index.js";
 import { checkConfigDocument } from "../config/check.js";
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
@@ -15,7 +15,7 @@ import { type Check, failed, messageOf, ok, warn } from "../core/diagnostics.js"
 import { errorCause } from "../core/errors.js";
 import { cause, english, list, type Text, t } from "../core/i18n/messages.js";
 import { createLogger } from "../core/logger.js";
-import type { AdapterOptions, PlatformDefinition } from "../core/platforms.js";
+import { type AdapterOptions, type PlatformDefinition, preferOwnSecrets } from "../core/platforms.js";
 import { type Reply, reply } from "../core/reply.js";
 import { openLibrary } from "../skills/library.js";
 
@@ -47,6 +47,8 @@ function failText(area: string, summary: Text, fix: Text): Check {
 export interface DoctorOptions {
   home: string;
   secret: (name: string) => string | undefined;
+  /** The environment (Hermes' lock directory: `HERMES_GATEWAY_LOCK_DIR`, `XDG_STATE_HOME`); default `process.env`. */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** Removes copies of `.env` / `config.yaml` that killed writes left behind (they may hold secrets). */
@@ -80,18 +82,24 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
   checks.push(...configChecks(config));
   checks.push(...(await libraryChecks(options.home, config)));
   if (config.gateway.coordination) checks.push(await coordinationCheck(config.gateway.coordination.redisUrl));
+  // A platform's secrets are read under skillgate's own names first, as `serve` reads them.
+  const secret = preferOwnSecrets(options.secret);
+  // A bot Hermes' running gateway holds is not started by `serve`, and not checked against the platform.
+  const held = botsHeldByHermes({ config, home: options.home, secret: options.secret, env: options.env });
+  for (const bot of held) checks.push(warnText(bot.platform, hermesHoldSummary(bot), hermesHoldFix(bot)));
   // A platform with some of its secrets set is checked too: the check names the missing one.
   const platforms = PLATFORMS.filter(
     (platform) =>
       config.gateway.platforms[platform.name]?.enabled === true &&
-      platform.secrets.some((name) => options.secret(name) !== undefined),
+      platform.secrets.some((name) => secret(name) !== undefined) &&
+      !held.some((bot) => bot.platform === platform.name),
   );
-  if (platforms.length === 0)
+  if (platforms.length === 0 && held.length === 0)
     checks.push(warnText("config", t("doctor.noPlatform"), t("doctor.noPlatform.fix")));
   const adapterOptions: AdapterOptions = {
     config,
     home: options.home,
-    secret: options.secret,
+    secret,
     logger: createLogger({ level: "silent" }),
   };
   for (const platform of platforms) {

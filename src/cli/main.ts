@@ -5,7 +5,13 @@ import readline from "node:readline";
 import { fileURLToPath } from "node:url";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 // Registers the chat platforms with the core before config.yaml is read (their sections are theirs).
-import { configuredPlatforms, createAdapters, PLATFORMS } from "../../adapters/index.js";
+import {
+  botsHeldByHermes,
+  configuredPlatforms,
+  createAdapters,
+  hermesHoldText,
+  PLATFORMS,
+} from "../../adapters/index.js";
 import { terminalContext, terminalPrefix } from "../../commands/context.js";
 import { DEFAULT_SUBCOMMANDS, effectiveOptions, resolveCommand } from "../../commands/parse.js";
 import { runCommand } from "../../commands/runner.js";
@@ -21,6 +27,7 @@ import { relaxYoungGeneration, tuneHeapForCommand } from "../core/heap-tuning.js
 import { type Locale, localeFromEnv } from "../core/i18n/locale.js";
 import { english, type MessageKey, resolveText, type Text, t } from "../core/i18n/messages.js";
 import type { Logger } from "../core/logger.js";
+import { preferOwnSecrets } from "../core/platforms.js";
 import { renderJson, renderTerminal } from "../core/render-terminal.js";
 import type { Reply } from "../core/reply.js";
 import { mayNeedRecovery, recoverHome } from "../curator/recovery.js";
@@ -546,7 +553,7 @@ async function init(home: string, examples: boolean, json: boolean, io: CliIo): 
 async function doctor(home: string, json: boolean, io: CliIo): Promise<number> {
   const { runDoctor, doctorReply } = await import("./doctor.js");
   const dotenv = readDotenv(homePaths(home).env);
-  const checks = await runDoctor({ home, secret: (name) => lookupSecret(name, dotenv, io.env) });
+  const checks = await runDoctor({ home, secret: (name) => lookupSecret(name, dotenv, io.env), env: io.env });
   const answer = doctorReply(checks);
   printReply(answer, json, io, true);
   return answer.exitCode;
@@ -589,16 +596,39 @@ async function serve(
   const dotenv = readDotenv(homePaths(home).env);
   const secret = (name: string) => lookupSecret(name, dotenv, io.env);
   // Every .env value, and the platform tokens wherever they come from (a service's environment wins).
-  const platformTokens = PLATFORMS.flatMap((platform) => platform.secrets)
+  const platformTokens = PLATFORMS.flatMap((platform) => [
+    ...platform.secrets,
+    ...Object.values(platform.ownSecrets ?? {}),
+  ])
     .map((name) => secret(name))
     .filter((value): value is string => value !== undefined);
   const secretValues = [...dotenv.values(), ...platformTokens].filter((value) => value.length >= 6);
-  const quiet = consoleOnly || configuredPlatforms({ config, secret }).length === 0;
+  // A bot Hermes' running gateway holds is left to it (read from Hermes' own records, files only).
+  const held = consoleOnly ? [] : botsHeldByHermes({ config, home, secret, env: io.env });
+  const platforms = consoleOnly
+    ? []
+    : configuredPlatforms({ config, secret: preferOwnSecrets(secret) }).filter(
+        (name) => !held.some((bot) => bot.platform === name),
+      );
+  // Without a platform the terminal chat runs only on a terminal; a service keeps serving /healthz and the console.
+  const terminalChat = consoleOnly || (platforms.length === 0 && Boolean(io.stdin.isTTY));
+  const idle = !terminalChat && platforms.length === 0;
+  if (idle && !config.gateway.health.enabled && !config.gateway.console.enabled) {
+    for (const bot of held) io.stderr.write(`${resolveText(hermesHoldText(bot), localeFromEnv(io.env))}\n`);
+    return fail(io, false, t("cli.serve.nothing"), EXIT_CONFIG);
+  }
+  const quiet = consoleOnly || platforms.length === 0;
   const logger = createLogger({
     level: io.env.SKILLGATE_LOG_LEVEL ?? (quiet ? "warn" : "info"),
     secrets: secretValues,
     ...logStyle(io),
   });
+  for (const bot of held)
+    logger.warn({ platform: bot.platform, pid: bot.hold.pid }, english(hermesHoldText(bot)));
+  if (idle)
+    logger.warn(
+      `gateway: no chat platform to start; serving${config.gateway.health.enabled ? ` /healthz on port ${config.gateway.health.port}` : ""}${config.gateway.health.enabled && config.gateway.console.enabled ? " and" : ""}${config.gateway.console.enabled ? " the web console" : ""} until stopped (SIGTERM). Set a platform's token in .env, or run \`skillgate serve --terminal\` for the terminal chat.`,
+    );
   let finish: (code: number) => void = () => undefined;
   const finished = new Promise<number>((resolve) => {
     finish = resolve;
@@ -635,6 +665,8 @@ async function serve(
       secret,
       logger,
       console: consoleOnly,
+      skip: held.map((bot) => bot.platform),
+      terminalWhenIdle: terminalChat,
       consoleOptions: {
         input: io.stdin,
         output: io.stdout,

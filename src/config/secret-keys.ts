@@ -83,7 +83,10 @@ export function refusedSecretReason(name: string): string | null {
 /** `refusedSecretReason` as a catalog text, for showing it in the reader's locale. */
 export function refusedSecretText(name: string): Text | null {
   const upper = name.toUpperCase();
-  const platformSecrets = registeredPlatforms().flatMap((platform) => platform.secrets);
+  const platformSecrets = registeredPlatforms().flatMap((platform) => [
+    ...platform.secrets,
+    ...Object.values(platform.ownSecrets ?? {}),
+  ]);
   if (GATEWAY_CREDENTIALS.includes(upper) || platformSecrets.includes(name)) {
     return t("cmd.secret.gatewayCredential", { name });
   }

@@ -91,9 +91,19 @@ function whereOf(error: Error): string | undefined {
 /** A platform adapter failed to connect, send or register; `adapter` names the platform. */
 export class AdapterError extends SkillgateError {
   readonly adapter: string;
-  constructor(adapter: string, message: Text, options?: { cause?: unknown; code?: string }) {
-    super(options?.code ?? `adapter.${adapter}`, message, 1, options);
+  /**
+   * The platform refused the credentials or settings (a 401, an invalid token, a wrong app secret):
+   * retrying cannot help, fixing `.env` or config.yaml does; `serve` exits 78 when every platform failed so.
+   */
+  readonly refused: boolean;
+  constructor(
+    adapter: string,
+    message: Text,
+    options?: { cause?: unknown; code?: string; refused?: boolean },
+  ) {
+    super(options?.code ?? `adapter.${adapter}`, message, options?.refused ? 78 : 1, options);
     this.adapter = adapter;
+    this.refused = options?.refused === true;
   }
 }
 

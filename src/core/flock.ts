@@ -9,7 +9,7 @@
  * file it locked.
  */
 import { randomBytes } from "node:crypto";
-import { promises as fs } from "node:fs";
+import { closeSync, promises as fs, openSync } from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
@@ -279,5 +279,25 @@ export async function withLock<T>(file: string, fn: () => Promise<T>, options?: 
     return await fn();
   } finally {
     await lock.release();
+  }
+}
+
+/**
+ * True when another open file description holds a `flock(2)` on `file` (probed without blocking, the
+ * file opened read-only and never created); false when it is free or missing.
+ */
+export function isLockHeld(file: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(file, "r");
+  } catch {
+    return false;
+  }
+  try {
+    if (!tryFlock(fd)) return true;
+    flock(fd, LOCK_UN);
+    return false;
+  } finally {
+    closeSync(fd);
   }
 }

@@ -62,8 +62,18 @@ export interface AdapterOptions {
 export interface PlatformDefinition<S extends PlatformSection = PlatformSection> {
   /** Lower-case name: the config key `gateway.<name>` and the `<name>:id` prefix of references. */
   name: string;
-  /** Secrets that must all be set for `skillgate serve` to start the platform. */
+  /** Secrets that must all be set for `skillgate serve` to start the platform (Hermes' names). */
   secrets: readonly string[];
+  /**
+   * skillgate's own name for each of `secrets` (`SKILLGATE_…`), read before Hermes' name: a bot of
+   * skillgate's own beside Hermes' gateway, which reads only its names from the shared `.env`.
+   */
+  ownSecrets?: Readonly<Record<string, string>>;
+  /**
+   * How Hermes' gateway claims this platform's credential machine-wide: the scope of its token-scoped
+   * lock and the secret whose value is the lock's identity (see `core/hermes-gateway.ts`).
+   */
+  hermesLock?: { scope: string; identitySecret: string };
   /** Validates `gateway.<name>` and applies defaults; throws ConfigError through `reader.fail`. */
   parseConfig(reader: ConfigReader): S;
   /** Builds the adapter (imports the SDK lazily). */
@@ -118,4 +128,20 @@ export function platformSection<S extends PlatformSection>(config: PlatformsConf
     );
   }
   return section as S;
+}
+
+/**
+ * The secret lookup adapters use: a registered platform's secret is read under skillgate's own name
+ * (`ownSecrets`) first, then under Hermes' name.
+ */
+export function preferOwnSecrets(
+  secret: (name: string) => string | undefined,
+): (name: string) => string | undefined {
+  const own = new Map<string, string>();
+  for (const platform of registry.values())
+    for (const [name, ownName] of Object.entries(platform.ownSecrets ?? {})) own.set(name, ownName);
+  return (name) => {
+    const ownName = own.get(name);
+    return (ownName === undefined ? undefined : secret(ownName)) ?? secret(name);
+  };
 }

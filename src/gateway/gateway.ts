@@ -6,11 +6,13 @@
  * (`menus.ts`), the maintenance tick, the leader's duties under coordination, and a graceful stop that
  * drains in-flight commands before stopping the adapters.
  */
+
 import { chatContext, sessionKeyOf } from "../../commands/context.js";
 import { registry as defaultRegistry } from "../../commands/index.js";
 import type { CommandContext, CommandSpec, EffectLog } from "../../commands/types.js";
 import type { SkillgateConfig } from "../config/config.js";
 import { AccessGate, admitSender } from "../core/access.js";
+import { AdapterError, ConfigError } from "../core/errors.js";
 import { resolveText, t } from "../core/i18n/messages.js";
 import { type Logger, silentLogger } from "../core/logger.js";
 import { type Adapter, type AdapterHooks, type InboundMessage, NOT_TAKEN_NOTICES } from "../core/message.js";
@@ -143,6 +145,8 @@ class GatewayImpl implements Gateway {
   /** Several replicas on one home (`gateway.coordination`): the lease, Redis stores and write fence. */
   private coordination: Coordinator | undefined;
   private health: HealthServer | undefined;
+  /** Why each platform that failed to start failed, from the last start. */
+  private startFailures: unknown[] = [];
   private webConsole: ConsoleServer | undefined;
   private readonly secrets: SecretEntry;
   /** The way out: presenting, scrubbing, budgeting and sending every reply. */
@@ -299,7 +303,7 @@ class GatewayImpl implements Gateway {
         await this.health?.close();
         this.health = undefined;
         await this.coordination.close();
-        throw new Error("No chat adapter could start; see the log lines above for each platform's reason.");
+        throw noAdapterStarted(this.startFailures);
       }
       await this.startConsole();
       this.coordination.start({ lead: () => this.lead(), follow: (reason) => this.follow(reason) });
@@ -308,7 +312,7 @@ class GatewayImpl implements Gateway {
     if (!(await this.startAdapters())) {
       await this.health?.close();
       this.health = undefined;
-      throw new Error("No chat adapter could start; see the log lines above for each platform's reason.");
+      throw noAdapterStarted(this.startFailures);
     }
     await this.syncCommandCatalogs();
     // Input may already have ended (a piped terminal chat): then stop() is running; start nothing more.
@@ -324,11 +328,13 @@ class GatewayImpl implements Gateway {
    */
   private startAdapters(): Promise<boolean> {
     const { adapters } = this.options;
+    this.startFailures = [];
     return connectAdapters(
       adapters,
       (adapter, message) => (this.coordination ? this.intake(message) : this.accept(adapter, message)),
       (adapter) => this.hooksFor(adapter),
       this.logger,
+      this.startFailures,
     );
   }
 
@@ -725,6 +731,19 @@ class GatewayImpl implements Gateway {
     );
     return true;
   }
+}
+
+/**
+ * Why no platform started: a `ConfigError` (exit 78: a supervisor stops restarting) when every platform
+ * refused its credentials or settings, since only fixing them helps; else a plain error.
+ */
+function noAdapterStarted(failures: readonly unknown[]): Error {
+  const refused = failures.filter(
+    (failure): failure is AdapterError => failure instanceof AdapterError && failure.refused,
+  );
+  const [first] = refused;
+  if (first && refused.length === failures.length) return new ConfigError(first.adapter, first.text);
+  return new Error("No chat adapter could start; see the log lines above for each platform's reason.");
 }
 
 /** Creates a gateway over the given adapters. */

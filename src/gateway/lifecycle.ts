@@ -14,6 +14,7 @@ export async function connectAdapters(
   sink: (adapter: Adapter, message: InboundMessage) => Promise<void>,
   hooksFor: (adapter: Adapter) => AdapterHooks,
   logger: Logger,
+  failures: unknown[] = [],
 ): Promise<boolean> {
   const outcomes = await Promise.all(
     adapters.map(async (adapter) => {
@@ -22,6 +23,7 @@ export async function connectAdapters(
         logger.info({ platform: adapter.platform }, "gateway: adapter started");
         return true;
       } catch (error) {
+        failures.push(error);
         logger.error(
           { err: error, platform: adapter.platform },
           `gateway: ${adapter.platform} failed to start: ${(error as Error).message}`,

@@ -202,6 +202,8 @@ describe("telegram adapter: restarts and conflicts", () => {
     await track(adapter).start(sink);
     await waitUntil(() => adapter.health().state === "degraded");
     expect(adapter.health().detail).toMatch(/409 Conflict: another process is polling this bot token/);
+    // Named as what it is: another program (Hermes' gateway, an old replica) uses this bot; skillgate backs off.
+    expect(adapter.health().detail).toMatch(/^another program uses this bot .*backs off/);
     await waitUntil(() => emulator.callsOf("getUpdates").length >= 4);
     expect(lines.some((line) => /409 Conflict/.test(String(line.msg)) && line.level === 50)).toBe(true);
     // Backoff grows: each wait is longer than the one before.

@@ -44,6 +44,18 @@ export const enCli = {
   // ── the command line's errors ───────────────────────────────────────────────────────────────────────
   "cli.usage.needsCommand": "A command is needed; see `skillgate --help`.",
   "cli.usage.groupOption": "Unknown option {flag} for `{command}`.",
+  "cli.serve.nothing":
+    "Nothing to serve: no chat platform starts, stdin is not a terminal (no terminal chat), and gateway.health and gateway.console are both disabled. Set a platform's token in .env, enable gateway.health or gateway.console, or run `skillgate serve --terminal` on a terminal.",
+  "hermes.holds":
+    "{platform}: Hermes' gateway (pid {pid}) is running with this bot, so skillgate does not start {platform}.",
+  "hermes.holds.fix":
+    "Give skillgate a bot of its own ({names} in .env), or stop Hermes' gateway and set gateway.{platform}.enabled: true to own this bot on purpose.",
+  "cli.hermes.holds": "{summary} {fix}",
+  "cli.home.missing":
+    "The home {home} does not exist (named by {source}). Run `skillgate init --home {home}` to create it, or point --home at an existing home.",
+  "cli.home.created": "Created the home {home} (first use; `skillgate init --examples` adds example skills).",
+  "cli.node.old":
+    "skillgate needs Node.js 20.19 or newer; this is Node.js {version}. Install a newer Node.js (https://nodejs.org) and run it again.",
   "cli.serve.failed": "skillgate serve could not start: {cause}",
   "cli.console.failed": "skillgate console could not start: {cause}",
   "cli.demo.intro":

@@ -41,6 +41,18 @@ export const zhCNCli = defineLocale<typeof enCli>()({
   // ── the command line's errors ───────────────────────────────────────────────────────────────────────
   "cli.usage.needsCommand": "需要一个命令；请看 `skillgate --help`。",
   "cli.usage.groupOption": "`{command}` 没有选项 {flag}。",
+  "cli.serve.nothing":
+    "没有可服务的内容：没有要启动的聊天平台，标准输入不是终端（不进行终端聊天），gateway.health 和 gateway.console 也都已关闭。请在 .env 中设置一个平台的令牌，开启 gateway.health 或 gateway.console，或者在终端上运行 `skillgate serve --terminal`。",
+  "hermes.holds":
+    "{platform}：Hermes 的网关（pid {pid}）正在使用这个机器人，所以 skillgate 不启动 {platform}。",
+  "hermes.holds.fix":
+    "给 skillgate 一个自己的机器人（在 .env 中设置 {names}），或者先停止 Hermes 的网关，再设置 gateway.{platform}.enabled: true，有意接管这个机器人。",
+  "cli.hermes.holds": "{summary}{fix}",
+  "cli.home.missing":
+    "主目录 {home} 不存在（由 {source} 指定）。请运行 `skillgate init --home {home}` 创建它，或者让 --home 指向一个已有的主目录。",
+  "cli.home.created": "已创建主目录 {home}（首次使用；`skillgate init --examples` 可添加示例技能）。",
+  "cli.node.old":
+    "skillgate 需要 Node.js 20.19 或更新版本；当前是 Node.js {version}。请安装更新的 Node.js（https://nodejs.org）后再运行。",
   "cli.serve.failed": "skillgate serve 无法启动：{cause}",
   "cli.console.failed": "skillgate console 无法启动：{cause}",
   "cli.demo.intro":
