@@ -44,7 +44,7 @@ export const LISTENER_LIMITS: Readonly<ListenerLimits> = {
 };
 
 /** The bytes held at once by one listener's unfinished bodies. */
-export class BodyBudget {
+class BodyBudget {
   private held = 0;
 
   constructor(readonly limit: number) {}
@@ -60,14 +60,15 @@ export class BodyBudget {
   release(bytes: number): void {
     this.held = Math.max(0, this.held - bytes);
   }
-
-  /** Bytes held now. */
-  get inUse(): number {
-    return this.held;
-  }
 }
 
-const budgets = new WeakMap<http.Server, BodyBudget>();
+/** What a guarded server's bodies share: its budget, and the deadline each has. */
+interface BodyRules {
+  budget: BodyBudget;
+  deadlineMs: number;
+}
+
+const bodyRules = new WeakMap<http.Server, BodyRules>();
 
 /**
  * An HTTP server whose connections are capped (`maxConnections`, and per peer address unless the peer is
@@ -107,33 +108,34 @@ export function createGuardedServer(
       else open.set(peer, left);
     });
   });
-  budgets.set(server, new BodyBudget(limits.bodyBudgetBytes));
+  bodyRules.set(server, {
+    budget: new BodyBudget(limits.bodyBudgetBytes),
+    deadlineMs: limits.bodyDeadlineMs,
+  });
   return server;
 }
 
-/** The body budget of the server `req` came to (a server not made by `createGuardedServer` has none). */
-export function bodyBudgetOf(req: IncomingMessage): BodyBudget | undefined {
+/** The body rules of the server `req` came to (a server not made by `createGuardedServer` has none). */
+function bodyRulesOf(req: IncomingMessage): BodyRules | undefined {
   const server = (req.socket as Socket & { server?: http.Server }).server;
-  return server ? budgets.get(server) : undefined;
+  return server ? bodyRules.get(server) : undefined;
 }
 
 /**
  * Reads a request body of at most `limit` bytes. Resolves with the bytes, or with `"too-large"` as soon
  * as the declared length or the bytes received pass the limit (the rest is discarded, not kept),
- * `"too-slow"` when it has not all arrived within `deadlineMs`, or `"busy"` when the listener's unfinished
- * bodies already hold its budget.
+ * `"too-slow"` when it has not all arrived within the listener's body deadline, or `"busy"` when the
+ * listener's unfinished bodies already hold its budget (see `createGuardedServer`).
  */
-export function readBodyLimited(
-  req: IncomingMessage,
-  limit: number,
-  deadlineMs: number = LISTENER_LIMITS.bodyDeadlineMs,
-): Promise<Buffer | BodyRefusal> {
+export function readBodyLimited(req: IncomingMessage, limit: number): Promise<Buffer | BodyRefusal> {
   const declared = Number(req.headers["content-length"]);
   if (Number.isFinite(declared) && declared > limit) {
     req.resume();
     return Promise.resolve("too-large");
   }
-  const budget = bodyBudgetOf(req);
+  const rules = bodyRulesOf(req);
+  const budget = rules?.budget;
+  const deadlineMs = rules?.deadlineMs ?? LISTENER_LIMITS.bodyDeadlineMs;
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
