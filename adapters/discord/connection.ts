@@ -180,7 +180,7 @@ export class DiscordConnection {
 
   /** Current connection state, as `/healthz` shows it. */
   health(): AdapterHealth {
-    return { ...this.ctx.state };
+    return this.ctx.intakeFailures.apply({ ...this.ctx.state });
   }
 }
 

@@ -6,6 +6,7 @@
  */
 import { Client, GatewayIntentBits, Partials } from "discord.js";
 import { AdapterError } from "../../src/core/errors.js";
+import { IntakeFailures } from "../../src/core/intake-failures.js";
 import type { Logger } from "../../src/core/logger.js";
 import type { AdapterHealth, AdapterHooks, InboundSink } from "../../src/core/message.js";
 import type { AdapterOptions } from "../../src/core/platforms.js";
@@ -89,6 +90,8 @@ export class DiscordContext {
   /** `layout` came from a registration in this process (else a replica reads the leader's). */
   layoutRegistered = false;
   state: AdapterHealth = { state: "stopped", detail: "not started" };
+  /** Endpoint interactions whose handling failed lately (`/healthz` says `degraded` while they repeat). */
+  readonly intakeFailures = new IntakeFailures();
   sink: InboundSink | null = null;
   hooks: AdapterHooks | undefined;
   /** Deliveries to the gateway, one after another in arrival order. */

@@ -3,22 +3,29 @@
  * on 127.0.0.1 (put a TLS reverse proxy in front) for the signed HTTP interactions Discord sends to the
  * application's Interactions Endpoint URL — slash commands, button presses, modal submissions and
  * autocomplete — instead of sending them over the gateway session ("These two methods are mutually
- * exclusive", Discord docs, Receiving and Responding → Receiving an Interaction). Each request is checked
- * before anything is parsed: the body size (413) and the Ed25519 signature (401, failures rate limited
- * per client, then 429; Discord also sends bad signatures on purpose and removes an endpoint that takes
+ * exclusive", Discord docs, Receiving and Responding → Receiving an Interaction). The listener caps
+ * connections and request times (`createGuardedServer`); each request is checked before its body is
+ * read — both signature headers present and well-formed, `X-Signature-Timestamp` digits within five
+ * minutes of now either way (a captured interaction cannot be replayed later), the declared size — then
+ * the body is read with a deadline and its Ed25519 signature checked (401, failures rate limited per
+ * client, then 429; Discord also sends bad signatures on purpose and removes an endpoint that takes
  * them, Interactions → Overview → Setting Up an Endpoint). A PING is answered with a PONG; everything
  * else is taken by `DiscordInteractions` exactly as over the gateway, its initial response written as
  * this request's response body (Receiving and Responding → "Inline HTTP Response Behavior").
  */
 
 import type { KeyObject } from "node:crypto";
-import http from "node:http";
+import type http from "node:http";
 import { AdapterError, ConfigError } from "../../src/core/errors.js";
 import {
   clientAddress,
+  createGuardedServer,
   FailureRateLimiter,
+  headerOf,
   readBodyLimited,
-  refuseTooLarge,
+  refuseAndClose,
+  refuseBody,
+  timestampFresh,
 } from "../../src/core/http-guard.js";
 import type { DiscordComponentJson } from "./actions.js";
 import { interactionAddress, WebhookInteraction } from "./answer.js";
@@ -35,6 +42,13 @@ export const DISCORD_PUBLIC_KEY_SECRET = "DISCORD_PUBLIC_KEY";
 const MAX_INTERACTION_BODY = 1024 * 1024;
 /** Requests with a bad signature answered 401 per client per minute; more get 429. */
 const SIGNATURE_FAILURES_PER_MINUTE = 120;
+/**
+ * How far `X-Signature-Timestamp` (Unix seconds, the time Discord signed the request) may be from our
+ * clock either way. Discord answers an interaction within 3 seconds, so a fresh one is never near it;
+ * Discord's own libraries check signatures over timestamp + body, and a window is what makes a captured
+ * request useless later (Discord docs, Interactions → Overview → "Validating Security Request Headers").
+ */
+const MAX_TIMESTAMP_SKEW_MS = 5 * 60_000;
 
 /** Interaction types (Discord docs, Interaction Object → Interaction Type). */
 const PING = 1;
@@ -79,18 +93,19 @@ export class DiscordEndpoint {
     const { port, path, bind } = discordConfig(this.ctx.opts.config).interactions;
     const key = this.publicKey();
     const failures = new FailureRateLimiter(SIGNATURE_FAILURES_PER_MINUTE);
-    const server = http.createServer((req, res) => {
+    const server = createGuardedServer((req, res) => {
       const requestPath = new URL(req.url ?? "/", "http://127.0.0.1").pathname;
       if (req.method !== "POST" || requestPath !== path) {
         res.writeHead(404).end();
         return;
       }
       this.handle(req, res, key, failures).catch((error: unknown) => {
+        this.ctx.intakeFailures.record();
         this.ctx.log.error({ err: error }, "discord endpoint: handling an interaction failed");
         if (!res.headersSent) res.writeHead(500);
         res.end();
       });
-    });
+    }, this.ctx.opts.config.gateway.trustedProxies);
     try {
       await new Promise<void>((resolve, reject) => {
         server.once("error", reject);
@@ -131,37 +146,50 @@ export class DiscordEndpoint {
     return key;
   }
 
-  /** Checks one request (size, then signature) and answers it. */
+  /**
+   * Checks one request — its headers (signature and timestamp well-formed, the timestamp fresh), then
+   * its body (size, deadline, signature) — and answers it.
+   */
   private async handle(
     req: http.IncomingMessage,
     res: http.ServerResponse,
     key: KeyObject,
     failures: FailureRateLimiter,
   ): Promise<void> {
-    const body = await readBodyLimited(req, MAX_INTERACTION_BODY);
-    if (body === "aborted") return;
-    if (body === "too-large") {
-      this.ctx.log.warn({ limit: MAX_INTERACTION_BODY }, "discord endpoint: request body over the limit");
-      refuseTooLarge(req, res, MAX_INTERACTION_BODY);
-      return;
-    }
-    const signature = header(req, "x-signature-ed25519");
-    const timestamp = header(req, "x-signature-timestamp");
-    if (!verifyInteraction(key, signature, timestamp, body)) {
+    const signature = headerOf(req, "x-signature-ed25519");
+    const timestamp = headerOf(req, "x-signature-timestamp");
+    const refuse = (reason: string, beforeBody: boolean) => {
       const client = clientAddress(req, this.ctx.opts.config.gateway.trustedProxies);
       const limited = failures.failed(client);
-      this.ctx.log.warn(
-        { client, status: limited ? 429 : 401 },
-        "discord endpoint: invalid request signature",
-      );
+      this.ctx.log.warn({ client, status: limited ? 429 : 401, reason }, "discord endpoint: request refused");
+      if (beforeBody) {
+        refuseAndClose(req, res, limited ? 429 : 401, "invalid request signature");
+        return;
+      }
       res.writeHead(limited ? 429 : 401, { "content-type": "text/plain", connection: "close" });
       res.end("invalid request signature");
+    };
+    if (!signature || !/^[0-9a-fA-F]{128}$/.test(signature))
+      return refuse("signature header malformed", true);
+    if (!timestampFresh(timestamp, Date.now(), MAX_TIMESTAMP_SKEW_MS))
+      return refuse("timestamp missing, malformed or not within five minutes", true);
+    const body = await readBodyLimited(req, MAX_INTERACTION_BODY);
+    if (typeof body === "string") {
+      if (body === "too-large")
+        this.ctx.log.warn({ limit: MAX_INTERACTION_BODY }, "discord endpoint: request body over the limit");
+      refuseBody(req, res, body, MAX_INTERACTION_BODY);
       return;
     }
+    if (!verifyInteraction(key, signature, timestamp, body)) return refuse("bad signature", false);
     let raw: DiscordInteractionJson;
     try {
       raw = JSON.parse(body.toString("utf8")) as DiscordInteractionJson;
     } catch {
+      res.writeHead(400).end();
+      return;
+    }
+    // Signed but not an interaction object (`null`, a number, an array): nothing to take.
+    if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
       res.writeHead(400).end();
       return;
     }
@@ -209,11 +237,6 @@ export class DiscordEndpoint {
     }
     if (!res.headersSent) res.writeHead(500).end();
   }
-}
-
-function header(req: http.IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value[0] : value;
 }
 
 function writeJson(res: http.ServerResponse, value: unknown): void {

@@ -120,7 +120,8 @@ export class FeishuConnection {
 
   /** Current health; the long connection's own state is consulted when in use. */
   health(): AdapterHealth {
-    if (this.ctx.state.state !== "connected" || !this.wsClient) return this.ctx.state;
+    if (this.ctx.state.state !== "connected" || !this.wsClient)
+      return this.ctx.intakeFailures.apply(this.ctx.state);
     const status = this.wsClient.getConnectionStatus();
     if (status.state === "connected") return this.ctx.state;
     return {

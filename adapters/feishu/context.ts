@@ -6,6 +6,7 @@
 import type * as lark from "@larksuiteoapi/node-sdk";
 import { trimOldest } from "../../src/core/bounded.js";
 import { AdapterError } from "../../src/core/errors.js";
+import { IntakeFailures } from "../../src/core/intake-failures.js";
 import type { Logger } from "../../src/core/logger.js";
 import type { AdapterHealth, AdapterHooks, InboundSink } from "../../src/core/message.js";
 import type { AdapterOptions } from "../../src/core/platforms.js";
@@ -61,6 +62,8 @@ export class FeishuContext {
   hooks: AdapterHooks | undefined;
   sink: InboundSink | undefined;
   state: AdapterHealth = { state: "stopped" };
+  /** Webhook events whose handling failed lately (`/healthz` says `degraded` while they repeat). */
+  readonly intakeFailures = new IntakeFailures();
   stopped = false;
   /** The bot's own open_id (from `bot/v3/info`), known after `start()`. */
   botOpenId = "";

@@ -1,23 +1,31 @@
 /**
  * The Feishu webhook: the listener (`FeishuWebhook`, bound to 127.0.0.1; put a reverse proxy in front)
- * and its HTTP security. We check what the SDK does not: the verification token (constant-time, 401 on
- * mismatch, also for `url_verification`), the signature when an `encrypt_key` is set (401), body size
- * (413, enforced while reading) and a rate limit of failed verifications per client (429;
+ * and its HTTP security. The listener caps connections and request times (`createGuardedServer`). We
+ * check what the SDK does not: with an `encrypt_key`, the signature headers before the body is read
+ * (present, well-formed, `X-Lark-Request-Timestamp` within five minutes), then the signature
+ * `sha256(timestamp + nonce + encrypt_key + body)` before anything is decrypted — so a forged body is
+ * never decrypted and no answer tells whether it would have (Feishu open platform, "Encrypt and
+ * verify event": 加密策略 / 安全校验, and the Node SDK's `checkIsEventValidated`); the verification
+ * token (constant-time, 401 on mismatch, also for `url_verification`), body size (413, enforced while
+ * reading, with a deadline) and a rate limit of failed verifications per client (429;
  * `gateway.trusted_proxies` names the proxies whose `X-Forwarded-For` is believed). A checked request
  * goes to the SDK's `adaptDefault` (with `autoChallenge`) as a canonical, re-signed body; an event the
  * shared inbox did not take (several replicas, Redis unreachable) is answered 503 so Feishu retries.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import * as lark from "@larksuiteoapi/node-sdk";
 import { AdapterError, ConfigError } from "../../src/core/errors.js";
 import {
   clientAddress,
+  createGuardedServer,
   FailureRateLimiter,
   readBodyLimited,
-  refuseTooLarge,
+  refuseAndClose,
+  refuseBody,
+  timestampFresh,
 } from "../../src/core/http-guard.js";
 import { describeError } from "./api-errors.js";
 import type { FeishuContext } from "./context.js";
@@ -31,11 +39,41 @@ export type WebhookVerdict =
 /** How far a signed webhook request's timestamp may be from our clock. */
 const WEBHOOK_MAX_SKEW_MS = 5 * 60_000;
 
+/** The headers of a signed webhook request. */
+const SIGNATURE_HEADERS = ["x-lark-request-timestamp", "x-lark-request-nonce", "x-lark-signature"] as const;
+
+/** Said of every unsigned request refused when an encrypt key is set, whatever the reason (no oracle). */
+const UNSIGNED_REFUSED = "unsigned request is not a URL verification";
+
+/** The request carries any of the signature headers. */
+export function isSigned(headers: Record<string, string | string[] | undefined>): boolean {
+  return SIGNATURE_HEADERS.some((name) => headers[name] !== undefined);
+}
+
 /**
- * Checks a webhook body the way the SDK does not: the signature (when `encryptKey` is set; over the
- * raw body or its compact form) for everything but `url_verification`, with a signed timestamp no more
- * than five minutes from `now`, and the verification token of both events (`header.token`) and
- * challenges (`token`), compared in constant time.
+ * What the headers of a signed request allow to be checked before its body is read: all three signature
+ * headers present, the signature 64 hex digits, the timestamp digits within five minutes of `now`.
+ * Undefined when they pass, else the reason.
+ */
+export function signatureHeadersProblem(
+  headers: Record<string, string | string[] | undefined>,
+  now: number = Date.now(),
+): string | undefined {
+  const [timestamp, nonce, signature] = SIGNATURE_HEADERS.map((name) => headerValue(headers[name]));
+  if (!timestamp || !nonce || !signature) return "signature headers incomplete";
+  if (!/^[0-9a-fA-F]{64}$/.test(signature)) return "signature malformed";
+  if (!timestampFresh(timestamp, now, WEBHOOK_MAX_SKEW_MS))
+    return "request timestamp too old or too far ahead";
+  return undefined;
+}
+
+/**
+ * Checks a webhook body the way the SDK does not. With `encryptKey` set, a signed request's headers
+ * (timestamp within five minutes of `now`) and signature (over the raw body or its compact form) are
+ * checked before anything is decrypted; an unsigned one may only be a `url_verification` challenge, and
+ * every other unsigned request is refused alike, so an answer never tells whether a forged ciphertext
+ * decrypts. Then the verification token of both events (`header.token`) and challenges (`token`),
+ * compared in constant time.
  */
 export function verifyWebhook(
   raw: string,
@@ -53,41 +91,52 @@ export function verifyWebhook(
   if (typeof body !== "object" || body === null || Array.isArray(body))
     return { ok: false, status: 400, reason: "body is not a JSON object" };
   const record = body as Record<string, unknown>;
+  if ("encrypt" in record && typeof record.encrypt !== "string")
+    return { ok: false, status: 400, reason: "encrypt is not a string" };
+  if (typeof record.encrypt === "string" && !encryptKey)
+    return { ok: false, status: 400, reason: "encrypted event but gateway.feishu.encrypt_key is not set" };
+  const signed = isSigned(headers);
+  if (encryptKey && signed) {
+    const problem = signatureHeadersProblem(headers, now);
+    if (problem) return { ok: false, status: 401, reason: problem };
+    if (!signatureMatches(raw, record, headers, encryptKey))
+      return { ok: false, status: 401, reason: "bad signature" };
+  }
   let decrypted = record;
-  if (typeof record.encrypt === "string") {
-    if (!encryptKey)
-      return { ok: false, status: 400, reason: "encrypted event but gateway.feishu.encrypt_key is not set" };
+  if (typeof record.encrypt === "string" && encryptKey) {
     try {
       decrypted = JSON.parse(new lark.AESCipher(encryptKey).decrypt(record.encrypt)) as Record<
         string,
         unknown
       >;
     } catch {
+      decrypted = {};
+    }
+    if (typeof decrypted !== "object" || decrypted === null || Array.isArray(decrypted)) decrypted = {};
+    if (signed && Object.keys(decrypted).length === 0)
       return {
         ok: false,
         status: 400,
         reason: "event could not be decrypted with gateway.feishu.encrypt_key",
       };
-    }
   }
-  const isChallenge = decrypted.type === "url_verification";
-  if (encryptKey && !isChallenge) {
-    if (!signatureMatches(raw, record, headers, encryptKey))
-      return { ok: false, status: 401, reason: "bad signature" };
-    // A signed request is only good for a few minutes: a captured one cannot be replayed later.
-    const signedAt = Number(headerValue(headers["x-lark-request-timestamp"])) * 1000;
-    if (!Number.isFinite(signedAt) || Math.abs(now - signedAt) > WEBHOOK_MAX_SKEW_MS) {
-      return { ok: false, status: 401, reason: "request timestamp too old or too far ahead" };
-    }
+  if (encryptKey && !signed) {
+    // Only Feishu's URL check may come unsigned; anything else is refused with one answer.
+    if (decrypted.type !== "url_verification") return { ok: false, status: 401, reason: UNSIGNED_REFUSED };
+    if (verificationToken && !tokenMatches(decrypted, verificationToken))
+      return { ok: false, status: 401, reason: UNSIGNED_REFUSED };
+    return { ok: true, body: record, decrypted };
   }
-  if (verificationToken) {
-    const header = decrypted.header as { token?: unknown } | undefined;
-    const token = typeof header?.token === "string" ? header.token : decrypted.token;
-    if (typeof token !== "string" || !constantTimeEqual(token, verificationToken)) {
-      return { ok: false, status: 401, reason: "verification token mismatch" };
-    }
-  }
+  if (verificationToken && !tokenMatches(decrypted, verificationToken))
+    return { ok: false, status: 401, reason: "verification token mismatch" };
   return { ok: true, body: record, decrypted };
+}
+
+/** The verification token of an event (`header.token`) or a challenge (`token`) is `expected`. */
+function tokenMatches(decrypted: Record<string, unknown>, expected: string): boolean {
+  const header = decrypted.header as { token?: unknown } | undefined;
+  const token = typeof header?.token === "string" ? header.token : decrypted.token;
+  return typeof token === "string" && constantTimeEqual(token, expected);
 }
 
 export function signatureMatches(
@@ -147,6 +196,8 @@ export function respond(res: ServerResponse, status: number, message: string): v
 
 /** Largest webhook body accepted (bytes). */
 const MAX_WEBHOOK_BODY = 1024 * 1024;
+/** Largest unsigned body read when an encrypt key is set: only a URL check (a few hundred bytes) may be. */
+const MAX_UNSIGNED_BODY = 16 * 1024;
 /** Failed webhook verifications answered with 401 per client per minute; more get 429. */
 const WEBHOOK_RATE_PER_MINUTE = 120;
 
@@ -168,7 +219,7 @@ export class FeishuWebhook {
     }
     const path = normalizePath(this.ctx.settings.webhook.path ?? "/feishu/webhook");
     const sdkHandler = lark.adaptDefault(path, dispatcher, { autoChallenge: true });
-    const server = createServer((req, res) => {
+    const server = createGuardedServer((req, res) => {
       this.handle(req, res, path, sdkHandler).catch((error: unknown) => {
         // A checked event the shared inbox did not take: 503, so Feishu delivers it again (to any replica).
         if (isNotTaken(error)) {
@@ -176,9 +227,10 @@ export class FeishuWebhook {
           return;
         }
         this.ctx.log.error({ err: describeError(error) }, "feishu webhook request failed");
+        this.ctx.intakeFailures.record();
         if (!res.headersSent) respond(res, 500, "internal error");
       });
-    });
+    }, this.ctx.opts.config.gateway.trustedProxies);
     await new Promise<void>((resolve, reject) => {
       server.once("error", (error) =>
         reject(
@@ -196,7 +248,10 @@ export class FeishuWebhook {
     this.ctx.webhookUrl = `http://127.0.0.1:${port}${path}`;
   }
 
-  /** Checks a webhook request (path, size, rate, signature, token), then hands it to the SDK. */
+  /**
+   * Checks a webhook request — path, the signature headers before the body is read, then size, deadline,
+   * signature and token — and hands it to the SDK.
+   */
   private async handle(
     req: IncomingMessage,
     res: ServerResponse,
@@ -205,30 +260,24 @@ export class FeishuWebhook {
   ): Promise<void> {
     if (new URL(req.url ?? "/", "http://localhost").pathname !== path) return respond(res, 404, "not found");
     if (req.method !== "POST") return respond(res, 405, "POST only");
-    const bytes = await readBodyLimited(req, MAX_WEBHOOK_BODY);
-    if (bytes === "too-large") return refuseTooLarge(req, res, MAX_WEBHOOK_BODY);
-    if (bytes === "aborted") return;
+    const { encryptKey } = this.ctx.settings;
+    const signed = isSigned(req.headers);
+    const early = encryptKey && signed ? signatureHeadersProblem(req.headers) : undefined;
+    if (early) return this.refuse(req, res, 401, early, true);
+    const limit = encryptKey && !signed ? MAX_UNSIGNED_BODY : MAX_WEBHOOK_BODY;
+    const bytes = await readBodyLimited(req, limit);
+    if (typeof bytes === "string") {
+      if (bytes === "too-large" && limit === MAX_UNSIGNED_BODY)
+        return this.refuse(req, res, 401, UNSIGNED_REFUSED, true);
+      return refuseBody(req, res, bytes, limit);
+    }
     const verdict = verifyWebhook(
       bytes.toString("utf8"),
       req.headers,
       this.ctx.settings.encryptKey,
       this.ctx.settings.verificationToken,
     );
-    if (!verdict.ok) {
-      // Only failures are rate limited, per client (behind a trusted proxy: the forwarded address), so
-      // junk can never crowd out a correctly signed event.
-      const client = clientAddress(req, this.ctx.opts.config.gateway.trustedProxies);
-      const limited = this.failures.failed(client);
-      this.ctx.log.warn(
-        { status: limited ? 429 : verdict.status, reason: verdict.reason, client },
-        "feishu webhook request rejected",
-      );
-      return respond(
-        res,
-        limited ? 429 : verdict.status,
-        limited ? "too many failed requests" : verdict.reason,
-      );
-    }
+    if (!verdict.ok) return this.refuse(req, res, verdict.status, verdict.reason, false);
     // Hand the SDK a canonical request: compact JSON, re-signed, so its own checks agree with ours.
     const body = JSON.stringify(verdict.body);
     const headers = { ...req.headers, ...signatureHeaders(body, this.ctx.settings.encryptKey) };
@@ -238,6 +287,26 @@ export class FeishuWebhook {
       method: "POST",
     });
     await sdkHandler(forwarded, res);
+  }
+
+  /**
+   * Answers a request that failed verification. Only failures are rate limited, per client (behind a
+   * trusted proxy: the forwarded address), so junk can never crowd out a correctly signed event; a
+   * refusal decided before the body was read closes the connection.
+   */
+  private refuse(
+    req: IncomingMessage,
+    res: ServerResponse,
+    status: number,
+    reason: string,
+    beforeBody: boolean,
+  ): void {
+    const client = clientAddress(req, this.ctx.opts.config.gateway.trustedProxies);
+    const limited = this.failures.failed(client);
+    this.ctx.log.warn({ status: limited ? 429 : status, reason, client }, "feishu webhook request rejected");
+    const answer = limited ? "too many failed requests" : reason;
+    if (beforeBody) refuseAndClose(req, res, limited ? 429 : status, answer);
+    else respond(res, limited ? 429 : status, answer);
   }
 
   /** Closes the listener and its open connections. */

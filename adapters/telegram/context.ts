@@ -6,6 +6,7 @@
 import path from "node:path";
 import { Bot } from "grammy";
 import { AdapterError } from "../../src/core/errors.js";
+import { IntakeFailures } from "../../src/core/intake-failures.js";
 import type { Logger } from "../../src/core/logger.js";
 import type { AdapterHealth, AdapterHooks, InboundSink } from "../../src/core/message.js";
 import type { AdapterOptions } from "../../src/core/platforms.js";
@@ -65,6 +66,8 @@ export class TelegramContext {
   readonly logger: Logger;
   readonly tuning: TelegramTuning;
   state: AdapterHealth = { state: "stopped" };
+  /** Updates whose handling threw lately (`/healthz` says `degraded` while they repeat). */
+  readonly intakeFailures = new IntakeFailures();
   sink: InboundSink | undefined;
   hooks: AdapterHooks | undefined;
   /** Connected and not stopped: the poll loop runs while this holds. */

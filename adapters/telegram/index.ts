@@ -65,7 +65,7 @@ class TelegramAdapter implements Adapter {
   }
 
   health(): AdapterHealth {
-    return { ...this.ctx.state };
+    return this.ctx.intakeFailures.apply({ ...this.ctx.state });
   }
 
   start(sink: InboundSink, hooks?: AdapterHooks): Promise<void> {

@@ -4,7 +4,11 @@
  * front) at
  * `gateway.telegram.webhook.path` (default: the path of the public URL), registered with `setWebhook`
  * and `max_connections: 1` so Telegram sends one update at a time, in order; requests are also handled
- * one at a time here. The secret header and the body size are checked before anything is parsed.
+ * one at a time here. The listener caps connections and request times (`createGuardedServer`); the
+ * secret header and the declared size are checked before the body is read, and the body is read with a
+ * deadline. An update whose handling throws (one gateway) is logged, counted for `/healthz` and answered
+ * 200 — skipped, as polling skips it — so Telegram does not send it again ahead of every later update,
+ * and the next update is handled as if it had not happened.
  *
  * Several replicas behind a load balancer (`hooks.sharedIngress`): every replica listens and checks the
  * secret; only the leader calls `setWebhook`, with Telegram's default of 40 connections. A request is
@@ -14,15 +18,17 @@
  * https://core.telegram.org/bots/api#setwebhook).
  */
 import { timingSafeEqual } from "node:crypto";
-import http from "node:http";
+import type http from "node:http";
 import { Readable } from "node:stream";
 import { webhookCallback } from "grammy";
 import { ConfigError } from "../../src/core/errors.js";
 import {
   clientAddress,
+  createGuardedServer,
   FailureRateLimiter,
   readBodyLimited,
-  refuseTooLarge,
+  refuseAndClose,
+  refuseBody,
 } from "../../src/core/http-guard.js";
 import { telegramConfig } from "./config.js";
 import { ALLOWED_UPDATES, type TelegramContext } from "./context.js";
@@ -68,8 +74,10 @@ export class TelegramWebhook {
     const failures = new FailureRateLimiter(WEBHOOK_FAILURES_PER_MINUTE);
     // One update at a time: Telegram is asked for one connection, and a second request (a retry, or a
     // proxy that opens more) waits here, so a chat's commands never run concurrently or reordered.
+    // The chain itself never rejects: a failed update is that update's failure, not every later one's.
     let chain: Promise<void> = Promise.resolve();
-    const server = http.createServer((req, res) => {
+    const trustedProxies = this.ctx.options.config.gateway.trustedProxies;
+    const server = createGuardedServer((req, res) => {
       const requestPath = new URL(req.url ?? "/", "http://127.0.0.1").pathname;
       if (req.method !== "POST" || requestPath !== expectedPath) {
         res.writeHead(404).end();
@@ -86,16 +94,25 @@ export class TelegramWebhook {
           }) as unknown as http.IncomingMessage;
           // Replicas answer each request once its update is in the shared inbox, side by side.
           if (shared) return handle(canonical, res);
-          chain = chain.then(() => handle(canonical, res));
-          return chain;
+          const run = chain.then(() => handle(canonical, res));
+          chain = run.catch(() => undefined);
+          return run;
         })
         .catch((error: unknown) => {
-          this.ctx.logger.error({ err: error }, "telegram webhook: handling an update failed");
-          // 503: not taken, Telegram delivers the update again.
-          if (!res.headersSent) res.writeHead(503);
+          if (shared) {
+            this.ctx.logger.warn({ err: error }, "telegram webhook: the shared inbox did not take an update");
+            // 503: not taken, Telegram delivers the update again (to any replica).
+            if (!res.headersSent) res.writeHead(503);
+            res.end();
+            return;
+          }
+          this.ctx.intakeFailures.record();
+          this.ctx.logger.error({ err: error }, "telegram webhook: handling an update failed; it is skipped");
+          // 200: taken (and skipped); answered otherwise, Telegram would send it again before any other.
+          if (!res.headersSent) res.writeHead(200);
           res.end();
         });
-    });
+    }, trustedProxies);
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
@@ -128,9 +145,10 @@ export class TelegramWebhook {
   }
 
   /**
-   * Checks a webhook request before anything is parsed: the secret header (constant time; failures are
-   * rate limited per client, 401 then 429) and the body size (413, enforced while reading). Returns the
-   * body, or undefined when the request was answered here.
+   * Checks a webhook request before its body is read: the secret header (constant time; failures are
+   * rate limited per client, 401 then 429, the connection closed), then reads the body within its size
+   * (413), deadline (408) and the listener's budget (503). Returns the body, or undefined when the
+   * request was answered here.
    */
   private async admit(
     req: http.IncomingMessage,
@@ -143,20 +161,19 @@ export class TelegramWebhook {
       const client = clientAddress(req, this.ctx.options.config.gateway.trustedProxies);
       const limited = failures.failed(client);
       this.ctx.logger.warn({ client, status: limited ? 429 : 401 }, "telegram webhook: wrong secret token");
-      req.resume();
-      res.writeHead(limited ? 429 : 401, { connection: "close" }).end();
+      refuseAndClose(req, res, limited ? 429 : 401, "wrong secret token");
       return undefined;
     }
     const body = await readBodyLimited(req, MAX_WEBHOOK_BODY);
-    if (body === "too-large") {
-      this.ctx.logger.warn(
-        { limit: MAX_WEBHOOK_BODY },
-        "telegram webhook: request body over the limit refused",
-      );
-      refuseTooLarge(req, res, MAX_WEBHOOK_BODY);
+    if (typeof body === "string") {
+      if (body === "too-large")
+        this.ctx.logger.warn(
+          { limit: MAX_WEBHOOK_BODY },
+          "telegram webhook: request body over the limit refused",
+        );
+      refuseBody(req, res, body, MAX_WEBHOOK_BODY);
       return undefined;
     }
-    if (body === "aborted") return undefined;
     return body;
   }
 

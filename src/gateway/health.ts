@@ -1,6 +1,8 @@
 /**
  * `/healthz` on 127.0.0.1: a JSON document with each adapter's state; HTTP 200 when every adapter is
- * connected, 503 otherwise (starting, degraded or stopped). Port 0 picks an ephemeral port (tests).
+ * connected, 503 otherwise (starting, degraded or stopped). The status is `degraded` when every adapter
+ * is up but one is not well — its connection is struggling, or its intake failed repeatedly of late (see
+ * `src/core/intake-failures.ts`). Port 0 picks an ephemeral port (tests).
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -10,7 +12,7 @@ import type { CoordinationHealth } from "./coordination/coordinator.js";
 
 /** What `/healthz` reports. */
 export interface HealthReport {
-  status: "ok" | "unavailable";
+  status: "ok" | "degraded" | "unavailable";
   adapters: Record<string, AdapterHealth>;
   /** With `gateway.coordination`: this replica's role, epoch, Redis and lease age. */
   coordination?: CoordinationHealth;
@@ -20,8 +22,11 @@ export interface HealthReport {
 export function healthReport(adapters: { platform: string; health(): AdapterHealth }[]): HealthReport {
   const states: Record<string, AdapterHealth> = {};
   for (const adapter of adapters) states[adapter.platform] = adapter.health();
-  const ok = adapters.length > 0 && Object.values(states).every((state) => state.state === "connected");
-  return { status: ok ? "ok" : "unavailable", adapters: states };
+  const all = Object.values(states);
+  const up =
+    adapters.length > 0 && all.every((state) => state.state === "connected" || state.state === "degraded");
+  const ok = up && all.every((state) => state.state === "connected");
+  return { status: ok ? "ok" : up ? "degraded" : "unavailable", adapters: states };
 }
 
 /**

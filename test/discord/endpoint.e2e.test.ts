@@ -161,6 +161,82 @@ describe("discord interactions endpoint", () => {
     await discord.setInteractionsEndpoint(url);
   });
 
+  it("refuses a signed interaction whose timestamp is old, in the future or not digits: a replay is 401", async () => {
+    const discord = await emulator();
+    const { url, inbox } = await start(discord);
+    const ping = { id: "1", application_id: discord.applicationId, type: 1, token: "t", version: 1 };
+    const now = Math.floor(Date.now() / 1000);
+    // A captured interaction replayed after the dedupe window (48 h) keeps the timestamp it was signed with.
+    for (const timestamp of [
+      String(now - 49 * 3600),
+      String(now - 301),
+      String(now + 301),
+      "1",
+      "abc",
+      "4102444800",
+      `${now}.0`,
+      ` ${now}`,
+    ]) {
+      expect((await discord.postSigned(url, ping, { timestamp })).status, timestamp).toBe(401);
+    }
+    const command = {
+      id: "930000000000000001",
+      application_id: discord.applicationId,
+      type: 2,
+      token: "itoken-replayed",
+      version: 1,
+      channel_id: CHANNEL,
+      guild_id: GUILD,
+      member: { user: alice, roles: [] },
+      data: { id: "1", name: "curator", type: 1, options: [{ type: 1, name: "pin", options: [] }] },
+    };
+    expect((await discord.postSigned(url, command, { timestamp: String(now - 49 * 3600) })).status).toBe(401);
+    expect(inbox).toHaveLength(0);
+    // Within five minutes either way, it is taken.
+    expect((await discord.postSigned(url, ping, { timestamp: String(now - 240) })).status).toBe(200);
+    expect((await discord.postSigned(url, ping, { timestamp: String(now + 240) })).status).toBe(200);
+  });
+
+  it("a signed body that is not an interaction object is 400, not 500", async () => {
+    const discord = await emulator();
+    const { url } = await start(discord);
+    for (const body of ["null", "12", "[]", '"x"']) {
+      expect((await discord.postSigned(url, body, { sentBody: body })).status, body).toBe(400);
+    }
+  });
+
+  it("refuses from the headers alone, before a body that never ends is read", async () => {
+    const discord = await emulator();
+    const { url } = await start(discord);
+    const target = new URL(url);
+    const status = (headers: Record<string, string>) =>
+      new Promise<number>((resolve, reject) => {
+        const req = http.request(
+          { host: target.hostname, port: target.port, path: target.pathname, method: "POST", headers },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+            req.destroy();
+          },
+        );
+        req.on("error", reject);
+        // Headers and a first chunk; the rest never comes.
+        req.write("{");
+      });
+    const stamp = String(Math.floor(Date.now() / 1000));
+    const signature = "a".repeat(128);
+    expect(await status({ "x-signature-ed25519": signature, "x-signature-timestamp": "1" })).toBe(401);
+    expect(await status({ "x-signature-ed25519": "zz", "x-signature-timestamp": stamp })).toBe(401);
+    expect(await status({ "x-signature-timestamp": stamp })).toBe(401);
+    expect(
+      await status({
+        "x-signature-ed25519": signature,
+        "x-signature-timestamp": stamp,
+        "content-length": String(2 * 1024 * 1024),
+      }),
+    ).toBe(413);
+  });
+
   it("refuses to start without a usable public key or on a port in use, saying what to set", async () => {
     const discord = await emulator();
     await expect(start(discord, { publicKey: "" })).rejects.toThrow(/DISCORD_PUBLIC_KEY/);

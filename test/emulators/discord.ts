@@ -422,16 +422,25 @@ export class DiscordEmulator {
   /**
    * POSTs an interaction body to an endpoint as Discord does: `X-Signature-Ed25519` (hex) over
    * `X-Signature-Timestamp` + the body, signed with the application's key (or, `badSignature`, with
-   * another key; `unsigned`: without the headers; `sentBody`: another body than the one signed). Gives
-   * up after `timeoutMs` (status 0).
+   * another key; `unsigned`: without the headers; `sentBody`: another body than the one signed;
+   * `timestamp`: the `X-Signature-Timestamp` signed and sent instead of now's Unix seconds — a replay of
+   * a request captured earlier keeps the timestamp it was signed with). Gives up after `timeoutMs`
+   * (status 0). Discord docs, Interactions → Overview → "Validating Security Request Headers": the
+   * signature is Ed25519 over `X-Signature-Timestamp` + the raw body.
    */
   async postSigned(
     url: string,
     body: unknown,
-    options: { badSignature?: boolean; unsigned?: boolean; sentBody?: string; timeoutMs?: number } = {},
+    options: {
+      badSignature?: boolean;
+      unsigned?: boolean;
+      sentBody?: string;
+      timeoutMs?: number;
+      timestamp?: string;
+    } = {},
   ): Promise<{ status: number; contentType: string; text: string; json?: unknown }> {
     const text = typeof body === "string" ? body : JSON.stringify(body);
-    const timestamp = String(Math.floor(Date.now() / 1000));
+    const timestamp = options.timestamp ?? String(Math.floor(Date.now() / 1000));
     const key: KeyObject = options.badSignature
       ? generateKeyPairSync("ed25519").privateKey
       : this.keys.privateKey;

@@ -307,9 +307,11 @@ describe("feishu adapter setup", () => {
         undefined,
       ),
     ).toMatchObject({ ok: false, status: 401 });
-    expect(verifyWebhook(raw, recorded.headers, "wrong-key", undefined)).toMatchObject({
+    // The signature is checked before anything is decrypted: another key fails it, nothing is decrypted.
+    expect(verifyWebhook(raw, recorded.headers, "wrong-key", undefined, signedAt)).toMatchObject({
       ok: false,
-      status: 400,
+      status: 401,
+      reason: "bad signature",
     });
     expect(verifyWebhook("{oops", {}, undefined, undefined)).toMatchObject({ ok: false, status: 400 });
   });

@@ -287,7 +287,7 @@ describe("telegram ↔ gateway", () => {
     expect(degraded?.adapters.telegram?.detail).toMatch(
       /409 Conflict: another process is polling this bot token/,
     );
-    expect(degraded?.status).toBe("unavailable");
+    expect(degraded?.status).toBe("degraded");
     const [answer] = await run.ask({ userId: ADMIN, text: "/curator status" });
     expect(answer?.plain).toMatch(/^curator: ENABLED/);
     expect((await probe()).code).toBe(200);

@@ -6,9 +6,9 @@
  * a request body, and every page forbids caching, framing, referrers and scripts.
  */
 
-import http from "node:http";
+import type http from "node:http";
 import type { AddressInfo } from "node:net";
-import { readBodyLimited } from "../../core/http-guard.js";
+import { createGuardedServer, readBodyLimited, refuseBody } from "../../core/http-guard.js";
 import { type Locale, negotiateLocale } from "../../core/i18n/locale.js";
 import { resolveHtml, resolveText, type Text, t } from "../../core/i18n/messages.js";
 import { replyToPlainText } from "../../core/reply.js";
@@ -56,7 +56,7 @@ export async function startSecretFormServer(
   entry: SecretEntry,
   notify: (pending: PendingSecret, submission: SecretSubmission) => Promise<void>,
 ): Promise<SecretFormServer> {
-  const server = http.createServer((request, response) => {
+  const server = createGuardedServer((request, response) => {
     const locale = negotiateLocale(request.headers["accept-language"]) ?? "en";
     void handle(request, response).catch(() => {
       if (!response.headersSent) response.writeHead(500, HEADERS);
@@ -102,7 +102,10 @@ export async function startSecretFormServer(
       return;
     }
     const body = await readBodyLimited(request, MAX_BODY_BYTES);
-    if (body === "aborted") return;
+    if (body === "aborted" || body === "too-slow" || body === "busy") {
+      refuseBody(request, response, body, MAX_BODY_BYTES);
+      return;
+    }
     if (body === "too-large") {
       // Closing the connection cuts off a client still sending the rest of a huge body.
       response
@@ -130,8 +133,6 @@ export async function startSecretFormServer(
     await notify(submission.stored, submission);
   }
   server.keepAliveTimeout = 1000;
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, "127.0.0.1", () => {
