@@ -30,8 +30,19 @@ export interface SkillsConfig {
   ledgerMaxBytes: number;
   /** The raw `skills.config` mapping: values of the settings skills declare (`metadata.hermes.config`). */
   settings: Record<string, unknown>;
+  /** `skills.hub`: where hub installs may fetch from. */
+  hub: HubConfig;
   /** Set when the disabled lists are malformed: visibility then fails closed with this error. */
   visibilityError?: ConfigError;
+}
+
+/** The `skills.hub` section. */
+export interface HubConfig {
+  /**
+   * `host:port` entries a hub fetch may reach even when they resolve to a private or loopback address
+   * (a registry on the local network, the tests' emulator). Lowercase; IPv6 hosts in brackets.
+   */
+  allowedHosts: string[];
 }
 
 /** Model settings for an LLM caller (auxiliary.curator, curator.auxiliary, or the main `model`). */
@@ -258,6 +269,16 @@ function stringList(raw: Raw, key: string, at: string): string[] {
   throw new ConfigError(`${at}${key}`, invalid(`${at}${key}`, value, t("config.req.stringList")));
 }
 
+/** A list of `host:port` entries (lowercased); anything else names the key and what it needs. */
+function hostPortList(raw: Raw, key: string, at: string): string[] {
+  const entries = stringList(raw, key, at);
+  for (const entry of entries) {
+    if (!/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+):\d{1,5}$/i.test(entry.trim()))
+      throw new ConfigError(`${at}${key}`, invalid(`${at}${key}`, entry, t("config.req.hostPort")));
+  }
+  return entries.map((entry) => entry.trim().toLowerCase());
+}
+
 /**
  * A list of skill names as Hermes matches them: only strings name skills. An item PyYAML reads as a
  * boolean, number or date (a bare `on`, `12:30`, `2024-01-01`) matches no skill; it is left out, with a
@@ -346,6 +367,7 @@ function parseSkills(raw: Raw, warnings: WarningLists): SkillsConfig {
       min: 0,
     }),
     settings: section(skills, "config", "skills."),
+    hub: { allowedHosts: hostPortList(section(skills, "hub", "skills."), "allowed_hosts", "skills.hub.") },
   };
   // The disabled lists decide visibility: a malformed one must not crash unrelated commands, but every
   // visibility check fails closed with this error until it is fixed.

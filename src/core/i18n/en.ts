@@ -7,6 +7,7 @@ import { enCli } from "./cli.en.js";
 import { enCommands } from "./commands.en.js";
 import { enConsole } from "./console.en.js";
 import type { CatalogShape } from "./entries.js";
+import { enHub } from "./hub.en.js";
 import { enLibrary } from "./library.en.js";
 import { enMenu } from "./menu.en.js";
 
@@ -61,6 +62,7 @@ export const en = {
   "config.req.range": "{kind} {bounds}",
   "config.req.mustBe": "it must be {range}",
   "config.req.stringList": "it must be a list of strings",
+  "config.req.hostPort": "each entry must be host:port, e.g. 127.0.0.1:8080 or registry.local:443",
   "config.req.skillNames": "it must be a list of skill names",
   "config.req.paths": "it must be a path or a list of paths",
   "config.req.url": 'it must be a full URL such as "https://bot.example.com"',
@@ -320,4 +322,5 @@ export const en = {
   // ── command replies (curator, safety net, skills): a section file of their own ──────────────────────
   ...enCommands,
   ...enLibrary,
+  ...enHub,
 } as const satisfies CatalogShape;

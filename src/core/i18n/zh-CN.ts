@@ -8,6 +8,7 @@ import { zhCNCommands } from "./commands.zh-CN.js";
 import { zhCNConsole } from "./console.zh-CN.js";
 import type { en } from "./en.js";
 import { defineLocale } from "./entries.js";
+import { zhCNHub } from "./hub.zh-CN.js";
 import { zhCNLibrary } from "./library.zh-CN.js";
 import { zhCNMenu } from "./menu.zh-CN.js";
 
@@ -60,6 +61,7 @@ export const zhCN = defineLocale<typeof en>()({
   "config.req.range": "{bounds} 的{kind}",
   "config.req.mustBe": "它必须是{range}",
   "config.req.stringList": "它必须是字符串列表",
+  "config.req.hostPort": "每一项都必须是 host:port，例如 127.0.0.1:8080 或 registry.local:443",
   "config.req.skillNames": "它必须是技能名称列表",
   "config.req.paths": "它必须是路径或路径列表",
   "config.req.url": '它必须是完整的 URL，例如 "https://bot.example.com"',
@@ -304,4 +306,5 @@ export const zhCN = defineLocale<typeof en>()({
   // ── command replies (curator, safety net, skills): a section file of their own ──────────────────────
   ...zhCNCommands,
   ...zhCNLibrary,
+  ...zhCNHub,
 });

@@ -1,0 +1,27 @@
+/**
+ * The English texts of skills from a hub: installing, updating and removing hub skills, the scan's
+ * verdict, the guarded network client's refusals and the hub's files. Spread into `en`; vocabulary of the
+ * Chinese side: `glossary.md`.
+ */
+import type { CatalogShape } from "./entries.js";
+
+export const enHub = {
+  "hub.lockCorrupt":
+    "{file} cannot be read ({reason}); fix or remove it before installing, updating or removing hub skills.",
+  "hub.badName":
+    "'{name}' is not a usable skill name for a hub install (one folder name, no '..', no leading dot).",
+  "hub.badInstallPath": "the install path '{path}' of '{name}' would leave the skills folder; refused.",
+  "hub.net.badUrl": "'{url}' is not a URL a hub skill can be fetched from.",
+  "hub.net.scheme":
+    "refused to fetch {url}: only https is allowed, and plain http only for a host:port listed in skills.hub.allowed_hosts ({hostPort} is not).",
+  "hub.net.userinfo": "refused to fetch from {hostPort}: a URL may not carry a user name or password.",
+  "hub.net.private":
+    "refused to fetch from {hostPort}: it is a private or local address ({address}); list {hostPort} in skills.hub.allowed_hosts if it is your registry.",
+  "hub.net.tooManyRedirects": "refused {url}: more than {max} redirects.",
+  "hub.net.redirectNoLocation": "{url} answered with a redirect that names no destination.",
+  "hub.net.tooLarge": "the answer from {hostPort} is over the limit of {limit} bytes; refused.",
+  "hub.net.timeout": "{hostPort} did not answer within {seconds} seconds.",
+  "hub.net.failed": "could not fetch from {hostPort}: {cause}",
+  "hub.net.status": "{url} answered HTTP {status}.",
+  "hub.net.notJson": "{url} did not answer with JSON.",
+} as const satisfies CatalogShape;
