@@ -6,6 +6,7 @@
  * set from a chat message at all (it would sit in the chat history).
  */
 import { type ConfigChange, editConfigFile } from "../src/config/edit.js";
+import { yamlScalarText } from "../src/config/yaml11.js";
 import { list, type Text, t } from "../src/core/i18n/messages.js";
 import { referencePlatforms } from "../src/core/platforms.js";
 import { errorReply, type Reply, type ReplyBlock, reply } from "../src/core/reply.js";
@@ -229,14 +230,63 @@ async function showConfig(ctx: CommandContext, input: CommandInput): Promise<Rep
   return reply(blocks, { json: { ok: true, skills: json } });
 }
 
+/** What `skills config set` stores for a typed value, or why it cannot store it as typed. */
+export type SettingValue =
+  | { ok: true; value: string | number | bigint | boolean }
+  | { ok: false; reason: Text };
+
+/** A decimal's value as `<sign><digits>e<exponent>` without redundant zeros, to compare two spellings. */
+function decimalKey(text: string): string {
+  const match = /^(-?)(\d*)(?:\.(\d*))?(?:e([-+]?\d+))?$/i.exec(text);
+  if (!match) return text;
+  const [, sign = "", whole = "", fraction = "", exponent = "0"] = match;
+  const digits = `${whole}${fraction}`.replace(/^0+/, "");
+  if (digits === "") return "0";
+  const trimmed = digits.replace(/0+$/, "");
+  return `${sign}${trimmed}e${Number(exponent) - fraction.length + (digits.length - trimmed.length)}`;
+}
+
 /**
- * Reads a typed value: true/false and numbers written the way they print (`12`, `-0.5`, not `017`) as
- * such, anything else as text.
+ * Reads a typed value as config.yaml will hold it: `true`/`false` as booleans; whole numbers written the
+ * way they print (`12`, `-7`, not `017` or `+3`) as integers of any size (PyYAML keeps them exact; beyond
+ * ±2^53 they are a `bigint` here); a decimal such as `-0.5` as a number, refused when it has more digits
+ * than a number keeps (it would be read back as another value); anything else — `yes`, `0x1f`, `1_000`,
+ * `1e5`, `.inf`, `12:30` — as the text typed (written quoted, so YAML 1.1 does not read it as a number or
+ * a boolean). A value typed in double quotes (`'"0017"'`) is the text inside them, whatever it looks like.
  */
-function typedValue(raw: string): string | number | boolean {
-  if (raw === "true" || raw === "false") return raw === "true";
-  if (/^-?(?:0|[1-9]\d*)(?:\.\d*[1-9])?$/.test(raw) && Number.isFinite(Number(raw))) return Number(raw);
-  return raw;
+export function settingValue(raw: string): SettingValue {
+  if (/^".*"$/s.test(raw)) {
+    try {
+      const text: unknown = JSON.parse(raw);
+      if (typeof text === "string") return { ok: true, value: text };
+    } catch {
+      // Not one JSON string: the text as typed, quotes included.
+    }
+  }
+  if (raw === "true" || raw === "false") return { ok: true, value: raw === "true" };
+  if (/^-?(?:0|[1-9]\d*)$/.test(raw) && raw !== "-0") {
+    const number = Number(raw);
+    return { ok: true, value: Number.isSafeInteger(number) ? number : BigInt(raw) };
+  }
+  if (/^-?(?:0|[1-9]\d*)\.\d*[1-9]$/.test(raw)) {
+    const number = Number(raw);
+    if (Number.isFinite(number) && decimalKey(String(number)) === decimalKey(raw))
+      return { ok: true, value: number };
+    return {
+      ok: false,
+      reason: t("cmd.config.inexact", {
+        value: raw,
+        stored: yamlScalarText(number),
+        text: `'${JSON.stringify(raw)}'`,
+      }),
+    };
+  }
+  return { ok: true, value: raw };
+}
+
+/** A value for JSON: an integer beyond ±2^53 as its exact digits (a JSON number would be rounded). */
+function jsonValue(value: string | number | bigint | boolean): string | number | boolean {
+  return typeof value === "bigint" ? value.toString() : value;
 }
 
 async function setConfig(ctx: CommandContext, key: string | undefined, raw: string): Promise<Reply> {
@@ -263,7 +313,9 @@ async function setConfig(ctx: CommandContext, key: string | undefined, raw: stri
       t("cmd.config.secretInChat", { key, command: `skillgate skills config set ${key} <value>` }),
     );
   }
-  const value = typedValue(raw.trim());
+  const typed = settingValue(raw.trim());
+  if (!typed.ok) return errorReply(typed.reason, 2);
+  const value = typed.value;
   const result = await editConfigFile(ctx.home, {
     kind: "set",
     path: ["skills", "config", ...key.split(".")],
@@ -273,11 +325,12 @@ async function setConfig(ctx: CommandContext, key: string | undefined, raw: stri
   if (result.changed) {
     await record(ctx, "skills-config-set", skills[0] ?? key, {
       key,
-      ...(secret ? { value_hidden: true } : { value }),
+      ...(secret ? { value_hidden: true } : { value: jsonValue(value) }),
       skills,
     });
   }
-  const shown: Text = secret ? t("cmd.config.hiddenValue") : `\`${String(value)}\``;
+  // Shown as config.yaml holds it: text PyYAML would read as something else appears in its quotes.
+  const shown: Text = secret ? t("cmd.config.hiddenValue") : `\`${yamlScalarText(value)}\``;
   return reply(
     [
       {
@@ -287,7 +340,16 @@ async function setConfig(ctx: CommandContext, key: string | undefined, raw: stri
           : t("cmd.config.unchanged", { key, value: shown }),
       },
     ],
-    { json: { ok: true, changed: result.changed, key, value: secret ? "(hidden)" : value, skills } },
+    {
+      json: {
+        ok: true,
+        changed: result.changed,
+        key,
+        value: secret ? "(hidden)" : jsonValue(value),
+        ...(secret ? {} : { stored: yamlScalarText(value) }),
+        skills,
+      },
+    },
   );
 }
 

@@ -5,12 +5,12 @@
  * is 1 when a check failed.
  */
 import { promises as fs } from "node:fs";
-import YAML from "yaml";
 import { botsHeldByHermes, hermesHoldFix, hermesHoldSummary, PLATFORMS } from "../../adapters/index.js";
 import { checkConfigDocument } from "../config/check.js";
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
 import { removeAbandonedWriteTemps } from "../config/write-temps.js";
+import { parseYaml11 } from "../config/yaml11.js";
 import { type Check, failed, messageOf, ok, warn } from "../core/diagnostics.js";
 import { errorCause } from "../core/errors.js";
 import { cause, english, list, type Text, t } from "../core/i18n/messages.js";
@@ -158,7 +158,7 @@ async function readConfig(file: string): Promise<{ checks: Check[]; config?: Ski
   let document: unknown = {};
   if (text !== undefined) {
     try {
-      document = YAML.parse(text.replace(/^\uFEFF/, ""));
+      document = parseYaml11(text.replace(/^\uFEFF/, ""));
     } catch (error) {
       return {
         checks: [

@@ -9,7 +9,7 @@ import { ConfigError } from "../core/errors.js";
 import type { PlatformDefinition } from "../core/platforms.js";
 import { registeredPlatforms } from "../core/platforms.js";
 import { closestWord } from "../core/suggest.js";
-import { parseConfig, type SkillgateConfig } from "./config.js";
+import { exactIntegersAsText, parseConfig, type SkillgateConfig } from "./config.js";
 import { type ConfigOverride, withOverrides } from "./overrides.js";
 
 type Raw = Record<string, unknown>;
@@ -101,6 +101,7 @@ export function checkConfigDocument(
   document: unknown,
   platforms: readonly PlatformDefinition[] = registeredPlatforms(),
 ): ConfigCheck {
+  document = exactIntegersAsText(document);
   if (!isRecord(document)) {
     try {
       return { errors: [], unknown: [], config: parseConfig(document, 0, platforms) };

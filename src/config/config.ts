@@ -173,7 +173,25 @@ function isRecord(value: unknown): value is Raw {
 }
 
 function show(value: unknown): string {
-  return JSON.stringify(value) ?? String(value);
+  return (
+    JSON.stringify(value, (_key, item) => (typeof item === "bigint" ? item.toString() : item)) ??
+    String(value)
+  );
+}
+
+/**
+ * `document` with every integer beyond ±2^53 (a `bigint`, as the YAML reader keeps it exact) as its
+ * decimal text: ids are compared as text, and no later step can round it.
+ */
+export function exactIntegersAsText(document: unknown): unknown {
+  if (typeof document === "bigint") return document.toString();
+  if (Array.isArray(document)) return document.map(exactIntegersAsText);
+  if (!isRecord(document) || Object.getPrototypeOf(document) !== Object.prototype) return document;
+  const copy: Raw = {};
+  for (const [key, value] of Object.entries(document)) {
+    Object.defineProperty(copy, key, { value: exactIntegersAsText(value), enumerable: true, writable: true });
+  }
+  return copy;
 }
 
 /** "config.yaml: `key` is value; requirement.", the one shape of a wrong value's error. */
@@ -625,5 +643,5 @@ export function loadConfig(configPath: string): SkillgateConfig {
       { cause: error },
     );
   }
-  return parseConfig(withOverrides(document, configOverrides()), mtimeMs);
+  return parseConfig(withOverrides(exactIntegersAsText(document), configOverrides()), mtimeMs);
 }

@@ -29,7 +29,7 @@ import { parseYaml11, parseYaml11Document, yamlScalarText } from "./yaml11.js";
 export type ConfigChange =
   | { kind: "add-to-list"; path: string[]; value: string }
   | { kind: "remove-from-list"; path: string[]; value: string }
-  | { kind: "set"; path: string[]; value: string | number | boolean };
+  | { kind: "set"; path: string[]; value: string | number | bigint | boolean };
 
 type ListChange = Extract<ConfigChange, { kind: "add-to-list" | "remove-from-list" }>;
 
@@ -50,7 +50,7 @@ function refuse(change: ConfigChange, why: string): never {
 /** Path segments that name JavaScript's object machinery, never a setting. */
 const RESERVED_KEYS = new Set(["__proto__", "constructor", "prototype"]);
 
-function scalarText(value: string | number | boolean): string {
+function scalarText(value: string | number | bigint | boolean): string {
   return yamlScalarText(value);
 }
 

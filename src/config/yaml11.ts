@@ -26,15 +26,33 @@ function signed(text: string): { sign: number; body: string } {
   return { sign, body: /^[-+]/.test(text) ? text.slice(1) : text };
 }
 
-/** PyYAML's int constructor. */
-function yamlInt(source: string): number {
+/** Base-60 digits `a:b:c` summed exactly. */
+function sexagesimalBig(text: string): bigint {
+  return text.split(":").reduce((total, digits) => total * 60n + BigInt(digits), 0n);
+}
+
+/**
+ * PyYAML's int constructor. Python's integers have no size limit, so one beyond ±2^53 is a `bigint`
+ * holding its exact value (a platform id such as `222333444555666777` must not become `…780`).
+ */
+function yamlInt(source: string): number | bigint {
   const { sign, body } = signed(source.replaceAll("_", ""));
   if (body === "0") return 0;
-  if (body.startsWith("0b")) return sign * Number.parseInt(body.slice(2), 2);
-  if (body.startsWith("0x")) return sign * Number.parseInt(body.slice(2), 16);
-  if (body.startsWith("0")) return sign * Number.parseInt(body, 8);
-  if (body.includes(":")) return sign * sexagesimal(body);
-  return sign * Number(body);
+  // `0b_` and the like have no digits: PyYAML fails on them, and so does the number here.
+  if (/^0[bx]?$/.test(body)) return Number.NaN;
+  const exact = body.startsWith("0b")
+    ? BigInt(body)
+    : body.startsWith("0x")
+      ? BigInt(body)
+      : body.startsWith("0")
+        ? BigInt(`0o${body.slice(1)}`)
+        : body.includes(":")
+          ? sexagesimalBig(body)
+          : BigInt(body);
+  const value = sign < 0 ? -exact : exact;
+  return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
+    ? Number(value)
+    : value;
 }
 
 /** PyYAML's float constructor. */
@@ -79,7 +97,7 @@ const PYYAML_TAGS: ScalarTag[] = [
     default: true,
     test: INT,
     resolve: yamlInt,
-    identify: (v) => typeof v === "number" && Number.isInteger(v),
+    identify: (v) => typeof v === "bigint" || (typeof v === "number" && Number.isInteger(v)),
   },
   {
     tag: "tag:yaml.org,2002:float",
@@ -174,8 +192,9 @@ function numberText(value: number): string {
  * plain only when they are a safe word, else double-quoted with escapes (line breaks of every kind,
  * control characters and non-characters escaped). Throws on a string that is not valid Unicode text.
  */
-export function yamlScalarText(value: string | number | boolean): string {
+export function yamlScalarText(value: string | number | bigint | boolean): string {
   if (typeof value === "boolean") return value ? "true" : "false";
+  if (typeof value === "bigint") return value.toString();
   if (typeof value === "number") return numberText(value);
   if (/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(value)) {
     throw new TypeError("not valid Unicode text");

@@ -346,6 +346,8 @@ export const enCommands = {
     "`{key}` looks like a secret, and chat messages stay in the chat's history, so it was not stored. Set it on the gateway host with `{command}`.",
   "cmd.config.hiddenValue": "(hidden)",
   "cmd.config.set": "✓ `{key}` = {value} (skills.config in config.yaml), used by {skills}.",
+  "cmd.config.inexact":
+    "`{value}` has more digits than a number in config.yaml keeps: it would be read back as {stored}; nothing changed. Give fewer digits, or `{text}` (in double quotes) to store it as text.",
   "cmd.config.unchanged": "`{key}` already is {value}; nothing changed.",
   "cmd.config.confirmSet": "Set `{key}` in skills.config of config.yaml to `{value}`?",
   "cmd.config.confirmSetSecret": "Set `{key}` in skills.config of config.yaml?",

@@ -337,6 +337,8 @@ export const zhCNCommands = defineLocale<typeof enCommands>()({
     "`{key}` 看起来是密钥，而聊天消息会留在聊天记录中，所以没有保存它。请在网关主机上用 `{command}` 设置。",
   "cmd.config.hiddenValue": "（不显示）",
   "cmd.config.set": "✓ `{key}` = {value}（config.yaml 中的 skills.config），由 {skills} 使用。",
+  "cmd.config.inexact":
+    "`{value}` 的位数超出了 config.yaml 中数字能保存的精度：读回时会变成 {stored}；未做任何更改。请少写几位，或写成 `{text}`（带双引号）以文本形式保存。",
   "cmd.config.unchanged": "`{key}` 已经是 {value}；未做任何更改。",
   "cmd.config.confirmSet": "把 config.yaml 的 skills.config 中的 `{key}` 设为 `{value}`？",
   "cmd.config.confirmSetSecret": "设置 config.yaml 的 skills.config 中的 `{key}`？",
