@@ -84,7 +84,9 @@ async function listSkills(
   input: CommandInput<OptionValues<typeof LIST_OPTIONS>>,
 ): Promise<Reply> {
   const category = input.options.category;
-  const result = await ctx.library.list({ category, platform: platformOf(ctx, input) });
+  // On the command line a read-only look creates nothing (chat surfaces run in a home already made).
+  const create = ctx.surface !== "terminal";
+  const result = await ctx.library.list({ category, platform: platformOf(ctx, input), create });
   const skipped = (await ctx.library.skipped?.()) ?? [];
   const warnings = skipped.map((item) => t("cmd.skills.skipped", { folder: item.folder, reason: item.text }));
   // `--json` prints the result object alone (the warnings go to stderr): skip laying out a table.

@@ -103,9 +103,22 @@ export class TelegramConnection {
       await this.webhook.register();
       return;
     }
-    await callWithRetries(this.ctx, "deleteWebhook", () =>
-      this.ctx.bot.api.deleteWebhook({}, this.ctx.signal),
+    // A webhook someone else set (another program takes this bot's updates) is never removed: polling
+    // would need it gone. Only the one skillgate's own config names (an earlier webhook-mode run) is.
+    const current = await callWithRetries(this.ctx, "getWebhookInfo", () =>
+      this.ctx.bot.api.getWebhookInfo(this.ctx.signal),
     );
+    if (current.url) {
+      if (current.url !== telegramConfig(this.ctx.options.config).webhook.url)
+        throw new AdapterError(
+          "telegram",
+          `another program uses this bot: a webhook is set (${current.url}), so Telegram delivers its updates there, and skillgate does not remove a webhook it did not set. Give skillgate a bot of its own (SKILLGATE_TELEGRAM_BOT_TOKEN), or, if that webhook is no longer used, remove it (Bot API deleteWebhook) and start again.`,
+          { code: "adapter.telegram.foreign_webhook", refused: true },
+        );
+      await callWithRetries(this.ctx, "deleteWebhook", () =>
+        this.ctx.bot.api.deleteWebhook({}, this.ctx.signal),
+      );
+    }
     // Loaded now, not at start: under replicas the previous leader moved it since.
     await this.offset.load();
     this.ctx.state = { state: "connected", detail: "long polling" };

@@ -1,5 +1,7 @@
 #!/usr/bin/env node
-import { readFileSync, realpathSync } from "node:fs";
+// First: refuses a Node.js older than 20.19 before anything else is evaluated.
+import "./node-check.js";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import readline from "node:readline";
 import { fileURLToPath } from "node:url";
@@ -19,7 +21,7 @@ import type { CommandInput, CommandSpec, OptionSpec } from "../../commands/types
 import { validateOverrides } from "../config/check.js";
 import { loadConfig, parseConfig, type SkillgateConfig } from "../config/config.js";
 import { lookupSecret, readDotenv } from "../config/dotenv.js";
-import { homePaths, resolveHome } from "../config/home.js";
+import { homePaths, homeSource, resolveHome } from "../config/home.js";
 import { type ConfigOverride, parseOverride, setConfigOverrides } from "../config/overrides.js";
 import { parseYaml11 } from "../config/yaml11.js";
 import { ConfigError, CoordinationError, errorCause, UsageError } from "../core/errors.js";
@@ -403,7 +405,21 @@ export async function main(
   }
   if (selection.kind === "usage") return fail(io, wantsJson, selection.text, EXIT_USAGE);
   if (selection.kind === "serve" && selection.demo) return demo(io);
-  const home = resolveHome(program.opts<{ home?: string }>().home, io.env);
+  const homeFlag = program.opts<{ home?: string }>().home;
+  const home = resolveHome(homeFlag, io.env);
+  if (selection.kind !== "init" && !existsSync(home)) {
+    // A home someone named but that is missing is a typo, not a new empty library; only init makes one.
+    // The doctor reports it among its checks (the path and the fixes), with the same exit code.
+    const source = homeSource(homeFlag, io.env);
+    if (source && selection.kind === "doctor")
+      return doctor(home, selection.json, io).then((code) => (code === 0 ? code : EXIT_CONFIG));
+    if (source) return fail(io, wantsJson, t("cli.home.missing", { home, source }), EXIT_CONFIG);
+    // The default home is made on first use by what writes there; a read-only command creates nothing.
+    if (writesHome(selection)) {
+      await mkdir(home, { recursive: true });
+      io.stderr.write(`${resolveText(t("cli.home.created", { home }), localeFromEnv(io.env))}\n`);
+    }
+  }
   if (selection.kind === "doctor") return doctor(home, selection.json, io);
   if (selection.kind === "init") return init(home, selection.examples, selection.json, io);
   let config: SkillgateConfig;
@@ -451,6 +467,12 @@ export async function main(
   });
   printReply(reply, json, io);
   return reply.exitCode;
+}
+
+/** True for what writes into the home (serve, the web console, setting a secret, a changing command). */
+function writesHome(selection: Selection): boolean {
+  if (selection.kind === "command") return selection.spec.mutating === true;
+  return selection.kind === "serve" || selection.kind === "web" || selection.kind === "secrets-set";
 }
 
 /**

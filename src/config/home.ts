@@ -8,6 +8,15 @@ export function resolveHome(flag?: string, env: NodeJS.ProcessEnv = process.env)
   return path.resolve(expandUser(chosen));
 }
 
+/** Who named the home: `--home`, `HERMES_HOME`, or nobody (the default `~/.hermes`). */
+export function homeSource(
+  flag?: string,
+  env: NodeJS.ProcessEnv = process.env,
+): "--home" | "HERMES_HOME" | undefined {
+  if (flag !== undefined) return "--home";
+  return env.HERMES_HOME !== undefined ? "HERMES_HOME" : undefined;
+}
+
 /** Expands a leading `~` to the user's home directory. */
 export function expandUser(value: string): string {
   if (value === "~") return os.homedir();

@@ -456,9 +456,22 @@ class Library implements ManagedSkillLibrary {
     return sharedRecords(this.fresh()).byName.get(name);
   }
 
-  async list(options: { category?: string; platform?: string | null } = {}): Promise<SkillsListResult> {
+  /**
+   * Lists the skills (Hermes' `skills_list`). A missing skills folder is created, as Hermes does, unless
+   * `create` is false (the command line's read-only `skills list` creates nothing).
+   */
+  async list(
+    options: { category?: string; platform?: string | null; create?: boolean } = {},
+  ): Promise<SkillsListResult> {
     const snapshot = this.fresh();
     const local = this.currentRoots[0];
+    if (local && !local.exists && options.create === false) {
+      const message = t("cmd.skills.noneMissing", { dir: local.dir });
+      return withViewTexts(
+        { success: true, skills: [], categories: [], message: english(message) },
+        { message },
+      );
+    }
     if (local && !local.exists) {
       mkdirSync(local.dir, { recursive: true });
       this.dirty = true;

@@ -93,7 +93,12 @@ export interface SkillLibrary {
   /** Looks a skill up by name among `all()`. */
   find(name: string): Promise<SkillEntry | undefined>;
   /** The `skills_list` result for `platform`. */
-  list(options?: { category?: string; platform?: string | null }): Promise<SkillsListResult>;
+  /** `create: false`: a missing skills folder is reported, not created. */
+  list(options?: {
+    category?: string;
+    platform?: string | null;
+    create?: boolean;
+  }): Promise<SkillsListResult>;
   /** The `skill_view` result. */
   view(name: string, options?: ViewOptions): Promise<SkillViewResult>;
   /** Forgets cached scans (after a write skillgate made itself). */

@@ -11,6 +11,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { hermesTokenLockFile, processStartTime } from "../../src/core/hermes-gateway.js";
+import { DiscordEmulator } from "../emulators/discord.js";
+import { LarkEmulator } from "../emulators/lark.js";
 import { TelegramEmulator } from "../emulators/telegram.js";
 import { freePort } from "../support/redis.js";
 
@@ -206,5 +208,34 @@ describe("serve under a supervisor", () => {
     expect(await serving.exit).toBe(78);
     expect(serving.output()).toContain("401");
     expect(telegram.callsOf("getMe").length).toBeGreaterThan(0);
+  });
+
+  it("a Discord token refused, or a Feishu app secret refused, exits 78", async () => {
+    const discord = new DiscordEmulator();
+    await discord.listen();
+    cleanups.push(() => discord.close());
+    const lark = new LarkEmulator();
+    await lark.listen();
+    cleanups.push(() => lark.close());
+    for (const [name, env, section] of [
+      ["discord", "DISCORD_BOT_TOKEN=not-the-bot-token\n", `  discord:\n    api: ${discord.apiBase}\n`],
+      [
+        "feishu",
+        `FEISHU_APP_ID=${lark.appId}\nFEISHU_APP_SECRET=not-the-app-secret\n`,
+        `  feishu:\n    domain: ${lark.url}\n`,
+      ],
+    ] as const) {
+      const home = await tempDir(`sg-refused-${name}-`);
+      await fs.writeFile(path.join(home, ".env"), env);
+      await fs.writeFile(
+        path.join(home, "config.yaml"),
+        `gateway:\n  health:\n    enabled: false\n  console:\n    enabled: false\n${section}`,
+      );
+      const serving = start(home, ["serve"], {});
+      expect(await serving.exit, `${name}: ${serving.output()}`).toBe(78);
+      expect(serving.output(), name).toMatch(
+        name === "discord" ? /rejected DISCORD_BOT_TOKEN|4004/ : /app secret invalid|10014/,
+      );
+    }
   });
 });

@@ -685,7 +685,11 @@ export class TelegramEmulator extends EventEmitter {
       this.respond(res, 409, { ok: false, ...call.error });
       return;
     }
-    // A newer getUpdates terminates an older one that is still waiting, exactly like Telegram.
+    // A newer getUpdates terminates an older one that is still waiting, exactly like Telegram: the Bot API
+    // (https://core.telegram.org/bots/api#getupdates) serves one long poll per bot; the earlier request
+    // ends with 409 "Conflict: terminated by other getUpdates request; make sure that only one bot
+    // instance is running" (and with a webhook set, getUpdates answers 409 at once: "This method will
+    // not work if an outgoing webhook is set up").
     for (const poll of this.polls.splice(0)) {
       clearTimeout(poll.timer);
       this.terminations.push({ ended: poll.client, by: call.client, at: Date.now() });

@@ -189,6 +189,21 @@ describe("telegram adapter: restarts and conflicts", () => {
     expect(inbox.map((message) => message.eventId)).toEqual([String(fresh.update_id)]);
   });
 
+  it("leaves a webhook it did not set in place: polling does not start and says another program uses the bot", async () => {
+    const { emulator, home } = await setup();
+    // Another program receives this bot's updates by webhook.
+    emulator.webhook = { url: "https://other.example/hook", maxConnections: 40 };
+    const { adapter, sink } = adapterFor(emulator, home);
+    const started = track(adapter).start(sink);
+    await expect(started).rejects.toThrow(
+      /another program uses this bot: a webhook is set \(https:\/\/other\.example\/hook\)/,
+    );
+    await expect(started).rejects.toMatchObject({ refused: true });
+    expect(emulator.callsOf("deleteWebhook")).toEqual([]);
+    expect(emulator.callsOf("getUpdates")).toEqual([]);
+    expect(emulator.webhook?.url).toBe("https://other.example/hook");
+  });
+
   it("reports a 409 conflict in health and the log, retries with backoff and recovers", async () => {
     const { emulator, home } = await setup();
     const { logger, lines } = capturingLogger();

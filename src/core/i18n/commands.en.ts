@@ -273,6 +273,7 @@ export const enCommands = {
   "cmd.skills.skipped": "skipped {folder}: {reason}",
   "cmd.skills.heading": "Skills ({total})",
   "cmd.skills.none": "No skills found in skills/ directory.",
+  "cmd.skills.noneMissing": "No skills found: {dir}/ does not exist yet (`skillgate init` creates it).",
   "cmd.skills.noneCreated": "No skills found. Skills directory created at {dir}/",
   "cmd.skills.headingCategory": "Skills in category `{category}` ({total})",
   "cmd.skills.noCategory": "No skill has the category `{category}`.",

@@ -268,6 +268,7 @@ export const zhCNCommands = defineLocale<typeof enCommands>()({
   "cmd.skills.headingCategory": "分类 `{category}` 中的技能（{total}）",
   "cmd.skills.noCategory": "没有技能属于分类 `{category}`。",
   "cmd.skills.none": "skills/ 目录中没有技能。",
+  "cmd.skills.noneMissing": "没有技能：{dir}/ 还不存在（`skillgate init` 会创建它）。",
   "cmd.skills.noneCreated": "没有技能。已创建技能目录 {dir}/",
   "cmd.skills.noCategoryListAll": "没有技能属于分类 `{category}`。列出全部技能即可看到在用的分类。",
   "cmd.col.name": "名称",
