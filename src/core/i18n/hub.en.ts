@@ -24,4 +24,18 @@ export const enHub = {
   "hub.net.failed": "could not fetch from {hostPort}: {cause}",
   "hub.net.status": "{url} answered HTTP {status}.",
   "hub.net.notJson": "{url} did not answer with JSON.",
+  "hub.archive.unreadable": "the download is not a readable .tar.gz archive.",
+  "hub.archive.tooLarge":
+    "the archive unpacks to more than {limit} bytes (or holds a file over the per-file limit); refused.",
+  "hub.archive.tooManyMembers": "the archive holds more than {limit} entries; refused.",
+  "hub.source.unknown":
+    "'{source}' is not a hub source: give owner/repo/path/to/skill (GitHub), clawhub:<slug>, or an https URL of a SKILL.md or a .tar.gz.",
+  "hub.source.badSlug":
+    "'{source}' is not a ClawHub skill (clawhub:<slug>, letters, digits, '.', '_' and '-').",
+  "hub.source.noSkillMd": "{where} holds no SKILL.md, so it is not a skill.",
+  "hub.source.noName":
+    "the skill at {url} has no name: its SKILL.md declares no `name:` and the URL gives none.",
+  "hub.source.githubStatus":
+    "GitHub answered HTTP {status} for {identifier}; check the owner, repository and path.",
+  "hub.source.clawhubNoVersion": "ClawHub has no published version of '{slug}'.",
 } as const satisfies CatalogShape;

@@ -22,4 +22,14 @@ export const zhCNHub = defineLocale<typeof enHub>()({
   "hub.net.failed": "无法从 {hostPort} 获取：{cause}",
   "hub.net.status": "{url} 返回了 HTTP {status}。",
   "hub.net.notJson": "{url} 返回的不是 JSON。",
+  "hub.archive.unreadable": "下载的内容不是可读的 .tar.gz 归档。",
+  "hub.archive.tooLarge": "归档解开后超过 {limit} 字节（或其中有文件超过单个文件上限）；已拒绝。",
+  "hub.archive.tooManyMembers": "归档中的条目超过 {limit} 个；已拒绝。",
+  "hub.source.unknown":
+    "'{source}' 不是 Hub 来源：请给出 owner/repo/path/to/skill（GitHub）、clawhub:<slug>，或指向 SKILL.md 或 .tar.gz 的 https URL。",
+  "hub.source.badSlug": "'{source}' 不是 ClawHub 技能（clawhub:<slug>，只含字母、数字、'.'、'_' 和 '-'）。",
+  "hub.source.noSkillMd": "{where} 中没有 SKILL.md，所以它不是技能。",
+  "hub.source.noName": "{url} 上的技能没有名字：它的 SKILL.md 没有声明 `name:`，URL 也给不出名字。",
+  "hub.source.githubStatus": "GitHub 对 {identifier} 返回了 HTTP {status}；请检查所有者、仓库和路径。",
+  "hub.source.clawhubNoVersion": "ClawHub 上没有 '{slug}' 的已发布版本。",
 });
