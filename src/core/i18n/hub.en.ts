@@ -38,4 +38,18 @@ export const enHub = {
   "hub.source.githubStatus":
     "GitHub answered HTTP {status} for {identifier}; check the owner, repository and path.",
   "hub.source.clawhubNoVersion": "ClawHub has no published version of '{slug}'.",
+  "hub.refusedDangerous": {
+    one: "'{name}' was not installed: the scan found {count} problem and judged it dangerous.",
+    other: "'{name}' was not installed: the scan found {count} problems and judged it dangerous.",
+  },
+  "hub.alreadyHub":
+    "'{name}' is already installed from a hub; use `skills update {name}` to get its newest version.",
+  "hub.nameTaken":
+    "a skill named '{name}' is already in the library; nothing was replaced. Install it under another name with --name.",
+  "hub.notHub": "'{name}' is not a hub-installed skill (see `skills hub list`).",
+  "hub.locallyModified":
+    "the files of '{name}' were changed since it was installed; an update would overwrite those changes. Repeat with --force to replace them.",
+  "fence.what.hubInstall": "the hub install of '{skill}'",
+  "fence.what.hubUpdate": "the hub update of '{skill}'",
+  "fence.what.hubUninstall": "the removal of hub skill '{skill}'",
 } as const satisfies CatalogShape;

@@ -32,4 +32,12 @@ export const zhCNHub = defineLocale<typeof enHub>()({
   "hub.source.noName": "{url} 上的技能没有名字：它的 SKILL.md 没有声明 `name:`，URL 也给不出名字。",
   "hub.source.githubStatus": "GitHub 对 {identifier} 返回了 HTTP {status}；请检查所有者、仓库和路径。",
   "hub.source.clawhubNoVersion": "ClawHub 上没有 '{slug}' 的已发布版本。",
+  "hub.refusedDangerous": { other: "未安装 '{name}'：扫描发现 {count} 个问题，判定为危险。" },
+  "hub.alreadyHub": "'{name}' 已经从 Hub 安装；请用 `skills update {name}` 获取最新版本。",
+  "hub.nameTaken": "技能库中已有名为 '{name}' 的技能；没有替换任何内容。请用 --name 以其他名字安装。",
+  "hub.notHub": "'{name}' 不是从 Hub 安装的技能（见 `skills hub list`）。",
+  "hub.locallyModified": "'{name}' 的文件在安装后被修改过；更新会覆盖这些修改。如要替换，请加 --force 重试。",
+  "fence.what.hubInstall": "'{skill}' 的 Hub 安装",
+  "fence.what.hubUpdate": "'{skill}' 的 Hub 更新",
+  "fence.what.hubUninstall": "移除 Hub 技能 '{skill}'",
 });
