@@ -43,6 +43,10 @@ export interface HubConfig {
    * (a registry on the local network, the tests' emulator). Lowercase; IPv6 hosts in brackets.
    */
   allowedHosts: string[];
+  /** `github_api`: the GitHub REST base (default `https://api.github.com`; a test emulator stands in). */
+  githubApi: string;
+  /** `clawhub_api`: the ClawHub registry API base (default `https://clawhub.ai/api/v1`). */
+  clawhubApi: string;
 }
 
 /** Model settings for an LLM caller (auxiliary.curator, curator.auxiliary, or the main `model`). */
@@ -287,6 +291,14 @@ function stringList(raw: Raw, key: string, at: string): string[] {
   throw new ConfigError(`${at}${key}`, invalid(`${at}${key}`, value, t("config.req.stringList")));
 }
 
+function parseHub(hub: Raw): HubConfig {
+  return {
+    allowedHosts: hostPortList(hub, "allowed_hosts", "skills.hub."),
+    githubApi: (str(hub, "github_api", "skills.hub.") ?? "https://api.github.com").replace(/\/+$/, ""),
+    clawhubApi: (str(hub, "clawhub_api", "skills.hub.") ?? "https://clawhub.ai/api/v1").replace(/\/+$/, ""),
+  };
+}
+
 /** A list of `host:port` entries (lowercased); anything else names the key and what it needs. */
 function hostPortList(raw: Raw, key: string, at: string): string[] {
   const entries = stringList(raw, key, at);
@@ -385,7 +397,7 @@ function parseSkills(raw: Raw, warnings: WarningLists): SkillsConfig {
       min: 0,
     }),
     settings: section(skills, "config", "skills."),
-    hub: { allowedHosts: hostPortList(section(skills, "hub", "skills."), "allowed_hosts", "skills.hub.") },
+    hub: parseHub(section(skills, "hub", "skills.")),
   };
   // The disabled lists decide visibility: a malformed one must not crash unrelated commands, but every
   // visibility check fails closed with this error until it is fixed.

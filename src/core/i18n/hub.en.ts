@@ -24,4 +24,32 @@ export const enHub = {
   "hub.net.failed": "could not fetch from {hostPort}: {cause}",
   "hub.net.status": "{url} answered HTTP {status}.",
   "hub.net.notJson": "{url} did not answer with JSON.",
+  "hub.archive.unreadable": "the download is not a readable .tar.gz archive.",
+  "hub.archive.tooLarge":
+    "the archive unpacks to more than {limit} bytes (or holds a file over the per-file limit); refused.",
+  "hub.archive.tooManyMembers": "the archive holds more than {limit} entries; refused.",
+  "hub.source.unknown":
+    "'{source}' is not a hub source: give owner/repo/path/to/skill (GitHub), clawhub:<slug>, or an https URL of a SKILL.md or a .tar.gz.",
+  "hub.source.badSlug":
+    "'{source}' is not a ClawHub skill (clawhub:<slug>, letters, digits, '.', '_' and '-').",
+  "hub.source.noSkillMd": "{where} holds no SKILL.md, so it is not a skill.",
+  "hub.source.noName":
+    "the skill at {url} has no name: its SKILL.md declares no `name:` and the URL gives none.",
+  "hub.source.githubStatus":
+    "GitHub answered HTTP {status} for {identifier}; check the owner, repository and path.",
+  "hub.source.clawhubNoVersion": "ClawHub has no published version of '{slug}'.",
+  "hub.refusedDangerous": {
+    one: "'{name}' was not installed: the scan found {count} problem and judged it dangerous.",
+    other: "'{name}' was not installed: the scan found {count} problems and judged it dangerous.",
+  },
+  "hub.alreadyHub":
+    "'{name}' is already installed from a hub; use `skills update {name}` to get its newest version.",
+  "hub.nameTaken":
+    "a skill named '{name}' is already in the library; nothing was replaced. Install it under another name with --name.",
+  "hub.notHub": "'{name}' is not a hub-installed skill (see `skills hub list`).",
+  "hub.locallyModified":
+    "the files of '{name}' were changed since it was installed; an update would overwrite those changes. Repeat with --force to replace them.",
+  "fence.what.hubInstall": "the hub install of '{skill}'",
+  "fence.what.hubUpdate": "the hub update of '{skill}'",
+  "fence.what.hubUninstall": "the removal of hub skill '{skill}'",
 } as const satisfies CatalogShape;
