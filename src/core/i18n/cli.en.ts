@@ -98,6 +98,7 @@ export const enCli = {
   "coordination.unreachable":
     "gateway.coordination: Redis at {url} cannot be reached ({cause}); start Redis there (Redis ≥ 7 or Valkey), correct gateway.coordination.redis_url, or remove gateway.coordination to run a single gateway without Redis.",
   "coordination.noAnswer": "no answer within {ms} ms",
+  "coordination.badUrl": "the URL does not read as one; percent-encode / ? # @ : in the password",
   "coordination.version":
     "gateway.coordination: Redis at {url} is version {version}; skillgate needs Redis {min} or later (or Valkey). Upgrade it or point redis_url at a newer server.",
   "coordination.versionUnknown":

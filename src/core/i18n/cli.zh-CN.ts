@@ -89,6 +89,7 @@ export const zhCNCli = defineLocale<typeof enCli>()({
   "coordination.unreachable":
     "gateway.coordination：无法连接 {url} 上的 Redis（{cause}）；请在那里启动 Redis（Redis ≥ 7 或 Valkey），更正 gateway.coordination.redis_url，或者删除 gateway.coordination，不用 Redis 只运行一个网关。",
   "coordination.noAnswer": "{ms} 毫秒内没有应答",
+  "coordination.badUrl": "这个 URL 无法完整解析；请对密码中的 / ? # @ : 做百分号编码",
   "coordination.version":
     "gateway.coordination：{url} 上的 Redis 版本是 {version}；skillgate 需要 Redis {min} 或更高版本（或 Valkey）。请升级它，或把 redis_url 指向更新的服务器。",
   "coordination.versionUnknown":

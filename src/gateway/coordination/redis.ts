@@ -8,14 +8,42 @@ import { createClient } from "redis";
 import { CoordinationError, errorCause } from "../../core/errors.js";
 import { english, type Text, t } from "../../core/i18n/messages.js";
 import type { Logger } from "../../core/logger.js";
+import { redactUrl } from "../../core/redact-url.js";
 
-/** A client with the options every coordinated gateway uses (see the file's comment). */
+/**
+ * Every command's deadline (ms). A connection that stops answering without closing (a silent partition,
+ * a frozen server) fails each call after this long instead of hanging it: the lease then fences itself
+ * on time and intake answers 503. Below the lease's fence interval minus a renewal period, so one
+ * renewal that timed out still leaves time for another before the fence. node-redis's own command
+ * `timeout` only bounds the wait to be *written*, so every call is also raced against this deadline
+ * (`withDeadlines`).
+ */
+export const REDIS_COMMAND_TIMEOUT_MS = 1_200;
+
+/**
+ * How often an idle connection is pinged (ms): a healthy one is never silent for `socketTimeout`, NATs
+ * keep it open, and a connection whose handshake never got an answer is closed and made again.
+ */
+export const REDIS_PING_INTERVAL_MS = 1_000;
+
+/**
+ * A client with the options every coordinated gateway uses (see the file's comment). node-redis: a
+ * command's `timeout` rejects it (the reply, if it ever comes, is dropped); `socketTimeout` closes a
+ * socket that neither sent nor received for that long and reconnects; `pingInterval` keeps that from
+ * happening on a healthy idle connection; `commandsQueueMaxLength` bounds what piles up meanwhile.
+ */
 function newClient(url: string, connectTimeoutMs: number) {
   return createClient({
     url,
     disableOfflineQueue: true,
+    commandsQueueMaxLength: 10_000,
+    pingInterval: REDIS_PING_INTERVAL_MS,
+    commandOptions: { timeout: REDIS_COMMAND_TIMEOUT_MS },
     socket: {
       connectTimeout: connectTimeoutMs,
+      socketTimeout: REDIS_PING_INTERVAL_MS * 4,
+      keepAlive: true,
+      keepAliveInitialDelay: 5_000,
       // Reconnect quickly while running (the lease needs Redis back within seconds), never give up.
       reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 1_000),
     },
@@ -28,22 +56,18 @@ export type RedisClient = ReturnType<typeof newClient>;
 /** The oldest Redis major version the coordination commands are written for. */
 export const MIN_REDIS_MAJOR = 7;
 
-/** `url` with any password replaced, for messages and logs. */
-export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = "***";
-    return parsed.toString();
-  } catch {
-    return url.replace(/\/\/[^@/]*@/, "//***@");
-  }
-}
+export { redactUrl };
 
 /** Options of `connectRedis`. */
 export interface ConnectOptions {
   logger?: Logger;
   /** How long the first connection may take (ms). */
   connectTimeoutMs?: number;
+  /**
+   * Return the client at once and let it connect in the background (retrying for ever); the caller
+   * checks the server with `checkServer` once it answers.
+   */
+  background?: boolean;
 }
 
 /** The server's version from `INFO server` (`redis_version`; Valkey reports the Redis version it matches). */
@@ -60,8 +84,17 @@ export async function connectRedis(url: string, options: ConnectOptions = {}): P
   let lastError = "";
   // Why the last attempt failed, for the reader (the system error's code in their words).
   let lastCause: Text = "";
-  const client = newClient(url, options.connectTimeoutMs ?? 3_000);
-  let connected = false;
+  let client: RedisClient;
+  try {
+    client = withDeadlines(newClient(url, options.connectTimeoutMs ?? 3_000), REDIS_COMMAND_TIMEOUT_MS);
+  } catch {
+    // The parser's error carries the URL itself: never shown.
+    throw new CoordinationError(
+      "unreachable",
+      t("coordination.unreachable", { url: shown, cause: t("coordination.badUrl") }),
+    );
+  }
+  let connected = options.background === true;
   client.on("error", (error: Error) => {
     const message = error.message || String(error);
     if (message === lastError) return;
@@ -75,6 +108,10 @@ export async function connectRedis(url: string, options: ConnectOptions = {}): P
       options.logger?.info({ redis: shown }, `coordination: Redis at ${shown} is back`);
     lastError = "";
   });
+  if (options.background) {
+    client.connect().catch(() => undefined);
+    return client;
+  }
   const timeoutMs = (options.connectTimeoutMs ?? 3_000) + 500;
   // Set when the wait ran out: the last attempt's failure, or that nothing answered at all.
   let timeoutCause: Text | undefined;
@@ -96,18 +133,27 @@ export async function connectRedis(url: string, options: ConnectOptions = {}): P
     });
   }
   connected = true;
+  try {
+    await checkServer(client, url);
+  } catch (error) {
+    client.destroy();
+    throw error;
+  }
+  return client;
+}
+
+/** Throws `CoordinationError` (`version`) when the server behind `client` is older than Redis 7. */
+export async function checkServer(client: RedisClient, url: string): Promise<void> {
+  const shown = redactUrl(url);
   const version = serverVersion(await client.info("server"));
   const major = Number(version?.split(".")[0]);
-  if (!Number.isFinite(major) || major < MIN_REDIS_MAJOR) {
-    client.destroy();
+  if (!Number.isFinite(major) || major < MIN_REDIS_MAJOR)
     throw new CoordinationError(
       "version",
       version === undefined
         ? t("coordination.versionUnknown", { url: shown, min: String(MIN_REDIS_MAJOR) })
         : t("coordination.version", { url: shown, version, min: String(MIN_REDIS_MAJOR) }),
     );
-  }
-  return client;
 }
 
 /** Round trips made through a counted client (see `countRoundTrips`). */
@@ -126,7 +172,45 @@ const NOT_COMMANDS = new Set([
   "destroy",
   "close",
   "duplicate",
+  "withCommandOptions",
+  "ref",
+  "unref",
 ]);
+
+/** `promise`, or a rejection once `ms` passed without it settling (the call itself is left behind). */
+export function withinDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms`)), ms);
+    timer.unref();
+  });
+  return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * `client` with every command and script raced against `ms` (see `REDIS_COMMAND_TIMEOUT_MS`); a
+ * `MULTI … EXEC` batch is one call. A duplicate is a plain client: its user sets its own deadlines.
+ */
+export function withDeadlines(client: RedisClient, ms: number): RedisClient {
+  return new Proxy(client, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target);
+      if (typeof value !== "function" || typeof property !== "string" || NOT_COMMANDS.has(property))
+        return typeof value === "function" ? value.bind(target) : value;
+      if (property === "multi")
+        return (...args: unknown[]) => {
+          const batch = value.apply(target, args);
+          const exec = batch.exec.bind(batch);
+          batch.exec = (...execArgs: unknown[]) => withinDeadline(exec(...execArgs), ms);
+          return batch;
+        };
+      return (...args: unknown[]) => {
+        const result = value.apply(target, args);
+        return result instanceof Promise ? withinDeadline(result, ms) : result;
+      };
+    },
+  });
+}
 
 /**
  * `client` as seen by the event path, counting every round trip it makes into `trips`: a command or a
