@@ -153,12 +153,13 @@ export class Coordinator {
    * (a dead one's claim lapses within the lease TTL, so a restart under the same id waits that long).
    */
   static async open(options: CoordinatorOptions): Promise<Coordinator> {
+    const prefix = `skillgate:${await homeCoordinationId(options.home)}:`;
     const redis = await connectRedis(options.config.redisUrl, {
       logger: options.logger,
       background: options.waitForRedis === true,
+      keyPrefix: prefix,
     });
     try {
-      const prefix = `skillgate:${await homeCoordinationId(options.home)}:`;
       const coordinator = new Coordinator(options, redis, prefix);
       if (!options.waitForRedis) await coordinator.claimReplicaId();
       return coordinator;
@@ -239,7 +240,7 @@ export class Coordinator {
       // Rejoining: contend once Redis answers and the replica id is this process's again.
       const join = () => {
         this.joinTimer = undefined;
-        checkServer(this.redis, this.options.config.redisUrl)
+        checkServer(this.redis, this.options.config.redisUrl, this.prefix)
           .then(() => this.claimReplicaId())
           .then(
             () => {

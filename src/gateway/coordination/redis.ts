@@ -68,6 +68,8 @@ export interface ConnectOptions {
    * checks the server with `checkServer` once it answers.
    */
   background?: boolean;
+  /** The home's key prefix, for the ACL check of key patterns (default `skillgate:`). */
+  keyPrefix?: string;
 }
 
 /** The server's version from `INFO server` (`redis_version`; Valkey reports the Redis version it matches). */
@@ -134,7 +136,8 @@ export async function connectRedis(url: string, options: ConnectOptions = {}): P
   }
   connected = true;
   try {
-    await checkServer(client, url);
+    for (const warning of await checkServer(client, url, options.keyPrefix))
+      options.logger?.warn({ redis: shown }, `coordination: ${english(warning)}`);
   } catch (error) {
     client.destroy();
     throw error;
@@ -142,8 +145,18 @@ export async function connectRedis(url: string, options: ConnectOptions = {}): P
   return client;
 }
 
-/** Throws `CoordinationError` (`version`) when the server behind `client` is older than Redis 7. */
-export async function checkServer(client: RedisClient, url: string): Promise<void> {
+/**
+ * Checks the server behind `client` before a replica relies on it. Throws `CoordinationError`:
+ * `version` for a server older than Redis 7; `unsafe` for what breaks "applied once" whatever skillgate
+ * does — an eviction policy other than `noeviction` (dedupe marks, effect records and the lease itself
+ * could be evicted) or an ACL user that may not run the commands and scripts coordination uses. Returns
+ * the warnings a replica logs at start and `doctor` shows (persistence; see `persistenceWarnings`).
+ */
+export async function checkServer(
+  client: RedisClient,
+  url: string,
+  keyPrefix = "skillgate:",
+): Promise<Text[]> {
   const shown = redactUrl(url);
   const version = serverVersion(await client.info("server"));
   const major = Number(version?.split(".")[0]);
@@ -154,6 +167,103 @@ export async function checkServer(client: RedisClient, url: string): Promise<voi
         ? t("coordination.versionUnknown", { url: shown, min: String(MIN_REDIS_MAJOR) })
         : t("coordination.version", { url: shown, version, min: String(MIN_REDIS_MAJOR) }),
     );
+  const policy = infoField(await client.info("memory"), "maxmemory_policy");
+  // Valkey and Redis both report it; a server that hides it is taken at its word (noeviction default).
+  if (policy !== undefined && policy !== "noeviction")
+    throw new CoordinationError("unsafe", t("coordination.eviction", { url: shown, policy }));
+  const denied = await deniedCommands(client, keyPrefix);
+  if (denied.length > 0)
+    throw new CoordinationError("unsafe", t("coordination.acl", { url: shown, commands: denied.join(", ") }));
+  return persistenceWarnings(client, shown);
+}
+
+/** A field of an `INFO` section (`name:value` lines). */
+function infoField(info: string, name: string): string | undefined {
+  return new RegExp(`^${name}:(\\S*)`, "m").exec(info)?.[1];
+}
+
+/**
+ * Every command coordination sends, with arguments shaped like its own (keys under the home's prefix),
+ * so an ACL that limits keys or subcommands is judged as it will be.
+ */
+const NEEDED_COMMANDS: string[][] = [
+  ["GET", "k"],
+  ["SET", "k", "v", "PX", "1000"],
+  ["DEL", "k"],
+  ["EXISTS", "k"],
+  ["MGET", "k"],
+  ["INCR", "k"],
+  ["PEXPIRE", "k", "1000"],
+  ["PTTL", "k"],
+  ["RPUSH", "k", "v"],
+  ["LRANGE", "k", "0", "-1"],
+  ["LTRIM", "k", "0", "-1"],
+  ["XADD", "k", "*", "m", "v"],
+  ["XLEN", "k"],
+  ["XACK", "k", "g", "0-1"],
+  ["XDEL", "k", "0-1"],
+  ["XGROUP", "CREATE", "k", "g", "0", "MKSTREAM"],
+  ["XGROUP", "DELCONSUMER", "k", "g", "c"],
+  ["XREADGROUP", "GROUP", "g", "c", "COUNT", "1", "STREAMS", "k", ">"],
+  ["XAUTOCLAIM", "k", "g", "c", "0", "0-0"],
+  ["XINFO", "CONSUMERS", "k", "g"],
+  ["XPENDING", "k", "g"],
+  ["MULTI"],
+  ["EXEC"],
+  ["INFO", "memory"],
+];
+
+// Returns the commands (by index into ARGV's JSON list) this connection's user may not run; every key
+// argument `k` becomes KEYS[1]. `redis.acl_check_cmd` (Redis ≥ 7) judges without running anything.
+const ACL_PROBE = `
+local denied = {}
+for index, command in ipairs(cjson.decode(ARGV[1])) do
+  for position, value in ipairs(command) do
+    if value == 'k' then command[position] = KEYS[1] end
+  end
+  local ok, allowed = pcall(redis.acl_check_cmd, unpack(command))
+  if not ok or not allowed then table.insert(denied, index) end
+end
+return denied`;
+
+/** The commands coordination needs that this connection's ACL user may not run (EVAL itself included). */
+async function deniedCommands(client: RedisClient, keyPrefix: string): Promise<string[]> {
+  const name = (command: string[]) =>
+    ["XGROUP", "XINFO", "INFO"].includes(command[0] ?? "") ? command.slice(0, 2).join(" ") : command[0];
+  try {
+    const denied = (await client.eval(ACL_PROBE, {
+      keys: [`${keyPrefix}acl-probe`],
+      arguments: [JSON.stringify(NEEDED_COMMANDS)],
+    })) as number[];
+    return denied.map((index) => name(NEEDED_COMMANDS[index - 1] ?? []) ?? "?");
+  } catch (error) {
+    // Scripts themselves are refused: the inbox, the lease and the stores all run scripts.
+    if (/NOPERM/i.test(String((error as Error).message))) return ["EVAL"];
+    throw error;
+  }
+}
+
+/**
+ * What a restart of this Redis would lose, as warnings: none with AOF on; with RDB snapshots only, what
+ * came since the last one; with neither, everything. Events the replicas acknowledged to a platform and
+ * no leader answered yet live only there. A replica (`connected_slaves`) that a failover promotes keeps
+ * them, so with one the warning is milder.
+ */
+async function persistenceWarnings(client: RedisClient, shown: string): Promise<Text[]> {
+  const persistence = await client.info("persistence");
+  if (infoField(persistence, "aof_enabled") === "1") return [];
+  const replicas = Number(infoField(await client.info("replication"), "connected_slaves") ?? 0);
+  if (replicas > 0) return [t("coordination.persistence.replicaOnly", { url: shown })];
+  // The snapshot schedule is in CONFIG, which managed servers often refuse: unknown counts as none.
+  const save = await client
+    .configGet("save")
+    .then((reply) => String((reply as Record<string, string>).save ?? ""))
+    .catch(() => "");
+  return [
+    save.trim()
+      ? t("coordination.persistence.rdbOnly", { url: shown })
+      : t("coordination.persistence.none", { url: shown }),
+  ];
 }
 
 /** Round trips made through a counted client (see `countRoundTrips`). */
