@@ -81,7 +81,8 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
   if (!config) return checks;
   checks.push(...configChecks(config));
   checks.push(...(await libraryChecks(options.home, config)));
-  if (config.gateway.coordination) checks.push(await coordinationCheck(config.gateway.coordination.redisUrl));
+  if (config.gateway.coordination)
+    checks.push(...(await coordinationChecks(config.gateway.coordination.redisUrl)));
   // A platform's secrets are read under skillgate's own names first, as `serve` reads them.
   const secret = preferOwnSecrets(options.secret);
   // A bot Hermes' running gateway holds is not started by `serve`, and not checked against the platform.
@@ -204,19 +205,36 @@ function configChecks(config: SkillgateConfig): Check[] {
   return checks;
 }
 
-/** `gateway.coordination`: the Redis URL answers and its server is recent enough. */
-async function coordinationCheck(url: string): Promise<Check> {
-  const { connectRedis, serverVersion, redactUrl } = await import("../gateway/coordination/redis.js");
+/**
+ * `gateway.coordination`: the Redis URL answers, its server is recent enough, evicts nothing and lets
+ * this user run what coordination needs (else a failure, as `serve` refuses it); what a restart would
+ * lose is a warning.
+ */
+async function coordinationChecks(url: string): Promise<Check[]> {
+  const { checkServer, connectRedis, serverVersion, redactUrl } = await import(
+    "../gateway/coordination/redis.js"
+  );
   try {
     const client = await connectRedis(url);
     try {
       const version = serverVersion(await client.info("server")) ?? "unknown";
-      return okText("coordination", t("doctor.redis", { url: redactUrl(url), version }));
+      const warnings = await checkServer(client, url);
+      return [
+        okText("coordination", t("doctor.redis", { url: redactUrl(url), version })),
+        ...warnings.map((warning) => warnText("coordination", warning, t("doctor.redis.persistence.fix"))),
+      ];
     } finally {
       client.destroy();
     }
   } catch (error) {
-    return failText("coordination", errorCause(error), t("doctor.redis.fix"));
+    const unsafe = (error as { code?: string }).code === "coordination.unsafe";
+    return [
+      failText(
+        "coordination",
+        errorCause(error),
+        unsafe ? t("doctor.redis.unsafe.fix") : t("doctor.redis.fix"),
+      ),
+    ];
   }
 }
 

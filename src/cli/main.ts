@@ -680,7 +680,7 @@ async function serve(
     );
   };
   /** Builds the adapters and the gateway and starts it; a replica that lost the lead comes back as a standby. */
-  const launch = async () => {
+  const launch = async (rejoining = false) => {
     const adapters = await createAdapters({
       config,
       home,
@@ -715,6 +715,7 @@ async function serve(
             announce: (line) => (terminal ? terminal.announce(line) : io.stdout.write(`${line}\n`)),
             printLink: Boolean(io.stdout.isTTY),
           },
+      waitForRedis: rejoining,
       onLeadershipLost: (reason, options) => {
         logger.info({ reason }, "gateway: rejoining as a standby");
         void rejoin(options.retryAfterMs);
@@ -727,7 +728,7 @@ async function serve(
     await new Promise((resolve) => setTimeout(resolve, delayMs));
     while (!stopping) {
       try {
-        await launch();
+        await launch(true);
         return;
       } catch (error) {
         if (!(error instanceof CoordinationError)) {

@@ -4,6 +4,7 @@
  * left alone. The file is written only by `config/edit.ts` (`skills enable|disable|config set`). Errors name
  * the key, the value and what is allowed.
  */
+
 import { readFileSync, statSync } from "node:fs";
 import os from "node:os";
 import { ConfigError } from "../core/errors.js";
@@ -16,6 +17,7 @@ import {
   type PlatformSection,
   registeredPlatforms,
 } from "../core/platforms.js";
+import { parsesWhole, redactUrl } from "../core/redact-url.js";
 import { configOverrides, withOverrides } from "./overrides.js";
 import { parseYaml11, YamlTimestamp } from "./yaml11.js";
 
@@ -577,7 +579,12 @@ function parseCoordination(raw: Raw): CoordinationConfig | undefined {
   if (!/^rediss?:\/\/\S+$/.test(redisUrl))
     throw new ConfigError(
       `${at}redis_url`,
-      `config.yaml: \`${at}redis_url\` is ${show(redisUrl)}; it must be a Redis URL such as "redis://127.0.0.1:6379" (or rediss:// for TLS).`,
+      `config.yaml: \`${at}redis_url\` is ${show(redactUrl(redisUrl))}; it must be a Redis URL such as "redis://127.0.0.1:6379" (or rediss:// for TLS).`,
+    );
+  if (!parsesWhole(redisUrl))
+    throw new ConfigError(
+      `${at}redis_url`,
+      `config.yaml: \`${at}redis_url\` is ${show(redactUrl(redisUrl))} and does not read as one URL; percent-encode the characters / ? # @ : in the user name and password (e.g. / as %2F).`,
     );
   if (!REPLICA_ID.test(replicaId.slice(0, 64)))
     throw new ConfigError(

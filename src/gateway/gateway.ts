@@ -82,8 +82,13 @@ export interface GatewayOptions {
    * as a standby. Without it the process just stops serving.
    */
   onLeadershipLost?: (reason: string, options: { retryAfterMs: number }) => void;
-  /** Lease timings with `gateway.coordination` (tests shorten them); default TTL 10 s, renew every 3 s. */
+  /** Lease timings with `gateway.coordination` (tests shorten them); default `LEASE_TIMINGS`. */
   leaseTimings?: LeaseTimings;
+  /**
+   * With `gateway.coordination`, a standby rejoining after a lost lead: it starts even while Redis does
+   * not answer (`/healthz` says so, intake answers 503) and contends once it does.
+   */
+  waitForRedis?: boolean;
 }
 
 /** Options of `Gateway.stop`. */
@@ -280,6 +285,7 @@ class GatewayImpl implements Gateway {
         buttonTtlMs: ttlHours * 3_600_000,
         now: this.now,
         timings: this.options.leaseTimings,
+        waitForRedis: this.options.waitForRedis,
       });
     }
     this.stores ??=
@@ -347,6 +353,11 @@ class GatewayImpl implements Gateway {
     const coordination = this.coordination;
     if (!coordination || this.state === "stopped")
       throw new Error("This gateway has stopped; the event is left for the platform to deliver again.");
+    // Refused at once while Redis does not answer this replica: the platform's retry goes elsewhere.
+    if (!coordination.reachable())
+      throw new Error(
+        "Redis does not answer this replica; the event is left for the platform to deliver again.",
+      );
     if (!(await coordination.inbox.append(message)))
       this.logger.debug(
         { platform: message.platform, eventId: message.eventId },
@@ -396,6 +407,11 @@ class GatewayImpl implements Gateway {
           { err: error },
           `gateway: reading the shared inbox failed: ${(error as Error).message}`,
         );
+        // The group is gone while this replica led: Redis lost its data, nothing believed holds.
+        if (/NOGROUP/.test(String((error as Error).message))) {
+          await coordination.loseLead("the inbox's consumer group is gone (Redis lost its data)");
+          break;
+        }
         claim = true;
         await new Promise((resolve) => setTimeout(resolve, 250));
       }

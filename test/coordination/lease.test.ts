@@ -195,4 +195,14 @@ describe("connecting", () => {
     expect(message).not.toContain("hunter2");
     expect(message).toMatch(/gateway\.coordination/);
   });
+
+  it("never shows a password with an unescaped / (the URL does not parse)", async () => {
+    const error = await connectRedis("redis://:hun/ter2@127.0.0.1:1", { connectTimeoutMs: 500 }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(CoordinationError);
+    expect((error as Error).message).toContain("redis://***@127.0.0.1:1");
+    expect((error as Error).message).not.toMatch(/hun|ter2/);
+    expect(JSON.stringify(error)).not.toMatch(/hun|ter2/);
+  });
 });

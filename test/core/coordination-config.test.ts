@@ -33,6 +33,22 @@ describe("gateway.coordination", () => {
       parseConfig({ gateway: { coordination: { redis_url: "redis://x", replica_id: "a b/c" } } }),
     ).toThrow(/replica_id.*different on every replica/);
   });
+
+  it("refuses a URL whose password has an unescaped / without showing any of it", () => {
+    const error = (() => {
+      try {
+        parseConfig({
+          gateway: { coordination: { redis_url: "redis://app:s3cr/et-pw@redis.internal:6379" } },
+        });
+      } catch (caught) {
+        return caught as Error;
+      }
+    })();
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error?.message).toMatch(/percent-encode/);
+    expect(error?.message).toContain("redis://***@redis.internal:6379");
+    expect(error?.message).not.toMatch(/s3cr|et-pw|app:/);
+  });
 });
 
 describe("serve --set", () => {

@@ -110,10 +110,21 @@ export const enCli = {
   "coordination.unreachable":
     "gateway.coordination: Redis at {url} cannot be reached ({cause}); start Redis there (Redis ≥ 7 or Valkey), correct gateway.coordination.redis_url, or remove gateway.coordination to run a single gateway without Redis.",
   "coordination.noAnswer": "no answer within {ms} ms",
+  "coordination.badUrl": "the URL does not read as one; percent-encode / ? # @ : in the password",
   "coordination.version":
     "gateway.coordination: Redis at {url} is version {version}; skillgate needs Redis {min} or later (or Valkey). Upgrade it or point redis_url at a newer server.",
   "coordination.versionUnknown":
     "gateway.coordination: Redis at {url} is version unknown; skillgate needs Redis {min} or later (or Valkey). Upgrade it or point redis_url at a newer server.",
+  "coordination.eviction":
+    "gateway.coordination: Redis at {url} evicts keys (maxmemory-policy {policy}); evicted dedupe marks and leases answer events twice and let two replicas lead. Set `maxmemory-policy noeviction` (redis.conf, `CONFIG SET maxmemory-policy noeviction`, or the managed service's parameter group) and size memory for the inbox (docs/scale-out.md).",
+  "coordination.acl":
+    "gateway.coordination: the Redis user of {url} may not run {commands}; coordination needs them. Grant them, e.g. `ACL SETUSER <user> +@read +@write +@stream +@scripting +info ~skillgate:*`.",
+  "coordination.persistence.none":
+    "Redis at {url} keeps nothing on disk (no AOF, no RDB snapshots, no replica): if it restarts while no replica leads, events already acknowledged to the platforms are lost. Turn on `appendonly yes`.",
+  "coordination.persistence.rdbOnly":
+    "Redis at {url} keeps only RDB snapshots: a restart loses events acknowledged to the platforms since the last snapshot. Turn on `appendonly yes`.",
+  "coordination.persistence.replicaOnly":
+    "Redis at {url} has no AOF and relies on its replica: a restart without a failover loses events acknowledged to the platforms since the last snapshot. Turn on `appendonly yes`.",
   "coordination.replicaId":
     "another live gateway on this home already uses replica_id '{id}' (Redis {url}). Give each replica its own: `skillgate serve --set gateway.coordination.replica_id=<name>`, or leave it unset for host name and pid.",
   "coordination.homeId":
@@ -166,6 +177,10 @@ export const enCli = {
   "doctor.noAdmins.fix":
     "Message the bot once: it answers with your platform:id. Add it to gateway.admins in config.yaml.",
   "doctor.redis": "Redis at {url} answers (version {version}).",
+  "doctor.redis.unsafe.fix":
+    "Change the Redis setting named above: `skillgate serve` refuses this server until then.",
+  "doctor.redis.persistence.fix":
+    "Turn on the append-only file (`appendonly yes` in redis.conf, or the managed service's persistence setting); see docs/scale-out.md.",
   "doctor.redis.fix":
     "Start Redis (>= 7) or Valkey at gateway.coordination.redis_url, or remove gateway.coordination to run one gateway alone.",
   "doctor.noSkills": "No skills in the library.",

@@ -101,10 +101,21 @@ export const zhCNCli = defineLocale<typeof enCli>()({
   "coordination.unreachable":
     "gateway.coordination：无法连接 {url} 上的 Redis（{cause}）；请在那里启动 Redis（Redis ≥ 7 或 Valkey），更正 gateway.coordination.redis_url，或者删除 gateway.coordination，不用 Redis 只运行一个网关。",
   "coordination.noAnswer": "{ms} 毫秒内没有应答",
+  "coordination.badUrl": "这个 URL 无法完整解析；请对密码中的 / ? # @ : 做百分号编码",
   "coordination.version":
     "gateway.coordination：{url} 上的 Redis 版本是 {version}；skillgate 需要 Redis {min} 或更高版本（或 Valkey）。请升级它，或把 redis_url 指向更新的服务器。",
   "coordination.versionUnknown":
     "gateway.coordination：{url} 上的 Redis 版本未知；skillgate 需要 Redis {min} 或更高版本（或 Valkey）。请升级它，或把 redis_url 指向更新的服务器。",
+  "coordination.eviction":
+    "gateway.coordination：{url} 上的 Redis 会淘汰键（maxmemory-policy {policy}）；去重标记和租约被淘汰后，事件会被回答两次，还会有两个副本同时当领导者。请设置 `maxmemory-policy noeviction`（redis.conf、`CONFIG SET maxmemory-policy noeviction`，或托管服务的参数组），并按收件箱的需要规划内存（docs/scale-out.md）。",
+  "coordination.acl":
+    "gateway.coordination：{url} 的 Redis 用户无权运行 {commands}；协调需要这些命令。请授予权限，例如 `ACL SETUSER <user> +@read +@write +@stream +@scripting +info ~skillgate:*`。",
+  "coordination.persistence.none":
+    "{url} 上的 Redis 不往磁盘保存任何内容（没有 AOF、没有 RDB 快照、没有从库）：如果它在没有副本当领导者时重启，已经向平台确认的事件会丢失。请开启 `appendonly yes`。",
+  "coordination.persistence.rdbOnly":
+    "{url} 上的 Redis 只保存 RDB 快照：重启会丢失上次快照之后已经向平台确认的事件。请开启 `appendonly yes`。",
+  "coordination.persistence.replicaOnly":
+    "{url} 上的 Redis 没有 AOF，只依靠从库：如果重启时没有故障转移，会丢失上次快照之后已经向平台确认的事件。请开启 `appendonly yes`。",
   "coordination.replicaId":
     "这个主目录上另一个运行中的网关已在使用 replica_id '{id}'（Redis {url}）。请给每个副本设置自己的 id：`skillgate serve --set gateway.coordination.replica_id=<name>`，或者不设置它，使用主机名和 pid。",
   "coordination.homeId": "{file} 中没有协调 id；请删除它，然后重新启动网关（会生成新的 id）。",
@@ -155,6 +166,9 @@ export const zhCNCli = defineLocale<typeof enCli>()({
   "doctor.noAdmins.fix":
     "给机器人发一条消息：它会回复你的 platform:id。把它加入 config.yaml 的 gateway.admins。",
   "doctor.redis": "{url} 上的 Redis 有响应（版本 {version}）。",
+  "doctor.redis.unsafe.fix": "请修改上面指出的 Redis 设置：在那之前 `skillgate serve` 会拒绝这个服务器。",
+  "doctor.redis.persistence.fix":
+    "请开启仅追加文件（在 redis.conf 中设置 `appendonly yes`，或托管服务的持久化设置）；见 docs/scale-out.md。",
   "doctor.redis.fix":
     "在 gateway.coordination.redis_url 启动 Redis（>= 7）或 Valkey，或者删除 gateway.coordination，只运行一个网关。",
   "doctor.noSkills": "技能库中没有技能。",

@@ -32,7 +32,14 @@ import {
   type LeaseEvents,
   type LeaseTimings,
 } from "./lease.js";
-import { connectRedis, countRoundTrips, type RedisClient, type RoundTrips, redactUrl } from "./redis.js";
+import {
+  checkServer,
+  connectRedis,
+  countRoundTrips,
+  type RedisClient,
+  type RoundTrips,
+  redactUrl,
+} from "./redis.js";
 import { RedisButtonStore } from "./redis-buttons.js";
 import { RedisAdapterState } from "./redis-state.js";
 import { redisStores } from "./redis-stores.js";
@@ -47,6 +54,12 @@ export interface CoordinationHealth {
   redis_round_trips: number;
 }
 
+/**
+ * Claims of coordinators of this process that were closed: a replica that rejoins as a standby takes
+ * its own earlier claim back at once, even when Redis did not answer the release.
+ */
+const closedClaims = new Set<string>();
+
 /** Options of `Coordinator.open`. */
 export interface CoordinatorOptions {
   home: string;
@@ -57,6 +70,11 @@ export interface CoordinatorOptions {
   /** Lease timings (tests shorten them); default `LEASE_TIMINGS`. */
   timings?: LeaseTimings;
   now?: () => number;
+  /**
+   * Rejoining after a lost lead: an unreachable Redis is no error; the replica serves `/healthz` and
+   * answers 503 to intake until Redis answers, then claims its id and contends.
+   */
+  waitForRedis?: boolean;
 }
 
 // Claims (or keeps) a replica id: 1 when the key is free, already this process's, or still the dead
@@ -82,6 +100,8 @@ export class Coordinator {
   readonly replicaId: string;
   private lease: LeaderLease | undefined;
   private claimTimer: NodeJS.Timeout | undefined;
+  private joinTimer: NodeJS.Timeout | undefined;
+  private closed = false;
   /** `<host> <pid> <random>`: a restart on the same host can tell that the previous holder is dead. */
   private readonly claimToken = `${os.hostname()} ${process.pid} ${randomBytes(8).toString("hex")}`;
   private readonly timings: LeaseTimings;
@@ -133,11 +153,15 @@ export class Coordinator {
    * (a dead one's claim lapses within the lease TTL, so a restart under the same id waits that long).
    */
   static async open(options: CoordinatorOptions): Promise<Coordinator> {
-    const redis = await connectRedis(options.config.redisUrl);
+    const prefix = `skillgate:${await homeCoordinationId(options.home)}:`;
+    const redis = await connectRedis(options.config.redisUrl, {
+      logger: options.logger,
+      background: options.waitForRedis === true,
+      keyPrefix: prefix,
+    });
     try {
-      const prefix = `skillgate:${await homeCoordinationId(options.home)}:`;
       const coordinator = new Coordinator(options, redis, prefix);
-      await coordinator.claimReplicaId();
+      if (!options.waitForRedis) await coordinator.claimReplicaId();
       return coordinator;
     } catch (error) {
       redis.destroy();
@@ -165,6 +189,7 @@ export class Coordinator {
     const deadHolder = async () => {
       const holder = (await this.redis.get(this.replicaKey())) ?? "";
       const [host, pid] = holder.split(" ");
+      if (closedClaims.has(holder)) return holder;
       return host === os.hostname() && !processAlive(Number(pid)) ? holder : "";
     };
     while (!(await this.claimOnce(await deadHolder()))) {
@@ -210,6 +235,31 @@ export class Coordinator {
    */
   start(duties: LeaseEvents): void {
     const { home, logger } = this.options;
+    setWriteFence(home, leadershipFence(home, { epoch: undefined, valid: () => false }, logger));
+    if (this.options.waitForRedis && !this.claimTimer) {
+      // Rejoining: contend once Redis answers and the replica id is this process's again.
+      const join = () => {
+        this.joinTimer = undefined;
+        checkServer(this.redis, this.options.config.redisUrl, this.prefix)
+          .then(() => this.claimReplicaId())
+          .then(
+            () => {
+              if (!this.closed) this.startLease(duties);
+            },
+            (error: Error) => {
+              logger.debug({ err: error }, "coordination: not rejoined yet");
+              if (!this.closed) this.joinTimer = setTimeout(join, this.timings.renewMs).unref();
+            },
+          );
+      };
+      join();
+      return;
+    }
+    this.startLease(duties);
+  }
+
+  private startLease(duties: LeaseEvents): void {
+    const { home, logger } = this.options;
     const lease = new LeaderLease({
       redis: this.redis,
       prefix: this.prefix,
@@ -238,13 +288,26 @@ export class Coordinator {
     return this.lease?.valid() === true && this.redis.isReady;
   }
 
+  /**
+   * True while Redis answers this replica: connected, and the lease's last call got an answer. Intake
+   * refuses at once otherwise (503), rather than wait out a call's deadline.
+   */
+  reachable(): boolean {
+    return this.redis.isReady && this.lease?.redisReachable === true;
+  }
+
+  /** Steps down at once when leading (see `LeaderLease.lose`). */
+  async loseLead(reason: string): Promise<void> {
+    await this.lease?.lose(reason);
+  }
+
   /** The state `/healthz` reports. */
   health(): CoordinationHealth {
     const lease = this.lease;
     return {
-      role: lease?.role ?? "follower",
-      epoch: lease?.epoch ?? null,
-      redis: this.redis.isReady && (lease?.redisReachable ?? true) ? "ok" : "unavailable",
+      role: lease?.valid() ? "leader" : "follower",
+      epoch: lease?.valid() ? (lease.epoch ?? null) : null,
+      redis: this.reachable() ? "ok" : "unavailable",
       lease_age_ms: lease?.leaseAgeMs ?? null,
       redis_round_trips: this.eventTrips.count,
     };
@@ -252,6 +315,9 @@ export class Coordinator {
 
   /** Gives the lead up (the next replica takes it at once), releases the replica id and disconnects. */
   async close(): Promise<void> {
+    this.closed = true;
+    closedClaims.add(this.claimToken);
+    if (this.joinTimer) clearTimeout(this.joinTimer);
     this.inbox.close();
     await this.lease?.stop();
     if (this.claimTimer) clearTimeout(this.claimTimer);

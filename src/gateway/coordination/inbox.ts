@@ -16,7 +16,7 @@
  *   replay of the event skips an effect recorded already.
  */
 import type { InboundMessage } from "../../core/message.js";
-import type { RedisClient, RoundTrips } from "./redis.js";
+import { REDIS_COMMAND_TIMEOUT_MS, type RedisClient, type RoundTrips, withinDeadline } from "./redis.js";
 
 /** How long an event is remembered as seen or handled (ms): far beyond any platform's redelivery. */
 export const INBOX_SEEN_TTL_MS = 48 * 60 * 60 * 1000;
@@ -163,16 +163,28 @@ export class SharedInbox {
     if (!this.blocking) {
       const blocking = this.options.redis.duplicate();
       blocking.on("error", () => undefined);
-      await blocking.connect();
       this.blocking = blocking as RedisClient;
+      await withinDeadline(blocking.connect(), REDIS_COMMAND_TIMEOUT_MS * 3).catch((error) => {
+        this.close();
+        throw error;
+      });
     }
-    if (this.options.trips) this.options.trips.count += 1;
-    const reply = await this.blocking.xReadGroup(
-      GROUP,
-      this.options.consumer,
-      { key: this.stream, id: ">" },
-      { COUNT: count, BLOCK: blockMs },
-    );
+    // The read's deadline is its block time plus a command's: a silent connection fails it too, and
+    // the next read makes a fresh connection.
+    const reply = await withinDeadline(
+      this.blocking.xReadGroup(
+        GROUP,
+        this.options.consumer,
+        { key: this.stream, id: ">" },
+        { COUNT: count, BLOCK: blockMs },
+      ),
+      blockMs + REDIS_COMMAND_TIMEOUT_MS,
+    ).catch((error) => {
+      this.close();
+      throw error;
+    });
+    // Counted only when it brought events: an idle wait costs no event anything.
+    if (reply && this.options.trips) this.options.trips.count += 1;
     const entries: InboxEntry[] = [];
     for (const stream of (reply ?? []) as { messages: { id: string; message: Record<string, string> }[] }[]) {
       for (const item of stream.messages) {

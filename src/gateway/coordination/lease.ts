@@ -1,11 +1,18 @@
 /**
  * One leader among the replicas of a home, with a fencing epoch. The lease is a Redis key taken with
- * `SET NX PX` (TTL 10 s) and renewed every 3 s by compare-and-expire; every acquisition increments an
+ * `SET NX PX` (TTL 3.5 s) and renewed every 0.7 s by compare-and-expire; every acquisition increments an
  * epoch, never below what the disk already records (so a Redis restarted from an older AOF cannot hand
- * out an epoch a previous leader used). A leader that could not renew for 7 s fences itself — it stops
- * before anyone else can lead (the TTL is longer) — and a follower tries again as the lease runs out.
- * Timing uses the monotonic clock of this process, never wall time, so clock skew between hosts does not
- * matter.
+ * out an epoch a previous leader used). A leader whose last *successful* renewal is 2.5 s old fences
+ * itself — a timer fires then whatever its Redis calls are doing, so a silent partition that leaves a
+ * renewal hanging fences it on time — before anyone else can lead (the TTL is longer), and gives the
+ * lease up when it still can. A follower tries again as the lease runs out. Timing uses the monotonic
+ * clock of this process (`performance.now`), never wall time, so clock skew between hosts and wall-clock
+ * jumps do not matter.
+ *
+ * The lease also watches the home's generation marker (`generation`, set by the first acquisition on an
+ * empty Redis): a renewal that finds it changed or gone means Redis lost its data (`FLUSHALL`, a restart
+ * without persistence, a failover to an empty replica), and the leader steps down at once rather than
+ * trust anything it believed about the inbox.
  */
 import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
@@ -20,11 +27,18 @@ export interface LeaseTimings {
   fenceAfterMs: number;
 }
 
-/** The timings the issue of several gateways on one home settled on (n8n's multi-main model). */
 /** The key (under the home's prefix) holding the current leader's epoch; it expires with the lease. */
 export const LEADER_EPOCH_KEY = "leader-epoch";
 
-export const LEASE_TIMINGS: LeaseTimings = { ttlMs: 10_000, renewMs: 3_000, fenceAfterMs: 7_000 };
+/** The key (under the home's prefix) naming the generation of the home's Redis data (see the file's comment). */
+export const GENERATION_KEY = "generation";
+
+/**
+ * The default timings: a dead leader's lease lapses within 3.5 s; a leader cut off fences itself 2.5 s
+ * after its last good renewal, a second before the lease could pass on (room for a Redis call's 1.2 s
+ * deadline and for a busy event loop).
+ */
+export const LEASE_TIMINGS: LeaseTimings = { ttlMs: 3_500, renewMs: 700, fenceAfterMs: 2_500 };
 
 /** What the lease tells the gateway. */
 export interface LeaseEvents {
@@ -51,8 +65,12 @@ export interface LeaseOptions {
   now?: () => number;
 }
 
-// Takes the lease when free and returns the new epoch (at least ARGV[3] + 1), else 0.
+// KEYS: leader, epoch, leader-epoch, generation. Takes the lease when free and returns
+// {new epoch (at least ARGV[3] + 1), generation}, else {0, generation}; an empty Redis gets the
+// generation ARGV[4].
 const ACQUIRE = `
+redis.call('SET', KEYS[4], ARGV[4], 'NX')
+local generation = redis.call('GET', KEYS[4])
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   local epoch = redis.call('INCR', KEYS[2])
   local floor = tonumber(ARGV[3])
@@ -61,12 +79,14 @@ if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
     redis.call('SET', KEYS[2], epoch)
   end
   redis.call('SET', KEYS[3], epoch, 'PX', ARGV[2])
-  return epoch
+  return {epoch, generation}
 end
-return 0`;
+return {0, generation}`;
 
-// Extends the lease when this token still holds it: 1, else 0.
+// KEYS: leader, leader-epoch, generation. Extends the lease when this token still holds it and the
+// generation is still ARGV[3]: 1; 0 when another holds it; -1 when the generation changed (a wipe).
 const RENEW = `
+if redis.call('GET', KEYS[3]) ~= ARGV[3] then return -1 end
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
   redis.call('PEXPIRE', KEYS[2], ARGV[2])
@@ -93,11 +113,18 @@ export class LeaderLease {
   private stopped = true;
   private busy: Promise<void> = Promise.resolve();
   private redisOk = true;
+  /** Fires when the lease is no longer surely this replica's (`fenceAfterMs` after the last renewal). */
+  private fenceTimer: NodeJS.Timeout | undefined;
+  /** The generation of the Redis data this replica leads over (see the file's comment). */
+  private leadGeneration: string | undefined;
+  /** When a lease call last got an answer (monotonic ms). */
+  private answeredAt: number;
 
   constructor(private readonly options: LeaseOptions) {
     this.token = `${options.replicaId}:${randomBytes(6).toString("hex")}`;
     this.timings = options.timings ?? LEASE_TIMINGS;
     this.now = options.now ?? (() => performance.now());
+    this.answeredAt = this.now();
   }
 
   private key(name: string): string {
@@ -119,9 +146,27 @@ export class LeaderLease {
     return this.currentEpoch === undefined ? undefined : Math.round(this.now() - this.renewedAt);
   }
 
-  /** Whether the last Redis call of the lease succeeded. */
+  /**
+   * Whether Redis answers the lease: its last call succeeded, and within the fence interval (a call
+   * still waiting on a silent connection does not count as an answer).
+   */
   get redisReachable(): boolean {
-    return this.redisOk;
+    return this.redisOk && this.now() - this.answeredAt < this.timings.fenceAfterMs;
+  }
+
+  /** Milliseconds since a lease call last got an answer from Redis. */
+  get silentForMs(): number {
+    return this.redisOk ? 0 : Math.round(this.now() - this.answeredAt);
+  }
+
+  /**
+   * Steps down at once when leading (the inbox found Redis wiped, say): the lease is given up so the
+   * next leader need not wait for it to lapse.
+   */
+  async lose(reason: string): Promise<void> {
+    if (this.currentEpoch === undefined) return;
+    await this.stepDown(reason, true);
+    this.schedule(this.timings.renewMs);
   }
 
   /**
@@ -146,11 +191,40 @@ export class LeaderLease {
     this.timer = undefined;
     await this.busy;
     if (this.currentEpoch !== undefined) {
-      await this.stepDown("stopping");
-      await this.options.redis
-        .eval(RELEASE, { keys: [this.key("leader"), this.key(LEADER_EPOCH_KEY)], arguments: [this.token] })
-        .catch(() => undefined);
+      await this.stepDown("stopping", false);
+      await this.release();
     }
+    this.clearFenceTimer();
+  }
+
+  /** Gives the lease up when this token still holds it (bounded by the command deadline). */
+  private async release(): Promise<void> {
+    await this.options.redis
+      .eval(RELEASE, { keys: [this.key("leader"), this.key(LEADER_EPOCH_KEY)], arguments: [this.token] })
+      .catch(() => undefined);
+  }
+
+  /** Arms the fence for the renewal that started at `renewedAt`. */
+  private armFence(): void {
+    this.clearFenceTimer();
+    const left = this.timings.fenceAfterMs - (this.now() - this.renewedAt);
+    this.fenceTimer = setTimeout(() => {
+      this.fenceTimer = undefined;
+      if (this.currentEpoch === undefined) return;
+      // A timer may fire a little before the monotonic clock says the interval is over: wait it out.
+      if (this.valid()) return this.armFence();
+      this.noteRedisDown(new Error(`no answer for ${Math.round(this.now() - this.answeredAt)} ms`));
+      void this.stepDown(
+        `the lease could not be renewed for ${(this.timings.fenceAfterMs / 1000).toFixed(1)} s (Redis did not answer)`,
+        true,
+      ).catch((error) => this.options.logger.error({ err: error }, "coordination: stepping down failed"));
+    }, Math.max(0, left) + 1);
+    this.fenceTimer.unref();
+  }
+
+  private clearFenceTimer(): void {
+    if (this.fenceTimer) clearTimeout(this.fenceTimer);
+    this.fenceTimer = undefined;
   }
 
   private schedule(ms: number): void {
@@ -177,23 +251,25 @@ export class LeaderLease {
     try {
       const floor = await this.options.diskEpoch();
       const started = this.now();
-      epoch = Number(
-        await this.options.redis.eval(ACQUIRE, {
-          keys: [this.key("leader"), this.key("epoch"), this.key(LEADER_EPOCH_KEY)],
-          arguments: [this.token, String(this.timings.ttlMs), String(floor)],
-        }),
-      );
-      this.redisOk = true;
+      const [taken, generation] = (await this.options.redis.eval(ACQUIRE, {
+        keys: [this.key("leader"), this.key("epoch"), this.key(LEADER_EPOCH_KEY), this.key(GENERATION_KEY)],
+        arguments: [this.token, String(this.timings.ttlMs), String(floor), randomBytes(8).toString("hex")],
+      })) as [number, string];
+      epoch = Number(taken);
+      this.noteAnswer();
       if (epoch > 0) {
         // The lease runs from before the request was sent: that is all this replica can be sure of.
         this.renewedAt = started;
         this.currentEpoch = epoch;
+        this.leadGeneration = String(generation);
+        this.armFence();
         this.options.logger.info(
           { epoch, replica: this.options.replicaId },
           `coordination: leading (epoch ${epoch})`,
         );
-        await this.options.events.lead(epoch);
+        // Renewals run from now, however long the duties take to start.
         this.schedule(this.timings.renewMs);
+        await this.options.events.lead(epoch);
         return;
       }
       // Taken: try again as it runs out (a dead leader's lease ends within its TTL).
@@ -210,29 +286,46 @@ export class LeaderLease {
       const started = this.now();
       const held = Number(
         await this.options.redis.eval(RENEW, {
-          keys: [this.key("leader"), this.key(LEADER_EPOCH_KEY)],
-          arguments: [this.token, String(this.timings.ttlMs)],
+          keys: [this.key("leader"), this.key(LEADER_EPOCH_KEY), this.key(GENERATION_KEY)],
+          arguments: [this.token, String(this.timings.ttlMs), this.leadGeneration ?? ""],
         }),
       );
-      this.redisOk = true;
+      this.noteAnswer();
+      // The fence may have fired while the call was on its way: that step-down stands.
+      if (this.currentEpoch === undefined) return this.schedule(this.timings.renewMs);
       if (held === 1 && this.now() - this.renewedAt < this.timings.fenceAfterMs) {
         this.renewedAt = started;
+        this.armFence();
         this.schedule(this.timings.renewMs);
         return;
       }
-      await this.stepDown(held === 1 ? "the lease was renewed too late" : "another replica holds the lease");
+      if (held === -1)
+        await this.stepDown(
+          "Redis lost its data (the home's generation marker changed: FLUSHALL, a restart without persistence or a failover to an empty replica)",
+          false,
+        );
+      else if (held === 1) await this.stepDown("the lease was renewed too late", true);
+      else await this.stepDown("another replica holds the lease", false);
       this.schedule(0);
       return;
     } catch (error) {
       this.noteRedisDown(error);
     }
+    if (this.currentEpoch === undefined) return this.schedule(this.timings.renewMs);
     const left = this.timings.fenceAfterMs - (this.now() - this.renewedAt);
     if (left <= 0) {
       await this.stepDown(
-        `the lease could not be renewed for ${Math.round(this.timings.fenceAfterMs / 1000)} s`,
+        `the lease could not be renewed for ${(this.timings.fenceAfterMs / 1000).toFixed(1)} s (Redis did not answer)`,
+        true,
       );
       this.schedule(this.timings.renewMs);
-    } else this.schedule(Math.min(500, left));
+    } else this.schedule(Math.min(this.timings.renewMs, left));
+  }
+
+  private noteAnswer(): void {
+    if (!this.redisOk) this.options.logger.info("coordination: Redis answers the lease again");
+    this.redisOk = true;
+    this.answeredAt = this.now();
   }
 
   private noteRedisDown(error: unknown): void {
@@ -244,14 +337,23 @@ export class LeaderLease {
     this.redisOk = false;
   }
 
-  private async stepDown(reason: string): Promise<void> {
+  /**
+   * Stops leading: the duties stop first, then (`release`) the lease is given up so the next leader need
+   * not wait for it to lapse — when it is still this token's, which the release script checks.
+   */
+  private async stepDown(reason: string, release: boolean): Promise<void> {
     const epoch = this.currentEpoch;
     if (epoch === undefined) return;
     this.currentEpoch = undefined;
+    this.clearFenceTimer();
     this.options.logger.warn(
       { epoch, reason },
       `coordination: no longer leading (epoch ${epoch}): ${reason}`,
     );
+    // Released beside the duties' stop, not after it: nothing is written under this epoch any more
+    // (the fence refuses it now), so the next leader may start at once. A silent Redis bounds the
+    // release by the command deadline; the step-down does not wait for it.
+    if (release) void this.release();
     await this.options.events.follow(reason);
   }
 }
