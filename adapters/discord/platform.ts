@@ -10,6 +10,7 @@ import { type DiscordConfig, parseDiscordConfig } from "./config.js";
 export const discordPlatform: PlatformDefinition<DiscordConfig> = {
   name: "discord",
   secrets: ["DISCORD_BOT_TOKEN"],
+  variables: ["DISCORD_PUBLIC_KEY"],
   parseConfig: parseDiscordConfig,
   createAdapter: async (options) => (await import("./index.js")).createDiscordAdapter(options),
   diagnose: async (options) => (await import("./doctor.js")).diagnoseDiscord(options),

@@ -9,6 +9,8 @@ import { type FeishuConfig, parseFeishuConfig } from "./config.js";
 export const feishuPlatform: PlatformDefinition<FeishuConfig> = {
   name: "feishu",
   secrets: ["FEISHU_APP_ID", "FEISHU_APP_SECRET"],
+  // Not read from .env today, but the names Feishu's console gives them: never a skill's to set.
+  variables: ["FEISHU_VERIFICATION_TOKEN", "FEISHU_ENCRYPT_KEY"],
   parseConfig: parseFeishuConfig,
   createAdapter: async (options) => (await import("./index.js")).createFeishuAdapter(options),
   diagnose: async (options) => (await import("./doctor.js")).diagnoseFeishu(options),

@@ -10,6 +10,7 @@ import { parseTelegramConfig, type TelegramConfig } from "./config.js";
 export const telegramPlatform: PlatformDefinition<TelegramConfig> = {
   name: "telegram",
   secrets: ["TELEGRAM_BOT_TOKEN"],
+  variables: ["TELEGRAM_WEBHOOK_URL", "TELEGRAM_WEBHOOK_SECRET"],
   parseConfig: parseTelegramConfig,
   createAdapter: async (options) => (await import("./index.js")).createTelegramAdapter(options),
   diagnose: async (options) => (await import("./doctor.js")).diagnoseTelegram(options),

@@ -64,6 +64,12 @@ export interface PlatformDefinition<S extends PlatformSection = PlatformSection>
   name: string;
   /** Secrets that must all be set for `skillgate serve` to start the platform. */
   secrets: readonly string[];
+  /**
+   * Every other variable the platform's adapter reads from the environment or `<home>/.env` (a public
+   * key, a webhook URL or secret). With `secrets`, these are the platform's own: skillgate never sets
+   * them for a skill (`src/config/secret-keys.ts`).
+   */
+  variables?: readonly string[];
   /** Validates `gateway.<name>` and applies defaults; throws ConfigError through `reader.fail`. */
   parseConfig(reader: ConfigReader): S;
   /** Builds the adapter (imports the SDK lazily). */
