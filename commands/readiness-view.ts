@@ -62,7 +62,7 @@ export function setupTodo(
   const chat = ctx.surface === "chat";
   const envFile: Text = chat ? t("cmd.todo.gatewayEnvFile") : ctx.paths.env;
   for (const name of asStrings(view.missing_required_environment_variables)) {
-    const refused = refusedSecretText(name);
+    const refused = refusedSecretText(name, ctx.config);
     items.push(
       refused
         ? t("cmd.todo.envRefused", { name, reason: refused })
@@ -154,7 +154,7 @@ export function secretButtons(view: SkillViewResult, ctx: CommandContext): Reply
   if (!ctx.secretInput || !ctx.caller?.isAdmin || typeof view.name !== "string") return [];
   const skill = view.name;
   return missing
-    .filter((key) => refusedSecretReason(key) === null)
+    .filter((key) => refusedSecretReason(key, ctx.config) === null)
     .slice(0, MAX_SECRET_BUTTONS)
     .map((key) => secretAction(skill, key));
 }

@@ -276,7 +276,7 @@ async function viewSkill(
       const requests = ((first.required_environment_variables as EnvRequirement[]) ?? []).filter((item) =>
         missing.has(item.name),
       );
-      const { skipped } = await promptForMissingSecrets(requests, ctx.home, ctx.prompt);
+      const { skipped } = await promptForMissingSecrets(requests, ctx.home, ctx.prompt, ctx.config);
       const result = await ctx.library.view(name, { ...options, bumpView: true });
       if (skipped.length > 0 && result.success) result.setup_skipped = true;
       return renderView(result, ctx, name, platform);

@@ -13,6 +13,7 @@ export const discordPlatform: PlatformDefinition<DiscordConfig> = {
   ownSecrets: { DISCORD_BOT_TOKEN: "SKILLGATE_DISCORD_BOT_TOKEN" },
   // Hermes' gateway/status.py scoped lock, as its discord adapter takes it.
   hermesLock: { scope: "discord-bot-token", identitySecret: "DISCORD_BOT_TOKEN" },
+  variables: ["DISCORD_PUBLIC_KEY"],
   parseConfig: parseDiscordConfig,
   createAdapter: async (options) => (await import("./index.js")).createDiscordAdapter(options),
   diagnose: async (options) => (await import("./doctor.js")).diagnoseDiscord(options),

@@ -12,6 +12,8 @@ export const feishuPlatform: PlatformDefinition<FeishuConfig> = {
   ownSecrets: { FEISHU_APP_ID: "SKILLGATE_FEISHU_APP_ID", FEISHU_APP_SECRET: "SKILLGATE_FEISHU_APP_SECRET" },
   // Hermes' gateway/status.py scoped lock, as its feishu adapter takes it.
   hermesLock: { scope: "feishu-app-id", identitySecret: "FEISHU_APP_ID" },
+  // Not read from .env today, but the names Feishu's console gives them: never a skill's to set.
+  variables: ["FEISHU_VERIFICATION_TOKEN", "FEISHU_ENCRYPT_KEY"],
   parseConfig: parseFeishuConfig,
   createAdapter: async (options) => (await import("./index.js")).createFeishuAdapter(options),
   diagnose: async (options) => (await import("./doctor.js")).diagnoseFeishu(options),

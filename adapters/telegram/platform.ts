@@ -13,6 +13,7 @@ export const telegramPlatform: PlatformDefinition<TelegramConfig> = {
   ownSecrets: { TELEGRAM_BOT_TOKEN: "SKILLGATE_TELEGRAM_BOT_TOKEN" },
   // Hermes' gateway/status.py scoped lock, as its telegram adapter takes it.
   hermesLock: { scope: "telegram-bot-token", identitySecret: "TELEGRAM_BOT_TOKEN" },
+  variables: ["TELEGRAM_WEBHOOK_URL", "TELEGRAM_WEBHOOK_SECRET"],
   parseConfig: parseTelegramConfig,
   createAdapter: async (options) => (await import("./index.js")).createTelegramAdapter(options),
   diagnose: async (options) => (await import("./doctor.js")).diagnoseTelegram(options),

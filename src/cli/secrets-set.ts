@@ -48,7 +48,7 @@ export async function setSecretFromCli(
   if (!DOTENV_KEY.test(key)) {
     return errorReply(t("secrets.badName", { key }), 2);
   }
-  const refused = refusedSecretReason(key);
+  const refused = refusedSecretReason(key, config);
   if (refused) return errorReply(refused);
   const library = openLibrary(home, config, { watch: false });
   const owners = (await library.all())

@@ -74,6 +74,12 @@ export interface PlatformDefinition<S extends PlatformSection = PlatformSection>
    * lock and the secret whose value is the lock's identity (see `core/hermes-gateway.ts`).
    */
   hermesLock?: { scope: string; identitySecret: string };
+  /**
+   * Every other variable the platform's adapter reads from the environment or `<home>/.env` (a public
+   * key, a webhook URL or secret). With `secrets`, these are the platform's own: skillgate never sets
+   * them for a skill (`src/config/secret-keys.ts`).
+   */
+  variables?: readonly string[];
   /** Validates `gateway.<name>` and applies defaults; throws ConfigError through `reader.fail`. */
   parseConfig(reader: ConfigReader): S;
   /** Builds the adapter (imports the SDK lazily). */

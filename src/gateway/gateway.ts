@@ -203,6 +203,7 @@ class GatewayImpl implements Gateway {
       library: this.library,
       now: this.now,
       publicUrl: options.config.gateway.publicUrl,
+      config: options.config,
     });
     this.delivery = new ReplyDelivery({
       config: options.config,

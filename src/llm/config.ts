@@ -8,6 +8,7 @@
 import type { ModelConfig, SkillgateConfig } from "../config/config.js";
 import { lookupSecret, readDotenv } from "../config/dotenv.js";
 import { homePaths } from "../config/home.js";
+import { apiKeyVariable, PROVIDER_KEY_VARIABLES } from "../config/model-keys.js";
 import { type Text, t } from "../core/i18n/messages.js";
 
 /** Where a resolved model's settings came from (the config key prefix named in error messages). */
@@ -37,15 +38,13 @@ export type ModelResolution =
 
 /** Public base URLs of providers that need no `base_url`. */
 export const KNOWN_PROVIDERS: Record<string, { baseUrl: string; keyVar?: string }> = {
-  openrouter: { baseUrl: "https://openrouter.ai/api/v1", keyVar: "OPENROUTER_API_KEY" },
-  openai: { baseUrl: "https://api.openai.com/v1", keyVar: "OPENAI_API_KEY" },
+  openrouter: { baseUrl: "https://openrouter.ai/api/v1", keyVar: PROVIDER_KEY_VARIABLES.openrouter },
+  openai: { baseUrl: "https://api.openai.com/v1", keyVar: PROVIDER_KEY_VARIABLES.openai },
   ollama: { baseUrl: "http://127.0.0.1:11434/v1" },
 };
 
 /** Default request timeout when the slot sets none (seconds). */
 export const DEFAULT_TIMEOUT_SECONDS = 120;
-
-const ENV_REFERENCE = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$|^\$([A-Za-z_][A-Za-z0-9_]*)$|^([A-Z_][A-Z0-9_]*)$/;
 
 /** Secret lookup: `<home>/.env` plus the process environment. */
 export type SecretLookup = (name: string) => string | undefined;
@@ -174,8 +173,7 @@ function resolveApiKey(
 ): KeyResult {
   const value = raw?.trim();
   if (value) {
-    const match = ENV_REFERENCE.exec(value);
-    const varName = match?.[1] ?? match?.[2] ?? match?.[3];
+    const varName = apiKeyVariable(value);
     if (!varName) return { ok: true, apiKey: value };
     const found = secret(varName);
     if (found === undefined) {

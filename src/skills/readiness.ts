@@ -10,6 +10,7 @@
 import { access } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import type { SkillgateConfig } from "../config/config.js";
 import { readDotenv } from "../config/dotenv.js";
 import { writeDotenv } from "../config/dotenv-write.js";
 import { refusedSecretReason } from "../config/secret-keys.js";
@@ -305,13 +306,14 @@ export async function promptForMissingSecrets(
   requests: readonly SecretRequest[],
   home: string,
   prompt: (question: Text, options?: { hidden?: boolean }) => Promise<string>,
+  config?: SkillgateConfig,
 ): Promise<{ stored: string[]; skipped: string[] }> {
   const answers = new Map<string, string>();
   const skipped: string[] = [];
   for (const request of requests) {
     const item = typeof request === "string" ? { name: request, prompt: defaultPrompt(request) } : request;
     if (!ENV_NAME.test(item.name) || answers.has(item.name)) continue;
-    if (refusedSecretReason(item.name) !== null) {
+    if (refusedSecretReason(item.name, config) !== null) {
       skipped.push(item.name);
       continue;
     }

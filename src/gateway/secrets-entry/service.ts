@@ -5,6 +5,7 @@
  * `<home>/.env`. The value is never logged, echoed, put in a reply, a ledger or a session: the chat only
  * hears "`KEY` set ✓" and the skill's new readiness. Chat messages are never read as secrets.
  */
+import type { SkillgateConfig } from "../../config/config.js";
 import { checkSecretValue } from "../../config/dotenv-write.js";
 import { refusedSecretReason } from "../../config/secret-keys.js";
 import { SkillgateError } from "../../core/errors.js";
@@ -28,6 +29,8 @@ export interface SecretEntryOptions {
   now?: () => number;
   /** `gateway.public_url`, when the one-time form server is reachable from outside. */
   publicUrl?: string;
+  /** The config in force: the model's key variables in use are never set for a skill. */
+  config?: SkillgateConfig;
 }
 
 /** What a private input shows before the value is typed (the prompt in the asker's locale when resolved). */
@@ -116,7 +119,7 @@ export class SecretEntry {
       : [];
     const requirement = requirements.find((item) => item.name === key);
     if (!requirement) return { refused: t("secret.keyGone", { skill, key }) };
-    const refusedKey = refusedSecretReason(key);
+    const refusedKey = refusedSecretReason(key, this.options.config);
     if (refusedKey) return { refused: refusedKey };
     const prompt: Text =
       requirement.prompt && requirement.prompt !== defaultPrompt(key)
