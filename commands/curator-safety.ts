@@ -5,6 +5,12 @@
  */
 import path from "node:path";
 import { CuratorError, errorCause, UsageError } from "../src/core/errors.js";
+import {
+  actorWord,
+  cronBackupReasonWord,
+  ledgerActionWord,
+  snapshotReasonWord,
+} from "../src/core/i18n/data-words.js";
 import { fixed, join, lines, type Text, t } from "../src/core/i18n/messages.js";
 import {
   errorReply,
@@ -108,7 +114,7 @@ function snapshotTable(snapshots: SnapshotInfo[]): ReplyBlock {
     headers: [t("cmd.col.id"), t("cmd.col.reason"), t("cmd.col.skills"), t("cmd.col.size")],
     rows: snapshots.map((s) => [
       s.id,
-      (s.manifest?.reason ?? "?").slice(0, 40),
+      s.manifest ? snapshotReasonWord(s.manifest.reason.slice(0, 40)) : "?",
       String(s.manifest?.skill_files ?? "?"),
       s.manifest ? formatSize(s.manifest.archive_bytes) : "?",
     ]),
@@ -130,9 +136,9 @@ function describeEntry(entry: LedgerEntry): Text {
   const files = new Set([...entry.before, ...entry.after].map((file) => file.path)).size;
   return t("cmd.rollback.entryTarget", {
     id: entry.id,
-    action: entry.action,
+    action: ledgerActionWord(entry.action),
     skill: entry.skill,
-    actor: entry.actor,
+    actor: actorWord(entry.actor),
     when: entry.ts,
     files,
   });
@@ -142,10 +148,12 @@ function describeSnapshot(s: SnapshotInfo): Text {
   const cron = s.manifest?.cron_jobs;
   const cronLine = cron?.backed_up
     ? t("cmd.rollback.cronBackedUp", { count: cron.jobs_count ?? 0 })
-    : t("cmd.rollback.cronMissing", { reason: cron?.reason ?? t("cmd.rollback.unknown") });
+    : t("cmd.rollback.cronMissing", {
+        reason: cron?.reason ? cronBackupReasonWord(cron.reason) : t("cmd.rollback.unknown"),
+      });
   return t("cmd.rollback.snapshotTarget", {
     id: s.id,
-    reason: s.manifest?.reason ?? "?",
+    reason: s.manifest ? snapshotReasonWord(s.manifest.reason) : "?",
     created: s.manifest?.created_at ?? "?",
     files: String(s.manifest?.skill_files ?? "?"),
     cron: cronLine,
@@ -317,8 +325,8 @@ const ledgerCommand = defineCommand({
     const rows = entries.map((entry) => [
       entry.id,
       shortWhen(entry.ts),
-      entry.actor,
-      entry.action,
+      actorWord(entry.actor),
+      ledgerActionWord(entry.action),
       ledgerSkill(entry),
     ]);
     const footer = t("cmd.ledger.footer", {

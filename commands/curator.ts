@@ -35,6 +35,7 @@ import {
 } from "../src/curator/operations.js";
 import { runJsonSummary, summaryButtons, summaryReply } from "../src/curator/report.js";
 import { runCurator } from "../src/curator/run.js";
+import { storedSummaryLines } from "../src/curator/summary-text.js";
 import type { CuratorRunResult } from "../src/curator/types.js";
 import { parseTimestamp, type SkillState } from "../src/skills/usage.js";
 import { paged, restoreRows, withButtons } from "./buttons.js";
@@ -113,7 +114,8 @@ const STATE_LABELS = {
 } as const;
 
 function headerText(status: CuratorStatus, now: Date): Text {
-  const summary = status.last_run_summary === null ? null : status.last_run_summary.split("\n");
+  // The stored English, read back into its record and shown in the reader's language.
+  const summary = status.last_run_summary === null ? null : storedSummaryLines(status.last_run_summary);
   const none = t("cmd.status.none");
   const report = status.last_report_path
     ? status.last_report_missing
@@ -125,7 +127,7 @@ function headerText(status: CuratorStatus, now: Date): Text {
     field(t("cmd.status.runs"), String(status.run_count)),
     field(t("cmd.status.lastRun"), since(status.last_run_at, now)),
     field(t("cmd.status.lastSummary"), summary ? (summary[0] ?? "") : none),
-    ...(summary ?? []).slice(1).map((line) => `${" ".repeat(18)}${line}`),
+    ...(summary ?? []).slice(1).map((line) => join([" ".repeat(18), line], "")),
     field(t("cmd.status.lastReport"), report),
     field(t("cmd.status.interval"), intervalText(status.interval_hours)),
     field(t("cmd.status.staleAfter"), t("cmd.status.daysUnused", { days: status.stale_after_days })),

@@ -5,6 +5,7 @@
  * missing secrets give `gateway_setup_hint` instead of a prompt).
  */
 import path from "node:path";
+import { provenanceWord } from "../src/core/i18n/data-words.js";
 import { lines, list, type Text, t } from "../src/core/i18n/messages.js";
 import { type Reply, type ReplyBlock, reply, withWarnings } from "../src/core/reply.js";
 import { classify, loadProvenance, readCreatedByKeys } from "../src/curator/provenance.js";
@@ -397,7 +398,7 @@ async function usageReport(
     ],
     rows: rows.map((item) => [
       item.pinned ? t("cmd.usage.pinned", { name: item.name }) : item.name,
-      item.provenance,
+      provenanceWord(item.provenance),
       item.on_disk
         ? item.hidden
           ? t("cmd.usage.hidden", { state: stateText(item.state), reason: HIDDEN_WORDS[item.hidden] })

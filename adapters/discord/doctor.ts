@@ -4,7 +4,8 @@
  * whether the Interactions Endpoint settings agree with the application's Interactions Endpoint URL.
  */
 import { REST, Routes } from "discord.js";
-import { type Check, failed, messageOf, ok, warn } from "../../src/core/diagnostics.js";
+import { type Check, failText, messageOf, okText, warnText } from "../../src/core/diagnostics.js";
+import { type Text, t } from "../../src/core/i18n/messages.js";
 import type { AdapterOptions } from "../../src/core/platforms.js";
 import { type DiscordConfig, discordConfig } from "./config.js";
 import { DISCORD_PUBLIC_KEY_SECRET } from "./endpoint.js";
@@ -16,14 +17,7 @@ const AREA = "discord";
 /** Runs the Discord checks; never throws. */
 export async function diagnoseDiscord(options: AdapterOptions): Promise<Check[]> {
   const token = options.secret(DISCORD_TOKEN_SECRET);
-  if (!token)
-    return [
-      failed(
-        AREA,
-        "DISCORD_BOT_TOKEN is not set.",
-        "Developer Portal → your application → Bot → Reset Token; put DISCORD_BOT_TOKEN=… in <home>/.env, or set gateway.discord.enabled: false.",
-      ),
-    ];
+  if (!token) return [failText(AREA, t("pdoctor.dc.noToken"), t("pdoctor.dc.noToken.fix"))];
   const checks: Check[] = [];
   // The login only: the endpoint's port belongs to the running gateway.
   const adapter = createDiscordAdapter({
@@ -33,10 +27,15 @@ export async function diagnoseDiscord(options: AdapterOptions): Promise<Check[]>
   });
   try {
     await adapter.start(async () => undefined);
-    checks.push(ok(AREA, `Gateway connection works: ${adapter.health().detail ?? "connected"}.`));
+    const detail = adapter.health().detail;
+    checks.push(
+      okText(AREA, t("pdoctor.dc.connected", { detail: detail ?? t("pdoctor.dc.connectedPlain") })),
+    );
   } catch (error) {
     await adapter.stop().catch(() => undefined);
-    return [failed(AREA, messageOf(error), fixFor(messageOf(error)))];
+    return [
+      failText(AREA, t("pdoctor.dc.loginFailed", { detail: messageOf(error) }), fixFor(messageOf(error))),
+    ];
   }
   await adapter.stop().catch(() => undefined);
   const settings = discordConfig(options.config);
@@ -50,10 +49,10 @@ export async function diagnoseDiscord(options: AdapterOptions): Promise<Check[]>
     checks.push(endpointCheck(settings, app.interactions_endpoint_url ?? undefined, options));
     if (settings.applicationId && settings.applicationId !== app.id)
       checks.push(
-        failed(
+        failText(
           AREA,
-          `gateway.discord.application_id is ${settings.applicationId} but the token belongs to application ${app.id}.`,
-          "Copy the Application ID from the Developer Portal's General Information page, or remove the setting.",
+          t("pdoctor.dc.wrongApp", { configured: settings.applicationId, actual: app.id }),
+          t("pdoctor.dc.wrongApp.fix"),
         ),
       );
     const guildId = settings.guildId;
@@ -61,26 +60,18 @@ export async function diagnoseDiscord(options: AdapterOptions): Promise<Check[]>
       ? Routes.applicationGuildCommands(app.id, guildId)
       : Routes.applicationCommands(app.id);
     const commands = (await rest.get(route)) as { name: string }[];
-    const where = guildId ? `in guild ${guildId}` : "globally";
+    const where = guildId ? t("pdoctor.dc.inGuild", { guild: guildId }) : t("pdoctor.dc.globally");
     checks.push(
       commands.some((command) => command.name === "curator")
-        ? ok(AREA, `Slash commands registered ${where} (${commands.length}).`)
-        : warn(
-            AREA,
-            `No skillgate slash commands are registered ${where}.`,
-            "Start `skillgate serve` once: it registers them.",
-          ),
+        ? okText(AREA, t("pdoctor.dc.commandsOk", { where, count: commands.length }))
+        : warnText(AREA, t("pdoctor.dc.noCommands", { where }), t("pdoctor.dc.noCommands.fix")),
     );
   } catch (error) {
     const text = messageOf(error);
     checks.push(
       /Missing Access|50001/.test(text)
-        ? failed(
-            AREA,
-            `Discord refused access to the command list (${text}).`,
-            "Invite the bot to the server with the scopes `bot applications.commands` (OAuth2 → URL Generator), and check gateway.discord.guild_id.",
-          )
-        : warn(AREA, `Could not read the registered commands: ${text}.`, "Retry; check the network."),
+        ? failText(AREA, t("pdoctor.dc.noAccess", { detail: text }), t("pdoctor.dc.noAccess.fix"))
+        : warnText(AREA, t("pdoctor.dc.commandsUnreadable", { detail: text }), t("pdoctor.retry")),
     );
   }
   return checks;
@@ -105,38 +96,20 @@ function endpointCheck(settings: DiscordConfig, url: string | undefined, options
   const { port, path, publicKey } = settings.interactions;
   if (port === undefined) {
     return url
-      ? failed(
-          AREA,
-          `The application's Interactions Endpoint URL is ${url}, so Discord sends slash commands and buttons there, not over the gateway, but gateway.discord.interactions.port is not set.`,
-          "Set gateway.discord.interactions.port (and DISCORD_PUBLIC_KEY) on every replica behind that URL, or clear the URL in the Developer Portal → General Information.",
-        )
-      : ok(AREA, "Interactions come over the gateway session (no Interactions Endpoint URL).");
+      ? failText(AREA, t("pdoctor.dc.urlWithoutPort", { url }), t("pdoctor.dc.urlWithoutPort.fix"))
+      : okText(AREA, t("pdoctor.dc.overGateway"));
   }
   const hex = publicKey ?? options.secret(DISCORD_PUBLIC_KEY_SECRET);
   if (!hex || !publicKeyFromHex(hex))
-    return failed(
-      AREA,
-      hex
-        ? "gateway.discord.interactions.public_key (or DISCORD_PUBLIC_KEY) is not a public key."
-        : "gateway.discord.interactions.port is set but DISCORD_PUBLIC_KEY is not.",
-      "Copy PUBLIC KEY (64 hex digits) from the Developer Portal → General Information into <home>/.env as DISCORD_PUBLIC_KEY.",
-    );
+    return failText(AREA, t(hex ? "pdoctor.dc.badKey" : "pdoctor.dc.noKey"), t("pdoctor.dc.key.fix"));
+  const listen = `127.0.0.1:${port}${path}`;
   return url
-    ? ok(
-        AREA,
-        `Interactions Endpoint: Discord POSTs to ${url}; skillgate listens on 127.0.0.1:${port}${path}.`,
-      )
-    : warn(
-        AREA,
-        `skillgate listens for interactions on 127.0.0.1:${port}${path}, but the application has no Interactions Endpoint URL, so interactions still come over the gateway session (to the leading replica only).`,
-        "Put the public https:// address of that path into the Developer Portal → General Information → Interactions Endpoint URL.",
-      );
+    ? okText(AREA, t("pdoctor.dc.endpointOk", { url, listen }))
+    : warnText(AREA, t("pdoctor.dc.noEndpointUrl", { listen }), t("pdoctor.dc.noEndpointUrl.fix"));
 }
 
-function fixFor(message: string): string {
-  if (/4014/.test(message))
-    return "Developer Portal → Bot → Privileged Gateway Intents: switch on the intent named above.";
-  if (/DISCORD_BOT_TOKEN|4004|401/.test(message))
-    return "Developer Portal → Bot → Reset Token, and put the new token in <home>/.env.";
-  return "Check the network and gateway.discord.api.";
+function fixFor(message: string): Text {
+  if (/4014/.test(message)) return t("pdoctor.dc.fix.intent");
+  if (/DISCORD_BOT_TOKEN|4004|401/.test(message)) return t("pdoctor.dc.fix.token");
+  return t("pdoctor.dc.fix.network");
 }

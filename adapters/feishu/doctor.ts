@@ -4,8 +4,9 @@
  * verification settings. It also names the bot menu entries skillgate answers, in the deployment's
  * language, for the admin to add in the developer console (Feishu has no API for the menu).
  */
-import { type Check, failed, messageOf, ok, warn } from "../../src/core/diagnostics.js";
+import { type Check, failText, messageOf, okText, warnText } from "../../src/core/diagnostics.js";
 import { menuLocales } from "../../src/core/i18n/locale.js";
+import { list, t } from "../../src/core/i18n/messages.js";
 import type { AdapterOptions } from "../../src/core/platforms.js";
 import { feishuConfig } from "./config.js";
 import { feishuLocaleDefault } from "./index.js";
@@ -37,13 +38,22 @@ async function postJson(url: string, body: unknown, token?: string): Promise<Rec
 export async function diagnoseFeishu(options: AdapterOptions): Promise<Check[]> {
   const appId = options.secret("FEISHU_APP_ID");
   const appSecret = options.secret("FEISHU_APP_SECRET");
-  const missing = [appId ? "" : "FEISHU_APP_ID", appSecret ? "" : "FEISHU_APP_SECRET"].filter(Boolean);
-  if (!appId || !appSecret)
+  if (!appId && !appSecret)
+    return [failText(AREA, t("pdoctor.fs.missingBoth"), t("pdoctor.fs.missingBoth.fix"))];
+  if (!appId)
     return [
-      failed(
+      failText(
         AREA,
-        `${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} not set${missing.length === 1 ? ` (${missing[0] === "FEISHU_APP_ID" ? "FEISHU_APP_SECRET" : "FEISHU_APP_ID"} is)` : ""}.`,
-        `Copy ${missing.length > 1 ? "both" : missing[0] === "FEISHU_APP_ID" ? "the App ID (cli_…)" : "the App Secret"} from the app's Credentials & Basic Info page in the developer console into <home>/.env${missing.map((name) => ` as ${name}=…`).join(" and")}, or set gateway.feishu.enabled: false.`,
+        t("pdoctor.fs.missingOne", { missing: "FEISHU_APP_ID", other: "FEISHU_APP_SECRET" }),
+        t("pdoctor.fs.missingId.fix"),
+      ),
+    ];
+  if (!appSecret)
+    return [
+      failText(
+        AREA,
+        t("pdoctor.fs.missingOne", { missing: "FEISHU_APP_SECRET", other: "FEISHU_APP_ID" }),
+        t("pdoctor.fs.missingSecret.fix"),
       ),
     ];
   const settings = feishuConfig(options.config);
@@ -57,23 +67,23 @@ export async function diagnoseFeishu(options: AdapterOptions): Promise<Check[]> 
     });
     if (answer.code !== 0 || typeof answer.tenant_access_token !== "string")
       return [
-        failed(
+        failText(
           AREA,
-          `Feishu refused FEISHU_APP_ID/FEISHU_APP_SECRET (code ${String(answer.code)}: ${String(answer.msg ?? "")}).`,
-          `Copy both again from the app's Credentials page. A larksuite.com tenant needs gateway.feishu.domain: lark (now ${settings.domain ?? "feishu"}).`,
+          t("pdoctor.fs.refused", { code: String(answer.code), detail: String(answer.msg ?? "") }),
+          t("pdoctor.fs.refused.fix", { domain: settings.domain ?? "feishu" }),
         ),
       ];
     token = answer.tenant_access_token;
   } catch (error) {
     return [
-      failed(
+      failText(
         AREA,
-        `Cannot reach ${base}: ${messageOf(error)}.`,
-        "Check the network and gateway.feishu.domain.",
+        t("pdoctor.fs.unreachable", { url: base, detail: messageOf(error) }),
+        t("pdoctor.fs.unreachable.fix"),
       ),
     ];
   }
-  checks.push(ok(AREA, "App credentials accepted."));
+  checks.push(okText(AREA, t("pdoctor.fs.credentialsOk")));
   try {
     const response = await fetch(`${base}/open-apis/bot/v3/info`, {
       headers: { authorization: `Bearer ${token}` },
@@ -86,59 +96,44 @@ export async function diagnoseFeishu(options: AdapterOptions): Promise<Check[]> 
     };
     if (info.code !== 0 || !info.bot?.open_id)
       checks.push(
-        failed(
+        failText(
           AREA,
-          `The app has no bot (bot/v3/info answered ${String(info.code)}: ${info.msg ?? ""}).`,
-          "Enable the Bot capability (Features → Bot) and publish a new version of the app.",
+          t("pdoctor.fs.noBot", { code: String(info.code), detail: info.msg ?? "" }),
+          t("pdoctor.fs.noBot.fix"),
         ),
       );
-    else checks.push(ok(AREA, `Bot "${info.bot.app_name ?? "?"}" (open_id ${info.bot.open_id}).`));
+    else
+      checks.push(
+        okText(AREA, t("pdoctor.fs.bot", { name: info.bot.app_name ?? "?", id: info.bot.open_id })),
+      );
   } catch (error) {
-    checks.push(failed(AREA, `bot/v3/info failed: ${messageOf(error)}.`, "Retry; check the network."));
+    checks.push(failText(AREA, t("pdoctor.fs.botFailed", { detail: messageOf(error) }), t("pdoctor.retry")));
   }
   if ((settings.mode ?? "websocket") === "websocket") {
     if (!/^cli_[0-9a-fA-F]{16}$/.test(appId))
-      checks.push(
-        failed(
-          AREA,
-          `The Lark SDK's long connection does not accept the app id "${appId}".`,
-          "Check FEISHU_APP_ID; if it is right, use gateway.feishu.mode: webhook.",
-        ),
-      );
+      checks.push(failText(AREA, t("pdoctor.fs.badAppId", { id: appId }), t("pdoctor.fs.badAppId.fix")));
     try {
       const answer = await postJson(`${base}/callback/ws/endpoint`, { AppID: appId, AppSecret: appSecret });
-      if (answer.code === 0) checks.push(ok(AREA, "Long connection endpoint available."));
+      if (answer.code === 0) checks.push(okText(AREA, t("pdoctor.fs.wsOk")));
       else
         checks.push(
-          failed(
+          failText(
             AREA,
-            `The long connection was refused (code ${String(answer.code)}: ${String(answer.msg ?? "")}).`,
-            'In Events & Callbacks choose "Receive events through persistent connection", subscribe to im.message.receive_v1, and publish the app.',
+            t("pdoctor.fs.wsRefused", { code: String(answer.code), detail: String(answer.msg ?? "") }),
+            t("pdoctor.fs.wsRefused.fix"),
           ),
         );
     } catch (error) {
       checks.push(
-        failed(AREA, `The long connection endpoint failed: ${messageOf(error)}.`, "Check the network."),
+        failText(AREA, t("pdoctor.fs.wsFailed", { detail: messageOf(error) }), t("pdoctor.checkNetwork")),
       );
     }
   } else {
     if (!settings.verificationToken)
-      checks.push(
-        failed(
-          AREA,
-          "Webhook mode without gateway.feishu.verification_token.",
-          "Copy the Verification Token from Events & Callbacks → Encryption Strategy into config.yaml.",
-        ),
-      );
-    else checks.push(ok(AREA, "Webhook verification token set."));
+      checks.push(failText(AREA, t("pdoctor.fs.noVerification"), t("pdoctor.fs.noVerification.fix")));
+    else checks.push(okText(AREA, t("pdoctor.fs.verificationOk")));
     if (!settings.encryptKey)
-      checks.push(
-        warn(
-          AREA,
-          "No gateway.feishu.encrypt_key: webhook events are not signed.",
-          "Set an Encrypt Key in Events & Callbacks and copy it into config.yaml.",
-        ),
-      );
+      checks.push(warnText(AREA, t("pdoctor.fs.noEncryptKey"), t("pdoctor.fs.noEncryptKey.fix")));
   }
   checks.push(menuCheck(options));
   return checks;
@@ -152,9 +147,8 @@ export function menuCheck(options: Pick<AdapterOptions, "config">): Check {
     setting: options.config.gateway.locale,
     platformDefault: feishuLocaleDefault(settings.domain).defaultLocale,
   });
-  const entries = feishuMenu(fallback).map((entry) => `"${entry.name}" → event key ${entry.eventKey}`);
-  return ok(
-    AREA,
-    `Bot menu entries skillgate answers (add them under App features → Bot → Bot menu, type "push event"): ${entries.join("; ")}.`,
+  const entries = feishuMenu(fallback).map((entry) =>
+    t("pdoctor.fs.menuEntry", { name: entry.name, key: entry.eventKey }),
   );
+  return okText(AREA, t("pdoctor.fs.menu", { entries: list(entries) }));
 }

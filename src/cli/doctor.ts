@@ -11,37 +11,23 @@ import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
 import { removeAbandonedWriteTemps } from "../config/write-temps.js";
 import { parseYaml11 } from "../config/yaml11.js";
-import { type Check, failed, messageOf, ok, warn } from "../core/diagnostics.js";
+import {
+  type Check,
+  checkText,
+  failed,
+  failText,
+  messageOf,
+  ok,
+  okText,
+  warn,
+  warnText,
+} from "../core/diagnostics.js";
 import { errorCause } from "../core/errors.js";
 import { cause, english, list, type Text, t } from "../core/i18n/messages.js";
 import { createLogger } from "../core/logger.js";
 import { type AdapterOptions, type PlatformDefinition, preferOwnSecrets } from "../core/platforms.js";
 import { type Reply, reply } from "../core/reply.js";
 import { openLibrary } from "../skills/library.js";
-
-/**
- * What the doctor's own checks say, as catalog texts for the reader's language. The check objects keep
- * the English (`--json` prints them as they always were); checks from the platforms carry English only.
- */
-const checkTexts = new WeakMap<Check, { summary: Text; fix?: Text }>();
-
-function okText(area: string, summary: Text): Check {
-  const check = ok(area, english(summary));
-  checkTexts.set(check, { summary });
-  return check;
-}
-
-function warnText(area: string, summary: Text, fix: Text): Check {
-  const check = warn(area, english(summary), english(fix));
-  checkTexts.set(check, { summary, fix });
-  return check;
-}
-
-function failText(area: string, summary: Text, fix: Text): Check {
-  const check = failed(area, english(summary), english(fix));
-  checkTexts.set(check, { summary, fix });
-  return check;
-}
 
 /** What the doctor needs: the home, and how to look up secrets. */
 export interface DoctorOptions {
@@ -275,7 +261,7 @@ export function doctorReply(checks: Check[]): Reply {
   };
   const area = (check: Check): Text => AREA_WORDS[check.area] ?? check.area;
   const fixes = checks.flatMap((check) => {
-    const fix = checkTexts.get(check)?.fix ?? check.fix;
+    const fix = checkText(check).fix;
     return fix ? [t("doctor.fixLine", { area: area(check), fix })] : [];
   });
   return reply(
@@ -284,11 +270,7 @@ export function doctorReply(checks: Check[]): Reply {
       {
         kind: "table",
         headers: ["", t("doctor.col.area"), t("doctor.col.finding")],
-        rows: checks.map((check) => [
-          mark[check.status],
-          area(check),
-          checkTexts.get(check)?.summary ?? check.summary,
-        ]),
+        rows: checks.map((check) => [mark[check.status], area(check), checkText(check).summary]),
       },
       ...(fixes.length > 0
         ? [

@@ -12,7 +12,7 @@ import path from "node:path";
 import { SkillgateError } from "../core/errors.js";
 import { checkWriteFence } from "../core/fence.js";
 import { atomicWriteFile, readTextIfExists, withLock } from "../core/fsutil.js";
-import { t } from "../core/i18n/messages.js";
+import { type Text, t } from "../core/i18n/messages.js";
 import {
   interpolate,
   parseDotenvStatements,
@@ -25,7 +25,7 @@ import { homePaths } from "./home.js";
 /** Variable names skillgate writes into `.env`. */
 export const DOTENV_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-function refuse(message: string): never {
+function refuse(message: Text): never {
   throw new SkillgateError("secrets.refused", message);
 }
 
@@ -33,9 +33,8 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
 
 /** A value cannot go into `.env`: it spans lines, holds a NUL, or is not valid Unicode text. */
 function checkWritable(value: string): void {
-  if (/[\r\n\0]/.test(value))
-    refuse("The value must be a single line without NUL characters; nothing was stored.");
-  if (LONE_SURROGATE.test(value)) refuse("The value is not valid Unicode text; nothing was stored.");
+  if (/[\r\n\0]/.test(value)) refuse(t("secretValue.multiline"));
+  if (LONE_SURROGATE.test(value)) refuse(t("secretValue.notUnicode"));
 }
 
 /** `${}`: a variable with no name, which python-dotenv's interpolation turns into nothing. */
@@ -63,12 +62,12 @@ export const MAX_SECRET_LENGTH = 4096;
  * Checks a secret as typed into a private input or `skillgate secrets set`: trimmed, not empty, one
  * line, bounded. Returns the value or the problem.
  */
-export function checkSecretValue(raw: string): { value: string } | { problem: string } {
+export function checkSecretValue(raw: string): { value: string } | { problem: Text } {
   const value = raw.trim();
-  if (value === "") return { problem: "The value was empty; nothing was stored." };
-  if (/[\r\n\0]/.test(value)) return { problem: "The value must be a single line; nothing was stored." };
+  if (value === "") return { problem: t("secretValue.empty") };
+  if (/[\r\n\0]/.test(value)) return { problem: t("secretValue.oneLine") };
   if (value.length > MAX_SECRET_LENGTH)
-    return { problem: `The value is longer than ${MAX_SECRET_LENGTH} characters; nothing was stored.` };
+    return { problem: t("secretValue.tooLong", { limit: String(MAX_SECRET_LENGTH) }) };
   return { value };
 }
 
@@ -129,16 +128,12 @@ export function planDotenvEdit(
   for (const [key] of pending) {
     const read = after.get(key);
     if (read === undefined || read === null || interpolate(read, new Map()) !== values.get(key)) {
-      refuse(
-        `.env has a statement python-dotenv cannot parse before \`${key}\` (an unterminated quote?), so the new value would not be read; fix the file and try again. Nothing was stored.`,
-      );
+      refuse(t("secretValue.unparsable", { key }));
     }
   }
   for (const [key, value] of before) {
     if (!pending.has(key) && after.get(key) !== value) {
-      refuse(
-        `Writing would change how \`${key}\` reads in .env (its layout is unusual); fix the file and try again. Nothing was stored.`,
-      );
+      refuse(t("secretValue.layout", { key }));
     }
   }
   return { text: next, stored: [...pending.keys()] };

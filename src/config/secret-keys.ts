@@ -28,8 +28,8 @@ const SKILLGATE_PREFIX = "SKILLGATE_";
 
 /**
  * The gateway's credentials: every variable its registered adapters read — platform tokens (under
- * Hermes' names and skillgate's own), public
- * keys, webhook URLs and secrets — and (with `config`) the model's key variables in use.
+ * Hermes' names and skillgate's own), public keys, webhook URLs and secrets — and (with `config`) the
+ * model's key variables in use.
  */
 export function gatewayCredentials(config?: SkillgateConfig): Set<string> {
   const names = new Set<string>();

@@ -10,7 +10,7 @@ import path from "node:path";
 import { homePaths } from "../config/home.js";
 import { invocation, type ReplyAction, runAction } from "../core/actions.js";
 import { atomicWriteFile, stableJson } from "../core/fsutil.js";
-import { join, type Message, type Text, t } from "../core/i18n/messages.js";
+import { list, type Message, type Text, t } from "../core/i18n/messages.js";
 import { type Reply, type ReplyBlock, reply } from "../core/reply.js";
 import type { ConsolidatedEntry, PrunedEntry } from "../llm/classify.js";
 import type { AutoTransitionCounts, CuratorRunResult, RenameEntry, RenameMap } from "./types.js";
@@ -80,9 +80,10 @@ export function renameMapItems(map: RenameMap): string[] {
 
 /**
  * The automatic pass and the run as catalog messages, for the chat and the terminal in the reader's
- * language (the stored summary and the files keep `headline`'s English).
+ * language (the stored summary and the files keep `headline`'s English). The parts are a list in the
+ * reader's locale (`1 marked stale, 2 archived`; `1 个标记为过时、已归档 2 个`).
  */
-function autoSummaryText(counts: AutoTransitionCounts, dryRun: boolean): Text {
+export function autoSummaryText(counts: AutoTransitionCounts, dryRun: boolean): Text {
   const parts: Message[] = dryRun
     ? [
         ...(counts.marked_stale > 0 ? [t("summary.wouldMarkStale", { count: counts.marked_stale })] : []),
@@ -95,7 +96,7 @@ function autoSummaryText(counts: AutoTransitionCounts, dryRun: boolean): Text {
         ...(counts.reactivated > 0 ? [t("summary.reactivated", { count: counts.reactivated })] : []),
       ];
   const changes =
-    parts.length > 0 ? join(parts, ", ") : t(dryRun ? "summary.nothingToChange" : "summary.noChanges");
+    parts.length > 0 ? list(parts) : t(dryRun ? "summary.nothingToChange" : "summary.noChanges");
   return t(dryRun ? "summary.autoDry" : "summary.auto", { changes });
 }
 
@@ -142,7 +143,7 @@ export function llmStatusText(status: string): Text {
   const proposed = status.startsWith("proposed: ");
   const parts = (proposed ? status.slice("proposed: ".length) : status).split(", ").map(llmPartText);
   if (parts.length === 0 || parts.some((part) => part === undefined)) return status;
-  const changes = join(parts as Message[], ", ");
+  const changes = list(parts as Message[]);
   return proposed ? t("summary.llm.proposed", { changes }) : changes;
 }
 

@@ -18,7 +18,7 @@ import {
   allActions,
   type ReplyAction,
 } from "../core/actions.js";
-import { t } from "../core/i18n/messages.js";
+import { type Text, t } from "../core/i18n/messages.js";
 import type { InboundMessage } from "../core/message.js";
 import { type Reply, type ReplyBlock, textReply } from "../core/reply.js";
 import { type ButtonStore, newActionId, type StoredAction } from "./action-store.js";
@@ -44,7 +44,7 @@ export type PressVerdict =
   | { kind: "run"; action: StoredAction; spec: CommandSpec; input: CommandInput; page?: number };
 
 /** A reply meant only for the person who pressed. */
-function privateNotice(text: string): Reply {
+function privateNotice(text: Text): Reply {
   return { ...textReply(text, { exitCode: 1 }), private: true };
 }
 
@@ -111,31 +111,27 @@ export class ActionRouter {
     if (found.status === "unknown") {
       return {
         kind: "refused",
-        reply: privateNotice(
-          "⛔ This button is not one this gateway showed in this chat, so nothing was done. Run the command again.",
-        ),
+        reply: privateNotice(t("press.unknown")),
       };
     }
     if (found.status === "expired") {
       const hours = Math.round(this.store.ttlMs / 3_600_000);
       return {
         kind: "refused",
-        reply: privateNotice(
-          `⌛ This button has expired (buttons work for ${hours} h), so nothing was done. Run the command again.`,
-        ),
+        reply: privateNotice(t("press.expired", { hours })),
       };
     }
     if (found.status === "used") {
       return {
         kind: "refused",
-        reply: privateNotice("This was already answered; nothing more was done."),
+        reply: privateNotice(t("press.used")),
       };
     }
     const action = found.action;
     const who = `${message.platform}:${message.sender.id}`;
     if (action.intent.kind === "cancel") {
       if (!(await this.store.consume(actionId, who))) {
-        return { kind: "refused", reply: privateNotice("This was already answered; nothing more was done.") };
+        return { kind: "refused", reply: privateNotice(t("press.used")) };
       }
       return { kind: "cancel", action };
     }
@@ -146,9 +142,7 @@ export class ActionRouter {
         const who = ctx.caller ? `${ctx.caller.platform}:${ctx.caller.id}` : "unknown";
         return {
           kind: "refused",
-          reply: privateNotice(
-            `⛔ Setting a secret is for admins only. Your id is \`${who}\`; ask the owner to add it to gateway.admins if you should have this right.`,
-          ),
+          reply: privateNotice(t("press.secretAdminsOnly", { who })),
         };
       }
       return { kind: "secret", action, skill: action.intent.skill, key: action.intent.key };
@@ -158,14 +152,14 @@ export class ActionRouter {
     if (!spec) {
       return {
         kind: "refused",
-        reply: privateNotice("⛔ This button's command no longer exists, so nothing was done."),
+        reply: privateNotice(t("press.commandGone")),
       };
     }
     // A press is a command like any other: the presser's own access decides, not the asker's.
     const refused = accessRefusal(spec, contextFor(), inputOf(intent.invocation, false));
     if (refused) return { kind: "refused", reply: { ...refused, private: true } };
     if (action.once && !(await this.store.consume(actionId, who))) {
-      return { kind: "refused", reply: privateNotice("This was already answered; nothing more was done.") };
+      return { kind: "refused", reply: privateNotice(t("press.used")) };
     }
     const confirmed = intent.kind === "run" && intent.confirmed === true;
     return {

@@ -118,7 +118,7 @@ describe.skipIf(!BROWSER_AVAILABLE && !IN_CI)("web console in Chinese", () => {
     const series = JSON.parse((await page.getAttribute("#chart-runs", "data-series")) ?? "[]") as {
       label: string;
     }[];
-    expect(series.map((item) => item.label)).toEqual(["标记为过时", "已归档", "重新启用", "运行后受管技能"]);
+    expect(series.map((item) => item.label)).toEqual(["标记为过时", "已归档", "重新激活", "运行后受管技能"]);
     expect(await page.textContent("#chart-most-empty")).toContain("还没有技能被使用");
   });
 
@@ -162,7 +162,7 @@ describe.skipIf(!BROWSER_AVAILABLE && !IN_CI)("web console in Chinese", () => {
     expect(await other.getAttribute('header a[data-lang="en"]', "aria-current")).toBe("true");
 
     await Promise.all([other.waitForEvent("load"), other.click('header a[data-lang="zh-CN"]')]);
-    expect(await other.textContent("h1")).toBe("账本");
+    expect(await other.textContent("h1")).toBe("审计日志");
     await other.close();
     await page.reload();
     expect(await page.getAttribute("html", "lang")).toBe("zh-CN");

@@ -8,12 +8,37 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import YAML from "yaml";
 import { runDoctor } from "../../src/cli/doctor.js";
-import type { Check } from "../../src/core/diagnostics.js";
+import { type Check, checkText } from "../../src/core/diagnostics.js";
+import { resolveText } from "../../src/core/i18n/messages.js";
 import { DiscordEmulator } from "../emulators/discord.js";
 import { LarkEmulator } from "../emulators/lark.js";
 import { TelegramEmulator } from "../emulators/telegram.js";
+import { expectChinese } from "../i18n/complete-support.js";
 import { runCliArgs } from "../support/cli-in-process.js";
 import { writeTestSkill } from "../support/platform-home.js";
+
+/** Every platform row reads as Chinese for a zh-CN reader (names, keys, URLs and portal labels kept). */
+function expectChineseRows(checks: Check[], names: readonly string[] = []): void {
+  for (const check of checks.filter((item) => ["telegram", "discord", "feishu"].includes(item.area))) {
+    const { summary, fix } = checkText(check);
+    const portal = [
+      "Bot API",
+      "BotFather",
+      "API Token",
+      "Unauthorized",
+      "App ID",
+      "App Secret",
+      "Verification Token",
+      "Encrypt Key",
+      "open_id",
+      "Telegram",
+      "Discord",
+      "https://api.telegram.org",
+    ];
+    expectChinese(resolveText(summary, "zh-CN"), [...names, ...portal]);
+    if (fix) expectChinese(resolveText(fix, "zh-CN"), [...names, ...portal]);
+  }
+}
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -177,6 +202,7 @@ describe("doctor: telegram", () => {
       expect(failure?.summary, token).toMatch(problem);
       expect(failure?.summary).not.toContain(emulator.token);
       expect(failure?.fix).toMatch(/BotFather/);
+      expectChineseRows(checks, [token]);
     }
     expect(emulator.calls).toEqual([]);
   });
@@ -202,6 +228,10 @@ describe("doctor: telegram", () => {
     const problem = of(checks, "telegram", "fail")[0];
     expect(problem?.summary).toMatch(/points elsewhere.*old-deployment/);
     expect(problem?.fix).toMatch(/Another deployment/);
+    expectChineseRows(checks, [
+      "https://old-deployment.example.org/hook",
+      "https://bot.example.com/telegram",
+    ]);
   });
 });
 
@@ -220,6 +250,7 @@ describe("doctor: discord", () => {
     expect(of(checks, "discord", "fail")).toEqual([]);
     expect(of(checks, "discord", "ok")[0]?.summary).toMatch(/Gateway connection works/);
     expect(of(checks, "discord", "warn")[0]?.summary).toMatch(/No skillgate slash commands/);
+    expectChineseRows(checks, [String(of(checks, "discord", "ok")[0]?.summary.match(/works: (.*)\.$/)?.[1])]);
   });
 
   it("explains close code 4014 with the portal switch", async () => {
@@ -291,6 +322,7 @@ describe("doctor: feishu", () => {
     const problem = of(checks, "feishu", "fail")[0];
     expect(problem?.summary).toMatch(/refused/);
     expect(problem?.fix).toMatch(/domain: lark/);
+    expectChineseRows(checks, [emulator.url, "app secret invalid"]);
   });
 });
 

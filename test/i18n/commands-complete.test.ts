@@ -48,11 +48,8 @@ const SUCCESS_ARGS: Record<string, string[][]> = {
 function dataStrings(): string[] {
   return [
     ...skillFiles,
-    // Stored English that every locale shows as it was written: the last run's summary (the state
-    // file), a snapshot manifest's cron reason.
-    "auto: no changes; llm: skipped",
-    "no cron/jobs.json present",
-    "pre-curator-run",
+    // The last run's summary, a snapshot's reason and its cron note are stored in English but shown
+    // in the reader's words, so they are not allowed here.
     // Command names (`/curator list-pinned` in a usage line) stay ASCII in every language.
     ...registry.flatMap((spec) => spec.path).filter((word) => word.includes("-")),
     ...SKILLS.map((name) => `${name} skill for tests`),

@@ -117,7 +117,7 @@ describe("a damaged home: --json and files are the same bytes under a Chinese re
   it("shows the same warnings in Chinese to a person", () => {
     const human = printed.map((item) => item.zhHuman).join("\n");
     expect(human).toContain("修复之前无法识别 Hub 技能");
-    expect(human).toContain("本次运行不保护 cron 任务引用的技能");
+    expect(human).toContain("本次运行不保护定时任务引用的技能");
     expect(human).toMatch(/已跳过 tools\/binary：技能 'binary' 的 SKILL\.md 不是有效的 UTF-8 文本/);
     const englishHuman = printed.map((item) => item.enHuman).join("\n");
     expect(englishHuman).toContain(

@@ -277,7 +277,7 @@ describe("the consolidation pass's progress lines", () => {
     expect(english(fenced.text)).toBe(fenced.message);
     // The reason is in the reader's words too: only the host and replica names stay as they are.
     const zh = resolveText(fenced.text, "zh-CN");
-    expect(zh.startsWith("管理器的一次运行被拒绝：技能库的领导者记录是纪元 5")).toBe(true);
+    expect(zh.startsWith("管理器的一次运行被拒绝：技能库的领导者记录是任期 5")).toBe(true);
     expectChinese(zh, [os.hostname()]);
   });
 });

@@ -97,7 +97,7 @@ describe("telegram: each reader in their language", () => {
       8000,
       since,
     );
-    expect(summary.plain).toContain("管理器：自动：");
+    expect(summary.plain).toContain("管理器（Curator）：自动：");
     expect(summary.plain).toContain("已归档 1 个技能：");
     expect(summary.plain).toContain("old-stale —— 因过时而清理");
     expect(summary.plain).toContain("完整报告：");

@@ -6,6 +6,7 @@
 import { enCli } from "./cli.en.js";
 import { enCommands } from "./commands.en.js";
 import { enConsole } from "./console.en.js";
+import { enDoctor } from "./doctor.en.js";
 import type { CatalogShape } from "./entries.js";
 import { enHub } from "./hub.en.js";
 import { enLibrary } from "./library.en.js";
@@ -15,6 +16,7 @@ export const en = {
   ...enConsole,
   ...enCli,
   ...enMenu,
+  ...enDoctor,
   // ── reply model ──────────────────────────────────────────────────────────────────────────────────
   "reply.warning": "⚠ {text}",
   "button.cancel": "Cancel",
@@ -203,6 +205,23 @@ export const en = {
   "gateway.loadSkill": "load the {name} skill",
   "gateway.agentFailed": "The agent could not answer: {detail}. Commands still work; type /help.",
   "gateway.notAllowed": "You are not on this gateway's allowed list.",
+  "press.unknown":
+    "⛔ This button is not one this gateway showed in this chat, so nothing was done. Run the command again.",
+  "press.expired":
+    "⌛ This button has expired (buttons work for {hours} h), so nothing was done. Run the command again.",
+  "press.used": "This was already answered; nothing more was done.",
+  "press.secretAdminsOnly":
+    "⛔ Setting a secret is for admins only. Your id is `{who}`; ask the owner to add it to gateway.admins if you should have this right.",
+  "press.commandGone": "⛔ This button's command no longer exists, so nothing was done.",
+  "secretValue.multiline": "The value must be a single line without NUL characters; nothing was stored.",
+  "secretValue.notUnicode": "The value is not valid Unicode text; nothing was stored.",
+  "secretValue.empty": "The value was empty; nothing was stored.",
+  "secretValue.oneLine": "The value must be a single line; nothing was stored.",
+  "secretValue.tooLong": "The value is longer than {limit} characters; nothing was stored.",
+  "secretValue.unparsable":
+    ".env has a statement python-dotenv cannot parse before `{key}` (an unterminated quote?), so the new value would not be read; fix the file and try again. Nothing was stored.",
+  "secretValue.layout":
+    "Writing would change how `{key}` reads in .env (its layout is unusual); fix the file and try again. Nothing was stored.",
   // ── one-time secret form ────────────────────────────────────────────────────────────────────────────
   "form.error.title": "Error",
   "form.error.text": "Something went wrong; nothing was stored. Ask for a new form in the chat.",
@@ -312,6 +331,10 @@ export const en = {
   "summary.renameMore": "… and {count} more",
   "summary.fullReport": "full report: `{command}`",
   "summary.pinHint": "keep an umbrella stable: `{command}`",
+  "summary.pinHintStored": "keep an umbrella stable: {command}",
+  "summary.stored": "{auto}; llm: {llm}",
+  "summary.deferred":
+    "deferred first run — curator seeded, will run after one interval; use `{command}` to preview now",
   "button.restore": "Restore {name}",
   "button.rollbackRun": "Roll back this run",
   // ── secrets command ─────────────────────────────────────────────────────────────────────────────────

@@ -15,10 +15,10 @@ export const zhCNLibrary = defineLocale<typeof enLibrary>()({
   "provenance.hubUnreadable": "无法读取 {file}：{cause}",
   "provenance.hubInvalid": "{file} 不是有效的 JSON；修复之前无法识别 Hub 技能。",
   "provenance.bundledUnreadable": "无法读取 .bundled_manifest：{cause}",
-  "cron.unreadable": "无法读取 {file}（{cause}）；本次运行不保护 cron 任务引用的技能。",
-  "cron.invalid": "{file} 不是有效的 JSON；本次运行不保护 cron 任务引用的技能。",
+  "cron.unreadable": "无法读取 {file}（{cause}）；本次运行不保护定时任务引用的技能。",
+  "cron.invalid": "{file} 不是有效的 JSON；本次运行不保护定时任务引用的技能。",
   "usage.movedAside": "{file} 不是有效的 JSON；它已保留为 {aside}，使用记录从空开始。",
-  "state.movedAside": "{file} 不是有效的 JSON；它已保留为 {aside}，管理器状态恢复为默认值。",
+  "state.movedAside": "{file} 不是有效的 JSON；它已保留为 {aside}，管理器状态重置为默认值。",
   // ── the automatic pass ──────────────────────────────────────────────────────────────────────────────
   "run.reportFailed": "无法写入运行报告：{cause}",
   "run.archiveFailed": "无法归档 '{name}'：{cause}",
@@ -59,14 +59,14 @@ export const zhCNLibrary = defineLocale<typeof enLibrary>()({
   "fence.what.takeLead": "接管领导权",
   "fence.reason.notLeading": "这个副本现在不是这个主目录的领导者",
   "fence.reason.staleRecord":
-    "技能库的领导者记录是纪元 {disk}（{host} 上的 {replica}），不是这个副本的 {mine}",
-  "fence.reason.newerEpoch": "纪元 {disk}（{host} 上的 {replica}）比这个副本的 {mine} 更新",
+    "技能库的领导者记录是任期 {disk}（{host} 上的 {replica}），不是这个副本的 {mine}",
+  "fence.reason.newerEpoch": "任期 {disk}（{host} 上的 {replica}）比这个副本的 {mine} 更新",
   // ── curator moves refused ───────────────────────────────────────────────────────────────────────────
   "archive.refused.external": "技能 '{name}' 位于 skills.external_dirs 中；外部技能对管理器是只读的",
   "archive.refused.protected": "技能 '{name}' 是受保护的内置技能；它支撑着关键命令，从不归档或整合",
   "archive.refused.hub": "技能 '{name}' 是 Hub 技能；它归上游所有，因此从不归档",
   "archive.refused.bundled": "技能 '{name}' 是打包技能；开启 curator.prune_builtins 才能归档它",
-  "archive.refused.pinned": "'{name}' 已固定——请先用 `{command}` 取消固定",
+  "archive.refused.pinned": "'{name}' 已固定——请先用 `{command}` 解除固定",
   "restore.refused.hub": "技能 '{name}' 现在是 Hub 技能；恢复它会遮盖上游版本",
   "restore.refused.bundled":
     "技能 '{name}' 现在是打包技能，且 curator.prune_builtins 已关闭；恢复它会遮盖内置版本",
@@ -85,12 +85,13 @@ export const zhCNLibrary = defineLocale<typeof enLibrary>()({
   "rollback.extractFailed": "解压快照失败（状态已还原）：{cause}",
   "rollback.swapFailed": "替换时回滚失败（状态已还原）：{cause}",
   "rollback.safetySnapshotFailed": "回滚前的安全快照失败：{cause} 回滚已中止；没有做任何更改。",
-  "rollback.entry.outside": "拒绝回滚：这条账本记录引用了 {home} 之外的路径：{target}",
-  "rollback.entry.outsideLink": "拒绝回滚：这条账本记录（经由符号链接）引用了 {home} 之外的路径：{target}",
-  "rollback.entry.missing": "没有编号为 '{id}' 的账本记录；记录编号见 `curator ledger`。",
+  "rollback.entry.outside": "拒绝回滚：这条审计日志记录引用了 {home} 之外的路径：{target}",
+  "rollback.entry.outsideLink":
+    "拒绝回滚：这条审计日志记录（经由符号链接）引用了 {home} 之外的路径：{target}",
+  "rollback.entry.missing": "没有编号为 '{id}' 的审计日志记录；记录编号见 `curator ledger`。",
   "rollback.entry.missingBlob": "{file} 缺少数据块 {blob}；回滚已中止，没有做任何更改。",
   "rollback.entry.safetyFailed":
-    "回滚前的安全记录失败（账本已关闭或无法写入）；回滚已中止，当前技能没有改动。",
+    "回滚前的安全记录失败（审计日志已关闭或无法写入）；回滚已中止，当前技能没有改动。",
   "tar.unreadable": "快照归档文件 {archive} 无法读取（{cause}）；请用 --id 选择另一个快照。",
   "tar.unsafe": "拒绝不安全的快照归档文件：{problems}。没有做任何更改。",
   "tar.member": "'{member}' {reason}",
@@ -109,11 +110,12 @@ export const zhCNLibrary = defineLocale<typeof enLibrary>()({
   // ── recovery at start ───────────────────────────────────────────────────────────────────────────────
   "recovery.lockReleased": "修复：已释放进程 {pid}（在 {host} 上，已不再运行）留下的管理器运行锁。",
   "recovery.tempRemoved": "修复：已删除 {file}，它是一次被中断的写入留下的。",
-  "recovery.blobsRemoved": "修复：已删除被中断的内容捕获留下的 {count} 个未完成的账本数据块文件。",
+  "recovery.blobsRemoved": "修复：已删除被中断的内容捕获留下的 {count} 个未完成的审计日志数据块文件。",
   "recovery.snapshotRemoved": "修复：已删除未完成的快照 {id}（写入它的进程被中断了）。",
   "recovery.rollbackTrashDeleted":
     "修复：已删除 {name}，这是一次回滚留在 {trash} 中的旧技能库（删除它的进程已停止）。",
-  "recovery.purgeTrashRemoved": "修复：已删除 {name}，它是一次被中断的清除留下的（其中的技能包已记入账本）。",
+  "recovery.purgeTrashRemoved":
+    "修复：已删除 {name}，它是一次被中断的清除留下的（其中的技能包已记入审计日志）。",
   "recovery.archive.bothKept":
     "修复：技能 '{skill}' 被中断的归档同时留下了 {from} 和 {to}；两者都原样保留——请比较它们，删除你不要的那个。",
   "recovery.restore.bothKept":
@@ -128,9 +130,9 @@ export const zhCNLibrary = defineLocale<typeof enLibrary>()({
   "recovery.restore.completed": "修复：已完成技能 '{skill}' 被中断的恢复（{from} → {to}）。",
   "recovery.restore.completedWrote":
     "修复：已完成技能 '{skill}' 被中断的恢复（{from} → {to}）：写入了它的{records}。",
-  "recovery.records.ledgerEntry": "账本记录",
+  "recovery.records.ledgerEntry": "审计日志记录",
   "recovery.records.origin": "原位置记录",
-  "recovery.records.both": "账本记录和原位置记录",
+  "recovery.records.both": "审计日志记录和原位置记录",
   "recovery.rollbackJournalCorrupt":
     "管理器：回滚进度文件 {file} 无法读取，已原样保留。请手动检查 skills/，然后删除这个进度文件。",
   "recovery.rollbackUndone": "管理器：一次被中断的、回滚到快照 {id} 的操作已撤销；技能库与它开始之前一样。",

@@ -6,6 +6,7 @@
 import { zhCNCli } from "./cli.zh-CN.js";
 import { zhCNCommands } from "./commands.zh-CN.js";
 import { zhCNConsole } from "./console.zh-CN.js";
+import { zhCNDoctor } from "./doctor.zh-CN.js";
 import type { en } from "./en.js";
 import { defineLocale } from "./entries.js";
 import { zhCNHub } from "./hub.zh-CN.js";
@@ -16,6 +17,7 @@ export const zhCN = defineLocale<typeof en>()({
   ...zhCNConsole,
   ...zhCNCli,
   ...zhCNMenu,
+  ...zhCNDoctor,
   // ── reply model ──────────────────────────────────────────────────────────────────────────────────
   "reply.warning": "⚠ {text}",
   "button.cancel": "取消",
@@ -46,7 +48,7 @@ export const zhCN = defineLocale<typeof en>()({
   "runner.unexpected": "`{command}` 意外失败：{detail}。这里没有更多信息；请查看日志后重试。",
   "button.confirm": "确认",
   // ── native command menus ────────────────────────────────────────────────────────────────────────────
-  "catalog.group.curator": "管理器：状态、运行、固定、归档、恢复、快照、回滚…",
+  "catalog.group.curator": "管理器（Curator）：状态、运行、固定、归档、恢复、快照、回滚……",
   "catalog.group.skills": "技能：列表、查看、使用情况、启用、禁用、设置",
   "catalog.group.other": "{name}：{subcommands}",
   // ── config.yaml errors ──────────────────────────────────────────────────────────────────────────────
@@ -144,7 +146,7 @@ export const zhCN = defineLocale<typeof en>()({
     "技能 '{name}' 已在{where}禁用。要启用它，请从 config.yaml 的对应列表中移除；也可以直接在磁盘上查看文件。",
   "view.trust.symlink":
     "'{name}' 通过符号链接指向 {target}，位于本地技能目录和 skills.external_dirs 之外；使用前请先审查。",
-  "view.trust.external": "'{name}' 来自外部目录 {folder}，而不是 {local}；它不在管理器管理的技能库中。",
+  "view.trust.external": "'{name}' 来自外部目录 {folder}，而不是 {local}；管理器（Curator）不管理它。",
   "view.singleFile": "技能 '{name}' 是单文件技能，没有可查看的关联文件。",
   "view.fileNotFound": "在技能 '{name}' 中未找到文件 '{file}'。",
   // ── web console actions ─────────────────────────────────────────────────────────────────────────────
@@ -192,6 +194,21 @@ export const zhCN = defineLocale<typeof en>()({
   "gateway.loadSkill": "加载技能 {name}",
   "gateway.agentFailed": "智能体无法回答：{detail}。命令仍然可用；输入 /help 查看。",
   "gateway.notAllowed": "你不在这个网关的允许列表中。",
+  "press.unknown": "⛔ 这个按钮不是本网关在这个聊天中显示的，所以没有做任何操作。请重新运行命令。",
+  "press.expired": "⌛ 这个按钮已过期（按钮的有效期为 {hours} 小时），所以没有做任何操作。请重新运行命令。",
+  "press.used": "这条已经回答过了，没有再做任何操作。",
+  "press.secretAdminsOnly":
+    "⛔ 只有管理员可以设置密钥。你的 id 是 `{who}`；如果你应当拥有这个权限，请所有者把它加入 gateway.admins。",
+  "press.commandGone": "⛔ 这个按钮对应的命令已不存在，所以没有做任何操作。",
+  "secretValue.multiline": "值必须是一行，且不能包含 NUL 字符；没有保存任何内容。",
+  "secretValue.notUnicode": "值不是有效的 Unicode 文本；没有保存任何内容。",
+  "secretValue.empty": "值为空；没有保存任何内容。",
+  "secretValue.oneLine": "值必须是一行；没有保存任何内容。",
+  "secretValue.tooLong": "值超过 {limit} 个字符；没有保存任何内容。",
+  "secretValue.unparsable":
+    ".env 中 `{key}` 之前有一条 python-dotenv 无法解析的语句（引号没有闭合？），新值将无法读取；请修正文件后重试。没有保存任何内容。",
+  "secretValue.layout":
+    "写入会改变 .env 中 `{key}` 的读取结果（它的格式不常见）；请修正文件后重试。没有保存任何内容。",
   // ── one-time secret form ────────────────────────────────────────────────────────────────────────────
   "form.error.title": "出错了",
   "form.error.text": "出了点问题，没有保存任何内容。请在聊天中重新申请表单。",
@@ -265,17 +282,17 @@ export const zhCN = defineLocale<typeof en>()({
   "paging.prev": "‹ 上一页",
   "paging.next": "下一页 ›",
   // ── maintenance summary ─────────────────────────────────────────────────────────────────────────────
-  "summary.line": "管理器：{auto}",
-  "summary.lineWithLlm": "管理器：{auto}；LLM：{llm}",
+  "summary.line": "管理器（Curator）：{auto}",
+  "summary.lineWithLlm": "管理器（Curator）：{auto}；模型处理：{llm}",
   "summary.auto": "自动：{changes}",
   "summary.autoDry": "试运行（自动）：{changes}",
   "summary.markedStale": "{count} 个标记为过时",
   "summary.archived": "已归档 {count} 个",
-  "summary.reactivated": "{count} 个重新启用",
+  "summary.reactivated": "{count} 个重新激活",
   "summary.noChanges": "没有变化",
   "summary.wouldMarkStale": "将把 {count} 个标记为过时",
   "summary.wouldArchive": "将归档 {count} 个",
-  "summary.wouldReactivate": "将重新启用 {count} 个",
+  "summary.wouldReactivate": "将重新激活 {count} 个",
   "summary.nothingToChange": "没有需要更改的内容",
   "summary.llm.skipped": "已跳过（{why}）",
   "summary.llm.why.off": "整合已关闭",
@@ -296,6 +313,10 @@ export const zhCN = defineLocale<typeof en>()({
   "summary.renameMore": "…… 还有 {count} 个",
   "summary.fullReport": "完整报告：`{command}`",
   "summary.pinHint": "让伞形技能保持稳定：`{command}`",
+  "summary.pinHintStored": "让伞形技能保持稳定：`{command}`",
+  "summary.stored": "{auto}；模型处理：{llm}",
+  "summary.deferred":
+    "首次运行已推迟：管理器（Curator）已记下起始时间，一个周期后才运行；现在可用 `{command}` 预览",
   "button.restore": "恢复 {name}",
   "button.rollbackRun": "回滚这次运行",
   // ── secrets command ─────────────────────────────────────────────────────────────────────────────────

@@ -11,6 +11,7 @@
  * the `skillgate_lang` cookie from `/assets/app.js`.
  */
 import { html, raw } from "hono/html";
+import { snapshotReasonWord } from "../../core/i18n/data-words.js";
 import { LANGUAGE_NAMES, LOCALES, type Locale } from "../../core/i18n/locale.js";
 import {
   isMessageKey,
@@ -20,6 +21,7 @@ import {
   type Text,
 } from "../../core/i18n/messages.js";
 import type { LedgerEntry } from "../../curator/ledger.js";
+import { storedSummaryLines } from "../../curator/summary-text.js";
 import type { ConsoleRole } from "./auth.js";
 import type { ArchivedSkill, LibraryQuery, LibraryRow, PreviewRow, RunSummary } from "./data.js";
 import { consolePlatforms } from "./data.js";
@@ -175,6 +177,11 @@ function when(ctx: PageContext, iso: string | null): string {
   return time.endsWith("Z") ? tr(ctx, "console.utc", { time: time.slice(0, -1) }) : time;
 }
 
+/** A stored run summary's lines in the reader's language (the stored English is read back into its parts). */
+function summaryLines(ctx: PageContext, summary: string): string[] {
+  return storedSummaryLines(summary).map((line) => ctx.scrub(resolveText(line, ctx.locale)));
+}
+
 /** What a skill still needs, one item each: missing variables and commands, unset settings. */
 function readinessItems(ctx: PageContext, row: LibraryRow): string[] {
   return [
@@ -285,7 +292,7 @@ function ledgerTable(ctx: PageContext, entries: LedgerEntry[], withRollback: boo
   return html`<div class="table-box"><table class="grid ledger"><thead><tr><th>${tr(ctx, "console.col.when")}</th><th>${tr(ctx, "console.col.actor")}</th><th>${tr(ctx, "console.col.action")}</th><th>${tr(ctx, "console.col.skill")}</th><th>${tr(ctx, "console.col.entry")}</th>${withRollback && ctx.role === "admin" ? html`<th></th>` : ""}</tr></thead><tbody>
 ${entries.map(
   (entry) =>
-    html`<tr data-entry="${entry.id}"><td>${when(ctx, entry.ts)}</td><td><span class="actor" translate="no">${entry.actor}</span></td><td>${named(ctx, "console.ledgerAction", entry.action)}</td><td><a href="/skill/${encodeURIComponent(entry.skill)}" translate="no">${entry.skill}</a></td><td><code translate="no">${entry.id}</code></td>${
+    html`<tr data-entry="${entry.id}"><td>${when(ctx, entry.ts)}</td><td><span class="actor">${named(ctx, "console.actor", entry.actor)}</span></td><td>${named(ctx, "console.ledgerAction", entry.action)}</td><td><a href="/skill/${encodeURIComponent(entry.skill)}" translate="no">${entry.skill}</a></td><td><code translate="no">${entry.id}</code></td>${
       withRollback && ctx.role === "admin"
         ? html`<td>${actionButton(ctx, tr(ctx, "console.button.rollBack"), "curator rollback", [entry.id])}</td>`
         : ""
@@ -389,7 +396,7 @@ export function curatorPage(
 <dt>${col("console.curator.schedule")}</dt><dd>${tr(ctx, "console.curator.scheduleText", { interval, stale: facts.staleAfterDays, archive: facts.archiveAfterDays })}</dd>
 <dt>${col("console.curator.lastRun")}</dt><dd>${runsBefore}<span id="curator-runs">${facts.runCount}</span>${runsAfter}</dd>
 <dt>${col("console.curator.nextDue")}</dt><dd>${tr(ctx, "console.curator.nextDueText", { when: facts.nextDue ? when(ctx, facts.nextDue) : col("console.curator.firstCheck"), verdict: verdictText(ctx, facts.verdict) })}</dd>
-<dt>${col("console.curator.lastSummary")}</dt><dd><pre class="summary" translate="no">${ctx.scrub(facts.lastSummary ?? col("console.none"))}</pre></dd>
+<dt>${col("console.curator.lastSummary")}</dt><dd><pre class="summary">${facts.lastSummary === null ? col("console.none") : summaryLines(ctx, facts.lastSummary).join("\n")}</pre></dd>
 </dl>
 <div class="actions">
 ${actionButton(ctx, col("console.button.runNow"), "curator run")}
@@ -414,7 +421,7 @@ ${
     : html`<div class="table-box"><table class="grid" id="runs-table"><thead><tr><th>${col("console.col.started")}</th><th>${col("console.col.trigger")}</th><th>${col("console.col.stale")}</th><th>${col("console.col.archived")}</th><th>${col("console.col.reactivated")}</th><th>${col("console.col.summary")}</th></tr></thead><tbody>
 ${runs.map(
   (run) =>
-    html`<tr><td><a href="/curator/report/${run.id}">${when(ctx, run.startedAt)}</a>${run.dryRun ? col("console.curator.dryRun") : ""}</td><td>${named(ctx, "console.trigger", run.trigger)}</td><td class="num">${run.autoTransitions.marked_stale ?? 0}</td><td class="num">${run.autoTransitions.archived ?? 0}</td><td class="num">${run.autoTransitions.reactivated ?? 0}</td><td translate="no">${ctx.scrub(run.summary.split("\n")[0] ?? "")}</td></tr>`,
+    html`<tr><td><a href="/curator/report/${run.id}">${when(ctx, run.startedAt)}</a>${run.dryRun ? col("console.curator.dryRun") : ""}</td><td>${named(ctx, "console.trigger", run.trigger)}</td><td class="num">${run.autoTransitions.marked_stale ?? 0}</td><td class="num">${run.autoTransitions.archived ?? 0}</td><td class="num">${run.autoTransitions.reactivated ?? 0}</td><td>${summaryLines(ctx, run.summary.split("\n")[0] ?? "")[0] ?? ""}</td></tr>`,
 )}
 </tbody></table></div>`
 }`;
@@ -454,7 +461,7 @@ export function ledgerPage(
   const body = html`<h1>${tr(ctx, "console.page.ledger")}</h1>
 <form class="filters" method="get" action="/ledger" data-autosubmit>
 <label>${tr(ctx, "console.col.skill")} <input type="search" name="skill" value="${query.skill}" autocomplete="off"></label>
-${select("actor", tr(ctx, "console.col.actor"), [["", any], ...facets.actors.map((a): [string, string] => [a, a])], query.actor)}
+${select("actor", tr(ctx, "console.col.actor"), [["", any], ...facets.actors.map((a): [string, string] => [a, named(ctx, "console.actor", a)])], query.actor)}
 ${select("action", tr(ctx, "console.col.action"), [["", any], ...facets.actions.map((a): [string, string] => [a, named(ctx, "console.ledgerAction", a)])], query.action)}
 <button type="submit">${tr(ctx, "console.apply")}</button>
 </form>
@@ -483,7 +490,7 @@ ${
     : html`<div class="table-box"><table class="grid" id="snapshots-table"><thead><tr><th>${col("console.col.id")}</th><th>${col("console.col.created")}</th><th>${col("console.col.reason")}</th><th>${col("console.col.files")}</th><th>${col("console.col.size")}</th>${ctx.role === "admin" ? html`<th></th>` : ""}</tr></thead><tbody>
 ${items.map(
   (item) =>
-    html`<tr data-snapshot="${item.id}"><td><code translate="no">${item.id}</code></td><td>${when(ctx, item.createdAt)}</td><td translate="no">${item.reason}</td><td class="num">${item.skillFiles ?? "?"}</td><td class="num">${size(item.bytes)}</td>${
+    html`<tr data-snapshot="${item.id}"><td><code translate="no">${item.id}</code></td><td>${when(ctx, item.createdAt)}</td><td>${resolveText(snapshotReasonWord(item.reason), ctx.locale)}</td><td class="num">${item.skillFiles ?? "?"}</td><td class="num">${size(item.bytes)}</td>${
       ctx.role === "admin"
         ? html`<td>${actionButton(ctx, col("console.button.rollBack"), "curator rollback", [], { id: item.id })}</td>`
         : ""
