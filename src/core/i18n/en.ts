@@ -9,6 +9,7 @@ import { enConsole } from "./console.en.js";
 import type { CatalogShape } from "./entries.js";
 import { enLibrary } from "./library.en.js";
 import { enMenu } from "./menu.en.js";
+import { enSearch } from "./search.en.js";
 
 export const en = {
   ...enConsole,
@@ -320,4 +321,5 @@ export const en = {
   // ── command replies (curator, safety net, skills): a section file of their own ──────────────────────
   ...enCommands,
   ...enLibrary,
+  ...enSearch,
 } as const satisfies CatalogShape;

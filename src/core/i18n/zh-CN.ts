@@ -10,6 +10,7 @@ import type { en } from "./en.js";
 import { defineLocale } from "./entries.js";
 import { zhCNLibrary } from "./library.zh-CN.js";
 import { zhCNMenu } from "./menu.zh-CN.js";
+import { zhCNSearch } from "./search.zh-CN.js";
 
 export const zhCN = defineLocale<typeof en>()({
   ...zhCNConsole,
@@ -304,4 +305,5 @@ export const zhCN = defineLocale<typeof en>()({
   // ── command replies (curator, safety net, skills): a section file of their own ──────────────────────
   ...zhCNCommands,
   ...zhCNLibrary,
+  ...zhCNSearch,
 });
