@@ -7,11 +7,13 @@ import { curatorCommands } from "./curator.js";
 import { safetyCommands } from "./curator-safety.js";
 import { skillsCommands } from "./skills.js";
 import { skillsConfigCommands } from "./skills-config.js";
+import { skillsSearchCommand } from "./skills-search.js";
 import type { CommandSpec } from "./types.js";
 
 /** Every command, in help order: skills, curator (lifecycle then safety net), then help/whoami/skill. */
 export const registry: readonly CommandSpec[] = [
   ...skillsCommands,
+  skillsSearchCommand,
   ...skillsConfigCommands,
   ...curatorCommands,
   ...safetyCommands,

@@ -11,6 +11,7 @@ import type { CatalogShape } from "./entries.js";
 import { enHub } from "./hub.en.js";
 import { enLibrary } from "./library.en.js";
 import { enMenu } from "./menu.en.js";
+import { enSearch } from "./search.en.js";
 
 export const en = {
   ...enConsole,
@@ -346,4 +347,5 @@ export const en = {
   ...enCommands,
   ...enLibrary,
   ...enHub,
+  ...enSearch,
 } as const satisfies CatalogShape;

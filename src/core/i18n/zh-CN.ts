@@ -12,6 +12,7 @@ import { defineLocale } from "./entries.js";
 import { zhCNHub } from "./hub.zh-CN.js";
 import { zhCNLibrary } from "./library.zh-CN.js";
 import { zhCNMenu } from "./menu.zh-CN.js";
+import { zhCNSearch } from "./search.zh-CN.js";
 
 export const zhCN = defineLocale<typeof en>()({
   ...zhCNConsole,
@@ -328,4 +329,5 @@ export const zhCN = defineLocale<typeof en>()({
   ...zhCNCommands,
   ...zhCNLibrary,
   ...zhCNHub,
+  ...zhCNSearch,
 });

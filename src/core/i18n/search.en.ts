@@ -1,0 +1,22 @@
+/**
+ * The English texts of skill search, overlapping skills and loaded-skill change notices, spread into
+ * `en`. Vocabulary of the Chinese side: `glossary.md`.
+ */
+import type { CatalogShape } from "./entries.js";
+
+export const enSearch = {
+  "cmd.summary.skillsSearch": "find skills by what they do (English and Chinese), best match first",
+  "cmd.arg.searchQuery": "words describing the task",
+  "cmd.option.search.limit": "most results shown (default 10)",
+  "search.heading": "Skills matching “{query}” ({total}):",
+  "search.none": "No skill here matches “{query}”. Try other words, or {list} for every skill.",
+  "search.emptyQuery": "Give some words to search for, e.g. {example}.",
+  "search.related": "related: {names}",
+  "search.describedRelated": "{description} ({related})",
+  "search.tie": "Several skills match equally well; choose one:",
+  "search.showOne": "Show one with {command}.",
+  "button.viewSkill": "View {name}",
+  "button.loadSkill": "Load {name}",
+  "skill.ambiguous": "“{name}” is not a skill name here; did you mean one of these?",
+  "cmd.col.score": "score",
+} as const satisfies CatalogShape;

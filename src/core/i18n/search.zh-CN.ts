@@ -1,0 +1,23 @@
+/**
+ * The Simplified Chinese texts of skill search, overlapping skills and loaded-skill change notices,
+ * checked key by key against `search.en.ts` (`defineLocale`). Words from `glossary.md`.
+ */
+import { defineLocale } from "./entries.js";
+import type { enSearch } from "./search.en.js";
+
+export const zhCNSearch = defineLocale<typeof enSearch>()({
+  "cmd.summary.skillsSearch": "按用途搜索技能（中英文皆可），最匹配的排在最前",
+  "cmd.arg.searchQuery": "描述任务的词语",
+  "cmd.option.search.limit": "最多显示的结果数（默认 10）",
+  "search.heading": "与“{query}”匹配的技能（{total} 个）：",
+  "search.none": "这里没有与“{query}”匹配的技能。换几个词试试，或用 {list} 查看全部技能。",
+  "search.emptyQuery": "请给出要搜索的词语，例如 {example}。",
+  "search.related": "相关技能：{names}",
+  "search.describedRelated": "{description}（{related}）",
+  "search.tie": "有几个技能匹配程度相同，请选择一个：",
+  "search.showOne": "用 {command} 查看其中一个。",
+  "button.viewSkill": "查看 {name}",
+  "button.loadSkill": "加载 {name}",
+  "skill.ambiguous": "“{name}”不是这里的技能名称；你是不是指下面这些？",
+  "cmd.col.score": "得分",
+});

@@ -1,0 +1,621 @@
+/**
+ * Relevance search over the skill library: BM25F over five fields of each skill (name, tags, category,
+ * description, the SKILL.md headings), English and Chinese alike.
+ *
+ * Text is cut into words with `Intl.Segmenter` (word granularity, `zh`), which splits Chinese into
+ * dictionary words ("将应用部署到云服务器" → 应用 · 部署 · 云 · 服务 …) and Latin text at spaces and
+ * punctuation; Chinese words of three or more characters also give their two-character pieces, so a query
+ * segmented differently from a description still meets it. English words are lowercased and lightly
+ * stemmed (plural `s`, `ing`, `ed`). Names are typo-tolerant: a query word found nowhere is matched
+ * against the words of skill names by trigram overlap and edit distance (≤ 1, ≤ 2 from seven letters).
+ *
+ * The index follows the library: each search first asks the library whether anything changed (its
+ * `generation()`), and then re-indexes only the skills whose SKILL.md the scan read again (a new
+ * frontmatter object or description), drops the ones gone and adds the new ones — never a rebuild per
+ * query. Results pass the one visibility rule: only the skills `library.visible(platform)` returns.
+ */
+import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { parseListField } from "./frontmatter.js";
+import { indexPath } from "./index-cache.js";
+import type { SkillEntry, SkillLibrary } from "./types.js";
+
+/** One ranked hit. */
+export interface SearchHit {
+  name: string;
+  description: string;
+  category: string | null;
+  /** BM25F score (higher is better; comparable within one query only). */
+  score: number;
+  /** The skill's `tags` (frontmatter or `metadata.hermes`). */
+  tags: string[];
+  /** The skill's `related_skills` (frontmatter or `metadata.hermes`). */
+  related: string[];
+}
+
+/** Options of one search. */
+export interface SearchOptions {
+  /** Chat platform (null: the terminal); the visibility rule of that platform applies. */
+  platform?: string | null;
+  /** Most hits returned (default 10). */
+  limit?: number;
+}
+
+/** The fields of a skill document, in the order of `FIELD_WEIGHTS`. */
+const FIELDS = ["name", "tags", "category", "description", "headings"] as const;
+/** How much a word counts in each field (BM25F field boosts). */
+const FIELD_WEIGHTS = [3, 2, 1.2, 1, 0.6];
+/** Length normalisation per field (BM25F `b`). Names and tags are short: barely normalised. */
+const FIELD_B = [0.3, 0.3, 0.3, 0.75, 0.75];
+/** Term-frequency saturation (BM25 `k1`). */
+const K1 = 1.2;
+/** A typo-matched name word counts this much of an exact one. */
+const FUZZY_WEIGHT = 0.6;
+/** Bytes of SKILL.md read for its headings. */
+const HEADING_BYTES = 16_384;
+
+const ENGLISH_STOPWORDS = new Set(
+  (
+    "a an and are as at be but by for from how i in into is it its of on or so that the their then " +
+    "these this to use used using when with without you your we our can do does what which who"
+  ).split(" "),
+);
+const CHINESE_STOPWORDS = new Set(
+  "的 了 和 与 及 在 将 到 把 并 或 是 用 对 为 从 给 让 被 就 也 都 而 等 个 一 这 那 我 你 他 吗 呢 啊 如何 怎么 怎样 什么 一下 帮 帮我 请".split(
+    " ",
+  ),
+);
+
+const segmenter = new Intl.Segmenter("zh", { granularity: "word" });
+const HAN = /\p{Script=Han}/u;
+const LATIN_WORD = /^[a-z0-9]+$/;
+
+/** A light English stemmer: enough that "deploys", "deploying" and "deployed" meet "deploy". */
+function stem(word: string): string {
+  if (!LATIN_WORD.test(word) || word.length < 4) return word;
+  if (word.endsWith("ies") && word.length > 4) return `${word.slice(0, -3)}y`;
+  if (word.endsWith("ing") && word.length > 5) return word.slice(0, -3);
+  if (word.endsWith("ed") && word.length > 4) return word.slice(0, -2);
+  if (word.endsWith("es") && /(?:ss|x|ch|sh)es$/.test(word)) return word.slice(0, -2);
+  if (word.endsWith("s") && !word.endsWith("ss") && !word.endsWith("us")) return word.slice(0, -1);
+  return word;
+}
+
+/** The index words of `text` (lowercased, segmented, stop words out, stemmed; Chinese bigrams added). */
+export function tokenize(text: string): string[] {
+  const words: string[] = [];
+  for (const piece of segmenter.segment(text.normalize("NFKC").toLowerCase())) {
+    if (!piece.isWordLike) continue;
+    // The segmenter keeps `a_b` and `v1.2` together: split them like hyphens.
+    for (const part of piece.segment.split(/[_.]+/)) {
+      if (part === "") continue;
+      if (HAN.test(part)) {
+        if (CHINESE_STOPWORDS.has(part)) continue;
+        words.push(part);
+        if (part.length >= 3)
+          for (let at = 0; at + 2 <= part.length; at++) words.push(part.slice(at, at + 2));
+      } else if (!ENGLISH_STOPWORDS.has(part)) {
+        words.push(stem(part));
+      }
+    }
+  }
+  return words;
+}
+
+/** Damerau–Levenshtein distance (adjacent swaps count one), stopping early above `max`. */
+export function editDistance(a: string, b: string, max: number): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1;
+  let prevPrev: number[] = [];
+  let prev = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    let best = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let value = Math.min(
+        (prev[j] as number) + 1,
+        (row[j - 1] as number) + 1,
+        (prev[j - 1] as number) + cost,
+      );
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        value = Math.min(value, (prevPrev[j - 2] as number) + 1);
+      row.push(value);
+      if (value < best) best = value;
+    }
+    if (best > max) return max + 1;
+    prevPrev = prev;
+    prev = row;
+  }
+  return prev[b.length] as number;
+}
+
+function trigrams(word: string): string[] {
+  const padded = `^${word}$`;
+  const grams: string[] = [];
+  for (let at = 0; at + 3 <= padded.length; at++) grams.push(padded.slice(at, at + 3));
+  return grams;
+}
+
+/** `tags` or `related_skills` of a frontmatter (top level or under `metadata.hermes`). */
+export function hermesList(frontmatter: Record<string, unknown>, key: string): string[] {
+  const metadata = frontmatter.metadata as { hermes?: Record<string, unknown> } | undefined;
+  const hermes = metadata && typeof metadata === "object" ? metadata.hermes : undefined;
+  const value =
+    hermes && typeof hermes === "object" && hermes[key] !== undefined ? hermes[key] : frontmatter[key];
+  return parseListField(value);
+}
+
+/** The Markdown headings of a SKILL.md's first bytes (outside fenced code), without their `#`s. */
+function headingsOf(file: string): string {
+  let text: string;
+  try {
+    const buffer = readFileSync(file);
+    text = buffer.subarray(0, HEADING_BYTES).toString("utf8");
+  } catch {
+    return "";
+  }
+  const found: string[] = [];
+  let fenced = false;
+  for (const line of text.split("\n")) {
+    if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
+    else if (!fenced && /^#{1,6}\s/.test(line)) found.push(line.replace(/^#+\s*/, ""));
+  }
+  return found.join("\n");
+}
+
+/** One indexed skill. */
+interface Doc {
+  entry: SkillEntry;
+  /** The stat of SKILL.md and the description it was indexed with: a change of either re-indexes it. */
+  stamp: string;
+  description: string;
+  /** The document's distinct words. */
+  words: string[];
+  /** Per word of `words`, its count in each field (`FIELDS.length` numbers per word). */
+  counts: number[];
+  lengths: number[];
+  tags: string[];
+  related: string[];
+  /** The normalised whole name (`cloud-deploy` → `cloud deploy`) for exact-name hits. */
+  plainName: string;
+}
+
+/** What indexing one skill produced, as kept in the persistent search index. */
+interface Prepared {
+  stamp: string;
+  description: string;
+  /** The distinct words, and per word its count in each field (`FIELDS.length` numbers per word). */
+  words: string[];
+  counts: number[];
+  tags: string[];
+  related: string[];
+}
+
+/** Bump when the stored shape or the tokenizer changes. */
+const STORE_VERSION = 2;
+const STORE_FORMAT = "skillgate-search-index";
+
+/** Where the persistent search index of `home` lives (beside the scan index, outside the skills). */
+export function searchIndexPath(home: string): string {
+  return path.join(home, ".cache", "skillgate", "search-index.json");
+}
+
+/** `mtime:ctime:size:ino` of a file, or "" when it cannot be read. */
+function stampOf(file: string): string {
+  try {
+    const stat = statSync(file);
+    return `${stat.mtimeMs}:${stat.ctimeMs}:${stat.size}:${stat.ino}`;
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * The id of the library's persistent scan index as it is on disk now (a random id each write), or "".
+ * The scan index is rewritten whenever the library found anything changed on disk, so while its id is
+ * the one saved with the search index, every SKILL.md is as the search index saw it.
+ */
+function scanIndexId(home: string): string {
+  try {
+    const head = readFileSync(indexPath(home), { encoding: "latin1" }).slice(0, 80);
+    return /^skillgate-skills-index v\d+ ([0-9a-f]{16}) /.exec(head)?.[1] ?? "";
+  } catch {
+    return "";
+  }
+}
+
+/** Postings of one word: the document slots using it and, per slot, its count in each field. */
+interface Postings {
+  slots: number[];
+  counts: number[];
+}
+
+function plain(text: string): string {
+  return text
+    .normalize("NFKC")
+    .toLowerCase()
+    .replace(/[\s_\-./]+/g, " ")
+    .trim();
+}
+
+/** A BM25F index over a library's skills, updated incrementally from the library's scans. */
+export class SkillSearchIndex {
+  private readonly docs: (Doc | undefined)[] = [];
+  private readonly slotOf = new Map<string, number>();
+  private readonly free: number[] = [];
+  private readonly postings = new Map<string, Postings>();
+  /** Words of skill names, by trigram (the typo-tolerant lookup). */
+  private readonly nameGrams = new Map<string, Set<string>>();
+  /** How many documents use each name word (a word leaves `nameGrams` when none does). */
+  private readonly nameWordCount = new Map<string, number>();
+  private readonly totalLength = FIELDS.map(() => 0);
+  private count = 0;
+  private syncedGeneration: number | undefined;
+  private visibleCache: { key: string; config: unknown; names: Set<string> } | undefined;
+
+  constructor(private readonly library: SkillLibrary) {}
+
+  /** How many skills are indexed. */
+  size(): number {
+    return this.count;
+  }
+
+  /**
+   * Brings the index up to date with the library: only added, removed or re-read skills change. The
+   * first sync of a process starts from the persistent index of the home, when there is one, so a fresh
+   * `skills search` tokenizes only the skills whose SKILL.md changed since.
+   */
+  async sync(): Promise<void> {
+    const generation = this.library.generation?.();
+    if (generation !== undefined && generation === this.syncedGeneration) return;
+    const entries = this.library.records ? await this.library.records() : await this.library.all();
+    const stored = this.syncedGeneration === undefined && this.count === 0 ? this.load() : undefined;
+    // Saved with the scan index still on disk: the stored documents are current, no stat needed.
+    const trusted =
+      stored !== undefined && stored.scanId !== "" && stored.scanId === scanIndexId(this.library.home);
+    const seen = new Set<string>();
+    let changed = false;
+    for (const entry of entries) {
+      seen.add(entry.skillFile);
+      const slot = this.slotOf.get(entry.skillFile);
+      const known = slot === undefined ? undefined : this.docs[slot];
+      const kept = stored?.docs.get(entry.skillFile);
+      if (trusted && kept && kept.description === entry.description) {
+        this.add(entry, kept);
+        continue;
+      }
+      const stamp = stampOf(entry.skillFile);
+      if (known && known.stamp === stamp && known.description === entry.description) {
+        known.entry = entry;
+        continue;
+      }
+      if (slot !== undefined) this.remove(slot);
+      if (kept && kept.stamp === stamp && kept.description === entry.description) this.add(entry, kept);
+      else {
+        this.add(entry, prepare(entry, stamp));
+        changed = true;
+      }
+    }
+    for (const [file, slot] of [...this.slotOf])
+      if (!seen.has(file)) {
+        this.remove(slot);
+        changed = true;
+      }
+    this.syncedGeneration = generation;
+    const storeStale =
+      stored !== undefined &&
+      (stored.docs.size !== this.count || stored.scanId !== scanIndexId(this.library.home));
+    if (changed || storeStale) this.save();
+  }
+
+  /** The persistent index of the library's home, by SKILL.md path (undefined when absent or unusable). */
+  private load(): { docs: Map<string, Prepared>; scanId: string } | undefined {
+    let data: unknown;
+    try {
+      data = JSON.parse(readFileSync(searchIndexPath(this.library.home), "utf8"));
+    } catch {
+      return undefined;
+    }
+    const store = data as {
+      format?: unknown;
+      version?: unknown;
+      scan?: unknown;
+      words?: unknown;
+      docs?: unknown;
+    };
+    if (store.format !== STORE_FORMAT || store.version !== STORE_VERSION) return undefined;
+    if (!Array.isArray(store.words) || !Array.isArray(store.docs)) return undefined;
+    const words = store.words as string[];
+    const prepared = new Map<string, Prepared>();
+    for (const row of store.docs as unknown[]) {
+      if (!Array.isArray(row) || row.length !== 7) return undefined;
+      const [file, stamp, description, tags, related, ids, counts] = row as [
+        string,
+        string,
+        string,
+        string[],
+        string[],
+        number[],
+        number[],
+      ];
+      if (!Array.isArray(ids) || !Array.isArray(counts) || counts.length !== ids.length * FIELDS.length)
+        return undefined;
+      const wordsOfDoc = ids.map((id) => words[id] as string);
+      prepared.set(file, { stamp, description, words: wordsOfDoc, counts, tags, related });
+    }
+    return { docs: prepared, scanId: typeof store.scan === "string" ? store.scan : "" };
+  }
+
+  /** Writes the persistent index (a failed write, e.g. a read-only home, is ignored). */
+  private save(): void {
+    const ids = new Map<string, number>();
+    const words: string[] = [];
+    const idOf = (word: string) => {
+      let id = ids.get(word);
+      if (id === undefined) {
+        id = words.length;
+        ids.set(word, id);
+        words.push(word);
+      }
+      return id;
+    };
+    const docs: unknown[] = [];
+    for (const doc of this.docs) {
+      if (!doc) continue;
+      const ids = doc.words.map(idOf);
+      docs.push([doc.entry.skillFile, doc.stamp, doc.description, doc.tags, doc.related, ids, doc.counts]);
+    }
+    const scan = scanIndexId(this.library.home);
+    const file = searchIndexPath(this.library.home);
+    const tmp = `${path.dirname(file)}${path.sep}.${path.basename(file)}.${process.pid}.tmp`;
+    try {
+      mkdirSync(path.dirname(file), { recursive: true });
+      writeFileSync(tmp, JSON.stringify({ format: STORE_FORMAT, version: STORE_VERSION, scan, words, docs }));
+      renameSync(tmp, file);
+    } catch {
+      rmSync(tmp, { force: true });
+    }
+  }
+
+  private add(entry: SkillEntry, prepared: Prepared): void {
+    const { words, counts, tags, related } = prepared;
+    const width = FIELDS.length;
+    const lengths = FIELDS.map(() => 0);
+    for (let at = 0; at < counts.length; at++)
+      lengths[at % width] = (lengths[at % width] as number) + (counts[at] as number);
+    const slot = this.free.pop() ?? this.docs.length;
+    this.docs[slot] = {
+      entry,
+      stamp: prepared.stamp,
+      description: prepared.description,
+      words,
+      counts,
+      lengths,
+      tags,
+      related,
+      plainName: plain(entry.name),
+    };
+    this.slotOf.set(entry.skillFile, slot);
+    this.count += 1;
+    for (let field = 0; field < width; field++)
+      this.totalLength[field] = (this.totalLength[field] as number) + (lengths[field] as number);
+    words.forEach((word, index) => {
+      let postings = this.postings.get(word);
+      if (!postings) {
+        postings = { slots: [], counts: [] };
+        this.postings.set(word, postings);
+      }
+      postings.slots.push(slot);
+      for (let field = 0; field < width; field++)
+        postings.counts.push(counts[index * width + field] as number);
+      if ((counts[index * width] as number) > 0) this.addNameWord(word);
+    });
+  }
+
+  private remove(slot: number): void {
+    const doc = this.docs[slot];
+    if (!doc) return;
+    const width = FIELDS.length;
+    doc.words.forEach((word, index) => {
+      const postings = this.postings.get(word);
+      if (postings) {
+        const at = postings.slots.indexOf(slot);
+        if (at >= 0) {
+          postings.slots.splice(at, 1);
+          postings.counts.splice(at * width, width);
+        }
+        if (postings.slots.length === 0) this.postings.delete(word);
+      }
+      if ((doc.counts[index * width] as number) > 0) this.removeNameWord(word);
+    });
+    for (let field = 0; field < width; field++)
+      this.totalLength[field] = (this.totalLength[field] as number) - (doc.lengths[field] as number);
+    this.slotOf.delete(doc.entry.skillFile);
+    this.docs[slot] = undefined;
+    this.free.push(slot);
+    this.count -= 1;
+  }
+
+  private addNameWord(word: string): void {
+    const uses = this.nameWordCount.get(word) ?? 0;
+    this.nameWordCount.set(word, uses + 1);
+    if (uses > 0 || HAN.test(word)) return;
+    for (const gram of trigrams(word)) {
+      let words = this.nameGrams.get(gram);
+      if (!words) {
+        words = new Set();
+        this.nameGrams.set(gram, words);
+      }
+      words.add(word);
+    }
+  }
+
+  private removeNameWord(word: string): void {
+    const uses = (this.nameWordCount.get(word) ?? 1) - 1;
+    if (uses > 0) {
+      this.nameWordCount.set(word, uses);
+      return;
+    }
+    this.nameWordCount.delete(word);
+    for (const gram of trigrams(word)) this.nameGrams.get(gram)?.delete(word);
+  }
+
+  /** Name words within a small edit distance of `word` (a misspelt query word). */
+  private nearNameWords(word: string): string[] {
+    if (word.length < 4 || HAN.test(word)) return [];
+    const max = word.length >= 7 ? 2 : 1;
+    const shared = new Map<string, number>();
+    for (const gram of trigrams(word))
+      for (const candidate of this.nameGrams.get(gram) ?? [])
+        shared.set(candidate, (shared.get(candidate) ?? 0) + 1);
+    const near: string[] = [];
+    for (const [candidate, common] of shared) {
+      if (common < 1) continue;
+      if (editDistance(word, candidate, max) <= max) near.push(candidate);
+    }
+    return near;
+  }
+
+  /**
+   * The names visible on `platform` (the one visibility rule, through the library), kept while the
+   * library's generation and config object stay the same (a stand-in library without them is asked
+   * every time).
+   */
+  private async visibleNames(platform: string | null): Promise<Set<string>> {
+    const config = (this.library as { currentConfig?: () => unknown }).currentConfig?.();
+    const key = `${this.syncedGeneration}\u0000${platform}`;
+    const cached = this.visibleCache;
+    if (cached && config !== undefined && cached.key === key && cached.config === config) return cached.names;
+    const names = new Set((await this.library.visible(platform)).map((entry) => entry.name));
+    this.visibleCache = { key, config, names };
+    return names;
+  }
+
+  /** The skills best matching `query`, best first, among those visible on `options.platform`. */
+  async search(query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
+    await this.sync();
+    const limit = Math.max(1, options.limit ?? 10);
+    const visible = await this.visibleNames(options.platform ?? null);
+    const ranked: [slot: number, score: number][] = [];
+    for (const hit of this.score(query)) {
+      const doc = this.docs[hit[0]];
+      if (!doc || !visible.has(doc.entry.name)) continue;
+      // Keep the best `limit` in order (insertion into a short list beats sorting every match).
+      let at = ranked.length;
+      while (at > 0 && isBetter(hit, ranked[at - 1] as [number, number], this.docs)) at -= 1;
+      if (at < limit) {
+        ranked.splice(at, 0, hit);
+        if (ranked.length > limit) ranked.pop();
+      }
+    }
+    return ranked.map(([slot, score]) => {
+      const doc = this.docs[slot] as Doc;
+      return {
+        name: doc.entry.name,
+        description: doc.entry.description,
+        category: doc.entry.category,
+        score: Math.round(score * 1000) / 1000,
+        tags: doc.tags,
+        related: doc.related,
+      };
+    });
+  }
+
+  /** Scores of every matching document slot. */
+  private score(query: string): Map<number, number> {
+    const scores = new Map<number, number>();
+    if (this.count === 0) return scores;
+    const averages = this.totalLength.map((total) => Math.max(1, total / this.count));
+    const wanted = new Map<string, number>();
+    for (const word of tokenize(query)) {
+      if (this.postings.has(word)) wanted.set(word, Math.max(wanted.get(word) ?? 0, 1));
+      else
+        for (const near of this.nearNameWords(word))
+          wanted.set(near, Math.max(wanted.get(near) ?? 0, FUZZY_WEIGHT));
+    }
+    for (const [word, weight] of wanted) {
+      const postings = this.postings.get(word);
+      if (!postings) continue;
+      const used = postings.slots.length;
+      const idf = Math.log(1 + (this.count - used + 0.5) / (used + 0.5));
+      const width = FIELDS.length;
+      for (let index = 0; index < used; index++) {
+        const slot = postings.slots[index] as number;
+        const doc = this.docs[slot] as Doc;
+        let tf = 0;
+        for (let field = 0; field < width; field++) {
+          const count = postings.counts[index * width + field] as number;
+          if (count === 0) continue;
+          const b = FIELD_B[field] as number;
+          const norm = 1 - b + (b * (doc.lengths[field] as number)) / (averages[field] as number);
+          tf += ((FIELD_WEIGHTS[field] as number) * count) / norm;
+        }
+        scores.set(slot, (scores.get(slot) ?? 0) + weight * idf * (tf / (K1 + tf)));
+      }
+    }
+    // A query that is a skill's whole name puts that skill first.
+    const whole = plain(query);
+    if (whole !== "")
+      for (const [slot, score] of scores)
+        if (this.docs[slot]?.plainName === whole) scores.set(slot, score + 100);
+    return scores;
+  }
+}
+
+/** Reads and tokenizes one skill's fields. */
+function prepare(entry: SkillEntry, stamp: string): Prepared {
+  const frontmatter = entry.frontmatter;
+  const tags = hermesList(frontmatter, "tags");
+  const related = hermesList(frontmatter, "related_skills");
+  const texts = [
+    entry.name.replace(/[-_]/g, " "),
+    tags.join(" , "),
+    (entry.category ?? "").replace(/[-_/]/g, " "),
+    entry.description,
+    headingsOf(entry.skillFile),
+  ];
+  const width = FIELDS.length;
+  const indexOf = new Map<string, number>();
+  const words: string[] = [];
+  const counts: number[] = [];
+  texts.forEach((text, field) => {
+    for (const word of tokenize(text)) {
+      let index = indexOf.get(word);
+      if (index === undefined) {
+        index = words.length;
+        indexOf.set(word, index);
+        words.push(word);
+        for (let at = 0; at < width; at++) counts.push(0);
+      }
+      counts[index * width + field] = (counts[index * width + field] as number) + 1;
+    }
+  });
+  return { stamp, description: entry.description, words, counts, tags, related };
+}
+
+/** True when hit `a` ranks before `b`: a higher score, then the name first in code-point order. */
+function isBetter(a: [number, number], b: [number, number], docs: (Doc | undefined)[]): boolean {
+  if (a[1] !== b[1]) return a[1] > b[1];
+  return (docs[a[0]]?.entry.name ?? "") < (docs[b[0]]?.entry.name ?? "");
+}
+
+const indexes = new WeakMap<SkillLibrary, SkillSearchIndex>();
+
+/** The search index of `library`, shared by every caller of the same library (kept warm). */
+export function searchIndexOf(library: SkillLibrary): SkillSearchIndex {
+  let index = indexes.get(library);
+  if (!index) {
+    index = new SkillSearchIndex(library);
+    indexes.set(library, index);
+  }
+  return index;
+}
+
+/** Searches `library` (see `SkillSearchIndex.search`). */
+export function searchSkills(
+  library: SkillLibrary,
+  query: string,
+  options: SearchOptions = {},
+): Promise<SearchHit[]> {
+  return searchIndexOf(library).search(query, options);
+}
