@@ -1,8 +1,8 @@
 /**
  * `/healthz` on 127.0.0.1: a JSON document with each adapter's state; HTTP 200 when every adapter is
- * connected, 503 otherwise (starting, degraded or stopped). The status is `degraded` when every adapter
- * is up but one is not well — its connection is struggling, or its intake failed repeatedly of late (see
- * `src/core/intake-failures.ts`). Port 0 picks an ephemeral port (tests).
+ * connected (or none runs), 503 otherwise (starting, degraded or stopped). The status is `degraded` when
+ * every adapter is up but one is not well — its connection is struggling, or its intake failed repeatedly
+ * of late (see `src/core/intake-failures.ts`). Port 0 picks an ephemeral port (tests).
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -23,8 +23,9 @@ export function healthReport(adapters: { platform: string; health(): AdapterHeal
   const states: Record<string, AdapterHealth> = {};
   for (const adapter of adapters) states[adapter.platform] = adapter.health();
   const all = Object.values(states);
-  const up =
-    adapters.length > 0 && all.every((state) => state.state === "connected" || state.state === "degraded");
+  // With no platform to run (none configured, or each one's bot held by Hermes' gateway) the gateway
+  // serves what it can (the console, this page) and is healthy: nothing it runs is broken.
+  const up = all.every((state) => state.state === "connected" || state.state === "degraded");
   const ok = up && all.every((state) => state.state === "connected");
   return { status: ok ? "ok" : up ? "degraded" : "unavailable", adapters: states };
 }

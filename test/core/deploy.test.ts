@@ -243,7 +243,11 @@ describe("the Dockerfile's stages, replayed without a Docker engine", () => {
       healthy = runProbe() === 0;
     }
     expect(healthy).toBe(true);
+    // With no platform it keeps serving whatever its stdin does; a supervisor's SIGTERM stops it.
     server.stdin.end();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(server.exitCode).toBeNull();
+    server.kill("SIGTERM");
     await new Promise((resolve) => server.once("exit", resolve));
     expect(server.exitCode).toBe(0);
   }, 600_000);
