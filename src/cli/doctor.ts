@@ -6,24 +6,13 @@
  */
 import { promises as fs } from "node:fs";
 import { botsHeldByHermes, hermesHoldFix, hermesHoldSummary, PLATFORMS } from "../../adapters/index.js";
-import { checkConfigDocument } from "../config/check.js";
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
+import { fileMode, findingText, lintHome } from "../config/lint.js";
 import { removeAbandonedWriteTemps } from "../config/write-temps.js";
-import { parseYaml11 } from "../config/yaml11.js";
-import {
-  type Check,
-  checkText,
-  failed,
-  failText,
-  messageOf,
-  ok,
-  okText,
-  warn,
-  warnText,
-} from "../core/diagnostics.js";
+import { type Check, checkText, failText, okText, warnText } from "../core/diagnostics.js";
 import { errorCause } from "../core/errors.js";
-import { cause, english, list, type Text, t } from "../core/i18n/messages.js";
+import { list, type Text, t } from "../core/i18n/messages.js";
 import { createLogger } from "../core/logger.js";
 import { type AdapterOptions, type PlatformDefinition, preferOwnSecrets } from "../core/platforms.js";
 import { type Reply, reply } from "../core/reply.js";
@@ -61,7 +50,7 @@ export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
   }
   checks.push(okText("home", t("doctor.home", { home: options.home })));
   checks.push(...(await writeTempChecks(options.home)));
-  const read = await readConfig(paths.config);
+  const read = await readConfig(paths);
   checks.push(...read.checks);
   const config = read.config;
   if (!config) return checks;
@@ -112,19 +101,16 @@ async function diagnose(platform: PlatformDefinition, options: AdapterOptions): 
 
 const CONFIG_FIX = t("doctor.config.fix");
 
-/** A YAML parse error's first line, shown in other languages as a syntax error at `line:column`. */
-function yamlCause(error: unknown): Text {
-  const first = messageOf(error).split("\n")[0] ?? "";
-  const at = (error as { linePos?: { line: number; col: number }[] }).linePos?.[0];
-  return cause(first, "YAML_SYNTAX", at ? `${at.line}:${at.col}` : undefined);
-}
-
 /**
- * Reads config.yaml and reports every problem in it: a syntax error, each wrong value (the rest of the
- * checks then run with those values at their defaults) and each key skillgate does not know in its own
- * sections, with the key it probably meant.
+ * Reads config.yaml and .env and reports every problem in them at once, each with its line and column:
+ * a syntax error, each wrong value (the rest of the checks then run with those values at their
+ * defaults), each key skillgate does not know in its own sections, and the mistakes `lintHome` looks for.
  */
-async function readConfig(file: string): Promise<{ checks: Check[]; config?: SkillgateConfig }> {
+async function readConfig(paths: {
+  config: string;
+  env: string;
+}): Promise<{ checks: Check[]; config?: SkillgateConfig }> {
+  const file = paths.config;
   let text: string | undefined;
   let mtimeMs = 0;
   try {
@@ -142,36 +128,13 @@ async function readConfig(file: string): Promise<{ checks: Check[]; config?: Ski
         ],
       };
   }
-  let document: unknown = {};
-  if (text !== undefined) {
-    try {
-      document = parseYaml11(text.replace(/^\uFEFF/, ""));
-    } catch (error) {
-      return {
-        checks: [
-          failText(
-            "config",
-            t("doctor.config.yaml", { file, detail: yamlCause(error) }),
-            t("doctor.config.yaml.fix"),
-          ),
-        ],
-      };
-    }
-  }
-  const found = checkConfigDocument(document);
-  const checks: Check[] = found.errors.map((error) => failText("config", error.text, CONFIG_FIX));
-  for (const { key, suggestion } of found.unknown)
-    checks.push(
-      suggestion
-        ? warnText(
-            "config",
-            t("doctor.config.unknownSuggest", { key, suggestion }),
-            t("doctor.config.unknownSuggest.fix", { key, suggestion }),
-          )
-        : warnText("config", t("doctor.config.unknown", { key }), t("doctor.config.unknown.fix", { key })),
-    );
-  if (found.config?.skills.visibilityError)
-    checks.push(failText("config", found.config.skills.visibilityError.text, CONFIG_FIX));
+  const envText = await fs.readFile(paths.env, "utf8").catch(() => undefined);
+  const found = lintHome({ configText: text, envText, envMode: fileMode(paths.env) });
+  const checks: Check[] = found.findings.map((finding) =>
+    finding.level === "error"
+      ? failText("config", findingText(finding), finding.fix ?? CONFIG_FIX)
+      : warnText("config", findingText(finding), finding.fix ?? CONFIG_FIX),
+  );
   if (checks.length === 0)
     checks.push(
       okText(

@@ -22,12 +22,13 @@ import { validateOverrides } from "../config/check.js";
 import { loadConfig, parseConfig, type SkillgateConfig } from "../config/config.js";
 import { lookupSecret, readDotenv } from "../config/dotenv.js";
 import { homePaths, homeSource, resolveHome } from "../config/home.js";
+import { type ConfigFinding, type ConfigLint, fileMode, findingText, lintHome } from "../config/lint.js";
 import { type ConfigOverride, parseOverride, setConfigOverrides } from "../config/overrides.js";
 import { parseYaml11 } from "../config/yaml11.js";
 import { ConfigError, CoordinationError, errorCause, UsageError } from "../core/errors.js";
 import { relaxYoungGeneration, tuneHeapForCommand } from "../core/heap-tuning.js";
 import { type Locale, localeFromEnv } from "../core/i18n/locale.js";
-import { english, type MessageKey, resolveText, type Text, t } from "../core/i18n/messages.js";
+import { english, join, type MessageKey, resolveText, type Text, t } from "../core/i18n/messages.js";
 import type { Logger } from "../core/logger.js";
 import { preferOwnSecrets } from "../core/platforms.js";
 import { renderJson, renderTerminal } from "../core/render-terminal.js";
@@ -371,6 +372,36 @@ function fail(io: CliIo, json: boolean, text: Text, exitCode: number): number {
   return exitCode;
 }
 
+/** config.yaml and .env of `home` as `doctor` checks them. */
+function lintHomeFiles(home: string): ConfigLint {
+  const paths = homePaths(home);
+  const read = (file: string) => {
+    try {
+      return readFileSync(file, "utf8");
+    } catch {
+      return undefined;
+    }
+  };
+  const envText = read(paths.env);
+  return lintHome({ configText: read(paths.config), envText, envMode: fileMode(paths.env) });
+}
+
+/**
+ * Every error of config.yaml, each with its line and column (as `doctor` lists them), for a start that
+ * `error` stopped; `error` itself comes first when the file does not hold it (a `serve --set` value).
+ */
+function everyConfigError(home: string, error: ConfigError): Text {
+  let errors: ConfigFinding[];
+  try {
+    errors = lintHomeFiles(home).findings.filter((finding) => finding.level === "error");
+  } catch {
+    return error.text;
+  }
+  if (errors.length === 0) return error.text;
+  const texts = errors.map(findingText);
+  return join(errors.some((finding) => finding.key === error.key) ? texts : [error.text, ...texts], "\n");
+}
+
 /** Runs the CLI and resolves with the exit code. */
 export async function main(
   argv: string[] = process.argv.slice(2),
@@ -432,12 +463,20 @@ export async function main(
     if (!(error instanceof ConfigError)) throw error;
     // Work a crash interrupted is repaired even when the config needs fixing first (with its defaults).
     await recoverAtStart(home, parseConfig({}), io);
-    return fail(io, wantsJson, error.text, EXIT_CONFIG);
+    return fail(io, wantsJson, everyConfigError(home, error), EXIT_CONFIG);
   }
   await recoverAtStart(home, config, io);
   const locale = localeFromEnv(io.env);
   for (const warning of config.warningTexts)
     io.stderr.write(`${resolveText(t("cli.warning", { warning }), locale)}\n`);
+  if (selection.kind === "serve") {
+    // What `doctor` lists, each with its line: errors (two listeners on one port…) stop the start.
+    const { findings } = lintHomeFiles(home);
+    const errors = findings.filter((finding) => finding.level === "error");
+    if (errors.length > 0) return fail(io, false, join(errors.map(findingText), "\n"), EXIT_CONFIG);
+    for (const finding of findings)
+      io.stderr.write(`${resolveText(t("cli.warning", { warning: findingText(finding) }), locale)}\n`);
+  }
   if (selection.kind === "serve") return serve(home, config, selection.console, io);
   if (selection.kind === "secrets-set") return secretsSet(home, config, selection.key, io);
   if (selection.kind === "web") return webConsole(home, config, selection, io);

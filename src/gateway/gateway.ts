@@ -32,6 +32,7 @@ import { connectAdapters, disconnectAdapters, drainWork } from "./lifecycle.js";
 import { readerLocale } from "./locale.js";
 import { MaintenanceTicker, type TickOutcome } from "./maintenance.js";
 import { CommandMenus } from "./menus.js";
+import { GatewayMetrics } from "./metrics.js";
 import { PressPath } from "./press.js";
 import { ChatQueues } from "./queue.js";
 import { type ChatAgent, CommandRouter } from "./router.js";
@@ -136,6 +137,11 @@ class GatewayImpl implements Gateway {
   private access: AccessGate | undefined;
   private readonly queues: ChatQueues;
   private readonly maintenance: MaintenanceTicker;
+  /** What `/metrics` serves beside `/healthz`. */
+  private readonly metrics = new GatewayMetrics({
+    coordination: () => this.coordination?.health(),
+    inboxBacklog: async () => this.coordination?.inbox.backlog(),
+  });
   /** Native command menus and skill suggestions. */
   private readonly menus: CommandMenus;
   /** Where a queued message goes: command, skill or agent. */
@@ -247,6 +253,7 @@ class GatewayImpl implements Gateway {
       idleSeconds: async () => (this.stores ? this.stores.activity.idleSeconds() : 0),
       post: (reply) => this.postHome(reply),
       changed: () => this.syncCommandCatalogs(),
+      ran: (result) => this.metrics.curatorRun(result),
       consolidator: options.consolidator,
       runLock: this.runLock,
       signal: this.stopController.signal,
@@ -302,6 +309,7 @@ class GatewayImpl implements Gateway {
       this.options.adapters,
       this.coordination,
       this.logger,
+      () => this.metrics.exposition(),
     );
     if (this.coordination) {
       // Every replica takes traffic: its adapters' ingress appends what arrives to the shared inbox.
@@ -616,6 +624,8 @@ class GatewayImpl implements Gateway {
       this.logger.info({ platform: message.platform }, "gateway: message dropped after stop");
       return;
     }
+    const takenAt = performance.now();
+    this.metrics.eventReceived(message.platform);
     const stores = this.stores;
     const access = this.access;
     if (!stores || !access) return;
@@ -663,10 +673,11 @@ class GatewayImpl implements Gateway {
       return;
     }
     void this.queues
-      .run(key, () => this.process(adapter, message, isAdmin, entry, settle))
-      .catch((error) =>
-        this.logger.error({ err: error, platform: message.platform }, "gateway: handling a message failed"),
-      )
+      .run(key, () => this.process(adapter, message, isAdmin, entry, settle, takenAt))
+      .catch((error) => {
+        this.metrics.error("event");
+        this.logger.error({ err: error, platform: message.platform }, "gateway: handling a message failed");
+      })
       .finally(settle);
   }
 
@@ -697,6 +708,7 @@ class GatewayImpl implements Gateway {
     isAdmin: boolean,
     entry?: InboxEntry,
     settle: () => Promise<void> = async () => undefined,
+    takenAt = performance.now(),
   ): Promise<void> {
     const ctx = this.contextFor(adapter, message, isAdmin);
     if (entry) ctx.effects = this.effectsOf(entry);
@@ -715,13 +727,17 @@ class GatewayImpl implements Gateway {
     );
     // A notice that was shown is always replaced, even by an empty result.
     const shown = reply.blocks.length > 0 || editMessageId === undefined ? reply : textReply(t("reply.done"));
-    if (shown.blocks.length > 0) await this.delivery.send(adapter, message, shown, { editMessageId });
+    if (shown.blocks.length > 0) {
+      await this.delivery.send(adapter, message, shown, { editMessageId });
+      this.metrics.eventAnswered(message.platform, (performance.now() - takenAt) / 1000);
+    }
     await settle();
     this.stores?.activity.touch();
     if (mutated || this.menus.configChanged()) await this.syncCommandCatalogs();
   }
 
   private onUnexpected = (error: unknown, spec: CommandSpec) => {
+    this.metrics.error("command");
     this.logger.error({ err: error, command: spec.path.join(" ") }, "gateway: command failed unexpectedly");
   };
 

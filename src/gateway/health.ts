@@ -2,7 +2,8 @@
  * `/healthz` on 127.0.0.1: a JSON document with each adapter's state; HTTP 200 when every adapter is
  * connected (or none runs), 503 otherwise (starting, degraded or stopped). The status is `degraded` when
  * every adapter is up but one is not well — its connection is struggling, or its intake failed repeatedly
- * of late (see `src/core/intake-failures.ts`). Port 0 picks an ephemeral port (tests).
+ * of late (see `src/core/intake-failures.ts`). `/metrics` beside it: the gateway's Prometheus metrics.
+ * Port 0 picks an ephemeral port (tests).
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -52,8 +53,15 @@ export interface HealthServer {
   close(): Promise<void>;
 }
 
-/** Starts the health server on 127.0.0.1:`port`. */
-export async function startHealthServer(port: number, report: () => HealthReport): Promise<HealthServer> {
+/** A Prometheus exposition: the body and its content type. */
+export type MetricsExposition = () => Promise<{ body: string; contentType: string }>;
+
+/** Starts the health server on 127.0.0.1:`port`; with `metrics`, `/metrics` is served beside `/healthz`. */
+export async function startHealthServer(
+  port: number,
+  report: () => HealthReport,
+  metrics?: MetricsExposition,
+): Promise<HealthServer> {
   const server = http.createServer((request, response) => {
     const url = (request.url ?? "/").split("?")[0];
     // The body limit of /healthz is zero: nothing it serves takes one, so none is ever read.
@@ -63,6 +71,16 @@ export async function startHealthServer(port: number, report: () => HealthReport
     }
     if (request.method !== "GET" && request.method !== "HEAD") {
       response.writeHead(405, { allow: "GET, HEAD" }).end();
+      return;
+    }
+    if (url === "/metrics" && metrics) {
+      metrics().then(
+        ({ body, contentType }) =>
+          response
+            .writeHead(200, { "content-type": contentType, "cache-control": "no-store" })
+            .end(request.method === "HEAD" ? undefined : body),
+        () => response.writeHead(500).end(),
+      );
       return;
     }
     if (url !== "/healthz") {

@@ -16,7 +16,7 @@ import { consolidator as defaultConsolidator } from "../curator/consolidate.js";
 import { mayNeedRecovery, recoverHome } from "../curator/recovery.js";
 import { summaryReply } from "../curator/report.js";
 import { maybeRunCurator } from "../curator/run.js";
-import type { Consolidator } from "../curator/types.js";
+import type { Consolidator, CuratorRunResult } from "../curator/types.js";
 import type { SkillLibrary } from "../skills/types.js";
 
 /** What one tick did. */
@@ -46,6 +46,8 @@ export interface MaintenanceOptions {
   consolidator?: Consolidator;
   /** Called after a run that changed the library (the gateway refreshes command menus). */
   changed?: () => Promise<void>;
+  /** Called after every run that took place (the gateway counts it in its metrics). */
+  ran?: (result: CuratorRunResult) => void;
   /** The run lock; default the file lock of `home`. */
   runLock?: RunLock;
   /** Aborted when the gateway stops: a run in progress stops at its next safe point. */
@@ -158,6 +160,7 @@ export class MaintenanceTicker {
     }
     options.logger.info({ ran: outcome.ran, reason: outcome.reason }, "maintenance: curator check");
     const result = outcome.result;
+    if (outcome.ran && result) options.ran?.(result);
     if (!outcome.ran || !result?.changed) return { ran: outcome.ran, reason: outcome.reason, posted: false };
     await options
       .changed?.()

@@ -11,7 +11,13 @@ import type { LaunchOptions } from "./console/launch.js";
 import type { ConsoleServer } from "./console/server.js";
 import type { Coordinator } from "./coordination/coordinator.js";
 import type { ReplyDelivery } from "./delivery.js";
-import { type HealthServer, healthReport, startHealthServer, withCoordination } from "./health.js";
+import {
+  type HealthServer,
+  healthReport,
+  type MetricsExposition,
+  startHealthServer,
+  withCoordination,
+} from "./health.js";
 import { type SecretFormServer, startSecretFormServer } from "./secrets-entry/form-server.js";
 import type { SecretEntry } from "./secrets-entry/service.js";
 
@@ -21,12 +27,15 @@ export async function startHealth(
   adapters: readonly Adapter[],
   coordination: Coordinator | undefined,
   logger: Logger,
+  metrics?: MetricsExposition,
 ): Promise<HealthServer | undefined> {
   const health = config.gateway.health;
   if (!health.enabled) return undefined;
   try {
-    const server = await startHealthServer(health.port, () =>
-      withCoordination(healthReport([...adapters]), coordination?.health()),
+    const server = await startHealthServer(
+      health.port,
+      () => withCoordination(healthReport([...adapters]), coordination?.health()),
+      metrics,
     );
     logger.info({ url: server.url }, "gateway: health endpoint listening");
     return server;

@@ -122,18 +122,20 @@ describe("doctor: home and config", () => {
     const checks = await runDoctor({ home: dir, secret: () => undefined });
     const found = of(checks, "config", "warn").map((check) => check.summary);
     expect(found).toContain(
-      "config.yaml: `curator.stale_after_dayz` is not a setting skillgate knows; did you mean `curator.stale_after_days`?",
+      "config.yaml: `curator.stale_after_dayz` is not a setting skillgate knows; did you mean `curator.stale_after_days`? (config.yaml line 9, column 3)",
     );
     expect(found).toContain(
-      "config.yaml: `curator.backup.kepp` is not a setting skillgate knows; did you mean `curator.backup.keep`?",
+      "config.yaml: `curator.backup.kepp` is not a setting skillgate knows; did you mean `curator.backup.keep`? (config.yaml line 11, column 5)",
     );
     expect(found).toContain(
-      "config.yaml: `gateway.helth` is not a setting skillgate knows; did you mean `gateway.health`?",
+      "config.yaml: `gateway.helth` is not a setting skillgate knows; did you mean `gateway.health`? (config.yaml line 15, column 3)",
     );
     expect(found).toContain(
-      "config.yaml: `gateway.telegram.mdoe` is not a setting skillgate knows; did you mean `gateway.telegram.mode`?",
+      "config.yaml: `gateway.telegram.mdoe` is not a setting skillgate knows; did you mean `gateway.telegram.mode`? (config.yaml line 21, column 5)",
     );
-    expect(found).toContain("config.yaml: `gateway.frobnicate` is not a setting skillgate knows.");
+    expect(found).toContain(
+      "config.yaml: `gateway.frobnicate` is not a setting skillgate knows. (config.yaml line 22, column 3)",
+    );
     expect(found.join("\n")).not.toMatch(/model|toolsets|hub_url/);
     expect(checks.map((check) => check.summary).join("\n")).not.toMatch(/is valid/);
   });

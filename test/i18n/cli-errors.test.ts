@@ -57,7 +57,8 @@ afterAll(async () => {
 describe("config.yaml at load", () => {
   it("a wrong value: its error in the reader's language, exit 78; --json the same bytes", async () => {
     const home = await makeHome("config-error", "gateway:\n  maintenance:\n    check_minutes: abc\n");
-    const message = 'config.yaml: `gateway.maintenance.check_minutes` is "abc"; it must be a number ≥ 0.01.';
+    const message =
+      'config.yaml: `gateway.maintenance.check_minutes` is "abc"; it must be a number ≥ 0.01. (config.yaml line 3, column 5)';
     const { en, zh } = await both(["--home", home, "skills", "list"]);
     expect(en).toEqual({ code: 78, stdout: "", stderr: `${message}\n` });
     expect(zh.code).toBe(78);

@@ -54,6 +54,27 @@ export const en = {
   "catalog.group.skills": "skills: list, view, usage, enable, disable, config",
   "catalog.group.other": "{name}: {subcommands}",
   // ── config.yaml errors ──────────────────────────────────────────────────────────────────────────────
+  "lint.located": "{problem} ({file} line {line}, column {column})",
+  "lint.nearSection":
+    "config.yaml: the section `{key}` is not one skillgate reads, and is one typo away from `{section}`; everything under it is ignored.",
+  "lint.nearSection.fix":
+    "Rename `{key}:` to `{section}:` if that is what you meant (or merge it into an existing `{section}:`).",
+  "lint.portCollision":
+    "config.yaml: `{key}` and `{other}` both listen on port {port}; the second cannot start.",
+  "lint.portCollision.fix": "Give `{key}` a free port of its own.",
+  "lint.tokenInConfig":
+    "config.yaml: `{key}` looks like a bot token or secret; skillgate reads credentials only from .env, so this value is not used — and config.yaml is often readable by others.",
+  "lint.tokenInConfig.fix":
+    "Move the value to <home>/.env under the platform's variable name (`skillgate secrets set`), and remove `{key}` from config.yaml.",
+  "lint.idShape": "config.yaml: `{key}` holds {value}, which is not a {platform} id; it matches nobody.",
+  "lint.idShape.fix": "Write the numeric or platform id, e.g. `{example}` (`/whoami` in the chat shows it).",
+  "lint.thresholds":
+    "config.yaml: `curator.stale_after_days` ({stale}) is not below `curator.archive_after_days` ({archive}): skills are archived without ever being marked stale.",
+  "lint.thresholds.fix": "Make `stale_after_days` smaller than `archive_after_days` (defaults 30 and 90).",
+  "lint.envName": ".env: `{name}` is not a name skillgate reads; did you mean `{meant}`?",
+  "lint.envName.fix": "Rename `{name}` to `{meant}` in <home>/.env.",
+  "lint.envMode": ".env holds credentials and its mode {mode} lets other users of this machine read it.",
+  "lint.envMode.fix": "Run `chmod 600 <home>/.env`.",
   "config.invalid": "config.yaml: `{key}` is {value}; {requirement}.",
   "config.req.mapping": "it must be a mapping (key: value lines)",
   "config.req.mappingShort": "it must be a mapping",

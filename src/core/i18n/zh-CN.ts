@@ -53,6 +53,26 @@ export const zhCN = defineLocale<typeof en>()({
   "catalog.group.skills": "技能：列表、查看、使用情况、启用、禁用、设置",
   "catalog.group.other": "{name}：{subcommands}",
   // ── config.yaml errors ──────────────────────────────────────────────────────────────────────────────
+  "lint.located": "{problem}（{file} 第 {line} 行，第 {column} 列）",
+  "lint.nearSection":
+    "config.yaml：`{key}` 不是 skillgate 读取的部分，与 `{section}` 只差一处拼写；其下的所有设置都被忽略。",
+  "lint.nearSection.fix":
+    "如果本意是 `{section}`，请把 `{key}:` 改为 `{section}:`（或并入已有的 `{section}:`）。",
+  "lint.portCollision": "config.yaml：`{key}` 和 `{other}` 都在端口 {port} 上监听；后一个无法启动。",
+  "lint.portCollision.fix": "给 `{key}` 一个单独的空闲端口。",
+  "lint.tokenInConfig":
+    "config.yaml：`{key}` 看起来是机器人令牌或密钥；skillgate 只从 .env 读取凭据，因此这个值不会被使用，而且 config.yaml 常常可被他人读取。",
+  "lint.tokenInConfig.fix":
+    "把这个值移到 <home>/.env 中对应平台的变量名下（`skillgate secrets set`），并从 config.yaml 中删除 `{key}`。",
+  "lint.idShape": "config.yaml：`{key}` 中的 {value} 不是 {platform} 的 ID；它不会匹配任何人。",
+  "lint.idShape.fix": "请写数字或平台 ID，例如 `{example}`（在聊天中发送 `/whoami` 可以查看）。",
+  "lint.thresholds":
+    "config.yaml：`curator.stale_after_days`（{stale}）不小于 `curator.archive_after_days`（{archive}）：技能会在从未标记为过时的情况下被归档。",
+  "lint.thresholds.fix": "让 `stale_after_days` 小于 `archive_after_days`（默认分别为 30 和 90）。",
+  "lint.envName": ".env：skillgate 不读取 `{name}`；是否想写 `{meant}`？",
+  "lint.envName.fix": "在 <home>/.env 中把 `{name}` 改名为 `{meant}`。",
+  "lint.envMode": ".env 中保存着凭据，而它的权限 {mode} 允许本机其他用户读取。",
+  "lint.envMode.fix": "运行 `chmod 600 <home>/.env`。",
   "config.invalid": "config.yaml：`{key}` 的值是 {value}；{requirement}。",
   "config.req.mapping": "它必须是映射（key: value 形式的行）",
   "config.req.mappingShort": "它必须是映射",
