@@ -171,6 +171,8 @@ export async function writeDotenv(
     const existing = (await readTextIfExists(file)) ?? "";
     const planned = planDotenvEdit(existing, values, options);
     if (planned.stored.length === 0) return [];
+    // Asked again at the commit: the wait for the lock may have outlived the lead.
+    await checkWriteFence(home, t("fence.what.dotenvWrite"));
     await atomicWriteFile(file, planned.text, { mode: 0o600 });
     await chmod(file, 0o600);
     return planned.stored;

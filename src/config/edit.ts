@@ -441,6 +441,8 @@ export async function editConfigFile(
         `config.yaml changed while skillgate was editing it (someone else saved it); nothing was written. Run the command again to apply it to the new version.`,
       );
     }
+    // Asked again at the commit: the wait for the lock may have outlived the lead.
+    await checkWriteFence(home, t("fence.what.configEdit"));
     // The copy is 0600 while it exists (a killed write leaves nothing others can read); the file gets
     // its own mode back once it is in place.
     await atomicWriteFile(file, planned.text, { mode: 0o600 });

@@ -364,6 +364,8 @@ async function archiveBatch(
         ready.map((item) => item.entryText),
       );
       await crashPoint("archive:announced");
+      // Asked again right before the moves: writing the journal may have outlived the lead.
+      await checkWriteFence(opts.home, t("fence.what.archiveBatch"));
       const moved: PreparedMove[] = [];
       try {
         for (const item of ready) {
@@ -845,6 +847,8 @@ async function moveAnnounced(
   try {
     await journal.announce([intent]);
     await crashPoint(`${intent.kind}:announced`);
+    // Asked again right before the move: opening and writing the journal may have outlived the lead.
+    await checkWriteFence(opts.home, t(`fence.what.${intent.kind}`, { skill: intent.skill }));
     try {
       await moveDir(path.join(skills, intent.from), path.join(skills, intent.to));
     } catch (error) {

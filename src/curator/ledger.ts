@@ -9,6 +9,7 @@ import { promises as fs, lstatSync, readdirSync, readlinkSync } from "node:fs";
 import path from "node:path";
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
+import { checkWriteFence } from "../core/fence.js";
 import {
   atomicWriteFile,
   isoTimestamp,
@@ -16,6 +17,7 @@ import {
   withLock,
   writeTextInChunks,
 } from "../core/fsutil.js";
+import { t } from "../core/i18n/messages.js";
 import { type UsageRecord, UsageStore } from "../skills/usage.js";
 import { type BlobBatch, gcBlobs, newBlobBatch, storeFile, storeFileSync } from "./blobs.js";
 
@@ -323,6 +325,9 @@ export async function appendBuiltEntries(
   await withLock(
     ledgerLockPath(home),
     async () => {
+      // Asked once the lock is held: the wait for it may have outlived the lead (the journal keeps the
+      // entry for the next leader's run).
+      await checkWriteFence(home, t("fence.what.ledgerAppend"));
       await fs.mkdir(path.dirname(file), { recursive: true });
       const handle = await fs.open(file, "a+");
       let size: number;

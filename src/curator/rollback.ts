@@ -195,10 +195,18 @@ async function swapIn(
   await writeJournal(home, journal);
   await crashPoint("rollback:journal-swapping");
   try {
-    await withLock(homePaths(home).usageLock, () => finishSwap(home, journal), {
-      waitMs: 60_000,
-      recordHolder: false,
-    });
+    await withLock(
+      homePaths(home).usageLock,
+      async () => {
+        // Asked again once the usage lock is held: the wait for it may have outlived the lead.
+        await checkWriteFence(home, t("fence.what.rollbackSwap"));
+        await finishSwap(home, journal);
+      },
+      {
+        waitMs: 60_000,
+        recordHolder: false,
+      },
+    );
   } catch (error) {
     await undoSwap(home, journal);
     throw new CuratorError("rollback", t("rollback.swapFailed", { cause: errorCause(error) }), {

@@ -372,6 +372,9 @@ export class UsageStore {
       }
     }
     const result = await mutate(records);
+    // Asked again at the commit: the wait for the lock, or a pause of this process, may have outlived
+    // the lead.
+    await checkWriteFence(this.home, t("fence.what.usageWrite"));
     // 0600, as Hermes writes it (a tmp file from mkstemp, renamed over).
     await atomicWriteFile(this.file, stableJsonPieces(records), { mode: 0o600 });
     return result;
@@ -424,6 +427,7 @@ export class UsageStore {
                   return record;
                 });
           if (spliced !== undefined) {
+            await checkWriteFence(this.home, t("fence.what.usageBump"));
             await atomicWriteFile(this.file, spliced, { mode: 0o600 });
             return;
           }
@@ -434,6 +438,9 @@ export class UsageStore {
           });
           return;
         }
+        // Asked again at the commit: the wait for the lock (up to a minute), or a pause of this process,
+        // may have outlived the lead, and a newer leader may have written since.
+        await checkWriteFence(this.home, t("fence.what.usageBump"));
         await atomicWriteFile(this.file, bytes, { mode: 0o600 });
         const key = contentKey(this.file);
         if (key !== null && key !== "missing") bumpedFiles.set(this.file, { key, bytes });

@@ -3,6 +3,8 @@
  * leads, a usage bump, a config.yaml edit, a `.env` write, the curator's archive batch and a rollback are
  * each refused with `FencedError` and leave the files as they were; with a fence that lets writes
  * through, the same calls write. The fence here is the real `leadershipFence` over the disk record.
+ * A writer paused inside its lock wait (the test holds the lock) while a newer leader takes over is
+ * refused once it gets the lock: every write asks the fence again right before it commits.
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
@@ -10,7 +12,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { writeDotenv } from "../../src/config/dotenv-write.js";
 import { editConfigFile } from "../../src/config/edit.js";
 import { FencedError, setWriteFence } from "../../src/core/fence.js";
+import { withLock } from "../../src/core/fsutil.js";
 import { silentLogger } from "../../src/core/logger.js";
+import { appendBuiltEntries, ledgerLockPath } from "../../src/curator/ledger.js";
 import { rollbackToSnapshot } from "../../src/curator/rollback.js";
 import { runCurator } from "../../src/curator/run.js";
 import { leadershipFence, recordLeadership } from "../../src/gateway/coordination/leadership.js";
@@ -105,5 +109,72 @@ describe("the write fence at each write site", () => {
     expect(await fs.readFile(path.join(home, ".env"), "utf8")).toBe("ACME_KEY=new\n");
     await rollbackToSnapshot({ home, config });
     await expect(fs.stat(path.join(home, "skills", "notes", "old-note", "SKILL.md"))).resolves.toBeTruthy();
+  });
+});
+
+describe("a writer paused inside its lock wait", () => {
+  /**
+   * Holds `lockFile` while `write` starts (it passes the fence and waits for the lock), lets a newer
+   * leader record itself meanwhile, then releases: the write must be refused.
+   */
+  let epoch = 2;
+  async function pausedInLockWait(lockFile: string, write: () => Promise<unknown>): Promise<unknown> {
+    epoch += 2;
+    await recordLeadership(home, epoch, "a");
+    setWriteFence(home, leadershipFence(home, leaseAt(epoch), silentLogger()));
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let held: () => void = () => undefined;
+    const holding = new Promise<void>((resolve) => {
+      held = resolve;
+    });
+    const holder = withLock(lockFile, async () => {
+      held();
+      await released;
+    });
+    await holding;
+    const outcome = write().then(
+      () => "written",
+      (error: unknown) => error,
+    );
+    // The writer is waiting for the lock now; a new leader takes over the home meanwhile.
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    await recordLeadership(home, epoch + 1, "b");
+    release();
+    await holder;
+    return outcome;
+  }
+
+  it("a usage bump is refused and .usage.json left as the new leader had it", async () => {
+    const file = path.join(home, "skills", ".usage.json");
+    const before = await fs.readFile(file, "utf8");
+    const outcome = await pausedInLockWait(path.join(home, "skills", ".usage.json.lock"), () =>
+      new UsageStore(path.join(home, "skills")).bump("fresh-note", "use", NOW),
+    );
+    expect(outcome).toBeInstanceOf(FencedError);
+    expect((outcome as Error).message).toMatch(/a usage bump was refused: .*epoch 5/);
+    expect(await fs.readFile(file, "utf8")).toBe(before);
+  });
+
+  it("a config.yaml edit, a .env write and a ledger entry are refused the same way", async () => {
+    const edit = await pausedInLockWait(path.join(home, "skills", ".locks", "config.lock"), () =>
+      editConfigFile(home, { kind: "add-to-list", path: ["skills", "disabled"], value: "x" }),
+    );
+    expect(edit).toBeInstanceOf(FencedError);
+    expect(await fs.readFile(path.join(home, "config.yaml"), "utf8")).toBe("skills:\n  disabled: []\n");
+
+    const dotenv = await pausedInLockWait(path.join(home, ".env.lock"), () =>
+      writeDotenv(home, new Map([["ACME_KEY", "new"]])),
+    );
+    expect(dotenv).toBeInstanceOf(FencedError);
+    expect(await fs.readFile(path.join(home, ".env"), "utf8")).toBe("ACME_KEY=old\n");
+
+    const config = configWith({});
+    const ledger = await pausedInLockWait(ledgerLockPath(home), () =>
+      appendBuiltEntries(home, config, [JSON.stringify({ note: "stale" })]),
+    );
+    expect(ledger).toBeInstanceOf(FencedError);
   });
 });

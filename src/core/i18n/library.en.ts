@@ -64,6 +64,7 @@ export const enLibrary = {
   "fence.what.usageBump": "a usage bump",
   "fence.what.dotenvWrite": "a .env write",
   "fence.what.configEdit": "a config.yaml edit",
+  "fence.what.ledgerAppend": "a ledger entry",
   "fence.what.takeLead": "taking the lead",
   "fence.reason.notLeading": "this replica does not lead the home now",
   "fence.reason.staleRecord":

@@ -56,6 +56,7 @@ export const zhCNLibrary = defineLocale<typeof enLibrary>()({
   "fence.what.usageBump": "一次使用记录",
   "fence.what.dotenvWrite": "对 .env 的写入",
   "fence.what.configEdit": "对 config.yaml 的编辑",
+  "fence.what.ledgerAppend": "一条账本记录",
   "fence.what.takeLead": "接管领导权",
   "fence.reason.notLeading": "这个副本现在不是这个主目录的领导者",
   "fence.reason.staleRecord":
