@@ -10,6 +10,7 @@
  */
 import { DEFAULT_LOCALE, type Locale } from "../../src/core/i18n/locale.js";
 import { type Message, resolveText, t } from "../../src/core/i18n/messages.js";
+import { inertCardMarkdown, withoutControls } from "../../src/core/inert-text.js";
 import type { SecretInputOpening } from "../../src/core/message.js";
 
 /** Key of the one-time token in the submit button's callback value. */
@@ -34,7 +35,8 @@ export function secretCard(offer: SecretInputOpening): { msg_type: "interactive"
       elements: [
         {
           tag: "markdown",
-          content: say(t("secret.input.intro", { skill: offer.skill })),
+          // The skill's name is its author's text: inert in card markdown (no link, tag or mention).
+          content: say(t("secret.input.intro", { skill: inertCardMarkdown(offer.skill) })),
         },
         {
           tag: "form",
@@ -46,7 +48,7 @@ export function secretCard(offer: SecretInputOpening): { msg_type: "interactive"
               input_type: "password",
               required: true,
               max_length: INPUT_MAX,
-              label: plain(offer.prompt.slice(0, 100)),
+              label: plain(withoutControls(offer.prompt).slice(0, 100)),
               placeholder: plain(offer.key),
             },
             {

@@ -7,8 +7,8 @@
  * The gateway's own variables are not a list kept here by hand but derived from what reads them: each
  * platform declares the variables its adapter reads (`secrets` and `variables` in its
  * `adapters/<platform>/platform.ts`), the model's key variables come from the config in force
- * (`model-keys.ts`), the core's few are `CORE_VARIABLES`, and every `SKILLGATE_` name is skillgate's
- * (a platform's token under a `SKILLGATE_` name included). test/hostile/gateway-variables.test.ts reads
+ * (`model-keys.ts`), the core's few are `CORE_VARIABLES`, and each credential is also refused under its
+ * `SKILLGATE_` name (`SKILLGATE_TELEGRAM_BOT_TOKEN`), where a service may set it instead. test/hostile/gateway-variables.test.ts reads
  * every variable lookup in the sources and checks each one is refused.
  */
 import { english, type Text, t } from "../core/i18n/messages.js";
@@ -18,12 +18,22 @@ import { modelKeyVariables } from "./model-keys.js";
 
 /**
  * Variables the core reads from the environment (logging, colour, heap tuning, the runtime environment a
- * skill's platform filter looks at); the `SKILLGATE_`, `HERMES_` and runtime names are refused by prefix
- * or in `RUNTIME_NAMES`.
+ * skill's platform filter looks at); the `HERMES_`, `SKILLGATE_CRASH_` and runtime names are refused by
+ * prefix or in `RUNTIME_NAMES`.
  */
-const CORE_VARIABLES = ["LOG_LEVEL", "NO_COLOR", "TERMINAL_ENV", "TERMUX_VERSION", "S6_VERSION", "PREFIX"];
+const CORE_VARIABLES = [
+  "SKILLGATE_LOG_LEVEL",
+  "SKILLGATE_LOG_FORMAT",
+  "SKILLGATE_HEAP_GROWING_PERCENT",
+  "LOG_LEVEL",
+  "NO_COLOR",
+  "TERMINAL_ENV",
+  "TERMUX_VERSION",
+  "S6_VERSION",
+  "PREFIX",
+];
 
-/** The prefix of skillgate's own variables, platform tokens read under it included. */
+/** The prefix under which a credential may also be given to skillgate. */
 const SKILLGATE_PREFIX = "SKILLGATE_";
 
 /**
@@ -83,7 +93,17 @@ const RUNTIME_NAMES = new Set([
 ]);
 
 /** Prefixes of loader, runtime and skillgate/Hermes control variables. */
-const RUNTIME_PREFIXES = ["LD_", "DYLD_", "NODE_", "NPM_CONFIG_", "PYTHON", "MALLOC_", "HERMES_", "LC_"];
+const RUNTIME_PREFIXES = [
+  "LD_",
+  "DYLD_",
+  "NODE_",
+  "NPM_CONFIG_",
+  "PYTHON",
+  "MALLOC_",
+  "HERMES_",
+  "SKILLGATE_CRASH_",
+  "LC_",
+];
 
 /**
  * Why `name` is never set from a skill's "Set KEY" form or `skillgate secrets set`, or null when it may
@@ -106,7 +126,7 @@ export function refusedSecretText(name: string, config?: SkillgateConfig): Text 
   if (
     RUNTIME_NAMES.has(upper) ||
     CORE_VARIABLES.includes(upper) ||
-    [...RUNTIME_PREFIXES, SKILLGATE_PREFIX].some((prefix) => upper.startsWith(prefix))
+    RUNTIME_PREFIXES.some((prefix) => upper.startsWith(prefix))
   ) {
     return t("cmd.secret.runtimeVariable", { name });
   }

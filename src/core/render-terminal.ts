@@ -4,6 +4,7 @@
  * document, always in English: scripts and Hermes read it).
  */
 import type { Locale } from "./i18n/locale.js";
+import { withoutControls } from "./inert-text.js";
 import { formatTable, type LocalizedBlock, localizeReply, type Reply, replyToPlainText } from "./reply.js";
 
 /** Options of `renderTerminal`. */
@@ -52,8 +53,9 @@ function renderBlock(block: LocalizedBlock, color: boolean): string {
     }
     case "attachment":
     case "file": {
-      const title = `[${block.name}]`;
-      return `${color ? ANSI.bold(title) : title}\n${block.text.replace(/\n+$/, "")}`;
+      // A file's bytes stay as they are where it is sent; printed on a terminal, they must not drive it.
+      const title = `[${withoutControls(block.name)}]`;
+      return `${color ? ANSI.bold(title) : title}\n${withoutControls(block.text).replace(/\n+$/, "")}`;
     }
   }
 }

@@ -9,6 +9,7 @@ import type { ReplyAction, ReplyActions, ReplyLayout, ReplyPaging } from "./acti
 import { DEFAULT_LOCALE, type Locale } from "./i18n/locale.js";
 import { english, resolveText, type Text } from "./i18n/messages.js";
 import { displayWidth, padEndWidth } from "./i18n/width.js";
+import { withoutControls } from "./inert-text.js";
 
 /** One block of a reply, its texts of type `T` (`Text` as commands build it, `string` once localized). */
 export type ReplyBlockOf<T> =
@@ -64,7 +65,8 @@ export type Reply = ReplyOf<Text>;
 export type LocalizedReply = ReplyOf<string> & { locale: Locale };
 
 function localizeBlock(block: ReplyBlock, locale: Locale): LocalizedBlock {
-  const text = (value: Text) => resolveText(value, locale);
+  // Every text a reply shows is inert on every surface: no escape sequences, controls or bidi overrides.
+  const text = (value: Text) => withoutControls(resolveText(value, locale));
   switch (block.kind) {
     case "heading":
     case "paragraph":
@@ -88,7 +90,7 @@ export function localizeReply(value: Reply, locale: Locale = value.locale ?? DEF
   const blocks = (list: ReplyBlock[]) => list.map((block) => localizeBlock(block, locale));
   const label = (action: ReplyAction): ReplyAction<string> => ({
     ...action,
-    label: resolveText(action.label, locale),
+    label: withoutControls(resolveText(action.label, locale)),
   });
   const { actions, warnings, ...rest } = value;
   const shown: LocalizedReply = { ...rest, blocks: blocks(value.blocks), locale };
@@ -96,7 +98,7 @@ export function localizeReply(value: Reply, locale: Locale = value.locale ?? DEF
     shown.actions = { rows: actions.rows.map((row) => row.map(label)) };
     if (actions.blocksWithButtons) shown.actions.blocksWithButtons = blocks(actions.blocksWithButtons);
   }
-  if (warnings) shown.warnings = warnings.map((warning) => resolveText(warning, locale));
+  if (warnings) shown.warnings = warnings.map((warning) => withoutControls(resolveText(warning, locale)));
   return shown;
 }
 
