@@ -24,6 +24,7 @@ import {
   setupTodo,
   viewSettings,
 } from "./readiness-view.js";
+import { recordLoadedVersions } from "./skill-versions.js";
 import type { CommandContext, CommandSpec } from "./types.js";
 
 /** What /help says when the library has no skill at all: where to find some to try. */
@@ -203,6 +204,7 @@ export async function loadSkills(
     await (ctx.effects ? ctx.effects.once(`use:${name}`, bump) : bump());
   }
   if (ctx.sessionKey) await ctx.sessions?.addLoadedSkills(ctx.sessionKey, names);
+  await recordLoadedVersions(ctx, entries);
   if (instruction.trim())
     blocks.push({ kind: "paragraph", text: t("skill.instruction", { instruction: instruction.trim() }) });
   const json = { ok: true, loaded: names, instruction: instruction.trim() || null, skills: views };

@@ -5,6 +5,7 @@
 import { createChatCommands } from "./chat.js";
 import { curatorCommands } from "./curator.js";
 import { safetyCommands } from "./curator-safety.js";
+import { skillChangesCommand } from "./skill-versions.js";
 import { skillsCommands } from "./skills.js";
 import { skillsConfigCommands } from "./skills-config.js";
 import { skillsSearchCommand } from "./skills-search.js";
@@ -14,6 +15,7 @@ import type { CommandSpec } from "./types.js";
 export const registry: readonly CommandSpec[] = [
   ...skillsCommands,
   skillsSearchCommand,
+  skillChangesCommand,
   ...skillsConfigCommands,
   ...curatorCommands,
   ...safetyCommands,

@@ -13,6 +13,20 @@ export interface HistoryEntry {
   at: string;
 }
 
+/** A loaded skill as a chat session saw it when it was loaded (or when its last change was told). */
+export interface LoadedSkillVersion {
+  /** The `version` frontmatter field, or null. */
+  version: string | null;
+  /** sha256 of SKILL.md and every linked file (paths and bytes). */
+  digest: string;
+  /** Path, mtime and size of each of those files: a cheap first check before any digest. */
+  stamp: string;
+  /** SKILL.md as it was (capped), for the diff of the next change. */
+  text: string;
+  /** What it was before the last change told in this chat (the "What changed" diff). */
+  previous?: { version: string | null; text: string };
+}
+
 /**
  * Loaded skills and bounded history per chat session key (`platform:chat[:thread]`). Asynchronous: a
  * network store (several replicas) answers over the wire.
@@ -30,6 +44,10 @@ export interface ChatSessions {
   appendHistory(sessionKey: string, entry: HistoryEntry, limit?: number): Promise<void>;
   /** Forgets the session's history. */
   clearHistory(sessionKey: string): Promise<void>;
+  /** The version records of the skills loaded in this session, by name (optional for stand-in stores). */
+  skillVersions?(sessionKey: string): Promise<Record<string, LoadedSkillVersion>>;
+  /** Records (replaces) the version records of the named skills in this session. */
+  setSkillVersions?(sessionKey: string, records: Record<string, LoadedSkillVersion>): Promise<void>;
   /** Writes pending changes now. */
   flush(): Promise<void>;
 }

@@ -6,6 +6,7 @@
 import { findSkillByChatName, loadSkills } from "../../commands/chat.js";
 import { closest, resolveCommand } from "../../commands/parse.js";
 import { parseAndRun, runCommand } from "../../commands/runner.js";
+import { detectSkillChanges, withChangeNotices } from "../../commands/skill-versions.js";
 import type { CommandContext, CommandSpec } from "../../commands/types.js";
 import { matchChatCommand } from "../core/command-text.js";
 import { SkillgateError } from "../core/errors.js";
@@ -57,6 +58,20 @@ export class CommandRouter {
 
   /** The reply to `message`; `command` is what its adapter recognised as a command for this bot. */
   async route(ctx: CommandContext, message: InboundMessage, command: ParsedCommand | null): Promise<Routed> {
+    // A loaded skill that changed since is told first, before any command or model call sees it.
+    const changes = await detectSkillChanges(ctx).catch((error: unknown) => {
+      this.options.logger.warn({ err: error }, "gateway: checking loaded skills for changes failed");
+      return [];
+    });
+    const routed = await this.routeMessage(ctx, message, command);
+    return { ...routed, reply: withChangeNotices(routed.reply, changes) };
+  }
+
+  private async routeMessage(
+    ctx: CommandContext,
+    message: InboundMessage,
+    command: ParsedCommand | null,
+  ): Promise<Routed> {
     if (!command) return { reply: await this.respondToText(ctx, message), mutated: false };
     const { registry, onUnexpected } = this.options;
     let resolved: ReturnType<typeof resolveCommand>;

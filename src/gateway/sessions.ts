@@ -6,12 +6,14 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { atomicWriteFile } from "../core/fsutil.js";
-import type { ChatSessions, HistoryEntry } from "../core/stores.js";
+import type { ChatSessions, HistoryEntry, LoadedSkillVersion } from "../core/stores.js";
 import { BatchedWriter } from "./batched-writer.js";
 
 interface SessionRecord {
   loaded_skills: string[];
   history: HistoryEntry[];
+  /** Per loaded skill, its version and digest when it was loaded (absent in older files). */
+  skill_versions?: Record<string, LoadedSkillVersion>;
   updated_at: string;
 }
 
@@ -41,6 +43,9 @@ function readSessions(file: string): Map<string, SessionRecord> {
         ? value.history.filter((entry) => entry && typeof entry.text === "string")
         : [],
       updated_at: typeof value.updated_at === "string" ? value.updated_at : new Date(0).toISOString(),
+      ...(value.skill_versions && typeof value.skill_versions === "object"
+        ? { skill_versions: value.skill_versions }
+        : {}),
     });
   }
   return sessions;
@@ -85,6 +90,19 @@ export class SessionStore implements ChatSessions {
     const record = this.sessions.get(sessionKey);
     if (!record) return;
     record.loaded_skills = [];
+    delete record.skill_versions;
+    this.touch(record);
+  }
+
+  /** The version records of the skills loaded in this session, by name. */
+  async skillVersions(sessionKey: string): Promise<Record<string, LoadedSkillVersion>> {
+    return structuredClone(this.sessions.get(sessionKey)?.skill_versions ?? {});
+  }
+
+  /** Records (replaces) the version records of the named skills in this session. */
+  async setSkillVersions(sessionKey: string, records: Record<string, LoadedSkillVersion>): Promise<void> {
+    const record = this.record(sessionKey);
+    record.skill_versions = { ...record.skill_versions, ...structuredClone(records) };
     this.touch(record);
   }
 

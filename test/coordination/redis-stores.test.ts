@@ -132,6 +132,23 @@ describe("the Redis coordination stores", () => {
     expect(await b?.sessions.loadedSkills("telegram:1")).toEqual([]);
   });
 
+  it("a loaded skill's version record written by one replica is read by the other, and cleared with it", async () => {
+    const [a, b] = pair();
+    const record = { version: "1.0.0", digest: "d1", stamp: "SKILL.md:1:2", text: "# pdf\n" };
+    await a?.sessions.setSkillVersions?.("telegram:1", { pdf: record });
+    expect(await b?.sessions.skillVersions?.("telegram:1")).toEqual({ pdf: record });
+    const changed = {
+      ...record,
+      version: "1.1.0",
+      digest: "d2",
+      previous: { version: "1.0.0", text: "# pdf\n" },
+    };
+    await b?.sessions.setSkillVersions?.("telegram:1", { pdf: changed });
+    expect((await a?.sessions.skillVersions?.("telegram:1"))?.pdf).toEqual(changed);
+    await a?.sessions.clearLoadedSkills("telegram:1");
+    expect(await b?.sessions.skillVersions?.("telegram:1")).toEqual({});
+  });
+
   it("a stranger notice given by one replica is known to the other", async () => {
     const [a, b] = pair();
     expect(await b?.strangers.lastNoticed("telegram:9")).toBeUndefined();

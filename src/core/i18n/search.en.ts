@@ -18,5 +18,13 @@ export const enSearch = {
   "button.viewSkill": "View {name}",
   "button.loadSkill": "Load {name}",
   "skill.ambiguous": "“{name}” is not a skill name here; did you mean one of these?",
+  "skill.changed":
+    "🔄 The {name} skill changed since it was loaded in this chat; the agent now follows the new text.",
+  "skill.changedVersion":
+    "🔄 The {name} skill changed since it was loaded in this chat: version {from} → {to}; the agent now follows the new text.",
+  "button.whatChanged": "What changed in {name}",
+  "skill.noChangeRecorded":
+    "No change of {name} was told in this chat; load it with {command} {name} to follow its versions.",
+  "cmd.summary.skillsChanges": "the SKILL.md diff of a loaded skill's last change told in this chat",
   "cmd.col.score": "score",
 } as const satisfies CatalogShape;

@@ -19,5 +19,11 @@ export const zhCNSearch = defineLocale<typeof enSearch>()({
   "button.viewSkill": "查看 {name}",
   "button.loadSkill": "加载 {name}",
   "skill.ambiguous": "“{name}”不是这里的技能名称；你是不是指下面这些？",
+  "skill.changed": "🔄 技能 {name} 在本聊天加载后已有改动；智能体现在按新内容执行。",
+  "skill.changedVersion":
+    "🔄 技能 {name} 在本聊天加载后已有改动：版本 {from} → {to}；智能体现在按新内容执行。",
+  "button.whatChanged": "{name} 改了什么",
+  "skill.noChangeRecorded": "本聊天没有收到过 {name} 的改动通知；用 {command} {name} 加载它即可跟踪其版本。",
+  "cmd.summary.skillsChanges": "本聊天最近一次通知的已加载技能改动（SKILL.md 差异）",
   "cmd.col.score": "得分",
 });

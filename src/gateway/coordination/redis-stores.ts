@@ -15,6 +15,7 @@ import type {
   EventDedupe,
   HistoryEntry,
   LastActivity,
+  LoadedSkillVersion,
   RunLock,
   StrangerNotices,
 } from "../../core/stores.js";
@@ -183,7 +184,35 @@ export class RedisSessions implements ChatSessions {
   }
 
   async clearLoadedSkills(sessionKey: string): Promise<void> {
-    await this.redis.del(this.skillsKey(sessionKey));
+    await this.redis.del([this.skillsKey(sessionKey), this.versionsKey(sessionKey)]);
+  }
+
+  private versionsKey(sessionKey: string): string {
+    return `${this.prefix}session:${sessionKey}:versions`;
+  }
+
+  async skillVersions(sessionKey: string): Promise<Record<string, LoadedSkillVersion>> {
+    const fields = await this.redis.hGetAll(this.versionsKey(sessionKey));
+    const records: Record<string, LoadedSkillVersion> = {};
+    for (const [name, value] of Object.entries(fields)) {
+      try {
+        records[name] = JSON.parse(value) as LoadedSkillVersion;
+      } catch {
+        // A damaged field is forgotten: the skill is recorded again at its next load.
+      }
+    }
+    return records;
+  }
+
+  async setSkillVersions(sessionKey: string, records: Record<string, LoadedSkillVersion>): Promise<void> {
+    const entries = Object.entries(records);
+    if (entries.length === 0) return;
+    const key = this.versionsKey(sessionKey);
+    await this.redis
+      .multi()
+      .hSet(key, Object.fromEntries(entries.map(([name, record]) => [name, JSON.stringify(record)])))
+      .pExpire(key, SESSION_TTL_MS)
+      .exec();
   }
 
   async history(sessionKey: string): Promise<HistoryEntry[]> {
