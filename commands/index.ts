@@ -7,12 +7,14 @@ import { curatorCommands } from "./curator.js";
 import { safetyCommands } from "./curator-safety.js";
 import { skillsCommands } from "./skills.js";
 import { skillsConfigCommands } from "./skills-config.js";
+import { skillsHubCommands } from "./skills-hub.js";
 import type { CommandSpec } from "./types.js";
 
 /** Every command, in help order: skills, curator (lifecycle then safety net), then help/whoami/skill. */
 export const registry: readonly CommandSpec[] = [
   ...skillsCommands,
   ...skillsConfigCommands,
+  ...skillsHubCommands,
   ...curatorCommands,
   ...safetyCommands,
   ...createChatCommands(() => registry),

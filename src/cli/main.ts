@@ -283,11 +283,12 @@ function commandWord(args: string[]): string | undefined {
 /** Loads only the specs the command needs: the skills group alone for `skills …`, else the registry. */
 async function specsFor(word: string | undefined): Promise<readonly CommandSpec[]> {
   if (word === "skills") {
-    const [{ skillsCommands }, { skillsConfigCommands }] = await Promise.all([
+    const [{ skillsCommands }, { skillsConfigCommands }, { skillsHubCommands }] = await Promise.all([
       import("../../commands/skills.js"),
       import("../../commands/skills-config.js"),
+      import("../../commands/skills-hub.js"),
     ]);
-    return [...skillsCommands, ...skillsConfigCommands];
+    return [...skillsCommands, ...skillsConfigCommands, ...skillsHubCommands];
   }
   return (await import("../../commands/index.js")).registry;
 }
