@@ -8,6 +8,7 @@ import { safetyCommands } from "./curator-safety.js";
 import { skillChangesCommand } from "./skill-versions.js";
 import { skillsCommands } from "./skills.js";
 import { skillsConfigCommands } from "./skills-config.js";
+import { skillsHubCommands } from "./skills-hub.js";
 import { skillsSearchCommand } from "./skills-search.js";
 import type { CommandSpec } from "./types.js";
 
@@ -17,6 +18,7 @@ export const registry: readonly CommandSpec[] = [
   skillsSearchCommand,
   skillChangesCommand,
   ...skillsConfigCommands,
+  ...skillsHubCommands,
   ...curatorCommands,
   ...safetyCommands,
   ...createChatCommands(() => registry),
