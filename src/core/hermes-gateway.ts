@@ -79,7 +79,7 @@ export function processRuns(pid: number): boolean {
 
 /** True when the record's process is running: alive, and the same process its start time names. */
 export function recordIsLive(record: HermesRecord | undefined): boolean {
-  if (!record || record.pid === process.pid || !processRuns(record.pid)) return false;
+  if (!record || !processRuns(record.pid)) return false;
   if (record.startTime === undefined) return true;
   const now = processStartTime(record.pid);
   return now === undefined || now === record.startTime;

@@ -69,6 +69,12 @@ describe("Hermes' gateway records", () => {
     expect(homeGateway(home)?.pid).toBe(pid);
   });
 
+  it("a record naming this very process counts too (skillgate never writes Hermes' records)", async () => {
+    const home = await tempDir();
+    await writeJson(path.join(home, "gateway.pid"), pidRecord(process.pid));
+    expect(homeGateway(home)?.pid).toBe(process.pid);
+  });
+
   it("a pid reused by another process (another start time) is not the gateway", async () => {
     const home = await tempDir();
     const pid = fakeGateway();
