@@ -278,12 +278,15 @@ async function viewSkill(
         missing.has(item.name),
       );
       const { skipped } = await promptForMissingSecrets(requests, ctx.home, ctx.prompt, ctx.config);
-      const result = await ctx.library.view(name, { ...options, bumpView: true });
+      const result = await ctx.library.view(name, options);
       if (skipped.length > 0 && result.success) result.setup_skipped = true;
       return renderView(result, ctx, name, platform);
     }
   }
-  return renderView(await ctx.library.view(name, { ...options, bumpView: true }), ctx, name, platform);
+  // A person looking at a skill (terminal, chat or console) is not the agent using it: Hermes counts a
+  // view (and a use) when its agent's `skill_view` tool reads a skill, so only the tool handler and the
+  // chat's `/skill <name>` invocation count; browsing never keeps a skill from going stale.
+  return renderView(await ctx.library.view(name, options), ctx, name, platform);
 }
 
 /** One row of `skills usage`. */

@@ -91,9 +91,14 @@ export class TelegramConnection {
         ? { state: "connected", detail: "webhook listener (the leader registers it)" }
         : { state: "connected", detail: "standby (the leader polls)" };
     } else await this.takeUpdates();
+    // A standby replica neither polls nor registers the webhook: its log says so, not `mode=polling`.
+    const standby = this.ctx.hooks?.sharedIngress && !webhook;
     this.ctx.logger.info(
-      { bot: this.ctx.bot.botInfo.username, mode: telegramConfig(this.ctx.options.config).mode },
-      "telegram connected",
+      {
+        bot: this.ctx.bot.botInfo.username,
+        mode: standby ? "standby" : telegramConfig(this.ctx.options.config).mode,
+      },
+      standby ? "telegram connected as a standby (the leader polls)" : "telegram connected",
     );
   }
 

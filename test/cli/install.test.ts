@@ -121,12 +121,13 @@ describe("install from the packed tarball, without a compiler", () => {
     expect(list.stderr).toBe("");
     expect(list.status).toBe(0);
     expect(list.stdout).toContain("meeting-notes");
-    // `skills view` counts a view in .usage.json under its flock lock file.
+    // `skills view` is a person looking, not the agent using the skill: no view is counted.
     const view = skillgate(["--home", home, "skills", "view", "meeting-notes"]);
     expect(view.status).toBe(0);
     expect(view.stdout).toContain("Body.");
-    expect((await fs.stat(path.join(home, "skills", ".usage.json.lock"))).isFile()).toBe(true);
-    const usage = JSON.parse(await fs.readFile(path.join(home, "skills", ".usage.json"), "utf8"));
-    expect(usage["meeting-notes"].view_count).toBe(1);
+    const usage = JSON.parse(
+      await fs.readFile(path.join(home, "skills", ".usage.json"), "utf8").catch(() => "{}"),
+    );
+    expect(usage["meeting-notes"]?.view_count ?? 0).toBe(0);
   });
 });
