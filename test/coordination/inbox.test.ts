@@ -139,6 +139,19 @@ describe("the shared inbox", () => {
     expect(names).toEqual(["leader"]);
   });
 
+  it("counts a blocked read as a round trip only when it brought events", async () => {
+    const prefix = `inbox:${randomUUID()}:`;
+    const trips = { count: 0 };
+    const leader = new SharedInbox({ redis: client, prefix, consumer: "leader", trips });
+    cleanups.push(() => leader.close());
+    expect(await leader.read(20)).toEqual([]);
+    expect(await leader.read(20)).toEqual([]);
+    expect(trips.count).toBe(0);
+    await inboxOf(prefix, "standby").append(message("t1"));
+    expect((await leader.read(100)).map((entry) => entry.message.eventId)).toEqual(["t1"]);
+    expect(trips.count).toBe(1);
+  });
+
   it("an entry that is not a message is dropped, not handed out", async () => {
     const prefix = `inbox:${randomUUID()}:`;
     const inbox = inboxOf(prefix, "leader");
