@@ -135,6 +135,8 @@ export interface CoordinationConfig {
   replicaId: string;
   /** False: this replica never leads (it never writes the library). */
   writerEligible: boolean;
+  /** How long an event is remembered as seen or handled, in hours (default 48; memory scales with it). */
+  retentionHours: number;
 }
 
 /** Everything skillgate reads from config.yaml. */
@@ -575,6 +577,7 @@ function parseCoordination(raw: Raw): CoordinationConfig | undefined {
   const replicaId =
     str(raw, "replica_id", at) ?? `${os.hostname()}-${process.pid}`.replace(/[^A-Za-z0-9._-]/g, "-");
   const writerEligible = bool(raw, "writer_eligible", at, true);
+  const retentionHours = num(raw, "retention_hours", at, 48, { min: 1, max: 24 * 30 });
   if (redisUrl === undefined) return undefined;
   if (!/^rediss?:\/\/\S+$/.test(redisUrl))
     throw new ConfigError(
@@ -591,7 +594,7 @@ function parseCoordination(raw: Raw): CoordinationConfig | undefined {
       `${at}replica_id`,
       `config.yaml: \`${at}replica_id\` is ${show(replicaId)}; use up to 64 letters, digits, dots, dashes or underscores, different on every replica.`,
     );
-  return { redisUrl, replicaId: replicaId.slice(0, 64), writerEligible };
+  return { redisUrl, replicaId: replicaId.slice(0, 64), writerEligible, retentionHours };
 }
 
 /**

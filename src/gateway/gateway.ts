@@ -386,10 +386,13 @@ class GatewayImpl implements Gateway {
     let claim = true;
     while (leading()) {
       try {
+        // Every few seconds, besides at take-over: what another consumer left idle (a stale leader that
+        // read after this one began, entries from before a wipe) is answered without a new take-over.
+        const reclaimed = claim ? undefined : await coordination.reclaimIdle();
         const entries = claim
           ? await coordination.inbox.claimAbandoned()
-          : await coordination.inbox.read(1_000);
-        if (claim && entries.length > 0)
+          : (reclaimed ?? (await coordination.inbox.read(1_000)));
+        if ((claim || reclaimed) && entries.length > 0)
           this.logger.info({ entries: entries.length }, "gateway: taking over events an earlier leader left");
         claim = false;
         for (const entry of entries) {

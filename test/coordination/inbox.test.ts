@@ -9,7 +9,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createMockAdapter, type MockAdapter } from "../../adapters/mock/index.js";
 import type { InboundMessage } from "../../src/core/message.js";
-import { SharedInbox } from "../../src/gateway/coordination/inbox.js";
+import { InboxFullError, SharedInbox } from "../../src/gateway/coordination/inbox.js";
 import { connectRedis, type RedisClient } from "../../src/gateway/coordination/redis.js";
 import { createGateway, type Gateway } from "../../src/gateway/gateway.js";
 import { UsageStore } from "../../src/skills/usage.js";
@@ -100,6 +100,56 @@ describe("the shared inbox", () => {
     expect(await inbox.effectRecorded(event, "use:arxiv")).toBe(true);
     expect(await inbox.effectRecorded(event, "use:pdf")).toBe(false);
     expect(await inbox.effectRecorded(message("e2"), "use:arxiv")).toBe(false);
+  });
+
+  it("refuses intake at its bound instead of trimming entries no leader answered", async () => {
+    const prefix = `inbox:${randomUUID()}:`;
+    const small = new SharedInbox({ redis: client, prefix, consumer: "standby", maxEntries: 3 });
+    for (const id of ["f1", "f2", "f3"]) expect(await small.append(message(id))).toBe(true);
+    await expect(small.append(message("f4"))).rejects.toBeInstanceOf(InboxFullError);
+    expect(await small.backlog()).toBe(3);
+    // Not marked seen: the platform's redelivery is taken once there is room.
+    const leader = inboxOf(prefix, "leader");
+    const [first] = await leader.read(100, 1);
+    if (first) await leader.done(first);
+    expect(await small.append(message("f4"))).toBe(true);
+  });
+
+  it("a leader reclaims what another consumer left idle while it leads, and removes idle consumers", async () => {
+    const prefix = `inbox:${randomUUID()}:`;
+    const intake = inboxOf(prefix, "standby");
+    const stale = inboxOf(prefix, "stale-leader");
+    const leader = inboxOf(prefix, "leader");
+    await leader.read(10);
+    // A stale leader read two events after this one began leading, and never answered them.
+    for (const id of ["s1", "s2"]) await intake.append(message(id));
+    expect((await stale.read(100)).map((entry) => entry.message.eventId)).toEqual(["s1", "s2"]);
+    expect(await leader.claimAbandoned(60_000)).toEqual([]);
+    await sleep(150);
+    const reclaimed = await leader.claimAbandoned(100);
+    expect(reclaimed.map((entry) => [entry.message.eventId, entry.replayed])).toEqual([
+      ["s1", true],
+      ["s2", true],
+    ]);
+    for (const entry of reclaimed) await leader.done(entry);
+    // The stale consumer holds nothing now: it goes once idle (intake alone never makes a consumer).
+    await sleep(50);
+    expect(await leader.removeIdleConsumers(10)).toBe(1);
+    const names = (await client.xInfoConsumers(`${prefix}inbox`, "leaders")).map((consumer) => consumer.name);
+    expect(names).toEqual(["leader"]);
+  });
+
+  it("counts a blocked read as a round trip only when it brought events", async () => {
+    const prefix = `inbox:${randomUUID()}:`;
+    const trips = { count: 0 };
+    const leader = new SharedInbox({ redis: client, prefix, consumer: "leader", trips });
+    cleanups.push(() => leader.close());
+    expect(await leader.read(20)).toEqual([]);
+    expect(await leader.read(20)).toEqual([]);
+    expect(trips.count).toBe(0);
+    await inboxOf(prefix, "standby").append(message("t1"));
+    expect((await leader.read(100)).map((entry) => entry.message.eventId)).toEqual(["t1"]);
+    expect(trips.count).toBe(1);
   });
 
   it("an entry that is not a message is dropped, not handed out", async () => {

@@ -3,11 +3,15 @@
  * reaching Redis through a TCP proxy the test silences (no socket is closed, nothing comes back). Within
  * its fence interval the cut-off leader stops taking events, says `redis: unavailable` and not leader on
  * `/healthz`, logs why, and its intake refuses at once; the other replica takes over and answers; the
- * cut-off one answers nothing meanwhile. Healed, it rejoins as a standby.
+ * cut-off one answers nothing meanwhile. Healed, it rejoins as a standby. Then a wipe with connections
+ * kept (`FLUSHALL`): the leader finds the generation marker gone and steps down at once, a leader
+ * rebuilds the consumer group, and what arrives next is answered once.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createMockAdapter, type MockAdapter } from "../../adapters/mock/index.js";
 import { createLogger, type Logger } from "../../src/core/logger.js";
+import { homeCoordinationId } from "../../src/gateway/coordination/coordinator.js";
+import { connectRedis } from "../../src/gateway/coordination/redis.js";
 import { createGateway, type Gateway } from "../../src/gateway/gateway.js";
 import { gatewayDoc, makeHome, removeHome, writeConfig, writeSkill } from "../gateway/helpers.js";
 import { startRedis, type TestRedis } from "../support/redis.js";
@@ -183,5 +187,41 @@ describe("a replica cut off from Redis without its sockets closing", () => {
     expect((await health(cut))?.coordination?.role).toBe("follower");
     expect(repliesTo(other.mock, "after-cut")).toHaveLength(1);
     console.log(JSON.stringify({ partition_detected_ms: Math.round(detectedMs) }));
+  }, 60_000);
+});
+
+describe("a Redis wiped under running replicas", () => {
+  it("the leader steps down on the changed generation, the group is rebuilt, nothing is answered twice", async () => {
+    home = await makeHome();
+    await writeSkill(home, { name: "arxiv", description: "search papers" });
+    const first = await replica("w1", redis.url);
+    await until("a leader", async () =>
+      (await health(first))?.coordination?.role === "leader" ? true : undefined,
+    );
+    const second = await replica("w2", redis.url);
+    await second.mock.inject("/skills", { user: "reader", eventId: "pre-wipe" });
+    await until("the answer before the wipe", () =>
+      repliesTo(first.mock, "pre-wipe").length ? true : undefined,
+    );
+    const admin = await connectRedis(redis.url);
+    cleanups.push(() => admin.destroy());
+    await admin.flushAll();
+    await until("the leader stepping down on the wipe", () =>
+      /no longer leading .*Redis lost its data/.test(first.log.join("")) ? true : undefined,
+    );
+    // A leader again (either replica), over a rebuilt group; a message after the wipe answered once.
+    const leaderNow = await until("a leader after the wipe", async () => {
+      for (const candidate of [first, second])
+        if ((await health(candidate))?.coordination?.role === "leader") return candidate;
+      return undefined;
+    });
+    await second.mock.inject("/skills", { user: "reader", eventId: "post-wipe" });
+    await until("the answer after the wipe", () =>
+      repliesTo(leaderNow.mock, "post-wipe").length ? true : undefined,
+    );
+    await sleep(1_000);
+    expect([...repliesTo(first.mock, "post-wipe"), ...repliesTo(second.mock, "post-wipe")]).toHaveLength(1);
+    // The first leader after the wipe wrote a new generation marker.
+    expect(await admin.get(`skillgate:${await homeCoordinationId(home)}:generation`)).not.toBeNull();
   }, 60_000);
 });

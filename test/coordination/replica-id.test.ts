@@ -33,7 +33,7 @@ afterAll(async () => {
 function open(replicaId: string): Promise<Coordinator> {
   return Coordinator.open({
     home,
-    config: { redisUrl: redis.url, replicaId, writerEligible: true },
+    config: { redisUrl: redis.url, replicaId, writerEligible: true, retentionHours: 48 },
     logger: silentLogger(),
     buttonTtlMs: 60_000,
     timings,

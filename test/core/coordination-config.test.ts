@@ -22,6 +22,7 @@ describe("gateway.coordination", () => {
       redisUrl: "redis://127.0.0.1:6379",
       replicaId: `${os.hostname()}-${process.pid}`.replace(/[^A-Za-z0-9._-]/g, "-").slice(0, 64),
       writerEligible: true,
+      retentionHours: 48,
     });
   });
 

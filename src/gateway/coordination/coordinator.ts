@@ -14,6 +14,7 @@ import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { performance } from "node:perf_hooks";
 import type { CoordinationConfig } from "../../config/config.js";
 import { CoordinationError } from "../../core/errors.js";
 import { setWriteFence } from "../../core/fence.js";
@@ -23,7 +24,13 @@ import type { AdapterState } from "../../core/message.js";
 import type { CoordinationStores } from "../../core/stores.js";
 import { fileRunLock } from "../../curator/lock.js";
 import type { ButtonStore } from "../action-store.js";
-import { SharedInbox } from "./inbox.js";
+import {
+  CONSUMER_IDLE_MS,
+  type InboxEntry,
+  RECLAIM_EVERY_MS,
+  RECLAIM_IDLE_MS,
+  SharedInbox,
+} from "./inbox.js";
 import { leadershipFence, readLeaderRecord, recordLeadership } from "./leadership.js";
 import {
   LEADER_EPOCH_KEY,
@@ -101,6 +108,8 @@ export class Coordinator {
   private lease: LeaderLease | undefined;
   private claimTimer: NodeJS.Timeout | undefined;
   private joinTimer: NodeJS.Timeout | undefined;
+  /** When the leader next reclaims idle inbox entries (monotonic ms). */
+  private nextReclaim = performance.now() + RECLAIM_EVERY_MS;
   private closed = false;
   /** `<host> <pid> <random>`: a restart on the same host can tell that the previous holder is dead. */
   private readonly claimToken = `${os.hostname()} ${process.pid} ${randomBytes(8).toString("hex")}`;
@@ -138,6 +147,7 @@ export class Coordinator {
       // Each process is a consumer of its own: a restarted replica claims what its dead self left.
       consumer: `${this.replicaId}:${this.claimToken.split(" ").slice(1).join(":")}`,
       trips: this.eventTrips,
+      retentionMs: options.config.retentionHours * 3_600_000,
     });
     this.buttons = new RedisButtonStore({
       redis: counted,
@@ -294,6 +304,23 @@ export class Coordinator {
    */
   reachable(): boolean {
     return this.redis.isReady && this.lease?.redisReachable === true;
+  }
+
+  /**
+   * Every `RECLAIM_EVERY_MS` while leading: the entries other consumers left idle for
+   * `RECLAIM_IDLE_MS`, claimed for this one, after the consumers that hold nothing and are long idle
+   * were removed. Undefined when not due yet.
+   */
+  async reclaimIdle(): Promise<InboxEntry[] | undefined> {
+    const now = performance.now();
+    if (now < this.nextReclaim) return undefined;
+    this.nextReclaim = now + RECLAIM_EVERY_MS;
+    await this.inbox
+      .removeIdleConsumers(CONSUMER_IDLE_MS)
+      .catch((error) =>
+        this.options.logger.warn({ err: error }, "coordination: removing idle inbox consumers failed"),
+      );
+    return this.inbox.claimAbandoned(RECLAIM_IDLE_MS);
   }
 
   /** Steps down at once when leading (see `LeaderLease.lose`). */

@@ -21,16 +21,34 @@ import { REDIS_COMMAND_TIMEOUT_MS, type RedisClient, type RoundTrips, withinDead
 /** How long an event is remembered as seen or handled (ms): far beyond any platform's redelivery. */
 export const INBOX_SEEN_TTL_MS = 48 * 60 * 60 * 1000;
 
-/** The longest an inbox stream grows before its oldest entries are trimmed (entries, approximate). */
-const INBOX_MAX_ENTRIES = 100_000;
+/**
+ * The most entries the inbox holds. It is never trimmed (an entry leaves once handled): at this bound
+ * intake refuses (503) and the platforms deliver again later, rather than drop what no leader answered.
+ */
+export const INBOX_MAX_ENTRIES = 100_000;
+
+/** How often the leader reclaims entries other consumers left idle, and how idle they must be (ms). */
+export const RECLAIM_EVERY_MS = 5_000;
+export const RECLAIM_IDLE_MS = 10_000;
+
+/** A consumer of the group with nothing pending, idle this long (ms), is removed by the leader. */
+export const CONSUMER_IDLE_MS = 10 * 60_000;
+
+/** Thrown by `append` when the inbox holds `INBOX_MAX_ENTRIES` unhandled entries. */
+export class InboxFullError extends Error {
+  constructor(entries: number) {
+    super(`the shared inbox holds ${entries} unhandled events; refusing more until the leader catches up`);
+  }
+}
 
 /** The consumer group every leader of the home reads through. */
 const GROUP = "leaders";
 
-// KEYS: seen, stream. ARGV: ttl, payload, max length. 1 appended, 0 seen before.
+// KEYS: seen, stream. ARGV: ttl, payload, max length. 1 appended, 0 seen before, -1 full.
 const APPEND = `
+if redis.call('XLEN', KEYS[2]) >= tonumber(ARGV[3]) then return -1 end
 if redis.call('SET', KEYS[1], 'queued', 'NX', 'PX', ARGV[1]) == false then return 0 end
-redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[3], '*', 'm', ARGV[2])
+redis.call('XADD', KEYS[2], '*', 'm', ARGV[2])
 return 1`;
 
 // KEYS: seen, stream. ARGV: entry id, ttl. Marks the event handled, acknowledges and deletes the entry.
@@ -59,6 +77,10 @@ export interface SharedInboxOptions {
   consumer: string;
   /** Counts the blocked reads, which go over the consumer's own uncounted connection. */
   trips?: RoundTrips;
+  /** How long an event is remembered as seen or handled (ms); default `INBOX_SEEN_TTL_MS`. */
+  retentionMs?: number;
+  /** The bound of unhandled entries; default `INBOX_MAX_ENTRIES`. */
+  maxEntries?: number;
 }
 
 /** The JSON form of an inbound message: class instances in `raw` by their `toJSON`, bigints as strings. */
@@ -80,8 +102,11 @@ export class SharedInbox {
   private blocking: RedisClient | undefined;
   private groupReady = false;
 
+  private readonly retentionMs: number;
+
   constructor(private readonly options: SharedInboxOptions) {
     this.stream = `${options.prefix}inbox`;
+    this.retentionMs = options.retentionMs ?? INBOX_SEEN_TTL_MS;
   }
 
   private seenKey(platform: string, eventId: string): string {
@@ -99,8 +124,13 @@ export class SharedInbox {
   async append(message: InboundMessage): Promise<boolean> {
     const appended = await this.options.redis.eval(APPEND, {
       keys: [this.seenKey(message.platform, message.eventId), this.stream],
-      arguments: [String(INBOX_SEEN_TTL_MS), portableMessage(message), String(INBOX_MAX_ENTRIES)],
+      arguments: [
+        String(this.retentionMs),
+        portableMessage(message),
+        String(this.options.maxEntries ?? INBOX_MAX_ENTRIES),
+      ],
     });
+    if (Number(appended) === -1) throw new InboxFullError(this.options.maxEntries ?? INBOX_MAX_ENTRIES);
     return Number(appended) === 1;
   }
 
@@ -117,9 +147,11 @@ export class SharedInbox {
 
   /**
    * Takes over every entry another consumer (an earlier leader) left pending, oldest first. Entries
-   * whose event is marked handled are acknowledged and left out.
+   * whose event is marked handled are acknowledged and left out. With `minIdleMs`, only entries nobody
+   * touched for that long: the leader calls it every few seconds, so what a stale leader took after this
+   * one started leading (or a wipe left behind) is answered without waiting for the next take-over.
    */
-  async claimAbandoned(): Promise<InboxEntry[]> {
+  async claimAbandoned(minIdleMs = 0): Promise<InboxEntry[]> {
     await this.ensureGroup();
     const entries: InboxEntry[] = [];
     let cursor = "0-0";
@@ -128,7 +160,7 @@ export class SharedInbox {
         this.stream,
         GROUP,
         this.options.consumer,
-        0,
+        minIdleMs,
         cursor,
         {
           COUNT: 200,
@@ -200,7 +232,7 @@ export class SharedInbox {
   async done(entry: InboxEntry): Promise<void> {
     await this.options.redis.eval(DONE, {
       keys: [this.seenKey(entry.message.platform, entry.message.eventId), this.stream],
-      arguments: [entry.entryId, String(INBOX_SEEN_TTL_MS)],
+      arguments: [entry.entryId, String(this.retentionMs)],
     });
   }
 
@@ -213,13 +245,35 @@ export class SharedInbox {
   /** Records that `message`'s `effect` was made durable, so a replay of the event skips it. */
   async recordEffect(message: InboundMessage, effect: string): Promise<void> {
     await this.options.redis.set(this.effectKey(message, effect), "1", {
-      expiration: { type: "PX", value: INBOX_SEEN_TTL_MS },
+      expiration: { type: "PX", value: this.retentionMs },
     });
   }
 
   /** True when `message`'s `effect` was recorded (by whichever leader handled the event before). */
   async effectRecorded(message: InboundMessage, effect: string): Promise<boolean> {
     return (await this.options.redis.exists(this.effectKey(message, effect))) === 1;
+  }
+
+  /**
+   * Removes the group's consumers other than this one that hold nothing pending and were idle for
+   * `minIdleMs` (dead or earlier leaders' processes); returns how many went.
+   */
+  async removeIdleConsumers(minIdleMs: number): Promise<number> {
+    await this.ensureGroup();
+    const consumers = await this.options.redis.xInfoConsumers(this.stream, GROUP);
+    let removed = 0;
+    for (const consumer of consumers) {
+      if (consumer.name === this.options.consumer || consumer.pending > 0 || consumer.idle < minIdleMs)
+        continue;
+      await this.options.redis.xGroupDelConsumer(this.stream, GROUP, consumer.name);
+      removed += 1;
+    }
+    return removed;
+  }
+
+  /** Forgets that the group exists: after a wipe the next call creates it again. */
+  forgetGroup(): void {
+    this.groupReady = false;
   }
 
   /** Entries appended and not yet handled. */
