@@ -130,14 +130,31 @@ export function checkConfigDocument(
   }
 }
 
+/** The top-level sections skillgate reads: a `--set` key must start with one. */
+const OVERRIDE_SECTIONS = ["skills", "curator", "auxiliary", "gateway", "model"];
+
 /**
- * Checks `serve --set` overrides against `document` (the file as it is): a key the parsers do not read,
- * under `gateway` or `curator`, or a value they refuse, is a `ConfigError` naming it.
+ * Checks `serve --set` overrides against `document` (the file as it is), segment by segment: a key
+ * outside the sections skillgate reads, a key the parsers do not read at any depth (a misspelt section
+ * in the middle included), or a value they refuse, is a `ConfigError` naming it and the near miss.
  */
 export function validateOverrides(overrides: readonly ConfigOverride[], document: unknown): void {
+  for (const { path } of overrides) {
+    const section = path[0] as string;
+    if (OVERRIDE_SECTIONS.includes(section)) continue;
+    const suggestion = closestWord(section, OVERRIDE_SECTIONS);
+    throw new ConfigError(
+      path.join("."),
+      `--set ${path.join(".")}: ${section} is not a section skillgate reads${suggestion ? `; did you mean ${[suggestion, ...path.slice(1)].join(".")}?` : "."}`,
+    );
+  }
   const check = checkConfigDocument(withOverrides(document, overrides));
-  const named = new Set(overrides.map((override) => override.path.join(".")));
-  const unknown = check.unknown.find((item) => named.has(item.key));
+  const named = overrides.map((override) => override.path.join("."));
+  // Checked segment by segment: an unknown section in the middle of a path (`gateway.telegrm.webhook.port`)
+  // is that path's unknown key, as much as an unknown last segment is.
+  const unknown = check.unknown.find((item) =>
+    named.some((key) => key === item.key || key.startsWith(`${item.key}.`)),
+  );
   if (unknown)
     throw new ConfigError(
       unknown.key,

@@ -533,6 +533,9 @@ class GatewayImpl implements Gateway {
       printLink: this.options.console.printLink,
       idleSeconds: () => (this.stores ? this.stores.activity.idleSeconds() : Number.POSITIVE_INFINITY),
       onMutated: () => this.syncCommandCatalogs(),
+      // A login link works once across every replica: its nonce is marked in the shared dedupe store.
+      sharedRedemption: (nonce) =>
+        this.stores ? this.stores.dedupe.checkAndMark("console-login", nonce) : Promise.resolve(false),
     });
   }
 

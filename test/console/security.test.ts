@@ -195,12 +195,12 @@ describe("web console guards", () => {
     const earlier = new ConsoleAuth(secret, () => clock).mintLoginToken("admin");
     clock += 60_000;
     const auth = new ConsoleAuth(secret, () => clock);
-    expect(auth.redeemLoginToken(earlier)).toBeNull();
+    expect(await auth.redeemLoginToken(earlier)).toBeNull();
     const token = auth.mintLoginToken("admin");
     clock += 16 * 60_000;
-    expect(auth.redeemLoginToken(token)).toBeNull();
+    expect(await auth.redeemLoginToken(token)).toBeNull();
     const fresh = auth.mintLoginToken("read-only");
-    expect(auth.redeemLoginToken(fresh)).toBe("read-only");
+    expect(await auth.redeemLoginToken(fresh)).toBe("read-only");
     const { cookie, session } = auth.newSession("read-only");
     expect(auth.readSession(cookie)).toEqual(session);
     clock += 13 * 3_600_000;

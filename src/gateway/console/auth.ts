@@ -164,6 +164,12 @@ function isRole(value: unknown): value is ConsoleRole {
   return value === "admin" || value === "read-only";
 }
 
+/**
+ * Marks a login token's nonce as redeemed wherever redemptions are shared (the replicas' coordination
+ * store); true when some replica redeemed it already.
+ */
+export type SharedRedemption = (nonce: string) => Promise<boolean>;
+
 /** Mints and checks login tokens, session cookies and CSRF tokens with one secret. */
 export class ConsoleAuth {
   private readonly usedNonces = new Set<string>();
@@ -172,6 +178,7 @@ export class ConsoleAuth {
   constructor(
     private readonly secret: Buffer,
     private readonly now: () => number = Date.now,
+    private readonly sharedRedemption?: SharedRedemption,
   ) {
     this.startedAt = now();
   }
@@ -198,8 +205,12 @@ export class ConsoleAuth {
     return this.signed("login", { r: role, i: issued, e: issued + LOGIN_TOKEN_TTL_MS, n: randomNonce() });
   }
 
-  /** Redeems a login token once: the role it grants, or null (forged, expired, used, from an earlier run). */
-  redeemLoginToken(token: string): ConsoleRole | null {
+  /**
+   * Redeems a login token once — across every replica when redemptions are shared — : the role it
+   * grants, or null (forged, expired, used, from an earlier run). A shared store that cannot be reached
+   * refuses the token rather than risk a second use.
+   */
+  async redeemLoginToken(token: string): Promise<ConsoleRole | null> {
     const value = this.verified("login", token);
     if (!value || !isRole(value.r) || typeof value.n !== "string") return null;
     const now = this.now();
@@ -211,6 +222,10 @@ export class ConsoleAuth {
     if (this.usedNonces.size > MAX_USED_NONCES) {
       const oldest = this.usedNonces.values().next().value;
       if (oldest !== undefined) this.usedNonces.delete(oldest);
+    }
+    if (this.sharedRedemption) {
+      const usedElsewhere = await this.sharedRedemption(value.n).catch(() => true);
+      if (usedElsewhere) return null;
     }
     return value.r;
   }

@@ -10,7 +10,7 @@ import type { SkillgateConfig } from "../../config/config.js";
 import { type Logger, silentLogger } from "../../core/logger.js";
 import { openLibrary } from "../../skills/library.js";
 import type { SkillLibrary } from "../../skills/types.js";
-import { ConsoleAuth, type ConsoleRole, loadConsoleSecret } from "./auth.js";
+import { ConsoleAuth, type ConsoleRole, loadConsoleSecret, type SharedRedemption } from "./auth.js";
 import { type ConsoleServer, isLoopback, startConsoleServer } from "./server.js";
 
 /** Options of `launchConsole`. */
@@ -34,6 +34,8 @@ export interface LaunchOptions {
   printLink?: boolean;
   idleSeconds?: () => number | Promise<number>;
   onMutated?: () => void | Promise<void>;
+  /** Where login redemptions are shared with the other replicas (the coordination store), if any. */
+  sharedRedemption?: SharedRedemption;
 }
 
 /** Starts the console and announces how to log in. */
@@ -50,6 +52,7 @@ export async function launchConsole(options: LaunchOptions): Promise<ConsoleServ
     bind: options.bind,
     idleSeconds: options.idleSeconds,
     onMutated: options.onMutated,
+    sharedRedemption: options.sharedRedemption,
   });
   const lines = [
     `skillgate console: ${server.url}`,

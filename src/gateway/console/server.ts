@@ -45,6 +45,7 @@ import {
   consoleSessionsPath,
   loadConsoleSecret,
   SESSION_COOKIE,
+  type SharedRedemption,
 } from "./auth.js";
 import {
   archivedSkill,
@@ -109,6 +110,8 @@ export interface ConsoleServerOptions {
   idleSeconds?: () => number | Promise<number>;
   /** Called after an action changed the library (the gateway resyncs its command menus). */
   onMutated?: () => void | Promise<void>;
+  /** Where login redemptions are shared with the other replicas (the coordination store), if any. */
+  sharedRedemption?: SharedRedemption;
 }
 
 /** A listening console. */
@@ -234,7 +237,11 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
   const port = options.port ?? options.config.gateway.console.port;
   const env = options.env ?? process.env;
   const now = options.now ?? (() => new Date());
-  const auth = new ConsoleAuth(loadConsoleSecret(options.home), () => now().getTime());
+  const auth = new ConsoleAuth(
+    loadConsoleSecret(options.home),
+    () => now().getTime(),
+    options.sharedRedemption,
+  );
   const revocations = new ConsoleRevocations(consoleSessionsPath(options.home), () => now().getTime());
   const library = options.library;
   const events = new ConsoleEvents(options.home, library);
@@ -298,8 +305,8 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     return c.body(body, 200, { "Content-Type": type, "Cache-Control": "no-cache" });
   });
 
-  app.get("/login", (c) => {
-    const role = auth.redeemLoginToken(text(c.req.query("token"), 1000));
+  app.get("/login", async (c) => {
+    const role = await auth.redeemLoginToken(text(c.req.query("token"), 1000));
     if (!role) {
       return c.html(
         messagePage(requestLocale(c), t("console.error.loginInvalid"), t("console.error.loginInvalidText")),
