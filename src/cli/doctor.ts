@@ -11,9 +11,10 @@ import { checkConfigDocument } from "../config/check.js";
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
 import { removeAbandonedWriteTemps } from "../config/write-temps.js";
-import { type Check, checkText, failText, messageOf, okText, warnText } from "../core/diagnostics.js";
+import { yamlErrorCause } from "../config/yaml11.js";
+import { type Check, checkText, failText, okText, warnText } from "../core/diagnostics.js";
 import { errorCause } from "../core/errors.js";
-import { cause, english, list, type Text, t } from "../core/i18n/messages.js";
+import { list, type Text, t } from "../core/i18n/messages.js";
 import { createLogger } from "../core/logger.js";
 import type { AdapterOptions, PlatformDefinition } from "../core/platforms.js";
 import { type Reply, reply } from "../core/reply.js";
@@ -93,13 +94,6 @@ async function diagnose(platform: PlatformDefinition, options: AdapterOptions): 
 
 const CONFIG_FIX = t("doctor.config.fix");
 
-/** A YAML parse error's first line, shown in other languages as a syntax error at `line:column`. */
-function yamlCause(error: unknown): Text {
-  const first = messageOf(error).split("\n")[0] ?? "";
-  const at = (error as { linePos?: { line: number; col: number }[] }).linePos?.[0];
-  return cause(first, "YAML_SYNTAX", at ? `${at.line}:${at.col}` : undefined);
-}
-
 /**
  * Reads config.yaml and reports every problem in it: a syntax error, each wrong value (the rest of the
  * checks then run with those values at their defaults) and each key skillgate does not know in its own
@@ -132,7 +126,7 @@ async function readConfig(file: string): Promise<{ checks: Check[]; config?: Ski
         checks: [
           failText(
             "config",
-            t("doctor.config.yaml", { file, detail: yamlCause(error) }),
+            t("doctor.config.yaml", { file, detail: yamlErrorCause(error) }),
             t("doctor.config.yaml.fix"),
           ),
         ],

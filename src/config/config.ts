@@ -17,7 +17,7 @@ import {
   registeredPlatforms,
 } from "../core/platforms.js";
 import { configOverrides, withOverrides } from "./overrides.js";
-import { parseYaml11, YamlTimestamp } from "./yaml11.js";
+import { parseYaml11, YamlTimestamp, yamlErrorCause } from "./yaml11.js";
 
 /** The skills section. */
 export interface SkillsConfig {
@@ -599,7 +599,7 @@ export function loadConfig(configPath: string): SkillgateConfig {
   } catch (error) {
     throw new ConfigError(
       "(syntax)",
-      t("config.badYaml", { path: configPath, detail: (error as Error).message.split("\n")[0] ?? "" }),
+      t("config.badYaml", { path: configPath, detail: yamlErrorCause(error) }),
       { cause: error },
     );
   }
