@@ -253,6 +253,9 @@ function commandItems(ctx: CommandContext, specs: readonly CommandSpec[], withOp
     });
 }
 
+/** A name that can be a slash command on every platform (ASCII letters, digits, `_` and `-`). */
+const PORTABLE_COMMAND = /^[A-Za-z0-9_-]{1,32}$/;
+
 async function skillItems(ctx: CommandContext): Promise<{ blocks: ReplyBlock[]; names: string[] }> {
   let skills: SkillEntry[];
   try {
@@ -269,7 +272,10 @@ async function skillItems(ctx: CommandContext): Promise<{ blocks: ReplyBlock[]; 
     return { blocks: [{ kind: "paragraph", text }], names: [] };
   }
   const sorted = [...skills].sort((a, b) => a.name.localeCompare(b.name));
-  const spell = (name: string) => (ctx.surface === "chat" ? `/${name}` : ctx.commandPrefix(["skill", name]));
+  // A skill is its own command in chat only when its name can be one on every platform (Telegram
+  // allows `[a-z0-9_]{1,32}`, a dash becoming `_`); `周报` is reached, and shown, as `/skill 周报`.
+  const spell = (name: string) =>
+    ctx.surface === "chat" && PORTABLE_COMMAND.test(name) ? `/${name}` : ctx.commandPrefix(["skill", name]);
   const items: Text[] = sorted
     .slice(0, HELP_SKILL_LIMIT)
     .map((entry) =>

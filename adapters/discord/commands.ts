@@ -145,13 +145,17 @@ export function commandName(raw: string): string | null {
   return name.length > 0 ? name : null;
 }
 
-/** Trims a description to Discord's 1–100 characters, never empty. */
+/**
+ * Trims a description to Discord's 1–100 characters, never empty. Discord shows a command's and an
+ * option's description as plain text (no markdown: a code span's backticks would show literally), so
+ * backticks are dropped.
+ */
 export function commandDescription(
   raw: string,
   fallback: string,
   max: number = DISCORD_LIMITS.descriptionLength,
 ): string {
-  const text = raw.replace(/\s+/g, " ").trim() || fallback;
+  const text = raw.replaceAll("`", "").replace(/\s+/g, " ").trim() || fallback;
   return text.length <= max ? text : `${text.slice(0, max - 1).trimEnd()}…`;
 }
 

@@ -23,8 +23,13 @@ const BUTTON_TYPES = { primary: "primary", danger: "danger", secondary: "default
 
 type CardElement = Record<string, unknown>;
 
+/** Text for a card's `plain_text`, which shows no markdown: code spans keep their words, not their backticks. */
+export function plainText(text: string): string {
+  return text.replace(/`([^`\n]+)`/g, "$1");
+}
+
 function textElement(text: string): CardElement {
-  return { tag: "div", text: { tag: "plain_text", content: text } };
+  return { tag: "div", text: { tag: "plain_text", content: plainText(text) } };
 }
 
 function blockElement(block: LocalizedBlock): CardElement | undefined {
@@ -50,7 +55,7 @@ function blockElement(block: LocalizedBlock): CardElement | undefined {
 function buttonElement(action: ReplyAction<string> & { id: string }): CardElement {
   return {
     tag: "button",
-    text: { tag: "plain_text", content: action.label },
+    text: { tag: "plain_text", content: plainText(action.label) },
     type: BUTTON_TYPES[action.style ?? "secondary"],
     value: { [ACTION_KEY]: action.id },
   };
@@ -76,7 +81,9 @@ export function replyCard(value: Reply): Record<string, unknown> {
   if (elements.length === 0) elements.push(textElement(resolveText(t("reply.done"), reply.locale)));
   return {
     config: { wide_screen_mode: true, update_multi: true },
-    ...(titled ? { header: { title: { tag: "plain_text", content: first.text }, template: "blue" } } : {}),
+    ...(titled
+      ? { header: { title: { tag: "plain_text", content: plainText(first.text) }, template: "blue" } }
+      : {}),
     elements,
   };
 }

@@ -54,7 +54,7 @@ export function secretCard(offer: SecretInputOpening): { msg_type: "interactive"
             {
               tag: "button",
               name: "sg_secret_submit",
-              text: plain("Store"),
+              text: plain(say(t("form.set.store"))),
               type: "primary",
               form_action_type: "submit",
               behaviors: [{ type: "callback", value: { [SECRET_VALUE_KEY]: offer.token } }],
@@ -107,7 +107,10 @@ export function secretCardResponse(
       type: "raw",
       data: {
         schema: "2.0",
-        header: { title: plain(text.split("\n")[0] ?? "Stored"), template: "green" },
+        header: {
+          title: plain(text.split("\n")[0] ?? resolveText(t("form.stored.title"), locale)),
+          template: "green",
+        },
         body: {
           elements: [{ tag: "markdown", content: resolveText(t("secret.input.stored"), locale) }],
         },

@@ -5,7 +5,8 @@ import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import readline from "node:readline";
 import { fileURLToPath } from "node:url";
-import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
+import { stripVTControlCharacters } from "node:util";
+import { Command, CommanderError, Help, InvalidArgumentError, Option } from "commander";
 // Registers the chat platforms with the core before config.yaml is read (their sections are theirs).
 import {
   botsHeldByHermes,
@@ -29,6 +30,7 @@ import { ConfigError, CoordinationError, errorCause, UsageError } from "../core/
 import { relaxYoungGeneration, tuneHeapForCommand } from "../core/heap-tuning.js";
 import { type Locale, localeFromEnv } from "../core/i18n/locale.js";
 import { english, join, type MessageKey, resolveText, type Text, t } from "../core/i18n/messages.js";
+import { displayWidth } from "../core/i18n/width.js";
 import type { Logger } from "../core/logger.js";
 import { preferOwnSecrets } from "../core/platforms.js";
 import { renderJson, renderTerminal } from "../core/render-terminal.js";
@@ -149,6 +151,57 @@ function helpHeading(title: string, locale: Locale): string {
   return key ? resolveText({ key }, locale) : title;
 }
 
+const HELP_EXTRAS: Record<string, MessageKey> = {
+  default: "cli.help.default",
+  choices: "cli.help.choices",
+  preset: "cli.help.preset",
+  env: "cli.help.env",
+};
+
+/**
+ * Commander's `(default: x)`, `(choices: "a", "b")` after a description, in the reader's language
+ * (in Chinese: `（默认：x）`, the choices joined with 、).
+ */
+function helpExtras(description: string, locale: Locale): string {
+  if (locale === "en") return description;
+  const extra = / \(((?:choices|default|preset|env): .*)\)$/s.exec(description);
+  if (!extra) return description;
+  const parts = (extra[1] ?? "").split(/, (?=(?:choices|default|preset|env): )/).map((part) => {
+    const [, name = "", value = ""] = /^(\w+): (.*)$/s.exec(part) ?? [];
+    const key = HELP_EXTRAS[name];
+    return key ? resolveText({ key, params: { value: value.replaceAll('", "', '"、"') } }, locale) : part;
+  });
+  return `${description.slice(0, extra.index)}（${parts.join("；")}）`;
+}
+
+/** Commander's help in the reader's language: headings, `[options]`, `[command]`, defaults, no space after 用法：. */
+function localizedHelp(locale: Locale): Partial<Help> {
+  const word = (text: string) =>
+    text === "[options]"
+      ? resolveText(t("cli.help.options"), locale)
+      : text === "[command]"
+        ? resolveText(t("cli.help.command"), locale)
+        : text;
+  return {
+    styleTitle: (title) => helpHeading(title, locale),
+    // Columns line up in a terminal: a CJK character takes two.
+    displayWidth: (text) => displayWidth(stripVTControlCharacters(text)),
+    styleOptionText: word,
+    styleSubcommandText: word,
+    optionDescription(this: Help, option) {
+      return helpExtras(Help.prototype.optionDescription.call(this, option), locale);
+    },
+    argumentDescription(this: Help, argument) {
+      return helpExtras(Help.prototype.argumentDescription.call(this, argument), locale);
+    },
+    formatHelp(this: Help, command, helper) {
+      const usage = helpHeading("Usage:", locale);
+      const text = Help.prototype.formatHelp.call(this, command, helper);
+      return /[：:]$/.test(usage) && locale !== "en" ? text.replace(`${usage} `, usage) : text;
+    },
+  };
+}
+
 /**
  * Builds the commander program from registry specs. Each leaf's action records the spec and its parsed
  * input through `select`; nothing runs during parsing.
@@ -164,7 +217,7 @@ export function buildProgram(
     .option("--home <dir>", resolveText(t("cli.option.home"), locale))
     .version(packageVersion(), "-V, --version", resolveText(t("cli.option.version"), locale))
     .helpOption("-h, --help", resolveText(t("cli.option.help"), locale))
-    .configureHelp({ styleTitle: (title) => helpHeading(title, locale) })
+    .configureHelp(localizedHelp(locale))
     .helpCommand(false)
     .exitOverride()
     .configureOutput({
@@ -756,6 +809,7 @@ async function serve(
         : {
             announce: (line) => (terminal ? terminal.announce(line) : io.stdout.write(`${line}\n`)),
             printLink: Boolean(io.stdout.isTTY),
+            locale: localeFromEnv(io.env),
           },
       waitForRedis: rejoining,
       onLeadershipLost: (reason, options) => {
@@ -826,6 +880,7 @@ async function webConsole(
       bind: options.bind,
       role,
       announce: (line) => io.stdout.write(`${line}\n`),
+      locale: localeFromEnv(io.env),
     });
   } catch (error) {
     return fail(io, false, t("cli.console.failed", { cause: errorCause(error) }), 1);

@@ -19,7 +19,7 @@ import {
 } from "../core/platforms.js";
 import { parsesWhole, redactUrl } from "../core/redact-url.js";
 import { configOverrides, withOverrides } from "./overrides.js";
-import { parseYaml11, YamlTimestamp } from "./yaml11.js";
+import { parseYaml11, YamlTimestamp, yamlErrorCause } from "./yaml11.js";
 
 /** The skills section. */
 export interface SkillsConfig {
@@ -661,7 +661,7 @@ export function loadConfig(configPath: string): SkillgateConfig {
   } catch (error) {
     throw new ConfigError(
       "(syntax)",
-      t("config.badYaml", { path: configPath, detail: (error as Error).message.split("\n")[0] ?? "" }),
+      t("config.badYaml", { path: configPath, detail: yamlErrorCause(error) }),
       { cause: error },
     );
   }

@@ -12,13 +12,13 @@
 import { statSync } from "node:fs";
 import { isMap, isScalar, type Node, type Pair } from "yaml";
 import type { ConfigError } from "../core/errors.js";
-import { cause, type Text, t } from "../core/i18n/messages.js";
+import { type Text, t } from "../core/i18n/messages.js";
 import { type PlatformDefinition, registeredPlatforms } from "../core/platforms.js";
 import { editDistance } from "../core/suggest.js";
 import { checkConfigDocument } from "./check.js";
 import { exactIntegersAsText, type SkillgateConfig } from "./config.js";
 import { parseDotenvStatements } from "./dotenv.js";
-import { parseYaml11Document } from "./yaml11.js";
+import { parseYaml11Document, yamlErrorCause } from "./yaml11.js";
 
 /** One problem found, with where it is when it is in a file. */
 export interface ConfigFinding {
@@ -323,11 +323,7 @@ export function lintHome(input: LintInput): ConfigLint {
           where: at ? { file: "config.yaml", line: at.line, column: at.col } : undefined,
           text: t("doctor.config.yaml", {
             file: "config.yaml",
-            detail: cause(
-              syntax.message.split("\n")[0] ?? "",
-              "YAML_SYNTAX",
-              at ? `${at.line}:${at.col}` : undefined,
-            ),
+            detail: yamlErrorCause(syntax),
           }),
           fix: t("doctor.config.yaml.fix"),
         },

@@ -5,6 +5,7 @@
  * merges), and a scalar writer whose output both PyYAML and YAML 1.2 read back as the value given.
  */
 import YAML, { type ScalarTag } from "yaml";
+import { cause, type Formatted, isMessageKey } from "../core/i18n/messages.js";
 
 const BOOL = /^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$/;
 const TRUE = /^(?:yes|Yes|YES|true|True|TRUE|on|On|ON)$/;
@@ -201,4 +202,17 @@ export function yamlScalarText(value: string | number | bigint | boolean): strin
   }
   if (SAFE_PLAIN.test(value) && !plainIsNotString(value) && !LOOSE_BOOLEANS.test(value)) return value;
   return quoted(value);
+}
+
+/**
+ * A YAML parse error as a reader's text: its own first line in English; in another locale the catalog's
+ * words for its code (`os.YAML_TAB_AS_INDENT` …, else a syntax error in general) at `line:column`.
+ */
+export function yamlErrorCause(error: unknown): Formatted {
+  const first = (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "";
+  const parsed = error as { code?: string; linePos?: { line: number; col: number }[] };
+  const specific = `YAML_${parsed.code ?? ""}`;
+  const code = isMessageKey(`os.${specific}`) ? specific : "YAML_SYNTAX";
+  const at = parsed.linePos?.[0];
+  return cause(first, code, at ? `${at.line}:${at.col}` : undefined);
 }

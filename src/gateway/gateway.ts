@@ -12,7 +12,8 @@ import { registry as defaultRegistry } from "../../commands/index.js";
 import type { CommandContext, CommandSpec, EffectLog } from "../../commands/types.js";
 import type { SkillgateConfig } from "../config/config.js";
 import { AccessGate, admitSender } from "../core/access.js";
-import { AdapterError, ConfigError } from "../core/errors.js";
+import { AdapterError, ConfigError, SkillgateError } from "../core/errors.js";
+import type { Locale } from "../core/i18n/locale.js";
 import { resolveText, t } from "../core/i18n/messages.js";
 import { type Logger, silentLogger } from "../core/logger.js";
 import { type Adapter, type AdapterHooks, type InboundMessage, NOT_TAKEN_NOTICES } from "../core/message.js";
@@ -71,7 +72,7 @@ export interface GatewayOptions {
    * Serve the web console too (when `gateway.console.enabled`); `skillgate serve` sets it. Its URL and
    * login link go to `announce` (the terminal; the link only with `printLink`), the URL to the log.
    */
-  console?: { announce?: (line: string) => void; printLink?: boolean };
+  console?: { announce?: (line: string) => void; printLink?: boolean; locale?: Locale };
   /**
    * Work still running after this long (ms) is acknowledged in the chat ("running…") and the notice is
    * then replaced by the result where the platform can edit messages. Default 2000.
@@ -530,6 +531,7 @@ class GatewayImpl implements Gateway {
       library: this.library,
       registry: this.registry,
       announce: this.options.console.announce,
+      locale: this.options.console.locale,
       printLink: this.options.console.printLink,
       idleSeconds: () => (this.stores ? this.stores.activity.idleSeconds() : Number.POSITIVE_INFINITY),
       onMutated: () => this.syncCommandCatalogs(),
@@ -782,7 +784,7 @@ function noAdapterStarted(failures: readonly unknown[]): Error {
   );
   const [first] = refused;
   if (first && refused.length === failures.length) return new ConfigError(first.adapter, first.text);
-  return new Error("No chat adapter could start; see the log lines above for each platform's reason.");
+  return new SkillgateError("gateway.no_adapter", t("gateway.noAdapterStarted"));
 }
 
 /** Creates a gateway over the given adapters. */

@@ -87,7 +87,7 @@ describe("discord: home-channel posts in the guild's language", () => {
     const text = await homeSummary(run);
     expect(text).toContain("管理器（Curator）：自动：");
     expect(text).toContain("已归档 1 个技能：");
-    expect(text).toContain("old-stale —— 因过时而清理");
+    expect(text).toContain("old-stale——因过时而清理");
     expect(text).not.toContain("archived 1 skill");
   });
 

@@ -30,7 +30,7 @@ describe("feishu: the deployment's language", () => {
     const summary = await run.emulator.waitForSend((send) => send.chatId === "oc_home");
     expect(summary.text).toContain("管理器（Curator）：自动：");
     expect(summary.text).toContain("已归档 1 个技能：");
-    expect(summary.text).toContain("old-stale —— 因过时而清理");
+    expect(summary.text).toContain("old-stale——因过时而清理");
     expect(summary.text).not.toContain("archived 1 skill");
   });
 

@@ -63,7 +63,9 @@ describe("feishu: skills set up from chat", () => {
 
     const question = await ask(run, ADMIN, "/skills disable weather --platform feishu");
     expect(question.msgType).toBe("interactive");
-    expect(question.text).toContain("Disable `weather` on feishu");
+    // A card's plain_text shows no markdown: the code span keeps its word, not its backticks.
+    expect(question.text).toContain("Disable weather on feishu");
+    expect(question.text).not.toContain("`");
     expect(question.buttons.map((button) => button.label)).toEqual(["Confirm", "Cancel"]);
     const confirm = question.buttons[0]?.value;
     const press = async (operatorOpenId: string) => {
@@ -80,7 +82,7 @@ describe("feishu: skills set up from chat", () => {
 
     expect(await press(ADMIN)).toBe("{}");
     const result = [...run.emulator.sends].reverse().find((send) => send.messageId === question.messageId);
-    expect(result?.text).toContain("`weather` disabled on feishu");
+    expect(result?.text).toContain("weather disabled on feishu");
     const after = `${before}    feishu: [weather]\n`;
     expect(await fs.readFile(run.file, "utf8")).toBe(after);
     expect(await press(ADMIN)).toContain("already answered");

@@ -99,7 +99,7 @@ describe("telegram: each reader in their language", () => {
     );
     expect(summary.plain).toContain("管理器（Curator）：自动：");
     expect(summary.plain).toContain("已归档 1 个技能：");
-    expect(summary.plain).toContain("old-stale —— 因过时而清理");
+    expect(summary.plain).toContain("old-stale——因过时而清理");
     expect(summary.plain).toContain("完整报告：");
     expect(labels(summary)).toEqual(expect.arrayContaining(["恢复 old-stale", "回滚这次运行"]));
   });

@@ -157,7 +157,11 @@ function listen(): void {
     const progress = document.getElementById("progress");
     if (!progress) return;
     progress.hidden = false;
-    const { line } = JSON.parse((event as MessageEvent<string>).data) as { line: string };
+    const data = JSON.parse((event as MessageEvent<string>).data) as {
+      line: string;
+      lines?: Record<string, string>;
+    };
+    const line = data.lines?.[document.documentElement.lang] ?? data.line;
     progress.textContent = `${progress.textContent ?? ""}${line}\n`;
   });
 }

@@ -18,6 +18,12 @@ export const zhCNCli = defineLocale<typeof enCli>()({
   "cli.heading.options": "选项：",
   "cli.heading.globalOptions": "全局选项：",
   "cli.heading.commands": "命令：",
+  "cli.help.options": "[选项]",
+  "cli.help.command": "[命令]",
+  "cli.help.default": "默认：{value}",
+  "cli.help.choices": "可选值：{value}",
+  "cli.help.preset": "预设：{value}",
+  "cli.help.env": "环境变量：{value}",
   "cli.group": "{head} 命令",
   "cli.group.bare": "{head} 命令（不带子命令时即 `{head} {fallback}`）",
   "cli.group.subcommand": "下列命令之一",
@@ -64,7 +70,7 @@ export const zhCNCli = defineLocale<typeof enCli>()({
   "cli.init.noneInstalled": "没有安装任何示例技能。",
   "cli.init.leftAlone": "保持原样（已存在）：{names}。",
   "cli.init.next": "下一步：用 `skillgate serve --terminal` 与它们对话，或运行 `skillgate skills list`。",
-  "cli.signal.stopping": "{signal}：将在下一个安全点停止（再发送一次则立即停止）…",
+  "cli.signal.stopping": "{signal}：将在下一个安全点停止（再发送一次则立即停止）……",
   "cli.recovery.more": "修复：……另有 {count} 项同类修复。",
   "cli.recovery.failed": "警告：修复被中断的工作时失败：{cause}",
   // commander's own messages
@@ -94,7 +100,7 @@ export const zhCNCli = defineLocale<typeof enCli>()({
   "config.warn.notSkillName.date":
     'config.yaml：`{key}` 中有 {value}，Hermes 的 YAML 读取器把它当作日期而不是技能名，所以它不会隐藏任何技能；请给名字加上引号（例如 "on"）。',
   "config.warn.notSkillName.other":
-    'config.yaml：`{key}` 中有 {value}，Hermes 的 YAML 读取器把它当作 {kind} 而不是技能名，所以它不会隐藏任何技能；请给名字加上引号（例如 "on"）。',
+    'config.yaml：`{key}` 中有 {value}，Hermes 的 YAML 读取器把它当作{kind}而不是技能名，所以它不会隐藏任何技能；请给名字加上引号（例如 "on"）。',
   "config.warn.legacyAuxiliary":
     "config.yaml：`curator.auxiliary` 已弃用；请把它移到 `auxiliary.curator`（键不变）。",
   // ── several gateways on one home (gateway.coordination) ─────────────────────────────────────────────
@@ -170,7 +176,7 @@ export const zhCNCli = defineLocale<typeof enCli>()({
   "doctor.redis.persistence.fix":
     "请开启仅追加文件（在 redis.conf 中设置 `appendonly yes`，或托管服务的持久化设置）；见 docs/scale-out.md。",
   "doctor.redis.fix":
-    "在 gateway.coordination.redis_url 启动 Redis（>= 7）或 Valkey，或者删除 gateway.coordination，只运行一个网关。",
+    "在 gateway.coordination.redis_url 启动 Redis（7 或更高版本）或 Valkey，或者删除 gateway.coordination，只运行一个网关。",
   "doctor.noSkills": "技能库中没有技能。",
   "doctor.noSkills.fix":
     "`skillgate init --examples` 会在这里安装示例技能；`skillgate serve --demo` 可以在不改动这个主目录的情况下试用它们。",

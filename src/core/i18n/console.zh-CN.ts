@@ -141,7 +141,7 @@ export const zhCNConsole = defineLocale<typeof enConsole>()({
   "console.curator.lastRun": "上次运行",
   "console.curator.lastRunText": "{when}（共运行 {runs} 次）",
   "console.curator.nextDue": "下次运行",
-  "console.curator.nextDueText": "{when} —— 当前：{verdict}",
+  "console.curator.nextDueText": "{when}——当前：{verdict}",
   "console.curator.firstCheck": "首次检查开始计时之后",
   "console.verdict.due": "已到期",
   "console.verdict.disabled": "已禁用",

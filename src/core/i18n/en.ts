@@ -244,6 +244,13 @@ export const en = {
     ".env has a statement python-dotenv cannot parse before `{key}` (an unterminated quote?), so the new value would not be read; fix the file and try again. Nothing was stored.",
   "secretValue.layout":
     "Writing would change how `{key}` reads in .env (its layout is unusual); fix the file and try again. Nothing was stored.",
+  "launch.console": "skillgate console: {url}",
+  "launch.logInCommand": "  log in: run `skillgate console --link` on this host for a one-time login link",
+  "launch.logInLink": "  log in (one-time link, 15 minutes): {url}",
+  "launch.notLoopback":
+    "!!! WARNING: the web console listens on a non-loopback address (gateway.console.bind); other machines can reach it. !!!",
+  "gateway.noAdapterStarted":
+    "No chat adapter could start; see the log lines above for each platform's reason.",
   // ── one-time secret form ────────────────────────────────────────────────────────────────────────────
   "form.error.title": "Error",
   "form.error.text": "Something went wrong; nothing was stored. Ask for a new form in the chat.",

@@ -188,4 +188,10 @@ export const enLibrary = {
   "os.Z_DATA_ERROR": "the compressed data is corrupt",
   "os.TAR_BAD_ARCHIVE": "not a readable tar archive",
   "os.YAML_SYNTAX": "a YAML syntax error",
+  "os.YAML_TAB_AS_INDENT": "a tab used as indentation",
+  "os.YAML_DUPLICATE_KEY": "a key given twice in one mapping",
+  "os.YAML_MISSING_CHAR": "a quote or bracket that is never closed",
+  "os.YAML_BAD_INDENT": "wrong indentation",
+  "os.YAML_BLOCK_AS_IMPLICIT_KEY": "a nested mapping on the same line as its key",
+  "os.YAML_UNEXPECTED_TOKEN": "an unexpected character",
 } as const satisfies CatalogShape;

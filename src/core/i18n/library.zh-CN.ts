@@ -171,4 +171,10 @@ export const zhCNLibrary = defineLocale<typeof enLibrary>()({
   "os.Z_DATA_ERROR": "压缩数据已损坏",
   "os.TAR_BAD_ARCHIVE": "不是可读取的 tar 归档文件",
   "os.YAML_SYNTAX": "YAML 语法错误",
+  "os.YAML_TAB_AS_INDENT": "用制表符缩进",
+  "os.YAML_DUPLICATE_KEY": "同一映射中的键重复",
+  "os.YAML_MISSING_CHAR": "引号或括号没有闭合",
+  "os.YAML_BAD_INDENT": "缩进错误",
+  "os.YAML_BLOCK_AS_IMPLICIT_KEY": "嵌套映射和它的键写在了同一行",
+  "os.YAML_UNEXPECTED_TOKEN": "出现了意外的字符",
 });

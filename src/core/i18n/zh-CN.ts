@@ -92,7 +92,7 @@ export const zhCN = defineLocale<typeof en>()({
   "config.req.feishuDomain": "允许的值为 feishu、lark 或完整的 URL（https://…）",
   "config.badReference":
     'config.yaml：`{key}` 中有 {value}；每一项都必须是 `platform:id` 形式，platform 为 {platforms} 之一（例如 "telegram:123456789"）。',
-  "config.rootNotMapping": "config.yaml 必须是由各部分组成的映射（skills:、curator:、gateway: …）。",
+  "config.rootNotMapping": "config.yaml 必须是由各部分组成的映射（skills:、curator:、gateway: ……）。",
   "config.unreadable": "无法读取 {path}：{detail}。请检查它的权限。",
   "config.badYaml": "{path} 不是有效的 YAML：{detail}。请修正语法后重试。",
   // ── native menus ────────────────────────────────────────────────────────────────────────────────────
@@ -116,8 +116,8 @@ export const zhCN = defineLocale<typeof en>()({
   "injection.base64Sh": "把解码后的数据直接交给 shell 执行",
   "injection.hiddenUnicode":
     "{label} 第 {line} 行：包含可能隐藏指令的不可见 Unicode 字符（零宽、双向或标签字符）。",
-  "injection.foundAt": "{label} 第 {line} 行：可能存在提示词注入 —— {what}。",
-  "injection.found": "{label}：可能存在提示词注入 —— {what}。",
+  "injection.foundAt": "{label} 第 {line} 行：可能存在提示词注入——{what}。",
+  "injection.found": "{label}：可能存在提示词注入——{what}。",
   // ── skill names and paths ───────────────────────────────────────────────────────────────────────────
   "skill.name.nul": "技能名称不能包含 NUL 字符。",
   "skill.name.absolute": "技能名称必须是技能目录内的相对路径。",
@@ -151,7 +151,7 @@ export const zhCN = defineLocale<typeof en>()({
   // ── skill view ──────────────────────────────────────────────────────────────────────────────────────
   "view.noSkillsDir": "技能目录还不存在。首次安装时会创建它。",
   "view.ambiguous":
-    "技能名称 '{name}' 有歧义：本地技能目录和 external_dirs 中共有 {count} 个技能匹配。不做猜测 —— 请用带类别的路径明确加载其中一个。",
+    "技能名称 '{name}' 有歧义：本地技能目录和 external_dirs 中共有 {count} 个技能匹配。不做猜测——请用带类别的路径明确加载其中一个。",
   "view.notFound": "未找到技能 '{name}'。",
   "view.notUtf8":
     "技能 '{name}' 的 {label} 不是有效的 UTF-8 文本（二进制文件？）；skillgate 不会显示它。请以 UTF-8 保存。",
@@ -176,7 +176,7 @@ export const zhCN = defineLocale<typeof en>()({
   // ── secret entry ────────────────────────────────────────────────────────────────────────────────────
   "secret.set": "`{key}` 已设置 ✓",
   "secret.skillReady": "{skill}：已就绪。",
-  "secret.skillNeeds": "{skill}：仍需设置 —— {missing}。",
+  "secret.skillNeeds": "{skill}：仍需设置——{missing}。",
   "secret.missing.variable": "变量 `{name}`",
   "secret.missing.file": "文件 `{name}`",
   "secret.missing.command": "命令 `{name}`",
@@ -208,8 +208,8 @@ export const zhCN = defineLocale<typeof en>()({
   "gateway.unknownCommand.guess":
     "未知命令 `{command}`。你是想输入 `{guess}` 吗？输入 /help 查看可用命令；或者去掉开头的斜杠重新发送，作为普通消息发出。",
   "gateway.noPrivateInput": "这里无法私密输入密钥；请在网关主机的 .env 文件中设置。",
-  "gateway.running": "⏳ 正在运行 `{command}`… 结果会显示在这条消息中。",
-  "gateway.working": "⏳ 正在处理…",
+  "gateway.running": "⏳ 正在运行 `{command}`……结果会显示在这条消息中。",
+  "gateway.working": "⏳ 正在处理……",
   "gateway.notTaken.interaction": "skillgate 暂时不可用，没有收下这条操作。请稍后再试。",
   "gateway.notTaken.press": "这次点击暂时无法收下；请稍后再点一次按钮。",
   "gateway.loadSkill": "加载技能 {name}",
@@ -230,6 +230,12 @@ export const zhCN = defineLocale<typeof en>()({
     ".env 中 `{key}` 之前有一条 python-dotenv 无法解析的语句（引号没有闭合？），新值将无法读取；请修正文件后重试。没有保存任何内容。",
   "secretValue.layout":
     "写入会改变 .env 中 `{key}` 的读取结果（它的格式不常见）；请修正文件后重试。没有保存任何内容。",
+  "launch.console": "skillgate 网页控制台：{url}",
+  "launch.logInCommand": "  登录：在这台主机上运行 `skillgate console --link` 获取一次性登录链接",
+  "launch.logInLink": "  登录（一次性链接，15 分钟内有效）：{url}",
+  "launch.notLoopback":
+    "!!! 警告：网页控制台监听在非回环地址上（gateway.console.bind），其他机器可以访问它。!!!",
+  "gateway.noAdapterStarted": "没有任何聊天适配器能够启动；各平台的原因见上方的日志。",
   // ── one-time secret form ────────────────────────────────────────────────────────────────────────────
   "form.error.title": "出错了",
   "form.error.text": "出了点问题，没有保存任何内容。请在聊天中重新申请表单。",
@@ -253,8 +259,8 @@ export const zhCN = defineLocale<typeof en>()({
   "help.arg.command": "要查看详情的命令，例如 curator",
   "help.noCommand": "没有命令 `{command}`。试试 `{help}`。",
   "help.commands": "命令",
-  "help.item": "`{usage}` —— {summary}",
-  "help.item.admins": "`{usage}` —— {summary}（仅限管理员）",
+  "help.item": "`{usage}`——{summary}",
+  "help.item.admins": "`{usage}`——{summary}（仅限管理员）",
   "help.options": "{line}\n  选项：{options}",
   "help.details": "详情：`{command}`。",
   "help.skillsHidden": "技能已隐藏：{detail}",
@@ -262,7 +268,7 @@ export const zhCN = defineLocale<typeof en>()({
   "help.emptyLibrary":
     "还没有安装任何技能。试试示例：`skillgate serve --demo` 会在临时目录中运行它们，`skillgate init --examples` 会把它们安装到当前目录。",
   "help.skillsHeading": "技能（{count}）",
-  "help.skillItem": "`{command}` —— {description}",
+  "help.skillItem": "`{command}`——{description}",
   "help.moreSkills": "…… 还有 {count} 个：`{command}`",
   "whoami.summary": "显示你的 platform:id 以及你可以运行的命令",
   "whoami.role.owner": "本机所有者（管理员）",
@@ -292,7 +298,7 @@ export const zhCN = defineLocale<typeof en>()({
   "skill.couldNotLoad": "无法加载技能 '{name}'。",
   "skill.instruction": "指令：{instruction}",
   "skill.ready": "就绪状态：已就绪。",
-  "skill.setupNeeded": "就绪状态：需要设置 —— {parts}。技能仍已加载。",
+  "skill.setupNeeded": "就绪状态：需要设置——{parts}。技能仍已加载。",
   "skill.setupNotes": "请查看技能的设置说明",
   "skill.missingEnv": { other: "缺少环境变量 {names}" },
   "skill.missingFile": { other: "缺少文件 {names}" },
@@ -330,7 +336,7 @@ export const zhCN = defineLocale<typeof en>()({
   "summary.renameHead": "已归档 {count} 个技能：",
   "summary.renameHeadDry": "将归档 {count} 个技能：",
   "summary.renameInto": "{name} → {into}",
-  "summary.renamePruned": "{name} —— 因过时而清理",
+  "summary.renamePruned": "{name}——因过时而清理",
   "summary.renameMore": "…… 还有 {count} 个",
   "summary.fullReport": "完整报告：`{command}`",
   "summary.pinHint": "让伞形技能保持稳定：`{command}`",

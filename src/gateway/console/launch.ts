@@ -7,6 +7,8 @@
 import { registry as defaultRegistry } from "../../../commands/index.js";
 import type { CommandSpec } from "../../../commands/types.js";
 import type { SkillgateConfig } from "../../config/config.js";
+import { DEFAULT_LOCALE, type Locale } from "../../core/i18n/locale.js";
+import { resolveText, t } from "../../core/i18n/messages.js";
 import { type Logger, silentLogger } from "../../core/logger.js";
 import { openLibrary } from "../../skills/library.js";
 import type { SkillLibrary } from "../../skills/types.js";
@@ -27,6 +29,8 @@ export interface LaunchOptions {
   role?: ConsoleRole;
   /** Where the URL and login link are printed (the terminal); only the URL is logged. */
   announce?: (line: string) => void;
+  /** The language of the announced lines (the terminal's `LANG`; default English). */
+  locale?: Locale;
   /**
    * Print the login link with the URL (default true). Off when what is announced ends up in a log
    * anyway (a service's stdout); the lines then say how to get a link.
@@ -55,17 +59,13 @@ export async function launchConsole(options: LaunchOptions): Promise<ConsoleServ
     sharedRedemption: options.sharedRedemption,
   });
   const lines = [
-    `skillgate console: ${server.url}`,
+    t("launch.console", { url: server.url }),
     options.printLink === false
-      ? "  log in: run `skillgate console --link` on this host for a one-time login link"
-      : `  log in (one-time link, 15 minutes): ${server.loginUrl(options.role ?? "admin")}`,
+      ? t("launch.logInCommand")
+      : t("launch.logInLink", { url: server.loginUrl(options.role ?? "admin") }),
   ];
-  if (!server.loopback) {
-    lines.unshift(
-      "!!! WARNING: the web console listens on a non-loopback address (gateway.console.bind); other machines can reach it. !!!",
-    );
-  }
-  for (const line of lines) options.announce?.(line);
+  if (!server.loopback) lines.unshift(t("launch.notLoopback"));
+  for (const line of lines) options.announce?.(resolveText(line, options.locale ?? DEFAULT_LOCALE));
   logger.info({ url: server.url }, "console: listening (the login link is on the terminal)");
   return server;
 }

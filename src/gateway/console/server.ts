@@ -31,7 +31,7 @@ import type { SkillgateConfig } from "../../config/config.js";
 import { readDotenv } from "../../config/dotenv.js";
 import { homePaths } from "../../config/home.js";
 import { SkillgateError } from "../../core/errors.js";
-import { browserLocale, LANGUAGE_COOKIE, type Locale } from "../../core/i18n/locale.js";
+import { browserLocale, LANGUAGE_COOKIE, LOCALES, type Locale } from "../../core/i18n/locale.js";
 import { english, type MessageKey, resolveText, t } from "../../core/i18n/messages.js";
 import { type Logger, scrubText, silentLogger } from "../../core/logger.js";
 import type { SkillLibrary } from "../../skills/types.js";
@@ -272,7 +272,15 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     registry: options.registry,
     now,
     secrets,
-    progress: (line) => events.emit({ type: "progress", data: { line: scrub(english(line)) } }),
+    // Every viewer of the event stream gets the line in each locale and shows its page's own.
+    progress: (line) =>
+      events.emit({
+        type: "progress",
+        data: {
+          line: scrub(english(line)),
+          lines: Object.fromEntries(LOCALES.map((locale) => [locale, scrub(resolveText(line, locale))])),
+        },
+      }),
   };
   const loopback = isLoopback(bind);
   let allowedHosts = new Set<string>();
