@@ -36,6 +36,11 @@ export interface SkillsConfig {
   hub: HubConfig;
   /** Set when the disabled lists are malformed: visibility then fails closed with this error. */
   visibilityError?: ConfigError;
+  /**
+   * `skills.search.agent_list_limit`: above this many visible skills, the chat agent's prompt carries the
+   * skills best matching the conversation (and the `skills_search` tool) instead of the whole list.
+   */
+  agentListLimit: number;
 }
 
 /** The `skills.hub` section. */
@@ -402,6 +407,10 @@ function parseSkills(raw: Raw, warnings: WarningLists): SkillsConfig {
     }),
     settings: section(skills, "config", "skills."),
     hub: parseHub(section(skills, "hub", "skills.")),
+    agentListLimit: num(section(skills, "search", "skills."), "agent_list_limit", "skills.search.", 200, {
+      integer: true,
+      min: 0,
+    }),
   };
   // The disabled lists decide visibility: a malformed one must not crash unrelated commands, but every
   // visibility check fails closed with this error until it is fixed.

@@ -332,8 +332,8 @@ async function converse(
   const started = Date.now();
   const elapsed = () => Math.round((Date.now() - started) / 1000);
   const tools: SkillToolName[] = input.dryRun
-    ? ["skills_list", "skill_view"]
-    : ["skills_list", "skill_view", "skill_manage"];
+    ? ["skills_list", "skills_search", "skill_view"]
+    : ["skills_list", "skills_search", "skill_view", "skill_manage"];
   const session = createManageSession({
     origin: "background_review",
     actor: "curator",

@@ -8,13 +8,14 @@
 import { homePaths } from "../config/home.js";
 import { isoTimestamp } from "../core/fsutil.js";
 import type { ToolCall, ToolDefinition } from "../llm/client.js";
+import { searchSkills } from "../skills/search.js";
 import { activationBlocker, type ToolSet } from "../skills/settings.js";
 import type { SkillLibrary } from "../skills/types.js";
 import { emptyRecord, UsageStore } from "../skills/usage.js";
 import { type ManageContext, recordView, skillManage } from "./manage.js";
 
 /** Names of the skill tools. */
-export type SkillToolName = "skills_list" | "skill_view" | "skill_manage";
+export type SkillToolName = "skills_list" | "skills_search" | "skill_view" | "skill_manage";
 
 const LIST_TOOL: ToolDefinition = {
   type: "function",
@@ -25,6 +26,24 @@ const LIST_TOOL: ToolDefinition = {
     parameters: {
       type: "object",
       properties: { category: { type: "string", description: "Only skills in this category." } },
+      additionalProperties: false,
+    },
+  },
+};
+
+const SEARCH_TOOL: ToolDefinition = {
+  type: "function",
+  function: {
+    name: "skills_search",
+    description:
+      "Find skills by what they do (English or Chinese words, typos in names tolerated): the best matches first, with name, description, category, tags and related skills. Use it instead of skills_list in a large library.",
+    parameters: {
+      type: "object",
+      properties: {
+        query: { type: "string", description: "Words describing the task." },
+        limit: { type: "integer", description: "Most results (default 10, at most 50)." },
+      },
+      required: ["query"],
       additionalProperties: false,
     },
   },
@@ -85,6 +104,7 @@ const MANAGE_TOOL: ToolDefinition = {
 /** The toolset each skill tool belongs to (skills may require or fall back for toolsets by these names). */
 const TOOLSET_OF: Record<SkillToolName, string> = {
   skills_list: "skills",
+  skills_search: "skills",
   skill_view: "skills",
   skill_manage: "skills",
 };
@@ -98,6 +118,7 @@ export function toolSetOf(names: readonly SkillToolName[]): ToolSet {
 export function toolDefinitions(names: SkillToolName[]): ToolDefinition[] {
   const all: Record<SkillToolName, ToolDefinition> = {
     skills_list: LIST_TOOL,
+    skills_search: SEARCH_TOOL,
     skill_view: VIEW_TOOL,
     skill_manage: MANAGE_TOOL,
   };
@@ -183,6 +204,32 @@ async function execute(
       const usable = await usableNames(runtime.library, runtime.platform, runtime.activation);
       const skills = result.skills.filter((skill) => usable.has(skill.name));
       return { ...result, skills, count: skills.length };
+    }
+    case "skills_search": {
+      if (typeof args.query !== "string" || args.query.trim() === "")
+        return { success: false, error: "query is required" };
+      const limit = typeof args.limit === "number" ? Math.min(Math.max(Math.trunc(args.limit), 1), 50) : 10;
+      let hits = await searchSkills(runtime.library, args.query, {
+        platform: runtime.platform,
+        limit: runtime.activation ? limit * 2 : limit,
+      });
+      if (runtime.activation) {
+        const usable = await usableNames(runtime.library, runtime.platform, runtime.activation);
+        hits = hits.filter((hit) => usable.has(hit.name)).slice(0, limit);
+      }
+      return {
+        success: true,
+        query: args.query,
+        count: hits.length,
+        results: hits.map((hit) => ({
+          name: hit.name,
+          description: hit.description,
+          category: hit.category,
+          tags: hit.tags,
+          related_skills: hit.related,
+        })),
+        hint: "Use skill_view(name) to read one.",
+      };
     }
     case "skill_view": {
       if (typeof args.name !== "string" || args.name === "")

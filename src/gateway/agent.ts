@@ -26,6 +26,7 @@ import {
   ModelError,
 } from "../llm/client.js";
 import { describeModel, type ResolvedModel, resolveChatModel } from "../llm/config.js";
+import { searchSkills } from "../skills/search.js";
 import { activationBlocker, type ResolvedSetting, settingsBlock } from "../skills/settings.js";
 import type { SkillEntry, SkillLibrary } from "../skills/types.js";
 import type { ChatAgent } from "./gateway.js";
@@ -115,10 +116,41 @@ async function loadedSkillsText(
   return parts.join("\n\n");
 }
 
-function systemPrompt(platform: string | null, index: string, loaded: string): string {
+/** Skills the prompt of a large library carries: the best matches for the conversation. */
+export const MATCHES_IN_PROMPT = 15;
+
+/**
+ * The skill index of one agent turn. Up to `limit` visible skills it is the whole list (as Hermes
+ * gives it); above, the skills best matching `conversation` and a line pointing at `skills_search`.
+ */
+export async function agentSkillIndex(
+  library: SkillLibrary,
+  platform: string | null,
+  visible: SkillEntry[],
+  conversation: string,
+  limit: number,
+): Promise<{ text: string; searched: boolean }> {
+  if (visible.length <= limit) return { text: skillIndex(visible), searched: false };
+  const usable = new Set(visible.map((entry) => entry.name));
+  const byName = new Map(visible.map((entry) => [entry.name, entry]));
+  const hits = (await searchSkills(library, conversation, { platform, limit: MATCHES_IN_PROMPT * 2 }))
+    .filter((hit) => usable.has(hit.name))
+    .slice(0, MATCHES_IN_PROMPT);
+  const lines = hits.map(
+    (hit) => `- ${hit.name}: ${oneLine(byName.get(hit.name)?.description ?? hit.description, 200)}`,
+  );
+  lines.push(
+    `- … ${visible.length - hits.length} more skills: call skills_search(query) with words for the task to find others`,
+  );
+  return { text: lines.join("\n"), searched: true };
+}
+
+function systemPrompt(platform: string | null, index: string, loaded: string, searched = false): string {
   return [
     `You are the assistant in a ${platform ?? "terminal"} chat. You can draw on a library of skills: instruction documents for specific kinds of task.`,
-    "Work with them step by step: the index below gives each skill's name and description; when a request matches one, call skill_view(name) to read it and follow it; open a linked file with skill_view(name, file_path) only when you need it. skills_list returns the full list.",
+    searched
+      ? "Work with them step by step: the library is large, so the index below gives only the skills best matching this conversation; skills_search(query) finds others by what they do. When a request matches one, call skill_view(name) to read it and follow it; open a linked file with skill_view(name, file_path) only when you need it."
+      : "Work with them step by step: the index below gives each skill's name and description; when a request matches one, call skill_view(name) to read it and follow it; open a linked file with skill_view(name, file_path) only when you need it. skills_list returns the full list.",
     "Answer concisely. Never ask anyone to paste a password, token or API key into the chat; when a skill needs a missing environment variable, say which one and that it goes into the .env file on the gateway host.",
     "",
     "Skills available here:",
@@ -172,7 +204,7 @@ async function respond(
   const sessions = ctx.sessions ?? SessionStore.for(options.home);
   const library = options.library ?? ctx.library;
   const allowed: SkillToolName[] = ["skills_list", "skill_view"];
-  const toolSet = toolSetOf(allowed);
+  let toolSet = toolSetOf(allowed);
   let visible: SkillEntry[];
   try {
     // Conditional activation: skills needing tools this agent lacks, and fallbacks for tools it has,
@@ -192,8 +224,27 @@ async function respond(
   );
   const historyLimit = options.config.gateway.agent.historyMessages;
   const history = historyLimit > 0 ? (await sessions.history(sessionKey)).slice(-historyLimit) : [];
+  // The conversation the top matches are chosen for: this message and the person's last two before it.
+  const asked = [
+    ...history
+      .filter((entry) => entry.role === "user")
+      .slice(-2)
+      .map((entry) => entry.text),
+    message.text,
+  ];
+  const index = await agentSkillIndex(
+    library,
+    platform,
+    visible,
+    asked.join("\n"),
+    options.config.skills.agentListLimit,
+  );
+  if (index.searched) {
+    allowed.splice(1, 0, "skills_search");
+    toolSet = toolSetOf(allowed);
+  }
   const messages: ChatMessage[] = [
-    { role: "system", content: systemPrompt(platform, skillIndex(visible), loaded) },
+    { role: "system", content: systemPrompt(platform, index.text, loaded, index.searched) },
     ...history.map((entry): ChatMessage => ({ role: entry.role, content: entry.text })),
     { role: "user", content: message.text },
   ];

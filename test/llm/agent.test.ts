@@ -213,4 +213,44 @@ describe("chat agent", () => {
     expect(emulator.requests).toHaveLength(0);
     expect(await fs.stat(homePaths(home).usage).catch(() => null)).toBeNull();
   });
+  it("above skills.search.agent_list_limit the prompt carries the conversation's best matches and skills_search finds the rest", async () => {
+    cfg = config({
+      model: {
+        provider: "custom",
+        default: "chat-model",
+        base_url: emulator.baseUrl,
+        api_key: "CHAT_LLM_KEY",
+      },
+      skills: { platform_disabled: { mock: ["secret-ops"] }, search: { agent_list_limit: 2 } },
+      gateway: {
+        admins: ["mock:u1"],
+        health: { enabled: false },
+        maintenance: { check_minutes: 600 },
+        agent: { enabled: true },
+      },
+    });
+    await writeSkill(home, "data/postgres-backup", {
+      description: "Dump a PostgreSQL database and verify the restore.",
+    });
+    await writeSkill(home, "media/video-transcode", { description: "用 ffmpeg 转码视频并生成字幕。" });
+    await startGateway();
+    emulator.push(
+      toolCalls({ name: "skills_search", arguments: { query: "视频 字幕" } }),
+      finalText("Use video-transcode."),
+    );
+    await adapter.shouldReply("How do I back up my postgres database?", "Use video-transcode.");
+    const first = emulator.requests[0]?.body;
+    expect(first?.tools?.map((tool) => tool.function.name)).toEqual([
+      "skills_list",
+      "skills_search",
+      "skill_view",
+    ]);
+    expect(systemPrompt(0)).toContain(
+      "- postgres-backup: Dump a PostgreSQL database and verify the restore.",
+    );
+    expect(systemPrompt(0)).not.toContain("video-transcode");
+    expect(systemPrompt(0)).not.toContain("secret-ops");
+    expect(systemPrompt(0)).toContain("skills_search(query)");
+    expect(toolResults(1)[0]).toContain("video-transcode");
+  });
 });

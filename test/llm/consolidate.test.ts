@@ -209,6 +209,7 @@ describe("consolidation pass", () => {
     expect(first?.temperature).toBe(0);
     expect(first?.tools?.map((tool) => tool.function.name)).toEqual([
       "skills_list",
+      "skills_search",
       "skill_view",
       "skill_manage",
     ]);
@@ -410,7 +411,11 @@ describe("consolidation pass", () => {
     const first = emulator.requests[0]?.body;
     const prompt = String(first?.messages?.find((message) => message.role === "user")?.content);
     expect(prompt.startsWith(DRY_RUN_BANNER)).toBe(true);
-    expect(first?.tools?.map((tool) => tool.function.name)).toEqual(["skills_list", "skill_view"]);
+    expect(first?.tools?.map((tool) => tool.function.name)).toEqual([
+      "skills_list",
+      "skills_search",
+      "skill_view",
+    ]);
     const refused = emulator.requests.at(-1)?.body.messages?.filter((message) => message.role === "tool")[1];
     expect(String(refused?.content)).toContain("unknown tool 'skill_manage'");
     expect(result.dryRun).toBe(true);
