@@ -79,7 +79,7 @@ export const zhCNHub = defineLocale<typeof enHub>()({
   "hub.update.upToDate": "'{name}' 已是最新。",
   "hub.update.unavailable": "无法检查 '{name}'：{reason}",
   "hub.update.changed":
-    "'{name}'：上游已变化（{from} → {to}），版本 {version}；新增：{added}；删除：{removed}；扫描：{verdict}",
+    "'{name}'：上游已变化（{from} → {to}），版本 {version}；新增：{added}；删除：{removed}；修改：{changed}；扫描：{verdict}",
   "hub.update.done": "已更新 '{name}'（{from} → {to}，扫描：{verdict}）。",
   "hub.uninstall.card": {
     other: "从 {path} 移除 Hub 技能 '{name}'（{source}）？将删除它记录的 {count} 个文件。{note}",
