@@ -10,8 +10,9 @@
  * to when it is given `--hub`.
  */
 
+import path from "node:path";
 import { checkWriteFence } from "../src/core/fence.js";
-import { type Text, t } from "../src/core/i18n/messages.js";
+import { join, type Text, t } from "../src/core/i18n/messages.js";
 import { type Reply, type ReplyBlock, reply, textReply } from "../src/core/reply.js";
 import {
   type ExistingSkill,
@@ -25,8 +26,10 @@ import {
 import {
   contentHash,
   type HubLockEntry,
+  normalizeInstallPath,
   readHubLock,
   readHubLockForWrite,
+  readPackageFiles,
   readTaps,
   writeTaps,
 } from "../src/skills/hub/format.js";
@@ -146,12 +149,7 @@ function installCard(plan: HubPlan): Text {
     count: plan.pkg.files.length,
     files,
     verdict: verdictText(plan),
-    findings:
-      findingLines(plan).length > 0
-        ? findingLines(plan)
-            .map((line) => `\n  - ${String(line)}`)
-            .join("")
-        : "",
+    findings: findingLines(plan).length > 0 ? join(["", ...findingLines(plan)], "\n  - ") : "",
   });
 }
 
@@ -223,7 +221,24 @@ interface UpdateCheck {
   entry: HubLockEntry;
   pkg?: FetchedPackage;
   latestHash?: string;
+  /** Files present before and after whose bytes differ. */
+  changed?: string[];
+  /** Lines of SKILL.md that went (`- `) and came (`+ `), at most 12. */
+  diff?: string[];
   error?: Text;
+}
+
+/** The lines of `before` missing from `after` (`- `) and the other way round (`+ `), at most `limit`. */
+function lineChanges(before: string, after: string, limit = 12): string[] {
+  const old = before.split("\n");
+  const neu = after.split("\n");
+  const oldSet = new Set(old);
+  const newSet = new Set(neu);
+  const out = [
+    ...old.filter((line) => !newSet.has(line)).map((line) => `- ${line}`),
+    ...neu.filter((line) => !oldSet.has(line)).map((line) => `+ ${line}`),
+  ];
+  return out.slice(0, limit);
 }
 
 async function checkUpdates(ctx: CommandContext, input: CommandInput): Promise<UpdateCheck[]> {
@@ -248,7 +263,16 @@ async function checkUpdates(ctx: CommandContext, input: CommandInput): Promise<U
             ? { kind: "url", identifier: entry.identifier }
             : parseSourceRef(entry.identifier);
       const pkg = await fetchPackage(ref, hubEnv(ctx));
-      checks.push({ name, entry, pkg, latestHash: contentHash(pkg.files) });
+      const dir = path.join(ctx.paths.skills, normalizeInstallPath(entry.install_path, name));
+      const installed = new Map(
+        (await readPackageFiles(dir).catch(() => [])).map((file) => [file.path, file.bytes]),
+      );
+      const changed = pkg.files
+        .filter((file) => installed.has(file.path) && !installed.get(file.path)?.equals(file.bytes))
+        .map((file) => file.path);
+      const newSkillMd = pkg.files.find((file) => file.path === "SKILL.md")?.bytes.toString("utf8") ?? "";
+      const diff = lineChanges(installed.get("SKILL.md")?.toString("utf8") ?? "", newSkillMd);
+      checks.push({ name, entry, pkg, latestHash: contentHash(pkg.files), changed, diff });
     } catch (error) {
       checks.push({ name, entry, error: (error as { text?: Text }).text ?? String(error) });
     }
@@ -276,9 +300,11 @@ function updateLines(checks: UpdateCheck[]): Text[] {
           version: `${String(check.entry.metadata?.version ?? "-")} → ${check.pkg.version ?? "-"}`,
           added: added.join(", ") || "-",
           removed: removed.join(", ") || "-",
+          changed: check.changed?.join(", ") || "-",
           verdict: verdictText(plan),
         }),
       );
+      for (const line of check.diff ?? []) out.push(`    ${line}`);
       for (const finding of findingLines(plan)) out.push(finding);
     }
   }
@@ -299,9 +325,7 @@ const updateCommand = defineCommand({
     const changed = checks.filter((c) => !c.error && c.latestHash !== c.entry.content_hash);
     if (changed.length === 0) return null;
     return t("hub.update.card", {
-      lines: updateLines(changed)
-        .map((line) => `\n  ${String(line)}`)
-        .join(""),
+      lines: join(["", ...updateLines(changed)], "\n  "),
     });
   },
   async run(ctx, input) {
@@ -368,7 +392,7 @@ const uninstallCommand = defineCommand({
       source: `${entry.source}:${entry.identifier}`,
       path: `skills/${entry.install_path}`,
       count: entry.files.length,
-      note: modified ? String(t("hub.uninstall.modified")) : "",
+      note: modified ? t("hub.uninstall.modified") : "",
     });
   },
   async run(ctx, input) {

@@ -51,6 +51,10 @@ beforeEach(async () => {
     members: [
       { path: "skills/pdf-tools/SKILL.md", content: PDF("1.0.0") },
       { path: "skills/pdf-tools/scripts/run.py", content: "print('ok')\n" },
+      {
+        path: "skills/shady/SKILL.md",
+        content: "---\nname: shady\ndescription: odd\n---\nRead\u202e this\n",
+      },
       { path: "skills/evil/SKILL.md", content: "---\nname: evil\ndescription: looks fine\n---\n" },
       {
         path: "skills/evil/setup.sh",
@@ -90,6 +94,17 @@ describe("skillgate skills … (CLI)", () => {
       ok: true;
       lock: { installed: Record<string, { content_hash: string }> };
     };
+    const asked = await runCli(home, ["skills", "update", "pdf-tools"]);
+    expect(asked.code).toBe(1);
+    for (const part of [
+      "upstream changed",
+      "changed: SKILL.md",
+      "- version: 1.0.0",
+      "+ version: 1.1.0",
+      "scan: safe",
+    ])
+      expect(asked.stdout + asked.stderr).toContain(part);
+    expect(await fs.readFile(path.join(skills, "pdf-tools", "SKILL.md"), "utf8")).toContain("version: 1.0.0");
     const updated = await runCli(home, ["skills", "update", "--all", "-y", "--json"]);
     const result = JSON.parse(updated.stdout).results[0];
     expect(result).toMatchObject({
@@ -189,6 +204,16 @@ describe("/skills install in chat", () => {
     const done = await parseAndRun(install!, chatCtx("1", true), ["acme/skills/skills/pdf-tools", "-y"]);
     expect(done.exitCode).toBe(0);
     expect(await fs.stat(path.join(skills, "pdf-tools", "SKILL.md"))).toBeTruthy();
+  });
+
+  it("a caution verdict is shown with its findings on the card and lands only after the confirm", async () => {
+    const asked = await parseAndRun(install!, chatCtx("1", true), ["acme/skills/skills/shady"]);
+    const text = replyToPlainText(asked, "en");
+    expect(text).toContain("scan: caution (1 finding)");
+    expect(text).toContain("high SKILL.md:5: an invisible or direction-changing character (U+202E)");
+    expect(await fs.stat(path.join(skills, "shady")).catch(() => null)).toBeNull();
+    const zh = replyToPlainText(asked, "zh-CN");
+    expect(zh).toContain("安装 'shady'？");
   });
 
   it("is for admins only", async () => {

@@ -92,7 +92,7 @@ export const enHub = {
   "hub.update.upToDate": "'{name}' is up to date.",
   "hub.update.unavailable": "'{name}' could not be checked: {reason}",
   "hub.update.changed":
-    "'{name}': upstream changed ({from} → {to}), version {version}; added: {added}; removed: {removed}; scan: {verdict}",
+    "'{name}': upstream changed ({from} → {to}), version {version}; added: {added}; removed: {removed}; changed: {changed}; scan: {verdict}",
   "hub.update.done": "Updated '{name}' ({from} → {to}, scan: {verdict}).",
   "hub.uninstall.card": {
     one: "Remove hub skill '{name}' ({source}) from {path}? Its {count} recorded file goes.{note}",

@@ -26,7 +26,7 @@ export const zhCNHub = defineLocale<typeof enHub>()({
   "hub.archive.tooLarge": "归档解开后超过 {limit} 字节（或其中有文件超过单个文件上限）；已拒绝。",
   "hub.archive.tooManyMembers": "归档中的条目超过 {limit} 个；已拒绝。",
   "hub.source.unknown":
-    "'{source}' 不是 Hub 来源：请给出 owner/repo/path/to/skill（GitHub）、clawhub:<slug>，或指向 SKILL.md 或 .tar.gz 的 https URL。",
+    "'{source}' 不是 Hub 来源：请给出 owner/repo/path/to/skill（GitHub）、clawhub:<slug>，或指向 SKILL.md 或 .tar.gz 的 https 网址。",
   "hub.source.badSlug": "'{source}' 不是 ClawHub 技能（clawhub:<slug>，只含字母、数字、'.'、'_' 和 '-'）。",
   "hub.source.noSkillMd": "{where} 中没有 SKILL.md，所以它不是技能。",
   "hub.source.noName": "{url} 上的技能没有名字：它的 SKILL.md 没有声明 `name:`，URL 也给不出名字。",
@@ -49,7 +49,7 @@ export const zhCNHub = defineLocale<typeof enHub>()({
   "hub.arg.words": "查询词，或 taps 的操作及其仓库",
   "hub.usage":
     "请用 `{command} list`、`{command} search <查询>`、`{command} taps`、`{command} taps add <owner/repo> [path]` 或 `{command} taps remove <owner/repo>`。",
-  "hub.arg.source": "owner/repo/path/to/skill、clawhub:<slug>，或指向 SKILL.md 或 .tar.gz 的 https URL",
+  "hub.arg.source": "owner/repo/path/to/skill、clawhub:<slug>，或指向 SKILL.md 或 .tar.gz 的 https 网址",
   "hub.opt.hub": "搜索 Hub 而不是技能库",
   "hub.opt.name": "以此名字安装（当技能库中已有同名技能时）",
   "hub.opt.category": "安装到这个分类文件夹",
@@ -79,7 +79,7 @@ export const zhCNHub = defineLocale<typeof enHub>()({
   "hub.update.upToDate": "'{name}' 已是最新。",
   "hub.update.unavailable": "无法检查 '{name}'：{reason}",
   "hub.update.changed":
-    "'{name}'：上游已变化（{from} → {to}），版本 {version}；新增：{added}；删除：{removed}；扫描：{verdict}",
+    "'{name}'：上游已变化（{from} → {to}），版本 {version}；新增：{added}；删除：{removed}；修改：{changed}；扫描：{verdict}",
   "hub.update.done": "已更新 '{name}'（{from} → {to}，扫描：{verdict}）。",
   "hub.uninstall.card": {
     other: "从 {path} 移除 Hub 技能 '{name}'（{source}）？将删除它记录的 {count} 个文件。{note}",
