@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-import { readFileSync, realpathSync } from "node:fs";
+import { accessSync, constants, existsSync, readFileSync, realpathSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
+import path from "node:path";
 import readline from "node:readline";
 import { fileURLToPath } from "node:url";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
@@ -362,6 +363,24 @@ function fail(io: CliIo, json: boolean, text: Text, exitCode: number): number {
   return exitCode;
 }
 
+/**
+ * Why this process cannot write in `home` (an existing folder, or the nearest existing one above it),
+ * naming its uid and the `chown` that fixes it — instead of an EACCES stack later (a bind mount owned by
+ * another uid, a home created by root). Undefined when it can write there.
+ */
+function unwritableHome(home: string): Text | undefined {
+  let dir = path.resolve(home);
+  while (!existsSync(dir) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  try {
+    accessSync(dir, constants.W_OK | constants.X_OK);
+    return undefined;
+  } catch {
+    const uid = process.getuid?.() ?? 0;
+    const gid = process.getgid?.() ?? 0;
+    return t("cli.homeNotWritable", { dir, uid, chown: `chown -R ${uid}:${gid} ${dir}` });
+  }
+}
+
 /** config.yaml and .env of `home` as `doctor` checks them. */
 function lintHomeFiles(home: string): ConfigLint {
   const paths = homePaths(home);
@@ -428,6 +447,10 @@ export async function main(
   if (selection.kind === "usage") return fail(io, wantsJson, selection.text, EXIT_USAGE);
   if (selection.kind === "serve" && selection.demo) return demo(io);
   const home = resolveHome(program.opts<{ home?: string }>().home, io.env);
+  if (selection.kind === "serve" || selection.kind === "init" || selection.kind === "web") {
+    const unwritable = unwritableHome(home);
+    if (unwritable) return fail(io, wantsJson, unwritable, EXIT_CONFIG);
+  }
   if (selection.kind === "doctor") return doctor(home, selection.json, io);
   if (selection.kind === "init") return init(home, selection.examples, selection.json, io);
   let config: SkillgateConfig;
