@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // First: refuses a Node.js older than 20.19 before anything else is evaluated.
 import "./node-check.js";
-import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { accessSync, constants, existsSync, readFileSync, realpathSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
+import path from "node:path";
 import readline from "node:readline";
 import { fileURLToPath } from "node:url";
 import { stripVTControlCharacters } from "node:util";
@@ -427,6 +428,24 @@ function fail(io: CliIo, json: boolean, text: Text, exitCode: number): number {
   return exitCode;
 }
 
+/**
+ * Why this process cannot write in `home` (an existing folder, or the nearest existing one above it),
+ * naming its uid and the `chown` that fixes it — instead of an EACCES stack later (a bind mount owned by
+ * another uid, a home created by root). Undefined when it can write there.
+ */
+function unwritableHome(home: string): Text | undefined {
+  let dir = path.resolve(home);
+  while (!existsSync(dir) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  try {
+    accessSync(dir, constants.W_OK | constants.X_OK);
+    return undefined;
+  } catch {
+    const uid = process.getuid?.() ?? 0;
+    const gid = process.getgid?.() ?? 0;
+    return t("cli.homeNotWritable", { dir, uid, chown: `chown -R ${uid}:${gid} ${dir}` });
+  }
+}
+
 /** config.yaml and .env of `home` as `doctor` checks them. */
 function lintHomeFiles(home: string): ConfigLint {
   const paths = homePaths(home);
@@ -503,9 +522,15 @@ export async function main(
     if (source) return fail(io, wantsJson, t("cli.home.missing", { home, source }), EXIT_CONFIG);
     // The default home is made on first use by what writes there; a read-only command creates nothing.
     if (writesHome(selection)) {
+      const unwritable = unwritableHome(home);
+      if (unwritable) return fail(io, wantsJson, unwritable, EXIT_CONFIG);
       await mkdir(home, { recursive: true });
       io.stderr.write(`${resolveText(t("cli.home.created", { home }), localeFromEnv(io.env))}\n`);
     }
+  }
+  if (selection.kind === "serve" || selection.kind === "init" || selection.kind === "web") {
+    const unwritable = unwritableHome(home);
+    if (unwritable) return fail(io, wantsJson, unwritable, EXIT_CONFIG);
   }
   if (selection.kind === "doctor") return doctor(home, selection.json, io);
   if (selection.kind === "init") return init(home, selection.examples, selection.json, io);

@@ -250,7 +250,123 @@ describe("the Dockerfile's stages, replayed without a Docker engine", () => {
     server.kill("SIGTERM");
     await new Promise((resolve) => server.once("exit", resolve));
     expect(server.exitCode).toBe(0);
+
+    // `skillgate` on PATH: the runtime stage's wrapper, written here with the image's paths moved into
+    // the scratch folder, runs what the README's `docker compose run --rm skillgate …` lines run.
+    const wrapperStep = runtime.find(
+      (step) => step.keyword === "RUN" && step.rest.includes("/usr/local/bin/skillgate"),
+    );
+    const printf = wrapperStep?.rest.match(/printf '[^']*' > \/usr\/local\/bin\/skillgate/)?.[0];
+    expect(printf, "the runtime stage writes /usr/local/bin/skillgate").toBeDefined();
+    const bin = image("/usr/local/bin");
+    await fs.mkdir(bin, { recursive: true });
+    const written = spawnSync(
+      "/bin/sh",
+      [
+        "-c",
+        `${(printf as string).replaceAll("/app/", `${app}/`).replace("/usr/local/bin/", `${bin}/`)} && chmod 755 ${bin}/skillgate`,
+      ],
+      { encoding: "utf8" },
+    );
+    expect(written.status, written.stderr).toBe(0);
+    const fresh = image("/fresh-data");
+    const skillgate = (...words: string[]) =>
+      spawnSync("skillgate", words, {
+        env: {
+          ...process.env,
+          PATH: `${bin}:${path.dirname(process.execPath)}:/usr/bin:/bin`,
+          HERMES_HOME: fresh,
+        },
+        encoding: "utf8",
+        timeout: 60_000,
+      });
+    await fs.mkdir(fresh, { recursive: true });
+    const init = skillgate("init", "--examples");
+    expect(init.status, init.stderr).toBe(0);
+    const doctor = skillgate("doctor");
+    expect(doctor.stdout).toContain("skillgate doctor");
+    const link = skillgate("console", "--link");
+    expect(link.status, link.stderr).toBe(0);
+    // The published port is the console's port on the host's loopback: the link opens there.
+    expect(link.stdout).toMatch(/^http:\/\/127\.0\.0\.1:8788\/login\?token=\S+\n$/);
   }, 600_000);
+});
+
+describe("the unit, compose and the Dockerfile agree", () => {
+  const unit = readFileSync(deploy("skillgate.service"), "utf8");
+  const unitKeys = (key: string) =>
+    [...unit.matchAll(new RegExp(`^${key}=(.*)$`, "gm"))].map((m) => m[1] ?? "");
+  const compose = YAML.parse(readFileSync(deploy("compose.yaml"), "utf8"));
+  const service = compose.services.skillgate;
+
+  it("the same program, the home and .env where the docs say, writable on purpose, 78 not restarted", () => {
+    const runtime = stage(dockerfile, "runtime");
+    const entry = JSON.parse(runtime.find((step) => step.keyword === "ENTRYPOINT")?.rest ?? "[]")[1];
+    const workdir = unitKeys("WorkingDirectory")[0] as string;
+    expect(unitKeys("ExecStart")[0]).toBe(`/usr/bin/node ${workdir}/${entry} serve`);
+    const home = unitKeys("Environment")
+      .find((value) => value.startsWith("HERMES_HOME="))
+      ?.slice("HERMES_HOME=".length) as string;
+    expect(unitKeys("EnvironmentFile")).toEqual([`-${home}/.env`]);
+    // The home is writable through ReadWritePaths; /home is read-only, never hidden (a shared ~/.hermes).
+    expect(unitKeys("ReadWritePaths").some((dir) => home.startsWith(dir))).toBe(true);
+    expect(unitKeys("ProtectHome")).toEqual(["read-only"]);
+    expect(unitKeys("RestartPreventExitStatus")).toEqual(["78"]);
+    const docs = readFileSync(path.join(root, "docs", "systemd.md"), "utf8");
+    for (const words of [home, `${home}/config.yaml`, `${home}/.env`, "useradd", workdir, "npm run build"])
+      expect(docs).toContain(words);
+    expect(docs).toContain(`--home-dir ${path.dirname(home)}`);
+    expect(docs).toContain(`User=${"alice"}`);
+    expect(unitKeys("User")).toEqual([docs.match(/useradd .* (\S+)\n/)?.[1]]);
+  });
+
+  it("compose publishes the console on the host's loopback only, at the port the image exposes and the link names", () => {
+    const consolePort = parseConfig({}).gateway.console.port;
+    expect(service.ports).toEqual([`127.0.0.1:${consolePort}:${consolePort}`]);
+    expect(service.command).toEqual(["serve", "--set", "gateway.console.bind=0.0.0.0"]);
+    const runtime = stage(dockerfile, "runtime");
+    expect(runtime.find((step) => step.keyword === "EXPOSE")?.rest).toBe(String(consolePort));
+    // A plain env_file list: every Compose v2 reads it (the `path:`/`required:` form needs 2.24).
+    expect(service.env_file).toEqual([".env"]);
+    const readme = readFileSync(path.join(root, "README.md"), "utf8");
+    for (const words of [
+      "run --rm skillgate init",
+      "run --rm -T skillgate doctor",
+      "run --rm skillgate\nconsole --link",
+    ])
+      expect(readme.replaceAll("\n", " ")).toContain(words.replaceAll("\n", " "));
+    expect(readme).toContain("uid 1000");
+  });
+
+  it("the unit's hardening scores at most 3.5 in systemd-analyze security", (context) => {
+    const result = spawnSync("systemd-analyze", ["security", "--offline=true", deploy("skillgate.service")], {
+      encoding: "utf8",
+    });
+    if (result.error) context.skip();
+    const score = Number(result.stdout.match(/Overall exposure level for \S+: ([\d.]+)/)?.[1]);
+    expect(score).toBeLessThanOrEqual(3.5);
+  });
+
+  it("a home the process cannot write is refused with its uid and the chown to run", async (context) => {
+    if (process.getuid?.() !== 0) context.skip();
+    const base = await fs.mkdtemp(path.join(os.tmpdir(), "sg-unwritable-"));
+    try {
+      await fs.chmod(base, 0o755);
+      await fs.mkdir(path.join(base, "home"));
+      const run = spawnSync(process.execPath, [path.join(root, "dist", "src", "cli", "main.js"), "init"], {
+        env: { ...process.env, HERMES_HOME: path.join(base, "home"), NO_COLOR: "1" },
+        uid: 65534,
+        gid: 65534,
+        encoding: "utf8",
+      });
+      expect(run.status).toBe(78);
+      expect(run.stderr).toContain("is not writable by this process (uid 65534)");
+      expect(run.stderr).toContain(`chown -R 65534:65534 ${path.join(base, "home")}`);
+      expect(run.stderr).not.toMatch(/EACCES|\n\s+at /);
+    } finally {
+      await fs.rm(base, { recursive: true, force: true });
+    }
+  });
 });
 
 describe("compose.yaml's paths", () => {
@@ -261,7 +377,7 @@ describe("compose.yaml's paths", () => {
     expect(context).toBe(root);
     expect(existsSync(path.join(context, ".dockerignore"))).toBe(true);
     // The env file sits beside compose.yaml, where the README and the file's header say to put tokens.
-    const envFile = path.resolve(root, "deploy", service.env_file[0].path);
+    const envFile = path.resolve(root, "deploy", service.env_file[0]);
     expect(envFile).toBe(deploy(".env"));
     expect(readFileSync(deploy("compose.yaml"), "utf8")).toContain("deploy/.env");
     const runtime = stage(dockerfile, "runtime");

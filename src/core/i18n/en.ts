@@ -104,6 +104,8 @@ export const en = {
   "discord.skillCommand.name": "Skill name",
   "discord.skillCommand.file": "A file inside the skill (optional)",
   // ── cli ─────────────────────────────────────────────────────────────────────────────────────────────
+  "cli.homeNotWritable":
+    "{dir} is not writable by this process (uid {uid}), so skillgate cannot keep its files there. Run `{chown}` (on the host, for a bind mount), or give another home with --home.",
   "cli.warning": "warning: {warning}",
   // ── skill security warnings ─────────────────────────────────────────────────────────────────────────
   "injection.ignorePrevious": "asks to ignore previous instructions",

@@ -102,6 +102,8 @@ export const zhCN = defineLocale<typeof en>()({
   "discord.skillCommand.name": "技能名称",
   "discord.skillCommand.file": "技能中的文件（可选）",
   // ── cli ─────────────────────────────────────────────────────────────────────────────────────────────
+  "cli.homeNotWritable":
+    "当前进程（uid {uid}）无法写入 {dir}，skillgate 不能在那里保存文件。请运行 `{chown}`（如果是绑定挂载，请在宿主机上运行），或用 --home 指定其他主目录。",
   "cli.warning": "警告：{warning}",
   // ── skill security warnings ─────────────────────────────────────────────────────────────────────────
   "injection.ignorePrevious": "要求忽略之前的指令",
