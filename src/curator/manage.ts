@@ -7,6 +7,11 @@
  * apply: pinned, external, protected, hub, bundled and unmanaged skills are refused; a delete must name an
  * existing umbrella other than itself in `absorbed_into` (or `""` for an explicit prune) and becomes a
  * recoverable archive; a created skill is marked `created_by: agent` so the curator manages it.
+ *
+ * Its refusals and results are written for the model, not for a person: they stay English whatever the
+ * reader's language (the model works in English with Hermes' tool schema, its tool calls are logged and
+ * go into `run.json`, which must be the same bytes in every locale). What a person reads of a run comes
+ * from the run's record through the catalogs instead (the summary, `REPORT.md` one click away).
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";

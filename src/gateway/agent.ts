@@ -9,6 +9,7 @@ import path from "node:path";
 import { sessionKeyOf } from "../../commands/context.js";
 import type { CommandContext } from "../../commands/types.js";
 import type { SkillgateConfig } from "../config/config.js";
+import { english, list, type Text, t } from "../core/i18n/messages.js";
 import type { InboundMessage } from "../core/message.js";
 import { errorReply, type Reply, type ReplyBlock, reply } from "../core/reply.js";
 import {
@@ -26,6 +27,7 @@ import {
   ModelError,
 } from "../llm/client.js";
 import { describeModel, type ResolvedModel, resolveChatModel } from "../llm/config.js";
+import { gatewaySetupHintText } from "../skills/readiness.js";
 import { searchSkills } from "../skills/search.js";
 import { activationBlocker, type ResolvedSetting, settingsBlock } from "../skills/settings.js";
 import type { SkillEntry, SkillLibrary } from "../skills/types.js";
@@ -165,19 +167,20 @@ function asStrings(value: unknown): string[] {
 
 /** Notices for the person: missing secrets (with the setup hint) and security warnings of viewed skills. */
 class Notices {
-  private readonly lines = new Map<string, string>();
+  private readonly lines = new Map<string, Text>();
+
+  constructor(private readonly home: string) {}
 
   add(name: string, view: Record<string, unknown>): void {
     const missing = asStrings(view.missing_required_environment_variables);
     if (missing.length > 0 && !this.lines.has(`secret:${name}`)) {
-      const hint = typeof view.gateway_setup_hint === "string" ? ` ${view.gateway_setup_hint}` : "";
-      this.lines.set(
-        `secret:${name}`,
-        `⚠️ The ${name} skill needs ${missing.map((v) => `\`${v}\``).join(", ")}, which ${missing.length > 1 ? "are" : "is"} not set.${hint}`,
-      );
+      // The view's hint is English for the model; the person reads the catalog's.
+      const hint = typeof view.gateway_setup_hint === "string" ? gatewaySetupHintText(this.home) : "";
+      const names = list(missing.map((variable) => `\`${variable}\``));
+      this.lines.set(`secret:${name}`, t("agent.needsSecret", { name, names, hint, count: missing.length }));
     }
     for (const warning of asStrings(view.security_warnings))
-      this.lines.set(`security:${name}:${warning}`, `⚠️ ${name}: ${warning}`);
+      this.lines.set(`security:${name}:${warning}`, t("agent.securityWarning", { name, warning }));
   }
 
   blocks(): ReplyBlock[] {
@@ -214,7 +217,7 @@ async function respond(
     );
   } catch (error) {
     // The visibility rule fails closed: no skill is offered while the config is broken.
-    return errorReply(`Skills are unavailable here: ${(error as Error).message}`);
+    return errorReply(t("agent.skillsUnavailable", { detail: (error as Error).message }));
   }
   const loaded = await loadedSkillsText(
     library,
@@ -248,7 +251,7 @@ async function respond(
     ...history.map((entry): ChatMessage => ({ role: entry.role, content: entry.text })),
     { role: "user", content: message.text },
   ];
-  const notices = new Notices();
+  const notices = new Notices(options.home);
   const runtime: ToolRuntime = {
     library,
     home: options.home,
@@ -279,15 +282,20 @@ async function respond(
   } catch (error) {
     if (error instanceof ModelError) {
       options.logger?.warn({ kind: error.kind, status: error.status }, "agent: model call failed");
-      return errorReply(`The model could not answer: ${error.message}`);
+      return errorReply(t("agent.modelFailed", { detail: error.message }));
     }
     throw error;
   }
-  if (answer.trim() === "") answer = "(The model gave no answer. Try rephrasing, or use /help for commands.)";
+  // No answer: the person reads the catalog's note; the history and --json keep its English.
+  const unanswered = answer.trim() === "";
+  if (unanswered) answer = english(t("agent.noAnswer"));
   if (historyLimit > 0) {
     const at = ctx.now().toISOString();
     await sessions.appendHistory(sessionKey, { role: "user", text: message.text, at }, historyLimit);
     await sessions.appendHistory(sessionKey, { role: "assistant", text: answer, at }, historyLimit);
   }
-  return reply([...replyBlocks(answer), ...notices.blocks()], { json: { ok: true, answer } });
+  const answerBlocks: ReplyBlock[] = unanswered
+    ? [{ kind: "paragraph", text: t("agent.noAnswer") }]
+    : replyBlocks(answer);
+  return reply([...answerBlocks, ...notices.blocks()], { json: { ok: true, answer } });
 }

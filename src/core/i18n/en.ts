@@ -253,6 +253,14 @@ export const en = {
     "!!! WARNING: the web console listens on a non-loopback address (gateway.console.bind); other machines can reach it. !!!",
   "gateway.noAdapterStarted":
     "No chat adapter could start; see the log lines above for each platform's reason.",
+  "agent.needsSecret": {
+    one: "⚠️ The {name} skill needs {names}, which is not set. {hint}",
+    other: "⚠️ The {name} skill needs {names}, which are not set. {hint}",
+  },
+  "agent.securityWarning": "⚠️ {name}: {warning}",
+  "agent.skillsUnavailable": "Skills are unavailable here: {detail}",
+  "agent.modelFailed": "The model could not answer: {detail}",
+  "agent.noAnswer": "(The model gave no answer. Try rephrasing, or use /help for commands.)",
   // ── one-time secret form ────────────────────────────────────────────────────────────────────────────
   "form.error.title": "Error",
   "form.error.text": "Something went wrong; nothing was stored. Ask for a new form in the chat.",

@@ -238,6 +238,11 @@ export const zhCN = defineLocale<typeof en>()({
   "launch.notLoopback":
     "!!! 警告：网页控制台监听在非回环地址上（gateway.console.bind），其他机器可以访问它。!!!",
   "gateway.noAdapterStarted": "没有任何聊天适配器能够启动；各平台的原因见上方的日志。",
+  "agent.needsSecret": { other: "⚠️ 技能 {name} 需要 {names}，但尚未设置。{hint}" },
+  "agent.securityWarning": "⚠️ {name}：{warning}",
+  "agent.skillsUnavailable": "这里无法使用技能：{detail}",
+  "agent.modelFailed": "模型无法回答：{detail}",
+  "agent.noAnswer": "（模型没有给出回答。请换个说法，或者用 /help 查看命令。）",
   // ── one-time secret form ────────────────────────────────────────────────────────────────────────────
   "form.error.title": "出错了",
   "form.error.text": "出了点问题，没有保存任何内容。请在聊天中重新申请表单。",
