@@ -10,6 +10,7 @@ import { roleOf } from "../src/core/access.js";
 import type { ReplyAction } from "../src/core/actions.js";
 import { english, join, list, type Text, t } from "../src/core/i18n/messages.js";
 import { errorReply, type Reply, type ReplyBlock, reply } from "../src/core/reply.js";
+import { searchSkills } from "../src/skills/search.js";
 import type { SkillEntry, SkillViewResult } from "../src/skills/types.js";
 import { UsageStore } from "../src/skills/usage.js";
 import { viewTexts } from "../src/skills/view-texts.js";
@@ -25,6 +26,7 @@ import {
   viewSettings,
 } from "./readiness-view.js";
 import { recordLoadedVersions } from "./skill-versions.js";
+import { hitButtons } from "./skills-search.js";
 import type { CommandContext, CommandSpec } from "./types.js";
 
 /** What /help says when the library has no skill at all: where to find some to try. */
@@ -162,6 +164,34 @@ function viewFailure(view: SkillViewResult, name: string): Reply {
 }
 
 /**
+ * A name that is no skill here: the skills whose names or descriptions come close, for the person to
+ * choose with "View"/"Load" buttons (each with its related skills), or the plain refusal when none does.
+ */
+async function unknownSkillReply(ctx: CommandContext, typed: string): Promise<Reply> {
+  const refusal = errorReply(
+    t("skill.noSuchSkill", { name: typed, list: ctx.commandPrefix(["skills", "list"]) }),
+  );
+  const hits = await searchSkills(ctx.library, typed.replace(/[-_]/g, " "), {
+    platform: ctx.platform,
+    limit: 4,
+  }).catch(() => []);
+  if (hits.length === 0) return refusal;
+  const items = hits.map((hit) =>
+    hit.related.length > 0
+      ? t("search.describedRelated", {
+          description: hit.name,
+          related: t("search.related", { names: list(hit.related) }),
+        })
+      : hit.name,
+  );
+  const choice = errorReply(t("skill.ambiguous", { name: typed }));
+  return withButtons(
+    { ...choice, blocks: [...choice.blocks, { kind: "list", items }] },
+    hitButtons(hits.map((hit) => hit.name)),
+  );
+}
+
+/**
  * Loads skills by the names a chat typed (`/<skill>` or `/a /b …`): each must exist and be visible on
  * the caller's platform (the first refusal names the skill and the platform). Returns the cards, with
  * the instruction echoed; bumps the use counters and records the skills in the chat session.
@@ -174,13 +204,7 @@ export async function loadSkills(
   const entries: SkillEntry[] = [];
   for (const typed of typedNames.slice(0, MAX_STACKED_SKILLS)) {
     const entry = await findSkillByChatName(ctx, typed);
-    if (!entry)
-      return {
-        reply: errorReply(
-          t("skill.noSuchSkill", { name: typed, list: ctx.commandPrefix(["skills", "list"]) }),
-        ),
-        loaded: [],
-      };
+    if (!entry) return { reply: await unknownSkillReply(ctx, typed), loaded: [] };
     if (!isSkillVisible(entry.name, entry.frontmatter, ctx.platform, ctx.config)) {
       return { reply: disabledSkillReply(entry.name, ctx.platform), loaded: [] };
     }
