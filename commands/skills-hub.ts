@@ -6,8 +6,8 @@
  * and findings) — a question on a terminal, a confirmation card with a single-use Confirm button in chat,
  * a refusal without a terminal and without `-y`. A `dangerous` verdict is refused without asking.
  *
- * `runHubSearch` and `HUB_SEARCH_OPTION` are exported for the library's own `skills search` to dispatch
- * to when it is given `--hub`.
+ * `runHubSearch` is exported for the library's own `skills search`, which hands its query to the hub
+ * when it is given `--hub`.
  */
 
 import path from "node:path";
@@ -41,12 +41,10 @@ import {
   parseSourceRef,
   searchHub,
 } from "../src/skills/hub/sources.js";
-import type { CommandContext, CommandInput, CommandSpec, OptionSpec } from "./types.js";
+import type { CommandContext, CommandInput, CommandSpec } from "./types.js";
 import { defineCommand } from "./types.js";
 
 /** The `--hub` flag the library's `skills search` takes to search the hub instead. */
-export const HUB_SEARCH_OPTION: OptionSpec = { name: "hub", description: t("hub.opt.hub"), kind: "boolean" };
-
 function hubEnv(ctx: CommandContext): HubEnv {
   const hub = ctx.config.skills.hub;
   const token = process.env.GITHUB_TOKEN ?? process.env.GH_TOKEN;

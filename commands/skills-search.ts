@@ -3,7 +3,7 @@
  * ones visible here (see `src/skills/search.ts`). In chat each of the first hits gets "View" and "Load"
  * buttons; when the first hits score the same, the reply says so and the person chooses with them.
  * `--json` prints `{ success, query, count, results: [{ name, description, category, score, tags,
- * related_skills }] }`.
+ * related_skills }] }`. `--hub` searches the configured hubs instead (`commands/skills-hub.ts`).
  */
 import { invocation, type ReplyAction, runAction } from "../src/core/actions.js";
 import { list, type Text, t } from "../src/core/i18n/messages.js";
@@ -20,6 +20,7 @@ import {
 
 const SEARCH_OPTIONS = [
   { name: "limit", kind: "integer", description: t("cmd.option.search.limit") },
+  { name: "hub", kind: "boolean", description: t("hub.opt.hub") },
   {
     name: "platform",
     kind: "string",
@@ -79,6 +80,9 @@ async function searchCommand(
       json: { success: false, error: "empty query" },
       exitCode: 2,
     });
+  // `--hub` searches the taps and the registry instead (loaded only then: the library search stays light).
+  if (input.options.hub)
+    return (await import("./skills-hub.js")).runHubSearch(ctx, query, input.options.limit ?? 20);
   const option = input.options.platform?.trim();
   const platform = option ? option.toLowerCase() : ctx.platform;
   const limit = Math.min(Math.max(input.options.limit ?? 10, 1), 100);

@@ -161,6 +161,18 @@ describe("skillgate skills … (CLI)", () => {
       expect.objectContaining({ identifier: "acme/skills/skills/pdf-tools" }),
     );
   });
+
+  it("skills search --hub asks the hubs, plain skills search the library", async () => {
+    expect((await runCli(home, ["skills", "hub", "taps", "add", "acme/skills", "skills/"])).code).toBe(0);
+    const hubHits = await runCli(home, ["skills", "search", "pdf", "--hub", "--json"]);
+    expect(hubHits.code, hubHits.stderr).toBe(0);
+    expect(JSON.parse(hubHits.stdout).results).toContainEqual(
+      expect.objectContaining({ identifier: "acme/skills/skills/pdf-tools" }),
+    );
+    // Nothing is installed, so the library itself has no pdf skill to find.
+    const local = await runCli(home, ["skills", "search", "pdf", "--json"]);
+    expect(JSON.parse(local.stdout)).toMatchObject({ success: true, count: 0 });
+  });
 });
 
 describe("/skills install in chat", () => {
