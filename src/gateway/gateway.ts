@@ -495,7 +495,11 @@ class GatewayImpl implements Gateway {
     }
     this.consuming = this.consumeInbox();
     await this.syncCommandCatalogs();
+    // The lead may have been lost while the duties started (the fence fires on its own timer): a
+    // stopping gateway starts nothing more.
+    if (this.state !== "running" || this.coordination?.leading() === false) return;
     await this.startSecretForm();
+    if (this.state !== "running") return;
     this.startMaintenance();
   }
 

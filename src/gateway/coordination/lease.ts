@@ -1,8 +1,8 @@
 /**
  * One leader among the replicas of a home, with a fencing epoch. The lease is a Redis key taken with
- * `SET NX PX` (TTL 3.5 s) and renewed every 0.7 s by compare-and-expire; every acquisition increments an
+ * `SET NX PX` (TTL 7 s) and renewed every second by compare-and-expire; every acquisition increments an
  * epoch, never below what the disk already records (so a Redis restarted from an older AOF cannot hand
- * out an epoch a previous leader used). A leader whose last *successful* renewal is 2.5 s old fences
+ * out an epoch a previous leader used). A leader whose last *successful* renewal is 5 s old fences
  * itself — a timer fires then whatever its Redis calls are doing, so a silent partition that leaves a
  * renewal hanging fences it on time — before anyone else can lead (the TTL is longer), and gives the
  * lease up when it still can. A follower tries again as the lease runs out. Timing uses the monotonic
@@ -34,11 +34,12 @@ export const LEADER_EPOCH_KEY = "leader-epoch";
 export const GENERATION_KEY = "generation";
 
 /**
- * The default timings: a dead leader's lease lapses within 3.5 s; a leader cut off fences itself 2.5 s
- * after its last good renewal, a second before the lease could pass on (room for a Redis call's 1.2 s
- * deadline and for a busy event loop).
+ * The default timings: a dead leader's lease lapses within 7 s; a leader cut off fences itself 5 s after
+ * its last good renewal, 2 s before the lease could pass on. Shorter fences made leaders whose event
+ * loop stalled for 3–4 s while loading a 10k-skill library at take-over hand over in a loop on a busy
+ * 2-core machine.
  */
-export const LEASE_TIMINGS: LeaseTimings = { ttlMs: 3_500, renewMs: 700, fenceAfterMs: 2_500 };
+export const LEASE_TIMINGS: LeaseTimings = { ttlMs: 7_000, renewMs: 1_000, fenceAfterMs: 5_000 };
 
 /** What the lease tells the gateway. */
 export interface LeaseEvents {
