@@ -96,8 +96,9 @@ export function codeFence(text: string, lang = ""): string {
 }
 
 /**
- * Escapes Discord markdown in plain text, leaving `inline code` spans as they are. With an odd number of
- * backticks nothing is treated as code and every backtick is escaped.
+ * Escapes Discord markdown in plain text, leaving `inline code` spans as they are (Discord shows a code
+ * span's content literally, links and mentions included). With an odd number of backticks nothing is
+ * treated as code and every backtick is escaped.
  */
 export function escapeInline(text: string): string {
   const ticks = (text.match(/`/g) ?? []).length;
@@ -110,10 +111,26 @@ export function escapeInline(text: string): string {
     .join("");
 }
 
+/**
+ * A line-start marker Discord's markdown reads as a block: headings `#`, `##`, `###`, subtext `-#`,
+ * quotes `>` and `>>>`, bullets `-` and `*`, numbered items `1.` (Discord's "Markdown Text 101" help
+ * article; discord.js's `escapeMarkdown` escapes the same forms with its `heading`, `bulletedList` and
+ * `numberedList` options). Escaping its first character leaves no marker at the start of the line.
+ */
+const BLOCK_MARKER = /(^|\n)([ \t]*)(#{1,3}|-#|>{1,3}|[-*]|\d+\.)(?=[ \t])/g;
+
+/**
+ * Untrusted text as Discord shows it literally: every character that opens inline markup is escaped
+ * with a backslash (`\\`, `*`, `_`, `~`, `|`, backtick, `[`, `]` — a masked link `[text](url)` cannot form
+ * without its brackets, and `<`, which opens user, role and channel mentions, slash-command links and
+ * timestamps), block markers at a line start are escaped, and `@everyone`/`@here` are broken with a
+ * zero-width space. Parentheses and a bare URL stay as written: without `[` and `]` they form no link
+ * text a reader could mistake for skillgate's own.
+ */
 function escapePlain(text: string): string {
   return text
-    .replace(/[\\*_~|`[\]]/g, (char) => `\\${char}`)
-    .replace(/(^|\n)(\s*)([>#-]|\d+\.)(?=\s)/g, (_match, start: string, indent: string, marker: string) =>
+    .replace(/[\\*_~|`[\]<]/g, (char) => `\\${char}`)
+    .replace(BLOCK_MARKER, (_match, start: string, indent: string, marker: string) =>
       marker.endsWith(".") ? `${start}${indent}${marker.slice(0, -1)}\\.` : `${start}${indent}\\${marker}`,
     )
     .replace(/@(everyone|here)/g, "@\u200b$1");

@@ -5,8 +5,10 @@
  * no link, tag or mention a skill author put in its name.
  */
 import { describe, expect, it } from "vitest";
+import { renderEmbed } from "../../adapters/discord/actions.js";
 import { renderReply as renderDiscord } from "../../adapters/discord/render.js";
-import { renderReply as renderFeishu } from "../../adapters/feishu/render.js";
+import { renderCard } from "../../adapters/feishu/actions.js";
+import { renderReply as renderFeishu, renderText } from "../../adapters/feishu/render.js";
 import { secretCard } from "../../adapters/feishu/secret-input.js";
 import { renderReply as renderTelegram } from "../../adapters/telegram/render.js";
 import { inertCardMarkdown, withoutControls } from "../../src/core/inert-text.js";
@@ -92,5 +94,85 @@ describe("hostile skill text through every renderer", () => {
     expect(withoutControls("a\tb\nc 中文 emoji 🙂")).toBe("a\tb\nc 中文 emoji 🙂");
     expect(withoutControls("x\u001b[31my\u001b[0m\u0007\u202ez")).toBe("xyz");
     expect(inertCardMarkdown("pdf-tools").replace(/\u200b/g, "")).toBe("pdf-tools");
+  });
+});
+
+/** Skill names and descriptions that would be markup on Discord if written as they are. */
+const DISCORD_HOSTILE = [
+  "[Re-authenticate](https://evil.example)",
+  "[Re-authenticate](<https://evil.example>)",
+  "# Security notice",
+  "## Re-authenticate now",
+  "### Admin",
+  "-# small print",
+  "> quoted",
+  ">>> quoted to the end",
+  "<@123456789012345678>",
+  "<@&123456789012345678>",
+  "<#123456789012345678>",
+  "</curator pin:123456789012345678>",
+  "||hidden||",
+  "**bold** __under__ ~~gone~~",
+];
+
+/** Forms Discord would render as a link, heading, subtext, quote, mention or styled span. */
+const DISCORD_MARKUP = [
+  /(^|[^\\])\[[^\]]*(^|[^\\])\]\(/m,
+  /^[ \t]*(#{1,3}|-#|>{1,3})[ \t]/m,
+  /(^|[^\\])<[@#/]/m,
+  /(^|[^\\])\|\|/m,
+  /(^|[^\\])\*\*/m,
+  /(^|[^\\])__/m,
+  /(^|[^\\])~~/m,
+];
+
+describe("hostile skill text on Discord and in Feishu cards", () => {
+  for (const name of DISCORD_HOSTILE) {
+    it(`Discord shows it as text: ${JSON.stringify(name)}`, () => {
+      const reply: Reply = {
+        blocks: [
+          { kind: "heading", text: name },
+          { kind: "paragraph", text: name },
+          { kind: "paragraph", text: `Skill: ${name}` },
+          { kind: "list", items: [name, `${name}\n${name}`] },
+        ],
+        exitCode: 0,
+      };
+      const markdown = renderDiscord(reply).join("\n");
+      // Each line the renderer wrote, without the structure it adds itself (bold headings, list dashes).
+      const lines = markdown
+        .split("\n")
+        .map((line) => line.replace(/^(\*\*|- |\s+)/, "").replace(/\*\*$/, ""));
+      for (const pattern of DISCORD_MARKUP)
+        expect(lines.join("\n"), `${pattern} in ${JSON.stringify(markdown)}`).not.toMatch(pattern);
+      const embed = renderEmbed({ ...reply, layout: "card" });
+      expect(embed).toBeDefined();
+      for (const pattern of DISCORD_MARKUP) {
+        expect(embed?.title ?? "").not.toMatch(pattern);
+        const body = (embed?.description ?? "")
+          .split("\n")
+          .map((line) => line.replace(/^(- |\s+)/, ""))
+          .join("\n");
+        expect(body, JSON.stringify(embed)).not.toMatch(pattern);
+      }
+    });
+  }
+
+  it("Feishu cards and messages carry hostile names as plain text or inert markdown only", () => {
+    for (const name of [...HOSTILE, ...DISCORD_HOSTILE]) {
+      const reply: Reply = {
+        blocks: [
+          { kind: "heading", text: name },
+          { kind: "paragraph", text: name },
+        ],
+        exitCode: 0,
+        layout: "card",
+      };
+      const card = JSON.stringify(renderCard(reply));
+      // Every text a card carries from the reply is plain_text: no markdown element holds skill text.
+      expect(card).not.toMatch(/"tag":"(markdown|lark_md)"/);
+      const text = JSON.stringify(renderText(reply));
+      expect(text).not.toMatch(/<at/i);
+    }
   });
 });
