@@ -57,7 +57,7 @@ describe("catalog completeness", () => {
     );
     expect(resolveText(t("skill.missingEnv", { count: 2, names: "`A`" }), "zh-CN")).toBe("缺少环境变量 `A`");
     expect(resolveText(t("help.moreSkills", { count: 12_345, command: "x" }), "zh-CN")).toContain("12345");
-    expect(resolveText({ fmt: "ago", seconds: 3 * 86_400 }, "zh-CN")).toBe("3天前");
+    expect(resolveText({ fmt: "ago", seconds: 3 * 86_400 }, "zh-CN")).toBe("3 天前");
     expect(english({ fmt: "ago", seconds: 3 * 86_400 })).toBe("3d ago");
     expect(resolveText({ fmt: "list", items: ["a", "b", "c"] }, "zh-CN")).toBe("a、b、c");
   });

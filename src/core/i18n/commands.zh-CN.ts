@@ -16,7 +16,7 @@ export const zhCNCommands = defineLocale<typeof enCommands>()({
   "cmd.failures": "失败：",
   "cmd.arg.skillName": "技能名称",
   "cmd.arg.skillNames": "技能名称（可多个）",
-  "cmd.arg.archivedName": "list-archived 列出的名称，或技能本身的名称",
+  "cmd.arg.archivedName": "已归档列表中的名称，或技能本身的名称",
   // ── curator status ──────────────────────────────────────────────────────────────────────────────────
   "cmd.summary.status": "上次运行、受管与未受管技能数、固定的技能、最久未活动的技能",
   "cmd.status.state": "管理器（Curator）：{state}",

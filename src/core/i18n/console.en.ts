@@ -27,6 +27,7 @@ export const enConsole = {
   "console.none": "none",
   "console.utc": "{time} UTC",
   "console.daysAgo": "{days}d ago",
+  "console.today": "today",
   "console.state.active": "active",
   "console.state.stale": "stale",
   "console.state.archived": "archived",

@@ -25,6 +25,7 @@ export const zhCNConsole = defineLocale<typeof enConsole>()({
   "console.none": "无",
   "console.utc": "{time}（UTC）",
   "console.daysAgo": "{days} 天前",
+  "console.today": "今天",
   "console.state.active": "活跃",
   "console.state.stale": "过时",
   "console.state.archived": "已归档",

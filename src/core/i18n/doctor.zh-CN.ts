@@ -24,11 +24,11 @@ export const zhCNDoctor = defineLocale<typeof enDoctor>()({
     "用 @BotFather（/newbot）创建机器人，把 TELEGRAM_BOT_TOKEN=… 写入 <home>/.env；或者设置 gateway.telegram.enabled: false。",
   "pdoctor.tg.badShape": "TELEGRAM_BOT_TOKEN 看起来不是机器人令牌：{problem}。没有向 Telegram 发送任何内容。",
   "pdoctor.tg.badShape.fix":
-    "从 @BotFather 重新复制令牌（/mybots → 你的机器人 → API Token）：把完整的 `123456789:AA…` 一行，不带引号和空格，写到 <home>/.env 的 TELEGRAM_BOT_TOKEN= 之后。",
+    "从 @BotFather 重新复制令牌（/mybots → 你的机器人 → `API Token`）：把完整的 `123456789:AA…` 一行，不带引号和空格，写到 <home>/.env 的 TELEGRAM_BOT_TOKEN= 之后。",
   "pdoctor.tg.refused": "Telegram 拒绝了 TELEGRAM_BOT_TOKEN（401 未授权）。",
   "pdoctor.tg.refused.fix":
-    "从 @BotFather（/mybots → API Token）重新复制令牌到 <home>/.env；在那里用 /revoke 可以生成新的令牌。",
-  "pdoctor.tg.unreachable": "无法连接 {url} 上的 Telegram Bot API：{detail}。",
+    "从 @BotFather（/mybots → `API Token`）重新复制令牌到 <home>/.env；在那里用 /revoke 可以生成新的令牌。",
+  "pdoctor.tg.unreachable": "无法连接 {url} 上的 Telegram `Bot API`：{detail}。",
   "pdoctor.tg.unreachable.fix": "请检查网络（以及代理），或者 gateway.telegram.api_root。",
   "pdoctor.tg.tokenOk": "令牌有效：机器人是 @{username}（id {id}）。",
   "pdoctor.tg.privacyOff": "隐私模式已关闭：机器人能看到群组中的每条消息；skillgate 只回答发给它的消息。",
@@ -95,9 +95,9 @@ export const zhCNDoctor = defineLocale<typeof enDoctor>()({
   "pdoctor.fs.missingOne": "没有设置 {missing}（{other} 已设置）。",
   "pdoctor.fs.missingBoth": "没有设置 FEISHU_APP_ID 和 FEISHU_APP_SECRET。",
   "pdoctor.fs.missingId.fix":
-    "从开发者后台应用的“凭证与基础信息”页面复制 App ID（cli_…），以 FEISHU_APP_ID=… 写入 <home>/.env；或者设置 gateway.feishu.enabled: false。",
+    "从开发者后台应用的“凭证与基础信息”页面复制 `App ID`（cli_…），以 FEISHU_APP_ID=… 写入 <home>/.env；或者设置 gateway.feishu.enabled: false。",
   "pdoctor.fs.missingSecret.fix":
-    "从开发者后台应用的“凭证与基础信息”页面复制 App Secret，以 FEISHU_APP_SECRET=… 写入 <home>/.env；或者设置 gateway.feishu.enabled: false。",
+    "从开发者后台应用的“凭证与基础信息”页面复制 `App Secret`，以 FEISHU_APP_SECRET=… 写入 <home>/.env；或者设置 gateway.feishu.enabled: false。",
   "pdoctor.fs.missingBoth.fix":
     "从开发者后台应用的“凭证与基础信息”页面复制两者，以 FEISHU_APP_ID=… 和 FEISHU_APP_SECRET=… 写入 <home>/.env；或者设置 gateway.feishu.enabled: false。",
   "pdoctor.fs.refused": "飞书拒绝了 FEISHU_APP_ID/FEISHU_APP_SECRET（代码 {code}：{detail}）。",
@@ -118,10 +118,10 @@ export const zhCNDoctor = defineLocale<typeof enDoctor>()({
     "在“事件与回调”中选择“使用长连接接收事件”，订阅 im.message.receive_v1，然后发布应用。",
   "pdoctor.fs.wsFailed": "长连接端点出错：{detail}。",
   "pdoctor.fs.noVerification": "webhook 模式下没有设置 gateway.feishu.verification_token。",
-  "pdoctor.fs.noVerification.fix": "从“事件与回调”→“加密策略”复制 Verification Token，写入 config.yaml。",
+  "pdoctor.fs.noVerification.fix": "从“事件与回调”→“加密策略”复制 `Verification Token`，写入 config.yaml。",
   "pdoctor.fs.verificationOk": "已设置 webhook 校验令牌。",
   "pdoctor.fs.noEncryptKey": "没有设置 gateway.feishu.encrypt_key：webhook 事件没有签名。",
-  "pdoctor.fs.noEncryptKey.fix": "在“事件与回调”中设置 Encrypt Key，并复制到 config.yaml。",
+  "pdoctor.fs.noEncryptKey.fix": "在“事件与回调”中设置 `Encrypt Key`，并复制到 config.yaml。",
   "pdoctor.fs.menuEntry": "“{name}”→ 事件 key {key}",
   "pdoctor.fs.menu":
     "skillgate 会回答的机器人菜单项（在“应用能力 → 机器人 → 机器人菜单”中添加，类型选“推送事件”）：{entries}。",

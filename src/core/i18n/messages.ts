@@ -179,7 +179,7 @@ function formatNumber(value: number, locale: Locale, digits?: number, grouping =
   return formatter.format(value);
 }
 
-/** `42s ago` / `42秒前`: the narrow relative time, with the number written without grouping. */
+/** `42s ago` / `42 秒前`: the narrow relative time, with the number written without grouping. */
 function formatAgo(seconds: number, locale: Locale): string {
   const [value, unit]: [number, Intl.RelativeTimeFormatUnit] =
     seconds < 60
@@ -194,7 +194,7 @@ function formatAgo(seconds: number, locale: Locale): string {
     () => new Intl.RelativeTimeFormat(locale, { style: "narrow", numeric: "always" }),
   );
   let placed = false;
-  return formatter
+  const text = formatter
     .formatToParts(-value, unit)
     .map((part) => {
       if (part.type === "literal") return part.value;
@@ -203,6 +203,8 @@ function formatAgo(seconds: number, locale: Locale): string {
       return String(value);
     })
     .join("");
+  // A number and a Chinese word are spaced as everywhere else in the catalogs (`3 天前`, like `{days} 天前`).
+  return text.replace(/(\d)(?=[\u4e00-\u9fff])/g, "$1 ");
 }
 
 function formatList(items: readonly ParamValue[], locale: Locale): string {

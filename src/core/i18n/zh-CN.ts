@@ -229,7 +229,7 @@ export const zhCN = defineLocale<typeof en>()({
   "secretValue.oneLine": "值必须是一行；没有保存任何内容。",
   "secretValue.tooLong": "值超过 {limit} 个字符；没有保存任何内容。",
   "secretValue.unparsable":
-    ".env 中 `{key}` 之前有一条 python-dotenv 无法解析的语句（引号没有闭合？），新值将无法读取；请修正文件后重试。没有保存任何内容。",
+    ".env 中 `{key}` 之前有一条 `python-dotenv` 无法解析的语句（引号没有闭合？），新值将无法读取；请修正文件后重试。没有保存任何内容。",
   "secretValue.layout":
     "写入会改变 .env 中 `{key}` 的读取结果（它的格式不常见）；请修正文件后重试。没有保存任何内容。",
   "launch.console": "skillgate 网页控制台：{url}",

@@ -271,7 +271,7 @@ ${result.rows.map(
 <td translate="no">${row.category ?? ""}</td>
 <td><span class="state ${row.state}">${state(row.state)}</span>${row.onDisk ? "" : html` <span class="muted">${tr(ctx, "console.library.notOnDisk")}</span>`}</td>
 <td>${named(ctx, "console.provenance", row.provenance)}</td>
-<td title="${row.lastActivityAt ?? tr(ctx, "console.never")}">${row.idleDays === null ? tr(ctx, "console.never") : tr(ctx, "console.daysAgo", { days: row.idleDays })}</td>
+<td title="${row.lastActivityAt ?? tr(ctx, "console.never")}">${row.idleDays === null ? tr(ctx, "console.never") : row.idleDays === 0 ? tr(ctx, "console.today") : tr(ctx, "console.daysAgo", { days: row.idleDays })}</td>
 <td class="num">${row.useCount} / ${row.viewCount} / ${row.patchCount}</td>
 <td>${readinessItems(ctx, row).length ? html`<span class="warn" title="${readinessLine(ctx, row)}">${tr(ctx, "console.library.needs", { count: readinessItems(ctx, row).length })}</span>` : tr(ctx, "console.library.ok")}</td>
 <td>${visibilityCell(ctx, row)}</td>
