@@ -10,7 +10,12 @@ import { list, type Text, t } from "../src/core/i18n/messages.js";
 import { referencePlatforms } from "../src/core/platforms.js";
 import { errorReply, type Reply, type ReplyBlock, reply } from "../src/core/reply.js";
 import { appendEntry } from "../src/curator/ledger.js";
-import { resolveSettings, type SettingDeclaration, settingDeclarations } from "../src/skills/settings.js";
+import {
+  resolveSettings,
+  type SettingDeclaration,
+  settingDeclarations,
+  settingKeyProblem,
+} from "../src/skills/settings.js";
 import type { SkillEntry } from "../src/skills/types.js";
 import { findSkillByChatName } from "./chat.js";
 import { isSecretSettingKey, settingLines } from "./readiness-view.js";
@@ -248,6 +253,8 @@ async function setConfig(ctx: CommandContext, key: string | undefined, raw: stri
   }
   const { declarations, owners } = await declaredSettings(ctx);
   const declaration = declarations.get(key);
+  const problem = declaration ? null : settingKeyProblem(key);
+  if (problem) return errorReply(t("setting.refused", { key, reason: problem }), 2);
   if (!declaration) {
     const known = [...declarations.keys()].sort();
     return errorReply(
