@@ -5,6 +5,8 @@
  * the ledger — a secret setting's value never is. In chat they are for admins; a secret setting cannot be
  * set from a chat message at all (it would sit in the chat history).
  */
+
+import { edgeWhitespace } from "../src/config/dotenv-write.js";
 import { type ConfigChange, editConfigFile } from "../src/config/edit.js";
 import { list, type Text, t } from "../src/core/i18n/messages.js";
 import { referencePlatforms } from "../src/core/platforms.js";
@@ -270,7 +272,10 @@ async function setConfig(ctx: CommandContext, key: string | undefined, raw: stri
       t("cmd.config.secretInChat", { key, command: `skillgate skills config set ${key} <value>` }),
     );
   }
-  const value = typedValue(raw.trim());
+  // Taken exactly or refused: whitespace at either end would be stored as part of the value.
+  const edges = edgeWhitespace(raw);
+  if (edges) return errorReply(t("value.edgeWhitespace", { chars: edges }), 2);
+  const value = typedValue(raw);
   const result = await editConfigFile(ctx.home, {
     kind: "set",
     path: ["skills", "config", ...key.split(".")],
@@ -346,6 +351,8 @@ export const skillsConfigCommands: CommandSpec[] = [
       const key = input.args[1] ?? "";
       // A secret key is refused in chat by `run`; asking first would only invite a confirmation.
       if (ctx.surface === "chat" && isSecretSettingKey(key)) return null;
+      // A value with whitespace at either end is refused by `run`; nothing to confirm.
+      if (edgeWhitespace(input.args.slice(2).join(" "))) return null;
       return isSecretSettingKey(key)
         ? t("cmd.config.confirmSetSecret", { key })
         : t("cmd.config.confirmSet", { key, value: input.args.slice(2).join(" ") });

@@ -189,6 +189,8 @@ export const en = {
     "I could not message you privately: open a private chat with me, send /start, then press the button again.",
   "secret.skillGone": "The skill `{skill}` is not available here any more.",
   "secret.keyGone": "`{skill}` does not declare `{key}` any more.",
+  "value.edgeWhitespace":
+    "The value starts or ends with whitespace ({chars}), which would be kept as part of it; nothing was stored. Enter it again without that whitespace.",
   "secret.badValue": "⚠️ {problem}",
   "secret.refused": "⛔ {reason}",
   // ── secret forms ────────────────────────────────────────────────────────────────────────────────────

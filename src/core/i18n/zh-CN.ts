@@ -182,6 +182,8 @@ export const zhCN = defineLocale<typeof en>()({
   "secret.link.noPrivateChat": "我无法私信你：请先打开与我的私聊并发送 /start，然后再点一次按钮。",
   "secret.skillGone": "技能 `{skill}` 在这里已不可用。",
   "secret.keyGone": "`{skill}` 已不再声明 `{key}`。",
+  "value.edgeWhitespace":
+    "值的开头或结尾有空白字符（{chars}），它会被当作值的一部分保存；未保存任何内容。请去掉这些空白字符后重新输入。",
   "secret.badValue": "⚠️ {problem}",
   "secret.refused": "⛔ {reason}",
   // ── secret forms ────────────────────────────────────────────────────────────────────────────────────
