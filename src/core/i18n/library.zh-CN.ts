@@ -113,6 +113,7 @@ export const zhCNLibrary = defineLocale<typeof enLibrary>()({
   "recovery.snapshotRemoved": "修复：已删除未完成的快照 {id}（写入它的进程被中断了）。",
   "recovery.rollbackTrashDeleted":
     "修复：已删除 {name}，这是一次回滚留在 {trash} 中的旧技能库（删除它的进程已停止）。",
+  "recovery.purgeUndone": "修复：已把 {name} 放回归档；一次清除在写入账本之前被中断，所以它没有发生。",
   "recovery.purgeTrashRemoved": "修复：已删除 {name}，它是一次被中断的清除留下的（其中的技能包已记入账本）。",
   "recovery.archive.bothKept":
     "修复：技能 '{skill}' 被中断的归档同时留下了 {from} 和 {to}；两者都原样保留——请比较它们，删除你不要的那个。",
