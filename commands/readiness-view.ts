@@ -8,7 +8,7 @@ import { type ReplyAction, secretAction } from "../src/core/actions.js";
 import { english, type Text, t } from "../src/core/i18n/messages.js";
 import type { ReplyBlock } from "../src/core/reply.js";
 import { gatewaySetupHintText } from "../src/skills/readiness.js";
-import type { ResolvedSetting } from "../src/skills/settings.js";
+import { type ResolvedSetting, settingKeyProblem } from "../src/skills/settings.js";
 import type { SkillViewResult } from "../src/skills/types.js";
 import type { CommandContext } from "./types.js";
 
@@ -86,7 +86,20 @@ export function setupTodo(
         : t("cmd.todo.setting", { key, command }),
     );
   }
+  for (const key of refusedSettingKeys(view)) {
+    const reason = settingKeyProblem(key);
+    if (reason) items.push(t("setting.refused", { key, reason }));
+  }
   return items;
+}
+
+/** Keys of the view's `refused_settings`. */
+function refusedSettingKeys(view: SkillViewResult): string[] {
+  const refused = view.refused_settings;
+  if (!Array.isArray(refused)) return [];
+  return refused
+    .map((item) => (item as { key?: unknown }).key)
+    .filter((key): key is string => typeof key === "string");
 }
 
 /** The chat platform that is the local terminal itself (`skillgate serve --terminal`). */

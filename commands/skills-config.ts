@@ -5,13 +5,20 @@
  * the ledger — a secret setting's value never is. In chat they are for admins; a secret setting cannot be
  * set from a chat message at all (it would sit in the chat history).
  */
+
+import { edgeWhitespace } from "../src/config/dotenv-write.js";
 import { type ConfigChange, editConfigFile } from "../src/config/edit.js";
 import { yamlScalarText } from "../src/config/yaml11.js";
 import { list, type Text, t } from "../src/core/i18n/messages.js";
 import { referencePlatforms } from "../src/core/platforms.js";
 import { errorReply, type Reply, type ReplyBlock, reply } from "../src/core/reply.js";
 import { appendEntry } from "../src/curator/ledger.js";
-import { resolveSettings, type SettingDeclaration, settingDeclarations } from "../src/skills/settings.js";
+import {
+  resolveSettings,
+  type SettingDeclaration,
+  settingDeclarations,
+  settingKeyProblem,
+} from "../src/skills/settings.js";
 import type { SkillEntry } from "../src/skills/types.js";
 import { findSkillByChatName } from "./chat.js";
 import { isSecretSettingKey, settingLines } from "./readiness-view.js";
@@ -298,6 +305,8 @@ async function setConfig(ctx: CommandContext, key: string | undefined, raw: stri
   }
   const { declarations, owners } = await declaredSettings(ctx);
   const declaration = declarations.get(key);
+  const problem = declaration ? null : settingKeyProblem(key);
+  if (problem) return errorReply(t("setting.refused", { key, reason: problem }), 2);
   if (!declaration) {
     const known = [...declarations.keys()].sort();
     return errorReply(
@@ -313,7 +322,10 @@ async function setConfig(ctx: CommandContext, key: string | undefined, raw: stri
       t("cmd.config.secretInChat", { key, command: `skillgate skills config set ${key} <value>` }),
     );
   }
-  const typed = settingValue(raw.trim());
+  // Taken exactly or refused: whitespace at either end would be stored as part of the value.
+  const edges = edgeWhitespace(raw);
+  if (edges) return errorReply(t("value.edgeWhitespace", { chars: edges }), 2);
+  const typed = settingValue(raw);
   if (!typed.ok) return errorReply(typed.reason, 2);
   const value = typed.value;
   const result = await editConfigFile(ctx.home, {
@@ -401,6 +413,8 @@ export const skillsConfigCommands: CommandSpec[] = [
       const key = input.args[1] ?? "";
       // A secret key is refused in chat by `run`; asking first would only invite a confirmation.
       if (ctx.surface === "chat" && isSecretSettingKey(key)) return null;
+      // A value with whitespace at either end is refused by `run`; nothing to confirm.
+      if (edgeWhitespace(input.args.slice(2).join(" "))) return null;
       return isSecretSettingKey(key)
         ? t("cmd.config.confirmSetSecret", { key })
         : t("cmd.config.confirmSet", { key, value: input.args.slice(2).join(" ") });

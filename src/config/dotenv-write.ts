@@ -59,13 +59,31 @@ export function dotenvValueText(value: string): string {
 export const MAX_SECRET_LENGTH = 4096;
 
 /**
- * Checks a secret as typed into a private input or `skillgate secrets set`: trimmed, not empty, one
- * line, bounded. Returns the value or the problem.
+ * The whitespace at either end of `value` as code points (`U+00A0, U+3000`), or null when there is
+ * none: spaces, tabs, no-break spaces, ideographic spaces, the byte-order mark and every other character
+ * Unicode calls white space. A value is taken exactly or refused, never trimmed without a word.
+ */
+export function edgeWhitespace(value: string): string | null {
+  const edges = [...(value.match(/^\s+/)?.[0] ?? ""), ...(value.match(/(?<=\S)\s+$|^\s+$/)?.[0] ?? "")];
+  if (edges.length === 0) return null;
+  const codes = edges.map(
+    (char) => `U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}`,
+  );
+  return [...new Set(codes)].join(", ");
+}
+
+/**
+ * Checks a secret as typed into a private input or `skillgate secrets set`: not empty, one line,
+ * bounded, and without whitespace at either end (refused with the characters named, since whatever the
+ * person meant, a pasted space or byte-order mark silently kept or silently dropped would be wrong).
+ * Returns the value or the problem.
  */
 export function checkSecretValue(raw: string): { value: string } | { problem: Text } {
-  const value = raw.trim();
-  if (value === "") return { problem: t("secretValue.empty") };
+  const value = raw;
+  if (value.trim() === "") return { problem: t("secretValue.empty") };
   if (/[\r\n\0]/.test(value)) return { problem: t("secretValue.oneLine") };
+  const edges = edgeWhitespace(value);
+  if (edges) return { problem: t("value.edgeWhitespace", { chars: edges }) };
   if (value.length > MAX_SECRET_LENGTH)
     return { problem: t("secretValue.tooLong", { limit: String(MAX_SECRET_LENGTH) }) };
   return { value };

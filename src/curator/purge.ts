@@ -1,8 +1,10 @@
 /**
  * Purge: permanently deletes archived packages older than a TTL (`--days`, else
- * `curator.archive_ttl_days`; 0 = disabled). Each package is captured into the ledger FIRST (action
- * `purge`, whole package as blobs) so it can be rolled back, then moved into a trash dir with one rename
- * and deleted. A crash leaves the package either in place or in the trash, which the next start empties.
+ * `curator.archive_ttl_days`; 0 = disabled). Each package's files are stored as blobs first, then it is
+ * moved into a trash dir with one rename (the trash notes where it came from, `PURGE_ORIGIN`), then the
+ * ledger line (action `purge`, so it can be rolled back) is written, then the trash is deleted. A crash
+ * before the ledger line leaves no `purge` entry for a package still there: the next start puts a trashed
+ * package without its ledger line back (`recoverPurgeTrash`) and deletes one whose line was written.
  */
 
 import { randomBytes } from "node:crypto";
@@ -137,17 +139,32 @@ export async function purgeArchived(opts: PurgeOptions): Promise<PurgeResult> {
   return result;
 }
 
-/** Ledgers one package, then removes it (rename into trash, then delete). Returns the entry id. */
+/** The file in a purge trash naming where its package came from (JSON `{dir, archived_as}`). */
+export const PURGE_ORIGIN = "origin.json";
+
+/**
+ * Removes one package: its files stored as blobs, moved into a trash, ledgered, then deleted. Returns
+ * the entry id. A ledger line that cannot be written puts the package back.
+ */
 async function purgeOne(
   opts: PurgeOptions,
   candidate: PurgeCandidate,
   ttlDays: number,
 ): Promise<string | null> {
   const skills = homePaths(opts.home).skills;
+  const ledgered = opts.config.skills.ledger;
+  const before = ledgered ? await captureState(opts.home, [candidate.dir]) : undefined;
+  const usage = ledgered ? ((await new UsageStore(skills).read())[candidate.skill] ?? null) : null;
+  const trash = path.join(skills, `.purge-trash-${randomBytes(4).toString("hex")}`);
+  await fs.mkdir(trash);
+  await fs.writeFile(
+    path.join(trash, PURGE_ORIGIN),
+    JSON.stringify({ dir: path.relative(skills, candidate.dir), archived_as: candidate.archivedAs }),
+  );
+  await fs.rename(candidate.dir, path.join(trash, "package"));
+  await crashPoint("purge:moved");
   let entryId: string | null = null;
-  if (opts.config.skills.ledger) {
-    const before = await captureState(opts.home, [candidate.dir]);
-    const usage = (await new UsageStore(skills).read())[candidate.skill] ?? null;
+  if (before) {
     const entry = await appendEntry(opts.home, opts.config, {
       actor: opts.actor ?? "user",
       action: "purge",
@@ -158,15 +175,15 @@ async function purgeOne(
       roots: [candidate.dir],
       usage_before: usage,
       usage_after: usage,
-    });
-    if (!entry) throw new CuratorError("purge", `could not ledger ${candidate.archivedAs}; it was kept.`);
+    }).catch(() => null);
+    if (!entry) {
+      await fs.rename(path.join(trash, "package"), candidate.dir);
+      await fs.rm(trash, { recursive: true, force: true });
+      throw new CuratorError("purge", `could not ledger ${candidate.archivedAs}; it was kept.`);
+    }
     entryId = entry.id;
   }
   await crashPoint("purge:ledgered");
-  const trash = path.join(skills, `.purge-trash-${randomBytes(4).toString("hex")}`);
-  await fs.mkdir(trash);
-  await fs.rename(candidate.dir, path.join(trash, "package"));
-  await crashPoint("purge:moved");
   await fs.rm(trash, { recursive: true, force: true });
   await crashPoint("purge:deleted");
   return entryId;

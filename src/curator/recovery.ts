@@ -13,7 +13,7 @@
  * Each repair is one note of the returned list, a catalog text: the terminal shows it in the reader's
  * language, the log and a run's report keep its English.
  */
-import { existsSync, promises as fs, readdirSync } from "node:fs";
+import { existsSync, promises as fs, lstatSync, readdirSync } from "node:fs";
 import path from "node:path";
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
@@ -21,7 +21,7 @@ import { removeAbandonedWriteTemps } from "../config/write-temps.js";
 import { CuratorError } from "../core/errors.js";
 import { type Text, t } from "../core/i18n/messages.js";
 import type { RunLock } from "../core/stores.js";
-import { atomicTempWriter, removeDeadTemps } from "../core/temp-files.js";
+import { atomicTempWriter, HOST_TAG, pidAlive, removeDeadTemps } from "../core/temp-files.js";
 import { journalPath, moveJournalPath } from "./journal.js";
 import { fileRunLock, runLockFile } from "./lock.js";
 import { SNAPSHOT_ARCHIVE, SNAPSHOT_ID_PATTERN } from "./snapshot-names.js";
@@ -60,11 +60,38 @@ export function mayNeedRecovery(home: string): boolean {
   )
     return true;
   if (list(paths.locks).includes(path.basename(runLockFile(home)))) return true;
+  if (deadBlobTempLeft(home)) return true;
   const backups = list(paths.backups);
   if (backups.includes(".trash") && list(path.join(paths.backups, ".trash")).length > 0) return true;
   return backups.some(
     (name) => SNAPSHOT_ID_PATTERN.test(name) && !existsSync(path.join(paths.backups, name, SNAPSHOT_ARCHIVE)),
   );
+}
+
+/** A tmp blob's name: `.tmp-<pid>.<host tag + 4 hex>…` (see `curator/blobs`). */
+const BLOB_TEMP = /^\.tmp-(\d+)\.([0-9a-f]{4})[0-9a-f]{4}[.-]/;
+
+/**
+ * True when the blob store holds a tmp blob a killed write on this host left (a prune, rollback or
+ * capture killed mid-write leaves one, often of 0 bytes): its pid is no running process, or it is this
+ * process's pid (at start, a previous process's; `removeDeadBlobTemps` judges it). One listing of the
+ * store; live writers' and other hosts' files are no reason to recover.
+ */
+function deadBlobTempLeft(home: string): boolean {
+  const dir = homePaths(home).blobs;
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return false;
+  }
+  return names.some((name) => {
+    const match = BLOB_TEMP.exec(name);
+    if (!match || match[2] !== HOST_TAG) return false;
+    const pid = Number(match[1]);
+    if (pid !== process.pid && pidAlive(pid)) return false;
+    return lstatSync(path.join(dir, name), { throwIfNoEntry: false })?.isFile() === true;
+  });
 }
 
 /** Options of `recoverHome`. */
@@ -143,7 +170,7 @@ export async function recoverUnderRunLock(
   notes.push(...(await recoverInterruptedRollback(home, config)));
   notes.push(...(await recoverMoves(home, config)));
   notes.push(...(await removeWriteTemps(home, options)));
-  if (options.blobs || movesLeft) {
+  if (options.blobs || movesLeft || deadBlobTempLeft(home)) {
     const blobs = await removeDeadBlobTemps(home, options.atStart);
     if (blobs > 0) notes.push(t("recovery.blobsRemoved", { count: blobs }));
   }

@@ -33,6 +33,7 @@ import {
   writeJournal,
 } from "./journal.js";
 import { appendEntry, newEntryId, readEntries } from "./ledger.js";
+import { PURGE_ORIGIN } from "./purge.js";
 import {
   createSnapshot,
   isLibraryEntry,
@@ -467,10 +468,51 @@ export async function emptyPurgeTrash(home: string): Promise<Text[]> {
   }
   for (const name of names) {
     if (!name.startsWith(".purge-trash")) continue;
-    await fs.rm(path.join(skills, name), { recursive: true, force: true });
-    notes.push(t("recovery.purgeTrashRemoved", { name }));
+    const restored = await putBackUnledgeredPurge(home, path.join(skills, name));
+    if (restored === "kept") continue;
+    if (restored !== null) notes.push(t("recovery.purgeUndone", { name: restored }));
+    else {
+      await fs.rm(path.join(skills, name), { recursive: true, force: true });
+      notes.push(t("recovery.purgeTrashRemoved", { name }));
+    }
   }
   return notes;
+}
+
+/**
+ * A purge trash whose package has no `purge` ledger line written after the trash was made (a purge
+ * killed between its move and its line): the package goes back where the trash says it came from, so
+ * the ledger never names a purge that did not happen. Returns the package's folder (relative to the
+ * library) when put back, "kept" when its place is taken (the trash stays for a person to look at), or
+ * null when the trash is to be emptied (its line was written, or there is no package or origin).
+ */
+async function putBackUnledgeredPurge(home: string, trash: string): Promise<string | "kept" | null> {
+  const originFile = path.join(trash, PURGE_ORIGIN);
+  const [text, stat] = await Promise.all([
+    fs.readFile(originFile, "utf8").catch(() => undefined),
+    fs.stat(originFile).catch(() => undefined),
+  ]);
+  const origin =
+    text === undefined ? undefined : (JSON.parse(text) as { dir?: unknown; archived_as?: unknown });
+  const packageDir = path.join(trash, "package");
+  if (!stat || typeof origin?.dir !== "string" || !(await fs.stat(packageDir).catch(() => undefined)))
+    return null;
+  const made = stat.mtimeMs;
+  const ledgered = (await readEntries(home)).some(
+    (entry) =>
+      entry.action === "purge" &&
+      entry.evidence.archived_as === origin.archived_as &&
+      Date.parse(entry.ts) >= made - 1000,
+  );
+  if (ledgered) return null;
+  const skills = homePaths(home).skills;
+  const dest = path.resolve(skills, origin.dir);
+  if (!dest.startsWith(`${skills}${path.sep}`) || (await fs.lstat(dest).catch(() => undefined)))
+    return "kept";
+  await fs.mkdir(path.dirname(dest), { recursive: true });
+  await fs.rename(packageDir, dest);
+  await fs.rm(trash, { recursive: true, force: true });
+  return origin.dir;
 }
 
 /** True when `trash` (or the trash a `.deleter` file belongs to) is being deleted by a live process. */

@@ -18,6 +18,7 @@ import { english, join, list, type Text, t } from "../core/i18n/messages.js";
 import {
   commandOnPath,
   type ResolvedSetting,
+  refusedSettings,
   requiredCommands,
   resolveSettings,
   settingDeclarations,
@@ -178,6 +179,11 @@ export interface ReadinessFields {
   settings?: ResolvedSetting[];
   /** Keys of declared settings with neither a configured value nor a default (skillgate addition). */
   unset_settings?: string[];
+  /**
+   * Declared settings whose key YAML would not keep as written (`<<`, `a..b`, `-x`, `on`), with the
+   * reason; they are not offered (skillgate addition, only when there are some).
+   */
+  refused_settings?: { key: string; reason: string }[];
   setup_help?: string;
   gateway_setup_hint?: string;
   setup_note?: string;
@@ -242,6 +248,9 @@ export async function readinessFields(
       .filter((setting) => setting.source === "unset")
       .map((setting) => setting.key);
   }
+  const refused = refusedSettings(frontmatter);
+  if (refused.length > 0)
+    fields.refused_settings = refused.map((item) => ({ key: item.key, reason: english(item.reason) }));
   // As Hermes builds it: the help (or provider URL) of the first declared variable that has one.
   const setupHelp = requirements.find((requirement) => requirement.help)?.help;
   if (setupHelp) fields.setup_help = setupHelp;

@@ -7,6 +7,8 @@
 import { accessSync, constants, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { plainIsNotString } from "../config/yaml11.js";
+import { type Message, t } from "../core/i18n/messages.js";
 
 /** One declared setting, normalised. `default` appears only when declared. */
 export interface SettingDeclaration {
@@ -73,8 +75,41 @@ export function commandOnPath(name: string, env: NodeJS.ProcessEnv = process.env
   return false;
 }
 
-/** Declared settings (`metadata.hermes.config`, a list or a mapping): entries need a key and a description. */
-export function settingDeclarations(frontmatter: Record<string, unknown>): SettingDeclaration[] {
+/** A declared setting skillgate will not offer: its key, and why (see `settingKeyProblem`). */
+export interface RefusedSetting {
+  key: string;
+  reason: Message;
+}
+
+/** YAML indicators that make a plain key start as something else (list item, anchor, tag, quote …). */
+const KEY_INDICATOR = /^[-?:,[\]{}#&*!|>'"%@`]/;
+
+/**
+ * Why `key` cannot be a setting, or null when it can. A setting is stored in config.yaml as the dotted
+ * path under `skills.config` (`wiki.path` → `wiki:` `path:`), so each part must be a key YAML keeps as
+ * that text: not empty, not the merge key `<<` (written there, it would make the mapping take keys from
+ * elsewhere and every later edit of it refuse), not starting with a YAML indicator, holding no `: ` or
+ * ` #` (a key's end, a comment), no surrounding whitespace or control characters, and not a word PyYAML
+ * (Hermes) reads as a boolean, null, number or date.
+ */
+export function settingKeyProblem(key: string): Message | null {
+  for (const part of key.split(".")) {
+    if (part === "") return t("setting.key.emptyPart", { key });
+    if (part === "<<") return t("setting.key.merge", { key });
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+    if (/^\s|\s$|[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]/.test(part))
+      return t("setting.key.whitespace", { key, part });
+    if (KEY_INDICATOR.test(part)) return t("setting.key.indicator", { key, part, char: part.charAt(0) });
+    if (/: |:$| #|\t#/.test(part)) return t("setting.key.separator", { key, part });
+    if (plainIsNotString(part)) return t("setting.key.notText", { key, part });
+  }
+  return null;
+}
+
+/** The declared entries of `metadata.hermes.config` (a list or a mapping), each with its key. */
+function declaredEntries(
+  frontmatter: Record<string, unknown>,
+): { key: string; entry: Record<string, unknown> }[] {
   const raw = hermesMetadata(frontmatter).config;
   const items: unknown[] = Array.isArray(raw)
     ? raw
@@ -84,17 +119,38 @@ export function settingDeclarations(frontmatter: Record<string, unknown>): Setti
           ...(record(value) ?? {}),
         }))
       : [];
-  const out = new Map<string, SettingDeclaration>();
+  const entries: { key: string; entry: Record<string, unknown> }[] = [];
   for (const item of items) {
     const entry = record(item);
-    const key = typeof entry?.key === "string" ? entry.key.trim() : "";
-    const description = typeof entry?.description === "string" ? entry.description.trim() : "";
-    if (!entry || key === "" || description === "" || out.has(key)) continue;
+    if (entry && typeof entry.key === "string") entries.push({ key: entry.key.trim(), entry });
+  }
+  return entries;
+}
+
+/**
+ * Declared settings (`metadata.hermes.config`, a list or a mapping): entries need a key and a
+ * description; a key YAML would not keep as written is left out (`refusedSettings` says why).
+ */
+export function settingDeclarations(frontmatter: Record<string, unknown>): SettingDeclaration[] {
+  const out = new Map<string, SettingDeclaration>();
+  for (const { key, entry } of declaredEntries(frontmatter)) {
+    const description = typeof entry.description === "string" ? entry.description.trim() : "";
+    if (key === "" || description === "" || out.has(key) || settingKeyProblem(key) !== null) continue;
     const prompt =
       typeof entry.prompt === "string" && entry.prompt.trim() !== "" ? entry.prompt.trim() : description;
     const declaration: SettingDeclaration = { key, description, prompt };
     if (entry.default !== undefined && entry.default !== null) declaration.default = entry.default;
     out.set(key, declaration);
+  }
+  return [...out.values()];
+}
+
+/** Declared settings refused for their key, with the reason, in declaration order (one per key). */
+export function refusedSettings(frontmatter: Record<string, unknown>): RefusedSetting[] {
+  const out = new Map<string, RefusedSetting>();
+  for (const { key } of declaredEntries(frontmatter)) {
+    const reason = settingKeyProblem(key);
+    if (reason && !out.has(key)) out.set(key, { key, reason });
   }
   return [...out.values()];
 }

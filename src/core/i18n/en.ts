@@ -132,6 +132,21 @@ export const en = {
   "skill.path.empty": "File path is empty; name a file such as 'references/api.md'.",
   "skill.path.escape":
     "File '{file}' resolves outside the skill directory (through a symlink); skillgate does not follow links that leave a skill.",
+  // ── declared settings ─────────────────────────────────────────────────────────────────────────────
+  "setting.key.emptyPart":
+    "`{key}` has an empty part (an empty key, two dots together, or a dot at either end), which config.yaml cannot hold as a key",
+  "setting.key.merge":
+    "`<<` in `{key}` is YAML's merge key: stored in config.yaml it would pull keys in from elsewhere instead of holding a value",
+  "setting.key.whitespace":
+    "the part `{part}` of `{key}` starts or ends with whitespace or holds a control character, which a bare YAML key does not keep",
+  "setting.key.indicator":
+    "the part `{part}` of `{key}` starts with `{char}`, which YAML reads as markup (a list item, anchor, alias, tag, block text, quote or comment), not as text",
+  "setting.key.separator":
+    "the part `{part}` of `{key}` holds `: ` or ` #` (or ends with `:`), which YAML reads as the end of a key or the start of a comment",
+  "setting.key.notText":
+    "the part `{part}` of `{key}` is read by PyYAML (Hermes) as a boolean, null, number or date, not as the text `{part}`",
+  "setting.refused":
+    "setting `{key}` is not offered — {reason}; the skill's author can rename it in metadata.hermes.config",
   // ── skill files ─────────────────────────────────────────────────────────────────────────────────────
   "skill.folderMissing": "The folder of skill '{skill}' does not exist.",
   "skill.dangling": "{label} of skill '{skill}' does not resolve to a file (a dangling or looping symlink?).",
@@ -202,6 +217,8 @@ export const en = {
     "I could not message you privately: open a private chat with me, send /start, then press the button again.",
   "secret.skillGone": "The skill `{skill}` is not available here any more.",
   "secret.keyGone": "`{skill}` does not declare `{key}` any more.",
+  "value.edgeWhitespace":
+    "The value starts or ends with whitespace ({chars}), which would be kept as part of it; nothing was stored. Enter it again without that whitespace.",
   "secret.badValue": "⚠️ {problem}",
   "secret.refused": "⛔ {reason}",
   // ── secret forms ────────────────────────────────────────────────────────────────────────────────────

@@ -131,6 +131,8 @@ export const enLibrary = {
   "recovery.snapshotRemoved": "recovery: removed the unfinished snapshot {id} (its writer was interrupted).",
   "recovery.rollbackTrashDeleted":
     "recovery: deleted {name}, an old library a rollback left in {trash} (its deleter had stopped).",
+  "recovery.purgeUndone":
+    "recovery: put {name} back in the archive; a purge was interrupted before its ledger line was written, so it did not happen.",
   "recovery.purgeTrashRemoved":
     "recovery: removed {name}, left by an interrupted purge (its packages are in the ledger).",
   "recovery.archive.bothKept":

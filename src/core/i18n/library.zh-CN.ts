@@ -56,7 +56,7 @@ export const zhCNLibrary = defineLocale<typeof enLibrary>()({
   "fence.what.usageBump": "一次使用记录",
   "fence.what.dotenvWrite": "对 .env 的写入",
   "fence.what.configEdit": "对 config.yaml 的编辑",
-  "fence.what.ledgerAppend": "一条账本记录",
+  "fence.what.ledgerAppend": "一条审计日志记录",
   "fence.what.takeLead": "接管领导权",
   "fence.reason.notLeading": "这个副本现在不是这个主目录的领导者",
   "fence.reason.staleRecord":
@@ -115,6 +115,7 @@ export const zhCNLibrary = defineLocale<typeof enLibrary>()({
   "recovery.snapshotRemoved": "修复：已删除未完成的快照 {id}（写入它的进程被中断了）。",
   "recovery.rollbackTrashDeleted":
     "修复：已删除 {name}，这是一次回滚留在 {trash} 中的旧技能库（删除它的进程已停止）。",
+  "recovery.purgeUndone": "修复：已把 {name} 放回归档；一次清除在写入审计日志之前被中断，所以它没有发生。",
   "recovery.purgeTrashRemoved":
     "修复：已删除 {name}，它是一次被中断的清除留下的（其中的技能包已记入审计日志）。",
   "recovery.archive.bothKept":

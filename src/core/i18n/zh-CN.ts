@@ -129,6 +129,20 @@ export const zhCN = defineLocale<typeof en>()({
   "skill.path.absolute": "文件路径必须相对于技能目录，例如 'references/api.md'。",
   "skill.path.empty": "文件路径为空；请指定文件，例如 'references/api.md'。",
   "skill.path.escape": "文件 '{file}' 通过符号链接指向技能目录之外；skillgate 不会跟随离开技能的链接。",
+  // ── declared settings ─────────────────────────────────────────────────────────────────────────────
+  "setting.key.emptyPart":
+    "`{key}` 含有空的部分（键为空、两个点相连，或以点开头或结尾），config.yaml 无法把它作为键保存",
+  "setting.key.merge":
+    "`{key}` 中的 `<<` 是 YAML 的合并键：写进 config.yaml 后它会从别处引入键，而不是保存一个值",
+  "setting.key.whitespace":
+    "`{key}` 的部分 `{part}` 以空白开头或结尾，或含有控制字符，YAML 的裸键不会原样保留它",
+  "setting.key.indicator":
+    "`{key}` 的部分 `{part}` 以 `{char}` 开头，YAML 会把它读成标记（列表项、锚点、别名、标签、块文本、引号或注释），而不是文本",
+  "setting.key.separator":
+    "`{key}` 的部分 `{part}` 含有 `: ` 或 ` #`（或以 `:` 结尾），YAML 会把它读成键的结束或注释的开始",
+  "setting.key.notText":
+    "PyYAML（Hermes）会把 `{key}` 的部分 `{part}` 读成布尔值、空值、数字或日期，而不是文本 `{part}`",
+  "setting.refused": "设置项 `{key}` 不提供——{reason}；技能作者可以在 metadata.hermes.config 中给它改名",
   // ── skill files ─────────────────────────────────────────────────────────────────────────────────────
   "skill.folderMissing": "技能 '{skill}' 的目录不存在。",
   "skill.dangling": "技能 '{skill}' 的 {label} 没有指向一个文件（符号链接悬空或成环？）。",
@@ -195,6 +209,8 @@ export const zhCN = defineLocale<typeof en>()({
   "secret.link.noPrivateChat": "我无法私信你：请先打开与我的私聊并发送 /start，然后再点一次按钮。",
   "secret.skillGone": "技能 `{skill}` 在这里已不可用。",
   "secret.keyGone": "`{skill}` 已不再声明 `{key}`。",
+  "value.edgeWhitespace":
+    "值的开头或结尾有空白字符（{chars}），它会被当作值的一部分保存；未保存任何内容。请去掉这些空白字符后重新输入。",
   "secret.badValue": "⚠️ {problem}",
   "secret.refused": "⛔ {reason}",
   // ── secret forms ────────────────────────────────────────────────────────────────────────────────────
