@@ -5,15 +5,20 @@
 import { createChatCommands } from "./chat.js";
 import { curatorCommands } from "./curator.js";
 import { safetyCommands } from "./curator-safety.js";
+import { languageCommand } from "./language.js";
 import { skillsCommands } from "./skills.js";
 import { skillsConfigCommands } from "./skills-config.js";
 import type { CommandSpec } from "./types.js";
 
-/** Every command, in help order: skills, curator (lifecycle then safety net), then help/whoami/skill. */
+/**
+ * Every command, in help order: skills, curator (lifecycle then safety net), a chat's language, then
+ * help/whoami/skill.
+ */
 export const registry: readonly CommandSpec[] = [
   ...skillsCommands,
   ...skillsConfigCommands,
   ...curatorCommands,
   ...safetyCommands,
+  languageCommand,
   ...createChatCommands(() => registry),
 ];

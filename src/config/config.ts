@@ -106,6 +106,11 @@ export interface GatewayConfig {
    * `feishu` domain: Chinese). `gateway.<platform>.locale` overrides it for one platform.
    */
   locale: LocaleSetting;
+  /**
+   * `gateway.home_locale`: the language of posts to a home chat (the maintenance summary) when that chat
+   * chose none with `/language`; `auto` (the default) leaves it to the locale settings and the platform.
+   */
+  homeLocale: LocaleSetting;
   /** `gateway.coordination`: several gateways on one home through Redis; absent for a single gateway. */
   coordination?: CoordinationConfig;
 }
@@ -490,6 +495,7 @@ function parseGateway(raw: Raw, platforms: readonly PlatformDefinition[]): Gatew
     concurrency: num(gateway, "concurrency", "gateway.", 8, { integer: true, min: 1, max: 256 }),
     platforms: parsePlatforms(gateway, platforms),
     locale: localeSetting(gateway, "gateway."),
+    homeLocale: oneOf(gateway, "home_locale", "gateway.", LOCALE_SETTINGS, "auto"),
     agent: {
       enabled: bool(agent, "enabled", "gateway.agent.", false),
       historyMessages: num(agent, "history_messages", "gateway.agent.", 20, {

@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { atomicWriteFile } from "../core/fsutil.js";
+import { isLocale, type Locale } from "../core/i18n/locale.js";
 import type { ChatSessions, HistoryEntry } from "../core/stores.js";
 import { BatchedWriter } from "./batched-writer.js";
 
@@ -13,6 +14,8 @@ interface SessionRecord {
   loaded_skills: string[];
   history: HistoryEntry[];
   updated_at: string;
+  /** The chat's `/language` choice (on the `platform:chat` record only). */
+  language?: Locale;
 }
 
 /** Most sessions kept (least recently updated forgotten first). */
@@ -41,6 +44,7 @@ function readSessions(file: string): Map<string, SessionRecord> {
         ? value.history.filter((entry) => entry && typeof entry.text === "string")
         : [],
       updated_at: typeof value.updated_at === "string" ? value.updated_at : new Date(0).toISOString(),
+      ...(isLocale(value.language) ? { language: value.language } : {}),
     });
   }
   return sessions;
@@ -106,6 +110,19 @@ export class SessionStore implements ChatSessions {
     const record = this.sessions.get(sessionKey);
     if (!record) return;
     record.history = [];
+    this.touch(record);
+  }
+
+  /** The language the chat `chatKey` (`platform:chat`) chose with `/language`, if any. */
+  async chatLanguage(chatKey: string): Promise<Locale | undefined> {
+    return this.sessions.get(chatKey)?.language;
+  }
+
+  /** Remembers (or, with undefined, forgets) the language of the chat `chatKey`. */
+  async setChatLanguage(chatKey: string, locale: Locale | undefined): Promise<void> {
+    const record = this.record(chatKey);
+    if (locale) record.language = locale;
+    else delete record.language;
     this.touch(record);
   }
 
