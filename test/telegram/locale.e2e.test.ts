@@ -123,7 +123,9 @@ describe("telegram: each reader in their language", () => {
 
   it("in a direct chat anyone may set its language; an unknown one is refused", async () => {
     const run = await boot();
-    expect((await ask(run, "/language fr", MEMBER, "en")).plain).toContain("Unknown language fr: use zh-CN, en or auto.");
+    expect((await ask(run, "/language fr", MEMBER, "en")).plain).toContain(
+      "Unknown language fr: use zh-CN, en or auto.",
+    );
     expect((await ask(run, "/language en", MEMBER, "zh-hans")).plain).toBe("This chat now reads in English.");
     expect((await ask(run, "/whoami", MEMBER, "zh-hans")).plain).toMatch(/^You are /);
   });
