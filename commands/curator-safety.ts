@@ -11,7 +11,8 @@ import {
   ledgerActionWord,
   snapshotReasonWord,
 } from "../src/core/i18n/data-words.js";
-import { fixed, join, lines, type Text, t } from "../src/core/i18n/messages.js";
+import { displayTimeZone } from "../src/core/i18n/dates.js";
+import { fixed, join, lines, type Text, t, when } from "../src/core/i18n/messages.js";
 import {
   errorReply,
   type Reply,
@@ -296,10 +297,6 @@ function ledgerSkill(entry: LedgerEntry): Text {
   return entry.skill;
 }
 
-function shortWhen(ts: string): string {
-  return ts.replace("T", " ").slice(5, 16);
-}
-
 const ledgerCommand = defineCommand({
   path: ["curator", "ledger"],
   summary: t("cmd.summary.ledger"),
@@ -324,7 +321,7 @@ const ledgerCommand = defineCommand({
     }
     const rows = entries.map((entry) => [
       entry.id,
-      shortWhen(entry.ts),
+      when(entry.ts, displayTimeZone(ctx.config.gateway.timezone), ctx.now()),
       actorWord(entry.actor),
       ledgerActionWord(entry.action),
       ledgerSkill(entry),
