@@ -109,12 +109,20 @@ const backupCommand = defineCommand({
 
 // ---------------------------------------------------------------- rollback
 
-function snapshotTable(snapshots: SnapshotInfo[]): ReplyBlock {
+function snapshotTable(ctx: CommandContext, snapshots: SnapshotInfo[]): ReplyBlock {
+  const zone = displayTimeZone(ctx.config.gateway.timezone);
   return {
     kind: "table",
-    headers: [t("cmd.col.id"), t("cmd.col.reason"), t("cmd.col.skills"), t("cmd.col.size")],
+    headers: [
+      t("cmd.col.id"),
+      t("cmd.col.when"),
+      t("cmd.col.reason"),
+      t("cmd.col.skills"),
+      t("cmd.col.size"),
+    ],
     rows: snapshots.map((s) => [
       s.id,
+      s.manifest?.created_at ? when(s.manifest.created_at, zone, ctx.now()) : "?",
       s.manifest ? snapshotReasonWord(s.manifest.reason.slice(0, 40)) : "?",
       String(s.manifest?.skill_files ?? "?"),
       s.manifest ? formatSize(s.manifest.archive_bytes) : "?",
@@ -181,7 +189,9 @@ async function rollbackList(ctx: CommandContext): Promise<Reply> {
   const snapshots = await listSnapshots(ctx.home);
   if (snapshots.length === 0)
     return textReply(t("cmd.rollback.noSnapshots"), { json: { ok: true, snapshots: [] } });
-  return reply([snapshotTable(snapshots)], { json: { ok: true, snapshots: snapshots.map(snapshotJson) } });
+  return reply([snapshotTable(ctx, snapshots)], {
+    json: { ok: true, snapshots: snapshots.map(snapshotJson) },
+  });
 }
 
 async function missingSnapshotReply(ctx: CommandContext, id: string | undefined): Promise<Reply> {
@@ -190,7 +200,7 @@ async function missingSnapshotReply(ctx: CommandContext, id: string | undefined)
     return errorReply(t("cmd.rollback.noneYet", { command: ctx.commandPrefix(["curator", "backup"]) }));
   }
   return reply(
-    [{ kind: "paragraph", text: t("cmd.rollback.noMatch", { id: String(id) }) }, snapshotTable(all)],
+    [{ kind: "paragraph", text: t("cmd.rollback.noMatch", { id: String(id) }) }, snapshotTable(ctx, all)],
     {
       exitCode: 1,
       json: { ok: false, error: `no snapshot matching id '${id}'`, snapshots: all.map(snapshotJson) },
