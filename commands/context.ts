@@ -27,6 +27,11 @@ export function sessionKeyOf(message: Pick<InboundMessage, "platform" | "chat">)
   return message.chat.threadId ? `${base}:${message.chat.threadId}` : base;
 }
 
+/** The key a chat's own settings (its `/language`) are kept under: `platform:chat`, for all its threads. */
+export function chatKeyOf(platform: string, chatId: string): string {
+  return `${platform}:${chatId}`;
+}
+
 /** Options of `terminalContext`. */
 export interface TerminalContextOptions {
   home: string;

@@ -11,7 +11,8 @@ import {
   ledgerActionWord,
   snapshotReasonWord,
 } from "../src/core/i18n/data-words.js";
-import { fixed, join, lines, type Text, t } from "../src/core/i18n/messages.js";
+import { displayTimeZone } from "../src/core/i18n/dates.js";
+import { fixed, join, lines, type Text, t, when } from "../src/core/i18n/messages.js";
 import {
   errorReply,
   type Reply,
@@ -108,12 +109,20 @@ const backupCommand = defineCommand({
 
 // ---------------------------------------------------------------- rollback
 
-function snapshotTable(snapshots: SnapshotInfo[]): ReplyBlock {
+function snapshotTable(ctx: CommandContext, snapshots: SnapshotInfo[]): ReplyBlock {
+  const zone = displayTimeZone(ctx.config.gateway.timezone);
   return {
     kind: "table",
-    headers: [t("cmd.col.id"), t("cmd.col.reason"), t("cmd.col.skills"), t("cmd.col.size")],
+    headers: [
+      t("cmd.col.id"),
+      t("cmd.col.when"),
+      t("cmd.col.reason"),
+      t("cmd.col.skills"),
+      t("cmd.col.size"),
+    ],
     rows: snapshots.map((s) => [
       s.id,
+      s.manifest?.created_at ? when(s.manifest.created_at, zone, ctx.now()) : "?",
       s.manifest ? snapshotReasonWord(s.manifest.reason.slice(0, 40)) : "?",
       String(s.manifest?.skill_files ?? "?"),
       s.manifest ? formatSize(s.manifest.archive_bytes) : "?",
@@ -180,7 +189,9 @@ async function rollbackList(ctx: CommandContext): Promise<Reply> {
   const snapshots = await listSnapshots(ctx.home);
   if (snapshots.length === 0)
     return textReply(t("cmd.rollback.noSnapshots"), { json: { ok: true, snapshots: [] } });
-  return reply([snapshotTable(snapshots)], { json: { ok: true, snapshots: snapshots.map(snapshotJson) } });
+  return reply([snapshotTable(ctx, snapshots)], {
+    json: { ok: true, snapshots: snapshots.map(snapshotJson) },
+  });
 }
 
 async function missingSnapshotReply(ctx: CommandContext, id: string | undefined): Promise<Reply> {
@@ -189,7 +200,7 @@ async function missingSnapshotReply(ctx: CommandContext, id: string | undefined)
     return errorReply(t("cmd.rollback.noneYet", { command: ctx.commandPrefix(["curator", "backup"]) }));
   }
   return reply(
-    [{ kind: "paragraph", text: t("cmd.rollback.noMatch", { id: String(id) }) }, snapshotTable(all)],
+    [{ kind: "paragraph", text: t("cmd.rollback.noMatch", { id: String(id) }) }, snapshotTable(ctx, all)],
     {
       exitCode: 1,
       json: { ok: false, error: `no snapshot matching id '${id}'`, snapshots: all.map(snapshotJson) },
@@ -296,10 +307,6 @@ function ledgerSkill(entry: LedgerEntry): Text {
   return entry.skill;
 }
 
-function shortWhen(ts: string): string {
-  return ts.replace("T", " ").slice(5, 16);
-}
-
 const ledgerCommand = defineCommand({
   path: ["curator", "ledger"],
   summary: t("cmd.summary.ledger"),
@@ -324,7 +331,7 @@ const ledgerCommand = defineCommand({
     }
     const rows = entries.map((entry) => [
       entry.id,
-      shortWhen(entry.ts),
+      when(entry.ts, displayTimeZone(ctx.config.gateway.timezone), ctx.now()),
       actorWord(entry.actor),
       ledgerActionWord(entry.action),
       ledgerSkill(entry),

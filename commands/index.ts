@@ -5,6 +5,7 @@
 import { createChatCommands } from "./chat.js";
 import { curatorCommands } from "./curator.js";
 import { safetyCommands } from "./curator-safety.js";
+import { languageCommand } from "./language.js";
 import { skillChangesCommand } from "./skill-versions.js";
 import { skillsCommands } from "./skills.js";
 import { skillsConfigCommands } from "./skills-config.js";
@@ -12,7 +13,10 @@ import { skillsHubCommands } from "./skills-hub.js";
 import { skillsSearchCommand } from "./skills-search.js";
 import type { CommandSpec } from "./types.js";
 
-/** Every command, in help order: skills, curator (lifecycle then safety net), then help/whoami/skill. */
+/**
+ * Every command, in help order: skills, curator (lifecycle then safety net), a chat's language, then
+ * help/whoami/skill.
+ */
 export const registry: readonly CommandSpec[] = [
   ...skillsCommands,
   skillsSearchCommand,
@@ -21,5 +25,6 @@ export const registry: readonly CommandSpec[] = [
   ...skillsHubCommands,
   ...curatorCommands,
   ...safetyCommands,
+  languageCommand,
   ...createChatCommands(() => registry),
 ];

@@ -8,6 +8,7 @@
 import { readFileSync, statSync } from "node:fs";
 import os from "node:os";
 import { ConfigError } from "../core/errors.js";
+import { isTimeZone } from "../core/i18n/dates.js";
 import { LOCALE_SETTINGS, type LocaleSetting } from "../core/i18n/locale.js";
 import { addWarning, type Text, t, type WarningLists } from "../core/i18n/messages.js";
 import {
@@ -128,6 +129,16 @@ export interface GatewayConfig {
    * `feishu` domain: Chinese). `gateway.<platform>.locale` overrides it for one platform.
    */
   locale: LocaleSetting;
+  /**
+   * `gateway.home_locale`: the language of posts to a home chat (the maintenance summary) when that chat
+   * chose none with `/language`; `auto` (the default) leaves it to the locale settings and the platform.
+   */
+  homeLocale: LocaleSetting;
+  /**
+   * `gateway.timezone`: the IANA zone dates are shown in on every surface (`Asia/Shanghai`); absent: the
+   * `TZ` environment variable, else UTC (`displayTimeZone` in `core/i18n/dates.ts`).
+   */
+  timezone?: string;
   /** `gateway.coordination`: several gateways on one home through Redis; absent for a single gateway. */
   coordination?: CoordinationConfig;
 }
@@ -510,6 +521,15 @@ function localeSetting(raw: Raw, at: string): LocaleSetting {
   return oneOf(raw, "locale", at, LOCALE_SETTINGS, "auto");
 }
 
+/** `gateway.timezone`: an IANA zone name this runtime knows (`Asia/Shanghai`, `UTC`), or absent. */
+function timeZoneSetting(gateway: Raw): string | undefined {
+  const zone = str(gateway, "timezone", "gateway.");
+  if (zone !== undefined && !isTimeZone(zone)) {
+    throw new ConfigError("gateway.timezone", invalid("gateway.timezone", zone, t("config.req.timeZone")));
+  }
+  return zone;
+}
+
 function parseGateway(raw: Raw, platforms: readonly PlatformDefinition[]): GatewayConfig {
   const gateway = section(raw, "gateway", "");
   const health = section(gateway, "health", "gateway.");
@@ -555,6 +575,8 @@ function parseGateway(raw: Raw, platforms: readonly PlatformDefinition[]): Gatew
     concurrency: num(gateway, "concurrency", "gateway.", 8, { integer: true, min: 1, max: 256 }),
     platforms: parsePlatforms(gateway, platforms),
     locale: localeSetting(gateway, "gateway."),
+    homeLocale: oneOf(gateway, "home_locale", "gateway.", LOCALE_SETTINGS, "auto"),
+    timezone: timeZoneSetting(gateway),
     agent: {
       enabled: bool(agent, "enabled", "gateway.agent.", false),
       historyMessages: num(agent, "history_messages", "gateway.agent.", 20, {

@@ -4,6 +4,7 @@
  * and the in-memory stranger-notice clock); another backend (a shared server for several gateway
  * replicas) implements these and is handed to the gateway without touching the callers.
  */
+import type { Locale } from "./i18n/locale.js";
 
 /** One remembered message of a chat session. */
 export interface HistoryEntry {
@@ -48,6 +49,13 @@ export interface ChatSessions {
   skillVersions?(sessionKey: string): Promise<Record<string, LoadedSkillVersion>>;
   /** Records (replaces) the version records of the named skills in this session. */
   setSkillVersions?(sessionKey: string, records: Record<string, LoadedSkillVersion>): Promise<void>;
+  /**
+   * The language a chat chose with `/language` (`platform:chat`), if it chose one; every reply and post
+   * in that chat uses it.
+   */
+  chatLanguage(chatKey: string): Promise<Locale | undefined>;
+  /** Remembers a chat's language; undefined forgets it (the chat follows its readers again). */
+  setChatLanguage(chatKey: string, locale: Locale | undefined): Promise<void>;
   /** Writes pending changes now. */
   flush(): Promise<void>;
 }

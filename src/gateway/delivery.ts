@@ -3,13 +3,15 @@
  * its adapter (buttons stored, a paged block cut to its page), scrubbed of secrets and server paths,
  * held to the reply budget and sent; when the platform refuses the file part the reply goes again cut.
  * Work still running after `acknowledgeAfterMs` gets a "running…" notice that its result replaces.
- * Every reply is first resolved for its reader's locale (`locale.ts`), so buttons, pages and budgets
- * are measured on the text the reader reads.
+ * Every reply is first resolved for its reader's locale (`locale.ts`, with the chat's `/language`
+ * choice read from the sessions store at send time), so buttons, pages and budgets are measured on the
+ * text the reader reads.
  */
 import type { CommandSpec } from "../../commands/types.js";
 import type { SkillgateConfig } from "../config/config.js";
 import { applyBudget } from "../core/budget.js";
 import { FileRefusedError } from "../core/errors.js";
+import type { Locale } from "../core/i18n/locale.js";
 import { t } from "../core/i18n/messages.js";
 import type { Logger } from "../core/logger.js";
 import type { Adapter, InboundMessage, OutboundTarget } from "../core/message.js";
@@ -34,6 +36,8 @@ export interface DeliveryDeps {
   actions: () => ActionRouter | undefined;
   /** config.yaml as it is now (the locale settings follow reloads). */
   currentConfig: () => SkillgateConfig;
+  /** The language the chat `chatId` of `platform` chose with `/language`, if any. */
+  chatLanguage: (platform: string, chatId: string) => Promise<Locale | undefined>;
 }
 
 /** Presents, scrubs, budgets and sends replies for one gateway (see the module comment). */
@@ -69,7 +73,7 @@ export class ReplyDelivery {
     try {
       notice = await adapter.acknowledge(
         { chatId: message.chat.id, threadId: message.chat.threadId, editMessageId: edit },
-        this.deps.scrubber.reply(this.forReader(adapter, textReply(text), message)),
+        this.deps.scrubber.reply(await this.forChat(adapter, textReply(text), message)),
         message,
       );
     } catch (error) {
@@ -126,7 +130,7 @@ export class ReplyDelivery {
     try {
       // Resolved for the reader, buttons stored and a paged block cut to its page first: the budget then
       // sees one page of what the reader reads.
-      const readers = this.forReader(adapter, reply, message);
+      const readers = await this.forChat(adapter, reply, message);
       const shown = await this.present(adapter, message.chat.id, readers, options.page);
       await this.deliver(
         adapter,
@@ -169,6 +173,24 @@ export class ReplyDelivery {
   /** `reply` in the language of the reader of `message` (or of the chat `chatId`) on `adapter`. */
   forReader(adapter: Adapter, reply: Reply, message?: InboundMessage, chatId?: string): Reply {
     return forReader(this.deps.currentConfig(), adapter, reply, message, chatId);
+  }
+
+  /**
+   * `reply` in the language of its chat: the chat's `/language` choice when it made one (read now, so a
+   * choice made on another replica or by the command being answered counts), else as `forReader`.
+   */
+  async forChat(adapter: Adapter, reply: Reply, message?: InboundMessage, chatId?: string): Promise<Reply> {
+    const chat = message?.chat.id ?? chatId;
+    let chosen: Locale | undefined;
+    try {
+      chosen = chat === undefined ? undefined : await this.deps.chatLanguage(adapter.platform, chat);
+    } catch (error) {
+      this.deps.logger.warn(
+        { err: error, platform: adapter.platform },
+        "gateway: reading the chat's language failed; using the reader's",
+      );
+    }
+    return forReader(this.deps.currentConfig(), adapter, reply, message, chatId, chosen);
   }
 
   /** Stores a reply's buttons for an adapter that shows them; strips them for one that does not. */

@@ -7,7 +7,7 @@
  * drains in-flight commands before stopping the adapters.
  */
 
-import { chatContext, sessionKeyOf } from "../../commands/context.js";
+import { chatContext, chatKeyOf, sessionKeyOf } from "../../commands/context.js";
 import { registry as defaultRegistry } from "../../commands/index.js";
 import type { CommandContext, CommandSpec, EffectLog } from "../../commands/types.js";
 import type { SkillgateConfig } from "../config/config.js";
@@ -220,6 +220,8 @@ class GatewayImpl implements Gateway {
       acknowledgeAfterMs: options.acknowledgeAfterMs,
       actions: () => this.actions,
       currentConfig: () => this.library.currentConfig(),
+      chatLanguage: async (platform, chatId) =>
+        this.stores?.sessions.chatLanguage(chatKeyOf(platform, chatId)),
     });
     this.presses = new PressPath({
       config: options.config,
@@ -771,7 +773,7 @@ class GatewayImpl implements Gateway {
       await this.delivery.present(
         adapter,
         chatId,
-        this.delivery.forReader(adapter, reply, undefined, chatId),
+        await this.delivery.forChat(adapter, reply, undefined, chatId),
       ),
     );
     return true;

@@ -2,7 +2,9 @@
  * Which language the gateway answers in, per message: `gateway.<platform>.locale`, else `gateway.locale`,
  * else (with `auto`, the default) the reader's own language as the platform reports it, else the chat's
  * (a Discord guild's locale), else the platform's default (Feishu on the `feishu` domain: Chinese), else
- * English. Posts without a reader (the home channel) use the chat's language or the platform default.
+ * English. A chat's own choice (`/language`, kept in the sessions store) wins over all of these. Posts
+ * without a reader (the home channel) use that choice, else `gateway.home_locale`, else the chat's
+ * language or the platform default.
  * Replies are resolved here, before buttons are stored, pages cut and budgets measured, so every later
  * step sees the text the reader will read.
  */
@@ -11,13 +13,20 @@ import { chooseLocale, type Locale } from "../core/i18n/locale.js";
 import type { Adapter, InboundMessage } from "../core/message.js";
 import { type LocalizedReply, localizeReply, type Reply } from "../core/reply.js";
 
-/** The locale of a reply to `message`, or of a post to `chatId` when there is no message. */
+/**
+ * The locale of a reply to `message`, or of a post to `chatId` when there is no message; `chosen` is the
+ * chat's `/language` choice, if it made one.
+ */
 export function readerLocale(
   config: Pick<SkillgateConfig, "gateway">,
   adapter: Pick<Adapter, "platform" | "capabilities" | "chatLanguage">,
   message?: Pick<InboundMessage, "language" | "chatLanguage" | "chat">,
   chatId?: string,
+  chosen?: Locale,
 ): Locale {
+  if (chosen) return chosen;
+  const home = config.gateway.homeLocale;
+  if (!message && home !== undefined && home !== "auto") return home;
   const chat = message?.chat.id ?? chatId;
   return chooseLocale({
     platformSetting: config.gateway.platforms[adapter.platform]?.locale,
@@ -28,13 +37,14 @@ export function readerLocale(
   });
 }
 
-/** `reply` resolved for the reader of `message` (or the chat `chatId`) on `adapter`. */
+/** `reply` resolved for the reader of `message` (or the chat `chatId`, or its `chosen` locale) on `adapter`. */
 export function forReader(
   config: Pick<SkillgateConfig, "gateway">,
   adapter: Pick<Adapter, "platform" | "capabilities" | "chatLanguage">,
   reply: Reply,
   message?: Pick<InboundMessage, "language" | "chatLanguage" | "chat">,
   chatId?: string,
+  chosen?: Locale,
 ): LocalizedReply {
-  return localizeReply(reply, readerLocale(config, adapter, message, chatId));
+  return localizeReply(reply, readerLocale(config, adapter, message, chatId, chosen));
 }

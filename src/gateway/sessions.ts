@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { atomicWriteFile } from "../core/fsutil.js";
+import { isLocale, type Locale } from "../core/i18n/locale.js";
 import type { ChatSessions, HistoryEntry, LoadedSkillVersion } from "../core/stores.js";
 import { BatchedWriter } from "./batched-writer.js";
 
@@ -15,6 +16,8 @@ interface SessionRecord {
   /** Per loaded skill, its version and digest when it was loaded (absent in older files). */
   skill_versions?: Record<string, LoadedSkillVersion>;
   updated_at: string;
+  /** The chat's `/language` choice (on the `platform:chat` record only). */
+  language?: Locale;
 }
 
 /** Most sessions kept (least recently updated forgotten first). */
@@ -46,6 +49,7 @@ function readSessions(file: string): Map<string, SessionRecord> {
       ...(value.skill_versions && typeof value.skill_versions === "object"
         ? { skill_versions: value.skill_versions }
         : {}),
+      ...(isLocale(value.language) ? { language: value.language } : {}),
     });
   }
   return sessions;
@@ -124,6 +128,19 @@ export class SessionStore implements ChatSessions {
     const record = this.sessions.get(sessionKey);
     if (!record) return;
     record.history = [];
+    this.touch(record);
+  }
+
+  /** The language the chat `chatKey` (`platform:chat`) chose with `/language`, if any. */
+  async chatLanguage(chatKey: string): Promise<Locale | undefined> {
+    return this.sessions.get(chatKey)?.language;
+  }
+
+  /** Remembers (or, with undefined, forgets) the language of the chat `chatKey`. */
+  async setChatLanguage(chatKey: string, locale: Locale | undefined): Promise<void> {
+    const record = this.record(chatKey);
+    if (locale) record.language = locale;
+    else delete record.language;
     this.touch(record);
   }
 

@@ -149,6 +149,16 @@ describe("the Redis coordination stores", () => {
     expect(await b?.sessions.skillVersions?.("telegram:1")).toEqual({});
   });
 
+  it("a chat's /language choice set on one replica is read by the other, and auto forgets it", async () => {
+    const [a, b] = pair();
+    expect(await b?.sessions.chatLanguage("telegram:-100")).toBeUndefined();
+    await a?.sessions.setChatLanguage("telegram:-100", "zh-CN");
+    expect(await b?.sessions.chatLanguage("telegram:-100")).toBe("zh-CN");
+    expect(await b?.sessions.chatLanguage("telegram:-200")).toBeUndefined();
+    await b?.sessions.setChatLanguage("telegram:-100", undefined);
+    expect(await a?.sessions.chatLanguage("telegram:-100")).toBeUndefined();
+  });
+
   it("a stranger notice given by one replica is known to the other", async () => {
     const [a, b] = pair();
     expect(await b?.strangers.lastNoticed("telegram:9")).toBeUndefined();

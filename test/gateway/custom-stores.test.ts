@@ -50,6 +50,8 @@ function memoryStores() {
       history: async (key) => [...(history.get(key) ?? [])],
       appendHistory: async (key, entry) => void history.set(key, [...(history.get(key) ?? []), entry]),
       clearHistory: async (key) => void history.delete(key),
+      chatLanguage: async () => undefined,
+      setChatLanguage: async () => {},
       flush: async () => {},
     },
     runLock: {

@@ -198,6 +198,19 @@ describe("ActivityStore", () => {
 });
 
 describe("SessionStore", () => {
+  it("keeps a chat's /language choice across a reload and forgets it on auto", async () => {
+    const file = path.join(home, "gateway", "sessions.json");
+    const store = new SessionStore(file);
+    await store.setChatLanguage("telegram:-100", "zh-CN");
+    await store.flush();
+    const reloaded = new SessionStore(file);
+    expect(await reloaded.chatLanguage("telegram:-100")).toBe("zh-CN");
+    expect(await reloaded.chatLanguage("telegram:-200")).toBeUndefined();
+    await reloaded.setChatLanguage("telegram:-100", undefined);
+    await reloaded.flush();
+    expect(await new SessionStore(file).chatLanguage("telegram:-100")).toBeUndefined();
+  });
+
   it("remembers loaded skills and history per session across a reload", async () => {
     const file = path.join(home, "gateway", "sessions.json");
     const store = new SessionStore(file);

@@ -68,7 +68,7 @@ describe("curator rollback", () => {
     await writeSkill(home, "alpha");
     await run("backup", []);
     const { text, reply } = await run("rollback", ["--list"]);
-    expect(text).toMatch(/2026-03-01T12-00-00Z\s+manual\s+1\s+\d+(\.\d)? (B|KB)/);
+    expect(text).toMatch(/2026-03-01T12-00-00Z\s+Mar 1,( 2026,)? 12:00 UTC\s+manual\s+1\s+\d+(\.\d)? (B|KB)/);
     expect(reply.exitCode).toBe(0);
   });
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { SentMessage } from "../emulators/telegram.js";
-import { type PlatformRun, usePlatform } from "../support/harness/index.js";
+import { type PlatformRun, settle, usePlatform } from "../support/harness/index.js";
 import { TELEGRAM_IDS } from "../support/harness/telegram.js";
 import { makeCuratorDue, writeTestSkill } from "../support/platform-home.js";
 
@@ -102,5 +102,72 @@ describe("telegram: each reader in their language", () => {
     expect(summary.plain).toContain("old-stale——因过时而清理");
     expect(summary.plain).toContain("完整报告：");
     expect(labels(summary)).toEqual(expect.arrayContaining(["恢复 old-stale", "回滚这次运行"]));
+  });
+
+  it("/language zh-CN by a group admin makes every reply in that group Chinese; a member may not change it", async () => {
+    const run = await boot();
+    const refused = await ask(run, "/language zh-CN", MEMBER, "en", GROUP);
+    expect(refused.plain).toContain("only admins may change its language");
+    expect(refused.plain).toContain(`telegram:${MEMBER}`);
+    expect((await ask(run, "/whoami", MEMBER, "en", GROUP)).plain).toMatch(/^You are /);
+    const set = await ask(run, "/language zh-CN", ADMIN, "en", GROUP);
+    expect(set.plain).toBe("本聊天现在使用中文。");
+    expect((await ask(run, "/whoami", MEMBER, "en", GROUP)).plain).toMatch(/^你是 /);
+    expect((await ask(run, "/language", MEMBER, "en", GROUP)).plain).toBe("本聊天的语言：中文。");
+    // Another chat keeps following its reader.
+    expect((await ask(run, "/whoami", MEMBER, "en")).plain).toMatch(/^You are /);
+    const cleared = await ask(run, "/language auto", ADMIN, "en", GROUP);
+    expect(cleared.plain).toContain("follows each reader's own language again");
+    expect((await ask(run, "/whoami", MEMBER, "en", GROUP)).plain).toMatch(/^You are /);
+  });
+
+  it("in a direct chat anyone may set its language; an unknown one is refused", async () => {
+    const run = await boot();
+    expect((await ask(run, "/language fr", MEMBER, "en")).plain).toContain(
+      "Unknown language fr: use zh-CN, en or auto.",
+    );
+    expect((await ask(run, "/language en", MEMBER, "zh-hans")).plain).toBe("This chat now reads in English.");
+    expect((await ask(run, "/whoami", MEMBER, "zh-hans")).plain).toMatch(/^You are /);
+  });
+
+  it("the maintenance summary posted to a home group that chose /language zh-CN is in Chinese", async () => {
+    const run = await boot({ prepare: makeCuratorDue });
+    await ask(run, "/language zh-CN", ADMIN, "en", HOME_CHAT);
+    await settle(run.gateway);
+    const since = run.emulator.sent.length;
+    expect((await run.gateway.runMaintenanceTick()).posted).toBe(true);
+    const summary = await run.emulator.waitForMessage(
+      (message) => message.chat_id === String(HOME_CHAT),
+      8000,
+      since,
+    );
+    expect(summary.plain).toContain("管理器（Curator）：自动：");
+    expect(summary.plain).toContain("已归档 1 个技能：");
+    expect(labels(summary)).toEqual(expect.arrayContaining(["恢复 old-stale", "回滚这次运行"]));
+  });
+
+  it("gateway.home_locale: zh-CN writes the home summary in Chinese; the chat's own /language en wins", async () => {
+    const run = await boot({ prepare: makeCuratorDue, config: { gateway: { home_locale: "zh-CN" } } });
+    let since = run.emulator.sent.length;
+    expect((await run.gateway.runMaintenanceTick()).posted).toBe(true);
+    const chinese = await run.emulator.waitForMessage(
+      (message) => message.chat_id === String(HOME_CHAT),
+      8000,
+      since,
+    );
+    expect(chinese.plain).toContain("已归档 1 个技能：");
+    // Readers are still answered in their own language elsewhere.
+    expect((await ask(run, "/whoami", MEMBER, "en")).plain).toMatch(/^You are /);
+    const chosen = await boot({ prepare: makeCuratorDue, config: { gateway: { home_locale: "zh-CN" } } });
+    await ask(chosen, "/language en", ADMIN, "zh-hans", HOME_CHAT);
+    await settle(chosen.gateway);
+    since = chosen.emulator.sent.length;
+    expect((await chosen.gateway.runMaintenanceTick()).posted).toBe(true);
+    const english = await chosen.emulator.waitForMessage(
+      (message) => message.chat_id === String(HOME_CHAT),
+      8000,
+      since,
+    );
+    expect(english.plain).toContain("archived 1 skill");
   });
 });

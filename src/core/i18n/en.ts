@@ -90,6 +90,7 @@ export const en = {
   "config.req.skillNames": "it must be a list of skill names",
   "config.req.paths": "it must be a path or a list of paths",
   "config.req.url": 'it must be a full URL such as "https://bot.example.com"',
+  "config.req.timeZone": 'it must be an IANA time zone, e.g. "Asia/Shanghai" or "UTC"',
   "config.req.homeChannel": 'it must be `platform:chat_id`, e.g. "telegram:-1001234567890"',
   "config.req.feishuDomain": "allowed values are feishu, lark, or a full URL (https://…)",
   "config.badReference":

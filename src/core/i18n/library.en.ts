@@ -162,6 +162,9 @@ export const enLibrary = {
   "recovery.rollbackCompletedCron":
     "curator: an interrupted rollback to snapshot {id} was completed; cron links: {parts}.",
   // ── system errors by code (shown as Node's own message in English) ──────────────────────────────────
+  "date.today": "today",
+  "date.yesterday": "yesterday",
+  "date.daysAgo": "{days} days ago",
   "os.cause": "{what} ({code})",
   "os.causeAt": "{where}: {what} ({code})",
   "os.ENOENT": "no such file or directory",

@@ -144,6 +144,9 @@ export const zhCNLibrary = defineLocale<typeof enLibrary>()({
   "recovery.rollbackCompletedCron":
     "管理器：一次被中断的、回滚到快照 {id} 的操作已完成；定时任务链接：{parts}。",
   // ── system errors by code ───────────────────────────────────────────────────────────────────────────
+  "date.today": "今天",
+  "date.yesterday": "昨天",
+  "date.daysAgo": "{days} 天前",
   "os.cause": "{what}（{code}）",
   "os.causeAt": "{where}：{what}（{code}）",
   "os.ENOENT": "文件或目录不存在",

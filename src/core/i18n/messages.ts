@@ -6,6 +6,7 @@
  * nested messages, and the formatted values below (relative times, lists, padded columns, fixed
  * decimals, byte sizes), all plain data so a reply can be stored and resolved later.
  */
+import { calendarDaysAgo, formatDateTime, toMillis } from "./dates.js";
 import { en } from "./en.js";
 import type { CatalogEntry, EntryParams, PluralForms } from "./entries.js";
 import { DEFAULT_LOCALE, type Locale } from "./locale.js";
@@ -38,7 +39,11 @@ export type Formatted =
    * happened (a path, a line), or as it is when the catalog has no words for the code (see `errorCause`
    * in `core/errors.ts`).
    */
-  | { readonly fmt: "cause"; readonly message: string; readonly code?: string; readonly where?: string };
+  | { readonly fmt: "cause"; readonly message: string; readonly code?: string; readonly where?: string }
+  /** A moment in the display zone with the zone named, the year when not this year (`dates.ts`). */
+  | { readonly fmt: "when"; readonly at: number; readonly timeZone: string; readonly now: number }
+  /** A day relative to today in the display zone: today, yesterday, 3 days ago (`dates.ts`). */
+  | { readonly fmt: "day"; readonly at: number; readonly timeZone: string; readonly now: number };
 
 /** What can fill a parameter. */
 export type ParamValue = string | number | Message | Formatted;
@@ -70,6 +75,23 @@ export function t<K extends MessageKey>(key: K, ...params: ParamArgs<K>): Messag
 /** How long ago something happened, from elapsed seconds. */
 export function ago(seconds: number): Formatted {
   return { fmt: "ago", seconds: Math.max(0, Math.floor(seconds)) };
+}
+
+/**
+ * A moment (ISO time, Date or ms) as the reader reads it in `timeZone` (see `displayTimeZone`); an
+ * unparseable value is shown as it is.
+ */
+export function when(at: string | number | Date, timeZone: string, now: Date | number = Date.now()): Text {
+  const ms = toMillis(at);
+  if (ms === undefined) return String(at);
+  return { fmt: "when", at: ms, timeZone, now: toMillis(now) ?? Date.now() };
+}
+
+/** The day of a moment relative to `now` in `timeZone`: today, yesterday, 3 days ago. */
+export function dayOf(at: string | number | Date, timeZone: string, now: Date | number = Date.now()): Text {
+  const ms = toMillis(at);
+  if (ms === undefined) return String(at);
+  return { fmt: "day", at: ms, timeZone, now: toMillis(now) ?? Date.now() };
 }
 
 /** A comma list of items in the reader's locale. */
@@ -234,6 +256,13 @@ function resolveParam(value: ParamValue, locale: Locale): string {
       return value.items.map((item) => resolveParam(item, locale)).join(value.separator);
     case "cause":
       return formatCause(value, locale);
+    case "when":
+      return formatDateTime(value.at, locale, value.timeZone, value.now);
+    case "day": {
+      const days = calendarDaysAgo(value.at, value.timeZone, value.now);
+      const key = days === 0 ? "date.today" : days === 1 ? "date.yesterday" : "date.daysAgo";
+      return resolveMessage({ key, params: { days } }, locale);
+    }
   }
 }
 

@@ -88,6 +88,7 @@ export const zhCN = defineLocale<typeof en>()({
   "config.req.skillNames": "它必须是技能名称列表",
   "config.req.paths": "它必须是路径或路径列表",
   "config.req.url": '它必须是完整的 URL，例如 "https://bot.example.com"',
+  "config.req.timeZone": '它必须是 IANA 时区名称，例如 "Asia/Shanghai" 或 "UTC"',
   "config.req.homeChannel": '它必须是 `platform:chat_id` 形式，例如 "telegram:-1001234567890"',
   "config.req.feishuDomain": "允许的值为 feishu、lark 或完整的 URL（https://…）",
   "config.badReference":

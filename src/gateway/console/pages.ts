@@ -12,13 +12,16 @@
  */
 import { html, raw } from "hono/html";
 import { snapshotReasonWord } from "../../core/i18n/data-words.js";
+import { displayTimeZone } from "../../core/i18n/dates.js";
 import { LANGUAGE_NAMES, LOCALES, type Locale } from "../../core/i18n/locale.js";
 import {
+  dayOf,
   isMessageKey,
   type MessageKey,
   type ParamValue,
   resolveText,
   type Text,
+  when as whenText,
 } from "../../core/i18n/messages.js";
 import type { LedgerEntry } from "../../curator/ledger.js";
 import { storedSummaryLines } from "../../curator/summary-text.js";
@@ -37,6 +40,8 @@ export interface PageContext {
   scrub: (text: string) => string;
   /** The reader's language (the `skillgate_lang` cookie, else `Accept-Language`). */
   locale: Locale;
+  /** The zone dates are shown in (`gateway.timezone`, else `TZ`, else UTC); default the process's. */
+  timeZone?: string;
 }
 
 /** The text of `key` in `locale`. */
@@ -170,11 +175,10 @@ function select(name: string, label: string, values: [string, string][], selecte
   return html`<label>${label} <select name="${name}">${values.map(([value, text]) => option(value, text, selected))}</select></label>`;
 }
 
-/** A timestamp as `2026-01-02 03:04:05 UTC` (the zone in the reader's words), or "never". */
+/** A timestamp in the display zone with the zone named (`dates.ts`), or "never". */
 function when(ctx: PageContext, iso: string | null): string {
   if (!iso) return tr(ctx, "console.never");
-  const time = iso.replace("T", " ").replace(/\.\d+/, "");
-  return time.endsWith("Z") ? tr(ctx, "console.utc", { time: time.slice(0, -1) }) : time;
+  return resolveText(whenText(iso, ctx.timeZone ?? displayTimeZone()), ctx.locale);
 }
 
 /** A stored run summary's lines in the reader's language (the stored English is read back into its parts). */
@@ -271,7 +275,7 @@ ${result.rows.map(
 <td translate="no">${row.category ?? ""}</td>
 <td><span class="state ${row.state}">${state(row.state)}</span>${row.onDisk ? "" : html` <span class="muted">${tr(ctx, "console.library.notOnDisk")}</span>`}</td>
 <td>${named(ctx, "console.provenance", row.provenance)}</td>
-<td title="${row.lastActivityAt ?? tr(ctx, "console.never")}">${row.idleDays === null ? tr(ctx, "console.never") : row.idleDays === 0 ? tr(ctx, "console.today") : tr(ctx, "console.daysAgo", { days: row.idleDays })}</td>
+<td title="${row.lastActivityAt ? when(ctx, row.lastActivityAt) : tr(ctx, "console.never")}">${row.lastActivityAt ? resolveText(dayOf(row.lastActivityAt, ctx.timeZone ?? displayTimeZone()), ctx.locale) : tr(ctx, "console.never")}</td>
 <td class="num">${row.useCount} / ${row.viewCount} / ${row.patchCount}</td>
 <td>${readinessItems(ctx, row).length ? html`<span class="warn" title="${readinessLine(ctx, row)}">${tr(ctx, "console.library.needs", { count: readinessItems(ctx, row).length })}</span>` : tr(ctx, "console.library.ok")}</td>
 <td>${visibilityCell(ctx, row)}</td>

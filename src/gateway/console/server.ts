@@ -31,6 +31,7 @@ import type { SkillgateConfig } from "../../config/config.js";
 import { readDotenv } from "../../config/dotenv.js";
 import { homePaths } from "../../config/home.js";
 import { SkillgateError } from "../../core/errors.js";
+import { displayTimeZone } from "../../core/i18n/dates.js";
 import { browserLocale, LANGUAGE_COOKIE, LOCALES, type Locale } from "../../core/i18n/locale.js";
 import { english, type MessageKey, resolveText, t } from "../../core/i18n/messages.js";
 import { type Logger, scrubText, silentLogger } from "../../core/logger.js";
@@ -362,7 +363,13 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
 
   const page = (c: Context<Env>): PageContext => {
     const session = c.get("session");
-    return { role: session.role, csrf: auth.csrfToken(session), scrub, locale: requestLocale(c) };
+    return {
+      role: session.role,
+      csrf: auth.csrfToken(session),
+      scrub,
+      locale: requestLocale(c),
+      timeZone: displayTimeZone(config().gateway.timezone),
+    };
   };
 
   app.get("/", (c) => c.redirect("/library", 302));

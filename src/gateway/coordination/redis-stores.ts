@@ -5,10 +5,12 @@
  * - event dedupe: `SET NX PX` (48 h) — the replica that sets the key handles the event;
  * - last activity: the larger of the stored and the new time (a script), at most once a second;
  * - chat sessions: loaded skills (a list kept unique by a script) and bounded history (`RPUSH` + `LTRIM`);
+ * - a chat's `/language` choice: one key per chat, no expiry;
  * - stranger notices: one key per stranger with the time of the last notice;
  * - the curator run lock: the file lock of the home (it is the library's), taken by the leader only.
  * Keys live under the home's prefix (`skillgate:<home id>:`).
  */
+import { isLocale, type Locale } from "../../core/i18n/locale.js";
 import type {
   ChatSessions,
   CoordinationStores,
@@ -238,6 +240,21 @@ export class RedisSessions implements ChatSessions {
 
   async clearHistory(sessionKey: string): Promise<void> {
     await this.redis.del(this.historyKey(sessionKey));
+  }
+
+  /** A chat's `/language` choice, kept without expiry (a setting, not session state). */
+  private languageKey(chatKey: string): string {
+    return `${this.prefix}chat:${chatKey}:language`;
+  }
+
+  async chatLanguage(chatKey: string): Promise<Locale | undefined> {
+    const value = await this.redis.get(this.languageKey(chatKey));
+    return isLocale(value) ? value : undefined;
+  }
+
+  async setChatLanguage(chatKey: string, locale: Locale | undefined): Promise<void> {
+    if (locale) await this.redis.set(this.languageKey(chatKey), locale);
+    else await this.redis.del(this.languageKey(chatKey));
   }
 
   async flush(): Promise<void> {}

@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { parseConfig } from "../../src/config/config.js";
+import { calendarDaysAgo, displayTimeZone, formatDateTime } from "../../src/core/i18n/dates.js";
+import { dayOf, resolveText, when } from "../../src/core/i18n/messages.js";
+
+const NOW = Date.parse("2026-12-04T20:35:00Z");
+
+describe("one date and time policy", () => {
+  // Chinese names the zone before the time, as CLDR writes it (12月4日 UTC 12:05).
+  it("shows local time in the zone with the zone named, without the year when it is this year", () => {
+    const at = "2026-12-04T12:05:00Z";
+    expect(resolveText(when(at, "UTC", NOW), "en")).toBe("Dec 4, 12:05 UTC");
+    expect(resolveText(when(at, "UTC", NOW), "zh-CN")).toBe("12月4日 UTC 12:05");
+    expect(resolveText(when(at, "Asia/Shanghai", NOW), "en")).toBe("Dec 4, 20:05 GMT+8");
+    expect(resolveText(when(at, "Asia/Shanghai", NOW), "zh-CN")).toBe("12月4日 GMT+8 20:05");
+  });
+
+  it("adds the year when the moment is not in this year of the zone", () => {
+    expect(formatDateTime(Date.parse("2025-03-01T08:00:00Z"), "en", "UTC", NOW)).toBe(
+      "Mar 1, 2025, 08:00 UTC",
+    );
+    expect(formatDateTime(Date.parse("2025-03-01T08:00:00Z"), "zh-CN", "UTC", NOW)).toBe(
+      "2025年3月1日 UTC 08:00",
+    );
+    // 2026-12-31 20:00 UTC is already 2027 in Shanghai: a year away from "now" there.
+    expect(formatDateTime(Date.parse("2026-12-31T20:00:00Z"), "en", "Asia/Shanghai", NOW)).toContain("2027");
+  });
+
+  it("counts relative days in the zone's calendar: today, yesterday, N days ago", () => {
+    const day = (at: string, zone: string, locale: "en" | "zh-CN") =>
+      resolveText(dayOf(at, zone, NOW), locale);
+    expect(day("2026-12-04T00:10:00Z", "UTC", "en")).toBe("today");
+    expect(day("2026-12-04T00:10:00Z", "UTC", "zh-CN")).toBe("今天");
+    expect(day("2026-12-03T23:50:00Z", "UTC", "en")).toBe("yesterday");
+    expect(day("2026-12-03T23:50:00Z", "UTC", "zh-CN")).toBe("昨天");
+    expect(day("2026-12-01T10:00:00Z", "UTC", "en")).toBe("3 days ago");
+    expect(day("2026-12-01T10:00:00Z", "UTC", "zh-CN")).toBe("3 天前");
+    // 20:35 UTC is already the 5th in Shanghai, so the 4th's evening there is yesterday.
+    expect(calendarDaysAgo(Date.parse("2026-12-04T10:00:00Z"), "Asia/Shanghai", NOW)).toBe(1);
+    expect(resolveText(dayOf("not a time", "UTC", NOW), "en")).toBe("not a time");
+  });
+
+  it("the zone is gateway.timezone, else TZ, else UTC; an unknown one is skipped or refused in config", () => {
+    expect(displayTimeZone("Asia/Shanghai", { TZ: "Europe/Berlin" })).toBe("Asia/Shanghai");
+    expect(displayTimeZone(undefined, { TZ: "Europe/Berlin" })).toBe("Europe/Berlin");
+    expect(displayTimeZone(undefined, { TZ: "Nowhere/Else" })).toBe("UTC");
+    expect(displayTimeZone(undefined, {})).toBe("UTC");
+    expect(parseConfig({ gateway: { timezone: "Asia/Shanghai" } }, 0, []).gateway.timezone).toBe(
+      "Asia/Shanghai",
+    );
+    expect(parseConfig({}, 0, []).gateway.timezone).toBeUndefined();
+    expect(() => parseConfig({ gateway: { timezone: "Mars/Base" } }, 0, [])).toThrow(/gateway\.timezone/);
+  });
+});
