@@ -8,6 +8,7 @@ import { safetyCommands } from "./curator-safety.js";
 import { skillChangesCommand } from "./skill-versions.js";
 import { skillsCommands } from "./skills.js";
 import { skillsConfigCommands } from "./skills-config.js";
+import { skillsOverlapsCommand } from "./skills-overlaps.js";
 import { skillsSearchCommand } from "./skills-search.js";
 import type { CommandSpec } from "./types.js";
 
@@ -15,6 +16,7 @@ import type { CommandSpec } from "./types.js";
 export const registry: readonly CommandSpec[] = [
   ...skillsCommands,
   skillsSearchCommand,
+  skillsOverlapsCommand,
   skillChangesCommand,
   ...skillsConfigCommands,
   ...curatorCommands,

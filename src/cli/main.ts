@@ -283,12 +283,14 @@ function commandWord(args: string[]): string | undefined {
 /** Loads only the specs the command needs: the skills group alone for `skills …`, else the registry. */
 async function specsFor(word: string | undefined): Promise<readonly CommandSpec[]> {
   if (word === "skills") {
-    const [{ skillsCommands }, { skillsConfigCommands }, { skillsSearchCommand }] = await Promise.all([
-      import("../../commands/skills.js"),
-      import("../../commands/skills-config.js"),
-      import("../../commands/skills-search.js"),
-    ]);
-    return [...skillsCommands, skillsSearchCommand, ...skillsConfigCommands];
+    const [{ skillsCommands }, { skillsConfigCommands }, { skillsSearchCommand }, { skillsOverlapsCommand }] =
+      await Promise.all([
+        import("../../commands/skills.js"),
+        import("../../commands/skills-config.js"),
+        import("../../commands/skills-search.js"),
+        import("../../commands/skills-overlaps.js"),
+      ]);
+    return [...skillsCommands, skillsSearchCommand, skillsOverlapsCommand, ...skillsConfigCommands];
   }
   return (await import("../../commands/index.js")).registry;
 }

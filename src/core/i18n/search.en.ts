@@ -27,4 +27,15 @@ export const enSearch = {
     "No change of {name} was told in this chat; load it with {command} {name} to follow its versions.",
   "cmd.summary.skillsChanges": "the SKILL.md diff of a loaded skill's last change told in this chat",
   "cmd.col.score": "score",
+  "cmd.summary.skillsOverlaps": "pairs of skills whose triggers overlap, candidates for consolidation",
+  "cmd.option.overlaps.limit": "most pairs shown (default 50)",
+  "overlaps.heading": "Overlapping skills ({total} pairs):",
+  "overlaps.none": "No two active skills here overlap.",
+  "overlaps.col.pair": "skills",
+  "overlaps.col.reason": "reason",
+  "overlaps.shared": "shared words: {terms}",
+  "overlaps.related": "named in related_skills",
+  "overlaps.relatedAndShared": "named in related_skills; {shared}",
+  "overlaps.hint":
+    "Each pair is a candidate for the curator's consolidation pass (merge, or sharpen the descriptions).",
 } as const satisfies CatalogShape;
