@@ -36,6 +36,12 @@ export const enSearch = {
   "overlaps.shared": "shared words: {terms}",
   "overlaps.related": "named in related_skills",
   "overlaps.relatedAndShared": "named in related_skills; {shared}",
+  "console.page.search": "Search skills",
+  "console.page.overlaps": "Overlapping skills",
+  "console.search.label": "Find by what it does",
+  "console.search.hint": "e.g. deploy nginx / 部署 nginx",
+  "console.search.submit": "Search",
+  "console.search.none": "No skill here matches “{query}”.",
   "overlaps.hint":
     "Each pair is a candidate for the curator's consolidation pass (merge, or sharpen the descriptions).",
 } as const satisfies CatalogShape;

@@ -35,5 +35,11 @@ export const zhCNSearch = defineLocale<typeof enSearch>()({
   "overlaps.shared": "共同词语：{terms}",
   "overlaps.related": "在 related_skills 中互相提及",
   "overlaps.relatedAndShared": "在 related_skills 中互相提及；{shared}",
+  "console.page.search": "搜索技能",
+  "console.page.overlaps": "相互重叠的技能",
+  "console.search.label": "按用途查找",
+  "console.search.hint": "例如 deploy nginx / 部署 nginx",
+  "console.search.submit": "搜索",
+  "console.search.none": "这里没有与“{query}”匹配的技能。",
   "overlaps.hint": "每一对都是管理器整合环节的候选（整合，或把描述写得更清楚）。",
 });

@@ -169,6 +169,15 @@ function select(name: string, label: string, values: [string, string][], selecte
 }
 
 /** A timestamp as `2026-01-02 03:04:05 UTC` (the zone in the reader's words), or "never". */
+/** The relevance search box (shown on the library page and the search page). */
+export function searchBox(ctx: PageContext, query = ""): Html {
+  return html`<form id="skill-search" class="filters" method="get" action="/search" role="search">
+<label>${tr(ctx, "console.search.label")} <input type="search" name="q" value="${query}" placeholder="${tr(ctx, "console.search.hint")}" autocomplete="off"></label>
+<button type="submit">${tr(ctx, "console.search.submit")}</button>
+<a href="/overlaps">${tr(ctx, "console.page.overlaps")}</a>
+</form>`;
+}
+
 function when(ctx: PageContext, iso: string | null): string {
   if (!iso) return tr(ctx, "console.never");
   const time = iso.replace("T", " ").replace(/\.\d+/, "");
@@ -237,6 +246,7 @@ export function libraryPage(
   const any = tr(ctx, "console.any");
   const state = (value: string) => named(ctx, "console.state", value);
   const body = html`<h1>${tr(ctx, "console.page.library")}</h1>
+${searchBox(ctx)}
 <form id="library-filter" class="filters" method="get" action="/library" data-autosubmit>
 <label>${tr(ctx, "console.library.search")} <input type="search" name="q" value="${query.q}" placeholder="${tr(ctx, "console.library.searchHint")}" autocomplete="off"></label>
 ${select(
