@@ -565,10 +565,9 @@ export class SkillSearchIndex {
     const visible = await this.visibleNames(options.platform ?? null);
     const minScore = options.minScore ?? OVERLAP_MIN_SCORE;
     const width = FIELDS.length;
-    const idfOf = (word: string) => {
-      const used = this.postings.get(word)?.slots.length ?? this.count;
-      return Math.log(1 + (this.count - used + 0.5) / (used + 0.5));
-    };
+    // Smoothed TF-IDF weights (not BM25's idf, which gives a word in most of a small library almost none).
+    const idfOf = (word: string) =>
+      Math.log(1 + this.count / (this.postings.get(word)?.slots.length ?? this.count));
     const vectors = new Map<number, Map<string, number>>();
     const norms = new Map<number, number>();
     const vectorOf = (slot: number) => {

@@ -29,7 +29,7 @@ export const enSearch = {
   "cmd.col.score": "score",
   "cmd.summary.skillsOverlaps": "pairs of skills whose triggers overlap, candidates for consolidation",
   "cmd.option.overlaps.limit": "most pairs shown (default 50)",
-  "overlaps.heading": "Overlapping skills ({total} pairs):",
+  "overlaps.heading": "Overlapping pairs of skills: {total}",
   "overlaps.none": "No two active skills here overlap.",
   "overlaps.col.pair": "skills",
   "overlaps.col.reason": "reason",
