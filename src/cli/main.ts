@@ -347,14 +347,26 @@ function commandWord(args: string[]): string | undefined {
 /** Loads only the specs the command needs: the skills group alone for `skills …`, else the registry. */
 async function specsFor(word: string | undefined): Promise<readonly CommandSpec[]> {
   if (word === "skills") {
-    const [{ skillsCommands }, { skillsConfigCommands }, { skillsSearchCommand }, { skillsHubCommands }] =
-      await Promise.all([
-        import("../../commands/skills.js"),
-        import("../../commands/skills-config.js"),
-        import("../../commands/skills-search.js"),
-        import("../../commands/skills-hub.js"),
-      ]);
-    return [...skillsCommands, skillsSearchCommand, ...skillsConfigCommands, ...skillsHubCommands];
+    const [
+      { skillsCommands },
+      { skillsConfigCommands },
+      { skillsSearchCommand },
+      { skillsOverlapsCommand },
+      { skillsHubCommands },
+    ] = await Promise.all([
+      import("../../commands/skills.js"),
+      import("../../commands/skills-config.js"),
+      import("../../commands/skills-search.js"),
+      import("../../commands/skills-overlaps.js"),
+      import("../../commands/skills-hub.js"),
+    ]);
+    return [
+      ...skillsCommands,
+      skillsSearchCommand,
+      skillsOverlapsCommand,
+      ...skillsConfigCommands,
+      ...skillsHubCommands,
+    ];
   }
   return (await import("../../commands/index.js")).registry;
 }

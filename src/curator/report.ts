@@ -13,6 +13,7 @@ import { atomicWriteFile, stableJson } from "../core/fsutil.js";
 import { list, type Message, type Text, t } from "../core/i18n/messages.js";
 import { type Reply, type ReplyBlock, reply } from "../core/reply.js";
 import type { ConsolidatedEntry, PrunedEntry } from "../llm/classify.js";
+import type { OverlapPair } from "../skills/search.js";
 import type { AutoTransitionCounts, CuratorRunResult, RenameEntry, RenameMap } from "./types.js";
 
 /** The rename map shows at most this many lines. */
@@ -342,8 +343,26 @@ function consolidatedLines(item: ConsolidatedEntry, after: string[]): string[] {
   return lines;
 }
 
-/** The `REPORT.md` text of a run. */
-export function reportMarkdown(result: CuratorRunResult, prefix: (path: string[]) => string): string {
+/** Overlapping pairs listed in a run's `REPORT.md` at most. */
+export const REPORT_OVERLAPS = 20;
+
+/** One `REPORT.md` line of an overlapping pair: both names, the score and the reason. */
+function overlapLine(pair: OverlapPair): string[] {
+  const reasons: string[] = [];
+  if (pair.related) reasons.push("named in related_skills");
+  if (pair.shared.length > 0) reasons.push(`shared words: ${pair.shared.join(", ")}`);
+  return [`- \`${pair.a}\` ↔ \`${pair.b}\` — score ${pair.score.toFixed(2)}; ${reasons.join("; ")}`];
+}
+
+/**
+ * The `REPORT.md` text of a run. `overlaps` (from `findOverlaps`) are listed as candidates for the next
+ * consolidation pass.
+ */
+export function reportMarkdown(
+  result: CuratorRunResult,
+  prefix: (path: string[]) => string,
+  overlaps: OverlapPair[] = [],
+): string {
   const llm = result.llm;
   const delta = result.after.length - result.before.length;
   const lines = [
@@ -408,6 +427,9 @@ export function reportMarkdown(result: CuratorRunResult, prefix: (path: string[]
   );
   if (llm.final.trim() !== "") lines.push("## LLM final summary", "", llm.final, "");
   else if (!llm.error && llm.summary.trim() !== "") lines.push("## LLM summary", "", llm.summary, "");
+  lines.push(
+    ...section("Overlapping skills — candidates for consolidation", overlaps, REPORT_OVERLAPS, overlapLine),
+  );
   lines.push(...recoveryLines(result, prefix));
   return `${lines.join("\n").trimEnd()}\n`;
 }
@@ -436,12 +458,13 @@ function reportDirName(startedAt: Date): string {
 
 /**
  * Writes the run's report folder and returns the path of its `REPORT.md`. A second report in the same
- * second gets `-2`, then `-3`, …
+ * second gets `-2`, then `-3`, … `overlaps` go to `REPORT.md` only (run.json keeps Hermes' keys).
  */
 export async function writeRunReport(
   home: string,
   result: CuratorRunResult,
   prefix: (path: string[]) => string,
+  overlaps: OverlapPair[] = [],
 ): Promise<string> {
   const root = homePaths(home).curatorLogs;
   await fs.mkdir(root, { recursive: true });
@@ -459,7 +482,7 @@ export async function writeRunReport(
   const reportPath = path.join(dir, "REPORT.md");
   const withPath = { ...result, reportPath };
   await atomicWriteFile(path.join(dir, "run.json"), `${stableJson(runJson(withPath))}\n`);
-  await atomicWriteFile(reportPath, reportMarkdown(withPath, prefix));
+  await atomicWriteFile(reportPath, reportMarkdown(withPath, prefix, overlaps));
   if ((result.cronRewrites?.jobs_updated ?? 0) > 0) {
     await atomicWriteFile(path.join(dir, "cron_rewrites.json"), `${stableJson(result.cronRewrites)}\n`);
   }

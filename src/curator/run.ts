@@ -14,6 +14,7 @@ import { addWarning, type Text, t, type WarningLists } from "../core/i18n/messag
 import type { ProgressSink } from "../core/progress.js";
 import type { HeldRunLock, RunLock } from "../core/stores.js";
 import { everySkillOnDisk } from "../skills/library.js";
+import { findOverlaps } from "../skills/search.js";
 import type { SkillLibrary } from "../skills/types.js";
 import { parseTimestamp, UsageStore } from "../skills/usage.js";
 import { type ApplyOutcome, applyPlan } from "./apply.js";
@@ -23,7 +24,7 @@ import { fileRunLock } from "./lock.js";
 import { curatedRows, plan } from "./plan.js";
 import { loadProvenance } from "./provenance.js";
 import { recoverUnderRunLock } from "./recovery.js";
-import { buildRenameMap, headline, renameMapText, writeRunReport } from "./report.js";
+import { buildRenameMap, headline, REPORT_OVERLAPS, renameMapText, writeRunReport } from "./report.js";
 import { scheduleVerdict, seedFirstRun } from "./schedule.js";
 import { beginSnapshot, type PendingSnapshot } from "./snapshot.js";
 import { type CuratorState, readState, updateState } from "./state.js";
@@ -247,7 +248,8 @@ async function finishRun(
   markRun?: (state: CuratorState) => void,
 ): Promise<void> {
   try {
-    result.reportPath = await writeRunReport(opts.home, result, prefix);
+    const overlaps = await findOverlaps(opts.library, { limit: REPORT_OVERLAPS }).catch(() => []);
+    result.reportPath = await writeRunReport(opts.home, result, prefix, overlaps);
   } catch (error) {
     addWarning(result, t("run.reportFailed", { cause: errorCause(error) }));
   }

@@ -175,6 +175,15 @@ function select(name: string, label: string, values: [string, string][], selecte
   return html`<label>${label} <select name="${name}">${values.map(([value, text]) => option(value, text, selected))}</select></label>`;
 }
 
+/** The relevance search box (shown on the library page and the search page). */
+export function searchBox(ctx: PageContext, query = ""): Html {
+  return html`<form id="skill-search" class="filters" method="get" action="/search" role="search">
+<label>${tr(ctx, "console.search.label")} <input type="search" name="q" value="${query}" placeholder="${tr(ctx, "console.search.hint")}" autocomplete="off"></label>
+<button type="submit">${tr(ctx, "console.search.submit")}</button>
+<a href="/overlaps">${tr(ctx, "console.page.overlaps")}</a>
+</form>`;
+}
+
 /** A timestamp in the display zone with the zone named (`dates.ts`), or "never". */
 function when(ctx: PageContext, iso: string | null): string {
   if (!iso) return tr(ctx, "console.never");
@@ -248,6 +257,7 @@ export function libraryPage(
   const any = tr(ctx, "console.any");
   const state = (value: string) => named(ctx, "console.state", value);
   const body = html`<h1>${tr(ctx, "console.page.library")}</h1>
+${searchBox(ctx)}
 <form id="library-filter" class="filters" method="get" action="/library" data-autosubmit>
 <label>${tr(ctx, "console.library.search")} <input type="search" name="q" value="${query.q}" placeholder="${tr(ctx, "console.library.searchHint")}" autocomplete="off"></label>
 ${select(

@@ -35,6 +35,7 @@ import { displayTimeZone } from "../../core/i18n/dates.js";
 import { browserLocale, LANGUAGE_COOKIE, LOCALES, type Locale } from "../../core/i18n/locale.js";
 import { english, type MessageKey, resolveText, t } from "../../core/i18n/messages.js";
 import { type Logger, scrubText, silentLogger } from "../../core/logger.js";
+import { findOverlaps, searchSkills } from "../../skills/search.js";
 import type { SkillLibrary } from "../../skills/types.js";
 import { OutboundScrubber } from "../scrub.js";
 import { type ActionEnv, handleAction, parseActionRequest } from "./actions.js";
@@ -77,6 +78,7 @@ import {
   skillPage,
   snapshotsPage,
 } from "./pages.js";
+import { overlapsPage, searchPage } from "./search-pages.js";
 
 /** Largest request body accepted. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -391,6 +393,18 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
       libraryPage(page(c), query, queryRows(all, query), { categories, provenances, all: all.length }),
     );
   });
+
+  app.get("/search", async (c) => {
+    const query = text(c.req.query("q"));
+    // A query holding a secret finds nothing: a hit must not confirm a value no page shows.
+    const blank = query.trim() === "" || scrubText(query, secrets()) !== query;
+    const hits = blank ? [] : await searchSkills(library, query, { platform: null, limit: 50 });
+    return c.html(searchPage(page(c), query, hits));
+  });
+
+  app.get("/overlaps", async (c) =>
+    c.html(overlapsPage(page(c), await findOverlaps(library, { limit: 200 }))),
+  );
 
   app.get("/skill/:name", async (c) => {
     const name = c.req.param("name");
