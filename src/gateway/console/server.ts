@@ -52,6 +52,7 @@ import {
   chartData,
   curatorFacts,
   curatorPreview,
+  hubSkills,
   type LibraryQuery,
   type LibraryRow,
   ledgerEntries,
@@ -366,7 +367,13 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     ].sort();
     const provenances = [...new Set(all.map((row) => row.provenance))].sort();
     return c.html(
-      libraryPage(page(c), query, queryRows(all, query), { categories, provenances, all: all.length }),
+      libraryPage(
+        page(c),
+        query,
+        queryRows(all, query),
+        { categories, provenances, all: all.length },
+        await hubSkills(options.home),
+      ),
     );
   });
 
