@@ -46,6 +46,8 @@ export const enHub = {
     "'{name}' is already installed from a hub; use `skills update {name}` to get its newest version.",
   "hub.nameTaken":
     "a skill named '{name}' is already in the library; nothing was replaced. Install it under another name with --name.",
+  "hub.update.nameTaken":
+    "the new version of '{name}' would take over '{other}', another skill in the library; nothing was changed. Remove or rename '{other}' first, or keep this version.",
   "hub.notHub": "'{name}' is not a hub-installed skill (see `skills hub list`).",
   "hub.locallyModified":
     "the files of '{name}' were changed since it was installed; an update would overwrite those changes. Repeat with --force to replace them.",

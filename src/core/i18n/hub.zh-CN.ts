@@ -35,6 +35,8 @@ export const zhCNHub = defineLocale<typeof enHub>()({
   "hub.refusedDangerous": { other: "未安装 '{name}'：扫描发现 {count} 个问题，判定为危险。" },
   "hub.alreadyHub": "'{name}' 已经从 Hub 安装；请用 `skills update {name}` 获取最新版本。",
   "hub.nameTaken": "技能库中已有名为 '{name}' 的技能；没有替换任何内容。请用 --name 以其他名字安装。",
+  "hub.update.nameTaken":
+    "'{name}' 的新版本会占用库中另一个技能 '{other}'；未做任何更改。请先移除或重命名 '{other}'，或保留当前版本。",
   "hub.notHub": "'{name}' 不是从 Hub 安装的技能（见 `skills hub list`）。",
   "hub.locallyModified": "'{name}' 的文件在安装后被修改过；更新会覆盖这些修改。如要替换，请加 --force 重试。",
   "fence.what.hubInstall": "'{skill}' 的 Hub 安装",
