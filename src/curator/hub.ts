@@ -8,8 +8,8 @@
  * - an update replaces only a hub skill whose files are still those it installed (else `--force`);
  * - an uninstall removes exactly the files its lock entry recorded (files added by hand stay);
  * - every step that changes the library is announced first in `skills/.hub/.journal.json` (written
- *   atomically), so a process killed at any point leaves the library as before or as after: the next hub
- *   command (or `recoverHubJournal`) finishes a move that happened and undoes one that did not;
+ *   atomically), so a process killed at any point leaves the library as before or as after: the next
+ *   start's recovery (`recoverHome`) or hub command finishes a move that happened and undoes one that did not;
  * - every write asks the write fence first, so under coordination only the leader writes;
  * - the lock entry, `audit.log` and the ledger record the verdict and the content hash.
  */
@@ -20,7 +20,7 @@ import { homePaths } from "../config/home.js";
 import { SkillError } from "../core/errors.js";
 import { checkWriteFence } from "../core/fence.js";
 import { acquireLock, atomicWriteFile, isoTimestamp, pathExists, readTextIfExists } from "../core/fsutil.js";
-import { t } from "../core/i18n/messages.js";
+import { type Text, t } from "../core/i18n/messages.js";
 import { parseSkillMd } from "../skills/frontmatter.js";
 import {
   appendAuditLine,
@@ -119,6 +119,24 @@ export async function recoverHubJournal(home: string): Promise<"none" | "finishe
   } finally {
     await lock.release();
   }
+}
+
+/**
+ * Start-up recovery of the hub (called by `recoverHome`): finishes or undoes the change a killed process
+ * left, one note saying which; none when there was nothing to do.
+ */
+export async function recoverHubAtStart(home: string): Promise<Text[]> {
+  const text = await readTextIfExists(journalFile(home));
+  if (text === undefined) return [];
+  let name = "?";
+  try {
+    name = String((JSON.parse(text) as HubJournal).name ?? "?");
+  } catch {
+    // An unreadable journal is removed by the recovery itself.
+  }
+  const done = await recoverHubJournal(home);
+  if (done === "none") return [];
+  return [t(done === "finished" ? "hub.recovery.finished" : "hub.recovery.undone", { name })];
 }
 
 async function recoverLocked(home: string): Promise<"none" | "finished" | "undone"> {

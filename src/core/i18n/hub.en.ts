@@ -48,6 +48,9 @@ export const enHub = {
     "a skill named '{name}' is already in the library; nothing was replaced. Install it under another name with --name.",
   "hub.update.nameTaken":
     "the new version of '{name}' would take over '{other}', another skill in the library; nothing was changed. Remove or rename '{other}' first, or keep this version.",
+  "hub.recovery.finished": "Finished the hub change of '{name}' that a stopped process left half done.",
+  "hub.recovery.undone":
+    "Undid the hub change of '{name}' that a stopped process left half done; the library is as before it.",
   "hub.notHub": "'{name}' is not a hub-installed skill (see `skills hub list`).",
   "hub.locallyModified":
     "the files of '{name}' were changed since it was installed; an update would overwrite those changes. Repeat with --force to replace them.",

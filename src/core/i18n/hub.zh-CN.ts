@@ -37,6 +37,8 @@ export const zhCNHub = defineLocale<typeof enHub>()({
   "hub.nameTaken": "技能库中已有名为 '{name}' 的技能；没有替换任何内容。请用 --name 以其他名字安装。",
   "hub.update.nameTaken":
     "'{name}' 的新版本会占用库中另一个技能 '{other}'；未做任何更改。请先移除或重命名 '{other}'，或保留当前版本。",
+  "hub.recovery.finished": "已完成被中断进程留下的 '{name}' 的 Hub 更改。",
+  "hub.recovery.undone": "已撤销被中断进程留下的 '{name}' 的 Hub 更改；技能库恢复为更改之前的状态。",
   "hub.notHub": "'{name}' 不是从 Hub 安装的技能（见 `skills hub list`）。",
   "hub.locallyModified": "'{name}' 的文件在安装后被修改过；更新会覆盖这些修改。如要替换，请加 --force 重试。",
   "fence.what.hubInstall": "'{skill}' 的 Hub 安装",
