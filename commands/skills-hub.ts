@@ -345,7 +345,10 @@ const updateCommand = defineCommand({
         continue;
       }
       try {
-        const entry = await updatePlan(writeOptions(ctx), plan, { force: input.options.force === true });
+        const entry = await updatePlan(writeOptions(ctx), plan, {
+          force: input.options.force === true,
+          existing: await existingSkills(ctx),
+        });
         texts.push(
           t("hub.update.done", {
             name: check.name,

@@ -8,8 +8,8 @@
  * - an update replaces only a hub skill whose files are still those it installed (else `--force`);
  * - an uninstall removes exactly the files its lock entry recorded (files added by hand stay);
  * - every step that changes the library is announced first in `skills/.hub/.journal.json` (written
- *   atomically), so a process killed at any point leaves the library as before or as after: the next hub
- *   command (or `recoverHubJournal`) finishes a move that happened and undoes one that did not;
+ *   atomically), so a process killed at any point leaves the library as before or as after: the next
+ *   start's recovery (`recoverHome`) or hub command finishes a move that happened and undoes one that did not;
  * - every write asks the write fence first, so under coordination only the leader writes;
  * - the lock entry, `audit.log` and the ledger record the verdict and the content hash.
  */
@@ -20,7 +20,8 @@ import { homePaths } from "../config/home.js";
 import { SkillError } from "../core/errors.js";
 import { checkWriteFence } from "../core/fence.js";
 import { acquireLock, atomicWriteFile, isoTimestamp, pathExists, readTextIfExists } from "../core/fsutil.js";
-import { t } from "../core/i18n/messages.js";
+import { type Text, t } from "../core/i18n/messages.js";
+import { parseSkillMd } from "../skills/frontmatter.js";
 import {
   appendAuditLine,
   contentHash,
@@ -118,6 +119,24 @@ export async function recoverHubJournal(home: string): Promise<"none" | "finishe
   } finally {
     await lock.release();
   }
+}
+
+/**
+ * Start-up recovery of the hub (called by `recoverHome`): finishes or undoes the change a killed process
+ * left, one note saying which; none when there was nothing to do.
+ */
+export async function recoverHubAtStart(home: string): Promise<Text[]> {
+  const text = await readTextIfExists(journalFile(home));
+  if (text === undefined) return [];
+  let name = "?";
+  try {
+    name = String((JSON.parse(text) as HubJournal).name ?? "?");
+  } catch {
+    // An unreadable journal is removed by the recovery itself.
+  }
+  const done = await recoverHubJournal(home);
+  if (done === "none") return [];
+  return [t(done === "finished" ? "hub.recovery.finished" : "hub.recovery.undone", { name })];
 }
 
 async function recoverLocked(home: string): Promise<"none" | "finished" | "undone"> {
@@ -375,11 +394,52 @@ export async function locallyModified(home: string, name: string, entry: HubLock
   return contentHash(files) !== entry.content_hash || files.length !== recorded.size;
 }
 
-/** Replaces an installed hub skill by a newer download of the same source (journaled like an install). */
+/** The name a SKILL.md text gives the skill (its frontmatter `name`), else its folder's name. */
+function libraryNameOf(skillMd: string | undefined, installPath: string): string {
+  const declared = skillMd === undefined ? undefined : parseSkillMd(skillMd).frontmatter.name;
+  const name = declared === undefined || declared === null ? "" : String(declared).trim();
+  return name || (installPath.split("/").at(-1) as string);
+}
+
+/**
+ * Refuses an update that would take over another skill's name or folder, as an install does: a new
+ * SKILL.md name (one the installed copy does not have) that a skill elsewhere in the library already
+ * has, or another lock entry recording the same folder. Nothing is changed; the person removes or
+ * renames the other skill first.
+ */
+async function refuseTakeover(
+  plan: HubPlan,
+  target: string,
+  lock: { installed: Record<string, HubLockEntry> },
+  existing: readonly ExistingSkill[],
+): Promise<void> {
+  const before = libraryNameOf(await readTextIfExists(path.join(target, "SKILL.md")), plan.installPath);
+  const incoming = plan.pkg.files.find((file) => file.path === "SKILL.md")?.bytes.toString("utf8");
+  const after = libraryNameOf(incoming, plan.installPath);
+  const other =
+    after === before
+      ? undefined
+      : existing.find((skill) => skill.name === after && skill.relPath !== plan.installPath);
+  const sharing = Object.entries(lock.installed).find(
+    ([name, entry]) => name !== plan.name && entry?.install_path === plan.installPath,
+  );
+  const taken = other?.name ?? sharing?.[0];
+  if (taken !== undefined)
+    throw new SkillError(
+      "hub.exists",
+      t("hub.update.nameTaken", { name: plan.name, other: taken }),
+      plan.name,
+    );
+}
+
+/**
+ * Replaces an installed hub skill by a newer download of the same source (journaled like an install).
+ * `existing` (the library's skills) is checked so the new version cannot take over another skill's name.
+ */
 export async function updatePlan(
   opts: HubWriteOptions,
   plan: HubPlan,
-  options: { force?: boolean } = {},
+  options: { force?: boolean; existing?: readonly ExistingSkill[] } = {},
 ): Promise<HubLockEntry> {
   await checkWriteFence(opts.home, t("fence.what.hubUpdate", { skill: plan.name }));
   return withHubLock(opts.home, async () => {
@@ -391,6 +451,7 @@ export async function updatePlan(
       throw new SkillError("hub.modified", t("hub.locallyModified", { name: plan.name }), plan.name);
     const target = await installedDir(opts.home, plan.name, current);
     const samePlan: HubPlan = { ...plan, installPath: normalizeInstallPath(current.install_path, plan.name) };
+    await refuseTakeover(samePlan, target, lock, options.existing ?? []);
     const dir = await quarantine(opts.home, plan.name, plan.pkg.files);
     const { scan, provenance, files } = await scanQuarantined(opts, samePlan, dir);
     const now = opts.now();

@@ -8,6 +8,7 @@
  * - old libraries in the rollback trash whose deleter died, and purge trash;
  * - temp files of killed writes (`.usage.json`, the ledger, `.env`, config, gateway state, blobs);
  * - snapshot folders a killed snapshot left unfinished;
+ * - an interrupted hub install, update or removal (the hub's journal): finished or undone;
  * - the curator run lock a dead skillgate process left (the file Hermes honours as a claim: it keeps
  *   Hermes out until the repairs are done, then goes).
  * Each repair is one note of the returned list, a catalog text: the terminal shows it in the reader's
@@ -61,6 +62,7 @@ export function mayNeedRecovery(home: string): boolean {
     return true;
   if (list(paths.locks).includes(path.basename(runLockFile(home)))) return true;
   if (deadBlobTempLeft(home)) return true;
+  if (list(path.join(paths.skills, ".hub")).includes(".journal.json")) return true;
   const backups = list(paths.backups);
   if (backups.includes(".trash") && list(path.join(paths.backups, ".trash")).length > 0) return true;
   return backups.some(
@@ -159,11 +161,13 @@ export async function recoverUnderRunLock(
     { recoverMoves },
     { removeDeadBlobTemps },
     { removePartialSnapshots },
+    { recoverHubAtStart },
   ] = await Promise.all([
     import("./rollback.js"),
     import("./move-journal.js"),
     import("./blobs.js"),
     import("./snapshot.js"),
+    import("./hub.js"),
   ]);
   const notes: Text[] = [];
   const movesLeft = existsSync(moveJournalPath(home));
@@ -175,5 +179,6 @@ export async function recoverUnderRunLock(
     if (blobs > 0) notes.push(t("recovery.blobsRemoved", { count: blobs }));
   }
   for (const id of await removePartialSnapshots(home)) notes.push(t("recovery.snapshotRemoved", { id }));
+  notes.push(...(await recoverHubAtStart(home)));
   return notes;
 }

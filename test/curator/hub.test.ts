@@ -137,6 +137,44 @@ describe("updating and removing", () => {
     expect(await fs.readFile(path.join(skills, "notes", "refs", "guide.md"), "utf8")).toBe("guide 3.0.0\n");
   });
 
+  it("an update may not take over another skill's name or folder; nothing changes", async () => {
+    await installPlan(opts(), planInstall(testPackage("1.0.0")), []);
+    writeSkill(skills, "journal", "name: journal\ndescription: mine");
+    const existing = [
+      { name: "notes", relPath: "notes" },
+      { name: "journal", relPath: "journal" },
+    ];
+    const renamed = testPackage("2.0.0");
+    renamed.files[0] = {
+      path: "SKILL.md",
+      bytes: Buffer.from("---\nname: journal\ndescription: Notes\nversion: 2.0.0\n---\nWrite notes.\n"),
+    };
+    for (const force of [false, true])
+      await expect(
+        updatePlan(opts(), planInstall(renamed, { name: "notes" }), { force, existing }),
+      ).rejects.toMatchObject({
+        code: "hub.exists",
+        message: expect.stringContaining("'journal'"),
+      });
+    expect(await fs.readFile(path.join(skills, "notes", "refs", "guide.md"), "utf8")).toBe("guide 1.0.0\n");
+    expect(await fs.readFile(path.join(skills, "journal", "SKILL.md"), "utf8")).toContain(
+      "description: mine",
+    );
+    // Another lock entry recording the same folder is another skill's folder.
+    const lockFile = hubPaths(home).lock;
+    const doc = JSON.parse(await fs.readFile(lockFile, "utf8"));
+    doc.installed.other = { ...doc.installed.notes };
+    await fs.writeFile(lockFile, JSON.stringify(doc));
+    await expect(updatePlan(opts(), planInstall(testPackage("2.0.0")), { existing })).rejects.toMatchObject({
+      code: "hub.exists",
+    });
+    delete doc.installed.other;
+    await fs.writeFile(lockFile, JSON.stringify(doc));
+    // A new version that keeps its own name updates as before.
+    const updated = await updatePlan(opts(), planInstall(testPackage("2.0.0")), { existing });
+    expect(updated.metadata).toMatchObject({ version: "2.0.0" });
+  });
+
   it("an uninstall removes exactly the recorded files and keeps a file added by hand", async () => {
     await installPlan(opts(), planInstall(testPackage("1.0.0")), []);
     await fs.writeFile(path.join(skills, "notes", "my-notes.txt"), "keep me\n");

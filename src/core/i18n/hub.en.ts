@@ -46,6 +46,11 @@ export const enHub = {
     "'{name}' is already installed from a hub; use `skills update {name}` to get its newest version.",
   "hub.nameTaken":
     "a skill named '{name}' is already in the library; nothing was replaced. Install it under another name with --name.",
+  "hub.update.nameTaken":
+    "the new version of '{name}' would take over '{other}', another skill in the library; nothing was changed. Remove or rename '{other}' first, or keep this version.",
+  "hub.recovery.finished": "Finished the hub change of '{name}' that a stopped process left half done.",
+  "hub.recovery.undone":
+    "Undid the hub change of '{name}' that a stopped process left half done; the library is as before it.",
   "hub.notHub": "'{name}' is not a hub-installed skill (see `skills hub list`).",
   "hub.locallyModified":
     "the files of '{name}' were changed since it was installed; an update would overwrite those changes. Repeat with --force to replace them.",
@@ -108,6 +113,10 @@ export const enHub = {
     other: "Removed '{name}' ({count} files); kept files it did not install: {kept}.",
   },
   "hub.list.none": "No skills are installed from a hub.",
+  "hub.console.heading": "Installed from a hub",
+  "hub.console.identifier": "identifier",
+  "hub.console.installed": "installed",
+  "hub.console.unreadable": "{file} cannot be read ({reason}); the hub skills are not shown.",
   "hub.list.heading": { one: "{count} hub-installed skill", other: "{count} hub-installed skills" },
   "hub.taps.none": "No taps yet; add one with `{command} owner/repo [path]`.",
   "hub.taps.badRepo": "'{repo}' is not a GitHub repository (owner/repo).",

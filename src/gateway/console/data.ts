@@ -21,6 +21,7 @@ import { scheduleVerdict } from "../../curator/schedule.js";
 import { listSnapshots } from "../../curator/snapshot.js";
 import { readState } from "../../curator/state.js";
 import { MAX_SKILL_MD_BYTES, readContained } from "../../skills/containment.js";
+import { readHubLock } from "../../skills/hub/format.js";
 import { envRequirements, missingEnv } from "../../skills/readiness.js";
 import {
   commandOnPath,
@@ -514,4 +515,42 @@ export async function chartData(data: ConsoleData, rows: LibraryRow[], locale: L
       .reverse()
       .map((row) => ({ name: row.name, activity: row.activity })),
   };
+}
+
+/** A hub-installed skill as the library page lists it (from `skills/.hub/lock.json`). */
+export interface HubSkillRow {
+  name: string;
+  source: string;
+  identifier: string;
+  version: string | null;
+  trust: string;
+  verdict: string;
+  installedAt: string | null;
+  updatedAt: string | null;
+}
+
+/** The hub skills of a home by name, or why `lock.json` could not be read (then the page says so). */
+export async function hubSkills(
+  home: string,
+): Promise<{ ok: true; rows: HubSkillRow[] } | { ok: false; file: string; reason: string }> {
+  const read = await readHubLock(home);
+  if (!read.ok) return { ok: false, file: "skills/.hub/lock.json", reason: read.reason };
+  const text = (value: unknown): string => (typeof value === "string" ? value : "");
+  const rows = Object.entries(read.lock.installed)
+    .filter(([, entry]) => entry !== null && typeof entry === "object")
+    .map(([name, entry]) => {
+      const version = entry.metadata?.version;
+      return {
+        name,
+        source: text(entry.source),
+        identifier: text(entry.identifier),
+        version: typeof version === "string" || typeof version === "number" ? String(version) : null,
+        trust: text(entry.trust_level),
+        verdict: text(entry.scan_verdict),
+        installedAt: text(entry.installed_at) || null,
+        updatedAt: text(entry.updated_at) || null,
+      };
+    })
+    .sort((a, b) => a.name.localeCompare(b.name));
+  return { ok: true, rows };
 }

@@ -26,7 +26,15 @@ import {
 import type { LedgerEntry } from "../../curator/ledger.js";
 import { storedSummaryLines } from "../../curator/summary-text.js";
 import type { ConsoleRole } from "./auth.js";
-import type { ArchivedSkill, LibraryQuery, LibraryRow, PreviewRow, RunSummary } from "./data.js";
+import type {
+  ArchivedSkill,
+  HubSkillRow,
+  hubSkills,
+  LibraryQuery,
+  LibraryRow,
+  PreviewRow,
+  RunSummary,
+} from "./data.js";
 import { consolePlatforms } from "./data.js";
 
 /** Rendered HTML. */
@@ -248,6 +256,7 @@ export function libraryPage(
   query: LibraryQuery,
   result: { rows: LibraryRow[]; total: number; pages: number; page: number },
   facets: { categories: string[]; provenances: string[]; all: number },
+  hub?: Awaited<ReturnType<typeof hubSkills>>,
 ): Html {
   const sortLink = (key: LibraryQuery["sort"], label: string) => {
     const dir = query.sort === key && query.dir === "asc" ? "desc" : "asc";
@@ -297,8 +306,29 @@ ${result.rows.map(
 ${result.page > 1 ? html`<a rel="prev" href="${libraryHref(query, { page: result.page - 1 })}">${tr(ctx, "console.library.previous")}</a>` : ""}
 <span>${tr(ctx, "console.library.page", { page: result.page, pages: result.pages })}</span>
 ${result.page < result.pages ? html`<a rel="next" href="${libraryHref(query, { page: result.page + 1 })}">${tr(ctx, "console.library.next")}</a>` : ""}
-</nav>`;
+</nav>
+${hub ? hubSection(ctx, hub) : ""}`;
   return layout("library", tr(ctx, "console.page.library"), ctx, body);
+}
+
+/**
+ * The library page's section of hub-installed skills (from `skills/.hub/lock.json`): source, identifier,
+ * version, trust, scan verdict and install time; nothing when there are none, a notice when the lock
+ * cannot be read.
+ */
+function hubSection(ctx: PageContext, hub: Awaited<ReturnType<typeof hubSkills>>): Html | string {
+  if (!hub.ok)
+    return html`<section id="hub-skills"><h2>${tr(ctx, "hub.console.heading")}</h2><p class="warn">${tr(ctx, "hub.console.unreadable", { file: hub.file, reason: ctx.scrub(hub.reason) })}</p></section>`;
+  if (hub.rows.length === 0) return "";
+  const installed = (row: HubSkillRow) =>
+    html`<span title="${row.updatedAt ?? ""}">${when(ctx, row.installedAt)}</span>`;
+  return html`<section id="hub-skills"><h2>${tr(ctx, "hub.console.heading")}</h2>
+<div class="table-box"><table class="grid" id="hub-table"><thead><tr><th>${tr(ctx, "hub.col.name")}</th><th>${tr(ctx, "hub.col.source")}</th><th>${tr(ctx, "hub.console.identifier")}</th><th>${tr(ctx, "hub.col.version")}</th><th>${tr(ctx, "hub.col.trust")}</th><th>${tr(ctx, "hub.col.verdict")}</th><th>${tr(ctx, "hub.console.installed")}</th></tr></thead><tbody>
+${hub.rows.map(
+  (row) =>
+    html`<tr data-hub-skill="${row.name}"><td><a href="/skill/${encodeURIComponent(row.name)}" translate="no">${row.name}</a></td><td translate="no">${row.source}</td><td><code translate="no">${ctx.scrub(row.identifier)}</code></td><td translate="no">${row.version ?? "-"}</td><td translate="no">${row.trust}</td><td><span class="verdict" data-verdict="${row.verdict}" translate="no">${row.verdict}</span></td><td>${installed(row)}</td></tr>`,
+)}
+</tbody></table></div></section>`;
 }
 
 function ledgerTable(ctx: PageContext, entries: LedgerEntry[], withRollback: boolean): Html {

@@ -55,6 +55,7 @@ import {
   chartData,
   curatorFacts,
   curatorPreview,
+  hubSkills,
   type LibraryQuery,
   type LibraryRow,
   ledgerEntries,
@@ -390,7 +391,13 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     ].sort();
     const provenances = [...new Set(all.map((row) => row.provenance))].sort();
     return c.html(
-      libraryPage(page(c), query, queryRows(all, query), { categories, provenances, all: all.length }),
+      libraryPage(
+        page(c),
+        query,
+        queryRows(all, query),
+        { categories, provenances, all: all.length },
+        await hubSkills(options.home),
+      ),
     );
   });
 
