@@ -31,6 +31,11 @@ const CORE_VARIABLES = [
   "TERMUX_VERSION",
   "S6_VERSION",
   "PREFIX",
+  // Where Hermes' gateway keeps its token locks (`src/core/hermes-gateway.ts`).
+  "XDG_STATE_HOME",
+  // The GitHub token hub fetches send to the GitHub API (`commands/skills-hub.ts`).
+  "GITHUB_TOKEN",
+  "GH_TOKEN",
 ];
 
 /** The prefix under which a credential may also be given to skillgate. */

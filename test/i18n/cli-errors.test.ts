@@ -109,7 +109,7 @@ describe("usage errors on the command line", () => {
     {
       args: ["skills", "lst"],
       english:
-        "Unknown subcommand `skillgate skills lst`. Did you mean `skillgate skills list`? Available: list, view, usage, disable, enable, config, install, update, uninstall, hub.\n",
+        "Unknown subcommand `skillgate skills lst`. Did you mean `skillgate skills list`? Available: list, view, usage, search, overlaps, disable, enable, config, install, update, uninstall, hub.\n",
     },
     { args: ["skills", "--bogus"], english: "Unknown option --bogus for `skillgate skills`.\n" },
     { args: ["curator", "pin"], english: "error: missing required argument 'skill'\n" },

@@ -117,6 +117,7 @@ describe("chat preview of a consolidating run", () => {
     // The dry run offered no writing tool and nothing changed.
     expect(emulator.requests[0]?.body.tools?.map((tool) => tool.function.name)).toEqual([
       "skills_list",
+      "skills_search",
       "skill_view",
     ]);
     expect(await fs.stat(path.join(homePaths(home).skills, "pdf-extract/SKILL.md"))).toBeTruthy();

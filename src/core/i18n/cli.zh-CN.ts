@@ -113,7 +113,7 @@ export const zhCNCli = defineLocale<typeof enCli>()({
   "coordination.versionUnknown":
     "gateway.coordination：{url} 上的 Redis 版本未知；skillgate 需要 Redis {min} 或更高版本（或 Valkey）。请升级它，或把 redis_url 指向更新的服务器。",
   "coordination.eviction":
-    "gateway.coordination：{url} 上的 Redis 会淘汰键（maxmemory-policy {policy}）；去重标记和租约被淘汰后，事件会被回答两次，还会有两个副本同时当领导者。请设置 `maxmemory-policy noeviction`（redis.conf、`CONFIG SET maxmemory-policy noeviction`，或托管服务的参数组），并按收件箱的需要规划内存（docs/scale-out.md）。",
+    "gateway.coordination：{url} 上的 Redis 会淘汰键（`maxmemory-policy {policy}`）；去重标记和租约被淘汰后，事件会被回答两次，还会有两个副本同时当领导者。请设置 `maxmemory-policy noeviction`（redis.conf、`CONFIG SET maxmemory-policy noeviction`，或托管服务的参数组），并按收件箱的需要规划内存（docs/scale-out.md）。",
   "coordination.acl":
     "gateway.coordination：{url} 的 Redis 用户无权运行 {commands}；协调需要这些命令。请授予权限，例如 `ACL SETUSER <user> +@read +@write +@stream +@scripting +info ~skillgate:*`。",
   "coordination.persistence.none":

@@ -38,7 +38,7 @@ export const zhCNSearch = defineLocale<typeof enSearch>()({
   "console.page.search": "搜索技能",
   "console.page.overlaps": "相互重叠的技能",
   "console.search.label": "按用途查找",
-  "console.search.hint": "例如 deploy nginx / 部署 nginx",
+  "console.search.hint": "例如：部署 nginx",
   "console.search.submit": "搜索",
   "console.search.none": "这里没有与“{query}”匹配的技能。",
   "overlaps.hint": "每一对都是管理器整合环节的候选（整合，或把描述写得更清楚）。",
