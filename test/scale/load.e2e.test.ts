@@ -589,6 +589,7 @@ describe("three replicas behind a balancer, under load", () => {
           overtaken: overtakenBy.get(seq),
         })),
         doubled_details: doubled.map((seq) => ({ seq, ...sentAt.get(seq), answers: answerTexts(seq) })),
+        lost_details: lost.map((seq) => ({ seq, ...sentAt.get(seq), in_flight: inFlightAtFault.has(seq) })),
         reordered_by_platform_redelivery: platformReorders,
         failover_ms: failovers,
         redis_round_trips_per_event: Number((trips / events).toFixed(2)),
