@@ -31,6 +31,8 @@ const CORE_VARIABLES = [
   "TERMUX_VERSION",
   "S6_VERSION",
   "PREFIX",
+  // The zone times are shown in when `gateway.timezone` is not set (`src/core/i18n/dates.ts`).
+  "TZ",
   // Where Hermes' gateway keeps its token locks (`src/core/hermes-gateway.ts`).
   "XDG_STATE_HOME",
   // The GitHub token hub fetches send to the GitHub API (`commands/skills-hub.ts`).
