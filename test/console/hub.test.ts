@@ -73,7 +73,8 @@ describe("the console lists hub-installed skills", () => {
     expect(row).toContain('<td translate="no">1.4.2</td>');
     expect(row).toContain('<td translate="no">community</td>');
     expect(row).toContain('data-verdict="caution"');
-    expect(row).toContain("2026-12-01 10:20:30+00:00");
+    // The install time in the display zone with the zone named (`src/core/i18n/dates.ts`).
+    expect(row).toContain("Dec 1, 10:20 UTC");
     expect(page).toMatch(
       /<th>source<\/th><th>identifier<\/th><th>version<\/th><th>trust<\/th><th>scan<\/th><th>installed<\/th>/,
     );
