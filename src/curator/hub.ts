@@ -267,6 +267,28 @@ async function scanQuarantined(
   return { scan, provenance, files };
 }
 
+/** The audit log's `INSTALL` line for a package that landed (an install or an update, as Hermes logs both). */
+function auditInstalled(
+  home: string,
+  plan: HubPlan,
+  scan: ScanResult,
+  entry: HubLockEntry,
+  now: Date,
+): Promise<void> {
+  return appendAuditLine(
+    home,
+    {
+      action: "INSTALL",
+      name: plan.name,
+      source: plan.pkg.source,
+      trustLevel: plan.pkg.trustLevel,
+      verdict: scan.verdict,
+      extra: entry.content_hash,
+    },
+    now,
+  );
+}
+
 function entryFor(
   plan: HubPlan,
   files: PackageFile[],
@@ -354,18 +376,7 @@ export async function installPlan(
     await writeHubLock(opts.home, lock);
     await crashPoint("hub-install-locked");
     await fs.rm(journalFile(opts.home), { force: true });
-    await appendAuditLine(
-      opts.home,
-      {
-        action: "INSTALL",
-        name: plan.name,
-        source: plan.pkg.source,
-        trustLevel: plan.pkg.trustLevel,
-        verdict: scan.verdict,
-        extra: entry.content_hash,
-      },
-      now,
-    );
+    await auditInstalled(opts.home, plan, scan, entry, now);
     await recordLedger(opts, "hub-install", plan.name, target, undefined, {
       source: plan.pkg.source,
       identifier: plan.pkg.identifier,
@@ -479,18 +490,7 @@ export async function updatePlan(
     await writeHubLock(opts.home, lock);
     await fs.rm(aside, { recursive: true, force: true });
     await fs.rm(journalFile(opts.home), { force: true });
-    await appendAuditLine(
-      opts.home,
-      {
-        action: "INSTALL",
-        name: plan.name,
-        source: plan.pkg.source,
-        trustLevel: plan.pkg.trustLevel,
-        verdict: scan.verdict,
-        extra: entry.content_hash,
-      },
-      now,
-    );
+    await auditInstalled(opts.home, plan, scan, entry, now);
     await recordLedger(opts, "hub-update", plan.name, target, before, {
       source: plan.pkg.source,
       identifier: plan.pkg.identifier,
