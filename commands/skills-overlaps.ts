@@ -7,6 +7,7 @@
 import { list, type Text, t } from "../src/core/i18n/messages.js";
 import { type Reply, type ReplyBlock, reply } from "../src/core/reply.js";
 import { findOverlaps, type OverlapPair } from "../src/skills/search.js";
+import { PLATFORM_OPTION } from "./skills.js";
 import {
   type CommandContext,
   type CommandInput,
@@ -17,12 +18,7 @@ import {
 
 const OVERLAP_OPTIONS = [
   { name: "limit", kind: "integer", description: t("cmd.option.overlaps.limit") },
-  {
-    name: "platform",
-    kind: "string",
-    env: "HERMES_PLATFORM",
-    description: t("cmd.option.skills.platform"),
-  },
+  PLATFORM_OPTION,
 ] as const satisfies readonly OptionSpec[];
 
 /** Why two skills overlap, in words: the words they share and/or their `related_skills` link. */

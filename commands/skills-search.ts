@@ -10,6 +10,7 @@ import { list, type Text, t } from "../src/core/i18n/messages.js";
 import { type Reply, type ReplyBlock, reply } from "../src/core/reply.js";
 import { type SearchHit, searchSkills } from "../src/skills/search.js";
 import { withButtons } from "./buttons.js";
+import { PLATFORM_OPTION } from "./skills.js";
 import {
   type CommandContext,
   type CommandInput,
@@ -21,12 +22,7 @@ import {
 const SEARCH_OPTIONS = [
   { name: "limit", kind: "integer", description: t("cmd.option.search.limit") },
   { name: "hub", kind: "boolean", description: t("hub.opt.hub") },
-  {
-    name: "platform",
-    kind: "string",
-    env: "HERMES_PLATFORM",
-    description: t("cmd.option.skills.platform"),
-  },
+  PLATFORM_OPTION,
 ] as const satisfies readonly OptionSpec[];
 
 /** Hits given buttons in chat (two per hit). */

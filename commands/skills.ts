@@ -41,7 +41,8 @@ import {
   type OptionValues,
 } from "./types.js";
 
-const PLATFORM_OPTION = {
+/** `--platform P` (or `HERMES_PLATFORM`): answer as that platform's chat surface would. */
+export const PLATFORM_OPTION = {
   name: "platform",
   kind: "string",
   env: "HERMES_PLATFORM",
