@@ -191,13 +191,36 @@ async function openLockFile(
   createWith: string | undefined,
 ): Promise<fs.FileHandle | undefined> {
   if (createWith === undefined) return fs.open(file, "a+", 0o644);
-  await fs.writeFile(file, createWith, { flag: "wx", mode: 0o644 }).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== "EEXIST") throw error;
-  });
+  await createComplete(file, createWith);
   return fs.open(file, "r+").catch((error: NodeJS.ErrnoException) => {
     if (error.code === "ENOENT") return undefined;
     throw error;
   });
+}
+
+/**
+ * Creates `file` with `content` in one step, or leaves an existing file alone: the content is written to
+ * a private temporary file first and hard-linked into place (`link(2)` fails on an existing name), so no
+ * other process ever sees the file empty. An empty claim file is then always another program's, still
+ * being written. Where the filesystem has no hard links, it falls back to an exclusive create.
+ */
+async function createComplete(file: string, content: string): Promise<void> {
+  const temporary = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.new`;
+  await fs.writeFile(temporary, content, { flag: "wx", mode: 0o644 });
+  try {
+    await fs.link(temporary, file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EPERM" || code === "ENOTSUP" || code === "EOPNOTSUPP") {
+      await fs.writeFile(file, content, { flag: "wx", mode: 0o644 }).catch((inner: NodeJS.ErrnoException) => {
+        if (inner.code !== "EEXIST") throw inner;
+      });
+    } else if (code !== "EEXIST") {
+      throw error;
+    }
+  } finally {
+    await fs.rm(temporary, { force: true });
+  }
 }
 
 async function acquireKernelLock(file: string, deadline: number, options: LockOptions): Promise<HeldLock> {
@@ -240,10 +263,12 @@ async function acquireKernelLock(file: string, deadline: number, options: LockOp
 
 async function holdLock(file: string, handle: fs.FileHandle, options: LockOptions): Promise<HeldLock> {
   if (options.recordHolder ?? true) {
-    await handle.truncate(0);
     const epoch = options.recordEpoch?.();
     const record = `${process.pid} ${os.hostname()} ${randomBytes(6).toString("hex")}`;
-    await handle.write(`${record}${epoch === undefined ? "" : ` ${epoch}`}\n`, 0);
+    // Written over the old content, then cut to length: a reader never finds the file empty.
+    const bytes = Buffer.from(`${record}${epoch === undefined ? "" : ` ${epoch}`}\n`);
+    await handle.write(bytes, 0, bytes.length, 0);
+    await handle.truncate(bytes.length);
   }
   const keepAlive =
     options.keepAliveMs === undefined

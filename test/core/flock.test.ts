@@ -220,4 +220,42 @@ describe("curator run lock beside Hermes' claim file", () => {
     await writeFile(file, "4242 otherhost 0123456789ab\n");
     await expect(acquireRunLock(dir)).rejects.toMatchObject({ code: "curator.locked" });
   });
+
+  it("is never seen empty: a reader polling the path finds skillgate's record or nothing", async () => {
+    // An empty file is how a Hermes claim looks while Hermes writes its pid; were skillgate's own claim
+    // ever visible empty, a racing skillgate would take it for Hermes' and both would refuse the run.
+    const file = runLockFile(dir);
+    const poller = spawn(
+      "python3",
+      [
+        "-c",
+        `import os, sys
+path, stop = sys.argv[1], sys.argv[2]
+seen = empty = 0
+while not os.path.exists(stop):
+    try:
+        with open(path) as f:
+            seen += 1
+            if f.read() == "": empty += 1
+    except FileNotFoundError:
+        pass
+print(seen, empty)`,
+        file,
+        path.join(dir, "stop"),
+      ],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
+    children.push(poller);
+    let printed = "";
+    poller.stdout?.on("data", (chunk) => {
+      printed += chunk;
+    });
+    const exited = new Promise((resolve) => poller.on("exit", resolve));
+    for (let round = 0; round < 400; round++) await acquireRunLock(dir).then((lock) => lock.release());
+    await writeFile(path.join(dir, "stop"), "");
+    await exited;
+    const [seen, empty] = printed.trim().split(" ").map(Number);
+    expect(seen).toBeGreaterThan(0);
+    expect(empty).toBe(0);
+  }, 60_000);
 });
