@@ -58,10 +58,12 @@ const SEEN_IDS = 2000;
 const RAW_INTERACTIONS_MAX = 256;
 
 /**
- * An interaction must get its first answer within 3 s; one being delivered is acknowledged once the
- * gateway took it, or after this long at the latest.
+ * An interaction must get its first answer within 3 s of Discord sending it; one being delivered is
+ * acknowledged once the gateway took it, or after this long at the latest. Our clock starts only once the
+ * request reached us (after the network, a reverse proxy, reading the body and checking its signature),
+ * and a busy host answers late, so a third of the window is ours to wait and the rest is margin.
  */
-const ACK_DEADLINE_MS = 2_000;
+const ACK_DEADLINE_MS = 1_000;
 
 /** How an interaction arrived: over the gateway session, or by HTTP to the Interactions Endpoint. */
 export type Arrival = "gateway" | "endpoint";

@@ -201,6 +201,32 @@ function answerTexts(seq: number): { at: number; text: string }[] {
   return found.map((item) => ({ ...item, text: item.text.slice(0, 160) }));
 }
 
+/** What the platform and Redis hold of a lost command: for the report of a failed run. */
+async function lostTrace(seq: number): Promise<Record<string, unknown>> {
+  const item = sentAt.get(seq);
+  if (!item?.eventId) return {};
+  const prefix = `skillgate:${(await fs.readFile(path.join(home, "gateway", "coordination-id"), "utf8")).trim()}:`;
+  const seen = await redisClient.get(`${prefix}seen:${item.platform}:${item.eventId}`);
+  if (item.platform !== "discord") return { seen };
+  const record = discord.interactions.get(item.eventId);
+  const token = record?.token ?? "";
+  return {
+    seen,
+    callbacks: record?.callbacks.map((callback) => callback.type),
+    failed: record?.failed,
+    late: record?.late,
+    webhook_calls: discord.calls
+      .filter((call) => token !== "" && call.path.includes(token))
+      .map((call) => `${call.method} ${call.path.replace(token, "<token>")} #${call.seq}`),
+    messages: discord.interactionMessages(item.eventId).map((message) => ({
+      kind: message.kind,
+      edits: message.edits,
+      shown: message.shownAt !== undefined,
+      content: message.content.slice(0, 80),
+    })),
+  };
+}
+
 /**
  * Marks what is in flight now as allowed to be answered twice: sent and not yet handled to the
  * end, which the harness reads off the inbox's own record (an event is marked `done` in Redis only once
@@ -589,7 +615,15 @@ describe("three replicas behind a balancer, under load", () => {
           overtaken: overtakenBy.get(seq),
         })),
         doubled_details: doubled.map((seq) => ({ seq, ...sentAt.get(seq), answers: answerTexts(seq) })),
-        lost_details: lost.map((seq) => ({ seq, ...sentAt.get(seq), in_flight: inFlightAtFault.has(seq) })),
+        lost_details: await Promise.all(
+          lost.map(async (seq) => ({
+            seq,
+            ...sentAt.get(seq),
+            in_flight: inFlightAtFault.has(seq),
+            outside_inbox: outsideInboxAtFault.has(seq),
+            ...(await lostTrace(seq)),
+          })),
+        ),
         reordered_by_platform_redelivery: platformReorders,
         failover_ms: failovers,
         redis_round_trips_per_event: Number((trips / events).toFixed(2)),
