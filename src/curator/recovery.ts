@@ -124,7 +124,7 @@ export async function recoverHome(
   } catch (error) {
     if (!(error instanceof CuratorError && error.code === "curator.locked")) throw error;
     // A live run: its journals are its own; dead writers' temp files and trash are no one's.
-    const { emptyPurgeTrash } = await import("./rollback.js");
+    const { emptyPurgeTrash } = await import("./trash.js");
     return [...(await removeWriteTemps(home, options)), ...(await emptyPurgeTrash(home))];
   }
   const notes: Text[] = [];

@@ -5,8 +5,7 @@
  * `recoverInterruptedRollback` uses to finish the swap (or undo an unfinished extraction), so the
  * library ends up exactly as before or exactly as after.
  */
-import { spawn } from "node:child_process";
-import { promises as fs, readFileSync, writeFileSync } from "node:fs";
+import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
@@ -14,7 +13,6 @@ import { CuratorError, errorCause } from "../core/errors.js";
 import { checkWriteFence } from "../core/fence.js";
 import {
   acquireLock,
-  atomicWriteFile,
   type HeldLock,
   isoTimestamp,
   LockBusyError,
@@ -23,7 +21,6 @@ import {
 } from "../core/fsutil.js";
 import { english, list, type Text, t } from "../core/i18n/messages.js";
 import { meterFor, type ProgressSink } from "../core/progress.js";
-import { pidAlive } from "../core/temp-files.js";
 import {
   clearJournal,
   crashPoint,
@@ -33,7 +30,7 @@ import {
   writeJournal,
 } from "./journal.js";
 import { appendEntry, newEntryId, readEntries } from "./ledger.js";
-import { PURGE_ORIGIN } from "./purge.js";
+import { type CronRestoreResult, cronParts, restoreCronLinks } from "./rollback-cron.js";
 import {
   createSnapshot,
   isLibraryEntry,
@@ -43,6 +40,13 @@ import {
 } from "./snapshot.js";
 import { extractChecked } from "./tarball/read.js";
 import type { RecordedLink } from "./tarball/write.js";
+import {
+  deleteInBackground,
+  emptyPurgeTrash,
+  hasPurgeTrash,
+  hasRollbackTrash,
+  rollbackTrashDir,
+} from "./trash.js";
 
 /** Outcome of a whole-tree rollback. */
 export interface SnapshotRollbackResult {
@@ -288,14 +292,6 @@ async function undoSwap(home: string, journal: RollbackJournal): Promise<void> {
 }
 
 /**
- * Where old libraries wait for their background deletion: inside the backups folder, which no library
- * view, snapshot or rollback includes, on the same file system as the library (one rename).
- */
-function rollbackTrashDir(home: string): string {
-  return path.join(homePaths(home).backups, ".trash");
-}
-
-/**
  * Clears the side and staging dirs and the journal once a swap is committed, and records the rollback as
  * the live ledger's next line (the ledger stays in place through a rollback) before the journal goes, so
  * the line is written once whoever finishes the rollback. Deleting the old library
@@ -361,27 +357,6 @@ async function recordRollback(
 }
 
 /**
- * Starts a detached process that deletes `dir` (purge trash) and outlives this one; false when it could
- * not be started. `<dir>.deleter` holds its pid, so recovery leaves the dir to it while it lives
- * (`emptyPurgeTrash`); the deleter removes that file last.
- */
-function deleteInBackground(dir: string): boolean {
-  const script =
-    "const fs = require('node:fs'); const dir = process.argv[1];" +
-    " try { fs.rmSync(dir, { recursive: true, force: true }); fs.rmSync(dir + '.deleter', { force: true }); } catch {}";
-  try {
-    const child = spawn(process.execPath, ["-e", script, dir], { detached: true, stdio: "ignore" });
-    child.on("error", () => undefined);
-    child.unref();
-    if (child.pid === undefined) return false;
-    writeFileSync(`${dir}.deleter`, String(child.pid));
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
  * Finishes or undoes a rollback interrupted by a crash, from its journal, and empties the trash a dead
  * deleter or purge left. Called by every start's recovery (`recoverHome`). Returns a note per repair:
  * none when there was nothing to do (or another process is busy with a rollback right now).
@@ -438,169 +413,6 @@ async function recoverLocked(home: string, config: SkillgateConfig): Promise<Tex
   return parts.length > 0
     ? t("recovery.rollbackCompletedCron", { id: journal.target, parts: list(parts) })
     : t("recovery.rollbackCompleted", { id: journal.target });
-}
-
-/** True when an old library is waiting in the rollback trash (its deleter may have died). */
-async function hasRollbackTrash(home: string): Promise<boolean> {
-  const names = await fs.readdir(rollbackTrashDir(home)).catch(() => [] as string[]);
-  return names.some((name) => !name.endsWith(".deleter"));
-}
-
-/** True when a purge left its trash dir behind. */
-async function hasPurgeTrash(home: string): Promise<boolean> {
-  const names = await fs.readdir(homePaths(home).skills).catch(() => [] as string[]);
-  return names.some((name) => name.startsWith(".purge-trash"));
-}
-
-/**
- * Deletes leftovers of interrupted purges (their packages were ledgered before being moved there) and
- * old libraries in the rollback trash whose background deleter died (a live deleter's are left to it).
- */
-export async function emptyPurgeTrash(home: string): Promise<Text[]> {
-  const skills = homePaths(home).skills;
-  const names = await fs.readdir(skills).catch(() => [] as string[]);
-  const trash = rollbackTrashDir(home);
-  const notes: Text[] = [];
-  for (const name of await fs.readdir(trash).catch(() => [] as string[])) {
-    if (deleterAlive(path.join(trash, name))) continue;
-    await fs.rm(path.join(trash, name), { recursive: true, force: true }).catch(() => undefined);
-    if (!name.endsWith(".deleter")) notes.push(t("recovery.rollbackTrashDeleted", { name, trash }));
-  }
-  for (const name of names) {
-    if (!name.startsWith(".purge-trash")) continue;
-    const restored = await putBackUnledgeredPurge(home, path.join(skills, name));
-    if (restored === "kept") continue;
-    if (restored !== null) notes.push(t("recovery.purgeUndone", { name: restored }));
-    else {
-      await fs.rm(path.join(skills, name), { recursive: true, force: true });
-      notes.push(t("recovery.purgeTrashRemoved", { name }));
-    }
-  }
-  return notes;
-}
-
-/**
- * A purge trash whose package has no `purge` ledger line written after the trash was made (a purge
- * killed between its move and its line): the package goes back where the trash says it came from, so
- * the ledger never names a purge that did not happen. Returns the package's folder (relative to the
- * library) when put back, "kept" when its place is taken (the trash stays for a person to look at), or
- * null when the trash is to be emptied (its line was written, or there is no package or origin).
- */
-async function putBackUnledgeredPurge(home: string, trash: string): Promise<string | "kept" | null> {
-  const originFile = path.join(trash, PURGE_ORIGIN);
-  const [text, stat] = await Promise.all([
-    fs.readFile(originFile, "utf8").catch(() => undefined),
-    fs.stat(originFile).catch(() => undefined),
-  ]);
-  const origin =
-    text === undefined ? undefined : (JSON.parse(text) as { dir?: unknown; archived_as?: unknown });
-  const packageDir = path.join(trash, "package");
-  if (!stat || typeof origin?.dir !== "string" || !(await fs.stat(packageDir).catch(() => undefined)))
-    return null;
-  const made = stat.mtimeMs;
-  const ledgered = (await readEntries(home)).some(
-    (entry) =>
-      entry.action === "purge" &&
-      entry.evidence.archived_as === origin.archived_as &&
-      Date.parse(entry.ts) >= made - 1000,
-  );
-  if (ledgered) return null;
-  const skills = homePaths(home).skills;
-  const dest = path.resolve(skills, origin.dir);
-  if (!dest.startsWith(`${skills}${path.sep}`) || (await fs.lstat(dest).catch(() => undefined)))
-    return "kept";
-  await fs.mkdir(path.dirname(dest), { recursive: true });
-  await fs.rename(packageDir, dest);
-  await fs.rm(trash, { recursive: true, force: true });
-  return origin.dir;
-}
-
-/** True when `trash` (or the trash a `.deleter` file belongs to) is being deleted by a live process. */
-function deleterAlive(trash: string): boolean {
-  const marker = trash.endsWith(".deleter") ? trash : `${trash}.deleter`;
-  try {
-    const pid = Number(readFileSync(marker, "utf8"));
-    return Number.isInteger(pid) && pid > 0 && pidAlive(pid);
-  } catch {
-    return false;
-  }
-}
-
-/** How many cron jobs got their skill links back. */
-export interface CronRestoreResult {
-  restored: number;
-  skipped: number;
-  matched: number;
-  /** Why cron links were not considered, when they were not. */
-  note?: string;
-}
-
-type CronJob = Record<string, unknown> & { id?: unknown };
-
-/**
- * Puts back the `skills`/`skill` fields of jobs that still exist (matched by id) from the snapshot's
- * `cron-jobs.json`. Jobs created since are untouched; deleted ones are counted as skipped.
- */
-export async function restoreCronLinks(home: string, snapshot: SnapshotInfo): Promise<CronRestoreResult> {
-  const result: CronRestoreResult = { restored: 0, skipped: 0, matched: 0 };
-  let backed: CronJob[];
-  try {
-    const doc = JSON.parse(await fs.readFile(path.join(snapshot.dir, "cron-jobs.json"), "utf8")) as {
-      jobs?: unknown;
-    };
-    backed = Array.isArray(doc?.jobs) ? (doc.jobs as CronJob[]) : [];
-  } catch {
-    return { ...result, note: "no readable cron-jobs.json in the snapshot" };
-  }
-  const live = homePaths(home).cronJobs;
-  await withLock(
-    homePaths(home).cronJobsLock,
-    async () => {
-      let doc: { jobs?: unknown };
-      try {
-        doc = JSON.parse(await fs.readFile(live, "utf8")) as { jobs?: unknown };
-      } catch {
-        result.skipped = backed.length;
-        result.note = "cron/jobs.json is missing or unreadable";
-        return;
-      }
-      const jobs = Array.isArray(doc?.jobs) ? (doc.jobs as CronJob[]) : [];
-      const byId = new Map(jobs.filter((job) => job && typeof job === "object").map((job) => [job.id, job]));
-      let changed = false;
-      for (const old of backed) {
-        const job = old && typeof old === "object" ? byId.get(old.id) : undefined;
-        if (!job) {
-          result.skipped++;
-          continue;
-        }
-        if (
-          JSON.stringify(job.skills) === JSON.stringify(old.skills) &&
-          JSON.stringify(job.skill) === JSON.stringify(old.skill)
-        ) {
-          result.matched++;
-          continue;
-        }
-        for (const key of ["skills", "skill"]) {
-          if (key in old) job[key] = old[key];
-          else delete job[key];
-        }
-        result.restored++;
-        changed = true;
-      }
-      if (changed) await atomicWriteFile(live, JSON.stringify(doc, null, 2));
-    },
-    { waitMs: 30_000, recordHolder: false },
-  );
-  return result;
-}
-
-/** What a rollback did to the cron jobs' skill links, one text per kind (none when there were none). */
-function cronParts(cron: CronRestoreResult): Text[] {
-  const parts: Text[] = [];
-  if (cron.restored > 0) parts.push(t("cmd.rollback.cronRestored", { count: cron.restored }));
-  if (cron.skipped > 0) parts.push(t("cmd.rollback.cronSkipped", { count: cron.skipped }));
-  if (cron.matched > 0) parts.push(t("cmd.rollback.cronMatched", { count: cron.matched }));
-  return parts;
 }
 
 function rollbackMessage(id: string, cron: CronRestoreResult): Text {
