@@ -167,7 +167,7 @@ export async function recoverUnderRunLock(
     import("./move-journal.js"),
     import("./blobs.js"),
     import("./snapshot.js"),
-    import("./hub.js"),
+    import("./hub-journal.js"),
   ]);
   const notes: Text[] = [];
   const movesLeft = existsSync(moveJournalPath(home));

@@ -13,10 +13,10 @@ import {
   installPlan,
   locallyModified,
   planInstall,
-  recoverHubJournal,
   uninstallHubSkill,
   updatePlan,
 } from "../../src/curator/hub.js";
+import { recoverHubJournal } from "../../src/curator/hub-journal.js";
 import { readEntries } from "../../src/curator/ledger.js";
 import { hubPaths, readHubLock } from "../../src/skills/hub/format.js";
 import { tempHome, writeSkill } from "../skills/helpers.js";
