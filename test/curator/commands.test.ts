@@ -2,7 +2,9 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { backgroundArgv, CHAT_PINNED_CHARS, curatorCommands } from "../../commands/curator.js";
+import { curatorCommands } from "../../commands/curator.js";
+import { backgroundArgv } from "../../commands/curator-run.js";
+import { CHAT_PINNED_CHARS } from "../../commands/curator-status.js";
 import { isoTimestamp } from "../../src/core/fsutil.js";
 import { english } from "../../src/core/i18n/messages.js";
 import { acquireRunLock } from "../../src/curator/lock.js";
