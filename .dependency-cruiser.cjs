@@ -3,6 +3,10 @@
  *   src/core ← src/config ← src/skills ← src/llm ← src/curator ← commands ← src/gateway ← src/cli
  * and a platform adapter (adapters/<platform>/) imports only src/core, its own folder and its SDK.
  * `adapters/index.ts` is the one list of adapters (the CLI imports it). Type-only imports count.
+ * Three packages are held to the folders that need them, so coordination and platform code cannot leak
+ * into the core: the Redis client (`redis`) to src/gateway/coordination/, each platform SDK to its own
+ * adapter, and `node:child_process` to the two places that start a process (a detached `curator run`
+ * in commands/, the rollback's cleanup in src/curator/).
  * Run by `npm run check` and by test/layering.test.ts; each rule is named for the layer it guards.
  */
 const above = (...layers) => `^(${layers.join("|")})`;
@@ -14,6 +18,16 @@ const COMMANDS = "commands/";
 const GATEWAY = "src/gateway/";
 const CLI = "src/cli/";
 const ADAPTERS = "adapters/";
+/** An npm package, as resolved (`node_modules/<name>/…`) or left bare when it does not resolve. */
+const npmPackage = (name) => `(^|node_modules/)${name}(/|$)`;
+/** Only the folders in `allowed` may import `to`. */
+const onlyFrom = (name, comment, allowed, to) => ({
+  name,
+  comment,
+  severity: "error",
+  from: { path: "^(src|commands|adapters)/", pathNot: `^(${allowed.join("|")})` },
+  to,
+});
 
 module.exports = {
   forbidden: [
@@ -90,6 +104,36 @@ module.exports = {
         dependencyTypesNot: ["core"],
       },
     },
+    onlyFrom(
+      "redis-only-in-coordination",
+      "The Redis client is the replicas' coordination; the rest reaches it through src/gateway/coordination.",
+      ["src/gateway/coordination/"],
+      { path: npmPackage("(redis|@redis/[^/]+)") },
+    ),
+    onlyFrom(
+      "grammy-only-in-telegram-adapter",
+      "The Telegram SDK stays inside its adapter; the core and the gateway see the Adapter contract.",
+      ["adapters/telegram/"],
+      { path: npmPackage("grammy") },
+    ),
+    onlyFrom(
+      "lark-sdk-only-in-feishu-adapter",
+      "The Feishu/Lark SDK stays inside its adapter; the core and the gateway see the Adapter contract.",
+      ["adapters/feishu/"],
+      { path: npmPackage("@larksuiteoapi/[^/]+") },
+    ),
+    onlyFrom(
+      "discord-js-only-in-discord-adapter",
+      "The Discord SDK stays inside its adapter; the core and the gateway see the Adapter contract.",
+      ["adapters/discord/"],
+      { path: npmPackage("discord\\.js") },
+    ),
+    onlyFrom(
+      "child-process-only-where-a-process-starts",
+      "Starting processes is for a detached `curator run` (commands/) and the rollback's cleanup (src/curator/).",
+      ["commands/", "src/curator/"],
+      { path: "^(node:)?child_process$" },
+    ),
     {
       name: "nothing-imports-tests",
       comment: "Production code never imports test/ or bench/.",
@@ -100,7 +144,8 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: "node_modules" },
-    exclude: { path: "(^|/)(dist|node_modules)/" },
+    // npm packages are cruised (not followed) so the rules below can see who imports them.
+    exclude: { path: "^dist/" },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },
     enhancedResolveOptions: {

@@ -22,7 +22,7 @@ import {
 import { viewTexts } from "../src/skills/view-texts.js";
 import { effectivePlatform, type HiddenReason, hiddenReason } from "../src/skills/visibility.js";
 import { paged, withButtons } from "./buttons.js";
-import { stateWord } from "./curator.js";
+import { stateWord } from "./curator-status.js";
 import { closest } from "./parse.js";
 import {
   offeredKeys,

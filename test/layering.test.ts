@@ -87,6 +87,41 @@ describe("layer check", () => {
     expect(output).toContain("no dependency violations found");
     expect(status).toBe(0);
   });
+  it("holds the Redis client, the platform SDKs and child_process to their folders", {
+    timeout: 120_000,
+  }, () => {
+    const dir = fixture({
+      // An installed package resolves into node_modules (here under a `dist/` folder, as redis ships).
+      "node_modules/redis/package.json": '{ "name": "redis", "main": "./dist/index.js" }\n',
+      "node_modules/redis/dist/index.js": "export const createClient = () => undefined;\n",
+      "src/core/store.ts": 'import { createClient } from "redis";\nexport const s = createClient;\n',
+      "src/core/bot.ts": 'import { Bot } from "grammy";\nexport const b = Bot;\n',
+      "src/gateway/lark.ts": 'import * as lark from "@larksuiteoapi/node-sdk";\nexport const l = lark;\n',
+      "adapters/telegram/discord.ts": 'import { Client } from "discord.js";\nexport const d = Client;\n',
+      "src/skills/run.ts": 'import { spawn } from "node:child_process";\nexport const r = spawn;\n',
+      // Where each belongs: no error for these.
+      "src/gateway/coordination/redis.ts":
+        'import { createClient } from "redis";\nexport const c = createClient;\n',
+      "adapters/telegram/connection.ts": 'import { Bot } from "grammy";\nexport const t = Bot;\n',
+      "commands/run.ts": 'import { spawn } from "node:child_process";\nexport const r = spawn;\n',
+    });
+    const { status, output } = cruise(dir, ["src", "commands", "adapters"]);
+    expect(status).not.toBe(0);
+    expect(output).toMatch(
+      /error redis-only-in-coordination: src\/core\/store\.ts → node_modules\/redis\/dist\/index\.js/,
+    );
+    expect(output).toMatch(/error grammy-only-in-telegram-adapter: src\/core\/bot\.ts → grammy/);
+    expect(output).toMatch(
+      /error lark-sdk-only-in-feishu-adapter: src\/gateway\/lark\.ts → @larksuiteoapi\/node-sdk/,
+    );
+    expect(output).toMatch(
+      /error discord-js-only-in-discord-adapter: adapters\/telegram\/discord\.ts → discord\.js/,
+    );
+    expect(output).toMatch(/error child-process-only-where-a-process-starts: src\/skills\/run\.ts → /);
+    expect(output).not.toMatch(
+      /src\/gateway\/coordination\/redis\.ts|adapters\/telegram\/connection\.ts|commands\/run\.ts/,
+    );
+  });
 });
 
 describe("docs/architecture.md", () => {

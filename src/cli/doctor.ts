@@ -7,6 +7,7 @@
 import { promises as fs } from "node:fs";
 import { botsHeldByHermes, hermesHoldFix, hermesHoldSummary, PLATFORMS } from "../../adapters/index.js";
 import type { SkillgateConfig } from "../config/config.js";
+import { lookupSecret, readDotenv } from "../config/dotenv.js";
 import { homePaths } from "../config/home.js";
 import { fileMode, findingText, lintHome } from "../config/lint.js";
 import { removeAbandonedWriteTemps } from "../config/write-temps.js";
@@ -17,6 +18,7 @@ import { createLogger } from "../core/logger.js";
 import { type AdapterOptions, type PlatformDefinition, preferOwnSecrets } from "../core/platforms.js";
 import { type Reply, reply } from "../core/reply.js";
 import { openLibrary } from "../skills/library.js";
+import { type CliIo, printReply } from "./terminal-io.js";
 
 /** What the doctor needs: the home, and how to look up secrets. */
 export interface DoctorOptions {
@@ -253,4 +255,13 @@ export function doctorReply(checks: Check[]): Reply {
     ],
     { exitCode: failures > 0 ? 1 : 0, json: { ok: failures === 0, checks } },
   );
+}
+
+/** `skillgate doctor` on the terminal: every check, printed with its fix; exit 1 when one failed. */
+export async function doctorOnTerminal(home: string, json: boolean, io: CliIo): Promise<number> {
+  const dotenv = readDotenv(homePaths(home).env);
+  const checks = await runDoctor({ home, secret: (name) => lookupSecret(name, dotenv, io.env), env: io.env });
+  const answer = doctorReply(checks);
+  printReply(answer, json, io, true);
+  return answer.exitCode;
 }

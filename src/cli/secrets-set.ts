@@ -15,6 +15,7 @@ import { errorReply, type Reply, reply } from "../core/reply.js";
 import { secretReadiness } from "../gateway/secrets-entry/service.js";
 import { openLibrary } from "../skills/library.js";
 import { envRequirements } from "../skills/readiness.js";
+import { type CliIo, makePrompt, printReply } from "./terminal-io.js";
 
 /** Where the value comes from: a hidden prompt on a terminal, else the whole of stdin. */
 export interface SecretSource {
@@ -84,4 +85,20 @@ export async function setSecretFromCli(
       })),
     },
   });
+}
+
+/** `skillgate secrets set <KEY>` on the terminal: hidden prompt on a terminal, else the value from stdin. */
+export async function secretsSetOnTerminal(
+  home: string,
+  config: SkillgateConfig,
+  key: string,
+  io: CliIo,
+): Promise<number> {
+  const tty = Boolean((io.stdin as { isTTY?: boolean }).isTTY);
+  const answer = await setSecretFromCli(home, config, key, {
+    stdin: io.stdin,
+    prompt: tty ? makePrompt(io) : undefined,
+  });
+  printReply(answer, false, io);
+  return answer.exitCode;
 }

@@ -9,6 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import type { BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll } from "vitest";
 import { registry } from "../../commands/index.js";
 import { loadConfig } from "../../src/config/config.js";
 import { type ConsoleServer, startConsoleServer } from "../../src/gateway/console/server.js";
@@ -90,6 +91,35 @@ export async function startTestConsole(home: string): Promise<ConsoleServer> {
     registry,
     port: 0,
     bind: "127.0.0.1",
+  });
+}
+
+/** A console booted for a `describe`: its home, the server, and an admin's session cookie. */
+export interface RunningConsole {
+  home: string;
+  server: ConsoleServer;
+  cookie: string;
+}
+
+/**
+ * Boots a console for the enclosing `describe`: a fresh home with no skills that `prepare` fills, the
+ * server on a free loopback port and an admin login, handed to `use`; closed and removed after its tests.
+ */
+export function consoleForDescribe(
+  prepare: (home: string) => Promise<void>,
+  use: (running: RunningConsole) => void,
+): void {
+  let home: string | undefined;
+  let server: ConsoleServer | undefined;
+  beforeAll(async () => {
+    home = await makeConsoleHome(0);
+    await prepare(home);
+    server = await startTestConsole(home);
+    use({ home, server, cookie: await login(server) });
+  }, 60_000);
+  afterAll(async () => {
+    await server?.close();
+    if (home) await fs.rm(home, { recursive: true, force: true });
   });
 }
 

@@ -5,9 +5,9 @@
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ConsoleServer } from "../../src/gateway/console/server.js";
-import { login, makeConsoleHome, startTestConsole, writeSkill } from "./helpers.js";
+import { consoleForDescribe, writeSkill } from "./helpers.js";
 
 const LOCK = {
   version: 1,
@@ -45,19 +45,17 @@ describe("the console lists hub-installed skills", () => {
   let cookie: string;
   const lockFile = () => path.join(home, "skills", ".hub", "lock.json");
 
-  beforeAll(async () => {
-    home = await makeConsoleHome(0);
-    await writeSkill(home, "pdf-tools", "PDF tools", "Body.");
-    await fs.mkdir(path.dirname(lockFile()), { recursive: true });
-    await fs.writeFile(lockFile(), `${JSON.stringify(LOCK, null, 2)}\n`);
-    server = await startTestConsole(home);
-    cookie = await login(server);
-  }, 60_000);
-
-  afterAll(async () => {
-    await server?.close();
-    if (home) await fs.rm(home, { recursive: true, force: true });
-  });
+  consoleForDescribe(
+    async (made) => {
+      await writeSkill(made, "pdf-tools", "PDF tools", "Body.");
+      const lock = path.join(made, "skills", ".hub", "lock.json");
+      await fs.mkdir(path.dirname(lock), { recursive: true });
+      await fs.writeFile(lock, `${JSON.stringify(LOCK, null, 2)}\n`);
+    },
+    (running) => {
+      ({ home, server, cookie } = running);
+    },
+  );
 
   const library = async (language: string) =>
     (await fetch(`${server.url}/library`, { headers: { cookie, "accept-language": language } })).text();

@@ -4,11 +4,10 @@
  * English), the switch's cookie over the header, and the served pages, JSON answers and headers in
  * that language (English unchanged).
  */
-import { promises as fs } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { browserLocale, matchBrowserLocale, negotiateLocale } from "../../src/core/i18n/locale.js";
 import type { ConsoleServer } from "../../src/gateway/console/server.js";
-import { login, makeConsoleHome, startTestConsole } from "./helpers.js";
+import { consoleForDescribe } from "./helpers.js";
 
 describe("Accept-Language negotiation", () => {
   it("maps zh, zh-CN, zh-SG and zh-Hans* to zh-CN and en-* to en, in any case", () => {
@@ -48,20 +47,15 @@ describe("Accept-Language negotiation", () => {
 });
 
 describe("the console serves the negotiated language", () => {
-  let home: string;
   let server: ConsoleServer;
   let cookie: string;
 
-  beforeAll(async () => {
-    home = await makeConsoleHome(0);
-    server = await startTestConsole(home);
-    cookie = await login(server);
-  }, 60_000);
-
-  afterAll(async () => {
-    await server?.close();
-    if (home) await fs.rm(home, { recursive: true, force: true });
-  });
+  consoleForDescribe(
+    async () => undefined,
+    (running) => {
+      ({ server, cookie } = running);
+    },
+  );
 
   const get = (path: string, headers: Record<string, string>) =>
     fetch(`${server.url}${path}`, { headers: { cookie, ...headers } });

@@ -4,19 +4,17 @@
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ConsoleServer } from "../../src/gateway/console/server.js";
-import { login, makeConsoleHome, startTestConsole } from "./helpers.js";
+import { consoleForDescribe } from "./helpers.js";
 
 describe("console search and overlaps pages", () => {
-  let home: string;
   let server: ConsoleServer;
   let cookie: string;
 
-  beforeAll(async () => {
-    home = await makeConsoleHome(0);
+  const prepare = async (made: string) => {
     const skill = async (name: string, frontmatter: string) => {
-      const dir = path.join(home, "skills", "devops", name);
+      const dir = path.join(made, "skills", "devops", name);
       await fs.mkdir(dir, { recursive: true });
       await fs.writeFile(path.join(dir, "SKILL.md"), `---\nname: ${name}\n${frontmatter}\n---\n\nBody.\n`);
     };
@@ -25,13 +23,9 @@ describe("console search and overlaps pages", () => {
       "description: 将应用部署到云服务器，并配置 nginx 反向代理\nmetadata:\n  hermes:\n    related_skills: [docker-deploy]",
     );
     await skill("docker-deploy", "description: Deploy an application in Docker containers behind nginx");
-    server = await startTestConsole(home);
-    cookie = await login(server);
-  }, 60_000);
-
-  afterAll(async () => {
-    await server?.close();
-    if (home) await fs.rm(home, { recursive: true, force: true });
+  };
+  consoleForDescribe(prepare, (running) => {
+    ({ server, cookie } = running);
   });
 
   const get = async (where: string, language: string) =>

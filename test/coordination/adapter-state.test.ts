@@ -8,29 +8,26 @@
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { createDiscordAdapter } from "../../adapters/discord/index.js";
 import { parseConfig } from "../../src/config/config.js";
 import { admitSender } from "../../src/core/access.js";
 import { createLogger } from "../../src/core/logger.js";
 import type { AdapterHooks, AdapterState } from "../../src/core/message.js";
-import { connectRedis, type RedisClient } from "../../src/gateway/coordination/redis.js";
+import type { RedisClient } from "../../src/gateway/coordination/redis.js";
 import { RedisAdapterState } from "../../src/gateway/coordination/redis-state.js";
 import { sampleCatalog } from "../discord/catalog.js";
 import { DiscordEmulator } from "../emulators/discord.js";
-import { startRedis, type TestRedis } from "../support/redis.js";
+import type { TestRedis } from "../support/redis.js";
+import { redisForFile } from "../support/redis-for-file.js";
 import { adapterFor, emulatorWithHome } from "../telegram/helpers.js";
 
-let redis: TestRedis;
+let _redis: TestRedis;
 let client: RedisClient;
 let homes = 0;
-beforeAll(async () => {
-  redis = await startRedis();
-  client = await connectRedis(redis.url);
-});
-afterAll(async () => {
-  client.destroy();
-  await redis.dispose();
+redisForFile(1, (server, [connected]) => {
+  _redis = server;
+  client = connected as RedisClient;
 });
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {

@@ -6,25 +6,22 @@
  * replayed after a crash counts once, and with Redis stopped the standby's intake refuses the message.
  */
 import { randomUUID } from "node:crypto";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { createMockAdapter, type MockAdapter } from "../../adapters/mock/index.js";
 import type { InboundMessage } from "../../src/core/message.js";
 import { InboxFullError, SharedInbox } from "../../src/gateway/coordination/inbox.js";
-import { connectRedis, type RedisClient } from "../../src/gateway/coordination/redis.js";
+import type { RedisClient } from "../../src/gateway/coordination/redis.js";
 import { createGateway, type Gateway } from "../../src/gateway/gateway.js";
 import { UsageStore } from "../../src/skills/usage.js";
 import { gatewayDoc, makeHome, removeHome, writeConfig, writeSkill } from "../gateway/helpers.js";
-import { startRedis, type TestRedis } from "../support/redis.js";
+import type { TestRedis } from "../support/redis.js";
+import { redisForFile } from "../support/redis-for-file.js";
 
 let redis: TestRedis;
 let client: RedisClient;
-beforeAll(async () => {
-  redis = await startRedis();
-  client = await connectRedis(redis.url);
-});
-afterAll(async () => {
-  client.destroy();
-  await redis.dispose();
+redisForFile(1, (server, [connected]) => {
+  redis = server;
+  client = connected as RedisClient;
 });
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
 afterEach(async () => {

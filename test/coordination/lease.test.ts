@@ -7,7 +7,7 @@
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { CoordinationError } from "../../src/core/errors.js";
 import { checkWriteFence, FencedError, setWriteFence } from "../../src/core/fence.js";
 import { silentLogger } from "../../src/core/logger.js";
@@ -19,7 +19,8 @@ import {
 } from "../../src/gateway/coordination/leadership.js";
 import { LeaderLease, type LeaseTimings } from "../../src/gateway/coordination/lease.js";
 import { connectRedis, type RedisClient } from "../../src/gateway/coordination/redis.js";
-import { startRedis, type TestRedis } from "../support/redis.js";
+import type { TestRedis } from "../support/redis.js";
+import { redisForFile } from "../support/redis-for-file.js";
 
 const FAST: LeaseTimings = { ttlMs: 1_200, renewMs: 300, fenceAfterMs: 800 };
 let redis: TestRedis;
@@ -27,11 +28,8 @@ const clients: RedisClient[] = [];
 const leases: LeaderLease[] = [];
 let prefix = 0;
 
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterAll(async () => {
-  await redis.dispose();
+redisForFile(0, (server) => {
+  redis = server;
 });
 afterEach(async () => {
   await Promise.all(leases.splice(0).map((lease) => lease.stop().catch(() => undefined)));

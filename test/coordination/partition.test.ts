@@ -7,24 +7,22 @@
  * kept (`FLUSHALL`): the leader finds the generation marker gone and steps down at once, a leader
  * rebuilds the consumer group, and what arrives next is answered once.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { createMockAdapter, type MockAdapter } from "../../adapters/mock/index.js";
 import { createLogger, type Logger } from "../../src/core/logger.js";
 import { homeCoordinationId } from "../../src/gateway/coordination/coordinator.js";
 import { connectRedis } from "../../src/gateway/coordination/redis.js";
 import { createGateway, type Gateway } from "../../src/gateway/gateway.js";
 import { gatewayDoc, makeHome, removeHome, writeConfig, writeSkill } from "../gateway/helpers.js";
-import { startRedis, type TestRedis } from "../support/redis.js";
+import type { TestRedis } from "../support/redis.js";
+import { redisForFile } from "../support/redis-for-file.js";
 import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy.js";
 
 const timings = { ttlMs: 2_400, renewMs: 400, fenceAfterMs: 1_600 };
 
 let redis: TestRedis;
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterAll(async () => {
-  await redis.dispose();
+redisForFile(0, (server) => {
+  redis = server;
 });
 
 const cleanups: (() => Promise<unknown> | unknown)[] = [];

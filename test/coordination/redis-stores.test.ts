@@ -8,32 +8,23 @@
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ActionIntent } from "../../src/core/actions.js";
 import { ActionStore, type ButtonStore } from "../../src/gateway/action-store.js";
-import {
-  connectRedis,
-  countRoundTrips,
-  type RedisClient,
-  type RoundTrips,
-} from "../../src/gateway/coordination/redis.js";
+import { countRoundTrips, type RedisClient, type RoundTrips } from "../../src/gateway/coordination/redis.js";
 import { RedisButtonStore } from "../../src/gateway/coordination/redis-buttons.js";
 import { redisStores } from "../../src/gateway/coordination/redis-stores.js";
-import { startRedis, type TestRedis } from "../support/redis.js";
+import type { TestRedis } from "../support/redis.js";
+import { redisForFile } from "../support/redis-for-file.js";
 
-let redis: TestRedis;
+let _redis: TestRedis;
 let one: RedisClient;
 let two: RedisClient;
 let keys = 0;
-beforeAll(async () => {
-  redis = await startRedis();
-  one = await connectRedis(redis.url);
-  two = await connectRedis(redis.url);
-});
-afterAll(async () => {
-  one.destroy();
-  two.destroy();
-  await redis.dispose();
+redisForFile(2, (server, [first, second]) => {
+  _redis = server;
+  one = first as RedisClient;
+  two = second as RedisClient;
 });
 
 const lock = { acquire: async () => ({ release: async () => undefined }) };

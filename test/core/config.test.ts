@@ -1,7 +1,7 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { feishuConfig } from "../../adapters/feishu/config.js";
 import { PLATFORMS } from "../../adapters/index.js";
 import { CURATOR_DEFAULTS, loadConfig, parseConfig } from "../../src/config/config.js";
@@ -9,6 +9,7 @@ import { lookupSecret, parseDotenv } from "../../src/config/dotenv.js";
 import { homePaths, resolveHome } from "../../src/config/home.js";
 import { ConfigError } from "../../src/core/errors.js";
 import { isPlatformReference, registerPlatform } from "../../src/core/platforms.js";
+import { freshDirEachTest } from "../support/fresh-dir.js";
 
 describe("home resolution", () => {
   it("prefers --home, then HERMES_HOME, then ~/.hermes", () => {
@@ -27,11 +28,8 @@ describe("home resolution", () => {
 
 describe("config.yaml", () => {
   let dir: string;
-  beforeEach(async () => {
-    dir = await mkdtemp(path.join(os.tmpdir(), "sg-config-"));
-  });
-  afterEach(async () => {
-    await rm(dir, { recursive: true, force: true });
+  freshDirEachTest("sg-config-", (made) => {
+    dir = made;
   });
 
   it("gives the seed document's defaults when the file is missing", () => {

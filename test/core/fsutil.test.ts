@@ -1,8 +1,7 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import fc from "fast-check";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   atomicWriteFile,
   isoTimestamp,
@@ -11,14 +10,12 @@ import {
   stableJsonPieces,
   withLock,
 } from "../../src/core/fsutil.js";
+import { freshDirEachTest } from "../support/fresh-dir.js";
 
 describe("file helpers", () => {
   let dir: string;
-  beforeEach(async () => {
-    dir = await mkdtemp(path.join(os.tmpdir(), "sg-fs-"));
-  });
-  afterEach(async () => {
-    await rm(dir, { recursive: true, force: true });
+  freshDirEachTest("sg-fs-", (made) => {
+    dir = made;
   });
 
   it("writes atomically and leaves no temp files behind", async () => {

@@ -1,16 +1,13 @@
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { UsageStore } from "../../src/skills/usage.js";
+import { freshDirEachTest } from "../support/fresh-dir.js";
 
 describe("usage records keep the provenance marker as found", () => {
   let skills: string;
-  beforeEach(async () => {
-    skills = await mkdtemp(path.join(os.tmpdir(), "sg-usage-marker-"));
-  });
-  afterEach(async () => {
-    await rm(skills, { recursive: true, force: true });
+  freshDirEachTest("sg-usage-marker-", (made) => {
+    skills = made;
   });
 
   it("does not add created_by to a record that never had it when another record is bumped", async () => {

@@ -2,7 +2,7 @@
 import { createHash } from "node:crypto";
 import { promises as fs, rmSync } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { CuratorError } from "../../src/core/errors.js";
 import type { ProgressEvent } from "../../src/core/progress.js";
 import { archiveMany, archiveSkill, listArchived, restoreSkill } from "../../src/curator/archive.js";
@@ -12,17 +12,14 @@ import { readSuppressed } from "../../src/curator/provenance.js";
 import { rollbackEntry } from "../../src/curator/rollback-entry.js";
 import type { SkillEntry } from "../../src/skills/types.js";
 import { libraryFor } from "./harness.js";
-import { configWith, makeHome, readUsage, record, removeHome, writeSkill, writeUsage } from "./helpers.js";
+import { configWith, freshHomeEachTest, readUsage, record, writeSkill, writeUsage } from "./helpers.js";
 
 const NOW = new Date("2026-06-01T12:00:00Z");
 let home: string;
 const skills = () => path.join(home, "skills");
 
-beforeEach(async () => {
-  home = await makeHome();
-});
-afterEach(async () => {
-  await removeHome(home);
+freshHomeEachTest((made) => {
+  home = made;
 });
 
 function opts(config = configWith(), now = NOW) {

@@ -1,8 +1,10 @@
 /** The `curator …` commands through the shared runner: reference scenarios 23, 54–59 and the texts of (c). */
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { backgroundArgv, CHAT_PINNED_CHARS, curatorCommands } from "../../commands/curator.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import { curatorCommands } from "../../commands/curator.js";
+import { backgroundArgv } from "../../commands/curator-run.js";
+import { CHAT_PINNED_CHARS } from "../../commands/curator-status.js";
 import { isoTimestamp } from "../../src/core/fsutil.js";
 import { english } from "../../src/core/i18n/messages.js";
 import { acquireRunLock } from "../../src/curator/lock.js";
@@ -11,10 +13,9 @@ import { runCli } from "./harness.js";
 import {
   configWith,
   DAY,
-  makeHome,
+  freshHomeEachTest,
   readUsage,
   record,
-  removeHome,
   skillsTreeHash,
   writeSkill,
   writeUsage,
@@ -22,11 +23,8 @@ import {
 
 const NOW = new Date("2026-06-01T12:00:00Z");
 let home: string;
-beforeEach(async () => {
-  home = await makeHome();
-});
-afterEach(async () => {
-  await removeHome(home);
+freshHomeEachTest((made) => {
+  home = made;
 });
 
 const cli = (words: string[], options: Parameters<typeof runCli>[3] = {}, config = configWith()) =>

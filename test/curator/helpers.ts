@@ -1,24 +1,23 @@
 /** Fixtures for the curator tests: temp homes, skills with usage records, a tree hash, a command runner. */
 import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { parseConfig, type SkillgateConfig } from "../../src/config/config.js";
 import { isoTimestamp } from "../../src/core/fsutil.js";
 import { emptyRecord, type UsageRecord, UsageStore } from "../../src/skills/usage.js";
+import { madeForEachTest, makeTempHome, removeTempHome } from "../support/fresh-dir.js";
 
 export const DAY = 86_400_000;
 
 /** A fresh temp home with an empty `skills/`. */
-export async function makeHome(): Promise<string> {
-  const home = await fs.mkdtemp(path.join(os.tmpdir(), "skillgate-curator-"));
-  await fs.mkdir(path.join(home, "skills"), { recursive: true });
-  return home;
-}
+export const makeHome = (): Promise<string> => makeTempHome("skillgate-curator-");
 
 /** Removes a temp home. */
-export async function removeHome(home: string): Promise<void> {
-  await fs.rm(home, { recursive: true, force: true });
+export const removeHome = removeTempHome;
+
+/** A fresh temp home for each test of the enclosing `describe` (or file), handed to `use`, removed after. */
+export function freshHomeEachTest(use: (home: string) => void): void {
+  madeForEachTest(makeHome, removeHome, use);
 }
 
 /** A config from a YAML-like document (defaults for the rest). */

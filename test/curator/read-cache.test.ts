@@ -1,15 +1,12 @@
-import { mkdtemp, rename, rm, unlink, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { rename, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { cachedByFile, RACY_MS, readTextCached, takeSettled } from "../../src/core/read-cache.js";
+import { freshDirEachTest } from "../support/fresh-dir.js";
 
 let dir: string;
-beforeEach(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), "skillgate-read-cache-"));
-});
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
+freshDirEachTest("skillgate-read-cache-", (made) => {
+  dir = made;
 });
 
 describe("curator read cache", () => {

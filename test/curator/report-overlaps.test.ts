@@ -1,16 +1,13 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runCurator } from "../../src/curator/run.js";
 import { libraryFor } from "./harness.js";
-import { configWith, makeHome, removeHome } from "./helpers.js";
+import { configWith, freshHomeEachTest } from "./helpers.js";
 
 let home: string;
-beforeEach(async () => {
-  home = await makeHome();
-});
-afterEach(async () => {
-  await removeHome(home);
+freshHomeEachTest((made) => {
+  home = made;
 });
 
 async function skill(name: string, description: string, extra = ""): Promise<void> {

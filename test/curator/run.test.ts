@@ -1,7 +1,7 @@
 /** Whole runs on disk: reference scenarios 6, 9, 13, 14, 18–21, 27–29, 35 and the dry-run guarantee. */
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { SkillgateConfig } from "../../src/config/config.js";
 import { replyToPlainText } from "../../src/core/reply.js";
 import { archiveSkill } from "../../src/curator/archive.js";
@@ -17,10 +17,9 @@ import { UsageStore } from "../../src/skills/usage.js";
 import { libraryFor } from "./harness.js";
 import {
   configWith,
-  makeHome,
+  freshHomeEachTest,
   readUsage,
   record,
-  removeHome,
   skillsTreeHash,
   writeSkill,
   writeUsage,
@@ -28,11 +27,8 @@ import {
 
 const NOW = new Date("2026-06-01T12:00:00Z");
 let home: string;
-beforeEach(async () => {
-  home = await makeHome();
-});
-afterEach(async () => {
-  await removeHome(home);
+freshHomeEachTest((made) => {
+  home = made;
 });
 
 function run(config: SkillgateConfig = configWith(), extra: Partial<Parameters<typeof runCurator>[0]> = {}) {

@@ -1,7 +1,7 @@
 /** Config, scheduling and state: reference scenarios 1–5, plus the run lock. */
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { CuratorError } from "../../src/core/errors.js";
 import { isoTimestamp } from "../../src/core/fsutil.js";
 import { english } from "../../src/core/i18n/messages.js";
@@ -10,7 +10,7 @@ import { maybeRunCurator, runCurator } from "../../src/curator/run.js";
 import { scheduleVerdict } from "../../src/curator/schedule.js";
 import { defaultState, readState, updateState, writeState } from "../../src/curator/state.js";
 import type { SkillLibrary } from "../../src/skills/types.js";
-import { configWith, DAY, makeHome, removeHome } from "./helpers.js";
+import { configWith, DAY, freshHomeEachTest } from "./helpers.js";
 
 const NOW = new Date("2026-06-01T12:00:00Z");
 const HOUR = 3_600_000;
@@ -27,11 +27,8 @@ const emptyLibrary = (home: string): SkillLibrary => ({
 });
 
 let home: string;
-beforeEach(async () => {
-  home = await makeHome();
-});
-afterEach(async () => {
-  await removeHome(home);
+freshHomeEachTest((made) => {
+  home = made;
 });
 
 describe("config (scenario 1)", () => {

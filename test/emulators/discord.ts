@@ -571,21 +571,8 @@ export class DiscordEmulator {
       context: guild ? 0 : 1,
       ...whereFields(guild, user),
     };
-    const record: EmulatedInteraction = {
-      id,
-      token,
-      type: 3,
-      payload,
-      callbacks: [],
-      createdAt: Date.now(),
-      late: 0,
-      via: "gateway",
-      delivered: Promise.resolve(),
-    };
     this.componentMessages.set(id, message.id);
-    this.interactions.set(id, record);
-    this.deliverInteraction(record);
-    return record;
+    return this.recordInteraction(id, token, 3, payload);
   }
 
   /** Resolves once the interaction got its callback (its acknowledgement). */
@@ -600,45 +587,17 @@ export class DiscordEmulator {
 
   /** Dispatches a slash command (or an autocomplete request) and returns its record. */
   interaction(input: InteractionInput): EmulatedInteraction {
-    const id = this.nextId();
-    const token = `itoken-${id}`;
-    const type = input.kind === "autocomplete" ? 4 : 2;
     const leaves = toOptions(input.options ?? {}, input.focused);
     const options = input.subcommand ? [{ type: 1, name: input.subcommand, options: leaves }] : leaves;
-    const user = publicUser(input.user);
-    const guild = input.guildId ? this.guilds.find((candidate) => candidate.id === input.guildId) : undefined;
-    const channel = interactionChannel(guild, input.channelId, user);
-    const payload: Record<string, unknown> = {
-      id,
-      application_id: this.applicationId,
-      type,
-      token,
-      version: 1,
-      channel_id: input.channelId,
-      channel,
-      data: { id: this.commandIdFor(input.name, input.guildId), name: input.name, type: 1, options },
-      app_permissions: "2248473465835073",
-      locale: input.user.locale ?? "en-US",
-      entitlements: [],
-      authorizing_integration_owners: input.guildId ? { "0": input.guildId } : { "1": input.user.id },
-      context: input.guildId ? 0 : 1,
-      attachment_size_limit: 10_485_760,
-      ...whereFields(guild, user),
-    };
-    const record: EmulatedInteraction = {
-      id,
-      token,
-      type,
-      payload,
-      callbacks: [],
-      createdAt: Date.now(),
-      late: 0,
-      via: "gateway",
-      delivered: Promise.resolve(),
-    };
-    this.interactions.set(id, record);
-    this.deliverInteraction(record);
-    return record;
+    return this.dispatchInteraction(
+      input.kind === "autocomplete" ? 4 : 2,
+      input.user,
+      input.channelId,
+      { id: this.commandIdFor(input.name, input.guildId), name: input.name, type: 1, options },
+      {},
+      input.guildId,
+      input.user.locale ?? "en-US",
+    );
   }
 
   /** Sends an autocomplete request and resolves with the choices the bot answers. */
@@ -670,7 +629,7 @@ export class DiscordEmulator {
       id: index * 2 + 1,
       component: { type: 4, id: index * 2 + 2, custom_id: customId, value },
     }));
-    return this.componentInteraction(
+    return this.dispatchInteraction(
       5,
       input.user,
       input.channelId,
@@ -680,13 +639,18 @@ export class DiscordEmulator {
     );
   }
 
-  private componentInteraction(
+  /**
+   * Builds an interaction of `type` as Discord sends it (slash command, autocomplete, button press, modal
+   * submission), records it and delivers it to the bot over the gateway or the endpoint.
+   */
+  private dispatchInteraction(
     type: number,
     user: EmulatorUser,
     channelId: string,
     data: Record<string, unknown>,
     extra: Record<string, unknown>,
     guildId?: string,
+    locale = "en-US",
   ): EmulatedInteraction {
     const id = this.nextId();
     const token = `itoken-${id}`;
@@ -702,7 +666,7 @@ export class DiscordEmulator {
       channel: interactionChannel(guild, channelId, author),
       data,
       app_permissions: "2248473465835073",
-      locale: "en-US",
+      locale,
       entitlements: [],
       authorizing_integration_owners: guildId ? { "0": guildId } : { "1": user.id },
       context: guildId ? 0 : 1,
@@ -710,6 +674,16 @@ export class DiscordEmulator {
       ...extra,
       ...whereFields(guild, author),
     };
+    return this.recordInteraction(id, token, type, payload);
+  }
+
+  /** Records a new interaction and delivers it to the bot (over the gateway, or the endpoint when set). */
+  private recordInteraction(
+    id: string,
+    token: string,
+    type: number,
+    payload: Record<string, unknown>,
+  ): EmulatedInteraction {
     const record: EmulatedInteraction = {
       id,
       token,

@@ -740,12 +740,9 @@ export class TelegramEmulator extends EventEmitter {
       this.fail(res, call, 403, "Forbidden: bot can't initiate conversation with a user");
       return;
     }
-    const text = typeof params.text === "string" ? params.text : "";
-    const rendered = this.checkText(text, params.parse_mode);
-    if (!rendered.ok) {
-      this.fail(res, call, 400, rendered.error);
-      return;
-    }
+    const rendered = this.checkedText(params, res, call);
+    if (!rendered) return;
+    const { text } = rendered;
     const threadId = params.message_thread_id === undefined ? undefined : Number(params.message_thread_id);
     if (
       threadId !== undefined &&
@@ -829,12 +826,9 @@ export class TelegramEmulator extends EventEmitter {
       this.fail(res, call, 400, "Bad Request: message to edit not found");
       return;
     }
-    const text = typeof params.text === "string" ? params.text : "";
-    const rendered = this.checkText(text, params.parse_mode);
-    if (!rendered.ok) {
-      this.fail(res, call, 400, rendered.error);
-      return;
-    }
+    const rendered = this.checkedText(params, res, call);
+    if (!rendered) return;
+    const { text } = rendered;
     const markup = checkMarkup(params.reply_markup);
     if (typeof markup === "string") {
       this.fail(res, call, 400, markup);
@@ -888,6 +882,19 @@ export class TelegramEmulator extends EventEmitter {
     record.answer = { text, show_alert: params.show_alert === true, at: Date.now() };
     this.ok(res, true);
     this.emit("answer", record);
+  }
+
+  /** The request's `text` checked as Bot API checks it; a failure is answered and gives undefined. */
+  private checkedText(
+    params: Record<string, unknown>,
+    res: http.ServerResponse,
+    call: CallRecord,
+  ): { text: string; plain: string } | undefined {
+    const text = typeof params.text === "string" ? params.text : "";
+    const rendered = this.checkText(text, params.parse_mode);
+    if (rendered.ok) return { text, plain: rendered.plain };
+    this.fail(res, call, 400, rendered.error);
+    return undefined;
   }
 
   private checkText(

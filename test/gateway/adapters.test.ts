@@ -1,19 +1,16 @@
 import { PassThrough } from "node:stream";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ConsoleAdapter } from "../../adapters/console/index.js";
 import { configuredPlatforms, createAdapters } from "../../adapters/index.js";
 import { parseConfig } from "../../src/config/config.js";
 import { createLogger, scrubText, silentLogger } from "../../src/core/logger.js";
 import type { InboundMessage } from "../../src/core/message.js";
 import { textReply } from "../../src/core/reply.js";
-import { gatewayDoc, makeHome, removeHome, startGateway, writeConfig } from "./helpers.js";
+import { freshHomeEachTest, gatewayDoc, startGateway, writeConfig } from "./helpers.js";
 
 let home: string;
-beforeEach(async () => {
-  home = await makeHome();
-});
-afterEach(async () => {
-  await removeHome(home);
+freshHomeEachTest((made) => {
+  home = made;
 });
 
 describe("createAdapters", () => {

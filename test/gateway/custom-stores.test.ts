@@ -5,10 +5,10 @@
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { RecentStrangerNotices } from "../../src/core/access.js";
 import type { CoordinationStores, HistoryEntry } from "../../src/core/stores.js";
-import { gatewayDoc, makeHome, removeHome, startGateway, writeConfig, writeSkill } from "./helpers.js";
+import { freshHomeEachTest, gatewayDoc, startGateway, writeConfig, writeSkill } from "./helpers.js";
 
 /** Stores kept in memory, counting what the gateway asks of them. */
 function memoryStores() {
@@ -69,11 +69,8 @@ function memoryStores() {
 }
 
 let home: string;
-beforeEach(async () => {
-  home = await makeHome();
-});
-afterEach(async () => {
-  await removeHome(home);
+freshHomeEachTest((made) => {
+  home = made;
 });
 
 describe("gateway stores option", () => {

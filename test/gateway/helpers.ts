@@ -1,6 +1,5 @@
 /** Fixtures for the gateway tests: temp homes with skills and config, a started gateway with mock adapters. */
 import { promises as fs } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import YAML from "yaml";
 import { createMockAdapter, type MockAdapter, type MockAdapterOptions } from "../../adapters/mock/index.js";
@@ -11,20 +10,20 @@ import type { Adapter } from "../../src/core/message.js";
 import type { CoordinationStores } from "../../src/core/stores.js";
 import type { Consolidator } from "../../src/curator/types.js";
 import { type ChatAgent, createGateway, type Gateway } from "../../src/gateway/gateway.js";
+import { madeForEachTest, makeTempHome, removeTempHome } from "../support/fresh-dir.js";
 
 export const DAY = 86_400_000;
 export const HOUR = 3_600_000;
 
-/** A fresh temp home with `skills/`. */
-export async function makeHome(): Promise<string> {
-  const home = await fs.mkdtemp(path.join(os.tmpdir(), "skillgate-gw-"));
-  await fs.mkdir(path.join(home, "skills"), { recursive: true });
-  return home;
-}
+/** A fresh temp home with an empty `skills/`. */
+export const makeHome = (): Promise<string> => makeTempHome("skillgate-gw-");
 
 /** Removes a temp home. */
-export async function removeHome(home: string): Promise<void> {
-  await fs.rm(home, { recursive: true, force: true });
+export const removeHome = removeTempHome;
+
+/** A fresh temp home for each test of the enclosing `describe` (or file), handed to `use`, removed after. */
+export function freshHomeEachTest(use: (home: string) => void): void {
+  madeForEachTest(makeHome, removeHome, use);
 }
 
 /** A skill to write. */

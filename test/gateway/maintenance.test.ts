@@ -1,6 +1,6 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createMockAdapter } from "../../adapters/mock/index.js";
 import { registry } from "../../commands/index.js";
 import type { CommandSpec } from "../../commands/types.js";
@@ -14,10 +14,9 @@ import { openLibrary } from "../../src/skills/library.js";
 import {
   Clock,
   DAY,
+  freshHomeEachTest,
   gatewayDoc,
   HOUR,
-  makeHome,
-  removeHome,
   startGateway,
   writeConfig,
   writeSkill,
@@ -27,11 +26,8 @@ import {
 let home: string;
 const T0 = Date.UTC(2026, 2, 1, 12);
 
-beforeEach(async () => {
-  home = await makeHome();
-});
-afterEach(async () => {
-  await removeHome(home);
+freshHomeEachTest((made) => {
+  home = made;
 });
 
 async function readState(): Promise<Record<string, unknown>> {

@@ -1,18 +1,15 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ActivityStore } from "../../src/gateway/activity.js";
 import { DEDUPE_TTL_MS, DedupeStore } from "../../src/gateway/dedupe.js";
 import { ChatQueues } from "../../src/gateway/queue.js";
 import { SessionStore } from "../../src/gateway/sessions.js";
-import { Clock, HOUR, makeHome, removeHome } from "./helpers.js";
+import { Clock, freshHomeEachTest, HOUR } from "./helpers.js";
 
 let home: string;
-beforeEach(async () => {
-  home = await makeHome();
-});
-afterEach(async () => {
-  await removeHome(home);
+freshHomeEachTest((made) => {
+  home = made;
 });
 
 describe("DedupeStore", () => {

@@ -3,24 +3,20 @@
  * coordination store (Redis, a real redis-server here) shared by the replicas, so a link used on one
  * replica is refused by the next — and a store that cannot be reached refuses rather than risk a reuse.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ConsoleAuth } from "../../src/gateway/console/auth.js";
-import { connectRedis, type RedisClient } from "../../src/gateway/coordination/redis.js";
+import type { RedisClient } from "../../src/gateway/coordination/redis.js";
 import { RedisDedupe } from "../../src/gateway/coordination/redis-stores.js";
-import { startRedis, type TestRedis } from "../support/redis.js";
+import type { TestRedis } from "../support/redis.js";
+import { redisForFile } from "../support/redis-for-file.js";
 
-let redis: TestRedis;
+let _redis: TestRedis;
 let one: RedisClient;
 let two: RedisClient;
-beforeAll(async () => {
-  redis = await startRedis();
-  one = await connectRedis(redis.url);
-  two = await connectRedis(redis.url);
-});
-afterAll(async () => {
-  one.destroy();
-  two.destroy();
-  await redis.dispose();
+redisForFile(2, (server, [first, second]) => {
+  _redis = server;
+  one = first as RedisClient;
+  two = second as RedisClient;
 });
 
 describe("console login links across replicas", () => {

@@ -5,19 +5,16 @@
  */
 import { spawnSync } from "node:child_process";
 import { promises as fs } from "node:fs";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { homePaths } from "../../src/config/home.js";
 import { english } from "../../src/core/i18n/messages.js";
 import { HOST_TAG } from "../../src/core/temp-files.js";
 import { mayNeedRecovery, recoverHome } from "../../src/curator/recovery.js";
-import { configWith, makeHome, removeHome, writeFiles } from "../safety/helpers.js";
+import { configWith, freshHomeEachTest, writeFiles } from "../safety/helpers.js";
 
 let home: string;
-beforeEach(async () => {
-  home = await makeHome();
-});
-afterEach(async () => {
-  await removeHome(home);
+freshHomeEachTest((made) => {
+  home = made;
 });
 
 /** The pid of a process that ran and exited (reaped): no process holds it now. */

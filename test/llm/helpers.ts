@@ -1,6 +1,5 @@
 /** Temp homes with skills, usage records and config for the LLM tests. */
 import { promises as fs } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { parseConfig, type SkillgateConfig } from "../../src/config/config.js";
 import { homePaths } from "../../src/config/home.js";
@@ -8,17 +7,17 @@ import { stableJson } from "../../src/core/fsutil.js";
 import { openLibrary } from "../../src/skills/library.js";
 import type { SkillLibrary } from "../../src/skills/types.js";
 import { emptyRecord, type UsageRecord } from "../../src/skills/usage.js";
+import { madeForEachTest, makeTempHome, removeTempHome } from "../support/fresh-dir.js";
 
-/** A temp home. */
-export async function makeHome(): Promise<string> {
-  const home = await fs.mkdtemp(path.join(os.tmpdir(), "skillgate-llm-"));
-  await fs.mkdir(path.join(home, "skills"), { recursive: true });
-  return home;
-}
+/** A fresh temp home with an empty `skills/`. */
+export const makeHome = (): Promise<string> => makeTempHome("skillgate-llm-");
 
 /** Removes a temp home. */
-export async function removeHome(home: string): Promise<void> {
-  await fs.rm(home, { recursive: true, force: true });
+export const removeHome = removeTempHome;
+
+/** A fresh temp home for each test of the enclosing `describe` (or file), handed to `use`, removed after. */
+export function freshHomeEachTest(use: (home: string) => void): void {
+  madeForEachTest(makeHome, removeHome, use);
 }
 
 /** SKILL.md text with a frontmatter name and description. */

@@ -1,7 +1,7 @@
 /** The safety-net commands through the shared runner: texts, confirmations, exit codes, JSON. */
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { chatPrefix, terminalContext } from "../../commands/context.js";
 import { safetyCommands } from "../../commands/curator-safety.js";
 import { parseAndRun } from "../../commands/runner.js";
@@ -12,14 +12,11 @@ import { replyToPlainText } from "../../src/core/reply.js";
 import { listEntries, withLedger } from "../../src/curator/ledger.js";
 import { listSnapshots } from "../../src/curator/snapshot.js";
 import type { SkillLibrary } from "../../src/skills/types.js";
-import { configWith, exists, makeHome, removeHome, writeFiles, writeSkill } from "./helpers.js";
+import { configWith, exists, freshHomeEachTest, writeFiles, writeSkill } from "./helpers.js";
 
 let home: string;
-beforeEach(async () => {
-  home = await makeHome();
-});
-afterEach(async () => {
-  await removeHome(home);
+freshHomeEachTest((made) => {
+  home = made;
 });
 
 const library = { invalidate: () => undefined } as unknown as SkillLibrary;

@@ -1,18 +1,15 @@
-import { mkdir, mkdtemp, rm, utimes, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { mkdir, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { purgeCandidates } from "../../src/curator/purge.js";
+import { freshDirEachTest } from "../support/fresh-dir.js";
 
 const DAY = 86_400_000;
 
 describe("purge ages archived copies by when they were archived", () => {
   let home: string;
-  beforeEach(async () => {
-    home = await mkdtemp(path.join(os.tmpdir(), "sg-purge-age-"));
-  });
-  afterEach(async () => {
-    await rm(home, { recursive: true, force: true });
+  freshDirEachTest("sg-purge-age-", (made) => {
+    home = made;
   });
 
   async function archived(rel: string, folderAgeDays: number): Promise<void> {

@@ -10,7 +10,7 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { acquireLock } from "../../src/core/fsutil.js";
 import { english } from "../../src/core/i18n/messages.js";
 import type { ProgressEvent } from "../../src/core/progress.js";
@@ -25,18 +25,15 @@ import { mayNeedRecovery, recoverHome } from "../../src/curator/recovery.js";
 import { runCurator } from "../../src/curator/run.js";
 import { listSnapshots } from "../../src/curator/snapshot.js";
 import { openLibrary } from "../../src/skills/library.js";
-import { configWith, exists, makeHome, removeHome, writeFiles, writeSkill } from "./helpers.js";
+import { configWith, exists, freshHomeEachTest, writeFiles, writeSkill } from "./helpers.js";
 
 const child = path.join(path.dirname(fileURLToPath(import.meta.url)), "crash-child.ts");
 let home: string;
 const skills = () => path.join(home, "skills");
 const config = configWith();
 
-beforeEach(async () => {
-  home = await makeHome();
-});
-afterEach(async () => {
-  await removeHome(home);
+freshHomeEachTest((made) => {
+  home = made;
 });
 
 /** Eight packages in two categories (each with a support file). */

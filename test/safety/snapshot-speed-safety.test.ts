@@ -9,9 +9,9 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
 import { t as tarList } from "tar";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createSnapshot } from "../../src/curator/snapshot.js";
-import { configWith, makeHome, removeHome, writeSkill } from "./helpers.js";
+import { configWith, freshHomeEachTest, writeSkill } from "./helpers.js";
 
 interface Member {
   path: string;
@@ -24,11 +24,8 @@ interface Member {
 }
 
 let home: string;
-beforeEach(async () => {
-  home = await makeHome();
-});
-afterEach(async () => {
-  await removeHome(home);
+freshHomeEachTest((made) => {
+  home = made;
 });
 
 /** Every member of an archive, parsed strictly (a bad checksum or a short body throws). */

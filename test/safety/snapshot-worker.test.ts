@@ -8,18 +8,15 @@ import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { t as tarList } from "tar";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { CuratorError } from "../../src/core/errors.js";
 import type { ProgressEvent } from "../../src/core/progress.js";
 import { beginSnapshot, createSnapshot, listSnapshots } from "../../src/curator/snapshot.js";
-import { configWith, exists, makeHome, removeHome, writeFiles, writeSkill } from "./helpers.js";
+import { configWith, exists, freshHomeEachTest, writeFiles, writeSkill } from "./helpers.js";
 
 let home: string;
-beforeEach(async () => {
-  home = await makeHome();
-});
-afterEach(async () => {
-  await removeHome(home);
+freshHomeEachTest((made) => {
+  home = made;
 });
 
 /** Every member of an archive with its type, size and mode. */

@@ -3,7 +3,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { t as tarList } from "tar";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ProgressEvent } from "../../src/core/progress.js";
 import { readJournal } from "../../src/curator/journal.js";
 import { recoverInterruptedRollback, rollbackToSnapshot } from "../../src/curator/rollback.js";
@@ -16,20 +16,16 @@ import {
 import {
   configWith,
   exists,
+  freshHomeEachTest,
   listTree,
-  makeHome,
-  removeHome,
   treeHash,
   writeFiles,
   writeSkill,
 } from "./helpers.js";
 
 let home: string;
-beforeEach(async () => {
-  home = await makeHome();
-});
-afterEach(async () => {
-  await removeHome(home);
+freshHomeEachTest((made) => {
+  home = made;
 });
 
 async function members(archive: string): Promise<string[]> {

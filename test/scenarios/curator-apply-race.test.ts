@@ -1,6 +1,6 @@
 import { existsSync, promises as fs } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { isoTimestamp } from "../../src/core/fsutil.js";
 import { RACY_MS } from "../../src/core/read-cache.js";
 import { type ApplyOptions, applyPlan } from "../../src/curator/apply.js";
@@ -9,10 +9,9 @@ import { UsageStore } from "../../src/skills/usage.js";
 import { libraryFor } from "../curator/harness.js";
 import {
   configWith,
-  makeHome,
+  freshHomeEachTest,
   readUsage,
   record,
-  removeHome,
   writeSkill,
   writeUsage,
 } from "../curator/helpers.js";
@@ -41,11 +40,8 @@ function archivePlan(names: string[]): CuratorPlan {
 
 describe("apply re-checks activity made after planning", () => {
   let home: string;
-  beforeEach(async () => {
-    home = await makeHome();
-  });
-  afterEach(async () => {
-    await removeHome(home);
+  freshHomeEachTest((made) => {
+    home = made;
   });
 
   /** Applies the plan to archive `names`, backups off, as the curator would after planning. */

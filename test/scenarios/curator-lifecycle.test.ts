@@ -5,7 +5,7 @@
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { terminalContext } from "../../commands/context.js";
 import { skillsCommands } from "../../commands/skills.js";
 import type { SkillgateConfig } from "../../src/config/config.js";
@@ -15,21 +15,17 @@ import { runCurator } from "../../src/curator/run.js";
 import { libraryFor, runCli } from "../curator/harness.js";
 import {
   configWith,
-  makeHome,
+  freshHomeEachTest,
   readUsage,
   record,
-  removeHome,
   writeSkill,
   writeUsage,
 } from "../curator/helpers.js";
 
 const NOW = new Date("2026-06-01T12:00:00Z");
 let home: string;
-beforeEach(async () => {
-  home = await makeHome();
-});
-afterEach(async () => {
-  await removeHome(home);
+freshHomeEachTest((made) => {
+  home = made;
 });
 
 function run(config: SkillgateConfig, dryRun = false) {

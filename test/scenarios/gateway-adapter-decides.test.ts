@@ -1,16 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { english } from "../../src/core/i18n/messages.js";
 import { readState } from "../../src/curator/state.js";
 import { NO_AGENT_REPLY } from "../../src/gateway/gateway.js";
-import { gatewayDoc, makeHome, removeHome, startGateway, writeConfig } from "../gateway/helpers.js";
+import { freshHomeEachTest, gatewayDoc, startGateway, writeConfig } from "../gateway/helpers.js";
 
 describe("the adapter decides what is a command", () => {
   let home: string;
-  beforeEach(async () => {
-    home = await makeHome();
-  });
-  afterEach(async () => {
-    await removeHome(home);
+  freshHomeEachTest((made) => {
+    home = made;
   });
 
   it("never runs text the platform delivered as not-a-command (e.g. `/curator@otherbot pause`)", async () => {

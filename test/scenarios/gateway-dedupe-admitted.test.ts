@@ -1,15 +1,12 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { gatewayDoc, makeHome, removeHome, startGateway, writeConfig } from "../gateway/helpers.js";
+import { describe, expect, it } from "vitest";
+import { freshHomeEachTest, gatewayDoc, startGateway, writeConfig } from "../gateway/helpers.js";
 
 describe("the dedupe store remembers admitted messages only", () => {
   let home: string;
-  beforeEach(async () => {
-    home = await makeHome();
-  });
-  afterEach(async () => {
-    await removeHome(home);
+  freshHomeEachTest((made) => {
+    home = made;
   });
 
   it("does not spend its bounded space on strangers' events", async () => {

@@ -1,17 +1,14 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createMockAdapter } from "../../adapters/mock/index.js";
 import { registry } from "../../commands/index.js";
 import type { CommandSpec } from "../../commands/types.js";
 import { textReply } from "../../src/core/reply.js";
-import { gatewayDoc, makeHome, removeHome, startGateway, writeConfig } from "../gateway/helpers.js";
+import { freshHomeEachTest, gatewayDoc, startGateway, writeConfig } from "../gateway/helpers.js";
 
 describe("shutdown", () => {
   let home: string;
-  beforeEach(async () => {
-    home = await makeHome();
-  });
-  afterEach(async () => {
-    await removeHome(home);
+  freshHomeEachTest((made) => {
+    home = made;
   });
 
   it("answers a message that arrives while an in-flight command drains (it was already acknowledged)", async () => {

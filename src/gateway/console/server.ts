@@ -67,14 +67,13 @@ import {
 } from "./data.js";
 import { ConsoleEvents } from "./events.js";
 import { renderMarkdown, splitFrontmatter } from "./markdown.js";
+import { messagePage, type PageContext } from "./page-frame.js";
 import {
   chartsPage,
   curatorPage,
   filePage,
   ledgerPage,
   libraryPage,
-  messagePage,
-  type PageContext,
   reportPage,
   skillPage,
   snapshotsPage,
