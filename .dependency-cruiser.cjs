@@ -6,7 +6,7 @@
  * Three packages are held to the folders that need them, so coordination and platform code cannot leak
  * into the core: the Redis client (`redis`) to src/gateway/coordination/, each platform SDK to its own
  * adapter, and `node:child_process` to the two places that start a process (a detached `curator run`
- * in commands/, the rollback's cleanup in src/curator/).
+ * in commands/, the background deleter of the rollback trash in src/curator/).
  * Run by `npm run check` and by test/layering.test.ts; each rule is named for the layer it guards.
  */
 const above = (...layers) => `^(${layers.join("|")})`;
@@ -130,7 +130,7 @@ module.exports = {
     ),
     onlyFrom(
       "child-process-only-where-a-process-starts",
-      "Starting processes is for a detached `curator run` (commands/) and the rollback's cleanup (src/curator/).",
+      "Starting processes is for a detached `curator run` (commands/) and the rollback trash's background deleter (src/curator/).",
       ["commands/", "src/curator/"],
       { path: "^(node:)?child_process$" },
     ),
