@@ -22,6 +22,18 @@ export const enSearch = {
     "🔄 The {name} skill changed since it was loaded in this chat; the agent now follows the new text.",
   "skill.changedVersion":
     "🔄 The {name} skill changed since it was loaded in this chat: version {from} → {to}; the agent now follows the new text.",
+  "skill.changedByCurator":
+    "🔄 The curator changed the {name} skill loaded in this chat; the agent now follows the new text.",
+  "skill.changedByCuratorVersion":
+    "🔄 The curator changed the {name} skill loaded in this chat: version {from} → {to}; the agent now follows the new text.",
+  "skill.changedByRestore":
+    "🔄 The {name} skill loaded in this chat was restored from the archive with other content; the agent now follows the restored text.",
+  "skill.changedByRestoreVersion":
+    "🔄 The {name} skill loaded in this chat was restored from the archive: version {from} → {to}; the agent now follows the restored text.",
+  "skill.changedByRollback":
+    "🔄 A rollback changed the {name} skill loaded in this chat; the agent now follows the new text.",
+  "skill.changedByRollbackVersion":
+    "🔄 A rollback changed the {name} skill loaded in this chat: version {from} → {to}; the agent now follows the new text.",
   "button.whatChanged": "What changed in {name}",
   "skill.noChangeRecorded":
     "No change of {name} was told in this chat; load it with {command} {name} to follow its versions.",

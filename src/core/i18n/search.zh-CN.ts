@@ -22,6 +22,16 @@ export const zhCNSearch = defineLocale<typeof enSearch>()({
   "skill.changed": "🔄 技能 {name} 在本聊天加载后已有改动；智能体现在按新内容执行。",
   "skill.changedVersion":
     "🔄 技能 {name} 在本聊天加载后已有改动：版本 {from} → {to}；智能体现在按新内容执行。",
+  "skill.changedByCurator": "🔄 管理器（Curator）改动了本聊天已加载的技能 {name}；智能体现在按新内容执行。",
+  "skill.changedByCuratorVersion":
+    "🔄 管理器（Curator）改动了本聊天已加载的技能 {name}：版本 {from} → {to}；智能体现在按新内容执行。",
+  "skill.changedByRestore":
+    "🔄 本聊天已加载的技能 {name} 已从归档恢复，内容与加载时不同；智能体现在按恢复的内容执行。",
+  "skill.changedByRestoreVersion":
+    "🔄 本聊天已加载的技能 {name} 已从归档恢复：版本 {from} → {to}；智能体现在按恢复的内容执行。",
+  "skill.changedByRollback": "🔄 回滚改动了本聊天已加载的技能 {name}；智能体现在按新内容执行。",
+  "skill.changedByRollbackVersion":
+    "🔄 回滚改动了本聊天已加载的技能 {name}：版本 {from} → {to}；智能体现在按新内容执行。",
   "button.whatChanged": "{name} 改了什么",
   "skill.noChangeRecorded": "本聊天没有收到过 {name} 的改动通知；用 {command} {name} 加载它即可跟踪其版本。",
   "cmd.summary.skillsChanges": "本聊天最近一次通知的已加载技能改动（SKILL.md 差异）",
