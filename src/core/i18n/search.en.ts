@@ -56,4 +56,21 @@ export const enSearch = {
   "console.search.none": "No skill here matches “{query}”.",
   "overlaps.hint":
     "Each pair is a candidate for the curator's consolidation pass (merge, or sharpen the descriptions).",
+  "summary.contentChanged": "Skills whose content changed:",
+  "summary.contentChangedVersion": "{name}: version {from} → {to}",
+  "console.versions.link": "Version history",
+  "console.versions.title": "Versions of {name}",
+  "console.versions.hint":
+    "Each SKILL.md text this skill had, from the audit log's saved copies; compare any two.",
+  "console.versions.none": "The audit log holds no change of this skill's SKILL.md.",
+  "console.versions.col.version": "version",
+  "console.versions.removed": "removed",
+  "console.versions.from": "From",
+  "console.versions.to": "to",
+  "console.versions.before": "the text before this change",
+  "console.versions.compare": "Compare",
+  "console.versions.diffHeading": "SKILL.md from {from} to {to}",
+  "console.versions.same": "These two versions have the same SKILL.md.",
+  "console.versions.option": "{when} · version {version}",
+  "console.versions.optionNoVersion": "{when}",
 } as const satisfies CatalogShape;
