@@ -73,4 +73,12 @@ export const enSearch = {
   "console.versions.same": "These two versions have the same SKILL.md.",
   "console.versions.option": "{when} · version {version}",
   "console.versions.optionNoVersion": "{when}",
+  "button.compareSkills": "Compare {a} and {b}",
+  "cmd.summary.skillsCompare": "two skills side by side: facts and the diff of their SKILL.md",
+  "compare.heading": "{a} and {b} side by side:",
+  "compare.tags": "tags",
+  "compare.related": "related skills",
+  "compare.version": "version",
+  "compare.diff": "Their SKILL.md, {a} (−) against {b} (+):",
+  "compare.noSkill": "No skill here is named {name}; {command} lists the overlapping pairs.",
 } as const satisfies CatalogShape;

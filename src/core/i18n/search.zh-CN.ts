@@ -68,4 +68,12 @@ export const zhCNSearch = defineLocale<typeof enSearch>()({
   "console.versions.same": "这两个版本的 SKILL.md 相同。",
   "console.versions.option": "{when} · 版本 {version}",
   "console.versions.optionNoVersion": "{when}",
+  "button.compareSkills": "比较 {a} 和 {b}",
+  "cmd.summary.skillsCompare": "并排比较两个技能：基本信息和 SKILL.md 差异",
+  "compare.heading": "{a} 与 {b} 并排比较：",
+  "compare.tags": "标签",
+  "compare.related": "相关技能",
+  "compare.version": "版本",
+  "compare.diff": "两者的 SKILL.md：{a}（−）对比 {b}（+）：",
+  "compare.noSkill": "这里没有名为 {name} 的技能；{command} 会列出相互重叠的技能对。",
 });
