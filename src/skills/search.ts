@@ -285,6 +285,8 @@ export class SkillSearchIndex {
   private count = 0;
   private syncedGeneration: number | undefined;
   private visibleCache: { key: string; config: unknown; names: Set<string> } | undefined;
+  /** Per-slot score sums of the query being scored, all zero between queries. */
+  private scratch = new Float64Array(0);
 
   constructor(private readonly library: SkillLibrary) {}
 
@@ -657,9 +659,12 @@ export class SkillSearchIndex {
   }
 
   /** Scores of every matching document slot. */
-  private score(query: string): Map<number, number> {
-    const scores = new Map<number, number>();
-    if (this.count === 0) return scores;
+  /**
+   * BM25F scores of the documents matching `query`, as `[slot, score]` pairs. Scores add up in a reused
+   * array indexed by slot (no map per query), and only the slots touched are visited afterwards.
+   */
+  private score(query: string): [slot: number, score: number][] {
+    if (this.count === 0) return [];
     const averages = this.totalLength.map((total) => Math.max(1, total / this.count));
     const wanted = new Map<string, number>();
     for (const word of tokenize(query)) {
@@ -668,32 +673,39 @@ export class SkillSearchIndex {
         for (const near of this.nearNameWords(word))
           wanted.set(near, Math.max(wanted.get(near) ?? 0, FUZZY_WEIGHT));
     }
+    if (this.scratch.length < this.docs.length) this.scratch = new Float64Array(this.docs.length * 2);
+    const scores = this.scratch;
+    const touched: number[] = [];
+    const width = FIELDS.length;
     for (const [word, weight] of wanted) {
       const postings = this.postings.get(word);
       if (!postings) continue;
       const used = postings.slots.length;
-      const idf = Math.log(1 + (this.count - used + 0.5) / (used + 0.5));
-      const width = FIELDS.length;
+      const idf = weight * Math.log(1 + (this.count - used + 0.5) / (used + 0.5));
+      const { slots, counts } = postings;
       for (let index = 0; index < used; index++) {
-        const slot = postings.slots[index] as number;
-        const doc = this.docs[slot] as Doc;
+        const slot = slots[index] as number;
+        const lengths = (this.docs[slot] as Doc).lengths;
         let tf = 0;
         for (let field = 0; field < width; field++) {
-          const count = postings.counts[index * width + field] as number;
+          const count = counts[index * width + field] as number;
           if (count === 0) continue;
           const b = FIELD_B[field] as number;
-          const norm = 1 - b + (b * (doc.lengths[field] as number)) / (averages[field] as number);
+          const norm = 1 - b + (b * (lengths[field] as number)) / (averages[field] as number);
           tf += ((FIELD_WEIGHTS[field] as number) * count) / norm;
         }
-        scores.set(slot, (scores.get(slot) ?? 0) + weight * idf * (tf / (K1 + tf)));
+        if (scores[slot] === 0) touched.push(slot);
+        scores[slot] = (scores[slot] as number) + idf * (tf / (K1 + tf));
       }
     }
     // A query that is a skill's whole name puts that skill first.
     const whole = plain(query);
-    if (whole !== "")
-      for (const [slot, score] of scores)
-        if (this.docs[slot]?.plainName === whole) scores.set(slot, score + 100);
-    return scores;
+    const hits: [number, number][] = touched.map((slot) => {
+      const score = scores[slot] as number;
+      scores[slot] = 0;
+      return [slot, whole !== "" && this.docs[slot]?.plainName === whole ? score + 100 : score];
+    });
+    return hits;
   }
 }
 
