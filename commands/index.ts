@@ -10,7 +10,7 @@ import { skillChangesCommand } from "./skill-versions.js";
 import { skillsCommands } from "./skills.js";
 import { skillsConfigCommands } from "./skills-config.js";
 import { skillsHubCommands } from "./skills-hub.js";
-import { skillsOverlapsCommand } from "./skills-overlaps.js";
+import { skillsCompareCommand, skillsOverlapsCommand } from "./skills-overlaps.js";
 import { skillsSearchCommand } from "./skills-search.js";
 import type { CommandSpec } from "./types.js";
 
@@ -22,6 +22,7 @@ export const registry: readonly CommandSpec[] = [
   ...skillsCommands,
   skillsSearchCommand,
   skillsOverlapsCommand,
+  skillsCompareCommand,
   skillChangesCommand,
   ...skillsConfigCommands,
   ...skillsHubCommands,

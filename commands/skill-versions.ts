@@ -12,9 +12,10 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { invocation, runAction } from "../src/core/actions.js";
 import { type Text, t } from "../src/core/i18n/messages.js";
+import { lineDiff } from "../src/core/line-diff.js";
 import { errorReply, type Reply, type ReplyBlock, reply } from "../src/core/reply.js";
-import type { LoadedSkillVersion } from "../src/core/stores.js";
-import type { SkillEntry } from "../src/skills/types.js";
+import type { ChatSessions, LoadedSkillVersion } from "../src/core/stores.js";
+import type { SkillEntry, SkillLibrary } from "../src/skills/types.js";
 import { withButtons } from "./buttons.js";
 import { type CommandContext, defineCommand } from "./types.js";
 
@@ -22,10 +23,6 @@ import { type CommandContext, defineCommand } from "./types.js";
 const MAX_FILES = 200;
 /** SKILL.md characters kept for the diff. */
 const KEPT_TEXT = 64_000;
-/** Lines of a diff shown at most. */
-const MAX_DIFF_LINES = 120;
-/** Unchanged lines kept around each change. */
-const CONTEXT_LINES = 2;
 
 /** SKILL.md then every other file under the skill's folder (no dot folders), relative paths sorted. */
 function skillFiles(entry: SkillEntry): string[] {
@@ -117,29 +114,45 @@ export async function recordLoadedVersions(ctx: CommandContext, entries: SkillEn
   await ctx.sessions.setSkillVersions(ctx.sessionKey, records);
 }
 
+/** What made a change told as it happened (a change noticed at the next message has none). */
+export type ChangeCause = "curator" | "restore" | "rollback";
+
 /** One told change of a loaded skill. */
 export interface SkillChange {
   name: string;
   from: string | null;
   to: string | null;
+  cause?: ChangeCause;
 }
 
 /**
  * Checks the skills loaded in this chat against their records; a changed one is recorded anew (its old
  * text kept as `previous`) and returned. Cheap when nothing moved: a `stat` per file.
  */
-export async function detectSkillChanges(ctx: CommandContext): Promise<SkillChange[]> {
-  const sessions = ctx.sessions;
-  const key = ctx.sessionKey;
-  if (!key || !sessions?.skillVersions || !sessions.setSkillVersions) return [];
+export function detectSkillChanges(ctx: CommandContext): Promise<SkillChange[]> {
+  if (!ctx.sessionKey || !ctx.sessions) return Promise.resolve([]);
+  return detectSessionChanges(ctx.sessions, ctx.sessionKey, ctx.library);
+}
+
+/**
+ * `detectSkillChanges` for any session key (the gateway tells chats of a change as it happens); `only`
+ * limits the check to these skill names.
+ */
+export async function detectSessionChanges(
+  sessions: ChatSessions,
+  key: string,
+  library: Pick<SkillLibrary, "find">,
+  only?: ReadonlySet<string>,
+): Promise<SkillChange[]> {
+  if (!sessions.skillVersions || !sessions.setSkillVersions) return [];
   const records = await sessions.skillVersions(key);
-  const names = Object.keys(records);
+  const names = Object.keys(records).filter((name) => !only || only.has(name));
   if (names.length === 0) return [];
   const changes: SkillChange[] = [];
   const updated: Record<string, LoadedSkillVersion> = {};
   for (const name of names) {
     const record = records[name] as LoadedSkillVersion;
-    const entry = await ctx.library.find(name);
+    const entry = await library.find(name);
     if (!entry) continue;
     if (stampOf(entry, skillFiles(entry)) === record.stamp) continue;
     const now = captureVersion(entry);
@@ -157,9 +170,24 @@ export async function detectSkillChanges(ctx: CommandContext): Promise<SkillChan
 
 /** The one-line notice of a change. */
 export function changeLine(change: SkillChange): Text {
-  return change.from !== null && change.to !== null && change.from !== change.to
-    ? t("skill.changedVersion", { name: change.name, from: change.from, to: change.to })
-    : t("skill.changed", { name: change.name });
+  const { name, from, to } = change;
+  const moved = from !== null && to !== null && from !== to;
+  switch (change.cause) {
+    case "curator":
+      return moved
+        ? t("skill.changedByCuratorVersion", { name, from, to })
+        : t("skill.changedByCurator", { name });
+    case "restore":
+      return moved
+        ? t("skill.changedByRestoreVersion", { name, from, to })
+        : t("skill.changedByRestore", { name });
+    case "rollback":
+      return moved
+        ? t("skill.changedByRollbackVersion", { name, from, to })
+        : t("skill.changedByRollback", { name });
+    default:
+      return moved ? t("skill.changedVersion", { name, from, to }) : t("skill.changed", { name });
+  }
 }
 
 /** Puts the notices of changed loaded skills (with their "What changed" buttons) before `answer`. */
@@ -177,65 +205,6 @@ export function withChangeNotices(answer: Reply, changes: SkillChange[]): Reply 
   );
   const noticed = { ...answer, blocks: [...blocks, ...answer.blocks] };
   return withButtons(noticed, [buttons]);
-}
-
-/** A line diff of two texts (longest common subsequence), unchanged runs shortened to their edges. */
-export function lineDiff(before: string, after: string): string[] {
-  const a = before.replace(/\r\n/g, "\n").split("\n");
-  const b = after.replace(/\r\n/g, "\n").split("\n");
-  // Common head and tail first: most edits touch a few lines.
-  let head = 0;
-  while (head < a.length && head < b.length && a[head] === b[head]) head++;
-  let tail = 0;
-  while (
-    tail < a.length - head &&
-    tail < b.length - head &&
-    a[a.length - 1 - tail] === b[b.length - 1 - tail]
-  )
-    tail++;
-  const midA = a.slice(head, a.length - tail);
-  const midB = b.slice(head, b.length - tail);
-  const lengths: Uint32Array[] = [];
-  for (let i = 0; i <= midA.length; i++) lengths.push(new Uint32Array(midB.length + 1));
-  for (let i = midA.length - 1; i >= 0; i--)
-    for (let j = midB.length - 1; j >= 0; j--)
-      (lengths[i] as Uint32Array)[j] =
-        midA[i] === midB[j]
-          ? ((lengths[i + 1] as Uint32Array)[j + 1] as number) + 1
-          : Math.max(
-              (lengths[i + 1] as Uint32Array)[j] as number,
-              (lengths[i] as Uint32Array)[j + 1] as number,
-            );
-  const lines: [mark: " " | "-" | "+", text: string][] = a.slice(0, head).map((line) => [" ", line]);
-  let i = 0;
-  let j = 0;
-  while (i < midA.length || j < midB.length) {
-    if (i < midA.length && j < midB.length && midA[i] === midB[j]) {
-      lines.push([" ", midA[i] as string]);
-      i++;
-      j++;
-    } else if (
-      j < midB.length &&
-      (i >= midA.length ||
-        ((lengths[i] as Uint32Array)[j + 1] as number) >= ((lengths[i + 1] as Uint32Array)[j] as number))
-    ) {
-      lines.push(["+", midB[j] as string]);
-      j++;
-    } else {
-      lines.push(["-", midA[i] as string]);
-      i++;
-    }
-  }
-  for (const line of a.slice(a.length - tail)) lines.push([" ", line]);
-  const near = lines.map((_, index) =>
-    lines.slice(Math.max(0, index - CONTEXT_LINES), index + CONTEXT_LINES + 1).some(([mark]) => mark !== " "),
-  );
-  const shown: string[] = [];
-  lines.forEach(([mark, text], index) => {
-    if (near[index]) shown.push(`${mark} ${text}`);
-    else if (shown[shown.length - 1] !== "…") shown.push("…");
-  });
-  return shown.length > MAX_DIFF_LINES ? [...shown.slice(0, MAX_DIFF_LINES), "…"] : shown;
 }
 
 async function showChanges(ctx: CommandContext, name: string): Promise<Reply> {

@@ -49,6 +49,8 @@ export interface ChatSessions {
   skillVersions?(sessionKey: string): Promise<Record<string, LoadedSkillVersion>>;
   /** Records (replaces) the version records of the named skills in this session. */
   setSkillVersions?(sessionKey: string, records: Record<string, LoadedSkillVersion>): Promise<void>;
+  /** The keys of the sessions that hold version records (the chats to tell of a change as it happens). */
+  sessionsWithSkillVersions?(): Promise<string[]>;
   /**
    * The language a chat chose with `/language` (`platform:chat`), if it chose one; every reply and post
    * in that chat uses it.

@@ -30,6 +30,7 @@ import type { LeaseTimings } from "./coordination/lease.js";
 import { ReplyDelivery } from "./delivery.js";
 import type { HealthServer } from "./health.js";
 import { connectAdapters, disconnectAdapters, drainWork } from "./lifecycle.js";
+import { type ChatTarget, LoadedSkillNotices } from "./loaded-skill-notices.js";
 import { readerLocale } from "./locale.js";
 import { MaintenanceTicker, type TickOutcome } from "./maintenance.js";
 import { CommandMenus } from "./menus.js";
@@ -91,6 +92,8 @@ export interface GatewayOptions {
    * not answer (`/healthz` says so, intake answers 503) and contends once it does.
    */
   waitForRedis?: boolean;
+  /** How often the audit log is looked at for changes to tell chats of (ms); default 5 s. */
+  loadedSkillPollMs?: number;
 }
 
 /** Options of `Gateway.stop`. */
@@ -138,6 +141,8 @@ class GatewayImpl implements Gateway {
   private access: AccessGate | undefined;
   private readonly queues: ChatQueues;
   private readonly maintenance: MaintenanceTicker;
+  /** Chats told of changes to the skills they loaded as they happen. */
+  private readonly skillNotices: LoadedSkillNotices;
   /** What `/metrics` serves beside `/healthz`. */
   private readonly metrics = new GatewayMetrics({
     coordination: () => this.coordination?.health(),
@@ -255,11 +260,22 @@ class GatewayImpl implements Gateway {
       // Before start() opened the activity store nothing has run yet: not idle at all.
       idleSeconds: async () => (this.stores ? this.stores.activity.idleSeconds() : 0),
       post: (reply) => this.postHome(reply),
-      changed: () => this.syncCommandCatalogs(),
+      changed: async () => {
+        void this.skillNotices.check();
+        await this.syncCommandCatalogs();
+      },
       ran: (result) => this.metrics.curatorRun(result),
       consolidator: options.consolidator,
       runLock: this.runLock,
       signal: this.stopController.signal,
+    });
+    this.skillNotices = new LoadedSkillNotices({
+      home: options.home,
+      library: this.library,
+      sessions: () => this.stores?.sessions,
+      leading: () => this.coordination?.leading() ?? true,
+      post: (target, reply) => this.postTo(target, reply),
+      logger: this.logger,
     });
   }
 
@@ -466,6 +482,7 @@ class GatewayImpl implements Gateway {
   private startMaintenance(): void {
     const { checkMinutes, firstCheckSeconds } = this.options.config.gateway.maintenance;
     this.maintenance.start(checkMinutes * 60_000, firstCheckSeconds * 1000);
+    void this.skillNotices.start(this.options.loadedSkillPollMs);
   }
 
   /**
@@ -555,6 +572,7 @@ class GatewayImpl implements Gateway {
   private async shutdown(finishWork: boolean): Promise<void> {
     this.state = "stopping";
     this.maintenance.stop();
+    this.skillNotices.stop();
     // A curator run (the tick's or a chat command's) stops at its next safe point and records what it did.
     if (!finishWork) this.stopController.abort();
     const waitMs = finishWork
@@ -747,6 +765,7 @@ class GatewayImpl implements Gateway {
     }
     await settle();
     this.stores?.activity.touch();
+    if (mutated) void this.skillNotices.check();
     if (mutated || this.menus.configChanged()) await this.syncCommandCatalogs();
   }
 
@@ -758,15 +777,19 @@ class GatewayImpl implements Gateway {
   private async postHome(reply: Reply): Promise<boolean> {
     const home = this.options.config.gateway.homeChannel;
     if (!home) return false;
-    const [platform, chatId, threadId] = home.split(":");
+    const [platform = "", chatId = "", threadId] = home.split(":");
+    if (await this.postTo({ platform, chatId, threadId }, reply)) return true;
+    this.logger.warn(
+      { homeChannel: home },
+      "gateway: the home channel's platform is not running; summary not posted",
+    );
+    return false;
+  }
+
+  /** Posts `reply` to a chat in its language; false when the chat's platform is not running here. */
+  private async postTo({ platform, chatId, threadId }: ChatTarget, reply: Reply): Promise<boolean> {
     const adapter = this.options.adapters.find((candidate) => candidate.platform === platform);
-    if (!adapter || !chatId) {
-      this.logger.warn(
-        { homeChannel: home },
-        "gateway: the home channel's platform is not running; summary not posted",
-      );
-      return false;
-    }
+    if (!adapter || !chatId) return false;
     await this.delivery.deliver(
       adapter,
       { chatId, threadId },

@@ -2,8 +2,8 @@
  * The maintenance tick. About 90 seconds after the gateway starts, then every
  * `gateway.maintenance.check_minutes`, it asks the curator whether a run is due, passing the idle time
  * measured from the later of the process start and the last chat activity; it never starts while a chat
- * command is being handled. After a run that changed anything, the summary with the rename map is
- * posted to the home chat; no-op runs and the first-run seeding post nothing. The clock is injectable.
+ * command is being handled. After a run that changed anything, the summary with the rename map and the
+ * skills whose content changed is posted to the home chat; no-op runs and the first-run seeding post nothing. The clock is injectable.
  */
 import type { SkillgateConfig } from "../config/config.js";
 import { CuratorError } from "../core/errors.js";
@@ -17,6 +17,7 @@ import { mayNeedRecovery, recoverHome } from "../curator/recovery.js";
 import { summaryReply } from "../curator/report.js";
 import { maybeRunCurator } from "../curator/run.js";
 import type { Consolidator, CuratorRunResult } from "../curator/types.js";
+import { curatorContentChanges, withContentChanges } from "../curator/versions.js";
 import type { SkillLibrary } from "../skills/types.js";
 
 /** What one tick did. */
@@ -167,7 +168,9 @@ export class MaintenanceTicker {
       .catch((error) => options.logger.warn({ err: error }, "maintenance: refreshing command menus failed"));
     let posted = false;
     try {
-      posted = await options.post(summaryReply(result, chatSpelling));
+      // The skills whose content the run changed, from its audit-log lines (chats that loaded one are told).
+      const changes = await curatorContentChanges(options.home, result.startedAt).catch(() => []);
+      posted = await options.post(withContentChanges(summaryReply(result, chatSpelling), changes));
     } catch (error) {
       options.logger.error(
         { err: error },

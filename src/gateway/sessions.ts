@@ -103,6 +103,13 @@ export class SessionStore implements ChatSessions {
     return structuredClone(this.sessions.get(sessionKey)?.skill_versions ?? {});
   }
 
+  /** The keys of the sessions that hold version records. */
+  async sessionsWithSkillVersions(): Promise<string[]> {
+    return [...this.sessions]
+      .filter(([, record]) => Object.keys(record.skill_versions ?? {}).length > 0)
+      .map(([key]) => key);
+  }
+
   /** Records (replaces) the version records of the named skills in this session. */
   async setSkillVersions(sessionKey: string, records: Record<string, LoadedSkillVersion>): Promise<void> {
     const record = this.record(sessionKey);

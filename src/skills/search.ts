@@ -285,6 +285,15 @@ export class SkillSearchIndex {
   private count = 0;
   private syncedGeneration: number | undefined;
   private visibleCache: { key: string; config: unknown; names: Set<string> } | undefined;
+  /**
+   * False while the documents were added without postings (a process's first sync); `ensureInverted`
+   * builds them when a second search or an overlap pass needs them.
+   */
+  private inverted = true;
+  /** Searches answered by this index. */
+  private searches = 0;
+  /** Per-slot score sums of the query being scored, all zero between queries. */
+  private scratch = new Float64Array(0);
 
   constructor(private readonly library: SkillLibrary) {}
 
@@ -302,7 +311,9 @@ export class SkillSearchIndex {
     const generation = this.library.generation?.();
     if (generation !== undefined && generation === this.syncedGeneration) return;
     const entries = this.library.records ? await this.library.records() : await this.library.all();
-    const stored = this.syncedGeneration === undefined && this.count === 0 ? this.load() : undefined;
+    const first = this.syncedGeneration === undefined && this.count === 0;
+    const stored = first ? this.load() : undefined;
+    if (first) this.inverted = false;
     // Saved with the scan index still on disk: the stored documents are current, no stat needed.
     const trusted =
       stored !== undefined && stored.scanId !== "" && stored.scanId === scanIndexId(this.library.home);
@@ -432,6 +443,13 @@ export class SkillSearchIndex {
     this.count += 1;
     for (let field = 0; field < width; field++)
       this.totalLength[field] = (this.totalLength[field] as number) + (lengths[field] as number);
+    if (this.inverted) this.invert(slot);
+  }
+
+  /** Adds the document in `slot` to the postings and the typo lookup. */
+  private invert(slot: number): void {
+    const { words, counts } = this.docs[slot] as Doc;
+    const width = FIELDS.length;
     words.forEach((word, index) => {
       let postings = this.postings.get(word);
       if (!postings) {
@@ -445,22 +463,50 @@ export class SkillSearchIndex {
     });
   }
 
+  /**
+   * Builds the postings of every document, when the index was filled without them (a fresh process's
+   * first sync: its one search scans the documents instead, which costs less than building them).
+   */
+  private ensureInverted(): void {
+    if (this.inverted) return;
+    this.inverted = true;
+    this.docs.forEach((doc, slot) => {
+      if (doc) this.invert(slot);
+    });
+  }
+
+  /** The postings of `word`: from the inverted index, or collected by a scan of the documents. */
+  private postingsOf(word: string): Postings | undefined {
+    if (this.inverted) return this.postings.get(word);
+    const width = FIELDS.length;
+    const found: Postings = { slots: [], counts: [] };
+    this.docs.forEach((doc, slot) => {
+      const index = doc ? doc.words.indexOf(word) : -1;
+      if (!doc || index < 0) return;
+      found.slots.push(slot);
+      for (let field = 0; field < width; field++)
+        found.counts.push(doc.counts[index * width + field] as number);
+    });
+    return found.slots.length > 0 ? found : undefined;
+  }
+
   private remove(slot: number): void {
     const doc = this.docs[slot];
     if (!doc) return;
     const width = FIELDS.length;
-    doc.words.forEach((word, index) => {
-      const postings = this.postings.get(word);
-      if (postings) {
-        const at = postings.slots.indexOf(slot);
-        if (at >= 0) {
-          postings.slots.splice(at, 1);
-          postings.counts.splice(at * width, width);
+    if (this.inverted)
+      doc.words.forEach((word, index) => {
+        const postings = this.postings.get(word);
+        if (postings) {
+          const at = postings.slots.indexOf(slot);
+          if (at >= 0) {
+            postings.slots.splice(at, 1);
+            postings.counts.splice(at * width, width);
+          }
+          if (postings.slots.length === 0) this.postings.delete(word);
         }
-        if (postings.slots.length === 0) this.postings.delete(word);
-      }
-      if ((doc.counts[index * width] as number) > 0) this.removeNameWord(word);
-    });
+        if ((doc.counts[index * width] as number) > 0) this.removeNameWord(word);
+      });
     for (let field = 0; field < width; field++)
       this.totalLength[field] = (this.totalLength[field] as number) - (doc.lengths[field] as number);
     this.slotOf.delete(doc.entry.skillFile);
@@ -497,6 +543,19 @@ export class SkillSearchIndex {
   private nearNameWords(word: string): string[] {
     if (word.length < 4 || HAN.test(word)) return [];
     const max = word.length >= 7 ? 2 : 1;
+    if (!this.inverted) {
+      // No trigram lookup yet: every name word is tried once.
+      const tried = new Set<string>();
+      const near: string[] = [];
+      const width = FIELDS.length;
+      for (const doc of this.docs)
+        doc?.words.forEach((candidate, index) => {
+          if ((doc.counts[index * width] as number) === 0 || tried.has(candidate)) return;
+          tried.add(candidate);
+          if (!HAN.test(candidate) && editDistance(word, candidate, max) <= max) near.push(candidate);
+        });
+      return near;
+    }
     const shared = new Map<string, number>();
     for (const gram of trigrams(word))
       for (const candidate of this.nameGrams.get(gram) ?? [])
@@ -516,7 +575,7 @@ export class SkillSearchIndex {
    */
   private async visibleNames(platform: string | null): Promise<Set<string>> {
     const config = (this.library as { currentConfig?: () => unknown }).currentConfig?.();
-    const key = `${this.syncedGeneration}\u0000${platform}`;
+    const key = `${this.library.generation?.()}\u0000${platform}`;
     const cached = this.visibleCache;
     if (cached && config !== undefined && cached.key === key && cached.config === config) return cached.names;
     const names = new Set((await this.library.visible(platform)).map((entry) => entry.name));
@@ -526,9 +585,13 @@ export class SkillSearchIndex {
 
   /** The skills best matching `query`, best first, among those visible on `options.platform`. */
   async search(query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
-    await this.sync();
-    const limit = Math.max(1, options.limit ?? 10);
+    // The visible names first: the library's scan they need is the one the sync then reads, instead of
+    // a second one when the sync took longer than the library trusts an unwatched scan.
     const visible = await this.visibleNames(options.platform ?? null);
+    await this.sync();
+    // A process's first search scans the documents; one that searches again builds the postings.
+    if (this.searches++ > 0) this.ensureInverted();
+    const limit = Math.max(1, options.limit ?? 10);
     const ranked: [slot: number, score: number][] = [];
     for (const hit of this.score(query)) {
       const doc = this.docs[hit[0]];
@@ -562,6 +625,7 @@ export class SkillSearchIndex {
    */
   async overlaps(options: OverlapOptions = {}): Promise<OverlapPair[]> {
     await this.sync();
+    this.ensureInverted();
     const visible = await this.visibleNames(options.platform ?? null);
     const minScore = options.minScore ?? OVERLAP_MIN_SCORE;
     const width = FIELDS.length;
@@ -657,43 +721,55 @@ export class SkillSearchIndex {
   }
 
   /** Scores of every matching document slot. */
-  private score(query: string): Map<number, number> {
-    const scores = new Map<number, number>();
-    if (this.count === 0) return scores;
+  /**
+   * BM25F scores of the documents matching `query`, as `[slot, score]` pairs. Scores add up in a reused
+   * array indexed by slot (no map per query), and only the slots touched are visited afterwards.
+   */
+  private score(query: string): [slot: number, score: number][] {
+    if (this.count === 0) return [];
     const averages = this.totalLength.map((total) => Math.max(1, total / this.count));
     const wanted = new Map<string, number>();
+    const postingsOf = new Map<string, Postings | undefined>();
     for (const word of tokenize(query)) {
-      if (this.postings.has(word)) wanted.set(word, Math.max(wanted.get(word) ?? 0, 1));
+      if (!postingsOf.has(word)) postingsOf.set(word, this.postingsOf(word));
+      if (postingsOf.get(word)) wanted.set(word, Math.max(wanted.get(word) ?? 0, 1));
       else
         for (const near of this.nearNameWords(word))
           wanted.set(near, Math.max(wanted.get(near) ?? 0, FUZZY_WEIGHT));
     }
+    if (this.scratch.length < this.docs.length) this.scratch = new Float64Array(this.docs.length * 2);
+    const scores = this.scratch;
+    const touched: number[] = [];
+    const width = FIELDS.length;
     for (const [word, weight] of wanted) {
-      const postings = this.postings.get(word);
+      const postings = postingsOf.has(word) ? postingsOf.get(word) : this.postingsOf(word);
       if (!postings) continue;
       const used = postings.slots.length;
-      const idf = Math.log(1 + (this.count - used + 0.5) / (used + 0.5));
-      const width = FIELDS.length;
+      const idf = weight * Math.log(1 + (this.count - used + 0.5) / (used + 0.5));
+      const { slots, counts } = postings;
       for (let index = 0; index < used; index++) {
-        const slot = postings.slots[index] as number;
-        const doc = this.docs[slot] as Doc;
+        const slot = slots[index] as number;
+        const lengths = (this.docs[slot] as Doc).lengths;
         let tf = 0;
         for (let field = 0; field < width; field++) {
-          const count = postings.counts[index * width + field] as number;
+          const count = counts[index * width + field] as number;
           if (count === 0) continue;
           const b = FIELD_B[field] as number;
-          const norm = 1 - b + (b * (doc.lengths[field] as number)) / (averages[field] as number);
+          const norm = 1 - b + (b * (lengths[field] as number)) / (averages[field] as number);
           tf += ((FIELD_WEIGHTS[field] as number) * count) / norm;
         }
-        scores.set(slot, (scores.get(slot) ?? 0) + weight * idf * (tf / (K1 + tf)));
+        if (scores[slot] === 0) touched.push(slot);
+        scores[slot] = (scores[slot] as number) + idf * (tf / (K1 + tf));
       }
     }
     // A query that is a skill's whole name puts that skill first.
     const whole = plain(query);
-    if (whole !== "")
-      for (const [slot, score] of scores)
-        if (this.docs[slot]?.plainName === whole) scores.set(slot, score + 100);
-    return scores;
+    const hits: [number, number][] = touched.map((slot) => {
+      const score = scores[slot] as number;
+      scores[slot] = 0;
+      return [slot, whole !== "" && this.docs[slot]?.plainName === whole ? score + 100 : score];
+    });
+    return hits;
   }
 }
 

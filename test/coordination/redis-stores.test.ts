@@ -140,6 +140,17 @@ describe("the Redis coordination stores", () => {
     expect(await b?.sessions.skillVersions?.("telegram:1")).toEqual({});
   });
 
+  it("either replica lists the sessions holding version records (threads included), and not a cleared one", async () => {
+    const [a, b] = pair();
+    const record = { version: null, digest: "d1", stamp: "SKILL.md:1:2", text: "# pdf\n" };
+    await a?.sessions.setSkillVersions?.("telegram:1", { pdf: record });
+    await a?.sessions.setSkillVersions?.("discord:2:77", { pdf: record });
+    await a?.sessions.addLoadedSkills("feishu:3", ["pdf"]);
+    expect((await b?.sessions.sessionsWithSkillVersions?.())?.sort()).toEqual(["discord:2:77", "telegram:1"]);
+    await b?.sessions.clearLoadedSkills("telegram:1");
+    expect(await a?.sessions.sessionsWithSkillVersions?.()).toEqual(["discord:2:77"]);
+  });
+
   it("a chat's /language choice set on one replica is read by the other, and auto forgets it", async () => {
     const [a, b] = pair();
     expect(await b?.sessions.chatLanguage("telegram:-100")).toBeUndefined();

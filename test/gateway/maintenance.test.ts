@@ -7,6 +7,7 @@ import type { CommandSpec } from "../../commands/types.js";
 import { parseConfig } from "../../src/config/config.js";
 import { silentLogger } from "../../src/core/logger.js";
 import { textReply } from "../../src/core/reply.js";
+import { createManageSession, recordView, skillManage } from "../../src/curator/manage.js";
 import type { ConsolidationOutcome, Consolidator } from "../../src/curator/types.js";
 import { createGateway } from "../../src/gateway/gateway.js";
 import { FIRST_CHECK_DELAY_MS, MaintenanceTicker } from "../../src/gateway/maintenance.js";
@@ -138,6 +139,51 @@ describe("maintenance tick", () => {
     expect(text).toContain("docx-extraction → document-tools");
     expect(text).toContain("old-notes — pruned (stale)");
     expect(text).toContain("keep an umbrella stable: `/curator pin document-tools`");
+    await gateway.stop();
+  });
+
+  it("the home chat's summary lists the skills whose content the consolidation changed, old → new version", async () => {
+    const config = await dueHome(T0, { curator: { consolidate: true } });
+    await writeSkill(home, { name: "document-tools", frontmatter: { version: "1.0.0" } });
+    await writeSkill(home, { name: "pdf-notes" });
+    await writeUsage(home, T0, { "old-notes": 120, "fresh-notes": 1, "document-tools": 2, "pdf-notes": 2 });
+    const fake: Consolidator = async (input) => {
+      if (!input.dryRun) {
+        const session = createManageSession({ origin: "background_review" });
+        const ctx = { home, config: input.config, library: input.library, session };
+        for (const [name, old_string, new_string] of [
+          ["document-tools", "version: 1.0.0", "version: 1.1.0"],
+          ["pdf-notes", "Body of pdf-notes.", "Body of pdf-notes, sharper."],
+        ] as const) {
+          recordView(session, name);
+          expect(await skillManage(ctx, { action: "patch", name, old_string, new_string })).toMatchObject({
+            success: true,
+          });
+        }
+      }
+      return {
+        consolidated: [],
+        pruned: [],
+        added: [],
+        toolCalls: [],
+        model: "fake",
+        provider: "test",
+        final: "patched",
+        summary: "2 patched",
+        error: null,
+        cronRewrites: null,
+      };
+    };
+    const clock = new Clock(T0);
+    const { gateway, mock } = await startGateway({ home, config, now: clock.now, consolidator: fake });
+    clock.advance(3 * HOUR);
+    expect(await gateway.runMaintenanceTick()).toMatchObject({ ran: true, posted: true });
+    const text = homePosts(mock)[0]?.text ?? "";
+    expect(text).toContain("Skills whose content changed:");
+    expect(text).toContain("document-tools: version 1.0.0 → 1.1.0");
+    expect(text).toMatch(/pdf-notes\s*$/m);
+    // Archived skills are not content changes.
+    expect(text.slice(text.indexOf("Skills whose content changed:"))).not.toContain("old-notes");
     await gateway.stop();
   });
 

@@ -28,3 +28,18 @@ it("finds the labelled skill in the first three hits for at least 90% of the que
   expect(recallAt3).toBeGreaterThanOrEqual(0.9);
   expect(mrr).toBeGreaterThan(0.8);
 }, 120_000);
+
+it("a process's first search, which scans the stored documents, ranks exactly as the postings do", async () => {
+  const config = loadConfig(`${env.home}/config.yaml`);
+  const warmLibrary = openLibrary(env.home, config, { watch: false });
+  const warm = new SkillSearchIndex(warmLibrary);
+  await warm.search("warm up");
+  for (const { query } of labelledQueries) {
+    // Each fresh index starts from the persistent one and answers its one search without postings.
+    const library = openLibrary(env.home, config, { watch: false });
+    const fresh = await new SkillSearchIndex(library).search(query, { limit: 10 });
+    library.close?.();
+    expect({ query, hits: fresh }).toEqual({ query, hits: await warm.search(query, { limit: 10 }) });
+  }
+  warmLibrary.close?.();
+}, 120_000);

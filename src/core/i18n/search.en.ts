@@ -22,6 +22,18 @@ export const enSearch = {
     "🔄 The {name} skill changed since it was loaded in this chat; the agent now follows the new text.",
   "skill.changedVersion":
     "🔄 The {name} skill changed since it was loaded in this chat: version {from} → {to}; the agent now follows the new text.",
+  "skill.changedByCurator":
+    "🔄 The curator changed the {name} skill loaded in this chat; the agent now follows the new text.",
+  "skill.changedByCuratorVersion":
+    "🔄 The curator changed the {name} skill loaded in this chat: version {from} → {to}; the agent now follows the new text.",
+  "skill.changedByRestore":
+    "🔄 The {name} skill loaded in this chat was restored from the archive with other content; the agent now follows the restored text.",
+  "skill.changedByRestoreVersion":
+    "🔄 The {name} skill loaded in this chat was restored from the archive: version {from} → {to}; the agent now follows the restored text.",
+  "skill.changedByRollback":
+    "🔄 A rollback changed the {name} skill loaded in this chat; the agent now follows the new text.",
+  "skill.changedByRollbackVersion":
+    "🔄 A rollback changed the {name} skill loaded in this chat: version {from} → {to}; the agent now follows the new text.",
   "button.whatChanged": "What changed in {name}",
   "skill.noChangeRecorded":
     "No change of {name} was told in this chat; load it with {command} {name} to follow its versions.",
@@ -44,4 +56,29 @@ export const enSearch = {
   "console.search.none": "No skill here matches “{query}”.",
   "overlaps.hint":
     "Each pair is a candidate for the curator's consolidation pass (merge, or sharpen the descriptions).",
+  "summary.contentChanged": "Skills whose content changed:",
+  "summary.contentChangedVersion": "{name}: version {from} → {to}",
+  "console.versions.link": "Version history",
+  "console.versions.title": "Versions of {name}",
+  "console.versions.hint":
+    "Each SKILL.md text this skill had, from the audit log's saved copies; compare any two.",
+  "console.versions.none": "The audit log holds no change of this skill's SKILL.md.",
+  "console.versions.col.version": "version",
+  "console.versions.removed": "removed",
+  "console.versions.from": "From",
+  "console.versions.to": "to",
+  "console.versions.before": "the text before this change",
+  "console.versions.compare": "Compare",
+  "console.versions.diffHeading": "SKILL.md from {from} to {to}",
+  "console.versions.same": "These two versions have the same SKILL.md.",
+  "console.versions.option": "{when} · version {version}",
+  "console.versions.optionNoVersion": "{when}",
+  "button.compareSkills": "Compare {a} and {b}",
+  "cmd.summary.skillsCompare": "two skills side by side: facts and the diff of their SKILL.md",
+  "compare.heading": "{a} and {b} side by side:",
+  "compare.tags": "tags",
+  "compare.related": "related skills",
+  "compare.version": "version",
+  "compare.diff": "Their SKILL.md, {a} (−) against {b} (+):",
+  "compare.noSkill": "No skill here is named {name}; {command} lists the overlapping pairs.",
 } as const satisfies CatalogShape;

@@ -240,6 +240,7 @@ ${view.bodyHtml !== null ? html`<article class="markdown" id="skill-body" transl
 ${view.linkedFiles.length ? html`<h2>${col("console.skill.linkedFiles")}</h2><ul class="files" translate="no">${view.linkedFiles.map((file) => html`<li><a href="/skill/${encodeURIComponent(row.name)}/file?path=${encodeURIComponent(file)}">${file}</a></li>`)}</ul>` : ""}
 ${archived?.files.length ? html`<h2>${col("console.skill.archivedFiles")}</h2><ul class="files" id="archived-files">${archived.files.map((file) => html`<li><code translate="no">${file}</code></li>`)}${archived.moreFiles ? html`<li class="muted">${tr(ctx, "console.skill.moreFiles", { count: archived.moreFiles })}</li>` : ""}</ul>` : ""}
 <h2>${col("console.skill.history")}</h2>
+<p><a id="skill-versions" href="/skill/${encodeURIComponent(row.name)}/versions">${col("console.versions.link")}</a></p>
 ${ledgerTable(ctx, view.history, true)}`;
   return layout("library", row.name, ctx, body);
 }

@@ -35,6 +35,7 @@ import { displayTimeZone } from "../../core/i18n/dates.js";
 import { browserLocale, LANGUAGE_COOKIE, LOCALES, type Locale } from "../../core/i18n/locale.js";
 import { english, type MessageKey, resolveText, t } from "../../core/i18n/messages.js";
 import { type Logger, scrubText, silentLogger } from "../../core/logger.js";
+import { skillText, skillVersions } from "../../curator/versions.js";
 import { findOverlaps, searchSkills } from "../../skills/search.js";
 import type { SkillLibrary } from "../../skills/types.js";
 import { OutboundScrubber } from "../scrub.js";
@@ -79,6 +80,7 @@ import {
   snapshotsPage,
 } from "./pages.js";
 import { overlapsPage, searchPage } from "./search-pages.js";
+import { comparedVersions, fromDigest, versionsPage } from "./version-pages.js";
 
 /** Largest request body accepted. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -446,6 +448,17 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     return c.html(
       skillPage(page(c), { row, frontmatter, bodyHtml, linkedFiles, warnings, history, archived }),
     );
+  });
+
+  app.get("/skill/:name/versions", async (c) => {
+    const name = c.req.param("name");
+    const versions = await skillVersions(options.home, name);
+    const { from, to } = comparedVersions(versions, c.req.query("from"), c.req.query("to"));
+    const [fromText, toText] = await Promise.all([
+      skillText(options.home, fromDigest(from, to)),
+      skillText(options.home, to?.digest ?? null),
+    ]);
+    return c.html(versionsPage(page(c), { name, versions, from, to, fromText, toText }));
   });
 
   app.get("/skill/:name/file", async (c) => {

@@ -217,6 +217,15 @@ export class RedisSessions implements ChatSessions {
       .exec();
   }
 
+  /** The keys of the sessions that hold version records, found by a SCAN (run only when a change happens). */
+  async sessionsWithSkillVersions(): Promise<string[]> {
+    const head = `${this.prefix}session:`;
+    const keys: string[] = [];
+    for await (const batch of this.redis.scanIterator({ MATCH: `${head}*:versions`, COUNT: 500 }))
+      for (const key of batch) keys.push(key.slice(head.length, -":versions".length));
+    return [...new Set(keys)];
+  }
+
   async history(sessionKey: string): Promise<HistoryEntry[]> {
     const items = await this.redis.lRange(this.historyKey(sessionKey), 0, -1);
     return items.flatMap((item) => {

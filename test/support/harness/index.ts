@@ -78,7 +78,10 @@ export interface BootOptions<P extends PlatformName> {
   /** More adapters beside the platform's (a mock adapter, another platform). */
   others?: Adapter[];
   /** Options passed through to the gateway. */
-  gateway?: Pick<GatewayOptions, "agent" | "registry" | "acknowledgeAfterMs" | "consolidator">;
+  gateway?: Pick<
+    GatewayOptions,
+    "agent" | "registry" | "acknowledgeAfterMs" | "consolidator" | "loadedSkillPollMs"
+  >;
 }
 
 /** Boots a gateway with platform `P`'s adapter against its emulator (see the module comment). */
