@@ -1,17 +1,16 @@
 /** Reference gateway scenarios 25–34, adapted to the mock adapter posing as Telegram/Discord. */
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { createMockAdapter } from "../../adapters/mock/index.js";
 import { textReply } from "../../src/core/reply.js";
 import type { ChatAgent } from "../../src/gateway/gateway.js";
 import {
   Clock,
   DAY,
+  freshHomeEachTest,
   gatewayDoc,
   HOUR,
-  makeHome,
-  removeHome,
   startGateway,
   writeConfig,
   writeSkill,
@@ -20,8 +19,10 @@ import {
 
 let home: string;
 const T0 = Date.UTC(2026, 5, 1, 8);
+freshHomeEachTest((made) => {
+  home = made;
+});
 beforeEach(async () => {
-  home = await makeHome();
   await writeSkill(home, { name: "pdf-tools" });
   await writeSkill(home, { name: "arxiv", description: "search arXiv" });
   await writeSkill(home, { name: "skill-a" });
@@ -30,9 +31,6 @@ beforeEach(async () => {
     name: "weather",
     frontmatter: { required_environment_variables: [{ name: "WEATHER_API_KEY", prompt: "key" }] },
   });
-});
-afterEach(async () => {
-  await removeHome(home);
 });
 
 const disabledDoc = { platform_disabled: { telegram: ["arxiv", "skill-b"] } };

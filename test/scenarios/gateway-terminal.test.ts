@@ -6,7 +6,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { PassThrough } from "node:stream";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { ConsoleAdapter } from "../../adapters/console/index.js";
 import type { SkillgateConfig } from "../../src/config/config.js";
 import { textReply } from "../../src/core/reply.js";
@@ -14,10 +14,9 @@ import type { ChatAgent, Gateway } from "../../src/gateway/gateway.js";
 import {
   Clock,
   DAY,
+  freshHomeEachTest,
   gatewayDoc,
   HOUR,
-  makeHome,
-  removeHome,
   startGateway,
   writeConfig,
   writeSkill,
@@ -26,13 +25,12 @@ import {
 
 const T0 = Date.UTC(2026, 5, 1, 8);
 let home: string;
+freshHomeEachTest((made) => {
+  home = made;
+});
 beforeEach(async () => {
-  home = await makeHome();
   await writeSkill(home, { name: "pdf-tools" });
   await writeSkill(home, { name: "arxiv" });
-});
-afterEach(async () => {
-  await removeHome(home);
 });
 
 interface Terminal {
