@@ -5,30 +5,9 @@
  * newest against the text its change replaced). Every value goes through hono's escaping `html` tag and the scrubber.
  */
 import { html } from "hono/html";
-import { displayTimeZone } from "../../core/i18n/dates.js";
-import {
-  isMessageKey,
-  type MessageKey,
-  type ParamValue,
-  resolveText,
-  when as whenText,
-} from "../../core/i18n/messages.js";
 import { lineDiff } from "../../core/line-diff.js";
 import type { SkillVersion } from "../../curator/versions.js";
-import { type Html, layout, type PageContext } from "./pages.js";
-
-function tr(ctx: PageContext, key: MessageKey, params?: Readonly<Record<string, ParamValue>>): string {
-  return resolveText(params ? { key, params } : { key }, ctx.locale);
-}
-
-function named(ctx: PageContext, prefix: string, value: string): string {
-  const key = `${prefix}.${value}`;
-  return isMessageKey(key) ? tr(ctx, key) : value;
-}
-
-function when(ctx: PageContext, iso: string): string {
-  return resolveText(whenText(iso, ctx.timeZone ?? displayTimeZone()), ctx.locale);
-}
+import { type Html, layout, named, type PageContext, tr, when } from "./page-frame.js";
 
 /** How a version is named in the compare lists and the diff heading. */
 function versionLabel(ctx: PageContext, version: SkillVersion): string {
