@@ -6,6 +6,7 @@
 import { spawn } from "node:child_process";
 import { invocation, runAction } from "../src/core/actions.js";
 import { CuratorError, UsageError } from "../src/core/errors.js";
+import { stateWord } from "../src/core/i18n/data-words.js";
 import {
   ago as agoText,
   join,
@@ -37,7 +38,7 @@ import { runJsonSummary, summaryButtons, summaryReply } from "../src/curator/rep
 import { runCurator } from "../src/curator/run.js";
 import { storedSummaryLines } from "../src/curator/summary-text.js";
 import type { CuratorRunResult } from "../src/curator/types.js";
-import { parseTimestamp, type SkillState } from "../src/skills/usage.js";
+import { parseTimestamp } from "../src/skills/usage.js";
 import { paged, restoreRows, withButtons } from "./buttons.js";
 import { CoalescedWork } from "./coalesce.js";
 import {
@@ -66,17 +67,6 @@ function since(value: string | null, now: Date): Text {
   const ms = parseTimestamp(value);
   if (ms === undefined) return value;
   return agoText((now.getTime() - ms) / 1000);
-}
-
-const STATE_WORDS: Record<SkillState, Text> = {
-  active: t("cmd.state.active"),
-  stale: t("cmd.state.stale"),
-  archived: t("cmd.state.archived"),
-};
-
-/** A lifecycle state as the reader reads it (`active`, `stale`, `archived`). */
-export function stateWord(state: SkillState): Text {
-  return STATE_WORDS[state] ?? state;
 }
 
 /** A count right-aligned in `width` columns (written as digits, never grouped). */
