@@ -430,6 +430,7 @@ async function runParent(): Promise<void> {
           max_ms: steady.latencies.at(-1) ?? null,
           idle_rss_mb: toMb(idle.rss),
           load_rss_mb: toMb(after.peak),
+          after_rss_mb: toMb(after.rss),
           load_average: os.loadavg(),
           answered: steady.answered,
           commands: COMMANDS,

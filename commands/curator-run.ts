@@ -4,6 +4,7 @@
  */
 import { spawn } from "node:child_process";
 import { CuratorError } from "../src/core/errors.js";
+import { stateWord } from "../src/core/i18n/data-words.js";
 import { t } from "../src/core/i18n/messages.js";
 import { errorReply, type Reply, type ReplyBlock, reply, textReply } from "../src/core/reply.js";
 import { consolidationPreview, consolidator } from "../src/curator/consolidate.js";
@@ -11,7 +12,6 @@ import { setPaused } from "../src/curator/operations.js";
 import { runJsonSummary, summaryButtons, summaryReply } from "../src/curator/report.js";
 import { runCurator } from "../src/curator/run.js";
 import type { CuratorRunResult } from "../src/curator/types.js";
-import { stateWord } from "./curator-status.js";
 import {
   type CommandContext,
   type CommandInput,

@@ -12,22 +12,10 @@ import {
   statusJson,
 } from "../src/curator/operations.js";
 import { storedSummaryLines } from "../src/curator/summary-text.js";
-import type { SkillState } from "../src/skills/usage.js";
 import { paged } from "./buttons.js";
 import { CoalescedWork } from "./coalesce.js";
 import { ops, padNumber, since } from "./curator-common.js";
 import type { CommandContext, CommandSpec } from "./types.js";
-
-const STATE_WORDS: Record<SkillState, Text> = {
-  active: t("cmd.state.active"),
-  stale: t("cmd.state.stale"),
-  archived: t("cmd.state.archived"),
-};
-
-/** A lifecycle state as the reader reads it (`active`, `stale`, `archived`). */
-export function stateWord(state: SkillState): Text {
-  return STATE_WORDS[state] ?? state;
-}
 
 function rankingBlock(title: Text, rows: ActivityRow[], now: Date): ReplyBlock[] {
   if (rows.length === 0) return [];

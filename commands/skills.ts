@@ -5,7 +5,7 @@
  * missing secrets give `gateway_setup_hint` instead of a prompt).
  */
 import path from "node:path";
-import { provenanceWord } from "../src/core/i18n/data-words.js";
+import { provenanceWord, stateWord } from "../src/core/i18n/data-words.js";
 import { lines, list, type Text, t } from "../src/core/i18n/messages.js";
 import { type Reply, type ReplyBlock, reply, withWarnings } from "../src/core/reply.js";
 import { classify, loadProvenance, readCreatedByKeys } from "../src/curator/provenance.js";
@@ -22,7 +22,6 @@ import {
 import { viewTexts } from "../src/skills/view-texts.js";
 import { effectivePlatform, type HiddenReason, hiddenReason } from "../src/skills/visibility.js";
 import { paged, withButtons } from "./buttons.js";
-import { stateWord } from "./curator-status.js";
 import { closest } from "./parse.js";
 import {
   offeredKeys,

@@ -4,7 +4,7 @@
  * health state, the interactions waiting for their answers and the layout that maps slash commands back
  * to command lines.
  */
-import { Client, GatewayIntentBits, Partials } from "discord.js";
+import { Client, GatewayIntentBits, Options, Partials } from "discord.js";
 import { AdapterError } from "../../src/core/errors.js";
 import { IntakeFailures } from "../../src/core/intake-failures.js";
 import type { Logger } from "../../src/core/logger.js";
@@ -43,6 +43,40 @@ export const DISCORD_INTENTS = [
   GatewayIntentBits.GuildMessages,
   GatewayIntentBits.DirectMessages,
 ] as const;
+
+/**
+ * What discord.js caches. The adapter reads only the guilds, their channels and roles (a channel's guild
+ * locale, the bot's managed role); messages, members, users and the other per-guild collections are kept
+ * by default (200 messages per channel, every member and author seen) and would only grow with the servers
+ * the bot is in. Each message and interaction carries what the adapter needs, and replies go through REST,
+ * so none of those caches is ever read. The bot's own user and member stay (discord.js consults them).
+ */
+export function discordCacheFactory(): ReturnType<typeof Options.cacheWithLimits> {
+  const isBot = (entry: { id: string; client: Client }) => entry.id === entry.client.user?.id;
+  return Options.cacheWithLimits({
+    MessageManager: 0,
+    DMMessageManager: 0,
+    GuildMessageManager: 0,
+    ReactionManager: 0,
+    ReactionUserManager: 0,
+    PresenceManager: 0,
+    VoiceStateManager: 0,
+    GuildEmojiManager: 0,
+    BaseGuildEmojiManager: 0,
+    ApplicationEmojiManager: 0,
+    GuildStickerManager: 0,
+    GuildScheduledEventManager: 0,
+    GuildInviteManager: 0,
+    GuildBanManager: 0,
+    StageInstanceManager: 0,
+    AutoModerationRuleManager: 0,
+    ApplicationCommandManager: 0,
+    EntitlementManager: 0,
+    ThreadMemberManager: 0,
+    GuildMemberManager: { maxSize: 0, keepOverLimit: isBot },
+    UserManager: { maxSize: 0, keepOverLimit: isBot },
+  });
+}
 
 /** The secret holding the bot token. */
 export const DISCORD_TOKEN_SECRET = "DISCORD_BOT_TOKEN";
@@ -108,6 +142,7 @@ export class DiscordContext {
     this.client = new Client({
       intents: [...this.intents],
       partials: [Partials.Channel],
+      makeCache: discordCacheFactory(),
       rest: api ? { api } : {},
     });
     if (this.token) this.client.rest.setToken(this.token);

@@ -4,7 +4,7 @@
  * through the SDK's `EventDispatcher` into `interactions.ts`. Health consults the long connection's own
  * state; after `stop()` no message is delivered.
  */
-import * as lark from "@larksuiteoapi/node-sdk";
+import type * as Lark from "@larksuiteoapi/node-sdk";
 import { AdapterError } from "../../src/core/errors.js";
 import type { AdapterHealth, AdapterHooks, InboundSink } from "../../src/core/message.js";
 import { connectWithRetries } from "../../src/core/startup.js";
@@ -12,6 +12,7 @@ import { CARD_ACTION_EVENT_TYPE } from "./actions.js";
 import { describeError } from "./api-errors.js";
 import type { FeishuContext } from "./context.js";
 import type { FeishuInteractions } from "./interactions.js";
+import { lark } from "./lark-sdk.js";
 import { MENU_EVENT_TYPE } from "./menu.js";
 import { MESSAGE_EVENT_TYPE } from "./normalize.js";
 import { sdkLoggerFor } from "./sdk-logger.js";
@@ -24,7 +25,7 @@ const REFUSED_CREDENTIALS = /app secret invalid|invalid app_?id|\b1001[34]\b|\b1
 const START_ATTEMPTS = 3;
 
 /** The SDK's domain for `gateway.feishu.domain`: `feishu`, `lark`, or a full URL used verbatim. */
-export function resolveDomain(domain: string | undefined): lark.Domain | string {
+export function resolveDomain(domain: string | undefined): Lark.Domain | string {
   if (domain === undefined || domain === "feishu") return lark.Domain.Feishu;
   if (domain === "lark") return lark.Domain.Lark;
   return domain.replace(/\/+$/, "");
@@ -32,7 +33,7 @@ export function resolveDomain(domain: string | undefined): lark.Domain | string 
 
 /** Connects, receives and stops one Feishu adapter. */
 export class FeishuConnection {
-  private wsClient: lark.WSClient | undefined;
+  private wsClient: Lark.WSClient | undefined;
   private readonly webhook: FeishuWebhook;
 
   constructor(
@@ -154,8 +155,8 @@ export class FeishuConnection {
   }
 
   private async startLongConnection(
-    params: { appId: string; appSecret: string; domain: lark.Domain | string; logger: lark.Logger },
-    dispatcher: lark.EventDispatcher,
+    params: { appId: string; appSecret: string; domain: Lark.Domain | string; logger: Lark.Logger },
+    dispatcher: Lark.EventDispatcher,
   ): Promise<void> {
     await new Promise<void>((resolve, reject) => {
       const waitMs = this.ctx.tuning.connectTimeoutMs;
@@ -175,7 +176,7 @@ export class FeishuConnection {
       };
       // The SDK's long-connection client refuses app ids it does not recognise by logging
       // "invalid appId" and returning; turn that into a prompt failure that names the way out.
-      const logger: lark.Logger = {
+      const logger: Lark.Logger = {
         ...params.logger,
         error: (...args: unknown[]) => {
           // The SDK's logger proxy hands over its arguments as one array.

@@ -16,7 +16,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
-import * as lark from "@larksuiteoapi/node-sdk";
+import type * as Lark from "@larksuiteoapi/node-sdk";
 import { AdapterError, ConfigError } from "../../src/core/errors.js";
 import {
   clientAddress,
@@ -30,6 +30,7 @@ import {
 import { describeError } from "./api-errors.js";
 import type { FeishuContext } from "./context.js";
 import { isNotTaken } from "./interactions.js";
+import { lark } from "./lark-sdk.js";
 
 /** Outcome of checking a webhook body: the parsed (still encrypted, if it was) body, or an HTTP error. */
 export type WebhookVerdict =
@@ -209,7 +210,7 @@ export class FeishuWebhook {
   constructor(private readonly ctx: FeishuContext) {}
 
   /** Listens on 127.0.0.1 (`gateway.feishu.webhook.port`, path `webhook.path`) and hands checked requests to the SDK. */
-  async start(dispatcher: lark.EventDispatcher): Promise<void> {
+  async start(dispatcher: Lark.EventDispatcher): Promise<void> {
     const { verificationToken, encryptKey } = this.ctx.settings;
     if (!verificationToken && !encryptKey) {
       throw new ConfigError(

@@ -37,6 +37,7 @@ import {
   type SkillHead,
   STAMP_FIELDS,
 } from "./scan-cache.js";
+import { frontmatterOnce } from "./text-head.js";
 
 /** Bump when the stored shape or the meaning of a listing/head changes. */
 const INDEX_VERSION = 4;
@@ -344,7 +345,8 @@ export function serializeIndex(cache: ScanCache): Buffer {
     if (Number.isNaN(columns.headStamps[row * STAMP_FIELDS])) continue;
     const head = cache.headAt(row);
     if (!isStorableHead(head)) continue;
-    const { name, declaredName, frontmatterName, frontmatter } = head;
+    const { name, declaredName, frontmatterName } = head;
+    const frontmatter = frontmatterOnce(head);
     stored.headDir.push(columns.headDir[row] as number);
     appendStamp(stamps, columns.headStamps, row);
     stored.names.push(name);

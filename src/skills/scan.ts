@@ -39,6 +39,7 @@ import { parseFrontmatterBlock, parseSkillMd } from "./frontmatter.js";
 import type { SkillRoot } from "./roots.js";
 import { appendStamp, PLAIN_SKILL, ScanCache, type ScanColumns, type SkillHead } from "./scan-cache.js";
 import { HERMES_SKIP_DIRS, SUPPORT_DIR_NAMES, SUPPORT_DIRS } from "./skip-dirs.js";
+import { knownStorable, withFrontmatterText } from "./text-head.js";
 import {
   detectEnvironments,
   type RuntimeEnvironments,
@@ -273,9 +274,16 @@ export function loadHead(file: string, dirName: string, gates: Gates): SkillHead
           index += 1;
         }
         if (lastNewline >= 0) {
-          const { frontmatter } = parseFrontmatterBlock(bytes.toString("latin1", 3, at));
+          const block = bytes.toString("latin1", 3, at);
+          const { frontmatter } = parseFrontmatterBlock(block);
           const bodyStart = lastNewline + 1;
-          return buildHead(frontmatter, () => bytes.toString("latin1", bodyStart, length), dirName, gates);
+          const head = buildHead(
+            frontmatter,
+            () => bytes.toString("latin1", bodyStart, length),
+            dirName,
+            gates,
+          );
+          return withFrontmatterText(head, block, isStorableHead(head));
         }
         from = at + 1;
       }
@@ -316,6 +324,8 @@ export function isJsonExact(value: unknown): boolean {
 
 /** True when the persistent index can hold `head` (its gate inputs survive JSON; see `index-cache.ts`). */
 export function isStorableHead(head: SkillHead): boolean {
+  const known = knownStorable(head);
+  if (known !== undefined) return known;
   const { platforms, environments } = head.frontmatter;
   return isJsonExact(platforms ?? null) && isJsonExact(environments ?? null);
 }

@@ -433,6 +433,30 @@ describe("the scan index", () => {
     expect(await namesChecked()).toEqual(["alpha", "beta", "epsilon", "gamma"]);
   });
 
+  it("a library that read its SKILL.md files gives the same frontmatters after writing the index", async () => {
+    writeSkill(env.skills, "cat/tagged", "name: tagged\ndescription: t\ntags: [a, b]\nversion: 1.2.0");
+    writeSkill(env.skills, "cat/nested", "name: nested\nmetadata:\n  hermes:\n    related_skills: [tagged]");
+    await settle();
+    const gateway = fresh();
+    const expected = (await fullScan().all()).map((entry) => [entry.name, entry.frontmatter]);
+    // The first scan reads every file; once settled, a refresh writes the index from those heads.
+    await gateway.list();
+    await settle();
+    gateway.invalidate();
+    await gateway.list();
+    expect(gateway.lastScan()?.indexWritten || existsSync(indexPath(env.home))).toBe(true);
+    const tagged = await gateway.find("tagged");
+    expect(tagged?.frontmatter).toEqual({
+      name: "tagged",
+      description: "t",
+      tags: ["a", "b"],
+      version: "1.2.0",
+    });
+    // Asked twice, the same parsed value comes back.
+    expect(tagged?.frontmatter).toBe(tagged?.frontmatter);
+    expect((await gateway.all()).map((entry) => [entry.name, entry.frontmatter])).toEqual(expected);
+  });
+
   it("is not rewritten for a usage write, yet sees a skill folder added right after one", async () => {
     await primeIndex();
     const before = readFileSync(indexPath(env.home));

@@ -17,6 +17,11 @@ export function provenanceWord(value: string): Text {
   return named("console.provenance", value);
 }
 
+/** A skill's lifecycle state (`active`, `stale`, `archived`); another value is shown as it is. */
+export function stateWord(value: string): Text {
+  return value === "active" || value === "stale" || value === "archived" ? t(`cmd.state.${value}`) : value;
+}
+
 /** Who wrote a ledger entry (`curator`, `agent`, `user`, `web`). */
 export function actorWord(value: string): Text {
   return named("console.actor", value);
