@@ -43,6 +43,9 @@ export { type ChatAgent, NO_AGENT_REPLY } from "./router.js";
 /** How long a replica that led but could connect no platform waits before contending again. */
 const ADAPTER_FAILURE_STANDBY_MS = 15_000;
 
+/** How often a standby brings its scan of the library up to date (free when nothing changed). */
+const STANDBY_SCAN_MS = 2_000;
+
 class GatewayImpl implements Gateway {
   private readonly logger: Logger;
   private readonly now: () => number;
@@ -83,6 +86,8 @@ class GatewayImpl implements Gateway {
   private stopping: Promise<void> | undefined;
   /** Aborted when the gateway stops: a curator run in progress stops at its next safe point. */
   private readonly stopController = new AbortController();
+  /** Under coordination, the standby's next library scan (see `keepLibraryWarm`). */
+  private warmTimer: NodeJS.Timeout | undefined;
   /** The leader's loop over the shared inbox, while it runs. */
   private consuming: Promise<void> | undefined;
   /** Under coordination: intake into the shared inbox, and the leader's consumer of it. */
@@ -243,6 +248,7 @@ class GatewayImpl implements Gateway {
         running: () => this.state === "running",
         stopped: () => this.state === "stopped",
         accept: (adapter, message, entry) => this.funnel.accept(adapter, message, entry),
+        notify: (adapter, message, reply) => this.delivery.send(adapter, message, reply),
       });
     }
     this.stores ??=
@@ -270,6 +276,7 @@ class GatewayImpl implements Gateway {
         throw noAdapterStarted(this.startFailures);
       }
       await this.startConsole();
+      this.keepLibraryWarm();
       this.coordination.start({ lead: () => this.lead(), follow: (reason) => this.follow(reason) });
       return;
     }
@@ -295,11 +302,30 @@ class GatewayImpl implements Gateway {
     this.startFailures = [];
     return connectAdapters(
       adapters,
-      (adapter, message) => (this.inbox ? this.inbox.intake(message) : this.funnel.accept(adapter, message)),
+      (adapter, message) =>
+        this.inbox ? this.inbox.intake(adapter, message) : this.funnel.accept(adapter, message),
       (adapter) => this.funnel.hooksFor(adapter),
       this.logger,
       this.startFailures,
     );
+  }
+
+  /**
+   * A standby keeps its scan of the library current (at once, before it contends, then every
+   * `STANDBY_SCAN_MS`; the watchers make an unchanged library free), so taking the lead starts from a
+   * warm library: a cold scan of 10k skills blocks the event loop for seconds, longer than the fence.
+   */
+  private keepLibraryWarm(): void {
+    this.warmTimer = undefined;
+    if (this.state !== "running") return;
+    // The scan runs synchronously within the call; the promise only carries its outcome.
+    if (this.coordination?.leading() !== true)
+      this.library
+        .all()
+        .catch((error) =>
+          this.logger.debug({ err: error }, "gateway: scanning the library on a standby failed"),
+        );
+    this.warmTimer = setTimeout(() => this.keepLibraryWarm(), STANDBY_SCAN_MS).unref();
   }
 
   private startMaintenance(): void {
@@ -393,6 +419,7 @@ class GatewayImpl implements Gateway {
 
   private async shutdown(finishWork: boolean): Promise<void> {
     this.state = "stopping";
+    clearTimeout(this.warmTimer);
     this.maintenance.stop();
     // A curator run (the tick's or a chat command's) stops at its next safe point and records what it did.
     if (!finishWork) this.stopController.abort();

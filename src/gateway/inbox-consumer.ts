@@ -7,8 +7,10 @@
  * twice.
  */
 import type { EffectLog } from "../../commands/types.js";
+import { t } from "../core/i18n/messages.js";
 import type { Logger } from "../core/logger.js";
 import type { Adapter, InboundMessage } from "../core/message.js";
+import { type Reply, textReply } from "../core/reply.js";
 import type { Coordinator } from "./coordination/coordinator.js";
 import type { InboxEntry } from "./coordination/inbox.js";
 
@@ -21,6 +23,8 @@ export interface InboxConsumerDeps {
   running: () => boolean;
   /** The gateway has stopped: intake refuses. */
   stopped: () => boolean;
+  /** Sends a reply to a message's chat (the "your message is queued" notice). */
+  notify: (adapter: Adapter, message: InboundMessage, reply: Reply) => Promise<void>;
   /** Takes one entry into the funnel; resolves once it is queued (or dropped). */
   accept: (adapter: Adapter, message: InboundMessage, entry: InboxEntry) => Promise<void>;
 }
@@ -37,7 +41,7 @@ export class InboxConsumer {
    * (or found there already) before the adapter answers its platform. Throws when Redis cannot take it,
    * so the platform delivers it again.
    */
-  async intake(message: InboundMessage): Promise<void> {
+  async intake(adapter: Adapter, message: InboundMessage): Promise<void> {
     const { coordination, logger } = this.deps;
     if (this.deps.stopped())
       throw new Error("This gateway has stopped; the event is left for the platform to deliver again.");
@@ -46,11 +50,31 @@ export class InboxConsumer {
       throw new Error(
         "Redis does not answer this replica; the event is left for the platform to deliver again.",
       );
-    if (!(await coordination.inbox.append(message)))
+    if (!(await coordination.inbox.append(message))) {
       logger.debug(
         { platform: message.platform, eventId: message.eventId },
         "gateway: event already in the shared inbox",
       );
+      return;
+    }
+    // A chat message (not a press or an interaction, which show their own pending state) taken while
+    // no replica leads: its chat is told once that it waits, without holding up the platform's answer.
+    if (message.messageId !== undefined && !message.press && coordination.leaderAway())
+      void this.tellQueued(adapter, message);
+  }
+
+  /** The chat's one "reconnecting, your message is queued" notice of this failover. */
+  private async tellQueued(adapter: Adapter, message: InboundMessage): Promise<void> {
+    try {
+      if (!(await this.deps.coordination.inbox.firstQueuedNotice(message))) return;
+      await this.deps.notify(adapter, message, textReply(t("gateway.queued")));
+      this.deps.logger.info(
+        { platform: message.platform, eventId: message.eventId },
+        "gateway: no replica leads now; told the chat its message is queued",
+      );
+    } catch (error) {
+      this.deps.logger.warn({ err: error }, "gateway: the queued notice could not be sent");
+    }
   }
 
   /**

@@ -264,6 +264,42 @@ describe("two gateways on one home", () => {
     expect(await suggest(standby.mock)).toEqual(["arxiv", "arxiv-new", "arxiv-tools"]);
   });
 
+  it("a message taken while no replica leads gets one queued notice in the reader's language, then its answer", async () => {
+    home = await makeHome();
+    const { homeCoordinationId } = await import("../../src/gateway/coordination/coordinator.js");
+    const prefix = `skillgate:${await homeCoordinationId(home)}:`;
+    // A leader that died: its lease is still in Redis, unrenewed, and lapses in 4 s.
+    const lease = `${prefix}leader`;
+    await client.set(lease, "dead-leader:0", { expiration: { type: "PX", value: 4_000 } });
+    const standby = await replica("survivor");
+    const ask = (eventId: string, chat: string) =>
+      standby.mock.inject("/skills", {
+        user: "reader",
+        chat,
+        eventId,
+        platformMessageId: `m-${eventId}`,
+        language: "zh-CN",
+      });
+    // While the dead lease still looks renewed, a message is only queued.
+    expect(Number(await client.pTTL(lease))).toBeGreaterThan(timings.ttlMs);
+    await ask("q0", "c0");
+    while (Number(await client.pTTL(lease)) > 800) await sleep(50);
+    await sleep(timings.renewMs + 50);
+    // Unrenewed for more than two renewals now: the chat is told, once, that its messages wait.
+    await ask("q1", "c1");
+    await ask("q2", "c1");
+    // An interaction (no message id) shows its own pending state.
+    await standby.mock.inject("/skills", { user: "reader", chat: "c2", eventId: "q3" });
+    for (const eventId of ["q0", "q1", "q2", "q3"]) await replyTo(standby.mock, eventId);
+    const notices = standby.mock.sent.filter((reply) => reply.text.includes("排队"));
+    expect(notices.map((reply) => reply.inReplyTo?.eventId)).toEqual(["q1"]);
+    expect(notices[0]?.text).toContain("正在重新连接");
+    // Each message was then answered by the replica that took the lead, after the notice.
+    const order = standby.mock.sent.map((reply) => reply.inReplyTo?.eventId);
+    expect(order.indexOf("q1")).toBeLessThan(order.lastIndexOf("q1"));
+    expect(standby.mock.sent.filter((reply) => reply.inReplyTo?.eventId === "q2")).toHaveLength(1);
+  });
+
   it("with Redis stopped the standby's intake refuses the message, and takes it once Redis is back", async () => {
     home = await makeHome();
     const leader = await replica("lead2");
