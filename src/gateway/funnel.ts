@@ -124,7 +124,16 @@ export class MessageFunnel {
       return;
     }
     void this.deps.queues
-      .run(key, () => this.process(adapter, message, isAdmin, entry, settle, takenAt))
+      .run(key, async () => {
+        // This replica stopped leading while the entry waited in its chat's queue: it is left pending
+        // for the next leader, which claims it at take-over, rather than answered by both.
+        if (entry && this.deps.coordination()?.leading() === false) {
+          settled = true;
+          inbox?.release(entry);
+          return;
+        }
+        await this.process(adapter, message, isAdmin, entry, settle, takenAt);
+      })
       .catch((error) => {
         metrics.error("event");
         logger.error({ err: error, platform: message.platform }, "gateway: handling a message failed");

@@ -9,9 +9,10 @@ import { randomUUID } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createMockAdapter, type MockAdapter } from "../../adapters/mock/index.js";
 import type { InboundMessage } from "../../src/core/message.js";
+import { textReply } from "../../src/core/reply.js";
 import { InboxFullError, SharedInbox } from "../../src/gateway/coordination/inbox.js";
 import { connectRedis, type RedisClient } from "../../src/gateway/coordination/redis.js";
-import { createGateway, type Gateway } from "../../src/gateway/gateway.js";
+import { type ChatAgent, createGateway, type Gateway } from "../../src/gateway/gateway.js";
 import { UsageStore } from "../../src/skills/usage.js";
 import { gatewayDoc, makeHome, removeHome, writeConfig, writeSkill } from "../gateway/helpers.js";
 import { startRedis, type TestRedis } from "../support/redis.js";
@@ -174,7 +175,7 @@ describe("two gateways on one home", () => {
 
   async function replica(
     id: string,
-    options: { eligible?: boolean } = {},
+    options: { eligible?: boolean; agent?: ChatAgent } = {},
   ): Promise<{ gateway: Gateway; mock: MockAdapter }> {
     const config = await writeConfig(home, {
       gateway: gatewayDoc({
@@ -182,7 +183,13 @@ describe("two gateways on one home", () => {
       }),
     });
     const mock = createMockAdapter();
-    const gateway = createGateway({ home, config, adapters: [mock], leaseTimings: timings });
+    const gateway = createGateway({
+      home,
+      config,
+      adapters: [mock],
+      leaseTimings: timings,
+      agent: options.agent,
+    });
     await gateway.start();
     cleanups.push(() => gateway.stop());
     return { gateway, mock };
@@ -298,6 +305,38 @@ describe("two gateways on one home", () => {
     const order = standby.mock.sent.map((reply) => reply.inReplyTo?.eventId);
     expect(order.indexOf("q1")).toBeLessThan(order.lastIndexOf("q1"));
     expect(standby.mock.sent.filter((reply) => reply.inReplyTo?.eventId === "q2")).toHaveLength(1);
+  });
+
+  it("a leader that lost the lease answers nothing more from its queues; the next leader answers it once", async () => {
+    home = await makeHome();
+    const { homeCoordinationId } = await import("../../src/gateway/coordination/coordinator.js");
+    const lease = `skillgate:${await homeCoordinationId(home)}:leader`;
+    let started = 0;
+    const slow: ChatAgent = {
+      respond: async (message) => {
+        started += 1;
+        await sleep(1_500);
+        return textReply(`heard ${message.text}`);
+      },
+    };
+    const first = await replica("first", { agent: slow });
+    await sleep(500);
+    await first.mock.inject("hello", { user: "reader", chat: "c1", eventId: "w1", asText: true });
+    await first.mock.inject("/skills", { user: "reader", chat: "c1", eventId: "w2" });
+    while (started === 0) await sleep(20);
+    await sleep(200);
+    // Another replica takes the lease while w1 runs and w2 waits behind it in the chat's queue; the
+    // next renewal finds it taken and the first replica steps down and stops.
+    await client.set(lease, "another-replica:0", { expiration: { type: "PX", value: 1_500 } });
+    await sleep(timings.renewMs * 2);
+    await first.gateway.stop();
+    // w1 was running (in flight: its answer stands); w2 had not started and is left pending.
+    expect(first.mock.sent.map((reply) => reply.inReplyTo?.eventId)).toEqual(["w1"]);
+    const next = await replica("next");
+    await replyTo(next.mock, "w2");
+    await sleep(300);
+    expect(next.mock.sent.filter((reply) => reply.inReplyTo?.eventId === "w2")).toHaveLength(1);
+    expect(first.mock.sent.filter((reply) => reply.inReplyTo?.eventId === "w2")).toHaveLength(0);
   });
 
   it("with Redis stopped the standby's intake refuses the message, and takes it once Redis is back", async () => {
