@@ -43,7 +43,7 @@ export { type ChatAgent, NO_AGENT_REPLY } from "./router.js";
 /** How long a replica that led but could connect no platform waits before contending again. */
 const ADAPTER_FAILURE_STANDBY_MS = 15_000;
 
-/** How often a standby brings its scan of the library up to date (free when nothing changed). */
+/** How often a standby brings its scan of the library up to date. */
 const STANDBY_SCAN_MS = 2_000;
 
 class GatewayImpl implements Gateway {
@@ -311,20 +311,14 @@ class GatewayImpl implements Gateway {
   }
 
   /**
-   * A standby keeps its scan of the library current (at once, before it contends, then every
-   * `STANDBY_SCAN_MS`; the watchers make an unchanged library free), so taking the lead starts from a
-   * warm library: a cold scan of 10k skills blocks the event loop for seconds, longer than the fence.
+   * A standby scans the library before it contends, then every `STANDBY_SCAN_MS` (free when nothing
+   * changed), so a take-over never starts with a cold scan (seconds on a 10k library, beyond the fence).
+   * The scan runs synchronously within the call; the promise only carries its outcome.
    */
   private keepLibraryWarm(): void {
-    this.warmTimer = undefined;
     if (this.state !== "running") return;
-    // The scan runs synchronously within the call; the promise only carries its outcome.
-    if (this.coordination?.leading() !== true)
-      this.library
-        .all()
-        .catch((error) =>
-          this.logger.debug({ err: error }, "gateway: scanning the library on a standby failed"),
-        );
+    const log = (error: unknown) => this.logger.debug({ err: error }, "gateway: standby library scan failed");
+    if (this.coordination?.leading() !== true) this.library.all().catch(log);
     this.warmTimer = setTimeout(() => this.keepLibraryWarm(), STANDBY_SCAN_MS).unref();
   }
 
