@@ -39,6 +39,10 @@ export interface InjectOptions {
   command?: ParsedCommand;
   /** Deliver as plain text even if it looks like a command (the platform said it is not one for us). */
   asText?: boolean;
+  /** The platform's id of the message (a chat message; absent, as for an interaction, by default). */
+  platformMessageId?: string;
+  /** The sender's language as the platform tells it. */
+  language?: string;
 }
 
 /** One recorded send. */
@@ -142,6 +146,8 @@ export class MockAdapter implements Adapter {
       text,
       command: options.asText ? undefined : (options.command ?? matchChatCommand(text) ?? undefined),
       receivedAt: Date.now(),
+      ...(options.platformMessageId ? { messageId: options.platformMessageId } : {}),
+      ...(options.language ? { language: options.language } : {}),
     };
   }
 

@@ -1,137 +1,51 @@
 /**
- * The gateway core, the message funnel: adapters → access → dedupe → per-chat queue → router
- * (`router.ts`: command, `/<skill>` or the agent) → delivery (`delivery.ts`). A button press leaves the
- * funnel after dedupe for the press path (`press.ts`). The gateway also decides when things happen:
- * connecting the platforms (`lifecycle.ts`), the servers beside the chat (`services.ts`), native menus
- * (`menus.ts`), the maintenance tick, the leader's duties under coordination, and a graceful stop that
- * drains in-flight commands before stopping the adapters.
+ * The gateway core decides when things happen: connecting the platforms (`lifecycle.ts`), the servers
+ * beside the chat (`services.ts`), native menus (`menus.ts`), the maintenance tick, the leader's duties
+ * under coordination, and a graceful stop that drains in-flight commands before stopping the adapters.
+ * A message takes the funnel (`funnel.ts`: access → dedupe → per-chat queue → router → delivery); a
+ * button press leaves it after dedupe for the press path (`press.ts`); under coordination every replica's
+ * intake goes to the shared inbox and the leader consumes it (`inbox-consumer.ts`).
  */
 
-import { chatContext, chatKeyOf, sessionKeyOf } from "../../commands/context.js";
+import { chatKeyOf } from "../../commands/context.js";
 import { registry as defaultRegistry } from "../../commands/index.js";
-import type { CommandContext, CommandSpec, EffectLog } from "../../commands/types.js";
-import type { SkillgateConfig } from "../config/config.js";
-import { AccessGate, admitSender } from "../core/access.js";
-import { AdapterError, ConfigError, SkillgateError } from "../core/errors.js";
-import type { Locale } from "../core/i18n/locale.js";
-import { resolveText, t } from "../core/i18n/messages.js";
+import type { CommandSpec } from "../../commands/types.js";
+import { AccessGate } from "../core/access.js";
 import { type Logger, silentLogger } from "../core/logger.js";
-import { type Adapter, type AdapterHooks, type InboundMessage, NOT_TAKEN_NOTICES } from "../core/message.js";
-import { type Reply, textReply } from "../core/reply.js";
+import type { Reply } from "../core/reply.js";
 import type { CoordinationStores, RunLock } from "../core/stores.js";
-import type { Consolidator } from "../curator/types.js";
 import { type ManagedSkillLibrary, openLibrary } from "../skills/library.js";
 import { ActionStore, type ButtonStore } from "./action-store.js";
 import { ActionRouter } from "./actions.js";
 import type { ConsoleServer } from "./console/server.js";
 import type { Coordinator } from "./coordination/coordinator.js";
-import type { InboxEntry } from "./coordination/inbox.js";
-import type { LeaseTimings } from "./coordination/lease.js";
 import { ReplyDelivery } from "./delivery.js";
+import { MessageFunnel } from "./funnel.js";
 import type { HealthServer } from "./health.js";
-import { connectAdapters, disconnectAdapters, drainWork } from "./lifecycle.js";
+import { InboxConsumer } from "./inbox-consumer.js";
+import { connectAdapters, disconnectAdapters, drainWork, noAdapterStarted } from "./lifecycle.js";
 import { type ChatTarget, LoadedSkillNotices } from "./loaded-skill-notices.js";
-import { readerLocale } from "./locale.js";
 import { MaintenanceTicker, type TickOutcome } from "./maintenance.js";
 import { CommandMenus } from "./menus.js";
 import { GatewayMetrics } from "./metrics.js";
+import type { Gateway, GatewayOptions, StopOptions } from "./options.js";
 import { PressPath } from "./press.js";
 import { ChatQueues } from "./queue.js";
-import { type ChatAgent, CommandRouter } from "./router.js";
+import { CommandRouter } from "./router.js";
 import { OutboundScrubber } from "./scrub.js";
 import type { SecretFormServer } from "./secrets-entry/form-server.js";
 import { SecretEntry } from "./secrets-entry/service.js";
 import { startConsole, startHealth, startSecretForm } from "./services.js";
 import { openFileStores } from "./stores.js";
 
+export type { Gateway, GatewayOptions, StopOptions } from "./options.js";
 export { type ChatAgent, NO_AGENT_REPLY } from "./router.js";
-
-/** Options of `createGateway`. */
-export interface GatewayOptions {
-  home: string;
-  config: SkillgateConfig;
-  adapters: Adapter[];
-  logger?: Logger;
-  /** Clock in ms since epoch (tests pass a controlled one). */
-  now?: () => number;
-  agent?: ChatAgent;
-  /** The command registry; defaults to the shared one (tests may pass their own specs). */
-  registry?: readonly CommandSpec[];
-  /** The curator's LLM consolidation pass for maintenance runs (tests pass a fake); default the real one. */
-  consolidator?: Consolidator;
-  /**
-   * How long `stop` waits for in-flight commands and a curator run to reach a safe point before stopping
-   * adapters anyway (ms). Default `gateway.stop_timeout_seconds`.
-   */
-  drainTimeoutMs?: number;
-  /**
-   * The stores that coordinate gateway processes (sessions, dedupe, last activity, stranger notices,
-   * the curator run lock); default the file implementations under the home (`openFileStores`).
-   */
-  stores?: CoordinationStores;
-  /**
-   * Serve the web console too (when `gateway.console.enabled`); `skillgate serve` sets it. Its URL and
-   * login link go to `announce` (the terminal; the link only with `printLink`), the URL to the log.
-   */
-  console?: { announce?: (line: string) => void; printLink?: boolean; locale?: Locale };
-  /**
-   * Work still running after this long (ms) is acknowledged in the chat ("running…") and the notice is
-   * then replaced by the result where the platform can edit messages. Default 2000.
-   */
-  acknowledgeAfterMs?: number;
-  /**
-   * With `gateway.coordination`: called when this replica stopped leading (it fenced itself, or another
-   * took the lease) and the gateway is stopping; `skillgate serve` then starts a fresh one that rejoins
-   * as a standby. Without it the process just stops serving.
-   */
-  onLeadershipLost?: (reason: string, options: { retryAfterMs: number }) => void;
-  /** Lease timings with `gateway.coordination` (tests shorten them); default `LEASE_TIMINGS`. */
-  leaseTimings?: LeaseTimings;
-  /**
-   * With `gateway.coordination`, a standby rejoining after a lost lead: it starts even while Redis does
-   * not answer (`/healthz` says so, intake answers 503) and contends once it does.
-   */
-  waitForRedis?: boolean;
-  /** How often the audit log is looked at for changes to tell chats of (ms); default 5 s. */
-  loadedSkillPollMs?: number;
-}
-
-/** Options of `Gateway.stop`. */
-export interface StopOptions {
-  /**
-   * Let running commands finish, however long they take (the terminal chat's input ended: the person
-   * asked for them). Otherwise a curator run stops at its next safe point and the wait is bounded by
-   * `gateway.stop_timeout_seconds`.
-   */
-  finishWork?: boolean;
-}
-
-/** A running (or startable) gateway. */
-export interface Gateway {
-  start(): Promise<void>;
-  /**
-   * Stops taking messages, asks running work to stop at its next safe point and waits for it (see
-   * `StopOptions`), then stops adapters and the tick and flushes state.
-   */
-  stop(options?: StopOptions): Promise<void>;
-  /** One maintenance tick now (the timer calls the same). */
-  runMaintenanceTick(): Promise<TickOutcome>;
-  /** Resolves once every queued and running command has finished. */
-  whenIdle(): Promise<void>;
-  /** Rebuilds each adapter's native command catalog and syncs it when it changed. */
-  syncCommandCatalogs(): Promise<void>;
-  /** Commands queued or running. */
-  readonly inFlight: number;
-  /** `/healthz` URL once started (undefined when disabled). */
-  readonly healthUrl: string | undefined;
-  /** The web console's URL once started (undefined when not served). */
-  readonly consoleUrl: string | undefined;
-  /** Port of the one-time secret form server, once started (`gateway.public_url` set). */
-  readonly secretFormPort: number | undefined;
-}
 
 /** How long a replica that led but could connect no platform waits before contending again. */
 const ADAPTER_FAILURE_STANDBY_MS = 15_000;
+
+/** How often a standby brings its scan of the library up to date. */
+const STANDBY_SCAN_MS = 2_000;
 
 class GatewayImpl implements Gateway {
   private readonly logger: Logger;
@@ -175,10 +89,14 @@ class GatewayImpl implements Gateway {
   private stopping: Promise<void> | undefined;
   /** Aborted when the gateway stops: a curator run in progress stops at its next safe point. */
   private readonly stopController = new AbortController();
+  /** Under coordination, the standby's next library scan (see `keepLibraryWarm`). */
+  private warmTimer: NodeJS.Timeout | undefined;
   /** The leader's loop over the shared inbox, while it runs. */
   private consuming: Promise<void> | undefined;
-  /** Inbox entries taken and not yet settled (by entry id). */
-  private readonly inboxInFlight = new Set<string>();
+  /** Under coordination: intake into the shared inbox, and the leader's consumer of it. */
+  private inbox: InboxConsumer | undefined;
+  /** The message path: access, dedupe, the chat's queue, routing and the answer. */
+  private readonly funnel: MessageFunnel;
 
   constructor(private readonly options: GatewayOptions) {
     this.logger = options.logger ?? silentLogger();
@@ -236,7 +154,7 @@ class GatewayImpl implements Gateway {
       secrets: this.secrets,
       scrubber: this.scrubber,
       actions: () => this.actions,
-      contextFor: (adapter, message, isAdmin) => this.contextFor(adapter, message, isAdmin),
+      contextFor: (adapter, message, isAdmin) => this.funnel.contextFor(adapter, message, isAdmin),
       onUnexpected: (error, spec) => this.onUnexpected(error, spec),
       touch: () => this.stores?.activity.touch(),
       configChanged: () => this.menus.configChanged(),
@@ -250,6 +168,30 @@ class GatewayImpl implements Gateway {
         return this.stores.runLock.acquire();
       },
     };
+    this.funnel = new MessageFunnel({
+      home: options.home,
+      logger: this.logger,
+      now: this.now,
+      library: this.library,
+      queues: this.queues,
+      router: this.router,
+      delivery: this.delivery,
+      presses: this.presses,
+      secrets: this.secrets,
+      metrics: this.metrics,
+      runLock: this.runLock,
+      signal: this.stopController.signal,
+      accepting: () => this.state === "running" || this.state === "stopping",
+      stores: () => this.stores,
+      access: () => this.access,
+      coordination: () => this.coordination,
+      menus: this.menus,
+      config: options.config,
+      inbox: () => this.inbox,
+      configChanged: () => this.menus.configChanged(),
+      syncCommandCatalogs: () => this.syncCommandCatalogs(),
+      skillsMutated: () => void this.skillNotices.check(),
+    });
     this.maintenance = new MaintenanceTicker({
       home: options.home,
       config: options.config,
@@ -314,6 +256,15 @@ class GatewayImpl implements Gateway {
         timings: this.options.leaseTimings,
         waitForRedis: this.options.waitForRedis,
       });
+      this.inbox = new InboxConsumer({
+        coordination: this.coordination,
+        adapters: this.options.adapters,
+        logger: this.logger,
+        running: () => this.state === "running",
+        stopped: () => this.state === "stopped",
+        accept: (adapter, message, entry) => this.funnel.accept(adapter, message, entry),
+        notify: (adapter, message, reply) => this.delivery.send(adapter, message, reply),
+      });
     }
     this.stores ??=
       this.coordination?.stores ?? (await openFileStores(this.options.home, { now: this.now, onError }));
@@ -340,6 +291,7 @@ class GatewayImpl implements Gateway {
         throw noAdapterStarted(this.startFailures);
       }
       await this.startConsole();
+      this.keepLibraryWarm();
       this.coordination.start({ lead: () => this.lead(), follow: (reason) => this.follow(reason) });
       return;
     }
@@ -365,118 +317,24 @@ class GatewayImpl implements Gateway {
     this.startFailures = [];
     return connectAdapters(
       adapters,
-      (adapter, message) => (this.coordination ? this.intake(message) : this.accept(adapter, message)),
-      (adapter) => this.hooksFor(adapter),
+      (adapter, message) =>
+        this.inbox ? this.inbox.intake(adapter, message) : this.funnel.accept(adapter, message),
+      (adapter) => this.funnel.hooksFor(adapter),
       this.logger,
       this.startFailures,
     );
   }
 
   /**
-   * The sink of every replica's adapters under coordination: the event is appended to the shared inbox
-   * (or found there already) before the adapter answers its platform. Throws when Redis cannot take it,
-   * so the platform delivers it again.
+   * A standby scans the library before it contends, then every `STANDBY_SCAN_MS` (free when nothing
+   * changed), so a take-over never starts with a cold scan (seconds on a 10k library, beyond the fence).
+   * The scan runs synchronously within the call; the promise only carries its outcome.
    */
-  private async intake(message: InboundMessage): Promise<void> {
-    const coordination = this.coordination;
-    if (!coordination || this.state === "stopped")
-      throw new Error("This gateway has stopped; the event is left for the platform to deliver again.");
-    // Refused at once while Redis does not answer this replica: the platform's retry goes elsewhere.
-    if (!coordination.reachable())
-      throw new Error(
-        "Redis does not answer this replica; the event is left for the platform to deliver again.",
-      );
-    if (!(await coordination.inbox.append(message)))
-      this.logger.debug(
-        { platform: message.platform, eventId: message.eventId },
-        "gateway: event already in the shared inbox",
-      );
-  }
-
-  /**
-   * The leader's loop over the shared inbox: entries an earlier leader left pending first, then new
-   * ones, each into `accept` in stream order (the per-chat queues keep a chat's order). It ends as soon
-   * as this replica stops leading; what it did not take stays pending for the next leader.
-   */
-  private async consumeInbox(): Promise<void> {
-    const coordination = this.coordination;
-    if (!coordination) return;
-    const leading = () => this.state === "running" && coordination.leading();
-    let claim = true;
-    while (leading()) {
-      try {
-        // Every few seconds, besides at take-over: what another consumer left idle (a stale leader that
-        // read after this one began, entries from before a wipe) is answered without a new take-over.
-        const reclaimed = claim ? undefined : await coordination.reclaimIdle();
-        const entries = claim
-          ? await coordination.inbox.claimAbandoned()
-          : (reclaimed ?? (await coordination.inbox.read(1_000)));
-        if ((claim || reclaimed) && entries.length > 0)
-          this.logger.info({ entries: entries.length }, "gateway: taking over events an earlier leader left");
-        claim = false;
-        for (const entry of entries) {
-          if (!leading()) break;
-          // A claim after an error finds entries this process is still handling: they run once.
-          if (this.inboxInFlight.has(entry.entryId)) continue;
-          this.inboxInFlight.add(entry.entryId);
-          const adapter = this.options.adapters.find(
-            (candidate) => candidate.platform === entry.message.platform,
-          );
-          if (!adapter) {
-            this.logger.warn(
-              { platform: entry.message.platform },
-              "gateway: an inbox event for a platform this replica does not run; dropped",
-            );
-            await this.settleEntry(entry);
-            continue;
-          }
-          await this.accept(adapter, entry.message, entry);
-        }
-      } catch (error) {
-        if (!leading()) break;
-        this.logger.warn(
-          { err: error },
-          `gateway: reading the shared inbox failed: ${(error as Error).message}`,
-        );
-        // The group is gone while this replica led: Redis lost its data, nothing believed holds.
-        if (/NOGROUP/.test(String((error as Error).message))) {
-          await coordination.loseLead("the inbox's consumer group is gone (Redis lost its data)");
-          break;
-        }
-        claim = true;
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
-    }
-  }
-
-  /** Marks an inbox entry handled once its reply was sent (or it was refused or dropped). */
-  private async settleEntry(entry: InboxEntry): Promise<void> {
-    try {
-      await this.coordination?.inbox.done(entry);
-    } catch (error) {
-      // Left pending: the next leader answers it again (at least once).
-      this.logger.warn(
-        { err: error, eventId: entry.message.eventId },
-        "gateway: marking an event handled failed",
-      );
-    } finally {
-      this.inboxInFlight.delete(entry.entryId);
-    }
-  }
-
-  /** The effect log of an inbox entry: a replayed one skips effects recorded by the leader before. */
-  private effectsOf(entry: InboxEntry): EffectLog {
-    const inbox = this.coordination?.inbox;
-    return {
-      once: async (effect, apply) => {
-        if (!inbox) return apply();
-        if (entry.replayed && (await inbox.effectRecorded(entry.message, effect))) return;
-        await apply();
-        await inbox
-          .recordEffect(entry.message, effect)
-          .catch((error) => this.logger.warn({ err: error, effect }, "gateway: recording an effect failed"));
-      },
-    };
+  private keepLibraryWarm(): void {
+    if (this.state !== "running") return;
+    const log = (error: unknown) => this.logger.debug({ err: error }, "gateway: standby library scan failed");
+    if (this.coordination?.leading() !== true) this.library.all().catch(log);
+    this.warmTimer = setTimeout(() => this.keepLibraryWarm(), STANDBY_SCAN_MS).unref();
   }
 
   private startMaintenance(): void {
@@ -512,7 +370,7 @@ class GatewayImpl implements Gateway {
       this.follow("no chat adapter could start", ADAPTER_FAILURE_STANDBY_MS);
       return;
     }
-    this.consuming = this.consumeInbox();
+    this.consuming = this.inbox?.consume();
     await this.syncCommandCatalogs();
     // The lead may have been lost while the duties started (the fence fires on its own timer): a
     // stopping gateway starts nothing more.
@@ -571,6 +429,7 @@ class GatewayImpl implements Gateway {
 
   private async shutdown(finishWork: boolean): Promise<void> {
     this.state = "stopping";
+    clearTimeout(this.warmTimer);
     this.maintenance.stop();
     this.skillNotices.stop();
     // A curator run (the tick's or a chat command's) stops at its next safe point and records what it did.
@@ -621,154 +480,6 @@ class GatewayImpl implements Gateway {
     return this.menus.sync();
   }
 
-  private hooksFor(adapter: Adapter): AdapterHooks {
-    return {
-      admit: (message) => {
-        const admission = admitSender(this.options.config, message);
-        if (admission.admitted) return admission;
-        return { ...admission, notice: this.delivery.forReader(adapter, admission.notice, message) };
-      },
-      ...(this.coordination
-        ? {
-            sharedIngress: true,
-            mayTakeEvents: () => this.coordination?.leading() === true,
-            sharedState: this.coordination.adapterState,
-          }
-        : {}),
-      ...(this.secrets.available(adapter.capabilities)
-        ? { secretInput: this.presses.secretInputHooks(adapter) }
-        : {}),
-      suggestSkills: (senderId, prefix) => this.menus.suggestSkills(adapter.platform, senderId, prefix),
-      notTakenNotice: (message, kind) =>
-        resolveText(NOT_TAKEN_NOTICES[kind], readerLocale(this.library.currentConfig(), adapter, message)),
-    };
-  }
-
-  /**
-   * Where a message is taken: from an adapter (one gateway), or from the shared inbox on the leader
-   * (`entry`, deduped at intake already and settled once answered). Resolves once the message is queued
-   * (or dropped).
-   */
-  private async accept(adapter: Adapter, message: InboundMessage, entry?: InboxEntry): Promise<void> {
-    // While draining, the adapters are still connected and have already acknowledged what they deliver:
-    // queue it like any other message (the drain waits for it) rather than lose it.
-    if (this.state !== "running" && this.state !== "stopping") {
-      this.logger.info({ platform: message.platform }, "gateway: message dropped after stop");
-      return;
-    }
-    const takenAt = performance.now();
-    this.metrics.eventReceived(message.platform);
-    const stores = this.stores;
-    const access = this.access;
-    if (!stores || !access) return;
-    // A replica whose lease is not surely its own takes nothing: the entry stays for the next leader.
-    if (this.coordination?.leading() === false) {
-      this.logger.warn(
-        { platform: message.platform, eventId: message.eventId },
-        "gateway: event not taken (this replica does not lead now)",
-      );
-      if (entry) this.inboxInFlight.delete(entry.entryId);
-      return;
-    }
-    // Settled once: right after the reply was sent (a crash after it replays the least), or on failure.
-    let settled = false;
-    const settle = async () => {
-      if (settled || !entry) return;
-      settled = true;
-      await this.settleEntry(entry);
-    };
-    const admission = await access.admit(message);
-    if (!admission.admit) {
-      this.logger.info(
-        { platform: message.platform, sender: message.sender.id, reason: admission.reason },
-        "gateway: message not admitted",
-      );
-      if (admission.notice) await this.delivery.send(adapter, message, admission.notice);
-      await settle();
-      return;
-    }
-    // Only admitted messages are remembered, so a flood from strangers cannot push real event ids out of
-    // the bounded store (a stranger's redelivery only meets the rate-limited notice again). The shared
-    // inbox deduped its entries at intake.
-    if (!entry && (await stores.dedupe.checkAndMark(message.platform, message.eventId))) {
-      this.logger.debug(
-        { platform: message.platform, eventId: message.eventId },
-        "gateway: duplicate event dropped",
-      );
-      return;
-    }
-    stores.activity.touch();
-    const key = sessionKeyOf(message);
-    const isAdmin = admission.role === "admin";
-    if (message.press) {
-      await this.presses.accept(adapter, message, message.press.actionId, isAdmin, () => void settle());
-      return;
-    }
-    void this.queues
-      .run(key, () => this.process(adapter, message, isAdmin, entry, settle, takenAt))
-      .catch((error) => {
-        this.metrics.error("event");
-        this.logger.error({ err: error, platform: message.platform }, "gateway: handling a message failed");
-      })
-      .finally(settle);
-  }
-
-  private contextFor(adapter: Adapter, message: InboundMessage, isAdmin: boolean): CommandContext {
-    // The config as it is now on disk (the library re-reads config.yaml when it changes), so an edit made
-    // by `skills disable` — from any chat or the CLI — applies to the very next message.
-    const ctx = chatContext({
-      home: this.options.home,
-      config: this.library.currentConfig(),
-      message,
-      isAdmin,
-      sessions: this.stores?.sessions,
-      runLock: this.runLock,
-      now: () => new Date(this.now()),
-      library: this.library,
-      answersInOneStep: adapter.capabilities.buttons === true || adapter.capabilities.typedAnswers === true,
-      signal: this.stopController.signal,
-    });
-    // "Set KEY" buttons are shown to admins where a press opens a private input.
-    if (isAdmin && adapter.capabilities.buttons === true && this.secrets.available(adapter.capabilities))
-      ctx.secretInput = true;
-    return ctx;
-  }
-
-  private async process(
-    adapter: Adapter,
-    message: InboundMessage,
-    isAdmin: boolean,
-    entry?: InboxEntry,
-    settle: () => Promise<void> = async () => undefined,
-    takenAt = performance.now(),
-  ): Promise<void> {
-    const ctx = this.contextFor(adapter, message, isAdmin);
-    if (entry) ctx.effects = this.effectsOf(entry);
-    // Each adapter decides what is a command for this bot (entities, mentions, `@bot` suffixes); a
-    // message it delivered without one is text, however it starts.
-    const command = message.command ?? null;
-    const label = command ? `/${[command.name, ...command.args].join(" ")}` : undefined;
-    const {
-      value: { reply, mutated },
-      editMessageId,
-    } = await this.delivery.acknowledgeIfSlow(
-      adapter,
-      message,
-      this.router.route(ctx, message, command),
-      label,
-    );
-    // A notice that was shown is always replaced, even by an empty result.
-    const shown = reply.blocks.length > 0 || editMessageId === undefined ? reply : textReply(t("reply.done"));
-    if (shown.blocks.length > 0) {
-      await this.delivery.send(adapter, message, shown, { editMessageId });
-      this.metrics.eventAnswered(message.platform, (performance.now() - takenAt) / 1000);
-    }
-    await settle();
-    this.stores?.activity.touch();
-    if (mutated) void this.skillNotices.check();
-    if (mutated || this.menus.configChanged()) await this.syncCommandCatalogs();
-  }
-
   private onUnexpected = (error: unknown, spec: CommandSpec) => {
     this.metrics.error("command");
     this.logger.error({ err: error, command: spec.path.join(" ") }, "gateway: command failed unexpectedly");
@@ -801,19 +512,6 @@ class GatewayImpl implements Gateway {
     );
     return true;
   }
-}
-
-/**
- * Why no platform started: a `ConfigError` (exit 78: a supervisor stops restarting) when every platform
- * refused its credentials or settings, since only fixing them helps; else a plain error.
- */
-function noAdapterStarted(failures: readonly unknown[]): Error {
-  const refused = failures.filter(
-    (failure): failure is AdapterError => failure instanceof AdapterError && failure.refused,
-  );
-  const [first] = refused;
-  if (first && refused.length === failures.length) return new ConfigError(first.adapter, first.text);
-  return new SkillgateError("gateway.no_adapter", t("gateway.noAdapterStarted"));
 }
 
 /** Creates a gateway over the given adapters. */

@@ -2,6 +2,8 @@
  * Connecting and stopping the platforms, and the bounded wait for running work when the gateway
  * stops. The gateway decides when; these say how, and log each platform's outcome.
  */
+import { AdapterError, ConfigError, SkillgateError } from "../core/errors.js";
+import { t } from "../core/i18n/messages.js";
 import type { Logger } from "../core/logger.js";
 import type { Adapter, AdapterHooks, InboundMessage } from "../core/message.js";
 
@@ -76,4 +78,17 @@ export async function drainWork(work: RunningWork, waitMs: number, logger: Logge
       "gateway: stopping with commands still running (raise gateway.stop_timeout_seconds to wait longer; the next start recovers what they left)",
     );
   return finished;
+}
+
+/**
+ * Why no platform started: a `ConfigError` (exit 78: a supervisor stops restarting) when every platform
+ * refused its credentials or settings, since only fixing them helps; else a plain error.
+ */
+export function noAdapterStarted(failures: readonly unknown[]): Error {
+  const refused = failures.filter(
+    (failure): failure is AdapterError => failure instanceof AdapterError && failure.refused,
+  );
+  const [first] = refused;
+  if (first && refused.length === failures.length) return new ConfigError(first.adapter, first.text);
+  return new SkillgateError("gateway.no_adapter", t("gateway.noAdapterStarted"));
 }

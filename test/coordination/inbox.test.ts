@@ -9,9 +9,10 @@ import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { createMockAdapter, type MockAdapter } from "../../adapters/mock/index.js";
 import type { InboundMessage } from "../../src/core/message.js";
+import { textReply } from "../../src/core/reply.js";
 import { InboxFullError, SharedInbox } from "../../src/gateway/coordination/inbox.js";
 import type { RedisClient } from "../../src/gateway/coordination/redis.js";
-import { createGateway, type Gateway } from "../../src/gateway/gateway.js";
+import { type ChatAgent, createGateway, type Gateway } from "../../src/gateway/gateway.js";
 import { UsageStore } from "../../src/skills/usage.js";
 import { gatewayDoc, makeHome, removeHome, writeConfig, writeSkill } from "../gateway/helpers.js";
 import type { TestRedis } from "../support/redis.js";
@@ -171,7 +172,7 @@ describe("two gateways on one home", () => {
 
   async function replica(
     id: string,
-    options: { eligible?: boolean } = {},
+    options: { eligible?: boolean; agent?: ChatAgent } = {},
   ): Promise<{ gateway: Gateway; mock: MockAdapter }> {
     const config = await writeConfig(home, {
       gateway: gatewayDoc({
@@ -179,7 +180,13 @@ describe("two gateways on one home", () => {
       }),
     });
     const mock = createMockAdapter();
-    const gateway = createGateway({ home, config, adapters: [mock], leaseTimings: timings });
+    const gateway = createGateway({
+      home,
+      config,
+      adapters: [mock],
+      leaseTimings: timings,
+      agent: options.agent,
+    });
     await gateway.start();
     cleanups.push(() => gateway.stop());
     return { gateway, mock };
@@ -259,6 +266,74 @@ describe("two gateways on one home", () => {
     await leader.gateway.syncCommandCatalogs();
     await sleep(2_100);
     expect(await suggest(standby.mock)).toEqual(["arxiv", "arxiv-new", "arxiv-tools"]);
+  });
+
+  it("a message taken while no replica leads gets one queued notice in the reader's language, then its answer", async () => {
+    home = await makeHome();
+    const { homeCoordinationId } = await import("../../src/gateway/coordination/coordinator.js");
+    const prefix = `skillgate:${await homeCoordinationId(home)}:`;
+    // A leader that died: its lease is still in Redis, unrenewed, and lapses in 4 s.
+    const lease = `${prefix}leader`;
+    await client.set(lease, "dead-leader:0", { expiration: { type: "PX", value: 4_000 } });
+    const standby = await replica("survivor");
+    const ask = (eventId: string, chat: string) =>
+      standby.mock.inject("/skills", {
+        user: "reader",
+        chat,
+        eventId,
+        platformMessageId: `m-${eventId}`,
+        language: "zh-CN",
+      });
+    // While the dead lease still looks renewed, a message is only queued.
+    expect(Number(await client.pTTL(lease))).toBeGreaterThan(timings.ttlMs);
+    await ask("q0", "c0");
+    while (Number(await client.pTTL(lease)) > 800) await sleep(50);
+    await sleep(timings.renewMs + 50);
+    // Unrenewed for more than two renewals now: the chat is told, once, that its messages wait.
+    await ask("q1", "c1");
+    await ask("q2", "c1");
+    // An interaction (no message id) shows its own pending state.
+    await standby.mock.inject("/skills", { user: "reader", chat: "c2", eventId: "q3" });
+    for (const eventId of ["q0", "q1", "q2", "q3"]) await replyTo(standby.mock, eventId);
+    const notices = standby.mock.sent.filter((reply) => reply.text.includes("排队"));
+    expect(notices.map((reply) => reply.inReplyTo?.eventId)).toEqual(["q1"]);
+    expect(notices[0]?.text).toContain("正在重新连接");
+    // Each message was then answered by the replica that took the lead, after the notice.
+    const order = standby.mock.sent.map((reply) => reply.inReplyTo?.eventId);
+    expect(order.indexOf("q1")).toBeLessThan(order.lastIndexOf("q1"));
+    expect(standby.mock.sent.filter((reply) => reply.inReplyTo?.eventId === "q2")).toHaveLength(1);
+  });
+
+  it("a leader that lost the lease answers nothing more from its queues; the next leader answers it once", async () => {
+    home = await makeHome();
+    const { homeCoordinationId } = await import("../../src/gateway/coordination/coordinator.js");
+    const lease = `skillgate:${await homeCoordinationId(home)}:leader`;
+    let started = 0;
+    const slow: ChatAgent = {
+      respond: async (message) => {
+        started += 1;
+        await sleep(1_500);
+        return textReply(`heard ${message.text}`);
+      },
+    };
+    const first = await replica("first", { agent: slow });
+    await sleep(500);
+    await first.mock.inject("hello", { user: "reader", chat: "c1", eventId: "w1", asText: true });
+    await first.mock.inject("/skills", { user: "reader", chat: "c1", eventId: "w2" });
+    while (started === 0) await sleep(20);
+    await sleep(200);
+    // Another replica takes the lease while w1 runs and w2 waits behind it in the chat's queue; the
+    // next renewal finds it taken and the first replica steps down and stops.
+    await client.set(lease, "another-replica:0", { expiration: { type: "PX", value: 1_500 } });
+    await sleep(timings.renewMs * 2);
+    await first.gateway.stop();
+    // w1 was running (in flight: its answer stands); w2 had not started and is left pending.
+    expect(first.mock.sent.map((reply) => reply.inReplyTo?.eventId)).toEqual(["w1"]);
+    const next = await replica("next");
+    await replyTo(next.mock, "w2");
+    await sleep(300);
+    expect(next.mock.sent.filter((reply) => reply.inReplyTo?.eventId === "w2")).toHaveLength(1);
+    expect(first.mock.sent.filter((reply) => reply.inReplyTo?.eventId === "w2")).toHaveLength(0);
   });
 
   it("with Redis stopped the standby's intake refuses the message, and takes it once Redis is back", async () => {

@@ -59,6 +59,19 @@ describe("the Redis coordination stores", () => {
     expect(await a?.dedupe.checkAndMark("feishu", "u1")).toBe(false);
   });
 
+  it("remembers an event as seen for the configured retention, 48 h unless set", async () => {
+    const prefix = `stores:${keys++}:`;
+    const hours = 3;
+    const kept = redisStores({ redis: one, prefix, runLock: lock, retentionMs: hours * 3_600_000 });
+    expect(await kept.dedupe.checkAndMark("telegram", "r1")).toBe(false);
+    const ttl = Number(await two.pTTL(`${prefix}dedupe:telegram:r1`));
+    expect(ttl).toBeGreaterThan(hours * 3_600_000 - 60_000);
+    expect(ttl).toBeLessThanOrEqual(hours * 3_600_000);
+    const plain = redisStores({ redis: one, prefix, runLock: lock });
+    expect(await plain.dedupe.checkAndMark("telegram", "r2")).toBe(false);
+    expect(Number(await two.pTTL(`${prefix}dedupe:telegram:r2`))).toBeGreaterThan(47 * 3_600_000);
+  });
+
   it("last activity is the latest either replica saw", async () => {
     let clock = 1_000_000;
     const [a, b] = pair(() => clock);

@@ -241,6 +241,7 @@ export const en = {
     "Private secret entry is not available here; set it in the gateway host's .env file.",
   "gateway.running": "⏳ Running `{command}`… this message will show the result.",
   "gateway.working": "⏳ Working on it…",
+  "gateway.queued": "⏳ Reconnecting… your message is queued and will be answered shortly.",
   "gateway.notTaken.interaction":
     "skillgate is briefly unavailable and did not take this. Please try again in a moment.",
   "gateway.notTaken.press": "This press could not be taken just now; press the button again in a moment.",

@@ -229,6 +229,7 @@ export const zhCN = defineLocale<typeof en>()({
   "gateway.noPrivateInput": "这里无法私密输入密钥；请在网关主机的 .env 文件中设置。",
   "gateway.running": "⏳ 正在运行 `{command}`……结果会显示在这条消息中。",
   "gateway.working": "⏳ 正在处理……",
+  "gateway.queued": "⏳ 正在重新连接……你的消息已排队，稍后会收到回复。",
   "gateway.notTaken.interaction": "skillgate 暂时不可用，没有收下这条操作。请稍后再试。",
   "gateway.notTaken.press": "这次点击暂时无法收下；请稍后再点一次按钮。",
   "gateway.loadSkill": "加载技能 {name}",

@@ -133,6 +133,7 @@ export class Coordinator {
       runLock: fileRunLock(options.home),
       now: options.now,
       onError,
+      retentionMs: options.config.retentionHours * 3_600_000,
     });
     this.adapterState = new RedisAdapterState({
       redis: counted,
@@ -304,6 +305,11 @@ export class Coordinator {
    */
   reachable(): boolean {
     return this.redis.isReady && this.lease?.redisReachable === true;
+  }
+
+  /** True while no replica seems to lead (see `LeaderLease.leaderAway`): a failover is under way. */
+  leaderAway(): boolean {
+    return this.reachable() && this.lease?.leaderAway() === true;
   }
 
   /**

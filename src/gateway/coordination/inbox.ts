@@ -31,6 +31,9 @@ export const INBOX_MAX_ENTRIES = 100_000;
 export const RECLAIM_EVERY_MS = 5_000;
 export const RECLAIM_IDLE_MS = 10_000;
 
+/** How long a chat told "your message is queued" is not told again (ms): one notice per failover. */
+export const QUEUED_NOTICE_MS = 60_000;
+
 /** A consumer of the group with nothing pending, idle this long (ms), is removed by the leader. */
 export const CONSUMER_IDLE_MS = 10 * 60_000;
 
@@ -247,6 +250,20 @@ export class SharedInbox {
     await this.options.redis.set(this.effectKey(message, effect), "1", {
       expiration: { type: "PX", value: this.retentionMs },
     });
+  }
+
+  /**
+   * True for the first message of its chat to ask within `QUEUED_NOTICE_MS` (across replicas): only it
+   * gets the "your message is queued" notice during a failover.
+   */
+  async firstQueuedNotice(message: InboundMessage): Promise<boolean> {
+    const key = `${this.options.prefix}queued-notice:${message.platform}:${message.chat.id}`;
+    return (
+      (await this.options.redis.set(key, "1", {
+        condition: "NX",
+        expiration: { type: "PX", value: QUEUED_NOTICE_MS },
+      })) !== null
+    );
   }
 
   /** True when `message`'s `effect` was recorded (by whichever leader handled the event before). */

@@ -120,6 +120,8 @@ export class LeaderLease {
   private leadGeneration: string | undefined;
   /** When a lease call last got an answer (monotonic ms). */
   private answeredAt: number;
+  /** What a follower last saw of the lease another replica holds: its time left (ms) and when. */
+  private heldSeen: { leftMs: number; at: number } | undefined;
 
   constructor(private readonly options: LeaseOptions) {
     this.token = `${options.replicaId}:${randomBytes(6).toString("hex")}`;
@@ -153,6 +155,16 @@ export class LeaderLease {
    */
   get redisReachable(): boolean {
     return this.redisOk && this.now() - this.answeredAt < this.timings.fenceAfterMs;
+  }
+
+  /**
+   * Whether no replica seems to lead now: this one does not, and at its last look (recent) the lease
+   * was free or had gone unrenewed for two renewal periods (its holder died or stalled).
+   */
+  leaderAway(): boolean {
+    const seen = this.heldSeen;
+    if (this.currentEpoch !== undefined || !seen || this.now() - seen.at > this.timings.ttlMs) return false;
+    return seen.leftMs < this.timings.ttlMs - 2 * this.timings.renewMs;
   }
 
   /** Milliseconds since a lease call last got an answer from Redis. */
@@ -275,6 +287,7 @@ export class LeaderLease {
       }
       // Taken: try again as it runs out (a dead leader's lease ends within its TTL).
       const left = Number(await this.options.redis.pTTL(this.key("leader")));
+      this.heldSeen = { leftMs: left, at: this.now() };
       if (left > 0) waitMs = Math.min(this.timings.renewMs, left + 25);
     } catch (error) {
       this.noteRedisDown(error);

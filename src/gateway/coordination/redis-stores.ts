@@ -2,7 +2,8 @@
  * The coordination stores (`src/core/stores.ts`) on Redis, shared by every replica of a home. Each
  * operation is one atomic command or script, so two replicas never both handle an event, lose a loaded
  * skill or move the last activity backwards:
- * - event dedupe: `SET NX PX` (48 h) — the replica that sets the key handles the event;
+ * - event dedupe: `SET NX PX` (`retention_hours`, default 48 h) — the replica that sets the key handles
+ *   the event;
  * - last activity: the larger of the stored and the new time (a script), at most once a second;
  * - chat sessions: loaded skills (a list kept unique by a script) and bounded history (`RPUSH` + `LTRIM`);
  * - a chat's `/language` choice: one key per chat, no expiry;
@@ -61,19 +62,22 @@ export interface RedisStoresOptions {
   now?: () => number;
   /** Called when a fire-and-forget write fails (the gateway logs it). */
   onError?: (error: unknown) => void;
+  /** How long an event is remembered as seen (ms, `retention_hours`); default `DEDUPE_TTL_MS`. */
+  retentionMs?: number;
 }
 
-/** Event dedupe on Redis: the first `SET NX` wins. */
+/** Event dedupe on Redis: the first `SET NX` wins; the mark is kept `retentionMs`. */
 export class RedisDedupe implements EventDedupe {
   constructor(
     private readonly redis: RedisClient,
     private readonly prefix: string,
+    private readonly retentionMs = DEDUPE_TTL_MS,
   ) {}
 
   async checkAndMark(platform: string, eventId: string): Promise<boolean> {
     const set = await this.redis.set(`${this.prefix}dedupe:${platform}:${eventId}`, "1", {
       condition: "NX",
-      expiration: { type: "PX", value: DEDUPE_TTL_MS },
+      expiration: { type: "PX", value: this.retentionMs },
     });
     return set === null;
   }
@@ -293,7 +297,7 @@ export function redisStores(options: RedisStoresOptions): CoordinationStores {
   const now = options.now ?? Date.now;
   const onError = options.onError ?? (() => undefined);
   return {
-    dedupe: new RedisDedupe(options.redis, options.prefix),
+    dedupe: new RedisDedupe(options.redis, options.prefix, options.retentionMs),
     activity: new RedisActivity(options.redis, `${options.prefix}activity`, now, onError),
     sessions: new RedisSessions(options.redis, options.prefix),
     strangers: new RedisStrangerNotices(options.redis, options.prefix),
