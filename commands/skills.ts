@@ -7,7 +7,7 @@
 import path from "node:path";
 import { provenanceWord } from "../src/core/i18n/data-words.js";
 import { displayTimeZone } from "../src/core/i18n/dates.js";
-import { lines, list, type Text, t, when } from "../src/core/i18n/messages.js";
+import { join, lines, list, type Text, t, when } from "../src/core/i18n/messages.js";
 import { type Reply, type ReplyBlock, reply, withWarnings } from "../src/core/reply.js";
 import { classify, loadProvenance, readCreatedByKeys } from "../src/curator/provenance.js";
 import { type EnvRequirement, promptForMissingSecrets } from "../src/skills/readiness.js";
@@ -173,7 +173,7 @@ async function failureBlocks(
   if (files && Object.keys(files).length > 0) {
     blocks.push({
       kind: "list",
-      items: Object.entries(files).map(([group, names]) => `${group}: ${names.join(", ")}`),
+      items: Object.entries(files).map(([group, names]) => join([group, list(names)], ": ")),
     });
   }
   return blocks;

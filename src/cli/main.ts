@@ -30,7 +30,7 @@ import { parseYaml11 } from "../config/yaml11.js";
 import { ConfigError, CoordinationError, errorCause, UsageError } from "../core/errors.js";
 import { relaxYoungGeneration, tuneHeapForCommand } from "../core/heap-tuning.js";
 import { type Locale, localeFromEnv } from "../core/i18n/locale.js";
-import { english, join, type MessageKey, resolveText, type Text, t } from "../core/i18n/messages.js";
+import { english, join, list, type MessageKey, resolveText, type Text, t } from "../core/i18n/messages.js";
 import { displayWidth } from "../core/i18n/width.js";
 import type { Logger } from "../core/logger.js";
 import { preferOwnSecrets } from "../core/platforms.js";
@@ -686,10 +686,10 @@ async function init(home: string, examples: boolean, json: boolean, io: CliIo): 
       ? t("cli.init.installed", {
           count: result.installed.length,
           dir: homePaths(home).skills,
-          names: result.installed.join(", "),
+          names: list(result.installed),
         })
       : t("cli.init.noneInstalled"),
-    ...(result.skipped.length > 0 ? [t("cli.init.leftAlone", { names: result.skipped.join(", ") })] : []),
+    ...(result.skipped.length > 0 ? [t("cli.init.leftAlone", { names: list(result.skipped) })] : []),
     t("cli.init.next"),
   ];
   printReply(

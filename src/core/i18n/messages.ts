@@ -290,6 +290,32 @@ export function english(text: Text): string {
   return resolveParam(text, DEFAULT_LOCALE);
 }
 
+/**
+ * The message among `keys` whose English, with its parameters filled by plain strings, is exactly
+ * `text` (a stored English sentence read back into its message); undefined when none is. Parameters
+ * match as few characters as they can; one that appears twice must read the same both times.
+ */
+export function messageFromEnglish(keys: readonly MessageKey[], text: string): Message | undefined {
+  for (const key of keys) {
+    const template = en[key];
+    if (typeof template !== "string") continue;
+    const names: string[] = [];
+    const source = template
+      .split(PLACEHOLDER)
+      .map((piece, index) => {
+        if (index % 2 === 0) return piece.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+        if (names.includes(piece)) return `\\k<${piece}>`;
+        names.push(piece);
+        return `(?<${piece}>.+?)`;
+      })
+      .join("");
+    const match = new RegExp(`^${source}$`, "s").exec(text);
+    if (!match) continue;
+    return names.length === 0 ? { key } : { key, params: { ...match.groups } };
+  }
+  return undefined;
+}
+
 /** The template of `key` in `locale`, unresolved (tests and the glossary check read catalogs). */
 export function catalogEntry(key: MessageKey, locale: Locale): CatalogEntry {
   return CATALOGS[locale][key] ?? en[key];
