@@ -44,7 +44,7 @@ export const zhCNHub = defineLocale<typeof enHub>()({
   "fence.what.hubInstall": "'{skill}' 的 Hub 安装",
   "fence.what.hubUpdate": "'{skill}' 的 Hub 更新",
   "fence.what.hubUninstall": "移除 Hub 技能 '{skill}'",
-  "fence.what.hubTaps": "Hub 来源仓库（tap）的更改",
+  "fence.what.hubTaps": "Hub 来源仓库的更改",
   "hub.summary.install": "从 Hub 安装技能（GitHub 路径、clawhub:<slug> 或 URL），安装前先扫描",
   "hub.summary.update": "从上游更新 Hub 技能（显示改动并重新扫描）",
   "hub.summary.uninstall": "移除一个 Hub 技能（只删除它安装的文件）",

@@ -31,7 +31,7 @@ export const zhCNLibrary = defineLocale<typeof enLibrary>()({
   "run.progress.snapshot": "已创建快照（{id}）",
   "consolidate.progress.noBackup": "备份已关闭（curator.backup.enabled: false）；本次整合不创建快照",
   "consolidate.progress.claimed": "注意：模型声称已把 '{from}' 整合进 '{into}'，但 '{from}' 仍在技能库中",
-  "consolidate.progress.cron": "cron：已把 {count} 个任务改为指向新的技能",
+  "consolidate.progress.cron": "定时任务：已把 {count} 个任务改为指向新的技能",
   "consolidate.progress.call": "[{seconds} 秒] {call}",
   "consolidate.progress.callRefused": "[{seconds} 秒] {call} → 被拒绝：{error}",
   "consolidate.progress.unparsable": "{name}(<无法解析的参数>)",

@@ -280,7 +280,7 @@ export const zhCN = defineLocale<typeof en>()({
   "form.stored.text": "{key} 已设置 ✓。现在可以关闭这个页面。",
   // ── chat commands: help, whoami, skill ──────────────────────────────────────────────────────────────
   "help.summary": "列出这里可用的命令和可以加载的技能",
-  "help.arg.command": "要查看详情的命令，例如 curator",
+  "help.arg.command": "要查看详情的命令，例如 `curator`",
   "help.noCommand": "没有命令 `{command}`。试试 `{help}`。",
   "help.commands": "命令",
   "help.item": "`{usage}`——{summary}",
