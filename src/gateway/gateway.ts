@@ -36,6 +36,7 @@ import { CommandMenus } from "./menus.js";
 import { GatewayMetrics } from "./metrics.js";
 import { PressPath } from "./press.js";
 import { ChatQueues } from "./queue.js";
+import { ReaderLanguages } from "./reader-language.js";
 import { type ChatAgent, CommandRouter } from "./router.js";
 import { OutboundScrubber } from "./scrub.js";
 import type { SecretFormServer } from "./secrets-entry/form-server.js";
@@ -132,6 +133,8 @@ const ADAPTER_FAILURE_STANDBY_MS = 15_000;
 
 class GatewayImpl implements Gateway {
   private readonly logger: Logger;
+  /** Readers' last reported languages, for platforms that report them on some events only. */
+  private readonly readerLanguages: ReaderLanguages;
   private readonly now: () => number;
   private readonly library: ManagedSkillLibrary;
   private readonly registry: readonly CommandSpec[];
@@ -177,6 +180,7 @@ class GatewayImpl implements Gateway {
 
   constructor(private readonly options: GatewayOptions) {
     this.logger = options.logger ?? silentLogger();
+    this.readerLanguages = new ReaderLanguages(() => this.stores?.sessions, this.logger);
     this.now = options.now ?? Date.now;
     this.library = openLibrary(options.home, options.config);
     this.registry = options.registry ?? defaultRegistry;
@@ -682,12 +686,13 @@ class GatewayImpl implements Gateway {
     stores.activity.touch();
     const key = sessionKeyOf(message);
     const isAdmin = admission.role === "admin";
-    if (message.press) {
-      await this.presses.accept(adapter, message, message.press.actionId, isAdmin, () => void settle());
+    const read = await this.readerLanguages.complete(adapter, message);
+    if (read.press) {
+      await this.presses.accept(adapter, read, read.press.actionId, isAdmin, () => void settle());
       return;
     }
     void this.queues
-      .run(key, () => this.process(adapter, message, isAdmin, entry, settle, takenAt))
+      .run(key, () => this.process(adapter, read, isAdmin, entry, settle, takenAt))
       .catch((error) => {
         this.metrics.error("event");
         this.logger.error({ err: error, platform: message.platform }, "gateway: handling a message failed");
