@@ -36,6 +36,7 @@ export const ALLOWED: RegExp[] = [
   /"[^"\n]*"|'[^'\n]*'/g, // quoted values and names: data as it was written
   /\b(?:skills|gateway|curator|config|platform|metadata)[\w.<>:-]*\.[\w.<>{}-]+/g, // config keys
   /\b[a-z][a-z0-9]*:\/\/\S+/g, // URLs: https://…, redis://…
+  /@\w+|\b[a-z][\w-]*\.(?:com|cn|org|net|io|local)\b/g, // bot handles (@SkillgateBot), domains (larksuite.com)
   /\b[\w<>-]+(?:\/[\w<>.-]*)+/g, // relative paths and hub sources: owner/repo/path/to/skill, references/
   /(?:~|\/)[\w./+-]+/g, // paths
   /\b[\w-]+\.(?:yaml|md|env|json|lock)\b|\.env\b|\.archive\/\S+|\.tar\.gz\b/g, // file names
@@ -51,7 +52,7 @@ export const ALLOWED: RegExp[] = [
   // Ledger actor and action ids (columns of the ledger table).
   /\b(?:curator|web)(?= {2,})/g,
   /\b(?:archive|restore|snapshot-rollback|rollback|skills-config-set|skills-enable|skills-disable|purge|pin|unpin|adopt|consolidate|pruned?|state)\b/g,
-  /\b(?:skillgate|Hermes|LLM|JSON|PATH|Hub|GitHub|URL|https|CLI|API|clawhub|YAML|Redis|Valkey|KB|MB|GB|B|MiB|KiB|UTF-8|NUL|tar|id|pid|cron|telegram|feishu|discord|console|created_by:\w+|true|false|metric|units|api_token|manual|test|user|agent|archived_at|hermes|ok)\b/g,
+  /\b(?:skillgate|Hermes|LLM|JSON|PATH|Hub|GitHub|URL|https|CLI|API|clawhub|YAML|Redis|Valkey|[Ww]ebhook|lark|KB|MB|GB|B|MiB|KiB|UTF-8|NUL|tar|id|pid|cron|telegram|feishu|discord|console|created_by:\w+|true|false|metric|units|api_token|manual|test|user|agent|archived_at|hermes|ok)\b/g,
   /\b(?:ENOENT|EACCES|EPERM|EISDIR|ENOTDIR|EEXIST|ENOTEMPTY|ENOSPC|EROFS|ELOOP|EMFILE|EBUSY|EXDEV|EIO|ENAMETOOLONG|Z_BUF_ERROR|Z_DATA_ERROR|TAR_BAD_ARCHIVE|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|EADDRINUSE|EADDRNOTAVAIL)\b/g, // system error codes
 ];
 
