@@ -130,8 +130,9 @@ export interface GatewayConfig {
    */
   locale: LocaleSetting;
   /**
-   * `gateway.home_locale`: the language of posts to a home chat (the maintenance summary) when that chat
-   * chose none with `/language`; `auto` (the default) leaves it to the locale settings and the platform.
+   * `gateway.home_locale`: the language of posts to a home chat (the maintenance summary, and every
+   * answer there) when that chat chose none with `/language`; `auto` (the default) leaves it to the
+   * locale settings and the platform.
    */
   homeLocale: LocaleSetting;
   /**
