@@ -68,13 +68,13 @@ function asStrings(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : [];
 }
 
-function linkedFileItems(view: SkillViewResult): string[] {
+function linkedFileItems(view: SkillViewResult): Text[] {
   const linked = view.linked_files;
   if (!linked || typeof linked !== "object") return [];
   return Object.entries(linked as Record<string, unknown>)
     .map(([kind, files]) => [kind, asStrings(files)] as const)
     .filter(([, files]) => files.length > 0)
-    .map(([kind, files]) => `${kind}: ${files.map((file) => `\`${file}\``).join(", ")}`);
+    .map(([kind, files]) => join([kind, list(files.map((file) => `\`${file}\``))], ": "));
 }
 
 function readinessBlocks(

@@ -141,19 +141,19 @@ function snapshotJson(s: SnapshotInfo) {
   };
 }
 
-function describeEntry(entry: LedgerEntry): Text {
+function describeEntry(ctx: CommandContext, entry: LedgerEntry): Text {
   const files = new Set([...entry.before, ...entry.after].map((file) => file.path)).size;
   return t("cmd.rollback.entryTarget", {
     id: entry.id,
     action: ledgerActionWord(entry.action),
     skill: entry.skill,
     actor: actorWord(entry.actor),
-    when: entry.ts,
+    when: when(entry.ts, displayTimeZone(ctx.config.gateway.timezone), ctx.now()),
     files,
   });
 }
 
-function describeSnapshot(s: SnapshotInfo): Text {
+function describeSnapshot(ctx: CommandContext, s: SnapshotInfo): Text {
   const cron = s.manifest?.cron_jobs;
   const cronLine = cron?.backed_up
     ? t("cmd.rollback.cronBackedUp", { count: cron.jobs_count ?? 0 })
@@ -163,7 +163,9 @@ function describeSnapshot(s: SnapshotInfo): Text {
   return t("cmd.rollback.snapshotTarget", {
     id: s.id,
     reason: s.manifest ? snapshotReasonWord(s.manifest.reason) : "?",
-    created: s.manifest?.created_at ?? "?",
+    created: s.manifest?.created_at
+      ? when(s.manifest.created_at, displayTimeZone(ctx.config.gateway.timezone), ctx.now())
+      : "?",
     files: String(s.manifest?.skill_files ?? "?"),
     cron: cronLine,
   });
@@ -219,10 +221,10 @@ const rollbackCommand = defineCommand({
     if (mode.kind === "list") return null;
     if (mode.kind === "entry") {
       const entry = await findEntry(ctx.home, mode.id);
-      return entry ? t("cmd.rollback.entryConfirm", { target: describeEntry(entry) }) : null;
+      return entry ? t("cmd.rollback.entryConfirm", { target: describeEntry(ctx, entry) }) : null;
     }
     const target = await resolveSnapshot(ctx.home, mode.id);
-    return target ? t("cmd.rollback.snapshotConfirm", { target: describeSnapshot(target) }) : null;
+    return target ? t("cmd.rollback.snapshotConfirm", { target: describeSnapshot(ctx, target) }) : null;
   },
   async run(ctx, input) {
     const mode = rollbackMode(input);

@@ -47,14 +47,14 @@ export function usageLine(spec: CommandSpec, prefix: (path: string[]) => string)
 }
 
 /** `--dry-run, -y/--yes, --days N` for a usage message. */
-export function optionsHelp(spec: CommandSpec): string {
-  return effectiveOptions(spec)
-    .map((option) => {
+export function optionsHelp(spec: CommandSpec): Text {
+  return list(
+    effectiveOptions(spec).map((option) => {
       const flag = option.short ? `-${option.short}/--${option.name}` : `--${option.name}`;
       if (option.kind === "boolean") return flag;
       return `${flag} ${option.choices ? option.choices.join("|") : option.kind === "integer" ? "N" : "VALUE"}`;
-    })
-    .join(", ");
+    }),
+  );
 }
 
 /** The closest candidate within two edits, for "did you mean" hints. */

@@ -4,7 +4,7 @@
  * was installed unless forced.
  */
 import path from "node:path";
-import { join, type Text, t } from "../src/core/i18n/messages.js";
+import { join, list, type Text, t } from "../src/core/i18n/messages.js";
 import { reply, textReply } from "../src/core/reply.js";
 import { planInstall, updatePlan } from "../src/curator/hub.js";
 import {
@@ -108,9 +108,9 @@ function updateLines(checks: UpdateCheck[]): Text[] {
           from: check.entry.content_hash,
           to: check.latestHash ?? "",
           version: `${String(check.entry.metadata?.version ?? "-")} → ${check.pkg.version ?? "-"}`,
-          added: added.join(", ") || "-",
-          removed: removed.join(", ") || "-",
-          changed: check.changed?.join(", ") || "-",
+          added: added.length > 0 ? list(added) : "-",
+          removed: removed.length > 0 ? list(removed) : "-",
+          changed: check.changed?.length ? list(check.changed) : "-",
           verdict: verdictText(plan),
         }),
       );

@@ -11,7 +11,7 @@
  */
 
 import { checkWriteFence } from "../src/core/fence.js";
-import { join, type Text, t } from "../src/core/i18n/messages.js";
+import { join, list, type Text, t } from "../src/core/i18n/messages.js";
 import { type Reply, type ReplyBlock, reply, textReply } from "../src/core/reply.js";
 import {
   type HubPlan,
@@ -72,10 +72,7 @@ export async function runHubSearch(ctx: CommandContext, query: string, limit = 2
 
 /** The card of an install: what would land. */
 function installCard(plan: HubPlan): Text {
-  const files = plan.pkg.files
-    .map((f) => f.path)
-    .slice(0, 20)
-    .join(", ");
+  const files = list(plan.pkg.files.map((f) => f.path).slice(0, 20));
   return t("hub.install.card", {
     name: plan.name,
     source: `${plan.pkg.source}:${plan.pkg.identifier}`,
@@ -176,7 +173,7 @@ const uninstallCommand = defineCommand({
     ctx.library.invalidate();
     const text =
       result.kept.length > 0
-        ? t("hub.uninstall.doneKept", { name, count: result.removed.length, kept: result.kept.join(", ") })
+        ? t("hub.uninstall.doneKept", { name, count: result.removed.length, kept: list(result.kept) })
         : t("hub.uninstall.done", { name, count: result.removed.length });
     return textReply(text, { json: { ok: true, skill: name, removed: result.removed, kept: result.kept } });
   },

@@ -6,7 +6,8 @@
  */
 import path from "node:path";
 import { provenanceWord, stateWord } from "../src/core/i18n/data-words.js";
-import { lines, list, type Text, t } from "../src/core/i18n/messages.js";
+import { displayTimeZone } from "../src/core/i18n/dates.js";
+import { join, lines, list, type Text, t, when } from "../src/core/i18n/messages.js";
 import { type Reply, type ReplyBlock, reply, withWarnings } from "../src/core/reply.js";
 import { classify, loadProvenance, readCreatedByKeys } from "../src/curator/provenance.js";
 import { type EnvRequirement, promptForMissingSecrets } from "../src/skills/readiness.js";
@@ -171,7 +172,7 @@ async function failureBlocks(
   if (files && Object.keys(files).length > 0) {
     blocks.push({
       kind: "list",
-      items: Object.entries(files).map(([group, names]) => `${group}: ${names.join(", ")}`),
+      items: Object.entries(files).map(([group, names]) => join([group, list(names)], ": ")),
     });
   }
   return blocks;
@@ -387,6 +388,7 @@ async function usageReport(
     });
     return reply(blocks, { json });
   }
+  const zone = displayTimeZone(ctx.config.gateway.timezone);
   blocks.push({
     kind: "table",
     headers: [
@@ -411,7 +413,7 @@ async function usageReport(
       String(item.view_count),
       String(item.patch_count),
       String(item.activity_count),
-      item.last_activity_at ?? t("cmd.time.never"),
+      item.last_activity_at ? when(item.last_activity_at, zone, ctx.now()) : t("cmd.time.never"),
     ]),
   });
   return paged(reply(blocks, { json }), blocks.length - 1, ["skills", "usage"], input);

@@ -50,6 +50,9 @@ export class DiscordAdapter implements Adapter {
     buttons: true,
     files: true,
     privateInput: "modal",
+    // An interaction carries `locale`, "the selected language of the invoking user" (Discord's
+    // interaction object, receiving-and-responding#interaction-object); a typed message carries none.
+    remembersReaderLanguage: true,
   };
 
   private readonly ctx: DiscordContext;

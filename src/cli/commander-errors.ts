@@ -6,7 +6,7 @@
  * each template and gives the catalog message whose English is that very text; a message it does not
  * know (a newer commander's) comes back as it is, in English.
  */
-import { english, type Text, t } from "../core/i18n/messages.js";
+import { english, list, type Text, t } from "../core/i18n/messages.js";
 
 /** One of commander's templates: its pattern, and the catalog message for what the pattern captured. */
 type Template = readonly [RegExp, (match: RegExpExecArray) => Text];
@@ -15,7 +15,8 @@ type Template = readonly [RegExp, (match: RegExpExecArray) => Text];
 function reasonText(reason: string): Text {
   if (reason === english(t("cli.error.wholeNumber"))) return t("cli.error.wholeNumber");
   const choices = /^Allowed choices are (.*)\.$/s.exec(reason);
-  if (choices) return t("cli.error.choices", { choices: choices[1] ?? "" });
+  // Commander joins the choices with ", "; the reader's list joins them again (the same bytes in English).
+  if (choices) return t("cli.error.choices", { choices: list((choices[1] ?? "").split(", ")) });
   return reason;
 }
 

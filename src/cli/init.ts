@@ -4,7 +4,7 @@
  */
 import { mkdir } from "node:fs/promises";
 import { homePaths } from "../config/home.js";
-import { type Text, t } from "../core/i18n/messages.js";
+import { list, type Text, t } from "../core/i18n/messages.js";
 import { type CliIo, printReply } from "./terminal-io.js";
 
 /** `skillgate init [--examples]`: creates `<home>/skills`, and installs the example skills when asked. */
@@ -32,10 +32,10 @@ export async function init(home: string, examples: boolean, json: boolean, io: C
       ? t("cli.init.installed", {
           count: result.installed.length,
           dir: homePaths(home).skills,
-          names: result.installed.join(", "),
+          names: list(result.installed),
         })
       : t("cli.init.noneInstalled"),
-    ...(result.skipped.length > 0 ? [t("cli.init.leftAlone", { names: result.skipped.join(", ") })] : []),
+    ...(result.skipped.length > 0 ? [t("cli.init.leftAlone", { names: list(result.skipped) })] : []),
     t("cli.init.next"),
   ];
   printReply(

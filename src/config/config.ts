@@ -10,7 +10,7 @@ import os from "node:os";
 import { ConfigError } from "../core/errors.js";
 import { isTimeZone } from "../core/i18n/dates.js";
 import { LOCALE_SETTINGS, type LocaleSetting } from "../core/i18n/locale.js";
-import { addWarning, type Text, t, type WarningLists } from "../core/i18n/messages.js";
+import { addWarning, list as listOf, type Text, t, type WarningLists } from "../core/i18n/messages.js";
 import {
   type ConfigReader,
   isPlatformReference,
@@ -130,8 +130,9 @@ export interface GatewayConfig {
    */
   locale: LocaleSetting;
   /**
-   * `gateway.home_locale`: the language of posts to a home chat (the maintenance summary) when that chat
-   * chose none with `/language`; `auto` (the default) leaves it to the locale settings and the platform.
+   * `gateway.home_locale`: the language of posts to a home chat (the maintenance summary, and every
+   * answer there) when that chat chose none with `/language`; `auto` (the default) leaves it to the
+   * locale settings and the platform.
    */
   homeLocale: LocaleSetting;
   /**
@@ -252,7 +253,7 @@ function oneOf<T extends string>(raw: Raw, key: string, at: string, allowed: rea
   if (!(allowed as readonly string[]).includes(value)) {
     throw new ConfigError(
       `${at}${key}`,
-      invalid(`${at}${key}`, value, t("config.req.oneOf", { allowed: allowed.join(", ") })),
+      invalid(`${at}${key}`, value, t("config.req.oneOf", { allowed: listOf(allowed) })),
     );
   }
   return value as T;
@@ -367,9 +368,7 @@ function platformRefList(raw: Raw, key: string): string[] {
         t("config.badReference", {
           key: `gateway.${key}`,
           value: show(entry),
-          platforms: registeredPlatforms()
-            .map((platform) => platform.name)
-            .join(", "),
+          platforms: listOf(registeredPlatforms().map((platform) => platform.name)),
         }),
       );
     }

@@ -12,7 +12,7 @@ import path from "node:path";
 import { SkillgateError } from "../core/errors.js";
 import { checkWriteFence } from "../core/fence.js";
 import { atomicWriteFile, readTextIfExists, withLock } from "../core/fsutil.js";
-import { type Text, t } from "../core/i18n/messages.js";
+import { type Formatted, list, type Text, t } from "../core/i18n/messages.js";
 import {
   interpolate,
   parseDotenvStatements,
@@ -59,17 +59,17 @@ export function dotenvValueText(value: string): string {
 export const MAX_SECRET_LENGTH = 4096;
 
 /**
- * The whitespace at either end of `value` as code points (`U+00A0, U+3000`), or null when there is
+ * The whitespace at either end of `value` as a list of code points (`U+00A0, U+3000`), or null when there is
  * none: spaces, tabs, no-break spaces, ideographic spaces, the byte-order mark and every other character
  * Unicode calls white space. A value is taken exactly or refused, never trimmed without a word.
  */
-export function edgeWhitespace(value: string): string | null {
+export function edgeWhitespace(value: string): Formatted | null {
   const edges = [...(value.match(/^\s+/)?.[0] ?? ""), ...(value.match(/(?<=\S)\s+$|^\s+$/)?.[0] ?? "")];
   if (edges.length === 0) return null;
   const codes = edges.map(
     (char) => `U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}`,
   );
-  return [...new Set(codes)].join(", ");
+  return list([...new Set(codes)]);
 }
 
 /**

@@ -106,6 +106,11 @@ export interface AdapterCapabilities {
    * `feishu` domain: `zh-CN`); absent: English.
    */
   defaultLocale?: Locale;
+  /**
+   * The reader's language comes with some events only (Discord: an interaction's `locale`, never a typed
+   * message): the gateway remembers each reader's last one and answers their other messages in it.
+   */
+  remembersReaderLanguage?: boolean;
 }
 
 /**

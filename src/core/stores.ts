@@ -58,6 +58,13 @@ export interface ChatSessions {
   chatLanguage(chatKey: string): Promise<Locale | undefined>;
   /** Remembers a chat's language; undefined forgets it (the chat follows its readers again). */
   setChatLanguage(chatKey: string, locale: Locale | undefined): Promise<void>;
+  /**
+   * The last language tag a reader's platform reported for them (`platform:user`), where the platform
+   * reports it only on some events (optional for stand-in stores).
+   */
+  readerLanguage?(readerKey: string): Promise<string | undefined>;
+  /** Remembers the last language tag reported for a reader. */
+  setReaderLanguage?(readerKey: string, tag: string): Promise<void>;
   /** Writes pending changes now. */
   flush(): Promise<void>;
 }

@@ -13,6 +13,7 @@ import { atomicWriteFile, stableJson } from "../core/fsutil.js";
 import { list, type Message, type Text, t } from "../core/i18n/messages.js";
 import { type Reply, type ReplyBlock, reply } from "../core/reply.js";
 import type { ConsolidatedEntry, PrunedEntry } from "../llm/classify.js";
+import { modelReasonText } from "../llm/config.js";
 import type { OverlapPair } from "../skills/search.js";
 import type { AutoTransitionCounts, CuratorRunResult, RenameEntry, RenameMap } from "./types.js";
 
@@ -130,15 +131,19 @@ function llmPartText(part: string): Message | undefined {
 }
 
 /**
- * The model pass's status (the English the run records: `skipped (…)`, `error (…)`, `no change`, the
+ * The model pass's status (the English the run records: `skipped (…)` or a bare `skipped`, `error (…)`, `no change`, the
  * pass's own summary) as the reader's text. A status in no known form, such as a model's error, is shown
  * as it is.
  */
 export function llmStatusText(status: string): Text {
+  if (status === "skipped") return t("summary.llm.skippedPlain");
   const skipped = /^skipped \((.*)\)$/s.exec(status);
   if (skipped) return t("summary.llm.skipped", { why: SKIP_REASONS[skipped[1] ?? ""] ?? skipped[1] ?? "" });
   const failed = /^error \((.*)\)$/s.exec(status);
-  if (failed) return t("summary.llm.error", { error: failed[1] ?? "" });
+  if (failed) {
+    const error = failed[1] ?? "";
+    return t("summary.llm.error", { error: modelReasonText(error) ?? error });
+  }
   if (status === "no change") return t("summary.llm.noChange");
   if (status === "proposed no changes") return t("summary.llm.proposedNone");
   const proposed = status.startsWith("proposed: ");

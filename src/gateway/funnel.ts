@@ -23,6 +23,7 @@ import type { CommandMenus } from "./menus.js";
 import type { GatewayMetrics } from "./metrics.js";
 import type { PressPath } from "./press.js";
 import type { ChatQueues } from "./queue.js";
+import type { ReaderLanguages } from "./reader-language.js";
 import type { CommandRouter } from "./router.js";
 import type { SecretEntry } from "./secrets-entry/service.js";
 
@@ -57,6 +58,8 @@ export interface FunnelDeps {
   syncCommandCatalogs: () => Promise<void>;
   /** A command changed the library: chats that loaded a changed skill are told. */
   skillsMutated: () => void;
+  /** Readers' last reported languages, for platforms that report them on some events only. */
+  readerLanguages: ReaderLanguages;
 }
 
 /** The message path of one gateway (see the module comment). */
@@ -121,8 +124,9 @@ export class MessageFunnel {
     stores.activity.touch();
     const key = sessionKeyOf(message);
     const isAdmin = admission.role === "admin";
-    if (message.press) {
-      await this.deps.presses.accept(adapter, message, message.press.actionId, isAdmin, () => void settle());
+    const read = await this.deps.readerLanguages.complete(adapter, message);
+    if (read.press) {
+      await this.deps.presses.accept(adapter, read, read.press.actionId, isAdmin, () => void settle());
       return;
     }
     void this.deps.queues
@@ -134,7 +138,7 @@ export class MessageFunnel {
           inbox?.release(entry);
           return;
         }
-        await this.process(adapter, message, isAdmin, entry, settle, takenAt);
+        await this.process(adapter, read, isAdmin, entry, settle, takenAt);
       })
       .catch((error) => {
         metrics.error("event");

@@ -31,6 +31,7 @@ import { GatewayMetrics } from "./metrics.js";
 import type { Gateway, GatewayOptions, StopOptions } from "./options.js";
 import { PressPath } from "./press.js";
 import { ChatQueues } from "./queue.js";
+import { ReaderLanguages } from "./reader-language.js";
 import { CommandRouter } from "./router.js";
 import { OutboundScrubber } from "./scrub.js";
 import type { SecretFormServer } from "./secrets-entry/form-server.js";
@@ -191,6 +192,7 @@ class GatewayImpl implements Gateway {
       configChanged: () => this.menus.configChanged(),
       syncCommandCatalogs: () => this.syncCommandCatalogs(),
       skillsMutated: () => void this.skillNotices.check(),
+      readerLanguages: new ReaderLanguages(() => this.stores?.sessions, this.logger),
     });
     this.maintenance = new MaintenanceTicker({
       home: options.home,

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { atomicWriteFile } from "../core/fsutil.js";
-import { isLocale, type Locale } from "../core/i18n/locale.js";
+import { isLanguageTag, isLocale, type Locale } from "../core/i18n/locale.js";
 import type { ChatSessions, HistoryEntry, LoadedSkillVersion } from "../core/stores.js";
 import { BatchedWriter } from "./batched-writer.js";
 
@@ -18,6 +18,13 @@ interface SessionRecord {
   updated_at: string;
   /** The chat's `/language` choice (on the `platform:chat` record only). */
   language?: Locale;
+  /** A reader's last reported language tag (on the `reader:platform:user` record only). */
+  reader_language?: string;
+}
+
+/** A reader's record among the sessions: never a chat's or a session's key. */
+function readerRecordKey(readerKey: string): string {
+  return `reader:${readerKey}`;
 }
 
 /** Most sessions kept (least recently updated forgotten first). */
@@ -50,6 +57,7 @@ function readSessions(file: string): Map<string, SessionRecord> {
         ? { skill_versions: value.skill_versions }
         : {}),
       ...(isLocale(value.language) ? { language: value.language } : {}),
+      ...(isLanguageTag(value.reader_language) ? { reader_language: value.reader_language } : {}),
     });
   }
   return sessions;
@@ -148,6 +156,19 @@ export class SessionStore implements ChatSessions {
     const record = this.record(chatKey);
     if (locale) record.language = locale;
     else delete record.language;
+    this.touch(record);
+  }
+
+  /** The last language tag reported for the reader `readerKey` (`platform:user`). */
+  async readerLanguage(readerKey: string): Promise<string | undefined> {
+    return this.sessions.get(readerRecordKey(readerKey))?.reader_language;
+  }
+
+  /** Remembers the last language tag reported for the reader `readerKey`. */
+  async setReaderLanguage(readerKey: string, tag: string): Promise<void> {
+    if (!isLanguageTag(tag)) return;
+    const record = this.record(readerRecordKey(readerKey));
+    record.reader_language = tag;
     this.touch(record);
   }
 

@@ -9,7 +9,7 @@ import type { ModelConfig, SkillgateConfig } from "../config/config.js";
 import { lookupSecret, readDotenv } from "../config/dotenv.js";
 import { homePaths } from "../config/home.js";
 import { apiKeyVariable, PROVIDER_KEY_VARIABLES } from "../config/model-keys.js";
-import { type Text, t } from "../core/i18n/messages.js";
+import { english, type Message, messageFromEnglish, type Text, t } from "../core/i18n/messages.js";
 
 /** Where a resolved model's settings came from (the config key prefix named in error messages). */
 export type ModelSource = "auxiliary.curator" | "curator.auxiliary" | "model";
@@ -105,8 +105,7 @@ function resolveMainModel(config: SkillgateConfig, secret: SecretLookup): Partia
   if (!main?.model) {
     return {
       ok: false,
-      reason:
-        "no model configured: set `auxiliary.curator.provider` and `auxiliary.curator.model` (or `model.default` with `model.base_url`) in config.yaml",
+      reason: english(t("model.none")),
     };
   }
   let provider = isAuto(main.provider) ? undefined : main.provider?.trim().toLowerCase();
@@ -116,8 +115,7 @@ function resolveMainModel(config: SkillgateConfig, secret: SecretLookup): Partia
     if (!provider) {
       return {
         ok: false,
-        reason:
-          "`model.provider` is auto but no provider key was found: set `model.base_url` (any OpenAI-compatible server) or `model.provider` with its API key (e.g. OPENROUTER_API_KEY in <home>/.env)",
+        reason: english(t("model.autoNoKey")),
       };
     }
   }
@@ -136,7 +134,7 @@ function resolveSlot(
   if (!baseUrl) {
     return {
       ok: false,
-      reason: `\`${source}.provider\` is ${JSON.stringify(provider)}, which has no known address: set \`${source}.base_url\` to its OpenAI-compatible endpoint (e.g. http://127.0.0.1:8000/v1)`,
+      reason: english(t("model.noAddress", { source, provider: JSON.stringify(provider) })),
     };
   }
   const key = resolveApiKey(slot.apiKey, known?.keyVar, source, secret);
@@ -179,7 +177,7 @@ function resolveApiKey(
     if (found === undefined) {
       return {
         ok: false,
-        reason: `\`${source}.api_key\` names ${varName}, which is not set: add ${varName}=… to <home>/.env or the environment`,
+        reason: english(t("model.keyVarUnset", { source, variable: varName })),
       };
     }
     return { ok: true, apiKey: found, apiKeyVar: varName };
@@ -189,12 +187,28 @@ function resolveApiKey(
     if (found === undefined) {
       return {
         ok: false,
-        reason: `no API key for \`${source}\`: set ${defaultVar} in <home>/.env or the environment, or \`${source}.api_key\``,
+        reason: english(t("model.noKey", { source, variable: defaultVar })),
       };
     }
     return { ok: true, apiKey: found, apiKeyVar: defaultVar };
   }
   return { ok: true };
+}
+
+const REASON_KEYS = [
+  "model.none",
+  "model.autoNoKey",
+  "model.noAddress",
+  "model.keyVarUnset",
+  "model.noKey",
+] as const;
+
+/**
+ * Why no model resolved, read back from the English a run stored (`run.json`, the status line) into
+ * the reader's text; undefined for any other text, such as the model's own error.
+ */
+export function modelReasonText(reason: string): Message | undefined {
+  return messageFromEnglish(REASON_KEYS, reason);
 }
 
 /** A one-line description safe to show: `model via provider (base URL)`. */

@@ -174,6 +174,21 @@ describe("the Redis coordination stores", () => {
     expect(await a?.sessions.chatLanguage("telegram:-100")).toBeUndefined();
   });
 
+  it("a reader's last reported language written by one replica is read by the other, with an expiry", async () => {
+    const prefix = `stores:${keys}:`;
+    const [a, b] = pair();
+    expect(await b?.sessions.readerLanguage?.("discord:42")).toBeUndefined();
+    await a?.sessions.setReaderLanguage?.("discord:42", "zh-CN");
+    expect(await b?.sessions.readerLanguage?.("discord:42")).toBe("zh-CN");
+    await b?.sessions.setReaderLanguage?.("discord:42", "en-US");
+    expect(await a?.sessions.readerLanguage?.("discord:42")).toBe("en-US");
+    // Not a language tag: not stored.
+    await a?.sessions.setReaderLanguage?.("discord:42", "x y");
+    expect(await b?.sessions.readerLanguage?.("discord:42")).toBe("en-US");
+    const ttl = await one.pTTL(`${prefix}reader:discord:42:language`);
+    expect(ttl).toBeGreaterThan(0);
+  });
+
   it("a stranger notice given by one replica is known to the other", async () => {
     const [a, b] = pair();
     expect(await b?.strangers.lastNoticed("telegram:9")).toBeUndefined();

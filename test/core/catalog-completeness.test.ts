@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { catalogEntry, english, messageKeys, resolveText, t } from "../../src/core/i18n/messages.js";
-import { englishLeft } from "../support/english-left.js";
+import { englishWordLeft } from "../support/english-left.js";
 
 function templates(key: Parameters<typeof catalogEntry>[0], locale: "en" | "zh-CN"): string[] {
   const entry = catalogEntry(key, locale);
@@ -16,14 +16,21 @@ function templates(key: Parameters<typeof catalogEntry>[0], locale: "en" | "zh-C
 }
 
 describe("catalog completeness", () => {
-  it("every zh-CN entry is Chinese: no English sentence outside the allow-list", () => {
+  it("every zh-CN entry is Chinese: no English word outside the allow-list", () => {
     const left = messageKeys().flatMap((key) =>
       templates(key, "zh-CN").flatMap((text) => {
-        const found = englishLeft(text);
+        const found = englishWordLeft(text);
         return found ? [`${key}: ${found}`] : [];
       }),
     );
     expect(left).toEqual([]);
+  });
+
+  it("the check is not blind to one English word or a plural (s)", () => {
+    expect(englishWordLeft("操作者：user")).toBe("user");
+    expect(englishWordLeft("原因：manual")).toBe("manual");
+    expect(englishWordLeft("已归档 2 个 skill(s)")).not.toBeNull();
+    expect(englishWordLeft("运行 `skillgate curator status`，见 docs/platforms/telegram.md")).toBeNull();
   });
 
   it("every zh-CN entry that says something differs from English", () => {

@@ -140,6 +140,7 @@ describe("discord adapter against the emulator", () => {
       buttons: true,
       files: true,
       privateInput: "modal",
+      remembersReaderLanguage: true,
     });
     await adapter.stop();
     expect(adapter.health().state).toBe("stopped");

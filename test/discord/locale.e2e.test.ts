@@ -5,9 +5,17 @@
  * summary in the home channel) follows the guild's `preferred_locale`, also when it changes while the
  * gateway runs (GUILD_UPDATE), unless `gateway.discord.locale` names a locale.
  */
+import { readFile } from "node:fs/promises";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { type EmulatorUser, visibleText } from "../emulators/discord.js";
-import { DISCORD_GUILD, DISCORD_HOME_CHANNEL, DISCORD_USERS, shown } from "../support/harness/discord.js";
+import {
+  DISCORD_DMS,
+  DISCORD_GUILD,
+  DISCORD_HOME_CHANNEL,
+  DISCORD_USERS,
+  shown,
+} from "../support/harness/discord.js";
 import { usePlatform } from "../support/harness/index.js";
 import { makeCuratorDue, writeCuratorLastRun, writeTestSkill } from "../support/platform-home.js";
 
@@ -54,6 +62,33 @@ describe("discord: localized registration and replies", () => {
     expect(shown(visibleText(english.original))).toMatch(/^You are /);
     const help = await run.slash(chineseAdmin, "help");
     expect(shown(visibleText(help.original))).toContain("命令");
+  });
+
+  it("answers a typed message in its author's last interaction locale, remembered across a restart", async () => {
+    const run = await boot();
+    const typed = async (): Promise<string> => {
+      const before = run.emulator.messages.length;
+      run.emulator.userMessage({ user: chineseAdmin, channelId: DISCORD_DMS.admin, content: "/whoami" });
+      const answer = await run.emulator.waitForMessage(
+        (item) => item.channelId === DISCORD_DMS.admin && run.emulator.messages.indexOf(item) >= before,
+      );
+      return shown(visibleText(answer));
+    };
+    // A typed message carries no locale: before any interaction, the platform's default (English).
+    expect(await typed()).toMatch(/^You are /);
+    const slash = await run.slash(chineseAdmin, "whoami", undefined, undefined, {
+      channelId: DISCORD_DMS.admin,
+    });
+    expect(shown(visibleText(slash.original))).toMatch(/^你是 /);
+    expect(await typed()).toMatch(/^你是 /);
+    // Kept in the sessions store, so another process (or replica) answers alike.
+    await run.stopGateway();
+    await run.restart();
+    expect(await typed()).toMatch(/^你是 /);
+    const sessions = JSON.parse(await readFile(path.join(run.home, "gateway", "sessions.json"), "utf8")) as {
+      sessions: Record<string, { reader_language?: string }>;
+    };
+    expect(sessions.sessions[`reader:discord:${chineseAdmin.id}`]?.reader_language).toBe("zh-CN");
   });
 });
 

@@ -10,6 +10,7 @@ import path from "node:path";
 import { PassThrough } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { checkSecretValue, edgeWhitespace } from "../../src/config/dotenv-write.js";
+import { english, resolveText } from "../../src/core/i18n/messages.js";
 import { runCli } from "../support/cli-in-process.js";
 import { readWithPythonDotenv, readWithPyYAML } from "../support/python-readers.js";
 
@@ -53,7 +54,9 @@ afterEach(async () => {
 
 describe("whitespace at either end of a value is refused, never trimmed", () => {
   it.each(EDGED)("the checks name it: %j", (value, codes) => {
-    expect(edgeWhitespace(value)).toBe(codes);
+    const edges = edgeWhitespace(value);
+    expect(edges && english(edges)).toBe(codes);
+    if (edges && codes.includes(", ")) expect(resolveText(edges, "zh-CN")).toBe(codes.replaceAll(", ", "、"));
     const checked = checkSecretValue(value);
     expect("problem" in checked).toBe(true);
   });

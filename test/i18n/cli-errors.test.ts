@@ -116,7 +116,11 @@ describe("usage errors on the command line", () => {
     { args: ["skills", "list", "--bogus"], english: "error: unknown option '--bogus'\n" },
     { args: ["skills", "list", "--jsn"], english: "error: unknown option '--jsn'\n(Did you mean --json?)\n" },
     { args: ["bogus"], english: "error: unknown command 'bogus'\n" },
-    { args: ["servee"], english: "error: unknown command 'servee'\n(Did you mean serve?)\n" },
+    {
+      args: ["servee"],
+      english: "error: unknown command 'servee'\n(Did you mean serve?)\n",
+      names: ["serve"],
+    },
     {
       args: ["curator", "pin", "a", "b", "c"],
       english: "error: too many arguments for 'pin'. Expected 1 argument but got 3.\n",
@@ -134,7 +138,7 @@ describe("usage errors on the command line", () => {
       args: ["skills", "usage", "--sort", "bogus"],
       english:
         "error: option '--sort <value>' argument 'bogus' is invalid. Allowed choices are activity, recent, name.\n",
-      names: ["activity, recent, name"],
+      names: ["activity", "recent", "name"],
     },
   ];
 

@@ -14,7 +14,7 @@ import type { CommandSpec } from "../../commands/types.js";
 import type { Reply } from "../../src/core/reply.js";
 import { makeCuratorDue, writeTestSkill } from "../support/platform-home.js";
 import { tempHome } from "../telegram/helpers.js";
-import { chatOn, englishLeft, KEY_PATTERN, shown } from "./complete-support.js";
+import { chatOn, englishWords, KEY_PATTERN, shown } from "./complete-support.js";
 
 const NOW = new Date();
 
@@ -202,11 +202,13 @@ describe("every command's reply is complete in both locales", () => {
     expect(cases.some((item) => item.reply.exitCode === 1)).toBe(true);
   });
 
-  it("zh-CN: no English sentence is left outside names, commands, keys and paths", () => {
+  it("zh-CN: no English word is left outside names, commands, keys and paths", () => {
     const left = cases.flatMap((item) => {
       const text = shown(item.reply, "zh-CN");
-      const found = englishLeft(text, dataStrings());
-      return found ? [`${item.label}: «${found}» in ${JSON.stringify(text.slice(0, 600))}`] : [];
+      const found = englishWords(text, dataStrings());
+      return found.length > 0
+        ? [`${item.label}: «${found.join("», «")}» in ${JSON.stringify(text.slice(0, 600))}`]
+        : [];
     });
     expect(left).toEqual([]);
     // Chinese is what is shown, not just an absence of English.

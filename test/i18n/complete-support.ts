@@ -9,6 +9,7 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 import { expect } from "vitest";
 import { terminalContext } from "../../commands/context.js";
+import { registry } from "../../commands/index.js";
 import type { CommandContext } from "../../commands/types.js";
 import { loadConfig } from "../../src/config/config.js";
 import type { Locale } from "../../src/core/i18n/locale.js";
@@ -16,30 +17,56 @@ import { messageKeys, resolveText } from "../../src/core/i18n/messages.js";
 import { type Reply, replyToPlainText } from "../../src/core/reply.js";
 import { openLibrary } from "../../src/skills/library.js";
 
+/** The command paths as they are typed (`/skills list`, `skillgate curator status`), longest first. */
+const COMMAND_PATHS = new RegExp(
+  `(?:/|\\bskillgate )(?:${registry
+    .map((spec) => spec.path.join(" "))
+    .sort((a, b) => b.length - a.length)
+    .map((words) => words.replace(/[-]/g, "\\-"))
+    .join("|")})(?![\\w-])`,
+  "g",
+);
+
 /** Words that stay as they are in every language: names, commands, keys, paths, units, ids. */
 export const ALLOWED: RegExp[] = [
   /`[^`]*`/g, // code spans: commands, keys, values
+  COMMAND_PATHS, // commands as typed, in usage lines and hints
+  /\bskillgate (?:serve|init|doctor|secrets set|secrets|console)\b/g, // the CLI's own commands
+  /(?<=子命令：)[\w-]+(?:、[\w-]+)*/g, // the subcommands a usage error offers, as typed
+  /"[^"\n]*"|'[^'\n]*'/g, // quoted values and names: data as it was written
   /\b(?:skills|gateway|curator|config|platform|metadata)[\w.<>:-]*\.[\w.<>{}-]+/g, // config keys
+  /\b[a-z][a-z0-9]*:\/\/\S+/g, // URLs: https://…, redis://…
+  /@\w+|\b[a-z][\w-]*\.(?:com|cn|org|net|io|local)\b/g, // bot handles (@SkillgateBot), domains (larksuite.com)
+  /\b[\w<>-]+(?:\/[\w<>.-]*)+/g, // relative paths and hub sources: owner/repo/path/to/skill, references/
   /(?:~|\/)[\w./+-]+/g, // paths
-  /\b[\w-]+\.(?:yaml|md|env|json|lock)\b|\.env\b|\.archive\/\S+/g, // file names
+  /\b[\w-]+\.(?:yaml|md|env|json|lock)\b|\.env\b|\.archive\/\S+|\.tar\.gz\b/g, // file names
+  /(?<![\w.])\.[A-Za-z_][\w.-]*/g, // dot files: .bundled_manifest, .curator_state.corrupt-…
+  /\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g, // identifiers: tool names (skill_view), keys (replica_id)
   /(?<![\w-])--?[a-z][\w-]*(?:\s+(?:N|VALUE|activity\|recent\|name))?/g, // flags and their value words
-  /<[\w.]+>/g, // placeholders in usage lines: <name>, <key>
+  /<[\w.]+(?:\.\.\.)?>|\[[\w.]+(?:\.\.\.)?\]/g, // placeholders in usage lines: <name>, <query...>, [file]
+  /\$?\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b/g, // environment variable names
+  /\b(?:UTC|GMT(?:[+-]\d{1,2}(?::\d{2})?)?)\b/g, // zone names in dates
+  /（Curator）/g, // the curator's English name beside its Chinese one, as the seeds bridge it
   /\b\d{8}T\d{6}Z?[\w-]*\b|\b\d{4}-\d{2}-\d{2}[T\d:.Z-]*/g, // snapshot ids, timestamps
   /\b[0-9a-f]{12}\b/g, // ledger entry ids
   // Ledger actor and action ids (columns of the ledger table).
   /\b(?:curator|web)(?= {2,})/g,
   /\b(?:archive|restore|snapshot-rollback|rollback|skills-config-set|skills-enable|skills-disable|purge|pin|unpin|adopt|consolidate|pruned?|state)\b/g,
-  /\b(?:skillgate|Hermes|LLM|JSON|PATH|Hub|KB|MB|GB|B|MiB|KiB|UTF-8|NUL|tar|id|pid|cron|telegram|feishu|discord|console|created_by:\w+|true|false|metric|units|api_token|manual|test|user|agent|archived_at|hermes|ok)\b/g,
+  /\b(?:skillgate|Hermes|LLM|JSON|PATH|Hub|GitHub|URL|https|CLI|API|clawhub|YAML|Redis|Valkey|[Ww]ebhook|lark|KB|MB|GB|B|MiB|KiB|UTF-8|NUL|tar|id|pid|cron|telegram|feishu|discord|console|created_by:\w+|true|false|metric|units|api_token|manual|test|user|agent|archived_at|hermes|ok)\b/g,
   /\b(?:ENOENT|EACCES|EPERM|EISDIR|ENOTDIR|EEXIST|ENOTEMPTY|ENOSPC|EROFS|ELOOP|EMFILE|EBUSY|EXDEV|EIO|ENAMETOOLONG|Z_BUF_ERROR|Z_DATA_ERROR|TAR_BAD_ARCHIVE|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|EADDRINUSE|EADDRNOTAVAIL)\b/g, // system error codes
 ];
 
-/** English left in `text` once names and the allow-list are removed: two Latin words in a row. */
-export function englishLeft(text: string, names: readonly string[]): string | null {
+/** Every English word left in `text` once names and the allow-list are removed, "(s)" included. */
+export function englishWords(text: string, names: readonly string[]): string[] {
   let rest = text;
   for (const name of [...names].sort((a, b) => b.length - a.length)) rest = rest.split(name).join(" ");
   for (const pattern of ALLOWED) rest = rest.replace(pattern, " ");
-  const run = /[A-Za-z]{2,}(?:[\s,'’-]+[A-Za-z]{2,})+/.exec(rest);
-  return run ? run[0] : null;
+  return rest.match(/\(s\)|(?<![A-Za-z])[A-Za-z]{2,}(?:[\s,'’-]+[A-Za-z]{2,})*/g) ?? [];
+}
+
+/** The first English word (or run of words) left in `text`, or null: single words and "(s)" count. */
+export function englishLeft(text: string, names: readonly string[]): string | null {
+  return englishWords(text, names)[0] ?? null;
 }
 
 /** Everything a person reads of a reply: blocks, warnings, buttons, the question above buttons. */

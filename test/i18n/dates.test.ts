@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/config/config.js";
-import { calendarDaysAgo, displayTimeZone, formatDateTime } from "../../src/core/i18n/dates.js";
+import {
+  calendarDaysAgo,
+  displayTimeZone,
+  formatDateTime,
+  formatElapsed,
+} from "../../src/core/i18n/dates.js";
 import { dayOf, resolveText, when } from "../../src/core/i18n/messages.js";
 
 const NOW = Date.parse("2026-12-04T20:35:00Z");
@@ -38,6 +43,15 @@ describe("one date and time policy", () => {
     // 20:35 UTC is already the 5th in Shanghai, so the 4th's evening there is yesterday.
     expect(calendarDaysAgo(Date.parse("2026-12-04T10:00:00Z"), "Asia/Shanghai", NOW)).toBe(1);
     expect(resolveText(dayOf("not a time", "UTC", NOW), "en")).toBe("not a time");
+  });
+
+  it("writes elapsed time as the curator's listings print it in English and as Chinese reads it", () => {
+    expect(formatElapsed(42, "en")).toBe("42s ago");
+    expect(formatElapsed(3 * 3600 + 5, "en")).toBe("3h ago");
+    expect(formatElapsed(12 * 86_400, "en")).toBe("12d ago");
+    expect(formatElapsed(42, "zh-CN")).toBe("42 秒前");
+    expect(formatElapsed(5 * 60, "zh-CN")).toBe("5 分钟前");
+    expect(formatElapsed(1234 * 86_400, "zh-CN")).toBe("1234 天前");
   });
 
   it("the zone is gateway.timezone, else TZ, else UTC; an unknown one is skipped or refused in config", () => {

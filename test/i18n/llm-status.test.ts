@@ -5,8 +5,10 @@
  * form is shown as it is.
  */
 import { describe, expect, it } from "vitest";
+import { parseConfig } from "../../src/config/config.js";
 import { english, resolveText } from "../../src/core/i18n/messages.js";
 import { llmStatusText } from "../../src/curator/report.js";
+import { resolveCuratorModel } from "../../src/llm/config.js";
 import { englishLeft } from "./complete-support.js";
 
 const STATUSES = [
@@ -34,6 +36,35 @@ describe("the model pass's status in a run summary", () => {
     const text = llmStatusText("error (HTTP 401: invalid api key)");
     expect(english(text)).toBe("error (HTTP 401: invalid api key)");
     expect(resolveText(text, "zh-CN")).toBe("出错（HTTP 401: invalid api key）");
+  });
+
+  it.each([
+    "no model configured: set `auxiliary.curator.provider` and `auxiliary.curator.model` (or `model.default` with `model.base_url`) in config.yaml",
+    "`model.provider` is auto but no provider key was found: set `model.base_url` (any OpenAI-compatible server) or `model.provider` with its API key (e.g. OPENROUTER_API_KEY in <home>/.env)",
+    '`auxiliary.curator.provider` is "acme", which has no known address: set `auxiliary.curator.base_url` to its OpenAI-compatible endpoint (e.g. http://127.0.0.1:8000/v1)',
+    "`model.api_key` names MY_KEY, which is not set: add MY_KEY=… to <home>/.env or the environment",
+    "no API key for `model`: set OPENROUTER_API_KEY in <home>/.env or the environment, or `model.api_key`",
+  ])("why no model resolved reads in Chinese, its English unchanged: %s", (reason) => {
+    const text = llmStatusText(`error (${reason})`);
+    expect(english(text)).toBe(`error (${reason})`);
+    const zh = resolveText(text, "zh-CN");
+    expect(zh.startsWith("出错（")).toBe(true);
+    expect(englishLeft(zh, ["OpenAI", "auto"])).toBeNull();
+  });
+
+  it("the reasons a resolution gives are the English the runs have always stored", () => {
+    const none = resolveCuratorModel(parseConfig({}), "/nonexistent-home", {});
+    expect(none.ok ? "" : none.reason).toBe(
+      "no model configured: set `auxiliary.curator.provider` and `auxiliary.curator.model` (or `model.default` with `model.base_url`) in config.yaml",
+    );
+    const unset = resolveCuratorModel(
+      parseConfig({ model: { default: "m", base_url: "http://127.0.0.1:1/v1", api_key: "$MY_KEY" } }),
+      "/nonexistent-home",
+      {},
+    );
+    expect(unset.ok ? "" : unset.reason).toBe(
+      "`model.api_key` names MY_KEY, which is not set: add MY_KEY=… to <home>/.env or the environment",
+    );
   });
 
   it("a status in no known form is shown as it is", () => {

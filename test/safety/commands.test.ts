@@ -76,6 +76,7 @@ describe("curator rollback", () => {
     const refused = await run("rollback", []);
     expect(refused.reply.exitCode).toBe(1);
     expect(refused.text).toContain("Rollback target: snapshot 2026-03-01T12-00-00Z");
+    expect(refused.text).toMatch(/created_at: +Mar 1,( 2026,)? 12:00 UTC\n/);
     expect(refused.text).toContain("-y");
     expect(await exists(path.join(home, "skills", "alpha"))).toBe(false);
     const done = await run("rollback", ["-y"]);
@@ -122,6 +123,7 @@ describe("curator rollback", () => {
     expect(both.reply.exitCode).toBe(2);
     const refused = await run("rollback", [entry?.id ?? ""]);
     expect(refused.text).toContain(`Rollback target: ledger entry ${entry?.id}`);
+    expect(refused.text).toMatch(/when: +[A-Z][a-z]{2} \d{1,2},( \d{4},)? \d{2}:\d{2} UTC\n/);
     expect(refused.text).toContain("Restore this mutation's before-state?");
     const done = await run("rollback", [entry?.id ?? "", "-y"]);
     expect(done.reply.exitCode).toBe(0);

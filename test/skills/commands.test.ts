@@ -177,4 +177,21 @@ describe("skills usage", () => {
     expect(replyToPlainText(byName)).toContain("not on disk");
     expect(replyToPlainText(byName)).toContain("hidden: os");
   });
+
+  it("shows last activity as a moment in the display zone, in the reader's language; --json keeps the stored time", async () => {
+    writeFileSync(
+      path.join(env.skills, ".usage.json"),
+      JSON.stringify({ fmt: { use_count: 1, last_used_at: "2026-03-01T00:00:00+00:00" } }),
+    );
+    const zoned = ctx({
+      config: config({ gateway: { timezone: "Asia/Shanghai" } }),
+      now: () => new Date("2026-06-01T12:00:00Z"),
+    });
+    const usage = await spec("usage").run(zoned, input([], { sort: "name" }));
+    expect(replyToPlainText(usage, "en")).toContain("Mar 1, 08:00 GMT+8");
+    expect(replyToPlainText(usage, "zh-CN")).toContain("3月1日 GMT+8 08:00");
+    expect(replyToPlainText(usage, "en")).not.toContain("2026-03-01T00:00:00+00:00");
+    const rows = (usage.json as { skills: { name: string; last_activity_at: string | null }[] }).skills;
+    expect(rows.find((row) => row.name === "fmt")?.last_activity_at).toBe("2026-03-01T00:00:00+00:00");
+  });
 });

@@ -22,3 +22,33 @@ export function englishLeft(text: string, extraAllowed: readonly RegExp[] = []):
   const run = /[A-Za-z]{2,}(?:[\s,'’-]+[A-Za-z]{2,})+/.exec(rest);
   return run ? run[0] : null;
 }
+
+/**
+ * Technical names a Chinese catalog text keeps in Latin letters: protocols, products, formats, API
+ * methods, frontmatter and config keys, example hosts. Everything else one Latin word long is English left.
+ */
+const TECHNICAL_NAMES = [
+  /key: value/g, // a mapping's shape
+  /`[^`]*`/g, // code spans
+  /\b(?:skills|gateway|curator|config|platform|model|auxiliary)(?:\.[\w{}<>/-]+)+/g, // config keys, placeholders inside
+  /"[^"\n]*"|'[^'\n]*'/g, // quoted values
+  /<[\w.]+(?:\.\.\.)?>|\[[\w.]+(?:\.\.\.)?\]/g, // placeholders of usage lines: <name>, [file]
+  /\b[\w<>{}.-]+(?:\/[\w<>{}.-]*)+/g, // relative paths: skills/<category>/<name>/SKILL.md, cron/jobs.json
+  /(?:~|\$?\b[A-Z_]+|\/)[\w./{}+-]*\/[\w./{}+-]*|(?<![\w])\/[a-z][\w-]*/g, // paths and slash commands: ~/.hermes, /curator, /newbot
+  /(?<![\w-])--?[a-z][\w-]*/g, // flags
+  /\bskillgate(?: [a-z][\w-]*){1,3}(?= |$|，|。|）|；)/g, // the CLI's commands as typed
+  /\b[a-z][\w-]*(?:\.[a-z][\w-]*)+(?::\d+)?\b/g, // host names and dotted names: registry.local:443, redis.conf, im.message.receive_v1
+  /\b[\w.]+:(?=、|\s|$)/g, // config sections written as keys: skills:, curator:
+  /\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g, // identifiers: required_environment_variables
+  /\$?\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b/g, // environment variable names
+  /\b(?:host:port|webhook|BotFather|HTTP|HTTPS|Node\.js|AOF|RDB|ID|OpenAI|ClawHub|clawhub|CSRF|TLS|getWebhookInfo|getMyCommands|SDK|IANA|uid|curl|sh|PyYAML|nginx|larksuite|auto|API|JSON|GitHub|Redis|Valkey|platforms|cli_|App|Secret|pid|tar|gz|ok|http|https|www)\b/g,
+  /（Curator）|\b(?:telegram|feishu|discord)\b/g, // the curator's bridge name, a mapping's shape, platform ids
+];
+
+/** English left in a Chinese catalog text, one word being enough (`user`, `manual`) and "(s)" too. */
+export function englishWordLeft(text: string): string | null {
+  let rest = text;
+  for (const pattern of [...TECHNICAL_NAMES, ...ALLOWED]) rest = rest.replace(pattern, " ");
+  const word = /\(s\)|(?<![A-Za-z])[A-Za-z]{2,}/.exec(rest);
+  return word ? word[0] : null;
+}

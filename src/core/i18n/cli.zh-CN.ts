@@ -170,7 +170,7 @@ export const zhCNCli = defineLocale<typeof enCli>()({
   "doctor.config.warning.fix": "参见 deploy/config.example.yaml。",
   "doctor.noAdmins": "gateway.admins 为空：没有人能在聊天中更改技能库。",
   "doctor.noAdmins.fix":
-    "给机器人发一条消息：它会回复你的 platform:id。把它加入 config.yaml 的 gateway.admins。",
+    "给机器人发一条消息：它会回复你的 `platform:id`。把它加入 config.yaml 的 gateway.admins。",
   "doctor.redis": "{url} 上的 Redis 有响应（版本 {version}）。",
   "doctor.redis.unsafe.fix": "请修改上面指出的 Redis 设置：在那之前 `skillgate serve` 会拒绝这个服务器。",
   "doctor.redis.persistence.fix":

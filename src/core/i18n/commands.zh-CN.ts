@@ -129,7 +129,7 @@ export const zhCNCommands = defineLocale<typeof enCommands>()({
   "cmd.unmanaged.heading": "未受管的技能（{total}）：",
   "cmd.unmanaged.hint": "用 `{one}` 交出一个，或用 `{all}` 交出全部",
   // ── archive / restore / list-archived ───────────────────────────────────────────────────────────────
-  "cmd.summary.archive": "立即归档一个技能（可用 restore 恢复）",
+  "cmd.summary.archive": "立即归档一个技能（可用 `restore` 恢复）",
   "cmd.archive.confirm": "归档 '{name}'？以后可以用 `{command}` 恢复。",
   "cmd.archive.done": "管理器：已把 '{name}' 归档到 .archive/{archivedAs}——`{command}` 可以恢复它",
   "cmd.summary.restore": "把已归档的技能移回原来的位置",
@@ -138,7 +138,7 @@ export const zhCNCommands = defineLocale<typeof enCommands>()({
     "管理器：已把 '{name}' 恢复到 skills/{restoredTo}\n它的不活动计时没有改变，之后的运行可能再次归档它；`{command}` 可以保留它。",
   "cmd.restore.doneFlattened":
     "管理器：已把 '{name}' 恢复到 skills/{restoredTo}（原来的位置已被占用，所以放到了顶层）\n它的不活动计时没有改变，之后的运行可能再次归档它；`{command}` 可以保留它。",
-  "cmd.summary.listArchived": "已归档的技能，按 restore 接受的名称列出",
+  "cmd.summary.listArchived": "已归档的技能，按 `restore` 接受的名称列出",
   "cmd.archived.none": "管理器：没有已归档的技能",
   "cmd.archived.rowNamed": "{row}  （技能 '{skill}'）",
   "cmd.archived.heading": "已归档的技能（{total}）：",

@@ -2,8 +2,8 @@
  * The one date and time policy of every surface (CLI, chat, console): a moment is shown as local time in
  * the configured zone (`gateway.timezone`, else the `TZ` environment variable, else UTC) with the zone
  * named, the year only when it is not this year; a day as "today", "yesterday" or "3 days ago" counted in
- * calendar days of that zone. Pure `Intl`; the words of relative days come from the catalogs
- * (`messages.ts` resolves `when` and `day` values through here).
+ * calendar days of that zone; an elapsed time as `42s ago` / `42 秒前`. Pure `Intl`; the words of
+ * relative days come from the catalogs (`messages.ts` resolves `when`, `day` and `ago` values through here).
  */
 import type { Locale } from "./locale.js";
 
@@ -68,4 +68,39 @@ export function calendarDaysAgo(ms: number, timeZone: string, now: number): numb
 export function toMillis(at: string | number | Date): number | undefined {
   const ms = at instanceof Date ? at.getTime() : typeof at === "number" ? at : Date.parse(at);
   return Number.isFinite(ms) ? ms : undefined;
+}
+
+const elapsedFormats = new Map<Locale, Intl.RelativeTimeFormat>();
+
+/**
+ * Elapsed `seconds` as the narrow relative time of `locale`: `42s ago`, `5m ago`, `3h ago`, `12d ago`
+ * (the English the curator's status and listings print), `42 秒前`, `3 小时前`, `12 天前`; the number is
+ * written without grouping.
+ */
+export function formatElapsed(seconds: number, locale: Locale): string {
+  const [value, unit]: [number, Intl.RelativeTimeFormatUnit] =
+    seconds < 60
+      ? [seconds, "second"]
+      : seconds < 3600
+        ? [Math.floor(seconds / 60), "minute"]
+        : seconds < 86_400
+          ? [Math.floor(seconds / 3600), "hour"]
+          : [Math.floor(seconds / 86_400), "day"];
+  let formatter = elapsedFormats.get(locale);
+  if (!formatter) {
+    formatter = new Intl.RelativeTimeFormat(locale, { style: "narrow", numeric: "always" });
+    elapsedFormats.set(locale, formatter);
+  }
+  let placed = false;
+  const text = formatter
+    .formatToParts(-value, unit)
+    .map((part) => {
+      if (part.type === "literal") return part.value;
+      if (placed) return "";
+      placed = true;
+      return String(value);
+    })
+    .join("");
+  // A number and a Chinese word are spaced as everywhere else in the catalogs (`3 天前`, like `{days} 天前`).
+  return text.replace(/(\d)(?=[\u4e00-\u9fff])/g, "$1 ");
 }

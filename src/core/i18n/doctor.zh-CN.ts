@@ -46,7 +46,7 @@ export const zhCNDoctor = defineLocale<typeof enDoctor>()({
   "pdoctor.tg.webhookOk": { other: "webhook 已注册在 {url}（{count} 条更新待处理）。" },
   "pdoctor.tg.webhookError": "Telegram 上一次投递 webhook 失败：{detail}。",
   "pdoctor.tg.webhookError.fix": "请检查反向代理、TLS 证书和 gateway.telegram.webhook.port/path。",
-  "pdoctor.tg.strayWebhook": "已注册 webhook（{url}），而 gateway.telegram.mode 是 polling。",
+  "pdoctor.tg.strayWebhook": "已注册 webhook（{url}），而 gateway.telegram.mode 是 `polling`。",
   "pdoctor.tg.strayWebhook.fix":
     "`skillgate serve` 开始轮询时会移除它；如果另一个部署在使用这个 webhook，请为每个部署各用一个机器人。",
   "pdoctor.tg.polling": { other: "长轮询：没有设置 webhook，{count} 条更新待处理。" },
@@ -122,7 +122,7 @@ export const zhCNDoctor = defineLocale<typeof enDoctor>()({
   "pdoctor.fs.verificationOk": "已设置 webhook 校验令牌。",
   "pdoctor.fs.noEncryptKey": "没有设置 gateway.feishu.encrypt_key：webhook 事件没有签名。",
   "pdoctor.fs.noEncryptKey.fix": "在“事件与回调”中设置 `Encrypt Key`，并复制到 config.yaml。",
-  "pdoctor.fs.menuEntry": "“{name}”→ 事件 key {key}",
+  "pdoctor.fs.menuEntry": "“{name}”→ 事件键 {key}",
   "pdoctor.fs.menu":
     "skillgate 会回答的机器人菜单项（在“应用能力 → 机器人 → 机器人菜单”中添加，类型选“推送事件”）：{entries}。",
 });

@@ -371,6 +371,7 @@ export const en = {
   "summary.wouldReactivate": "would reactivate {count}",
   "summary.nothingToChange": "nothing to change",
   "summary.llm.skipped": "skipped ({why})",
+  "summary.llm.skippedPlain": "skipped",
   "summary.llm.why.off": "consolidation off",
   "summary.llm.why.noModel": "no model configured",
   "summary.llm.why.noCandidates": "no candidates",

@@ -51,6 +51,16 @@ export const enLibrary = {
   "consolidate.stopped.shutdown": "stopped: the process is shutting down; run again after the restart",
   "model.legacyAuxiliary":
     "using the deprecated `curator.auxiliary` block; move it to `auxiliary.curator` (same keys)",
+  "model.none":
+    "no model configured: set `auxiliary.curator.provider` and `auxiliary.curator.model` (or `model.default` with `model.base_url`) in config.yaml",
+  "model.autoNoKey":
+    "`model.provider` is auto but no provider key was found: set `model.base_url` (any OpenAI-compatible server) or `model.provider` with its API key (e.g. OPENROUTER_API_KEY in <home>/.env)",
+  "model.noAddress":
+    "`{source}.provider` is {provider}, which has no known address: set `{source}.base_url` to its OpenAI-compatible endpoint (e.g. http://127.0.0.1:8000/v1)",
+  "model.keyVarUnset":
+    "`{source}.api_key` names {variable}, which is not set: add {variable}=… to <home>/.env or the environment",
+  "model.noKey":
+    "no API key for `{source}`: set {variable} in <home>/.env or the environment, or `{source}.api_key`",
   // ── writes refused by the write fence (several gateways on one home) ───────────────────────────────
   "fence.refused":
     "{what} was refused: {reason}. Another replica writes this library now; nothing was changed here.",

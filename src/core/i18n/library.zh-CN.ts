@@ -31,7 +31,7 @@ export const zhCNLibrary = defineLocale<typeof enLibrary>()({
   "run.progress.snapshot": "已创建快照（{id}）",
   "consolidate.progress.noBackup": "备份已关闭（curator.backup.enabled: false）；本次整合不创建快照",
   "consolidate.progress.claimed": "注意：模型声称已把 '{from}' 整合进 '{into}'，但 '{from}' 仍在技能库中",
-  "consolidate.progress.cron": "cron：已把 {count} 个任务改为指向新的技能",
+  "consolidate.progress.cron": "定时任务：已把 {count} 个任务改为指向新的技能",
   "consolidate.progress.call": "[{seconds} 秒] {call}",
   "consolidate.progress.callRefused": "[{seconds} 秒] {call} → 被拒绝：{error}",
   "consolidate.progress.unparsable": "{name}(<无法解析的参数>)",
@@ -44,6 +44,16 @@ export const zhCNLibrary = defineLocale<typeof enLibrary>()({
   "consolidate.stopped.shutdown": "已停止：进程正在关闭；重启后请再运行一次",
   "model.legacyAuxiliary":
     "正在使用已弃用的 `curator.auxiliary` 配置块；请把它移到 `auxiliary.curator`（键名相同）",
+  "model.none":
+    "未配置模型：请在 config.yaml 中设置 `auxiliary.curator.provider` 和 `auxiliary.curator.model`（或 `model.default` 加 `model.base_url`）",
+  "model.autoNoKey":
+    "`model.provider` 为 auto，但没有找到任何服务商的密钥：请设置 `model.base_url`（任何兼容 OpenAI 的服务器），或设置 `model.provider` 并提供它的 API 密钥（例如 <home>/.env 中的 OPENROUTER_API_KEY）",
+  "model.noAddress":
+    "`{source}.provider` 为 {provider}，没有已知的地址：请把 `{source}.base_url` 设为它兼容 OpenAI 的接口地址（例如 http://127.0.0.1:8000/v1）",
+  "model.keyVarUnset":
+    "`{source}.api_key` 指向 {variable}，但它没有设置：请把 {variable}=… 加入 <home>/.env 或环境变量",
+  "model.noKey":
+    "`{source}` 没有 API 密钥：请在 <home>/.env 或环境变量中设置 {variable}，或设置 `{source}.api_key`",
   // ── writes refused by the write fence (several gateways on one home) ───────────────────────────────
   "fence.refused": "{what}被拒绝：{reason}。现在由另一个副本写入这个技能库；这里没有做任何更改。",
   "fence.what.curatorRun": "管理器的一次运行",

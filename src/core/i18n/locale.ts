@@ -35,6 +35,11 @@ export function matchLocale(tag: string | null | undefined): Locale | undefined 
   return undefined;
 }
 
+/** True for a language tag as a platform reports it (`zh-CN`, `en-US`, `zh_TW`): letters, digits, `-`, `_`. */
+export function isLanguageTag(value: unknown): value is string {
+  return typeof value === "string" && /^[A-Za-z]{2,8}(?:[-_][A-Za-z0-9]{1,8}){0,4}$/.test(value);
+}
+
 /** True for a value that names a supported locale exactly (`en`, `zh-CN`). */
 export function isLocale(value: unknown): value is Locale {
   return typeof value === "string" && (LOCALES as readonly string[]).includes(value);

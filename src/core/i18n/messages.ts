@@ -6,7 +6,7 @@
  * nested messages, and the formatted values below (relative times, lists, padded columns, fixed
  * decimals, byte sizes), all plain data so a reply can be stored and resolved later.
  */
-import { calendarDaysAgo, formatDateTime, toMillis } from "./dates.js";
+import { calendarDaysAgo, formatDateTime, formatElapsed, toMillis } from "./dates.js";
 import { en } from "./en.js";
 import type { CatalogEntry, EntryParams, PluralForms } from "./entries.js";
 import { DEFAULT_LOCALE, type Locale } from "./locale.js";
@@ -161,12 +161,9 @@ export function isMessageKey(key: string): key is MessageKey {
   return Object.hasOwn(en, key);
 }
 
-const formatters = new Map<string, Intl.NumberFormat | Intl.RelativeTimeFormat | Intl.ListFormat>();
+const formatters = new Map<string, Intl.NumberFormat | Intl.ListFormat>();
 
-function cached<F extends Intl.NumberFormat | Intl.RelativeTimeFormat | Intl.ListFormat>(
-  id: string,
-  make: () => F,
-): F {
+function cached<F extends Intl.NumberFormat | Intl.ListFormat>(id: string, make: () => F): F {
   let formatter = formatters.get(id) as F | undefined;
   if (!formatter) {
     formatter = make();
@@ -201,34 +198,6 @@ function formatNumber(value: number, locale: Locale, digits?: number, grouping =
   return formatter.format(value);
 }
 
-/** `42s ago` / `42 秒前`: the narrow relative time, with the number written without grouping. */
-function formatAgo(seconds: number, locale: Locale): string {
-  const [value, unit]: [number, Intl.RelativeTimeFormatUnit] =
-    seconds < 60
-      ? [seconds, "second"]
-      : seconds < 3600
-        ? [Math.floor(seconds / 60), "minute"]
-        : seconds < 86_400
-          ? [Math.floor(seconds / 3600), "hour"]
-          : [Math.floor(seconds / 86_400), "day"];
-  const formatter = cached(
-    `r:${locale}`,
-    () => new Intl.RelativeTimeFormat(locale, { style: "narrow", numeric: "always" }),
-  );
-  let placed = false;
-  const text = formatter
-    .formatToParts(-value, unit)
-    .map((part) => {
-      if (part.type === "literal") return part.value;
-      if (placed) return "";
-      placed = true;
-      return String(value);
-    })
-    .join("");
-  // A number and a Chinese word are spaced as everywhere else in the catalogs (`3 天前`, like `{days} 天前`).
-  return text.replace(/(\d)(?=[\u4e00-\u9fff])/g, "$1 ");
-}
-
 function formatList(items: readonly ParamValue[], locale: Locale): string {
   const formatter = cached(
     `l:${locale}`,
@@ -243,7 +212,7 @@ function resolveParam(value: ParamValue, locale: Locale): string {
   if (isMessage(value)) return resolveMessage(value, locale);
   switch (value.fmt) {
     case "ago":
-      return formatAgo(value.seconds, locale);
+      return formatElapsed(value.seconds, locale);
     case "list":
       return formatList(value.items, locale);
     case "pad": {
@@ -319,6 +288,32 @@ export function resolveHtml(
 /** The English text: what logs, `--json` documents and error messages carry. */
 export function english(text: Text): string {
   return resolveParam(text, DEFAULT_LOCALE);
+}
+
+/**
+ * The message among `keys` whose English, with its parameters filled by plain strings, is exactly
+ * `text` (a stored English sentence read back into its message); undefined when none is. Parameters
+ * match as few characters as they can; one that appears twice must read the same both times.
+ */
+export function messageFromEnglish(keys: readonly MessageKey[], text: string): Message | undefined {
+  for (const key of keys) {
+    const template = en[key];
+    if (typeof template !== "string") continue;
+    const names: string[] = [];
+    const source = template
+      .split(PLACEHOLDER)
+      .map((piece, index) => {
+        if (index % 2 === 0) return piece.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+        if (names.includes(piece)) return `\\k<${piece}>`;
+        names.push(piece);
+        return `(?<${piece}>.+?)`;
+      })
+      .join("");
+    const match = new RegExp(`^${source}$`, "s").exec(text);
+    if (!match) continue;
+    return names.length === 0 ? { key } : { key, params: { ...match.groups } };
+  }
+  return undefined;
 }
 
 /** The template of `key` in `locale`, unresolved (tests and the glossary check read catalogs). */

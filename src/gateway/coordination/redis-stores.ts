@@ -11,7 +11,7 @@
  * - the curator run lock: the file lock of the home (it is the library's), taken by the leader only.
  * Keys live under the home's prefix (`skillgate:<home id>:`).
  */
-import { isLocale, type Locale } from "../../core/i18n/locale.js";
+import { isLanguageTag, isLocale, type Locale } from "../../core/i18n/locale.js";
 import type {
   ChatSessions,
   CoordinationStores,
@@ -28,6 +28,8 @@ import type { RedisClient } from "./redis.js";
 
 /** How long a session's loaded skills and history are kept after its last change (ms). */
 const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+/** How long a reader's last reported language is kept without a new one: 180 days. */
+const READER_LANGUAGE_TTL_MS = 180 * 24 * 60 * 60 * 1000;
 
 /** How long a stranger notice is remembered (ms): past it the stranger would be told again anyway. */
 const STRANGER_TTL_MS = 24 * 60 * 60 * 1000;
@@ -268,6 +270,21 @@ export class RedisSessions implements ChatSessions {
   async setChatLanguage(chatKey: string, locale: Locale | undefined): Promise<void> {
     if (locale) await this.redis.set(this.languageKey(chatKey), locale);
     else await this.redis.del(this.languageKey(chatKey));
+  }
+
+  /** A reader's last reported language, forgotten after `READER_LANGUAGE_TTL_MS` without a new one. */
+  private readerLanguageKey(readerKey: string): string {
+    return `${this.prefix}reader:${readerKey}:language`;
+  }
+
+  async readerLanguage(readerKey: string): Promise<string | undefined> {
+    const value = await this.redis.get(this.readerLanguageKey(readerKey));
+    return isLanguageTag(value) ? value : undefined;
+  }
+
+  async setReaderLanguage(readerKey: string, tag: string): Promise<void> {
+    if (!isLanguageTag(tag)) return;
+    await this.redis.set(this.readerLanguageKey(readerKey), tag, { PX: READER_LANGUAGE_TTL_MS });
   }
 
   async flush(): Promise<void> {}
