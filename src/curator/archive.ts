@@ -1,7 +1,8 @@
 /**
  * Archive and restore, never delete. Packages go flat to `.archive/<name>` (the layout Hermes reads, see
  * `archive-layout.ts`), with a `-YYYYMMDDHHMMSS` suffix only when that place is taken; the category is
- * recorded in `.archive_origins.json` so `restore` can put a skill back where it lived. Every name
+ * recorded in `.archive_origins.json`, for that very archive, so `restore` can put a skill back where it
+ * lived (an archive without its own record takes the category from the ledger, or restores flat). Every name
  * `listArchived` reports is accepted by `restoreSkill`. Both moves are ledgered and keep `.usage.json`
  * (state, archived_at) and `.curator_suppressed` in step.
  */
@@ -29,6 +30,7 @@ import type { SkillEntry, SkillLibrary } from "../skills/types.js";
 import { emptyRecord, type UsageMap, UsageStore } from "../skills/usage.js";
 import {
   type ArchiveOrigin,
+  archiveFolderIdentity,
   flatArchiveDestination,
   listArchiveNames,
   migrateArchiveLayout,
@@ -37,6 +39,7 @@ import {
   skillMdDigest,
   updateArchiveOrigins,
 } from "./archive-layout.js";
+import { type LedgerArchiveMove, lastArchiveMoves, ledgerMoveApplies } from "./archive-ledger-origin.js";
 import { type BlobBatch, newBlobBatch } from "./blobs.js";
 import { crashPoint } from "./journal.js";
 import {
@@ -48,6 +51,7 @@ import {
   type LedgerActor,
   type LedgerEntry,
   type LedgerFile,
+  readEntries,
 } from "./ledger.js";
 import { type MoveIntent, MoveJournal } from "./move-journal.js";
 import {
@@ -591,10 +595,57 @@ export async function archiveSkill(name: string, opts: MoveOptions): Promise<Arc
   return archiveEntry(entry, opts);
 }
 
+/**
+ * What `listArchived` consults when no origin record belongs to an archive: the ledger's last moves into
+ * each archive folder and the usage records, each read once, on first need.
+ */
+interface OriginFallback {
+  moves: () => Promise<Map<string, LedgerArchiveMove>>;
+  usage: () => Promise<Readonly<UsageMap>>;
+}
+
+function originFallback(home: string): OriginFallback {
+  let moves: Promise<Map<string, LedgerArchiveMove>> | undefined;
+  let usage: Promise<Readonly<UsageMap>> | undefined;
+  return {
+    moves: () => {
+      moves ??= readEntries(home).then(lastArchiveMoves, () => new Map());
+      return moves;
+    },
+    usage: () => {
+      usage ??= new UsageStore(homePaths(home).skills).read().catch(() => ({}));
+      return usage;
+    },
+  };
+}
+
+/**
+ * Where a flat archive folder's package lived, relative to skills/, or null when nothing says so. In
+ * order: the origin record, when it belongs to this very archive (its folder identity and `SKILL.md`
+ * digest match); else the ledger's line that moved this package into the folder (see
+ * `archive-ledger-origin.ts`); else a record from before the identity was kept whose digest matches.
+ */
+async function archivedFrom(
+  archivedAs: string,
+  dir: string,
+  skillName: string,
+  origin: ArchiveOrigin | undefined,
+  digest: () => string | undefined,
+  fallback: OriginFallback,
+): Promise<string | null> {
+  const applies = origin !== undefined && originApplies(origin, digest, () => archiveFolderIdentity(dir));
+  if (applies && origin.folder !== undefined) return origin.from;
+  const move = (await fallback.moves()).get(archivedAs);
+  if (move && ledgerMoveApplies(move, digest(), (await fallback.usage())[skillName]?.archived_at))
+    return move.from;
+  return applies ? origin.from : null;
+}
+
 async function readArchivedItem(
   archiveRoot: string,
   dir: string,
   origins: Readonly<Record<string, ArchiveOrigin>>,
+  fallback: OriginFallback,
 ): Promise<ArchivedItem> {
   const archivedAs = path.relative(archiveRoot, dir).split(path.sep).join("/");
   const base = path.posix.basename(archivedAs);
@@ -615,11 +666,12 @@ async function readArchivedItem(
     text = undefined;
   }
   const skillName = (text !== undefined ? frontmatterName(text) : undefined) ?? original;
-  // Flat (Hermes' layout): where it came from is in the origins file, when skillgate archived this very
-  // package (a record left behind by Hermes' restore names another package's place).
-  const origin = parent === "." ? origins[archivedAs] : undefined;
+  // Flat (Hermes' layout): where it came from is recorded by skillgate or in the ledger (see `archivedFrom`).
   const digest = () => (bytes ? createHash("sha256").update(bytes).digest("hex") : undefined);
-  const recorded = origin && originApplies(origin, digest) ? origin.from : null;
+  const recorded =
+    parent === "."
+      ? await archivedFrom(archivedAs, dir, skillName, origins[archivedAs], digest, fallback)
+      : null;
   const from = recorded !== null && path.posix.basename(recorded) === original ? recorded : null;
   const restoreTo = from ?? (parent === "." ? original : `${parent}/${original}`);
   const category = path.posix.dirname(restoreTo);
@@ -644,6 +696,7 @@ export async function listArchived(home: string): Promise<ArchivedItem[]> {
   const paths = homePaths(home);
   const root = paths.archive;
   const origins = await readArchiveOriginRecords(home);
+  const fallback = originFallback(home);
   const items: ArchivedItem[] = [];
   const realArchive = realPathOf(root);
   const realSkills = realPathOf(paths.skills);
@@ -657,14 +710,14 @@ export async function listArchived(home: string): Promise<ArchivedItem[]> {
       return;
     }
     if (dir !== root && children.some((child) => child.isFile() && child.name === "SKILL.md")) {
-      items.push(await readArchivedItem(root, dir, origins));
+      items.push(await readArchivedItem(root, dir, origins, fallback));
       return;
     }
     for (const child of children) {
       const full = path.join(dir, child.name);
       if (child.isDirectory()) await walk(full);
       else if (child.isSymbolicLink() && (await isSkillFolder(full)))
-        items.push(await readArchivedItem(root, full, origins));
+        items.push(await readArchivedItem(root, full, origins, fallback));
     }
   };
   await walk(root);
