@@ -10,7 +10,7 @@ import os from "node:os";
 import { ConfigError } from "../core/errors.js";
 import { isTimeZone } from "../core/i18n/dates.js";
 import { LOCALE_SETTINGS, type LocaleSetting } from "../core/i18n/locale.js";
-import { addWarning, list as listOf, type Text, t, type WarningLists } from "../core/i18n/messages.js";
+import { addWarning, t, type WarningLists } from "../core/i18n/messages.js";
 import {
   type ConfigReader,
   isPlatformReference,
@@ -19,362 +19,48 @@ import {
   registeredPlatforms,
 } from "../core/platforms.js";
 import { parsesWhole, redactUrl } from "../core/redact-url.js";
+import {
+  type CoordinationConfig,
+  CURATOR_DEFAULTS,
+  type CuratorConfig,
+  DEFAULT_LEDGER_MAX_BYTES,
+  type GatewayConfig,
+  type ModelConfig,
+  type SkillgateConfig,
+  type SkillsConfig,
+} from "./config-types.js";
+import {
+  bool,
+  curatorNumber,
+  exactIntegersAsText,
+  invalid,
+  isRecord,
+  num,
+  oneOf,
+  parseHub,
+  platformRefList,
+  type Raw,
+  section,
+  show,
+  skillNameList,
+  str,
+  stringList,
+} from "./config-values.js";
 import { configOverrides, withOverrides } from "./overrides.js";
-import { parseYaml11, YamlTimestamp, yamlErrorCause } from "./yaml11.js";
+import { parseYaml11, yamlErrorCause } from "./yaml11.js";
 
-/** The skills section. */
-export interface SkillsConfig {
-  /** Raw `external_dirs` entries (expanded by the library). */
-  externalDirs: string[];
-  disabled: string[];
-  /** `platform_disabled.<platform>` lists. */
-  platformDisabled: Record<string, string[]>;
-  ledger: boolean;
-  ledgerMaxBytes: number;
-  /** The raw `skills.config` mapping: values of the settings skills declare (`metadata.hermes.config`). */
-  settings: Record<string, unknown>;
-  /** `skills.hub`: where hub installs may fetch from. */
-  hub: HubConfig;
-  /** Set when the disabled lists are malformed: visibility then fails closed with this error. */
-  visibilityError?: ConfigError;
-  /**
-   * `skills.search.agent_list_limit`: above this many visible skills, the chat agent's prompt carries the
-   * skills best matching the conversation (and the `skills_search` tool) instead of the whole list.
-   */
-  agentListLimit: number;
-}
-
-/** The `skills.hub` section. */
-export interface HubConfig {
-  /**
-   * `host:port` entries a hub fetch may reach even when they resolve to a private or loopback address
-   * (a registry on the local network, the tests' emulator). Lowercase; IPv6 hosts in brackets.
-   */
-  allowedHosts: string[];
-  /** `github_api`: the GitHub REST base (default `https://api.github.com`; a test emulator stands in). */
-  githubApi: string;
-  /** `clawhub_api`: the ClawHub registry API base (default `https://clawhub.ai/api/v1`). */
-  clawhubApi: string;
-}
-
-/** Model settings for an LLM caller (auxiliary.curator, curator.auxiliary, or the main `model`). */
-export interface ModelConfig {
-  provider?: string;
-  model?: string;
-  baseUrl?: string;
-  apiKey?: string;
-  timeoutSeconds?: number;
-  extraBody?: Record<string, unknown>;
-}
-
-/** The curator section, with defaults applied. */
-export interface CuratorConfig {
-  enabled: boolean;
-  intervalHours: number;
-  minIdleHours: number;
-  staleAfterDays: number;
-  archiveAfterDays: number;
-  consolidate: boolean;
-  pruneBuiltins: boolean;
-  backup: { enabled: boolean; keep: number };
-  archiveTtlDays: number;
-  /** Legacy `curator.auxiliary` block, when present. */
-  legacyAuxiliary?: ModelConfig;
-  /** Iteration and time caps of the consolidation pass. */
-  maxIterations: number;
-  maxSeconds: number;
-}
-
-/** The gateway section, with defaults applied. */
-export interface GatewayConfig {
-  admins: string[];
-  allowedUsers: string[];
-  allowedChats: string[];
-  /** `platform:chat_id` where maintenance summaries are posted. */
-  homeChannel?: string;
-  health: { port: number; enabled: boolean };
-  /**
-   * The local web console: on by default on 127.0.0.1. `bind` other than a loopback address must be set
-   * explicitly (and is announced loudly at start).
-   */
-  console: { enabled: boolean; port: number; bind: string };
-  /** `check_minutes` between curator checks; the first `first_check_seconds` after start (default 90). */
-  maintenance: { checkMinutes: number; firstCheckSeconds: number };
-  /**
-   * `gateway.stop_timeout_seconds`: how long a stopping gateway waits for running commands and a curator
-   * run to reach a safe point (the service manager's stop timeout must be longer).
-   */
-  stopTimeoutSeconds: number;
-  /** Most commands handled at once across all chats. */
-  concurrency: number;
-  /** Each registered platform's own section (`gateway.<platform>`), parsed by its adapter's definition. */
-  platforms: Record<string, PlatformSection>;
-  agent: { enabled: boolean; historyMessages: number };
-  /** Buttons in chat: how long a shown button works, and items per page of a paged list. */
-  actions: { ttlHours: number; pageSize: number };
-  /**
-   * Peers (IP addresses) whose `X-Forwarded-For` names the real client of a webhook request: the reverse
-   * proxies in front of the listeners. Empty (the default): the peer address is the client.
-   */
-  trustedProxies: string[];
-  /** Most messages one reply may become on a chat platform (past it: a file, or a cut with a pointer). */
-  maxReplyMessages: number;
-  /** `gateway.public_url`: the HTTPS address that reaches the one-time secret form server, when any. */
-  publicUrl?: string;
-  /** `gateway.secret_form.port`: where the one-time secret form listens on 127.0.0.1 (behind public_url). */
-  secretForm: { port: number };
-  /**
-   * `gateway.locale`: the language of chat replies, menus and summaries: `auto` (the default) answers
-   * each reader in their platform's language, else the chat's or the platform's default (Feishu on the
-   * `feishu` domain: Chinese). `gateway.<platform>.locale` overrides it for one platform.
-   */
-  locale: LocaleSetting;
-  /**
-   * `gateway.home_locale`: the language of posts to a home chat (the maintenance summary, and every
-   * answer there) when that chat chose none with `/language`; `auto` (the default) leaves it to the
-   * locale settings and the platform.
-   */
-  homeLocale: LocaleSetting;
-  /**
-   * `gateway.timezone`: the IANA zone dates are shown in on every surface (`Asia/Shanghai`); absent: the
-   * `TZ` environment variable, else UTC (`displayTimeZone` in `core/i18n/dates.ts`).
-   */
-  timezone?: string;
-  /** `gateway.coordination`: several gateways on one home through Redis; absent for a single gateway. */
-  coordination?: CoordinationConfig;
-}
-
-/** `gateway.coordination`, with defaults applied. */
-export interface CoordinationConfig {
-  /** `redis://…` or `rediss://…` of a Redis ≥ 7 (or Valkey). */
-  redisUrl: string;
-  /** This replica's id, unique among live replicas (default host name and pid). */
-  replicaId: string;
-  /** False: this replica never leads (it never writes the library). */
-  writerEligible: boolean;
-  /** How long an event is remembered as seen or handled, in hours (default 48; memory scales with it). */
-  retentionHours: number;
-}
-
-/** Everything skillgate reads from config.yaml. */
-export interface SkillgateConfig {
-  skills: SkillsConfig;
-  curator: CuratorConfig;
-  /** `auxiliary.curator`, when present. */
-  auxiliaryCurator?: ModelConfig;
-  /** The main `model` section, when present. */
-  model?: ModelConfig;
-  gateway: GatewayConfig;
-  /** Non-fatal notes (fallbacks to defaults, deprecations) to show or log once, in English. */
-  warnings: string[];
-  /** The same notes as catalog texts, for a reader in their language (`warnings` is their English). */
-  warningTexts: Text[];
-  /** mtime of config.yaml in ms (0 when absent); lets caches notice edits. */
-  mtimeMs: number;
-}
-
-/** Curator defaults from the seed document and the contract. */
-export const CURATOR_DEFAULTS = {
-  enabled: true,
-  intervalHours: 168,
-  minIdleHours: 2,
-  staleAfterDays: 30,
-  archiveAfterDays: 90,
-  consolidate: false,
-  pruneBuiltins: true,
-  backup: { enabled: true, keep: 5 },
-  archiveTtlDays: 0,
-  maxIterations: 40,
-  maxSeconds: 600,
-} as const;
-
-/** Default ledger cap: 5 MiB. */
-export const DEFAULT_LEDGER_MAX_BYTES = 5 * 1024 * 1024;
-
-type Raw = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Raw {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function show(value: unknown): string {
-  return (
-    JSON.stringify(value, (_key, item) => (typeof item === "bigint" ? item.toString() : item)) ??
-    String(value)
-  );
-}
-
-/**
- * `document` with every integer beyond ±2^53 (a `bigint`, as the YAML reader keeps it exact) as its
- * decimal text: ids are compared as text, and no later step can round it.
- */
-export function exactIntegersAsText(document: unknown): unknown {
-  if (typeof document === "bigint") return document.toString();
-  if (Array.isArray(document)) return document.map(exactIntegersAsText);
-  if (!isRecord(document) || Object.getPrototypeOf(document) !== Object.prototype) return document;
-  const copy: Raw = {};
-  for (const [key, value] of Object.entries(document)) {
-    Object.defineProperty(copy, key, { value: exactIntegersAsText(value), enumerable: true, writable: true });
-  }
-  return copy;
-}
-
-/** "config.yaml: `key` is value; requirement.", the one shape of a wrong value's error. */
-function invalid(key: string, value: unknown, requirement: Text): Text {
-  return t("config.invalid", { key, value: show(value), requirement });
-}
-
-function section(raw: Raw, key: string, at: string): Raw {
-  const value = raw[key];
-  if (value === undefined || value === null) return {};
-  if (!isRecord(value))
-    throw new ConfigError(`${at}${key}`, invalid(`${at}${key}`, value, t("config.req.mapping")));
-  return value;
-}
-
-function bool(raw: Raw, key: string, at: string, fallback: boolean): boolean {
-  const value = raw[key];
-  if (value === undefined || value === null) return fallback;
-  if (typeof value === "boolean") return value;
-  if (value === "true" || value === "false") return value === "true";
-  throw new ConfigError(`${at}${key}`, invalid(`${at}${key}`, value, t("config.req.bool")));
-}
-
-function str(raw: Raw, key: string, at: string): string | undefined {
-  const value = raw[key];
-  if (value === undefined || value === null || value === "") return undefined;
-  if (typeof value === "string") return value;
-  if (typeof value === "number") return String(value);
-  throw new ConfigError(`${at}${key}`, invalid(`${at}${key}`, value, t("config.req.string")));
-}
-
-function oneOf<T extends string>(raw: Raw, key: string, at: string, allowed: readonly T[], fallback: T): T {
-  const value = str(raw, key, at) ?? fallback;
-  if (!(allowed as readonly string[]).includes(value)) {
-    throw new ConfigError(
-      `${at}${key}`,
-      invalid(`${at}${key}`, value, t("config.req.oneOf", { allowed: listOf(allowed) })),
-    );
-  }
-  return value as T;
-}
-
-function num(
-  raw: Raw,
-  key: string,
-  at: string,
-  fallback: number,
-  options: { integer?: boolean; min?: number; max?: number } = {},
-): number {
-  const value = raw[key];
-  if (value === undefined || value === null) return fallback;
-  const parsed = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
-  const ok =
-    typeof parsed === "number" &&
-    Number.isFinite(parsed) &&
-    (!options.integer || Number.isInteger(parsed)) &&
-    (options.min === undefined || parsed >= options.min) &&
-    (options.max === undefined || parsed <= options.max);
-  if (!ok) {
-    const kind = options.integer ? t("config.req.wholeNumber") : t("config.req.number");
-    const bounds = [
-      options.min !== undefined ? `≥ ${options.min}` : "",
-      options.max !== undefined ? `≤ ${options.max}` : "",
-    ].filter(Boolean);
-    const range = bounds.length > 0 ? t("config.req.range", { kind, bounds: bounds.join(" ") }) : kind;
-    throw new ConfigError(`${at}${key}`, invalid(`${at}${key}`, value, t("config.req.mustBe", { range })));
-  }
-  return parsed as number;
-}
-
-/** A curator number: below 1 (or not a number) falls back to the default with one warning, as Hermes does. */
-function curatorNumber(raw: Raw, key: string, fallback: number, warnings: WarningLists): number {
-  const value = raw[key];
-  if (value === undefined || value === null) return fallback;
-  const parsed = typeof value === "string" ? Number(value) : value;
-  if (typeof parsed !== "number" || !Number.isFinite(parsed) || parsed < 1) {
-    addWarning(
-      warnings,
-      t("config.warn.curatorNumber", { key, value: show(value), fallback: String(fallback) }),
-    );
-    return fallback;
-  }
-  return parsed;
-}
-
-function stringList(raw: Raw, key: string, at: string): string[] {
-  const value = raw[key];
-  if (value === undefined || value === null) return [];
-  if (typeof value === "string") return [value];
-  if (Array.isArray(value) && value.every((item) => typeof item === "string" || typeof item === "number")) {
-    return value.map(String);
-  }
-  throw new ConfigError(`${at}${key}`, invalid(`${at}${key}`, value, t("config.req.stringList")));
-}
-
-function parseHub(hub: Raw): HubConfig {
-  return {
-    allowedHosts: hostPortList(hub, "allowed_hosts", "skills.hub."),
-    githubApi: (str(hub, "github_api", "skills.hub.") ?? "https://api.github.com").replace(/\/+$/, ""),
-    clawhubApi: (str(hub, "clawhub_api", "skills.hub.") ?? "https://clawhub.ai/api/v1").replace(/\/+$/, ""),
-  };
-}
-
-/** A list of `host:port` entries (lowercased); anything else names the key and what it needs. */
-function hostPortList(raw: Raw, key: string, at: string): string[] {
-  const entries = stringList(raw, key, at);
-  for (const entry of entries) {
-    if (!/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+):\d{1,5}$/i.test(entry.trim()))
-      throw new ConfigError(`${at}${key}`, invalid(`${at}${key}`, entry, t("config.req.hostPort")));
-  }
-  return entries.map((entry) => entry.trim().toLowerCase());
-}
-
-/**
- * A list of skill names as Hermes matches them: only strings name skills. An item PyYAML reads as a
- * boolean, number or date (a bare `on`, `12:30`, `2024-01-01`) matches no skill; it is left out, with a
- * warning saying to quote it.
- */
-function skillNameList(raw: Raw, key: string, at: string, warnings: WarningLists): string[] {
-  const value = raw[key];
-  if (value === undefined || value === null) return [];
-  if (typeof value === "string") return [value];
-  const nested = (item: unknown) =>
-    (isRecord(item) && !(item instanceof YamlTimestamp)) || Array.isArray(item);
-  if (!Array.isArray(value) || value.some(nested)) {
-    throw new ConfigError(`${at}${key}`, invalid(`${at}${key}`, value, t("config.req.skillNames")));
-  }
-  const names = value.filter((item): item is string => typeof item === "string");
-  for (const item of value) {
-    if (typeof item === "string" || item === null) continue;
-    const params = { key: `${at}${key}`, value: show(item) };
-    const kind = typeof item === "object" ? "date" : typeof item;
-    addWarning(
-      warnings,
-      kind === "boolean" || kind === "number" || kind === "date"
-        ? t(`config.warn.notSkillName.${kind}`, params)
-        : t("config.warn.notSkillName.other", { ...params, kind }),
-    );
-  }
-  return names;
-}
-
-function platformRefList(raw: Raw, key: string): string[] {
-  const list = stringList(raw, key, "gateway.");
-  for (const entry of list) {
-    if (!isPlatformReference(entry)) {
-      throw new ConfigError(
-        `gateway.${key}`,
-        t("config.badReference", {
-          key: `gateway.${key}`,
-          value: show(entry),
-          platforms: listOf(registeredPlatforms().map((platform) => platform.name)),
-        }),
-      );
-    }
-  }
-  return list;
-}
+export {
+  type CoordinationConfig,
+  CURATOR_DEFAULTS,
+  type CuratorConfig,
+  DEFAULT_LEDGER_MAX_BYTES,
+  type GatewayConfig,
+  type HubConfig,
+  type ModelConfig,
+  type SkillgateConfig,
+  type SkillsConfig,
+} from "./config-types.js";
+export { exactIntegersAsText } from "./config-values.js";
 
 function modelSection(raw: Raw, at: string): ModelConfig {
   const extra = raw.extra_body;

@@ -3,11 +3,19 @@
  * (`<dir>-YYYYMMDDHHMMSS` when that name is taken), where Hermes' `list-archived` and `restore` find
  * them. Where each package lived (`category/name`) is recorded in `skills/.archive_origins.json`, a
  * file Hermes ignores (and `.usage.json` stays exactly as Hermes would write it), so skillgate's restore
- * can put a skill back in its category. Each record carries the digest of the archived `SKILL.md`: Hermes
- * restores and archives without touching the file, so a record only applies to the very package it was
- * made for, never to another one Hermes later archived under the same folder name. Homes archived by
- * earlier skillgate versions in
- * `.archive/<category>/<name>` are migrated to the flat layout, their category recorded the same way.
+ * can put a skill back in its category.
+ *
+ * A record names the very archive it was made for, by two marks taken when it is written: the digest of
+ * the archived `SKILL.md`, and the archived folder's identity (inode and change time). Hermes archives
+ * and restores by renaming the folder (`tools/skill_usage.py`, `archive_skill` and `restore_skill`, in
+ * NousResearch/hermes-agent): the content and the inode survive, but every rename sets a new change
+ * time. So a record left behind by a Hermes restore never applies to the package Hermes archives again
+ * later — whether it is the same content (moved to another category in between) or another package
+ * under the same folder name. Records written before the identity was kept carry only the digest (or
+ * nothing) and are trusted after the ledger (see `archive-ledger-origin.ts`).
+ *
+ * Homes archived by earlier skillgate versions in `.archive/<category>/<name>` are migrated to the flat
+ * layout, their category recorded the same way.
  */
 import { createHash } from "node:crypto";
 import { promises as fs, lstatSync, readFileSync } from "node:fs";
@@ -25,18 +33,24 @@ import {
 
 /**
  * The sidecar holding where each archived package lived:
- * `{ "<folder under .archive>": {"from": "<category/name>", "skill_md_sha256": "<hex>"} }` (older files
- * hold the bare `"<category/name>"`).
+ * `{ "<folder under .archive>": {"from": "<category/name>", "skill_md_sha256": "<hex>",
+ * "folder_identity": "<inode>:<ctime ns>"} }` (older files hold the bare `"<category/name>"`, or no
+ * identity).
  */
 export function archiveOriginsFile(home: string): string {
   return path.join(homePaths(home).skills, ".archive_origins.json");
 }
 
-/** Where an archived folder lived, and which package it was (the digest of its `SKILL.md`). */
+/** Where an archived folder lived, and which archive it was (its `SKILL.md` digest and folder identity). */
 export interface ArchiveOrigin {
   from: string;
   /** sha256 of the `SKILL.md` archived; absent in records written before it was kept. */
   skillMd?: string;
+  /**
+   * The archived folder's `archiveFolderIdentity` when the record was written; set by
+   * `updateArchiveOrigins`, absent in records written before it was kept.
+   */
+  folder?: string;
 }
 
 function originsLock(home: string): string {
@@ -54,6 +68,21 @@ export function skillMdDigest(dir: string): string | undefined {
   }
 }
 
+/**
+ * What tells one archive of a folder from another: its inode and change time (`<ino>:<ctime ns>`, of the
+ * folder itself, a link not followed), or undefined when it cannot be read. A rename (Hermes' archive
+ * and restore, a move between categories) sets a new change time; nothing skillgate or Hermes does to
+ * an archived package in place changes it.
+ */
+export function archiveFolderIdentity(dir: string): string | undefined {
+  try {
+    const stat = lstatSync(dir, { bigint: true, throwIfNoEntry: false });
+    return stat ? `${stat.ino}:${stat.ctimeNs}` : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Every origin record, keyed by the folder under `.archive/`. */
 export async function readArchiveOriginRecords(home: string): Promise<Record<string, ArchiveOrigin>> {
   const text = await readTextIfExists(archiveOriginsFile(home)).catch(() => undefined);
@@ -62,10 +91,11 @@ export async function readArchiveOriginRecords(home: string): Promise<Record<str
   for (const [key, value] of Object.entries(parsed ?? {})) {
     if (typeof value === "string") out[key] = { from: value };
     else if (value && typeof value === "object" && typeof (value as { from?: unknown }).from === "string") {
-      const record = value as { from: string; skill_md_sha256?: unknown };
+      const record = value as { from: string; skill_md_sha256?: unknown; folder_identity?: unknown };
       out[key] = {
         from: record.from,
         ...(typeof record.skill_md_sha256 === "string" ? { skillMd: record.skill_md_sha256 } : {}),
+        ...(typeof record.folder_identity === "string" ? { folder: record.folder_identity } : {}),
       };
     }
   }
@@ -79,14 +109,24 @@ export async function readArchiveOrigins(home: string): Promise<Record<string, s
 }
 
 /**
- * True when `origin` was recorded for the package whose `SKILL.md` has the digest `digest` (a record
- * without a digest, from before it was kept, applies as it always did).
+ * True when `origin` was recorded for the archive whose folder has the identity `identity` and whose
+ * `SKILL.md` has the digest `digest`. A mark the record lacks (written before it was kept) is not
+ * checked: such a record is only trusted after the ledger (see `listArchived`).
  */
-export function originApplies(origin: ArchiveOrigin, digest: () => string | undefined): boolean {
+export function originApplies(
+  origin: ArchiveOrigin,
+  digest: () => string | undefined,
+  identity: () => string | undefined,
+): boolean {
+  if (origin.folder !== undefined && origin.folder !== identity()) return false;
   return origin.skillMd === undefined || origin.skillMd === digest();
 }
 
-/** Records (an origin) or forgets (null) the origins of archived folders, under the origins lock. */
+/**
+ * Records (an origin) or forgets (null) the origins of archived folders, under the origins lock. Each
+ * record written is stamped with its folder's identity as it is now (the caller has just moved it
+ * there), whatever `folder` the caller passed.
+ */
 export async function updateArchiveOrigins(
   home: string,
   changes: Record<string, ArchiveOrigin | null>,
@@ -94,14 +134,29 @@ export async function updateArchiveOrigins(
   if (Object.keys(changes).length === 0) return;
   await withLock(originsLock(home), async () => {
     const origins = await readArchiveOriginRecords(home);
+    const archive = homePaths(home).archive;
     for (const [folder, origin] of Object.entries(changes)) {
-      if (origin === null) delete origins[folder];
-      else origins[folder] = origin;
+      if (origin === null) {
+        delete origins[folder];
+        continue;
+      }
+      const marks = {
+        from: origin.from,
+        ...(origin.skillMd === undefined ? {} : { skillMd: origin.skillMd }),
+      };
+      const identity = archiveFolderIdentity(path.join(archive, ...folder.split("/")));
+      origins[folder] = identity === undefined ? marks : { ...marks, folder: identity };
     }
     const onDisk = Object.fromEntries(
       Object.entries(origins).map(([folder, origin]) => [
         folder,
-        origin.skillMd === undefined ? origin.from : { from: origin.from, skill_md_sha256: origin.skillMd },
+        origin.skillMd === undefined && origin.folder === undefined
+          ? origin.from
+          : {
+              from: origin.from,
+              ...(origin.skillMd === undefined ? {} : { skill_md_sha256: origin.skillMd }),
+              ...(origin.folder === undefined ? {} : { folder_identity: origin.folder }),
+            },
       ]),
     );
     await atomicWriteFile(archiveOriginsFile(home), stableJson(onDisk));

@@ -15,7 +15,6 @@
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
 import { CuratorError, SkillError } from "../core/errors.js";
 import { atomicWriteFile, isoTimestamp, pathExists, withLock } from "../core/fsutil.js";
@@ -25,98 +24,49 @@ import {
   MAX_SKILL_MD_BYTES,
   readContained,
   realPathOf,
-  writeRefusal,
 } from "../skills/containment.js";
-import { parseSkillMd } from "../skills/frontmatter.js";
-import { SUPPORT_DIR_NAMES, SUPPORT_DIRS } from "../skills/scan.js";
-import type { SkillEntry, SkillLibrary } from "../skills/types.js";
-import { emptyRecord, type UsageRecord, UsageStore } from "../skills/usage.js";
+import { emptyRecord, UsageStore } from "../skills/usage.js";
 import { archiveSkill } from "./archive.js";
-import { type LedgerActor, withLedger } from "./ledger.js";
-import { classify, loadProvenance, type Provenance } from "./provenance.js";
+import {
+  bumpPatch,
+  checkAbsorbedInto,
+  checkSkillMd,
+  findTarget,
+  guardBackground,
+  lockFile,
+  mutate,
+  now,
+  Refusal,
+  refuse,
+  requireViewed,
+  resolveInside,
+  validateName,
+} from "./manage-guards.js";
+import {
+  MANAGE_ACTIONS,
+  MAX_FILE_CHARS,
+  type ManageContext,
+  normalizeRel,
+  recordView,
+  type SkillManageArgs,
+  type SkillManageResult,
+} from "./manage-session.js";
+import { loadProvenance } from "./provenance.js";
 
-/** Who is writing: a person's agent in a conversation, or the curator's background review. */
-export type WriteOrigin = "foreground" | "background_review";
-
-/** The actions `skill_manage` accepts. */
-export const MANAGE_ACTIONS = ["create", "edit", "patch", "write_file", "remove_file", "delete"] as const;
-
-/** One of `MANAGE_ACTIONS`. */
-export type ManageAction = (typeof MANAGE_ACTIONS)[number];
-
-/** Longest SKILL.md accepted (characters). */
-export const MAX_SKILL_CHARS = 200_000;
-/** Longest support file accepted (characters). */
-export const MAX_FILE_CHARS = 1_000_000;
-
-const NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
-
-/**
- * Per-run (or per-conversation) state: the origin, the ledger actor, and what was viewed, which
- * read-before-write checks. Create one per consolidation run or chat session.
- */
-export interface ManageSession {
-  readonly origin: WriteOrigin;
-  readonly actor: LedgerActor;
-  /** Recorded in ledger evidence. */
-  readonly id: string;
-  /** Viewed skills (`name`) and files (`name\u0000relative/path`). */
-  readonly viewed: Set<string>;
-}
-
-/** Starts a session. The actor defaults to `curator` for background review, else `agent`. */
-export function createManageSession(options: {
-  origin: WriteOrigin;
-  actor?: LedgerActor;
-  id?: string;
-}): ManageSession {
-  return {
-    origin: options.origin,
-    actor: options.actor ?? (options.origin === "background_review" ? "curator" : "agent"),
-    id: options.id ?? `session-${Date.now().toString(36)}`,
-    viewed: new Set(),
-  };
-}
-
-/** Records a successful `skill_view` of a skill (and of one of its files when `filePath` is given). */
-export function recordView(session: ManageSession, skill: string, filePath?: string): void {
-  if (filePath) session.viewed.add(`${skill}\u0000${normalizeRel(filePath)}`);
-  else session.viewed.add(skill);
-}
-
-/** What `skill_manage` needs. */
-export interface ManageContext {
-  home: string;
-  config: SkillgateConfig;
-  library: SkillLibrary;
-  session: ManageSession;
-  now?: () => Date;
-}
-
-/** Arguments as the tool schema names them. */
-export interface SkillManageArgs {
-  action: ManageAction;
-  name: string;
-  content?: string;
-  category?: string;
-  old_string?: string;
-  new_string?: string;
-  replace_all?: boolean;
-  file_path?: string;
-  file_content?: string;
-  absorbed_into?: string;
-}
-
-/** The tool result: JSON handed back to the model. */
-export type SkillManageResult =
-  | { success: true; message: string; path?: string; archived?: boolean; absorbed_into?: string }
-  | { success: false; error: string };
-
-class Refusal extends Error {}
-
-function refuse(message: string): never {
-  throw new Refusal(message);
-}
+export { validateName } from "./manage-guards.js";
+export {
+  createManageSession,
+  MANAGE_ACTIONS,
+  MAX_FILE_CHARS,
+  MAX_SKILL_CHARS,
+  type ManageAction,
+  type ManageContext,
+  type ManageSession,
+  recordView,
+  type SkillManageArgs,
+  type SkillManageResult,
+  type WriteOrigin,
+} from "./manage-session.js";
 
 /**
  * Runs one `skill_manage` call. Refusals and validation problems come back as `{success: false,
@@ -176,176 +126,6 @@ async function dispatch(ctx: ManageContext, args: SkillManageArgs): Promise<Skil
       return deleteSkill(ctx, name, args);
   }
 }
-
-/** Checks a skill or category name: lower-case letters, digits, `.`, `_`, `-`; no paths, no `..`. */
-export function validateName(value: string, field: string): string {
-  if (path.isAbsolute(value) || /^[A-Za-z]:/.test(value)) refuse(`${field} must be a plain name, not a path`);
-  if (value.split(/[\\/]/).includes("..") || value.includes("..")) refuse(`${field} cannot contain '..'`);
-  if (/[\\/]/.test(value)) refuse(`${field} must be a plain name without '/'`);
-  if (!NAME_PATTERN.test(value)) {
-    refuse(
-      `${field} ${JSON.stringify(value)} is not allowed: use lower-case letters, digits, '.', '_' or '-' (at most 64, starting with a letter or digit)`,
-    );
-  }
-  return value;
-}
-
-function normalizeRel(filePath: string): string {
-  return filePath.replace(/\\/g, "/").replace(/^\.\/+/, "");
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Lookups and guards
-
-interface Target {
-  entry: SkillEntry;
-  record: UsageRecord | undefined;
-}
-
-async function findTarget(ctx: ManageContext, name: string): Promise<Target> {
-  ctx.library.invalidate();
-  const entry = await ctx.library.find(name);
-  if (!entry) refuse(`skill '${name}' not found; call skills_list to see the names`);
-  if (entry.rootKind === "external") {
-    refuse(`skill '${name}' lives in skills.external_dirs; external skills are read-only here`);
-  }
-  const linked = writeRefusal(homePaths(ctx.home).skills, entry.dir, name);
-  if (linked) refuse(linked);
-  const usage = await new UsageStore(homePaths(ctx.home).skills).read();
-  return { entry, record: usage[name] };
-}
-
-/** The background-review refusals for an existing skill (reference B6). */
-async function guardBackground(ctx: ManageContext, target: Target, provenance?: Provenance): Promise<void> {
-  if (ctx.session.origin !== "background_review") return;
-  const name = target.entry.name;
-  const prov = provenance ?? (await loadProvenance(ctx.home, await ctx.library.all()));
-  const verdict = classify(name, target.entry, target.record, true, prov, ctx.config);
-  if (verdict.kind === "protected")
-    refuse(`skill '${name}' is a protected built-in; the curator never changes it`);
-  if (verdict.kind === "hub")
-    refuse(`skill '${name}' is hub-installed; its upstream owns it, so the curator never changes it`);
-  if (verdict.kind === "bundled")
-    refuse(
-      `skill '${name}' is a bundled built-in; the curator may only archive it for staleness, never edit or merge it`,
-    );
-  if (verdict.kind === "external")
-    refuse(`skill '${name}' lives in skills.external_dirs; external skills are read-only to the curator`);
-  if (verdict.kind === "unmanaged") {
-    refuse(
-      `skill '${name}' is not curator-managed (no created_by: agent marker); leave it alone — its owner can adopt it with \`skillgate curator adopt ${name}\``,
-    );
-  }
-  if (target.record?.pinned) refuse(`skill '${name}' is pinned; the curator never changes pinned skills`);
-}
-
-function requireViewed(ctx: ManageContext, name: string, filePath?: string): void {
-  const viewed = ctx.session.viewed;
-  if (viewed.has(name)) return;
-  if (filePath && viewed.has(`${name}\u0000${normalizeRel(filePath)}`)) return;
-  const what = filePath
-    ? `skill_view(name="${name}", file_path="${normalizeRel(filePath)}")`
-    : `skill_view(name="${name}")`;
-  refuse(`read before write: call ${what} in this session before changing it`);
-}
-
-/** Resolves a relative file inside a skill dir, refusing absolute paths, `..` and symlink escapes. */
-async function resolveInside(
-  skillDir: string,
-  filePath: string,
-  options: { supportOnly: boolean },
-): Promise<string> {
-  const rel = normalizeRel(filePath.trim());
-  if (rel === "" || path.isAbsolute(rel) || /^[A-Za-z]:/.test(rel))
-    refuse("file_path must be a path relative to the skill folder");
-  const parts = rel.split("/");
-  if (parts.includes("..")) refuse("file_path cannot contain '..'");
-  if (parts.some((part) => part === "" || part === ".")) refuse("file_path has an empty or '.' component");
-  if (options.supportOnly) {
-    if (!SUPPORT_DIRS.has(parts[0] ?? "") || parts.length < 2) {
-      refuse(
-        `file_path must be inside ${SUPPORT_DIR_NAMES.map((dir) => `${dir}/`).join(", ")} (use edit or patch for SKILL.md)`,
-      );
-    }
-  }
-  const target = path.join(skillDir, ...parts);
-  const realRoot = await fs.realpath(skillDir);
-  // The deepest existing ancestor must resolve inside the skill (the containment rule).
-  let probe = target;
-  for (;;) {
-    try {
-      const real = await fs.realpath(probe);
-      if (!isWithin(realRoot, real)) refuse("file_path resolves outside the skill folder");
-      break;
-    } catch (error) {
-      if (error instanceof Refusal) throw error;
-      const parent = path.dirname(probe);
-      if (parent === probe || probe === skillDir) break;
-      probe = parent;
-    }
-  }
-  return target;
-}
-
-/** Checks SKILL.md text: size, a frontmatter block that parses, `name` equal to the skill, a `description`. */
-function checkSkillMd(text: string, expectedName: string): void {
-  if (text.length > MAX_SKILL_CHARS)
-    refuse(`SKILL.md is ${text.length} characters; the limit is ${MAX_SKILL_CHARS}`);
-  if (!text.startsWith("---"))
-    refuse("SKILL.md must start with a YAML frontmatter block (--- name: …, description: … ---)");
-  const parsed = parseSkillMd(text);
-  if (parsed.body === text)
-    refuse("SKILL.md frontmatter is not closed: end it with a line of three dashes (---)");
-  if (parsed.error) refuse(`SKILL.md frontmatter is not valid YAML (${parsed.error}); fix it and try again`);
-  const fm = parsed.frontmatter;
-  if (typeof fm.name !== "string" || fm.name.trim() === "") refuse("SKILL.md frontmatter needs a `name`");
-  if (fm.name.trim() !== expectedName)
-    refuse(
-      `SKILL.md frontmatter name is '${fm.name.trim()}' but the skill is '${expectedName}'; they must match`,
-    );
-  if (typeof fm.description !== "string" || fm.description.trim() === "")
-    refuse("SKILL.md frontmatter needs a `description`");
-}
-
-function lockFile(ctx: ManageContext): string {
-  return path.join(homePaths(ctx.home).locks, "skill-manage.lock");
-}
-
-/** Runs a mutation under the write lock and the ledger. */
-async function mutate<T>(
-  ctx: ManageContext,
-  options: { action: string; skill: string; paths: string[]; evidence?: Record<string, unknown> },
-  fn: () => Promise<T>,
-): Promise<T> {
-  return withLock(
-    lockFile(ctx),
-    () =>
-      withLedger(
-        {
-          home: ctx.home,
-          config: ctx.config,
-          actor: ctx.session.actor,
-          action: options.action,
-          skill: options.skill,
-          evidence: { session_id: ctx.session.id, ...(options.evidence ?? {}) },
-          paths: options.paths,
-        },
-        fn,
-      ),
-    { waitMs: 60_000 },
-  );
-}
-
-function now(ctx: ManageContext): Date {
-  return ctx.now?.() ?? new Date();
-}
-
-async function bumpPatch(ctx: ManageContext, name: string): Promise<void> {
-  await new UsageStore(homePaths(ctx.home).skills).bump(name, "patch", now(ctx));
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Actions
 
 async function createSkill(
   ctx: ManageContext,
@@ -578,36 +358,4 @@ async function deleteSkill(
     archived: false,
     ...(absorbedInto !== undefined ? { absorbed_into: absorbedInto } : {}),
   };
-}
-
-/**
- * Validates `absorbed_into`: absent, `""` (an explicit prune), or an existing skill other than this one.
- * The background review must always say which (#29912: archives with no verified merge).
- */
-async function checkAbsorbedInto(
-  ctx: ManageContext,
-  name: string,
-  args: SkillManageArgs,
-  required: boolean,
-): Promise<string | undefined> {
-  const raw = (args as unknown as Record<string, unknown>).absorbed_into;
-  if (raw === undefined || raw === null) {
-    if (required) {
-      refuse(
-        `delete refused: say where '${name}' went — absorbed_into="<umbrella skill>" after merging its content into an existing skill, or absorbed_into="" to prune it as obsolete`,
-      );
-    }
-    return undefined;
-  }
-  const value = String(raw).trim();
-  if (value === "") return "";
-  if (value === name) refuse(`delete refused: absorbed_into cannot be '${name}' itself`);
-  ctx.library.invalidate();
-  const umbrella = await ctx.library.find(value);
-  if (!umbrella) {
-    refuse(
-      `delete refused: absorbed_into '${value}' does not exist; create the umbrella skill (or merge into an existing one) first`,
-    );
-  }
-  return value;
 }

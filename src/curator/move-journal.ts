@@ -16,7 +16,12 @@ import { homePaths } from "../config/home.js";
 import { acquireLock, type HeldLock, isoTimestamp, LockBusyError } from "../core/fsutil.js";
 import { type Text, t } from "../core/i18n/messages.js";
 import { emptyRecord, type UsageMap, UsageStore } from "../skills/usage.js";
-import { type ArchiveOrigin, readArchiveOriginRecords, updateArchiveOrigins } from "./archive-layout.js";
+import {
+  type ArchiveOrigin,
+  archiveFolderIdentity,
+  readArchiveOriginRecords,
+  updateArchiveOrigins,
+} from "./archive-layout.js";
 import { hasBlob, newBlobBatch } from "./blobs.js";
 import { moveJournalPath } from "./journal.js";
 import {
@@ -251,7 +256,15 @@ async function completeMoves(
       lines.push(JSON.stringify(await withBlobs(home, intent, intent.entry)));
       ledgerEntry = true;
     }
-    if (intent.kind === "archive" && origins[intent.archivedAs]?.from !== intent.from) {
+    // A record of this archive names its place and its folder as it is now (one left from an earlier
+    // archive of the same folder name has another identity).
+    const recordedOrigin = origins[intent.archivedAs];
+    const archivedFolder = path.join(homePaths(home).archive, ...intent.archivedAs.split("/"));
+    if (
+      intent.kind === "archive" &&
+      (recordedOrigin?.from !== intent.from ||
+        recordedOrigin.folder !== archiveFolderIdentity(archivedFolder))
+    ) {
       originChanges[intent.archivedAs] = { from: intent.from, skillMd: intent.skillMd };
       origin = true;
     } else if (intent.kind === "restore" && intent.archivedAs in origins) {

@@ -21,14 +21,8 @@ import {
   type UsageRecord,
   UsageStore,
 } from "../skills/usage.js";
-import {
-  type ArchiveResult,
-  archiveMany,
-  assertSafeName,
-  type CommandPrefix,
-  type MoveFailure,
-  terminalPrefix,
-} from "./archive.js";
+import { archiveMany, type MoveFailure } from "./archive-batch.js";
+import { type ArchiveResult, assertSafeName, type CommandPrefix, terminalPrefix } from "./archive-move.js";
 import { readCronRefs } from "./cron.js";
 import { activityAnchor, type CuratedRow, curatedRows, idleDays, isCronReferenced } from "./plan.js";
 import { classify, loadProvenance, type Provenance, readCreatedByKeys } from "./provenance.js";

@@ -16,7 +16,7 @@ import { CuratorError, UsageError } from "../core/errors.js";
 import { t } from "../core/i18n/messages.js";
 import { meterFor, type ProgressSink } from "../core/progress.js";
 import { parseTimestamp, UsageStore } from "../skills/usage.js";
-import { type ArchivedItem, listArchived } from "./archive.js";
+import { type ArchivedItem, listArchived } from "./archived-packages.js";
 import { crashPoint } from "./journal.js";
 import { appendEntry, captureState, type LedgerActor } from "./ledger.js";
 

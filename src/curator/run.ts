@@ -18,7 +18,7 @@ import { findOverlaps } from "../skills/search.js";
 import type { SkillLibrary } from "../skills/types.js";
 import { parseTimestamp, UsageStore } from "../skills/usage.js";
 import { type ApplyOutcome, applyPlan } from "./apply.js";
-import { type CommandPrefix, terminalPrefix } from "./archive.js";
+import { type CommandPrefix, terminalPrefix } from "./archive-move.js";
 import { readCronRefs } from "./cron.js";
 import { fileRunLock } from "./lock.js";
 import { curatedRows, plan } from "./plan.js";

@@ -28,7 +28,6 @@ import { closeSync, fstatSync, mkdirSync, openSync, renameSync, rmSync, writeFil
 import os from "node:os";
 import path from "node:path";
 import { readRangeSync } from "../core/fsutil.js";
-import { type Gates, isJsonExact, isStorableHead, loadHead } from "./scan.js";
 import {
   appendStamp,
   PLAIN_SKILL,
@@ -37,6 +36,7 @@ import {
   type SkillHead,
   STAMP_FIELDS,
 } from "./scan-cache.js";
+import { type Gates, isJsonExact, isStorableHead, loadHead } from "./skill-head.js";
 import { frontmatterOnce } from "./text-head.js";
 
 /** Bump when the stored shape or the meaning of a listing/head changes. */

@@ -24,8 +24,9 @@ import { english, type Text, t } from "../core/i18n/messages.js";
 import { loadIndex, saveIndex } from "./index-cache.js";
 import type { SharedRecords, Snapshot } from "./library-snapshot.js";
 import { resolveRoots, type SkillRoot } from "./roots.js";
-import { Gates, isExcludedDir, type ScanResult, type ScanStats, scanRoots } from "./scan.js";
+import { isExcludedDir, type ScanResult, type ScanStats, scanRoots } from "./scan.js";
 import type { ScanCache, SkillHead } from "./scan-cache.js";
+import { Gates } from "./skill-head.js";
 import type {
   SkillEntry,
   SkillLibrary,
