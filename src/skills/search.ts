@@ -16,9 +16,11 @@
  */
 import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { parseListField } from "./frontmatter.js";
 import { indexPath } from "./index-cache.js";
+import { editDistance, HAN, headingsOf, hermesList, plain, tokenize, trigrams } from "./search-text.js";
 import type { SkillEntry, SkillLibrary } from "./types.js";
+
+export { editDistance, hermesList, tokenize } from "./search-text.js";
 
 /** One ranked hit. */
 export interface SearchHit {
@@ -84,118 +86,6 @@ const FIELD_B = [0.3, 0.3, 0.3, 0.75, 0.75];
 const K1 = 1.2;
 /** A typo-matched name word counts this much of an exact one. */
 const FUZZY_WEIGHT = 0.6;
-/** Bytes of SKILL.md read for its headings. */
-const HEADING_BYTES = 16_384;
-
-const ENGLISH_STOPWORDS = new Set(
-  (
-    "a an and are as at be but by for from how i in into is it its of on or so that the their then " +
-    "these this to use used using when with without you your we our can do does what which who"
-  ).split(" "),
-);
-const CHINESE_STOPWORDS = new Set(
-  "的 了 和 与 及 在 将 到 把 并 或 是 用 对 为 从 给 让 被 就 也 都 而 等 个 一 这 那 我 你 他 吗 呢 啊 如何 怎么 怎样 什么 一下 帮 帮我 请".split(
-    " ",
-  ),
-);
-
-const segmenter = new Intl.Segmenter("zh", { granularity: "word" });
-const HAN = /\p{Script=Han}/u;
-const LATIN_WORD = /^[a-z0-9]+$/;
-
-/** A light English stemmer: enough that "deploys", "deploying" and "deployed" meet "deploy". */
-function stem(word: string): string {
-  if (!LATIN_WORD.test(word) || word.length < 4) return word;
-  if (word.endsWith("ies") && word.length > 4) return `${word.slice(0, -3)}y`;
-  if (word.endsWith("ing") && word.length > 5) return word.slice(0, -3);
-  if (word.endsWith("ed") && word.length > 4) return word.slice(0, -2);
-  if (word.endsWith("es") && /(?:ss|x|ch|sh)es$/.test(word)) return word.slice(0, -2);
-  if (word.endsWith("s") && !word.endsWith("ss") && !word.endsWith("us")) return word.slice(0, -1);
-  return word;
-}
-
-/** The index words of `text` (lowercased, segmented, stop words out, stemmed; Chinese bigrams added). */
-export function tokenize(text: string): string[] {
-  const words: string[] = [];
-  for (const piece of segmenter.segment(text.normalize("NFKC").toLowerCase())) {
-    if (!piece.isWordLike) continue;
-    // The segmenter keeps `a_b` and `v1.2` together: split them like hyphens.
-    for (const part of piece.segment.split(/[_.]+/)) {
-      if (part === "") continue;
-      if (HAN.test(part)) {
-        if (CHINESE_STOPWORDS.has(part)) continue;
-        words.push(part);
-        if (part.length >= 3)
-          for (let at = 0; at + 2 <= part.length; at++) words.push(part.slice(at, at + 2));
-      } else if (!ENGLISH_STOPWORDS.has(part)) {
-        words.push(stem(part));
-      }
-    }
-  }
-  return words;
-}
-
-/** Damerau–Levenshtein distance (adjacent swaps count one), stopping early above `max`. */
-export function editDistance(a: string, b: string, max: number): number {
-  if (Math.abs(a.length - b.length) > max) return max + 1;
-  let prevPrev: number[] = [];
-  let prev = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    let best = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let value = Math.min(
-        (prev[j] as number) + 1,
-        (row[j - 1] as number) + 1,
-        (prev[j - 1] as number) + cost,
-      );
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
-        value = Math.min(value, (prevPrev[j - 2] as number) + 1);
-      row.push(value);
-      if (value < best) best = value;
-    }
-    if (best > max) return max + 1;
-    prevPrev = prev;
-    prev = row;
-  }
-  return prev[b.length] as number;
-}
-
-function trigrams(word: string): string[] {
-  const padded = `^${word}$`;
-  const grams: string[] = [];
-  for (let at = 0; at + 3 <= padded.length; at++) grams.push(padded.slice(at, at + 3));
-  return grams;
-}
-
-/** `tags` or `related_skills` of a frontmatter (top level or under `metadata.hermes`). */
-export function hermesList(frontmatter: Record<string, unknown>, key: string): string[] {
-  const metadata = frontmatter.metadata as { hermes?: Record<string, unknown> } | undefined;
-  const hermes = metadata && typeof metadata === "object" ? metadata.hermes : undefined;
-  const value =
-    hermes && typeof hermes === "object" && hermes[key] !== undefined ? hermes[key] : frontmatter[key];
-  return parseListField(value);
-}
-
-/** The Markdown headings of a SKILL.md's first bytes (outside fenced code), without their `#`s. */
-function headingsOf(file: string): string {
-  let text: string;
-  try {
-    const buffer = readFileSync(file);
-    text = buffer.subarray(0, HEADING_BYTES).toString("utf8");
-  } catch {
-    return "";
-  }
-  const found: string[] = [];
-  let fenced = false;
-  for (const line of text.split("\n")) {
-    if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
-    else if (!fenced && /^#{1,6}\s/.test(line)) found.push(line.replace(/^#+\s*/, ""));
-  }
-  return found.join("\n");
-}
-
 /** One indexed skill. */
 interface Doc {
   entry: SkillEntry;
@@ -261,14 +151,6 @@ function scanIndexId(home: string): string {
 interface Postings {
   slots: number[];
   counts: number[];
-}
-
-function plain(text: string): string {
-  return text
-    .normalize("NFKC")
-    .toLowerCase()
-    .replace(/[\s_\-./]+/g, " ")
-    .trim();
 }
 
 /** A BM25F index over a library's skills, updated incrementally from the library's scans. */
