@@ -32,11 +32,9 @@ import { readDotenv } from "../../config/dotenv.js";
 import { homePaths } from "../../config/home.js";
 import { SkillgateError } from "../../core/errors.js";
 import { displayTimeZone } from "../../core/i18n/dates.js";
-import { browserLocale, LANGUAGE_COOKIE, LOCALES, type Locale } from "../../core/i18n/locale.js";
-import { english, type MessageKey, resolveText, t } from "../../core/i18n/messages.js";
+import { LOCALES } from "../../core/i18n/locale.js";
+import { english, resolveText, t } from "../../core/i18n/messages.js";
 import { type Logger, scrubText, silentLogger } from "../../core/logger.js";
-import { skillText, skillVersions } from "../../curator/versions.js";
-import { findOverlaps, searchSkills } from "../../skills/search.js";
 import type { SkillLibrary } from "../../skills/types.js";
 import { OutboundScrubber } from "../scrub.js";
 import { type ActionEnv, handleAction, parseActionRequest } from "./actions.js";
@@ -44,43 +42,16 @@ import {
   ConsoleAuth,
   ConsoleRevocations,
   type ConsoleRole,
-  type ConsoleSession,
   consoleSessionsPath,
   loadConsoleSecret,
   SESSION_COOKIE,
   type SharedRedemption,
 } from "./auth.js";
-import {
-  archivedSkill,
-  type ConsoleData,
-  chartData,
-  curatorFacts,
-  curatorPreview,
-  hubSkills,
-  type LibraryQuery,
-  type LibraryRow,
-  ledgerEntries,
-  libraryRows,
-  pastRuns,
-  queryRows,
-  reportText,
-  snapshots,
-} from "./data.js";
+import { type ConsoleData, type LibraryRow, libraryRows } from "./data.js";
 import { ConsoleEvents } from "./events.js";
-import { renderMarkdown, splitFrontmatter } from "./markdown.js";
 import { messagePage, type PageContext } from "./page-frame.js";
-import {
-  chartsPage,
-  curatorPage,
-  filePage,
-  ledgerPage,
-  libraryPage,
-  reportPage,
-  skillPage,
-  snapshotsPage,
-} from "./pages.js";
-import { overlapsPage, searchPage } from "./search-pages.js";
-import { comparedVersions, fromDigest, versionsPage } from "./version-pages.js";
+import { registerPageRoutes } from "./page-routes.js";
+import { type ConsoleEnv, refuse, requestLocale, say, text } from "./request.js";
 
 /** Largest request body accepted. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -171,43 +142,6 @@ function loadAssets(): Map<string, string> {
   return out;
 }
 
-function text(value: string | undefined, max = 200): string {
-  return (value ?? "").slice(0, max);
-}
-
-function libraryQuery(c: Context): LibraryQuery {
-  const sorts = ["name", "activity", "idle", "category", "state"] as const;
-  const sort = sorts.find((item) => item === c.req.query("sort")) ?? "name";
-  const page = Number.parseInt(c.req.query("page") ?? "1", 10);
-  return {
-    q: text(c.req.query("q")),
-    state: text(c.req.query("state"), 20),
-    category: text(c.req.query("category")),
-    platform: text(c.req.query("platform"), 20),
-    provenance: text(c.req.query("provenance"), 20),
-    sort,
-    dir: c.req.query("dir") === "desc" ? "desc" : "asc",
-    page: Number.isFinite(page) ? page : 1,
-  };
-}
-
-type Env = { Variables: { session: ConsoleSession } };
-
-/** The reader's locale of one request: the language switch's cookie, else `Accept-Language`. */
-function requestLocale(c: Context): Locale {
-  return browserLocale(getCookie(c, LANGUAGE_COOKIE), c.req.header("accept-language"));
-}
-
-/** A catalog text in the request's locale. */
-function say(c: Context, key: MessageKey, params?: Record<string, string | number>): string {
-  return resolveText(params ? { key, params } : { key }, requestLocale(c));
-}
-
-/** A JSON refusal `{ ok: false, error }` with its text in the request's locale. */
-function refuse(c: Context, key: MessageKey, status: 400 | 401 | 403 | 413 | 500) {
-  return c.json({ ok: false, error: say(c, key) }, status);
-}
-
 /** Variants of a secret as a page or a JSON answer may spell it (HTML-escaped, JSON-escaped). */
 function spellings(secret: string): string[] {
   const html = secret
@@ -290,7 +224,7 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
   const loopback = isLoopback(bind);
   let allowedHosts = new Set<string>();
 
-  const app = new Hono<Env>();
+  const app = new Hono<ConsoleEnv>();
 
   app.use("*", async (c, next) => {
     const host = c.req.header("host") ?? "";
@@ -365,7 +299,7 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     return next();
   });
 
-  const page = (c: Context<Env>): PageContext => {
+  const page = (c: Context<ConsoleEnv>): PageContext => {
     const session = c.get("session");
     return {
       role: session.role,
@@ -376,152 +310,16 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     };
   };
 
-  app.get("/", (c) => c.redirect("/library", 302));
-
-  app.get("/library", async (c) => {
-    // Searched and shown as scrubbed text: a query never matches a secret a page would not show.
-    const known = secrets();
-    const all = (await rows()).map((row) => ({
-      ...row,
-      description: scrubText(row.description, known),
-      category: row.category === null ? null : scrubText(row.category, known),
-    }));
-    const query = libraryQuery(c);
-    const categories = [
-      ...new Set(all.map((row) => row.category).filter((v): v is string => v !== null)),
-    ].sort();
-    const provenances = [...new Set(all.map((row) => row.provenance))].sort();
-    return c.html(
-      libraryPage(
-        page(c),
-        query,
-        queryRows(all, query),
-        { categories, provenances, all: all.length },
-        await hubSkills(options.home),
-      ),
-    );
+  registerPageRoutes(app, {
+    home: options.home,
+    library,
+    data,
+    secrets,
+    scrub,
+    rows,
+    page,
+    idleSeconds: options.idleSeconds,
   });
-
-  app.get("/search", async (c) => {
-    const query = text(c.req.query("q"));
-    // A query holding a secret finds nothing: a hit must not confirm a value no page shows.
-    const blank = query.trim() === "" || scrubText(query, secrets()) !== query;
-    const hits = blank ? [] : await searchSkills(library, query, { platform: null, limit: 50 });
-    return c.html(searchPage(page(c), query, hits));
-  });
-
-  app.get("/overlaps", async (c) =>
-    c.html(overlapsPage(page(c), await findOverlaps(library, { limit: 200 }))),
-  );
-
-  app.get("/skill/:name", async (c) => {
-    const name = c.req.param("name");
-    const row = (await rows()).find((item) => item.name === name);
-    if (!row)
-      return c.html(
-        messagePage(requestLocale(c), t("console.error.noSkill"), t("console.error.noSkillText", { name })),
-        404,
-      );
-    let frontmatter: string | null = null;
-    let bodyHtml: string | null = null;
-    let linkedFiles: string[] = [];
-    let warnings: string[] = [];
-    if (row.onDisk) {
-      const view = await library.view(name);
-      if (view.success && typeof view.content === "string") {
-        const split = splitFrontmatter(scrub(view.content));
-        frontmatter = split.frontmatter;
-        bodyHtml = renderMarkdown(split.body);
-        const linked = view.linked_files as Record<string, string[]> | null | undefined;
-        linkedFiles = linked ? Object.values(linked).flat() : [];
-        warnings = (view.security_warnings as string[] | undefined) ?? [];
-      }
-    }
-    // Not in the library: its archived copy, if there is one, is shown as it is in `.archive/`.
-    const archived = row.onDisk ? null : ((await archivedSkill(options.home, name)) ?? null);
-    if (archived?.content !== undefined) {
-      const split = splitFrontmatter(scrub(archived.content));
-      frontmatter = split.frontmatter;
-      bodyHtml = renderMarkdown(split.body);
-    }
-    const history = await ledgerEntries(options.home, { skill: name, actor: "", action: "" }, 100);
-    return c.html(
-      skillPage(page(c), { row, frontmatter, bodyHtml, linkedFiles, warnings, history, archived }),
-    );
-  });
-
-  app.get("/skill/:name/versions", async (c) => {
-    const name = c.req.param("name");
-    const versions = await skillVersions(options.home, name);
-    const { from, to } = comparedVersions(versions, c.req.query("from"), c.req.query("to"));
-    const [fromText, toText] = await Promise.all([
-      skillText(options.home, fromDigest(from, to)),
-      skillText(options.home, to?.digest ?? null),
-    ]);
-    return c.html(versionsPage(page(c), { name, versions, from, to, fromText, toText }));
-  });
-
-  app.get("/skill/:name/file", async (c) => {
-    const name = c.req.param("name");
-    const file = text(c.req.query("path"), 500);
-    const view = await library.view(name, { filePath: file });
-    if (!view.success || typeof view.content !== "string")
-      return c.html(
-        messagePage(
-          requestLocale(c),
-          t("console.error.noFile"),
-          view.error ? String(view.error) : t("console.error.noFileText"),
-        ),
-        404,
-      );
-    return c.html(filePage(page(c), name, file, view.content));
-  });
-
-  app.get("/curator", async (c) => {
-    const idle = (await options.idleSeconds?.()) ?? Number.POSITIVE_INFINITY;
-    const [facts, preview, runs] = await Promise.all([
-      curatorFacts(data, idle),
-      curatorPreview(data),
-      pastRuns(options.home, 50),
-    ]);
-    return c.html(curatorPage(page(c), facts, preview, runs));
-  });
-
-  app.get("/curator/report/:id", async (c) => {
-    const id = c.req.param("id");
-    const report = await reportText(options.home, id);
-    if (report === undefined)
-      return c.html(
-        messagePage(requestLocale(c), t("console.error.noReport"), t("console.error.noReportText")),
-        404,
-      );
-    return c.html(reportPage(page(c), id, renderMarkdown(scrub(report))));
-  });
-
-  app.get("/api/curator/preview", async (c) => c.json(await curatorPreview(data)));
-
-  app.get("/ledger", async (c) => {
-    const query = {
-      skill: text(c.req.query("skill")),
-      actor: text(c.req.query("actor"), 20),
-      action: text(c.req.query("action"), 40),
-    };
-    const all = await ledgerEntries(
-      options.home,
-      { skill: "", actor: "", action: "" },
-      Number.MAX_SAFE_INTEGER,
-    );
-    const entries = await ledgerEntries(options.home, query);
-    const actors = [...new Set(all.map((entry) => entry.actor))].sort();
-    const actions = [...new Set(all.map((entry) => entry.action))].sort();
-    return c.html(ledgerPage(page(c), query, entries, { actors, actions }));
-  });
-
-  app.get("/snapshots", async (c) => c.html(snapshotsPage(page(c), await snapshots(options.home))));
-
-  app.get("/charts", (c) => c.html(chartsPage(page(c))));
-
-  app.get("/api/charts", async (c) => c.json(await chartData(data, await rows(), requestLocale(c))));
 
   app.get("/events", (c) =>
     streamSSE(c, async (stream) => {
