@@ -19,7 +19,7 @@ import { type Reply, replyToPlainText } from "../../core/reply.js";
 import { findEntry } from "../../curator/ledger.js";
 import type { SkillLibrary } from "../../skills/types.js";
 import type { ConsoleSession } from "./auth.js";
-import { rollbackChanges } from "./data.js";
+import { rollbackChanges } from "./curator-data.js";
 
 /** The registry commands the console offers, as `group sub`. */
 export const CONSOLE_COMMANDS = new Set([

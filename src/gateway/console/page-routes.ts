@@ -10,19 +10,15 @@ import { skillText, skillVersions } from "../../curator/versions.js";
 import { findOverlaps, searchSkills } from "../../skills/search.js";
 import type { SkillLibrary } from "../../skills/types.js";
 import {
-  archivedSkill,
-  type ConsoleData,
   chartData,
   curatorFacts,
   curatorPreview,
-  hubSkills,
-  type LibraryRow,
   ledgerEntries,
   pastRuns,
-  queryRows,
   reportText,
   snapshots,
-} from "./data.js";
+} from "./curator-data.js";
+import { archivedSkill, type ConsoleData, hubSkills, type LibraryRow, queryRows } from "./data.js";
 import { renderMarkdown, splitFrontmatter } from "./markdown.js";
 import { messagePage, type PageContext } from "./page-frame.js";
 import {

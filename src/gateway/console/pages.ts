@@ -17,15 +17,8 @@ import { displayTimeZone } from "../../core/i18n/dates.js";
 import { dayOf, type MessageKey, resolveText, type Text } from "../../core/i18n/messages.js";
 import type { LedgerEntry } from "../../curator/ledger.js";
 import { storedSummaryLines } from "../../curator/summary-text.js";
-import type {
-  ArchivedSkill,
-  HubSkillRow,
-  hubSkills,
-  LibraryQuery,
-  LibraryRow,
-  PreviewRow,
-  RunSummary,
-} from "./data.js";
+import type { curatorFacts, curatorPreview, PreviewRow, RunSummary, snapshots } from "./curator-data.js";
+import type { ArchivedSkill, HubSkillRow, hubSkills, LibraryQuery, LibraryRow } from "./data.js";
 import { consolePlatforms } from "./data.js";
 
 import {
@@ -254,8 +247,8 @@ export function filePage(ctx: PageContext, skill: string, file: string, text: st
 /** The curator page. */
 export function curatorPage(
   ctx: PageContext,
-  facts: Awaited<ReturnType<typeof import("./data.js").curatorFacts>>,
-  preview: Awaited<ReturnType<typeof import("./data.js").curatorPreview>>,
+  facts: Awaited<ReturnType<typeof curatorFacts>>,
+  preview: Awaited<ReturnType<typeof curatorPreview>>,
   runs: RunSummary[],
 ): Html {
   const status = !facts.enabled ? "disabled" : facts.paused ? "paused" : "enabled";
@@ -356,10 +349,7 @@ function size(bytes: number | null): string {
 }
 
 /** The snapshots page. */
-export function snapshotsPage(
-  ctx: PageContext,
-  items: Awaited<ReturnType<typeof import("./data.js").snapshots>>,
-): Html {
+export function snapshotsPage(ctx: PageContext, items: Awaited<ReturnType<typeof snapshots>>): Html {
   const col = (key: MessageKey) => tr(ctx, key);
   const body = html`<h1>${col("console.page.snapshots")}</h1>
 <div class="actions">${actionButton(ctx, col("console.button.snapshot"), "curator backup")}</div>
