@@ -45,8 +45,11 @@ export class InboxConsumer {
     const { coordination, logger } = this.deps;
     if (this.deps.stopped())
       throw new Error("This gateway has stopped; the event is left for the platform to deliver again.");
-    // Refused at once while Redis does not answer this replica: the platform's retry goes elsewhere.
-    if (!coordination.reachable())
+    // Refused at once without a connection: the platform's retry goes elsewhere. A connection whose
+    // last lease call went unanswered (a stall on a busy host, or a replica just started) still gets the
+    // append, bounded by its own deadline: an event the platform never delivers again (a Discord
+    // interaction) would otherwise be refused while Redis answers.
+    if (!coordination.connected())
       throw new Error(
         "Redis does not answer this replica; the event is left for the platform to deliver again.",
       );

@@ -307,6 +307,11 @@ export class Coordinator {
     return this.redis.isReady && this.lease?.redisReachable === true;
   }
 
+  /** True while this replica's Redis connection is up (whatever the lease's last call got). */
+  connected(): boolean {
+    return this.redis.isReady;
+  }
+
   /** True while no replica seems to lead (see `LeaderLease.leaderAway`): a failover is under way. */
   leaderAway(): boolean {
     return this.reachable() && this.lease?.leaderAway() === true;
