@@ -40,14 +40,16 @@ const printed: { label: string; en: string; zh: string; enHuman: string; zhHuman
 
 /** The home's path and the wall clock's measures (durations, compressed sizes) made comparable. */
 function normalize(text: string, home: string): string {
-  return text
-    .split(home)
-    .join("<home>")
-    .replace(/\b[0-9a-f]{12}\b/g, "<id>")
-    .replace(/("(?:last_run_)?duration_seconds": )[0-9.]+/g, '$1"<seconds>"')
-    .replace(/("archive_bytes": )\d+/g, '$1"<bytes>"')
-    // An archived folder's inode and change time: facts of each home's file system, not of a language.
-    .replace(/("folder_identity": )"\d+:\d+"/g, '$1"<inode:ctime>"');
+  return (
+    text
+      .split(home)
+      .join("<home>")
+      .replace(/\b[0-9a-f]{12}\b/g, "<id>")
+      .replace(/("(?:last_run_)?duration_seconds": )[0-9.]+/g, '$1"<seconds>"')
+      .replace(/("archive_bytes": )\d+/g, '$1"<bytes>"')
+      // An archived folder's inode and change time: facts of each home's file system, not of a language.
+      .replace(/("folder_identity": )"\d+:\d+"/g, '$1"<inode:ctime>"')
+  );
 }
 
 async function filesOf(dir: string, prefix = ""): Promise<string[]> {

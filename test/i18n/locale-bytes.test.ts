@@ -60,17 +60,19 @@ const CLOCK = new Date("2026-06-01T10:00:00.000Z");
  * comparable. The snapshot archives themselves are compared member by member (`tarMembers`).
  */
 function normalize(text: string, home: string, ids: Map<string, string>): string {
-  return text
-    .split(home)
-    .join("<home>")
-    .replace(/\b[0-9a-f]{12}\b/g, (id) => {
-      if (!ids.has(id)) ids.set(id, `<id${ids.size}>`);
-      return ids.get(id) ?? id;
-    })
-    .replace(/("(?:last_run_)?duration_seconds": )[0-9.]+/g, '$1"<seconds>"')
-    .replace(/("archive_bytes": )\d+/g, '$1"<bytes>"')
-    // An archived folder's inode and change time: facts of each home's file system, not of a language.
-    .replace(/("folder_identity": )"\d+:\d+"/g, '$1"<inode:ctime>"');
+  return (
+    text
+      .split(home)
+      .join("<home>")
+      .replace(/\b[0-9a-f]{12}\b/g, (id) => {
+        if (!ids.has(id)) ids.set(id, `<id${ids.size}>`);
+        return ids.get(id) ?? id;
+      })
+      .replace(/("(?:last_run_)?duration_seconds": )[0-9.]+/g, '$1"<seconds>"')
+      .replace(/("archive_bytes": )\d+/g, '$1"<bytes>"')
+      // An archived folder's inode and change time: facts of each home's file system, not of a language.
+      .replace(/("folder_identity": )"\d+:\d+"/g, '$1"<inode:ctime>"')
+  );
 }
 
 /** The members of a .tar.gz (type, name and content; their times are the files' own), in order. */
