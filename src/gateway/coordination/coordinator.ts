@@ -300,8 +300,8 @@ export class Coordinator {
   }
 
   /**
-   * True while Redis answers this replica: connected, and the lease's last call got an answer. Intake
-   * refuses at once otherwise (503), rather than wait out a call's deadline.
+   * True while Redis answers this replica: connected, and the lease's last call got an answer. What
+   * `/healthz` reports; intake refuses at once only without a connection (`connected`).
    */
   reachable(): boolean {
     return this.redis.isReady && this.lease?.redisReachable === true;
