@@ -298,10 +298,11 @@ export function withinDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
 }
 
 /**
- * `client` with every command and script raced against `ms` (see `REDIS_COMMAND_TIMEOUT_MS`); a
- * `MULTI … EXEC` batch is one call. A duplicate is a plain client: its user sets its own deadlines.
+ * `client` with `around` wrapped about every command and script it runs, and about a `MULTI … EXEC`
+ * batch's one `exec`. Other members (connection state, `duplicate`, events) pass through unchanged,
+ * read on the client itself: its getters and methods may use private fields a proxy does not have.
  */
-export function withDeadlines(client: RedisClient, ms: number): RedisClient {
+function aroundEveryCall(client: RedisClient, around: (call: () => unknown) => unknown): RedisClient {
   return new Proxy(client, {
     get(target, property) {
       const value = Reflect.get(target, property, target);
@@ -311,14 +312,22 @@ export function withDeadlines(client: RedisClient, ms: number): RedisClient {
         return (...args: unknown[]) => {
           const batch = value.apply(target, args);
           const exec = batch.exec.bind(batch);
-          batch.exec = (...execArgs: unknown[]) => withinDeadline(exec(...execArgs), ms);
+          batch.exec = (...execArgs: unknown[]) => around(() => exec(...execArgs));
           return batch;
         };
-      return (...args: unknown[]) => {
-        const result = value.apply(target, args);
-        return result instanceof Promise ? withinDeadline(result, ms) : result;
-      };
+      return (...args: unknown[]) => around(() => value.apply(target, args));
     },
+  });
+}
+
+/**
+ * `client` with every command and script raced against `ms` (see `REDIS_COMMAND_TIMEOUT_MS`); a
+ * `MULTI … EXEC` batch is one call. A duplicate is a plain client: its user sets its own deadlines.
+ */
+export function withDeadlines(client: RedisClient, ms: number): RedisClient {
+  return aroundEveryCall(client, (call) => {
+    const result = call();
+    return result instanceof Promise ? withinDeadline(result, ms) : result;
   });
 }
 
@@ -328,26 +337,8 @@ export function withDeadlines(client: RedisClient, ms: number): RedisClient {
  * Lease renewals go through the uncounted client, so the count is what handling events costs.
  */
 export function countRoundTrips(client: RedisClient, trips: RoundTrips): RedisClient {
-  return new Proxy(client, {
-    get(target, property) {
-      // Read on the client itself: its getters and methods may use private fields a proxy does not have.
-      const value = Reflect.get(target, property, target);
-      if (typeof value !== "function" || typeof property !== "string" || NOT_COMMANDS.has(property))
-        return typeof value === "function" ? value.bind(target) : value;
-      if (property === "multi")
-        return (...args: unknown[]) => {
-          const batch = value.apply(target, args);
-          const exec = batch.exec.bind(batch);
-          batch.exec = (...execArgs: unknown[]) => {
-            trips.count += 1;
-            return exec(...execArgs);
-          };
-          return batch;
-        };
-      return (...args: unknown[]) => {
-        trips.count += 1;
-        return value.apply(target, args);
-      };
-    },
+  return aroundEveryCall(client, (call) => {
+    trips.count += 1;
+    return call();
   });
 }
