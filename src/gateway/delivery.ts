@@ -52,6 +52,7 @@ export class ReplyDelivery {
    * Waits for `work`; when it is still running after `acknowledgeAfterMs`, the chat gets a "running…"
    * notice at once (through the adapter's `acknowledge`), and the message the result should replace is
    * returned with the value: the notice where the platform can edit, else `edit` (the pressed message).
+   * `mayNotify` is asked at that moment: a replica that stopped leading shows no notice.
    */
   async acknowledgeIfSlow<T>(
     adapter: Adapter,
@@ -59,6 +60,7 @@ export class ReplyDelivery {
     work: Promise<T>,
     label: string | undefined,
     edit?: string,
+    mayNotify: () => boolean = () => true,
   ): Promise<{ value: T; editMessageId: string | undefined }> {
     if (!adapter.acknowledge) return { value: await work, editMessageId: edit };
     let timer: NodeJS.Timeout | undefined;
@@ -67,7 +69,7 @@ export class ReplyDelivery {
     });
     const first = await Promise.race([work.then(done, done), slow]);
     clearTimeout(timer);
-    if (first !== "slow") return { value: await work, editMessageId: edit };
+    if (first !== "slow" || !mayNotify()) return { value: await work, editMessageId: edit };
     const text = label ? t("gateway.running", { command: label.slice(0, 80) }) : t("gateway.working");
     let notice: string | undefined;
     try {

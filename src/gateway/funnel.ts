@@ -133,12 +133,12 @@ export class MessageFunnel {
       .run(key, async () => {
         // This replica stopped leading while the entry waited in its chat's queue: it is left pending
         // for the next leader, which claims it at take-over, rather than answered by both.
-        if (entry && this.deps.coordination()?.leading() === false) {
+        const leave = () => {
           settled = true;
-          inbox?.release(entry);
-          return;
-        }
-        await this.process(adapter, read, isAdmin, entry, settle, takenAt);
+          if (entry) inbox?.release(entry);
+        };
+        if (!this.stillLeads(entry)) return leave();
+        await this.process(adapter, read, isAdmin, entry, { settle, leave }, takenAt);
       })
       .catch((error) => {
         metrics.error("event");
@@ -198,12 +198,21 @@ export class MessageFunnel {
     return ctx;
   }
 
+  /**
+   * Whether this replica may still answer `entry`: always for a message of one gateway, else only while
+   * its lease is surely its own. Checked again right before anything reaches the chat, since a replica
+   * that stalled after taking an entry may find the next leader has claimed and answered it meanwhile.
+   */
+  private stillLeads(entry: InboxEntry | undefined): boolean {
+    return entry === undefined || this.deps.coordination()?.leading() !== false;
+  }
+
   private async process(
     adapter: Adapter,
     message: InboundMessage,
     isAdmin: boolean,
     entry: InboxEntry | undefined,
-    settle: () => Promise<void>,
+    outcome: { settle: () => Promise<void>; leave: () => void },
     takenAt: number,
   ): Promise<void> {
     const { delivery } = this.deps;
@@ -222,14 +231,25 @@ export class MessageFunnel {
       message,
       this.deps.router.route(ctx, message, command),
       label,
+      undefined,
+      () => this.stillLeads(entry),
     );
+    // The lease lapsed while the command ran (its durable effects are in the effect log): the next
+    // leader answers the entry, this replica stays silent.
+    if (!this.stillLeads(entry)) {
+      this.deps.logger.warn(
+        { platform: message.platform, eventId: message.eventId },
+        "gateway: answer withheld (this replica stopped leading while the command ran)",
+      );
+      return outcome.leave();
+    }
     // A notice that was shown is always replaced, even by an empty result.
     const shown = reply.blocks.length > 0 || editMessageId === undefined ? reply : textReply(t("reply.done"));
     if (shown.blocks.length > 0) {
       await delivery.send(adapter, message, shown, { editMessageId });
       this.deps.metrics.eventAnswered(message.platform, (performance.now() - takenAt) / 1000);
     }
-    await settle();
+    await outcome.settle();
     this.deps.stores()?.activity.touch();
     if (mutated) this.deps.skillsMutated();
     if (mutated || this.deps.configChanged()) await this.deps.syncCommandCatalogs();

@@ -8,7 +8,7 @@
  *
  * Throughout, a probe command goes out every 150 ms (`/probe<N>`; the reply to an unknown command names
  * it), so the harness reads loss and duplicates off the emulator. What may be lost or answered twice is
- * only what was in flight at a fault: sent before it and not yet marked handled in the shared inbox.
+ * only what was in flight at a fault: sent before it took effect and not yet marked handled in the shared inbox.
  * Each replica polls Telegram through its own api_root (`…/c/<replica>`), so the emulator can say
  * who polled; a held poll that a newer one ended (Telegram's 409) is two pollers at once, allowed only when the ended one was frozen.
  * Failover times (kill to the next answer) are printed for the closing note, not asserted on.
@@ -117,6 +117,8 @@ const updateOf = new Map<number, number>();
 const inFlightAtFault = new Set<number>();
 let probing = true;
 let nextProbe = 1;
+/** When the test began (the traces' time origin). */
+const started = Date.now();
 
 function answers(): Map<number, number[]> {
   const seen = new Map<number, number[]>();
@@ -145,6 +147,9 @@ async function settled(): Promise<void> {
   );
 }
 
+/** Each fault's time and the last probe sent before it, for the failure message. */
+const faults: { at: number; seq: number }[] = [];
+
 /**
  * Marks what is in flight now as allowed to be lost or doubled: sent and not yet handled to the end,
  * read off the shared inbox's own record (an event is marked `done` in Redis once its reply was sent;
@@ -156,7 +161,36 @@ async function fault(): Promise<number> {
   const sent = [...updateOf.entries()];
   const states = await redisClient.mGet(sent.map(([, updateId]) => `${prefix}seen:telegram:${updateId}`));
   for (const [index, [seq]] of sent.entries()) if (states[index] !== "done") inFlightAtFault.add(seq);
+  faults.push({ at, seq: nextProbe - 1 });
   return at;
+}
+
+/**
+ * Called once a fault is in effect (the process gone, Redis down): a probe sent since `fault()` read the
+ * inbox may have been taken and answered by then without being marked handled (Redis takes commands
+ * for a moment after SIGTERM), so it counts as in flight too.
+ */
+function faultInEffect(at: number): void {
+  for (const [seq, sent] of sentAt) if (sent >= at) inFlightAtFault.add(seq);
+}
+
+/** What the emulator saw of a probe: when it was sent and every reply call with the replica that made it. */
+function probeTrace(seq: number): Record<string, unknown> {
+  const sent = sentAt.get(seq) ?? 0;
+  const pattern = new RegExp(`/probe${seq}\\b`);
+  return {
+    seq,
+    update_id: updateOf.get(seq),
+    sent_ms: sent - started,
+    calls: emulator.calls
+      .filter((call) => pattern.test(String(call.params.text ?? "")))
+      .map((call) => ({
+        method: call.method,
+        client: call.client,
+        at_ms: call.at - started,
+        error: call.error,
+      })),
+  };
 }
 
 /** Time from `at` to the first answer after it. */
@@ -253,6 +287,7 @@ describe("three gateways on one home under faults", () => {
     await sleep(500);
     const stoppedAt = await fault();
     first.proc.kill("SIGSTOP");
+    faultInEffect(stoppedAt);
     failovers.push({ fault: "SIGSTOP", ms: await firstAnswerAfter(stoppedAt) });
     const stopEnds = stoppedAt + 20_000;
     await sleep(Math.max(0, stopEnds - Date.now()));
@@ -277,9 +312,10 @@ describe("three gateways on one home under faults", () => {
       await settled();
       const killedAt = await fault();
       current.proc.kill("SIGKILL");
-      failovers.push({ fault: `SIGKILL ${kill + 1}`, ms: await firstAnswerAfter(killedAt) });
       if (current.proc.exitCode === null && current.proc.signalCode === null)
         await new Promise((resolve) => current.proc.once("exit", resolve));
+      faultInEffect(killedAt);
+      failovers.push({ fault: `SIGKILL ${kill + 1}`, ms: await firstAnswerAfter(killedAt) });
       spawnReplica(current.name);
     }
 
@@ -288,6 +324,7 @@ describe("three gateways on one home under faults", () => {
     await settled();
     const outageAt = await fault();
     await redis.stop();
+    faultInEffect(outageAt);
     await sleep(15_000);
     await redis.start();
     failovers.push({ fault: "Redis 15 s", ms: await firstAnswerAfter(outageAt + 15_000) });
@@ -336,8 +373,13 @@ describe("three gateways on one home under faults", () => {
       }),
     );
 
-    expect(lost).toEqual([]);
-    expect(doubled).toEqual([]);
+    const trace = (seqs: number[]) =>
+      JSON.stringify({
+        faults: faults.map((item) => ({ ...item, at_ms: item.at - started })),
+        probes: seqs.map(probeTrace),
+      });
+    expect(lost, trace(lost)).toEqual([]);
+    expect(doubled, trace(doubled)).toEqual([]);
     expect(overlaps).toEqual([]);
     // Exactly one completed curator run for the period: the new leader's, none after it (not due).
     expect(state.run_count).toBe(2);
