@@ -2,7 +2,8 @@
  * The leader lease on a real Redis: one leader at a time with rising epochs, hand-over when it stops or
  * dies, self-fencing before the lease can pass to anyone else, an epoch never below the disk's; the disk
  * leader record and the write fence that refuses a stale leader; the run lock held on another host; and
- * a clear error for an unreachable Redis. Timings are shortened (TTL 1.2 s) so hand-overs take moments.
+ * a clear error for an unreachable Redis; renewals on a thread of their own through a stalled event loop.
+ * Timings are shortened (TTL 1.2 s) so hand-overs take moments.
  */
 import { promises as fs } from "node:fs";
 import os from "node:os";
@@ -43,7 +44,11 @@ async function client(): Promise<RedisClient> {
 }
 
 /** A replica's lease with a log of what it was told. */
-async function replica(name: string, keyPrefix: string, options: { floor?: () => Promise<number> } = {}) {
+async function replica(
+  name: string,
+  keyPrefix: string,
+  options: { floor?: () => Promise<number>; renewalThread?: boolean; timings?: LeaseTimings } = {},
+) {
   const events: string[] = [];
   const connection = await client();
   const lease = new LeaderLease({
@@ -51,7 +56,8 @@ async function replica(name: string, keyPrefix: string, options: { floor?: () =>
     prefix: keyPrefix,
     replicaId: name,
     eligible: true,
-    timings: FAST,
+    timings: options.timings ?? FAST,
+    ...(options.renewalThread ? { renewalUrl: redis.url } : {}),
     logger: silentLogger(),
     diskEpoch: options.floor ?? (async () => 0),
     events: {
@@ -124,6 +130,72 @@ describe("the leader lease", () => {
       await redis.start();
     }
     // Redis back: it leads again (a new epoch).
+    await until(() => a.lease.role === "leader", 8_000);
+  });
+
+  /** Keeps this thread busy for `ms`, as a long synchronous step of a leader would. */
+  function blockEventLoop(ms: number): void {
+    const end = Date.now() + ms;
+    while (Date.now() < end) {
+      // busy
+    }
+  }
+
+  it("a leader whose event loop stalls past its lease keeps it when it renews on its own thread, and loses it when not", async () => {
+    for (const renewalThread of [true, false]) {
+      const keys = `test:${prefix++}:`;
+      const a = await replica("a", keys, { renewalThread });
+      a.lease.start();
+      await until(() => a.lease.role === "leader");
+      const held = await a.connection.get(`${keys}leader`);
+      blockEventLoop(FAST.ttlMs * 2);
+      // Judged before this thread's timers run: the renewal thread kept renewing through the stall.
+      expect(a.lease.valid()).toBe(renewalThread);
+      const now = await a.connection.get(`${keys}leader`);
+      if (renewalThread) {
+        expect(now).toBe(held);
+        expect(a.events).toEqual([`lead ${a.lease.epoch}`]);
+      } else expect(now).not.toBe(held);
+      await a.lease.stop();
+    }
+  });
+
+  it("with the renewal thread, a main thread stuck past its stall limit lets the lease lapse", async () => {
+    const keys = `test:${prefix++}:`;
+    const a = await replica("a", keys, { renewalThread: true, timings: { ...FAST, stallLimitMs: 600 } });
+    a.lease.start();
+    await until(() => a.lease.role === "leader");
+    blockEventLoop(600 + FAST.ttlMs + 600);
+    expect(a.lease.valid()).toBe(false);
+    expect(await a.connection.get(`${keys}leader`)).toBeNull();
+  });
+
+  it("a renewal thread that finds the lease another's steps the leader down at once", async () => {
+    const keys = `test:${prefix++}:`;
+    const a = await replica("a", keys, { renewalThread: true });
+    a.lease.start();
+    await until(() => a.lease.role === "leader");
+    await a.connection.set(`${keys}leader`, "another:0", { expiration: { type: "PX", value: 5_000 } });
+    const taken = Date.now();
+    await until(() => a.lease.role === "follower", 3_000);
+    expect(Date.now() - taken).toBeLessThan(FAST.fenceAfterMs);
+    expect(a.events.at(-1)).toBe("follow another replica holds the lease");
+  });
+
+  it("a renewal thread cut off from Redis fences its leader on time, and it leads again once Redis is back", async () => {
+    const keys = `test:${prefix++}:`;
+    const a = await replica("a", keys, { renewalThread: true });
+    a.lease.start();
+    await until(() => a.lease.role === "leader");
+    const leadAt = Date.now();
+    await redis.stop();
+    try {
+      await until(() => a.lease.role === "follower", 5_000);
+      expect(Date.now() - leadAt).toBeLessThan(FAST.ttlMs);
+      expect(a.lease.valid()).toBe(false);
+    } finally {
+      await redis.start();
+    }
     await until(() => a.lease.role === "leader", 8_000);
   });
 

@@ -277,6 +277,7 @@ export class Coordinator {
       replicaId: this.replicaId,
       eligible: this.options.config.writerEligible,
       timings: this.timings,
+      renewalUrl: this.options.config.redisUrl,
       logger,
       diskEpoch: async () => (await readLeaderRecord(home)).epoch,
       events: {

@@ -6,8 +6,9 @@
  * itself — a timer fires then whatever its Redis calls are doing, so a silent partition that leaves a
  * renewal hanging fences it on time — before anyone else can lead (the TTL is longer), and gives the
  * lease up when it still can. A follower tries again as the lease runs out. Timing uses the monotonic
- * clock of this process (`performance.now`), never wall time, so clock skew between hosts and wall-clock
- * jumps do not matter.
+ * clock of this process (`process.hrtime`), never wall time, so clock skew between hosts and wall-clock
+ * jumps do not matter. Given the Redis URL, a leader renews on a thread of its own (`renewal-pump.ts`),
+ * so a stall of its event loop does not pass the lease on.
  *
  * The lease also watches the home's generation marker (`generation`, set by the first acquisition on an
  * empty Redis): a renewal that finds it changed or gone means Redis lost its data (`FLUSHALL`, a restart
@@ -15,9 +16,9 @@
  * trust anything it believed about the inbox.
  */
 import { randomBytes } from "node:crypto";
-import { performance } from "node:perf_hooks";
 import type { Logger } from "../../core/logger.js";
 import type { RedisClient } from "./redis.js";
+import { monotonicMs, RenewalPump, STALL_LIMIT_MS } from "./renewal-pump.js";
 
 /** Lease timings (ms). */
 export interface LeaseTimings {
@@ -25,6 +26,11 @@ export interface LeaseTimings {
   renewMs: number;
   /** A leader that has not renewed for this long stops leading (must be below `ttlMs`). */
   fenceAfterMs: number;
+  /**
+   * With the renewal thread: how long the main thread may go without a heartbeat before the lease is let
+   * lapse (default `STALL_LIMIT_MS`).
+   */
+  stallLimitMs?: number;
 }
 
 /** The key (under the home's prefix) holding the current leader's epoch; it expires with the lease. */
@@ -34,12 +40,12 @@ export const LEADER_EPOCH_KEY = "leader-epoch";
 export const GENERATION_KEY = "generation";
 
 /**
- * The default timings: a dead leader's lease lapses within 7 s; a leader cut off fences itself 5 s after
- * its last good renewal, 2 s before the lease could pass on. Shorter fences made leaders whose event
- * loop stalled for 3–4 s while loading a 10k-skill library at take-over hand over in a loop on a busy
- * 2-core machine.
+ * The default timings: a dead leader's lease lapses within 3.5 s; a leader cut off fences itself 2.5 s
+ * after its last good renewal, 1 s before the lease could pass on. Renewals run on their own thread
+ * (see the file's comment): on the main thread, leaders whose event loop stalled for 3 s during a
+ * curator pass over a 10k-skill library handed over on a busy 2-core machine.
  */
-export const LEASE_TIMINGS: LeaseTimings = { ttlMs: 7_000, renewMs: 1_000, fenceAfterMs: 5_000 };
+export const LEASE_TIMINGS: LeaseTimings = { ttlMs: 3_500, renewMs: 500, fenceAfterMs: 2_500 };
 
 /** What the lease tells the gateway. */
 export interface LeaseEvents {
@@ -62,8 +68,10 @@ export interface LeaseOptions {
   diskEpoch: () => Promise<number>;
   logger: Logger;
   timings?: LeaseTimings;
-  /** Monotonic clock (ms). */
+  /** Monotonic clock (ms); default `monotonicMs`. Only the default goes with `renewalUrl`. */
   now?: () => number;
+  /** The Redis URL: a leader renews on a thread of its own with a connection to it (see the file's comment). */
+  renewalUrl?: string;
 }
 
 // KEYS: leader, epoch, leader-epoch, generation. Takes the lease when free and returns
@@ -122,11 +130,13 @@ export class LeaderLease {
   private answeredAt: number;
   /** What a follower last saw of the lease another replica holds: its time left (ms) and when. */
   private heldSeen: { leftMs: number; at: number } | undefined;
+  /** The renewal thread (with `renewalUrl`), started with `start`. */
+  private pump: RenewalPump | undefined;
 
   constructor(private readonly options: LeaseOptions) {
     this.token = `${options.replicaId}:${randomBytes(6).toString("hex")}`;
     this.timings = options.timings ?? LEASE_TIMINGS;
-    this.now = options.now ?? (() => performance.now());
+    this.now = options.now ?? monotonicMs;
     this.answeredAt = this.now();
   }
 
@@ -146,7 +156,17 @@ export class LeaderLease {
 
   /** Milliseconds since the lease was last taken or renewed (undefined when not leading). */
   get leaseAgeMs(): number | undefined {
-    return this.currentEpoch === undefined ? undefined : Math.round(this.now() - this.renewedAt);
+    return this.currentEpoch === undefined ? undefined : Math.round(this.now() - this.lastRenewal());
+  }
+
+  /** When the last renewal that succeeded was sent, by this thread or the renewal thread. */
+  private lastRenewal(): number {
+    return Math.max(this.renewedAt, this.pump?.renewedAt ?? Number.NEGATIVE_INFINITY);
+  }
+
+  /** When a lease call last got an answer, on this thread or the renewal thread. */
+  private lastAnswer(): number {
+    return Math.max(this.answeredAt, this.pump?.answeredAt ?? Number.NEGATIVE_INFINITY);
   }
 
   /**
@@ -154,7 +174,7 @@ export class LeaderLease {
    * still waiting on a silent connection does not count as an answer).
    */
   get redisReachable(): boolean {
-    return this.redisOk && this.now() - this.answeredAt < this.timings.fenceAfterMs;
+    return this.redisOk && this.now() - this.lastAnswer() < this.timings.fenceAfterMs;
   }
 
   /**
@@ -169,7 +189,7 @@ export class LeaderLease {
 
   /** Milliseconds since a lease call last got an answer from Redis. */
   get silentForMs(): number {
-    return this.redisOk ? 0 : Math.round(this.now() - this.answeredAt);
+    return this.redisOk ? 0 : Math.round(this.now() - this.lastAnswer());
   }
 
   /**
@@ -187,13 +207,22 @@ export class LeaderLease {
    * `fenceAfterMs`, judged on this process's clock: a process that was paused knows it at once).
    */
   valid(): boolean {
-    return this.currentEpoch !== undefined && this.now() - this.renewedAt < this.timings.fenceAfterMs;
+    return this.currentEpoch !== undefined && this.now() - this.lastRenewal() < this.timings.fenceAfterMs;
   }
 
   /** Starts contending (a first attempt at once). */
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
+    if (this.options.renewalUrl && !this.pump)
+      this.pump = new RenewalPump(
+        this.options.renewalUrl,
+        RENEW,
+        this.timings.renewMs,
+        this.timings.stallLimitMs ?? STALL_LIMIT_MS,
+        (verdict) => this.lostOnRenewalThread(verdict),
+        this.options.logger,
+      );
     this.schedule(0);
   }
 
@@ -208,6 +237,20 @@ export class LeaderLease {
       await this.release();
     }
     this.clearFenceTimer();
+    await this.pump?.close();
+    this.pump = undefined;
+  }
+
+  /** The renewal thread found the lease another's (0) or the home's generation changed (-1). */
+  private lostOnRenewalThread(verdict: 0 | -1): void {
+    if (this.currentEpoch === undefined) return;
+    const reason =
+      verdict === -1
+        ? "Redis lost its data (the home's generation marker changed: FLUSHALL, a restart without persistence or a failover to an empty replica)"
+        : "another replica holds the lease";
+    this.stepDown(reason, false)
+      .catch((error) => this.options.logger.error({ err: error }, "coordination: stepping down failed"))
+      .finally(() => this.schedule(0));
   }
 
   /** Gives the lease up when this token still holds it (bounded by the command deadline). */
@@ -220,13 +263,13 @@ export class LeaderLease {
   /** Arms the fence for the renewal that started at `renewedAt`. */
   private armFence(): void {
     this.clearFenceTimer();
-    const left = this.timings.fenceAfterMs - (this.now() - this.renewedAt);
+    const left = this.timings.fenceAfterMs - (this.now() - this.lastRenewal());
     this.fenceTimer = setTimeout(() => {
       this.fenceTimer = undefined;
       if (this.currentEpoch === undefined) return;
       // A timer may fire a little before the monotonic clock says the interval is over: wait it out.
       if (this.valid()) return this.armFence();
-      this.noteRedisDown(new Error(`no answer for ${Math.round(this.now() - this.answeredAt)} ms`));
+      this.noteRedisDown(new Error(`no answer for ${Math.round(this.now() - this.lastAnswer())} ms`));
       void this.stepDown(
         `the lease could not be renewed for ${(this.timings.fenceAfterMs / 1000).toFixed(1)} s (Redis did not answer)`,
         true,
@@ -253,7 +296,9 @@ export class LeaderLease {
 
   private async tick(): Promise<void> {
     if (this.stopped) return;
-    if (this.currentEpoch !== undefined) await this.renew();
+    // The renewal thread renews; this one keeps its turn for when it leads no more.
+    if (this.currentEpoch !== undefined && this.pump) this.schedule(this.timings.renewMs);
+    else if (this.currentEpoch !== undefined) await this.renew();
     else if (this.options.eligible) await this.acquire();
     else this.schedule(this.timings.renewMs);
   }
@@ -275,6 +320,15 @@ export class LeaderLease {
         this.renewedAt = started;
         this.currentEpoch = epoch;
         this.leadGeneration = String(generation);
+        this.pump?.begin(
+          {
+            token: this.token,
+            generation: this.leadGeneration,
+            keys: [this.key("leader"), this.key(LEADER_EPOCH_KEY), this.key(GENERATION_KEY)],
+            ttlMs: this.timings.ttlMs,
+          },
+          started,
+        );
         this.armFence();
         this.options.logger.info(
           { epoch, replica: this.options.replicaId },
@@ -359,6 +413,7 @@ export class LeaderLease {
     const epoch = this.currentEpoch;
     if (epoch === undefined) return;
     this.currentEpoch = undefined;
+    this.pump?.end();
     this.clearFenceTimer();
     this.options.logger.warn(
       { epoch, reason },

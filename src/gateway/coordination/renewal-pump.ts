@@ -1,0 +1,273 @@
+/**
+ * The leader's lease renewals on a thread of their own. A leader's event loop can stall for seconds on a
+ * busy host (a curator pass over a large library, a garbage collection, two cores shared by several
+ * processes); renewals made on it would stall too, and the lease would pass to another replica although
+ * this one is alive. Here a small worker thread with a Redis connection of its own renews the lease every
+ * renewal period and writes when the last renewal that succeeded was *sent* into memory both threads
+ * share, on one monotonic clock (`process.hrtime`, the same in every thread of a process). The main
+ * thread judges the lease from that time exactly as before: a process that was paused as a whole (its
+ * worker too) knows at once that its lease is no longer surely its own.
+ *
+ * The worker renews only while the main thread still beats (a heartbeat it writes every renewal period):
+ * a main thread stuck for `STALL_LIMIT_MS` lets the lease lapse, so a hung leader does not hold it for
+ * ever. A renewal that finds the lease another's, or the home's generation changed, is reported to the
+ * main thread, which steps down.
+ *
+ * The worker speaks RESP over `node:net`/`node:tls` itself (AUTH, SELECT, EVAL): it loads no client
+ * library, so it costs a few megabytes, and every call has the same deadline as the main client's.
+ */
+import { Worker } from "node:worker_threads";
+import type { Logger } from "../../core/logger.js";
+import { REDIS_COMMAND_TIMEOUT_MS } from "./redis.js";
+
+/** How long the main thread may go without a heartbeat before the worker stops renewing (ms). */
+export const STALL_LIMIT_MS = 15_000;
+
+/** This process's monotonic clock in ms, the same in every thread (what the lease and the worker use). */
+export function monotonicMs(): number {
+  return Number(process.hrtime.bigint() / 1_000n) / 1_000;
+}
+
+/** Slots of the shared memory (BigInt64, nanoseconds of `process.hrtime`). */
+const RENEWED_AT = 0;
+const ANSWERED_AT = 1;
+const MAIN_BEAT = 2;
+/** 1 while the worker should renew (the main thread leads), else 0. */
+const ACTIVE = 3;
+
+/** What the worker reports: a renewal found the lease lost (0) or the generation changed (-1). */
+interface Verdict {
+  verdict: 0 | -1;
+  token: string;
+}
+
+/** The lease renewal the worker is asked to repeat. */
+export interface PumpedLease {
+  token: string;
+  generation: string;
+  /** The lease's keys: leader, leader-epoch, generation. */
+  keys: [string, string, string];
+  ttlMs: number;
+}
+
+/** The worker's source: plain JavaScript with Node's built-ins only, so it runs from `src` and `dist` alike. */
+const WORKER_SOURCE = String.raw`
+const { parentPort, workerData } = require("node:worker_threads");
+const net = require("node:net");
+const tls = require("node:tls");
+const shared = new BigInt64Array(workerData.buffer);
+const { url, script, renewMs, stallLimitMs, deadlineMs } = workerData;
+const now = () => process.hrtime.bigint();
+let lease = null;
+let socket = null;
+let buffered = Buffer.alloc(0);
+let waiting = [];
+
+parentPort.on("message", (message) => {
+  lease = message.lease;
+});
+
+function encode(args) {
+  let out = "*" + args.length + "\r\n";
+  for (const arg of args) out += "$" + Buffer.byteLength(String(arg)) + "\r\n" + arg + "\r\n";
+  return out;
+}
+
+// One RESP2 value at offset, or undefined when the buffer does not hold all of it yet.
+function parse(buf, offset) {
+  const end = buf.indexOf("\r\n", offset);
+  if (end < 0) return undefined;
+  const type = String.fromCharCode(buf[offset]);
+  const line = buf.toString("utf8", offset + 1, end);
+  const next = end + 2;
+  if (type === "+") return { value: line, next };
+  if (type === "-") return { value: new Error(line), next };
+  if (type === ":") return { value: Number(line), next };
+  if (type === "$") {
+    const length = Number(line);
+    if (length < 0) return { value: null, next };
+    if (buf.length < next + length + 2) return undefined;
+    return { value: buf.toString("utf8", next, next + length), next: next + length + 2 };
+  }
+  if (type === "*") {
+    const count = Number(line);
+    const items = [];
+    let at = next;
+    for (let index = 0; index < count; index++) {
+      const item = parse(buf, at);
+      if (!item) return undefined;
+      items.push(item.value);
+      at = item.next;
+    }
+    return { value: items, next: at };
+  }
+  return { value: new Error("unexpected reply from Redis"), next: buf.length };
+}
+
+function drop(error) {
+  if (socket) socket.destroy();
+  socket = null;
+  buffered = Buffer.alloc(0);
+  for (const pending of waiting.splice(0)) pending.reject(error);
+}
+
+function send(args) {
+  return new Promise((resolve, reject) => {
+    waiting.push({ resolve, reject });
+    socket.write(encode(args));
+  });
+}
+
+async function connect() {
+  const target = new URL(url);
+  const port = Number(target.port || 6379);
+  const host = target.hostname.replace(/^\[|\]$/g, "") || "127.0.0.1";
+  const secure = target.protocol === "rediss:";
+  socket = secure
+    ? tls.connect({ host, port, ...(net.isIP(host) ? {} : { servername: host }) })
+    : net.connect({ host, port });
+  socket.setNoDelay(true);
+  socket.on("data", (chunk) => {
+    buffered = Buffer.concat([buffered, chunk]);
+    for (;;) {
+      const item = buffered.length > 0 ? parse(buffered, 0) : undefined;
+      if (!item) break;
+      buffered = buffered.subarray(item.next);
+      const pending = waiting.shift();
+      if (!pending) continue;
+      if (item.value instanceof Error) pending.reject(item.value);
+      else pending.resolve(item.value);
+    }
+  });
+  socket.on("error", (error) => drop(error));
+  socket.on("close", () => drop(new Error("the connection closed")));
+  await new Promise((resolve, reject) => {
+    socket.once(secure ? "secureConnect" : "connect", resolve);
+    socket.once("error", reject);
+  });
+  const password = decodeURIComponent(target.password);
+  const user = decodeURIComponent(target.username);
+  if (password) await send(user ? ["AUTH", user, password] : ["AUTH", password]);
+  const db = Number(target.pathname.replace(/^\//, "") || 0);
+  if (db > 0) await send(["SELECT", db]);
+}
+
+function withinDeadline(promise) {
+  let timer;
+  const deadline = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error("no answer within " + deadlineMs + " ms")), deadlineMs);
+  });
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+}
+
+async function renew() {
+  const current = lease;
+  if (!current || Atomics.load(shared, 3) !== 1n) return;
+  if (Number(now() - Atomics.load(shared, 2)) / 1e6 > stallLimitMs) return;
+  const started = now();
+  try {
+    if (!socket) await withinDeadline(connect());
+    const held = Number(
+      await withinDeadline(
+        send(["EVAL", script, 3, ...current.keys, current.token, current.ttlMs, current.generation]),
+      ),
+    );
+    Atomics.store(shared, 1, now());
+    if (lease !== current || Atomics.load(shared, 3) !== 1n) return;
+    if (held === 1) Atomics.store(shared, 0, started);
+    else parentPort.postMessage({ verdict: held === -1 ? -1 : 0, token: current.token });
+  } catch (error) {
+    drop(error);
+  }
+}
+
+function loop() {
+  const started = Date.now();
+  renew().finally(() => setTimeout(loop, Math.max(0, renewMs - (Date.now() - started))));
+}
+loop();
+`;
+
+/** The renewal worker of one replica's lease (see the file's comment). */
+export class RenewalPump {
+  private readonly shared = new BigInt64Array(new SharedArrayBuffer(4 * 8));
+  private readonly worker: Worker;
+  private readonly beat: NodeJS.Timeout;
+  private token: string | undefined;
+
+  /**
+   * Starts the worker for the Redis at `url`; `script` is the renewal script (KEYS: leader,
+   * leader-epoch, generation; ARGV: token, TTL, generation; 1 renewed, 0 another holds it, -1 wiped).
+   * `onLost` hears a renewal that found the lease lost.
+   */
+  constructor(
+    url: string,
+    script: string,
+    renewMs: number,
+    stallLimitMs: number,
+    private readonly onLost: (verdict: 0 | -1) => void,
+    logger: Logger,
+  ) {
+    this.beatNow();
+    this.worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: {
+        buffer: this.shared.buffer,
+        url,
+        script,
+        renewMs,
+        stallLimitMs,
+        deadlineMs: REDIS_COMMAND_TIMEOUT_MS,
+      },
+      resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 2 },
+      stdout: false,
+      stderr: false,
+    });
+    this.worker.unref();
+    this.worker.on("message", (message: Verdict) => {
+      if (message.token === this.token) this.onLost(message.verdict);
+    });
+    this.worker.on("error", (error) =>
+      logger.error({ err: error }, "coordination: the lease renewal thread failed"),
+    );
+    this.beat = setInterval(() => this.beatNow(), renewMs);
+    this.beat.unref();
+  }
+
+  private beatNow(): void {
+    Atomics.store(this.shared, MAIN_BEAT, process.hrtime.bigint());
+  }
+
+  /** Starts renewing `lease`, last renewed (sent) at `renewedAt` on `monotonicMs`'s clock. */
+  begin(lease: PumpedLease, renewedAt: number): void {
+    this.token = lease.token;
+    Atomics.store(this.shared, RENEWED_AT, BigInt(Math.floor(renewedAt * 1e6)));
+    Atomics.store(this.shared, ACTIVE, 1n);
+    this.worker.postMessage({ lease });
+  }
+
+  /** Stops renewing (this replica stepped down); the next `begin` starts again. */
+  end(): void {
+    this.token = undefined;
+    Atomics.store(this.shared, ACTIVE, 0n);
+    this.worker.postMessage({ lease: null });
+  }
+
+  /** When the last renewal that succeeded was sent (`monotonicMs`'s clock). */
+  get renewedAt(): number {
+    return Number(Atomics.load(this.shared, RENEWED_AT)) / 1e6;
+  }
+
+  /** When a renewal last got an answer (`monotonicMs`'s clock; -Infinity before the first). */
+  get answeredAt(): number {
+    const at = Atomics.load(this.shared, ANSWERED_AT);
+    return at === 0n ? Number.NEGATIVE_INFINITY : Number(at) / 1e6;
+  }
+
+  /** Stops the worker. */
+  async close(): Promise<void> {
+    clearInterval(this.beat);
+    this.end();
+    await this.worker.terminate();
+  }
+}
