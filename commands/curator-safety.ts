@@ -38,6 +38,7 @@ import {
   resolveSnapshot,
   type SnapshotInfo,
 } from "../src/curator/snapshot.js";
+import { type SkillVersion, skillVersions } from "../src/curator/versions.js";
 import { paged } from "./buttons.js";
 import {
   type CommandContext,
@@ -309,6 +310,37 @@ function ledgerSkill(entry: LedgerEntry): Text {
   return entry.skill;
 }
 
+/**
+ * The version history of one skill, newest first: each logged change of its SKILL.md with the `version`
+ * field it left ("—" without one), as the console's versions page lists it.
+ */
+function versionsTable(ctx: CommandContext, skill: string, versions: SkillVersion[]): ReplyBlock[] {
+  const zone = displayTimeZone(ctx.config.gateway.timezone);
+  const rows = [...versions]
+    .reverse()
+    .map((version) => [
+      when(version.ts, zone, ctx.now()),
+      version.digest === null ? t("cmd.ledger.versionRemoved") : (version.version ?? "—"),
+      actorWord(version.actor),
+      ledgerActionWord(version.action),
+      version.entryId,
+    ]);
+  return [
+    { kind: "paragraph", text: t("cmd.ledger.versionsHeading", { skill }) },
+    {
+      kind: "table",
+      headers: [
+        t("cmd.col.when"),
+        t("cmd.col.version"),
+        t("cmd.col.actor"),
+        t("cmd.col.action"),
+        t("cmd.col.id"),
+      ],
+      rows,
+    },
+  ];
+}
+
 const ledgerCommand = defineCommand({
   path: ["curator", "ledger"],
   summary: t("cmd.summary.ledger"),
@@ -320,7 +352,10 @@ const ledgerCommand = defineCommand({
   async run(ctx, input) {
     const limit = input.options.limit ?? 20;
     if (limit < 1) throw new UsageError(t("cmd.ledger.badLimit", { limit: String(limit) }));
-    const entries = await listEntries(ctx.home, { skill: nonEmpty(input.options.skill), limit });
+    const skill = nonEmpty(input.options.skill);
+    const entries = await listEntries(ctx.home, { skill, limit });
+    // One skill asked for: its SKILL.md versions too, read back from the ledger's blobs.
+    const versions = skill ? await skillVersions(ctx.home, skill) : [];
     const skippedWarning = skippedLinesWarning((await readLedger(ctx.home)).skipped);
     const warnings = skippedWarning ? [skippedWarning] : [];
     if (entries.length === 0) {
@@ -356,9 +391,10 @@ const ledgerCommand = defineCommand({
             ],
             rows,
           },
+          ...(skill && versions.length > 0 ? versionsTable(ctx, skill, versions) : []),
           { kind: "paragraph", text: footer },
         ],
-        { json: { ok: true, entries } },
+        { json: skill ? { ok: true, entries, versions } : { ok: true, entries } },
       ),
       warnings,
     );

@@ -172,6 +172,7 @@ export const enCommands = {
   "cmd.col.when": "when",
   "cmd.col.actor": "actor",
   "cmd.col.action": "action",
+  "cmd.col.version": "version",
   "cmd.col.skill": "skill",
   // ── rollback ────────────────────────────────────────────────────────────────────────────────────────
   "cmd.summary.rollback": "undo one ledger entry, or restore the whole library from a snapshot",
@@ -209,6 +210,8 @@ export const enCommands = {
   "cmd.ledger.empty": "curator: ledger is empty (or skills.ledger is disabled).",
   "cmd.ledger.absorbed": "{skill}  → absorbed into '{into}'",
   "cmd.ledger.rollbackOf": "{skill}  → rollback of {target}",
+  "cmd.ledger.versionsHeading": "Versions of {skill} (its SKILL.md as each change left it):",
+  "cmd.ledger.versionRemoved": "removed",
   "cmd.ledger.footer": "Undo one change with `{undo}`; whole-library snapshots: `{snapshots}`.",
   // ── purge ───────────────────────────────────────────────────────────────────────────────────────────
   "cmd.summary.purge": "permanently delete archived skills older than N days (each one ledgered first)",

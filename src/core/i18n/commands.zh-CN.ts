@@ -169,6 +169,7 @@ export const zhCNCommands = defineLocale<typeof enCommands>()({
   "cmd.col.when": "时间",
   "cmd.col.actor": "操作者",
   "cmd.col.action": "操作",
+  "cmd.col.version": "版本",
   "cmd.col.skill": "技能",
   // ── rollback ────────────────────────────────────────────────────────────────────────────────────────
   "cmd.summary.rollback": "撤销一条审计日志记录，或从快照回滚整个技能库",
@@ -205,6 +206,8 @@ export const zhCNCommands = defineLocale<typeof enCommands>()({
   "cmd.ledger.empty": "管理器：审计日志为空（或 skills.ledger 已禁用）。",
   "cmd.ledger.absorbed": "{skill}  → 已整合进 '{into}'",
   "cmd.ledger.rollbackOf": "{skill}  → 回滚了 {target}",
+  "cmd.ledger.versionsHeading": "{skill} 的版本（每次更改后留下的 SKILL.md）：",
+  "cmd.ledger.versionRemoved": "已删除",
   "cmd.ledger.footer": "用 `{undo}` 撤销一次更改；整个技能库的快照：`{snapshots}`。",
   // ── purge ───────────────────────────────────────────────────────────────────────────────────────────
   "cmd.summary.purge": "永久删除超过 N 天的已归档技能（每个都先记入审计日志）",
