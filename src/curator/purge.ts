@@ -157,10 +157,13 @@ async function purgeOne(
   const usage = ledgered ? ((await new UsageStore(skills).read())[candidate.skill] ?? null) : null;
   const trash = path.join(skills, `.purge-trash-${randomBytes(4).toString("hex")}`);
   await fs.mkdir(trash);
+  // Written aside and renamed into place: a kill mid-write never leaves a partial origin behind.
+  const origin = path.join(trash, PURGE_ORIGIN);
   await fs.writeFile(
-    path.join(trash, PURGE_ORIGIN),
+    `${origin}.tmp`,
     JSON.stringify({ dir: path.relative(skills, candidate.dir), archived_as: candidate.archivedAs }),
   );
+  await fs.rename(`${origin}.tmp`, origin);
   await fs.rename(candidate.dir, path.join(trash, "package"));
   await crashPoint("purge:moved");
   let entryId: string | null = null;

@@ -94,11 +94,13 @@ async function putBackUnledgeredPurge(home: string, trash: string): Promise<stri
     fs.readFile(originFile, "utf8").catch(() => undefined),
     fs.stat(originFile).catch(() => undefined),
   ]);
-  const origin =
-    text === undefined ? undefined : (JSON.parse(text) as { dir?: unknown; archived_as?: unknown });
+  const origin = text === undefined ? undefined : parsedOrigin(text);
   const packageDir = path.join(trash, "package");
-  if (!stat || typeof origin?.dir !== "string" || !(await fs.stat(packageDir).catch(() => undefined)))
-    return null;
+  const hasPackage = (await fs.stat(packageDir).catch(() => undefined)) !== undefined;
+  // An origin that does not parse (a purge killed while writing it, before its move) with no package
+  // is emptied; beside a package it is kept for a person to look at, never deleted on a guess.
+  if (origin === null) return hasPackage ? "kept" : null;
+  if (!stat || typeof origin?.dir !== "string" || !hasPackage) return null;
   const made = stat.mtimeMs;
   const ledgered = (await readEntries(home)).some(
     (entry) =>
@@ -115,6 +117,16 @@ async function putBackUnledgeredPurge(home: string, trash: string): Promise<stri
   await fs.rename(packageDir, dest);
   await fs.rm(trash, { recursive: true, force: true });
   return origin.dir;
+}
+
+/** A purge trash's origin record, or null when it is not one (cut short, or damaged). */
+function parsedOrigin(text: string): { dir?: unknown; archived_as?: unknown } | null {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === "object" ? value : null;
+  } catch {
+    return null;
+  }
 }
 
 /** True when `trash` (or the trash a `.deleter` file belongs to) is being deleted by a live process. */

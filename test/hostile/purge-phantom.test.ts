@@ -1,6 +1,7 @@
 /**
  * A purge killed between moving a package away and writing its ledger line leaves no phantom `purge`
- * entry: the next start puts the package back. Killed after the line, the next start finishes it.
+ * entry: the next start puts the package back. Killed after the line, the next start finishes it. A trash
+ * whose origin record was cut short (or damaged) never stops recovery, and never costs a package.
  */
 import { spawn } from "node:child_process";
 import { promises as fs } from "node:fs";
@@ -51,6 +52,26 @@ describe("a purge killed mid-way", () => {
     expect(await fs.readFile(path.join(home, "skills", ".archive", "old", "r.md"), "utf8")).toBe("ref\n");
     expect((await readEntries(home)).filter((entry) => entry.action === "purge")).toEqual([]);
     expect(await trashes()).toEqual([]);
+  });
+
+  it("while its origin was being written: recovery empties the trash and the package stays where it was", async () => {
+    // What a kill between creating origin.json and writing it leaves: an empty file, no package moved.
+    const trash = path.join(home, "skills", ".purge-trash-cut0");
+    await writeFiles(trash, { "origin.json": "" });
+    await recoverHome(home, configWith(), { atStart: true });
+    expect(await trashes()).toEqual([]);
+    expect(await fs.readFile(path.join(home, "skills", ".archive", "old", "r.md"), "utf8")).toBe("ref\n");
+  });
+
+  it("a damaged origin beside a package: recovery goes on and keeps the package for a person to look at", async () => {
+    const trash = path.join(home, "skills", ".purge-trash-bad0");
+    await writeFiles(trash, {
+      "origin.json": '{"dir": "old", ',
+      "package/SKILL.md": "---\nname: kept\n---\n",
+    });
+    await recoverHome(home, configWith(), { atStart: true });
+    expect(await fs.readFile(path.join(trash, "package", "SKILL.md"), "utf8")).toBe("---\nname: kept\n---\n");
+    expect(await exists(path.join(home, "skills", ".archive", "old", "r.md"))).toBe(true);
   });
 
   it("after the ledger line: the purge is finished and its entry stays", async () => {
