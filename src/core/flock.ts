@@ -15,6 +15,7 @@ import os from "node:os";
 import path from "node:path";
 import type Koffi from "koffi";
 import { SkillgateError } from "./errors.js";
+import { tempSuffix } from "./temp-files.js";
 
 /** `flock(2)` operations (the same values on Linux, macOS and the BSDs). */
 const LOCK_EX = 2;
@@ -199,13 +200,22 @@ async function openLockFile(
 }
 
 /**
+ * The private temporary file a claim of `file` is written to before it is linked into place: named as an
+ * atomic write's temp file (`.<name>.<pid>.<suffix>.tmp`), so start-up recovery removes one that a
+ * claimer killed between the write and the link left behind.
+ */
+export function claimTempName(file: string, pid = process.pid): string {
+  return path.join(path.dirname(file), `.${path.basename(file)}.${pid}.${tempSuffix()}.tmp`);
+}
+
+/**
  * Creates `file` with `content` in one step, or leaves an existing file alone: the content is written to
  * a private temporary file first and hard-linked into place (`link(2)` fails on an existing name), so no
  * other process ever sees the file empty. An empty claim file is then always another program's, still
  * being written. Where the filesystem has no hard links, it falls back to an exclusive create.
  */
 async function createComplete(file: string, content: string): Promise<void> {
-  const temporary = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.new`;
+  const temporary = claimTempName(file);
   await fs.writeFile(temporary, content, { flag: "wx", mode: 0o644 });
   try {
     await fs.link(temporary, file);

@@ -4,12 +4,15 @@
  * another pid namespace), is free as soon as its holder dies, and never deletes a lock file someone holds.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { acquireLock, LockBusyError, withLock } from "../../src/core/flock.js";
+import { acquireLock, claimTempName, LockBusyError, withLock } from "../../src/core/flock.js";
+import { atomicTempWriter, HOST_TAG } from "../../src/core/temp-files.js";
 import { acquireRunLock, runLockFile } from "../../src/curator/lock.js";
+import { recoverHome } from "../../src/curator/recovery.js";
+import { configWith, makeHome, removeHome } from "../safety/helpers.js";
 
 let dir: string;
 const children: ChildProcess[] = [];
@@ -258,4 +261,24 @@ print(seen, empty)`,
     expect(seen).toBeGreaterThan(0);
     expect(empty).toBe(0);
   }, 60_000);
+});
+
+describe("a claim killed between its write and its link", () => {
+  it("leaves a temporary file named as an atomic write's, which start-up recovery removes", async () => {
+    const home = await makeHome();
+    try {
+      // A pid no process holds any more: a child that has exited.
+      const gone = spawn(process.execPath, ["-e", ""], { stdio: "ignore" });
+      await exited(gone);
+      const lockFile = runLockFile(home);
+      const temporary = claimTempName(lockFile, gone.pid as number);
+      expect(atomicTempWriter(path.basename(temporary))).toEqual({ pid: gone.pid, host: HOST_TAG });
+      await mkdir(path.dirname(temporary), { recursive: true });
+      await writeFile(temporary, `${gone.pid} ${os.hostname()} 0123456789ab`);
+      await recoverHome(home, configWith(), { atStart: true });
+      await expect(stat(temporary)).rejects.toMatchObject({ code: "ENOENT" });
+    } finally {
+      await removeHome(home);
+    }
+  });
 });
