@@ -14,7 +14,7 @@ import { addWarning, type Text, t, type WarningLists } from "../core/i18n/messag
 import type { ProgressSink } from "../core/progress.js";
 import type { HeldRunLock, RunLock } from "../core/stores.js";
 import { everySkillOnDisk } from "../skills/library.js";
-import { findOverlaps } from "../skills/search.js";
+import { findOverlaps } from "../skills/search-overlaps.js";
 import type { SkillLibrary } from "../skills/types.js";
 import { parseTimestamp, UsageStore } from "../skills/usage.js";
 import { type ApplyOutcome, applyPlan } from "./apply.js";
