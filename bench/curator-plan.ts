@@ -16,7 +16,8 @@ import { plan } from "../src/curator/plan.js";
 import { loadProvenance } from "../src/curator/provenance.js";
 import { runCurator } from "../src/curator/run.js";
 import { everySkillOnDisk, openLibrary } from "../src/skills/library.js";
-import { emptyRecord, type UsageMap, UsageStore } from "../src/skills/usage.js";
+import { UsageStore } from "../src/skills/usage.js";
+import { emptyRecord, type UsageMap } from "../src/skills/usage-record.js";
 import { buildSyntheticLibrary } from "./synthetic.js";
 
 const DAY = 86_400_000;

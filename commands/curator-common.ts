@@ -4,7 +4,7 @@
  */
 import { ago as agoText, pad, type Text, t } from "../src/core/i18n/messages.js";
 import type { OpsContext } from "../src/curator/operations.js";
-import { parseTimestamp } from "../src/skills/usage.js";
+import { parseTimestamp } from "../src/skills/usage-record.js";
 import type { CommandContext } from "./types.js";
 
 /** The curator operations context of a command's context. */

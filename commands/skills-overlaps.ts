@@ -10,7 +10,8 @@ import { invocation, type ReplyAction, runAction } from "../src/core/actions.js"
 import { list, type Text, t } from "../src/core/i18n/messages.js";
 import { lineDiff } from "../src/core/line-diff.js";
 import { errorReply, type Reply, type ReplyBlock, reply } from "../src/core/reply.js";
-import { findOverlaps, hermesList, type OverlapPair } from "../src/skills/search.js";
+import { findOverlaps, type OverlapPair } from "../src/skills/search-overlaps.js";
+import { hermesList } from "../src/skills/search-text.js";
 import type { SkillEntry } from "../src/skills/types.js";
 import { withButtons } from "./buttons.js";
 import { PLATFORM_OPTION } from "./skills.js";

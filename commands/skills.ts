@@ -12,14 +12,14 @@ import { type Reply, type ReplyBlock, reply, withWarnings } from "../src/core/re
 import { classify, loadProvenance, readCreatedByKeys } from "../src/curator/provenance.js";
 import { type EnvRequirement, promptForMissingSecrets } from "../src/skills/readiness.js";
 import type { SkillEntry, SkillViewResult } from "../src/skills/types.js";
+import { UsageStore } from "../src/skills/usage.js";
 import {
   activityCount,
   emptyRecord,
   lastActivityAt,
   parseTimestamp,
   type UsageRecord,
-  UsageStore,
-} from "../src/skills/usage.js";
+} from "../src/skills/usage-record.js";
 import { viewTexts } from "../src/skills/view-texts.js";
 import { effectivePlatform, type HiddenReason, hiddenReason } from "../src/skills/visibility.js";
 import { paged, withButtons } from "./buttons.js";

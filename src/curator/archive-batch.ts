@@ -15,7 +15,8 @@ import { type Text, t } from "../core/i18n/messages.js";
 import { meterFor } from "../core/progress.js";
 import { type MoveContext, moveRefusal, realPathOf } from "../skills/containment.js";
 import type { SkillEntry } from "../skills/types.js";
-import { emptyRecord, type UsageMap, UsageStore } from "../skills/usage.js";
+import { UsageStore } from "../skills/usage.js";
+import { emptyRecord, type UsageMap } from "../skills/usage-record.js";
 import {
   type ArchiveOrigin,
   flatArchiveDestination,

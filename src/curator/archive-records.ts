@@ -5,7 +5,8 @@
 
 import { homePaths } from "../config/home.js";
 import { isoTimestamp } from "../core/fsutil.js";
-import { emptyRecord, type UsageMap, UsageStore } from "../skills/usage.js";
+import { UsageStore } from "../skills/usage.js";
+import { emptyRecord, type UsageMap } from "../skills/usage-record.js";
 import { updateArchiveOrigins } from "./archive-layout.js";
 import { removeSuppressed } from "./provenance.js";
 

@@ -10,7 +10,8 @@ import path from "node:path";
 import { homePaths } from "../config/home.js";
 import { list, t } from "../core/i18n/messages.js";
 import { isWithin, MAX_SKILL_MD_BYTES, readContained, realPathOf } from "../skills/containment.js";
-import { type UsageMap, UsageStore } from "../skills/usage.js";
+import { UsageStore } from "../skills/usage.js";
+import type { UsageMap } from "../skills/usage-record.js";
 import {
   type ArchiveOrigin,
   archiveFolderIdentity,

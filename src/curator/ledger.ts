@@ -18,7 +18,8 @@ import {
   writeTextInChunks,
 } from "../core/fsutil.js";
 import { t } from "../core/i18n/messages.js";
-import { type UsageRecord, UsageStore } from "../skills/usage.js";
+import { UsageStore } from "../skills/usage.js";
+import type { UsageRecord } from "../skills/usage-record.js";
 import { type BlobBatch, gcBlobs, newBlobBatch, storeFile, storeFileSync } from "./blobs.js";
 
 /** Who made a change (`web`: a person through the local web console). */

@@ -25,7 +25,8 @@ import {
   readContained,
   realPathOf,
 } from "../skills/containment.js";
-import { emptyRecord, UsageStore } from "../skills/usage.js";
+import { UsageStore } from "../skills/usage.js";
+import { emptyRecord } from "../skills/usage-record.js";
 import { archiveSkill } from "./archive.js";
 import {
   bumpPatch,

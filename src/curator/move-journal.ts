@@ -15,7 +15,8 @@ import type { SkillgateConfig } from "../config/config.js";
 import { homePaths } from "../config/home.js";
 import { acquireLock, type HeldLock, isoTimestamp, LockBusyError } from "../core/fsutil.js";
 import { type Text, t } from "../core/i18n/messages.js";
-import { emptyRecord, type UsageMap, UsageStore } from "../skills/usage.js";
+import { UsageStore } from "../skills/usage.js";
+import { emptyRecord, type UsageMap } from "../skills/usage-record.js";
 import {
   type ArchiveOrigin,
   archiveFolderIdentity,

@@ -11,6 +11,7 @@ import { english, type Text, t } from "../core/i18n/messages.js";
 import type { ProgressSink } from "../core/progress.js";
 import { contentKey } from "../core/read-cache.js";
 import type { SkillEntry, SkillLibrary } from "../skills/types.js";
+import { UsageStore } from "../skills/usage.js";
 import {
   activityCount,
   emptyRecord,
@@ -19,8 +20,7 @@ import {
   parseTimestamp,
   type UsageMap,
   type UsageRecord,
-  UsageStore,
-} from "../skills/usage.js";
+} from "../skills/usage-record.js";
 import { archiveMany, type MoveFailure } from "./archive-batch.js";
 import { type ArchiveResult, assertSafeName, type CommandPrefix, terminalPrefix } from "./archive-move.js";
 import { readCronRefs } from "./cron.js";

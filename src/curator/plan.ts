@@ -13,7 +13,7 @@ import {
   type SkillState,
   type UsageMap,
   type UsageRecord,
-} from "../skills/usage.js";
+} from "../skills/usage-record.js";
 import { classify, type Provenance } from "./provenance.js";
 import type { CuratorPlan, PlanAction } from "./types.js";
 

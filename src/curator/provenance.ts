@@ -20,7 +20,7 @@ import { addWarning, type Text, t, type WarningLists } from "../core/i18n/messag
 import { cachedByFile, readTextCached } from "../core/read-cache.js";
 import { parseSkillMd } from "../skills/frontmatter.js";
 import type { SkillEntry } from "../skills/types.js";
-import { isManagedRecord, type UsageRecord } from "../skills/usage.js";
+import { isManagedRecord, type UsageRecord } from "../skills/usage-record.js";
 import type { ProvenanceKind, UnmanagedReason } from "./types.js";
 
 /** Built-ins that back load-bearing commands and are never archived or consolidated. Empty today. */

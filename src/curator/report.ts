@@ -14,7 +14,7 @@ import { list, type Message, type Text, t } from "../core/i18n/messages.js";
 import { type Reply, type ReplyBlock, reply } from "../core/reply.js";
 import type { ConsolidatedEntry, PrunedEntry } from "../llm/classify.js";
 import { modelReasonText } from "../llm/config.js";
-import type { OverlapPair } from "../skills/search.js";
+import type { OverlapPair } from "../skills/search-overlaps.js";
 import type { AutoTransitionCounts, CuratorRunResult, RenameEntry, RenameMap } from "./types.js";
 
 /** The rename map shows at most this many lines. */

@@ -9,7 +9,8 @@ import { homePaths } from "../config/home.js";
 import { isoTimestamp, pathExists } from "../core/fsutil.js";
 import { type Text, t } from "../core/i18n/messages.js";
 import { destinationRefusal } from "../skills/containment.js";
-import { emptyRecord, UsageStore } from "../skills/usage.js";
+import { UsageStore } from "../skills/usage.js";
+import { emptyRecord } from "../skills/usage-record.js";
 import { migrateArchiveLayout } from "./archive-layout.js";
 import {
   assertSafeName,

@@ -3,7 +3,8 @@
  * (the curator-managed skills it may review), one line each with their activity.
  */
 import { homePaths } from "../config/home.js";
-import { lastActivityAt, UsageStore } from "../skills/usage.js";
+import { UsageStore } from "../skills/usage.js";
+import { lastActivityAt } from "../skills/usage-record.js";
 import { readCronRefs } from "./cron.js";
 import { type CuratedRow, curatedRows, isCronReferenced } from "./plan.js";
 import { loadProvenance } from "./provenance.js";

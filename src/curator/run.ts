@@ -14,9 +14,10 @@ import { addWarning, type Text, t, type WarningLists } from "../core/i18n/messag
 import type { ProgressSink } from "../core/progress.js";
 import type { HeldRunLock, RunLock } from "../core/stores.js";
 import { everySkillOnDisk } from "../skills/library.js";
-import { findOverlaps } from "../skills/search.js";
+import { findOverlaps } from "../skills/search-overlaps.js";
 import type { SkillLibrary } from "../skills/types.js";
-import { parseTimestamp, UsageStore } from "../skills/usage.js";
+import { UsageStore } from "../skills/usage.js";
+import { parseTimestamp } from "../skills/usage-record.js";
 import { type ApplyOutcome, applyPlan } from "./apply.js";
 import { type CommandPrefix, terminalPrefix } from "./archive-move.js";
 import { readCronRefs } from "./cron.js";

@@ -5,7 +5,7 @@
  */
 import type { CuratorConfig } from "../config/config.js";
 import { isoTimestamp } from "../core/fsutil.js";
-import { parseTimestamp } from "../skills/usage.js";
+import { parseTimestamp } from "../skills/usage-record.js";
 import type { CuratorState } from "./state.js";
 
 /** Why the scheduler said no (or `due`). */

@@ -11,7 +11,8 @@ import type { ToolCall, ToolDefinition } from "../llm/client.js";
 import { searchSkills } from "../skills/search.js";
 import { activationBlocker, type ToolSet } from "../skills/settings.js";
 import type { SkillLibrary } from "../skills/types.js";
-import { emptyRecord, UsageStore } from "../skills/usage.js";
+import { UsageStore } from "../skills/usage.js";
+import { emptyRecord } from "../skills/usage-record.js";
 import { type ManageContext, recordView, skillManage } from "./manage.js";
 
 /** Names of the skill tools. */

@@ -8,7 +8,7 @@ import type { ProgressSink } from "../core/progress.js";
 import type { ConsolidatedEntry, PrunedEntry } from "../llm/classify.js";
 
 import type { SkillLibrary } from "../skills/types.js";
-import type { SkillState } from "../skills/usage.js";
+import type { SkillState } from "../skills/usage-record.js";
 
 /** Counts of the automatic (time-based, no LLM) pass, as `run.json` names them. */
 export interface AutoTransitionCounts {

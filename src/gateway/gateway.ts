@@ -1,7 +1,8 @@
 /**
  * The gateway core decides when things happen: connecting the platforms (`lifecycle.ts`), the servers
- * beside the chat (`services.ts`), native menus (`menus.ts`), the maintenance tick, the leader's duties
- * under coordination, and a graceful stop that drains in-flight commands before stopping the adapters.
+ * beside the chat (`services.ts`), native menus (`menus.ts`), the maintenance tick, the lead and its
+ * hand-over under coordination (`leadership.ts`), and a graceful stop that drains in-flight commands
+ * before stopping the adapters.
  * A message takes the funnel (`funnel.ts`: access → dedupe → per-chat queue → router → delivery); a
  * button press leaves it after dedupe for the press path (`press.ts`); under coordination every replica's
  * intake goes to the shared inbox and the leader consumes it (`inbox-consumer.ts`).
@@ -23,6 +24,7 @@ import { ReplyDelivery } from "./delivery.js";
 import { MessageFunnel } from "./funnel.js";
 import type { HealthServer } from "./health.js";
 import { InboxConsumer } from "./inbox-consumer.js";
+import { Leadership } from "./leadership.js";
 import { connectAdapters, disconnectAdapters, drainWork, noAdapterStarted } from "./lifecycle.js";
 import { type ChatTarget, LoadedSkillNotices } from "./loaded-skill-notices.js";
 import { MaintenanceTicker, type TickOutcome } from "./maintenance.js";
@@ -41,12 +43,6 @@ import { openFileStores } from "./stores.js";
 
 export type { Gateway, GatewayOptions, StopOptions } from "./options.js";
 export { type ChatAgent, NO_AGENT_REPLY } from "./router.js";
-
-/** How long a replica that led but could connect no platform waits before contending again. */
-const ADAPTER_FAILURE_STANDBY_MS = 15_000;
-
-/** How often a standby brings its scan of the library up to date. */
-const STANDBY_SCAN_MS = 2_000;
 
 class GatewayImpl implements Gateway {
   private readonly logger: Logger;
@@ -90,10 +86,8 @@ class GatewayImpl implements Gateway {
   private stopping: Promise<void> | undefined;
   /** Aborted when the gateway stops: a curator run in progress stops at its next safe point. */
   private readonly stopController = new AbortController();
-  /** Under coordination, the standby's next library scan (see `keepLibraryWarm`). */
-  private warmTimer: NodeJS.Timeout | undefined;
-  /** The leader's loop over the shared inbox, while it runs. */
-  private consuming: Promise<void> | undefined;
+  /** Under coordination: the standby's scans, the lead and the hand-over. */
+  private leadership: Leadership | undefined;
   /** Under coordination: intake into the shared inbox, and the leader's consumer of it. */
   private inbox: InboxConsumer | undefined;
   /** The message path: access, dedupe, the chat's queue, routing and the answer. */
@@ -267,6 +261,19 @@ class GatewayImpl implements Gateway {
         accept: (adapter, message, entry) => this.funnel.accept(adapter, message, entry),
         notify: (adapter, message, reply) => this.delivery.send(adapter, message, reply),
       });
+      this.leadership = new Leadership({
+        coordination: this.coordination,
+        inbox: this.inbox,
+        adapters: this.options.adapters,
+        library: this.library,
+        logger: this.logger,
+        running: () => this.state === "running",
+        syncCommandCatalogs: () => this.syncCommandCatalogs(),
+        startSecretForm: () => this.startSecretForm(),
+        startMaintenance: () => this.startMaintenance(),
+        stop: () => this.stop(),
+        onLeadershipLost: this.options.onLeadershipLost,
+      });
     }
     this.stores ??=
       this.coordination?.stores ?? (await openFileStores(this.options.home, { now: this.now, onError }));
@@ -283,7 +290,7 @@ class GatewayImpl implements Gateway {
       this.logger,
       () => this.metrics.exposition(),
     );
-    if (this.coordination) {
+    if (this.coordination && this.leadership) {
       // Every replica takes traffic: its adapters' ingress appends what arrives to the shared inbox.
       // The leader alone consumes it, polls, registers menus, runs maintenance and writes the library.
       if (!(await this.startAdapters())) {
@@ -293,8 +300,7 @@ class GatewayImpl implements Gateway {
         throw noAdapterStarted(this.startFailures);
       }
       await this.startConsole();
-      this.keepLibraryWarm();
-      this.coordination.start({ lead: () => this.lead(), follow: (reason) => this.follow(reason) });
+      this.leadership.start();
       return;
     }
     if (!(await this.startAdapters())) {
@@ -327,71 +333,10 @@ class GatewayImpl implements Gateway {
     );
   }
 
-  /**
-   * A standby scans the library before it contends, then every `STANDBY_SCAN_MS` (free when nothing
-   * changed), so a take-over never starts with a cold scan (seconds on a 10k library, beyond the fence).
-   * The scan runs synchronously within the call; the promise only carries its outcome.
-   */
-  private keepLibraryWarm(): void {
-    if (this.state !== "running") return;
-    const log = (error: unknown) => this.logger.debug({ err: error }, "gateway: standby library scan failed");
-    if (this.coordination?.leading() !== true) this.library.all().catch(log);
-    this.warmTimer = setTimeout(() => this.keepLibraryWarm(), STANDBY_SCAN_MS).unref();
-  }
-
   private startMaintenance(): void {
     const { checkMinutes, firstCheckSeconds } = this.options.config.gateway.maintenance;
     this.maintenance.start(checkMinutes * 60_000, firstCheckSeconds * 1000);
     void this.skillNotices.start(this.options.loadedSkillPollMs);
-  }
-
-  /**
-   * This replica leads the home now: its adapters start what only one replica runs (polling, the
-   * Discord gateway session, the webhook registration), it consumes the shared inbox and takes the
-   * leader's duties.
-   */
-  private async lead(): Promise<void> {
-    if (this.state !== "running") return;
-    const led = await Promise.all(
-      this.options.adapters.map(async (adapter) => {
-        try {
-          await adapter.lead?.();
-          return true;
-        } catch (error) {
-          this.logger.error(
-            { err: error, platform: adapter.platform },
-            `gateway: ${adapter.platform} could not take the lead: ${(error as Error).message}`,
-          );
-          return false;
-        }
-      }),
-    );
-    if (!led.includes(true) && this.options.adapters.length > 0) {
-      this.logger.error("gateway: leading, but no chat adapter could take the lead; giving it up");
-      // Another replica may connect where this one could not: it stands back before contending again.
-      this.follow("no chat adapter could start", ADAPTER_FAILURE_STANDBY_MS);
-      return;
-    }
-    this.consuming = this.inbox?.consume();
-    await this.syncCommandCatalogs();
-    // The lead may have been lost while the duties started (the fence fires on its own timer): a
-    // stopping gateway starts nothing more.
-    if (this.state !== "running" || this.coordination?.leading() === false) return;
-    await this.startSecretForm();
-    if (this.state !== "running") return;
-    this.startMaintenance();
-  }
-
-  /**
-   * This replica stopped leading: it stops taking events at once (`accept` refuses them already, the
-   * fence refuses writes) and stops; `onLeadershipLost` starts a fresh standby. Never awaits the stop:
-   * the lease waits for this call, and the stop waits for the lease.
-   */
-  private follow(reason: string, retryAfterMs = 0): Promise<void> {
-    if (this.state !== "running") return Promise.resolve();
-    this.logger.warn({ reason }, `gateway: stopped leading (${reason}); handing over`);
-    void this.stop().then(() => this.options.onLeadershipLost?.(reason, { retryAfterMs }));
-    return Promise.resolve();
   }
 
   private async startSecretForm(): Promise<void> {
@@ -431,7 +376,7 @@ class GatewayImpl implements Gateway {
 
   private async shutdown(finishWork: boolean): Promise<void> {
     this.state = "stopping";
-    clearTimeout(this.warmTimer);
+    this.leadership?.stopScanning();
     this.maintenance.stop();
     this.skillNotices.stop();
     // A curator run (the tick's or a chat command's) stops at its next safe point and records what it did.
@@ -441,7 +386,7 @@ class GatewayImpl implements Gateway {
       : (this.options.drainTimeoutMs ?? this.options.config.gateway.stopTimeoutSeconds * 1000);
     const { queues, maintenance } = this;
     // The inbox loop ends at once (state is no longer running); entries it did not take stay pending.
-    await this.consuming;
+    await this.leadership?.consumed();
     await drainWork(
       {
         inFlight: () => queues.inFlight,

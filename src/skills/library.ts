@@ -14,7 +14,8 @@
  * Config: pass a `SkillgateConfig` and the library re-reads `<home>/config.yaml` whenever its mtime
  * differs from the one seen at open (a broken file then makes visibility fail closed); or pass a function
  * returning the current config, and the library calls it on every operation. Visibility (the disabled
- * lists) is applied after the scan, so it is never part of the cached data.
+ * lists) is applied after the scan, so it is never part of the cached data. The records a scan gives
+ * callers are built in `library-records.ts`.
  */
 import { type FSWatcher, mkdirSync, statSync, watch } from "node:fs";
 import path from "node:path";
@@ -22,10 +23,11 @@ import { loadConfig, type SkillgateConfig } from "../config/config.js";
 import { ConfigError } from "../core/errors.js";
 import { english, type Text, t } from "../core/i18n/messages.js";
 import { loadIndex, saveIndex } from "./index-cache.js";
-import type { SharedRecords, Snapshot } from "./library-snapshot.js";
+import { buildEntries, frontmatterNameOf, sharedRecords, sortForList } from "./library-records.js";
+import type { Snapshot } from "./library-snapshot.js";
 import { resolveRoots, type SkillRoot } from "./roots.js";
-import { isExcludedDir, type ScanResult, type ScanStats, scanRoots } from "./scan.js";
-import type { ScanCache, SkillHead } from "./scan-cache.js";
+import { isExcludedDir, type ScanStats, scanRoots } from "./scan.js";
+import type { ScanCache } from "./scan-cache.js";
 import { Gates } from "./skill-head.js";
 import type {
   SkillEntry,
@@ -74,149 +76,12 @@ const POLL_MS = 500;
 const ARM_DELAY_MS = 200;
 const LIST_HINT = "Use skill_view(name) to see full content, tags, and linked files";
 
-/**
- * A skill as the library keeps it. Its description and frontmatter are read from the scan's head on first
- * access, through getters on the prototype: an accessor written in an object literal puts every record in V8's
- * dictionary mode (~450 bytes of property storage each, ~9 MB at 10k skills), a class keeps them compact.
- * Frozen once built. `all()` hands out frozen plain copies (`sharedRecords`); only `records()` hands out
- * these, for read-only passes over the whole library.
- */
-class LibraryEntry implements SkillEntry {
-  declare hiddenBy?: "os" | "environment";
-  constructor(
-    readonly name: string,
-    readonly category: string | null,
-    readonly dir: string,
-    readonly skillFile: string,
-    readonly root: string,
-    readonly rootKind: "local" | "external",
-    readonly relPath: string,
-    /** The scan's head of its SKILL.md. */
-    readonly head: SkillHead,
-  ) {}
-
-  get description(): string {
-    return this.head.description;
-  }
-
-  get frontmatter(): Record<string, unknown> {
-    return this.head.frontmatter;
-  }
-}
-
-/** Where a caller's record keeps the scan head its description and frontmatter come from (never copied). */
-const HEAD = Symbol("skillgate.head");
-
-/**
- * The `description` of a caller's record: read from its head when asked for. A head from the persistent
- * index reads the descriptions on first access, so `all()` for the curator, which needs none, never loads
- * them. One function shared by every record, so V8 keeps them all on one compact shape.
- */
-function descriptionOfRecord(this: { [HEAD]: SkillHead }): string {
-  return this[HEAD].description;
-}
-
-/**
- * The `frontmatter` of a caller's record, like `descriptionOfRecord`: the head parses (and keeps) its
- * frontmatter on first access, so `all()` never parses the frontmatters of a library nobody asks them of.
- */
-function frontmatterOfRecord(this: { [HEAD]: SkillHead }): Record<string, unknown> {
-  return this[HEAD].frontmatter;
-}
-
-/** The accessors of every caller's record, made once rather than per record. */
-const DESCRIPTION: PropertyDescriptor = { get: descriptionOfRecord, enumerable: true };
-const FRONTMATTER: PropertyDescriptor = { get: frontmatterOfRecord, enumerable: true };
-
-/**
- * A frozen plain copy of a library record for callers. `description` and `frontmatter` are own enumerable
- * properties read through `descriptionOfRecord` and `frontmatterOfRecord`, so spreading,
- * `structuredClone`, `JSON.stringify` and `Object.keys` see them like data properties (in the usual key
- * order); the record cannot be changed.
- */
-function plainEntry(entry: LibraryEntry): SkillEntry {
-  const copy = { name: entry.name } as SkillEntry;
-  Object.defineProperty(copy, "description", DESCRIPTION);
-  copy.category = entry.category;
-  copy.dir = entry.dir;
-  copy.skillFile = entry.skillFile;
-  copy.root = entry.root;
-  copy.rootKind = entry.rootKind;
-  copy.relPath = entry.relPath;
-  Object.defineProperty(copy, "frontmatter", FRONTMATTER);
-  if (entry.hiddenBy) copy.hiddenBy = entry.hiddenBy;
-  Object.defineProperty(copy, HEAD, { value: entry.head });
-  return Object.freeze(copy);
-}
-
-/**
- * The records callers get for one scan, built once: `all()`, `visible()` and `find()` hand out these
- * same frozen objects (and frozen arrays) until the next scan instead of copying every entry per call.
- */
-function sharedRecords(snapshot: Snapshot): SharedRecords {
-  if (snapshot.shared) return snapshot.shared;
-  const all = (snapshot.onDisk as LibraryEntry[]).map(plainEntry);
-  const byName = new Map<string, SkillEntry>();
-  for (const record of all) if (!byName.has(record.name)) byName.set(record.name, record);
-  const shown = Object.freeze(all.slice(0, snapshot.entries.length)) as SkillEntry[];
-  snapshot.shared = { all: Object.freeze(all) as SkillEntry[], shown, byName };
-  return snapshot.shared;
-}
-
-/** `frontmatter.name` of a library record when it is a string (the disabled lists match it, unparsed). */
-function frontmatterNameOf(entry: SkillEntry): string | undefined {
-  return (entry as LibraryEntry).head.frontmatterName;
-}
-
-function buildEntries(scan: ScanResult): Pick<Snapshot, "entries" | "onDisk"> {
-  const seen = new Set<string>();
-  const entries: SkillEntry[] = [];
-  const gated: SkillEntry[] = [];
-  // Shown skills first, so a gated skill never shadows a shown one of the same name.
-  for (const pass of ["shown", "gated"] as const) {
-    for (const record of scan.records) {
-      const head = record.head;
-      if (!head || seen.has(head.name)) continue;
-      const hiddenBy = !head.osOk ? "os" : !head.envOk ? "environment" : undefined;
-      if ((pass === "shown") !== (hiddenBy === undefined)) continue;
-      seen.add(head.name);
-      const root = scan.roots[record.rootIndex] as SkillRoot;
-      const relDir = record.relFile === "SKILL.md" ? "" : record.relFile.slice(0, -"/SKILL.md".length);
-      const entry = new LibraryEntry(
-        head.name,
-        record.category,
-        record.dir,
-        record.skillFile,
-        root.dir,
-        root.kind,
-        relDir,
-        head,
-      );
-      if (hiddenBy) {
-        entry.hiddenBy = hiddenBy;
-        gated.push(Object.freeze(entry));
-      } else entries.push(Object.freeze(entry));
-    }
-  }
-  return { entries, onDisk: Object.freeze([...entries, ...gated]) };
-}
-
 /** Freezes a `list` result (its arrays and skill rows too), so one object can answer every caller. */
 function deepFreezeList(result: SkillsListResult): SkillsListResult {
   for (const skill of result.skills ?? []) Object.freeze(skill);
   if (result.skills) Object.freeze(result.skills);
   if (result.categories) Object.freeze(result.categories);
   return Object.freeze(result);
-}
-
-/** The listing order: by (category or "", name), compared by code unit like Python's sort. */
-function sortForList(entries: SkillEntry[]): SkillEntry[] {
-  return [...entries].sort((a, b) => {
-    const left = a.category ?? "";
-    const right = b.category ?? "";
-    if (left !== right) return left < right ? -1 : 1;
-    return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
-  });
 }
 
 function isRelevantChange(filename: string | Buffer | null): boolean {

@@ -13,14 +13,21 @@
  * `generation()`), and then re-indexes only the skills whose SKILL.md the scan read again (a new
  * frontmatter object or description), drops the ones gone and adds the new ones — never a rebuild per
  * query. Results pass the one visibility rule: only the skills `library.visible(platform)` returns.
+ * The documents and their persistent form are in `search-documents.ts`, the overlap pass over this index
+ * in `search-overlaps.ts`.
  */
-import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import path from "node:path";
-import { indexPath } from "./index-cache.js";
-import { editDistance, HAN, headingsOf, hermesList, plain, tokenize, trigrams } from "./search-text.js";
+import {
+  FIELD_WEIGHTS,
+  FIELDS,
+  loadSearchStore,
+  type PreparedDocument,
+  prepareDocument,
+  saveSearchStore,
+  scanIndexId,
+  stampOf,
+} from "./search-documents.js";
+import { editDistance, HAN, plain, tokenize, trigrams } from "./search-text.js";
 import type { SkillEntry, SkillLibrary } from "./types.js";
-
-export { editDistance, hermesList, tokenize } from "./search-text.js";
 
 /** One ranked hit. */
 export interface SearchHit {
@@ -43,108 +50,31 @@ export interface SearchOptions {
   limit?: number;
 }
 
-/** Options of an overlap listing. */
-export interface OverlapOptions {
-  /** Chat platform (null: the terminal); only skills visible there are paired. */
-  platform?: string | null;
-  /** Most pairs returned (default 50). */
-  limit?: number;
-  /** Least cosine similarity for a pair that is not named in `related_skills` (default 0.3). */
-  minScore?: number;
-}
-
-/** Two skills whose triggers overlap, `a` before `b` in code-point order. */
-export interface OverlapPair {
-  a: string;
-  b: string;
-  /** Cosine similarity of their TF-IDF vectors over name, tags and description (0–1). */
-  score: number;
-  /** The shared words contributing most to `score`, most first. */
-  shared: string[];
-  /** True when one names the other in `related_skills`. */
-  related: boolean;
-}
-
-/** Fields (indexes into `FIELDS`) whose words make a skill's trigger: name, tags, description. */
-const OVERLAP_FIELDS = [0, 1, 3];
-/** Default least cosine similarity of an overlapping pair. */
-const OVERLAP_MIN_SCORE = 0.3;
-/** Skills compared with each skill, at most (the ones sharing most of its rarer words). */
-const OVERLAP_CANDIDATES = 20;
-/** A word used by more skills than this (or 1% of the library) is too common to propose candidates. */
-const OVERLAP_RARE_POSTINGS = 50;
-/** Shared words given as a pair's reason. */
-const OVERLAP_SHARED_TERMS = 5;
-
-/** The fields of a skill document, in the order of `FIELD_WEIGHTS`. */
-const FIELDS = ["name", "tags", "category", "description", "headings"] as const;
-/** How much a word counts in each field (BM25F field boosts). */
-const FIELD_WEIGHTS = [3, 2, 1.2, 1, 0.6];
 /** Length normalisation per field (BM25F `b`). Names and tags are short: barely normalised. */
 const FIELD_B = [0.3, 0.3, 0.3, 0.75, 0.75];
 /** Term-frequency saturation (BM25 `k1`). */
 const K1 = 1.2;
 /** A typo-matched name word counts this much of an exact one. */
 const FUZZY_WEIGHT = 0.6;
-/** One indexed skill. */
-interface Doc {
+/** One indexed skill: its prepared document, and what scoring reads of it. */
+interface Doc extends PreparedDocument {
   entry: SkillEntry;
-  /** The stat of SKILL.md and the description it was indexed with: a change of either re-indexes it. */
-  stamp: string;
-  description: string;
-  /** The document's distinct words. */
-  words: string[];
-  /** Per word of `words`, its count in each field (`FIELDS.length` numbers per word). */
-  counts: number[];
+  /** The number of words in each field. */
   lengths: number[];
-  tags: string[];
-  related: string[];
   /** The normalised whole name (`cloud-deploy` → `cloud deploy`) for exact-name hits. */
   plainName: string;
 }
 
-/** What indexing one skill produced, as kept in the persistent search index. */
-interface Prepared {
-  stamp: string;
-  description: string;
-  /** The distinct words, and per word its count in each field (`FIELDS.length` numbers per word). */
-  words: string[];
-  counts: number[];
-  tags: string[];
-  related: string[];
-}
-
-/** Bump when the stored shape or the tokenizer changes. */
-const STORE_VERSION = 2;
-const STORE_FORMAT = "skillgate-search-index";
-
-/** Where the persistent search index of `home` lives (beside the scan index, outside the skills). */
-export function searchIndexPath(home: string): string {
-  return path.join(home, ".cache", "skillgate", "search-index.json");
-}
-
-/** `mtime:ctime:size:ino` of a file, or "" when it cannot be read. */
-function stampOf(file: string): string {
-  try {
-    const stat = statSync(file);
-    return `${stat.mtimeMs}:${stat.ctimeMs}:${stat.size}:${stat.ino}`;
-  } catch {
-    return "";
-  }
-}
-
 /**
- * The id of the library's persistent scan index as it is on disk now (a random id each write), or "".
- * The scan index is rewritten whenever the library found anything changed on disk, so while its id is
- * the one saved with the search index, every SKILL.md is as the search index saw it.
+ * What the overlap pass (`search-overlaps.ts`) reads of an index brought up to date: the documents by
+ * slot, their number, the slots using a word, and the names visible on the platform asked for.
  */
-function scanIndexId(home: string): string {
-  try {
-    const head = readFileSync(indexPath(home), { encoding: "latin1" }).slice(0, 80);
-    return /^skillgate-skills-index v\d+ ([0-9a-f]{16}) /.exec(head)?.[1] ?? "";
-  } catch {
-    return "";
-  }
+export interface IndexSnapshot {
+  readonly docs: readonly (Readonly<Pick<Doc, "entry" | "words" | "counts" | "related">> | undefined)[];
+  readonly count: number;
+  readonly visible: ReadonlySet<string>;
+  /** The slots of the documents using `word` (undefined: none). */
+  slotsOf(word: string): readonly number[] | undefined;
 }
 
 /** Postings of one word: the document slots using it and, per slot, its count in each field. */
@@ -194,7 +124,7 @@ export class SkillSearchIndex {
     if (generation !== undefined && generation === this.syncedGeneration) return;
     const entries = this.library.records ? await this.library.records() : await this.library.all();
     const first = this.syncedGeneration === undefined && this.count === 0;
-    const stored = first ? this.load() : undefined;
+    const stored = first ? loadSearchStore(this.library.home) : undefined;
     if (first) this.inverted = false;
     // Saved with the scan index still on disk: the stored documents are current, no stat needed.
     const trusted =
@@ -218,7 +148,7 @@ export class SkillSearchIndex {
       if (slot !== undefined) this.remove(slot);
       if (kept && kept.stamp === stamp && kept.description === entry.description) this.add(entry, kept);
       else {
-        this.add(entry, prepare(entry, stamp));
+        this.add(entry, prepareDocument(entry, stamp));
         changed = true;
       }
     }
@@ -231,79 +161,14 @@ export class SkillSearchIndex {
     const storeStale =
       stored !== undefined &&
       (stored.docs.size !== this.count || stored.scanId !== scanIndexId(this.library.home));
-    if (changed || storeStale) this.save();
+    if (changed || storeStale)
+      saveSearchStore(
+        this.library.home,
+        this.docs.flatMap((doc) => (doc ? [[doc.entry.skillFile, doc] as [string, Doc]] : [])),
+      );
   }
 
-  /** The persistent index of the library's home, by SKILL.md path (undefined when absent or unusable). */
-  private load(): { docs: Map<string, Prepared>; scanId: string } | undefined {
-    let data: unknown;
-    try {
-      data = JSON.parse(readFileSync(searchIndexPath(this.library.home), "utf8"));
-    } catch {
-      return undefined;
-    }
-    const store = data as {
-      format?: unknown;
-      version?: unknown;
-      scan?: unknown;
-      words?: unknown;
-      docs?: unknown;
-    };
-    if (store.format !== STORE_FORMAT || store.version !== STORE_VERSION) return undefined;
-    if (!Array.isArray(store.words) || !Array.isArray(store.docs)) return undefined;
-    const words = store.words as string[];
-    const prepared = new Map<string, Prepared>();
-    for (const row of store.docs as unknown[]) {
-      if (!Array.isArray(row) || row.length !== 7) return undefined;
-      const [file, stamp, description, tags, related, ids, counts] = row as [
-        string,
-        string,
-        string,
-        string[],
-        string[],
-        number[],
-        number[],
-      ];
-      if (!Array.isArray(ids) || !Array.isArray(counts) || counts.length !== ids.length * FIELDS.length)
-        return undefined;
-      const wordsOfDoc = ids.map((id) => words[id] as string);
-      prepared.set(file, { stamp, description, words: wordsOfDoc, counts, tags, related });
-    }
-    return { docs: prepared, scanId: typeof store.scan === "string" ? store.scan : "" };
-  }
-
-  /** Writes the persistent index (a failed write, e.g. a read-only home, is ignored). */
-  private save(): void {
-    const ids = new Map<string, number>();
-    const words: string[] = [];
-    const idOf = (word: string) => {
-      let id = ids.get(word);
-      if (id === undefined) {
-        id = words.length;
-        ids.set(word, id);
-        words.push(word);
-      }
-      return id;
-    };
-    const docs: unknown[] = [];
-    for (const doc of this.docs) {
-      if (!doc) continue;
-      const ids = doc.words.map(idOf);
-      docs.push([doc.entry.skillFile, doc.stamp, doc.description, doc.tags, doc.related, ids, doc.counts]);
-    }
-    const scan = scanIndexId(this.library.home);
-    const file = searchIndexPath(this.library.home);
-    const tmp = `${path.dirname(file)}${path.sep}.${path.basename(file)}.${process.pid}.tmp`;
-    try {
-      mkdirSync(path.dirname(file), { recursive: true });
-      writeFileSync(tmp, JSON.stringify({ format: STORE_FORMAT, version: STORE_VERSION, scan, words, docs }));
-      renameSync(tmp, file);
-    } catch {
-      rmSync(tmp, { force: true });
-    }
-  }
-
-  private add(entry: SkillEntry, prepared: Prepared): void {
+  private add(entry: SkillEntry, prepared: PreparedDocument): void {
     const { words, counts, tags, related } = prepared;
     const width = FIELDS.length;
     const lengths = FIELDS.map(() => 0);
@@ -500,109 +365,16 @@ export class SkillSearchIndex {
   }
 
   /**
-   * Pairs of visible skills whose triggers overlap: the cosine similarity of their TF-IDF vectors over
-   * name, tags and description, plus the pairs where one names the other in `related_skills`. Candidates
-   * come from the postings of each skill's rarer words (at most `OVERLAP_CANDIDATES` per skill), so a
-   * large library is never compared pair by pair. Related pairs come first, then the most similar.
+   * The index brought up to date with its postings built, and the names visible on `platform`: what the
+   * overlap pass reads.
    */
-  async overlaps(options: OverlapOptions = {}): Promise<OverlapPair[]> {
+  async snapshot(platform: string | null): Promise<IndexSnapshot> {
     await this.sync();
     this.ensureInverted();
-    const visible = await this.visibleNames(options.platform ?? null);
-    const minScore = options.minScore ?? OVERLAP_MIN_SCORE;
-    const width = FIELDS.length;
-    // Smoothed TF-IDF weights (not BM25's idf, which gives a word in most of a small library almost none).
-    const idfOf = (word: string) =>
-      Math.log(1 + this.count / (this.postings.get(word)?.slots.length ?? this.count));
-    const vectors = new Map<number, Map<string, number>>();
-    const norms = new Map<number, number>();
-    const vectorOf = (slot: number) => {
-      let vector = vectors.get(slot);
-      if (vector) return vector;
-      vector = new Map();
-      const doc = this.docs[slot] as Doc;
-      let norm = 0;
-      doc.words.forEach((word, index) => {
-        let tf = 0;
-        for (const field of OVERLAP_FIELDS)
-          tf += (FIELD_WEIGHTS[field] as number) * (doc.counts[index * width + field] as number);
-        if (tf === 0) return;
-        const weight = tf * idfOf(word);
-        vector.set(word, weight);
-        norm += weight * weight;
-      });
-      vectors.set(slot, vector);
-      norms.set(slot, Math.sqrt(norm));
-      return vector;
-    };
-    const slotByName = new Map<string, number>();
-    this.docs.forEach((doc, slot) => {
-      if (doc && visible.has(doc.entry.name)) slotByName.set(doc.entry.name, slot);
-    });
-    const rareLimit = Math.max(OVERLAP_RARE_POSTINGS, Math.ceil(this.count * 0.01));
-    const pairs = new Map<string, OverlapPair>();
-    const keyOf = (a: string, b: string) => (a < b ? `${a}\u0000${b}` : `${b}\u0000${a}`);
-    const measure = (left: number, right: number) => {
-      const a = vectorOf(left);
-      const b = vectorOf(right);
-      const terms: [string, number][] = [];
-      let dot = 0;
-      for (const [word, weight] of a) {
-        const other = b.get(word);
-        if (other === undefined) continue;
-        dot += weight * other;
-        terms.push([word, weight * other]);
-      }
-      const denominator = (norms.get(left) as number) * (norms.get(right) as number);
-      terms.sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1));
-      return {
-        score: denominator > 0 ? dot / denominator : 0,
-        shared: terms.slice(0, OVERLAP_SHARED_TERMS).map(([word]) => word),
-      };
-    };
-    const record = (left: number, right: number, related: boolean) => {
-      const first = (this.docs[left] as Doc).entry.name;
-      const second = (this.docs[right] as Doc).entry.name;
-      const key = keyOf(first, second);
-      const known = pairs.get(key);
-      if (known) {
-        known.related ||= related;
-        return;
-      }
-      const { score, shared } = measure(left, right);
-      if (!related && score < minScore) return;
-      const [a, b] = first < second ? [first, second] : [second, first];
-      pairs.set(key, { a, b, score: Math.round(score * 1000) / 1000, shared, related });
-    };
-    for (const slot of slotByName.values()) {
-      const vector = vectorOf(slot);
-      // Candidates: skills sharing this one's rarer words, weighed by those words' idf.
-      const weights = new Map<number, number>();
-      for (const word of vector.keys()) {
-        const postings = this.postings.get(word);
-        if (!postings || postings.slots.length < 2 || postings.slots.length > rareLimit) continue;
-        const idf = idfOf(word);
-        for (const other of postings.slots)
-          if (other > slot && visible.has((this.docs[other] as Doc).entry.name))
-            weights.set(other, (weights.get(other) ?? 0) + idf);
-      }
-      const candidates = [...weights].sort((x, y) => y[1] - x[1] || x[0] - y[0]);
-      for (const [other] of candidates.slice(0, OVERLAP_CANDIDATES)) record(slot, other, false);
-      for (const name of (this.docs[slot] as Doc).related) {
-        const other = slotByName.get(name);
-        if (other !== undefined && other !== slot) record(slot, other, true);
-      }
-    }
-    const sorted = [...pairs.values()].sort(
-      (x, y) =>
-        Number(y.related) - Number(x.related) ||
-        y.score - x.score ||
-        (x.a === y.a ? (x.b < y.b ? -1 : 1) : x.a < y.a ? -1 : 1),
-    );
-    return sorted.slice(0, Math.max(1, options.limit ?? 50));
+    const visible = await this.visibleNames(platform);
+    return { docs: this.docs, count: this.count, visible, slotsOf: (word) => this.postings.get(word)?.slots };
   }
 
-  /** Scores of every matching document slot. */
   /**
    * BM25F scores of the documents matching `query`, as `[slot, score]` pairs. Scores add up in a reused
    * array indexed by slot (no map per query), and only the slots touched are visited afterwards.
@@ -655,37 +427,6 @@ export class SkillSearchIndex {
   }
 }
 
-/** Reads and tokenizes one skill's fields. */
-function prepare(entry: SkillEntry, stamp: string): Prepared {
-  const frontmatter = entry.frontmatter;
-  const tags = hermesList(frontmatter, "tags");
-  const related = hermesList(frontmatter, "related_skills");
-  const texts = [
-    entry.name.replace(/[-_]/g, " "),
-    tags.join(" , "),
-    (entry.category ?? "").replace(/[-_/]/g, " "),
-    entry.description,
-    headingsOf(entry.skillFile),
-  ];
-  const width = FIELDS.length;
-  const indexOf = new Map<string, number>();
-  const words: string[] = [];
-  const counts: number[] = [];
-  texts.forEach((text, field) => {
-    for (const word of tokenize(text)) {
-      let index = indexOf.get(word);
-      if (index === undefined) {
-        index = words.length;
-        indexOf.set(word, index);
-        words.push(word);
-        for (let at = 0; at < width; at++) counts.push(0);
-      }
-      counts[index * width + field] = (counts[index * width + field] as number) + 1;
-    }
-  });
-  return { stamp, description: entry.description, words, counts, tags, related };
-}
-
 /** True when hit `a` ranks before `b`: a higher score, then the name first in code-point order. */
 function isBetter(a: [number, number], b: [number, number], docs: (Doc | undefined)[]): boolean {
   if (a[1] !== b[1]) return a[1] > b[1];
@@ -711,9 +452,4 @@ export function searchSkills(
   options: SearchOptions = {},
 ): Promise<SearchHit[]> {
   return searchIndexOf(library).search(query, options);
-}
-
-/** Overlapping skills of `library` (see `SkillSearchIndex.overlaps`). */
-export function findOverlaps(library: SkillLibrary, options: OverlapOptions = {}): Promise<OverlapPair[]> {
-  return searchIndexOf(library).overlaps(options);
 }

@@ -4,7 +4,8 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { parseConfig, type SkillgateConfig } from "../../src/config/config.js";
 import { isoTimestamp } from "../../src/core/fsutil.js";
-import { emptyRecord, type UsageRecord, UsageStore } from "../../src/skills/usage.js";
+import { UsageStore } from "../../src/skills/usage.js";
+import { emptyRecord, type UsageRecord } from "../../src/skills/usage-record.js";
 import { madeForEachTest, makeTempHome, removeTempHome } from "../support/fresh-dir.js";
 
 export const DAY = 86_400_000;

@@ -6,7 +6,7 @@ import { cronRefsFromJobs, normalizeSkillRef } from "../../src/curator/cron.js";
 import { curatedRows, plan } from "../../src/curator/plan.js";
 import { classify, type Provenance, parseBundledManifest } from "../../src/curator/provenance.js";
 import type { SkillEntry } from "../../src/skills/types.js";
-import type { UsageMap } from "../../src/skills/usage.js";
+import type { UsageMap } from "../../src/skills/usage-record.js";
 import { configWith, DAY, record } from "./helpers.js";
 
 const NOW = new Date("2026-06-01T12:00:00Z");

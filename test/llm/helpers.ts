@@ -6,7 +6,7 @@ import { homePaths } from "../../src/config/home.js";
 import { stableJson } from "../../src/core/fsutil.js";
 import { openLibrary } from "../../src/skills/library.js";
 import type { SkillLibrary } from "../../src/skills/types.js";
-import { emptyRecord, type UsageRecord } from "../../src/skills/usage.js";
+import { emptyRecord, type UsageRecord } from "../../src/skills/usage-record.js";
 import { madeForEachTest, makeTempHome, removeTempHome } from "../support/fresh-dir.js";
 
 /** A fresh temp home with an empty `skills/`. */

@@ -3,7 +3,7 @@ import { terminalContext } from "../../commands/context.js";
 import { skillsOverlapsCommand } from "../../commands/skills-overlaps.js";
 import { replyToPlainText } from "../../src/core/reply.js";
 import { openLibrary } from "../../src/skills/library.js";
-import { findOverlaps } from "../../src/skills/search.js";
+import { findOverlaps } from "../../src/skills/search-overlaps.js";
 import type { SkillLibrary } from "../../src/skills/types.js";
 import { config, tempHome, writeSkill } from "./helpers.js";
 

@@ -5,7 +5,9 @@ import { terminalContext } from "../../commands/context.js";
 import { skillsSearchCommand } from "../../commands/skills-search.js";
 import { replyToPlainText } from "../../src/core/reply.js";
 import { openLibrary } from "../../src/skills/library.js";
-import { editDistance, SkillSearchIndex, searchIndexPath, tokenize } from "../../src/skills/search.js";
+import { SkillSearchIndex } from "../../src/skills/search.js";
+import { searchIndexPath } from "../../src/skills/search-documents.js";
+import { editDistance, tokenize } from "../../src/skills/search-text.js";
 import type { SkillLibrary } from "../../src/skills/types.js";
 import { config, tempHome, writeSkill } from "./helpers.js";
 

@@ -4,6 +4,7 @@ import path from "node:path";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isoTimestamp, stableJson } from "../../src/core/fsutil.js";
+import { UsageStore } from "../../src/skills/usage.js";
 import {
   activityCount,
   emptyRecord,
@@ -11,8 +12,7 @@ import {
   lastActivityAt,
   parseTimestamp,
   type UsageRecord,
-  UsageStore,
-} from "../../src/skills/usage.js";
+} from "../../src/skills/usage-record.js";
 import { tempHome } from "./helpers.js";
 
 let env: ReturnType<typeof tempHome>;

@@ -10,7 +10,7 @@ import { isoTimestamp } from "../../src/core/fsutil.js";
 import { english } from "../../src/core/i18n/messages.js";
 import { NO_AGENT_REPLY } from "../../src/gateway/gateway.js";
 import { parseSkillMd } from "../../src/skills/frontmatter.js";
-import { emptyRecord } from "../../src/skills/usage.js";
+import { emptyRecord } from "../../src/skills/usage-record.js";
 import { isSkillVisible } from "../../src/skills/visibility.js";
 import { usePlatform } from "../support/harness/index.js";
 import { TELEGRAM_IDS } from "../support/harness/telegram.js";

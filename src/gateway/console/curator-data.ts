@@ -15,7 +15,8 @@ import { loadProvenance } from "../../curator/provenance.js";
 import { scheduleVerdict } from "../../curator/schedule.js";
 import { listSnapshots } from "../../curator/snapshot.js";
 import { readState } from "../../curator/state.js";
-import { parseTimestamp, UsageStore } from "../../skills/usage.js";
+import { UsageStore } from "../../skills/usage.js";
+import { parseTimestamp } from "../../skills/usage-record.js";
 import type { ConsoleData, LibraryRow } from "./data.js";
 
 /** One planned transition of the live preview. */

@@ -23,14 +23,14 @@ import {
   settingDeclarations,
 } from "../../skills/settings.js";
 import type { SkillEntry, SkillLibrary } from "../../skills/types.js";
+import { UsageStore } from "../../skills/usage.js";
 import {
   activityCount,
   emptyRecord,
   lastActivityAt,
   parseTimestamp,
   type UsageRecord,
-  UsageStore,
-} from "../../skills/usage.js";
+} from "../../skills/usage-record.js";
 import { type HiddenReason, hiddenReason } from "../../skills/visibility.js";
 
 /** The chat platforms whose visibility the library page shows: every registered one. */

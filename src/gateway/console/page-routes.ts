@@ -7,7 +7,8 @@ import type { Context, Hono } from "hono";
 import { t } from "../../core/i18n/messages.js";
 import { scrubText } from "../../core/logger.js";
 import { skillText, skillVersions } from "../../curator/versions.js";
-import { findOverlaps, searchSkills } from "../../skills/search.js";
+import { searchSkills } from "../../skills/search.js";
+import { findOverlaps } from "../../skills/search-overlaps.js";
 import type { SkillLibrary } from "../../skills/types.js";
 import {
   chartData,

@@ -5,7 +5,8 @@
  */
 import { html } from "hono/html";
 import { type MessageKey, type ParamValue, resolveText } from "../../core/i18n/messages.js";
-import type { OverlapPair, SearchHit } from "../../skills/search.js";
+import type { SearchHit } from "../../skills/search.js";
+import type { OverlapPair } from "../../skills/search-overlaps.js";
 import { type Html, layout, type PageContext, searchBox } from "./page-frame.js";
 
 function tr(ctx: PageContext, key: MessageKey, params?: Readonly<Record<string, ParamValue>>): string {
