@@ -88,6 +88,7 @@ describe("Traditional Chinese catalogs derived from zh-CN", () => {
       file: "文件",
       audit: "审计日志",
       later: "未使用 {days} 天后",
+      post: "在这里发布维护摘要",
       plural: { one: "{count} 个技能", other: "{count} 个技能已归档" },
     };
     const tw = deriveTraditional(source, "zh-TW");
@@ -103,6 +104,8 @@ describe("Traditional Chinese catalogs derived from zh-CN", () => {
     expect(tw.audit).toBe("審計日誌");
     expect(tw.later).toBe("未使用 {days} 天後");
     expect(hk.later).toBe("未使用 {days} 天後");
+    expect(tw.post).toBe("在這裡發布維護摘要");
+    expect(hk.post).toBe("在這裏發佈維護摘要");
     expect(tw.plural).toEqual({ one: "{count} 個技能", other: "{count} 個技能已歸檔" });
   });
 

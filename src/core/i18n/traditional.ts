@@ -37,9 +37,14 @@ const CONVERSIONS: Readonly<Record<TraditionalLocale, ConverterOptions>> = {
 
 /**
  * Phrases OpenCC's dictionaries read otherwise than the catalogs mean them, applied after its
- * conversion: "30 天后" is "30 days later" (天後), not the sea goddess 天后 its phrase table keeps.
+ * conversion: "30 天后" is "30 days later" (天後), not the sea goddess 天后 its phrase table keeps; the
+ * catalogs' 发布 is to post or publish (a summary, an app), which Taiwan writes 發布, not a software
+ * release (釋出, Taiwan's phrase for 发布).
  */
-const CORRECTIONS: readonly (readonly [string, string])[] = [["天后", "天後"]];
+const CORRECTIONS: readonly (readonly [string, string])[] = [
+  ["天后", "天後"],
+  ["釋出", "發布"],
+];
 
 /** A placeholder or a code span: the pieces of a template that are never converted. */
 const LITERAL = /(\{[A-Za-z_][A-Za-z0-9_]*\}|`[^`\n]*`)/;
