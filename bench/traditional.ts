@@ -43,8 +43,19 @@ function cliRun(home: string, lang: string): { rssMb: number; seconds: number } 
   return { rssMb: Number(rss) / 1024, seconds: Number(seconds) };
 }
 
+/** What one process measures: milliseconds of the first messages, MB of heap and RSS. */
+interface InProcessFigures {
+  firstTwMs: number;
+  secondTwMs: number;
+  firstHkMs: number;
+  heapBeforeMb: number;
+  heapAfterMb: number;
+  rssBeforeMb: number;
+  rssAfterMb: number;
+}
+
 /** The in-process figures, from a fresh process with `--expose-gc`. */
-function inProcess(): Record<string, number> {
+function inProcess(): InProcessFigures {
   const script = `
     const { resolveText, t } = await import(${JSON.stringify(path.join(ROOT, "dist/src/core/i18n/messages.js"))});
     const state = t("cmd.state.archived");
@@ -66,7 +77,7 @@ function inProcess(): Record<string, number> {
     encoding: "utf8",
   });
   if (result.status !== 0) throw new Error(result.stderr);
-  return JSON.parse(result.stdout) as Record<string, number>;
+  return JSON.parse(result.stdout) as InProcessFigures;
 }
 
 const home = mkdtempSync(path.join(os.tmpdir(), "skillgate-bench-traditional-"));
