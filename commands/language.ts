@@ -1,5 +1,5 @@
 /**
- * `/language [zh-CN|en|auto]`: a chat's own language. Bare, it shows the chat's choice; with a value it
+ * `/language [zh-CN|zh-TW|zh-HK|en|auto]`: a chat's own language. Bare, it shows the chat's choice; with a value it
  * sets it (`auto` forgets it, so each reader is answered in their own language again). The choice is kept
  * in the gateway's sessions store, so every replica answers the chat alike; in a group only admins may
  * change it, in a direct chat anyone may.
@@ -11,7 +11,7 @@ import { chatKeyOf } from "./context.js";
 import { defineCommand } from "./types.js";
 
 /** What `/language` accepts. */
-const LANGUAGE_CHOICES = ["zh-CN", "en", "auto"] as const;
+const LANGUAGE_CHOICES = ["zh-CN", "zh-TW", "zh-HK", "en", "auto"] as const;
 
 /** The `language` command. */
 export const languageCommand = defineCommand({
@@ -41,7 +41,8 @@ export const languageCommand = defineCommand({
         { json: { chat: chatKey, language: chosen ?? "auto" } },
       );
     }
-    const wanted = LANGUAGE_CHOICES.find((choice) => choice.toLowerCase() === value.toLowerCase());
+    const spelled = value.replace("_", "-").toLowerCase();
+    const wanted = LANGUAGE_CHOICES.find((choice) => choice.toLowerCase() === spelled);
     if (!wanted) return errorReply(t("cmd.language.invalid", { value }));
     if (ctx.chatKind !== "dm" && !caller.isAdmin) {
       return errorReply(t("cmd.language.adminsOnly", { who: `${caller.platform}:${caller.id}` }));

@@ -201,7 +201,7 @@ function parsePlatforms(
   return parsed;
 }
 
-/** A `locale` key: `auto`, `en` or `zh-CN` (default `auto`). */
+/** A `locale` key: `auto`, `en`, `zh-CN`, `zh-TW` or `zh-HK` (default `auto`). */
 function localeSetting(raw: Raw, at: string): LocaleSetting {
   return oneOf(raw, "locale", at, LOCALE_SETTINGS, "auto");
 }

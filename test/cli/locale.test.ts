@@ -17,6 +17,10 @@ import { tempHome } from "../telegram/helpers.js";
 
 const base = { NO_COLOR: "1", SKILLGATE_LOG_LEVEL: "silent", PATH: process.env.PATH };
 const chinese = { ...base, LANG: "zh_CN.UTF-8" };
+const taiwan = { ...base, LANG: "zh_TW.UTF-8" };
+const hongKong = { ...base, LC_ALL: "zh_HK.UTF-8" };
+/** Characters only Simplified Chinese writes; Traditional output has none. */
+const SIMPLIFIED_ONLY = /[们这为发档设项务时个来对说会与过还没现从动开关进实无问题让请读显库录态]/;
 
 describe("CLI locale", () => {
   it("reads LC_ALL, then LC_MESSAGES, then LANG; English otherwise", () => {
@@ -40,6 +44,31 @@ describe("CLI locale", () => {
     const refused = await runCli(home, ["help", "nonsense"], { env: chinese });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain("没有命令");
+  });
+
+  it("prints human output in Traditional Chinese under zh_TW (Taiwan's words) and zh_HK", async () => {
+    const { home, cleanup } = await tempHome();
+    onTestFinished(cleanup);
+    await makeCuratorDue(home);
+    for (const args of [["help"], ["curator", "status"], ["skills", "list"]]) {
+      const tw = await runCli(home, args, { env: taiwan });
+      const hk = await runCli(home, args, { env: hongKong });
+      const zh = await runCli(home, args, { env: chinese });
+      for (const out of [tw, hk]) {
+        expect(out.code, args.join(" ")).toBe(zh.code);
+        expect(out.stdout, args.join(" ")).toMatch(/[\u4e00-\u9fff]/);
+        expect(out.stdout, args.join(" ")).not.toMatch(SIMPLIFIED_ONLY);
+        expect(out.stdout, args.join(" ")).not.toBe(zh.stdout);
+      }
+    }
+    const help = await runCli(home, ["help"], { env: taiwan });
+    expect(help.stdout).toContain("列出這裡可用的命令和可以載入的技能");
+    expect((await runCli(home, ["help"], { env: hongKong })).stdout).toContain(
+      "列出這裏可用的命令和可以加載的技能",
+    );
+    const refused = await runCli(home, ["help", "nonsense"], { env: taiwan });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("沒有命令");
   });
 
   it("prints every command's --help in Chinese under a Chinese LANG, and the English help as it was", async () => {
@@ -76,7 +105,7 @@ describe("CLI locale", () => {
     expect(englishLeft(en.stdout, syntax)).not.toBeNull();
   });
 
-  it("keeps --json byte-identical under a Chinese LANG, for answers and refusals alike", async () => {
+  it("keeps --json byte-identical under a Chinese LANG (Simplified or Traditional), for answers and refusals alike", async () => {
     const { home, cleanup } = await tempHome();
     onTestFinished(cleanup);
     await makeCuratorDue(home);
@@ -89,10 +118,12 @@ describe("CLI locale", () => {
       ["skill", "no-such-skill", "--json"],
     ]) {
       const en = await runCli(home, args, { env: base });
-      const zh = await runCli(home, args, { env: chinese });
-      expect(zh.stdout, args.join(" ")).toBe(en.stdout);
-      expect(zh.code, args.join(" ")).toBe(en.code);
-      expect(zh.stdout).not.toMatch(/[\u4e00-\u9fff]/);
+      for (const env of [chinese, taiwan, hongKong]) {
+        const zh = await runCli(home, args, { env });
+        expect(zh.stdout, args.join(" ")).toBe(en.stdout);
+        expect(zh.code, args.join(" ")).toBe(en.code);
+        expect(zh.stdout).not.toMatch(/[\u4e00-\u9fff]/);
+      }
     }
   });
 

@@ -1,7 +1,7 @@
 /**
  * The console's language: `Accept-Language` negotiated with q-values (zh, zh-CN, zh-SG and zh-Hans*
- * read Simplified Chinese; Traditional Chinese and every other language fall to the next range, then
- * English), the switch's cookie over the header, and the served pages, JSON answers and headers in
+ * read Simplified Chinese; zh-TW and zh-Hant read Traditional Chinese of Taiwan, zh-HK, zh-MO and
+ * zh-Hant-HK that of Hong Kong; every other language falls to the next range, then English), the switch's cookie over the header, and the served pages, JSON answers and headers in
  * that language (English unchanged).
  */
 import { describe, expect, it } from "vitest";
@@ -14,8 +14,12 @@ describe("Accept-Language negotiation", () => {
     for (const tag of ["zh", "zh-CN", "zh-cn", "ZH-SG", "zh-Hans", "zh-Hans-CN", "zh-hans-sg"])
       expect(matchBrowserLocale(tag), tag).toBe("zh-CN");
     for (const tag of ["en", "en-US", "EN-gb"]) expect(matchBrowserLocale(tag), tag).toBe("en");
-    for (const tag of ["zh-TW", "zh-HK", "zh-Hant", "zh-Hant-TW", "fr", "ja-JP", "", "*"])
-      expect(matchBrowserLocale(tag), tag).toBeUndefined();
+    for (const tag of ["zh-TW", "zh-tw", "zh-Hant", "zh-Hant-TW", "zh-hant-us"])
+      expect(matchBrowserLocale(tag), tag).toBe("zh-TW");
+    for (const tag of ["zh-HK", "zh-MO", "zh-Hant-HK", "ZH-HANT-MO"])
+      expect(matchBrowserLocale(tag), tag).toBe("zh-HK");
+    expect(matchBrowserLocale("zh-Hans-HK")).toBe("zh-CN");
+    for (const tag of ["fr", "ja-JP", "", "*"]) expect(matchBrowserLocale(tag), tag).toBeUndefined();
   });
 
   it("honours q-values, takes the first of equal weights, skips q=0 and unknown languages", () => {
@@ -27,11 +31,11 @@ describe("Accept-Language negotiation", () => {
     expect(negotiateLocale("en;q=0.5, zh-CN;q=0.5")).toBe("en");
     expect(negotiateLocale("zh-CN;q=0, en;q=0.1")).toBe("en");
     expect(negotiateLocale("fr-FR, de;q=0.9, zh-SG;q=0.3")).toBe("zh-CN");
-    expect(negotiateLocale("zh-TW,zh;q=0.9,en;q=0.8")).toBe("zh-CN");
-    expect(negotiateLocale("zh-TW, en;q=0.8")).toBe("en");
+    expect(negotiateLocale("zh-TW,zh;q=0.9,en;q=0.8")).toBe("zh-TW");
+    expect(negotiateLocale("zh-HK, en;q=0.8")).toBe("zh-HK");
+    expect(negotiateLocale("en, zh-TW;q=0.8")).toBe("en");
     expect(negotiateLocale("fr, *;q=0.1")).toBe("en");
     expect(negotiateLocale("fr, ja")).toBeUndefined();
-    expect(negotiateLocale("zh-TW")).toBeUndefined();
     expect(negotiateLocale("")).toBeUndefined();
     expect(negotiateLocale(undefined)).toBeUndefined();
     expect(negotiateLocale(" zh-cn ; q = 0.7 , en ; q=0.6")).toBe("zh-CN");
@@ -74,6 +78,25 @@ describe("the console serves the negotiated language", () => {
     expect(enPage).toContain('<html lang="en">');
     expect(enPage).toContain("<h1>Library</h1>");
     expect(enPage).toContain("4 of 4 skills");
+  });
+
+  it("answers Traditional Chinese to a zh-TW or zh-HK browser, and offers it in the language switch", async () => {
+    const tw = await get("/library", { "accept-language": "zh-TW,zh;q=0.9,en;q=0.8" });
+    const twPage = await tw.text();
+    expect(tw.headers.get("content-language")).toBe("zh-TW");
+    expect(twPage).toContain('<html lang="zh-TW">');
+    expect(twPage).toContain("<h1>技能庫</h1>");
+    expect(twPage).toContain("共 4 個技能，顯示 4 個");
+    expect(twPage).toContain('data-lang="zh-HK"');
+    expect(twPage).toContain("繁體中文（台灣）");
+    const hk = await get("/library", { "accept-language": "zh-Hant-HK" });
+    expect(hk.headers.get("content-language")).toBe("zh-HK");
+    expect(await hk.text()).toContain("<h1>技能庫</h1>");
+    const chosen = await get("/library", {
+      "accept-language": "en",
+      cookie: `${cookie}; skillgate_lang=zh-TW`,
+    });
+    expect(await chosen.text()).toContain("<h1>技能庫</h1>");
   });
 
   it("lets the switch's cookie win over the header", async () => {

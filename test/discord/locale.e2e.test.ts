@@ -1,7 +1,7 @@
 /**
  * Languages end to end on Discord: the real gateway and adapter (discord.js) against the emulator.
  * Registration carries `zh-CN` localizations that the emulator checks by Discord's rules (command names
- * stay ASCII), and an interaction is answered in its `locale`. A post without a reader (the maintenance
+ * stay ASCII), and an interaction is answered in its `locale` (`zh-TW` in Traditional Chinese). A post without a reader (the maintenance
  * summary in the home channel) follows the guild's `preferred_locale`, also when it changes while the
  * gateway runs (GUILD_UPDATE), unless `gateway.discord.locale` names a locale.
  */
@@ -62,6 +62,16 @@ describe("discord: localized registration and replies", () => {
     expect(shown(visibleText(english.original))).toMatch(/^You are /);
     const help = await run.slash(chineseAdmin, "help");
     expect(shown(visibleText(help.original))).toContain("命令");
+  });
+
+  it("answers an interaction with locale zh-TW in Traditional Chinese", async () => {
+    const run = await boot();
+    const taiwan: EmulatorUser = { ...DISCORD_USERS.admin, locale: "zh-TW" };
+    const help = shown(visibleText((await run.slash(taiwan, "help")).original));
+    expect(help).toContain("列出這裡可用的命令和可以載入的技能");
+    expect(help).not.toMatch(/[这为发档设项务时个来对说会]/);
+    const simplified = shown(visibleText((await run.slash(chineseAdmin, "help")).original));
+    expect(simplified).toContain("列出这里可用的命令和可以加载的技能");
   });
 
   it("answers a typed message in its author's last interaction locale, remembered across a restart", async () => {

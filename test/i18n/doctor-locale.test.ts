@@ -54,7 +54,13 @@ describe("skillgate doctor in both languages", () => {
       const zh = await runCliArgs(["--home", home, "doctor"], { env: CHINESE });
       const en = await runCliArgs(["--home", home, "doctor"], { env: ENGLISH });
       // Names, keys and a setting's allowed values stay as they are.
-      const data = [home, path.join(home, "config.yaml"), "stale_after_dayz", "zzzz_qqqq", "auto、en、zh-CN"];
+      const data = [
+        home,
+        path.join(home, "config.yaml"),
+        "stale_after_dayz",
+        "zzzz_qqqq",
+        "auto、en、zh-CN、zh-TW、zh-HK",
+      ];
       const found = englishLeft(zh.stdout, data);
       expect(found, `${label}: «${found}» in ${zh.stdout}`).toBeNull();
       expect(zh.stdout, label).toMatch(/[\u4e00-\u9fff]/);

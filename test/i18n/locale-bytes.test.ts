@@ -1,7 +1,7 @@
 /**
  * A reader's language changes what a person reads, never what a program reads: the same operations run
- * by the CLI under `LANG=en_US.UTF-8` and under `LANG=zh_CN.UTF-8`, on two copies of one home at the same
- * clock, print byte-identical `--json` for every command of the registry (success and refusal alike)
+ * by the CLI under `LANG=en_US.UTF-8`, under `LANG=zh_CN.UTF-8` and under `LANG=zh_TW.UTF-8` (Traditional
+ * Chinese), on three copies of one home at the same clock, print byte-identical `--json` for every command of the registry (success and refusal alike)
  * and leave byte-identical files (config.yaml, .env, the ledger, usage, curator state, snapshots and
  * their manifests, reports). Ledger entry ids are random per run, so they are numbered in order of
  * appearance before comparing; the home's path is the only other difference.
@@ -18,6 +18,7 @@ import { makeCuratorDue, writeTestSkill } from "../support/platform-home.js";
 const base = { NO_COLOR: "1", SKILLGATE_LOG_LEVEL: "silent", PATH: process.env.PATH };
 const ENGLISH = { ...base, LANG: "en_US.UTF-8" };
 const CHINESE = { ...base, LANG: "zh_CN.UTF-8" };
+const TRADITIONAL = { ...base, LANG: "zh_TW.UTF-8" };
 
 /** The operations, in order: every registry command at least once, mutations confirmed with `-y`. */
 const OPERATIONS: Record<string, string[][]> = {
@@ -108,8 +109,17 @@ async function filesOf(dir: string, prefix = ""): Promise<string[]> {
 let root = "";
 let english = "";
 let chinese = "";
-const printed: { label: string; en: string; zh: string; enCode: number; zhCode: number }[] = [];
-const ids = { en: new Map<string, string>(), zh: new Map<string, string>() };
+let traditional = "";
+const printed: {
+  label: string;
+  en: string;
+  zh: string;
+  tw: string;
+  enCode: number;
+  zhCode: number;
+  twCode: number;
+}[] = [];
+const ids = { en: new Map<string, string>(), zh: new Map<string, string>(), tw: new Map<string, string>() };
 
 beforeAll(async () => {
   root = await mkdtemp(path.join(os.tmpdir(), "skillgate-bytes-"));
@@ -131,11 +141,12 @@ beforeAll(async () => {
   );
   await writeFile(path.join(template, "config.yaml"), "curator:\n  archive_ttl_days: 1\n");
   await writeFile(path.join(template, ".env"), "OTHER_KEY=1\n");
-  // Two copies of one home, same bytes and times; paths of one length.
+  // Three copies of one home, same bytes and times; paths of one length.
   english = path.join(root, "home-en");
   chinese = path.join(root, "home-zh");
-  await cp(template, english, { recursive: true, preserveTimestamps: true });
-  await cp(template, chinese, { recursive: true, preserveTimestamps: true });
+  traditional = path.join(root, "home-tw");
+  for (const home of [english, chinese, traditional])
+    await cp(template, home, { recursive: true, preserveTimestamps: true });
   vi.useFakeTimers({ toFake: ["Date"] });
   let step = 0;
   for (const spec of registry) {
@@ -148,12 +159,16 @@ beforeAll(async () => {
       const en = await runCli(english, args, { env: ENGLISH });
       vi.setSystemTime(at);
       const zh = await runCli(chinese, args, { env: CHINESE });
+      vi.setSystemTime(at);
+      const tw = await runCli(traditional, args, { env: TRADITIONAL });
       printed.push({
         label: args.join(" "),
         en: normalize(en.stdout, english, ids.en),
         zh: normalize(zh.stdout, chinese, ids.zh),
+        tw: normalize(tw.stdout, traditional, ids.tw),
         enCode: en.code,
         zhCode: zh.code,
+        twCode: tw.code,
       });
     }
   }
@@ -165,7 +180,7 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-describe("--json and files are the same bytes under a Chinese reader", () => {
+describe("--json and files are the same bytes under a Chinese reader, Simplified or Traditional", () => {
   it("covers every registry command, with successes and refusals", () => {
     for (const spec of registry) {
       const name = spec.path.join(" ");
@@ -182,6 +197,8 @@ describe("--json and files are the same bytes under a Chinese reader", () => {
     for (const item of printed) {
       expect(item.zh, item.label).toBe(item.en);
       expect(item.zhCode, item.label).toBe(item.enCode);
+      expect(item.tw, item.label).toBe(item.en);
+      expect(item.twCode, item.label).toBe(item.enCode);
       expect(item.zh, item.label).not.toMatch(/[\u4e00-\u9fff]/);
       expect(() => JSON.parse(item.zh), item.label).not.toThrow();
     }
@@ -189,33 +206,37 @@ describe("--json and files are the same bytes under a Chinese reader", () => {
 
   it("writes byte-identical files: config.yaml, .env, ledger, usage, state, snapshots, reports", async () => {
     const enFiles = await filesOf(english);
-    const zhFiles = await filesOf(chinese);
-    expect(zhFiles).toEqual(enFiles);
     // The operations did write what a program reads.
     for (const wanted of ["config.yaml", ".env", "skills/.usage.json", "skills/.curator_ledger.jsonl"]) {
       expect(enFiles, wanted).toContain(wanted);
     }
     expect(enFiles.some((file) => file.endsWith("manifest.json"))).toBe(true);
     expect(enFiles.some((file) => file.endsWith("REPORT.md"))).toBe(true);
-    const differing: string[] = [];
-    for (const file of enFiles) {
-      // Derived caches (stat stamps of this home's files, rebuilt at will, read by no other program).
-      if (file.startsWith(".cache/")) continue;
-      const en = await readFile(path.join(english, file));
-      const zh = await readFile(path.join(chinese, file));
-      if (en.equals(zh)) continue;
-      if (file.endsWith(".tar.gz")) {
-        const enMembers = tarMembers(en, (text) => normalize(text, english, ids.en));
-        const zhMembers = tarMembers(zh, (text) => normalize(text, chinese, ids.zh));
-        if (JSON.stringify(enMembers) !== JSON.stringify(zhMembers)) differing.push(file);
-        continue;
+    for (const [reader, home, readerIds] of [
+      ["zh-CN", chinese, ids.zh],
+      ["zh-TW", traditional, ids.tw],
+    ] as const) {
+      expect(await filesOf(home), reader).toEqual(enFiles);
+      const differing: string[] = [];
+      for (const file of enFiles) {
+        // Derived caches (stat stamps of this home's files, rebuilt at will, read by no other program).
+        if (file.startsWith(".cache/")) continue;
+        const en = await readFile(path.join(english, file));
+        const zh = await readFile(path.join(home, file));
+        if (en.equals(zh)) continue;
+        if (file.endsWith(".tar.gz")) {
+          const enMembers = tarMembers(en, (text) => normalize(text, english, ids.en));
+          const zhMembers = tarMembers(zh, (text) => normalize(text, home, readerIds));
+          if (JSON.stringify(enMembers) !== JSON.stringify(zhMembers)) differing.push(file);
+          continue;
+        }
+        // Text files may differ only by the home's path and the random ledger ids.
+        const enText = normalize(en.toString("utf8"), english, ids.en);
+        const zhText = normalize(zh.toString("utf8"), home, readerIds);
+        if (enText !== zhText || /[\u4e00-\u9fff]/.test(zhText)) differing.push(file);
       }
-      // Text files may differ only by the home's path and the random ledger ids.
-      const enText = normalize(en.toString("utf8"), english, ids.en);
-      const zhText = normalize(zh.toString("utf8"), chinese, ids.zh);
-      if (enText !== zhText || /[\u4e00-\u9fff]/.test(zhText)) differing.push(file);
+      expect(differing, reader).toEqual([]);
     }
-    expect(differing).toEqual([]);
     const config = await readFile(path.join(chinese, "config.yaml"), "utf8");
     expect(config).toContain("imperial");
   });

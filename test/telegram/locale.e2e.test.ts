@@ -1,7 +1,8 @@
 /**
  * Languages end to end on Telegram: the real gateway and adapter (grammy) against the Bot API emulator.
  * Each reader is answered in the language their client reports (`from.language_code`), in the same
- * group at the same time: replies, buttons, refusals and the maintenance summary.
+ * group at the same time: replies, buttons, refusals and the maintenance summary. Traditional Chinese
+ * readers (`zh-hant`, `zh-TW`, `zh-HK`) read the Traditional catalogs derived from the Simplified one.
  */
 import { describe, expect, it } from "vitest";
 import type { SentMessage } from "../emulators/telegram.js";
@@ -14,6 +15,8 @@ const MEMBER = TELEGRAM_IDS.member;
 const STRANGER = TELEGRAM_IDS.stranger;
 const GROUP = -100500;
 const HOME_CHAT = -100701;
+/** Characters only Simplified Chinese writes; Traditional text has none. */
+const SIMPLIFIED_ONLY = /[们这为发档设项务时个来对说会与过还没现从动开关进实无问题让请读显库录态]/;
 
 const boot = usePlatform("telegram", {
   prepare: (home) => writeTestSkill(home, "documents", "pdf-tools"),
@@ -52,6 +55,52 @@ describe("telegram: each reader in their language", () => {
     expect(english.plain).toContain("Commands");
     expect(english.plain).toContain("list the commands and the skills you can load here");
     expect(english.plain).not.toContain("命令");
+  });
+
+  it("zh-hant and zh-TW readers get /curator status in Taiwan's Traditional Chinese, zh-HK in Hong Kong's", async () => {
+    const run = await boot({ prepare: makeCuratorDue });
+    const simplified = await ask(run, "/curator status", ADMIN, "zh-hans");
+    const hant = await ask(run, "/curator status", ADMIN, "zh-hant");
+    const taiwan = await ask(run, "/curator status", ADMIN, "zh-TW");
+    const hongKong = await ask(run, "/curator status", ADMIN, "zh-HK");
+    expect(simplified.plain).toContain("管理器");
+    expect(simplified.plain).toMatch(/[们这为发档设项务时个态]/);
+    expect(hant.plain).toBe(taiwan.plain);
+    for (const traditional of [taiwan, hongKong]) {
+      expect(traditional.plain).toContain("管理器");
+      expect(traditional.plain).not.toMatch(SIMPLIFIED_ONLY);
+      expect(traditional.plain).not.toBe(simplified.plain);
+    }
+    expect(hongKong.plain).not.toBe(taiwan.plain);
+    const skills = await ask(run, "/skills", MEMBER, "zh-hant", GROUP);
+    expect(skills.plain).toContain("pdf-tools");
+    expect(skills.plain).not.toMatch(SIMPLIFIED_ONLY);
+    expect(skills.plain).toMatch(/[\u4e00-\u9fff]/);
+  });
+
+  it("/language zh-TW makes a group Traditional; the maintenance summary posted there reads Traditional", async () => {
+    const run = await boot({ prepare: makeCuratorDue });
+    expect((await ask(run, "/language zh_tw", ADMIN, "en", HOME_CHAT)).plain).toBe(
+      "本聊天現在使用繁體中文（台灣）。",
+    );
+    expect((await ask(run, "/language", MEMBER, "en", HOME_CHAT)).plain).toBe(
+      "本聊天的語言：繁體中文（台灣）。",
+    );
+    await settle(run.gateway);
+    const since = run.emulator.sent.length;
+    expect((await run.gateway.runMaintenanceTick()).posted).toBe(true);
+    const summary = await run.emulator.waitForMessage(
+      (message) => message.chat_id === String(HOME_CHAT),
+      8000,
+      since,
+    );
+    expect(summary.plain).toContain("管理器（Curator）：自動：");
+    expect(summary.plain).toContain("已歸檔 1 個技能：");
+    expect(summary.plain).not.toMatch(SIMPLIFIED_ONLY);
+    expect(labels(summary)).toEqual(expect.arrayContaining(["恢復 old-stale"]));
+    expect((await ask(run, "/language zh-HK", ADMIN, "en", GROUP)).plain).toBe(
+      "本聊天現在使用繁體中文（香港）。",
+    );
   });
 
   it("buttons and what they answer follow the presser's language", async () => {
@@ -111,9 +160,9 @@ describe("telegram: each reader in their language", () => {
     expect(refused.plain).toContain(`telegram:${MEMBER}`);
     expect((await ask(run, "/whoami", MEMBER, "en", GROUP)).plain).toMatch(/^You are /);
     const set = await ask(run, "/language zh-CN", ADMIN, "en", GROUP);
-    expect(set.plain).toBe("本聊天现在使用中文。");
+    expect(set.plain).toBe("本聊天现在使用简体中文。");
     expect((await ask(run, "/whoami", MEMBER, "en", GROUP)).plain).toMatch(/^你是 /);
-    expect((await ask(run, "/language", MEMBER, "en", GROUP)).plain).toBe("本聊天的语言：中文。");
+    expect((await ask(run, "/language", MEMBER, "en", GROUP)).plain).toBe("本聊天的语言：简体中文。");
     // Another chat keeps following its reader.
     expect((await ask(run, "/whoami", MEMBER, "en")).plain).toMatch(/^You are /);
     const cleared = await ask(run, "/language auto", ADMIN, "en", GROUP);
@@ -124,7 +173,7 @@ describe("telegram: each reader in their language", () => {
   it("in a direct chat anyone may set its language; an unknown one is refused", async () => {
     const run = await boot();
     expect((await ask(run, "/language fr", MEMBER, "en")).plain).toContain(
-      "Unknown language fr: use zh-CN, en or auto.",
+      "Unknown language fr: use zh-CN, zh-TW, zh-HK, en or auto.",
     );
     expect((await ask(run, "/language en", MEMBER, "zh-hans")).plain).toBe("This chat now reads in English.");
     expect((await ask(run, "/whoami", MEMBER, "zh-hans")).plain).toMatch(/^You are /);

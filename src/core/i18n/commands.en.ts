@@ -411,14 +411,14 @@ export const enCommands = {
     "The real run asks the model again (its choices may differ slightly); a snapshot is taken first and every change is ledgered.",
   "cmd.preview.apply": "Apply it?",
   // ── language ────────────────────────────────────────────────────────────────────────────────────────
-  "cmd.summary.language": "show or set this chat's language: zh-CN, en or auto",
-  "cmd.arg.language": "zh-CN, en or auto",
+  "cmd.summary.language": "show or set this chat's language: zh-CN, zh-TW, zh-HK, en or auto",
+  "cmd.arg.language": "zh-CN, zh-TW, zh-HK, en or auto",
   "cmd.language.current": "This chat's language: {language}.",
   "cmd.language.currentAuto":
     "This chat has no language of its own: each reader is answered in their own language (auto).",
   "cmd.language.set": "This chat now reads in {language}.",
   "cmd.language.cleared": "This chat follows each reader's own language again (auto).",
-  "cmd.language.invalid": "Unknown language `{value}`: use `zh-CN`, `en` or `auto`.",
+  "cmd.language.invalid": "Unknown language `{value}`: use `zh-CN`, `zh-TW`, `zh-HK`, `en` or `auto`.",
   "cmd.language.adminsOnly": "⛔ In a group only admins may change its language. Your id is `{who}`.",
   "cmd.language.chatOnly":
     "`{command}` sets a chat's language; in the terminal set `LANG` instead (for example `LANG=zh_CN.UTF-8`).",

@@ -400,13 +400,13 @@ export const zhCNCommands = defineLocale<typeof enCommands>()({
     "正式运行会再次询问模型（它的选择可能略有不同）；运行前会先创建快照，每项更改都会记入审计日志。",
   "cmd.preview.apply": "应用吗？",
   // ── language ────────────────────────────────────────────────────────────────────────────────────────
-  "cmd.summary.language": "查看或设置本聊天的语言（中文、英文或自动）",
-  "cmd.arg.language": "中文、英文或自动",
+  "cmd.summary.language": "查看或设置本聊天的语言（简体中文、繁体中文、英文或自动）",
+  "cmd.arg.language": "简体中文、繁体中文（台湾、香港）、英文或自动",
   "cmd.language.current": "本聊天的语言：{language}。",
   "cmd.language.currentAuto": "本聊天没有设置自己的语言：每位读者都以其自己的语言收到回复（`auto`）。",
   "cmd.language.set": "本聊天现在使用{language}。",
   "cmd.language.cleared": "本聊天重新跟随每位读者自己的语言（`auto`）。",
-  "cmd.language.invalid": "未知的语言 `{value}`：请使用 `zh-CN`、`en` 或 `auto`。",
+  "cmd.language.invalid": "未知的语言 `{value}`：请使用 `zh-CN`、`zh-TW`、`zh-HK`、`en` 或 `auto`。",
   "cmd.language.adminsOnly": "⛔ 在群组中只有管理员可以更改语言。你的 id 是 `{who}`。",
   "cmd.language.chatOnly":
     "`{command}` 用于设置聊天的语言；在终端中请改为设置 `LANG`（例如 `LANG=zh_CN.UTF-8`）。",

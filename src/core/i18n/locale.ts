@@ -1,15 +1,33 @@
 /**
  * The locales skillgate speaks and how one is chosen. A reader's language comes as the platform spells
  * it (Telegram `zh-hans`, Discord `zh-CN`, a browser's `Accept-Language`, a shell's `zh_CN.UTF-8`);
- * `matchLocale` maps it to `en` or `zh-CN`, and `chooseLocale` applies the configured override and the
- * chat's and platform's defaults. Every Chinese tag reads Simplified Chinese (the only Chinese catalog).
+ * `matchLocale` maps it to `en`, `zh-CN`, `zh-TW` or `zh-HK`, and `chooseLocale` applies the configured
+ * override and the chat's and platform's defaults. Simplified Chinese (`zh-CN`) has its own catalog; the
+ * Traditional locales (`zh-TW` for Taiwan and any other `zh-Hant`, `zh-HK` for Hong Kong and Macau) read
+ * catalogs derived from it (see `traditional.ts`).
  */
 
-/** The locales with a complete catalog; `en` is the default and the language of every file and `--json`. */
-export const LOCALES = ["en", "zh-CN"] as const;
+/**
+ * The locales a reader can read: `en` (the default and the language of every file and `--json`),
+ * `zh-CN` (Simplified Chinese), and the Traditional Chinese `zh-TW` and `zh-HK`.
+ */
+export const LOCALES = ["en", "zh-CN", "zh-TW", "zh-HK"] as const;
 
 /** One supported locale. */
 export type Locale = (typeof LOCALES)[number];
+
+/** The Traditional Chinese locales, whose catalogs are derived from the Simplified one. */
+export type TraditionalLocale = "zh-TW" | "zh-HK";
+
+/** True for `zh-TW` and `zh-HK`. */
+export function isTraditional(locale: Locale): locale is TraditionalLocale {
+  return locale === "zh-TW" || locale === "zh-HK";
+}
+
+/** True for every Chinese locale, Simplified or Traditional (for Chinese punctuation in assembled text). */
+export function isChinese(locale: Locale): boolean {
+  return locale !== "en";
+}
 
 /** The default locale: English. */
 export const DEFAULT_LOCALE: Locale = "en";
@@ -20,17 +38,34 @@ export type LocaleSetting = "auto" | Locale;
 /** Every value a locale setting accepts, for the config validator. */
 export const LOCALE_SETTINGS: readonly LocaleSetting[] = ["auto", ...LOCALES];
 
+/** The subtags of a tag, lower-cased: `zh_TW.UTF-8` → `zh`, `tw`; `zh-Hant-HK` → `zh`, `hant`, `hk`. */
+function subtagsOf(tag: string): string[] {
+  return (tag.trim().split(/[.@]/)[0] ?? "").toLowerCase().split(/[-_]/);
+}
+
+/**
+ * The Chinese locale of a Chinese tag's subtags after `zh`: a script subtag (`hans`, `hant`) decides
+ * Simplified or Traditional, else the region does (`tw`, `hk`, `mo` write Traditional); Traditional
+ * reads `zh-HK` in Hong Kong and Macau and `zh-TW` elsewhere (Taiwan, `zh-Hant` alone). Everything else
+ * reads Simplified Chinese (`zh`, `zh-CN`, `zh-SG`, `zh-Hans-HK`).
+ */
+function chineseLocale(rest: readonly string[]): Locale {
+  const script = rest.find((subtag) => subtag === "hans" || subtag === "hant");
+  const hongKong = rest.includes("hk") || rest.includes("mo");
+  const traditional = script === "hant" || (script === undefined && (hongKong || rest.includes("tw")));
+  if (!traditional) return "zh-CN";
+  return hongKong ? "zh-HK" : "zh-TW";
+}
+
 /**
  * The supported locale a language tag asks for, or undefined when none matches. Accepts BCP 47 tags in
- * any case (`zh-Hans-CN`, `zh-hans`, `en-GB`) and POSIX locale names (`zh_CN.UTF-8`, `en_US@euro`).
+ * any case (`zh-Hans-CN`, `zh-hant`, `zh-TW`, `en-GB`) and POSIX locale names (`zh_CN.UTF-8`,
+ * `zh_TW.UTF-8`, `en_US@euro`). Traditional Chinese tags read `zh-TW` or `zh-HK` (see `chineseLocale`).
  */
 export function matchLocale(tag: string | null | undefined): Locale | undefined {
   if (!tag) return undefined;
-  const language = tag
-    .trim()
-    .split(/[-_.@]/)[0]
-    ?.toLowerCase();
-  if (language === "zh") return "zh-CN";
+  const [language, ...rest] = subtagsOf(tag);
+  if (language === "zh") return chineseLocale(rest);
   if (language === "en") return "en";
   return undefined;
 }
@@ -58,17 +93,14 @@ export function localeFromEnv(env: NodeJS.ProcessEnv = process.env): Locale {
 }
 
 /**
- * The locale a browser's language range asks for: Simplified Chinese for `zh` and the tags that write it
- * (`zh-CN`, `zh-SG`, `zh-Hans`, `zh-Hans-*`), English for `en-*`; undefined for any other range,
- * Traditional Chinese (`zh-TW`, `zh-HK`, `zh-Hant`) included, so negotiation moves on to the next one.
+ * The locale a browser's language range asks for: English for `en-*`; for Chinese, Simplified (`zh`,
+ * `zh-CN`, `zh-SG`, `zh-Hans-*`) or Traditional (`zh-TW`, `zh-Hant` → `zh-TW`; `zh-HK`, `zh-MO`,
+ * `zh-Hant-HK` → `zh-HK`); undefined for any other range (`fr`), so negotiation moves on to the next one.
  */
 export function matchBrowserLocale(range: string): Locale | undefined {
-  const subtags = range.trim().toLowerCase().split("-");
-  if (subtags[0] === "en") return "en";
-  if (subtags[0] !== "zh") return undefined;
-  const [, second] = subtags;
-  if (second === undefined || second === "cn" || second === "sg" || second === "hans") return "zh-CN";
-  return undefined;
+  const [language, ...rest] = range.trim().toLowerCase().split("-");
+  if (language === "en") return "en";
+  return language === "zh" ? chineseLocale(rest) : undefined;
 }
 
 /**
@@ -96,7 +128,12 @@ export function negotiateLocale(header: string | null | undefined): Locale | und
 }
 
 /** Each locale's name in its own language, for a language switch. */
-export const LANGUAGE_NAMES: Readonly<Record<Locale, string>> = { en: "English", "zh-CN": "中文" };
+export const LANGUAGE_NAMES: Readonly<Record<Locale, string>> = {
+  en: "English",
+  "zh-CN": "简体中文",
+  "zh-TW": "繁體中文（台灣）",
+  "zh-HK": "繁體中文（香港）",
+};
 
 /** The cookie that remembers the console's language switch. */
 export const LANGUAGE_COOKIE = "skillgate_lang";
@@ -139,7 +176,8 @@ export function chooseLocale(choice: LocaleChoice): Locale {
  * The locales a native command menu is registered in: `fallback` for every reader without a menu of
  * their own, `chinese` for Chinese readers (Telegram `language_code: "zh"`, Discord `zh-CN`). With a
  * configured locale both are that locale (so a Chinese menu registered earlier follows the setting);
- * with `auto`, the platform's default and Simplified Chinese.
+ * with `auto`, the platform's default and Simplified Chinese (Telegram keys a menu by a two-letter
+ * language only, so one Chinese menu serves Simplified and Traditional readers alike).
  */
 export function menuLocales(choice: Pick<LocaleChoice, "platformSetting" | "setting" | "platformDefault">): {
   fallback: Locale;

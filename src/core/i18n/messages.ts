@@ -9,7 +9,8 @@
 import { calendarDaysAgo, formatDateTime, formatElapsed, toMillis } from "./dates.js";
 import { en } from "./en.js";
 import type { CatalogEntry, EntryParams, PluralForms } from "./entries.js";
-import { DEFAULT_LOCALE, type Locale } from "./locale.js";
+import { DEFAULT_LOCALE, isTraditional, type Locale } from "./locale.js";
+import { deriveTraditional } from "./traditional.js";
 import { padEndWidth, padStartWidth } from "./width.js";
 import { zhCN } from "./zh-CN.js";
 
@@ -149,7 +150,25 @@ export function grouped(value: number): Formatted {
   return { fmt: "num", value, digits: 0, grouped: true };
 }
 
-const CATALOGS: Record<Locale, Readonly<Record<string, CatalogEntry>>> = { en, "zh-CN": zhCN };
+type Catalog = Readonly<Record<string, CatalogEntry>>;
+
+/** The catalogs by locale; a Traditional one is added when a reader first needs it (`catalogOf`). */
+const CATALOGS: Partial<Record<Locale, Catalog>> = { en, "zh-CN": zhCN };
+
+/** The catalog of `locale`, deriving a Traditional Chinese one from Simplified on first use. */
+function catalogOf(locale: Locale): Catalog {
+  let catalog = CATALOGS[locale];
+  if (!catalog) {
+    catalog = isTraditional(locale) ? deriveTraditional(zhCN, locale) : en;
+    CATALOGS[locale] = catalog;
+  }
+  return catalog;
+}
+
+/** True when the catalog of `locale` is in memory (a Traditional one is once a reader has needed it). */
+export function isCatalogLoaded(locale: Locale): boolean {
+  return CATALOGS[locale] !== undefined;
+}
 
 /** True when `value` is a message (not a string or a formatted value). */
 export function isMessage(value: unknown): value is Message {
@@ -248,7 +267,7 @@ function formatCause(value: { message: string; code?: string; where?: string }, 
 const PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 function resolveMessage(message: Message, locale: Locale): string {
-  const entry = CATALOGS[locale][message.key] ?? en[message.key];
+  const entry = catalogOf(locale)[message.key] ?? en[message.key];
   const params = message.params ?? {};
   const template = typeof entry === "string" ? entry : pluralForm(entry, Number(params.count ?? 0), locale);
   return template.replace(PLACEHOLDER, (whole, name: string) => {
@@ -318,7 +337,7 @@ export function messageFromEnglish(keys: readonly MessageKey[], text: string): M
 
 /** The template of `key` in `locale`, unresolved (tests and the glossary check read catalogs). */
 export function catalogEntry(key: MessageKey, locale: Locale): CatalogEntry {
-  return CATALOGS[locale][key] ?? en[key];
+  return catalogOf(locale)[key] ?? en[key];
 }
 
 /** Every key of the reference catalog. */

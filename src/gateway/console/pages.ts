@@ -14,6 +14,7 @@
 import { html, raw } from "hono/html";
 import { snapshotReasonWord } from "../../core/i18n/data-words.js";
 import { displayTimeZone } from "../../core/i18n/dates.js";
+import { isChinese } from "../../core/i18n/locale.js";
 import { dayOf, type MessageKey, resolveText, type Text } from "../../core/i18n/messages.js";
 import type { LedgerEntry } from "../../curator/ledger.js";
 import { storedSummaryLines } from "../../curator/summary-text.js";
@@ -50,7 +51,7 @@ function readinessItems(ctx: PageContext, row: LibraryRow): string[] {
 
 /** The readiness items as one line (`; ` between them, `；` in Chinese). */
 function readinessLine(ctx: PageContext, row: LibraryRow): string {
-  return readinessItems(ctx, row).join(ctx.locale === "zh-CN" ? "；" : "; ");
+  return readinessItems(ctx, row).join(isChinese(ctx.locale) ? "；" : "; ");
 }
 
 function reason(ctx: PageContext, text: Text): string {
@@ -222,7 +223,7 @@ export function skillPage(ctx: PageContext, view: SkillView): Html {
 <dt>${col("console.col.lastActivity")}</dt><dd>${when(ctx, row.lastActivityAt)}</dd>
 <dt>${col("console.col.activity")}</dt><dd>${row.useCount} / ${row.viewCount} / ${row.patchCount}</dd>
 <dt>${col("console.skill.readiness")}</dt><dd id="skill-readiness">${readinessItems(ctx, row).length ? readinessLine(ctx, row) : tr(ctx, "console.skill.ready")}</dd>
-<dt>${col("console.col.visible")}</dt><dd>${row.visibility.map((item) => html`<span class="vis ${item.visible ? "on" : "off"}">${platformLabel(item.platform, ctx.locale)}${item.visible ? "" : ctx.locale === "zh-CN" ? `（${reason(ctx, item.reason)}）` : ` (${reason(ctx, item.reason)})`}</span> `)}</dd>
+<dt>${col("console.col.visible")}</dt><dd>${row.visibility.map((item) => html`<span class="vis ${item.visible ? "on" : "off"}">${platformLabel(item.platform, ctx.locale)}${item.visible ? "" : isChinese(ctx.locale) ? `（${reason(ctx, item.reason)}）` : ` (${reason(ctx, item.reason)})`}</span> `)}</dd>
 </dl>
 ${archived ? html`<p class="notice" id="skill-archived">${tr(ctx, "console.skill.archivedNotice")} ${ctx.role === "admin" ? tr(ctx, "console.skill.archivedRestore") : ""}</p>` : ""}
 <div class="actions" id="skill-actions">${actions}</div>

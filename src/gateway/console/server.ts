@@ -33,7 +33,7 @@ import { homePaths } from "../../config/home.js";
 import { SkillgateError } from "../../core/errors.js";
 import { displayTimeZone } from "../../core/i18n/dates.js";
 import { LOCALES } from "../../core/i18n/locale.js";
-import { english, resolveText, t } from "../../core/i18n/messages.js";
+import { english, isCatalogLoaded, resolveText, t } from "../../core/i18n/messages.js";
 import { type Logger, scrubText, silentLogger } from "../../core/logger.js";
 import type { SkillLibrary } from "../../skills/types.js";
 import { OutboundScrubber } from "../scrub.js";
@@ -211,13 +211,16 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     registry: options.registry,
     now,
     secrets,
-    // Every viewer of the event stream gets the line in each locale and shows its page's own.
+    // Every viewer of the event stream gets the line in each locale and shows its page's own (a
+    // Traditional one once a page was shown in it, so no event loads the converter for nobody).
     progress: (line) =>
       events.emit({
         type: "progress",
         data: {
           line: scrub(english(line)),
-          lines: Object.fromEntries(LOCALES.map((locale) => [locale, scrub(resolveText(line, locale))])),
+          lines: Object.fromEntries(
+            LOCALES.filter(isCatalogLoaded).map((locale) => [locale, scrub(resolveText(line, locale))]),
+          ),
         },
       }),
   };
