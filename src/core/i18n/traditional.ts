@@ -2,31 +2,21 @@
  * Traditional Chinese catalogs, derived from the Simplified Chinese one by OpenCC (`opencc-js`), never
  * kept by hand: `zh-TW` with OpenCC's Taiwan standard and its phrases (`cn` → `twp`: 设置 → 設定,
  * 文件 → 檔案), `zh-HK` with Hong Kong's standard characters (`cn` → `hk`). A catalog is derived on the
- * first message a Traditional reader gets, then kept; the converter (its dictionaries take tens of
- * megabytes) is loaded for that and dropped, so a process without Traditional readers never loads it.
+ * first message a Traditional reader gets, then kept. The converter's dictionaries take tens of megabytes,
+ * so it runs on a short-lived worker thread the caller waits for: the process keeps only the converted
+ * text, and a process without Traditional readers never loads the converter at all.
  * Placeholders (`{name}`) and code spans (`` `/skill 周报` ``: commands, names, paths) pass unchanged;
  * only the text around them is converted.
  */
 import { createRequire } from "node:module";
+import { MessageChannel, receiveMessageOnPort, Worker } from "node:worker_threads";
 import type { CatalogEntry } from "./entries.js";
 import type { TraditionalLocale } from "./locale.js";
-
-/** A text converter. */
-type ConverterFunction = (text: string) => string;
 
 /** Which of OpenCC's conversions: the text's variant (`cn`) and the reader's (`twp`, `hk`). */
 interface ConverterOptions {
   readonly from: string;
   readonly to: string;
-}
-
-/**
- * What skillgate uses of `opencc-js/cn2t` (declared here: the package's own declarations import
- * `./core` without an extension, which NodeNext resolution does not follow, so they read as `any`).
- */
-interface OpenCC {
-  Converter(options: ConverterOptions): ConverterFunction;
-  CustomConverter(dict: readonly (readonly [string, string])[]): ConverterFunction;
 }
 
 /** OpenCC's conversion for each Traditional locale, from Simplified Chinese (`cn`). */
@@ -49,37 +39,76 @@ const CORRECTIONS: readonly (readonly [string, string])[] = [
 /** A placeholder or a code span: the pieces of a template that are never converted. */
 const LITERAL = /(\{[A-Za-z_][A-Za-z0-9_]*\}|`[^`\n]*`)/;
 
-/** `template` converted by `convert`, its placeholders and code spans left as they are. */
-function convertTemplate(template: string, convert: ConverterFunction): string {
-  return template
-    .split(LITERAL)
-    .map((piece, index) => (index % 2 === 1 ? piece : convert(piece)))
-    .join("");
-}
+/** How long a conversion may take before the Simplified text is shown instead (ms). */
+const CONVERSION_DEADLINE_MS = 60_000;
 
-/** `entry` (a template or plural forms) converted by `convert`. */
-function convertEntry(entry: CatalogEntry, convert: ConverterFunction): CatalogEntry {
-  if (typeof entry === "string") return convertTemplate(entry, convert);
-  const forms: Record<string, string> = {};
-  for (const [form, template] of Object.entries(entry)) forms[form] = convertTemplate(template, convert);
-  return { ...forms, other: convertTemplate(entry.other, convert) };
+/**
+ * The worker: loads OpenCC (`opencc-js/cn2t`; its own type declarations do not resolve under NodeNext,
+ * so it is plain JavaScript here), converts every entry with the corrections after it, leaves each
+ * placeholder and code span (`literal`) as it is, posts the entries and wakes the waiting thread.
+ */
+const WORKER_SOURCE = String.raw`
+const { workerData } = require("node:worker_threads");
+const { signal, port, entries, conversion, corrections, literal, openccPath } = workerData;
+try {
+  const opencc = require(openccPath);
+  const base = opencc.Converter(conversion);
+  const correct = opencc.CustomConverter(corrections);
+  const pattern = new RegExp(literal);
+  const convert = (template) =>
+    template.split(pattern).map((piece, index) => (index % 2 === 1 ? piece : correct(base(piece)))).join("");
+  port.postMessage({
+    entries: entries.map(([key, entry]) => [
+      key,
+      typeof entry === "string"
+        ? convert(entry)
+        : Object.fromEntries(Object.entries(entry).map(([form, template]) => [form, convert(template)])),
+    ]),
+  });
+} catch (error) {
+  port.postMessage({ error: String(error && error.message ? error.message : error) });
 }
+Atomics.store(signal, 0, 1);
+Atomics.notify(signal, 0);
+`;
 
-/** OpenCC's converter for `locale`, loaded on the first call (the dictionaries are large). */
-function converterFor(locale: TraditionalLocale): ConverterFunction {
-  const opencc = createRequire(import.meta.url)("opencc-js/cn2t") as OpenCC;
-  const convert = opencc.Converter(CONVERSIONS[locale]);
-  const correct = opencc.CustomConverter(CORRECTIONS);
-  return (text) => correct(convert(text));
-}
-
-/** The catalog of `locale`: every entry of the Simplified Chinese `source` converted to Traditional. */
+/**
+ * The catalog of `locale`: every entry of the Simplified Chinese `source` converted to Traditional on a
+ * worker thread this one waits for (see the file's comment). Should the conversion fail or overrun its
+ * deadline, the Simplified entries are returned: a reader of Chinese still reads Chinese.
+ */
 export function deriveTraditional(
   source: Readonly<Record<string, CatalogEntry>>,
   locale: TraditionalLocale,
 ): Record<string, CatalogEntry> {
-  const convert = converterFor(locale);
-  return Object.fromEntries(
-    Object.entries(source).map(([key, entry]) => [key, convertEntry(entry, convert)]),
-  );
+  const signal = new Int32Array(new SharedArrayBuffer(4));
+  const { port1, port2 } = new MessageChannel();
+  const worker = new Worker(WORKER_SOURCE, {
+    eval: true,
+    workerData: {
+      signal,
+      port: port2,
+      entries: Object.entries(source),
+      conversion: CONVERSIONS[locale],
+      corrections: CORRECTIONS,
+      literal: LITERAL.source,
+      openccPath: createRequire(import.meta.url).resolve("opencc-js/cn2t"),
+    },
+    transferList: [port2],
+    // Nothing of this process's loaders: the worker is plain JavaScript, and a loader thread that needs
+    // this (waiting) thread would never answer.
+    execArgv: [],
+    stdout: true,
+    stderr: true,
+  });
+  try {
+    Atomics.wait(signal, 0, 0, CONVERSION_DEADLINE_MS);
+    const reply = receiveMessageOnPort(port1)?.message as
+      | { entries?: [string, CatalogEntry][]; error?: string }
+      | undefined;
+    return reply?.entries ? Object.fromEntries(reply.entries) : { ...source };
+  } finally {
+    port1.close();
+    void worker.terminate();
+  }
 }

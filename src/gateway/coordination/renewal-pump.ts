@@ -220,6 +220,8 @@ export class RenewalPump {
         deadlineMs: REDIS_COMMAND_TIMEOUT_MS,
       },
       resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 2 },
+      // Plain JavaScript: none of this process's loaders (a test's TypeScript hooks) are needed.
+      execArgv: [],
       stdout: false,
       stderr: false,
     });
