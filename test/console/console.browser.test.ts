@@ -108,8 +108,23 @@ describe.skipIf(!BROWSER_AVAILABLE && !IN_CI)("web console in a real browser", (
       expect(`${name} ${skill?.description ?? ""}`.toLowerCase()).toContain("kafka");
     }
 
+    // A select submits its form once: a second, debounced submit would abort the first navigation.
+    const navigations: string[] = [];
+    const onRequest = (request: { isNavigationRequest(): boolean; url(): string }) => {
+      if (request.isNavigationRequest()) navigations.push(request.url());
+    };
+    page.on("request", onRequest);
+    // The page answers slowly, as on a busy host: longer than the typing debounce (300 ms).
+    const slow = /state=stale/;
+    await page.route(slow, async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      await route.continue();
+    });
     await page.selectOption('select[name="state"]', "stale");
     await page.waitForURL(/state=stale/);
+    await page.unroute(slow);
+    page.off("request", onRequest);
+    expect(navigations).toHaveLength(1);
     const states = await page.locator("#library-table tbody tr td:nth-child(3) .state").allTextContents();
     expect(states.length).toBeGreaterThan(0);
     expect(new Set(states)).toEqual(new Set(["stale"]));

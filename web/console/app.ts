@@ -208,7 +208,11 @@ document.addEventListener("click", (event) => {
 
 let timer: number | undefined;
 document.addEventListener("input", (event) => {
-  const form = (event.target as Element | null)?.closest<HTMLFormElement>("form[data-autosubmit]");
+  const target = event.target as Element | null;
+  // A select fires `input` and `change` together: its `change` submits once, at once. A second, late
+  // submit would abort the navigation the first one started.
+  if (target instanceof HTMLSelectElement) return;
+  const form = target?.closest<HTMLFormElement>("form[data-autosubmit]");
   if (!form) return;
   window.clearTimeout(timer);
   timer = window.setTimeout(() => form.requestSubmit(), 300);
@@ -216,7 +220,10 @@ document.addEventListener("input", (event) => {
 document.addEventListener("change", (event) => {
   const target = event.target as Element | null;
   const form = target?.closest<HTMLFormElement>("form[data-autosubmit]");
-  if (form && target instanceof HTMLSelectElement) form.requestSubmit();
+  if (!form || !(target instanceof HTMLSelectElement)) return;
+  // Typed text still waiting for its submit goes with this one.
+  window.clearTimeout(timer);
+  form.requestSubmit();
 });
 
 // A page kept in the back/forward cache must not hold its stream open; a page shown again reopens it.
