@@ -16,6 +16,7 @@ import type { Locale } from "../../src/core/i18n/locale.js";
 import { messageKeys, resolveText } from "../../src/core/i18n/messages.js";
 import { type Reply, replyToPlainText } from "../../src/core/reply.js";
 import { openLibrary } from "../../src/skills/library.js";
+import { type ChildOutput, outputOf } from "../support/child-output.js";
 
 /** The command paths as they are typed (`/skills list`, `skillgate curator status`), longest first. */
 const COMMAND_PATHS = new RegExp(
@@ -111,40 +112,21 @@ export function chatOn(target: string, admin: boolean, now: Date, stranger = fal
 export const CLI = path.resolve(import.meta.dirname, "../../dist/src/cli/main.js");
 
 /** What a CLI child process printed, and how it ended. */
-export interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+export type CliRun = ChildOutput;
 
 /** `skillgate …args` as a child process under `lang` (stdin empty, logs silent, no color). */
 export function runCli(args: string[], lang: string, timeoutMs = 60_000): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      env: {
-        PATH: process.env.PATH,
-        HOME: process.env.HOME,
-        LANG: lang,
-        NO_COLOR: "1",
-        SKILLGATE_LOG_LEVEL: "silent",
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-    });
-    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-    child.once("error", reject);
-    child.once("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      LANG: lang,
+      NO_COLOR: "1",
+      SKILLGATE_LOG_LEVEL: "silent",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
   });
+  return outputOf(child, { timeoutMs });
 }
 
 /** `text` is Chinese with no English sentence left outside `names` and the allow-list. */
