@@ -22,6 +22,7 @@ import { connectRedis, type RedisClient } from "../../src/gateway/coordination/r
 import { RedisAdapterState } from "../../src/gateway/coordination/redis-state.js";
 import { DiscordEmulator, type EmulatedInteraction, type EmulatorUser } from "../emulators/discord.js";
 import { startRedis, type TestRedis } from "../support/redis.js";
+import { slowRequest } from "../support/slow-request.js";
 import { sampleCatalog } from "./catalog.js";
 
 const GUILD = "910000000000000001";
@@ -208,21 +209,8 @@ describe("discord interactions endpoint", () => {
   it("refuses from the headers alone, before a body that never ends is read", async () => {
     const discord = await emulator();
     const { url } = await start(discord);
-    const target = new URL(url);
-    const status = (headers: Record<string, string>) =>
-      new Promise<number>((resolve, reject) => {
-        const req = http.request(
-          { host: target.hostname, port: target.port, path: target.pathname, method: "POST", headers },
-          (res) => {
-            res.resume();
-            resolve(res.statusCode ?? 0);
-            req.destroy();
-          },
-        );
-        req.on("error", reject);
-        // Headers and a first chunk; the rest never comes.
-        req.write("{");
-      });
+    // Headers and a first chunk; the rest never comes.
+    const status = (headers: Record<string, string>) => slowRequest(url, headers);
     const stamp = String(Math.floor(Date.now() / 1000));
     const signature = "a".repeat(128);
     expect(await status({ "x-signature-ed25519": signature, "x-signature-timestamp": "1" })).toBe(401);

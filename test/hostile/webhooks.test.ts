@@ -11,8 +11,7 @@ import { createFeishuAdapter, type FeishuAdapter } from "../../adapters/feishu/i
 import { parseConfig } from "../../src/config/config.js";
 import { healthReport, startHealthServer } from "../../src/gateway/health.js";
 import { LarkEmulator } from "../emulators/lark.js";
-import { TelegramEmulator } from "../emulators/telegram.js";
-import { adapterFor, emulatorConfig, freePort, tempHome, waitUntil } from "../telegram/helpers.js";
+import { startWebhookAdapter, waitUntil } from "../telegram/helpers.js";
 
 const TOKEN = "vtoken-hostile";
 const cleanups: (() => Promise<void>)[] = [];
@@ -96,18 +95,7 @@ describe("finding 7: Feishu webhook rate limit", () => {
 
 describe("finding 9: Telegram webhook body limit and failed-secret rate limit", () => {
   it("refuses a 2 MiB body even with the right secret, and rate-limits only wrong secrets", async () => {
-    const emulator = new TelegramEmulator();
-    await emulator.listen();
-    const { home, cleanup } = await tempHome();
-    cleanups.push(cleanup, () => emulator.close());
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}/tg`;
-    const config = emulatorConfig(emulator, {
-      telegram: { mode: "webhook", webhook: { url, port, secret: "right_secret" } },
-    });
-    const { adapter, sink, waitInbox } = adapterFor(emulator, home, { config });
-    await adapter.start(sink);
-    cleanups.push(() => adapter.stop());
+    const { emulator, url, waitInbox } = await startWebhookAdapter(cleanups);
     const big = await fetch(url, {
       method: "POST",
       headers: { "x-telegram-bot-api-secret-token": "right_secret", "content-type": "application/json" },
