@@ -23,6 +23,7 @@ import {
   launchBrowser,
   makeConsoleHome,
   startTestConsole,
+  visitAtEachSize,
 } from "./helpers.js";
 
 if (!BROWSER_AVAILABLE && !IN_CI) {
@@ -325,24 +326,16 @@ describe.skipIf(!BROWSER_AVAILABLE && !IN_CI)("web console in a real browser", (
           return { left: box.left, right: box.right };
         }),
       }));
-    for (const [size, viewport] of [
-      ["desktop", { width: 1400, height: 900 }],
-      ["phone", { width: 390, height: 844 }],
-    ] as const) {
-      await page.setViewportSize(viewport);
-      for (const [label, target] of pages) {
-        await page.goto(`${server.url}${target}`);
-        if (label === "charts") await page.waitForSelector("body[data-charts-ready]");
-        const measured = await fits();
-        expect(measured.page, `${label} at ${viewport.width} px`).toBeLessThanOrEqual(measured.viewport);
-        expect(measured.nav).toHaveLength(5);
-        for (const link of measured.nav) {
-          expect(link.left, `${label}: a nav link off-screen`).toBeGreaterThanOrEqual(0);
-          expect(link.right, `${label}: a nav link off-screen`).toBeLessThanOrEqual(measured.viewport);
-        }
-        await page.screenshot({ path: path.join(ARTIFACTS, `${size}-${label}.png`), fullPage: false });
+    await visitAtEachSize(page, server, pages, 1400, async ({ size, label, width }) => {
+      const measured = await fits();
+      expect(measured.page, `${label} at ${width} px`).toBeLessThanOrEqual(measured.viewport);
+      expect(measured.nav).toHaveLength(5);
+      for (const link of measured.nav) {
+        expect(link.left, `${label}: a nav link off-screen`).toBeGreaterThanOrEqual(0);
+        expect(link.right, `${label}: a nav link off-screen`).toBeLessThanOrEqual(measured.viewport);
       }
-    }
+      await page.screenshot({ path: path.join(ARTIFACTS, `${size}-${label}.png`), fullPage: false });
+    });
     // At phone width the wide tables scroll inside their box, and a row's Roll back is reachable.
     await page.goto(`${server.url}/ledger`);
     const box = page.locator(".table-box").first();

@@ -202,6 +202,30 @@ export async function firstTab(context: BrowserContext): Promise<Page> {
   return page;
 }
 
+/**
+ * Opens each of `pages` (a label and a path on `server`) at a desktop width of `desktopWidth` px and then
+ * at a phone's, waiting for the charts page to draw, and hands each to `check` while it is shown.
+ */
+export async function visitAtEachSize(
+  page: Page,
+  server: ConsoleServer,
+  pages: readonly (readonly [string, string])[],
+  desktopWidth: number,
+  check: (shown: { size: string; label: string; width: number }) => Promise<void>,
+): Promise<void> {
+  for (const [size, viewport] of [
+    ["desktop", { width: desktopWidth, height: 900 }],
+    ["phone", { width: 390, height: 844 }],
+  ] as const) {
+    await page.setViewportSize(viewport);
+    for (const [label, target] of pages) {
+      await page.goto(`${server.url}${target}`);
+      if (label === "charts") await page.waitForSelector("body[data-charts-ready]");
+      await check({ size, label, width: viewport.width });
+    }
+  }
+}
+
 /** Closes what a browser test opened: the browser, the console, and removes the home. */
 export async function closeBrowserTest(parts: {
   browser?: { close: () => Promise<void> };
