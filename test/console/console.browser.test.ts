@@ -17,13 +17,12 @@ import {
   BROWSER_AVAILABLE,
   cli,
   closeBrowserTest,
-  firstTab,
+  eachPageAtBothSizes,
   HOSTILE_SKILL,
   IN_CI,
   launchBrowser,
   makeConsoleHome,
   startTestConsole,
-  visitAtEachSize,
 } from "./helpers.js";
 
 if (!BROWSER_AVAILABLE && !IN_CI) {
@@ -73,7 +72,7 @@ describe.skipIf(!BROWSER_AVAILABLE && !IN_CI)("web console in a real browser", (
     server = await startTestConsole(home);
     browser = await launchBrowser();
     context = browser.context;
-    page = await firstTab(context);
+    page = browser.page;
     await page.goto(server.loginUrl("admin"));
   }, 120_000);
 
@@ -326,7 +325,7 @@ describe.skipIf(!BROWSER_AVAILABLE && !IN_CI)("web console in a real browser", (
           return { left: box.left, right: box.right };
         }),
       }));
-    await visitAtEachSize(page, server, pages, 1400, async ({ size, label, width }) => {
+    await eachPageAtBothSizes(page, server, pages, 1400, async ({ size, label, width }) => {
       const measured = await fits();
       expect(measured.page, `${label} at ${width} px`).toBeLessThanOrEqual(measured.viewport);
       expect(measured.nav).toHaveLength(5);

@@ -17,12 +17,11 @@ import {
   BROWSER_AVAILABLE,
   cli,
   closeBrowserTest,
-  firstTab,
+  eachPageAtBothSizes,
   IN_CI,
   launchBrowser,
   makeConsoleHome,
   startTestConsole,
-  visitAtEachSize,
 } from "./helpers.js";
 
 const SHOTS = process.env.SKILLGATE_SCREENSHOTS ?? path.join(ARTIFACTS, "zh-CN");
@@ -61,7 +60,7 @@ describe.skipIf(!BROWSER_AVAILABLE && !IN_CI)("web console in Chinese", () => {
     report = (await fs.readdir(path.join(home, "logs", "curator")))[0] ?? "";
     server = await startTestConsole(home);
     browser = await launchBrowser({ locale: "zh-CN" });
-    page = await firstTab(browser.context);
+    page = browser.page;
     await page.goto(server.loginUrl("admin"));
   }, 120_000);
 
@@ -82,7 +81,7 @@ describe.skipIf(!BROWSER_AVAILABLE && !IN_CI)("web console in Chinese", () => {
       ["not-found", "/nowhere"],
       ["no-skill", "/skill/nope"],
     ];
-    await visitAtEachSize(page, server, pages, 1280, async ({ size, label, width: viewportWidth }) => {
+    await eachPageAtBothSizes(page, server, pages, 1280, async ({ size, label, width: viewportWidth }) => {
       expect(await page.getAttribute("html", "lang"), label).toBe("zh-CN");
       const text = await readableText(page);
       expect(englishLeft(text, CONSOLE_ALLOWED), `${label}: ${text}`).toBeNull();
