@@ -4,7 +4,12 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { loadConfig, parseConfig, type SkillgateConfig } from "../../src/config/config.js";
 import { isoTimestamp } from "../../src/core/fsutil.js";
-import { createManageSession, recordView, skillManage } from "../../src/curator/manage.js";
+import {
+  createManageSession,
+  type ManageContext,
+  recordView,
+  skillManage,
+} from "../../src/curator/manage.js";
 import { openLibrary } from "../../src/skills/library.js";
 import { UsageStore } from "../../src/skills/usage.js";
 import { emptyRecord, type UsageRecord } from "../../src/skills/usage-record.js";
@@ -110,7 +115,11 @@ export function foregroundPatcher(home: string, name: string) {
     library: openLibrary(home, config),
     session: createManageSession({ origin: "foreground" }),
   };
+  return (old_string: string, new_string: string) => patchAfterView(ctx, name, old_string, new_string);
+}
+
+/** `ctx`'s session views skill `name` (as `skill_manage` requires), then patches its text. */
+export function patchAfterView(ctx: ManageContext, name: string, old_string: string, new_string: string) {
   recordView(ctx.session, name);
-  return (old_string: string, new_string: string) =>
-    skillManage(ctx, { action: "patch", name, old_string, new_string });
+  return skillManage(ctx, { action: "patch", name, old_string, new_string });
 }
