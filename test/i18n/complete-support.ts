@@ -7,7 +7,7 @@
  */
 import { spawn } from "node:child_process";
 import path from "node:path";
-import { expect } from "vitest";
+import { expect, it } from "vitest";
 import { terminalContext } from "../../commands/context.js";
 import { registry } from "../../commands/index.js";
 import type { CommandContext } from "../../commands/types.js";
@@ -106,6 +106,47 @@ export function chatOn(target: string, admin: boolean, now: Date, stranger = fal
     caller: { platform: "telegram", id: stranger ? "999" : admin ? "1" : "2", name: "x", isAdmin: admin },
     chatId: "1",
   };
+}
+
+/** A reply a completeness suite checks, labelled with what produced it. */
+export interface LabelledReply {
+  label: string;
+  reply: Reply;
+}
+
+/**
+ * The two tests every reply of a completeness suite passes: in zh-CN no English word is left outside
+ * `dataStrings` (and Chinese is what is shown); in en no catalog key, placeholder or unresolved object.
+ * A failure quotes the first `excerpt` characters of the reply.
+ */
+export function itIsCompleteInBothLocales(
+  cases: readonly LabelledReply[],
+  dataStrings: () => string[],
+  excerpt: number,
+): void {
+  it("zh-CN: no English word is left outside names, commands, keys and paths", () => {
+    const left = cases.flatMap((item) => {
+      const text = shown(item.reply, "zh-CN");
+      const found = englishWords(text, dataStrings());
+      return found.length > 0
+        ? [`${item.label}: «${found.join("», «")}» in ${JSON.stringify(text.slice(0, excerpt))}`]
+        : [];
+    });
+    expect(left).toEqual([]);
+    // Chinese is what is shown, not just an absence of English.
+    for (const item of cases) expect(shown(item.reply, "zh-CN"), item.label).toMatch(/[\u4e00-\u9fff]/);
+  });
+
+  it("en: no catalog key, placeholder or unresolved object is left", () => {
+    for (const item of cases) {
+      let text = shown(item.reply, "en");
+      for (const data of dataStrings()) text = text.split(data).join(" ");
+      expect(text, item.label).not.toMatch(/\{[A-Za-z_]+\}/);
+      expect(text, item.label).not.toContain("[object Object]");
+      expect(text, item.label).not.toMatch(KEY_PATTERN);
+      expect(text, item.label).not.toMatch(/[\u4e00-\u9fff]/);
+    }
+  });
 }
 
 /** The built CLI (`npm run build` first). */

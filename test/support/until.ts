@@ -40,3 +40,12 @@ export async function mostInsideAtOnce(
   );
   return most;
 }
+
+/** Waits up to 5 s for the message whose event id is `eventId` to arrive in `inbox`, and returns it. */
+export function arrived<T extends { eventId: string }>(inbox: readonly T[], eventId: string): Promise<T> {
+  return until(
+    `event ${eventId} in the inbox`,
+    () => inbox.find((message) => message.eventId === eventId),
+    5000,
+  );
+}
