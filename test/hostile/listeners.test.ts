@@ -1,9 +1,5 @@
 import type { AddressInfo } from "node:net";
-import { Writable } from "node:stream";
-import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { createFeishuAdapter, type FeishuAdapter } from "../../adapters/feishu/index.js";
-import { parseConfig } from "../../src/config/config.js";
 import {
   createGuardedServer,
   LISTENER_LIMITS,
@@ -11,8 +7,9 @@ import {
   refuseBody,
 } from "../../src/core/http-guard.js";
 import { healthReport } from "../../src/gateway/health.js";
-import { encryptPayload, LarkEmulator } from "../emulators/lark.js";
+import { encryptPayload } from "../emulators/lark.js";
 import type { TelegramEmulator } from "../emulators/telegram.js";
+import { bareFeishuWebhook } from "../support/harness/feishu.js";
 import { slowRequest } from "../support/slow-request.js";
 import { startWebhookAdapter, waitUntil } from "../telegram/helpers.js";
 
@@ -70,27 +67,8 @@ describe("the listener guard", () => {
   });
 });
 
-async function feishuWebhook(
-  feishu: Record<string, unknown>,
-): Promise<{ emulator: LarkEmulator; adapter: FeishuAdapter; url: string }> {
-  const emulator = new LarkEmulator();
-  const domain = await emulator.listen();
-  const config = parseConfig({
-    gateway: { feishu: { domain, mode: "webhook", webhook: { port: 0, path: "/hook" }, ...feishu } },
-  });
-  const adapter = createFeishuAdapter({
-    config,
-    home: "/nonexistent",
-    secret: (name) => ({ FEISHU_APP_ID: emulator.appId, FEISHU_APP_SECRET: emulator.appSecret })[name],
-    logger: pino({ level: "silent" }, new Writable({ write: (_c, _e, done) => done() })),
-  }) as FeishuAdapter;
-  await adapter.start(async () => {});
-  cleanups.push(
-    () => emulator.close(),
-    () => adapter.stop(),
-  );
-  return { emulator, adapter, url: adapter.webhookUrl as string };
-}
+/** The Feishu adapter alone by webhook, with these `gateway.feishu` settings. */
+const feishuWebhook = (feishu: Record<string, unknown>) => bareFeishuWebhook(cleanups, { feishu });
 
 async function post(url: string, body: string, headers: Record<string, string> = {}) {
   const response = await fetch(url, {
