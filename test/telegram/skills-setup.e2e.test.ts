@@ -99,13 +99,18 @@ async function pressForLink(
   userId: number,
   chatId?: string,
 ): Promise<string> {
+  const { press, dm } = await pressForDm(run, card, `Set ${KEY}`, userId, chatId ?? card.chat_id);
+  expect(press.answer?.text).toContain("private chat");
+  return linkOf(dm);
+}
+
+/**
+ * `userId` presses the button labelled `label` on `card` (in `chatId`); resolves with the press, once it
+ * was answered, and the first message the bot then sent to that person's private chat.
+ */
+async function pressForDm(run: Booted, card: SentMessage, label: string, userId: number, chatId: string) {
   const since = run.emulator.sent.length;
-  const press = run.emulator.pressButton({
-    messageId: card.message_id,
-    chatId: chatId ?? card.chat_id,
-    label: `Set ${KEY}`,
-    userId,
-  });
+  const press = run.emulator.pressButton({ messageId: card.message_id, chatId, label, userId });
   const [dm] = await run.emulator.waitForMessages(
     1,
     (message) => message.chat_id === String(userId),
@@ -113,8 +118,7 @@ async function pressForLink(
     since,
   );
   await waitForAnswer(press);
-  expect(press.answer?.text).toContain("private chat");
-  return linkOf(dm);
+  return { press, dm };
 }
 
 /** The local address the reverse proxy behind public_url would forward to. */
@@ -328,20 +332,7 @@ describe("telegram: skills set up from chat", () => {
     expect(unreachable.answer?.text).not.toMatch(/[A-Za-z]{2,} [A-Za-z]{2,}/);
 
     await run.ask({ userId: ADMIN, text: "/help" });
-    const before = run.emulator.sent.length;
-    const press = run.emulator.pressButton({
-      messageId: card?.message_id as number,
-      chatId: String(GROUP),
-      label: `设置 ${KEY}`,
-      userId: ADMIN,
-    });
-    const [dm] = await run.emulator.waitForMessages(
-      1,
-      (message) => message.chat_id === String(ADMIN),
-      8000,
-      before,
-    );
-    await waitForAnswer(press);
+    const { press, dm } = await pressForDm(run, card as SentMessage, `设置 ${KEY}`, ADMIN, String(GROUP));
     expect(press.answer?.text).toContain("私聊");
     expect(dm?.plain).toContain("一次性表单");
     expect(dm?.plain).toContain(KEY);
