@@ -8,35 +8,21 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ChildOutput, outputOf } from "../support/child-output.js";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const cli = path.join(root, "dist", "src", "cli", "main.js");
 let home: string;
 
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(args: string[], options: { input?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, "--home", home, ...args], {
-      env: { ...process.env, HERMES_PLATFORM: "", WEATHER_API_KEY: "", NO_COLOR: "1", ...options.env },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(options.input ?? "");
+function run(
+  args: string[],
+  options: { input?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<ChildOutput> {
+  const child = spawn(process.execPath, [cli, "--home", home, ...args], {
+    env: { ...process.env, HERMES_PLATFORM: "", WEATHER_API_KEY: "", NO_COLOR: "1", ...options.env },
+    stdio: ["pipe", "pipe", "pipe"],
   });
+  return outputOf(child, { input: options.input ?? "" });
 }
 
 async function writeSkill(name: string, frontmatter = "", category = ""): Promise<void> {
@@ -196,21 +182,10 @@ describe("skillgate CLI", () => {
         ["curator", "status"],
         ["serve", "--console"],
       ]) {
-        const result = await new Promise<Result>((resolve) => {
-          const child = spawn(process.execPath, [cli, "--home", bad, ...args], {
-            stdio: ["pipe", "pipe", "pipe"],
-          });
-          let stdout = "";
-          let stderr = "";
-          child.stdout.on("data", (chunk) => {
-            stdout += chunk;
-          });
-          child.stderr.on("data", (chunk) => {
-            stderr += chunk;
-          });
-          child.on("close", (code) => resolve({ code, stdout, stderr }));
-          child.stdin.end();
+        const child = spawn(process.execPath, [cli, "--home", bad, ...args], {
+          stdio: ["pipe", "pipe", "pipe"],
         });
+        const result = await outputOf(child, { input: "" });
         expect(result.code).toBe(78);
         expect(result.stderr).toContain("curator.enabled");
         expect(result.stdout).toBe("");
@@ -258,12 +233,7 @@ describe("skillgate serve --console (terminal chat)", () => {
       const child = spawn(process.execPath, [cli, "--home", fresh, "serve", "--console"], {
         stdio: ["pipe", "pipe", "pipe"],
       });
-      let stdout = "";
-      child.stdout.on("data", (chunk) => {
-        stdout += chunk;
-      });
-      child.stdin.end("/curator adopt --all-unmanaged\n");
-      const code = await new Promise((resolve) => child.on("close", resolve));
+      const { code, stdout } = await outputOf(child, { input: "/curator adopt --all-unmanaged\n" });
       expect(code).toBe(0);
       expect(stdout).toContain("Reply `/curator adopt --all-unmanaged -y` to confirm.");
     } finally {
@@ -284,12 +254,9 @@ describe("skillgate serve --console (terminal chat)", () => {
       const child = spawn(process.execPath, [cli, "--home", fresh, "serve", "--console"], {
         stdio: ["pipe", "pipe", "pipe"],
       });
-      let stdout = "";
-      child.stdout.on("data", (chunk) => {
-        stdout += chunk;
+      const { code, stdout } = await outputOf(child, {
+        input: "/curator archive one\nn\n/curator archive two\ny\n/curator list-archived\n",
       });
-      child.stdin.end("/curator archive one\nn\n/curator archive two\ny\n/curator list-archived\n");
-      const code = await new Promise((resolve) => child.on("close", resolve));
       expect(code).toBe(0);
       expect(stdout).toContain("Archive 'one'? It can be restored later with `/curator restore one`.");
       expect(stdout).toContain("Type y to confirm");

@@ -17,7 +17,7 @@ import {
   BROWSER_AVAILABLE,
   cli,
   closeBrowserTest,
-  firstTab,
+  eachPageAtBothSizes,
   HOSTILE_SKILL,
   IN_CI,
   launchBrowser,
@@ -72,7 +72,7 @@ describe.skipIf(!BROWSER_AVAILABLE && !IN_CI)("web console in a real browser", (
     server = await startTestConsole(home);
     browser = await launchBrowser();
     context = browser.context;
-    page = await firstTab(context);
+    page = browser.page;
     await page.goto(server.loginUrl("admin"));
   }, 120_000);
 
@@ -340,24 +340,16 @@ describe.skipIf(!BROWSER_AVAILABLE && !IN_CI)("web console in a real browser", (
           return { left: box.left, right: box.right };
         }),
       }));
-    for (const [size, viewport] of [
-      ["desktop", { width: 1400, height: 900 }],
-      ["phone", { width: 390, height: 844 }],
-    ] as const) {
-      await page.setViewportSize(viewport);
-      for (const [label, target] of pages) {
-        await page.goto(`${server.url}${target}`);
-        if (label === "charts") await page.waitForSelector("body[data-charts-ready]");
-        const measured = await fits();
-        expect(measured.page, `${label} at ${viewport.width} px`).toBeLessThanOrEqual(measured.viewport);
-        expect(measured.nav).toHaveLength(5);
-        for (const link of measured.nav) {
-          expect(link.left, `${label}: a nav link off-screen`).toBeGreaterThanOrEqual(0);
-          expect(link.right, `${label}: a nav link off-screen`).toBeLessThanOrEqual(measured.viewport);
-        }
-        await page.screenshot({ path: path.join(ARTIFACTS, `${size}-${label}.png`), fullPage: false });
+    await eachPageAtBothSizes(page, server, pages, 1400, async ({ size, label, width }) => {
+      const measured = await fits();
+      expect(measured.page, `${label} at ${width} px`).toBeLessThanOrEqual(measured.viewport);
+      expect(measured.nav).toHaveLength(5);
+      for (const link of measured.nav) {
+        expect(link.left, `${label}: a nav link off-screen`).toBeGreaterThanOrEqual(0);
+        expect(link.right, `${label}: a nav link off-screen`).toBeLessThanOrEqual(measured.viewport);
       }
-    }
+      await page.screenshot({ path: path.join(ARTIFACTS, `${size}-${label}.png`), fullPage: false });
+    });
     // At phone width the wide tables scroll inside their box, and a row's Roll back is reachable.
     await page.goto(`${server.url}/ledger`);
     const box = page.locator(".table-box").first();

@@ -160,10 +160,11 @@ export async function csrfOf(server: ConsoleServer, cookie: string): Promise<str
  * Launches Debian's Chromium headless with a fresh profile, through playwright-core. `backForwardCache`
  * keeps the browser's back/forward cache on (playwright turns it off by default), as people's browsers
  * have it. `locale` is the browser's language: Chromium's `--lang` and the `Accept-Language` it sends.
+ * `page` is its first tab (see `firstTab`).
  */
 export async function launchBrowser(
   options: { backForwardCache?: boolean; locale?: string } = {},
-): Promise<{ context: BrowserContext; close: () => Promise<void> }> {
+): Promise<{ context: BrowserContext; page: Page; close: () => Promise<void> }> {
   const { chromium } = await import("playwright-core");
   const profile = await fs.mkdtemp(path.join(os.tmpdir(), "skillgate-chromium-"));
   const context = await chromium.launchPersistentContext(profile, {
@@ -186,6 +187,7 @@ export async function launchBrowser(
   });
   return {
     context,
+    page: await firstTab(context),
     close: async () => {
       await context.close();
       await fs.rm(profile, { recursive: true, force: true });
@@ -194,12 +196,36 @@ export async function launchBrowser(
 }
 
 /** The browser's first tab; a native dialog a script opens fails the test (the console has its own). */
-export async function firstTab(context: BrowserContext): Promise<Page> {
+async function firstTab(context: BrowserContext): Promise<Page> {
   const page = context.pages()[0] ?? (await context.newPage());
   page.on("dialog", (dialog) => {
     throw new Error(`a script opened a dialog: ${dialog.message()}`);
   });
   return page;
+}
+
+/**
+ * Opens each of `pages` (a label and a path on `server`) at a desktop width of `desktopWidth` px and then
+ * at a phone's, waiting for the charts page to draw, and hands each to `check` while it is shown.
+ */
+export async function eachPageAtBothSizes(
+  page: Page,
+  server: ConsoleServer,
+  pages: readonly (readonly [string, string])[],
+  desktopWidth: number,
+  check: (shown: { size: string; label: string; width: number }) => Promise<void>,
+): Promise<void> {
+  for (const [size, viewport] of [
+    ["desktop", { width: desktopWidth, height: 900 }],
+    ["phone", { width: 390, height: 844 }],
+  ] as const) {
+    await page.setViewportSize(viewport);
+    for (const [label, target] of pages) {
+      await page.goto(`${server.url}${target}`);
+      if (label === "charts") await page.waitForSelector("body[data-charts-ready]");
+      await check({ size, label, width: viewport.width });
+    }
+  }
 }
 
 /** Closes what a browser test opened: the browser, the console, and removes the home. */

@@ -17,7 +17,7 @@ import {
   BROWSER_AVAILABLE,
   cli,
   closeBrowserTest,
-  firstTab,
+  eachPageAtBothSizes,
   IN_CI,
   launchBrowser,
   makeConsoleHome,
@@ -83,7 +83,7 @@ describe.skipIf(!BROWSER_AVAILABLE && !IN_CI)("web console in Chinese", () => {
     report = (await fs.readdir(path.join(home, "logs", "curator")))[0] ?? "";
     server = await startTestConsole(home);
     browser = await launchBrowser({ locale: "zh-CN" });
-    page = await firstTab(browser.context);
+    page = browser.page;
     await page.goto(server.loginUrl("admin"));
   }, 120_000);
 
@@ -104,23 +104,15 @@ describe.skipIf(!BROWSER_AVAILABLE && !IN_CI)("web console in Chinese", () => {
       ["not-found", "/nowhere"],
       ["no-skill", "/skill/nope"],
     ];
-    for (const [size, viewport] of [
-      ["desktop", { width: 1280, height: 900 }],
-      ["phone", { width: 390, height: 844 }],
-    ] as const) {
-      await page.setViewportSize(viewport);
-      for (const [label, target] of pages) {
-        await page.goto(`${server.url}${target}`);
-        if (label === "charts") await page.waitForSelector("body[data-charts-ready]");
-        expect(await page.getAttribute("html", "lang"), label).toBe("zh-CN");
-        const text = await readableText(page);
-        expect(englishLeft(text), `${label}: ${text}`).toBeNull();
-        expect(text, label).toMatch(/[\u4e00-\u9fff]{2,}/);
-        const width = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
-        expect(width[0], `${label} at ${viewport.width} px`).toBeLessThanOrEqual(width[1] as number);
-        await page.screenshot({ path: path.join(SHOTS, `zh-CN-${size}-${label}.png`), fullPage: true });
-      }
-    }
+    await eachPageAtBothSizes(page, server, pages, 1280, async ({ size, label, width: viewportWidth }) => {
+      expect(await page.getAttribute("html", "lang"), label).toBe("zh-CN");
+      const text = await readableText(page);
+      expect(englishLeft(text), `${label}: ${text}`).toBeNull();
+      expect(text, label).toMatch(/[\u4e00-\u9fff]{2,}/);
+      const width = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+      expect(width[0], `${label} at ${viewportWidth} px`).toBeLessThanOrEqual(width[1] as number);
+      await page.screenshot({ path: path.join(SHOTS, `zh-CN-${size}-${label}.png`), fullPage: true });
+    });
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 

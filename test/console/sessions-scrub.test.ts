@@ -91,13 +91,16 @@ describe("login link and sessions", () => {
       child: () => logger,
     } as unknown as Parameters<typeof launchConsole>[0]["logger"];
     const config = loadConfig(path.join(home, "config.yaml"));
-    const server = await launchConsole({
-      home,
-      config,
-      logger,
-      port: 0,
-      announce: (line) => announced.push(line),
-    });
+    const launch = (announce: (line: string) => void, printLink?: boolean) =>
+      launchConsole({
+        home,
+        config,
+        logger,
+        port: 0,
+        announce,
+        ...(printLink === false ? { printLink } : {}),
+      });
+    const server = await launch((line) => announced.push(line));
     try {
       expect(announced.join("\n")).toMatch(/\/login\?token=/);
       expect(logged.join("\n")).toContain(server.url);
@@ -106,14 +109,7 @@ describe("login link and sessions", () => {
       await server.close();
     }
     const quiet: string[] = [];
-    const service = await launchConsole({
-      home,
-      config,
-      logger,
-      port: 0,
-      announce: (line) => quiet.push(line),
-      printLink: false,
-    });
+    const service = await launch((line) => quiet.push(line), false);
     try {
       expect(quiet.join("\n")).not.toContain("token=");
       expect(quiet.join("\n")).toContain("skillgate console --link");
@@ -128,20 +124,27 @@ describe("login link and sessions", () => {
       headers: { cookie, "x-csrf-token": csrf, origin: server.url, "content-type": "application/json" },
       body: "{}",
     });
+  /** A console on the shared home with a read-only and an admin session logged in. */
+  const startWithLogins = async () => {
+    const server = await startTestConsole(home);
+    return { server, reader: await login(server, "read-only"), admin: await login(server, "admin") };
+  };
+  /** Closes `server` and starts a new console on the same home, as a restart does. */
+  const restarted = async (server: ConsoleServer) => {
+    await server.close();
+    return startTestConsole(home);
+  };
   const status = async (server: ConsoleServer, cookie: string) =>
     (await fetch(`${server.url}/library`, { headers: { cookie } })).status;
 
   it("logout ends this session only, for any login, and it stays ended after a restart", async () => {
-    let server = await startTestConsole(home);
-    const reader = await login(server, "read-only");
-    const admin = await login(server, "admin");
+    let { server, reader, admin } = await startWithLogins();
     const out = await post(server, "/api/logout", reader, await csrfOf(server, reader));
     expect(out.status).toBe(200);
     expect(out.headers.get("set-cookie")).toMatch(/skillgate_console=;/);
     expect(await status(server, reader)).toBe(401);
     expect(await status(server, admin)).toBe(200);
-    await server.close();
-    server = await startTestConsole(home);
+    server = await restarted(server);
     try {
       expect(await status(server, reader)).toBe(401);
       expect(await status(server, admin)).toBe(200);
@@ -151,9 +154,7 @@ describe("login link and sessions", () => {
   });
 
   it("end all sessions is for admins, ends every session, and holds across a restart; new logins work", async () => {
-    let server = await startTestConsole(home);
-    const reader = await login(server, "read-only");
-    const admin = await login(server, "admin");
+    let { server, reader, admin } = await startWithLogins();
     const refused = await post(server, "/api/sessions/end-all", reader, await csrfOf(server, reader));
     expect(refused.status).toBe(403);
     expect(await status(server, admin)).toBe(200);
@@ -165,8 +166,7 @@ describe("login link and sessions", () => {
     );
     expect(await status(server, admin)).toBe(401);
     expect(await status(server, reader)).toBe(401);
-    await server.close();
-    server = await startTestConsole(home);
+    server = await restarted(server);
     try {
       expect(await status(server, admin)).toBe(401);
       await new Promise((resolve) => setTimeout(resolve, 5));

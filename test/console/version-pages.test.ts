@@ -6,11 +6,9 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../../src/config/config.js";
 import { listEntries } from "../../src/curator/ledger.js";
-import { createManageSession, recordView, skillManage } from "../../src/curator/manage.js";
 import type { ConsoleServer } from "../../src/gateway/console/server.js";
-import { openLibrary } from "../../src/skills/library.js";
+import { foregroundPatcher } from "../curator/helpers.js";
 import { login, makeConsoleHome, startTestConsole } from "./helpers.js";
 
 describe("console version history of a skill", () => {
@@ -28,16 +26,7 @@ describe("console version history of a skill", () => {
       path.join(dir, "SKILL.md"),
       "---\nname: cloud-deploy\ndescription: Deploy to the cloud\nversion: 1.0.0\n---\n\nBack up first.\n",
     );
-    const config = loadConfig(path.join(home, "config.yaml"));
-    const ctx = {
-      home,
-      config,
-      library: openLibrary(home, config),
-      session: createManageSession({ origin: "foreground" }),
-    };
-    recordView(ctx.session, "cloud-deploy");
-    const patch = (old_string: string, new_string: string) =>
-      skillManage(ctx, { action: "patch", name: "cloud-deploy", old_string, new_string });
+    const patch = foregroundPatcher(home, "cloud-deploy");
     expect(await patch("version: 1.0.0", "version: 1.1.0")).toMatchObject({ success: true });
     expect(
       await patch(

@@ -45,13 +45,18 @@ function lineDiff(before: string, after: string): { added: string[]; removed: st
   return { added, removed };
 }
 
+/** The hand-written config with arxiv added to `skills.platform_disabled.<platform>`. */
+function arxivDisabledOn(platform: string): string {
+  return edited(HAND_WRITTEN, {
+    kind: "add-to-list",
+    path: ["skills", "platform_disabled", platform],
+    value: "arxiv",
+  });
+}
+
 describe("planConfigEdit keeps every other byte", () => {
   it("appends to a block list as one line at the list's indent", () => {
-    const out = edited(HAND_WRITTEN, {
-      kind: "add-to-list",
-      path: ["skills", "platform_disabled", "telegram"],
-      value: "arxiv",
-    });
+    const out = arxivDisabledOn("telegram");
     expect(lineDiff(HAND_WRITTEN, out)).toEqual({ added: ["    - arxiv"], removed: [] });
     expect(out.indexOf("    - arxiv")).toBeGreaterThan(out.indexOf("- 'other'"));
     expect(YAML.parse(out).skills.platform_disabled.telegram).toEqual(["noisy", "other", "arxiv"]);
@@ -81,11 +86,7 @@ describe("planConfigEdit keeps every other byte", () => {
   });
 
   it("inserts missing keys at the end of the nearest block mapping, nested", () => {
-    const out = edited(HAND_WRITTEN, {
-      kind: "add-to-list",
-      path: ["skills", "platform_disabled", "discord"],
-      value: "arxiv",
-    });
+    const out = arxivDisabledOn("discord");
     expect(lineDiff(HAND_WRITTEN, out)).toEqual({ added: ["    discord: [arxiv]"], removed: [] });
     const setting = edited(HAND_WRITTEN, {
       kind: "set",

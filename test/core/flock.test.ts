@@ -13,6 +13,7 @@ import { atomicTempWriter, HOST_TAG } from "../../src/core/temp-files.js";
 import { acquireRunLock, runLockFile } from "../../src/curator/lock.js";
 import { recoverHome } from "../../src/curator/recovery.js";
 import { configWith, makeHome, removeHome } from "../safety/helpers.js";
+import { mostInsideAtOnce } from "../support/until.js";
 
 let dir: string;
 const children: ChildProcess[] = [];
@@ -182,19 +183,7 @@ describe("flock locks", () => {
 
   it("serialises concurrent critical sections", async () => {
     const file = path.join(dir, "lock");
-    let inside = 0;
-    let maxInside = 0;
-    await Promise.all(
-      Array.from({ length: 20 }, () =>
-        withLock(file, async () => {
-          inside += 1;
-          maxInside = Math.max(maxInside, inside);
-          await new Promise((resolve) => setTimeout(resolve, 2));
-          inside -= 1;
-        }),
-      ),
-    );
-    expect(maxInside).toBe(1);
+    expect(await mostInsideAtOnce(20, (section) => withLock(file, section))).toBe(1);
   });
 });
 

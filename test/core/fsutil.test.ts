@@ -11,6 +11,7 @@ import {
   withLock,
 } from "../../src/core/fsutil.js";
 import { freshDirEachTest } from "../support/fresh-dir.js";
+import { mostInsideAtOnce } from "../support/until.js";
 
 describe("file helpers", () => {
   let dir: string;
@@ -78,19 +79,7 @@ describe("file helpers", () => {
 
   it("serialises concurrent critical sections", async () => {
     const file = path.join(dir, "lock");
-    let inside = 0;
-    let maxInside = 0;
-    await Promise.all(
-      Array.from({ length: 20 }, () =>
-        withLock(file, async () => {
-          inside += 1;
-          maxInside = Math.max(maxInside, inside);
-          await new Promise((resolve) => setTimeout(resolve, 2));
-          inside -= 1;
-        }),
-      ),
-    );
-    expect(maxInside).toBe(1);
+    expect(await mostInsideAtOnce(20, (section) => withLock(file, section))).toBe(1);
   });
 });
 

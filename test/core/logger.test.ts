@@ -52,14 +52,19 @@ describe("logger keeps secrets out of nested errors", () => {
 });
 
 describe("readable log lines for a terminal", () => {
-  it("gives the level, the message with its fix and the error's text on one line, no stack or JSON", () => {
+  /** A human-format logger whose lines are collected in `lines`. */
+  function humanLogger(options: { level: "info" | "debug"; secrets?: string[] }) {
     const lines: string[] = [];
     const logger = createLogger({
       destination: { write: (line: string) => lines.push(line) },
       format: "human",
-      level: "info",
-      secrets: ["hunter2-secret"],
+      ...options,
     });
+    return { lines, logger };
+  }
+
+  it("gives the level, the message with its fix and the error's text on one line, no stack or JSON", () => {
+    const { lines, logger } = humanLogger({ level: "info", secrets: ["hunter2-secret"] });
     const clash = Object.assign(new Error("listen EADDRINUSE: address already in use 127.0.0.1:8788"), {
       code: "EADDRINUSE",
     });
@@ -80,12 +85,7 @@ describe("readable log lines for a terminal", () => {
   });
 
   it("shows the stack only when logging at debug", () => {
-    const lines: string[] = [];
-    const logger = createLogger({
-      destination: { write: (line: string) => lines.push(line) },
-      format: "human",
-      level: "debug",
-    });
+    const { lines, logger } = humanLogger({ level: "debug" });
     logger.error({ err: new Error("boom") }, "gateway: command failed unexpectedly");
     expect(lines[0]).toMatch(/ERROR gateway: command failed unexpectedly — boom\n {4}at /);
   });

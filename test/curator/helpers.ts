@@ -2,8 +2,15 @@
 import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { parseConfig, type SkillgateConfig } from "../../src/config/config.js";
+import { loadConfig, parseConfig, type SkillgateConfig } from "../../src/config/config.js";
 import { isoTimestamp } from "../../src/core/fsutil.js";
+import {
+  createManageSession,
+  type ManageContext,
+  recordView,
+  skillManage,
+} from "../../src/curator/manage.js";
+import { openLibrary } from "../../src/skills/library.js";
 import { UsageStore } from "../../src/skills/usage.js";
 import { emptyRecord, type UsageRecord } from "../../src/skills/usage-record.js";
 import { madeForEachTest, makeTempHome, removeTempHome } from "../support/fresh-dir.js";
@@ -94,4 +101,25 @@ export async function skillsTreeHash(home: string): Promise<string> {
   };
   await walk(path.join(home, "skills"), "");
   return hash.digest("hex");
+}
+
+/**
+ * A foreground `skill_manage` session over `home` (its config.yaml as written) that has viewed skill
+ * `name`: returns a patch of that skill's text, as the agent would send it.
+ */
+export function foregroundPatcher(home: string, name: string) {
+  const config = loadConfig(path.join(home, "config.yaml"));
+  const ctx = {
+    home,
+    config,
+    library: openLibrary(home, config),
+    session: createManageSession({ origin: "foreground" }),
+  };
+  return (old_string: string, new_string: string) => patchAfterView(ctx, name, old_string, new_string);
+}
+
+/** `ctx`'s session views skill `name` (as `skill_manage` requires), then patches its text. */
+export function patchAfterView(ctx: ManageContext, name: string, old_string: string, new_string: string) {
+  recordView(ctx.session, name);
+  return skillManage(ctx, { action: "patch", name, old_string, new_string });
 }

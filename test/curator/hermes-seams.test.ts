@@ -96,6 +96,22 @@ describe(".archive_origins.json applies only to the package it was recorded for"
 });
 
 describe("per-entry rollback across paths to the same home", () => {
+  /**
+   * Archives skill `deployer` (with `files`) while the home is mounted at `/…/data`, as in a container, then
+   * moves it back: the host sees the same files at another path and the container's path no longer exists
+   * here. Returns the container's path.
+   */
+  async function archivedInContainer(files: Record<string, string> = {}): Promise<string> {
+    const mounts = await fs.mkdtemp(path.join(os.tmpdir(), "skillgate-mounts-"));
+    cleanup.push(mounts);
+    const container = path.join(mounts, "data");
+    await fs.rename(home, container);
+    await writeSkill(container, "devops/deployer", files);
+    await archiveSkill("deployer", opts(container));
+    await fs.rename(container, home);
+    return container;
+  }
+
   it("an entry written through a symlink to the home rolls back through the real path (and the other way)", async () => {
     const links = await fs.mkdtemp(path.join(os.tmpdir(), "skillgate-links-"));
     cleanup.push(links);
@@ -117,14 +133,7 @@ describe("per-entry rollback across paths to the same home", () => {
   });
 
   it("an entry written under another mount path (/data in a container) maps when its blobs and files match", async () => {
-    const mounts = await fs.mkdtemp(path.join(os.tmpdir(), "skillgate-mounts-"));
-    cleanup.push(mounts);
-    const container = path.join(mounts, "data");
-    await fs.rename(home, container);
-    await writeSkill(container, "devops/deployer", { "references/a.md": "A" });
-    await archiveSkill("deployer", opts(container));
-    // The host sees the same files at another path; the container's path no longer exists here.
-    await fs.rename(container, home);
+    const container = await archivedInContainer({ "references/a.md": "A" });
     const entry = (await readEntries(home)).find((item) => item.action === "archive");
     expect(entry?.before[0]?.path.startsWith(container)).toBe(true);
     await rollbackEntry({ home, config: configWith(), entryId: entry?.id as string });
@@ -132,13 +141,7 @@ describe("per-entry rollback across paths to the same home", () => {
   });
 
   it("an entry from another path whose files here differ is refused, and nothing changes", async () => {
-    const mounts = await fs.mkdtemp(path.join(os.tmpdir(), "skillgate-mounts-"));
-    cleanup.push(mounts);
-    const container = path.join(mounts, "data");
-    await fs.rename(home, container);
-    await writeSkill(container, "devops/deployer");
-    await archiveSkill("deployer", opts(container));
-    await fs.rename(container, home);
+    await archivedInContainer();
     await fs.writeFile(
       path.join(skills(), ".archive/deployer/SKILL.md"),
       "---\nname: deployer\n---\nedited here\n",

@@ -7,11 +7,9 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../../src/config/config.js";
 import { listEntries } from "../../src/curator/ledger.js";
-import { createManageSession, recordView, skillManage } from "../../src/curator/manage.js";
-import { openLibrary } from "../../src/skills/library.js";
 import { runCli } from "../support/cli-in-process.js";
+import { foregroundPatcher } from "./helpers.js";
 
 const base = { NO_COLOR: "1", SKILLGATE_LOG_LEVEL: "silent", PATH: process.env.PATH, TZ: "UTC" };
 const ENGLISH = { ...base, LANG: "en_US.UTF-8" };
@@ -34,16 +32,7 @@ beforeAll(async () => {
     );
   }
   await fs.writeFile(path.join(home, "config.yaml"), "skills:\n  ledger: true\n");
-  const config = loadConfig(path.join(home, "config.yaml"));
-  const ctx = {
-    home,
-    config,
-    library: openLibrary(home, config),
-    session: createManageSession({ origin: "foreground" }),
-  };
-  recordView(ctx.session, "cloud-deploy");
-  const patch = (old_string: string, new_string: string) =>
-    skillManage(ctx, { action: "patch", name: "cloud-deploy", old_string, new_string });
+  const patch = foregroundPatcher(home, "cloud-deploy");
   expect(await patch("version: 1.0.0", "version: 1.1.0")).toMatchObject({ success: true });
   // A change of the text that leaves the version field as it was.
   expect(await patch("Back up first.", "Back up first, always.")).toMatchObject({ success: true });

@@ -7,15 +7,14 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createDiscordAdapter, type DiscordAdapter } from "../../adapters/discord/index.js";
-import { parseConfig } from "../../src/config/config.js";
-import { admitSender } from "../../src/core/access.js";
+import type { DiscordAdapter } from "../../adapters/discord/index.js";
 import { AdapterError } from "../../src/core/errors.js";
-import { createLogger } from "../../src/core/logger.js";
 import type { InboundMessage } from "../../src/core/message.js";
 import { reply, textReply } from "../../src/core/reply.js";
 import { DiscordEmulator, type EmulatorUser } from "../emulators/discord.js";
-import { sampleCatalog } from "./catalog.js";
+import { bareDiscordAdapter } from "../support/harness/discord.js";
+import { arrived } from "../support/until.js";
+import { autocompletePdf, sampleCatalog, suggestTestSkills } from "./catalog.js";
 
 const GUILD = "910000000000000001";
 const CHANNEL = "920000000000000001";
@@ -42,49 +41,17 @@ async function boot(
   }
   const home = options.home ?? (await fs.mkdtemp(path.join(os.tmpdir(), "skillgate-discord-")));
   cleanups.push(() => fs.rm(home, { recursive: true, force: true }));
-  const config = parseConfig({
-    gateway: {
-      admins: [`discord:${alice.id}`],
-      discord: {
-        enabled: true,
-        api: emulator.apiBase,
-        ...(options.guildId ? { guild_id: options.guildId } : {}),
-      },
-    },
-  });
-  const token = options.token ?? emulator.token;
-  const adapter = createDiscordAdapter({
-    config,
+  const { adapter, inbox } = await bareDiscordAdapter({
     home,
-    secret: (name) => (name === "DISCORD_BOT_TOKEN" ? token : undefined),
-    logger: createLogger({ level: "silent" }),
+    admin: alice,
+    section: { api: emulator.apiBase, ...(options.guildId ? { guild_id: options.guildId } : {}) },
+    secrets: { DISCORD_BOT_TOKEN: options.token ?? emulator.token },
+    hooks: { suggestSkills: suggestTestSkills },
+    start: options.start,
   });
-  const inbox: InboundMessage[] = [];
-  if (options.start !== false) {
-    await adapter.start(
-      async (message) => {
-        inbox.push(message);
-      },
-      {
-        admit: (message) => admitSender(config, message),
-        suggestSkills: async (_sender, prefix) =>
-          ["pdf-tools", "pdf-forms", "arxiv"].filter((name) => name.startsWith(prefix)),
-      },
-    );
-    cleanups.push(() => adapter.stop());
-  }
+  if (options.start !== false) cleanups.push(() => adapter.stop());
   harness = { emulator, adapter, inbox, home };
   return harness;
-}
-
-async function until<T>(probe: () => T | undefined, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }
 
 beforeEach(() => {
@@ -165,7 +132,7 @@ describe("discord adapter against the emulator", () => {
       subcommand: "pin",
       options: { skill: "pdf-tools" },
     });
-    const message = await until(() => inbox.find((candidate) => candidate.eventId === sent.id));
+    const message = await arrived(inbox, sent.id);
     expect(message.command).toEqual({
       name: "curator",
       args: ["pin", "pdf-tools"],
@@ -194,7 +161,7 @@ describe("discord adapter against the emulator", () => {
   it("takes a DM text command and replies in the DM channel", async () => {
     const { adapter, emulator, inbox } = await boot();
     const id = emulator.userMessage({ user: alice, channelId: DM_CHANNEL, content: "/curator status" });
-    const message = await until(() => inbox.find((candidate) => candidate.eventId === id));
+    const message = await arrived(inbox, id);
     expect(message.chat).toEqual({ kind: "dm", id: DM_CHANNEL });
     await adapter.send({ chatId: message.chat.id }, textReply("curator: enabled"), message);
     const posted = await emulator.waitForMessage((candidate) => candidate.channelId === DM_CHANNEL);
@@ -217,7 +184,7 @@ describe("discord adapter against the emulator", () => {
       channelId: CHANNEL,
       content: `<@${emulator.bot.id}> /curator status`,
     });
-    await until(() => inbox.find((candidate) => candidate.eventId === mentioned));
+    await arrived(inbox, mentioned);
     expect(inbox.map((candidate) => candidate.eventId)).toEqual([mentioned]);
     expect(inbox[0]?.command?.args).toEqual(["status"]);
   });
@@ -225,7 +192,7 @@ describe("discord adapter against the emulator", () => {
   it("drops a replayed event id", async () => {
     const { emulator, inbox } = await boot();
     const id = emulator.userMessage({ user: alice, channelId: DM_CHANNEL, content: "/help" });
-    await until(() => inbox.find((candidate) => candidate.eventId === id));
+    await arrived(inbox, id);
     emulator.dispatch("MESSAGE_CREATE", {
       id,
       channel_id: DM_CHANNEL,
@@ -236,7 +203,7 @@ describe("discord adapter against the emulator", () => {
       mentions: [],
     });
     const next = emulator.userMessage({ user: alice, channelId: DM_CHANNEL, content: "/whoami" });
-    await until(() => inbox.find((candidate) => candidate.eventId === next));
+    await arrived(inbox, next);
     expect(inbox.filter((candidate) => candidate.eventId === id)).toHaveLength(1);
   });
 
@@ -261,14 +228,7 @@ describe("discord adapter against the emulator", () => {
 
   it("answers /skill autocomplete through the gateway hook", async () => {
     const { emulator } = await boot();
-    const choices = await emulator.autocomplete({
-      user: alice,
-      guildId: GUILD,
-      channelId: CHANNEL,
-      name: "skill",
-      options: { name: "pdf" },
-      focused: "name",
-    });
+    const choices = await autocompletePdf(emulator, alice, { guildId: GUILD, channelId: CHANNEL });
     expect(choices).toEqual([
       { name: "pdf-tools", value: "pdf-tools" },
       { name: "pdf-forms", value: "pdf-forms" },

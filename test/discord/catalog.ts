@@ -1,5 +1,6 @@
 /** A catalog shaped like the registry's, for the Discord unit tests (positional marks included). */
 import type { CommandCatalogEntry } from "../../src/core/message.js";
+import type { DiscordEmulator, EmulatorUser } from "../emulators/discord.js";
 
 type Option = {
   name: string;
@@ -69,3 +70,17 @@ export const sampleCatalog: CommandCatalogEntry[] = [
   { name: "pdf-tools", description: "PDF tools", isSkill: true },
   { name: "arxiv", description: "Search arXiv", isSkill: true },
 ];
+
+/** The gateway's skill suggestions as the adapter tests fake them: the test skills starting with `prefix`. */
+export async function suggestTestSkills(_sender: string, prefix: string): Promise<string[]> {
+  return ["pdf-tools", "pdf-forms", "arxiv"].filter((name) => name.startsWith(prefix));
+}
+
+/** `user` types "pdf" into `/skill`'s name in a guild channel; resolves with the choices Discord shows. */
+export function autocompletePdf(
+  emulator: DiscordEmulator,
+  user: EmulatorUser,
+  where: { guildId: string; channelId: string },
+) {
+  return emulator.autocomplete({ user, ...where, name: "skill", options: { name: "pdf" }, focused: "name" });
+}

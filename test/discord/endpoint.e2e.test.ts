@@ -11,18 +11,20 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { diagnoseDiscord } from "../../adapters/discord/doctor.js";
-import { createDiscordAdapter, type DiscordAdapter } from "../../adapters/discord/index.js";
+import type { DiscordAdapter } from "../../adapters/discord/index.js";
 import { publicKeyFromHex, verifyInteraction } from "../../adapters/discord/signature.js";
 import { parseConfig } from "../../src/config/config.js";
-import { admitSender } from "../../src/core/access.js";
 import { createLogger } from "../../src/core/logger.js";
 import type { AdapterHooks, InboundMessage, InboundSink } from "../../src/core/message.js";
 import { type Reply, textReply } from "../../src/core/reply.js";
 import { connectRedis, type RedisClient } from "../../src/gateway/coordination/redis.js";
 import { RedisAdapterState } from "../../src/gateway/coordination/redis-state.js";
 import { DiscordEmulator, type EmulatedInteraction, type EmulatorUser } from "../emulators/discord.js";
+import { bareDiscordAdapter } from "../support/harness/discord.js";
 import { startRedis, type TestRedis } from "../support/redis.js";
-import { sampleCatalog } from "./catalog.js";
+import { slowRequest } from "../support/slow-request.js";
+import { arrived } from "../support/until.js";
+import { autocompletePdf, sampleCatalog, suggestTestSkills } from "./catalog.js";
 
 const GUILD = "910000000000000001";
 const CHANNEL = "920000000000000001";
@@ -71,54 +73,24 @@ async function start(
 ): Promise<Started> {
   const home = await fs.mkdtemp(path.join(os.tmpdir(), "skillgate-discord-endpoint-"));
   cleanups.push(() => fs.rm(home, { recursive: true, force: true }));
-  const config = parseConfig({
-    gateway: {
-      admins: [`discord:${alice.id}`],
-      discord: {
-        enabled: true,
-        api: discord.apiBaseFor(options.client ?? "default"),
-        ...(options.endpoint === false
-          ? {}
-          : { interactions: { port: options.port ?? 0, path: "/discord/interactions" } }),
-      },
-    },
-  });
-  const adapter = createDiscordAdapter({
-    config,
+  const { adapter, inbox } = await bareDiscordAdapter({
     home,
-    secret: (name) =>
-      name === "DISCORD_BOT_TOKEN"
-        ? discord.token
-        : name === "DISCORD_PUBLIC_KEY"
-          ? (options.publicKey ?? discord.publicKeyHex)
-          : undefined,
-    logger: createLogger({ level: "silent" }),
-  });
-  const inbox: InboundMessage[] = [];
-  await adapter.start(
-    options.sink ??
-      (async (message) => {
-        inbox.push(message);
-      }),
-    {
-      admit: (message) => admitSender(config, message),
-      suggestSkills: async (_sender, prefix) =>
-        ["pdf-tools", "pdf-forms", "arxiv"].filter((name) => name.startsWith(prefix)),
-      ...options.hooks,
+    admin: alice,
+    section: {
+      api: discord.apiBaseFor(options.client ?? "default"),
+      ...(options.endpoint === false
+        ? {}
+        : { interactions: { port: options.port ?? 0, path: "/discord/interactions" } }),
     },
-  );
+    secrets: {
+      DISCORD_BOT_TOKEN: discord.token,
+      DISCORD_PUBLIC_KEY: options.publicKey ?? discord.publicKeyHex,
+    },
+    sink: options.sink,
+    hooks: { suggestSkills: suggestTestSkills, ...options.hooks },
+  });
   cleanups.push(() => adapter.stop());
   return { adapter, inbox, url: `http://127.0.0.1:${adapter.interactionsPort}/discord/interactions` };
-}
-
-async function until<T>(probe: () => T | undefined, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 function pin(discord: DiscordEmulator, user: EmulatorUser = alice): EmulatedInteraction {
@@ -208,21 +180,8 @@ describe("discord interactions endpoint", () => {
   it("refuses from the headers alone, before a body that never ends is read", async () => {
     const discord = await emulator();
     const { url } = await start(discord);
-    const target = new URL(url);
-    const status = (headers: Record<string, string>) =>
-      new Promise<number>((resolve, reject) => {
-        const req = http.request(
-          { host: target.hostname, port: target.port, path: target.pathname, method: "POST", headers },
-          (res) => {
-            res.resume();
-            resolve(res.statusCode ?? 0);
-            req.destroy();
-          },
-        );
-        req.on("error", reject);
-        // Headers and a first chunk; the rest never comes.
-        req.write("{");
-      });
+    // Headers and a first chunk; the rest never comes.
+    const status = (headers: Record<string, string>) => slowRequest(url, headers);
     const stamp = String(Math.floor(Date.now() / 1000));
     const signature = "a".repeat(128);
     expect(await status({ "x-signature-ed25519": signature, "x-signature-timestamp": "1" })).toBe(401);
@@ -310,7 +269,7 @@ describe("discord interactions endpoint", () => {
     expect(types(sent)).toEqual([5]);
     // Not over the gateway, and not through the callback route: the HTTP response was the answer.
     expect(discord.calls.some((call) => call.path.startsWith("/interactions/"))).toBe(false);
-    const message = await until(() => inbox.find((candidate) => candidate.eventId === sent.id));
+    const message = await arrived(inbox, sent.id);
     expect(inbox).toHaveLength(1);
     expect(message.command).toEqual({
       name: "curator",
@@ -334,7 +293,7 @@ describe("discord interactions endpoint", () => {
     await press.delivered;
     expect(press.via).toBe("http");
     expect(types(press)).toEqual([6]);
-    const message = await until(() => inbox.find((candidate) => candidate.eventId === press.id));
+    const message = await arrived(inbox, press.id);
     expect(message.press).toEqual({ actionId: "act-confirm-1", messageId: shown.id });
     await adapter.send(
       { chatId: CHANNEL, editMessageId: shown.id },
@@ -377,14 +336,7 @@ describe("discord interactions endpoint", () => {
     const { adapter, inbox, url } = await start(discord);
     await adapter.syncCommands(sampleCatalog);
     await discord.setInteractionsEndpoint(url);
-    const choices = await discord.autocomplete({
-      user: alice,
-      guildId: GUILD,
-      channelId: CHANNEL,
-      name: "skill",
-      options: { name: "pdf" },
-      focused: "name",
-    });
+    const choices = await autocompletePdf(discord, alice, { guildId: GUILD, channelId: CHANNEL });
     expect(choices).toEqual([
       { name: "pdf-tools", value: "pdf-tools" },
       { name: "pdf-forms", value: "pdf-forms" },
@@ -518,7 +470,7 @@ describe("discord replicas sharing the ingress", () => {
     const sent = pin(discord);
     await sent.delivered;
     expect(types(sent)).toEqual([5]);
-    const command = await until(() => forwarded.find((message) => message.eventId === sent.id));
+    const command = await arrived(forwarded, sent.id);
     expect(command.command?.args).toEqual(["pin", "pdf-tools"]);
     await leader.adapter.send({ chatId: CHANNEL }, textReply("pinned 'pdf-tools'"), command);
     expect(discord.interactionMessages(sent.id)[0]?.content).toBe("pinned 'pdf-tools'");
@@ -532,7 +484,7 @@ describe("discord replicas sharing the ingress", () => {
     const press = discord.pressButton({ user: alice, messageId: shown.id, label: "Confirm" });
     await press.delivered;
     expect(types(press)).toEqual([6]);
-    const pressed = await until(() => forwarded.find((message) => message.eventId === press.id));
+    const pressed = await arrived(forwarded, press.id);
     const acknowledged = await leader.adapter.acknowledge(
       { chatId: CHANNEL, editMessageId: shown.id },
       textReply("running…"),
@@ -629,7 +581,7 @@ describe("discord replicas sharing the ingress", () => {
         options: { reason: "before upgrade" },
       });
       await sent.delivered;
-      const message = await until(() => forwarded.find((candidate) => candidate.eventId === sent.id));
+      const message = await arrived(forwarded, sent.id);
       // Without the leader's layout the string option would be read as two positional words.
       expect(message.command?.args).toEqual(["backup", "--reason", "before upgrade"]);
     });

@@ -66,12 +66,21 @@ function of(checks: Check[], area: string, status?: Check["status"]): Check[] {
   return checks.filter((check) => check.area === area && (status === undefined || check.status === status));
 }
 
-async function telegram(): Promise<TelegramEmulator> {
-  const emulator = new TelegramEmulator();
+/** What the checks of `area` (with `status`, when given) say. */
+function summaries(checks: Check[], area: string, status?: Check["status"]): string[] {
+  return of(checks, area, status).map((check) => check.summary);
+}
+
+/** `emulator` listening on loopback until the test ends. */
+async function listening<E extends { listen(): Promise<unknown>; close(): Promise<unknown> }>(
+  emulator: E,
+): Promise<E> {
   await emulator.listen();
   cleanups.push(() => emulator.close());
   return emulator;
 }
+
+const telegram = () => listening(new TelegramEmulator());
 
 describe("doctor: home and config", () => {
   it("fails a missing home and names the ways to get one", async () => {
@@ -88,16 +97,8 @@ describe("doctor: home and config", () => {
     const empty = await home({ gateway: { health: { enabled: false } } }, false);
     const checks = await runDoctor({ home: empty, secret: () => undefined });
     expect(of(checks, "home", "warn")[0]?.fix).toMatch(/serve --demo/);
-    expect(
-      of(checks, "config", "warn")
-        .map((check) => check.summary)
-        .join(" "),
-    ).toMatch(/gateway\.admins is empty/);
-    expect(
-      of(checks, "config", "warn")
-        .map((check) => check.summary)
-        .join(" "),
-    ).toMatch(/No chat platform/);
+    expect(summaries(checks, "config", "warn").join(" ")).toMatch(/gateway\.admins is empty/);
+    expect(summaries(checks, "config", "warn").join(" ")).toMatch(/No chat platform/);
     expect(checks.some((check) => check.status === "fail")).toBe(false);
 
     const bad = await home({ gateway: { home_channel: "nowhere" } });
@@ -120,7 +121,7 @@ describe("doctor: home and config", () => {
       },
     });
     const checks = await runDoctor({ home: dir, secret: () => undefined });
-    const found = of(checks, "config", "warn").map((check) => check.summary);
+    const found = summaries(checks, "config", "warn");
     expect(found).toContain(
       "config.yaml: `curator.stale_after_dayz` is not a setting skillgate knows; did you mean `curator.stale_after_days`? (config.yaml line 9, column 3)",
     );
@@ -146,13 +147,13 @@ describe("doctor: home and config", () => {
       gateway: { health: { port: 99999 }, home_channel: "nowhere", admins: ["telegram:1"] },
     });
     const checks = await runDoctor({ home: dir, secret: () => undefined });
-    const failures = of(checks, "config", "fail").map((check) => check.summary);
+    const failures = summaries(checks, "config", "fail");
     expect(failures).toHaveLength(4);
     expect(failures.join("\n")).toMatch(/curator\.enabled/);
     expect(failures.join("\n")).toMatch(/curator\.backup\.keep/);
     expect(failures.join("\n")).toMatch(/gateway\.health\.port/);
     expect(failures.join("\n")).toMatch(/gateway\.home_channel/);
-    expect(of(checks, "home", "ok").map((check) => check.summary)).toContain("1 skill(s) in the library.");
+    expect(summaries(checks, "home", "ok")).toContain("1 skill(s) in the library.");
   });
 });
 
@@ -162,16 +163,8 @@ describe("doctor: telegram", () => {
     const dir = await home(gatewayConfig({ telegram: { enabled: true, api_root: emulator.apiRoot } }));
     const checks = await runDoctor({ home: dir, secret: secrets({ TELEGRAM_BOT_TOKEN: emulator.token }) });
     expect(of(checks, "telegram", "fail")).toEqual([]);
-    expect(
-      of(checks, "telegram", "ok")
-        .map((check) => check.summary)
-        .join("\n"),
-    ).toMatch(/@SkillgateBot/);
-    expect(
-      of(checks, "telegram")
-        .map((check) => check.summary)
-        .join("\n"),
-    ).toMatch(/Privacy mode is on/);
+    expect(summaries(checks, "telegram", "ok").join("\n")).toMatch(/@SkillgateBot/);
+    expect(summaries(checks, "telegram").join("\n")).toMatch(/Privacy mode is on/);
   });
 
   it("fails a token Telegram refuses", async () => {
@@ -238,12 +231,7 @@ describe("doctor: telegram", () => {
 });
 
 describe("doctor: discord", () => {
-  async function discord(): Promise<DiscordEmulator> {
-    const emulator = new DiscordEmulator();
-    await emulator.listen();
-    cleanups.push(() => emulator.close());
-    return emulator;
-  }
+  const discord = () => listening(new DiscordEmulator());
 
   it("is healthy, and says when no commands are registered yet", async () => {
     const emulator = await discord();
@@ -276,12 +264,7 @@ describe("doctor: discord", () => {
 });
 
 describe("doctor: feishu", () => {
-  async function lark(): Promise<LarkEmulator> {
-    const emulator = new LarkEmulator();
-    await emulator.listen();
-    cleanups.push(() => emulator.close());
-    return emulator;
-  }
+  const lark = () => listening(new LarkEmulator());
 
   it("is healthy over the long connection", async () => {
     const emulator = await lark();
@@ -291,16 +274,8 @@ describe("doctor: feishu", () => {
       secret: secrets({ FEISHU_APP_ID: emulator.appId, FEISHU_APP_SECRET: emulator.appSecret }),
     });
     expect(of(checks, "feishu", "fail")).toEqual([]);
-    expect(
-      of(checks, "feishu")
-        .map((check) => check.summary)
-        .join("\n"),
-    ).toMatch(/open_id ou_bot_0001/);
-    expect(
-      of(checks, "feishu")
-        .map((check) => check.summary)
-        .join("\n"),
-    ).toMatch(/Long connection endpoint available/);
+    expect(summaries(checks, "feishu").join("\n")).toMatch(/open_id ou_bot_0001/);
+    expect(summaries(checks, "feishu").join("\n")).toMatch(/Long connection endpoint available/);
   });
 
   it("names exactly the credential that is missing", async () => {

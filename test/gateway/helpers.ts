@@ -26,6 +26,15 @@ export function freshHomeEachTest(use: (home: string) => void): void {
   madeForEachTest(makeHome, removeHome, use);
 }
 
+/** A fresh temp home for each test of the enclosing `describe` (or file); call the result for the current one. */
+export function homeEachTest(): () => string {
+  let home = "";
+  freshHomeEachTest((made) => {
+    home = made;
+  });
+  return () => home;
+}
+
 /** A skill to write. */
 export interface SkillFixture {
   name: string;
@@ -115,6 +124,11 @@ export interface StartOptions {
   registry?: readonly CommandSpec[];
   consolidator?: Consolidator;
   stores?: CoordinationStores;
+}
+
+/** Writes the default gateway config (`gatewayDoc()`) into `home` and starts a gateway there over a mock adapter. */
+export async function startDefaultGateway(home: string): Promise<{ gateway: Gateway; mock: MockAdapter }> {
+  return startGateway({ home, config: await writeConfig(home, { gateway: gatewayDoc() }) });
 }
 
 /** Starts a gateway over a mock adapter (or the given adapters); `settle` of mocks waits for the gateway. */

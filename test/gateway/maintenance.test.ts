@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { createMockAdapter } from "../../adapters/mock/index.js";
 import { registry } from "../../commands/index.js";
 import type { CommandSpec } from "../../commands/types.js";
-import { parseConfig } from "../../src/config/config.js";
+import { parseConfig, type SkillgateConfig } from "../../src/config/config.js";
 import { silentLogger } from "../../src/core/logger.js";
 import { textReply } from "../../src/core/reply.js";
 import { createManageSession, recordView, skillManage } from "../../src/curator/manage.js";
@@ -53,6 +53,18 @@ async function dueHome(now: number, extra: Record<string, unknown> = {}) {
 
 function homePosts(mock: ReturnType<typeof createMockAdapter>) {
   return mock.sent.filter((sent) => sent.target.chatId === "home-chat" && !sent.inReplyTo);
+}
+
+/**
+ * Starts a gateway with `consolidator` on a clock at T0, lets three idle hours pass, runs a maintenance tick
+ * (which must run and post) and returns the text of the first post to the home chat.
+ */
+async function postedAfterIdle(config: SkillgateConfig, consolidator: Consolidator) {
+  const clock = new Clock(T0);
+  const { gateway, mock } = await startGateway({ home, config, now: clock.now, consolidator });
+  clock.advance(3 * HOUR);
+  expect(await gateway.runMaintenanceTick()).toMatchObject({ ran: true, posted: true });
+  return { gateway, text: homePosts(mock)[0]?.text ?? "" };
 }
 
 describe("maintenance tick", () => {
@@ -130,11 +142,7 @@ describe("maintenance tick", () => {
       };
       return outcome;
     };
-    const clock = new Clock(T0);
-    const { gateway, mock } = await startGateway({ home, config, now: clock.now, consolidator: fake });
-    clock.advance(3 * HOUR);
-    expect(await gateway.runMaintenanceTick()).toMatchObject({ ran: true, posted: true });
-    const text = homePosts(mock)[0]?.text ?? "";
+    const { gateway, text } = await postedAfterIdle(config, fake);
     expect(text).toContain("archived 2 skill(s):");
     expect(text).toContain("docx-extraction → document-tools");
     expect(text).toContain("old-notes — pruned (stale)");
@@ -174,11 +182,7 @@ describe("maintenance tick", () => {
         cronRewrites: null,
       };
     };
-    const clock = new Clock(T0);
-    const { gateway, mock } = await startGateway({ home, config, now: clock.now, consolidator: fake });
-    clock.advance(3 * HOUR);
-    expect(await gateway.runMaintenanceTick()).toMatchObject({ ran: true, posted: true });
-    const text = homePosts(mock)[0]?.text ?? "";
+    const { gateway, text } = await postedAfterIdle(config, fake);
     expect(text).toContain("Skills whose content changed:");
     expect(text).toContain("document-tools: version 1.0.0 → 1.1.0");
     expect(text).toMatch(/pdf-notes\s*$/m);

@@ -18,20 +18,16 @@ const prune: CommandSpec = {
   mutating: true,
   run,
 };
-const pin: CommandSpec = {
-  path: ["curator", "pin"],
-  summary: "pin",
-  args: [{ name: "skill", description: "the skill", required: true }],
+/** A mutating `/curator <name>` command taking `args`. */
+const curatorCommand = (name: string, args: CommandSpec["args"]): CommandSpec => ({
+  path: ["curator", name],
+  summary: name,
+  args,
   mutating: true,
   run,
-};
-const adopt: CommandSpec = {
-  path: ["curator", "adopt"],
-  summary: "adopt",
-  args: [{ name: "skill", description: "skills", variadic: true }],
-  mutating: true,
-  run,
-};
+});
+const pin = curatorCommand("pin", [{ name: "skill", description: "the skill", required: true }]);
+const adopt = curatorCommand("adopt", [{ name: "skill", description: "skills", variadic: true }]);
 const status: CommandSpec = { path: ["curator", "status"], summary: "status", mutating: false, run };
 const help: CommandSpec = {
   path: ["help"],

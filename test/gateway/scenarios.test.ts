@@ -3,6 +3,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { createMockAdapter } from "../../adapters/mock/index.js";
+import type { SkillgateConfig } from "../../src/config/config.js";
 import { textReply } from "../../src/core/reply.js";
 import type { ChatAgent } from "../../src/gateway/gateway.js";
 import {
@@ -32,6 +33,18 @@ beforeEach(async () => {
     frontmatter: { required_environment_variables: [{ name: "WEATHER_API_KEY", prompt: "key" }] },
   });
 });
+
+/** A gateway over a mock Telegram adapter whose clock starts at T0 and moves only when told. */
+async function startOnClock(config: SkillgateConfig) {
+  const clock = new Clock(T0);
+  const { gateway, mock } = await startGateway({
+    home,
+    config,
+    now: clock.now,
+    mock: { platform: "telegram" },
+  });
+  return { clock, gateway, mock };
+}
 
 const disabledDoc = { platform_disabled: { telegram: ["arxiv", "skill-b"] } };
 
@@ -177,13 +190,7 @@ describe("reference gateway scenarios", () => {
   it("32: fresh install — the first tick seeds last_run_at and posts nothing", async () => {
     const config = await writeConfig(home, { gateway: gatewayDoc({ home_channel: "telegram:home" }) });
     await writeUsage(home, T0, { "pdf-tools": 300 });
-    const clock = new Clock(T0);
-    const { gateway, mock } = await startGateway({
-      home,
-      config,
-      now: clock.now,
-      mock: { platform: "telegram" },
-    });
+    const { gateway, mock } = await startOnClock(config);
     expect(await gateway.runMaintenanceTick()).toMatchObject({ ran: false, posted: false });
     const state = JSON.parse(await fs.readFile(path.join(home, "skills", ".curator_state"), "utf8"));
     expect(state.last_run_at).toBeTruthy();
@@ -199,13 +206,7 @@ describe("reference gateway scenarios", () => {
       path.join(home, "skills", ".curator_state"),
       JSON.stringify({ last_run_at: new Date(T0 - 8 * DAY).toISOString(), paused: false }),
     );
-    const clock = new Clock(T0);
-    const { gateway, mock } = await startGateway({
-      home,
-      config,
-      now: clock.now,
-      mock: { platform: "telegram" },
-    });
+    const { clock, gateway, mock } = await startOnClock(config);
     // Idle time counts from the gateway's start: past min_idle_hours (2) now.
     clock.advance(3 * HOUR);
     expect(await gateway.runMaintenanceTick()).toMatchObject({ ran: true, posted: true });

@@ -39,6 +39,18 @@ async function patchOnce(skill: string, text: string): Promise<void> {
   });
 }
 
+/** Records that the user pinned skill `a`: one plain, valid ledger line. */
+async function pinEntry(): Promise<void> {
+  await appendEntry(home, config, {
+    actor: "user",
+    action: "pin",
+    skill: "a",
+    evidence: {},
+    before: [],
+    after: [],
+  });
+}
+
 describe("finding 6: ledger appends survive a crash mid-append", () => {
   it("the entry after a half-written line is listed and can be rolled back", async () => {
     await writeSkill(home, "pdf");
@@ -63,14 +75,7 @@ describe("finding 6: ledger appends survive a crash mid-append", () => {
   });
 
   it("`curator ledger` says how many lines it skipped, in text and on stderr with --json", async () => {
-    await appendEntry(home, config, {
-      actor: "user",
-      action: "pin",
-      skill: "a",
-      evidence: {},
-      before: [],
-      after: [],
-    });
+    await pinEntry();
     await fs.appendFile(ledger, "{not json\n");
     const spec = registry.find((candidate) => candidate.path.join(" ") === "curator ledger") as CommandSpec;
     const library = openLibrary(home, config, { watch: false, persistIndex: false });
@@ -94,14 +99,7 @@ describe("finding 6: ledger appends survive a crash mid-append", () => {
   });
 
   it("an entry an older writer glued onto a broken line is still found", async () => {
-    await appendEntry(home, config, {
-      actor: "user",
-      action: "pin",
-      skill: "a",
-      evidence: {},
-      before: [],
-      after: [],
-    });
+    await pinEntry();
     const glued = JSON.stringify({
       id: "abcdef123456",
       ts: "2026-01-01T00:00:00.000000+00:00",

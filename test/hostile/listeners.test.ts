@@ -1,16 +1,5 @@
-/**
- * Every door checked before it is opened, and one failure is one failure: the shared listener guard
- * (connections per address, a body deadline, the budget unfinished bodies share), Feishu's checks
- * before a body is read and before anything is decrypted, and a Telegram webhook that keeps taking
- * updates after one whose handling throws — while `/healthz` says `degraded` when that repeats.
- */
-import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { Writable } from "node:stream";
-import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { createFeishuAdapter, type FeishuAdapter } from "../../adapters/feishu/index.js";
-import { parseConfig } from "../../src/config/config.js";
 import {
   createGuardedServer,
   LISTENER_LIMITS,
@@ -18,9 +7,11 @@ import {
   refuseBody,
 } from "../../src/core/http-guard.js";
 import { healthReport } from "../../src/gateway/health.js";
-import { encryptPayload, LarkEmulator } from "../emulators/lark.js";
-import { TelegramEmulator } from "../emulators/telegram.js";
-import { adapterFor, emulatorConfig, freePort, tempHome, waitUntil } from "../telegram/helpers.js";
+import { encryptPayload } from "../emulators/lark.js";
+import type { TelegramEmulator } from "../emulators/telegram.js";
+import { bareFeishuWebhook } from "../support/harness/feishu.js";
+import { slowRequest } from "../support/slow-request.js";
+import { startWebhookAdapter, waitUntil } from "../telegram/helpers.js";
 
 const TOKEN = "vtoken-listeners";
 const ENCRYPT_KEY = "encrypt-key-listeners";
@@ -28,23 +19,6 @@ const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-/** Opens a request, sends its headers and `first` (the rest never comes), resolves with the status. */
-function slowRequest(url: string, headers: Record<string, string>, first = "{"): Promise<number> {
-  const target = new URL(url);
-  return new Promise<number>((resolve) => {
-    const req = http.request(
-      { host: target.hostname, port: target.port, path: target.pathname, method: "POST", headers },
-      (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-        req.destroy();
-      },
-    );
-    req.on("error", () => resolve(0));
-    req.write(first);
-  });
-}
 
 describe("the listener guard", () => {
   async function guarded(limits: Partial<typeof LISTENER_LIMITS>): Promise<string> {
@@ -93,27 +67,8 @@ describe("the listener guard", () => {
   });
 });
 
-async function feishuWebhook(
-  feishu: Record<string, unknown>,
-): Promise<{ emulator: LarkEmulator; adapter: FeishuAdapter; url: string }> {
-  const emulator = new LarkEmulator();
-  const domain = await emulator.listen();
-  const config = parseConfig({
-    gateway: { feishu: { domain, mode: "webhook", webhook: { port: 0, path: "/hook" }, ...feishu } },
-  });
-  const adapter = createFeishuAdapter({
-    config,
-    home: "/nonexistent",
-    secret: (name) => ({ FEISHU_APP_ID: emulator.appId, FEISHU_APP_SECRET: emulator.appSecret })[name],
-    logger: pino({ level: "silent" }, new Writable({ write: (_c, _e, done) => done() })),
-  }) as FeishuAdapter;
-  await adapter.start(async () => {});
-  cleanups.push(
-    () => emulator.close(),
-    () => adapter.stop(),
-  );
-  return { emulator, adapter, url: adapter.webhookUrl as string };
-}
+/** The Feishu adapter alone by webhook, with these `gateway.feishu` settings. */
+const feishuWebhook = (feishu: Record<string, unknown>) => bareFeishuWebhook(cleanups, { feishu });
 
 async function post(url: string, body: string, headers: Record<string, string> = {}) {
   const response = await fetch(url, {
@@ -163,22 +118,6 @@ describe("Feishu webhook: verify, then read; verify, then decrypt", () => {
 });
 
 describe("Telegram webhook, one gateway: one failure is one failure", () => {
-  async function telegramWebhook() {
-    const emulator = new TelegramEmulator();
-    await emulator.listen();
-    const { home, cleanup } = await tempHome();
-    cleanups.push(cleanup, () => emulator.close());
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}/tg`;
-    const config = emulatorConfig(emulator, {
-      telegram: { mode: "webhook", webhook: { url, port, secret: "right_secret" } },
-    });
-    const started = adapterFor(emulator, home, { config });
-    await started.adapter.start(started.sink);
-    cleanups.push(() => started.adapter.stop());
-    return { emulator, ...started };
-  }
-
   const throwing = (emulator: TelegramEmulator) =>
     emulator.pushUpdate({
       message: {
@@ -191,7 +130,7 @@ describe("Telegram webhook, one gateway: one failure is one failure", () => {
     });
 
   it("an update whose handling throws, then a good one: the good one is handled", async () => {
-    const { emulator, adapter, waitInbox } = await telegramWebhook();
+    const { emulator, adapter, waitInbox } = await startWebhookAdapter(cleanups);
     const bad = throwing(emulator);
     await waitUntil(() =>
       emulator.webhookDeliveries.some((delivery) => delivery.update_id === bad.update_id),
@@ -205,7 +144,7 @@ describe("Telegram webhook, one gateway: one failure is one failure", () => {
   });
 
   it("/healthz says degraded while updates keep failing", async () => {
-    const { emulator, adapter } = await telegramWebhook();
+    const { emulator, adapter } = await startWebhookAdapter(cleanups);
     for (let index = 0; index < 3; index += 1) throwing(emulator);
     await waitUntil(() => emulator.webhookDeliveries.length >= 3);
     expect(adapter.health().state).toBe("degraded");

@@ -6,27 +6,17 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { outputOf } from "../support/child-output.js";
 
 const CHILD = path.join(import.meta.dirname, "rss-child.ts");
 
-function runChild(mode: string): Promise<Record<string, unknown>> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ["--import", "tsx", CHILD, mode], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    let err = "";
-    proc.stdout.on("data", (chunk) => {
-      out += chunk;
-    });
-    proc.stderr.on("data", (chunk) => {
-      err += chunk;
-    });
-    proc.on("close", (code) => {
-      if (code !== 0) return reject(new Error(`child ${mode} exited ${code}: ${err}`));
-      resolve(JSON.parse(out.trim().split("\n").at(-1) ?? "{}"));
-    });
+async function runChild(mode: string): Promise<Record<string, unknown>> {
+  const proc = spawn(process.execPath, ["--import", "tsx", CHILD, mode], {
+    stdio: ["ignore", "pipe", "pipe"],
   });
+  const { code, stdout, stderr } = await outputOf(proc);
+  if (code !== 0) throw new Error(`child ${mode} exited ${code}: ${stderr}`);
+  return JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}");
 }
 
 describe("memory bounds", () => {

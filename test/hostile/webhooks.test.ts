@@ -1,18 +1,7 @@
-/**
- * Findings 7 and 9 and the body limits of every listener: the webhooks rate-limit only requests that
- * fail verification (so 125 junk POSTs never make a correctly signed event get 429), `trusted_proxies`
- * makes the forwarded client the key, and a body over the limit is refused with 413 — on Telegram even
- * with the right secret — as is any body sent to `/healthz`.
- */
-import { Writable } from "node:stream";
-import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { createFeishuAdapter, type FeishuAdapter } from "../../adapters/feishu/index.js";
-import { parseConfig } from "../../src/config/config.js";
 import { healthReport, startHealthServer } from "../../src/gateway/health.js";
-import { LarkEmulator } from "../emulators/lark.js";
-import { TelegramEmulator } from "../emulators/telegram.js";
-import { adapterFor, emulatorConfig, freePort, tempHome, waitUntil } from "../telegram/helpers.js";
+import { bareFeishuWebhook } from "../support/harness/feishu.js";
+import { startWebhookAdapter, waitUntil } from "../telegram/helpers.js";
 
 const TOKEN = "vtoken-hostile";
 const cleanups: (() => Promise<void>)[] = [];
@@ -20,31 +9,9 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function feishuWebhook(
-  extra: Record<string, unknown> = {},
-): Promise<{ emulator: LarkEmulator; adapter: FeishuAdapter; url: string; received: string[] }> {
-  const emulator = new LarkEmulator();
-  const domain = await emulator.listen();
-  const config = parseConfig({
-    gateway: {
-      ...extra,
-      feishu: { domain, mode: "webhook", verification_token: TOKEN, webhook: { port: 0, path: "/hook" } },
-    },
-  });
-  const adapter = createFeishuAdapter({
-    config,
-    home: "/nonexistent",
-    secret: (name) => ({ FEISHU_APP_ID: emulator.appId, FEISHU_APP_SECRET: emulator.appSecret })[name],
-    logger: pino({ level: "silent" }, new Writable({ write: (_c, _e, done) => done() })),
-  }) as FeishuAdapter;
-  const received: string[] = [];
-  await adapter.start(async (message) => void received.push(message.eventId));
-  cleanups.push(
-    () => emulator.close(),
-    () => adapter.stop(),
-  );
-  return { emulator, adapter, url: adapter.webhookUrl as string, received };
-}
+/** The Feishu adapter alone by webhook (verification token TOKEN), `extra` joining the gateway section. */
+const feishuWebhook = (extra: Record<string, unknown> = {}) =>
+  bareFeishuWebhook(cleanups, { gateway: extra, feishu: { verification_token: TOKEN } });
 
 async function junk(url: string, headers: Record<string, string> = {}): Promise<number> {
   const response = await fetch(url, {
@@ -96,18 +63,7 @@ describe("finding 7: Feishu webhook rate limit", () => {
 
 describe("finding 9: Telegram webhook body limit and failed-secret rate limit", () => {
   it("refuses a 2 MiB body even with the right secret, and rate-limits only wrong secrets", async () => {
-    const emulator = new TelegramEmulator();
-    await emulator.listen();
-    const { home, cleanup } = await tempHome();
-    cleanups.push(cleanup, () => emulator.close());
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}/tg`;
-    const config = emulatorConfig(emulator, {
-      telegram: { mode: "webhook", webhook: { url, port, secret: "right_secret" } },
-    });
-    const { adapter, sink, waitInbox } = adapterFor(emulator, home, { config });
-    await adapter.start(sink);
-    cleanups.push(() => adapter.stop());
+    const { emulator, url, waitInbox } = await startWebhookAdapter(cleanups);
     const big = await fetch(url, {
       method: "POST",
       headers: { "x-telegram-bot-api-secret-token": "right_secret", "content-type": "application/json" },

@@ -7,7 +7,7 @@
  */
 import { spawn } from "node:child_process";
 import path from "node:path";
-import { expect } from "vitest";
+import { expect, it } from "vitest";
 import { terminalContext } from "../../commands/context.js";
 import { registry } from "../../commands/index.js";
 import type { CommandContext } from "../../commands/types.js";
@@ -16,6 +16,7 @@ import type { Locale } from "../../src/core/i18n/locale.js";
 import { messageKeys, resolveText } from "../../src/core/i18n/messages.js";
 import { type Reply, replyToPlainText } from "../../src/core/reply.js";
 import { openLibrary } from "../../src/skills/library.js";
+import { type ChildOutput, outputOf } from "../support/child-output.js";
 
 /** The command paths as they are typed (`/skills list`, `skillgate curator status`), longest first. */
 const COMMAND_PATHS = new RegExp(
@@ -107,44 +108,66 @@ export function chatOn(target: string, admin: boolean, now: Date, stranger = fal
   };
 }
 
+/** A reply a completeness suite checks, labelled with what produced it. */
+export interface LabelledReply {
+  label: string;
+  reply: Reply;
+}
+
+/**
+ * The two tests every reply of a completeness suite passes: in zh-CN no English word is left outside
+ * `dataStrings` (and Chinese is what is shown); in en no catalog key, placeholder or unresolved object.
+ * A failure quotes the first `excerpt` characters of the reply.
+ */
+export function itIsCompleteInBothLocales(
+  cases: readonly LabelledReply[],
+  dataStrings: () => string[],
+  excerpt: number,
+): void {
+  it("zh-CN: no English word is left outside names, commands, keys and paths", () => {
+    const left = cases.flatMap((item) => {
+      const text = shown(item.reply, "zh-CN");
+      const found = englishWords(text, dataStrings());
+      return found.length > 0
+        ? [`${item.label}: «${found.join("», «")}» in ${JSON.stringify(text.slice(0, excerpt))}`]
+        : [];
+    });
+    expect(left).toEqual([]);
+    // Chinese is what is shown, not just an absence of English.
+    for (const item of cases) expect(shown(item.reply, "zh-CN"), item.label).toMatch(/[\u4e00-\u9fff]/);
+  });
+
+  it("en: no catalog key, placeholder or unresolved object is left", () => {
+    for (const item of cases) {
+      let text = shown(item.reply, "en");
+      for (const data of dataStrings()) text = text.split(data).join(" ");
+      expect(text, item.label).not.toMatch(/\{[A-Za-z_]+\}/);
+      expect(text, item.label).not.toContain("[object Object]");
+      expect(text, item.label).not.toMatch(KEY_PATTERN);
+      expect(text, item.label).not.toMatch(/[\u4e00-\u9fff]/);
+    }
+  });
+}
+
 /** The built CLI (`npm run build` first). */
 export const CLI = path.resolve(import.meta.dirname, "../../dist/src/cli/main.js");
 
 /** What a CLI child process printed, and how it ended. */
-export interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+export type CliRun = ChildOutput;
 
 /** `skillgate …args` as a child process under `lang` (stdin empty, logs silent, no color). */
 export function runCli(args: string[], lang: string, timeoutMs = 60_000): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      env: {
-        PATH: process.env.PATH,
-        HOME: process.env.HOME,
-        LANG: lang,
-        NO_COLOR: "1",
-        SKILLGATE_LOG_LEVEL: "silent",
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-    });
-    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-    child.once("error", reject);
-    child.once("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      LANG: lang,
+      NO_COLOR: "1",
+      SKILLGATE_LOG_LEVEL: "silent",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
   });
+  return outputOf(child, { timeoutMs });
 }
 
 /** `text` is Chinese with no English sentence left outside `names` and the allow-list. */

@@ -9,6 +9,7 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { outputOf } from "../support/child-output.js";
 import { englishLeft } from "./complete-support.js";
 
 const cli = path.resolve(import.meta.dirname, "../../dist/src/cli/main.js");
@@ -34,12 +35,7 @@ async function chat(lang: string, lines: string): Promise<{ stdout: string; home
     stdio: ["pipe", "pipe", "pipe"],
     env,
   });
-  let stdout = "";
-  child.stdout.on("data", (chunk) => {
-    stdout += chunk;
-  });
-  child.stdin.end(lines);
-  const code = await new Promise((resolve) => child.on("close", resolve));
+  const { code, stdout } = await outputOf(child, { input: lines });
   expect(code).toBe(0);
   return { stdout, home };
 }

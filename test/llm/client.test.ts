@@ -25,6 +25,13 @@ function model(emulator: OpenAIEmulator, overrides: Partial<ResolvedModel> = {})
   };
 }
 
+/** What `client` throws when asked one message (a test fails if it answers). */
+async function failureOf(client: ReturnType<typeof createModelClient>): Promise<ModelError> {
+  const error = await client.chat({ messages: [{ role: "user", content: "x" }] }).catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(ModelError);
+  return error as ModelError;
+}
+
 describe("model client", () => {
   let emulator: OpenAIEmulator;
   beforeEach(async () => {
@@ -97,9 +104,7 @@ describe("model client", () => {
   it("401 names the env var to check and never shows the key, even when the server echoes it", async () => {
     emulator.push({ kind: "error", status: 401, message: `invalid key ${SECRET}` });
     const client = createModelClient(model(emulator));
-    const error = (await client
-      .chat({ messages: [{ role: "user", content: "x" }] })
-      .catch((e: unknown) => e)) as ModelError;
+    const error = await failureOf(client);
     expect(error.kind).toBe("unauthorized");
     expect(error.message).toContain("TEST_MODEL_KEY");
     expect(error.message).not.toContain(SECRET);
@@ -110,9 +115,7 @@ describe("model client", () => {
   it("404 points at model and base_url", async () => {
     emulator.push({ kind: "error", status: 404, message: "model not found" });
     const client = createModelClient(model(emulator));
-    const error = (await client
-      .chat({ messages: [{ role: "user", content: "x" }] })
-      .catch((e: unknown) => e)) as ModelError;
+    const error = await failureOf(client);
     expect(error.kind).toBe("not_found");
     expect(error.message).toContain("auxiliary.curator.model");
     expect(error.message).toContain("auxiliary.curator.base_url");
@@ -121,9 +124,7 @@ describe("model client", () => {
   it("a hanging server times out with a hint to raise the timeout, without retrying", async () => {
     emulator.push({ kind: "hang" });
     const client = createModelClient(model(emulator, { timeoutSeconds: 0.3 }), { baseDelayMs: 1 });
-    const error = (await client
-      .chat({ messages: [{ role: "user", content: "x" }] })
-      .catch((e: unknown) => e)) as ModelError;
+    const error = await failureOf(client);
     expect(error.kind).toBe("timeout");
     expect(error.message).toContain("auxiliary.curator.timeout");
     expect(emulator.requests).toHaveLength(1);
@@ -132,9 +133,7 @@ describe("model client", () => {
   it("a non-JSON answer is a bad_response naming base_url", async () => {
     emulator.push({ kind: "raw", status: 200, body: "<html>hello</html>" });
     const client = createModelClient(model(emulator));
-    const error = (await client
-      .chat({ messages: [{ role: "user", content: "x" }] })
-      .catch((e: unknown) => e)) as ModelError;
+    const error = await failureOf(client);
     expect(error.kind).toBe("bad_response");
     expect(error.message).toContain("base_url");
   });
@@ -144,9 +143,7 @@ describe("model client", () => {
     const url = closed.baseUrl;
     await closed.close();
     const client = createModelClient(model(emulator, { baseUrl: url }), { maxRetries: 1, baseDelayMs: 1 });
-    const error = (await client
-      .chat({ messages: [{ role: "user", content: "x" }] })
-      .catch((e: unknown) => e)) as ModelError;
+    const error = await failureOf(client);
     expect(error.kind).toBe("network");
     expect(error.message).toContain("base_url");
   });
@@ -302,9 +299,7 @@ describe("model resolution (reference B6, scenarios 24–25)", () => {
       const result = resolveChatModel(config, home, { LLM_KEY: SECRET });
       if (!result.ok) throw new Error(result.reason);
       expect(JSON.stringify(result.notes)).not.toContain(SECRET);
-      const error = (await createModelClient(result.model)
-        .chat({ messages: [{ role: "user", content: "x" }] })
-        .catch((e: unknown) => e)) as ModelError;
+      const error = await failureOf(createModelClient(result.model));
       expect(emulator.requests[0]?.headers.authorization).toBe(`Bearer ${SECRET}`);
       expect(error.message).toContain("LLM_KEY");
       expect(`${error.message} ${error.stack ?? ""}`).not.toContain(SECRET);

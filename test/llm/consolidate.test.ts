@@ -512,8 +512,11 @@ describe("consolidation pass", () => {
 });
 
 describe("maintenance tick with consolidation on", () => {
-  it("consolidates when due and posts the rename map to the home chat", async () => {
-    scriptMerge();
+  /**
+   * Starts a gateway over a mock adapter whose curator last ran 30 days ago (so a tick is due), posting to
+   * `mock:home-chat`, with these `curator` settings.
+   */
+  async function startDueGateway(curator: Record<string, unknown>) {
     cfg = makeConfig(
       {
         gateway: {
@@ -522,7 +525,7 @@ describe("maintenance tick with consolidation on", () => {
           maintenance: { check_minutes: 600 },
         },
       },
-      { min_idle_hours: 0 },
+      curator,
     );
     const longAgo = new Date(Date.now() - 30 * 86_400_000).toISOString();
     await fs.writeFile(
@@ -532,6 +535,12 @@ describe("maintenance tick with consolidation on", () => {
     const adapter = createMockAdapter();
     const gateway = createGateway({ home, config: cfg, adapters: [adapter], consolidator: consolidator() });
     await gateway.start();
+    return { adapter, gateway };
+  }
+
+  it("consolidates when due and posts the rename map to the home chat", async () => {
+    scriptMerge();
+    const { adapter, gateway } = await startDueGateway({ min_idle_hours: 0 });
     try {
       const outcome = await gateway.runMaintenanceTick();
       expect(outcome).toMatchObject({ ran: true, posted: true });
@@ -553,24 +562,7 @@ describe("maintenance tick with consolidation on", () => {
   });
 
   it("never consolidates when curator.consolidate is off", async () => {
-    cfg = makeConfig(
-      {
-        gateway: {
-          home_channel: "mock:home-chat",
-          health: { enabled: false },
-          maintenance: { check_minutes: 600 },
-        },
-      },
-      { min_idle_hours: 0, consolidate: false },
-    );
-    const longAgo = new Date(Date.now() - 30 * 86_400_000).toISOString();
-    await fs.writeFile(
-      homePaths(home).curatorState,
-      stableJson({ last_run_at: longAgo, paused: false, run_count: 1 }),
-    );
-    const adapter = createMockAdapter();
-    const gateway = createGateway({ home, config: cfg, adapters: [adapter], consolidator: consolidator() });
-    await gateway.start();
+    const { gateway } = await startDueGateway({ min_idle_hours: 0, consolidate: false });
     try {
       const outcome = await gateway.runMaintenanceTick();
       expect(outcome.ran).toBe(true);

@@ -1,6 +1,6 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import type { SkillgateConfig } from "../../src/config/config.js";
 import { homePaths } from "../../src/config/home.js";
 import { listEntries } from "../../src/curator/ledger.js";
@@ -11,12 +11,12 @@ import {
   skillManage,
 } from "../../src/curator/manage.js";
 import type { SkillLibrary } from "../../src/skills/types.js";
+import { patchAfterView } from "../curator/helpers.js";
 import {
   config,
+  freshHomeEachTest,
   library,
-  makeHome,
   readUsage,
-  removeHome,
   skillMd,
   treeOf,
   writeSkill,
@@ -31,13 +31,10 @@ function ctx(origin: "foreground" | "background_review"): ManageContext {
   return { home, config: cfg, library: lib, session: createManageSession({ origin }) };
 }
 
-beforeEach(async () => {
-  home = await makeHome();
+freshHomeEachTest((made) => {
+  home = made;
   cfg = config();
   lib = library(home, cfg);
-});
-afterEach(async () => {
-  await removeHome(home);
 });
 
 describe("skill_manage: create, edit, patch, files", () => {
@@ -285,13 +282,7 @@ describe("skill_manage: background-review guards", () => {
       "hub-one": /hub-installed/,
     };
     for (const [name, pattern] of Object.entries(expected)) {
-      recordView(c.session, name);
-      const patch = await skillManage(c, {
-        action: "patch",
-        name,
-        old_string: "How to",
-        new_string: "Way to",
-      });
+      const patch = await patchAfterView(c, name, "How to", "Way to");
       expect(patch.success, name).toBe(false);
       expect(patch.success === false && patch.error, name).toMatch(pattern);
       const write = await skillManage(c, {
@@ -307,16 +298,9 @@ describe("skill_manage: background-review guards", () => {
       await skillManage(c, { action: "patch", name: "managed", old_string: "How to", new_string: "Way to" }),
     ).toMatchObject({ success: true });
     // Foreground patches of a pinned skill still work (pinning blocks deletion, not fixes).
-    const fg = ctx("foreground");
-    recordView(fg.session, "pinned-one");
-    expect(
-      await skillManage(fg, {
-        action: "patch",
-        name: "pinned-one",
-        old_string: "How to",
-        new_string: "Way to",
-      }),
-    ).toMatchObject({ success: true });
+    expect(await patchAfterView(ctx("foreground"), "pinned-one", "How to", "Way to")).toMatchObject({
+      success: true,
+    });
   });
 
   it("external skills are read-only for everyone", async () => {

@@ -45,6 +45,15 @@ async function appendRaw(entry: Partial<LedgerEntry>): Promise<void> {
   await fs.appendFile(path.join(skills, ".curator_ledger.jsonl"), `${line}\n`);
 }
 
+/** The agent deletes skill `skill` (its folder `dir`) under the ledger; returns the newest entry. */
+async function agentDeletes(skill: string, dir: string) {
+  await withLedger({ home, config, actor: "agent", action: "delete", skill, paths: [dir] }, () =>
+    fs.rm(dir, { recursive: true }),
+  );
+  const [newest] = await listEntries(home);
+  return newest;
+}
+
 describe("withLedger", () => {
   it("records a curator patch and per-entry rollback restores the original bytes (scenario 41)", async () => {
     const dir = await writeSkill(home, "pdf");
@@ -104,10 +113,7 @@ describe("withLedger", () => {
       "references/a.md": "A\n",
     });
     const before = await listTree(home);
-    await withLedger({ home, config, actor: "agent", action: "delete", skill: "deploy", paths: [dir] }, () =>
-      fs.rm(dir, { recursive: true }),
-    );
-    const [deletion] = await listEntries(home);
+    const deletion = await agentDeletes("deploy", dir);
     expect(deletion?.before.map((f) => path.relative(dir, f.path)).sort()).toEqual([
       "SKILL.md",
       "references/a.md",
@@ -211,10 +217,7 @@ describe("withLedger", () => {
       );
     }
     await writeFiles(dir, { "lib/.venv/x.py": "x", "lib/__pycache__/y.pyc": "y", "lib/keep.py": "keep\n" });
-    await withLedger({ home, config, actor: "agent", action: "delete", skill: "js-tool", paths: [dir] }, () =>
-      fs.rm(dir, { recursive: true }),
-    );
-    const [entry] = await listEntries(home);
+    const entry = await agentDeletes("js-tool", dir);
     expect(entry?.before.map((f) => path.relative(dir, f.path)).sort()).toEqual([
       "SKILL.md",
       "index.js",

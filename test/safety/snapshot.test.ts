@@ -34,15 +34,15 @@ async function members(archive: string): Promise<string[]> {
   return out;
 }
 
+/** A manual snapshot of the library as it is, taken at 2026-01-01T00:00:00Z. */
+function manualSnapshot(config = configWith()) {
+  return createSnapshot({ home, config, reason: "manual", now: new Date("2026-01-01T00:00:00Z") });
+}
+
 /** A manual snapshot, at a fixed time, of a library holding the one skill `alpha`. */
 async function snapshotOfAlpha() {
   await writeSkill(home, "alpha");
-  return createSnapshot({
-    home,
-    config: configWith(),
-    reason: "manual",
-    now: new Date("2026-01-01T00:00:00Z"),
-  });
+  return manualSnapshot();
 }
 
 describe("createSnapshot (scenario 36)", () => {
@@ -138,12 +138,7 @@ describe("rollbackToSnapshot (scenarios 38–40)", () => {
     await writeSkill(home, "alpha", { "references/notes.md": "notes\n" });
     await writeSkill(home, "beta");
     const config = configWith();
-    const snap = await createSnapshot({
-      home,
-      config,
-      reason: "manual",
-      now: new Date("2026-01-01T00:00:00Z"),
-    });
+    const snap = await manualSnapshot(config);
     const before = await treeHash(home);
     await fs.rm(path.join(home, "skills", "alpha"), { recursive: true });
     await writeSkill(home, "gamma");
@@ -181,12 +176,7 @@ describe("rollbackToSnapshot (scenarios 38–40)", () => {
         ],
       }),
     });
-    const snap = await createSnapshot({
-      home,
-      config,
-      reason: "manual",
-      now: new Date("2026-01-01T00:00:00Z"),
-    });
+    const snap = await manualSnapshot(config);
     await fs.writeFile(
       jobsAt,
       JSON.stringify({
@@ -305,12 +295,7 @@ describe("rollbackToSnapshot (scenarios 38–40)", () => {
     await fs.symlink(outside, path.join(home, "skills", "linked-skill"));
     await fs.symlink("real", path.join(home, "skills", "alias"));
     const config = configWith();
-    const snap = await createSnapshot({
-      home,
-      config,
-      reason: "manual",
-      now: new Date("2026-01-01T00:00:00Z"),
-    });
+    const snap = await manualSnapshot(config);
     const before = await treeHash(home);
     await fs.rm(path.join(home, "skills", "linked-skill"));
     await fs.rm(path.join(home, "skills", "alias"));

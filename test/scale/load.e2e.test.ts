@@ -29,6 +29,7 @@ import { writeSkill } from "../gateway/helpers.js";
 import { CLI } from "../safety/trials.js";
 import { type Balancer, startBalancer } from "../support/balancer.js";
 import { freePort, startRedis, type TestRedis } from "../support/redis.js";
+import { spawnServe } from "../support/replica-process.js";
 import { sleep, until } from "../support/until.js";
 
 const root = path.resolve(import.meta.dirname, "../..");
@@ -69,40 +70,26 @@ const tripsByPid = new Map<number, number>();
 
 function spawnReplica(name: string): Replica {
   const port = ports.get(name) as { health: number; webhook: number; interactions: number };
-  const proc = spawn(
-    process.execPath,
-    [
-      CLI,
-      "--home",
-      home,
-      "serve",
-      "--set",
-      `gateway.coordination.replica_id=${name}`,
-      "--set",
-      `gateway.health.port=${port.health}`,
-      "--set",
-      `gateway.telegram.webhook.port=${port.webhook}`,
-      "--set",
-      `gateway.discord.interactions.port=${port.interactions}`,
-    ],
-    {
-      cwd: root,
-      env: {
-        ...process.env,
-        TELEGRAM_BOT_TOKEN: telegram.token,
-        TELEGRAM_WEBHOOK_SECRET: SECRET,
-        FEISHU_APP_ID: lark.appId,
-        FEISHU_APP_SECRET: lark.appSecret,
-        DISCORD_BOT_TOKEN: discord.token,
-        SKILLGATE_LOG_LEVEL: "info",
-        NO_COLOR: "1",
-      },
-      stdio: ["ignore", "pipe", "pipe"],
+  const { proc, log } = spawnServe({
+    cli: CLI,
+    cwd: root,
+    home,
+    replicaId: name,
+    settings: {
+      "gateway.health.port": port.health,
+      "gateway.telegram.webhook.port": port.webhook,
+      "gateway.discord.interactions.port": port.interactions,
     },
-  );
-  const log: string[] = [];
-  proc.stdout?.on("data", (chunk: Buffer) => log.push(chunk.toString()));
-  proc.stderr?.on("data", (chunk: Buffer) => log.push(chunk.toString()));
+    env: {
+      TELEGRAM_BOT_TOKEN: telegram.token,
+      TELEGRAM_WEBHOOK_SECRET: SECRET,
+      FEISHU_APP_ID: lark.appId,
+      FEISHU_APP_SECRET: lark.appSecret,
+      DISCORD_BOT_TOKEN: discord.token,
+      SKILLGATE_LOG_LEVEL: "info",
+      NO_COLOR: "1",
+    },
+  });
   const replica = { name, proc, log };
   replicas.set(name, replica);
   allReplicas.push(replica);

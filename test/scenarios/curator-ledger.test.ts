@@ -12,14 +12,13 @@ import { listEntries } from "../../src/curator/ledger.js";
 import {
   createManageSession,
   type ManageContext,
-  recordView,
   skillManage,
   type WriteOrigin,
 } from "../../src/curator/manage.js";
 import { rollbackEntry } from "../../src/curator/rollback-entry.js";
 import type { SkillLibrary } from "../../src/skills/types.js";
 import { libraryFor } from "../curator/harness.js";
-import { record } from "../curator/helpers.js";
+import { patchAfterView, record } from "../curator/helpers.js";
 import { config, makeHome, readUsage, removeHome, skillMd, writeSkill, writeUsage } from "../llm/helpers.js";
 
 const NOW = new Date("2026-06-01T12:00:00Z");
@@ -47,27 +46,13 @@ describe("scenario 41: skill_manage patches are ledgered with the right actor an
     const file = path.join(dir, "SKILL.md");
     const original = await fs.readFile(file, "utf8");
 
-    const background = ctx("background_review");
-    recordView(background.session, "pdf");
-    expect(
-      await skillManage(background, {
-        action: "patch",
-        name: "pdf",
-        old_string: "Step one.",
-        new_string: "Step 1.",
-      }),
-    ).toMatchObject({ success: true });
+    expect(await patchAfterView(ctx("background_review"), "pdf", "Step one.", "Step 1.")).toMatchObject({
+      success: true,
+    });
     const afterBackground = await fs.readFile(file, "utf8");
-    const foreground = ctx("foreground");
-    recordView(foreground.session, "pdf");
-    expect(
-      await skillManage(foreground, {
-        action: "patch",
-        name: "pdf",
-        old_string: "Step two.",
-        new_string: "Step 2.",
-      }),
-    ).toMatchObject({ success: true });
+    expect(await patchAfterView(ctx("foreground"), "pdf", "Step two.", "Step 2.")).toMatchObject({
+      success: true,
+    });
 
     const [fgEntry, bgEntry] = await listEntries(home);
     expect([bgEntry?.action, bgEntry?.actor]).toEqual(["patch", "curator"]);

@@ -39,6 +39,20 @@ function ask(run: Running, event: Record<string, unknown>): Promise<LarkSend> {
   return run.ask(event);
 }
 
+/** The admin's group message in oc_ops mentioning the bot and, as `@_user_2`, Alice (known by `ids`). */
+function mentioningAlice(run: PlatformRun<"feishu">, text: string, ids: Record<string, string>) {
+  const event = run.emulator.messageEvent({
+    chatType: "group",
+    chatId: "oc_ops",
+    senderOpenId: ADMIN,
+    text,
+    mentionBot: true,
+  });
+  const message = (event.event as { message: { mentions: unknown[] } }).message;
+  message.mentions.push({ key: "@_user_2", id: ids, name: "Alice", tenant_key: "tk" });
+  return event;
+}
+
 describe("feishu scenarios", () => {
   it("scenario 40: p2p /help is answered with the command help by the gateway, not the agent", async () => {
     const run = await boot();
@@ -69,19 +83,10 @@ describe("feishu scenarios", () => {
 
   it("scenario 43: '@Bot ask @Alice to review' keeps @Alice and tells the agent who Alice is", async () => {
     const run = await boot();
-    const event = run.emulator.messageEvent({
-      chatType: "group",
-      chatId: "oc_ops",
-      senderOpenId: ADMIN,
-      text: "{bot} ask @_user_2 to review",
-      mentionBot: true,
-    });
-    const message = (event.event as { message: { mentions: unknown[] } }).message;
-    message.mentions.push({
-      key: "@_user_2",
-      id: { open_id: ALICE, union_id: "on_alice", user_id: "alice" },
-      name: "Alice",
-      tenant_key: "tk",
+    const event = mentioningAlice(run, "{bot} ask @_user_2 to review", {
+      open_id: ALICE,
+      union_id: "on_alice",
+      user_id: "alice",
     });
     await ask(run, event);
     const seen = run.agentSaw[0]?.text ?? "";
@@ -93,15 +98,7 @@ describe("feishu scenarios", () => {
 
   it("scenario 43: a command that mentions someone gets no [Mentioned] line in its arguments", async () => {
     const run = await boot();
-    const event = run.emulator.messageEvent({
-      chatType: "group",
-      chatId: "oc_ops",
-      senderOpenId: ADMIN,
-      text: "{bot} /skills view pdf-tools @_user_2",
-      mentionBot: true,
-    });
-    const message = (event.event as { message: { mentions: unknown[] } }).message;
-    message.mentions.push({ key: "@_user_2", id: { open_id: ALICE }, name: "Alice" });
+    const event = mentioningAlice(run, "{bot} /skills view pdf-tools @_user_2", { open_id: ALICE });
     const sent = await ask(run, event);
     expect(sent.text).not.toContain("Mentioned");
     expect(run.agentSaw).toEqual([]);

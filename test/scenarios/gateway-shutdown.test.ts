@@ -3,16 +3,13 @@ import { createMockAdapter } from "../../adapters/mock/index.js";
 import { registry } from "../../commands/index.js";
 import type { CommandSpec } from "../../commands/types.js";
 import { textReply } from "../../src/core/reply.js";
-import { freshHomeEachTest, gatewayDoc, startGateway, writeConfig } from "../gateway/helpers.js";
+import { gatewayDoc, homeEachTest, startGateway, writeConfig } from "../gateway/helpers.js";
 
 describe("shutdown", () => {
-  let home: string;
-  freshHomeEachTest((made) => {
-    home = made;
-  });
+  const home = homeEachTest();
 
   it("answers a message that arrives while an in-flight command drains (it was already acknowledged)", async () => {
-    const config = await writeConfig(home, { gateway: gatewayDoc() });
+    const config = await writeConfig(home(), { gateway: gatewayDoc() });
     let release: () => void = () => undefined;
     const slow: CommandSpec = {
       path: ["slow"],
@@ -26,7 +23,12 @@ describe("shutdown", () => {
       },
     };
     const mock = createMockAdapter();
-    const { gateway } = await startGateway({ home, config, adapters: [mock], registry: [...registry, slow] });
+    const { gateway } = await startGateway({
+      home: home(),
+      config,
+      adapters: [mock],
+      registry: [...registry, slow],
+    });
     await mock.inject("/slow", { user: "reader" });
     const stopping = gateway.stop();
     // Delivered by the still-connected adapter during the drain, from another chat.

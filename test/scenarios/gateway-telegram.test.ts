@@ -63,15 +63,15 @@ async function usageOf(home: string, skill: string): Promise<Record<string, unkn
   return records[skill];
 }
 
+/** `userId` says `text` in the shared supergroup. */
+function inGroup(userId: number, text: string) {
+  return { userId, chatId: GROUP, chatType: "supergroup" as const, text };
+}
+
 describe("telegram scenarios", () => {
   it("scenario 4: '@SkillgateBot what's up' in a group reaches the agent without the mention, reply in the group", async () => {
     const run = await boot();
-    const [answer] = await run.ask({
-      userId: USER,
-      chatId: GROUP,
-      chatType: "supergroup",
-      text: "@SkillgateBot what's up",
-    });
+    const [answer] = await run.ask(inGroup(USER, "@SkillgateBot what's up"));
     expect(run.agentSaw.map((message) => message.text)).toEqual(["what's up"]);
     expect(answer?.plain).toBe("agent heard: what's up");
     expect(answer?.reply_to_message_id).toBeTypeOf("number");
@@ -80,13 +80,8 @@ describe("telegram scenarios", () => {
   it("scenario 4: a group message opening with another bot's mention is not ours", async () => {
     const run = await boot();
     const since = run.emulator.sent.length;
-    run.emulator.userSays({
-      userId: USER,
-      chatId: GROUP,
-      chatType: "supergroup",
-      text: "@OtherHelperBot hi",
-    });
-    await run.ask({ userId: USER, chatId: GROUP, chatType: "supergroup", text: "/whoami" });
+    run.emulator.userSays(inGroup(USER, "@OtherHelperBot hi"));
+    await run.ask(inGroup(USER, "/whoami"));
     expect(
       run.emulator.sent.slice(since).filter((message) => message.chat_id === String(GROUP)),
     ).toHaveLength(1);
@@ -105,12 +100,7 @@ describe("telegram scenarios", () => {
 
   it("scenario 6: '/curator@SkillgateBot pin pdf-tools' keeps its argument and pins the skill", async () => {
     const run = await boot();
-    const [answer] = await run.ask({
-      userId: ADMIN,
-      chatId: GROUP,
-      chatType: "supergroup",
-      text: "/curator@SkillgateBot pin pdf-tools",
-    });
+    const [answer] = await run.ask(inGroup(ADMIN, "/curator@SkillgateBot pin pdf-tools"));
     expect(answer?.plain).toContain("curator: pinned 'pdf-tools'");
     expect((await usageOf(run.home, "pdf-tools"))?.pinned).toBe(true);
   });

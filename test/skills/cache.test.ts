@@ -40,13 +40,7 @@ describe.each([
       path.join(env.skills, "beta", "SKILL.md"),
       "---\nname: beta\ndescription: edited in place\n---\nbody\n",
     );
-    expect(
-      await eventually(
-        async () =>
-          ((await lib.list()).skills ?? []).find((skill) => skill.name === "beta")?.description ===
-          "edited in place",
-      ),
-    ).toBe(true);
+    expect(await eventually(async () => (await descriptionOf(lib, "beta")) === "edited in place")).toBe(true);
 
     rmSync(path.join(env.skills, "cat", "alpha"), { recursive: true });
     expect(await eventually(async () => !(await names(lib)).includes("alpha"))).toBe(true);
@@ -55,13 +49,9 @@ describe.each([
     const tmp = path.join(env.skills, "beta", ".SKILL.md.tmp");
     writeFileSync(tmp, "---\nname: beta\ndescription: replaced atomically\n---\n");
     renameSync(tmp, path.join(env.skills, "beta", "SKILL.md"));
-    expect(
-      await eventually(
-        async () =>
-          ((await lib.list()).skills ?? []).find((skill) => skill.name === "beta")?.description ===
-          "replaced atomically",
-      ),
-    ).toBe(true);
+    expect(await eventually(async () => (await descriptionOf(lib, "beta")) === "replaced atomically")).toBe(
+      true,
+    );
   });
 
   it("sees a change of the disabled lists in config.yaml", async () => {
@@ -78,6 +68,11 @@ describe.each([
     expect(await names(lib)).toEqual(["alpha"]);
   });
 });
+
+/** The description `lib` lists for skill `name` now. */
+async function descriptionOf(lib: SkillLibrary, name: string): Promise<string | undefined> {
+  return ((await lib.list()).skills ?? []).find((skill) => skill.name === name)?.description;
+}
 
 describe("cache without changes", () => {
   it("does not rescan an unchanged tree", async () => {

@@ -2,6 +2,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { afterEach, beforeEach } from "vitest";
 import { parseConfig, type SkillgateConfig } from "../../src/config/config.js";
 
 /** A fresh temp home; `cleanup` removes it. */
@@ -13,6 +14,24 @@ export function tempHome(prefix = "skillgate-skills-"): {
   const home = mkdtempSync(path.join(os.tmpdir(), prefix));
   const skills = path.join(home, "skills");
   return { home, skills, cleanup: () => rmSync(home, { recursive: true, force: true }) };
+}
+
+/**
+ * Makes a temp home before each test of the enclosing `describe` (or file) and hands it to `use`; after the
+ * test, closes every library pushed onto the returned list, then removes the home.
+ */
+export function tempHomeEachTest(use: (env: ReturnType<typeof tempHome>) => void): { close?: () => void }[] {
+  const opened: { close?: () => void }[] = [];
+  let env: ReturnType<typeof tempHome> | undefined;
+  beforeEach(() => {
+    env = tempHome();
+    use(env);
+  });
+  afterEach(() => {
+    for (const library of opened.splice(0)) library.close?.();
+    env?.cleanup();
+  });
+  return opened;
 }
 
 /** Writes `<base>/<rel>/SKILL.md` with the given frontmatter lines and body; returns the folder. */

@@ -17,19 +17,21 @@ import {
   writeFileSync,
 } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import type { SkillgateConfig } from "../../src/config/config.js";
 import { indexPath } from "../../src/skills/index-cache.js";
 import { type ManagedSkillLibrary, openLibrary } from "../../src/skills/library.js";
 import { UsageStore } from "../../src/skills/usage.js";
-import { config, tempHome, writeFile, writeSkill } from "./helpers.js";
+import { config, type tempHome, tempHomeEachTest, writeFile, writeSkill } from "./helpers.js";
 
 /** Short settle time for tests; `settle()` waits past it so recorded stamps become trusted. */
 const RACY_MS = 40;
 const settle = () => new Promise((resolve) => setTimeout(resolve, RACY_MS + 30));
 
 let env: ReturnType<typeof tempHome>;
-let opened: ManagedSkillLibrary[] = [];
+const opened = tempHomeEachTest((made) => {
+  env = made;
+});
 
 /** A new library on the same home, as a new process would open it (no watchers). */
 function fresh(cfg: SkillgateConfig = config()): ManagedSkillLibrary {
@@ -115,17 +117,11 @@ function indexBytes(parts: IndexParts): Buffer {
 }
 
 beforeEach(async () => {
-  env = tempHome();
   writeSkill(env.skills, "cat/alpha", "description: first");
   writeSkill(env.skills, "cat/beta", "name: beta\ndescription: second");
   writeSkill(env.skills, "gamma", "name: gamma\ndescription: third");
   writeFile(path.join(env.skills, "cat", "alpha", "references", "notes.md"), "# notes\n");
   await settle();
-});
-afterEach(() => {
-  for (const library of opened) library.close?.();
-  opened = [];
-  env.cleanup();
 });
 
 describe("the scan index", () => {

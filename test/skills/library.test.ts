@@ -1,26 +1,18 @@
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { openLibrary } from "../../src/skills/library.js";
-import type { SkillLibrary } from "../../src/skills/types.js";
-import { config, tempHome, writeFile, writeSkill } from "./helpers.js";
+import { config, type tempHome, tempHomeEachTest, writeFile, writeSkill } from "./helpers.js";
 
 let env: ReturnType<typeof tempHome>;
-let libraries: SkillLibrary[] = [];
+const libraries = tempHomeEachTest((made) => {
+  env = made;
+});
 const open = (cfg = config(), options: { env?: NodeJS.ProcessEnv } = {}) => {
   const library = openLibrary(env.home, cfg, { watch: false, env: options.env ?? {} });
   libraries.push(library);
   return library;
 };
-
-beforeEach(() => {
-  env = tempHome();
-});
-afterEach(() => {
-  for (const library of libraries) library.close?.();
-  libraries = [];
-  env.cleanup();
-});
 
 describe("discovery (scenarios 62, 63, 75)", () => {
   it("takes the category from the first path part when there are ≥ 3 parts", async () => {

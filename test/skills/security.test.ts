@@ -29,23 +29,15 @@ afterEach(() => {
 });
 
 describe("name and file_path checks (scenario 71)", () => {
+  const TRAVERSAL = "Skill name cannot contain '..' path traversal components.";
+  const NOT_RELATIVE = "Skill name must be a relative path within the skills directory.";
+  const refusal = (error: string) => ({ success: false, error });
+
   it("refuses traversal and absolute names with the reference messages", async () => {
-    expect(await library.view("../outside-skill")).toEqual({
-      success: false,
-      error: "Skill name cannot contain '..' path traversal components.",
-    });
-    expect(await library.view("cat/../../secret")).toEqual({
-      success: false,
-      error: "Skill name cannot contain '..' path traversal components.",
-    });
-    expect(await library.view("/etc/passwd")).toEqual({
-      success: false,
-      error: "Skill name must be a relative path within the skills directory.",
-    });
-    expect(await library.view("C:\\Windows")).toEqual({
-      success: false,
-      error: "Skill name must be a relative path within the skills directory.",
-    });
+    expect(await library.view("../outside-skill")).toEqual(refusal(TRAVERSAL));
+    expect(await library.view("cat/../../secret")).toEqual(refusal(TRAVERSAL));
+    expect(await library.view("/etc/passwd")).toEqual(refusal(NOT_RELATIVE));
+    expect(await library.view("C:\\Windows")).toEqual(refusal(NOT_RELATIVE));
     expect((await library.view("safe\0x")).success).toBe(false);
   });
 

@@ -1,6 +1,6 @@
 import { readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../src/core/errors.js";
 import { english } from "../../src/core/i18n/messages.js";
 import { openLibrary } from "../../src/skills/library.js";
@@ -11,26 +11,18 @@ import {
   promptForMissingSecrets,
   readinessFields,
 } from "../../src/skills/readiness.js";
-import type { SkillLibrary } from "../../src/skills/types.js";
 import {
   disabledNames,
   isSkillVisible,
   skillMatchesEnvironment,
   skillMatchesPlatform,
 } from "../../src/skills/visibility.js";
-import { config, tempHome, writeSkill } from "./helpers.js";
+import { config, type tempHome, tempHomeEachTest, writeSkill } from "./helpers.js";
 
 let env: ReturnType<typeof tempHome>;
-let libraries: SkillLibrary[] = [];
-beforeEach(() => {
-  env = tempHome();
+const libraries = tempHomeEachTest((made) => {
+  env = made;
 });
-afterEach(() => {
-  for (const library of libraries) library.close?.();
-  libraries = [];
-  env.cleanup();
-});
-
 describe("skill_matches_platform (scenario 68)", () => {
   it("matches when absent, maps macos/windows, lowercases, accepts a string", () => {
     expect(skillMatchesPlatform({}, "linux", {})).toBe(true);

@@ -34,6 +34,14 @@ function track(adapter: Adapter): Adapter {
   return adapter;
 }
 
+/** An adapter with the default settings, started against a fresh emulator and stopped after the test. */
+async function startedAdapter() {
+  const { emulator, home } = await setup();
+  const started = adapterFor(emulator, home);
+  await track(started.adapter).start(started.sink);
+  return { emulator, home, ...started };
+}
+
 const MARKER = /\n\(\d+\/\d+\)$/;
 
 describe("telegram adapter: inbound", () => {
@@ -284,9 +292,7 @@ describe("telegram adapter: restarts and conflicts", () => {
 
 describe("telegram adapter: outbound", () => {
   it("sends a 10,000-character reply as complete chunks, in a forum topic when asked", async () => {
-    const { emulator, home } = await setup();
-    const { adapter, sink } = adapterFor(emulator, home);
-    await track(adapter).start(sink);
+    const { emulator, adapter } = await startedAdapter();
     emulator.userSays({ userId: 51, threadId: 9, chatId: -100900, text: "hello" });
     const lines = Array.from(
       { length: 200 },
@@ -308,9 +314,7 @@ describe("telegram adapter: outbound", () => {
   });
 
   it("re-sends a chunk Telegram cannot parse as plain text", async () => {
-    const { emulator, home } = await setup();
-    const { adapter, sink } = adapterFor(emulator, home);
-    await track(adapter).start(sink);
+    const { emulator, adapter } = await startedAdapter();
     emulator.failNext("sendMessage", {
       error_code: 400,
       description: 'Bad Request: can\'t parse entities: Unsupported start tag "x" at byte offset 3',
@@ -331,9 +335,7 @@ describe("telegram adapter: outbound", () => {
   });
 
   it("waits out a 429 retry_after and sends the chunk once", async () => {
-    const { emulator, home } = await setup();
-    const { adapter, sink } = adapterFor(emulator, home);
-    await track(adapter).start(sink);
+    const { emulator, adapter } = await startedAdapter();
     emulator.failNext("sendMessage", {
       error_code: 429,
       description: "Too Many Requests: retry after 1",
@@ -349,9 +351,7 @@ describe("telegram adapter: outbound", () => {
   });
 
   it("falls back to the chat when a topic is gone, and fails clearly on other refusals", async () => {
-    const { emulator, home } = await setup();
-    const { adapter, sink } = adapterFor(emulator, home);
-    await track(adapter).start(sink);
+    const { emulator, adapter } = await startedAdapter();
     emulator.userSays({ userId: 63, chatType: "supergroup", chatId: -100630, text: "hi" });
     await adapter.send({ chatId: "-100630", threadId: "5" }, textReply("where does this go"));
     expect(emulator.sent.at(-1)).toMatchObject({
@@ -383,9 +383,7 @@ describe("telegram adapter: command menu", () => {
     }));
 
   it("sets valid, deduplicated names with registry commands first, capped at 100", async () => {
-    const { emulator, home } = await setup();
-    const { adapter, sink } = adapterFor(emulator, home);
-    await track(adapter).start(sink);
+    const { emulator, adapter } = await startedAdapter();
     const catalog = [
       { name: "pdf-tools", description: "PDF helpers", isSkill: true },
       ...registry,
@@ -417,9 +415,7 @@ describe("telegram adapter: command menu", () => {
   });
 
   it("shortens the menu when Telegram refuses it, and never sends an empty one", async () => {
-    const { emulator, home } = await setup();
-    const { adapter, sink } = adapterFor(emulator, home);
-    await track(adapter).start(sink);
+    const { emulator, adapter } = await startedAdapter();
     emulator.failNext(
       "setMyCommands",
       { error_code: 400, description: "Bad Request: BOT_COMMANDS_TOO_MUCH" },
@@ -443,9 +439,7 @@ describe("telegram adapter: command menu", () => {
   });
 
   it("registers a default menu in English and a language_code zh menu in Chinese, with the same ASCII names", async () => {
-    const { emulator, home } = await setup();
-    const { adapter, sink } = adapterFor(emulator, home);
-    await track(adapter).start(sink);
+    const { emulator, adapter } = await startedAdapter();
     await adapter.syncCommands?.([
       { name: "help", description: t("help.summary") },
       { name: "pdf-tools", description: "", isSkill: true },
@@ -471,9 +465,7 @@ describe("telegram adapter: command menu", () => {
   });
 
   it("keeps the previous menu when the update fails", async () => {
-    const { emulator, home } = await setup();
-    const { adapter, sink } = adapterFor(emulator, home);
-    await track(adapter).start(sink);
+    const { emulator, adapter } = await startedAdapter();
     await adapter.syncCommands?.(registry);
     const before = emulator.menus.get("default");
     emulator.failNext("setMyCommands", { error_code: 500, description: "Internal Server Error" }, 5);

@@ -67,6 +67,9 @@ const start = usePlatform("telegram", {
   },
 });
 
+/** The member, speaking in the shared supergroup. */
+const IN_GROUP = { userId: USER, chatId: -100500, chatType: "supergroup" } as const;
+
 /** A gateway over Telegram on a seeded library (the weather secret unset). */
 function boot(options: Parameters<typeof start>[0] = {}) {
   delete process.env[SECRET_VAR];
@@ -80,22 +83,12 @@ describe("telegram ↔ gateway", () => {
     expect(dm?.plain).toMatch(/^curator: ENABLED/);
     expect(dm?.parse_mode).toBe("HTML");
 
-    const [group] = await run.ask({
-      userId: USER,
-      chatId: -100500,
-      chatType: "supergroup",
-      text: "/curator@SkillgateBot status",
-    });
+    const [group] = await run.ask({ ...IN_GROUP, text: "/curator@SkillgateBot status" });
     expect(group?.plain).toMatch(/^curator: ENABLED/);
     // In a group the first chunk quotes the user's message.
     expect(group?.reply_to_message_id).toBeTypeOf("number");
 
-    const [bare] = await run.ask({
-      userId: USER,
-      chatId: -100500,
-      chatType: "supergroup",
-      text: "/curator",
-    });
+    const [bare] = await run.ask({ ...IN_GROUP, text: "/curator" });
     expect(bare?.plain).toMatch(/^curator: ENABLED/);
   });
 

@@ -95,6 +95,23 @@ export function adapterFor(
   return { adapter, inbox, sink, waitInbox };
 }
 
+/**
+ * A started adapter taking updates by webhook at `url` (secret `right_secret`) from a listening emulator,
+ * on a temp home; the emulator, home and adapter are undone by the callbacks pushed onto `cleanups`.
+ */
+export async function startWebhookAdapter(cleanups: (() => Promise<void>)[]) {
+  const { emulator, home } = await emulatorWithHome(cleanups);
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}/tg`;
+  const config = emulatorConfig(emulator, {
+    telegram: { mode: "webhook", webhook: { url, port, secret: "right_secret" } },
+  });
+  const started = adapterFor(emulator, home, { config });
+  await started.adapter.start(started.sink);
+  cleanups.push(() => started.adapter.stop());
+  return { emulator, url, ...started };
+}
+
 /** Polls `condition` every 10 ms until it holds; rejects after `timeoutMs`. */
 export function waitUntil(
   condition: () => boolean,

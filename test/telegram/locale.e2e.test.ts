@@ -40,6 +40,13 @@ async function ask(
   return reply as SentMessage;
 }
 
+/** Runs one maintenance tick, which must post, and returns the summary it posted to the home chat. */
+async function homeSummary(run: PlatformRun<"telegram">): Promise<SentMessage> {
+  const since = run.emulator.sent.length;
+  expect((await run.gateway.runMaintenanceTick()).posted).toBe(true);
+  return run.emulator.waitForMessage((message) => message.chat_id === String(HOME_CHAT), 8000, since);
+}
+
 function labels(message: SentMessage | undefined): string[] {
   return (message?.reply_markup?.inline_keyboard ?? []).flat().map((button) => button.text);
 }
@@ -139,13 +146,7 @@ describe("telegram: each reader in their language", () => {
       prepare: makeCuratorDue,
       config: { gateway: { telegram: { locale: "zh-CN" } } },
     });
-    const since = run.emulator.sent.length;
-    expect((await run.gateway.runMaintenanceTick()).posted).toBe(true);
-    const summary = await run.emulator.waitForMessage(
-      (message) => message.chat_id === String(HOME_CHAT),
-      8000,
-      since,
-    );
+    const summary = await homeSummary(run);
     expect(summary.plain).toContain("管理器（Curator）：自动：");
     expect(summary.plain).toContain("已归档 1 个技能：");
     expect(summary.plain).toContain("old-stale——因过时而清理");
@@ -183,13 +184,7 @@ describe("telegram: each reader in their language", () => {
     const run = await boot({ prepare: makeCuratorDue });
     await ask(run, "/language zh-CN", ADMIN, "en", HOME_CHAT);
     await settle(run.gateway);
-    const since = run.emulator.sent.length;
-    expect((await run.gateway.runMaintenanceTick()).posted).toBe(true);
-    const summary = await run.emulator.waitForMessage(
-      (message) => message.chat_id === String(HOME_CHAT),
-      8000,
-      since,
-    );
+    const summary = await homeSummary(run);
     expect(summary.plain).toContain("管理器（Curator）：自动：");
     expect(summary.plain).toContain("已归档 1 个技能：");
     expect(labels(summary)).toEqual(expect.arrayContaining(["恢复 old-stale", "回滚这次运行"]));
@@ -197,26 +192,14 @@ describe("telegram: each reader in their language", () => {
 
   it("gateway.home_locale: zh-CN writes the home summary in Chinese; the chat's own /language en wins", async () => {
     const run = await boot({ prepare: makeCuratorDue, config: { gateway: { home_locale: "zh-CN" } } });
-    let since = run.emulator.sent.length;
-    expect((await run.gateway.runMaintenanceTick()).posted).toBe(true);
-    const chinese = await run.emulator.waitForMessage(
-      (message) => message.chat_id === String(HOME_CHAT),
-      8000,
-      since,
-    );
+    const chinese = await homeSummary(run);
     expect(chinese.plain).toContain("已归档 1 个技能：");
     // Readers are still answered in their own language elsewhere.
     expect((await ask(run, "/whoami", MEMBER, "en")).plain).toMatch(/^You are /);
     const chosen = await boot({ prepare: makeCuratorDue, config: { gateway: { home_locale: "zh-CN" } } });
     await ask(chosen, "/language en", ADMIN, "zh-hans", HOME_CHAT);
     await settle(chosen.gateway);
-    since = chosen.emulator.sent.length;
-    expect((await chosen.gateway.runMaintenanceTick()).posted).toBe(true);
-    const english = await chosen.emulator.waitForMessage(
-      (message) => message.chat_id === String(HOME_CHAT),
-      8000,
-      since,
-    );
+    const english = await homeSummary(chosen);
     expect(english.plain).toContain("archived 1 skill");
   });
 });

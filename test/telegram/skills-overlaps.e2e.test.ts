@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { SentMessage } from "../emulators/telegram.js";
-import { usePlatform } from "../support/harness/index.js";
+import { type PlatformRun, usePlatform } from "../support/harness/index.js";
 import { TELEGRAM_IDS } from "../support/harness/telegram.js";
 import { writeTestSkill } from "../support/platform-home.js";
 
@@ -31,6 +31,12 @@ const boot = usePlatform("telegram", {
   },
 });
 
+/** `userId` says `text` in their direct chat with the bot; resolves with the first reply. */
+async function askPrivately(run: PlatformRun<"telegram">, text: string, userId: number) {
+  const [reply] = await run.ask({ text, userId, chatId: userId, chatType: "private" });
+  return reply;
+}
+
 function labels(message: SentMessage | undefined): string[] {
   return (message?.reply_markup?.inline_keyboard ?? []).flat().map((button) => button.text);
 }
@@ -38,12 +44,7 @@ function labels(message: SentMessage | undefined): string[] {
 describe("telegram: /skills overlaps offers View and Compare buttons", () => {
   it("compares the two skills of a pair side by side, in English and Chinese", async () => {
     const run = await boot();
-    const [listed] = await run.ask({
-      text: "/skills overlaps",
-      userId: ADMIN,
-      chatId: ADMIN,
-      chatType: "private",
-    });
+    const listed = await askPrivately(run, "/skills overlaps", ADMIN);
     expect(listed?.plain).toContain("cloud-deploy ↔ docker-deploy");
     expect(labels(listed)).toEqual([
       "View cloud-deploy",
@@ -68,23 +69,13 @@ describe("telegram: /skills overlaps offers View and Compare buttons", () => {
     expect(shown).toContain("+ Deploy a web application in Docker containers behind an nginx reverse proxy.");
 
     await run.ask({ text: "/language zh-CN", userId: MEMBER, chatId: MEMBER, chatType: "private" });
-    const [chinese] = await run.ask({
-      text: "/skills overlaps",
-      userId: MEMBER,
-      chatId: MEMBER,
-      chatType: "private",
-    });
+    const chinese = await askPrivately(run, "/skills overlaps", MEMBER);
     expect(labels(chinese)).toEqual([
       "查看 cloud-deploy",
       "查看 docker-deploy",
       "比较 cloud-deploy 和 docker-deploy",
     ]);
-    const [compared] = await run.ask({
-      text: "/skills compare cloud-deploy docker-deploy",
-      userId: MEMBER,
-      chatId: MEMBER,
-      chatType: "private",
-    });
+    const compared = await askPrivately(run, "/skills compare cloud-deploy docker-deploy", MEMBER);
     expect(compared?.plain).toContain("cloud-deploy 与 docker-deploy 并排比较：");
     expect(compared?.plain).toContain("相关技能");
   });

@@ -63,6 +63,23 @@ async function waitUntilEdited(run: Booted, message: SentMessage, text: string):
   }
 }
 
+/** `userId` presses the button labelled `label` on the group's `card`; resolves once it was answered. */
+async function pressAnswered(
+  run: Booted,
+  card: SentMessage | undefined,
+  label: string,
+  userId: number,
+): Promise<CallbackQueryRecord> {
+  const record = run.emulator.pressButton({
+    messageId: card?.message_id as number,
+    chatId: String(GROUP),
+    label,
+    userId,
+  });
+  await waitForAnswer(record);
+  return record;
+}
+
 /** Waits until the bot answered a callback query (the emulator records the answer on it). */
 async function waitForAnswer(record: CallbackQueryRecord): Promise<void> {
   const deadline = Date.now() + 8000;
@@ -82,13 +99,18 @@ async function pressForLink(
   userId: number,
   chatId?: string,
 ): Promise<string> {
+  const { press, dm } = await pressForDm(run, card, `Set ${KEY}`, userId, chatId ?? card.chat_id);
+  expect(press.answer?.text).toContain("private chat");
+  return linkOf(dm);
+}
+
+/**
+ * `userId` presses the button labelled `label` on `card` (in `chatId`); resolves with the press, once it
+ * was answered, and the first message the bot then sent to that person's private chat.
+ */
+async function pressForDm(run: Booted, card: SentMessage, label: string, userId: number, chatId: string) {
   const since = run.emulator.sent.length;
-  const press = run.emulator.pressButton({
-    messageId: card.message_id,
-    chatId: chatId ?? card.chat_id,
-    label: `Set ${KEY}`,
-    userId,
-  });
+  const press = run.emulator.pressButton({ messageId: card.message_id, chatId, label, userId });
   const [dm] = await run.emulator.waitForMessages(
     1,
     (message) => message.chat_id === String(userId),
@@ -96,8 +118,7 @@ async function pressForLink(
     since,
   );
   await waitForAnswer(press);
-  expect(press.answer?.text).toContain("private chat");
-  return linkOf(dm);
+  return { press, dm };
 }
 
 /** The local address the reverse proxy behind public_url would forward to. */
@@ -269,25 +290,13 @@ describe("telegram: skills set up from chat", () => {
     );
     expect(card?.plain).toContain(KEY);
 
-    const reader = run.emulator.pressButton({
-      messageId: card?.message_id as number,
-      chatId: String(GROUP),
-      label: `Set ${KEY}`,
-      userId: USER,
-    });
-    await waitForAnswer(reader);
+    const reader = await pressAnswered(run, card, `Set ${KEY}`, USER);
     expect(reader.answer?.show_alert).toBe(true);
     expect(reader.answer?.text).toContain("for admins only");
 
     // An admin who never opened a private chat with the bot cannot be sent the link: told so, privately.
     run.emulator.neverStarted(ADMIN);
-    const unreachable = run.emulator.pressButton({
-      messageId: card?.message_id as number,
-      chatId: String(GROUP),
-      label: `Set ${KEY}`,
-      userId: ADMIN,
-    });
-    await waitForAnswer(unreachable);
+    const unreachable = await pressAnswered(run, card, `Set ${KEY}`, ADMIN);
     expect(unreachable.answer?.show_alert).toBe(true);
     expect(unreachable.answer?.text).toContain("could not message you privately");
     expect(run.emulator.sent.some((message) => message.chat_id === String(ADMIN))).toBe(false);
@@ -318,31 +327,12 @@ describe("telegram: skills set up from chat", () => {
       since,
     );
     run.emulator.neverStarted(ADMIN);
-    const unreachable = run.emulator.pressButton({
-      messageId: card?.message_id as number,
-      chatId: String(GROUP),
-      label: `设置 ${KEY}`,
-      userId: ADMIN,
-    });
-    await waitForAnswer(unreachable);
+    const unreachable = await pressAnswered(run, card, `设置 ${KEY}`, ADMIN);
     expect(unreachable.answer?.text).toContain("私信");
     expect(unreachable.answer?.text).not.toMatch(/[A-Za-z]{2,} [A-Za-z]{2,}/);
 
     await run.ask({ userId: ADMIN, text: "/help" });
-    const before = run.emulator.sent.length;
-    const press = run.emulator.pressButton({
-      messageId: card?.message_id as number,
-      chatId: String(GROUP),
-      label: `设置 ${KEY}`,
-      userId: ADMIN,
-    });
-    const [dm] = await run.emulator.waitForMessages(
-      1,
-      (message) => message.chat_id === String(ADMIN),
-      8000,
-      before,
-    );
-    await waitForAnswer(press);
+    const { press, dm } = await pressForDm(run, card as SentMessage, `设置 ${KEY}`, ADMIN, String(GROUP));
     expect(press.answer?.text).toContain("私聊");
     expect(dm?.plain).toContain("一次性表单");
     expect(dm?.plain).toContain(KEY);

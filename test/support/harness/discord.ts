@@ -9,6 +9,10 @@ import {
   type DiscordAdapter,
   type DiscordTuning,
 } from "../../../adapters/discord/index.js";
+import { parseConfig } from "../../../src/config/config.js";
+import { admitSender } from "../../../src/core/access.js";
+import { createLogger } from "../../../src/core/logger.js";
+import type { AdapterHooks, InboundMessage, InboundSink } from "../../../src/core/message.js";
 import {
   DiscordEmulator,
   type DiscordEmulatorOptions,
@@ -240,4 +244,57 @@ function discordChat(run: DiscordRun): ChatHandles {
     maxLength: 2000,
     idOf: (who) => `discord:${DISCORD_USERS[who].id}`,
   };
+}
+
+/** Options of `bareDiscordAdapter`. */
+export interface BareDiscordOptions {
+  home: string;
+  /** The one admin of the config. */
+  admin: EmulatorUser;
+  /** Merged into `gateway.discord` (after `enabled: true`): at least the emulator's `api`. */
+  section: Record<string, unknown>;
+  /** The secrets the adapter finds (DISCORD_BOT_TOKEN, DISCORD_PUBLIC_KEY). */
+  secrets: Record<string, string>;
+  /** Where inbound messages go; by default the returned `inbox`. */
+  sink?: InboundSink;
+  /** Hooks over the defaults: `admit` as the config says, no skill suggestions. */
+  hooks?: Partial<AdapterHooks>;
+  /** False: the adapter is made but not started. */
+  start?: boolean;
+}
+
+/**
+ * The Discord adapter alone, with no gateway behind it, as the adapter's own tests drive it: made from a
+ * config naming `admin`, and started (unless told not to) with `sink` and the hooks. The caller stops it.
+ */
+export async function bareDiscordAdapter(
+  options: BareDiscordOptions,
+): Promise<{ adapter: DiscordAdapter; inbox: InboundMessage[] }> {
+  const config = parseConfig({
+    gateway: {
+      admins: [`discord:${options.admin.id}`],
+      discord: { enabled: true, ...options.section },
+    },
+  });
+  const adapter = createDiscordAdapter({
+    config,
+    home: options.home,
+    secret: (name) => options.secrets[name],
+    logger: createLogger({ level: "silent" }),
+  });
+  const inbox: InboundMessage[] = [];
+  const hooks: AdapterHooks = {
+    admit: (message) => admitSender(config, message),
+    suggestSkills: async () => [],
+  };
+  Object.assign(hooks, options.hooks);
+  if (options.start !== false)
+    await adapter.start(
+      options.sink ??
+        (async (message) => {
+          inbox.push(message);
+        }),
+      hooks,
+    );
+  return { adapter, inbox };
 }

@@ -12,6 +12,8 @@ import {
   type FeishuTuning,
 } from "../../../adapters/feishu/index.js";
 import { FEISHU_MAX_CHARS } from "../../../adapters/feishu/render.js";
+import { parseConfig } from "../../../src/config/config.js";
+import { silentLogger } from "../../../src/core/logger.js";
 import { LarkEmulator, type LarkSend, type MessageEventOptions } from "../../emulators/lark.js";
 import type { PlatformKit } from "./kit.js";
 import {
@@ -210,4 +212,37 @@ function feishuChat(run: FeishuRun, deliver: FeishuHandles["deliver"]): ChatHand
     maxLength: FEISHU_MAX_CHARS,
     idOf: (who) => `feishu:${FEISHU_IDS[who]}`,
   };
+}
+
+/**
+ * A listening Lark emulator and the Feishu adapter alone (no gateway behind it) taking events by webhook
+ * on a free port at `/hook`: `gateway` joins the config's gateway section and `feishu` its feishu section.
+ * The ids of the events it takes are collected in `received`; both are undone by the callbacks pushed
+ * onto `cleanups`.
+ */
+export async function bareFeishuWebhook(
+  cleanups: (() => Promise<void>)[],
+  options: { gateway?: Record<string, unknown>; feishu?: Record<string, unknown> } = {},
+): Promise<{ emulator: LarkEmulator; adapter: FeishuAdapter; url: string; received: string[] }> {
+  const emulator = new LarkEmulator();
+  const domain = await emulator.listen();
+  const config = parseConfig({
+    gateway: {
+      ...options.gateway,
+      feishu: { domain, mode: "webhook", webhook: { port: 0, path: "/hook" }, ...options.feishu },
+    },
+  });
+  const adapter = createFeishuAdapter({
+    config,
+    home: "/nonexistent",
+    secret: (name) => ({ FEISHU_APP_ID: emulator.appId, FEISHU_APP_SECRET: emulator.appSecret })[name],
+    logger: silentLogger(),
+  }) as FeishuAdapter;
+  const received: string[] = [];
+  await adapter.start(async (message) => void received.push(message.eventId));
+  cleanups.push(
+    () => emulator.close(),
+    () => adapter.stop(),
+  );
+  return { emulator, adapter, url: adapter.webhookUrl as string, received };
 }
