@@ -22,6 +22,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { startRedis } from "../test/support/redis.js";
+import { loadavg, median } from "./stats.js";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const THIS_CLI = path.join(ROOT, "dist", "src", "cli", "main.js");
@@ -35,18 +36,6 @@ const builds: { label: string; cli: string }[] = [
   { label: "this", cli: THIS_CLI },
   ...(BASE_CLI ? [{ label: "base", cli: BASE_CLI }] : []),
 ];
-
-function loadavg(): string {
-  return os
-    .loadavg()
-    .map((value) => value.toFixed(2))
-    .join(" ");
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
 
 /** The seed-42 10k home (built once per day, as the ratio bench does), with its scan index written. */
 function home10k(): string {

@@ -23,6 +23,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { loadavg, median } from "./stats.js";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const DIST = path.join(ROOT, "dist");
@@ -35,11 +36,6 @@ const REPS = Number(process.env.BENCH_REPS ?? 3);
 /** Imports a built module by its path under dist/. */
 async function dist<T>(rel: string): Promise<T> {
   return (await import(path.join(DIST, rel))) as T;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
 /**
@@ -306,13 +302,6 @@ function add(row: Omit<Row, "ratio">): void {
   console.error(
     `  ${row.work}: ${row.value.toFixed(1)} ${row.unit}${full.ratio ? ` (${full.ratio.toFixed(2)}× floor)` : ""}`,
   );
-}
-
-function loadavg(): string {
-  return os
-    .loadavg()
-    .map((value) => value.toFixed(2))
-    .join(" ");
 }
 
 function measureTransitions(count: number): void {

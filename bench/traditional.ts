@@ -16,22 +16,11 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { loadavg, median } from "./stats.js";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const CLI = path.join(ROOT, "dist", "src", "cli", "main.js");
 const REPS = Number(process.env.BENCH_REPS ?? 3);
-
-function loadavg(): string {
-  return os
-    .loadavg()
-    .map((value) => value.toFixed(2))
-    .join(" ");
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
 
 /** Peak RSS (MB) and wall time (s) of `skillgate help` under `lang`, by GNU time. */
 function cliRun(home: string, lang: string): { rssMb: number; seconds: number } {

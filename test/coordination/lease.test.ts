@@ -113,25 +113,31 @@ describe("the leader lease", () => {
     expect(Date.now() - started).toBeLessThan(FAST.ttlMs + FAST.renewMs + 500);
   });
 
-  it("a leader cut off from Redis stops leading before its lease could pass to another", async () => {
-    const keys = `test:${prefix++}:`;
-    const a = await replica("a", keys);
-    a.lease.start();
-    await until(() => a.lease.role === "leader");
-    const leadAt = Date.now();
-    await redis.stop();
-    try {
-      await until(() => a.lease.role === "follower", 5_000);
-      const fencedAfter = Date.now() - leadAt;
-      expect(fencedAfter).toBeLessThan(FAST.ttlMs);
-      expect(a.events.at(-1)).toMatch(/could not be renewed/);
-      expect(a.lease.valid()).toBe(false);
-    } finally {
-      await redis.start();
-    }
-    // Redis back: it leads again (a new epoch).
-    await until(() => a.lease.role === "leader", 8_000);
-  });
+  it.each([
+    ["on its main thread", false],
+    ["on its renewal thread", true],
+  ])(
+    "a leader renewing %s, cut off from Redis, stops leading before its lease could pass to another, and leads again once Redis is back",
+    async (_where, renewalThread) => {
+      const keys = `test:${prefix++}:`;
+      const a = await replica("a", keys, { renewalThread });
+      a.lease.start();
+      await until(() => a.lease.role === "leader");
+      const leadAt = Date.now();
+      await redis.stop();
+      try {
+        await until(() => a.lease.role === "follower", 5_000);
+        const fencedAfter = Date.now() - leadAt;
+        expect(fencedAfter).toBeLessThan(FAST.ttlMs);
+        expect(a.events.at(-1)).toMatch(/could not be renewed/);
+        expect(a.lease.valid()).toBe(false);
+      } finally {
+        await redis.start();
+      }
+      // Redis back: it leads again (a new epoch).
+      await until(() => a.lease.role === "leader", 8_000);
+    },
+  );
 
   /** Keeps this thread busy for `ms`, as a long synchronous step of a leader would. */
   function blockEventLoop(ms: number): void {
@@ -180,23 +186,6 @@ describe("the leader lease", () => {
     await until(() => a.lease.role === "follower", 3_000);
     expect(Date.now() - taken).toBeLessThan(FAST.fenceAfterMs);
     expect(a.events.at(-1)).toBe("follow another replica holds the lease");
-  });
-
-  it("a renewal thread cut off from Redis fences its leader on time, and it leads again once Redis is back", async () => {
-    const keys = `test:${prefix++}:`;
-    const a = await replica("a", keys, { renewalThread: true });
-    a.lease.start();
-    await until(() => a.lease.role === "leader");
-    const leadAt = Date.now();
-    await redis.stop();
-    try {
-      await until(() => a.lease.role === "follower", 5_000);
-      expect(Date.now() - leadAt).toBeLessThan(FAST.ttlMs);
-      expect(a.lease.valid()).toBe(false);
-    } finally {
-      await redis.start();
-    }
-    await until(() => a.lease.role === "leader", 8_000);
   });
 
   it("a new epoch is never below what the disk records", async () => {
