@@ -104,11 +104,15 @@ describe("an archive batch killed mid-way, then recovered", () => {
     expect(await archiveKilledAt("archive:ledgered")).toBe("SIGKILL");
     const entries = await readEntries(home);
     expect(entries).toHaveLength(8);
-    // The last chunk's commit runs beside the usage and origins writes: a kill may land before either.
+    // The last chunk's commit runs beside the usage and origins writes: a kill may land before either,
+    // before the usage file was ever written or after. Both are made as if neither write happened.
     const usageFile = path.join(skills(), ".usage.json");
-    const usage = JSON.parse(await fs.readFile(usageFile, "utf8")) as Record<string, { state?: string }>;
-    for (const record of Object.values(usage)) record.state = "active";
-    await fs.writeFile(usageFile, JSON.stringify(usage));
+    const written = await fs.readFile(usageFile, "utf8").catch(() => undefined);
+    if (written !== undefined) {
+      const usage = JSON.parse(written) as Record<string, { state?: string }>;
+      for (const record of Object.values(usage)) record.state = "active";
+      await fs.writeFile(usageFile, JSON.stringify(usage));
+    }
     await fs.rm(path.join(skills(), ".archive_origins.json"), { force: true });
     await recoverHome(home, config);
     expect(Object.values(await usageStates()).filter((state) => state === "archived")).toHaveLength(8);
