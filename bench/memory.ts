@@ -22,7 +22,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { startRedis } from "../test/support/redis.js";
-import { loadavg, median } from "./stats.js";
+import { loadavg, median, writeResults } from "./stats.js";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const THIS_CLI = path.join(ROOT, "dist", "src", "cli", "main.js");
@@ -245,15 +245,11 @@ const home = home10k();
 if (!SKIP.has("cli")) measureCli(home);
 if (!SKIP.has("gateway")) measureGateway(home);
 if (!SKIP.has("standby")) await measureStandby(home);
-const resultsDir = path.join(ROOT, "bench", "results");
-mkdirSync(resultsDir, { recursive: true });
-const file = path.join(resultsDir, `memory-${new Date().toISOString().replace(/[:.]/g, "-")}.json`);
-const commit = spawnSync("git", ["rev-parse", "--short", "HEAD"], {
-  cwd: ROOT,
-  encoding: "utf8",
-}).stdout.trim();
-writeFileSync(
-  file,
-  `${JSON.stringify({ at: new Date().toISOString(), commit, base: BASE_CLI ?? null, load_start: started, load_end: loadavg(), cores: os.cpus().length, rows }, null, 2)}\n`,
-);
-console.log(`load average at the end: ${loadavg()}\nwritten ${path.relative(ROOT, file)}`);
+const file = writeResults("memory", {
+  base: BASE_CLI ?? null,
+  load_start: started,
+  load_end: loadavg(),
+  cores: os.cpus().length,
+  rows,
+});
+console.log(`load average at the end: ${loadavg()}\nwritten ${file}`);

@@ -23,7 +23,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { loadavg, median } from "./stats.js";
+import { loadavg, median, writeResults } from "./stats.js";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const DIST = path.join(ROOT, "dist");
@@ -665,18 +665,16 @@ async function main(): Promise<void> {
   console.log(`fresh list growth (ms):  ${perSkill("skills list --json").join(", ")}`);
   console.log(`load average: ${loadStart} at start, ${loadEnd} at end (${os.cpus().length} cores)`);
   for (const line of failed) console.log(`not measured (failed): ${line}`);
-  const resultsDir = path.join(ROOT, "bench", "results");
-  mkdirSync(resultsDir, { recursive: true });
-  const file = path.join(resultsDir, `ratios-${new Date().toISOString().replace(/[:.]/g, "-")}.json`);
-  const commit = spawnSync("git", ["rev-parse", "--short", "HEAD"], {
-    cwd: ROOT,
-    encoding: "utf8",
-  }).stdout.trim();
-  writeFileSync(
-    file,
-    `${JSON.stringify({ at: new Date().toISOString(), commit, reps: REPS, sizes, load_start: loadStart, load_end: loadEnd, cores: os.cpus().length, rows, failed }, null, 2)}\n`,
-  );
-  console.log(`written ${path.relative(ROOT, file)}`);
+  const file = writeResults("ratios", {
+    reps: REPS,
+    sizes,
+    load_start: loadStart,
+    load_end: loadEnd,
+    cores: os.cpus().length,
+    rows,
+    failed,
+  });
+  console.log(`written ${file}`);
   if (failed.length > 0) process.exitCode = 1;
 }
 

@@ -13,10 +13,10 @@
  * `npm run build`.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { loadavg, median } from "./stats.js";
+import { loadavg, median, writeResults } from "./stats.js";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const CLI = path.join(ROOT, "dist", "src", "cli", "main.js");
@@ -89,11 +89,8 @@ try {
     `in process: first zh-TW message ${oneProcess.firstTwMs} ms, next ${oneProcess.secondTwMs} ms, first zh-HK ${oneProcess.firstHkMs} ms; ` +
       `heap ${oneProcess.heapBeforeMb} → ${oneProcess.heapAfterMb} MB, RSS ${oneProcess.rssBeforeMb} → ${oneProcess.rssAfterMb} MB after GC (load ${oneProcess.load})`,
   );
-  const results = path.join(ROOT, "bench", "results");
-  mkdirSync(results, { recursive: true });
-  const file = path.join(results, `traditional-${new Date().toISOString().replace(/[:.]/g, "-")}.json`);
-  writeFileSync(file, `${JSON.stringify({ reps: REPS, cli, inProcess: oneProcess }, null, 2)}\n`);
-  console.log(`written to ${path.relative(ROOT, file)}`);
+  const file = writeResults("traditional", { reps: REPS, cli, inProcess: oneProcess });
+  console.log(`written to ${file}`);
 } finally {
   rmSync(home, { recursive: true, force: true });
 }
