@@ -20,7 +20,6 @@ import {
   snapshots,
 } from "./curator-data.js";
 import { archivedSkill, type ConsoleData, hubSkills, type LibraryRow, queryRows } from "./data.js";
-import { renderMarkdown, splitFrontmatter } from "./markdown.js";
 import { messagePage, type PageContext } from "./page-frame.js";
 import {
   chartsPage,
@@ -37,6 +36,12 @@ import { overlapsPage, searchPage } from "./search-pages.js";
 import { comparedVersions, fromDigest, versionsPage } from "./version-pages.js";
 
 /** What the pages read, lent by the server. */
+/**
+ * The Markdown renderer and its sanitiser (markdown-it and sanitize-html with postcss: ~8 MB once loaded),
+ * loaded by the first page that shows a skill or a report, not by every gateway that serves `/healthz`.
+ */
+const markdown = () => import("./markdown.js");
+
 export interface PageRouteDeps {
   home: string;
   library: SkillLibrary;
@@ -108,6 +113,7 @@ export function registerPageRoutes(app: Hono<ConsoleEnv>, deps: PageRouteDeps): 
     if (row.onDisk) {
       const view = await library.view(name);
       if (view.success && typeof view.content === "string") {
+        const { renderMarkdown, splitFrontmatter } = await markdown();
         const split = splitFrontmatter(scrub(view.content));
         frontmatter = split.frontmatter;
         bodyHtml = renderMarkdown(split.body);
@@ -119,6 +125,7 @@ export function registerPageRoutes(app: Hono<ConsoleEnv>, deps: PageRouteDeps): 
     // Not in the library: its archived copy, if there is one, is shown as it is in `.archive/`.
     const archived = row.onDisk ? null : ((await archivedSkill(home, name)) ?? null);
     if (archived?.content !== undefined) {
+      const { renderMarkdown, splitFrontmatter } = await markdown();
       const split = splitFrontmatter(scrub(archived.content));
       frontmatter = split.frontmatter;
       bodyHtml = renderMarkdown(split.body);
@@ -174,6 +181,7 @@ export function registerPageRoutes(app: Hono<ConsoleEnv>, deps: PageRouteDeps): 
         messagePage(requestLocale(c), t("console.error.noReport"), t("console.error.noReportText")),
         404,
       );
+    const { renderMarkdown } = await markdown();
     return c.html(reportPage(page(c), id, renderMarkdown(scrub(report))));
   });
 
