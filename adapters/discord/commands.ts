@@ -4,10 +4,11 @@
  * option autocompletes over the skills the caller may see. Names, descriptions and counts are kept within
  * Discord's limits, so a bulk overwrite never fails on validation.
  *
- * Descriptions are written in the default locale with `description_localizations` for `zh-CN`, and
- * choices carry `name_localizations` (Discord "Localization": the client shows the entry of its own
- * language, the interaction still names the default). Command and option names stay ASCII in every
- * locale, so `/curator status` is typed the same everywhere.
+ * Descriptions are written in the default locale with `description_localizations` for `zh-CN` and
+ * `zh-TW`, and choices carry `name_localizations` for both (Discord "Localization": the client shows the
+ * entry of its own language, the interaction still names the default). The `zh-TW` texts come converted
+ * ahead of time (`src/core/i18n/generated/menu.zh-TW.ts`), so registering never starts the converter.
+ * Command and option names stay ASCII in every locale, so `/curator status` is typed the same everywhere.
  */
 import type { Locale } from "../../src/core/i18n/locale.js";
 import { resolveText, type Text, t } from "../../src/core/i18n/messages.js";
@@ -66,20 +67,35 @@ export interface DiscordCommandJson {
 const OPTION_TYPE = { subcommand: 1, string: 3, integer: 4, boolean: 5 } as const;
 type CatalogOption = NonNullable<CommandCatalogEntry["subcommands"]>[number]["options"][number];
 
-/** The Discord locale skillgate's Chinese texts are registered under (Discord "Locales": `zh-CN`). */
+/**
+ * The Discord locale skillgate's Simplified Chinese texts are registered under (Discord Reference,
+ * "Locales", https://discord.com/developers/docs/reference#locales: `zh-CN`, "Chinese, China").
+ */
 export const DISCORD_CHINESE_LOCALE = "zh-CN";
 
-/** The locales commands are written in: the default texts, and the `zh-CN` localizations. */
+/** The Discord locale of the Traditional Chinese texts (same list: `zh-TW`, "Chinese, Taiwan"). */
+export const DISCORD_TRADITIONAL_LOCALE = "zh-TW";
+
+/** The locales commands are written in: the default texts, and the `zh-CN` and `zh-TW` localizations. */
 export interface CommandLocales {
   fallback: Locale;
   chinese: Locale;
+  traditional: Locale;
 }
 
-const DEFAULT_LOCALES: CommandLocales = { fallback: "en", chinese: "zh-CN" };
+const DEFAULT_LOCALES: CommandLocales = { fallback: "en", chinese: "zh-CN", traditional: "zh-TW" };
+
+/** The descriptions of `/skill` and its options when the registry has no `skill` command. */
+export const SKILL_COMMAND_TEXTS = {
+  command: t("discord.skillCommand"),
+  name: t("discord.skillCommand.name"),
+  file: t("discord.skillCommand.file"),
+} as const;
 
 /**
- * A text in the default locale and its `zh-CN` localization, each made valid by `clip` (trimmed to the
- * limit); the localization is left out when it equals the default (Discord ignores those anyway).
+ * A text in the default locale and its `zh-CN` and `zh-TW` localizations, each made valid by `clip`
+ * (trimmed to the limit); a localization is left out when it equals the default (Discord ignores those
+ * anyway).
  */
 function localized(
   text: Text,
@@ -87,10 +103,15 @@ function localized(
   clip: (value: string) => string,
 ): { text: string; localizations?: LocalizationMap } {
   const base = clip(resolveText(text, locales.fallback));
-  const chinese = clip(resolveText(text, locales.chinese));
-  return chinese === base
-    ? { text: base }
-    : { text: base, localizations: { [DISCORD_CHINESE_LOCALE]: chinese } };
+  const localizations: LocalizationMap = {};
+  for (const [discordLocale, locale] of [
+    [DISCORD_CHINESE_LOCALE, locales.chinese],
+    [DISCORD_TRADITIONAL_LOCALE, locales.traditional],
+  ] as const) {
+    const translated = clip(resolveText(text, locale));
+    if (translated !== base) localizations[discordLocale] = translated;
+  }
+  return Object.keys(localizations).length === 0 ? { text: base } : { text: base, localizations };
 }
 
 /** Builds the full command set for a bulk overwrite: registry commands first, `/skill` always last. */
@@ -271,21 +292,21 @@ function skillCommand(description: Text | undefined, locales: CommandLocales): D
   return {
     type: 1,
     name: SKILL_COMMAND,
-    ...describe(description ?? t("discord.skillCommand"), SKILL_COMMAND, locales),
+    ...describe(description ?? SKILL_COMMAND_TEXTS.command, SKILL_COMMAND, locales),
     contexts: [0, 1],
     integration_types: [0],
     options: [
       {
         type: OPTION_TYPE.string,
         name: "name",
-        ...describe(t("discord.skillCommand.name"), "name", locales),
+        ...describe(SKILL_COMMAND_TEXTS.name, "name", locales),
         required: true,
         autocomplete: true,
       },
       {
         type: OPTION_TYPE.string,
         name: "file",
-        ...describe(t("discord.skillCommand.file"), "file", locales),
+        ...describe(SKILL_COMMAND_TEXTS.file, "file", locales),
         required: false,
       },
     ],

@@ -1,13 +1,15 @@
 /**
  * Languages end to end on Discord: the real gateway and adapter (discord.js) against the emulator.
- * Registration carries `zh-CN` localizations that the emulator checks by Discord's rules (command names
- * stay ASCII), and an interaction is answered in its `locale` (`zh-TW` in Traditional Chinese). A post without a reader (the maintenance
+ * Registration carries `zh-CN` and `zh-TW` localizations that the emulator checks by Discord's rules
+ * (command names stay ASCII; the `zh-TW` texts come converted ahead of time, so registering does not
+ * start the converter), and an interaction is answered in its `locale` (`zh-TW` in Traditional Chinese). A post without a reader (the maintenance
  * summary in the home channel) follows the guild's `preferred_locale`, also when it changes while the
  * gateway runs (GUILD_UPDATE), unless `gateway.discord.locale` names a locale.
  */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { isCatalogLoaded } from "../../src/core/i18n/messages.js";
 import { type EmulatorUser, visibleText } from "../emulators/discord.js";
 import {
   DISCORD_DMS,
@@ -32,6 +34,35 @@ interface Registered {
   description_localizations?: Record<string, string>;
   name_localizations?: Record<string, string>;
   options?: Registered[];
+  choices?: { name: string; name_localizations?: Record<string, string> }[];
+}
+
+/** Characters only Simplified Chinese writes: a Traditional text has none of them. */
+const SIMPLIFIED_ONLY =
+  /[们这为发档设项务时个来对说会与过还没现从动开关进实无问题让请读显库录态运输网页键称钮选单条块状]/;
+
+/** Every command, option and choice of a registered set, with the texts it localizes. */
+function localizedTexts(
+  commands: readonly Registered[],
+): { where: string; base: string; zhCN?: string; zhTW?: string }[] {
+  return commands.flatMap((command) => [
+    {
+      where: command.name,
+      base: command.description,
+      zhCN: command.description_localizations?.["zh-CN"],
+      zhTW: command.description_localizations?.["zh-TW"],
+    },
+    ...(command.choices ?? []).map((choice) => ({
+      where: `${command.name} choice ${choice.name}`,
+      base: choice.name,
+      zhCN: choice.name_localizations?.["zh-CN"],
+      zhTW: choice.name_localizations?.["zh-TW"],
+    })),
+    ...localizedTexts(command.options ?? []).map((text) => ({
+      ...text,
+      where: `${command.name} ${text.where}`,
+    })),
+  ]);
 }
 
 describe("discord: localized registration and replies", () => {
@@ -52,6 +83,33 @@ describe("discord: localized registration and replies", () => {
     const skill = commands.find((command) => command.name === "skill");
     const nameOption = skill?.options?.find((option) => option.name === "name");
     expect(nameOption?.description_localizations?.["zh-CN"]).toBe("技能名称");
+  });
+
+  it("registers zh-TW localizations in Traditional Chinese, without backticks, and without the converter", async () => {
+    const run = await boot();
+    await run.gateway.syncCommandCatalogs();
+    const commands = [
+      ...run.emulator.guildCommands(DISCORD_GUILD),
+      ...run.emulator.globalCommands(),
+    ] as unknown as Registered[];
+    const help = commands.find((command) => command.name === "help");
+    expect(help?.description_localizations?.["zh-TW"]).toBe("列出這裡可用的命令和可以載入的技能");
+    const texts = localizedTexts(commands);
+    // Every text a zh-CN client reads in Chinese, a zh-TW client reads in Traditional Chinese.
+    const missing = texts.filter((text) => text.zhCN !== undefined && text.zhTW === undefined);
+    expect(missing.map((text) => text.where)).toEqual([]);
+    const traditional = texts.flatMap((text) => (text.zhTW === undefined ? [] : [text]));
+    expect(traditional.length).toBeGreaterThan(50);
+    for (const text of traditional) {
+      expect(text.zhTW, text.where).not.toContain("`");
+      expect(text.zhTW, text.where).not.toMatch(SIMPLIFIED_ONLY);
+    }
+    // Some texts have no character to convert; most differ from their Simplified form.
+    expect(traditional.filter((text) => text.zhTW !== text.zhCN).length).toBeGreaterThan(
+      traditional.length / 2,
+    );
+    // Registering read the texts converted ahead of time: no Traditional catalog was derived.
+    expect(isCatalogLoaded("zh-TW")).toBe(false);
   });
 
   it("answers an interaction with locale zh-CN in Chinese and an en-US one in English", async () => {

@@ -246,7 +246,12 @@ export interface MessageInput {
 }
 
 const DISCORD_EPOCH = 1_420_070_400_000n;
-const NAME_RULE = /^[-_\p{L}\p{N}]{1,32}$/u;
+/**
+ * A command's or option's name, localized or not (Application Commands, "Application Command Naming",
+ * https://discord.com/developers/docs/interactions/application-commands#application-command-object-application-command-naming):
+ * `^[-_\p{L}\p{N}\p{sc=Deva}\p{sc=Thai}]{1,32}$`, lower-case where a letter has a lower-case form.
+ */
+const NAME_RULE = /^[-_\p{L}\p{N}\p{sc=Deva}\p{sc=Thai}]{1,32}$/u;
 const WRONG_TOKEN_CLOSE = 4004;
 /**
  * "4014 Disallowed intent(s): You sent a disallowed intent for a Gateway Intent. You may have tried to
@@ -1753,10 +1758,10 @@ function removeCommand(set: RegisteredCommand[], id: string): { status: number; 
   return { status: 204 };
 }
 
-/** Checks one command against Discord's validation rules; returns the problem or null. */
 /**
- * Discord's locales (Reference, "Locales"): the only keys a `name_localizations` or
- * `description_localizations` map may have.
+ * Discord's locales (Reference, "Locales", https://discord.com/developers/docs/reference#locales; the
+ * same list as discord-api-types' `Locale`): the only keys a `name_localizations` or
+ * `description_localizations` map may have. Chinese has two, `zh-CN` and `zh-TW`.
  */
 const DISCORD_LOCALES = new Set(
   "id da de en-GB en-US es-ES es-419 fr hr it lt hu nl no pl pt-BR ro fi sv-SE vi tr cs el bg ru uk hi th zh-CN ja zh-TW ko".split(
@@ -1794,6 +1799,18 @@ function validateLocalizations(
   return null;
 }
 
+/**
+ * The characters a field counts against a command's 4000 (Application Commands, "Localization": "only
+ * the longest localization for each field (including the default value) is counted towards the size
+ * limit").
+ */
+function longestText(base: string, localizations: unknown): number {
+  const texts =
+    typeof localizations === "object" && localizations !== null ? Object.values(localizations) : [];
+  return Math.max(base.length, ...texts.map((text) => (typeof text === "string" ? text.length : 0)));
+}
+
+/** Checks one command against Discord's validation rules; returns the problem or null. */
 function validateCommand(command: Record<string, unknown>): string | null {
   const name = command.name;
   if (typeof name !== "string" || !NAME_RULE.test(name) || name !== name.toLowerCase())
@@ -1804,7 +1821,7 @@ function validateCommand(command: Record<string, unknown>): string | null {
   }
   const localized = validateLocalizations(`command ${name}`, command);
   if (localized) return localized;
-  let total = name.length + description.length;
+  let total = name.length + longestText(description, command.description_localizations);
   const problem = validateOptions(name, command.options, 0, (count) => {
     total += count;
   });
@@ -1834,13 +1851,17 @@ function validateOptions(
     if (typeof description !== "string" || description.length < 1 || description.length > 100) {
       return `${where} ${name}: description must be 1-100 characters`;
     }
-    count(name.length + description.length);
+    count(name.length + longestText(description, option.description_localizations));
     const localized = validateLocalizations(`${where} ${name}`, option);
     if (localized) return localized;
     if (Array.isArray(option.choices)) {
       for (const choice of option.choices as Record<string, unknown>[]) {
         const problem = validateLocalizations(`${where} ${name} choice`, choice, true);
         if (problem) return problem;
+        count(
+          longestText(String(choice.name ?? ""), choice.name_localizations) +
+            String(choice.value ?? "").length,
+        );
       }
     }
     const type = Number(option.type);

@@ -174,16 +174,19 @@ export function chooseLocale(choice: LocaleChoice): Locale {
 
 /**
  * The locales a native command menu is registered in: `fallback` for every reader without a menu of
- * their own, `chinese` for Chinese readers (Telegram `language_code: "zh"`, Discord `zh-CN`). With a
- * configured locale both are that locale (so a Chinese menu registered earlier follows the setting);
- * with `auto`, the platform's default and Simplified Chinese (Telegram keys a menu by a two-letter
- * language only, so one Chinese menu serves Simplified and Traditional readers alike).
+ * their own, `chinese` for Chinese readers (Telegram `language_code: "zh"`, Discord `zh-CN`) and
+ * `traditional` for Traditional Chinese readers where the platform keys menus by region (Discord
+ * `zh-TW`). With a configured locale all are that locale (so a Chinese menu registered earlier follows
+ * the setting); with `auto`, the platform's default, Simplified and Traditional Chinese (Telegram keys a
+ * menu by a two-letter language only, so its one Chinese menu serves Simplified and Traditional readers
+ * alike).
  */
 export function menuLocales(choice: Pick<LocaleChoice, "platformSetting" | "setting" | "platformDefault">): {
   fallback: Locale;
   chinese: Locale;
+  traditional: Locale;
 } {
   const setting = choice.platformSetting ?? choice.setting ?? "auto";
-  if (setting !== "auto") return { fallback: setting, chinese: setting };
-  return { fallback: choice.platformDefault ?? DEFAULT_LOCALE, chinese: "zh-CN" };
+  if (setting !== "auto") return { fallback: setting, chinese: setting, traditional: setting };
+  return { fallback: choice.platformDefault ?? DEFAULT_LOCALE, chinese: "zh-CN", traditional: "zh-TW" };
 }

@@ -9,6 +9,7 @@
 import { calendarDaysAgo, formatDateTime, formatElapsed, toMillis } from "./dates.js";
 import { en } from "./en.js";
 import type { CatalogEntry, EntryParams, PluralForms } from "./entries.js";
+import { menuTextsZhTW } from "./generated/menu.zh-TW.js";
 import { DEFAULT_LOCALE, isTraditional, type Locale } from "./locale.js";
 import { deriveTraditional } from "./traditional.js";
 import { padEndWidth, padStartWidth } from "./width.js";
@@ -165,6 +166,21 @@ function catalogOf(locale: Locale): Catalog {
   return catalog;
 }
 
+/**
+ * Entries of a Traditional catalog converted ahead of time (`npm run i18n:traditional`): the texts of
+ * the native command menus, which are registered at every start and must not start the converter.
+ */
+const PRECONVERTED: Partial<Record<Locale, Catalog>> = { "zh-TW": menuTextsZhTW };
+
+/**
+ * The entry of `key` in `locale`: from its catalog when that is in memory, else from the entries
+ * converted ahead of time, else from the catalog (deriving a Traditional one on first use).
+ */
+function entryOf(key: MessageKey, locale: Locale): CatalogEntry {
+  const preconverted = CATALOGS[locale] ? undefined : PRECONVERTED[locale]?.[key];
+  return preconverted ?? catalogOf(locale)[key] ?? en[key];
+}
+
 /** True when the catalog of `locale` is in memory (a Traditional one is once a reader has needed it). */
 export function isCatalogLoaded(locale: Locale): boolean {
   return CATALOGS[locale] !== undefined;
@@ -267,7 +283,7 @@ function formatCause(value: { message: string; code?: string; where?: string }, 
 const PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 function resolveMessage(message: Message, locale: Locale): string {
-  const entry = catalogOf(locale)[message.key] ?? en[message.key];
+  const entry = entryOf(message.key, locale);
   const params = message.params ?? {};
   const template = typeof entry === "string" ? entry : pluralForm(entry, Number(params.count ?? 0), locale);
   return template.replace(PLACEHOLDER, (whole, name: string) => {
