@@ -31,6 +31,20 @@ describe("one date and time policy", () => {
     expect(formatDateTime(Date.parse("2026-12-31T20:00:00Z"), "en", "Asia/Shanghai", NOW)).toContain("2027");
   });
 
+  // Formatters are made once per locale, zone and shape: interleaved calls must each get their own.
+  it("keeps each locale, zone and year shape apart when formatting many moments in turn", () => {
+    const thisYear = Date.parse("2026-06-01T23:30:00Z");
+    const lastYear = Date.parse("2025-06-01T23:30:00Z");
+    for (let round = 0; round < 3; round++) {
+      expect(formatDateTime(thisYear, "en", "UTC", NOW)).toBe("Jun 1, 23:30 UTC");
+      expect(formatDateTime(thisYear, "en", "Asia/Shanghai", NOW)).toBe("Jun 2, 07:30 GMT+8");
+      expect(formatDateTime(lastYear, "en", "UTC", NOW)).toBe("Jun 1, 2025, 23:30 UTC");
+      expect(formatDateTime(thisYear, "zh-CN", "UTC", NOW)).toBe("6月1日 UTC 23:30");
+      expect(calendarDaysAgo(thisYear, "UTC", NOW)).toBe(186);
+      expect(calendarDaysAgo(thisYear, "Asia/Shanghai", NOW)).toBe(186);
+    }
+  });
+
   it("counts relative days in the zone's calendar: today, yesterday, N days ago", () => {
     const day = (at: string, zone: string, locale: "en" | "zh-CN") =>
       resolveText(dayOf(at, zone, NOW), locale);

@@ -26,8 +26,29 @@ export function displayTimeZone(setting?: string, env: NodeJS.ProcessEnv = proce
   return DEFAULT_TIME_ZONE;
 }
 
+/**
+ * Formatters by locale, zone and shape, made once: building an `Intl.DateTimeFormat` costs ICU a few
+ * hundred microseconds and tens of kilobytes, and a 10k-row `skills usage` asks for three per row.
+ */
+const dateFormats = new Map<string, Intl.DateTimeFormat>();
+
+function dateFormat(
+  locale: string,
+  options: Intl.DateTimeFormatOptions & { timeZone: string },
+): Intl.DateTimeFormat {
+  const key = `${locale}\u0000${JSON.stringify(options)}`;
+  let format = dateFormats.get(key);
+  if (!format) {
+    format = new Intl.DateTimeFormat(locale, options);
+    // Zones come from config.yaml and TZ, so a handful of keys; a bound all the same.
+    if (dateFormats.size >= 64) dateFormats.clear();
+    dateFormats.set(key, format);
+  }
+  return format;
+}
+
 function parts(ms: number, timeZone: string): { year: number; month: number; day: number } {
-  const fields = new Intl.DateTimeFormat("en-US", {
+  const fields = dateFormat("en-US", {
     timeZone,
     year: "numeric",
     month: "numeric",
@@ -43,7 +64,7 @@ function parts(ms: number, timeZone: string): { year: number; month: number; day
  */
 export function formatDateTime(ms: number, locale: Locale, timeZone: string, now: number): string {
   const thisYear = parts(ms, timeZone).year === parts(now, timeZone).year;
-  return new Intl.DateTimeFormat(locale, {
+  return dateFormat(locale, {
     timeZone,
     ...(thisYear ? {} : { year: "numeric" }),
     month: "short",
