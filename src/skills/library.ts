@@ -5,10 +5,11 @@
  * Caching: the first call of a process starts from the persistent scan index
  * (`<home>/.cache/skillgate/skills-index.json`, see `index-cache.ts`) when there is one, so an unchanged
  * library costs one `stat` per folder and per SKILL.md; only changed folders are listed again and only
- * changed SKILL.md files re-read, and the index is rewritten when anything differed. After that, directory
- * watchers (`fs.watch`, one per walked folder, non-persistent so they never keep a process alive) are
- * armed shortly afterwards; any relevant event marks the cache dirty and the next call refreshes the same
- * incremental way. Until watchers are armed, or if they cannot be (inotify limits, unsupported platform),
+ * changed SKILL.md files re-read, and the index is rewritten when anything differed. After that, every
+ * walked folder is watched (`src/core/dir-watch.ts`: one inotify instance on Linux, read at each call, so
+ * a change made before a call is seen by it; `fs.watch` per folder elsewhere), armed shortly afterwards;
+ * any relevant change marks the cache dirty and the call refreshes the same incremental way. Until the
+ * watches are armed, or if they cannot be (inotify limits, unsupported platform),
  * the cache is re-validated by a refresh at most every 500 ms. Changes are therefore seen within a second.
  *
  * Config: pass a `SkillgateConfig` and the library re-reads `<home>/config.yaml` whenever its mtime
@@ -17,9 +18,10 @@
  * lists) is applied after the scan, so it is never part of the cached data. The records a scan gives
  * callers are built in `library-records.ts`.
  */
-import { type FSWatcher, mkdirSync, statSync, watch } from "node:fs";
+import { mkdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { loadConfig, type SkillgateConfig } from "../config/config.js";
+import { type DirectoryWatches, openDirectoryWatches } from "../core/dir-watch.js";
 import { ConfigError } from "../core/errors.js";
 import { english, type Text, t } from "../core/i18n/messages.js";
 import { loadIndex, saveIndex } from "./index-cache.js";
@@ -84,9 +86,9 @@ function deepFreezeList(result: SkillsListResult): SkillsListResult {
   return Object.freeze(result);
 }
 
-function isRelevantChange(filename: string | Buffer | null): boolean {
+function isRelevantChange(filename: string | null): boolean {
   if (filename === null) return true;
-  const name = path.basename(String(filename));
+  const name = path.basename(filename);
   if (isExcludedDir(name)) return false;
   return !(name.startsWith(".") && !name.endsWith(".md"));
 }
@@ -108,7 +110,7 @@ class Library implements ManagedSkillLibrary {
   private dirty = false;
   private lastRefresh = 0;
   private watchState: "off" | "pending" | "on" | "failed" = "off";
-  private readonly watchers = new Map<string, FSWatcher>();
+  private watches: DirectoryWatches | undefined;
   private armTimer: NodeJS.Timeout | undefined;
   private scans = 0;
 
@@ -173,6 +175,7 @@ class Library implements ManagedSkillLibrary {
     this.currentRoots = roots;
     const rootsKey = roots.map((root) => `${root.kind}:${root.real}:${root.exists}`).join("\n");
     const now = Date.now();
+    if (this.watches?.takeChanges()) this.dirty = true;
     const stale =
       !this.snapshot ||
       this.snapshot.rootsKey !== rootsKey ||
@@ -223,31 +226,13 @@ class Library implements ManagedSkillLibrary {
   }
 
   private updateWatchers(dirs: string[]): void {
+    this.watches ??= openDirectoryWatches(isRelevantChange);
     const wanted = new Set(dirs);
-    for (const [dir, watcher] of this.watchers) {
-      if (!wanted.has(dir)) {
-        watcher.close();
-        this.watchers.delete(dir);
-      }
-    }
+    for (const dir of [...this.watches.dirs()]) if (!wanted.has(dir)) this.watches.remove(dir);
     for (const dir of wanted) {
-      if (this.watchers.has(dir)) continue;
-      try {
-        const watcher = watch(dir, { persistent: false }, (_event, filename) => {
-          if (isRelevantChange(filename)) this.dirty = true;
-        });
-        watcher.on("error", () => {
-          this.dirty = true;
-          this.watchers.get(dir)?.close();
-          this.watchers.delete(dir);
-        });
-        this.watchers.set(dir, watcher);
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === "ENOENT" || code === "ENOTDIR") {
-          this.dirty = true;
-          continue;
-        }
+      const outcome = this.watches.add(dir);
+      if (outcome === "gone") this.dirty = true;
+      else if (outcome === "unavailable") {
         // Out of watches (ENOSPC/EMFILE) or unsupported: fall back to polling.
         this.close();
         this.watchState = "failed";
@@ -260,8 +245,8 @@ class Library implements ManagedSkillLibrary {
   close(): void {
     if (this.armTimer) clearTimeout(this.armTimer);
     this.armTimer = undefined;
-    for (const watcher of this.watchers.values()) watcher.close();
-    this.watchers.clear();
+    this.watches?.close();
+    this.watches = undefined;
     if (this.watchState !== "failed") this.watchState = "off";
   }
 
