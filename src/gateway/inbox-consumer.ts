@@ -6,6 +6,7 @@
  * dropped. A replayed entry carries an effect log, so what an earlier leader made durable is not done
  * twice.
  */
+import { sessionKeyOf } from "../../commands/context.js";
 import type { EffectLog } from "../../commands/types.js";
 import { t } from "../core/i18n/messages.js";
 import type { Logger } from "../core/logger.js";
@@ -13,6 +14,36 @@ import type { Adapter, InboundMessage } from "../core/message.js";
 import { type Reply, textReply } from "../core/reply.js";
 import type { Coordinator } from "./coordination/coordinator.js";
 import type { InboxEntry } from "./coordination/inbox.js";
+
+/**
+ * Entries of different chats in their pre-queue steps (admission, the reader's language, a press's
+ * verdict) at once. Those steps are a few Redis round trips or a refusal sent; the per-chat queues and
+ * `gateway.concurrency` bound what runs after them.
+ */
+const TAKE_CONCURRENCY = 16;
+
+/** Entries taken and waiting for their turn at most: beyond it the loop reads no more until one is queued. */
+const MAX_TAKING = 500;
+
+/** Runs tasks with at most `limit` of them at once, in the order they asked. */
+class Slots {
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(private readonly limit: number) {}
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.running >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else this.running++;
+    try {
+      return await task();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.running--;
+    }
+  }
+}
 
 /** What the inbox consumer works with, lent by the gateway. */
 export interface InboxConsumerDeps {
@@ -33,6 +64,10 @@ export interface InboxConsumerDeps {
 export class InboxConsumer {
   /** Inbox entries taken and not yet settled (by entry id). */
   private readonly inFlight = new Set<string>();
+  /** Per chat (session key): settles once the chat's last taken entry is queued. */
+  private readonly chatTurns = new Map<string, Promise<void>>();
+  /** Bounds the entries of different chats in their pre-queue steps at once. */
+  private readonly slots = new Slots(TAKE_CONCURRENCY);
 
   constructor(private readonly deps: InboxConsumerDeps) {}
 
@@ -82,13 +117,15 @@ export class InboxConsumer {
 
   /**
    * The leader's loop over the shared inbox: entries an earlier leader left pending first, then new
-   * ones, each into `accept` in stream order (the per-chat queues keep a chat's order). It ends as soon
-   * as this replica stops leading; what it did not take stays pending for the next leader.
+   * ones, each into `accept` in stream order within its chat, chats side by side (see `take`). It ends
+   * as soon as this replica stops leading; what it did not take stays pending for the next leader.
    */
   async consume(): Promise<void> {
     const { coordination, logger } = this.deps;
     const leading = () => this.deps.running() && coordination.leading();
     let claim = true;
+    /** Entries taken and not yet queued (waiting for their chat's turn or a slot). */
+    const taking = new Set<Promise<void>>();
     while (leading()) {
       try {
         // Every few seconds, besides at take-over: what another consumer left idle (a stale leader that
@@ -100,10 +137,21 @@ export class InboxConsumer {
         if ((claim || reclaimed) && entries.length > 0)
           logger.info({ entries: entries.length }, "gateway: taking over events an earlier leader left");
         claim = false;
+        // Each entry's place in its chat is fixed here, in stream order, before anything is awaited;
+        // the chats' entries then go into the funnel side by side, and the loop reads on meanwhile.
         for (const entry of entries) {
           if (!leading()) break;
-          await this.take(entry);
+          const taken: Promise<void> = this.take(entry, leading)
+            .catch((error) =>
+              logger.warn(
+                { err: error, platform: entry.message.platform, eventId: entry.message.eventId },
+                `gateway: taking an event from the shared inbox failed: ${(error as Error).message}`,
+              ),
+            )
+            .finally(() => taking.delete(taken));
+          taking.add(taken);
         }
+        while (taking.size >= MAX_TAKING) await Promise.race(taking);
       } catch (error) {
         if (!leading()) break;
         logger.warn({ err: error }, `gateway: reading the shared inbox failed: ${(error as Error).message}`);
@@ -116,13 +164,36 @@ export class InboxConsumer {
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
     }
+    // The gateway's stop drains the queues once this loop ended: what was taken is queued (or left) first.
+    await Promise.all(taking);
   }
 
-  /** One entry into the funnel, unless this process handles it already. */
-  private async take(entry: InboxEntry): Promise<void> {
+  /**
+   * One entry into the funnel, unless this process handles it already. It waits for the earlier entries
+   * of its chat to be queued (the chat's turn is taken now, synchronously, so a later entry whose
+   * pre-queue steps finish sooner cannot overtake it) and for one of `TAKE_CONCURRENCY` slots shared by
+   * all chats. Resolves once it is queued (or dropped, or left for the next leader).
+   */
+  private take(entry: InboxEntry, leading: () => boolean): Promise<void> {
     // A claim after an error finds entries this process is still handling: they run once.
-    if (this.inFlight.has(entry.entryId)) return;
+    if (this.inFlight.has(entry.entryId)) return Promise.resolve();
     this.inFlight.add(entry.entryId);
+    const key = sessionKeyOf(entry.message);
+    const turn = (this.chatTurns.get(key) ?? Promise.resolve()).then(() =>
+      this.slots.run(() => this.hand(entry, leading)),
+    );
+    // The chat's next entry follows this one however it ends; the map forgets a chat once it is idle.
+    const after = turn.catch(() => undefined);
+    this.chatTurns.set(key, after);
+    void after.then(() => {
+      if (this.chatTurns.get(key) === after) this.chatTurns.delete(key);
+    });
+    return turn;
+  }
+
+  /** Hands a taken entry to `accept`, unless this replica stopped leading while it waited for its turn. */
+  private async hand(entry: InboxEntry, leading: () => boolean): Promise<void> {
+    if (!leading()) return this.release(entry);
     const adapter = this.deps.adapters.find((candidate) => candidate.platform === entry.message.platform);
     if (!adapter) {
       this.deps.logger.warn(
