@@ -106,13 +106,20 @@ function libcInotify(): Inotify | null {
   return inotify;
 }
 
+function dirsOf(value: string | string[] | undefined): string[] {
+  return value === undefined ? [] : typeof value === "string" ? [value] : value;
+}
+
 /** One inotify instance; `takeChanges` drains its queue. */
 class InotifyWatches implements DirectoryWatches {
   readonly kind = "inotify";
   /** Watched directory → its watch descriptor. */
   private readonly byDir = new Map<string, number>();
-  /** Watch descriptor → the directories it stands for (two paths to one inode share a descriptor). */
-  private readonly byWd = new Map<number, Set<string>>();
+  /**
+   * Watch descriptor → the directory it stands for, or the directories when two paths lead to one inode
+   * (they share a descriptor). A plain string in the usual case: 10k sets would cost a megabyte or two.
+   */
+  private readonly byWd = new Map<number, string | string[]>();
   private readonly buffer = Buffer.allocUnsafe(64 * 1024);
 
   constructor(
@@ -130,9 +137,8 @@ class InotifyWatches implements DirectoryWatches {
       return errno === ENOENT || errno === ENOTDIR ? "gone" : "unavailable";
     }
     this.byDir.set(dir, wd);
-    const dirs = this.byWd.get(wd) ?? new Set<string>();
-    dirs.add(dir);
-    this.byWd.set(wd, dirs);
+    const known = this.byWd.get(wd);
+    this.byWd.set(wd, known === undefined ? dir : [...dirsOf(known), dir]);
     return "watched";
   }
 
@@ -140,9 +146,11 @@ class InotifyWatches implements DirectoryWatches {
     const wd = this.byDir.get(dir);
     if (wd === undefined) return;
     this.byDir.delete(dir);
-    const dirs = this.byWd.get(wd);
-    dirs?.delete(dir);
-    if (dirs && dirs.size > 0) return;
+    const others = dirsOf(this.byWd.get(wd)).filter((other) => other !== dir);
+    if (others.length > 0) {
+      this.byWd.set(wd, others.length === 1 ? (others[0] as string) : others);
+      return;
+    }
     this.byWd.delete(wd);
     this.lib.rmWatch(this.fd, wd);
   }
@@ -176,8 +184,8 @@ class InotifyWatches implements DirectoryWatches {
         else if (mask & IN_IGNORED) {
           // The kernel dropped the watch (its directory was deleted or unmounted, or `remove` asked).
           const dirs = this.byWd.get(wd);
-          if (dirs) {
-            for (const dir of dirs) this.byDir.delete(dir);
+          if (dirs !== undefined) {
+            for (const dir of dirsOf(dirs)) this.byDir.delete(dir);
             this.byWd.delete(wd);
             changed = true;
           }
