@@ -2,14 +2,15 @@
  * Watches over many directories' entries (a skill library watches every folder it walked), read when the
  * owner asks rather than pushed to it.
  *
- * On Linux the watches are one inotify instance (`inotify(7)`) opened through koffi: one file descriptor
- * and one kernel watch per directory, and no object per directory in this process. Its events queue in
- * the kernel until `takeChanges` reads them with one non-blocking `read`, so a change made before the
- * call is always seen by it, and an idle process runs no timer and no callback. A queue that overflowed
- * (`IN_Q_OVERFLOW`) counts as a change. Elsewhere, or when koffi cannot load, each directory gets an
- * `fs.watch` whose events set a flag; 10k of those cost about 11 MB.
+ * On Linux the watches live on the process's one inotify instance (`inotify(7)`), opened through koffi:
+ * one kernel watch per directory, and no object per directory in this process. Events queue in the
+ * kernel until a set's `takeChanges` reads them with non-blocking `read`s and hands each to the sets that
+ * watch its directory, so a change made before the call is always seen by it, and an idle process runs
+ * no timer and no callback. A queue that overflowed (`IN_Q_OVERFLOW`) counts as a change. Elsewhere, or
+ * when koffi cannot load, each directory gets an `fs.watch` whose events set a flag; 10k of those cost
+ * about 11 MB.
  */
-import { closeSync, type FSWatcher, constants as fsConstants, readSync, watch } from "node:fs";
+import { type FSWatcher, constants as fsConstants, readSync, watch } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import type Koffi from "koffi";
@@ -106,11 +107,104 @@ function libcInotify(): Inotify | null {
   return inotify;
 }
 
-function dirsOf(value: string | string[] | undefined): string[] {
-  return value === undefined ? [] : typeof value === "string" ? [value] : value;
+function listOf<T>(value: T | T[] | undefined): T[] {
+  return value === undefined ? [] : Array.isArray(value) ? value : [value];
 }
 
-/** One inotify instance; `takeChanges` drains its queue. */
+/**
+ * The process's one inotify instance, shared by every set of watches as libuv shares one for `fs.watch`
+ * (the kernel allows 128 instances per user by default). Reading it hands each event to the sets that
+ * watch its descriptor; a descriptor two sets watch (or two paths of one set) is removed once no one
+ * watches it.
+ */
+class InotifyInstance {
+  /** Watch descriptor → the sets watching it (one in the usual case). */
+  private readonly owners = new Map<number, InotifyWatches | InotifyWatches[]>();
+  private readonly buffer = Buffer.allocUnsafe(64 * 1024);
+
+  constructor(
+    readonly lib: Inotify,
+    private readonly fd: number,
+  ) {}
+
+  /** Watches `dir` for `owner`: its descriptor, or the errno when the kernel refuses. */
+  watch(dir: string, owner: InotifyWatches): { wd: number } | { errno: number } {
+    const wd = this.lib.addWatch(this.fd, dir, WATCH_MASK);
+    if (wd < 0) return { errno: this.lib.errno() };
+    const owners = listOf(this.owners.get(wd));
+    if (!owners.includes(owner)) this.owners.set(wd, owners.length === 0 ? owner : [...owners, owner]);
+    return { wd };
+  }
+
+  /** `owner` no longer watches `wd`; the kernel's watch goes once no set does. */
+  release(wd: number, owner: InotifyWatches): void {
+    const owners = listOf(this.owners.get(wd)).filter((other) => other !== owner);
+    if (owners.length > 0) {
+      this.owners.set(wd, owners.length === 1 ? (owners[0] as InotifyWatches) : owners);
+      return;
+    }
+    if (!this.owners.delete(wd)) return;
+    this.lib.rmWatch(this.fd, wd);
+  }
+
+  /** Reads every queued event and hands it to the sets watching its descriptor. */
+  drain(): void {
+    for (;;) {
+      let bytes: number;
+      try {
+        bytes = readSync(this.fd, this.buffer, 0, this.buffer.length, null);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === "EINTR") continue;
+        if (code !== "EAGAIN" && code !== "EWOULDBLOCK") this.everyOwner((owner) => owner.lost());
+        return;
+      }
+      if (bytes <= 0) return;
+      for (let at = 0; at + EVENT_HEADER <= bytes; ) {
+        const wd = this.buffer.readInt32LE(at);
+        const mask = this.buffer.readUInt32LE(at + 4);
+        const length = this.buffer.readUInt32LE(at + 12);
+        const raw = this.buffer.subarray(at + EVENT_HEADER, at + EVENT_HEADER + length);
+        at += EVENT_HEADER + length;
+        if (mask & IN_Q_OVERFLOW) {
+          this.everyOwner((owner) => owner.lost());
+          continue;
+        }
+        const owners = listOf(this.owners.get(wd));
+        if (mask & IN_IGNORED) {
+          // The kernel dropped the watch: its directory was deleted or unmounted, or `release` asked.
+          this.owners.delete(wd);
+          for (const owner of owners) owner.dropped(wd);
+          continue;
+        }
+        if (owners.length === 0) continue;
+        const end = raw.indexOf(0);
+        const name = length === 0 ? null : raw.toString("utf8", 0, end < 0 ? raw.length : end);
+        const self = (mask & (IN_DELETE_SELF | IN_MOVE_SELF)) !== 0;
+        for (const owner of owners) owner.event(name, self);
+      }
+    }
+  }
+
+  private everyOwner(act: (owner: InotifyWatches) => void): void {
+    const seen = new Set<InotifyWatches>();
+    for (const owners of this.owners.values()) for (const owner of listOf(owners)) seen.add(owner);
+    for (const owner of seen) act(owner);
+  }
+}
+
+let instance: InotifyInstance | null | undefined;
+
+/** The shared inotify instance, opened on first use; null where there is none. */
+function inotifyInstance(): InotifyInstance | null {
+  if (instance !== undefined) return instance;
+  const lib = libcInotify();
+  const fd = lib ? lib.init1(fsConstants.O_NONBLOCK | IN_CLOEXEC) : -1;
+  instance = lib && fd >= 0 ? new InotifyInstance(lib, fd) : null;
+  return instance;
+}
+
+/** One owner's watches on the shared inotify instance; `takeChanges` drains it. */
 class InotifyWatches implements DirectoryWatches {
   readonly kind = "inotify";
   /** Watched directory → its watch descriptor. */
@@ -120,25 +214,23 @@ class InotifyWatches implements DirectoryWatches {
    * (they share a descriptor). A plain string in the usual case: 10k sets would cost a megabyte or two.
    */
   private readonly byWd = new Map<number, string | string[]>();
-  private readonly buffer = Buffer.allocUnsafe(64 * 1024);
+  private changed = false;
 
   constructor(
-    private readonly lib: Inotify,
-    private fd: number,
+    private readonly inotify: InotifyInstance,
     private readonly relevant: RelevantName,
   ) {}
 
   add(dir: string): WatchOutcome {
     if (this.byDir.has(dir)) return "watched";
-    const wd = this.lib.addWatch(this.fd, dir, WATCH_MASK);
-    if (wd < 0) {
-      const errno = this.lib.errno();
-      const { ENOENT, ENOTDIR } = this.lib.codes;
-      return errno === ENOENT || errno === ENOTDIR ? "gone" : "unavailable";
+    const watched = this.inotify.watch(dir, this);
+    if ("errno" in watched) {
+      const { ENOENT, ENOTDIR } = this.inotify.lib.codes;
+      return watched.errno === ENOENT || watched.errno === ENOTDIR ? "gone" : "unavailable";
     }
-    this.byDir.set(dir, wd);
-    const known = this.byWd.get(wd);
-    this.byWd.set(wd, known === undefined ? dir : [...dirsOf(known), dir]);
+    this.byDir.set(dir, watched.wd);
+    const known = this.byWd.get(watched.wd);
+    this.byWd.set(watched.wd, known === undefined ? dir : [...listOf(known), dir]);
     return "watched";
   }
 
@@ -146,13 +238,13 @@ class InotifyWatches implements DirectoryWatches {
     const wd = this.byDir.get(dir);
     if (wd === undefined) return;
     this.byDir.delete(dir);
-    const others = dirsOf(this.byWd.get(wd)).filter((other) => other !== dir);
+    const others = listOf(this.byWd.get(wd)).filter((other) => other !== dir);
     if (others.length > 0) {
       this.byWd.set(wd, others.length === 1 ? (others[0] as string) : others);
       return;
     }
     this.byWd.delete(wd);
-    this.lib.rmWatch(this.fd, wd);
+    this.inotify.release(wd, this);
   }
 
   dirs(): IterableIterator<string> {
@@ -160,50 +252,33 @@ class InotifyWatches implements DirectoryWatches {
   }
 
   takeChanges(): boolean {
-    let changed = false;
-    if (this.fd < 0) return changed;
-    for (;;) {
-      let bytes: number;
-      try {
-        bytes = readSync(this.fd, this.buffer, 0, this.buffer.length, null);
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === "EAGAIN" || code === "EWOULDBLOCK") return changed;
-        if (code === "EINTR") continue;
-        // The descriptor is unusable: report a change, and the owner refreshes from disk.
-        return true;
-      }
-      if (bytes <= 0) return changed;
-      for (let at = 0; at + EVENT_HEADER <= bytes; ) {
-        const wd = this.buffer.readInt32LE(at);
-        const mask = this.buffer.readUInt32LE(at + 4);
-        const length = this.buffer.readUInt32LE(at + 12);
-        const raw = this.buffer.subarray(at + EVENT_HEADER, at + EVENT_HEADER + length);
-        at += EVENT_HEADER + length;
-        if (mask & IN_Q_OVERFLOW) changed = true;
-        else if (mask & IN_IGNORED) {
-          // The kernel dropped the watch (its directory was deleted or unmounted, or `remove` asked).
-          const dirs = this.byWd.get(wd);
-          if (dirs !== undefined) {
-            for (const dir of dirsOf(dirs)) this.byDir.delete(dir);
-            this.byWd.delete(wd);
-            changed = true;
-          }
-        } else if (mask & (IN_DELETE_SELF | IN_MOVE_SELF)) changed = true;
-        else if (!changed && this.byWd.has(wd)) {
-          const end = raw.indexOf(0);
-          const name = length === 0 ? null : raw.toString("utf8", 0, end < 0 ? raw.length : end);
-          if (this.relevant(name)) changed = true;
-        }
-      }
-    }
+    this.inotify.drain();
+    const changed = this.changed;
+    this.changed = false;
+    return changed;
   }
 
   close(): void {
-    if (this.fd >= 0) closeSync(this.fd);
-    this.fd = -1;
+    for (const wd of this.byWd.keys()) this.inotify.release(wd, this);
     this.byDir.clear();
     this.byWd.clear();
+    this.changed = false;
+  }
+
+  /** An entry of a watched directory changed (`self`: the directory itself was moved or deleted). */
+  event(name: string | null, self: boolean): void {
+    if (self || (!this.changed && this.relevant(name))) this.changed = true;
+  }
+
+  /** The kernel dropped the watch `wd`: its directories are no longer watched. */
+  dropped(wd: number): void {
+    for (const dir of listOf(this.byWd.get(wd))) this.byDir.delete(dir);
+    if (this.byWd.delete(wd)) this.changed = true;
+  }
+
+  /** Events were lost (a full queue, an unreadable descriptor). */
+  lost(): void {
+    this.changed = true;
   }
 }
 
@@ -263,10 +338,6 @@ class FsWatches implements DirectoryWatches {
  * unavailable inotify still gives `fs.watch`).
  */
 export function openDirectoryWatches(relevant: RelevantName, kind: WatchKind = "inotify"): DirectoryWatches {
-  const lib = kind === "inotify" ? libcInotify() : null;
-  if (lib) {
-    const fd = lib.init1(fsConstants.O_NONBLOCK | IN_CLOEXEC);
-    if (fd >= 0) return new InotifyWatches(lib, fd, relevant);
-  }
-  return new FsWatches(relevant);
+  const inotify = kind === "inotify" ? inotifyInstance() : null;
+  return inotify ? new InotifyWatches(inotify, relevant) : new FsWatches(relevant);
 }

@@ -116,6 +116,31 @@ describe.runIf(process.platform === "linux")("inotify", () => {
     expect(watches.takeChanges()).toBe(false);
   });
 
+  it("hands each set the changes of its own folders, and keeps a shared folder watched for the other", async () => {
+    const [alpha, beta] = await folders("alpha", "beta");
+    const first = openDirectoryWatches(relevant, "inotify");
+    const second = openDirectoryWatches(relevant, "inotify");
+    try {
+      first.add(alpha as string);
+      second.add(alpha as string);
+      second.add(beta as string);
+      await writeFile(path.join(beta as string, "SKILL.md"), "x");
+      expect(first.takeChanges()).toBe(false);
+      expect(second.takeChanges()).toBe(true);
+      // The first set read the queue: the second still gets its change afterwards.
+      await writeFile(path.join(alpha as string, "SKILL.md"), "x");
+      expect(first.takeChanges()).toBe(true);
+      expect(second.takeChanges()).toBe(true);
+      first.close();
+      await writeFile(path.join(alpha as string, "SKILL.md"), "y");
+      expect(second.takeChanges()).toBe(true);
+      expect(first.takeChanges()).toBe(false);
+    } finally {
+      first.close();
+      second.close();
+    }
+  });
+
   it("counts events the kernel dropped (a full queue) as a change", async () => {
     const [alpha] = await folders("alpha");
     // Nothing is relevant: only the overflow can make this report a change.
