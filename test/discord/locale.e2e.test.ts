@@ -65,14 +65,19 @@ function localizedTexts(
   ]);
 }
 
+/** Every command the gateway registers (guild and global), as the emulator received them. */
+async function registeredCommands(): Promise<Registered[]> {
+  const run = await boot();
+  await run.gateway.syncCommandCatalogs();
+  return [
+    ...run.emulator.guildCommands(DISCORD_GUILD),
+    ...run.emulator.globalCommands(),
+  ] as unknown as Registered[];
+}
+
 describe("discord: localized registration and replies", () => {
   it("registers ASCII command names with zh-CN description localizations", async () => {
-    const run = await boot();
-    await run.gateway.syncCommandCatalogs();
-    const commands = [
-      ...run.emulator.guildCommands(DISCORD_GUILD),
-      ...run.emulator.globalCommands(),
-    ] as unknown as Registered[];
+    const commands = await registeredCommands();
     const help = commands.find((command) => command.name === "help");
     expect(help?.description).toBe("list the commands and the skills you can load here");
     expect(help?.description_localizations?.["zh-CN"]).toBe("列出这里可用的命令和可以加载的技能");
@@ -86,12 +91,7 @@ describe("discord: localized registration and replies", () => {
   });
 
   it("registers zh-TW localizations in Traditional Chinese, without backticks, and without the converter", async () => {
-    const run = await boot();
-    await run.gateway.syncCommandCatalogs();
-    const commands = [
-      ...run.emulator.guildCommands(DISCORD_GUILD),
-      ...run.emulator.globalCommands(),
-    ] as unknown as Registered[];
+    const commands = await registeredCommands();
     const help = commands.find((command) => command.name === "help");
     expect(help?.description_localizations?.["zh-TW"]).toBe("列出這裡可用的命令和可以載入的技能");
     const texts = localizedTexts(commands);
