@@ -130,7 +130,7 @@ export class LeaderLease {
   private answeredAt: number;
   /** What a follower last saw of the lease another replica holds: its time left (ms) and when. */
   private heldSeen: { leftMs: number; at: number } | undefined;
-  /** The renewal thread (with `renewalUrl`), started with `start`. */
+  /** The renewal thread (with `renewalUrl`), started when this replica first leads (`renewalThread`). */
   private pump: RenewalPump | undefined;
 
   constructor(private readonly options: LeaseOptions) {
@@ -214,7 +214,16 @@ export class LeaderLease {
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
-    if (this.options.renewalUrl && !this.pump)
+    this.schedule(0);
+  }
+
+  /**
+   * The renewal thread (with `renewalUrl`), started the first time this replica leads: a worker costs
+   * about 10 MB, which a standby that never leads does not pay. A new worker is up within tens of
+   * milliseconds, well before the first renewal is due.
+   */
+  private renewalThread(): RenewalPump | undefined {
+    if (this.options.renewalUrl && !this.pump && !this.stopped)
       this.pump = new RenewalPump(
         this.options.renewalUrl,
         RENEW,
@@ -223,7 +232,7 @@ export class LeaderLease {
         (verdict) => this.lostOnRenewalThread(verdict),
         this.options.logger,
       );
-    this.schedule(0);
+    return this.pump;
   }
 
   /** Stops contending; a leader steps down and gives the lease up for the next one. */
@@ -320,7 +329,7 @@ export class LeaderLease {
         this.renewedAt = started;
         this.currentEpoch = epoch;
         this.leadGeneration = String(generation);
-        this.pump?.begin(
+        this.renewalThread()?.begin(
           {
             token: this.token,
             generation: this.leadGeneration,
