@@ -10,7 +10,7 @@
  * when koffi cannot load, each directory gets an `fs.watch` whose events set a flag; 10k of those cost
  * about 11 MB.
  */
-import { type FSWatcher, constants as fsConstants, readSync, watch } from "node:fs";
+import { type FSWatcher, constants as fsConstants, watch } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import type Koffi from "koffi";
@@ -78,6 +78,8 @@ interface Inotify {
   init1: (flags: number) => number;
   addWatch: (fd: number, path: string, mask: number) => number;
   rmWatch: (fd: number, wd: number) => number;
+  /** libc's `read`: bytes read, or -1 with `errno` set (EAGAIN when nothing is queued). */
+  read: (fd: number, buffer: Buffer, length: number) => number;
   errno: () => number;
   codes: Record<string, number>;
 }
@@ -98,6 +100,7 @@ function libcInotify(): Inotify | null {
         "int inotify_add_watch(int fd, const char *path, uint32_t mask)",
       ) as Inotify["addWatch"],
       rmWatch: libc.func("int inotify_rm_watch(int fd, int wd)") as Inotify["rmWatch"],
+      read: libc.func("long read(int fd, _Out_ uint8_t *buf, size_t count)") as Inotify["read"],
       errno: () => koffi.errno(),
       codes: koffi.os.errno,
     };
@@ -147,19 +150,21 @@ class InotifyInstance {
     this.lib.rmWatch(this.fd, wd);
   }
 
-  /** Reads every queued event and hands it to the sets watching its descriptor. */
+  /**
+   * Reads every queued event and hands it to the sets watching its descriptor. libc's `read` rather than
+   * `fs.readSync`: an empty queue is the usual answer, and `fs.readSync` throws an error for it.
+   */
   drain(): void {
     for (;;) {
-      let bytes: number;
-      try {
-        bytes = readSync(this.fd, this.buffer, 0, this.buffer.length, null);
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === "EINTR") continue;
-        if (code !== "EAGAIN" && code !== "EWOULDBLOCK") this.everyOwner((owner) => owner.lost());
+      const bytes = this.lib.read(this.fd, this.buffer, this.buffer.length);
+      if (bytes < 0) {
+        const errno = this.lib.errno();
+        const { EINTR, EAGAIN, EWOULDBLOCK } = this.lib.codes;
+        if (errno === EINTR) continue;
+        if (errno !== EAGAIN && errno !== EWOULDBLOCK) this.everyOwner((owner) => owner.lost());
         return;
       }
-      if (bytes <= 0) return;
+      if (bytes === 0) return;
       for (let at = 0; at + EVENT_HEADER <= bytes; ) {
         const wd = this.buffer.readInt32LE(at);
         const mask = this.buffer.readUInt32LE(at + 4);
