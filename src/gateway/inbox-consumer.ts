@@ -22,6 +22,12 @@ import type { InboxEntry } from "./coordination/inbox.js";
  */
 const TAKE_CONCURRENCY = 16;
 
+/**
+ * Entry ids this process settled lately, remembered against a claim read before their mark landed
+ * (a claim's batch is read, then its entries are taken): that copy is marked done again, not answered.
+ */
+const SETTLED_MEMORY = 4_096;
+
 /** Entries taken and waiting for their turn at most: beyond it the loop reads no more until one is queued. */
 const MAX_TAKING = 500;
 
@@ -64,6 +70,8 @@ export interface InboxConsumerDeps {
 export class InboxConsumer {
   /** Inbox entries taken and not yet settled (by entry id). */
   private readonly inFlight = new Set<string>();
+  /** Entries settled lately, oldest first (see `SETTLED_MEMORY`). */
+  private readonly settled = new Set<string>();
   /** Per chat (session key): settles once the chat's last taken entry is queued. */
   private readonly chatTurns = new Map<string, Promise<void>>();
   /** Bounds the entries of different chats in their pre-queue steps at once. */
@@ -177,6 +185,8 @@ export class InboxConsumer {
   private take(entry: InboxEntry, leading: () => boolean): Promise<void> {
     // A claim after an error finds entries this process is still handling: they run once.
     if (this.inFlight.has(entry.entryId)) return Promise.resolve();
+    // A claim read just before this process marked the entry handled returns it once more.
+    if (this.settled.has(entry.entryId)) return this.settle(entry);
     this.inFlight.add(entry.entryId);
     const key = sessionKeyOf(entry.message);
     const turn = (this.chatTurns.get(key) ?? Promise.resolve()).then(() =>
@@ -216,13 +226,17 @@ export class InboxConsumer {
     try {
       await this.deps.coordination.inbox.done(entry);
     } catch (error) {
-      // Left pending: the next leader answers it again (at least once).
+      // Left pending: a later claim of this process marks it again; another leader answers it again.
       this.deps.logger.warn(
         { err: error, eventId: entry.message.eventId },
         "gateway: marking an event handled failed",
       );
     } finally {
       this.inFlight.delete(entry.entryId);
+      this.settled.delete(entry.entryId);
+      this.settled.add(entry.entryId);
+      if (this.settled.size > SETTLED_MEMORY)
+        this.settled.delete(this.settled.values().next().value as string);
     }
   }
 

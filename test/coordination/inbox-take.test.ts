@@ -5,9 +5,13 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { createMockAdapter, type MockAdapter } from "../../adapters/mock/index.js";
-import type { InboundMessage, OutboundTarget } from "../../src/core/message.js";
+import { silentLogger } from "../../src/core/logger.js";
+import type { Adapter, InboundMessage, OutboundTarget } from "../../src/core/message.js";
 import type { Reply } from "../../src/core/reply.js";
+import type { Coordinator } from "../../src/gateway/coordination/coordinator.js";
+import type { InboxEntry } from "../../src/gateway/coordination/inbox.js";
 import { createGateway } from "../../src/gateway/gateway.js";
+import { InboxConsumer } from "../../src/gateway/inbox-consumer.js";
 import { gatewayDoc, makeHome, removeHome, writeConfig, writeSkill } from "../gateway/helpers.js";
 import type { TestRedis } from "../support/redis.js";
 import { redisForFile } from "../support/redis-for-file.js";
@@ -106,5 +110,66 @@ describe("the leader's intake of the shared inbox", () => {
     // Each answered once.
     for (const eventId of ["press", "after-press", "other-chat"])
       expect(mock.sent.filter((reply) => reply.inReplyTo?.eventId === eventId)).toHaveLength(1);
+  });
+});
+
+/**
+ * The inbox as a leader sees it in the race a claim has with its own marks: a claim's batch is read
+ * (the entry is still pending), the entry's answer and "done" mark land, then the batch is taken. The
+ * scripted inbox hands the same entry back after it was marked, as that claim would.
+ */
+describe("an entry a stale claim returns after it was answered", () => {
+  it("is marked handled again, not answered twice", async () => {
+    const message = {
+      eventId: "e-1",
+      platform: "mock",
+      chat: { id: "c-1", kind: "dm" },
+      user: { id: "u-1" },
+      text: "/skills",
+    } as unknown as InboundMessage;
+    const entry: InboxEntry = { entryId: "1-0", message, replayed: false };
+    const marked: string[] = [];
+    const answered: string[] = [];
+    let leading = true;
+    let handedBack = false;
+    const coordination = {
+      leading: () => leading,
+      reclaimIdle: async () => undefined,
+      inbox: {
+        claimAbandoned: async () => [entry],
+        // After the mark: the stale claim's copy of the entry, once.
+        read: async () => {
+          await sleep(10);
+          if (marked.length === 0 || handedBack) return [];
+          handedBack = true;
+          return [{ ...entry, replayed: true }];
+        },
+        done: async (done: InboxEntry) => {
+          marked.push(done.entryId);
+        },
+      },
+    } as unknown as Coordinator;
+    const consumer: InboxConsumer = new InboxConsumer({
+      coordination,
+      adapters: [{ platform: "mock" } as Adapter],
+      logger: silentLogger(),
+      running: () => true,
+      stopped: () => false,
+      notify: async () => {},
+      accept: async (_adapter, _message, taken) => {
+        answered.push(taken.entryId);
+        await consumer.settle(taken);
+      },
+    });
+    const loop = consumer.consume();
+    await until(
+      "the stale copy handed back",
+      () => (handedBack && marked.length >= 2 ? true : undefined),
+      5_000,
+    );
+    leading = false;
+    await loop;
+    expect(answered).toEqual(["1-0"]);
+    expect(marked).toEqual(["1-0", "1-0"]);
   });
 });
