@@ -35,13 +35,13 @@ import { type ConsoleEnv, libraryQuery, requestLocale, text } from "./request.js
 import { overlapsPage, searchPage } from "./search-pages.js";
 import { comparedVersions, fromDigest, versionsPage } from "./version-pages.js";
 
-/** What the pages read, lent by the server. */
 /**
- * The Markdown renderer and its sanitiser (markdown-it and sanitize-html with postcss: ~8 MB once loaded),
+ * The Markdown renderer and its sanitiser (markdown-it, sanitize-html and postcss: ~12 MB once loaded),
  * loaded by the first page that shows a skill or a report, not by every gateway that serves `/healthz`.
  */
 const markdown = () => import("./markdown.js");
 
+/** What the pages read, lent by the server. */
 export interface PageRouteDeps {
   home: string;
   library: SkillLibrary;
