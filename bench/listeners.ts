@@ -16,13 +16,12 @@ import os from "node:os";
 import path from "node:path";
 import "../adapters/index.js";
 import { createDiscordAdapter, type DiscordAdapter } from "../adapters/discord/index.js";
-import { createFeishuAdapter, type FeishuAdapter } from "../adapters/feishu/index.js";
 import { createTelegramAdapter } from "../adapters/telegram/index.js";
 import { parseConfig } from "../src/config/config.js";
 import { silentLogger } from "../src/core/logger.js";
 import { DiscordEmulator } from "../test/emulators/discord.js";
-import { LarkEmulator } from "../test/emulators/lark.js";
 import { TelegramEmulator } from "../test/emulators/telegram.js";
+import { bareFeishuWebhook } from "../test/support/harness/feishu.js";
 
 const MB = 1024 * 1024;
 const args = process.argv.slice(2);
@@ -154,25 +153,12 @@ async function discord(): Promise<Figures> {
 }
 
 async function feishu(): Promise<Figures> {
-  const emulator = new LarkEmulator();
-  const domain = await emulator.listen();
-  const config = parseConfig({
-    gateway: {
-      feishu: { domain, mode: "webhook", verification_token: "bench", webhook: { port: 0, path: "/hook" } },
-    },
-  });
-  const adapter = createFeishuAdapter({
-    config,
-    home: "/nonexistent",
-    secret: (name) => ({ FEISHU_APP_ID: emulator.appId, FEISHU_APP_SECRET: emulator.appSecret })[name],
-    logger: silentLogger(),
-  }) as FeishuAdapter;
-  await adapter.start(async () => {});
+  const cleanups: (() => Promise<void>)[] = [];
   try {
-    return await attack("feishu webhook", adapter.webhookUrl as string, {});
+    const { url } = await bareFeishuWebhook(cleanups, { feishu: { verification_token: "bench" } });
+    return await attack("feishu webhook", url, {});
   } finally {
-    await adapter.stop();
-    await emulator.close();
+    for (const cleanup of cleanups.reverse()) await cleanup();
   }
 }
 
