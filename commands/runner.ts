@@ -130,10 +130,15 @@ export async function runCommand(
   } catch (error) {
     result = errorToReply(error, spec, ctx, options);
   }
-  // A corrupt file moved aside while the command ran is told to the person, whatever the command.
+  // A corrupt file moved aside while the command ran is told to the person, whatever the command
+  // (the reply is laid out as text, to leave out what it already says, only when there is one).
+  const pending = takeUsageWarnings(ctx.paths.skills);
+  if (pending.length === 0) return result;
   const shown = replyToPlainText(result, "en");
-  const warnings = takeUsageWarnings(ctx.paths.skills).filter((warning) => !shown.includes(english(warning)));
-  return withWarnings(result, warnings);
+  return withWarnings(
+    result,
+    pending.filter((warning) => !shown.includes(english(warning))),
+  );
 }
 
 /** Parses `words` against `spec` (bad usage → exit-2 reply with the usage line) and runs it. */

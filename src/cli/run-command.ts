@@ -23,7 +23,7 @@ export async function runInTerminal(
   const platformOption = input.options.platform;
   const platform = typeof platformOption === "string" ? platformOption : io.env.HERMES_PLATFORM || null;
   const interactive = Boolean((io.stdin as { isTTY?: boolean }).isTTY);
-  const bar = terminalProgress(io.stderr, json);
+  const bar = await terminalProgress(io.stderr, json);
   const stop = spec.mutating ? stopOnSignals(io) : undefined;
   const ctx = terminalContext({
     home,

@@ -5,7 +5,7 @@
 import readline from "node:readline";
 import { localeFromEnv } from "../core/i18n/locale.js";
 import { english, resolveText, type Text, t } from "../core/i18n/messages.js";
-import { renderJson, renderTerminal } from "../core/render-terminal.js";
+import { renderJsonChunks, renderTerminal } from "../core/render-terminal.js";
 import type { Reply } from "../core/reply.js";
 
 /** The streams and environment the CLI uses (tests pass their own). */
@@ -47,7 +47,8 @@ export function makePrompt(io: CliIo) {
  */
 export function printReply(reply: Reply, json: boolean, io: CliIo, report = false): void {
   if (json) {
-    io.stdout.write(renderJson(reply));
+    // In pieces: a large document never sits in memory whole, as one string and its encoded copy.
+    for (const chunk of renderJsonChunks(reply)) io.stdout.write(chunk);
     const locale = localeFromEnv(io.env);
     for (const warning of reply.warnings ?? [])
       io.stderr.write(`${resolveText(t("cli.warning", { warning }), locale)}\n`);

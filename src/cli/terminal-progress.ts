@@ -3,8 +3,9 @@
  * the task's unit — skills, MB, model turns — its rate, and the time left), shown only when stderr is a terminal and the output is not `--json`. Tasks that run side by
  * side (a rollback's safety snapshot and restore) each keep their own line; a finished task's line goes
  * away. Bars are redrawn at most a few times a second, so an operation may report every unit.
+ * `cli-progress` (and the text-width code it brings) is loaded only when bars may be shown.
  */
-import { MultiBar, type SingleBar } from "cli-progress";
+import type { MultiBar, SingleBar } from "cli-progress";
 import type { ProgressEvent, ProgressSink, ProgressUnit } from "../core/progress.js";
 
 const MB = 1024 * 1024;
@@ -26,11 +27,12 @@ export function progressTexts(
 }
 
 /** A terminal progress sink and a `stop` that clears the bars; undefined when nothing may be shown. */
-export function terminalProgress(
+export async function terminalProgress(
   stderr: NodeJS.WritableStream & { isTTY?: boolean },
   json: boolean,
-): { sink: ProgressSink; stop: () => void } | undefined {
+): Promise<{ sink: ProgressSink; stop: () => void } | undefined> {
   if (json || !stderr.isTTY) return undefined;
+  const { MultiBar } = await import("cli-progress");
   let bars: MultiBar | undefined;
   const running = new Map<string, { bar: SingleBar; startedAt: number }>();
   const stop = () => {

@@ -79,3 +79,77 @@ export function replyJsonDocument(value: Reply): unknown {
 export function renderJson(value: Reply): string {
   return `${JSON.stringify(replyJsonDocument(value), null, 2)}\n`;
 }
+
+/** About how many characters `renderJsonChunks` gathers before handing a piece over. */
+const JSON_CHUNK_CHARS = 64 * 1024;
+
+/**
+ * `renderJson`'s document in pieces of about 64k characters, joined byte for byte the same, so a large
+ * document (`skills list --json` of a 10k library: ~3 MB) is never one string and one buffer at once.
+ * The document's own fields and each item of an array among them are laid out by `JSON.stringify`
+ * itself; a document with a `toJSON` at those levels (never a command's plain data) comes whole.
+ */
+export function* renderJsonChunks(value: Reply, chunkChars = JSON_CHUNK_CHARS): Generator<string> {
+  const document = replyJsonDocument(value);
+  if (!isPlainObject(document) || !toJsonFree(document)) {
+    yield renderJson(value);
+    return;
+  }
+  let pending = "";
+  let fields = 0;
+  for (const key of Object.keys(document)) {
+    const field = (document as Record<string, unknown>)[key];
+    const opening = `${fields === 0 ? "{\n" : ",\n"}  ${JSON.stringify(key)}: `;
+    if (Array.isArray(field)) {
+      fields += 1;
+      if (field.length === 0) {
+        pending += `${opening}[]`;
+        continue;
+      }
+      pending += `${opening}[`;
+      for (let index = 0; index < field.length; index++) {
+        const item = JSON.stringify(field[index], null, 2) ?? "null";
+        pending += `${index === 0 ? "\n" : ",\n"}    ${item.replaceAll("\n", "\n    ")}`;
+        if (pending.length >= chunkChars) {
+          yield pending;
+          pending = "";
+        }
+      }
+      pending += "\n  ]";
+      continue;
+    }
+    const text = JSON.stringify(field, null, 2);
+    if (text === undefined) continue;
+    fields += 1;
+    pending += `${opening}${text.replaceAll("\n", "\n  ")}`;
+    if (pending.length >= chunkChars) {
+      yield pending;
+      pending = "";
+    }
+  }
+  yield `${pending}${fields === 0 ? "{}" : "\n}"}\n`;
+}
+
+function isPlainObject(value: unknown): value is object {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+function hasToJson(value: unknown): boolean {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as { toJSON?: unknown }).toJSON === "function"
+  );
+}
+
+/** True when neither the document, its fields nor the items of its array fields have a `toJSON`. */
+function toJsonFree(document: object): boolean {
+  if (hasToJson(document)) return false;
+  for (const field of Object.values(document)) {
+    if (hasToJson(field)) return false;
+    if (Array.isArray(field) && field.some(hasToJson)) return false;
+  }
+  return true;
+}

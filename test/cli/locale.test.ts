@@ -6,7 +6,7 @@
 import type { Command } from "commander";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { registry } from "../../commands/index.js";
-import { buildProgram } from "../../src/cli/main.js";
+import { buildProgram } from "../../src/cli/program.js";
 import { localeFromEnv } from "../../src/core/i18n/locale.js";
 import { displayWidth } from "../../src/core/i18n/width.js";
 import { formatTable } from "../../src/core/reply.js";

@@ -27,9 +27,9 @@ function fakeStderr(isTTY: boolean): Writable & { isTTY: boolean; columns: numbe
 }
 
 describe("terminal progress", () => {
-  it("draws done/total, rate and time left on a terminal's stderr, then clears the bar", () => {
+  it("draws done/total, rate and time left on a terminal's stderr, then clears the bar", async () => {
     const stderr = fakeStderr(true);
-    const bar = terminalProgress(stderr, false);
+    const bar = await terminalProgress(stderr, false);
     expect(bar).toBeDefined();
     bar?.sink({ task: "archiving", done: 0, total: 40 });
     bar?.sink({ task: "archiving", done: 40, total: 40 });
@@ -41,14 +41,14 @@ describe("terminal progress", () => {
     expect(text).toContain("ETA");
   });
 
-  it("shows nothing when stderr is not a terminal or the output is --json", () => {
-    expect(terminalProgress(fakeStderr(false), false)).toBeUndefined();
-    expect(terminalProgress(fakeStderr(true), true)).toBeUndefined();
+  it("shows nothing when stderr is not a terminal or the output is --json", async () => {
+    expect(await terminalProgress(fakeStderr(false), false)).toBeUndefined();
+    expect(await terminalProgress(fakeStderr(true), true)).toBeUndefined();
   });
 
-  it("a new task starts a new bar", () => {
+  it("a new task starts a new bar", async () => {
     const stderr = fakeStderr(true);
-    const bar = terminalProgress(stderr, false);
+    const bar = await terminalProgress(stderr, false);
     bar?.sink({ task: "snapshot", done: 1, total: 3 });
     bar?.sink({ task: "purging", done: 0, total: 2 });
     bar?.stop();
@@ -60,7 +60,7 @@ describe("terminal progress", () => {
 describe("terminal progress of concurrent tasks", () => {
   it("keeps one line per running task, each counting from its own start", async () => {
     const stderr = fakeStderr(true);
-    const bar = terminalProgress(stderr, false);
+    const bar = await terminalProgress(stderr, false);
     const MB = 1024 * 1024;
     bar?.sink({ task: "snapshot", done: 0, total: 6000, unit: "skills" });
     bar?.sink({ task: "restoring", done: 0, total: 80 * MB, unit: "bytes" });

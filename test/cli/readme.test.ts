@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { registry } from "../../commands/index.js";
-import { buildProgram, packageVersion } from "../../src/cli/main.js";
+import { buildProgram, packageVersion } from "../../src/cli/program.js";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const readme = readFileSync(path.join(root, "README.md"), "utf8");

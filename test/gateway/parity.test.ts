@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { registry } from "../../commands/index.js";
 import { DEFAULT_SUBCOMMANDS, effectiveOptions, resolveCommand } from "../../commands/parse.js";
 import type { CommandSpec } from "../../commands/types.js";
-import { buildProgram } from "../../src/cli/main.js";
+import { buildProgram } from "../../src/cli/program.js";
 import { english } from "../../src/core/i18n/messages.js";
 import { buildCommandCatalog } from "../../src/gateway/catalog.js";
 

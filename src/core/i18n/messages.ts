@@ -207,9 +207,31 @@ function cached<F extends Intl.NumberFormat | Intl.ListFormat>(id: string, make:
   return formatter;
 }
 
+/*
+ * The first `Intl` formatter a process builds maps ICU's locale data: ~6 MB of resident memory, which a
+ * one-shot command (`skills view`) otherwise spends on a count or a list of tags. The common cases below
+ * give the same strings as `Intl` without it (test/i18n/intl-shortcuts.test.ts compares them); everything
+ * else goes through `Intl`.
+ */
+
+/** A count in English: CLDR's `one` for ±1 (whole numbers), `other` for every other whole number. */
+function englishPluralOfInteger(count: number): "one" | "other" | undefined {
+  if (!Number.isInteger(count)) return undefined;
+  return count === 1 || count === -1 ? "one" : "other";
+}
+
+/** A whole number as the default number format writes it in every catalog's locale (Latin digits). */
+function plainInteger(value: number, digits: number | undefined, grouping: boolean): string | undefined {
+  if (grouping || digits !== undefined || !Number.isSafeInteger(value) || Object.is(value, -0))
+    return undefined;
+  return String(value);
+}
+
 const pluralRules = new Map<Locale, Intl.PluralRules>();
 
 function pluralForm(forms: PluralForms, count: number, locale: Locale): string {
+  const english = locale === "en" ? englishPluralOfInteger(count) : undefined;
+  if (english) return forms[english] ?? forms.other;
   let rules = pluralRules.get(locale);
   if (!rules) {
     rules = new Intl.PluralRules(locale);
@@ -220,6 +242,8 @@ function pluralForm(forms: PluralForms, count: number, locale: Locale): string {
 }
 
 function formatNumber(value: number, locale: Locale, digits?: number, grouping = false): string {
+  const plain = plainInteger(value, digits, grouping);
+  if (plain !== undefined) return plain;
   const formatter = cached(
     `n:${locale}:${digits ?? "-"}:${grouping}`,
     () =>
@@ -234,6 +258,8 @@ function formatNumber(value: number, locale: Locale, digits?: number, grouping =
 }
 
 function formatList(items: readonly ParamValue[], locale: Locale): string {
+  // English's narrow conjunction puts ", " between every two items.
+  if (locale === "en") return items.map((item) => resolveParam(item, locale)).join(", ");
   const formatter = cached(
     `l:${locale}`,
     () => new Intl.ListFormat(locale, { type: "conjunction", style: "narrow" }),
