@@ -3,12 +3,14 @@
 import "./node-check.js";
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { tuneHeapForCommand } from "../core/heap-tuning.js";
+import { commandWords } from "./command-words.js";
 import type { CliIo } from "./terminal-io.js";
 
 /**
  * The `skillgate` entry. It imports nothing of the program up front: the process's V8 settings for the
- * command are made first (`tuneCompilerForArgs`), and only then is the program (`program.ts`: commander,
- * the config, the commands it needs) loaded and compiled under them.
+ * command are made first (`tuneHeapForCommand`), and only then is the program (`program.ts`: commander,
+ * the config, the commands it needs) loaded under them.
  */
 
 /** Runs the CLI with `argv` (without node and the script) and resolves with the exit code. */
@@ -16,6 +18,8 @@ export async function main(
   argv: string[] = process.argv.slice(2),
   io: CliIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env },
 ): Promise<number> {
+  const [word, sub] = commandWords(argv);
+  tuneHeapForCommand(word, sub);
   const { runProgram } = await import("./program.js");
   return runProgram(argv, io);
 }

@@ -12,9 +12,9 @@ import { homePaths, homeSource, resolveHome } from "../config/home.js";
 import { findingText } from "../config/lint.js";
 import { setConfigOverrides } from "../config/overrides.js";
 import { ConfigError, errorCause, UsageError } from "../core/errors.js";
-import { tuneHeapForCommand } from "../core/heap-tuning.js";
 import { type Locale, localeFromEnv } from "../core/i18n/locale.js";
 import { english, join, resolveText, type Text, t } from "../core/i18n/messages.js";
+import { commandWords } from "./command-words.js";
 import { commanderErrorText } from "./commander-errors.js";
 import { localizedHelp } from "./help-text.js";
 import { runInTerminal } from "./run-command.js";
@@ -246,17 +246,6 @@ export function buildProgram(
   return program;
 }
 
-/** The command words in argv (skipping `--home DIR` and options), e.g. `["skills", "list"]`. */
-export function commandWords(args: readonly string[]): string[] {
-  const words: string[] = [];
-  for (let index = 0; index < args.length; index++) {
-    const word = args[index] ?? "";
-    if (word === "--home") index++;
-    else if (!word.startsWith("-")) words.push(word);
-  }
-  return words;
-}
-
 /** What `commands/skills.ts` alone answers: `skills list`, `view` and `usage` need no other spec. */
 const SKILLS_CORE_SUBCOMMANDS = new Set(["list", "view", "usage"]);
 
@@ -304,8 +293,6 @@ export async function runProgram(
   io: CliIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env },
 ): Promise<number> {
   const wantsJson = argv.includes("--json");
-  const [word, sub] = commandWords(argv);
-  tuneHeapForCommand(word, sub);
   const specs = await specsFor(argv);
   let selection: Selection | undefined;
   const program = buildProgram(

@@ -65,3 +65,40 @@ describe("heap tuning", () => {
     expect(after).toBeGreaterThan(before);
   });
 });
+
+/**
+ * Whether a hot function gets optimized by TurboFan after `calls` (the child runs with natives syntax to
+ * read V8's optimization status; it waits a little for a concurrent compile to land).
+ */
+function hotFunctionOptimized(calls: string): boolean {
+  const script = `
+    const tuning = await import(${JSON.stringify(moduleUrl)});
+    ${calls}
+    function sum(n) { let total = 0; for (let i = 0; i < n; i++) total += i; return total; }
+    const optimized = () => (new Function("f", "return %GetOptimizationStatus(f)")(sum) & 16) !== 0;
+    const until = Date.now() + 1500;
+    while (!optimized() && Date.now() < until) {
+      for (let i = 0; i < 20000; i++) sum(100);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    console.log(JSON.stringify({ optimized: optimized() }));
+  `;
+  const result = spawnSync(
+    process.execPath,
+    ["--allow-natives-syntax", "--import", "tsx", "--input-type=module", "-e", script],
+    { cwd: root, encoding: "utf8" },
+  );
+  expect(result.status, result.stderr).toBe(0);
+  return JSON.parse(result.stdout.trim().split("\n").pop() as string).optimized;
+}
+
+describe("optimizing compiler", () => {
+  it("stays on for other commands (what the short reads change)", () => {
+    expect(hotFunctionOptimized('tuning.tuneHeapForCommand("skills", "search");')).toBe(true);
+  });
+
+  it("is off for the short reads `skills list` and `skills view`", () => {
+    expect(hotFunctionOptimized('tuning.tuneHeapForCommand("skills", "list");')).toBe(false);
+    expect(hotFunctionOptimized('tuning.tuneHeapForCommand("skills", "view");')).toBe(false);
+  });
+});
