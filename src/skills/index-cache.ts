@@ -182,7 +182,9 @@ class LaterLines {
         const descriptionsAt = HEADER_BYTES + stampsBytes + listingsBytes + 1;
         const from = line === "descriptions" ? descriptionsAt : descriptionsAt + descriptionsBytes + 1;
         const length = line === "descriptions" ? descriptionsBytes : fstatSync(fd).size - from;
-        const value: unknown = JSON.parse(readRangeSync(fd, from, length).toString("utf8"));
+        const bytes = readRangeSync(fd, from, length);
+        const value: unknown =
+          (line === "descriptions" ? stringArrayOf(bytes) : undefined) ?? JSON.parse(bytes.toString("utf8"));
         return Array.isArray(value) ? value : [];
       } finally {
         closeSync(fd);
@@ -203,6 +205,53 @@ class LaterLines {
       return undefined;
     }
   }
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+/** What JSON forbids raw inside a string. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what it finds.
+const CONTROL = /[\u0000-\u001f]/;
+
+/**
+ * The JSON array of strings in `bytes` as `JSON.stringify` writes it (no spaces), each item decoded on
+ * its own: a 10k library's descriptions line is ~2 MB, which as one string to `JSON.parse` would sit in
+ * memory beside the bytes and the items. Undefined when `bytes` is anything else (then `JSON.parse`
+ * decides); items with escapes go through `JSON.parse` one by one.
+ */
+export function stringArrayOf(bytes: Buffer): string[] | undefined {
+  const end = bytes.length - 1;
+  if (end < 1 || bytes[0] !== 0x5b || bytes[end] !== 0x5d) return undefined;
+  const items: string[] = [];
+  let at = 1;
+  if (at === end) return items;
+  for (;;) {
+    if (bytes[at] !== QUOTE) return undefined;
+    let close = bytes.indexOf(QUOTE, at + 1);
+    while (close !== -1 && isEscaped(bytes, close, at)) close = bytes.indexOf(QUOTE, close + 1);
+    if (close === -1 || close >= end) return undefined;
+    const raw = bytes.toString("utf8", at + 1, close);
+    if (CONTROL.test(raw)) return undefined;
+    if (!raw.includes("\\")) items.push(raw);
+    else {
+      try {
+        items.push(JSON.parse(`"${raw}"`) as string);
+      } catch {
+        return undefined;
+      }
+    }
+    at = close + 1;
+    if (at === end) return items;
+    if (bytes[at] !== 0x2c) return undefined;
+    at++;
+  }
+}
+
+/** True when the quote at `quote` follows an odd run of backslashes (after `start`). */
+function isEscaped(bytes: Buffer, quote: number, start: number): boolean {
+  let slashes = 0;
+  for (let at = quote - 1; at > start && bytes[at] === BACKSLASH; at--) slashes++;
+  return slashes % 2 === 1;
 }
 
 /**
