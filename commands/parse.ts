@@ -61,6 +61,9 @@ export function optionsHelp(spec: CommandSpec): Text {
 export function closest(word: string, candidates: string[]): string | undefined {
   let best: { name: string; distance: number } | undefined;
   for (const candidate of candidates) {
+    // Each edit changes the length by one at most: a name three letters longer or shorter is never
+    // within two (skipping it keeps `skills view` of an unknown name quick at 10k skills).
+    if (Math.abs(word.length - candidate.length) > 2) continue;
     const distance = editDistance(word, candidate);
     if (distance <= 2 && (!best || distance < best.distance)) best = { name: candidate, distance };
   }

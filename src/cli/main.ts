@@ -3,7 +3,7 @@
 import "./node-check.js";
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { tuneHeapForCommand } from "../core/heap-tuning.js";
+import { isShortRead, tuneHeapForCommand } from "../core/heap-tuning.js";
 import { commandWords } from "./command-words.js";
 import type { CliIo } from "./terminal-io.js";
 
@@ -18,8 +18,8 @@ export async function main(
   argv: string[] = process.argv.slice(2),
   io: CliIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env },
 ): Promise<number> {
-  const [word, sub] = commandWords(argv);
-  tuneHeapForCommand(word, sub);
+  const words = commandWords(argv);
+  tuneHeapForCommand(words[0], isShortRead(words, argv.includes("--json")));
   const { runProgram } = await import("./program.js");
   return runProgram(argv, io);
 }

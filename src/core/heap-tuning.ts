@@ -11,7 +11,7 @@ import v8 from "node:v8";
  * allocates fast, so V8 let the heap reach ~350 MB of garbage (RSS 540 MB) before collecting it; at 10 %
  * the peak stayed near 250 MB (260 MB at 20 %) for about the same CPU per command: full GCs come more
  * often but are smaller. SKILLGATE_HEAP_GROWING_PERCENT overrides it. `serve` sets it, and so do the
- * short reads (`SHORT_READS`): a 10k `skills list --json` otherwise ended with ~10 MB of garbage its
+ * short reads (`isShortRead`): a 10k `skills list --json` otherwise ended with ~10 MB of garbage its
  * 20 MB of live data left in the old generation, and peaked ~3 MB lower with it, in the same time. Other
  * one-shot commands would only pay for the extra full GCs.
  */
@@ -35,13 +35,18 @@ const HEAP_GROWING_PERCENT = Number(process.env.SKILLGATE_HEAP_GROWING_PERCENT ?
 const YOUNG_GROWTH = { pinned: "--semi-space-growth-factor=1", underLoad: "--semi-space-growth-factor=2" };
 
 /**
- * Commands that read the library once and end within a second: `skills list` and `skills view`. Their
- * time goes to loading modules and files, not to hot loops, so V8's optimizing compiler (TurboFan) only
- * adds its compile buffers and optimized code to their peak memory: without it a 10k
- * `skills list --json` peaked ~5 MB lower in the same time (see `tuneHeapForCommand`). V8's lite mode
- * would save ~8 MB more but costs them 20–35 % of their time (it runs everything in the interpreter).
+ * Short reads: commands that read the library once and end within a second, `skills view` and
+ * `skills list --json`. Their time goes to loading modules and files, not to hot loops, so V8's
+ * optimizing compiler (TurboFan) only adds its compile buffers and optimized code to their peak memory:
+ * without it a 10k `skills list --json` peaked ~5 MB lower in the same time (see `tuneHeapForCommand`).
+ * The text `skills list` is not one: laying out its table of every skill took twice as long without
+ * TurboFan. V8's lite mode would save ~8 MB more but costs the short reads 20–35 % of their time (it
+ * runs everything in the interpreter).
  */
-const SHORT_READS = new Set(["skills list", "skills view"]);
+export function isShortRead(words: readonly string[], json: boolean): boolean {
+  const [command, sub] = words;
+  return command === "skills" && (sub === "view" || (sub === "list" && json));
+}
 
 /** Sets one V8 flag; a V8 without it keeps its default. */
 function setV8Flag(flag: string): void {
@@ -53,16 +58,15 @@ function setV8Flag(flag: string): void {
 }
 
 /**
- * The heap settings for a command about to run (`command`: its first word, `sub`: the second): the young
- * generation stops growing, `serve` and the short reads (`SHORT_READS`) get the bounded old-generation
- * growth, and a short read runs without the optimizing compiler. Node warns that V8 flags changed at run time
+ * The heap settings for a command about to run (`command`: its first word; `shortRead`: see
+ * `isShortRead`): the young generation stops growing, `serve` and the short reads get the bounded
+ * old-generation growth, and a short read runs without the optimizing compiler. Node warns that V8 flags changed at run time
  * may misbehave; `--no-opt` only stops new optimizations (code runs in the interpreter and the baseline
  * compiler, as most code does anyway), and it is kept to commands that change nothing and end at once,
  * never the gateway, the curator or the compute-heavy `skills search`/`overlaps`.
  */
-export function tuneHeapForCommand(command: string | undefined, sub?: string): void {
+export function tuneHeapForCommand(command: string | undefined, shortRead = false): void {
   setV8Flag(YOUNG_GROWTH.pinned);
-  const shortRead = SHORT_READS.has(`${command} ${sub}`);
   if (command === "serve" || shortRead) setV8Flag(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   if (shortRead) setV8Flag("--no-opt");
 }

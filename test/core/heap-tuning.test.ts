@@ -7,6 +7,7 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { isShortRead } from "../../src/core/heap-tuning.js";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const moduleUrl = new URL("../../src/core/heap-tuning.ts", import.meta.url).href;
@@ -94,11 +95,25 @@ function hotFunctionOptimized(calls: string): boolean {
 
 describe("optimizing compiler", () => {
   it("stays on for other commands (what the short reads change)", () => {
-    expect(hotFunctionOptimized('tuning.tuneHeapForCommand("skills", "search");')).toBe(true);
+    expect(hotFunctionOptimized('tuning.tuneHeapForCommand("skills");')).toBe(true);
   });
 
-  it("is off for the short reads `skills list` and `skills view`", () => {
-    expect(hotFunctionOptimized('tuning.tuneHeapForCommand("skills", "list");')).toBe(false);
-    expect(hotFunctionOptimized('tuning.tuneHeapForCommand("skills", "view");')).toBe(false);
+  it("is off for a short read", () => {
+    expect(hotFunctionOptimized('tuning.tuneHeapForCommand("skills", true);')).toBe(false);
+  });
+
+  it("counts `skills view` and `skills list --json` as short reads, not the text listing or other commands", () => {
+    expect(isShortRead(["skills", "view", "pdf"], false)).toBe(true);
+    expect(isShortRead(["skills", "view", "pdf"], true)).toBe(true);
+    expect(isShortRead(["skills", "list"], true)).toBe(true);
+    expect(isShortRead(["skills", "list"], false)).toBe(false);
+    for (const words of [
+      ["skills", "search", "x"],
+      ["skills", "overlaps"],
+      ["skills", "usage"],
+      ["serve"],
+      [],
+    ])
+      expect(isShortRead(words, true), words.join(" ")).toBe(false);
   });
 });

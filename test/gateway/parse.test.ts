@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { formatCommandLine, parseCommandInput, resolveCommand } from "../../commands/parse.js";
+import { closest, formatCommandLine, parseCommandInput, resolveCommand } from "../../commands/parse.js";
 import type { CommandSpec } from "../../commands/types.js";
 import { matchChatCommand, splitArgs } from "../../src/core/command-text.js";
 import { UsageError } from "../../src/core/errors.js";
 import { textReply } from "../../src/core/reply.js";
+import { editDistance } from "../../src/core/suggest.js";
 
 const run = async () => textReply("ok");
 const prune: CommandSpec = {
@@ -178,5 +179,52 @@ describe("formatCommandLine", () => {
     expect(formatCommandLine(pin, { args: ["a b"], options: {} }, (path) => path.join(" "))).toBe(
       "curator pin 'a b'",
     );
+  });
+});
+
+describe("closest", () => {
+  /** The first candidate at the smallest distance within two edits, measured for every candidate. */
+  function everyDistance(word: string, candidates: string[]): string | undefined {
+    let best: { name: string; distance: number } | undefined;
+    for (const name of candidates) {
+      const distance = editDistance(word, name);
+      if (distance <= 2 && (!best || distance < best.distance)) best = { name, distance };
+    }
+    return best?.name;
+  }
+
+  it("finds what measuring every candidate finds, names of other lengths included", () => {
+    const candidates = [
+      "pdf",
+      "pdf-tool",
+      "pdf-tools",
+      "pdf-toolsxy",
+      "pdf-toolsxyz",
+      "dpf-tools",
+      "azure-caching",
+      "azure-cachin",
+      "azure-cachingxy",
+      "技能",
+      "",
+    ];
+    const words = [
+      "pdf-tools",
+      "pdf-toolz",
+      "pdftools",
+      "pdf-tool",
+      "pdf-toolsx",
+      "pd",
+      "azure-cachingx",
+      "技能x",
+      "x",
+      "",
+    ];
+    for (const word of words) {
+      expect(closest(word, candidates), word).toBe(everyDistance(word, candidates));
+      expect(closest(word, [...candidates].reverse()), word).toBe(
+        everyDistance(word, [...candidates].reverse()),
+      );
+    }
+    expect(closest("pdf-toolsx", ["pdf-toolsxyz1", "pdf-t"])).toBeUndefined();
   });
 });
