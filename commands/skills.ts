@@ -2,15 +2,15 @@
  * `skills list`, `skills view` and `skills usage`: the same specs answer `skillgate skills …` in a
  * terminal and `/skills …` in chat. `--json` prints exactly the reference's `skills_list` / `skill_view`
  * result objects; `--platform P` answers as the chat surface of P would (its disabled list applies, and
- * missing secrets give `gateway_setup_hint` instead of a prompt).
+ * missing secrets give `gateway_setup_hint` instead of a prompt). What only `view` or only `usage` needs
+ * (readiness, provenance) is loaded when it runs, so a listing loads neither.
  */
 import path from "node:path";
 import { provenanceWord, stateWord } from "../src/core/i18n/data-words.js";
 import { displayTimeZone } from "../src/core/i18n/dates.js";
 import { join, lines, list, type Text, t, when } from "../src/core/i18n/messages.js";
 import { type Reply, type ReplyBlock, reply, withWarnings } from "../src/core/reply.js";
-import { classify, loadProvenance, readCreatedByKeys } from "../src/curator/provenance.js";
-import { type EnvRequirement, promptForMissingSecrets } from "../src/skills/readiness.js";
+import type { EnvRequirement } from "../src/skills/readiness.js";
 import type { SkillEntry, SkillViewResult } from "../src/skills/types.js";
 import { UsageStore } from "../src/skills/usage.js";
 import {
@@ -24,14 +24,6 @@ import { viewTexts } from "../src/skills/view-texts.js";
 import { effectivePlatform, type HiddenReason, hiddenReason } from "../src/skills/visibility.js";
 import { paged, withButtons } from "./buttons.js";
 import { closest } from "./parse.js";
-import {
-  offeredKeys,
-  secretButtons,
-  settingLines,
-  setupHint,
-  setupTodo,
-  viewSettings,
-} from "./readiness-view.js";
 import {
   type CommandContext,
   type CommandInput,
@@ -183,6 +175,7 @@ function successBlocks(
   ctx: CommandContext,
   name: string,
   privateEntry: ReadonlySet<string>,
+  { setupHint, setupTodo, viewSettings, settingLines }: typeof import("./readiness-view.js"),
 ): ReplyBlock[] {
   const blocks: ReplyBlock[] = [];
   const warnings: Text[] =
@@ -253,8 +246,10 @@ async function renderView(
 ): Promise<Reply> {
   if (!result.success)
     return reply(await failureBlocks(result, ctx, name, platform), { json: result, exitCode: 1 });
-  const buttons = result.file === undefined ? secretButtons(result, ctx) : [];
-  const done = reply(successBlocks(result, ctx, name, offeredKeys(buttons)), { json: result });
+  const readinessView = await import("./readiness-view.js");
+  const buttons = result.file === undefined ? readinessView.secretButtons(result, ctx) : [];
+  const privateEntry = readinessView.offeredKeys(buttons);
+  const done = reply(successBlocks(result, ctx, name, privateEntry, readinessView), { json: result });
   return withButtons(done, [buttons]);
 }
 
@@ -278,6 +273,7 @@ async function viewSkill(
       const requests = ((first.required_environment_variables as EnvRequirement[]) ?? []).filter((item) =>
         missing.has(item.name),
       );
+      const { promptForMissingSecrets } = await import("../src/skills/readiness.js");
       const { skipped } = await promptForMissingSecrets(requests, ctx.home, ctx.prompt, ctx.config);
       const result = await ctx.library.view(name, options);
       if (skipped.length > 0 && result.success) result.setup_skipped = true;
@@ -344,6 +340,7 @@ async function usageReport(
   const store = new UsageStore(ctx.paths.skills);
   const records = await store.read();
   const all = await ctx.library.all();
+  const { classify, loadProvenance, readCreatedByKeys } = await import("../src/curator/provenance.js");
   const provenance = await loadProvenance(ctx.home, all);
   const createdByKeys = await readCreatedByKeys(ctx.home);
   const present = new Set(all.map((entry) => entry.name));
