@@ -8,9 +8,10 @@ import { commandWords } from "./command-words.js";
 import type { CliIo } from "./terminal-io.js";
 
 /**
- * The `skillgate` entry. It imports nothing of the program up front: the process's V8 settings for the
- * command are made first (`tuneHeapForCommand`), and only then is the program (`program.ts`: commander,
- * the config, the commands it needs) loaded under them.
+ * The `skillgate` entry. It imports nothing of the program up front: a process started for one command
+ * gets its V8 settings first (`tuneHeapForCommand`, short reads included), and only then is the program
+ * (`program.ts`: commander, the config, the commands it needs) loaded under them. `main` called in a
+ * running process (tests) leaves the short reads' settings alone: they would stay for all it runs next.
  */
 
 /** Runs the CLI with `argv` (without node and the script) and resolves with the exit code. */
@@ -18,8 +19,7 @@ export async function main(
   argv: string[] = process.argv.slice(2),
   io: CliIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env },
 ): Promise<number> {
-  const words = commandWords(argv);
-  tuneHeapForCommand(words[0], isShortRead(words, argv.includes("--json")));
+  tuneHeapForCommand(commandWords(argv)[0]);
   const { runProgram } = await import("./program.js");
   return runProgram(argv, io);
 }
@@ -41,6 +41,8 @@ function isMainModule(): boolean {
 }
 
 if (isMainModule()) {
+  const words = commandWords(process.argv.slice(2));
+  tuneHeapForCommand(words[0], isShortRead(words, process.argv.includes("--json")));
   main().then(exitAfterFlush, (error) => {
     process.stderr.write(
       `skillgate: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,

@@ -3,7 +3,7 @@
  * pieces): the built CLI prints byte for byte the document the library's listing gives, non-ASCII
  * names and descriptions included, over a real pipe; `--help` still shows the whole `skills` group.
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -113,5 +113,39 @@ describe("the specs loaded for skills list|view|usage", () => {
     expect(commandWords(["--home", "/h", "skills", "list", "--json"])).toEqual(["skills", "list"]);
     expect(commandWords(["skills", "--json", "view", "x"])).toEqual(["skills", "view", "x"]);
     expect(commandWords(["--version"])).toEqual([]);
+  });
+});
+
+describe("the short reads' V8 settings", () => {
+  it("are left alone when main runs inside a process that goes on running (tests)", () => {
+    const mainUrl = new URL("../../src/cli/main.ts", import.meta.url).href;
+    const script = `
+      import { PassThrough } from "node:stream";
+      const { main } = await import(${JSON.stringify(mainUrl)});
+      const stdout = new PassThrough();
+      let printed = "";
+      stdout.on("data", (chunk) => { printed += chunk; });
+      const io = { stdin: new PassThrough(), stdout, stderr: new PassThrough(), env: { NO_COLOR: "1" } };
+      const code = await main(["--home", ${JSON.stringify(home)}, "skills", "list", "--json"], io);
+      function sum(n) { let total = 0; for (let i = 0; i < n; i++) total += i; return total; }
+      const optimized = () => (new Function("f", "return %GetOptimizationStatus(f)")(sum) & 16) !== 0;
+      const until = Date.now() + 3000;
+      while (!optimized() && Date.now() < until) {
+        for (let i = 0; i < 20000; i++) sum(100);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      console.log(JSON.stringify({ code, count: JSON.parse(printed).count, optimized: optimized() }));
+    `;
+    const result = spawnSync(
+      process.execPath,
+      ["--allow-natives-syntax", "--import", "tsx", "--input-type=module", "-e", script],
+      { cwd: root, encoding: "utf8" },
+    );
+    expect(result.status, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout.trim().split("\n").pop() as string)).toEqual({
+      code: 0,
+      count: 900,
+      optimized: true,
+    });
   });
 });
