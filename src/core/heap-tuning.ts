@@ -68,7 +68,24 @@ function setV8Flag(flag: string): void {
 export function tuneHeapForCommand(command: string | undefined, shortRead = false): void {
   setV8Flag(YOUNG_GROWTH.pinned);
   if (command === "serve" || shortRead) setV8Flag(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
-  if (shortRead) setV8Flag("--no-opt");
+  if (shortRead) {
+    setV8Flag("--no-opt");
+    optimizerOff = true;
+  }
+}
+
+/** True while a short read runs without the optimizing compiler (see `tuneHeapForCommand`). */
+let optimizerOff = false;
+
+/**
+ * Turns the optimizing compiler back on when a short read turned it off and its work turned out heavy:
+ * a library without a scan index has every SKILL.md read and parsed, which took a 10k `skills list`
+ * half as long again without TurboFan. Elsewhere it changes nothing.
+ */
+export function restoreOptimizingCompiler(): void {
+  if (!optimizerOff) return;
+  setV8Flag("--opt");
+  optimizerOff = false;
 }
 
 /** Lets the young generation grow again: for the gateway once it serves chat (see `YOUNG_GROWTH`). */

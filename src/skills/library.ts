@@ -23,6 +23,7 @@ import path from "node:path";
 import { loadConfig, type SkillgateConfig } from "../config/config.js";
 import { type DirectoryWatches, openDirectoryWatches } from "../core/dir-watch.js";
 import { ConfigError } from "../core/errors.js";
+import { restoreOptimizingCompiler } from "../core/heap-tuning.js";
 import { english, type Text, t } from "../core/i18n/messages.js";
 import { loadIndex, saveIndex } from "./index-cache.js";
 import { buildEntries, frontmatterNameOf, sharedRecords, sortForList } from "./library-records.js";
@@ -194,6 +195,8 @@ class Library implements ManagedSkillLibrary {
       this.cache = loadIndex(this.home, gates);
       fromIndex = this.cache !== undefined;
     }
+    // Nothing to start from: every SKILL.md is read and parsed, work for the optimizing compiler.
+    if (!this.cache) restoreOptimizingCompiler();
     const scan = scanRoots(roots, { cache: this.cache, gates, racyMs: this.racyMs });
     this.cache = scan.cache;
     const indexWritten = this.persistIndex && scan.changed;

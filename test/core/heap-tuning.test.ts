@@ -11,6 +11,8 @@ import { isShortRead } from "../../src/core/heap-tuning.js";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const moduleUrl = new URL("../../src/core/heap-tuning.ts", import.meta.url).href;
+const libraryUrl = new URL("../../src/skills/library.ts", import.meta.url).href;
+const configUrl = new URL("../../src/config/config.ts", import.meta.url).href;
 
 /**
  * Young-generation size (bytes) before and after building ~40 MB of live objects, after `calls` of the
@@ -100,6 +102,38 @@ describe("optimizing compiler", () => {
 
   it("is off for a short read", () => {
     expect(hotFunctionOptimized('tuning.tuneHeapForCommand("skills", true);')).toBe(false);
+  });
+
+  it("comes back when a short read's work turns out heavy, and only then", () => {
+    expect(
+      hotFunctionOptimized('tuning.tuneHeapForCommand("skills", true); tuning.restoreOptimizingCompiler();'),
+    ).toBe(true);
+  });
+
+  it("comes back for a library scanned without an index, not for one the index describes", () => {
+    const scan = (withIndex: boolean) => `
+      tuning.tuneHeapForCommand("skills", true);
+      const fs = await import("node:fs");
+      const os = await import("node:os");
+      const path = await import("node:path");
+      const { openLibrary } = await import(${JSON.stringify(libraryUrl)});
+      const { parseConfig } = await import(${JSON.stringify(configUrl)});
+      const home = fs.mkdtempSync(path.join(os.tmpdir(), "skillgate-heap-"));
+      fs.mkdirSync(path.join(home, "skills", "pdf"), { recursive: true });
+      fs.writeFileSync(path.join(home, "skills", "pdf", "SKILL.md"), "---\\nname: pdf\\ndescription: d\\n---\\n");
+      if (${withIndex}) {
+        fs.utimesSync(path.join(home, "skills", "pdf", "SKILL.md"), 1000, 1000);
+        fs.utimesSync(path.join(home, "skills", "pdf"), 1000, 1000);
+        fs.utimesSync(path.join(home, "skills"), 1000, 1000);
+        await openLibrary(home, parseConfig({}), { watch: false, racyMs: 0 }).list();
+        tuning.tuneHeapForCommand("skills", true);
+      }
+      const listed = await openLibrary(home, parseConfig({}), { watch: false, racyMs: 0 }).list();
+      fs.rmSync(home, { recursive: true, force: true });
+      if (listed.count !== 1) throw new Error("not listed");
+    `;
+    expect(hotFunctionOptimized(scan(false))).toBe(true);
+    expect(hotFunctionOptimized(scan(true))).toBe(false);
   });
 
   it("counts `skills view` and `skills list --json` as short reads, not the text listing or other commands", () => {
