@@ -160,8 +160,14 @@ async function connect() {
       else pending.resolve(item.value);
     }
   });
-  socket.on("error", (error) => drop(error));
-  socket.on("close", () => drop(new Error("the connection closed")));
+  // A socket dropped before may still report its end: only the open one's counts.
+  const own = socket;
+  own.on("error", (error) => {
+    if (socket === own) drop(error);
+  });
+  own.on("close", () => {
+    if (socket === own) drop(new Error("the connection closed"));
+  });
   await new Promise((resolve, reject) => {
     socket.once(secure ? "secureConnect" : "connect", resolve);
     socket.once("error", reject);
