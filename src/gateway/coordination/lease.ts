@@ -292,7 +292,12 @@ export class LeaderLease {
     this.pump = undefined;
   }
 
-  /** The renewal thread found the lease another's (0) or the home's generation changed (-1). */
+  /**
+   * The renewal thread found the lease another's (0) or the home's generation changed (-1). After a
+   * wipe it contends again only a renewal period later, as after `lose`: the gateway that heard it
+   * stopped leading starts afresh meanwhile, and a lead taken by the one it replaces would be handed
+   * over again at once.
+   */
   private lostOnRenewalThread(verdict: 0 | -1): void {
     if (this.currentEpoch === undefined) return;
     const reason =
@@ -301,7 +306,7 @@ export class LeaderLease {
         : "another replica holds the lease";
     this.stepDown(reason, false)
       .catch((error) => this.options.logger.error({ err: error }, "coordination: stepping down failed"))
-      .finally(() => this.schedule(0));
+      .finally(() => this.schedule(verdict === -1 ? this.timings.renewMs : 0));
   }
 
   /** Gives the lease up when this token still holds it (bounded by the command deadline). */
@@ -484,7 +489,7 @@ export class LeaderLease {
         );
       else if (held === 1) await this.stepDown("the lease was renewed too late", true);
       else await this.stepDown("another replica holds the lease", false);
-      this.schedule(0);
+      this.schedule(held === -1 ? this.timings.renewMs : 0);
       return;
     } catch (error) {
       this.noteRedisDown(error);
