@@ -4,8 +4,14 @@
  * side (a rollback's safety snapshot and restore) each keep their own line; a finished task's line goes
  * away. Bars are redrawn at most a few times a second, so an operation may report every unit.
  */
-import { MultiBar, type SingleBar } from "cli-progress";
+import type * as CliProgress from "cli-progress";
 import type { ProgressEvent, ProgressSink, ProgressUnit } from "../core/progress.js";
+import { requireVendored } from "../core/vendored.js";
+
+/** cli-progress, from the build's single-file copy when there is one (see `src/core/vendored.ts`). */
+const { MultiBar } = requireVendored<typeof CliProgress>("cli-progress");
+type MultiBar = CliProgress.MultiBar;
+type SingleBar = CliProgress.SingleBar;
 
 const MB = 1024 * 1024;
 

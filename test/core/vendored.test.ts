@@ -28,7 +28,7 @@ describe("vendored dependencies", () => {
     expect(vendoredFileName("redis", "6.3.1")).toBe("redis-6.3.1.cjs");
   });
 
-  it.each(["redis", "grammy", "@larksuiteoapi/node-sdk"])(
+  it.each(["redis", "grammy", "@larksuiteoapi/node-sdk", "yaml", "prom-client", "cli-progress"])(
     "loads %s from the build's copy of the installed version",
     (name) => {
       const copy = path.join(vendor, vendoredFileName(name, installedVersion(name)));
@@ -46,6 +46,6 @@ describe("vendored dependencies", () => {
   });
 
   it("loads a package the build made no copy of from the package itself", () => {
-    expect(requireVendored("yaml")).toBe(require("yaml"));
+    expect(requireVendored("commander")).toBe(require("commander"));
   });
 });
