@@ -1,41 +1,124 @@
 #!/usr/bin/env node
-// Writes dist/vendor/lark-node-sdk-<version>.cjs: the installed @larksuiteoapi/node-sdk, minified and
-// ASCII-only, its own dependencies left to node_modules. The package is one 6 MB CommonJS file whose
-// comments hold non-ASCII text, so V8 kept its whole source as a two-byte string and a Feishu gateway
-// paid ~45 MB of RSS for loading it; the copy is the same code in a quarter of the bytes (see
-// adapters/feishu/lark-sdk.ts, which loads it when its version matches the installed package). Runs as
-// part of `npm run build`.
-import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+// Writes dist/vendor/<package>-<version>.cjs for a few installed dependencies: each one CommonJS file,
+// minified and ASCII-only, with the packages named in its `inline` list bundled in and every other
+// dependency left to node_modules. src/core/vendored.ts loads a copy when its version is the installed
+// package's. Runs as part of `npm run build`. Why each is worth it (RSS of a process that loads it):
+// - @larksuiteoapi/node-sdk is one 6 MB file whose comments hold non-ASCII text, so V8 kept its whole
+//   source as a two-byte string: a Feishu gateway paid ~45 MB for it; the copy is a quarter of the bytes.
+// - redis (node-redis) is 1,700 small modules, one per command: a coordinated gateway paid ~16 MB for
+//   loading them one by one and ~8 MB less for the one file.
+// - grammy with its HTTP client (node-fetch and the URL parser under it) is ~100 modules: ~5 MB less.
+// - yaml (72 modules, loaded by every command and the gateway), prom-client and the OpenTelemetry API
+//   under it and under node-redis (~80 modules), cli-progress with string-width: ~6 MB less each,
+//   ~1 MB each as one file.
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
+/** The packages copied, and the dependencies bundled into each copy (a name, or a scope ending in `/`). */
+const BUNDLES = [
+  { name: "@larksuiteoapi/node-sdk", inline: [] },
+  { name: "redis", inline: ["@redis/", "@opentelemetry/api"] },
+  { name: "yaml", inline: [] },
+  { name: "prom-client", inline: ["@opentelemetry/api", "bintrees", "tdigest"] },
+  {
+    name: "cli-progress",
+    inline: ["ansi-regex", "emoji-regex", "is-fullwidth-code-point", "string-width", "strip-ansi"],
+  },
+  {
+    name: "grammy",
+    inline: [
+      "@grammyjs/types",
+      "abort-controller",
+      "debug",
+      "event-target-shim",
+      "ms",
+      "node-fetch",
+      "tr46",
+      "webidl-conversions",
+      "whatwg-url",
+    ],
+  },
+];
+
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const require = createRequire(path.join(root, "package.json"));
-const entry = require.resolve("@larksuiteoapi/node-sdk");
-const { version, license } = require("@larksuiteoapi/node-sdk/package.json");
 const out = path.join(root, "dist", "vendor");
 mkdirSync(out, { recursive: true });
 // Copies of other versions (an earlier install) are never loaded again.
-for (const file of readdirSync(out))
-  if (file.startsWith("lark-node-sdk-")) rmSync(path.join(out, file), { force: true });
-// The package's own licence header (its first comment) stays at the top of the copy.
-const header = /^\/\*[\s\S]*?\*\//.exec(readFileSync(entry, "utf8"))?.[0] ?? "";
-await build({
-  entryPoints: [entry],
-  outfile: path.join(out, `lark-node-sdk-${version}.cjs`),
-  bundle: true,
-  packages: "external",
-  platform: "node",
-  format: "cjs",
-  target: "node20",
-  minify: true,
-  keepNames: true,
-  charset: "ascii",
-  legalComments: "none",
-  banner: {
-    js: `// @larksuiteoapi/node-sdk ${version} (${license}), minified by skillgate's build.\n${header}`,
-  },
-  logLevel: "warning",
-});
+for (const file of readdirSync(out)) if (file.endsWith(".cjs")) rmSync(path.join(out, file), { force: true });
+
+/** The copy's file name; src/core/vendored.ts spells it the same way. */
+const fileName = (name, version) => `${name.replace(/^@/, "").replace(/\//g, "-")}-${version}.cjs`;
+
+/**
+ * The manifest of the installed package `name`, as seen from `from`: found above its entry point, since a
+ * package's `exports` may not offer `package.json`.
+ */
+function manifestOf(name, from) {
+  let dir = path.dirname(createRequire(from).resolve(name));
+  for (;;) {
+    const file = path.join(dir, "package.json");
+    if (existsSync(file)) {
+      const manifest = JSON.parse(readFileSync(file, "utf8"));
+      if (manifest.name === name) return manifest;
+    }
+    const up = path.dirname(dir);
+    if (up === dir) throw new Error(`no package.json of ${name} above its entry point`);
+    dir = up;
+  }
+}
+
+const inlined = (inline, specifier) =>
+  inline.some((entry) =>
+    entry.endsWith("/")
+      ? specifier.startsWith(entry)
+      : specifier === entry || specifier.startsWith(`${entry}/`),
+  );
+
+for (const { name, inline } of BUNDLES) {
+  const entry = require.resolve(name);
+  const { version, license } = manifestOf(name, path.join(root, "package.json"));
+  // The package's own licence header (its first comment) stays at the top of the copy; the packages
+  // bundled in are named with their licences.
+  const header = /^\/\*[\s\S]*?\*\//.exec(readFileSync(entry, "utf8"))?.[0] ?? "";
+  const included = new Set();
+  const outfile = path.join(out, fileName(name, version));
+  await build({
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    platform: "node",
+    format: "cjs",
+    target: "node20",
+    minify: true,
+    keepNames: true,
+    charset: "ascii",
+    legalComments: "none",
+    plugins: [
+      {
+        name: "dependencies",
+        setup(builder) {
+          builder.onResolve({ filter: /^[^./]/ }, (args) => {
+            if (args.kind === "entry-point") return undefined;
+            if (!inlined(inline, args.path)) return { path: args.path, external: true };
+            included.add(
+              args.path.startsWith("@")
+                ? args.path.split("/").slice(0, 2).join("/")
+                : args.path.split("/")[0],
+            );
+            return undefined;
+          });
+        },
+      },
+    ],
+    banner: { js: `// ${name} ${version} (${license}), minified by skillgate's build.\n${header}` },
+    logLevel: "warning",
+  });
+  for (const dependency of [...included].sort()) {
+    const manifest = manifestOf(dependency, entry);
+    appendFileSync(outfile, `// Includes ${dependency} ${manifest.version} (${manifest.license}).\n`);
+  }
+}

@@ -13,7 +13,6 @@
  * `bot.handleUpdate`, one at a time in order, into the gateway's sink (`interactions.ts`).
  */
 import path from "node:path";
-import { GrammyError } from "grammy";
 import type { Update } from "grammy/types";
 import { AdapterError } from "../../src/core/errors.js";
 import { acquireLock, type HeldLock, LockBusyError } from "../../src/core/fsutil.js";
@@ -21,6 +20,7 @@ import type { AdapterHooks, InboundSink } from "../../src/core/message.js";
 import { connectWithRetries } from "../../src/core/startup.js";
 import { telegramConfig } from "./config.js";
 import { ALLOWED_UPDATES, type GrammySignal, type TelegramContext } from "./context.js";
+import { GrammyError } from "./grammy.js";
 import { UpdateOffset } from "./offset.js";
 import { callWithRetries } from "./outbound.js";
 import { TelegramWebhook } from "./webhook.js";

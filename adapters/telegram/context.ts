@@ -4,7 +4,6 @@
  * health state, the stop signal and the callback queries not answered yet.
  */
 import path from "node:path";
-import { Bot } from "grammy";
 import { AdapterError } from "../../src/core/errors.js";
 import { IntakeFailures } from "../../src/core/intake-failures.js";
 import type { Logger } from "../../src/core/logger.js";
@@ -12,6 +11,7 @@ import type { AdapterHealth, AdapterHooks, InboundSink } from "../../src/core/me
 import type { AdapterOptions } from "../../src/core/platforms.js";
 import { telegramConfig } from "./config.js";
 import { leanFetch } from "./fetch.js";
+import { Bot } from "./grammy.js";
 
 /** The common adapter options, plus timings that tests shorten. */
 export interface TelegramAdapterOptions extends AdapterOptions {

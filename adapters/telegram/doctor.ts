@@ -3,11 +3,12 @@
  * token is accepted (getMe), what the bot sees in groups (privacy mode), where updates go (getWebhookInfo
  * against the configured mode and URL) and whether a command menu is registered (getMyCommands).
  */
-import { Api, GrammyError } from "grammy";
+
 import { type Check, failText, messageOf, okText, warnText } from "../../src/core/diagnostics.js";
 import { type Text, t } from "../../src/core/i18n/messages.js";
 import type { AdapterOptions } from "../../src/core/platforms.js";
 import { telegramConfig } from "./config.js";
+import { Api, GrammyError } from "./grammy.js";
 
 const AREA = "telegram";
 

@@ -5,13 +5,14 @@
  * `retry_after` and retries network errors (`callWithRetries`); replies in a forum topic carry
  * `message_thread_id`.
  */
-import { GrammyError, HttpError, InputFile } from "grammy";
+
 import type { InlineKeyboardMarkup, Update } from "grammy/types";
 import { AdapterError, FileRefusedError } from "../../src/core/errors.js";
 import type { InboundMessage, OutboundTarget } from "../../src/core/message.js";
 import type { Reply, ReplyBlock } from "../../src/core/reply.js";
 import { callbackNotice, inlineKeyboard } from "./actions.js";
 import type { TelegramContext } from "./context.js";
+import { GrammyError, HttpError, InputFile } from "./grammy.js";
 import { htmlToPlain, renderReply, type TelegramChunk } from "./render.js";
 
 /**

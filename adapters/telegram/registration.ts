@@ -3,9 +3,10 @@
  * Telegram refuses it (`fallbackMenus`), the previous menu kept when every attempt fails. One menu per
  * language (`menuLanguages`): the default and `language_code: "zh"`.
  */
-import { GrammyError } from "grammy";
+
 import type { CommandCatalogEntry } from "../../src/core/message.js";
 import type { TelegramContext } from "./context.js";
+import { GrammyError } from "./grammy.js";
 import {
   buildCommandMenu,
   fallbackMenus,

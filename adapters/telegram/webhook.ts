@@ -20,7 +20,6 @@
 import { timingSafeEqual } from "node:crypto";
 import type http from "node:http";
 import { Readable } from "node:stream";
-import { webhookCallback } from "grammy";
 import { ConfigError } from "../../src/core/errors.js";
 import {
   clientAddress,
@@ -32,6 +31,7 @@ import {
 } from "../../src/core/http-guard.js";
 import { telegramConfig } from "./config.js";
 import { ALLOWED_UPDATES, type TelegramContext } from "./context.js";
+import { webhookCallback } from "./grammy.js";
 import { callWithRetries } from "./outbound.js";
 
 /** Largest webhook body read (bytes): an update is a few KB; Telegram's own limits keep it far below. */

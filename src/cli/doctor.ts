@@ -172,7 +172,7 @@ async function coordinationChecks(url: string): Promise<Check[]> {
       const warnings = await checkServer(client, url);
       return [
         okText("coordination", t("doctor.redis", { url: redactUrl(url), version })),
-        ...warnings.map((warning) => warnText("coordination", warning, t("doctor.redis.persistence.fix"))),
+        ...warnings.map((warning) => warnText("coordination", warning.text, warning.fix)),
       ];
     } finally {
       client.destroy();

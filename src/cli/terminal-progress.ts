@@ -5,8 +5,11 @@
  * away. Bars are redrawn at most a few times a second, so an operation may report every unit.
  * `cli-progress` (and the text-width code it brings) is loaded only when bars may be shown.
  */
+
+import type * as CliProgress from "cli-progress";
 import type { MultiBar, SingleBar } from "cli-progress";
 import type { ProgressEvent, ProgressSink, ProgressUnit } from "../core/progress.js";
+import { requireVendored } from "../core/vendored.js";
 
 const MB = 1024 * 1024;
 
@@ -32,7 +35,8 @@ export async function terminalProgress(
   json: boolean,
 ): Promise<{ sink: ProgressSink; stop: () => void } | undefined> {
   if (json || !stderr.isTTY) return undefined;
-  const { MultiBar } = await import("cli-progress");
+  // From the build's single-file copy when there is one (see `src/core/vendored.ts`).
+  const { MultiBar } = requireVendored<typeof CliProgress>("cli-progress");
   let bars: MultiBar | undefined;
   const running = new Map<string, { bar: SingleBar; startedAt: number }>();
   const stop = () => {

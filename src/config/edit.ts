@@ -17,11 +17,12 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import type YAML from "yaml";
-import { isAlias, isMap, isScalar, isSeq, type Node, type Pair, type YAMLMap, type YAMLSeq } from "yaml";
+import type { Node, Pair, YAMLMap, YAMLSeq } from "yaml";
 import { ConfigError } from "../core/errors.js";
 import { checkWriteFence } from "../core/fence.js";
 import { atomicWriteFile, withLock } from "../core/fsutil.js";
 import { t } from "../core/i18n/messages.js";
+import { isAlias, isMap, isScalar, isSeq } from "../core/yaml.js";
 import { homePaths } from "./home.js";
 import { parseYaml11, parseYaml11Document, yamlScalarText } from "./yaml11.js";
 

@@ -10,11 +10,12 @@
  * Errors stop `serve` (exit 78); warnings are shown and the gateway starts.
  */
 import { statSync } from "node:fs";
-import { isMap, isScalar, type Node, type Pair } from "yaml";
+import type { Node, Pair } from "yaml";
 import type { ConfigError } from "../core/errors.js";
 import { type Text, t } from "../core/i18n/messages.js";
 import { type PlatformDefinition, registeredPlatforms } from "../core/platforms.js";
 import { editDistance } from "../core/suggest.js";
+import { isMap, isScalar } from "../core/yaml.js";
 import { checkConfigDocument } from "./check.js";
 import { exactIntegersAsText, type SkillgateConfig } from "./config.js";
 import { parseDotenvStatements } from "./dotenv.js";

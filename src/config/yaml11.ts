@@ -4,8 +4,9 @@
  * `no`, `Yes` are booleans, `1:20` and `0b101` and `1_000` are integers, `2024-01-01` is a date, `<<`
  * merges), and a scalar writer whose output both PyYAML and YAML 1.2 read back as the value given.
  */
-import YAML, { type ScalarTag } from "yaml";
+import type { ScalarTag, Document as YamlDocument } from "yaml";
 import { cause, type Formatted, isMessageKey } from "../core/i18n/messages.js";
+import { YAML } from "../core/yaml.js";
 
 const BOOL = /^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$/;
 const TRUE = /^(?:yes|Yes|YES|true|True|TRUE|on|On|ON)$/;
@@ -125,7 +126,7 @@ export const PYYAML_OPTIONS = {
 } as const;
 
 /** Parses config.yaml text into a document typed as PyYAML would type it. */
-export function parseYaml11Document(text: string): YAML.Document {
+export function parseYaml11Document(text: string): YamlDocument {
   return YAML.parseDocument(text, PYYAML_OPTIONS);
 }
 

@@ -4,9 +4,13 @@
  * the shared inbox's backlog, and the replica's role and lease epoch under coordination. Each gateway has
  * its own registry (several run in one test process).
  */
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import type * as PromClient from "prom-client";
+import { requireVendored } from "../core/vendored.js";
 import type { CuratorRunResult } from "../curator/types.js";
 import type { CoordinationHealth } from "./coordination/coordinator.js";
+
+/** prom-client, from the build's single-file copy when there is one (see `src/core/vendored.ts`). */
+const { Counter, Gauge, Histogram, Registry } = requireVendored<typeof PromClient>("prom-client");
 
 /** What the metrics read at scrape time. */
 export interface MetricsSources {

@@ -5,7 +5,7 @@
  * of the final message, checked against the library; then an audit of the tool calls (a write to another
  * skill that mentions the removed one). A claimed umbrella that does not exist is never reported as one.
  */
-import YAML from "yaml";
+import { YAML } from "../core/yaml.js";
 
 /** A skill merged into an umbrella by the consolidation pass. */
 export interface ConsolidatedEntry {

@@ -7,7 +7,7 @@
  * (plain `key: value` lines, nested mappings, block and flow lists of simple scalars) is parsed by a
  * small exact parser; anything it is not sure about goes to the `yaml` package.
  */
-import YAML from "yaml";
+import { YAML } from "../core/yaml.js";
 
 /** The result of `parseSkillMd`. */
 export interface ParsedSkillMd {

@@ -2,7 +2,7 @@
  * `skillgate doctor` with `gateway.coordination`: a live Redis is named with its version; a dead URL fails
  * with the fix. What cannot be safe is refused by `doctor` and at start alike: an eviction policy other
  * than `noeviction`, an ACL user without a command coordination needs. What a restart would lose
- * (no append-only file) is a warning.
+ * (no append-only file) is a warning, as is a user that may not watch the leader's connection.
  */
 import { promises as fs } from "node:fs";
 import os from "node:os";
@@ -28,10 +28,15 @@ afterAll(async () => {
   await fs.rm(home, { recursive: true, force: true });
 });
 
-async function coordinationCheck(url: string) {
+/** Doctor's coordination checks for `url`. */
+async function coordinationChecks(url: string) {
   await fs.writeFile(path.join(home, "config.yaml"), `gateway:\n  coordination:\n    redis_url: ${url}\n`);
   const checks = await runDoctor({ home, secret: () => undefined });
-  return checks.find((check) => check.area === "coordination");
+  return checks.filter((check) => check.area === "coordination");
+}
+
+async function coordinationCheck(url: string) {
+  return (await coordinationChecks(url))[0];
 }
 
 describe("doctor's coordination check", () => {
@@ -76,6 +81,27 @@ describe("doctor's coordination check", () => {
     const noXadd = await connectRedis(url("noxadd", "pw-2")).catch((error: unknown) => error);
     expect(noXadd).toBeInstanceOf(CoordinationError);
     expect((noXadd as Error).message).toMatch(/may not run XADD;/);
+  });
+
+  it("warns, with the consequence and the grant, when the user may not list clients", async () => {
+    await admin.sendCommand([
+      "ACL",
+      "SETUSER",
+      "noclients",
+      "on",
+      ">pw-3",
+      "~*",
+      "&*",
+      "+@all",
+      "-client|list",
+    ]);
+    const checks = await coordinationChecks(redis.url.replace("redis://", "redis://noclients:pw-3@"));
+    expect(checks.map((check) => check.status)).toEqual(["ok", "warn"]);
+    expect(checks[1]?.summary).toMatch(
+      /may not run CLIENT LIST: a crashed leader is replaced only when its lease lapses/,
+    );
+    expect(checks[1]?.summary).not.toContain("pw-3");
+    expect(checks[1]?.fix).toMatch(/\+client\|list/);
   });
 
   it("warns, with the consequence, when Redis keeps no append-only file", async () => {

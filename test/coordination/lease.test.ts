@@ -2,12 +2,15 @@
  * The leader lease on a real Redis: one leader at a time with rising epochs, hand-over when it stops or
  * dies, self-fencing before the lease can pass to anyone else, an epoch never below the disk's; the disk
  * leader record and the write fence that refuses a stale leader; the run lock held on another host; and
- * a clear error for an unreachable Redis; renewals on a thread of their own through a stalled event loop.
- * Timings are shortened (TTL 1.2 s) so hand-overs take moments.
+ * a clear error for an unreachable Redis; renewals on a thread of their own through a stalled event loop;
+ * a crashed leader replaced at once, but not a partitioned one. Timings are shortened (TTL 1.2 s) so
+ * hand-overs take moments, except where a lapse must be told apart from a takeover.
  */
+import { type ChildProcess, spawn } from "node:child_process";
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { CoordinationError } from "../../src/core/errors.js";
 import { checkWriteFence, FencedError, setWriteFence } from "../../src/core/fence.js";
@@ -22,6 +25,7 @@ import { LeaderLease, type LeaseTimings } from "../../src/gateway/coordination/l
 import { connectRedis, type RedisClient } from "../../src/gateway/coordination/redis.js";
 import type { TestRedis } from "../support/redis.js";
 import { redisForFile } from "../support/redis-for-file.js";
+import { startTcpProxy } from "../support/tcp-proxy.js";
 
 const FAST: LeaseTimings = { ttlMs: 1_200, renewMs: 300, fenceAfterMs: 800 };
 let redis: TestRedis;
@@ -37,8 +41,8 @@ afterEach(async () => {
   for (const client of clients.splice(0)) client.destroy();
 });
 
-async function client(): Promise<RedisClient> {
-  const made = await connectRedis(redis.url);
+async function client(url = redis.url): Promise<RedisClient> {
+  const made = await connectRedis(url);
   clients.push(made);
   return made;
 }
@@ -47,17 +51,23 @@ async function client(): Promise<RedisClient> {
 async function replica(
   name: string,
   keyPrefix: string,
-  options: { floor?: () => Promise<number>; renewalThread?: boolean; timings?: LeaseTimings } = {},
+  options: {
+    floor?: () => Promise<number>;
+    renewalThread?: boolean;
+    timings?: LeaseTimings;
+    /** Another way to the same Redis (a proxy), for both connections. */
+    url?: string;
+  } = {},
 ) {
   const events: string[] = [];
-  const connection = await client();
+  const connection = await client(options.url);
   const lease = new LeaderLease({
     redis: connection,
     prefix: keyPrefix,
     replicaId: name,
     eligible: true,
     timings: options.timings ?? FAST,
-    ...(options.renewalThread ? { renewalUrl: redis.url } : {}),
+    ...(options.renewalThread ? { renewalUrl: options.url ?? redis.url } : {}),
     logger: silentLogger(),
     diskEpoch: options.floor ?? (async () => 0),
     events: {
@@ -263,5 +273,157 @@ describe("connecting", () => {
     expect((error as Error).message).toContain("redis://***@127.0.0.1:1");
     expect((error as Error).message).not.toMatch(/hun|ter2/);
     expect(JSON.stringify(error)).not.toMatch(/hun|ter2/);
+  });
+});
+
+describe("a leader that crashed, beside one that is only cut off", () => {
+  /** Timings whose lapse (6 s) is far from an at-once takeover. */
+  const SLOW: LeaseTimings = { ttlMs: 6_000, renewMs: 300, fenceAfterMs: 4_000 };
+  const childFile = path.join(path.dirname(fileURLToPath(import.meta.url)), "lease-child.ts");
+  const children: ChildProcess[] = [];
+  afterEach(() => {
+    for (const child of children.splice(0)) child.kill("SIGKILL");
+  });
+
+  /** A leader in a process of its own (`lease-child.ts`), resolved once it leads and shows its connection. */
+  async function leaderProcess(keys: string, timings: LeaseTimings, url = redis.url): Promise<ChildProcess> {
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", childFile, url, keys, "crashing", JSON.stringify(timings)],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
+    children.push(child);
+    let out = "";
+    child.stdout?.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    await until(() => out.includes("lead "), 20_000);
+    const watcher = await client();
+    let connection: string | null = null;
+    const watch = async () => {
+      connection = await watcher.get(`${keys}leader-conn`);
+    };
+    for (let tries = 0; tries < 100 && !connection; tries++) {
+      await watch();
+      if (!connection) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(connection).toMatch(/^[0-9a-f]{40}:\d+$/);
+    return child;
+  }
+
+  it("a leader killed with kill -9 is replaced at once, not when its lease lapses", async () => {
+    const keys = `test:${prefix++}:`;
+    const crashing = await leaderProcess(keys, SLOW);
+    const b = await replica("b", keys, { timings: SLOW });
+    b.lease.start();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(b.lease.role).toBe("follower");
+    const killedAt = Date.now();
+    crashing.kill("SIGKILL");
+    await until(() => b.lease.role === "leader", SLOW.ttlMs + 2_000);
+    // A lapse would take up to the 6 s TTL; the closed connection hands over within a few polls.
+    expect(Date.now() - killedAt).toBeLessThan(2_000);
+    expect(b.lease.epoch).toBe(2);
+  });
+
+  it("a live leader whose connection Redis closes renews on a new one; no standby leads beside it", async () => {
+    const keys = `test:${prefix++}:`;
+    const a = await replica("a", keys, { renewalThread: true, timings: SLOW });
+    a.lease.start();
+    await until(() => a.lease.role === "leader");
+    const admin = await client();
+    let before: string | null = null;
+    for (let tries = 0; tries < 100 && !before; tries++) {
+      before = await admin.get(`${keys}leader-conn`);
+      if (!before) await new Promise((resolve) => setTimeout(resolve, 30));
+    }
+    expect(before).toMatch(/:\d+$/);
+    const b = await replica("b", keys, { timings: SLOW });
+    b.lease.start();
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    await admin.sendCommand(["CLIENT", "KILL", "ID", String(before).split(":")[1] as string]);
+    let both = 0;
+    const end = Date.now() + 2_500;
+    while (Date.now() < end) {
+      if (a.lease.valid() && b.lease.valid()) both += 1;
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    expect(both).toBe(0);
+    // One of them leads; when it is still `a`, it renews from its new connection.
+    expect([a.lease.valid(), b.lease.valid()].filter(Boolean)).toHaveLength(1);
+    const after = await admin.get(`${keys}leader-conn`);
+    expect(after).not.toBe(before);
+    if (a.lease.valid()) expect(a.events).toEqual([`lead ${a.lease.epoch}`]);
+  });
+
+  it("a silent partition is not a crash, even when Redis closes the idle connection: the lease lapses", async () => {
+    const keys = `test:${prefix++}:`;
+    const proxy = await startTcpProxy(Number(new URL(redis.url).port));
+    const admin = await client();
+    // Redis closes a connection idle for over 1 s (its least `timeout`): during the partition, the
+    // leader's, which the leader never hears of.
+    await admin.configSet("timeout", "1");
+    try {
+      const a = await replica("a", keys, {
+        renewalThread: true,
+        timings: SLOW,
+        url: `redis://127.0.0.1:${proxy.port}`,
+      });
+      a.lease.start();
+      await until(() => a.lease.role === "leader");
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      const watched = await admin.get(`${keys}leader-conn`);
+      expect(watched).toMatch(/:\d+$/);
+      const b = await replica("b", keys, { timings: SLOW });
+      b.lease.start();
+      proxy.silence();
+      const silencedAt = Date.now();
+      let fencedAt: number | undefined;
+      let bothValid = false;
+      while (b.lease.role !== "leader") {
+        if (Date.now() - silencedAt > SLOW.ttlMs + 3_000) throw new Error("b never led");
+        if (fencedAt === undefined && !a.lease.valid()) fencedAt = Date.now();
+        if (a.lease.valid() && b.lease.valid()) bothValid = true;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      const ledAfter = Date.now() - silencedAt;
+      expect(bothValid).toBe(false);
+      expect(fencedAt).toBeDefined();
+      // Redis dropped the leader's connections after about a second, but b waited for the lapse.
+      const watchedId = String(watched).split(":")[1] as string;
+      expect(String(await admin.sendCommand(["CLIENT", "LIST", "ID", watchedId])).trim()).toBe("");
+      expect(ledAfter).toBeGreaterThan(SLOW.fenceAfterMs);
+    } finally {
+      await admin.configSet("timeout", "0");
+      await proxy.close();
+    }
+  });
+
+  it("with a Redis user that may not list clients, a crashed leader's lease passes on when it lapses", async () => {
+    const keys = `test:${prefix++}:`;
+    const timings: LeaseTimings = { ttlMs: 3_000, renewMs: 300, fenceAfterMs: 2_000 };
+    const admin = await client();
+    await admin.sendCommand([
+      "ACL",
+      "SETUSER",
+      "noclients",
+      "on",
+      ">pw-nc",
+      "~*",
+      "&*",
+      "+@all",
+      "-client|list",
+    ]);
+    const crashing = await leaderProcess(keys, timings);
+    const limited = new URL(redis.url);
+    limited.username = "noclients";
+    limited.password = "pw-nc";
+    const b = await replica("b", keys, { timings, url: limited.toString() });
+    b.lease.start();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const killedAt = Date.now();
+    crashing.kill("SIGKILL");
+    await until(() => b.lease.role === "leader", timings.ttlMs + 3_000);
+    expect(Date.now() - killedAt).toBeGreaterThan(timings.ttlMs - timings.renewMs - 200);
   });
 });

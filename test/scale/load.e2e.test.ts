@@ -516,6 +516,8 @@ describe("three replicas behind a balancer, under load", () => {
     const inversions: number[] = [];
     const latencies: number[] = [];
     const steadyLatencies: number[] = [];
+    /** The commands behind the p99 with a leader, for a reader of the figures. */
+    const steadySlowest: { seq: number; latency: number; platform: LoadPlatform; at: number }[] = [];
     /** Each chat's answered commands so far: sequence and first answer. */
     const answeredOfChat = new Map<string, { seq: number; first: number }[]>();
     /** For each inversion, the earlier commands of its chat answered after it. */
@@ -568,8 +570,10 @@ describe("three replicas behind a balancer, under load", () => {
       earlier.push({ seq, first });
       answeredOfChat.set(chatKey, earlier);
       if (!inFlightAtFault.has(seq)) latencies.push(first - sent.at);
-      if (!leaderless.some(([from, to]) => sent.at >= from - 1_000 && sent.at <= to))
+      if (!leaderless.some(([from, to]) => sent.at >= from - 1_000 && sent.at <= to)) {
         steadyLatencies.push(first - sent.at);
+        steadySlowest.push({ seq, latency: first - sent.at, platform: sent.platform, at: sent.at });
+      }
     }
     // Every skill's use count equals its loads answered (at least once each): nothing counted twice.
     const loadsAnswered: Record<string, number> = Object.fromEntries(SKILLS.map((name) => [name, 0]));
@@ -618,6 +622,18 @@ describe("three replicas behind a balancer, under load", () => {
         latency_p99_ms: percentile(latencies, 99),
         latency_p50_with_a_leader_ms: percentile(steadyLatencies, 50),
         latency_p99_with_a_leader_ms: percentile(steadyLatencies, 99),
+        slowest_with_a_leader: steadySlowest
+          .sort((a, b) => b.latency - a.latency)
+          .slice(0, Math.max(1, Math.ceil(steadySlowest.length / 100)))
+          .map(({ seq, latency, platform, at }) => ({
+            seq,
+            latency,
+            platform,
+            // Sent this long after the nearest kill's first answer (negative: before the kill).
+            after_failover_ms: Math.min(
+              ...leaderless.map(([from, to]) => (at >= from ? at - to : at - from)).map(Math.abs),
+            ),
+          })),
         webhook_requests_by_replica: byBackend,
         webhook_non_2xx: balancer.requests.filter((r) => r.status >= 300).length,
         discord_interactions_by_replica: discordByBackend,

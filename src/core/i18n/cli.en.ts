@@ -131,6 +131,8 @@ export const enCli = {
     "Redis at {url} keeps only RDB snapshots: a restart loses events acknowledged to the platforms since the last snapshot. Turn on `appendonly yes`.",
   "coordination.persistence.replicaOnly":
     "Redis at {url} has no AOF and relies on its replica: a restart without a failover loses events acknowledged to the platforms since the last snapshot. Turn on `appendonly yes`.",
+  "coordination.leaderWatch":
+    "the Redis user of {url} may not run {commands}: a crashed leader is replaced only when its lease lapses (3.5 s), not at once.",
   "coordination.replicaId":
     "another live gateway on this home already uses replica_id '{id}' (Redis {url}). Give each replica its own: `skillgate serve --set gateway.coordination.replica_id=<name>`, or leave it unset for host name and pid.",
   "coordination.homeId":
@@ -187,6 +189,8 @@ export const enCli = {
     "Change the Redis setting named above: `skillgate serve` refuses this server until then.",
   "doctor.redis.persistence.fix":
     "Turn on the append-only file (`appendonly yes` in redis.conf, or the managed service's persistence setting); see docs/scale-out.md.",
+  "doctor.redis.leaderWatch.fix":
+    "Grant them, e.g. `ACL SETUSER <user> +client|id +client|list +info`; see docs/scale-out.md.",
   "doctor.redis.fix":
     "Start Redis (>= 7) or Valkey at gateway.coordination.redis_url, or remove gateway.coordination to run one gateway alone.",
   "doctor.noSkills": "No skills in the library.",

@@ -122,6 +122,8 @@ export const zhCNCli = defineLocale<typeof enCli>()({
     "{url} 上的 Redis 只保存 RDB 快照：重启会丢失上次快照之后已经向平台确认的事件。请开启 `appendonly yes`。",
   "coordination.persistence.replicaOnly":
     "{url} 上的 Redis 没有 AOF，只依靠从库：如果重启时没有故障转移，会丢失上次快照之后已经向平台确认的事件。请开启 `appendonly yes`。",
+  "coordination.leaderWatch":
+    "{url} 的 Redis 用户无权运行 {commands}：崩溃的领导者要等租约过期（3.5 秒）才会被接替，而不是立即接替。",
   "coordination.replicaId":
     "这个主目录上另一个运行中的网关已在使用 replica_id '{id}'（Redis {url}）。请给每个副本设置自己的 id：`skillgate serve --set gateway.coordination.replica_id=<name>`，或者不设置它，使用主机名和 pid。",
   "coordination.homeId": "{file} 中没有协调 id；请删除它，然后重新启动网关（会生成新的 id）。",
@@ -175,6 +177,8 @@ export const zhCNCli = defineLocale<typeof enCli>()({
   "doctor.redis.unsafe.fix": "请修改上面指出的 Redis 设置：在那之前 `skillgate serve` 会拒绝这个服务器。",
   "doctor.redis.persistence.fix":
     "请开启仅追加文件（在 redis.conf 中设置 `appendonly yes`，或托管服务的持久化设置）；见 docs/scale-out.md。",
+  "doctor.redis.leaderWatch.fix":
+    "请授予这些权限，例如 `ACL SETUSER <user> +client|id +client|list +info`；参见 docs/scale-out.md。",
   "doctor.redis.fix":
     "在 gateway.coordination.redis_url 启动 Redis（7 或更高版本）或 Valkey，或者删除 gateway.coordination，只运行一个网关。",
   "doctor.noSkills": "技能库中没有技能。",

@@ -10,6 +10,18 @@
  * jumps do not matter. Given the Redis URL, a leader renews on a thread of its own (`renewal-pump.ts`),
  * so a stall of its event loop does not pass the lease on.
  *
+ * A leader that crashed is replaced at once, not when its lease lapses. Its renewal thread's connection
+ * is recorded beside the lease (`leader-conn`: the server's run id and the connection's client id). A
+ * standby that finds the lease held polls every `ORPHAN_POLL_MS`. When that connection is gone from the
+ * very server that recorded it (`CLIENT LIST ID`), it takes the lease over. This holds only if the
+ * lease was renewed within `ORPHAN_RENEWED_WITHIN_MS`. The kernel closes a dead process's sockets, so
+ * Redis sees a crashed leader's connection go at once. A live leader whose connection closes stops
+ * taking events that moment, until it renews on a new connection (`renewal-pump.ts`). A silent partition
+ * leaves the connection open on the server, so the lease lapses as before. Redis closes an idle
+ * connection itself (its `timeout`, 1 s at least, or TCP keep-alive) only long after the last renewal;
+ * the renewal bound rules that case out. An ACL user that may not run `CLIENT ID`/`CLIENT LIST` gets
+ * the lapse.
+ *
  * The lease also watches the home's generation marker (`generation`, set by the first acquisition on an
  * empty Redis): a renewal that finds it changed or gone means Redis lost its data (`FLUSHALL`, a restart
  * without persistence, a failover to an empty replica), and the leader steps down at once rather than
@@ -38,6 +50,18 @@ export const LEADER_EPOCH_KEY = "leader-epoch";
 
 /** The key (under the home's prefix) naming the generation of the home's Redis data (see the file's comment). */
 export const GENERATION_KEY = "generation";
+
+/** The key (under the home's prefix) naming the leader's renewal connection (see the file's comment). */
+export const LEADER_CONNECTION_KEY = "leader-conn";
+
+/** How often a standby looks at a held lease whose leader's connection it can watch (ms). */
+export const ORPHAN_POLL_MS = 200;
+
+/**
+ * A lease is taken over for a closed connection only when it was renewed this recently (ms): below the
+ * 1 s least idle timeout Redis closes a connection for (see the file's comment).
+ */
+export const ORPHAN_RENEWED_WITHIN_MS = 900;
 
 /**
  * The default timings: a dead leader's lease lapses within 3.5 s; a leader cut off fences itself 2.5 s
@@ -74,9 +98,9 @@ export interface LeaseOptions {
   renewalUrl?: string;
 }
 
-// KEYS: leader, epoch, leader-epoch, generation. Takes the lease when free and returns
-// {new epoch (at least ARGV[3] + 1), generation}, else {0, generation}; an empty Redis gets the
-// generation ARGV[4].
+// KEYS: leader, epoch, leader-epoch, generation, leader-conn. Takes the lease when free and returns
+// {new epoch (at least ARGV[3] + 1), generation}; else {0, generation, the lease's time left (ms), the
+// leader's connection or ''}. An empty Redis gets the generation ARGV[4].
 const ACQUIRE = `
 redis.call('SET', KEYS[4], ARGV[4], 'NX')
 local generation = redis.call('GET', KEYS[4])
@@ -88,28 +112,40 @@ if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
     redis.call('SET', KEYS[2], epoch)
   end
   redis.call('SET', KEYS[3], epoch, 'PX', ARGV[2])
+  redis.call('DEL', KEYS[5])
   return {epoch, generation}
 end
-return {0, generation}`;
+return {0, generation, redis.call('PTTL', KEYS[1]), redis.call('GET', KEYS[5]) or ''}`;
 
-// KEYS: leader, leader-epoch, generation. Extends the lease when this token still holds it and the
-// generation is still ARGV[3]: 1; 0 when another holds it; -1 when the generation changed (a wipe).
+// KEYS: leader, leader-epoch, generation, leader-conn. Extends the lease when this token still holds it
+// and the generation is still ARGV[3], and records the renewing connection ARGV[4] ('' forgets it): 1;
+// 0 when another holds it; -1 when the generation changed (a wipe).
 const RENEW = `
 if redis.call('GET', KEYS[3]) ~= ARGV[3] then return -1 end
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
   redis.call('PEXPIRE', KEYS[2], ARGV[2])
+  if ARGV[4] == '' then redis.call('DEL', KEYS[4]) else redis.call('SET', KEYS[4], ARGV[4], 'PX', ARGV[2]) end
   return 1
 end
 return 0`;
 
-// Gives the lease up when this token holds it.
+// KEYS: leader, leader-epoch, leader-conn. Gives the lease up when this token holds it.
 const RELEASE = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then
-  redis.call('DEL', KEYS[1], KEYS[2])
+  redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
   return 1
 end
 return 0`;
+
+// KEYS: leader, leader-epoch, leader-conn. Frees the lease of a leader whose connection ARGV[1] is gone,
+// when that is still the connection recorded and the lease was renewed within ARGV[2] ms of its TTL
+// ARGV[3] (see the file's comment): 1 freed, else 0.
+const FREE_ORPHANED = `
+if redis.call('GET', KEYS[3]) ~= ARGV[1] then return 0 end
+if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[3]) - tonumber(ARGV[2]) then return 0 end
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
+return 1`;
 
 /** The lease of one replica; `start` begins contending, `stop` gives the lease up. */
 export class LeaderLease {
@@ -132,6 +168,8 @@ export class LeaderLease {
   private heldSeen: { leftMs: number; at: number } | undefined;
   /** The renewal thread (with `renewalUrl`), started when this replica first leads (`renewalThread`). */
   private pump: RenewalPump | undefined;
+  /** False once Redis refused `CLIENT LIST` or `INFO`: a crashed leader's lease then lapses. */
+  private canWatchLeader = true;
 
   constructor(private readonly options: LeaseOptions) {
     this.token = `${options.replicaId}:${randomBytes(6).toString("hex")}`;
@@ -207,7 +245,11 @@ export class LeaderLease {
    * `fenceAfterMs`, judged on this process's clock: a process that was paused knows it at once).
    */
   valid(): boolean {
-    return this.currentEpoch !== undefined && this.now() - this.lastRenewal() < this.timings.fenceAfterMs;
+    return (
+      this.currentEpoch !== undefined &&
+      this.now() - this.lastRenewal() < this.timings.fenceAfterMs &&
+      this.pump?.connectionLost !== true
+    );
   }
 
   /** Starts contending (a first attempt at once). */
@@ -250,7 +292,12 @@ export class LeaderLease {
     this.pump = undefined;
   }
 
-  /** The renewal thread found the lease another's (0) or the home's generation changed (-1). */
+  /**
+   * The renewal thread found the lease another's (0) or the home's generation changed (-1). After a
+   * wipe it contends again only a renewal period later, as after `lose`: the gateway that heard it
+   * stopped leading starts afresh meanwhile, and a lead taken by the one it replaces would be handed
+   * over again at once.
+   */
   private lostOnRenewalThread(verdict: 0 | -1): void {
     if (this.currentEpoch === undefined) return;
     const reason =
@@ -259,13 +306,16 @@ export class LeaderLease {
         : "another replica holds the lease";
     this.stepDown(reason, false)
       .catch((error) => this.options.logger.error({ err: error }, "coordination: stepping down failed"))
-      .finally(() => this.schedule(0));
+      .finally(() => this.schedule(verdict === -1 ? this.timings.renewMs : 0));
   }
 
   /** Gives the lease up when this token still holds it (bounded by the command deadline). */
   private async release(): Promise<void> {
     await this.options.redis
-      .eval(RELEASE, { keys: [this.key("leader"), this.key(LEADER_EPOCH_KEY)], arguments: [this.token] })
+      .eval(RELEASE, {
+        keys: [this.key("leader"), this.key(LEADER_EPOCH_KEY), this.key(LEADER_CONNECTION_KEY)],
+        arguments: [this.token],
+      })
       .catch(() => undefined);
   }
 
@@ -318,10 +368,16 @@ export class LeaderLease {
     try {
       const floor = await this.options.diskEpoch();
       const started = this.now();
-      const [taken, generation] = (await this.options.redis.eval(ACQUIRE, {
-        keys: [this.key("leader"), this.key("epoch"), this.key(LEADER_EPOCH_KEY), this.key(GENERATION_KEY)],
+      const [taken, generation, heldFor, connection] = (await this.options.redis.eval(ACQUIRE, {
+        keys: [
+          this.key("leader"),
+          this.key("epoch"),
+          this.key(LEADER_EPOCH_KEY),
+          this.key(GENERATION_KEY),
+          this.key(LEADER_CONNECTION_KEY),
+        ],
         arguments: [this.token, String(this.timings.ttlMs), String(floor), randomBytes(8).toString("hex")],
-      })) as [number, string];
+      })) as [number, string, number?, string?];
       epoch = Number(taken);
       this.noteAnswer();
       if (epoch > 0) {
@@ -333,7 +389,12 @@ export class LeaderLease {
           {
             token: this.token,
             generation: this.leadGeneration,
-            keys: [this.key("leader"), this.key(LEADER_EPOCH_KEY), this.key(GENERATION_KEY)],
+            keys: [
+              this.key("leader"),
+              this.key(LEADER_EPOCH_KEY),
+              this.key(GENERATION_KEY),
+              this.key(LEADER_CONNECTION_KEY),
+            ],
             ttlMs: this.timings.ttlMs,
           },
           started,
@@ -348,14 +409,54 @@ export class LeaderLease {
         await this.options.events.lead(epoch);
         return;
       }
-      // Taken: try again as it runs out (a dead leader's lease ends within its TTL).
-      const left = Number(await this.options.redis.pTTL(this.key("leader")));
+      // Taken: try again as it runs out (a dead leader's lease ends within its TTL), or at once when its
+      // holder's connection is gone (see the file's comment).
+      const left = Number(heldFor);
       this.heldSeen = { leftMs: left, at: this.now() };
-      if (left > 0) waitMs = Math.min(this.timings.renewMs, left + 25);
+      const watched = connection && this.canWatchLeader ? connection : undefined;
+      if (watched && (await this.freeOrphaned(watched))) waitMs = 0;
+      else if (left > 0) waitMs = Math.min(watched ? ORPHAN_POLL_MS : this.timings.renewMs, left + 25);
     } catch (error) {
       this.noteRedisDown(error);
     }
     this.schedule(waitMs);
+  }
+
+  /**
+   * Frees the lease when the leader's recorded `connection` ("<run id>:<client id>") is gone from this
+   * very server and the lease was renewed lately (see the file's comment); true when it did. The server
+   * is asked after the client list, so a failover in between shows as another run id.
+   */
+  private async freeOrphaned(connection: string): Promise<boolean> {
+    const split = connection.lastIndexOf(":");
+    const runId = connection.slice(0, split);
+    const clientId = connection.slice(split + 1);
+    const { redis } = this.options;
+    try {
+      const listed = await redis.sendCommand(["CLIENT", "LIST", "ID", clientId]);
+      if (String(listed).trim() !== "") return false;
+      if (/^run_id:(\S+)/m.exec(await redis.info("server"))?.[1] !== runId) return false;
+    } catch (error) {
+      if (!/NOPERM|unknown|syntax/i.test((error as Error).message)) throw error;
+      this.canWatchLeader = false;
+      this.options.logger.info(
+        { err: error },
+        "coordination: this Redis user may not list clients; a crashed leader's lease passes on when it lapses",
+      );
+      return false;
+    }
+    const freed = Number(
+      await redis.eval(FREE_ORPHANED, {
+        keys: [this.key("leader"), this.key(LEADER_EPOCH_KEY), this.key(LEADER_CONNECTION_KEY)],
+        arguments: [connection, String(ORPHAN_RENEWED_WITHIN_MS), String(this.timings.ttlMs)],
+      }),
+    );
+    if (freed === 1)
+      this.options.logger.warn(
+        { connection },
+        "coordination: the leader's Redis connection closed (its process ended): taking over its lease",
+      );
+    return freed === 1;
   }
 
   private async renew(): Promise<void> {
@@ -363,8 +464,13 @@ export class LeaderLease {
       const started = this.now();
       const held = Number(
         await this.options.redis.eval(RENEW, {
-          keys: [this.key("leader"), this.key(LEADER_EPOCH_KEY), this.key(GENERATION_KEY)],
-          arguments: [this.token, String(this.timings.ttlMs), this.leadGeneration ?? ""],
+          keys: [
+            this.key("leader"),
+            this.key(LEADER_EPOCH_KEY),
+            this.key(GENERATION_KEY),
+            this.key(LEADER_CONNECTION_KEY),
+          ],
+          arguments: [this.token, String(this.timings.ttlMs), this.leadGeneration ?? "", ""],
         }),
       );
       this.noteAnswer();
@@ -383,7 +489,7 @@ export class LeaderLease {
         );
       else if (held === 1) await this.stepDown("the lease was renewed too late", true);
       else await this.stepDown("another replica holds the lease", false);
-      this.schedule(0);
+      this.schedule(held === -1 ? this.timings.renewMs : 0);
       return;
     } catch (error) {
       this.noteRedisDown(error);

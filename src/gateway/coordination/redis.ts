@@ -4,11 +4,15 @@
  * decision on stale state is worse than none) and the client reconnects by itself. At start an
  * unreachable or too old server is a clear error naming the URL and the fix, never a silent fall-back.
  */
-import { createClient } from "redis";
+import type * as NodeRedis from "redis";
 import { CoordinationError, errorCause } from "../../core/errors.js";
 import { english, type Text, t } from "../../core/i18n/messages.js";
 import type { Logger } from "../../core/logger.js";
 import { redactUrl } from "../../core/redact-url.js";
+import { requireVendored } from "../../core/vendored.js";
+
+/** node-redis, from the build's single-file copy when there is one (see `src/core/vendored.ts`). */
+const { createClient } = requireVendored<typeof NodeRedis>("redis");
 
 /**
  * Every command's deadline (ms). A connection that stops answering without closing (a silent partition,
@@ -137,7 +141,7 @@ export async function connectRedis(url: string, options: ConnectOptions = {}): P
   connected = true;
   try {
     for (const warning of await checkServer(client, url, options.keyPrefix))
-      options.logger?.warn({ redis: shown }, `coordination: ${english(warning)}`);
+      options.logger?.warn({ redis: shown }, `coordination: ${english(warning.text)}`);
   } catch (error) {
     client.destroy();
     throw error;
@@ -150,13 +154,15 @@ export async function connectRedis(url: string, options: ConnectOptions = {}): P
  * `version` for a server older than Redis 7; `unsafe` for what breaks "applied once" whatever skillgate
  * does — an eviction policy other than `noeviction` (dedupe marks, effect records and the lease itself
  * could be evicted) or an ACL user that may not run the commands and scripts coordination uses. Returns
- * the warnings a replica logs at start and `doctor` shows (persistence; see `persistenceWarnings`).
+ * the warnings a replica logs at start and `doctor` shows: what a restart would lose (see
+ * `persistenceWarnings`), and a user that may not watch the leader's connection (a crashed leader is
+ * then replaced only when its lease lapses).
  */
 export async function checkServer(
   client: RedisClient,
   url: string,
   keyPrefix = "skillgate:",
-): Promise<Text[]> {
+): Promise<ServerWarning[]> {
   const shown = redactUrl(url);
   const version = serverVersion(await client.info("server"));
   const major = Number(version?.split(".")[0]);
@@ -171,10 +177,23 @@ export async function checkServer(
   // Valkey and Redis both report it; a server that hides it is taken at its word (noeviction default).
   if (policy !== undefined && policy !== "noeviction")
     throw new CoordinationError("unsafe", t("coordination.eviction", { url: shown, policy }));
-  const denied = await deniedCommands(client, keyPrefix);
+  const denied = await deniedCommands(client, keyPrefix, NEEDED_COMMANDS);
   if (denied.length > 0)
     throw new CoordinationError("unsafe", t("coordination.acl", { url: shown, commands: denied.join(", ") }));
-  return persistenceWarnings(client, shown);
+  const warnings = await persistenceWarnings(client, shown);
+  const unwatched = await deniedCommands(client, keyPrefix, LEADER_WATCH_COMMANDS);
+  if (unwatched.length > 0)
+    warnings.push({
+      text: t("coordination.leaderWatch", { url: shown, commands: unwatched.join(", ") }),
+      fix: t("doctor.redis.leaderWatch.fix"),
+    });
+  return warnings;
+}
+
+/** A warning about the server: what it means, and what to do about it. */
+export interface ServerWarning {
+  text: Text;
+  fix: Text;
 }
 
 /** A field of an `INFO` section (`name:value` lines). */
@@ -213,6 +232,16 @@ const NEEDED_COMMANDS: string[][] = [
   ["INFO", "memory"],
 ];
 
+/**
+ * What a standby runs to see that a crashed leader's connection is gone, and the leader to record it
+ * (see `lease.ts`); without them the lease passes on only when it lapses.
+ */
+const LEADER_WATCH_COMMANDS: string[][] = [
+  ["CLIENT", "ID"],
+  ["CLIENT", "LIST"],
+  ["INFO", "server"],
+];
+
 // Returns the commands (by index into ARGV's JSON list) this connection's user may not run; every key
 // argument `k` becomes KEYS[1]. `redis.acl_check_cmd` (Redis ≥ 7) judges without running anything.
 const ACL_PROBE = `
@@ -226,16 +255,22 @@ for index, command in ipairs(cjson.decode(ARGV[1])) do
 end
 return denied`;
 
-/** The commands coordination needs that this connection's ACL user may not run (EVAL itself included). */
-async function deniedCommands(client: RedisClient, keyPrefix: string): Promise<string[]> {
+/** Which of `commands` this connection's ACL user may not run (EVAL itself included). */
+async function deniedCommands(
+  client: RedisClient,
+  keyPrefix: string,
+  commands: string[][],
+): Promise<string[]> {
   const name = (command: string[]) =>
-    ["XGROUP", "XINFO", "INFO"].includes(command[0] ?? "") ? command.slice(0, 2).join(" ") : command[0];
+    ["XGROUP", "XINFO", "INFO", "CLIENT"].includes(command[0] ?? "")
+      ? command.slice(0, 2).join(" ")
+      : command[0];
   try {
     const denied = (await client.eval(ACL_PROBE, {
       keys: [`${keyPrefix}acl-probe`],
-      arguments: [JSON.stringify(NEEDED_COMMANDS)],
+      arguments: [JSON.stringify(commands)],
     })) as number[];
-    return denied.map((index) => name(NEEDED_COMMANDS[index - 1] ?? []) ?? "?");
+    return denied.map((index) => name(commands[index - 1] ?? []) ?? "?");
   } catch (error) {
     // Scripts themselves are refused: the inbox, the lease and the stores all run scripts.
     if (/NOPERM/i.test(String((error as Error).message))) return ["EVAL"];
@@ -249,20 +284,24 @@ async function deniedCommands(client: RedisClient, keyPrefix: string): Promise<s
  * no leader answered yet live only there. A replica (`connected_slaves`) that a failover promotes keeps
  * them, so with one the warning is milder.
  */
-async function persistenceWarnings(client: RedisClient, shown: string): Promise<Text[]> {
+async function persistenceWarnings(client: RedisClient, shown: string): Promise<ServerWarning[]> {
   const persistence = await client.info("persistence");
   if (infoField(persistence, "aof_enabled") === "1") return [];
+  const fix = t("doctor.redis.persistence.fix");
   const replicas = Number(infoField(await client.info("replication"), "connected_slaves") ?? 0);
-  if (replicas > 0) return [t("coordination.persistence.replicaOnly", { url: shown })];
+  if (replicas > 0) return [{ text: t("coordination.persistence.replicaOnly", { url: shown }), fix }];
   // The snapshot schedule is in CONFIG, which managed servers often refuse: unknown counts as none.
   const save = await client
     .configGet("save")
     .then((reply) => String((reply as Record<string, string>).save ?? ""))
     .catch(() => "");
   return [
-    save.trim()
-      ? t("coordination.persistence.rdbOnly", { url: shown })
-      : t("coordination.persistence.none", { url: shown }),
+    {
+      text: save.trim()
+        ? t("coordination.persistence.rdbOnly", { url: shown })
+        : t("coordination.persistence.none", { url: shown }),
+      fix,
+    },
   ];
 }
 

@@ -8,6 +8,13 @@
  * thread judges the lease from that time exactly as before: a process that was paused as a whole (its
  * worker too) knows at once that its lease is no longer surely its own.
  *
+ * The worker's connection also tells the other replicas that this process is alive: each renewal records
+ * which connection made it (the server's run id and the connection's client id), and a standby that
+ * finds that connection gone from the same server takes the lease at once instead of waiting for it to
+ * lapse (see `lease.ts`). So the moment this connection closes, for whatever reason, the leader counts
+ * as not surely leading (`connectionLost`) until a renewal on a new connection succeeds; the worker
+ * reconnects and renews at once.
+ *
  * The worker renews only while the main thread still beats (a heartbeat it writes every renewal period):
  * a main thread stuck for `STALL_LIMIT_MS` lets the lease lapse, so a hung leader does not hold it for
  * ever. A renewal that finds the lease another's, or the home's generation changed, is reported to the
@@ -34,6 +41,8 @@ const ANSWERED_AT = 1;
 const MAIN_BEAT = 2;
 /** 1 while the worker should renew (the main thread leads), else 0. */
 const ACTIVE = 3;
+/** 1 from the moment the renewal connection closed until a renewal on a new one succeeded, else 0. */
+const CONNECTION_LOST = 4;
 
 /** What the worker reports: a renewal found the lease lost (0) or the generation changed (-1). */
 interface Verdict {
@@ -45,8 +54,8 @@ interface Verdict {
 export interface PumpedLease {
   token: string;
   generation: string;
-  /** The lease's keys: leader, leader-epoch, generation. */
-  keys: [string, string, string];
+  /** The lease's keys: leader, leader-epoch, generation, leader-conn. */
+  keys: [string, string, string, string];
   ttlMs: number;
 }
 
@@ -60,11 +69,17 @@ const { url, script, renewMs, stallLimitMs, deadlineMs } = workerData;
 const now = () => process.hrtime.bigint();
 let lease = null;
 let socket = null;
+// "<run id>:<client id>" of the open connection ("" when the server would not say).
+let identity = "";
 let buffered = Buffer.alloc(0);
 let waiting = [];
+let renewing = false;
+let timer = null;
 
 parentPort.on("message", (message) => {
   lease = message.lease;
+  // A new lead: renew at once, so the other replicas learn which connection to watch.
+  if (lease && !renewing) soon(0);
 });
 
 function encode(args) {
@@ -104,11 +119,17 @@ function parse(buf, offset) {
   return { value: new Error("unexpected reply from Redis"), next: buf.length };
 }
 
+// The connection is gone (closed by Redis, the network or a deadline): the lease is not surely this
+// process's until a renewal on a new connection succeeds, and a leader reconnects at once.
 function drop(error) {
-  if (socket) socket.destroy();
+  if (!socket) return;
+  Atomics.store(shared, 4, 1n);
+  socket.destroy();
   socket = null;
+  identity = "";
   buffered = Buffer.alloc(0);
   for (const pending of waiting.splice(0)) pending.reject(error);
+  if (!renewing && Atomics.load(shared, 3) === 1n) soon(0);
 }
 
 function send(args) {
@@ -139,8 +160,14 @@ async function connect() {
       else pending.resolve(item.value);
     }
   });
-  socket.on("error", (error) => drop(error));
-  socket.on("close", () => drop(new Error("the connection closed")));
+  // A socket dropped before may still report its end: only the open one's counts.
+  const own = socket;
+  own.on("error", (error) => {
+    if (socket === own) drop(error);
+  });
+  own.on("close", () => {
+    if (socket === own) drop(new Error("the connection closed"));
+  });
   await new Promise((resolve, reject) => {
     socket.once(secure ? "secureConnect" : "connect", resolve);
     socket.once("error", reject);
@@ -150,6 +177,19 @@ async function connect() {
   if (password) await send(user ? ["AUTH", user, password] : ["AUTH", password]);
   const db = Number(target.pathname.replace(/^\//, "") || 0);
   if (db > 0) await send(["SELECT", db]);
+  identity = await connectionIdentity();
+}
+
+// This connection as the other replicas can look it up: the server's run id and the client id.
+async function connectionIdentity() {
+  try {
+    const id = await send(["CLIENT", "ID"]);
+    const runId = /^run_id:(\S+)/m.exec(String(await send(["INFO", "server"])))?.[1];
+    return runId ? runId + ":" + id : "";
+  } catch {
+    // An ACL user without CLIENT ID or INFO: the lease then passes on only when it lapses.
+    return "";
+  }
 }
 
 function withinDeadline(promise) {
@@ -169,35 +209,47 @@ async function renew() {
     if (!socket) await withinDeadline(connect());
     const held = Number(
       await withinDeadline(
-        send(["EVAL", script, 3, ...current.keys, current.token, current.ttlMs, current.generation]),
+        send(["EVAL", script, 4, ...current.keys, current.token, current.ttlMs, current.generation, identity]),
       ),
     );
     Atomics.store(shared, 1, now());
     if (lease !== current || Atomics.load(shared, 3) !== 1n) return;
-    if (held === 1) Atomics.store(shared, 0, started);
-    else parentPort.postMessage({ verdict: held === -1 ? -1 : 0, token: current.token });
+    if (held === 1) {
+      Atomics.store(shared, 0, started);
+      if (socket) Atomics.store(shared, 4, 0n);
+    } else parentPort.postMessage({ verdict: held === -1 ? -1 : 0, token: current.token });
   } catch (error) {
     drop(error);
   }
 }
 
+function soon(ms) {
+  clearTimeout(timer);
+  timer = setTimeout(loop, ms);
+}
+
 function loop() {
   const started = Date.now();
-  renew().finally(() => setTimeout(loop, Math.max(0, renewMs - (Date.now() - started))));
+  renewing = true;
+  renew().finally(() => {
+    renewing = false;
+    soon(Math.max(0, renewMs - (Date.now() - started)));
+  });
 }
 loop();
 `;
 
 /** The renewal worker of one replica's lease (see the file's comment). */
 export class RenewalPump {
-  private readonly shared = new BigInt64Array(new SharedArrayBuffer(4 * 8));
+  private readonly shared = new BigInt64Array(new SharedArrayBuffer(5 * 8));
   private readonly worker: Worker;
   private readonly beat: NodeJS.Timeout;
   private token: string | undefined;
 
   /**
    * Starts the worker for the Redis at `url`; `script` is the renewal script (KEYS: leader,
-   * leader-epoch, generation; ARGV: token, TTL, generation; 1 renewed, 0 another holds it, -1 wiped).
+   * leader-epoch, generation, leader-conn; ARGV: token, TTL, generation, the connection's identity;
+   * 1 renewed, 0 another holds it, -1 wiped).
    * `onLost` hears a renewal that found the lease lost.
    */
   constructor(
@@ -229,9 +281,11 @@ export class RenewalPump {
     this.worker.on("message", (message: Verdict) => {
       if (message.token === this.token) this.onLost(message.verdict);
     });
-    this.worker.on("error", (error) =>
-      logger.error({ err: error }, "coordination: the lease renewal thread failed"),
-    );
+    this.worker.on("error", (error) => {
+      // Its connection closed with it: the lease is no longer surely this process's.
+      Atomics.store(this.shared, CONNECTION_LOST, 1n);
+      logger.error({ err: error }, "coordination: the lease renewal thread failed");
+    });
     this.beat = setInterval(() => this.beatNow(), renewMs);
     this.beat.unref();
   }
@@ -244,6 +298,8 @@ export class RenewalPump {
   begin(lease: PumpedLease, renewedAt: number): void {
     this.token = lease.token;
     Atomics.store(this.shared, RENEWED_AT, BigInt(Math.floor(renewedAt * 1e6)));
+    // Taken on the main connection, which no one watches (acquiring clears the watched one).
+    Atomics.store(this.shared, CONNECTION_LOST, 0n);
     Atomics.store(this.shared, ACTIVE, 1n);
     this.worker.postMessage({ lease });
   }
@@ -253,6 +309,14 @@ export class RenewalPump {
     this.token = undefined;
     Atomics.store(this.shared, ACTIVE, 0n);
     this.worker.postMessage({ lease: null });
+  }
+
+  /**
+   * True from the moment the renewal connection closed until a renewal on a new one succeeded: the
+   * other replicas may take the lease meanwhile (see the file's comment).
+   */
+  get connectionLost(): boolean {
+    return Atomics.load(this.shared, CONNECTION_LOST) === 1n;
   }
 
   /** When the last renewal that succeeded was sent (`monotonicMs`'s clock). */
