@@ -2,7 +2,7 @@
 // Writes dist/vendor/<package>-<version>.cjs for a few installed dependencies: each one CommonJS file,
 // minified and ASCII-only, with the packages named in its `inline` list bundled in and every other
 // dependency left to node_modules. src/core/vendored.ts loads a copy when its version is the installed
-// package's. Runs as part of `npm run build`. Why each is worth it (RSS of a process that loads it):
+// package's; this script names and versions the copies with its functions. Runs as part of `npm run build`. Why each is worth it (RSS of a process that loads it):
 // - @larksuiteoapi/node-sdk is one 6 MB file whose comments hold non-ASCII text, so V8 kept its whole
 //   source as a two-byte string: a Feishu gateway paid ~45 MB for it; the copy is a quarter of the bytes.
 // - redis (node-redis) is 1,700 small modules, one per command: a coordinated gateway paid ~16 MB for
@@ -11,11 +11,14 @@
 // - yaml (72 modules, loaded by every command and the gateway), prom-client and the OpenTelemetry API
 //   under it and under node-redis (~80 modules), cli-progress with string-width: ~6 MB less each,
 //   ~1 MB each as one file.
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+// Built by tsc just before this script (`npm run build`): the copies' names and manifests as the loader
+// reads them.
+import { installedManifest, vendoredFileName } from "../dist/src/core/vendored.js";
 
 /** The packages copied, and the dependencies bundled into each copy (a name, or a scope ending in `/`). */
 const BUNDLES = [
@@ -50,25 +53,11 @@ mkdirSync(out, { recursive: true });
 // Copies of other versions (an earlier install) are never loaded again.
 for (const file of readdirSync(out)) if (file.endsWith(".cjs")) rmSync(path.join(out, file), { force: true });
 
-/** The copy's file name; src/core/vendored.ts spells it the same way. */
-const fileName = (name, version) => `${name.replace(/^@/, "").replace(/\//g, "-")}-${version}.cjs`;
-
-/**
- * The manifest of the installed package `name`, as seen from `from`: found above its entry point, since a
- * package's `exports` may not offer `package.json`.
- */
+/** The manifest of `name` as seen from the file `from`; fails the build when it is not installed. */
 function manifestOf(name, from) {
-  let dir = path.dirname(createRequire(from).resolve(name));
-  for (;;) {
-    const file = path.join(dir, "package.json");
-    if (existsSync(file)) {
-      const manifest = JSON.parse(readFileSync(file, "utf8"));
-      if (manifest.name === name) return manifest;
-    }
-    const up = path.dirname(dir);
-    if (up === dir) throw new Error(`no package.json of ${name} above its entry point`);
-    dir = up;
-  }
+  const manifest = installedManifest(name, from);
+  if (!manifest) throw new Error(`no package.json of ${name} above its entry point`);
+  return manifest;
 }
 
 const inlined = (inline, specifier) =>
@@ -85,7 +74,7 @@ for (const { name, inline } of BUNDLES) {
   // bundled in are named with their licences.
   const header = /^\/\*[\s\S]*?\*\//.exec(readFileSync(entry, "utf8"))?.[0] ?? "";
   const included = new Set();
-  const outfile = path.join(out, fileName(name, version));
+  const outfile = path.join(out, vendoredFileName(name, version));
   await build({
     entryPoints: [entry],
     outfile,

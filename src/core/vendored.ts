@@ -28,17 +28,29 @@ function vendoredCopy(name: string, version: string): string | undefined {
   return undefined;
 }
 
-/** The installed version of `name`, from the manifest above its entry point (`exports` may hide it). */
-function installedVersion(name: string): string | undefined {
-  let dir = path.dirname(require.resolve(name));
+/** What skillgate reads of a package's manifest. */
+export interface PackageManifest {
+  name: string;
+  version: string;
+  license?: string;
+}
+
+/**
+ * The manifest of the installed package `name`, resolved from the file `from` (default: this module):
+ * the nearest `package.json` of that name above its entry point, since a package's `exports` may not
+ * offer `package.json` itself. Undefined when none is found.
+ */
+export function installedManifest(
+  name: string,
+  from: string = fileURLToPath(import.meta.url),
+): PackageManifest | undefined {
+  let dir = path.dirname(createRequire(from).resolve(name));
   for (;;) {
-    const manifest = path.join(dir, "package.json");
-    if (existsSync(manifest)) {
-      const { name: found, version } = JSON.parse(readFileSync(manifest, "utf8")) as {
-        name?: string;
-        version?: string;
-      };
-      if (found === name) return version;
+    const file = path.join(dir, "package.json");
+    if (existsSync(file)) {
+      const manifest = JSON.parse(readFileSync(file, "utf8")) as Partial<PackageManifest>;
+      if (manifest.name === name && typeof manifest.version === "string")
+        return { name, version: manifest.version, license: manifest.license };
     }
     const up = path.dirname(dir);
     if (up === dir) return undefined;
@@ -51,7 +63,7 @@ function installedVersion(name: string): string | undefined {
  * caller names its own dependency and types the result with the package's own types.
  */
 export function requireVendored<T>(name: string): T {
-  const version = installedVersion(name);
+  const version = installedManifest(name)?.version;
   const copy = version === undefined ? undefined : vendoredCopy(name, version);
   return require(copy ?? name) as T;
 }
