@@ -239,11 +239,11 @@ async function libraryFigures(ctx: OpsContext): Promise<LibraryFigures> {
   };
 }
 
-/** The last figures computed for a library, with what they were computed from. */
+/** The last figures computed (or being computed) for a library, with what they were computed from. */
 interface CachedFigures {
   config: SkillgateConfig;
   stamp: string;
-  figures: LibraryFigures;
+  figures: Promise<LibraryFigures>;
 }
 
 const figuresCache = new WeakMap<SkillLibrary, CachedFigures>();
@@ -266,15 +266,22 @@ function figuresStamp(ctx: OpsContext): string | undefined {
 /**
  * The library figures, reused while nothing they depend on changed. `/curator status` runs on every chat
  * request and costs ~100 ms of CPU at 10k skills; an unchanged library answers from here in microseconds.
- * The stamp is taken before computing, so a change racing with the computation is seen next time. The
- * figures are shared between callers: read them, do not change them.
+ * Requests that arrive while the figures are being computed wait for that one computation: a burst of
+ * fifty chats after a change used to compute them fifty times over, all at once. The stamp is taken
+ * before computing, so a change racing with the computation is seen next time; a computation that fails
+ * is forgotten. The figures are shared between callers: read them, do not change them.
  */
-async function cachedLibraryFigures(ctx: OpsContext): Promise<LibraryFigures> {
+function cachedLibraryFigures(ctx: OpsContext): Promise<LibraryFigures> {
   const stamp = figuresStamp(ctx);
   const hit = figuresCache.get(ctx.library);
   if (stamp !== undefined && hit && hit.stamp === stamp && hit.config === ctx.config) return hit.figures;
-  const figures = await libraryFigures(ctx);
-  if (stamp !== undefined) figuresCache.set(ctx.library, { config: ctx.config, stamp, figures });
+  const figures = libraryFigures(ctx);
+  if (stamp === undefined) return figures;
+  const entry: CachedFigures = { config: ctx.config, stamp, figures };
+  figuresCache.set(ctx.library, entry);
+  figures.catch(() => {
+    if (figuresCache.get(ctx.library) === entry) figuresCache.delete(ctx.library);
+  });
   return figures;
 }
 

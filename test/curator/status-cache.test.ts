@@ -2,6 +2,8 @@
  * The cached library figures of `curator status`: reused while nothing changed, recomputed on the next
  * call after a change made by this process, by another process (an atomic replace as Hermes and a CLI
  * write it, or an in-place edit), to the library itself, to the hub lock or to the bundled manifest.
+ * Calls that arrive while the figures are being computed share that computation; one that failed is
+ * not kept.
  */
 import { execFileSync } from "node:child_process";
 import { promises as fs } from "node:fs";
@@ -52,6 +54,24 @@ describe("curator status cache", () => {
     // The same objects: nothing was recomputed.
     expect(second.rankings).toBe(first.rankings);
     expect(second.managed).toBe(first.managed);
+  });
+
+  it("computes the figures once for calls that arrive together", async () => {
+    const together = await Promise.all(Array.from({ length: 8 }, () => status()));
+    for (const other of together.slice(1)) expect(other.rankings).toBe(together[0]?.rankings);
+    expect(together[0]?.managed.total).toBe(3);
+  });
+
+  it("does not keep a computation that failed", async () => {
+    let calls = 0;
+    const flaky = {
+      generation: () => "one generation",
+      all: () => (++calls === 1 ? Promise.reject(new Error("disk gone")) : library.all()),
+    } as unknown as ManagedSkillLibrary;
+    const ctx = { home, config, library: flaky, now: NOW };
+    await expect(curatorStatus(ctx)).rejects.toThrow("disk gone");
+    expect((await curatorStatus(ctx)).managed.total).toBe(3);
+    expect(calls).toBe(2);
   });
 
   it("sees a pin made by this process through its own usage store", async () => {
