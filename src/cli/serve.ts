@@ -15,7 +15,7 @@ import { loadConfig, type SkillgateConfig } from "../config/config.js";
 import { lookupSecret, readDotenv } from "../config/dotenv.js";
 import { homePaths } from "../config/home.js";
 import { ConfigError, CoordinationError, errorCause } from "../core/errors.js";
-import { relaxYoungGeneration } from "../core/heap-tuning.js";
+import { GATEWAY_YOUNG_GENERATION_BYTES, regulateYoungGeneration } from "../core/heap-tuning.js";
 import { localeFromEnv } from "../core/i18n/locale.js";
 import { english, resolveText, t } from "../core/i18n/messages.js";
 import type { Logger } from "../core/logger.js";
@@ -187,7 +187,7 @@ export async function serve(
     process.once("SIGTERM", () => shutdown("SIGTERM"));
     process.once("SIGINT", () => shutdown("SIGINT"));
     await launch();
-    relaxYoungGeneration();
+    regulateYoungGeneration(GATEWAY_YOUNG_GENERATION_BYTES);
   } catch (error) {
     if (error instanceof ConfigError) return fail(io, false, error.text, EXIT_CONFIG);
     logger.error({ err: error }, "gateway: failed to start");
