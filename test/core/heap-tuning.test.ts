@@ -62,39 +62,59 @@ describe("heap tuning", () => {
     expect(large.after).toBeGreaterThan(large.before);
   });
 
-  it("lets the gateway's grow under load, a step at a time, up to its bound", () => {
+  it("lets the gateway's grow under load, a step at a time, up to its bound, and shrink once idle", () => {
     const script = `
       import v8 from "node:v8";
       const tuning = await import(${JSON.stringify(moduleUrl)});
       const young = () => v8.getHeapSpaceStatistics().find((space) => space.space_name === "new_space").space_size;
+      const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
       tuning.tuneHeapForCommand("serve");
       const start = young();
       const limit = 4 * start;
       tuning.regulateYoungGeneration(limit);
       const sizes = [];
-      const kept = [];
+      let kept = [];
       // Chat-like load: short bursts of allocation, part of it kept, with the event loop turning between;
       // on until the bound has held for three growth periods (or 20 s on a crawling machine).
-      const deadline = Date.now() + 20_000;
+      let deadline = Date.now() + 20_000;
       let boundSince;
       while (Date.now() < deadline && !(boundSince && Date.now() - boundSince > 3000)) {
         for (let i = 0; i < 20_000; i++) kept.push({ name: "skill-" + i, uses: i });
         if (kept.length > 400_000) kept.length = 0;
-        await new Promise((resolve) => setTimeout(resolve, 5));
+        await sleep(5);
         if (sizes.at(-1) !== young()) sizes.push(young());
         if (young() >= limit) boundSince ??= Date.now();
       }
-      console.log(JSON.stringify({ start, limit, sizes }));
+      // Then idle: nothing allocates until the young generation is back to its start size (or 20 s). An
+      // idle process runs no minor GC of its own (one runs when the young generation fills up).
+      kept = [];
+      const loaded = young();
+      const { PerformanceObserver, performance, constants } = await import("node:perf_hooks");
+      const idleFrom = performance.now();
+      let idleMinorGcs = 0;
+      new PerformanceObserver((list) => {
+        for (const entry of list.getEntries())
+          if (entry.startTime > idleFrom && entry.detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR) idleMinorGcs += 1;
+      }).observe({ entryTypes: ["gc"] });
+      deadline = Date.now() + 20_000;
+      while (Date.now() < deadline && young() > start) await sleep(250);
+      await sleep(1500);
+      console.log(JSON.stringify({ start, limit, sizes, loaded, idle: young(), idleMinorGcs }));
     `;
     const result = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
       cwd: root,
       encoding: "utf8",
     });
     expect(result.status, result.stderr).toBe(0);
-    const { start, limit, sizes } = JSON.parse(result.stdout.trim().split("\n").pop() as string) as {
+    const { start, limit, sizes, loaded, idle, idleMinorGcs } = JSON.parse(
+      result.stdout.trim().split("\n").pop() as string,
+    ) as {
       start: number;
       limit: number;
       sizes: number[];
+      loaded: number;
+      idle: number;
+      idleMinorGcs: number;
     };
     // It grew by doubling, a step at a time, to the bound and never past it (V8's own bound is 32 MB);
     // V8 may shrink it again between bursts.
@@ -104,6 +124,10 @@ describe("heap tuning", () => {
       if (index > 0 && size > (sizes[index - 1] as number))
         expect(size).toBe(2 * (sizes[index - 1] as number));
     });
+    // Idle, the regulation ran minor GCs to shrink it, and it went back to its start size or below.
+    expect(loaded).toBeGreaterThan(start);
+    expect(idleMinorGcs).toBeGreaterThan(0);
+    expect(idle).toBeLessThanOrEqual(start);
   });
 });
 
