@@ -8,6 +8,7 @@
  * it syncs the menus, and a replica that does not lead answers autocomplete from there (a Discord
  * interaction may reach any replica and must be answered within 3 s).
  */
+import { createHash } from "node:crypto";
 import type { CommandSpec } from "../../commands/types.js";
 import type { SkillgateConfig } from "../config/config.js";
 import { roleOf } from "../core/access.js";
@@ -41,7 +42,10 @@ const PUBLISHED_CACHE_MS = 2_000;
 
 /** The native command menus of every adapter, and the skill suggestions while typing. */
 export class CommandMenus {
-  /** Per adapter, the catalog it was last synced with (as JSON): an unchanged one is not sent again. */
+  /**
+   * Per adapter, a digest of the catalog it was last synced with: an unchanged one is not sent again.
+   * A digest, not the catalog's JSON, which at 10k skills is ~1 MB per adapter kept for good.
+   */
   private readonly synced = new Map<Adapter, string>();
   /** The config in force when the menus were last synced; a newer one (an edit) triggers a resync. */
   private syncedConfig: SkillgateConfig | undefined;
@@ -60,7 +64,7 @@ export class CommandMenus {
       await this.publish(adapter.platform, visible);
       if (!adapter.syncCommands) continue;
       const catalog = scrubber.catalog(buildCommandCatalog(registry, visible));
-      const fingerprint = JSON.stringify(catalog);
+      const fingerprint = createHash("sha256").update(JSON.stringify(catalog)).digest("base64");
       if (this.synced.get(adapter) === fingerprint) continue;
       try {
         await adapter.syncCommands(catalog);
