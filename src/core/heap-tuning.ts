@@ -123,14 +123,15 @@ const SCAVENGES_UNDER_LOAD = 4;
  * observer (a batch of fifty commands ran 18 minor GCs before one was reported) can then take at most
  * one step instead of four.
  *
- * A period without a GC after one with some means the gateway went idle: `releaseIdleMemory` then runs
- * (again each period until it is done). Returns a function that stops the regulation (growth stays off).
+ * A period without a GC after start-up or after one with some means the gateway went idle:
+ * `releaseIdleMemory` then runs (again each period until it is done). Returns a function that stops the regulation (growth stays off).
  */
 export function regulateYoungGeneration(limitBytes: number): () => void {
   const startBytes = youngGenerationBytes();
   let scavenges = 0;
   let ownCollections = 0;
-  let releasePending = false;
+  // Start-up was the first busy period.
+  let releasePending = true;
   let size = startBytes;
   const observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
