@@ -111,6 +111,9 @@ const GROWTH_STEP_MS = 1000;
 /** Minor GCs within one growth step that mean the process is under load (it allocates fast). */
 const SCAVENGES_UNDER_LOAD = 4;
 
+/** Idle periods in a row that may try to shrink the young generation before the C heap is trimmed anyway. */
+const RELEASE_ATTEMPTS = 10;
+
 /**
  * Lets the young generation grow under load up to `limitBytes` (see `GATEWAY_YOUNG_GENERATION_BYTES`),
  * and gives memory back once the load has passed: for the gateway once it serves chat.
@@ -124,14 +127,15 @@ const SCAVENGES_UNDER_LOAD = 4;
  * one step instead of four.
  *
  * A period without a GC after start-up or after one with some means the gateway went idle:
- * `releaseIdleMemory` then runs (again each period until it is done). Returns a function that stops the regulation (growth stays off).
+ * `releaseIdleMemory` then runs, again each idle period until it is done (at most
+ * `RELEASE_ATTEMPTS` times). Returns a function that stops the regulation (growth stays off).
  */
 export function regulateYoungGeneration(limitBytes: number): () => void {
   const startBytes = youngGenerationBytes();
   let scavenges = 0;
   let ownCollections = 0;
   // Start-up was the first busy period.
-  let releasePending = true;
+  let releaseAttempts = RELEASE_ATTEMPTS;
   let size = startBytes;
   const observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
@@ -148,11 +152,12 @@ export function regulateYoungGeneration(limitBytes: number): () => void {
     size = youngGenerationBytes();
     const grow = size < limitBytes && scavenges >= SCAVENGES_UNDER_LOAD;
     setV8Flag(grow ? YOUNG_GROWTH.underLoad : YOUNG_GROWTH.pinned);
-    if (scavenges > 0) releasePending = true;
-    else if (releasePending) {
-      const release = releaseIdleMemory(startBytes);
+    if (scavenges > 0) releaseAttempts = RELEASE_ATTEMPTS;
+    else if (releaseAttempts > 0) {
+      releaseAttempts -= 1;
+      const release = releaseIdleMemory(startBytes, releaseAttempts === 0);
       ownCollections += release.collections;
-      releasePending = !release.done;
+      if (release.done) releaseAttempts = 0;
     }
     scavenges = 0;
   }, GROWTH_STEP_MS);
@@ -169,17 +174,18 @@ export function regulateYoungGeneration(limitBytes: number): () => void {
  * `youngBytes`, and the C heap returns its free pages (`releaseFreeCHeap`). V8 shrinks the young
  * generation only in a minor GC that finds the allocation rate low, and an idle process runs none, so
  * one is run here (on an idle heap it takes well under a millisecond); until V8's rate window has
- * emptied it does not shrink yet, and `done` is false so the caller tries again next period. After a
- * load run a 10k standby gave back 15 MB of young generation this way, and an idle 10k gateway ~4 MB of
- * C heap, which V8 frees but the allocator keeps otherwise.
+ * emptied it does not shrink yet, and `done` is false so the caller tries again next period (`last`:
+ * the C heap is trimmed all the same). After a load run a 10k standby gave back 15 MB of young
+ * generation this way, and an idle 10k gateway 4–16 MB of C heap, which V8 frees but the allocator
+ * keeps otherwise.
  */
-function releaseIdleMemory(youngBytes: number): { done: boolean; collections: number } {
+function releaseIdleMemory(youngBytes: number, last: boolean): { done: boolean; collections: number } {
   const collect = minorGc();
   let collections = 0;
   if (youngGenerationBytes() > youngBytes && collect) {
     collect({ type: "minor" });
     collections = 1;
-    if (youngGenerationBytes() > youngBytes) return { done: false, collections };
+    if (youngGenerationBytes() > youngBytes && !last) return { done: false, collections };
   }
   releaseFreeCHeap();
   return { done: true, collections };
