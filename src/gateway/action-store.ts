@@ -5,10 +5,15 @@
  * chat they were shown in, expire (`gateway.actions.ttl_hours`, default 24 h), and are used up once
  * (with every button of their group) when a press is accepted; used entries are kept until they expire
  * so a second press is told it was already done. Buttons survive a restart: what is shown and what is
- * used is appended (and synced) to the journal `<home>/gateway/actions.log` before a button is shown and
- * before a press acts; the journal is folded into the snapshot `<home>/gateway/actions.json` (written
+ * used is appended to the journal `<home>/gateway/actions.log` before a button is shown and before a
+ * press acts; the journal is folded into the snapshot `<home>/gateway/actions.json` (written
  * atomically) once it holds about as many lines as the store has entries, so a reply costs one short
- * append instead of rewriting every stored button.
+ * append instead of rewriting every stored button. A press's line is synced to the disk before the press
+ * acts, so a button is never used twice, not even across a power cut. Shown buttons are synced just
+ * after the reply, off its path: an append survives a crash or restart of the gateway as soon as it is
+ * written, and what a power cut within those milliseconds could lose is a button that then answers
+ * that it expired. Waiting for that sync held every reply behind the disk: a sync that stalled for 200 ms
+ * (a file-system commit) delayed every chat's answer as long.
  */
 
 import { randomBytes } from "node:crypto";
@@ -224,6 +229,12 @@ export class ActionStore implements ButtonStore {
   private queued: Promise<void> | undefined;
   /** Journal lines not written yet. */
   private pending: string[] = [];
+  /** Some pending line must be on the disk before its save resolves (a press). */
+  private pendingDurable = false;
+  /** The background sync of appended lines of shown buttons, while one runs. */
+  private syncing: Promise<void> | undefined;
+  /** Lines were appended since the last sync started. */
+  private unsynced = false;
   /** Lines in the journal on disk. */
   private journalLines: number;
   /** A write failed: the next one rewrites the snapshot, so the disk catches up with memory. */
@@ -313,13 +324,15 @@ export class ActionStore implements ButtonStore {
     const usedAt = this.now();
     useGroup(this.entries, action.group, usedAt, by);
     this.pending.push(JSON.stringify({ use: { group: action.group, at: usedAt, by } }));
+    this.pendingDurable = true;
     await this.save();
     return true;
   }
 
-  /** Waits for writes in progress. */
+  /** Waits for writes in progress and for the sync of what they appended. */
   async flush(): Promise<void> {
     await this.writing;
+    await this.syncing;
   }
 
   /** Drops every expired entry, then the oldest beyond the cap. */
@@ -354,9 +367,11 @@ export class ActionStore implements ButtonStore {
     const next = this.writing.then(async () => {
       this.queued = undefined;
       const lines = this.pending;
+      const durable = this.pendingDurable;
       this.pending = [];
+      this.pendingDurable = false;
       try {
-        await this.write(lines);
+        await this.write(lines, durable);
       } catch (error) {
         this.mustCompact = true;
         throw error;
@@ -367,7 +382,11 @@ export class ActionStore implements ButtonStore {
     return next;
   }
 
-  private async write(lines: string[]): Promise<void> {
+  /**
+   * Appends `lines` to the journal (or writes a new snapshot, see `save`). `durable`: the journal is
+   * synced before this resolves; otherwise a background sync follows (`syncSoon`).
+   */
+  private async write(lines: string[], durable: boolean): Promise<void> {
     const compact =
       this.mustCompact || this.journalLines + lines.length > Math.max(MIN_JOURNAL_LINES, this.entries.size);
     if (compact) {
@@ -386,10 +405,37 @@ export class ActionStore implements ButtonStore {
     const handle = await fs.open(this.journalFile, "a", 0o644);
     try {
       await handle.writeFile(`${lines.join("\n")}\n`);
-      await handle.datasync();
+      if (durable) await handle.datasync();
     } finally {
       await handle.close();
     }
     this.journalLines += lines.length;
+    if (!durable) this.syncSoon();
+  }
+
+  /**
+   * Syncs the journal in the background: one sync at a time, and one more after it when lines were
+   * appended meanwhile. A sync that fails is left to the next one (a snapshot rewrite syncs everything).
+   */
+  private syncSoon(): void {
+    this.unsynced = true;
+    if (this.syncing) return;
+    this.syncing = (async () => {
+      while (this.unsynced) {
+        this.unsynced = false;
+        try {
+          const handle = await fs.open(this.journalFile, "r");
+          try {
+            await handle.datasync();
+          } finally {
+            await handle.close();
+          }
+        } catch {
+          // The journal was replaced or is unreadable: the next write or snapshot covers it.
+        }
+      }
+    })().finally(() => {
+      this.syncing = undefined;
+    });
   }
 }

@@ -5,7 +5,7 @@
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { CommandContext } from "../../commands/types.js";
 import { secretAction } from "../../src/core/actions.js";
 import { english, resolveText } from "../../src/core/i18n/messages.js";
@@ -106,6 +106,42 @@ describe("action store", () => {
     expect(third.size).toBe(0);
     expect((await third.lookup(id as string, where)).status).toBe("unknown");
   });
+  it("syncs a press to the disk before it acts, and shown buttons just after their add resolves", async () => {
+    const dir = await home();
+    const store = await ActionStore.open(dir);
+    const where = { platform: "mock", chatId: "c" };
+    const events: string[] = [];
+    const open = fs.open.bind(fs);
+    const spy = vi.spyOn(fs, "open").mockImplementation(async (...args: Parameters<typeof fs.open>) => {
+      const handle = await open(...args);
+      if (String(args[0]).endsWith("actions.log")) {
+        const datasync = handle.datasync.bind(handle);
+        handle.datasync = async () => {
+          await datasync();
+          events.push("synced");
+        };
+      }
+      return handle;
+    });
+    try {
+      const [id] = await store.add(
+        [{ intent: { kind: "cancel" }, placement: "replace", group: "g", once: true }],
+        where,
+      );
+      events.push("add resolved");
+      await store.flush();
+      expect(events).toEqual(["add resolved", "synced"]);
+      events.length = 0;
+      expect(await store.consume(id as string, "mock:1")).toBe(true);
+      events.push("consume resolved");
+      expect(events).toEqual(["synced", "consume resolved"]);
+      // Both lines are in the journal a restarted gateway reads.
+      expect((await (await ActionStore.open(dir)).lookup(id as string, where)).status).toBe("used");
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   it("a burst of adds shares writes, yet each add resolves only once its own buttons are on disk", async () => {
     const dir = await home();
     const store = await ActionStore.open(dir);
