@@ -128,9 +128,9 @@ const RELEASE_ATTEMPTS = 10;
  *
  * A period without a GC after start-up or after one with some means the gateway went idle:
  * `releaseIdleMemory` then runs, again each idle period until it is done (at most
- * `RELEASE_ATTEMPTS` times). Returns a function that stops the regulation (growth stays off).
+ * `RELEASE_ATTEMPTS` times). It lasts as long as the process (its timer does not keep it alive).
  */
-export function regulateYoungGeneration(limitBytes: number): () => void {
+export function regulateYoungGeneration(limitBytes: number): void {
   const startBytes = youngGenerationBytes();
   let scavenges = 0;
   let ownCollections = 0;
@@ -162,11 +162,6 @@ export function regulateYoungGeneration(limitBytes: number): () => void {
     scavenges = 0;
   }, GROWTH_STEP_MS);
   step.unref();
-  return () => {
-    clearInterval(step);
-    observer.disconnect();
-    setV8Flag(YOUNG_GROWTH.pinned);
-  };
 }
 
 /**
