@@ -11,9 +11,8 @@
  * about 11 MB.
  */
 import { type FSWatcher, constants as fsConstants, watch } from "node:fs";
-import { createRequire } from "node:module";
 import path from "node:path";
-import type Koffi from "koffi";
+import { loadLibc } from "./libc.js";
 
 /** Whether a change to an entry of this name matters to the owner (null: a change whose name is unknown). */
 export type RelevantName = (name: string | null) => boolean;
@@ -92,8 +91,7 @@ function libcInotify(): Inotify | null {
   inotify = null;
   if (process.platform !== "linux" || !CLOEXEC_ARCHES.has(process.arch)) return null;
   try {
-    const koffi = createRequire(import.meta.url)("koffi") as typeof Koffi;
-    const libc = koffi.load(null);
+    const { koffi, symbols: libc } = loadLibc();
     inotify = {
       init1: libc.func("int inotify_init1(int flags)") as Inotify["init1"],
       addWatch: libc.func(

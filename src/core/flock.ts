@@ -10,11 +10,10 @@
  */
 import { randomBytes } from "node:crypto";
 import { closeSync, promises as fs, openSync } from "node:fs";
-import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
-import type Koffi from "koffi";
 import { SkillgateError } from "./errors.js";
+import { loadLibc } from "./libc.js";
 import { tempSuffix } from "./temp-files.js";
 
 /** `flock(2)` operations (the same values on Linux, macOS and the BSDs). */
@@ -32,15 +31,11 @@ interface LibcFlock {
 
 let libc: LibcFlock | undefined;
 
-/**
- * libc's `flock` through koffi, whose npm packages carry prebuilt binaries (installing needs no
- * compiler). Loaded on first use: a process that never locks never pays for it. The symbol is looked
- * up in the running program (Node links libc), so glibc, musl and macOS all resolve it.
- */
+/** libc's `flock` (`libc.ts`), looked up on first use: a process that never locks never pays for it. */
 function libcFlock(): LibcFlock {
   if (!libc) {
-    const koffi = createRequire(import.meta.url)("koffi") as typeof Koffi;
-    const call = koffi.load(null).func("int flock(int fd, int operation)") as LibcFlock["call"];
+    const { koffi, symbols } = loadLibc();
+    const call = symbols.func("int flock(int fd, int operation)") as LibcFlock["call"];
     libc = { call, errno: () => koffi.errno(), codes: koffi.os.errno };
   }
   return libc;

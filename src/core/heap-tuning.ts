@@ -35,10 +35,11 @@ const HEAP_GROWING_PERCENT = Number(process.env.SKILLGATE_HEAP_GROWING_PERCENT ?
  * itself is fixed when the heap is created (only `node --max-semi-space-size` changes it); the growth
  * factor is read at each growth, so setting it at run time takes effect.
  *
- * Once the gateway has started, growth comes back under load, up to a bound (`regulateYoungGeneration`): pinned
- * at its start-up size under chat load, every in-flight command's objects were promoted (thousands of
- * scavenges, an old generation full of garbage, 500 MB RSS at 300 commands/s on a 10k library, 2–3× the
- * CPU per command). Idle, the young generation stays at its small size.
+ * Once the gateway has started, growth comes back under load, up to a bound
+ * (`regulateYoungGeneration`): pinned at its start-up size under chat load, every in-flight command's
+ * objects were promoted (thousands of scavenges, an old generation full of garbage, 500 MB RSS at
+ * 300 commands/s on a 10k library, 2–3× the CPU per command). Idle, the young generation stays at its
+ * small size.
  */
 const YOUNG_GROWTH = { pinned: "--semi-space-growth-factor=1", underLoad: "--semi-space-growth-factor=2" };
 
@@ -68,10 +69,11 @@ function setV8Flag(flag: string): void {
 /**
  * The heap settings for a command about to run (`command`: its first word; `shortRead`: see
  * `isShortRead`): the young generation stops growing, `serve` and the short reads get the bounded
- * old-generation growth, and a short read runs without the optimizing compiler. Node warns that V8 flags changed at run time
- * may misbehave; `--no-opt` only stops new optimizations (code runs in the interpreter and the baseline
- * compiler, as most code does anyway), and it is kept to commands that change nothing and end at once,
- * never the gateway, the curator or the compute-heavy `skills search`/`overlaps`.
+ * old-generation growth, and a short read runs without the optimizing compiler. Node warns that V8
+ * flags changed at run time may misbehave; `--no-opt` only stops new optimizations (code runs in the
+ * interpreter and the baseline compiler, as most code does anyway), and it is kept to commands that
+ * change nothing and end at once, never the gateway, the curator or the compute-heavy
+ * `skills search`/`overlaps`.
  */
 export function tuneHeapForCommand(command: string | undefined, shortRead = false): void {
   setV8Flag(YOUNG_GROWTH.pinned);
@@ -100,8 +102,8 @@ export function restoreOptimizingCompiler(): void {
  * Young generation (both semi-spaces, bytes) the gateway lets V8 grow to under chat load. V8's own
  * bound is 32 MB, which a gateway reached within a second of its first burst of commands (or of a
  * coordinated leader's start-up) and then kept for good: idle, a sixth of its RSS. With a bound of 8 MB
- * a 10k gateway's RSS after 2,000 commands at 300/s was ~23 MB lower for ~0.2 ms more CPU per command;
- * never growing at all cost 0.6 ms more per command and a quarter of its throughput (`bench/gateway.ts`).
+ * a 10k gateway's RSS after 2,000 commands at 300/s was ~23 MB lower for ~0.1 ms more CPU per command;
+ * never growing at all cost 0.6 ms more per command and a fifth of its throughput (`bench/gateway.ts`).
  */
 export const GATEWAY_YOUNG_GENERATION_BYTES = 8 * 1024 * 1024;
 
@@ -111,7 +113,7 @@ const GROWTH_STEP_MS = 1000;
 /** Minor GCs within one growth step that mean the process is under load (it allocates fast). */
 const SCAVENGES_UNDER_LOAD = 4;
 
-/** Idle periods in a row that may try to shrink the young generation before the C heap is trimmed anyway. */
+/** Idle periods that may try to shrink the young generation before the C heap is trimmed anyway. */
 const RELEASE_ATTEMPTS = 10;
 
 /**
@@ -186,7 +188,7 @@ function releaseIdleMemory(youngBytes: number, last: boolean): { done: boolean; 
   return { done: true, collections };
 }
 
-/** V8's `gc` function (as `--expose-gc` gives it) for a minor collection, or undefined where it is refused. */
+/** V8's `gc` function (as `--expose-gc` gives it), fetched on first use; null where it is refused. */
 let minorGcFunction: ((options: { type: "minor" }) => void) | null | undefined;
 
 function minorGc(): ((options: { type: "minor" }) => void) | undefined {
