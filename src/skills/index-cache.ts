@@ -37,7 +37,6 @@ import {
   STAMP_FIELDS,
 } from "./scan-cache.js";
 import { type Gates, isJsonExact, isStorableHead, loadHead } from "./skill-head.js";
-import { frontmatterOnce } from "./text-head.js";
 
 /** Bump when the stored shape or the meaning of a listing/head changes. */
 const INDEX_VERSION = 4;
@@ -143,9 +142,13 @@ function readHeader(fd: number): Header | undefined {
   return { id: match[1] as string, stampsBytes, listingsBytes, descriptionsBytes };
 }
 
+/** What `LaterLines` needs of the listings to find a head's SKILL.md: its folder's root and path. */
+type HeadFolders = Pick<StoredListings, "roots" | "dirRoot" | "dirRel" | "headDir">;
+
 /**
  * The lines an index-backed head reads on first use (descriptions, frontmatters), from the index file it
- * was loaded from. When that file is gone, replaced (another id) or damaged, each head reads its SKILL.md.
+ * was loaded from or last written to. When that file is gone, replaced (another id) or damaged, each head
+ * reads its SKILL.md.
  */
 class LaterLines {
   private descriptions: unknown[] | undefined;
@@ -154,7 +157,7 @@ class LaterLines {
   constructor(
     private readonly file: string,
     private readonly header: Header,
-    private readonly listings: StoredListings,
+    private readonly listings: HeadFolders,
     private readonly gates: Gates,
   ) {}
 
@@ -168,7 +171,24 @@ class LaterLines {
   /** The frontmatter of head row `row`. */
   frontmatter(row: number): Record<string, unknown> {
     this.frontmatters ??= this.readLine("frontmatters");
-    const frontmatter = this.frontmatters[row];
+    return this.frontmatterIn(this.frontmatters, row);
+  }
+
+  /**
+   * The frontmatter of head row `row` for a pass over every head (`SkillHead.frontmatterOnce`): the line
+   * is read once for the pass and not kept after it, unless it was read before.
+   */
+  frontmatterOnce(row: number, pass: Map<object, unknown>): Record<string, unknown> {
+    let line = this.frontmatters ?? (pass.get(this) as unknown[] | undefined);
+    if (!line) {
+      line = this.readLine("frontmatters");
+      pass.set(this, line);
+    }
+    return this.frontmatterIn(line, row);
+  }
+
+  private frontmatterIn(line: unknown[], row: number): Record<string, unknown> {
+    const frontmatter = line[row];
     return isPlainObject(frontmatter) ? frontmatter : (this.fromFile(row)?.frontmatter ?? {});
   }
 
@@ -268,9 +288,18 @@ class IndexedHead implements SkillHead {
     readonly frontmatterName: string | undefined,
     readonly osOk: boolean,
     readonly envOk: boolean,
-    private readonly row: number,
-    private readonly lines: LaterLines,
+    private row: number,
+    private lines: LaterLines,
   ) {}
+
+  /**
+   * This head is row `row` of the index `lines` reads from now (the process wrote it): what it has not
+   * read yet comes from there, and the lines it was loaded from can be let go.
+   */
+  moveTo(lines: LaterLines, row: number): void {
+    this.lines = lines;
+    this.row = row;
+  }
 
   get description(): string {
     this.described ??= this.lines.description(this.row);
@@ -284,9 +313,19 @@ class IndexedHead implements SkillHead {
     // copy of every description and name.
     if (this.described !== undefined && frontmatter.description === this.described)
       frontmatter.description = this.described;
-    if (frontmatter.name === this.frontmatterName) frontmatter.name = this.frontmatterName;
+    if (this.frontmatterName !== undefined && frontmatter.name === this.frontmatterName)
+      frontmatter.name = this.frontmatterName;
     this.parsed = frontmatter;
     return frontmatter;
+  }
+
+  /** Only heads whose gate inputs JSON holds exactly are in the index. */
+  get storableGates(): boolean {
+    return true;
+  }
+
+  frontmatterOnce(pass: Map<object, unknown>): Record<string, unknown> {
+    return this.parsed ?? this.lines.frontmatterOnce(this.row, pass);
   }
 }
 
@@ -365,8 +404,16 @@ export function loadIndex(home: string, gates: Gates): ScanCache | undefined {
   }
 }
 
-/** The bytes of an index for `cache` (unsettled heads and heads with inexact gate inputs left out). */
-export function serializeIndex(cache: ScanCache): Buffer {
+/** An index's bytes, and the index-backed heads written into it with their rows there. */
+interface SerializedIndex {
+  bytes: Buffer;
+  header: Header;
+  folders: HeadFolders;
+  moved: { head: IndexedHead; row: number }[];
+}
+
+/** The index for `cache` (unsettled heads and heads with inexact gate inputs left out). */
+function serializeIndex(cache: ScanCache): SerializedIndex {
   const { columns } = cache;
   const stored: StoredListings = {
     roots: columns.roots,
@@ -390,12 +437,17 @@ export function serializeIndex(cache: ScanCache): Buffer {
   }
   const descriptions: string[] = [];
   const frontmatters: (Record<string, unknown> | null)[] = [];
+  // What the heads read for this pass only (an index's frontmatters line): dropped when it ends, so a
+  // process that rewrites the index it loaded does not keep every frontmatter afterwards.
+  const pass = new Map<object, unknown>();
+  const moved: SerializedIndex["moved"] = [];
   for (let row = 0; row < cache.headCount; row++) {
     if (Number.isNaN(columns.headStamps[row * STAMP_FIELDS])) continue;
     const head = cache.headAt(row);
     if (!isStorableHead(head)) continue;
     const { name, declaredName, frontmatterName } = head;
-    const frontmatter = frontmatterOnce(head);
+    const frontmatter = head.frontmatterOnce?.(pass) ?? head.frontmatter;
+    if (head instanceof IndexedHead) moved.push({ head, row: stored.headDir.length });
     stored.headDir.push(columns.headDir[row] as number);
     appendStamp(stamps, columns.headStamps, row);
     stored.names.push(name);
@@ -417,10 +469,11 @@ export function serializeIndex(cache: ScanCache): Buffer {
   const lengths = [stampBytes, listingsLine, descriptionsLine].map((part) =>
     String(part.length).padStart(12, "0"),
   );
-  const header = `${INDEX_FORMAT} v${INDEX_VERSION} ${randomBytes(8).toString("hex")} ${lengths.join(" ")}\n`;
+  const id = randomBytes(8).toString("hex");
+  const headerLine = `${INDEX_FORMAT} v${INDEX_VERSION} ${id} ${lengths.join(" ")}\n`;
   const newline = Buffer.from("\n");
-  return Buffer.concat([
-    Buffer.from(header),
+  const bytes = Buffer.concat([
+    Buffer.from(headerLine),
     stampBytes,
     listingsLine,
     newline,
@@ -428,16 +481,31 @@ export function serializeIndex(cache: ScanCache): Buffer {
     newline,
     Buffer.from(`${JSON.stringify(frontmatters)}\n`),
   ]);
+  const header = {
+    id,
+    stampsBytes: stampBytes.length,
+    listingsBytes: listingsLine.length,
+    descriptionsBytes: descriptionsLine.length,
+  };
+  const { roots, dirRoot, dirRel, headDir } = stored;
+  return { bytes, header, folders: { roots, dirRoot, dirRel, headDir }, moved };
 }
 
-/** Writes the index of `home` (tmp file + rename). Returns false when it could not be written. */
-export function saveIndex(home: string, cache: ScanCache): boolean {
+/**
+ * Writes the index of `home` (tmp file + rename). Returns false when it could not be written. The heads
+ * of `cache` that came from the index it replaces read what they have not read yet from the new one
+ * (`gates` evaluates a head read again from its file), so the old file's lines are not kept.
+ */
+export function saveIndex(home: string, cache: ScanCache, gates: Gates): boolean {
   const file = indexPath(home);
   const tmp = `${path.dirname(file)}${path.sep}.${path.basename(file)}.${process.pid}.tmp`;
   try {
     mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(tmp, serializeIndex(cache));
+    const index = serializeIndex(cache);
+    writeFileSync(tmp, index.bytes);
     renameSync(tmp, file);
+    const lines = new LaterLines(file, index.header, index.folders, gates);
+    for (const { head, row } of index.moved) head.moveTo(lines, row);
     return true;
   } catch {
     try {

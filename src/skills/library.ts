@@ -200,7 +200,7 @@ class Library implements ManagedSkillLibrary {
     const scan = scanRoots(roots, { cache: this.cache, gates, racyMs: this.racyMs });
     this.cache = scan.cache;
     const indexWritten = this.persistIndex && scan.changed;
-    if (indexWritten) saveIndex(this.home, scan.cache);
+    if (indexWritten) saveIndex(this.home, scan.cache, gates);
     this.last = { ...scan.stats, fromIndex, indexWritten };
     const { entries, onDisk } = buildEntries(scan);
     this.snapshot = { scan, rootsKey, entries, onDisk, listOrder: sortForList(entries) };

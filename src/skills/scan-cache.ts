@@ -27,6 +27,16 @@ export interface SkillHead {
   readonly osOk: boolean;
   /** The `environments:` gate passes here. */
   readonly envOk: boolean;
+  /**
+   * Whether the persistent index can store this head's gate inputs, when the head knows it without
+   * parsing its frontmatter (see `isStorableHead`).
+   */
+  readonly storableGates?: boolean;
+  /**
+   * The frontmatter for a pass that looks at every head once (the index writer), read without being
+   * kept by the head; `pass` holds what the heads read for the pass and is dropped with it.
+   */
+  frontmatterOnce?(pass: Map<object, unknown>): Record<string, unknown>;
 }
 
 /**

@@ -7,7 +7,7 @@ import { isAscii } from "node:buffer";
 import { closeSync, openSync, readSync } from "node:fs";
 import { parseFrontmatterBlock, parseSkillMd } from "./frontmatter.js";
 import type { SkillHead } from "./scan-cache.js";
-import { knownStorable, withFrontmatterText } from "./text-head.js";
+import { withFrontmatterText } from "./text-head.js";
 import {
   detectEnvironments,
   type RuntimeEnvironments,
@@ -228,8 +228,7 @@ export function isJsonExact(value: unknown): boolean {
 
 /** True when the persistent index can hold `head` (its gate inputs survive JSON; see `index-cache.ts`). */
 export function isStorableHead(head: SkillHead): boolean {
-  const known = knownStorable(head);
-  if (known !== undefined) return known;
+  if (head.storableGates !== undefined) return head.storableGates;
   const { platforms, environments } = head.frontmatter;
   return isJsonExact(platforms ?? null) && isJsonExact(environments ?? null);
 }

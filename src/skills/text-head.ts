@@ -38,7 +38,7 @@ class TextHead implements SkillHead {
     return this.parsed;
   }
 
-  /** The frontmatter, parsed again when this head has not kept it (a pass that looks at each head once). */
+  /** The frontmatter, parsed again when this head has not kept it (see `SkillHead.frontmatterOnce`). */
   frontmatterOnce(): Record<string, unknown> {
     return this.parsed ?? this.parse();
   }
@@ -54,17 +54,4 @@ class TextHead implements SkillHead {
  */
 export function withFrontmatterText(head: SkillHead, block: string, storableGates: boolean): SkillHead {
   return new TextHead(head, block, storableGates);
-}
-
-/** Whether the index can store `head`'s gate inputs, when the head knows it already (else undefined). */
-export function knownStorable(head: SkillHead): boolean | undefined {
-  return head instanceof TextHead ? head.storableGates : undefined;
-}
-
-/**
- * The frontmatter of `head` for a pass that looks at each head once (the index writer): a head read in
- * this process that has not kept its parsed frontmatter parses it without keeping it.
- */
-export function frontmatterOnce(head: SkillHead): Record<string, unknown> {
-  return head instanceof TextHead ? head.frontmatterOnce() : head.frontmatter;
 }

@@ -371,6 +371,40 @@ describe("the scan index", () => {
     expect(await library.all()).toEqual(await fullScan().all());
   });
 
+  it("a library that rewrites the index it loaded reads a frontmatter it had not needed from the new one", async () => {
+    await primeIndex();
+    const file = indexPath(env.home);
+    const library = fresh();
+    await library.list();
+    expect(library.lastScan()).toMatchObject({ fromIndex: true, headsRead: 0 });
+    writeSkill(env.skills, "cat/delta", "name: delta\ndescription: fourth");
+    library.invalidate();
+    await library.list();
+    expect(library.lastScan()).toMatchObject({ headsRead: 1, indexWritten: true });
+    // The rewrite read every frontmatter once; none was kept. The heads loaded from the old file now
+    // read from the file just written: marked (same id, same length), the mark shows where a frontmatter
+    // asked for afterwards comes from. Kept from the rewrite, or read from the file, it would be "first".
+    const written = readIndex(file);
+    expect(written.frontmatters).toContain('"description":"first"');
+    writeFileSync(
+      file,
+      indexBytes({
+        ...written,
+        frontmatters: written.frontmatters.replace('"description":"first"', '"description":"FIRST"'),
+      }),
+    );
+    const alpha = await library.find("alpha");
+    expect(alpha?.frontmatter.description).toBe("FIRST");
+    // alpha declares no name: its frontmatter gains none (a `name: undefined` key would make JSON, and so
+    // the next index, drop the whole frontmatter).
+    expect(Object.keys(alpha?.frontmatter ?? {})).toEqual(["description"]);
+    // What the rewrite read is still the head's own.
+    expect(alpha?.description).toBe("first");
+    // Replaced by another process (another id), the heads read their files again.
+    writeFileSync(file, indexBytes({ ...readIndex(file), id: "ffffffffffffffff" }));
+    expect((await library.find("beta"))?.frontmatter).toEqual({ name: "beta", description: "second" });
+  });
+
   it("reads the descriptions from the files when only the descriptions line is damaged", async () => {
     await primeIndex();
     const file = indexPath(env.home);
