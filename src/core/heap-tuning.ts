@@ -11,7 +11,7 @@ import {
 } from "node:perf_hooks";
 import v8 from "node:v8";
 import { runInNewContext } from "node:vm";
-import { releaseFreeCHeap } from "./c-heap.js";
+import { limitCHeapArenas, releaseFreeCHeap } from "./c-heap.js";
 
 /**
  * How far the old generation may grow past what survived the last full GC before the next one (V8's
@@ -66,18 +66,24 @@ function setV8Flag(flag: string): void {
   }
 }
 
+/** The C heap arenas a gateway's threads share (see `limitCHeapArenas`). */
+const GATEWAY_C_HEAP_ARENAS = 2;
+
 /**
  * The heap settings for a command about to run (`command`: its first word; `shortRead`: see
  * `isShortRead`): the young generation stops growing, `serve` and the short reads get the bounded
- * old-generation growth, and a short read runs without the optimizing compiler. Node warns that V8
+ * old-generation growth, `serve` shares its C heap arenas among its threads, and a short read runs
+ * without the optimizing compiler. Node warns that V8
  * flags changed at run time may misbehave; `--no-opt` only stops new optimizations (code runs in the
  * interpreter and the baseline compiler, as most code does anyway), and it is kept to commands that
  * change nothing and end at once, never the gateway, the curator or the compute-heavy
  * `skills search`/`overlaps`.
  */
 export function tuneHeapForCommand(command: string | undefined, shortRead = false): void {
+  initialYoungBytes = Math.min(initialYoungBytes, youngGenerationBytes());
   setV8Flag(YOUNG_GROWTH.pinned);
   if (command === "serve" || shortRead) setV8Flag(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+  if (command === "serve") limitCHeapArenas(GATEWAY_C_HEAP_ARENAS);
   if (shortRead) {
     setV8Flag("--no-opt");
     optimizerOff = true;
@@ -113,6 +119,28 @@ const GROWTH_STEP_MS = 1000;
 /** Minor GCs within one growth step that mean the process is under load (it allocates fast). */
 const SCAVENGES_UNDER_LOAD = 4;
 
+/**
+ * Growth steps in a row under load before the young generation may grow: chat load lasts, while a burst
+ * of a second or less (start-up, a library scan, writing the scan index) touches two steps at most. A
+ * coordinated standby's young generation grew to 16 MB on its scans before this.
+ */
+const BUSY_STEPS_TO_GROW = 3;
+
+/**
+ * Heap growth (bytes) since the last idle full GC that makes the next idle release run one: start-up
+ * and a load run leave several MB of garbage that V8's own memory reducer collects only ~8 s later.
+ */
+const IDLE_FULL_GC_GROWTH_BYTES = 2 * 1024 * 1024;
+
+/**
+ * Idle periods in a row before that full GC: right after start-up a leader still held what it let go
+ * of a second later, and a full GC then freed little.
+ */
+const IDLE_STEPS_BEFORE_FULL_GC = 2;
+
+/** The young generation's size when the command's heap settings were made (V8's initial size). */
+let initialYoungBytes = Number.POSITIVE_INFINITY;
+
 /** Idle periods that may try to shrink the young generation before the C heap is trimmed anyway. */
 const RELEASE_ATTEMPTS = 10;
 
@@ -123,8 +151,8 @@ const RELEASE_ATTEMPTS = 10;
  * V8 fixes the semi-space's maximum when the heap is created and grows it by doubling in the epilogue
  * of a minor GC; the only control left at run time is whether a growth doubles or not
  * (`--semi-space-growth-factor`). So growth stays off, and every `GROWTH_STEP_MS` it is allowed for one
- * step when the last period saw `SCAVENGES_UNDER_LOAD` minor GCs and the young generation is below the
- * bound; the first GC that finds it grown switches growth off again. A burst of work that outruns the GC
+ * step when the last `BUSY_STEPS_TO_GROW` periods each saw `SCAVENGES_UNDER_LOAD` minor GCs and the young
+ * generation is below the bound; the first GC that finds it grown switches growth off again. A burst of work that outruns the GC
  * observer (a batch of fifty commands ran 18 minor GCs before one was reported) can then take at most
  * one step instead of four.
  *
@@ -133,8 +161,11 @@ const RELEASE_ATTEMPTS = 10;
  * `RELEASE_ATTEMPTS` times). It lasts as long as the process (its timer does not keep it alive).
  */
 export function regulateYoungGeneration(limitBytes: number): void {
-  const startBytes = youngGenerationBytes();
+  // Start-up may have grown it already: idle, it goes back to V8's initial size.
+  const startBytes = Math.min(youngGenerationBytes(), initialYoungBytes);
   let scavenges = 0;
+  let busySteps = 0;
+  let idleSteps = 0;
   let ownCollections = 0;
   // Start-up was the first busy period.
   let releaseAttempts = RELEASE_ATTEMPTS;
@@ -152,12 +183,17 @@ export function regulateYoungGeneration(limitBytes: number): void {
   observer.observe({ entryTypes: ["gc"] });
   const step = setInterval(() => {
     size = youngGenerationBytes();
-    const grow = size < limitBytes && scavenges >= SCAVENGES_UNDER_LOAD;
+    busySteps = scavenges >= SCAVENGES_UNDER_LOAD ? busySteps + 1 : 0;
+    const grow = size < limitBytes && busySteps >= BUSY_STEPS_TO_GROW;
     setV8Flag(grow ? YOUNG_GROWTH.underLoad : YOUNG_GROWTH.pinned);
+    idleSteps = scavenges > 0 ? 0 : idleSteps + 1;
     if (scavenges > 0) releaseAttempts = RELEASE_ATTEMPTS;
     else if (releaseAttempts > 0) {
       releaseAttempts -= 1;
-      const release = releaseIdleMemory(startBytes, releaseAttempts === 0);
+      const release = releaseIdleMemory(startBytes, {
+        last: releaseAttempts === 0,
+        collectOld: idleSteps >= IDLE_STEPS_BEFORE_FULL_GC,
+      });
       ownCollections += release.collections;
       if (release.done) releaseAttempts = 0;
     }
@@ -166,40 +202,61 @@ export function regulateYoungGeneration(limitBytes: number): void {
   step.unref();
 }
 
+/** The live heap (bytes) after the last idle full GC (see `IDLE_FULL_GC_GROWTH_BYTES`). */
+let heapAfterIdleFullGc = 0;
+
 /**
  * Gives an idle process's spare memory back to the system: the young generation shrinks to
- * `youngBytes`, and the C heap returns its free pages (`releaseFreeCHeap`). V8 shrinks the young
- * generation only in a minor GC that finds the allocation rate low, and an idle process runs none, so
- * one is run here (on an idle heap it takes well under a millisecond); until V8's rate window has
- * emptied it does not shrink yet, and `done` is false so the caller tries again next period (`last`:
- * the C heap is trimmed all the same). After a load run a 10k standby gave back 15 MB of young
- * generation this way, and an idle 10k gateway 4–16 MB of C heap, which V8 frees but the allocator
- * keeps otherwise.
+ * `youngBytes`, the garbage start-up or a load run left behind is collected, and the C heap returns its
+ * free pages (`releaseFreeCHeap`). V8 shrinks the young generation only in a minor GC that finds the
+ * allocation rate low, and an idle process runs none, so one is run here (on an idle heap it takes well
+ * under a millisecond); until V8's rate window has emptied it does not shrink yet, and `done` is false
+ * so the caller tries again next period (`last`: the rest is done all the same). Once the process has
+ * been idle for `IDLE_STEPS_BEFORE_FULL_GC` periods (`collectOld`) and its heap grew by
+ * `IDLE_FULL_GC_GROWTH_BYTES` since the last time, full GCs (~50 ms on a 10k library) free what V8's
+ * memory reducer would only ~8 s later. After a load run a 10k standby gave back 15 MB of
+ * young generation this way, and an idle 10k gateway 4–16 MB of C heap, which V8 frees but the
+ * allocator keeps otherwise.
  */
-function releaseIdleMemory(youngBytes: number, last: boolean): { done: boolean; collections: number } {
-  const collect = minorGc();
+function releaseIdleMemory(
+  youngBytes: number,
+  { last, collectOld }: { last: boolean; collectOld: boolean },
+): { done: boolean; collections: number } {
+  const collect = gcFunction();
   let collections = 0;
   if (youngGenerationBytes() > youngBytes && collect) {
     collect({ type: "minor" });
     collections = 1;
-    if (youngGenerationBytes() > youngBytes && !last) return { done: false, collections };
   }
+  if (
+    collect &&
+    (collectOld || last) &&
+    v8.getHeapStatistics().used_heap_size - heapAfterIdleFullGc > IDLE_FULL_GC_GROWTH_BYTES
+  ) {
+    // Two: the first one's weak callbacks and finalizers release what only the second one frees. (No
+    // options: this V8 reads `{ type: "major" }` as a minor GC.)
+    collect();
+    collect();
+    heapAfterIdleFullGc = v8.getHeapStatistics().used_heap_size;
+  }
+  if (!(youngGenerationBytes() <= youngBytes && collectOld) && !last) return { done: false, collections };
   releaseFreeCHeap();
   return { done: true, collections };
 }
 
 /** V8's `gc` function (as `--expose-gc` gives it), fetched on first use; null where it is refused. */
-let minorGcFunction: ((options: { type: "minor" }) => void) | null | undefined;
+let gcFunctionFetched: ((options?: { type: "minor" }) => void) | null | undefined;
 
-function minorGc(): ((options: { type: "minor" }) => void) | undefined {
-  if (minorGcFunction === undefined) {
+/** V8's `gc`: a full GC without options, a minor one with `{ type: "minor" }`. */
+function gcFunction(): ((options?: { type: "minor" }) => void) | undefined {
+  if (gcFunctionFetched === undefined) {
     // The flag only installs `gc` in contexts created after it is set, so a fresh context fetches it.
     setV8Flag("--expose-gc");
     const fetched: unknown = runInNewContext("globalThis.gc");
-    minorGcFunction =
-      typeof fetched === "function" ? (fetched as (options: { type: "minor" }) => void) : null;
+    gcFunctionFetched =
+      typeof fetched === "function" ? (fetched as (options?: { type: "minor" }) => void) : null;
   }
-  return minorGcFunction ?? undefined;
+  return gcFunctionFetched ?? undefined;
 }
 
 /** Whether a `gc` performance entry is a minor GC (a scavenge). */

@@ -1,7 +1,11 @@
 /**
  * Returning the C heap's free pages: on glibc (this project's Linux machines) `malloc_trim` runs and the
- * process keeps working; where libc has none it is a no-op.
+ * process keeps working; where libc has none it is a no-op. Limiting the arenas: a process's threads
+ * then share two instead of getting one each.
  */
+import { spawnSync } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { releaseFreeCHeap } from "../../src/core/c-heap.js";
 
@@ -20,5 +24,26 @@ describe("releaseFreeCHeap", () => {
 
   it.runIf(glibc === undefined)("does nothing where libc has no malloc_trim", () => {
     expect(releaseFreeCHeap()).toBe(false);
+  });
+});
+
+describe("limitCHeapArenas", () => {
+  const child = path.join(path.dirname(fileURLToPath(import.meta.url)), "arena-child.mjs");
+  /** Whether `arena-child.mjs` could set the limit, and the arenas glibc then reports. */
+  const run = (mode: "limit" | "default") => {
+    const result = spawnSync(process.execPath, [child, mode], { encoding: "utf8", timeout: 60_000 });
+    expect(result.status, result.stderr).toBe(0);
+    const { limit } = JSON.parse(result.stdout) as { limit: boolean | null };
+    return { limit, arenas: result.stderr.match(/^Arena \d+:/gm)?.length ?? 0 };
+  };
+
+  it.runIf(glibc !== undefined)("keeps the main thread and four busy workers to two arenas", () => {
+    const unlimited = run("default");
+    // Without the limit each busy thread gets an arena of its own.
+    expect(unlimited.limit).toBeNull();
+    expect(unlimited.arenas).toBeGreaterThanOrEqual(5);
+    const limited = run("limit");
+    expect(limited.limit).toBe(true);
+    expect(limited.arenas).toBe(2);
   });
 });

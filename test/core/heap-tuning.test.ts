@@ -129,6 +129,74 @@ describe("heap tuning", () => {
     expect(idleMinorGcs).toBeGreaterThan(0);
     expect(idle).toBeLessThanOrEqual(start);
   });
+
+  it("does not grow the gateway's for a burst of a second and a half (a scan, start-up), only for lasting load", () => {
+    const script = `
+      import v8 from "node:v8";
+      const tuning = await import(${JSON.stringify(moduleUrl)});
+      const young = () => v8.getHeapSpaceStatistics().find((space) => space.space_name === "new_space").space_size;
+      const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+      tuning.tuneHeapForCommand("serve");
+      const start = young();
+      tuning.regulateYoungGeneration(4 * start);
+      // 1.6 s of allocation with the event loop turning: at least one growth step falls inside it with
+      // half a second of allocation after it, so a step that followed one busy period would grow it.
+      let kept = [];
+      let largest = start;
+      const until = Date.now() + 1600;
+      while (Date.now() < until) {
+        for (let i = 0; i < 20_000; i++) kept.push({ name: "skill-" + i, uses: i });
+        if (kept.length > 400_000) kept.length = 0;
+        await sleep(5);
+        largest = Math.max(largest, young());
+      }
+      kept = [];
+      await sleep(1200);
+      console.log(JSON.stringify({ start, largest: Math.max(largest, young()) }));
+    `;
+    const result = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+      cwd: root,
+      encoding: "utf8",
+    });
+    expect(result.status, result.stderr).toBe(0);
+    const { start, largest } = JSON.parse(result.stdout.trim().split("\n").pop() as string) as {
+      start: number;
+      largest: number;
+    };
+    expect(largest).toBe(start);
+  });
+
+  it("has the idle gateway collect what a busy spell left in the old generation within seconds", () => {
+    const script = `
+      import v8 from "node:v8";
+      const tuning = await import(${JSON.stringify(moduleUrl)});
+      const used = () => v8.getHeapStatistics().used_heap_size;
+      const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+      tuning.tuneHeapForCommand("serve");
+      tuning.regulateYoungGeneration(8 * 1024 * 1024);
+      // ~40 MB that lives long enough to reach the old generation, then is dropped: idle, nothing
+      // allocates, and V8's own memory reducer would start ~8 s later.
+      let held = [];
+      for (let round = 0; round < 20; round++) {
+        for (let i = 0; i < 20_000; i++) held.push({ name: "skill-" + round + "-" + i, uses: i });
+        await sleep(5);
+      }
+      const busy = used();
+      held = null;
+      await sleep(4000);
+      console.log(JSON.stringify({ busy, idle: used() }));
+    `;
+    const result = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+      cwd: root,
+      encoding: "utf8",
+    });
+    expect(result.status, result.stderr).toBe(0);
+    const { busy, idle } = JSON.parse(result.stdout.trim().split("\n").pop() as string) as {
+      busy: number;
+      idle: number;
+    };
+    expect(busy - idle).toBeGreaterThan(20 * 1024 * 1024);
+  });
 });
 
 /**
