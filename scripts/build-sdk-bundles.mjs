@@ -5,8 +5,8 @@
 // package's; this script names and versions the copies with its functions. Runs as part of `npm run build`. Why each is worth it (RSS of a process that loads it):
 // - @larksuiteoapi/node-sdk is one 6 MB file whose comments hold non-ASCII text, so V8 kept its whole
 //   source as a two-byte string: a Feishu gateway paid ~45 MB for it; the copy is a quarter of the bytes.
-// - redis (node-redis) is 1,700 small modules, one per command: a coordinated gateway paid ~16 MB for
-//   loading them one by one and ~8 MB less for the one file.
+// - @redis/client (node-redis) is 1,700 small modules, one per command: a coordinated gateway paid ~16 MB
+//   for loading them one by one and ~8 MB less for the one file.
 // - grammy with its HTTP client (node-fetch and the URL parser under it) is ~100 modules: ~5 MB less.
 // - yaml (72 modules, loaded by every command and the gateway), prom-client and the OpenTelemetry API
 //   under it and under node-redis (~80 modules), cli-progress with string-width: ~6 MB less each,
@@ -23,7 +23,7 @@ import { installedManifest, vendoredFileName } from "../dist/src/core/vendored.j
 /** The packages copied, and the dependencies bundled into each copy (a name, or a scope ending in `/`). */
 const BUNDLES = [
   { name: "@larksuiteoapi/node-sdk", inline: [] },
-  { name: "redis", inline: ["@redis/", "@opentelemetry/api"] },
+  { name: "@redis/client", inline: ["@opentelemetry/api"] },
   { name: "yaml", inline: [] },
   { name: "prom-client", inline: ["@opentelemetry/api", "bintrees", "tdigest"] },
   {

@@ -25,10 +25,10 @@ function installedVersion(name: string): string {
 describe("vendored dependencies", () => {
   it("names a copy by package and version, scope included", () => {
     expect(vendoredFileName("@larksuiteoapi/node-sdk", "1.74.0")).toBe("larksuiteoapi-node-sdk-1.74.0.cjs");
-    expect(vendoredFileName("redis", "6.3.1")).toBe("redis-6.3.1.cjs");
+    expect(vendoredFileName("@redis/client", "6.3.1")).toBe("redis-client-6.3.1.cjs");
   });
 
-  it.each(["redis", "grammy", "@larksuiteoapi/node-sdk", "yaml", "prom-client", "cli-progress"])(
+  it.each(["@redis/client", "grammy", "@larksuiteoapi/node-sdk", "yaml", "prom-client", "cli-progress"])(
     "loads %s from the build's copy of the installed version",
     (name) => {
       const copy = path.join(vendor, vendoredFileName(name, installedVersion(name)));
@@ -39,7 +39,7 @@ describe("vendored dependencies", () => {
   );
 
   it("the copies keep what the code uses", () => {
-    expect(typeof requireVendored<{ createClient: unknown }>("redis").createClient).toBe("function");
+    expect(typeof requireVendored<{ createClient: unknown }>("@redis/client").createClient).toBe("function");
     const grammy = requireVendored<Record<string, unknown>>("grammy");
     for (const name of ["Api", "Bot", "GrammyError", "HttpError", "InputFile", "webhookCallback"])
       expect(typeof grammy[name], name).toBe("function");

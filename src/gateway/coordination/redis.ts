@@ -4,15 +4,19 @@
  * decision on stale state is worse than none) and the client reconnects by itself. At start an
  * unreachable or too old server is a clear error naming the URL and the fix, never a silent fall-back.
  */
-import type * as NodeRedis from "redis";
+import type * as NodeRedis from "@redis/client";
 import { CoordinationError, errorCause } from "../../core/errors.js";
 import { english, type Text, t } from "../../core/i18n/messages.js";
 import type { Logger } from "../../core/logger.js";
 import { redactUrl } from "../../core/redact-url.js";
 import { requireVendored } from "../../core/vendored.js";
 
-/** node-redis, from the build's single-file copy when there is one (see `src/core/vendored.ts`). */
-const { createClient } = requireVendored<typeof NodeRedis>("redis");
+/**
+ * node-redis's client, from the build's single-file copy when there is one (see `src/core/vendored.ts`):
+ * `@redis/client` alone, without the `redis` package's RedisBloom, JSON, Search and TimeSeries command
+ * sets, which every client it made carried.
+ */
+const { createClient } = requireVendored<typeof NodeRedis>("@redis/client");
 
 /**
  * Every command's deadline (ms). A connection that stops answering without closing (a silent partition,
