@@ -15,12 +15,16 @@ import { loadConfig, type SkillgateConfig } from "../config/config.js";
 import { lookupSecret, readDotenv } from "../config/dotenv.js";
 import { homePaths } from "../config/home.js";
 import { ConfigError, CoordinationError, errorCause } from "../core/errors.js";
+import { limitCHeapArenas } from "../core/c-heap.js";
 import { GATEWAY_YOUNG_GENERATION_BYTES, regulateYoungGeneration } from "../core/heap-tuning.js";
 import { localeFromEnv } from "../core/i18n/locale.js";
 import { english, resolveText, t } from "../core/i18n/messages.js";
 import type { Logger } from "../core/logger.js";
 import { preferOwnSecrets } from "../core/platforms.js";
 import { type CliIo, EXIT_CONFIG, fail } from "./terminal-io.js";
+
+/** The C heap arenas a coordinated replica's threads share (see `limitCHeapArenas`). */
+const REPLICA_C_HEAP_ARENAS = 2;
 
 /** `skillgate serve --demo`: the terminal chat over the example skills in a temporary home. */
 export async function demo(io: CliIo): Promise<number> {
@@ -88,6 +92,9 @@ export async function serve(
   });
   for (const bot of held)
     logger.warn({ platform: bot.platform, pid: bot.hold.pid }, english(hermesHoldText(bot)));
+  // A coordinated replica's threads (the lease worker, the Redis connections) share two C heap arenas,
+  // set before they start; a single gateway keeps glibc's arena per thread (see `limitCHeapArenas`).
+  if (config.gateway.coordination?.redisUrl) limitCHeapArenas(REPLICA_C_HEAP_ARENAS);
   if (idle)
     logger.warn(
       `gateway: no chat platform to start; serving${config.gateway.health.enabled ? ` /healthz on port ${config.gateway.health.port}` : ""}${config.gateway.health.enabled && config.gateway.console.enabled ? " and" : ""}${config.gateway.console.enabled ? " the web console" : ""} until stopped (SIGTERM). Set a platform's token in .env, or run \`skillgate serve --terminal\` for the terminal chat.`,

@@ -13,9 +13,10 @@ const M_ARENA_MAX = -8;
 /**
  * Lets glibc's malloc serve every thread of this process from at most `count` arenas (`mallopt`, as the
  * `MALLOC_ARENA_MAX` variable would at start-up). It holds for the arenas not made yet, so it is called
- * before the program's threads get busy. A 10k coordinated leader, whose lease worker and Redis sockets
- * add threads that allocate, was 5–7 MB smaller with two. Elsewhere (not glibc, no koffi) it does
- * nothing; true when it ran.
+ * before the threads it is meant for start. A 10k coordinated leader, whose lease worker thread and
+ * Redis connections allocate beside the main thread, idled 5–7 MB smaller with two, a standby ~3 MB; a
+ * single gateway with three platforms idled 12 MB larger (its shared arena trimmed worse), so only
+ * replicas use it. Elsewhere (not glibc, no koffi) it does nothing; true when it ran.
  */
 export function limitCHeapArenas(count: number): boolean {
   try {

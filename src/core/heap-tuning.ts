@@ -11,7 +11,7 @@ import {
 } from "node:perf_hooks";
 import v8 from "node:v8";
 import { runInNewContext } from "node:vm";
-import { limitCHeapArenas, releaseFreeCHeap } from "./c-heap.js";
+import { releaseFreeCHeap } from "./c-heap.js";
 
 /**
  * How far the old generation may grow past what survived the last full GC before the next one (V8's
@@ -66,14 +66,10 @@ function setV8Flag(flag: string): void {
   }
 }
 
-/** The C heap arenas a gateway's threads share (see `limitCHeapArenas`). */
-const GATEWAY_C_HEAP_ARENAS = 2;
-
 /**
  * The heap settings for a command about to run (`command`: its first word; `shortRead`: see
  * `isShortRead`): the young generation stops growing, `serve` and the short reads get the bounded
- * old-generation growth, `serve` shares its C heap arenas among its threads, and a short read runs
- * without the optimizing compiler. Node warns that V8
+ * old-generation growth, and a short read runs without the optimizing compiler. Node warns that V8
  * flags changed at run time may misbehave; `--no-opt` only stops new optimizations (code runs in the
  * interpreter and the baseline compiler, as most code does anyway), and it is kept to commands that
  * change nothing and end at once, never the gateway, the curator or the compute-heavy
@@ -83,7 +79,6 @@ export function tuneHeapForCommand(command: string | undefined, shortRead = fals
   initialYoungBytes = Math.min(initialYoungBytes, youngGenerationBytes());
   setV8Flag(YOUNG_GROWTH.pinned);
   if (command === "serve" || shortRead) setV8Flag(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
-  if (command === "serve") limitCHeapArenas(GATEWAY_C_HEAP_ARENAS);
   if (shortRead) {
     setV8Flag("--no-opt");
     optimizerOff = true;
