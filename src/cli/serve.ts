@@ -14,8 +14,8 @@ import {
 import { loadConfig, type SkillgateConfig } from "../config/config.js";
 import { lookupSecret, readDotenv } from "../config/dotenv.js";
 import { homePaths } from "../config/home.js";
-import { ConfigError, CoordinationError, errorCause } from "../core/errors.js";
 import { limitCHeapArenas } from "../core/c-heap.js";
+import { ConfigError, CoordinationError, errorCause } from "../core/errors.js";
 import { GATEWAY_YOUNG_GENERATION_BYTES, regulateYoungGeneration } from "../core/heap-tuning.js";
 import { localeFromEnv } from "../core/i18n/locale.js";
 import { english, resolveText, t } from "../core/i18n/messages.js";

@@ -2,7 +2,7 @@
  * Child of `c-heap.test.ts`, run by plain node on the built `dist/` as the gateway runs (a loader such
  * as tsx has threads of its own that make arenas before the limit): optionally limits the C heap
  * arenas, starts four worker threads that allocate through malloc, and has glibc print its arenas
- * (`malloc_stats`, on stderr).
+ * (`malloc_stats`, on stderr) once the workers are busy.
  */
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
@@ -20,6 +20,7 @@ await Promise.all(workers.map((worker) => new Promise((resolve) => worker.once("
 await new Promise((resolve) => setTimeout(resolve, 300));
 process.stdout.write(`${JSON.stringify({ limit })}\n`);
 // glibc's own account, one "Arena N:" block per arena, on stderr.
-const koffi = createRequire(import.meta.url)("koffi");
-koffi.load(null).func("void malloc_stats(void)")();
+createRequire(import.meta.url)("koffi")
+  .load(null)
+  .func("void malloc_stats(void)")();
 process.exit(0);

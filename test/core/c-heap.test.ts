@@ -37,13 +37,15 @@ describe("limitCHeapArenas", () => {
     return { limit, arenas: result.stderr.match(/^Arena \d+:/gm)?.length ?? 0 };
   };
 
-  it.runIf(glibc !== undefined)("keeps the main thread and four busy workers to two arenas", () => {
+  it.runIf(glibc !== undefined)("keeps four busy worker threads from getting an arena each", () => {
     const unlimited = run("default");
-    // Without the limit each busy thread gets an arena of its own.
+    // Without the limit the main arena and one per busy thread: the four workers' at least.
     expect(unlimited.limit).toBeNull();
-    expect(unlimited.arenas).toBeGreaterThanOrEqual(5);
+    expect(unlimited.arenas).toBeGreaterThanOrEqual(6);
     const limited = run("limit");
     expect(limited.limit).toBe(true);
-    expect(limited.arenas).toBe(2);
+    // Two allowed; arenas V8's own threads made before the call stay, but the workers add none of theirs.
+    expect(limited.arenas).toBeLessThanOrEqual(5);
+    expect(limited.arenas).toBeLessThan(unlimited.arenas - 3);
   });
 });
