@@ -38,6 +38,25 @@ function youngGeneration(calls: string): { before: number; after: number } {
   return JSON.parse(result.stdout.trim().split("\n").pop() as string);
 }
 
+/** The head of a child script that tunes its heap as `serve` does, with `young()` and `sleep(ms)`. */
+const SERVE_PRELUDE = `
+  import v8 from "node:v8";
+  const tuning = await import(${JSON.stringify(moduleUrl)});
+  const young = () => v8.getHeapSpaceStatistics().find((space) => space.space_name === "new_space").space_size;
+  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+  tuning.tuneHeapForCommand("serve");
+`;
+
+/** Runs `script` (ES module text) in a Node process of its own; returns the JSON of its last line. */
+function runServeScript(script: string): unknown {
+  const result = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+    cwd: root,
+    encoding: "utf8",
+  });
+  expect(result.status, result.stderr).toBe(0);
+  return JSON.parse(result.stdout.trim().split("\n").pop() as string);
+}
+
 describe("heap tuning", () => {
   it("lets V8 grow the young generation by default (what the tuning changes)", () => {
     const { before, after } = youngGeneration("");
@@ -63,12 +82,7 @@ describe("heap tuning", () => {
   });
 
   it("lets the gateway's grow under load, a step at a time, up to its bound, and shrink once idle", () => {
-    const script = `
-      import v8 from "node:v8";
-      const tuning = await import(${JSON.stringify(moduleUrl)});
-      const young = () => v8.getHeapSpaceStatistics().find((space) => space.space_name === "new_space").space_size;
-      const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-      tuning.tuneHeapForCommand("serve");
+    const script = `${SERVE_PRELUDE}
       const start = young();
       const limit = 4 * start;
       tuning.regulateYoungGeneration(limit);
@@ -101,14 +115,8 @@ describe("heap tuning", () => {
       await sleep(1500);
       console.log(JSON.stringify({ start, limit, sizes, loaded, idle: young(), idleMinorGcs }));
     `;
-    const result = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
-      cwd: root,
-      encoding: "utf8",
-    });
-    expect(result.status, result.stderr).toBe(0);
-    const { start, limit, sizes, loaded, idle, idleMinorGcs } = JSON.parse(
-      result.stdout.trim().split("\n").pop() as string,
-    ) as {
+    const result = runServeScript(script);
+    const { start, limit, sizes, loaded, idle, idleMinorGcs } = result as {
       start: number;
       limit: number;
       sizes: number[];
@@ -131,12 +139,7 @@ describe("heap tuning", () => {
   });
 
   it("does not grow the gateway's for a burst of a second and a half (a scan, start-up), only for lasting load", () => {
-    const script = `
-      import v8 from "node:v8";
-      const tuning = await import(${JSON.stringify(moduleUrl)});
-      const young = () => v8.getHeapSpaceStatistics().find((space) => space.space_name === "new_space").space_size;
-      const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-      tuning.tuneHeapForCommand("serve");
+    const script = `${SERVE_PRELUDE}
       const start = young();
       tuning.regulateYoungGeneration(4 * start);
       // 1.6 s of allocation with the event loop turning: at least one growth step falls inside it with
@@ -154,12 +157,8 @@ describe("heap tuning", () => {
       await sleep(1200);
       console.log(JSON.stringify({ start, largest: Math.max(largest, young()) }));
     `;
-    const result = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
-      cwd: root,
-      encoding: "utf8",
-    });
-    expect(result.status, result.stderr).toBe(0);
-    const { start, largest } = JSON.parse(result.stdout.trim().split("\n").pop() as string) as {
+    const result = runServeScript(script);
+    const { start, largest } = result as {
       start: number;
       largest: number;
     };
@@ -167,12 +166,8 @@ describe("heap tuning", () => {
   });
 
   it("has the idle gateway collect what a busy spell left in the old generation within seconds", () => {
-    const script = `
-      import v8 from "node:v8";
-      const tuning = await import(${JSON.stringify(moduleUrl)});
+    const script = `${SERVE_PRELUDE}
       const used = () => v8.getHeapStatistics().used_heap_size;
-      const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-      tuning.tuneHeapForCommand("serve");
       tuning.regulateYoungGeneration(8 * 1024 * 1024);
       // ~40 MB that lives long enough to reach the old generation, then is dropped: idle, nothing
       // allocates, and V8's own memory reducer would start ~8 s later.
@@ -186,12 +181,8 @@ describe("heap tuning", () => {
       await sleep(4000);
       console.log(JSON.stringify({ busy, idle: used() }));
     `;
-    const result = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
-      cwd: root,
-      encoding: "utf8",
-    });
-    expect(result.status, result.stderr).toBe(0);
-    const { busy, idle } = JSON.parse(result.stdout.trim().split("\n").pop() as string) as {
+    const result = runServeScript(script);
+    const { busy, idle } = result as {
       busy: number;
       idle: number;
     };
