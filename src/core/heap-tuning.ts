@@ -146,10 +146,10 @@ const RELEASE_ATTEMPTS = 10;
  * V8 fixes the semi-space's maximum when the heap is created and grows it by doubling in the epilogue
  * of a minor GC; the only control left at run time is whether a growth doubles or not
  * (`--semi-space-growth-factor`). So growth stays off, and every `GROWTH_STEP_MS` it is allowed for one
- * step when the last `BUSY_STEPS_TO_GROW` periods each saw `SCAVENGES_UNDER_LOAD` minor GCs and the young
- * generation is below the bound; the first GC that finds it grown switches growth off again. A burst of work that outruns the GC
- * observer (a batch of fifty commands ran 18 minor GCs before one was reported) can then take at most
- * one step instead of four.
+ * step when the last `BUSY_STEPS_TO_GROW` periods each saw `SCAVENGES_UNDER_LOAD` minor GCs and the
+ * young generation is below the bound; the first GC that finds it grown switches growth off again. A
+ * burst of work that outruns the GC observer (a batch of fifty commands ran 18 minor GCs before one was
+ * reported) can then take at most one step instead of four.
  *
  * A period without a GC after start-up or after one with some means the gateway went idle:
  * `releaseIdleMemory` then runs, again each idle period until it is done (at most

@@ -466,14 +466,19 @@ function serializeIndex(cache: ScanCache): SerializedIndex {
   for (let at = 0; at < stamps.length; at++) stampBytes.writeDoubleLE(stamps[at] as number, at * 8);
   const listingsLine = Buffer.from(JSON.stringify(stored));
   const descriptionsLine = Buffer.from(JSON.stringify(descriptions));
-  const lengths = [stampBytes, listingsLine, descriptionsLine].map((part) =>
-    String(part.length).padStart(12, "0"),
-  );
-  const id = randomBytes(8).toString("hex");
-  const headerLine = `${INDEX_FORMAT} v${INDEX_VERSION} ${id} ${lengths.join(" ")}\n`;
+  // The header the file starts with, also what `LaterLines` checks the file against.
+  const header: Header = {
+    id: randomBytes(8).toString("hex"),
+    stampsBytes: stampBytes.length,
+    listingsBytes: listingsLine.length,
+    descriptionsBytes: descriptionsLine.length,
+  };
+  const lengths = [header.stampsBytes, header.listingsBytes, header.descriptionsBytes]
+    .map((length) => String(length).padStart(12, "0"))
+    .join(" ");
   const newline = Buffer.from("\n");
   const bytes = Buffer.concat([
-    Buffer.from(headerLine),
+    Buffer.from(`${INDEX_FORMAT} v${INDEX_VERSION} ${header.id} ${lengths}\n`),
     stampBytes,
     listingsLine,
     newline,
@@ -481,12 +486,6 @@ function serializeIndex(cache: ScanCache): SerializedIndex {
     newline,
     Buffer.from(`${JSON.stringify(frontmatters)}\n`),
   ]);
-  const header = {
-    id,
-    stampsBytes: stampBytes.length,
-    listingsBytes: listingsLine.length,
-    descriptionsBytes: descriptionsLine.length,
-  };
   const { roots, dirRoot, dirRel, headDir } = stored;
   return { bytes, header, folders: { roots, dirRoot, dirRel, headDir }, moved };
 }
