@@ -43,6 +43,27 @@ const HEAP_GROWING_PERCENT = Number(process.env.SKILLGATE_HEAP_GROWING_PERCENT ?
  */
 const YOUNG_GROWTH = { pinned: "--semi-space-growth-factor=1", underLoad: "--semi-space-growth-factor=2" };
 
+/** The young-generation growth this process last chose (undefined until a command tuned its heap). */
+let youngGrowth: string | undefined;
+
+/** Sets the young generation's growth and remembers it (see `reapplyYoungGrowth`). */
+function setYoungGrowth(flag: string): void {
+  youngGrowth = flag;
+  setV8Flag(flag);
+}
+
+/**
+ * Sets the young-generation growth again after a worker thread started. V8's flags are one set per
+ * process, and every new heap (each worker's) raises the growth factor to at least 2 when it is
+ * configured, so without this a command that started a worker (a curator pass writing its snapshot, a
+ * leader's lease renewals) let its young generation grow freely from then on. Called once the worker
+ * runs (its heap exists by then; see `startWorker`); minor GCs of this thread before that moment, while
+ * the worker boots (30–150 ms), may still double it once.
+ */
+export function reapplyYoungGrowth(): void {
+  if (youngGrowth !== undefined) setV8Flag(youngGrowth);
+}
+
 /**
  * Short reads: commands that read the library once and end within a second, `skills view` and
  * `skills list --json`. Their time goes to loading modules and files, not to hot loops, so V8's
@@ -77,7 +98,7 @@ function setV8Flag(flag: string): void {
  */
 export function tuneHeapForCommand(command: string | undefined, shortRead = false): void {
   initialYoungBytes = Math.min(initialYoungBytes, youngGenerationBytes());
-  setV8Flag(YOUNG_GROWTH.pinned);
+  setYoungGrowth(YOUNG_GROWTH.pinned);
   if (command === "serve" || shortRead) setV8Flag(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   if (shortRead) {
     setV8Flag("--no-opt");
@@ -172,7 +193,7 @@ export function regulateYoungGeneration(limitBytes: number): void {
       else scavenges += 1;
     }
     const now = youngGenerationBytes();
-    if (now !== size) setV8Flag(YOUNG_GROWTH.pinned);
+    if (now !== size) setYoungGrowth(YOUNG_GROWTH.pinned);
     size = now;
   });
   observer.observe({ entryTypes: ["gc"] });
@@ -180,7 +201,7 @@ export function regulateYoungGeneration(limitBytes: number): void {
     size = youngGenerationBytes();
     busySteps = scavenges >= SCAVENGES_UNDER_LOAD ? busySteps + 1 : 0;
     const grow = size < limitBytes && busySteps >= BUSY_STEPS_TO_GROW;
-    setV8Flag(grow ? YOUNG_GROWTH.underLoad : YOUNG_GROWTH.pinned);
+    setYoungGrowth(grow ? YOUNG_GROWTH.underLoad : YOUNG_GROWTH.pinned);
     idleSteps = scavenges > 0 ? 0 : idleSteps + 1;
     if (scavenges > 0) releaseAttempts = RELEASE_ATTEMPTS;
     else if (releaseAttempts > 0) {
@@ -278,6 +299,6 @@ const LARGE_HEAP_BYTES = 64 * 1024 * 1024;
  */
 export function relaxYoungGenerationForLargeHeap(): boolean {
   if (v8.getHeapStatistics().used_heap_size < LARGE_HEAP_BYTES) return false;
-  setV8Flag(YOUNG_GROWTH.underLoad);
+  setYoungGrowth(YOUNG_GROWTH.underLoad);
   return true;
 }

@@ -14,6 +14,7 @@ const root = path.resolve(import.meta.dirname, "../..");
 const moduleUrl = new URL("../../src/core/heap-tuning.ts", import.meta.url).href;
 const libraryUrl = new URL("../../src/skills/library.ts", import.meta.url).href;
 const configUrl = new URL("../../src/config/config.ts", import.meta.url).href;
+const workersUrl = new URL("../../src/core/workers.ts", import.meta.url).href;
 
 /**
  * Young-generation size (bytes) before and after building ~40 MB of live objects, after `calls` of the
@@ -66,6 +67,23 @@ describe("heap tuning", () => {
   it("keeps the young generation at its size for a command", () => {
     const { before, after } = youngGeneration('tuning.tuneHeapForCommand("curator");');
     expect(after).toBe(before);
+  });
+
+  it("keeps it at its size after a worker thread started, whose new heap reset V8's growth setting", () => {
+    /** Tunes the heap, starts a worker with `start` and waits until it runs (its heap exists). */
+    const afterWorker = (start: string) => `
+      tuning.tuneHeapForCommand("curator");
+      const { Worker } = await import("node:worker_threads");
+      const { startWorker } = await import(${JSON.stringify(workersUrl)});
+      const source = "setTimeout(() => {}, 100)";
+      const options = { eval: true, execArgv: [] };
+      const worker = ${start};
+      await new Promise((resolve) => worker.once("online", () => setImmediate(resolve)));
+    `;
+    const bare = youngGeneration(afterWorker("new Worker(source, options)"));
+    expect(bare.after).toBeGreaterThan(bare.before);
+    const started = youngGeneration(afterWorker("startWorker(source, options)"));
+    expect(started.after).toBe(started.before);
   });
 
   it("lets it grow again in a process that already holds a large heap, and only then", () => {

@@ -9,7 +9,9 @@
  * only the text around them is converted.
  */
 import { createRequire } from "node:module";
-import { MessageChannel, receiveMessageOnPort, Worker } from "node:worker_threads";
+import { MessageChannel, receiveMessageOnPort } from "node:worker_threads";
+import { reapplyYoungGrowth } from "../heap-tuning.js";
+import { startWorker } from "../workers.js";
 import type { CatalogEntry } from "./entries.js";
 import type { TraditionalLocale } from "./locale.js";
 
@@ -83,7 +85,7 @@ export function deriveTraditional(
 ): Record<string, CatalogEntry> {
   const signal = new Int32Array(new SharedArrayBuffer(4));
   const { port1, port2 } = new MessageChannel();
-  const worker = new Worker(WORKER_SOURCE, {
+  const worker = startWorker(WORKER_SOURCE, {
     eval: true,
     workerData: {
       signal,
@@ -110,5 +112,7 @@ export function deriveTraditional(
   } finally {
     port1.close();
     void worker.terminate();
+    // This thread waited through the worker's start, so its "online" event may come after the end.
+    reapplyYoungGrowth();
   }
 }

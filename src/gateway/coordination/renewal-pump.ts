@@ -23,8 +23,9 @@
  * The worker speaks RESP over `node:net`/`node:tls` itself (AUTH, SELECT, EVAL): it loads no client
  * library, so it costs a few megabytes, and every call has the same deadline as the main client's.
  */
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import type { Logger } from "../../core/logger.js";
+import { startWorker } from "../../core/workers.js";
 import { REDIS_COMMAND_TIMEOUT_MS } from "./redis.js";
 
 /** How long the main thread may go without a heartbeat before the worker stops renewing (ms). */
@@ -63,7 +64,6 @@ export interface PumpedLease {
 const WORKER_SOURCE = String.raw`
 const { parentPort, workerData } = require("node:worker_threads");
 const net = require("node:net");
-const tls = require("node:tls");
 const shared = new BigInt64Array(workerData.buffer);
 const { url, script, renewMs, stallLimitMs, deadlineMs } = workerData;
 const now = () => process.hrtime.bigint();
@@ -145,7 +145,7 @@ async function connect() {
   const host = target.hostname.replace(/^\[|\]$/g, "") || "127.0.0.1";
   const secure = target.protocol === "rediss:";
   socket = secure
-    ? tls.connect({ host, port, ...(net.isIP(host) ? {} : { servername: host }) })
+    ? require("node:tls").connect({ host, port, ...(net.isIP(host) ? {} : { servername: host }) })
     : net.connect({ host, port });
   socket.setNoDelay(true);
   socket.on("data", (chunk) => {
@@ -261,7 +261,7 @@ export class RenewalPump {
     logger: Logger,
   ) {
     this.beatNow();
-    this.worker = new Worker(WORKER_SOURCE, {
+    this.worker = startWorker(WORKER_SOURCE, {
       eval: true,
       workerData: {
         buffer: this.shared.buffer,
