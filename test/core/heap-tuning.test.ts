@@ -66,7 +66,8 @@ describe("heap tuning", () => {
 
   it("keeps the young generation at its size for a command", () => {
     const { before, after } = youngGeneration('tuning.tuneHeapForCommand("curator");');
-    expect(after).toBe(before);
+    // It does not grow (V8 may still shrink it when its allocation rate reads low).
+    expect(after).toBeLessThanOrEqual(before);
   });
 
   it("keeps it at its size after a worker thread started, whose new heap reset V8's growth setting", () => {
@@ -83,14 +84,14 @@ describe("heap tuning", () => {
     const bare = youngGeneration(afterWorker("new Worker(source, options)"));
     expect(bare.after).toBeGreaterThan(bare.before);
     const started = youngGeneration(afterWorker("startWorker(source, options)"));
-    expect(started.after).toBe(started.before);
+    expect(started.after).toBeLessThanOrEqual(started.before);
   });
 
   it("lets it grow again in a process that already holds a large heap, and only then", () => {
     const small = youngGeneration(
       'tuning.tuneHeapForCommand("curator"); if (tuning.relaxYoungGenerationForLargeHeap()) throw new Error("relaxed");',
     );
-    expect(small.after).toBe(small.before);
+    expect(small.after).toBeLessThanOrEqual(small.before);
     const large = youngGeneration(`
       tuning.tuneHeapForCommand("curator");
       globalThis.held = Array.from({ length: 80 }, () => new Array(128 * 1024).fill(1.5));
@@ -142,14 +143,16 @@ describe("heap tuning", () => {
       idle: number;
       idleMinorGcs: number;
     };
-    // It grew by doubling, a step at a time, to the bound and never past it (V8's own bound is 32 MB);
-    // V8 may shrink it again between bursts.
+    // It grew by doubling, a step at a time, to the bound and never past it (V8's own bound is 32 MB).
+    // V8 may shrink it between bursts (on a starved machine its allocation rate reads low) and give the
+    // pages back on a later GC, so only a size it never had before must double the largest so far.
     expect(sizes[0]).toBe(start);
     expect(Math.max(...sizes)).toBe(limit);
-    sizes.forEach((size, index) => {
-      if (index > 0 && size > (sizes[index - 1] as number))
-        expect(size).toBe(2 * (sizes[index - 1] as number));
-    });
+    let largest = start;
+    for (const size of sizes) {
+      if (size > largest) expect(size, `sizes: ${sizes.join(", ")}`).toBe(2 * largest);
+      largest = Math.max(largest, size);
+    }
     // Idle, the regulation ran minor GCs to shrink it, and it went back to its start size or below.
     expect(loaded).toBeGreaterThan(start);
     expect(idleMinorGcs).toBeGreaterThan(0);
