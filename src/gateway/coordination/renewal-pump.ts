@@ -21,7 +21,8 @@
  * main thread, which steps down.
  *
  * The worker speaks RESP over `node:net`/`node:tls` itself (AUTH, SELECT, EVAL): it loads no client
- * library, so it costs a few megabytes, and every call has the same deadline as the main client's.
+ * library (`node:tls` only for a `rediss://` URL), so it costs little beyond the ~10 MB any Node worker
+ * thread does, and every call has the same deadline as the main client's.
  */
 import type { Worker } from "node:worker_threads";
 import type { Logger } from "../../core/logger.js";
