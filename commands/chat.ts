@@ -9,6 +9,7 @@
 import { roleOf } from "../src/core/access.js";
 import type { ReplyAction } from "../src/core/actions.js";
 import { english, join, list, type Text, t } from "../src/core/i18n/messages.js";
+import { compareNames } from "../src/core/name-order.js";
 import { errorReply, type Reply, type ReplyBlock, reply } from "../src/core/reply.js";
 import { searchSkills } from "../src/skills/search.js";
 import type { SkillEntry, SkillViewResult } from "../src/skills/types.js";
@@ -295,7 +296,7 @@ async function skillItems(ctx: CommandContext): Promise<{ blocks: ReplyBlock[]; 
     const text = installed.length === 0 ? t("help.emptyLibrary") : t("help.noSkillsHere");
     return { blocks: [{ kind: "paragraph", text }], names: [] };
   }
-  const sorted = [...skills].sort((a, b) => a.name.localeCompare(b.name));
+  const sorted = [...skills].sort((a, b) => compareNames(a.name, b.name));
   // A skill is its own command in chat only when its name can be one on every platform (Telegram
   // allows `[a-z0-9_]{1,32}`, a dash becoming `_`); `周报` is reached, and shown, as `/skill 周报`.
   const spell = (name: string) =>

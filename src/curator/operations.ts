@@ -8,6 +8,7 @@ import { homePaths } from "../config/home.js";
 import { CuratorError } from "../core/errors.js";
 import { isoTimestamp } from "../core/fsutil.js";
 import { english, type Text, t } from "../core/i18n/messages.js";
+import { compareNames } from "../core/name-order.js";
 import type { ProgressSink } from "../core/progress.js";
 import { contentKey } from "../core/read-cache.js";
 import type { SkillEntry, SkillLibrary } from "../skills/types.js";
@@ -119,9 +120,6 @@ function recencyMs(record: UsageRecord | undefined): number {
   return Number.NEGATIVE_INFINITY;
 }
 
-/** Names in the order `localeCompare` gives, with one collator instead of one per comparison. */
-const nameOrder = new Intl.Collator().compare;
-
 /**
  * The five least recently active, most active and least active skills. Each row's recency and activity
  * are computed once (a status runs on every chat `/curator`; parsing timestamps inside a comparator
@@ -136,7 +134,7 @@ function rankings(rows: CuratedRow[]): CuratorStatus["rankings"] {
       n: row.record ? activityCount(row.record) : 0,
     }));
   type Ranked = (typeof active)[number];
-  const byName = (a: Ranked, b: Ranked) => nameOrder(a.row.name, b.row.name);
+  const byName = (a: Ranked, b: Ranked) => compareNames(a.row.name, b.row.name);
   const lra = [...active].sort((a, b) => a.recency - b.recency || byName(a, b)).slice(0, 5);
   const most = [...active].sort((a, b) => b.n - a.n || byName(a, b)).slice(0, 5);
   const least = [...active].sort((a, b) => a.n - b.n || byName(a, b)).slice(0, 5);
@@ -165,7 +163,7 @@ function unmanagedRows(view: LibraryView, config: SkillgateConfig) {
     if (verdict.kind === "unmanaged" && verdict.unmanagedReason)
       rows.push({ entry, record, reason: verdict.unmanagedReason });
   }
-  return rows.sort((a, b) => a.entry.name.localeCompare(b.entry.name));
+  return rows.sort((a, b) => compareNames(a.entry.name, b.entry.name));
 }
 
 /** Archived skills the curator manages (their records say archived and they are no longer live). */
@@ -462,7 +460,7 @@ export async function pruneCandidates(
     if (record.use_count === 0 && idle < ctx.config.curator.staleAfterDays) continue;
     candidates.push({ name: row.name, idleDays: idle, entry: row.entry });
   }
-  candidates.sort((a, b) => b.idleDays - a.idleDays || a.name.localeCompare(b.name));
+  candidates.sort((a, b) => b.idleDays - a.idleDays || compareNames(a.name, b.name));
   return { candidates, warnings: [...cron.warningTexts, ...view.provenance.warningTexts] };
 }
 

@@ -6,6 +6,7 @@
  */
 import path from "node:path";
 import { t } from "../core/i18n/messages.js";
+import { compareNames } from "../core/name-order.js";
 import type { Reply } from "../core/reply.js";
 import { parseSkillMd } from "../skills/frontmatter.js";
 import { readBlob } from "./blobs.js";
@@ -122,7 +123,7 @@ export async function curatorContentChanges(home: string, since: string): Promis
       to: await versionOfBlob(home, after, cache),
     });
   }
-  return out.sort((a, b) => a.name.localeCompare(b.name));
+  return out.sort((a, b) => compareNames(a.name, b.name));
 }
 
 /** `summary` with the list of skills whose content changed after its text (unchanged when none did). */

@@ -11,6 +11,7 @@ import type { CommandContext } from "../../commands/types.js";
 import type { SkillgateConfig } from "../config/config.js";
 import { english, list, type Text, t } from "../core/i18n/messages.js";
 import type { InboundMessage } from "../core/message.js";
+import { compareNames } from "../core/name-order.js";
 import { errorReply, type Reply, type ReplyBlock, reply } from "../core/reply.js";
 import {
   runToolCall,
@@ -90,7 +91,7 @@ function oneLine(text: string, max: number): string {
 
 function skillIndex(skills: SkillEntry[]): string {
   if (skills.length === 0) return "No skills are available in this chat.";
-  const sorted = [...skills].sort((a, b) => a.name.localeCompare(b.name));
+  const sorted = [...skills].sort((a, b) => compareNames(a.name, b.name));
   const lines = sorted
     .slice(0, INDEX_LIMIT)
     .map((entry) => `- ${entry.name}: ${oneLine(entry.description, 200)}`);

@@ -6,6 +6,7 @@ import { effectiveOptions } from "../../commands/parse.js";
 import type { CommandSpec } from "../../commands/types.js";
 import { list, type Text, t } from "../core/i18n/messages.js";
 import type { CommandCatalogEntry } from "../core/message.js";
+import { compareNames } from "../core/name-order.js";
 import type { SkillEntry } from "../skills/types.js";
 
 const GROUP_SUMMARIES: Record<string, Text> = {
@@ -70,7 +71,7 @@ export function buildCommandCatalog(
     });
   }
   const taken = new Set(entries.map((entry) => entry.name));
-  for (const skill of [...skills].sort((a, b) => a.name.localeCompare(b.name))) {
+  for (const skill of [...skills].sort((a, b) => compareNames(a.name, b.name))) {
     if (taken.has(skill.name)) continue;
     taken.add(skill.name);
     entries.push({

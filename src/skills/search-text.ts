@@ -22,7 +22,11 @@ const CHINESE_STOPWORDS = new Set(
   ),
 );
 
-const segmenter = new Intl.Segmenter("zh", { granularity: "word" });
+/**
+ * The word segmenter, made on first use: ICU's word-break data is mapped from the node binary as it is
+ * touched (~1 MB of resident memory), which a process that never searches does not pay.
+ */
+let segmenter: Intl.Segmenter | undefined;
 /** A Han (Chinese) character. */
 export const HAN = /\p{Script=Han}/u;
 const LATIN_WORD = /^[a-z0-9]+$/;
@@ -41,6 +45,7 @@ function stem(word: string): string {
 /** The index words of `text` (lowercased, segmented, stop words out, stemmed; Chinese bigrams added). */
 export function tokenize(text: string): string[] {
   const words: string[] = [];
+  segmenter ??= new Intl.Segmenter("zh", { granularity: "word" });
   for (const piece of segmenter.segment(text.normalize("NFKC").toLowerCase())) {
     if (!piece.isWordLike) continue;
     // The segmenter keeps `a_b` and `v1.2` together: split them like hyphens.

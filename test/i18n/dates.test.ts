@@ -6,6 +6,7 @@ import {
   formatDateTime,
   formatElapsed,
 } from "../../src/core/i18n/dates.js";
+import { LOCALES } from "../../src/core/i18n/locale.js";
 import { dayOf, resolveText, when } from "../../src/core/i18n/messages.js";
 
 const NOW = Date.parse("2026-12-04T20:35:00Z");
@@ -66,6 +67,41 @@ describe("one date and time policy", () => {
     expect(formatElapsed(42, "zh-CN")).toBe("42 秒前");
     expect(formatElapsed(5 * 60, "zh-CN")).toBe("5 分钟前");
     expect(formatElapsed(1234 * 86_400, "zh-CN")).toBe("1234 天前");
+  });
+
+  it("writes elapsed time in every locale as ICU's narrow relative time does, less the grouping", () => {
+    const amounts = [0, 1, 2, 7, 42, 59, 1234, 98_765];
+    const units = [
+      ["second", 1],
+      ["minute", 60],
+      ["hour", 3600],
+      ["day", 86_400],
+    ] as const;
+    for (const locale of LOCALES) {
+      const icu = new Intl.RelativeTimeFormat(locale, { style: "narrow", numeric: "always" });
+      for (const [unit, size] of units) {
+        for (const amount of amounts) {
+          // The seconds that fall in this unit: a minute's worth of seconds is written in minutes.
+          if ((unit === "second" && amount >= 60) || (unit !== "second" && amount === 0)) continue;
+          if ((unit === "minute" && amount >= 60) || (unit === "hour" && amount >= 24)) continue;
+          const spelled = icu
+            .formatToParts(-amount, unit)
+            .map((part, index, all) =>
+              part.type === "literal"
+                ? part.value
+                : all.findIndex((p) => p.type !== "literal") === index
+                  ? `${amount}`
+                  : "",
+            )
+            .join("")
+            .replace(/(\d)(?=[\u4e00-\u9fff])/g, "$1 ");
+          expect(
+            formatElapsed(amount * size + (size > 1 ? size - 1 : 0), locale),
+            `${locale} ${amount} ${unit}`,
+          ).toBe(spelled);
+        }
+      }
+    }
   });
 
   it("the zone is gateway.timezone, else TZ, else UTC; an unknown one is skipped or refused in config", () => {

@@ -2,8 +2,9 @@
  * The one date and time policy of every surface (CLI, chat, console): a moment is shown as local time in
  * the configured zone (`gateway.timezone`, else the `TZ` environment variable, else UTC) with the zone
  * named, the year only when it is not this year; a day as "today", "yesterday" or "3 days ago" counted in
- * calendar days of that zone; an elapsed time as `42s ago` / `42 秒前`. Pure `Intl`; the words of
- * relative days come from the catalogs (`messages.ts` resolves `when`, `day` and `ago` values through here).
+ * calendar days of that zone; an elapsed time as `42s ago` / `42 秒前`. Moments go through `Intl`,
+ * elapsed times through a table of ICU's words; the words of relative days come from the catalogs
+ * (`messages.ts` resolves `when`, `day` and `ago` values through here).
  */
 import type { Locale } from "./locale.js";
 
@@ -91,7 +92,22 @@ export function toMillis(at: string | number | Date): number | undefined {
   return Number.isFinite(ms) ? ms : undefined;
 }
 
-const elapsedFormats = new Map<Locale, Intl.RelativeTimeFormat>();
+/** The units an elapsed time is written in. */
+type ElapsedUnit = "second" | "minute" | "hour" | "day";
+
+/**
+ * What each locale writes after a past amount of each unit: what ICU's `Intl.RelativeTimeFormat(locale,
+ * { style: "narrow", numeric: "always" })` puts after the number, the same for every amount in these
+ * locales. Written out rather than asked of ICU at run time, since asking maps ~6 MB of its locale and
+ * number data into the process for these sixteen words; `test/i18n/dates.test.ts` holds the table to
+ * ICU's output.
+ */
+const ELAPSED_WORDS: Record<Locale, Record<ElapsedUnit, string>> = {
+  en: { second: "s ago", minute: "m ago", hour: "h ago", day: "d ago" },
+  "zh-CN": { second: "秒前", minute: "分钟前", hour: "小时前", day: "天前" },
+  "zh-TW": { second: " 秒前", minute: " 分鐘前", hour: " 小時前", day: " 天前" },
+  "zh-HK": { second: "秒前", minute: "分前", hour: "小時前", day: "日前" },
+};
 
 /**
  * Elapsed `seconds` as the narrow relative time of `locale`: `42s ago`, `5m ago`, `3h ago`, `12d ago`
@@ -99,7 +115,7 @@ const elapsedFormats = new Map<Locale, Intl.RelativeTimeFormat>();
  * written without grouping.
  */
 export function formatElapsed(seconds: number, locale: Locale): string {
-  const [value, unit]: [number, Intl.RelativeTimeFormatUnit] =
+  const [value, unit]: [number, ElapsedUnit] =
     seconds < 60
       ? [seconds, "second"]
       : seconds < 3600
@@ -107,21 +123,6 @@ export function formatElapsed(seconds: number, locale: Locale): string {
         : seconds < 86_400
           ? [Math.floor(seconds / 3600), "hour"]
           : [Math.floor(seconds / 86_400), "day"];
-  let formatter = elapsedFormats.get(locale);
-  if (!formatter) {
-    formatter = new Intl.RelativeTimeFormat(locale, { style: "narrow", numeric: "always" });
-    elapsedFormats.set(locale, formatter);
-  }
-  let placed = false;
-  const text = formatter
-    .formatToParts(-value, unit)
-    .map((part) => {
-      if (part.type === "literal") return part.value;
-      if (placed) return "";
-      placed = true;
-      return String(value);
-    })
-    .join("");
   // A number and a Chinese word are spaced as everywhere else in the catalogs (`3 天前`, like `{days} 天前`).
-  return text.replace(/(\d)(?=[\u4e00-\u9fff])/g, "$1 ");
+  return `${value}${ELAPSED_WORDS[locale][unit]}`.replace(/(\d)(?=[\u4e00-\u9fff])/g, "$1 ");
 }

@@ -9,6 +9,7 @@ import path from "node:path";
 import type { SkillgateConfig } from "../../config/config.js";
 import { homePaths } from "../../config/home.js";
 import { type Text, t } from "../../core/i18n/messages.js";
+import { compareNames } from "../../core/name-order.js";
 import { registeredPlatforms } from "../../core/platforms.js";
 import { listArchived } from "../../curator/archive.js";
 import { readArchiveOrigins } from "../../curator/archive-layout.js";
@@ -335,6 +336,6 @@ export async function hubSkills(
         updatedAt: text(entry.updated_at) || null,
       };
     })
-    .sort((a, b) => a.name.localeCompare(b.name));
+    .sort((a, b) => compareNames(a.name, b.name));
   return { ok: true, rows };
 }
