@@ -6,7 +6,7 @@
  * a crashed leader replaced at once, but not a partitioned one. Timings are shortened (TTL 1.2 s) so
  * hand-overs take moments, except where a lapse must be told apart from a takeover.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -162,7 +162,8 @@ describe("the leader lease", () => {
       const keys = `test:${prefix++}:`;
       const a = await replica("a", keys, { renewalThread });
       a.lease.start();
-      await until(() => a.lease.role === "leader");
+      // Leading, with its duties begun (a first lead's wait for its renewal thread to run).
+      await until(() => a.lease.role === "leader" && a.events.length > 0);
       const held = await a.connection.get(`${keys}leader`);
       blockEventLoop(FAST.ttlMs * 2);
       // Judged before this thread's timers run: the renewal thread kept renewing through the stall.
@@ -184,6 +185,20 @@ describe("the leader lease", () => {
     blockEventLoop(600 + FAST.ttlMs + 600);
     expect(a.lease.valid()).toBe(false);
     expect(await a.connection.get(`${keys}leader`)).toBeNull();
+  });
+
+  it("a first lead's duties start once the renewal thread runs, so its new heap cannot grow the leader's young generation", () => {
+    // While a worker's heap is made, V8 lets every heap of the process grow its young generation again
+    // (see `reapplyYoungGrowth`); duties that allocated in that window left an idle leader 2–3 MB larger.
+    const child = path.join(path.dirname(fileURLToPath(import.meta.url)), "first-lead-child.mjs");
+    const run = spawnSync(process.execPath, [child, redis.url, `test:${prefix++}:`], {
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+    const [, before, after, kept] = /young (\d+) (\d+) (\d+)/.exec(run.stdout) ?? [];
+    expect(Number(kept), run.stderr).toBe(200_000);
+    expect(Number(before)).toBeGreaterThan(0);
+    expect(Number(after)).toBeLessThanOrEqual(Number(before));
   });
 
   it("a renewal thread that finds the lease another's steps the leader down at once", async () => {

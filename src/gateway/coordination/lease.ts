@@ -262,7 +262,7 @@ export class LeaderLease {
   /**
    * The renewal thread (with `renewalUrl`), started the first time this replica leads: a worker costs
    * about 10 MB, which a standby that never leads does not pay. A new worker is up within tens of
-   * milliseconds, well before the first renewal is due.
+   * milliseconds, well before the first renewal is due; the first lead's duties wait for it (`acquire`).
    */
   private renewalThread(): RenewalPump | undefined {
     if (this.options.renewalUrl && !this.pump && !this.stopped)
@@ -385,6 +385,7 @@ export class LeaderLease {
         this.renewedAt = started;
         this.currentEpoch = epoch;
         this.leadGeneration = String(generation);
+        const firstLead = this.options.renewalUrl !== undefined && !this.pump;
         this.renewalThread()?.begin(
           {
             token: this.token,
@@ -406,6 +407,10 @@ export class LeaderLease {
         );
         // Renewals run from now, however long the duties take to start.
         this.schedule(this.timings.renewMs);
+        // A first lead's duties (adapters, menus) allocate much, and while the new worker's heap is made
+        // V8 lets this thread's young generation grow (an idle 10k leader then held 2–3 MB more for
+        // seconds): they start once the worker runs, ~50 ms later on a quiet thread.
+        if (firstLead) await this.pump?.started;
         await this.options.events.lead(epoch);
         return;
       }

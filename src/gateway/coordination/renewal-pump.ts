@@ -246,6 +246,12 @@ export class RenewalPump {
   private readonly worker: Worker;
   private readonly beat: NodeJS.Timeout;
   private token: string | undefined;
+  /**
+   * Settles once the worker runs, or once it failed or ended without running. Work that allocates much
+   * waits for it: until the worker's heap exists, V8 lets this thread's young generation grow again
+   * (see `reapplyYoungGrowth`).
+   */
+  readonly started: Promise<void>;
 
   /**
    * Starts the worker for the Redis at `url`; `script` is the renewal script (KEYS: leader,
@@ -279,6 +285,11 @@ export class RenewalPump {
       stderr: false,
     });
     this.worker.unref();
+    this.started = new Promise((resolve) => {
+      this.worker.once("online", resolve);
+      this.worker.once("error", () => resolve());
+      this.worker.once("exit", () => resolve());
+    });
     this.worker.on("message", (message: Verdict) => {
       if (message.token === this.token) this.onLost(message.verdict);
     });
