@@ -201,6 +201,19 @@ describe("the leader lease", () => {
     expect(Number(after)).toBeLessThanOrEqual(Number(before));
   });
 
+  it("a first lead that ends while its renewal thread boots starts no duties", async () => {
+    const keys = `test:${prefix++}:`;
+    // A fence of 5 ms fires long before a new worker runs (tens of milliseconds): the lead of epoch 1
+    // ends during the first lead's wait for its renewal thread.
+    const a = await replica("a", keys, { renewalThread: true, timings: { ...FAST, fenceAfterMs: 5 } });
+    a.lease.start();
+    await until(() => a.events.length > 0);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await a.lease.stop();
+    expect(a.events[0]).toMatch(/^follow /);
+    expect(a.events).not.toContain("lead 1");
+  });
+
   it("a renewal thread that finds the lease another's steps the leader down at once", async () => {
     const keys = `test:${prefix++}:`;
     const a = await replica("a", keys, { renewalThread: true });

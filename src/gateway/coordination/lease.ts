@@ -410,7 +410,12 @@ export class LeaderLease {
         // A first lead's duties (adapters, menus) allocate much, and while the new worker's heap is made
         // V8 lets this thread's young generation grow (an idle 10k leader then held 2–3 MB more for
         // seconds): they start once the worker runs, ~50 ms later on a quiet thread.
-        if (firstLead) await this.pump?.started;
+        if (firstLead) {
+          await this.pump?.started;
+          // The lead may have ended meanwhile (the renewal thread found it lost, the fence fired): a
+          // replica told to follow starts no duties.
+          if (this.currentEpoch !== epoch) return;
+        }
         await this.options.events.lead(epoch);
         return;
       }
