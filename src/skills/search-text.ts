@@ -75,10 +75,10 @@ const isWordChar = (kind: number | undefined) => kind === LETTER || kind === DIG
 
 /**
  * The word-like segments of an ASCII `text` that hold a letter or digit, as `Intl.Segmenter`'s word
- * granularity gives them (letters,
- * digits and `_` run together; `:` joins two letters, `.` and `'` two letters or two digits, `,` and `;`
- * two digits), about a hundred times faster than the segmenter: a 10k library's first search index took
- * ~1 s of segmenting. `test/skills/search-text.test.ts` holds it to the segmenter.
+ * granularity gives them (letters, digits and `_` run together; `:` joins two letters, `.` and `'` two
+ * letters or two digits, `,` and `;` two digits), about a hundred times faster than the segmenter: a
+ * 10k library's first search index took ~1 s of segmenting. `test/skills/search-text.test.ts` holds it
+ * to the segmenter.
  */
 export function asciiWordSegments(text: string): string[] {
   const segments: string[] = [];
