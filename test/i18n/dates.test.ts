@@ -84,14 +84,12 @@ describe("one date and time policy", () => {
           // The seconds that fall in this unit: a minute's worth of seconds is written in minutes.
           if ((unit === "second" && amount >= 60) || (unit !== "second" && amount === 0)) continue;
           if ((unit === "minute" && amount >= 60) || (unit === "hour" && amount >= 24)) continue;
-          const spelled = icu
-            .formatToParts(-amount, unit)
-            .map((part, index, all) =>
-              part.type === "literal"
-                ? part.value
-                : all.findIndex((p) => p.type !== "literal") === index
-                  ? `${amount}`
-                  : "",
+          // ICU's words around the number, the number itself written once and ungrouped.
+          const parts = icu.formatToParts(-amount, unit);
+          const number = parts.findIndex((part) => part.type !== "literal");
+          const spelled = parts
+            .map((part, index) =>
+              part.type === "literal" ? part.value : index === number ? `${amount}` : "",
             )
             .join("")
             .replace(/(\d)(?=[\u4e00-\u9fff])/g, "$1 ");
